@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './types.js';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+/** Any constant: serialises concurrent migrators (several test workers, several gateway processes). */
+const MIGRATION_LOCK = 7_311_001;
+
+export function migrationFiles(): { name: string; sql: string }[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(MIGRATIONS_DIR + name, 'utf8') }));
+}
+
+/** Apply the SQL files of db/migrations in name order, each once, each in its own transaction. */
+export async function migrate(db: Db): Promise<string[]> {
+  const applied: string[] = [];
+  await db.tx(async (q) => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await q.query<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
+    for (const file of migrationFiles()) {
+      if (done.has(file.name)) continue;
+      // Each file's statements run in this transaction, so a failing file leaves nothing half-applied.
+      for (const statement of splitStatements(file.sql)) await q.query(statement);
+      await q.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file.name]);
+      applied.push(file.name);
+    }
+  });
+  return applied;
+}
+
+/** Split a migration file into statements at semicolons that end a line outside $$-quoted bodies. */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current = '';
+  let inBody = false;
+  for (const line of sql.split('\n')) {
+    if (/^\s*--/.test(line) && !inBody) continue;
+    current += `${line}\n`;
+    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) inBody = !inBody;
+    if (!inBody && /;\s*$/.test(line)) {
+      statements.push(current.trim().replace(/;$/, ''));
+      current = '';
+    }
+  }
+  if (current.trim()) statements.push(current.trim());
+  return statements;
+}

@@ -1,0 +1,27 @@
+/** One small interface over both drivers: every caller speaks plain parameterised SQL. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Run fn in one transaction: commit when it resolves, roll back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error fields we branch on (both drivers expose SQLSTATE as `code`). */
+export interface SqlError extends Error {
+  code?: string;
+  constraint?: string;
+}
+
+export const isSqlError = (e: unknown, code: string): e is SqlError =>
+  typeof e === 'object' && e !== null && (e as SqlError).code === code;
+
+export const SQLSTATE = {
+  uniqueViolation: '23505',
+  lockNotAvailable: '55P03',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+} as const;

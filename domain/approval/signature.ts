@@ -1,0 +1,127 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../protocol/errors.js';
+import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
+import type { Queryable } from '../../db/types.js';
+import type { Principal } from '../auth.js';
+
+/** A signature act asks for proof with this. */
+export interface SignatureRequest {
+  /** `books.<snake_case_act>`, e.g. `books.payroll_sign`. */
+  actionClass: string;
+  /** The row to be signed. */
+  subjectId: string;
+  /** Short human-readable description: what would happen, to what, for how much. */
+  summary: string;
+  /** The act's params as parsed; approvalId and signatureToken are left out of the hash. */
+  params: Record<string, unknown>;
+}
+
+export interface SignatureProof {
+  approvalId: string;
+  payloadHash: string;
+}
+
+/** Thrown by requireSignature when no proof was given: the pipeline turns it into the hold frame. */
+export class HoldSignal extends Error {
+  constructor(
+    readonly request: SignatureRequest,
+    readonly payloadHash: string,
+  ) {
+    super(`signature required for ${request.actionClass}`);
+  }
+}
+
+const PROOF_FIELDS = new Set(['approvalId', 'signatureToken']);
+
+/** SHA-256 of the canonical JSON of {actionClass, subjectId, params} without the proof fields. */
+export function signaturePayloadHash(actionClass: string, subjectId: string, params: Record<string, unknown>): string {
+  const bare = Object.fromEntries(Object.entries(params).filter(([k, v]) => !PROOF_FIELDS.has(k) && v !== undefined));
+  return sha256Hex(canonicalJson({ actionClass, subjectId, params: bare }));
+}
+
+/** signatureToken = `<approvalId>.<HMAC-SHA256 over org, class, subject, payload hash, approval id>`. */
+export function signatureToken(
+  signingKey: string,
+  p: { orgId: string; actionClass: string; subjectId: string; payloadHash: string; approvalId: string },
+): string {
+  const mac = createHmac('sha256', signingKey)
+    .update([p.orgId, p.actionClass, p.subjectId, p.payloadHash, p.approvalId].join('\n'))
+    .digest('hex');
+  return `${p.approvalId}.${mac}`;
+}
+
+interface ApprovalProofRow {
+  approval_id: string;
+  action_class: string;
+  subject_id: string;
+  payload_hash: string;
+  status: 'pending' | 'approved' | 'rejected';
+  decided_by: string | null;
+  expires_at: string;
+  consumed_at: string | null;
+  consumed_by: string | null;
+  expired: boolean;
+}
+
+/**
+ * Check and consume a proof in the act's own transaction (so a rolled-back act does not burn it).
+ * Mismatch of org, class, subject or payload: CONFLICT. Pending, rejected, expired or used: refused.
+ */
+export async function requireSignature(
+  q: Queryable,
+  env: { principal: Principal; orgId: string; method: string; signingKey: string },
+  req: SignatureRequest,
+): Promise<SignatureProof> {
+  const payloadHash = signaturePayloadHash(req.actionClass, req.subjectId, req.params);
+  const givenId = typeof req.params.approvalId === 'string' ? req.params.approvalId : undefined;
+  const token = typeof req.params.signatureToken === 'string' ? req.params.signatureToken : undefined;
+  if (!givenId && !token) throw new HoldSignal(req, payloadHash);
+
+  const tokenId = token?.split('.')[0];
+  if (givenId && tokenId && givenId !== tokenId) {
+    throw new ApiError('CONFLICT', `signatureToken belongs to approval ${tokenId}, not to approvalId ${givenId}`);
+  }
+  const approvalId = (givenId ?? tokenId) as string;
+  const [row] = await q.query<ApprovalProofRow>(
+    `SELECT approval_id, action_class, subject_id, payload_hash, status, decided_by, expires_at, consumed_at,
+            consumed_by, expires_at < now() AS expired
+       FROM approvals WHERE org_id = $1 AND approval_id = $2 FOR UPDATE`,
+    [env.orgId, approvalId],
+  );
+  if (!row) throw new ApiError('CONFLICT', `approval ${approvalId} is not a proof in this org`);
+  if (token) {
+    const expected = signatureToken(env.signingKey, { orgId: env.orgId, actionClass: req.actionClass, subjectId: req.subjectId, payloadHash, approvalId });
+    const a = Buffer.from(token);
+    const b = Buffer.from(expected);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) {
+      throw new ApiError('CONFLICT', `signatureToken does not match this act (org, ${req.actionClass}, ${req.subjectId}, payloadHash ${payloadHash})`);
+    }
+  }
+  const mismatch =
+    row.action_class !== req.actionClass
+      ? `actionClass ${row.action_class}, not ${req.actionClass}`
+      : row.subject_id !== req.subjectId
+        ? `subject ${row.subject_id}, not ${req.subjectId}`
+        : row.payload_hash !== payloadHash
+          ? `payloadHash ${row.payload_hash}, not ${payloadHash} (the params differ from the held act)`
+          : null;
+  if (mismatch) throw new ApiError('CONFLICT', `approval ${approvalId} was filed for ${mismatch}`);
+  if (row.consumed_at) {
+    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} was already used at ${row.consumed_at} by ${row.consumed_by}; a proof is single-use: hold the act again and file a new approval`);
+  }
+  if (row.status === 'rejected') {
+    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} was rejected by ${row.decided_by}; the act cannot run on it`);
+  }
+  if (row.expired) {
+    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} expired at ${row.expires_at}; hold the act again and file a new approval`);
+  }
+  if (row.status === 'pending') {
+    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`);
+  }
+  await q.query('UPDATE approvals SET consumed_at = now(), consumed_by = $3 WHERE org_id = $1 AND approval_id = $2', [
+    env.orgId,
+    approvalId,
+    `${env.method} by ${env.principal.id}`,
+  ]);
+  return { approvalId, payloadHash };
+}

@@ -1,0 +1,33 @@
+import { EventEmitter } from 'node:events';
+import type { Db } from '../db/types.js';
+
+export interface DomainConfig {
+  /** Lifetime of a signature hold and of the approval filed for it. */
+  holdTtlMs: number;
+  /** Where a human opens an approval (the approval inbox); quoted in hold messages. */
+  publicUrl: string;
+}
+
+export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
+  holdTtlMs: 24 * 60 * 60 * 1000,
+  publicUrl: 'http://localhost:8080',
+};
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** What every handler may reach besides its transaction. */
+export interface Deps {
+  db: Db;
+  config: DomainConfig;
+  /** HMAC key for signature tokens (instance secret). */
+  signingKey: string;
+  /** In-process notifications, e.g. `approval.decided` for long-polls. */
+  bus: EventEmitter;
+  log: Logger;
+}

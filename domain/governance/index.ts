@@ -1,0 +1,35 @@
+import { governance } from '../../protocol/methods/governance.js';
+import { METHODS } from '../../protocol/registry.js';
+import type { Queryable } from '../../db/types.js';
+import { family } from '../family.js';
+import { handler } from '../handler.js';
+
+const GATED = [...METHODS.values()].filter((m) => m.governed).map((m) => m.name);
+
+async function governanceState(q: Queryable, orgId: string) {
+  const [row] = await q.query<{ decision_rights: unknown[] | null; decision_rights_at: string | null; decision_rights_by: string | null }>(
+    'SELECT decision_rights, decision_rights_at, decision_rights_by FROM orgs WHERE org_id = $1',
+    [orgId],
+  );
+  return {
+    declared: row?.decision_rights != null,
+    rights: (row?.decision_rights ?? []) as never[],
+    declaredAt: row?.decision_rights_at ?? null,
+    declaredBy: row?.decision_rights_by ?? null,
+    gatedMethods: GATED,
+  };
+}
+
+export const set_decision_rights = handler(governance.set_decision_rights, async (ctx, p) => {
+  await ctx.q.query(
+    'UPDATE orgs SET decision_rights = $2, decision_rights_at = now(), decision_rights_by = $3 WHERE org_id = $1',
+    [ctx.orgId, JSON.stringify(p.rights), ctx.principal.id],
+  );
+  const state = await governanceState(ctx.q, ctx.orgId);
+  await ctx.emit('governance.decision_rights.set', ctx.orgId, { areas: p.rights.map((r) => r.area), count: p.rights.length });
+  return state;
+});
+
+export const status = handler(governance.status, async (ctx) => governanceState(ctx.q, ctx.orgId));
+
+export const governanceHandlers = family('governance', { set_decision_rights, status });

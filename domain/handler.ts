@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import type { MethodContract, ReadContract } from '../protocol/contract.js';
+import type { MethodSpec } from '../protocol/registry.js';
+import type { Queryable } from '../db/types.js';
+import type { AppendedEvent } from '../ledger/append.js';
+import type { Principal } from './auth.js';
+import type { Deps } from './deps.js';
+import type { SignatureProof, SignatureRequest } from './approval/signature.js';
+
+/** What a method handler sees: its transaction, its caller, and the two acts the pipeline owns. */
+export interface HandlerCtx {
+  /** The call's transaction. Closed for further queries once the event is emitted. */
+  readonly q: Queryable;
+  readonly principal: Principal;
+  readonly orgId: string;
+  readonly method: MethodSpec;
+  readonly requestId: string;
+  readonly deps: Deps;
+  /** Append this call's one ledger event. Call it last: it takes the org's head lock until commit. */
+  emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
+  /** A signature act: returns the consumed proof, or ends the call with the hold frame. */
+  requireSignature(req: SignatureRequest): Promise<SignatureProof>;
+  /** Pre-auth (P) methods only: the org the call turned out to concern. */
+  bindOrg(orgId: string): void;
+}
+
+export interface MethodHandler<C extends MethodContract = MethodContract> {
+  contract: C;
+  /** The handler may end in a signature hold: the pipeline marks a savepoint so the hold changes nothing. */
+  mayHold: boolean;
+  run(ctx: HandlerCtx, params: z.output<C['params']>): Promise<unknown>;
+}
+
+export function handler<C extends MethodContract>(
+  contract: C,
+  run: (ctx: HandlerCtx, params: z.output<C['params']>) => Promise<unknown>,
+  opts: { mayHold?: boolean } = {},
+): MethodHandler<C> {
+  return { contract, run, mayHold: opts.mayHold ?? false };
+}
+
+/** What a GET read sees: the database outside any transaction (long-polls must not hold one). */
+export interface ReadCtx {
+  readonly q: Queryable;
+  readonly principal: Principal;
+  readonly orgId: string;
+  readonly deps: Deps;
+  readonly signal: AbortSignal;
+}
+
+/** A read payload already serialised (the events page splices stored canonical payloads verbatim). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+export interface ReadHandler<C extends ReadContract = ReadContract> {
+  contract: C;
+  run(ctx: ReadCtx, query: z.output<C['query']>): Promise<unknown>;
+}
+
+export function readHandler<C extends ReadContract>(
+  contract: C,
+  run: (ctx: ReadCtx, query: z.output<C['query']>) => Promise<unknown>,
+): ReadHandler<C> {
+  return { contract, run };
+}

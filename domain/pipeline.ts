@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../protocol/errors.js';
+import { okFrame, type CallFrame } from '../protocol/frames.js';
+import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec } from '../protocol/registry.js';
+import { parseParams } from '../protocol/schema.js';
+import type { Queryable } from '../db/types.js';
+import { appendEvent, type AppendedEvent } from '../ledger/append.js';
+import { claimKey, findReplay, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
+import { authenticate, type Principal } from './auth.js';
+import { holdEventPayload, holdResult, recordHold } from './approval/hold.js';
+import { HoldSignal, requireSignature } from './approval/signature.js';
+import type { Deps } from './deps.js';
+import { toErrorFrame } from './errors.js';
+import { RawJson, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
+
+export interface CallRequest {
+  method: string;
+  params: unknown;
+  /** The bearer secret, as the face received it. */
+  apiKey?: string;
+  idempotencyKey?: string;
+  requestId?: string;
+}
+
+export interface CallOutcome {
+  /** Advisory HTTP status of the frame. */
+  status: number;
+  frame: CallFrame;
+  /** The frame as JSON text: for a replay, the stored bytes verbatim. */
+  body: string;
+  replayed: boolean;
+  retryAfterSeconds?: number;
+  /** The ledger event this call appended, if it appended one. */
+  event?: AppendedEvent;
+}
+
+export interface ReadRequest {
+  path: string;
+  query: unknown;
+  apiKey?: string;
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
+export interface ReadOutcome {
+  status: number;
+  /** Bare payload on success, error frame otherwise, as JSON text. */
+  body: string;
+  payload?: unknown;
+}
+
+export const MAX_IDEMPOTENCY_KEY = 255;
+
+const ANONYMOUS: Principal = {
+  orgId: '',
+  orgSlug: '',
+  keyId: '',
+  id: '',
+  kind: 'agent',
+  name: 'anonymous',
+  tier: null,
+  scopes: new Set(),
+  governanceReady: false,
+};
+
+/**
+ * The call pipeline every face shares:
+ * name -> principal -> registry -> scope -> handler -> params -> governance -> one transaction
+ * (idempotency claim, handler, ledger append, idempotency store, commit).
+ */
+export class Pipeline {
+  constructor(
+    readonly deps: Deps,
+    readonly handlers: ReadonlyMap<string, MethodHandler>,
+    readonly reads: ReadonlyMap<string, ReadHandler>,
+  ) {}
+
+  async call(req: CallRequest): Promise<CallOutcome> {
+    const requestId = req.requestId ?? randomUUID();
+    try {
+      return await this.run(req, requestId);
+    } catch (err) {
+      const { status, frame, retryAfterSeconds } = toErrorFrame(err, this.deps.log, { requestId, method: req.method });
+      return { status, frame, body: JSON.stringify(frame), replayed: false, retryAfterSeconds };
+    }
+  }
+
+  /** Resolve what a caller may call, without calling: used by faces to list tools. */
+  async principalFor(apiKey: string | undefined): Promise<Principal> {
+    return authenticate(this.deps.db, apiKey);
+  }
+
+  private async run(req: CallRequest, requestId: string): Promise<CallOutcome> {
+    if (typeof req.method !== 'string' || !isWellFormedMethodName(req.method)) {
+      throw new ApiError('BAD_REQUEST', `method: malformed method name ${JSON.stringify(String(req.method).slice(0, 80))}; expected <family>.<method>`);
+    }
+    const spec = METHODS.get(req.method);
+    const principal = spec?.preAuth ? ANONYMOUS : await authenticate(this.deps.db, req.apiKey);
+    if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
+    if (!spec.preAuth && !principal.scopes.has(spec.scope)) {
+      throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
+    }
+    const handler = this.handlers.get(spec.name);
+    if (!handler) throw new ApiError('NOT_FOUND', `method ${spec.name} is not deployed on this server`);
+    const params = parseParams(handler.contract.params, req.params ?? {});
+    if (spec.governed && !principal.governanceReady) {
+      throw new ApiError(
+        'GOVERNANCE_NOT_READY',
+        `${spec.name} is governance-gated: decision rights are not declared for this org; an admin must call governance.set_decision_rights first`,
+      );
+    }
+    if (spec.readOnly) {
+      const ctx = this.context(this.deps.db, principal, spec, handler, requestId);
+      return this.ok(okFrame(await handler.run(ctx, params)));
+    }
+    const key = spec.idempotent ? req.idempotencyKey : undefined;
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
+      throw new ApiError('BAD_REQUEST', `x-idempotency-key: must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+    }
+    const scope = key ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key } : undefined;
+    if (scope) {
+      // A committed first attempt answers before any transaction opens.
+      const stored = await findReplay(this.deps.db, scope);
+      if (stored !== undefined) return this.replay(stored);
+    }
+    return this.mutate(spec, handler, principal, params, scope, requestId);
+  }
+
+  private async mutate(
+    spec: MethodSpec,
+    handler: MethodHandler,
+    principal: Principal,
+    params: unknown,
+    scope: IdempotencyScope | undefined,
+    requestId: string,
+  ): Promise<CallOutcome> {
+    return this.deps.db.tx(async (q) => {
+      if (scope) {
+        const { replay } = await claimKey(q, scope);
+        if (replay !== undefined) return this.replay(replay);
+      }
+      const ctx = this.context(q, principal, spec, handler, requestId);
+      if (handler.mayHold) await q.query('SAVEPOINT before_act');
+      let result: unknown;
+      try {
+        result = await handler.run(ctx, params);
+      } catch (err) {
+        if (!(err instanceof HoldSignal)) throw err;
+        // The act is held: undo whatever the handler did, then record the attempt and nothing else.
+        if (handler.mayHold) await q.query('ROLLBACK TO SAVEPOINT before_act');
+        const event = await appendEvent(q, ctx.orgId, {
+          family: 'books',
+          kind: 'books.signature.hold',
+          entityId: err.request.subjectId,
+          actor: principal.id,
+          payload: holdEventPayload(err, spec.name),
+        });
+        await recordHold(q, { orgId: ctx.orgId, method: spec.name, heldBy: principal.id, ttlMs: this.deps.config.holdTtlMs, signal: err, event });
+        ctx.emitted = event;
+        result = holdResult(err, this.deps, event);
+      }
+      if (!ctx.emitted) throw new Error(`${spec.name} finished without emitting its ledger event`);
+      const outcome = this.ok(okFrame(result), ctx.emitted);
+      if (scope) await storeFrame(q, scope, outcome.body);
+      return outcome;
+    });
+  }
+
+  private context(q: Queryable, principal: Principal, spec: MethodSpec, handler: MethodHandler, requestId: string): HandlerCtx & { emitted?: AppendedEvent } {
+    const deps = this.deps;
+    let orgId = principal.orgId;
+    const ctx: HandlerCtx & { emitted?: AppendedEvent } = {
+      // Once the event is appended the head lock is held until commit: no more work may queue behind it.
+      q: {
+        query: (sql, args) => {
+          if (ctx.emitted) return Promise.reject(new Error(`${spec.name} queried after emitting its event`));
+          return q.query(sql, args);
+        },
+      },
+      principal,
+      get orgId() {
+        return orgId;
+      },
+      method: spec,
+      requestId,
+      deps,
+      async emit(kind, entityId, payload) {
+        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
+        if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
+        if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
+        ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
+        return ctx.emitted;
+      },
+      requireSignature(req) {
+        // Without the savepoint a hold could not undo the handler's writes.
+        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} asks for a signature but is not marked mayHold`));
+        return requireSignature(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
+      },
+      bindOrg(id) {
+        if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');
+        orgId = id;
+      },
+    };
+    return ctx;
+  }
+
+  private ok(frame: CallFrame, event?: AppendedEvent): CallOutcome {
+    return { status: 200, frame, body: JSON.stringify(frame), replayed: false, event };
+  }
+
+  private replay(stored: string): CallOutcome {
+    return { status: 200, frame: JSON.parse(stored) as CallFrame, body: stored, replayed: true };
+  }
+
+  /** GET reads: principal -> registry -> scope -> query -> handler. Success is the bare payload. */
+  async read(req: ReadRequest): Promise<ReadOutcome> {
+    const requestId = req.requestId ?? randomUUID();
+    try {
+      const principal = await authenticate(this.deps.db, req.apiKey);
+      const spec = READS.get(req.path) ?? STATIC_READS.get(req.path);
+      if (!spec) throw new ApiError('NOT_FOUND', `read /${req.path} not found`);
+      if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for /${spec.path}`);
+      const handler = this.reads.get(spec.path);
+      if (!handler) throw new ApiError('NOT_FOUND', `read /${spec.path} is not deployed on this server`);
+      const query = parseParams(handler.contract.query, req.query ?? {}, 'query');
+      const ctx = { q: this.deps.db, principal, orgId: principal.orgId, deps: this.deps, signal: req.signal ?? new AbortController().signal };
+      const payload = await handler.run(ctx, query);
+      if (payload instanceof RawJson) return { status: 200, body: payload.text };
+      return { status: 200, body: JSON.stringify(payload), payload };
+    } catch (err) {
+      const { status, frame } = toErrorFrame(err, this.deps.log, { requestId, method: `GET /${req.path}` });
+      return { status, body: JSON.stringify(frame) };
+    }
+  }
+}

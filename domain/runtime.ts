@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { openDb, type OpenDbOptions } from '../db/index.js';
+import type { Db } from '../db/types.js';
+import { DEFAULT_DOMAIN_CONFIG, silentLogger, type Deps, type DomainConfig, type Logger } from './deps.js';
+import type { MethodHandler, ReadHandler } from './handler.js';
+import { Pipeline } from './pipeline.js';
+import { METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
+
+export interface RuntimeOptions extends OpenDbOptions {
+  config?: Partial<DomainConfig>;
+  log?: Logger;
+  /** Overrides the stored instance signing key (SIGNATURE_SECRET). */
+  signingKey?: string;
+  /** Extra handlers, for tests that exercise the pipeline with a method of their own. */
+  extraHandlers?: ReadonlyMap<string, MethodHandler>;
+}
+
+export interface Runtime {
+  db: Db;
+  deps: Deps;
+  pipeline: Pipeline;
+  close(): Promise<void>;
+}
+
+/** Open the database, migrate, load the instance secret, and assemble the pipeline. */
+export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  const db = await openDb(opts);
+  const deps: Deps = {
+    db,
+    config: { ...DEFAULT_DOMAIN_CONFIG, ...opts.config },
+    signingKey: opts.signingKey ?? (await instanceSecret(db, 'signature_hmac')),
+    bus: new EventEmitter().setMaxListeners(0),
+    log: opts.log ?? silentLogger,
+  };
+  const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
+  const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
+  return { db, deps, pipeline, close: () => db.close() };
+}
+
+/** A random secret created once per installation and shared by every process on the database. */
+async function instanceSecret(db: Db, name: string): Promise<string> {
+  await db.query('INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+    name,
+    randomBytes(32).toString('hex'),
+  ]);
+  const [row] = await db.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [name]);
+  return row.value;
+}

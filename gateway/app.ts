@@ -1,0 +1,87 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { errorFrame } from '../protocol/frames.js';
+import { hashApiKey, bearerFrom } from '../domain/auth.js';
+import type { Runtime } from '../domain/runtime.js';
+import { rpcRoutes } from './rpc.js';
+
+export interface GatewayOptions {
+  runtime: Runtime;
+  /** pino options, `false` for silence (tests). Authorization headers are always redacted. */
+  logger?: FastifyServerOptions['logger'];
+  /** Requests per minute per credential (or per address without one); 0 turns throttling off. */
+  rateLimitPerMinute?: number;
+  bodyLimitBytes?: number;
+}
+
+/** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
+export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
+  const bodyLimit = opts.bodyLimitBytes ?? 1024 * 1024;
+  const app = Fastify({
+    logger:
+      opts.logger === undefined || opts.logger === true
+        ? { level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] }
+        : opts.logger,
+    bodyLimit,
+    genReqId: () => crypto.randomUUID(),
+  });
+
+  // JSON bodies: empty means no params; anything unparsable is BAD_REQUEST naming the body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(Object.assign(new Error(`body: invalid JSON (${(err as Error).message})`), { statusCode: 400, code: 'BAD_JSON' }), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status === 429) return reply.code(429).send(err);
+    if (status >= 500) {
+      req.log.error({ err }, 'unhandled gateway error');
+      return reply.code(500).send(errorFrame('INTERNAL', `internal error (request ${req.id})`));
+    }
+    const message =
+      err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? `body: larger than ${bodyLimit} bytes`
+        : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? `content-type: send application/json`
+          : err.message;
+    return reply.code(400).send(errorFrame('BAD_REQUEST', message));
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)),
+  );
+
+  const perMinute = opts.rateLimitPerMinute ?? 6000;
+  if (perMinute > 0) {
+    await app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      // One bucket per credential (hashed, so the limiter never holds a secret), else per address.
+      keyGenerator: (req) => {
+        const key = bearerFrom(req.headers.authorization);
+        return key ? `k:${hashApiKey(key)}` : `ip:${req.ip}`;
+      },
+      errorResponseBuilder: (_req, ctx) => {
+        const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
+        return Object.assign(errorFrame('RATE_LIMITED', `rate limited: ${ctx.max} requests per minute; retry in ${seconds} seconds`), {
+          statusCode: 429,
+        });
+      },
+    });
+  }
+
+  app.get('/healthz', { config: { rateLimit: false } }, async () => {
+    await opts.runtime.db.query('SELECT 1');
+    return { ok: true, database: opts.runtime.db.kind };
+  });
+
+  await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
+  return app;
+}

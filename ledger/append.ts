@@ -1,0 +1,63 @@
+import { canonicalJson, ledgerIdOf, sha256Hex } from '../protocol/hashing.js';
+import type { Queryable } from '../db/types.js';
+import { redactPayload } from './redact.js';
+
+export interface NewEvent {
+  family: string;
+  kind: string;
+  entityId: string;
+  actor: string;
+  payload: unknown;
+}
+
+export interface AppendedEvent {
+  seq: number;
+  at: string;
+  prevHash: string;
+  rowHash: string;
+  /** First 8 hex of rowHash, as quoted in results (`ledger #<ledgerId>`). */
+  ledgerId: string;
+}
+
+// The ISO-8601 UTC form with milliseconds that JavaScript's toISOString() produces.
+const AT_SQL = `to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/*
+ * One statement appends: it takes the org's head-row lock, advances seq, hashes, and inserts the event.
+ * The app builds the canonical text around the three values only the locked head knows (at, prev, seq),
+ * so SQL just concatenates and hashes; the app then recomputes the hash itself and refuses to commit on
+ * any difference. Run as the last statement of a call, the lock is held for this statement and the commit.
+ */
+const APPEND_SQL = `
+WITH head AS (
+  UPDATE ledger_heads SET
+    seq = seq + 1,
+    prev_hash = row_hash,
+    at = ${AT_SQL},
+    row_hash = encode(sha256(convert_to($2 || ${AT_SQL} || $3 || row_hash || '","seq":' || (seq + 1) || '}', 'UTF8')), 'hex')
+  WHERE org_id = $1
+  RETURNING seq, at, prev_hash, row_hash
+)
+INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
+SELECT $1, head.seq, $4, $5, $6, $7, head.at, $8, head.prev_hash, head.row_hash FROM head
+RETURNING seq, at, prev_hash, row_hash`;
+
+export async function appendEvent(q: Queryable, orgId: string, e: NewEvent): Promise<AppendedEvent> {
+  const s = JSON.stringify;
+  const payloadText = canonicalJson(redactPayload(e.family, e.payload ?? null) ?? null);
+  const before = `{"actor":${s(e.actor)},"at":"`;
+  const middle = `","entity_id":${s(e.entityId)},"family":${s(e.family)},"kind":${s(e.kind)},"payload":${payloadText},"prev":"`;
+  const rows = await q.query<{ seq: number; at: string; prev_hash: string; row_hash: string }>(APPEND_SQL, [
+    orgId, before, middle, e.family, e.kind, e.entityId, e.actor, payloadText,
+  ]);
+  const row = rows[0];
+  if (!row) throw new Error(`ledger head missing for org ${orgId}`);
+  const expected = sha256Hex(`${before}${row.at}${middle}${row.prev_hash}","seq":${row.seq}}`);
+  if (expected !== row.row_hash) throw new Error(`ledger hash mismatch at seq ${row.seq}: database and app disagree`);
+  return { seq: row.seq, at: row.at, prevHash: row.prev_hash, rowHash: row.row_hash, ledgerId: ledgerIdOf(row.row_hash) };
+}
+
+/** Every new org starts an empty chain: seq 0, no hash. */
+export async function createLedgerHead(q: Queryable, orgId: string): Promise<void> {
+  await q.query('INSERT INTO ledger_heads (org_id) VALUES ($1)', [orgId]);
+}

@@ -1,0 +1,43 @@
+import type { Queryable } from '../db/types.js';
+
+export interface IdempotencyScope {
+  orgId: string;
+  actor: string;
+  method: string;
+  key: string;
+}
+
+const KEY_ARGS = (s: IdempotencyScope) => [s.orgId, s.actor, s.method, s.key];
+
+/** The stored frame of a committed first attempt, or undefined. Plain read, outside any transaction. */
+export async function findReplay(q: Queryable, s: IdempotencyScope): Promise<string | undefined> {
+  const [row] = await q.query<{ frame: string | null }>(
+    'SELECT frame FROM idempotency WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4',
+    KEY_ARGS(s),
+  );
+  return row?.frame ?? undefined;
+}
+
+/**
+ * Claim the key inside the call's transaction. A concurrent first attempt holding the same key makes this
+ * insert wait for it (the unique index), so a duplicate never runs the handler: it gets the stored frame
+ * once the first commits, or runs itself if the first rolled back. Returns the frame to replay, if any.
+ */
+export async function claimKey(q: Queryable, s: IdempotencyScope): Promise<{ replay?: string }> {
+  const claimed = await q.query(
+    `INSERT INTO idempotency (org_id, actor, method, key) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING RETURNING 1`,
+    KEY_ARGS(s),
+  );
+  if (claimed.length) return {};
+  const frame = await findReplay(q, s);
+  if (frame === undefined) throw new Error('idempotency row without a frame after its claim committed');
+  return { replay: frame };
+}
+
+export async function storeFrame(q: Queryable, s: IdempotencyScope, frame: string): Promise<void> {
+  await q.query('UPDATE idempotency SET frame = $5 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [
+    ...KEY_ARGS(s),
+    frame,
+  ]);
+}

@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+
+/** What the contract says about one method beyond its registry entry: its shapes and an example call. */
+export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  /** One or two sentences: what the call does, in the words a caller needs. */
+  summary: string;
+  params: P;
+  result?: R;
+  /** A valid params object (checked by tests). */
+  example: z.input<P>;
+}
+
+export function method<P extends z.ZodType, R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {
+  return c;
+}
+
+/** Contract of a GET read: its query schema and its payload. */
+export interface ReadContract<Q extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  summary: string;
+  query: Q;
+  result?: R;
+  example: z.input<Q>;
+}
+
+export function read<Q extends z.ZodType, R extends z.ZodType>(c: ReadContract<Q, R>): ReadContract<Q, R> {
+  return c;
+}

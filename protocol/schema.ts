@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { ApiError } from './errors.js';
+
+/**
+ * Shared field builders, so every family spells the same kind of field the same way.
+ * Strings are well-formed Unicode without NUL (PostgreSQL refuses NUL; a lone surrogate would be silently
+ * replaced on the way to the database and break the hash of what was stored).
+ */
+const wellFormed = (s: string) => !s.includes('\u0000') && s.isWellFormed();
+
+export function text(opts: { min?: number; max: number; description: string }) {
+  let schema = z.string();
+  if (opts.min !== undefined) schema = schema.min(opts.min, `must be at least ${opts.min} character${opts.min === 1 ? '' : 's'}`);
+  return schema
+    .max(opts.max, `must be at most ${opts.max} characters`)
+    .refine(wellFormed, 'must be well-formed Unicode text without NUL characters')
+    .describe(opts.description);
+}
+
+/** A prefixed id such as `task_3k9f...`. */
+export function id(prefix: string, description: string) {
+  return z
+    .string()
+    .max(64, 'must be at most 64 characters')
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9]+$`), `must be an id of the form ${prefix}_…`)
+    .describe(description);
+}
+
+export const cents = (description: string) =>
+  z.number().int('must be an integer number of cents').min(-1e13).max(1e13).describe(description);
+
+export const isoDate = (description: string) =>
+  z.iso.date({ message: 'must be a date YYYY-MM-DD' }).describe(description);
+
+export const cursor = z.coerce
+  .number({ message: 'must be an integer' })
+  .int('must be an integer')
+  .min(0, 'must be >= 0')
+  .default(0)
+  .describe('Resume after this position (the nextCursor of the previous page); start with 0.');
+
+export const limit = (max: number, dflt: number) =>
+  z.coerce
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(max, `must be at most ${max}`)
+    .default(dflt)
+    .describe(`Page size, 1 to ${max} (default ${dflt}).`);
+
+/** Optional proof fields carried by signature acts (see the signature law). */
+export const proofFields = {
+  approvalId: id('apr', 'Proof: the approved approval for this exact act. Retry with a fresh idempotency key.').optional(),
+  signatureToken: z
+    .string()
+    .max(200)
+    .describe('Proof: the signatureToken minted when a human approved the approval.')
+    .optional(),
+};
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** The first zod issue as `<field>: <reason>` (the spec's form for BAD_REQUEST). */
+export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => (path ? `${path}.${k}` : k));
+    return `${keys.join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`;
+  }
+  const field = path || root;
+  if (issue.code === 'invalid_type') {
+    const input = (issue as { input?: unknown }).input;
+    if (input === undefined) return `${field}: required`;
+    return `${field}: expected ${issue.expected}, got ${describeType(input)}`;
+  }
+  if (issue.code === 'invalid_value' && issue.values.length <= 12) {
+    return `${field}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return `${field}: ${issue.message}`;
+}
+
+/** Parse or throw BAD_REQUEST naming the first offending field. */
+export function parseParams<S extends z.ZodType>(schema: S, value: unknown, root = 'params'): z.output<S> {
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  throw new ApiError('BAD_REQUEST', formatIssue(parsed.error.issues[0], root));
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../gateway/app.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/runtime.js';
+import { createOrg } from '../../domain/org/service.js';
+import { newId } from '../../domain/ids.js';
+
+/** PostgreSQL when DATABASE_URL is set (CI's second run), otherwise in-memory PGlite. */
+export const DATABASE_URL = process.env.DATABASE_URL || undefined;
+export const onPostgres = DATABASE_URL !== undefined;
+
+export async function testRuntime(opts: Partial<RuntimeOptions> = {}): Promise<Runtime> {
+  return createRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
+}
+
+export interface TestOrg {
+  orgId: string;
+  slug: string;
+  adminKey: string;
+}
+
+/** A fresh org with an admin key: tests never share rows, so they can share a database. */
+export async function freshOrg(runtime: Runtime, prefix = 't'): Promise<TestOrg> {
+  const slug = `${prefix}-${newId('x').slice(2)}`.toLowerCase();
+  const created = await runtime.db.tx((q) => createOrg(q, { slug, name: `Test ${slug}`, parentOrgId: null, createdBy: '' }));
+  return { orgId: created.orgId, slug, adminKey: created.admin.apiKey };
+}
+
+export interface CallOptions {
+  key?: string;
+  idem?: string;
+}
+
+/** An HTTP client over app.inject(): the whole gateway, no socket. */
+export class TestClient {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly defaultKey: string,
+  ) {}
+
+  async rpc(method: string, params: unknown = {}, opts: CallOptions = {}) {
+    const res = await this.app.inject({
+      method: 'POST',
+      url: `/api/v1/${method}`,
+      headers: {
+        authorization: `Bearer ${opts.key ?? this.defaultKey}`,
+        'content-type': 'application/json',
+        ...(opts.idem ? { 'x-idempotency-key': opts.idem } : {}),
+      },
+      payload: JSON.stringify({ params }),
+    });
+    return { status: res.statusCode, body: res.json(), raw: res.body, headers: res.headers };
+  }
+
+  /** rpc that must succeed: returns result. */
+  async ok<T = any>(method: string, params: unknown = {}, opts: CallOptions = {}): Promise<T> {
+    const res = await this.rpc(method, params, opts);
+    if (res.status !== 200 || res.body.ok !== true) throw new Error(`${method} failed: ${res.status} ${res.raw}`);
+    return res.body.result as T;
+  }
+
+  async get(path: string, query: Record<string, string | number> = {}, opts: { key?: string } = {}) {
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    const res = await this.app.inject({
+      method: 'GET',
+      url: `/api/v1/${path}${qs ? `?${qs}` : ''}`,
+      headers: { authorization: `Bearer ${opts.key ?? this.defaultKey}` },
+    });
+    return { status: res.statusCode, body: res.json(), raw: res.body, headers: res.headers };
+  }
+
+  /** Mint a key of a tier (or exact scopes) with the admin key. */
+  async mint(spec: { tier: string } | { scopes: string[]; principalKind?: 'human' | 'agent' }, name = 'test key') {
+    return this.ok<{ keyId: string; apiKey: string; scopes: string[]; principal: { kind: string; id: string } }>(
+      'settings.mintApiKey',
+      { name, ...spec },
+    );
+  }
+}
+
+export interface TestServer {
+  runtime: Runtime;
+  app: FastifyInstance;
+  org: TestOrg;
+  client: TestClient;
+  close(): Promise<void>;
+}
+
+/** Runtime + gateway + a fresh org, for one test file (create it in beforeAll). */
+export async function testServer(opts: Partial<RuntimeOptions> & { rateLimitPerMinute?: number } = {}): Promise<TestServer> {
+  const runtime = await testRuntime(opts);
+  const app = await buildApp({ runtime, logger: false, rateLimitPerMinute: opts.rateLimitPerMinute ?? 0 });
+  const org = await freshOrg(runtime);
+  return {
+    runtime,
+    app,
+    org,
+    client: new TestClient(app, org.adminKey),
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** Read an org's whole ledger through GET /events. */
+export async function allEvents(client: TestClient, key?: string) {
+  const events: any[] = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await client.get('events', { cursor, limit: 500 }, { key });
+    if (page.status !== 200) throw new Error(`events: ${page.raw}`);
+    events.push(...page.body.events);
+    if (page.body.events.length < 500) return events;
+    cursor = page.body.nextCursor;
+  }
+}
