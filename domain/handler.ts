@@ -22,6 +22,8 @@ export interface HandlerCtx {
   requireSignature(req: SignatureRequest): Promise<SignatureProof>;
   /** Pre-auth (P) methods only: the org the call turned out to concern. */
   bindOrg(orgId: string): void;
+  /** Run fn once the call's transaction has committed (notifications; never for rolled-back calls). */
+  afterCommit(fn: () => void): void;
 }
 
 export interface MethodHandler<C extends MethodContract = MethodContract> {

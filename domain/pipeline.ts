@@ -110,7 +110,7 @@ export class Pipeline {
       );
     }
     if (spec.readOnly) {
-      const ctx = this.context(this.deps.db, principal, spec, handler, requestId);
+      const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
       return this.ok(okFrame(await handler.run(ctx, params)));
     }
     const key = spec.idempotent ? req.idempotencyKey : undefined;
@@ -134,12 +134,13 @@ export class Pipeline {
     scope: IdempotencyScope | undefined,
     requestId: string,
   ): Promise<CallOutcome> {
-    return this.deps.db.tx(async (q) => {
+    const committed: (() => void)[] = [];
+    const outcome = await this.deps.db.tx(async (q) => {
       if (scope) {
         const { replay } = await claimKey(q, scope);
         if (replay !== undefined) return this.replay(replay);
       }
-      const ctx = this.context(q, principal, spec, handler, requestId);
+      const ctx = this.context(q, principal, spec, handler, requestId, committed);
       if (handler.mayHold) await q.query('SAVEPOINT before_act');
       let result: unknown;
       try {
@@ -164,9 +165,24 @@ export class Pipeline {
       if (scope) await storeFrame(q, scope, outcome.body);
       return outcome;
     });
+    for (const fn of committed) {
+      try {
+        fn();
+      } catch (err) {
+        this.deps.log.error({ err, requestId, method: spec.name }, 'after-commit hook failed');
+      }
+    }
+    return outcome;
   }
 
-  private context(q: Queryable, principal: Principal, spec: MethodSpec, handler: MethodHandler, requestId: string): HandlerCtx & { emitted?: AppendedEvent } {
+  private context(
+    q: Queryable,
+    principal: Principal,
+    spec: MethodSpec,
+    handler: MethodHandler,
+    requestId: string,
+    committed: (() => void)[],
+  ): HandlerCtx & { emitted?: AppendedEvent } {
     const deps = this.deps;
     let orgId = principal.orgId;
     const ctx: HandlerCtx & { emitted?: AppendedEvent } = {
@@ -195,6 +211,9 @@ export class Pipeline {
         // Without the savepoint a hold could not undo the handler's writes.
         if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} asks for a signature but is not marked mayHold`));
         return requireSignature(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
+      },
+      afterCommit(fn) {
+        committed.push(fn);
       },
       bindOrg(id) {
         if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');

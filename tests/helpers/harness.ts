@@ -16,13 +16,15 @@ export interface TestOrg {
   orgId: string;
   slug: string;
   adminKey: string;
+  /** key_… of adminKey (e.g. for settings.renameApiKey). */
+  adminKeyId: string;
 }
 
 /** A fresh org with an admin key: tests never share rows, so they can share a database. */
 export async function freshOrg(runtime: Runtime, prefix = 't'): Promise<TestOrg> {
   const slug = `${prefix}-${newId('x').slice(2)}`.toLowerCase();
   const created = await runtime.db.tx((q) => createOrg(q, { slug, name: `Test ${slug}`, parentOrgId: null, createdBy: '' }));
-  return { orgId: created.orgId, slug, adminKey: created.admin.apiKey };
+  return { orgId: created.orgId, slug, adminKey: created.admin.apiKey, adminKeyId: created.admin.keyId };
 }
 
 export interface CallOptions {
@@ -51,6 +53,17 @@ export class TestClient {
     return { status: res.statusCode, body: res.json(), raw: res.body, headers: res.headers };
   }
 
+  /** POST a raw body (any text, any headers): for malformed bodies and bare params objects. */
+  async raw(method: string, body: string, headers: Record<string, string> = {}) {
+    const res = await this.app.inject({
+      method: 'POST',
+      url: `/api/v1/${method}`,
+      headers: { authorization: `Bearer ${this.defaultKey}`, 'content-type': 'application/json', ...headers },
+      payload: body,
+    });
+    return { status: res.statusCode, body: res.json(), raw: res.body, headers: res.headers };
+  }
+
   /** rpc that must succeed: returns result. */
   async ok<T = any>(method: string, params: unknown = {}, opts: CallOptions = {}): Promise<T> {
     const res = await this.rpc(method, params, opts);
@@ -59,7 +72,7 @@ export class TestClient {
   }
 
   async get(path: string, query: Record<string, string | number> = {}, opts: { key?: string } = {}) {
-    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     const res = await this.app.inject({
       method: 'GET',
       url: `/api/v1/${path}${qs ? `?${qs}` : ''}`,
