@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+import { openDb } from '../db/index.js';
+import { TIER_NAMES } from '../protocol/scopes.js';
+import { parseParams } from '../protocol/schema.js';
+import { MintKeyParams } from '../protocol/methods/keys.js';
+import { Slug } from '../protocol/methods/org.js';
+import { systemCreateOrg, systemMintKey } from '../domain/system.js';
+import { ENV_HELP, loadConfig } from './config.js';
+import { serve } from './serve.js';
+import { verifyCommand } from './verify.js';
+
+const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
+
+Commands:
+  serve                                  start the HTTP server (npm start does this)
+  verify [--org <slug>]                  re-hash every org's ledger chain (or one org's) from the database;
+                                         prints the first broken link or row by seq and exits 1 on a break
+  org create --slug <slug> --name <name> create a top-level org and print its admin key (once)
+  key mint --org <slug> --name <label> (--tier ${TIER_NAMES.join('|')} | --scopes <a,b,...> [--human])
+                                         mint an API key and print it (once)
+  help                                   this text
+
+${ENV_HELP}`;
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      org: { type: 'string' },
+      slug: { type: 'string' },
+      name: { type: 'string' },
+      tier: { type: 'string' },
+      scopes: { type: 'string' },
+      human: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === 'help' || command === '') {
+    process.stdout.write(`${HELP}\n`);
+    return command === '' && !values.help ? 2 : 0;
+  }
+  switch (command) {
+    case 'serve':
+      await serve(loadConfig());
+      return -1; // keeps running
+    case 'verify':
+      return (await withDb((db) => verifyCommand(db, { slug: values.org }))) ? 0 : 1;
+    case 'org create': {
+      const slug = parseParams(Slug, need(values.slug, 'slug'), 'slug');
+      const name = need(values.name, 'name');
+      const created = await withDb((db) => systemCreateOrg(db, { slug, name }));
+      process.stdout.write(`Created org ${created.slug} (${created.orgId}).\nAdmin API key (shown once): ${created.admin.apiKey}\n`);
+      return 0;
+    }
+    case 'key mint': {
+      const slug = need(values.org, 'org');
+      const params = parseParams(MintKeyParams, {
+        name: need(values.name, 'name'),
+        tier: values.tier,
+        scopes: values.scopes === undefined ? undefined : values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        principalKind: values.scopes !== undefined ? (values.human ? 'human' : 'agent') : undefined,
+      }, 'options');
+      const minted = await withDb((db) => systemMintKey(db, slug, params));
+      process.stdout.write(
+        `Minted ${minted.keyId} for ${minted.principal.kind} ${minted.principal.id} in ${slug}\nscopes: ${minted.scopes.join(' ') || '(none)'}\nAPI key (shown once): ${minted.apiKey}\n`,
+      );
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: Error) => {
+    process.stderr.write(`error: ${err.message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`\n${HELP}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  },
+);

@@ -1,0 +1,41 @@
+import closeWithGrace from 'close-with-grace';
+import pino from 'pino';
+import { buildApp } from '../gateway/app.js';
+import { createRuntime } from '../domain/runtime.js';
+import { bootstrapIfEmpty } from '../domain/system.js';
+import type { ServerConfig } from './config.js';
+
+/** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */
+export async function serve(config: ServerConfig): Promise<void> {
+  const started = performance.now();
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const runtime = await createRuntime({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.poolSize,
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    log,
+  });
+  const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
+  const app = await buildApp({ runtime, logger: { level: config.logLevel, redact: ['req.headers.authorization'] }, rateLimitPerMinute: config.rateLimitPerMinute });
+
+  closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => log.error({ err: m }, 'shutdown') } }, async ({ signal, err }) => {
+    if (err) log.error({ err }, 'closing after an unexpected error');
+    else log.info({ signal }, 'closing');
+    await app.close();
+    await runtime.close();
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+  const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  log.info({ port: config.port, database: runtime.db.kind, startupMs: Math.round(performance.now() - started) }, `serving on ${config.publicUrl} (${where})`);
+  if (boot) {
+    // Printed once, to the terminal only: the secret is stored hashed and cannot be shown again.
+    const lines = [
+      `Created org "default" (${boot.orgId}).`,
+      boot.generatedKey ? `Admin API key (shown once, store it now): ${boot.admin.apiKey}` : 'Admin API key: the BOOTSTRAP_ADMIN_KEY you set.',
+      `Try: curl -s -H "Authorization: Bearer <key>" ${config.publicUrl}/api/v1/org/whoami`,
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n\n`);
+  }
+}

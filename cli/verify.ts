@@ -1,0 +1,32 @@
+import type { Db } from '../db/types.js';
+import { verifyOrgChain } from '../ledger/verify.js';
+
+/**
+ * Verify one org's chain (or every org's), streaming from the database. Prints one line per org, the
+ * first break by seq when there is one, and progress on long chains. Returns false on any break.
+ */
+export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.WritableStream; err?: NodeJS.WritableStream }): Promise<boolean> {
+  const out = opts.out ?? process.stdout;
+  const err = opts.err ?? process.stderr;
+  const orgs = await db.query<{ org_id: string; slug: string }>(
+    opts.slug ? 'SELECT org_id, slug FROM orgs WHERE slug = $1' : 'SELECT org_id, slug FROM orgs ORDER BY created_at, org_id',
+    opts.slug ? [opts.slug] : [],
+  );
+  if (opts.slug && orgs.length === 0) throw new Error(`org ${opts.slug} not found`);
+  let allOk = true;
+  for (const org of orgs) {
+    const started = performance.now();
+    const verdict = await verifyOrgChain(db, org.org_id, {
+      pageSize: 5000,
+      onProgress: (p) => p.verified % 100_000 === 0 && err.write(`  ${org.slug}: ${p.verified} events verified…\n`),
+    });
+    const ms = Math.round(performance.now() - started);
+    if (verdict.ok) {
+      out.write(`ok     ${org.slug}: ${verdict.count} events verified, head seq ${verdict.head.seq} ${verdict.head.rowHash || '(empty)'} (${ms} ms)\n`);
+    } else {
+      allOk = false;
+      out.write(`BROKEN ${org.slug}: first break at seq ${verdict.break.seq} (${verdict.break.kind}): ${verdict.break.message}; ${verdict.count} events verified before it\n`);
+    }
+  }
+  return allOk;
+}

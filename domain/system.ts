@@ -1,0 +1,43 @@
+import type { Db } from '../db/types.js';
+import { appendEvent, type AppendedEvent } from '../ledger/append.js';
+import { mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
+import { createOrg, findOrgBySlug, type CreatedOrg } from './org/service.js';
+
+/*
+ * Acts of the operator (CLI, first start) rather than of an API caller. They are ledgered like calls, with
+ * the system actor (empty string), so a key minted from the command line is as visible as one minted over
+ * the API.
+ */
+
+/** A top-level org: its chain starts with its own `org.created` event. */
+export async function systemCreateOrg(db: Db, p: { slug: string; name: string; adminKey?: string }): Promise<CreatedOrg & { event: AppendedEvent }> {
+  return db.tx(async (q) => {
+    const created = await createOrg(q, { ...p, parentOrgId: null, createdBy: '' });
+    const event = await appendEvent(q, created.orgId, {
+      family: 'org',
+      kind: 'org.created',
+      entityId: created.orgId,
+      actor: '',
+      payload: { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId, by: 'system' },
+    });
+    return { ...created, event };
+  });
+}
+
+export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest, 'createdBy'>): Promise<MintedKey> {
+  return db.tx(async (q) => {
+    const org = await findOrgBySlug(q, slug);
+    if (!org) throw new Error(`org ${slug} not found`);
+    const minted = await mintKey(q, org.orgId, { ...req, createdBy: '' });
+    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.key.minted', entityId: minted.keyId, actor: '', payload: { ...mintedKeyEvent(minted), by: 'system' } });
+    return minted;
+  });
+}
+
+/** On an empty database: org `default` and its admin key (BOOTSTRAP_ADMIN_KEY when given). */
+export async function bootstrapIfEmpty(db: Db, adminKey?: string): Promise<(CreatedOrg & { generatedKey: boolean }) | undefined> {
+  const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs');
+  if (n > 0) return undefined;
+  const created = await systemCreateOrg(db, { slug: 'default', name: 'Default', adminKey });
+  return { ...created, generatedKey: adminKey === undefined };
+}
