@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { errorFrame } from '../protocol/frames.js';
 import { hashApiKey, bearerFrom } from '../domain/auth.js';
@@ -14,16 +14,31 @@ export interface GatewayOptions {
   bodyLimitBytes?: number;
 }
 
+const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]'];
+
+/** Authorization headers are redacted whatever logger options the caller passes, not only by default. */
+function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === undefined || logger === true) return { level: process.env.LOG_LEVEL ?? 'info', redact: REDACT };
+  if (!logger || typeof logger !== 'object') return logger;
+  const given = (logger as { redact?: string[] | { paths: string[] } }).redact;
+  const paths = [...new Set([...((Array.isArray(given) ? given : given?.paths) ?? []), ...REDACT])];
+  return { ...logger, redact: Array.isArray(given) || !given ? paths : { ...given, paths } } as FastifyServerOptions['logger'];
+}
+
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const bodyLimit = opts.bodyLimitBytes ?? 1024 * 1024;
   const app = Fastify({
-    logger:
-      opts.logger === undefined || opts.logger === true
-        ? { level: process.env.LOG_LEVEL ?? 'info', redact: ['req.headers.authorization', 'req.headers["x-api-key"]'] }
-        : opts.logger,
+    logger: withRedaction(opts.logger),
     bodyLimit,
     genReqId: () => crypto.randomUUID(),
+    // URL errors the router raises before any route (a path segment over 100 characters, a bad %-escape)
+    // are answered as contract frames too, not fastify's own JSON.
+    frameworkErrors: (err, _req, reply) => {
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a path segment is longer than 100 characters' : 'path: not a valid URL';
+      return (reply as FastifyReply).code(400).send(errorFrame('BAD_REQUEST', message));
+    },
   });
 
   // JSON bodies: empty means no params; anything unparsable is BAD_REQUEST naming the body.
@@ -40,7 +55,11 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
     const status = err.statusCode ?? 500;
-    if (status === 429) return reply.code(429).send(err);
+    if (status === 429) {
+      // @fastify/rate-limit throws what errorResponseBuilder built: send it as a plain frame (no statusCode field).
+      const built = (err as { error?: { code?: string; message?: string } }).error;
+      return reply.code(429).send(errorFrame('RATE_LIMITED', built?.code === 'RATE_LIMITED' && built.message ? built.message : err.message));
+    }
     if (status >= 500) {
       req.log.error({ err }, 'unhandled gateway error');
       return reply.code(500).send(errorFrame('INTERNAL', `internal error (request ${req.id})`));

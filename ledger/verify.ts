@@ -1,4 +1,4 @@
-import { ChainVerifier, type ChainVerdict } from '../protocol/hashing.js';
+import { ChainVerifier, type ChainBreak, type ChainVerdict } from '../protocol/hashing.js';
 import type { Queryable } from '../db/types.js';
 import { readEvents } from './read.js';
 
@@ -33,12 +33,24 @@ export async function verifyOrgChain(
   if (!verdict.ok) return verdict;
   const [head] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [orgId]);
   if (head && (head.seq !== verdict.head.seq || head.row_hash !== verdict.head.rowHash)) {
-    const seq = verdict.head.seq + 1;
-    return {
-      ok: false,
-      count: verdict.count,
-      break: { seq, kind: 'gap', message: `seq ${seq}: missing row (head says seq ${head.seq}, chain ends at ${verdict.head.seq})` },
-    };
+    return { ok: false, count: verdict.count, break: headBreak(head, verdict.head) };
   }
   return verdict;
+}
+
+/** The chain verified on its own but disagrees with the org's head row: say where. */
+function headBreak(head: { seq: number; row_hash: string }, end: { seq: number; rowHash: string }): ChainBreak {
+  if (head.seq > end.seq) {
+    const seq = end.seq + 1;
+    return { seq, kind: 'gap', message: `seq ${seq}: missing row (head says seq ${head.seq}, chain ends at ${end.seq})` };
+  }
+  if (head.seq < end.seq) {
+    const seq = head.seq + 1;
+    return { seq, kind: 'gap', message: `seq ${seq}: row beyond the ledger head (head says seq ${head.seq}, chain ends at ${end.seq})` };
+  }
+  return {
+    seq: end.seq,
+    kind: 'row_hash',
+    message: `seq ${end.seq}: row_hash ${end.rowHash} disagrees with the ledger head ${head.row_hash}`,
+  };
 }

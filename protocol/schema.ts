@@ -75,6 +75,8 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
   if (issue.code === 'invalid_type') {
     const input = (issue as { input?: unknown }).input;
     if (input === undefined) return `${field}: required`;
+    // A coerced query value such as `limit=abc` arrives here as NaN: say what it was, not "got number".
+    if (typeof input === 'number' && Number.isNaN(input)) return `${field}: expected ${issue.expected}, got a non-numeric value`;
     return `${field}: expected ${issue.expected}, got ${describeType(input)}`;
   }
   if (issue.code === 'invalid_value' && issue.values.length <= 12) {

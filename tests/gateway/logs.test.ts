@@ -1,0 +1,64 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../gateway/app.js';
+import { TestClient, testServer, type TestServer } from '../helpers/harness.js';
+
+/** Logs never print keys: neither the caller's bearer secret nor a secret minted in a result. */
+let s: TestServer;
+beforeAll(async () => {
+  s = await testServer();
+});
+afterAll(() => s.close());
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => lines.join('') };
+}
+
+async function exercise(logger: object, secrets: string[]) {
+  const app = await buildApp({ runtime: s.runtime, logger: logger as never, rateLimitPerMinute: 5 });
+  try {
+    const client = new TestClient(app, s.org.adminKey);
+    const minted = await client.mint({ tier: 'agent' }, 'logged key');
+    secrets.push(minted.apiKey);
+    await client.rpc('org.list', {}, { key: minted.apiKey });
+    await client.rpc('org.list', {}, { key: 'wops_notarealkeybutstillsecret00000000000' });
+    await client.rpc('settings.renameApiKey', { keyId: s.org.adminKeyId, bogus: true });
+    await client.raw('org.list', '{not json');
+    await client.get('events', { limit: 9999 });
+    await client.rpc('nosuch.method');
+    for (let i = 0; i < 6; i++) await client.rpc('org.list'); // past the quota: 429s
+  } finally {
+    await app.close();
+  }
+}
+
+describe('logs', () => {
+  it('a pino logger at trace level sees requests but never a key', async () => {
+    const out = capture();
+    const secrets = [s.org.adminKey, 'wops_notarealkeybutstillsecret00000000000'];
+    await exercise({ level: 'trace', stream: out.stream }, secrets);
+    const text = out.text();
+    expect(text).toContain('incoming request');
+    expect(text).toContain('/api/v1/org.list');
+    for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
+  });
+
+  it('even a logger whose serializers print request headers gets Authorization redacted', async () => {
+    const out = capture();
+    const secrets = [s.org.adminKey, 'wops_notarealkeybutstillsecret00000000000'];
+    await exercise(
+      { level: 'info', stream: out.stream, serializers: { req: (req: { method: string; url: string; headers: unknown }) => ({ method: req.method, url: req.url, headers: req.headers }) } },
+      secrets,
+    );
+    const text = out.text();
+    expect(text).toContain('"headers"');
+    for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
+  });
+});

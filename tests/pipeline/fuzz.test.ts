@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHODS } from '../../protocol/registry.js';
+import { METHOD_HANDLERS } from '../../domain/deployed.js';
+import { verifyOrgChain } from '../../ledger/verify.js';
+import { testServer, type TestServer } from '../helpers/harness.js';
+import { expectFrame } from '../helpers/frames.js';
+
+/**
+ * Random params at every deployed method: wrong types, unknown fields, huge strings, unicode (lone
+ * surrogates, NUL), nulls, deep nesting, arrays. Whatever comes in, the answer is a well-formed frame and
+ * never INTERNAL.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await testServer();
+});
+afterAll(async () => {
+  // Whatever the fuzzer did, the chain still verifies.
+  expect((await verifyOrgChain(s.runtime.db, s.org.orgId)).ok).toBe(true);
+  await s.close();
+});
+
+const nasty = fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\ud83d\ude00', '\u2028\u2029', '"\\\'', '\u202e', 'é', '日本語', '\ufeff', '%00', '../../', '<script>', ' ', '');
+const str = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 3, arbitrary: nasty },
+  { weight: 2, arbitrary: fc.array(nasty, { maxLength: 8 }).map((a) => a.join('')) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom('x', 'é', '😀', '\u0000', 'ab\ud800')).map(([n, c]) => c.repeat(Math.ceil(n / c.length)).slice(0, n)) },
+  // Strings shaped like the ids, slugs and scopes the schemas expect.
+  { weight: 2, arbitrary: fc.constantFrom('key_0123456789abcdef', 'org_0123456789abcdef', 'apr_0123456789abcdef', 'pair_0123456789abcdef', 'agt_abc', 'usr_abc', 'acme-au', 'admin', 'agent', 'reader', 'org.read', 'K7QM-4ZPX') },
+);
+const num = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e21, 2 ** 53, -(2 ** 63), 1.5, Number.MAX_SAFE_INTEGER + 2));
+const leaf = fc.oneof(str, num, fc.boolean(), fc.constant(null));
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    { weight: 5, arbitrary: leaf },
+    { weight: 1, arbitrary: fc.array(tie('value'), { maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.dictionary(str, tie('value'), { maxKeys: 4 }) },
+  ),
+}));
+const deep = fc.tuple(fc.integer({ min: 50, max: 3000 }), fc.boolean()).map(([depth, arrays]) => {
+  let v: unknown = 'bottom';
+  for (let i = 0; i < depth; i++) v = arrays ? [v] : { a: v };
+  return v;
+});
+
+/** Params for one method: mostly near its example, so the fuzzer gets past the first field. */
+function paramsFor(example: Record<string, unknown>) {
+  const fields = Object.keys(example);
+  const anyField = fields.length ? fc.constantFrom(...fields) : str;
+  return fc.oneof(
+    value,
+    deep,
+    fc.constant(example),
+    // One field of the example replaced by anything (including deep nesting).
+    fc.tuple(anyField, fc.oneof(value, deep)).map(([k, v]) => ({ ...example, [k]: v })),
+    // One field dropped, one unknown field added.
+    fc.tuple(anyField, str, value).map(([drop, k, v]) => {
+      const p: Record<string, unknown> = { ...example, [k]: v };
+      delete p[drop];
+      return p;
+    }),
+    // Only the known field names, every value random.
+    fc.tuple(...(fields.length ? fields.map(() => fc.option(value, { nil: undefined })) : [fc.constant(undefined)])).map((vals) =>
+      Object.fromEntries(fields.map((f, i) => [f, vals[i]]).filter(([, v]) => v !== undefined)),
+    ),
+  );
+}
+
+const idemKey = fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 300 }).filter((k) => /^[\x20-\x7e]+$/.test(k)), fc.constant('fixed-key')), { nil: undefined });
+
+describe('fuzzing every deployed method', () => {
+  it.each([...METHOD_HANDLERS.keys()].sort())('%s: never INTERNAL, always a well-formed frame', async (name) => {
+    const spec = METHODS.get(name)!;
+    const example = METHOD_HANDLERS.get(name)!.contract.example as Record<string, unknown>;
+    const seen = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(paramsFor(example), fc.boolean(), idemKey, async (params, wrapped, idem) => {
+        const body = wrapped ? JSON.stringify({ params }) : JSON.stringify(params);
+        const res = await s.app.inject({
+          method: 'POST',
+          url: `/api/v1/${name}`,
+          headers: {
+            authorization: `Bearer ${s.org.adminKey}`,
+            'content-type': 'application/json',
+            ...(idem !== undefined && spec.idempotent ? { 'x-idempotency-key': idem } : {}),
+          },
+          payload: body,
+        });
+        seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
+        const context = `${name} ${body.slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+        expect(res.statusCode, context).not.toBe(500);
+        expectFrame({ status: res.statusCode, raw: res.body }, context);
+      }),
+      { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+    );
+    // The fuzzer reached the method: something was answered.
+    expect([...seen.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
+  it('GET /events with random query strings: never INTERNAL', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.constantFrom('cursor', 'limit', 'x'), fc.oneof(fc.string({ maxLength: 20 }), num.map(String)), { maxKeys: 3 }), async (query) => {
+        const qs = new URLSearchParams(query).toString();
+        const res = await s.app.inject({ method: 'GET', url: `/api/v1/events?${qs}`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
+        expect(res.statusCode, `${qs} -> ${res.body.slice(0, 200)}`).not.toBe(500);
+        if (res.statusCode !== 200) expectFrame({ status: res.statusCode, raw: res.body }, qs);
+        else expect(Object.keys(res.json()).sort()).toEqual(['events', 'nextCursor']);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
+import { expectError } from '../helpers/frames.js';
+import { headOf } from '../helpers/ledger.js';
+
+/** Spec: Idempotency rules 1-6. */
+let s: TestServer;
+beforeAll(async () => {
+  s = await testServer();
+});
+afterAll(() => s.close());
+
+async function keyCount(orgId: string) {
+  const [row] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId]);
+  return row.n;
+}
+
+let org: TestOrg;
+let client: TestClient;
+beforeAll(async () => {
+  org = await freshOrg(s.runtime, 'idem');
+  client = new TestClient(s.app, org.adminKey);
+});
+
+describe('idempotent (I) methods', () => {
+  it('the same key replays the identical body bytes with idempotent-replay: true and appends nothing', async () => {
+    const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
+    const keys0 = await keyCount(org.orgId);
+    const first = await client.rpc('settings.mintApiKey', { name: 'replayed', tier: 'agent' }, { idem: 'mint-1' });
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replay']).toBeUndefined();
+    for (let i = 0; i < 3; i++) {
+      const again = await client.rpc('settings.mintApiKey', { name: 'replayed', tier: 'agent' }, { idem: 'mint-1' });
+      expect(again.status).toBe(200);
+      expect(again.headers['idempotent-replay']).toBe('true');
+      expect(again.raw).toBe(first.raw);
+    }
+    expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 1);
+    expect(await keyCount(org.orgId)).toBe(keys0 + 1);
+    // The minted key works: the replay handed back the one real secret.
+    expect((await client.rpc('org.list', {}, { key: first.body.result.apiKey })).status).toBe(200);
+  });
+
+  it('the key, not the params, decides: other params with the same key still replay', async () => {
+    const first = await client.rpc('org.mintApiKey', { name: 'p1', tier: 'reader' }, { idem: 'mint-2' });
+    const other = await client.rpc('org.mintApiKey', { name: 'p2', tier: 'agent' }, { idem: 'mint-2' });
+    expect(other.headers['idempotent-replay']).toBe('true');
+    expect(other.raw).toBe(first.raw);
+  });
+
+  it('a different actor with the same key does not replay', async () => {
+    const second = await client.mint({ tier: 'admin' }, 'second admin');
+    expect(second.principal.id).not.toBe((await client.get('org/whoami')).body.principal.id);
+    const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
+    const a = await client.rpc('settings.mintApiKey', { name: 'actor a', tier: 'reader' }, { idem: 'shared-key' });
+    const b = await client.rpc('settings.mintApiKey', { name: 'actor b', tier: 'reader' }, { idem: 'shared-key', key: second.apiKey });
+    expect(b.headers['idempotent-replay']).toBeUndefined();
+    expect(b.body.result.keyId).not.toBe(a.body.result.keyId);
+    expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 2);
+    // Each actor's own retry replays its own result.
+    const bAgain = await client.rpc('settings.mintApiKey', { name: 'actor b', tier: 'reader' }, { idem: 'shared-key', key: second.apiKey });
+    expect(bAgain.raw).toBe(b.raw);
+  });
+
+  it('another key of the same principal is the same actor: it replays', async () => {
+    const me = (await client.get('org/whoami')).body.principal.id;
+    const sibling = await client.ok('settings.mintApiKey', { name: 'sibling', scopes: ['admin'], principalKind: 'human', principalId: me });
+    expect(sibling.principal.id).toBe(me);
+    const a = await client.rpc('settings.mintApiKey', { name: 'same actor', tier: 'reader' }, { idem: 'same-actor' });
+    const b = await client.rpc('settings.mintApiKey', { name: 'same actor', tier: 'reader' }, { idem: 'same-actor', key: sibling.apiKey });
+    expect(b.headers['idempotent-replay']).toBe('true');
+    expect(b.raw).toBe(a.raw);
+  });
+
+  it('the same key on another method, or in another org, does not replay', async () => {
+    const a = await client.rpc('settings.mintApiKey', { name: 'm1', tier: 'reader' }, { idem: 'cross' });
+    const b = await client.rpc('org.mintApiKey', { name: 'm1', tier: 'reader' }, { idem: 'cross' });
+    expect(b.headers['idempotent-replay']).toBeUndefined();
+    expect(b.body.result.keyId).not.toBe(a.body.result.keyId);
+    const other = await freshOrg(s.runtime, 'idem');
+    const c = await new TestClient(s.app, other.adminKey).rpc('settings.mintApiKey', { name: 'm1', tier: 'reader' }, { idem: 'cross' });
+    expect(c.headers['idempotent-replay']).toBeUndefined();
+    expect((await headOf(s.runtime.db, other.orgId)).seq).toBe(1);
+  });
+
+  it('a failed first attempt is not cached', async () => {
+    const bad = await client.rpc('settings.mintApiKey', { name: 'x', tier: 'agent', principalId: 'agt_nosuchprincipal' }, { idem: 'fails-first' });
+    expectError(bad, 'NOT_FOUND');
+    const good = await client.rpc('settings.mintApiKey', { name: 'x', tier: 'agent' }, { idem: 'fails-first' });
+    expect(good.status).toBe(200);
+    expect(good.headers['idempotent-replay']).toBeUndefined();
+  });
+
+  it('without a key nothing is cached: every call runs', async () => {
+    const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
+    const a = await client.ok('settings.mintApiKey', { name: 'nokey', tier: 'reader' });
+    const b = await client.ok('settings.mintApiKey', { name: 'nokey', tier: 'reader' });
+    expect(a.keyId).not.toBe(b.keyId);
+    expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 2);
+  });
+
+  it('a key of 1 to 255 characters is accepted; 256 is BAD_REQUEST naming the header', async () => {
+    expect((await client.rpc('settings.mintApiKey', { name: 'k', tier: 'reader' }, { idem: 'k'.repeat(255) })).status).toBe(200);
+    const long = await client.rpc('settings.mintApiKey', { name: 'k', tier: 'reader' }, { idem: 'k'.repeat(256) });
+    expectError(long, 'BAD_REQUEST', /^x-idempotency-key: /);
+  });
+});
+
+describe('non-idempotent methods are never cached', () => {
+  it('settings.renameApiKey with the same key header twice runs twice: two events, no replay', async () => {
+    const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
+    const a = await client.rpc('settings.renameApiKey', { keyId: org.adminKeyId, name: 'first' }, { idem: 'rename-key' });
+    const b = await client.rpc('settings.renameApiKey', { keyId: org.adminKeyId, name: 'second' }, { idem: 'rename-key' });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.headers['idempotent-replay']).toBeUndefined();
+    expect(b.body.result.name).toBe('second');
+    expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 2);
+    const [row] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency WHERE org_id = $1 AND method = $2', [org.orgId, 'settings.renameApiKey']);
+    expect(row.n).toBe(0);
+  });
+
+  it('read-only methods ignore the key too', async () => {
+    const a = await client.rpc('settings.listApiKeys', {}, { idem: 'list-key' });
+    await client.ok('settings.mintApiKey', { name: 'appears in list', tier: 'reader' });
+    const b = await client.rpc('settings.listApiKeys', {}, { idem: 'list-key' });
+    expect(b.headers['idempotent-replay']).toBeUndefined();
+    expect(b.body.result.keys.length).toBe(a.body.result.keys.length + 1);
+  });
+});

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHODS, READS, STATIC_READS } from '../../protocol/registry.js';
+import { SCOPES, TIERS } from '../../protocol/scopes.js';
+import { METHOD_HANDLERS, READ_HANDLERS } from '../../domain/deployed.js';
+import { testServer, type TestServer } from '../helpers/harness.js';
+import { expectError, expectFrame } from '../helpers/frames.js';
+
+/** Scope checks over the whole registry, and NOT_FOUND for everything not deployed (spec: Authentication 2, Endpoints). */
+let s: TestServer;
+let noScopes: string;
+beforeAll(async () => {
+  s = await testServer();
+  const minted = await s.client.mint({ scopes: [] }, 'no scopes at all');
+  expect(minted.scopes).toEqual([]);
+  noScopes = minted.apiKey;
+});
+afterAll(() => s.close());
+
+const all = [...METHODS.values()];
+const authed = all.filter((m) => !m.preAuth).map((m) => [m.name, m.scope] as const);
+const notDeployed = all.filter((m) => !METHOD_HANDLERS.has(m.name)).map((m) => m.name);
+
+describe('a key with scopes: [] is refused every method', () => {
+  it(`covers all ${authed.length} authenticated methods`, () => {
+    expect(authed.length).toBe(423);
+  });
+
+  it.each(authed)('%s -> 403 missing scope %s', async (name, scope) => {
+    const res = await s.client.rpc(name, {}, { key: noScopes });
+    expectError(res, 'FORBIDDEN_SCOPE', `missing scope ${scope} for ${name}`, name);
+  });
+
+  it('pairing.request runs pre-auth: never FORBIDDEN_SCOPE nor UNAUTHORIZED, whatever the key', async () => {
+    for (const key of [noScopes, 'wops_bogus', s.org.adminKey]) {
+      const res = await s.client.rpc('pairing.request', {}, { key });
+      const frame = expectFrame(res);
+      if (!frame.ok) expect(['FORBIDDEN_SCOPE', 'UNAUTHORIZED']).not.toContain(frame.error.code);
+    }
+    const bare = await s.app.inject({ method: 'POST', url: '/api/v1/pairing.request', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    const frame = expectFrame({ status: bare.statusCode, raw: bare.body });
+    if (!frame.ok) expect(frame.error.code).not.toBe('UNAUTHORIZED');
+  });
+
+  it.each([...READS.values(), ...STATIC_READS.values()].map((r) => [r.path, r.scope] as const))('GET /%s -> 403 missing scope %s', async (path, scope) => {
+    const res = await s.client.get(path, {}, { key: noScopes });
+    expectError(res, 'FORBIDDEN_SCOPE', `missing scope ${scope} for /${path}`);
+  });
+});
+
+describe('key tiers', () => {
+  it.each(Object.keys(TIERS))('a %s key holds org.read and exactly its tier scopes', async (tier) => {
+    const minted = await s.client.mint({ tier }, `${tier} key`);
+    const who = await s.client.get('org/whoami', {}, { key: minted.apiKey });
+    expect(who.status).toBe(200);
+    expect(who.body.scopes).toContain('org.read');
+    expect(who.body.scopes).toEqual([...TIERS[tier as keyof typeof TIERS].scopes].sort());
+    expect(who.body.principal.kind).toBe(TIERS[tier as keyof typeof TIERS].principal);
+  });
+
+  it('an agent key is refused admin methods; a reader key is refused writes', async () => {
+    const agent = await s.client.mint({ tier: 'agent' }, 'agent');
+    expectError(await s.client.rpc('settings.listApiKeys', {}, { key: agent.apiKey }), 'FORBIDDEN_SCOPE', 'missing scope admin for settings.listApiKeys');
+    const reader = await s.client.mint({ tier: 'reader' }, 'reader');
+    expectError(await s.client.rpc('governance.set_decision_rights', { rights: [{ area: 'x', decidedBy: 'humans' }] }, { key: reader.apiKey }), 'FORBIDDEN_SCOPE', 'missing scope admin for governance.set_decision_rights');
+    expect((await s.client.get('events', {}, { key: reader.apiKey })).status).toBe(200);
+  });
+});
+
+describe('undeployed methods and reads are NOT_FOUND to a key holding every scope', () => {
+  it('the admin key holds every scope', async () => {
+    const who = await s.client.get('org/whoami');
+    expect(who.body.scopes).toEqual([...SCOPES].sort());
+  });
+
+  it.each(notDeployed)('%s -> 404', async (name) => {
+    const res = await s.client.rpc(name, {});
+    expectError(res, 'NOT_FOUND', undefined, name);
+  });
+
+  const undeployedReads = [...READS.keys()].filter((p) => !READ_HANDLERS.has(p));
+  it.each(undeployedReads)('GET /%s -> 404', async (path) => {
+    expectError(await s.client.get(path), 'NOT_FOUND');
+  });
+
+  it('deployed reads answer 200', async () => {
+    for (const path of ['events', 'snapshot', 'org/whoami']) expect((await s.client.get(path)).status, path).toBe(200);
+  });
+});
