@@ -1,5 +1,6 @@
 import type { MethodHandler, ReadHandler } from './handler.js';
 import { approvalHandlers, approvalReads } from './approval/index.js';
+import { boardHandlers, boardReads } from './board/index.js';
 import { governanceHandlers } from './governance/index.js';
 import { pairingHandlers } from './pairing/index.js';
 import { ledgerReads } from './ledger-reads.js';
@@ -7,7 +8,7 @@ import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
-export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
+export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
 
 /** Every deployed GET read, by path. */
-export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...ledgerReads, ...orgReads, ...approvalReads]);
+export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...ledgerReads, ...orgReads, ...approvalReads]);

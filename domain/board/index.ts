@@ -1,0 +1,40 @@
+import { family } from '../family.js';
+import { addTaskAttachment, removeTaskAttachment, taskAttachments, updateTaskAttachment } from './attachments.js';
+import { block, claim, complete, heartbeat } from './claims.js';
+import { addTaskComment, comment, taskComments } from './comments.js';
+import { link } from './links.js';
+import { assignTask, create, createTask, decompose, moveTask, updateTask } from './tasks.js';
+import { assign, createWorkstream, deleteWorkstream, moveWorkstream, updateWorkstream } from './workstreams.js';
+
+export { boardReads } from './reads.js';
+
+/** The board family: all 23 registry methods. */
+export const boardHandlers = family('board', {
+  // items
+  create,
+  createTask,
+  updateTask,
+  moveTask,
+  assignTask,
+  decompose,
+  // claims and work
+  claim,
+  heartbeat,
+  block,
+  complete,
+  // links, comments, attachments
+  link,
+  comment,
+  addTaskComment,
+  taskComments,
+  addTaskAttachment,
+  updateTaskAttachment,
+  removeTaskAttachment,
+  taskAttachments,
+  // workstreams
+  createWorkstream,
+  updateWorkstream,
+  moveWorkstream,
+  deleteWorkstream,
+  assign,
+});
