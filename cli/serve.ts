@@ -3,6 +3,7 @@ import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
 import { createRuntime } from '../domain/runtime.js';
 import { bootstrapIfEmpty } from '../domain/system.js';
+import { mcpHttp } from '../mcp/http.js';
 import type { ServerConfig } from './config.js';
 
 /** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */
@@ -18,6 +19,8 @@ export async function serve(config: ServerConfig): Promise<void> {
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
   const app = await buildApp({ runtime, logger: { level: config.logLevel, redact: ['req.headers.authorization'] }, rateLimitPerMinute: config.rateLimitPerMinute });
+  // MCP over Streamable HTTP at /mcp, on the same port, keys, rate limits and pipeline.
+  await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl });
 
   closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => log.error({ err: m }, 'shutdown') } }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'closing after an unexpected error');

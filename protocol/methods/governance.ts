@@ -20,7 +20,11 @@ export const governance = {
   set_decision_rights: method({
     summary: 'Declare who decides what in this org (replaces any earlier declaration). Until rights are declared, governance-gated methods answer GOVERNANCE_NOT_READY.',
     params: z.strictObject({
-      rights: z.array(DecisionRight).min(1, 'must declare at least one right').max(200, 'must have at most 200 rights'),
+      rights: z
+        .array(DecisionRight)
+        .min(1, 'must declare at least one right')
+        .max(200, 'must have at most 200 rights')
+        .describe('Who decides what: one entry per area, 1 to 200.'),
     }),
     result: GovernanceState,
     example: { rights: [{ area: 'board.assign', decidedBy: 'humans' }, { area: 'handoff', decidedBy: 'humans', escalateTo: 'usr_owner' }] },

@@ -1,0 +1,226 @@
+import { z } from 'zod';
+import { formatIssue } from '../protocol/schema.js';
+import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
+import { invokeMethod, invokeRead } from './calls.js';
+import { readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
+import { ANY_OBJECT, jsonSchemaOf, outline, type JsonSchema } from './json-schema.js';
+import { errorResult, okResult, type ToolResult } from './results.js';
+import type { McpSession, ToolCall } from './session.js';
+import { hiddenBecause } from './toolsets.js';
+
+/*
+ * Three meta-tools reach the whole registry (424 methods, 13 reads) whatever the session lists: search,
+ * describe, invoke. Invoke is two tools, reads and writes, so a client's approval prompt still tells them
+ * apart (invoke_read is read-only; invoke_write is not, and is absent in read-only mode).
+ */
+
+export const META_TOOLS = {
+  search: 'search_methods',
+  describe: 'describe_method',
+  read: 'invoke_read',
+  write: 'invoke_write',
+} as const;
+export const META_TOOL_NAMES: readonly string[] = Object.values(META_TOOLS);
+
+const name = z.string().min(1).max(120).describe('Method (`board.createTask`), read (`events`, `approval.wait`) or tool name (`board_createTask`).');
+const params = z.record(z.string(), z.unknown()).describe('The method’s params (see describe_method). Default {}.').optional();
+
+const SearchArgs = z.strictObject({
+  query: z.string().max(200).describe('Words to look for in names and summaries, e.g. "invoice send".').optional(),
+  family: z.string().max(40).describe('Only this family, e.g. books.').optional(),
+  scope: z.string().max(40).describe('Only methods needing this scope, e.g. books.write.').optional(),
+  limit: z.number().int().min(1).max(100).default(20).describe('At most this many matches (default 20).'),
+});
+const Match = z.strictObject({
+  name: z.string(),
+  kind: z.enum(['method', 'read']),
+  family: z.string(),
+  scope: z.string(),
+  flags: z.string().describe('R read-only, M writes one ledger event, I idempotent, G governance-gated, P pre-auth.'),
+  deployed: z.boolean().describe('False: calls answer NOT_FOUND on this server.'),
+  allowed: z.boolean().describe('Your key holds the scope.'),
+  tool: z.string().nullable().describe('The tool listed for it in this session, if any; else use invoke_read/invoke_write.'),
+  summary: z.string().nullable(),
+});
+const SearchResult = z.strictObject({ matches: z.array(Match), total: z.number().int().describe('Matches before the limit.') });
+
+const DescribeArgs = z.strictObject({ name });
+const DescribeResult = Match.extend({
+  params: z.record(z.string(), z.unknown()).describe('JSON Schema of the params (for a read: its query).'),
+  result: z.record(z.string(), z.unknown()).nullable().describe('JSON Schema of the result, when declared.'),
+  example: z.unknown().describe('A valid params object.'),
+  notes: z.array(z.string()),
+});
+
+const ReadArgs = z.strictObject({ name, params });
+const WriteArgs = z.strictObject({
+  name,
+  params,
+  idempotencyKey: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe('Optional, for idempotent (I) methods. Reuse the same key when you retry; omitted, it is derived from name and params.')
+    .optional(),
+});
+
+function definition(tool: string, description: string, args: z.ZodType, result: JsonSchema, readOnly: boolean): ToolDefinition {
+  return {
+    name: tool,
+    description,
+    inputSchema: jsonSchemaOf(args, 'input') as JsonSchema,
+    outputSchema: result,
+    annotations: readOnly
+      ? { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+      : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  };
+}
+
+export const META_DEFINITIONS: Record<string, ToolDefinition> = {
+  [META_TOOLS.search]: definition(
+    META_TOOLS.search,
+    'Search the whole registry (424 methods, 13 reads), listed here or not, by words, family or scope. Says which are deployed and allowed for your key.',
+    SearchArgs,
+    outline(jsonSchemaOf(SearchResult, 'output')) as JsonSchema,
+    true,
+  ),
+  [META_TOOLS.describe]: definition(
+    META_TOOLS.describe,
+    'Describe one method or read: JSON Schema of its params and result, scope, flags and an example call.',
+    DescribeArgs,
+    outline(jsonSchemaOf(DescribeResult, 'output')) as JsonSchema,
+    true,
+  ),
+  [META_TOOLS.read]: definition(
+    META_TOOLS.read,
+    'Call any read-only method (R) or GET read by name, including ones whose toolset is not listed.',
+    ReadArgs,
+    ANY_OBJECT,
+    true,
+  ),
+  [META_TOOLS.write]: definition(
+    META_TOOLS.write,
+    'Call any mutating method by name, including ones whose toolset is not listed. Same rules as its own tool: idempotency, holds, ledger.',
+    WriteArgs,
+    ANY_OBJECT,
+    false,
+  ),
+};
+
+interface RegistryItem {
+  name: string;
+  kind: 'method' | 'read';
+  family: string;
+  scope: string;
+  flags: readonly Flag[];
+}
+
+const REGISTRY: readonly RegistryItem[] = [
+  ...[...METHODS.values()].map((m) => ({ name: m.name, kind: 'method' as const, family: m.family, scope: m.scope, flags: m.flags })),
+  ...[...READS.values(), ...STATIC_READS.values()].map((r) => ({ name: r.path, kind: 'read' as const, family: readFamily(r.path), scope: r.scope, flags: ['R'] as Flag[] })),
+];
+
+function findItem(raw: string): RegistryItem | undefined {
+  return REGISTRY.find((i) => i.name === raw) ?? REGISTRY.find((i) => toolNameFor(i.name) === raw);
+}
+
+function matchOf(session: McpSession, call: ToolCall, item: RegistryItem): z.infer<typeof Match> {
+  const entry = session.catalog.byTarget.get(item.name);
+  return {
+    name: item.name,
+    kind: item.kind,
+    family: item.family,
+    scope: item.scope,
+    flags: item.flags.join(','),
+    deployed: entry !== undefined,
+    allowed: call.principal.scopes.has(item.scope),
+    tool: entry && !hiddenBecause(entry, call.principal, session.selection) ? entry.tool : null,
+    summary: entry?.summary ?? null,
+  };
+}
+
+/** Lowercase words of a name and summary; camelCase split (`invoiceSend` -> invoice, send). */
+const words = (text: string) => text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+
+function search(session: McpSession, call: ToolCall, args: z.infer<typeof SearchArgs>): ToolResult {
+  if (args.family && !FAMILIES.includes(args.family) && args.family !== 'org') {
+    return errorResult('BAD_REQUEST', `family: unknown family ${JSON.stringify(args.family)}`);
+  }
+  const terms = words(args.query ?? '').split(/[^a-z0-9_]+/).filter(Boolean);
+  const scored = REGISTRY.filter((i) => (!args.family || i.family === args.family) && (!args.scope || i.scope === args.scope))
+    .map((item) => {
+      const entry = session.catalog.byTarget.get(item.name);
+      const hay = words(`${item.name} ${item.scope} ${entry?.summary ?? ''}`);
+      const score = terms.filter((t) => hay.includes(t)).length;
+      return { item, score, deployed: entry !== undefined };
+    })
+    .filter((s) => terms.length === 0 || s.score > 0)
+    .sort((a, b) => b.score - a.score || Number(b.deployed) - Number(a.deployed) || a.item.name.localeCompare(b.item.name));
+  return okResult({ matches: scored.slice(0, args.limit).map((s) => matchOf(session, call, s.item)), total: scored.length });
+}
+
+const FLAG_NOTES: Record<Flag, string> = {
+  R: 'R: read-only; appends nothing.',
+  M: 'M: mutating; appends exactly one ledger event.',
+  I: 'I: idempotent; reuse the same idempotency key when you retry (omitted, one is derived from the call).',
+  G: 'G: governance-gated; GOVERNANCE_NOT_READY until an admin declares decision rights.',
+  P: 'P: pre-auth; runs without a credential.',
+};
+
+function describe(session: McpSession, call: ToolCall, raw: string): ToolResult {
+  const item = findItem(raw);
+  if (!item) return errorResult('NOT_FOUND', `no method or read named ${JSON.stringify(raw)} in the registry; use ${META_TOOLS.search}`);
+  const entry = session.catalog.byTarget.get(item.name);
+  if (!entry) {
+    return errorResult(
+      'NOT_FOUND',
+      `${item.kind} ${item.name} is in the registry [${item.scope}; ${item.flags.join(',')}] but not deployed on this server: calls answer NOT_FOUND`,
+    );
+  }
+  const notes = item.flags.map((f) => FLAG_NOTES[f]);
+  if (entry.mayHold) notes.push('Signature act: without approvalId or signatureToken it answers a hold (status approval_required); a human must approve before it runs.');
+  return okResult({
+    ...matchOf(session, call, item),
+    params: jsonSchemaOf(entry.params, 'input'),
+    result: entry.result ? jsonSchemaOf(entry.result, 'output') : null,
+    example: entry.example,
+    notes,
+  });
+}
+
+/** invoke_read / invoke_write: the name decides method or read; the wrong tool for it is BAD_REQUEST. */
+async function invoke(session: McpSession, call: ToolCall, write: boolean, args: z.infer<typeof WriteArgs>): Promise<ToolResult> {
+  const item = findItem(args.name);
+  const entry: CatalogEntry | undefined = item && session.catalog.byTarget.get(item.name);
+  if (entry && session.selection.exclude.has(entry.tool)) {
+    return errorResult('NOT_FOUND', `${entry.target} is excluded in this session`);
+  }
+  const tool = write ? META_TOOLS.write : META_TOOLS.read;
+  if (item && item.flags.includes('R') === write) {
+    const other = write ? META_TOOLS.read : META_TOOLS.write;
+    return errorResult('BAD_REQUEST', `name: ${item.name} ${write ? 'is read-only' : 'writes'}; call it with ${other}`);
+  }
+  if (item?.kind === 'read') return invokeRead(session, call, item.name, args.params ?? {});
+  const method = item?.name ?? args.name;
+  return invokeMethod(session, call, method, args.params ?? {}, { givenKey: args.idempotencyKey, retry: `${tool} (name "${method}")` });
+}
+
+export async function runMetaTool(session: McpSession, call: ToolCall, tool: string, raw: unknown): Promise<ToolResult> {
+  const schema: z.ZodType | undefined = { [META_TOOLS.search]: SearchArgs, [META_TOOLS.describe]: DescribeArgs, [META_TOOLS.read]: ReadArgs, [META_TOOLS.write]: WriteArgs }[tool];
+  if (!schema) return errorResult('NOT_FOUND', `no meta-tool ${tool}`);
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    return errorResult('BAD_REQUEST', formatIssue(parsed.error.issues[0], 'arguments'));
+  }
+  const args = parsed.data as never;
+  switch (tool) {
+    case META_TOOLS.search:
+      return search(session, call, args);
+    case META_TOOLS.describe:
+      return describe(session, call, (args as z.infer<typeof DescribeArgs>).name);
+    case META_TOOLS.read:
+      return invoke(session, call, false, args);
+    default:
+      return invoke(session, call, true, args);
+  }
+}

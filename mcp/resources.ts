@@ -1,0 +1,83 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../domain/auth.js';
+import type { McpSession } from './session.js';
+
+/*
+ * Resources: the org's ledger (head and recent events) and one approval's status (a template). Read through
+ * the pipeline as the session's key, so scopes apply as they do to GET /snapshot, /events and approval.get.
+ */
+
+export const LEDGER_URI = 'wops://ledger';
+export const APPROVAL_TEMPLATE = 'wops://approvals/{approvalId}';
+/** How many of the latest events the ledger resource carries; page further with the events tool. */
+export const RECENT_EVENTS = 50;
+
+const RESOURCE_NOT_FOUND = -32002;
+
+class ReadFailed extends McpError {
+  constructor(frameBody: string) {
+    const error = (JSON.parse(frameBody) as { error?: { code?: string; message?: string } }).error ?? {};
+    const code = error.code === 'NOT_FOUND' ? RESOURCE_NOT_FOUND : error.code === 'BAD_REQUEST' ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
+    super(code, `${error.code ?? 'INTERNAL'}: ${error.message ?? frameBody}`, { code: error.code });
+  }
+}
+
+const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }] });
+
+async function readOrThrow(session: McpSession, path: string, query: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  const out = await session.pipeline.read({ path, query, apiKey: session.apiKey, signal });
+  if (out.status !== 200) throw new ReadFailed(out.body);
+  return JSON.parse(out.body);
+}
+
+async function approvalOrThrow(session: McpSession, approvalId: string): Promise<unknown> {
+  const out = await session.pipeline.call({ method: 'approval.get', params: { approvalId }, apiKey: session.apiKey });
+  if (!out.frame.ok) throw new ReadFailed(out.body);
+  return out.frame.result;
+}
+
+export function registerResources(mcp: McpServer, session: McpSession, principal: Principal): void {
+  mcp.registerResource(
+    'ledger',
+    LEDGER_URI,
+    {
+      title: 'Ledger head and recent events',
+      description: `The org's hash-chained ledger: head {seq, rowHash} and the latest ${RECENT_EVENTS} events (oldest first).`,
+      mimeType: 'application/json',
+    },
+    async (uri, extra) => {
+      const snapshot = (await readOrThrow(session, 'snapshot', {}, extra.signal)) as { orgId: string; head: { seq: number; rowHash: string } };
+      const cursor = Math.max(0, snapshot.head.seq - RECENT_EVENTS);
+      const page = (await readOrThrow(session, 'events', { cursor, limit: RECENT_EVENTS }, extra.signal)) as { events: unknown[] };
+      return json(uri, { orgId: snapshot.orgId, head: snapshot.head, events: page.events });
+    },
+  );
+
+  if (!principal.scopes.has('approval.request')) return;
+  mcp.registerResource(
+    'approval',
+    new ResourceTemplate(APPROVAL_TEMPLATE, {
+      // The pending approvals of the org, newest first: what a human may be asked about now.
+      list: async () => {
+        const out = await session.pipeline.call({ method: 'approval.list', params: { status: 'pending', limit: 50 }, apiKey: session.apiKey });
+        if (!out.frame.ok) throw new ReadFailed(out.body);
+        const { approvals } = out.frame.result as { approvals: { approvalId: string; subject: { summary: string } }[] };
+        return {
+          resources: approvals.map((a) => ({
+            uri: `wops://approvals/${a.approvalId}`,
+            name: a.approvalId,
+            description: a.subject.summary,
+            mimeType: 'application/json',
+          })),
+        };
+      },
+    }),
+    {
+      title: 'Approval status',
+      description: 'One approval: status (pending, approved, rejected, expired), the held call, the inbox url, and once approved the signatureToken.',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => json(uri, await approvalOrThrow(session, String(variables.approvalId))),
+  );
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError } from '../protocol/errors.js';
+import type { Principal } from '../domain/auth.js';
+import type { Pipeline } from '../domain/pipeline.js';
+import { invokeMethod, invokeRead } from './calls.js';
+import { catalogFor, IDEMPOTENCY_ARG, type ToolDefinition } from './catalog.js';
+import { buildInstructions } from './instructions.js';
+import { META_DEFINITIONS, META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
+import { registerResources } from './resources.js';
+import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
+import type { McpSession, ToolCall } from './session.js';
+import { DEFAULT_SELECTION, hiddenBecause, type Hidden, type Selection } from './toolsets.js';
+
+export const SERVER_INFO = { name: 'workspace-ops', version: '0.1.0' };
+
+export interface McpServerOptions {
+  pipeline: Pipeline;
+  apiKey: string;
+  /** The key's principal, authenticated by the caller (the transport). */
+  principal: Principal;
+  selection?: Selection;
+  /** Base URL humans use (approval links); defaults to the domain config's publicUrl. */
+  publicUrl?: string;
+  elicitationTimeoutMs?: number;
+}
+
+/** The tools a principal sees under a selection: the deployed tools it may list, then the meta-tools. */
+export function listedTools(session: Pick<McpSession, 'catalog' | 'selection'>, principal: Principal): ToolDefinition[] {
+  const direct = session.catalog.entries.filter((e) => !hiddenBecause(e, principal, session.selection)).map((e) => e.definition);
+  const meta = META_TOOL_NAMES.filter((t) => !session.selection.exclude.has(t) && !(t === META_TOOLS.write && session.selection.readOnly));
+  return [...direct, ...meta.map((t) => META_DEFINITIONS[t])];
+}
+
+const HIDDEN_REASON: Record<Exclude<Hidden, 'scope'>, string> = {
+  excluded: 'it is excluded',
+  readOnly: 'the session is read-only',
+  toolset: 'its toolset is not selected',
+};
+
+async function authenticated(session: McpSession): Promise<Principal> {
+  return session.pipeline.principalFor(session.apiKey);
+}
+
+async function callTool(session: McpSession, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  let principal: Principal;
+  try {
+    principal = await authenticated(session);
+  } catch (err) {
+    if (err instanceof ApiError) return errorResult(err.code, err.message);
+    throw err;
+  }
+  const call: ToolCall = { principal, signal, requestId: randomUUID() };
+  if (META_TOOL_NAMES.includes(name)) {
+    const off = session.selection.exclude.has(name) || (name === META_TOOLS.write && session.selection.readOnly);
+    if (off) return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session`);
+    return runMetaTool(session, call, name, args);
+  }
+  const entry = session.catalog.byTool.get(name);
+  if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  const hidden = hiddenBecause(entry, principal, session.selection);
+  // Hidden for want of scope: the pipeline answers FORBIDDEN_SCOPE naming it, exactly as over HTTP.
+  if (hidden && hidden !== 'scope') {
+    return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session: ${HIDDEN_REASON[hidden]}; ${META_TOOLS.read}/${META_TOOLS.write} reach it unless excluded or read-only`);
+  }
+  if (entry.kind === 'read') return invokeRead(session, call, entry.target, args);
+  const { params, key } = entry.idempotent ? splitIdempotencyKey(args, IDEMPOTENCY_ARG) : { params: args, key: undefined };
+  return invokeMethod(session, call, entry.target, params, { givenKey: key, retry: name });
+}
+
+/** An MCP server for one API key: its tools generated from the registry, filtered for that key. */
+export function createMcpServer(opts: McpServerOptions): McpServer {
+  const selection = opts.selection ?? DEFAULT_SELECTION;
+  const catalog = catalogFor(opts.pipeline);
+  const listedCount = listedTools({ catalog, selection }, opts.principal).length;
+  const mcp = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: {} },
+    instructions: buildInstructions(opts.principal, selection, listedCount),
+  });
+  const session: McpSession = {
+    pipeline: opts.pipeline,
+    apiKey: opts.apiKey,
+    selection,
+    catalog,
+    publicUrl: (opts.publicUrl ?? opts.pipeline.deps.config.publicUrl).replace(/\/$/, ''),
+    server: mcp.server,
+    elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 120_000,
+  };
+
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => {
+    try {
+      return { tools: listedTools(session, await authenticated(session)) };
+    } catch (err) {
+      if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { code: err.code });
+      throw err;
+    }
+  });
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    try {
+      return await callTool(session, request.params.name, request.params.arguments ?? {}, extra.signal);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      session.pipeline.deps.log.error({ err, tool: request.params.name }, 'mcp tool call failed');
+      return errorResult('INTERNAL', 'internal error; idempotent calls are safe to retry');
+    }
+  });
+  registerResources(mcp, session, opts.principal);
+  return mcp;
+}

@@ -1,0 +1,27 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Principal } from '../domain/auth.js';
+import type { Pipeline } from '../domain/pipeline.js';
+import type { Catalog } from './catalog.js';
+import type { Selection } from './toolsets.js';
+
+/** One MCP connection's view of the domain: the key it acts as and what it lists. */
+export interface McpSession {
+  pipeline: Pipeline;
+  /** The bearer secret; every call re-authenticates with it, so a revoked key stops at once. */
+  apiKey: string;
+  selection: Selection;
+  catalog: Catalog;
+  /** Base URL humans use: approval links point here. */
+  publicUrl: string;
+  /** The SDK server, for client capabilities and elicitation. */
+  server: Server;
+  /** How long a URL elicitation may wait for the client's answer before the hold result is returned anyway. */
+  elicitationTimeoutMs: number;
+}
+
+/** One tool call: who is calling (authenticated for this call) and how to abandon it. */
+export interface ToolCall {
+  principal: Principal;
+  signal: AbortSignal;
+  requestId: string;
+}

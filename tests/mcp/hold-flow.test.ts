@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { signaturePayloadHash } from '../../domain/approval/signature.js';
+import { META_TOOLS } from '../../mcp/meta-tools.js';
+import { META } from '../../mcp/results.js';
+import { allEvents, type TestServer } from '../helpers/harness.js';
+import { connectInMemory, markerId, mcpTestServer, structured, toolError, type Connected } from './fixtures.js';
+
+/*
+ * The signature law over MCP, with the stand-in books.payrollSign: the agent's call holds, the server files
+ * the approval for it, a human approves over HTTP, the agent waits and retries with the proof, the act runs.
+ * A client's elicitation "accept" releases nothing.
+ */
+
+let s: TestServer;
+let agentKey: string;
+let approver: { apiKey: string; principal: { id: string } };
+
+const markerExists = async (runId: string) =>
+  (await s.runtime.db.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, markerId(runId)])).length > 0;
+
+beforeAll(async () => {
+  s = await mcpTestServer();
+  agentKey = (await s.client.mint({ tier: 'agent' }, 'payroll agent')).apiKey;
+  approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
+});
+afterAll(() => s.close());
+
+const call = (c: Connected, name: string, args: Record<string, unknown>) => c.client.callTool({ name, arguments: args });
+
+describe('hold frames over MCP', () => {
+  it('hold -> approval filed -> human approves over HTTP -> approval_wait -> retry with approvalId executes once', async () => {
+    const agent = await connectInMemory(s.runtime, agentKey);
+    try {
+      const before = (await s.client.get('snapshot')).body.head.seq;
+      const held = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000 });
+      const hold = structured(held);
+      // The hold, verbatim.
+      expect(hold).toMatchObject({
+        status: 'approval_required',
+        approval: {
+          actionClass: 'books.payroll_sign',
+          payloadHash: signaturePayloadHash('books.payroll_sign', 'm1', { runId: 'm1', amountCents: 420000 }),
+          subject: { kind: 'books.signature', subjectId: 'm1', summary: 'Pay run m1' },
+        },
+        subjectId: 'm1',
+      });
+      expect(hold.approval.expiresInMs).toBeGreaterThan(0);
+      expect(hold.message).toMatch(/^Held, not executed/);
+      // Filed for the agent: approval id, its page in the inbox, and the next step.
+      expect(hold.approvalId).toMatch(/^apr_/);
+      expect(hold.approvalStatus).toBe('pending');
+      expect(hold.url).toBe(`${s.runtime.deps.config.publicUrl}/approvals/${hold.approvalId}`);
+      expect(hold.elicitation).toBeNull();
+      expect(hold.next).toMatch(/approval_wait/);
+      expect(hold.next).toContain(hold.approvalId);
+      expect(await markerExists('m1')).toBe(false);
+      const events = await allEvents(s.client);
+      expect(events.slice(before).map((e) => e.kind)).toEqual(['books.signature.hold', 'approval.requested']);
+
+      // The approver sees exactly the held call.
+      const pending = await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey });
+      expect(pending).toMatchObject({ status: 'pending', heldAct: { method: 'books.payrollSign', params: { runId: 'm1', amountCents: 420000 } } });
+
+      // Retrying the held call unchanged replays the hold and files nothing new.
+      const replay = structured(await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000 }));
+      expect(replay.approvalId).toBe(hold.approvalId);
+      expect((await s.client.get('snapshot')).body.head.seq).toBe(events.length);
+
+      // Waiting times out while no human has decided.
+      const waiting = structured(await call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 0 }));
+      expect(waiting).toMatchObject({ status: 'pending', timedOut: true });
+      // The agent cannot decide it.
+      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } })).code).toBe(
+        'FORBIDDEN_SCOPE',
+      );
+
+      // A human approves over HTTP while the agent long-polls.
+      const wait = call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 20000 });
+      await new Promise((r) => setTimeout(r, 100));
+      await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve', note: 'matches timesheets' }, { key: approver.apiKey });
+      const decided = structured(await wait);
+      expect(decided).toMatchObject({ approvalId: hold.approvalId, status: 'approved', timedOut: false, decidedBy: approver.principal.id });
+
+      const done = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId });
+      expect(structured(done)).toMatchObject({ runId: 'm1', status: 'POSTED' });
+      expect(await markerExists('m1')).toBe(true);
+      const after = await allEvents(s.client);
+      expect(after.at(-1)).toMatchObject({ kind: 'books.payroll.sign', entity_id: 'm1' });
+      expect(after.at(-1).row_hash.slice(0, 8)).toBe(structured(done).ledgerId);
+
+      // Retrying the executed call replays; it never runs twice.
+      const again = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId });
+      expect(again._meta?.[META.replayed]).toBe(true);
+      expect(structured(again).ledgerId).toBe(structured(done).ledgerId);
+      expect((await allEvents(s.client)).filter((e) => e.kind === 'books.payroll.sign' && e.entity_id === 'm1')).toHaveLength(1);
+      // A new attempt with a used proof is refused (single use).
+      expect(toolError(await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId, idempotencyKey: 'fresh' }))).toMatchObject({
+        code: 'GOVERNANCE_NOT_READY',
+        message: expect.stringMatching(/already used/),
+      });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('URL elicitation sends the human to the approval page; the client’s accept releases nothing', async () => {
+    const elicited: any[] = [];
+    const completed: string[] = [];
+    const agent = await connectInMemory(s.runtime, agentKey, {}, { elicitation: { url: {} } });
+    agent.client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      elicited.push(req.params);
+      return { action: 'accept' };
+    });
+    agent.client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => {
+      completed.push(n.params.elicitationId);
+    });
+    try {
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000 }));
+      expect(elicited).toEqual([expect.objectContaining({ mode: 'url', url: hold.url, elicitationId: hold.approvalId })]);
+      expect(hold.elicitation).toBe('accept');
+      expect(hold.approvalStatus).toBe('pending');
+      // "accept" is the client's word, not a human decision: the act still refuses.
+      const early = toolError(await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000, approvalId: hold.approvalId }));
+      expect(early.code).toBe('GOVERNANCE_NOT_READY');
+      expect(early.message).toMatch(/pending/);
+      expect(await markerExists('m2')).toBe(false);
+      expect((await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey })).status).toBe('pending');
+
+      await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approver.apiKey });
+      expect(structured(await call(agent, 'approval_wait', { approvalId: hold.approvalId })).status).toBe('approved');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(completed).toEqual([hold.approvalId]);
+      // The refused attempt was not cached (it failed), so the same call now runs.
+      const done = await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000, approvalId: hold.approvalId });
+      expect(structured(done).status).toBe('POSTED');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a rejected approval is reported and the act refuses', async () => {
+    const agent = await connectInMemory(s.runtime, agentKey);
+    try {
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5 }));
+      await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'reject', note: 'wrong period' }, { key: approver.apiKey });
+      const replay = structured(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5 }));
+      expect(replay.approvalStatus).toBe('rejected');
+      expect(replay.next).toMatch(/rejected; the act cannot run on it/);
+      expect(toolError(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5, approvalId: hold.approvalId })).message).toMatch(/rejected/);
+      expect(await markerExists('m3')).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a key that cannot file approvals still gets the hold verbatim and the inbox URL', async () => {
+    const narrow = await s.client.mint({ scopes: ['org.read', 'books.write'] }, 'narrow agent');
+    const agent = await connectInMemory(s.runtime, narrow.apiKey);
+    try {
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm4', amountCents: 5 }));
+      expect(hold).toMatchObject({ status: 'approval_required', approvalId: null, approvalStatus: null, url: `${s.runtime.deps.config.publicUrl}/approvals` });
+      expect(hold.next).toMatch(/lacks scope approval.request/);
+      expect((await s.client.ok('approval.list', { status: 'pending' })).approvals.some((a: any) => a.subject.subjectId === 'm4')).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('holds work through invoke_write too, and name it in the next step', async () => {
+    const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'board' });
+    try {
+      const hold = structured(await call(agent, META_TOOLS.write, { name: 'books.payrollSign', params: { runId: 'm5', amountCents: 7 } }));
+      expect(hold.status).toBe('approval_required');
+      expect(hold.next).toContain(`${META_TOOLS.write} (name "books.payrollSign")`);
+    } finally {
+      await agent.close();
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcpHttp } from '../../mcp/http.js';
+import { META_TOOLS } from '../../mcp/meta-tools.js';
+import { META } from '../../mcp/results.js';
+import { allEvents, type TestServer } from '../helpers/harness.js';
+import { markerId, mcpTestServer, structured, toolError } from './fixtures.js';
+
+/*
+ * Streamable HTTP at /mcp on a running gateway (a real socket), with the SDK's client transport. The plugin
+ * is registered the way cli/serve.ts registers it.
+ */
+
+const PUBLIC_URL = 'http://wops.test:8080';
+let s: TestServer;
+let base: string;
+let agentKey: string;
+let approverKey: string;
+
+beforeAll(async () => {
+  s = await mcpTestServer({ config: { publicUrl: PUBLIC_URL } });
+  await s.app.register(mcpHttp, { pipeline: s.runtime.pipeline });
+  base = await s.app.listen({ port: 0, host: '127.0.0.1' });
+  agentKey = (await s.client.mint({ tier: 'agent' }, 'http agent')).apiKey;
+  approverKey = (await s.client.mint({ tier: 'approver' }, 'http approver')).apiKey;
+});
+afterAll(() => s.close());
+
+async function connect(key: string, headers: Record<string, string> = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
+  });
+  const client = new Client({ name: 'http-agent', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const post = (headers: Record<string, string>, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) =>
+  fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('MCP over Streamable HTTP', () => {
+  it('answers 401 with the protected-resource metadata header, and serves that metadata', async () => {
+    const missing = await post({});
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource"`);
+    expect(((await missing.json()) as any).error.code).toBe('UNAUTHORIZED');
+    const invalid = await post({ authorization: 'Bearer wops_not_a_key' });
+    expect(invalid.status).toBe(401);
+    expect(invalid.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      const meta = (await (await fetch(`${base}${path}`)).json()) as any;
+      expect(meta).toMatchObject({ resource: `${PUBLIC_URL}/mcp`, bearer_methods_supported: ['header'] });
+      expect(meta.scopes_supported).toContain('books.write');
+    }
+    const client = new Client({ name: 'no-key', version: '1' });
+    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))).rejects.toThrow();
+  });
+
+  it('stateless: GET and DELETE on /mcp are 405; a bad toolset header is BAD_REQUEST', async () => {
+    const get = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${agentKey}`, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const bad = await post({ authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'bookz' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/unknown toolset "bookz"/) });
+  });
+
+  it('lists scope-filtered tools; toolsets and read-only come from headers; instructions explain holds', async () => {
+    const agent = await connect(agentKey);
+    const names = (await agent.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['board_createTask', 'books_payrollSign', 'approval_wait', META_TOOLS.write]));
+    expect(names).not.toContain('approval_resolve');
+    expect(agent.getInstructions()).toMatch(/approval_required/);
+    await agent.close();
+
+    const approver = await connect(approverKey, { 'x-mcp-toolsets': 'approval' });
+    const approverTools = (await approver.listTools()).tools.map((t) => t.name);
+    expect(approverTools).toContain('approval_resolve');
+    expect(approverTools).not.toContain('board_createTask');
+    await approver.close();
+
+    const ro = await connect(agentKey, { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': 'true', 'x-mcp-exclude-tools': 'board_context' });
+    const roTools = (await ro.listTools()).tools;
+    expect(roTools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(roTools.map((t) => t.name)).toEqual(expect.arrayContaining(['board_ready', 'org_whoami', 'events']));
+    expect(roTools.map((t) => t.name)).not.toContain('board_context');
+    await ro.close();
+  });
+
+  it('calls, errors and an idempotent retry without a key that executes once', async () => {
+    const agent = await connect(agentKey);
+    const before = (await allEvents(s.client)).filter((e) => e.kind === 'item.created').length;
+    const first = await agent.callTool({ name: 'board_createTask', arguments: { title: 'Over HTTP' } });
+    const retry = await agent.callTool({ name: 'board_createTask', arguments: { title: 'Over HTTP' } });
+    expect(structured(retry).id).toBe(structured(first).id);
+    expect(retry._meta?.[META.replayed]).toBe(true);
+    expect((await allEvents(s.client)).filter((e) => e.kind === 'item.created').length).toBe(before + 1);
+    expect(toolError(await agent.callTool({ name: 'board_createTask', arguments: { title: '' } }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^title: /),
+    });
+    expect(toolError(await agent.callTool({ name: META_TOOLS.write, arguments: { name: 'org.create', params: { slug: 'x-y', name: 'x' } } }))).toEqual({
+      code: 'FORBIDDEN_SCOPE',
+      message: 'missing scope admin for org.create',
+    });
+    await agent.close();
+  });
+
+  it('the whole signature flow: hold, filed approval, human approval, wait, retry with proof, executed', async () => {
+    const agent = await connect(agentKey);
+    const hold = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: 'h1', amountCents: 990000 } }));
+    expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', subjectId: 'h1', elicitation: null });
+    expect(hold.url).toBe(`${PUBLIC_URL}/approvals/${hold.approvalId}`);
+
+    const wait = agent.callTool({ name: 'approval_wait', arguments: { approvalId: hold.approvalId, timeoutMs: 20000 } });
+    await new Promise((r) => setTimeout(r, 100));
+    await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approverKey });
+    expect(structured(await wait)).toMatchObject({ status: 'approved', timedOut: false });
+
+    const done = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: 'h1', amountCents: 990000, approvalId: hold.approvalId } }));
+    expect(done).toMatchObject({ runId: 'h1', status: 'POSTED' });
+    const rows = await s.runtime.db.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, markerId('h1')]);
+    expect(rows).toHaveLength(1);
+    const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === 'h1' || e.payload?.subjectId === 'h1').map((e) => e.kind);
+    expect(kinds).toEqual(['books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
+    await agent.close();
+  });
+});
