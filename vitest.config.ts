@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// CI sets VITEST_JSON_REPORT to collect counts from both database runs; people get the default reporter.
+const jsonReport = process.env.VITEST_JSON_REPORT;
+
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
@@ -8,5 +11,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    reporters: jsonReport ? ['default', 'json'] : ['default'],
+    outputFile: jsonReport ? { json: jsonReport } : undefined,
   },
 });

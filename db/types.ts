@@ -21,6 +21,7 @@ export const isSqlError = (e: unknown, code: string): e is SqlError =>
 
 export const SQLSTATE = {
   uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
   lockNotAvailable: '55P03',
   serializationFailure: '40001',
   deadlockDetected: '40P01',

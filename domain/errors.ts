@@ -18,6 +18,9 @@ export function toErrorFrame(err: unknown, log: Logger, context: { requestId: st
   if (isSqlError(err, SQLSTATE.deadlockDetected) || isSqlError(err, SQLSTATE.serializationFailure)) {
     return conflict('lost a race with a concurrent call; retry');
   }
+  if (isSqlError(err, SQLSTATE.foreignKeyViolation)) {
+    return conflict('a row this call refers to was changed or removed by a concurrent call; retry');
+  }
   if (isSqlError(err, SQLSTATE.uniqueViolation)) {
     return conflict('a concurrent call created the same record; retry or read it back');
   }

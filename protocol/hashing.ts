@@ -3,9 +3,10 @@ import canonicalize from 'canonicalize';
 
 /**
  * Canonical JSON as hashed by the ledger: RFC 8785 (JCS). Object keys sorted recursively by UTF-16 code
- * units, no whitespace, strings escaped as JSON.stringify does, numbers in ECMAScript form. Ledger payloads
- * hold only strings, integers, booleans, null, arrays and objects, so any JSON library that sorts keys and
- * emits compact JSON reproduces these bytes.
+ * units, no whitespace, strings escaped as JSON.stringify does, numbers in ECMAScript form. Payloads hold only
+ * strings, integers, booleans, null, arrays and objects, and every key the server writes is ASCII (keys come
+ * from handler code, never from user input), so code-point order and UTF-16 order agree and any JSON library
+ * that sorts keys and emits compact UTF-8 reproduces these bytes.
  */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value);

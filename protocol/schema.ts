@@ -72,9 +72,11 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
     return `${keys.join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`;
   }
   const field = path || root;
+  const input = (issue as { input?: unknown }).input;
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && input === undefined) return `${field}: required`;
   if (issue.code === 'invalid_type') {
-    const input = (issue as { input?: unknown }).input;
-    if (input === undefined) return `${field}: required`;
+    // zod 4 reports .int() on a non-integer number as invalid_type `int`: keep the builder's own words.
+    if (issue.expected === 'int' && typeof input === 'number' && Number.isFinite(input)) return `${field}: ${issue.message}`;
     // A coerced query value such as `limit=abc` arrives here as NaN: say what it was, not "got number".
     if (typeof input === 'number' && Number.isNaN(input)) return `${field}: expected ${issue.expected}, got a non-numeric value`;
     return `${field}: expected ${issue.expected}, got ${describeType(input)}`;
