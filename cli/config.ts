@@ -10,6 +10,7 @@ export interface ServerConfig {
   holdTtlMs: number;
   logLevel: string;
   poolSize: number;
+  lockTimeoutMs: number;
 }
 
 export const ENV_HELP = `Environment:
@@ -22,6 +23,7 @@ export const ENV_HELP = `Environment:
   PUBLIC_URL            base URL humans use to reach this server (default http://localhost:PORT)
   HOLD_TTL_MS           lifetime of a signature hold and its approval (default 86400000)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
+  PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)`;
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -45,5 +47,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     holdTtlMs: int('HOLD_TTL_MS', 24 * 60 * 60 * 1000, env),
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: int('PG_POOL_SIZE', 20, env),
+    lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),
   };
 }

@@ -14,6 +14,7 @@ export async function serve(config: ServerConfig): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.poolSize,
+    lockTimeoutMs: config.lockTimeoutMs,
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
     log,
   });

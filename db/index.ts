@@ -12,12 +12,14 @@ export interface OpenDbOptions {
   dataDir?: string;
   inMemory?: boolean;
   poolSize?: number;
+  /** PostgreSQL lock_timeout in ms (default 5000). */
+  lockTimeoutMs?: number;
 }
 
 /** Open the configured database and bring its schema up to date. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   const db = opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize })
+    ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs })
     : await openPglite(opts.inMemory || opts.dataDir === 'memory' ? undefined : (opts.dataDir ?? './.data'));
   try {
     await migrate(db);

@@ -8,8 +8,10 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
-export function openPostgres(url: string, opts: { poolSize?: number } = {}): Db {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 20, types });
+export function openPostgres(url: string, opts: { poolSize?: number; lockTimeoutMs?: number } = {}): Db {
+  // lock_timeout bounds every row-lock wait (a duplicate idempotency key in flight, a hot head row): a call
+  // that would wait longer answers CONFLICT instead of hanging.
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 20, types, lock_timeout: opts.lockTimeoutMs ?? 5000 });
   // An idle client that loses its connection emits here; without a listener it would crash the process.
   pool.on('error', () => {});
 

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/types.js';
+import { ApiError } from '../protocol/errors.js';
+import { isSqlError, SQLSTATE, type Queryable } from '../db/types.js';
 
 export interface IdempotencyScope {
   orgId: string;
@@ -24,11 +25,18 @@ export async function findReplay(q: Queryable, s: IdempotencyScope): Promise<str
  * once the first commits, or runs itself if the first rolled back. Returns the frame to replay, if any.
  */
 export async function claimKey(q: Queryable, s: IdempotencyScope): Promise<{ replay?: string }> {
-  const claimed = await q.query(
-    `INSERT INTO idempotency (org_id, actor, method, key) VALUES ($1, $2, $3, $4)
-     ON CONFLICT DO NOTHING RETURNING 1`,
-    KEY_ARGS(s),
-  );
+  const claimed = await q
+    .query(
+      `INSERT INTO idempotency (org_id, actor, method, key) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      KEY_ARGS(s),
+    )
+    .catch((err: unknown) => {
+      if (isSqlError(err, SQLSTATE.lockNotAvailable)) {
+        throw new ApiError('CONFLICT', `a call with this idempotency key is still in flight; retry with the same key shortly`);
+      }
+      throw err;
+    });
   if (claimed.length) return {};
   const frame = await findReplay(q, s);
   if (frame === undefined) throw new Error('idempotency row without a frame after its claim committed');
