@@ -4,6 +4,7 @@ import { errorFrame } from '../protocol/frames.js';
 import { hashApiKey, bearerFrom } from '../domain/auth.js';
 import type { Runtime } from '../domain/runtime.js';
 import { rpcRoutes } from './rpc.js';
+import { docsRoutes } from './docs.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -101,6 +102,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     return { ok: true, database: opts.runtime.db.kind };
   });
 
+  await app.register(docsRoutes);
   await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
   return app;
 }

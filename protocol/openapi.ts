@@ -1,0 +1,260 @@
+import { z } from 'zod';
+import type { MethodContract, ReadContract } from './contract.js';
+import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { HoldResult } from './frames.js';
+import { FAMILIES, METHODS, READS, STATIC_READS, type Flag, type MethodSpec, type ReadSpec } from './registry.js';
+
+type Json = Record<string, unknown>;
+
+/** What a deployed method contributes beyond its registry entry (a MethodHandler fits). */
+export interface DeployedMethod {
+  contract: MethodContract;
+  /** The method may answer a hold frame instead of its result (signature acts). */
+  mayHold?: boolean;
+}
+
+export interface DeployedRead {
+  contract: ReadContract;
+}
+
+export interface OpenApiOptions {
+  /** Base URL the paths hang off (`/api/v1/...` is in every path): an origin, or `/` for "where this document was served". */
+  serverUrl: string;
+  /** Deployed methods by name; registry methods missing here are documented as not deployed. */
+  methods?: ReadonlyMap<string, DeployedMethod>;
+  /** Deployed reads by path (`events`, `org/whoami`). */
+  reads?: ReadonlyMap<string, DeployedRead>;
+  version?: string;
+}
+
+const FLAG_WORDS: Record<Flag, string> = {
+  M: 'mutating (appends one ledger event)',
+  I: 'idempotent (send `x-idempotency-key`; a repeat with the same key replays the first result)',
+  G: 'governance-gated (answers GOVERNANCE_NOT_READY until decision rights are declared)',
+  R: 'read-only',
+  P: 'pre-auth (needs no credential)',
+};
+
+const METHOD_ERROR_STATUSES = [400, 401, 403, 404, 409, 423, 429, 500] as const;
+const READ_ERROR_STATUSES = [400, 401, 403, 404, 429, 500] as const;
+
+/** Status -> the error codes that answer with it (IDEMPOTENT_REPLAY is a 200 and not an error response). */
+function codesByStatus(): Map<number, ErrorCode[]> {
+  const out = new Map<number, ErrorCode[]>();
+  for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][]) {
+    if (status < 400) continue;
+    out.set(status, [...(out.get(status) ?? []), code]);
+  }
+  return out;
+}
+
+/**
+ * zod 4's converter, made embeddable: `$schema` dropped, and any `$defs` (recursive or registered schemas)
+ * hoisted into components.schemas under a per-operation prefix so `$ref`s resolve inside the document.
+ */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output', prefix: string, defs: Json): Json {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
+  delete json.$schema;
+  const local = json.$defs as Record<string, Json> | undefined;
+  delete json.$defs;
+  if (!local) return json;
+  const rename = (name: string) => `${prefix}_${name}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (typeof node !== 'object' || node === null) return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) =>
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? [k, `#/components/schemas/${rename(v.slice(8))}`] : [k, rewrite(v)],
+      ),
+    );
+  };
+  for (const [name, def] of Object.entries(local)) defs[rename(name)] = rewrite(def);
+  return rewrite(json) as Json;
+}
+
+const errorResponses = (statuses: readonly number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }]));
+
+function describeSpec(scope: string, flags: readonly Flag[]): string {
+  const scopeLine = flags.includes('P') ? 'Scope: none (pre-auth).' : `Scope: \`${scope}\`.`;
+  const flagLines = flags.length ? flags.map((f) => `- ${f}: ${FLAG_WORDS[f]}`).join('\n') : '- none';
+  return `${scopeLine}\n\nFlags:\n${flagLines}`;
+}
+
+function methodOperation(spec: MethodSpec, deployed: DeployedMethod | undefined, defs: Json): Json {
+  const c = deployed?.contract;
+  const params: Json = c ? schemaOf(c.params, 'input', `${spec.name}.params`, defs) : { type: 'object', additionalProperties: true };
+  let result: Json = c?.result ? schemaOf(c.result, 'output', `${spec.name}.result`, defs) : {};
+  if (deployed?.mayHold) result = { anyOf: [result, { $ref: '#/components/schemas/HoldResult' }] };
+
+  const notes = [
+    c
+      ? c.summary
+      : `The \`${spec.family}\` family is not deployed on this server: calls answer NOT_FOUND (404). Params are not described here.`,
+    describeSpec(spec.scope, spec.flags),
+    'The body is `{"params": {...}}`; a bare params object as the whole body is accepted too. An empty body means no params.',
+  ];
+  if (deployed?.mayHold) notes.push('A signature act without a matching approval answers a hold frame (`result.status = "approval_required"`) instead of its result.');
+
+  const parameters: Json[] = [];
+  if (spec.idempotent) {
+    parameters.push({
+      name: 'x-idempotency-key',
+      in: 'header',
+      required: false,
+      description: 'Replays the first result of this method for the same org, actor and key.',
+      schema: { type: 'string' },
+    });
+  }
+  const okHeaders = spec.idempotent
+    ? { 'idempotent-replay': { description: '`true` when the result is a replay.', schema: { type: 'string', enum: ['true'] } } }
+    : undefined;
+
+  const media: Json = {
+    schema: {
+      type: 'object',
+      properties: { params: params },
+      additionalProperties: false,
+      description: 'A bare params object as the whole body is accepted too.',
+    },
+  };
+  if (c) media.example = { params: c.example };
+
+  return {
+    operationId: spec.name,
+    tags: [spec.family],
+    summary: c ? firstSentence(c.summary) : `${spec.name} (not deployed)`,
+    description: notes.join('\n\n'),
+    'x-scope': spec.scope,
+    'x-flags': [...spec.flags],
+    'x-deployed': Boolean(c),
+    security: spec.preAuth ? [] : [{ bearer: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    requestBody: { required: false, content: { 'application/json': media } },
+    responses: {
+      '200': {
+        description: 'Call frame with the result.',
+        ...(okHeaders ? { headers: okHeaders } : {}),
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { ok: { const: true }, result },
+              required: ['ok', 'result'],
+            },
+          },
+        },
+      },
+      ...errorResponses(METHOD_ERROR_STATUSES),
+    },
+  };
+}
+
+function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs: Json): Json {
+  const c = deployed?.contract;
+  const query = c ? schemaOf(c.query, 'input', `${spec.path}.query`, defs) : {};
+  const props = (query.properties ?? {}) as Record<string, Json>;
+  const required = new Set((query.required as string[] | undefined) ?? []);
+  const parameters = Object.entries(props).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+    schema,
+  }));
+  const result = c?.result ? schemaOf(c.result, 'output', `${spec.path}.result`, defs) : {};
+  const id = spec.path.replace('/', '.');
+  return {
+    operationId: `read.${id}`,
+    tags: ['reads'],
+    summary: c ? firstSentence(c.summary) : `${spec.path} (not deployed)`,
+    description: [
+      c ? c.summary : 'Not deployed on this server: answers NOT_FOUND (404).',
+      `Scope: \`${spec.scope}\`.`,
+      'Answers the bare payload on success and an error frame otherwise.',
+    ].join('\n\n'),
+    'x-scope': spec.scope,
+    'x-flags': ['R'],
+    'x-deployed': Boolean(c),
+    security: [{ bearer: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    responses: {
+      '200': { description: 'The bare payload.', content: { 'application/json': { schema: result } } },
+      ...errorResponses(READ_ERROR_STATUSES),
+    },
+  };
+}
+
+function firstSentence(text: string): string {
+  const m = /^(.+?[.!?])(\s|$)/s.exec(text.trim());
+  return (m ? m[1] : text.trim()).slice(0, 200);
+}
+
+/** The OpenAPI 3.1 document of the v1 API, from the registry and the deployed zod contracts. Pure. */
+export function buildOpenApi(opts: OpenApiOptions): Json {
+  const defs: Json = {};
+  const paths: Record<string, Json> = {};
+  for (const spec of METHODS.values()) {
+    paths[`/api/v1/${spec.name}`] = { post: methodOperation(spec, opts.methods?.get(spec.name), defs) };
+  }
+  for (const spec of [...READS.values(), ...STATIC_READS.values()]) {
+    paths[`/api/v1/${spec.path}`] = { get: readOperation(spec, opts.reads?.get(spec.path), defs) };
+  }
+
+  const deployedFamilies = new Set([...(opts.methods?.keys() ?? [])].map((n) => n.split('.')[0]));
+  const tags = [
+    ...FAMILIES.map((f) => ({
+      name: f,
+      description: deployedFamilies.has(f) ? `The ${f} family.` : `The ${f} family: not deployed on this server (calls answer NOT_FOUND).`,
+    })),
+    { name: 'reads', description: 'GET reads: bare payload on success, error frame otherwise.' },
+  ];
+
+  const responses = Object.fromEntries(
+    [...codesByStatus()].map(([status, codes]) => [
+      `Error${status}`,
+      {
+        description: `Error frame: ${codes.join(', ')}.`,
+        ...(status === 429 ? { headers: { 'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorFrame' } } },
+      },
+    ]),
+  );
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Workspace operations API',
+      version: opts.version ?? '1',
+      description:
+        'Generated from the protocol registry and zod contracts. Calls are `POST /api/v1/{family}.{method}` answering a call frame ' +
+        '(`{"ok": true, "result"}` or `{"ok": false, "error": {"code", "message"}}`); reads are `GET /api/v1/{read}` answering the bare payload.',
+    },
+    servers: [{ url: opts.serverUrl }],
+    tags,
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`.' } },
+      schemas: {
+        ErrorFrame: {
+          type: 'object',
+          properties: {
+            ok: { const: false },
+            error: {
+              type: 'object',
+              properties: {
+                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+                message: { type: 'string', description: 'Names the field or the scope at fault.' },
+              },
+              required: ['code', 'message'],
+            },
+          },
+          required: ['ok', 'error'],
+        },
+        HoldResult: schemaOf(HoldResult, 'output', 'HoldResult', defs),
+        ...defs,
+      },
+      responses,
+    },
+  };
+}

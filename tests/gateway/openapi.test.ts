@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHOD_HANDLERS } from '../../domain/deployed.js';
+import { buildOpenApi } from '../../protocol/openapi.js';
+import { METHODS } from '../../protocol/registry.js';
+import { testServer, type TestServer } from '../helpers/harness.js';
+
+const REGISTRY_JSON = fileURLToPath(new URL('../../../shared/spec/registry.json', import.meta.url));
+const spec = JSON.parse(readFileSync(REGISTRY_JSON, 'utf8')) as {
+  methods: { name: string; family: string; scope: string; flags: string[] }[];
+  reads: { path: string; scope: string }[];
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = any;
+
+let s: TestServer;
+let doc: Doc;
+beforeAll(async () => {
+  s = await testServer();
+  const res = await s.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  doc = res.json();
+});
+afterAll(() => s.close());
+
+const op = (name: string) => doc.paths[`/api/v1/${name}`]?.post;
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const result = await new Validator().validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it('needs no credential', async () => {
+    const res = await s.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { authorization: 'Bearer nonsense' } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('names all 424 methods and 13 reads with their scopes and flags', () => {
+    expect(spec.methods).toHaveLength(424);
+    expect(spec.reads).toHaveLength(13);
+    for (const m of spec.methods) {
+      const o = op(m.name);
+      expect(o, m.name).toBeDefined();
+      expect(o.operationId).toBe(m.name);
+      expect(o.tags).toEqual([m.family]);
+      expect(o['x-scope']).toBe(m.scope);
+      expect([...o['x-flags']].sort()).toEqual([...m.flags].sort());
+      expect(o.description).toContain(m.flags.includes('P') ? 'pre-auth' : `\`${m.scope}\``);
+      expect(Object.keys(o.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '423', '429', '500']);
+    }
+    for (const r of spec.reads) {
+      const o = doc.paths[`/api/v1${r.path}`]?.get;
+      expect(o, r.path).toBeDefined();
+      expect(o['x-scope']).toBe(r.scope);
+    }
+    expect(doc.paths['/api/v1/org/whoami'].get['x-scope']).toBe('org.read');
+    expect(Object.keys(doc.paths)).toHaveLength(424 + 13 + 1);
+  });
+
+  it('error responses share the ErrorFrame component', () => {
+    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(doc.components.schemas.ErrorFrame.properties.error.properties.code.enum).toContain('GOVERNANCE_NOT_READY');
+    expect(op('board.createTask').responses['423']).toEqual({ $ref: '#/components/responses/Error423' });
+    expect(doc.components.responses.Error401.description).toContain('WEAK_SECRET');
+    expect(doc.components.responses.Error401.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorFrame' });
+  });
+
+  it('deployed methods carry their real params and result schemas', () => {
+    const create = op('board.createTask');
+    expect(create['x-deployed']).toBe(true);
+    const params = create.requestBody.content['application/json'].schema.properties.params;
+    expect(params.required).toContain('title');
+    expect(params.properties.title.type).toBe('string');
+    expect(create.requestBody.content['application/json'].example.params.title).toBeTypeOf('string');
+    expect(create.security).toEqual([{ bearer: [] }]);
+    const ready = doc.paths['/api/v1/board.ready'].get;
+    expect(ready.parameters.length).toBeGreaterThan(0);
+    expect(ready.parameters.every((p: { in: string }) => p.in === 'query')).toBe(true);
+  });
+
+  it('I-methods declare x-idempotency-key; others do not', () => {
+    for (const m of METHODS.values()) {
+      const names = (op(m.name).parameters ?? []).map((p: { name: string }) => p.name);
+      expect(names.includes('x-idempotency-key'), m.name).toBe(m.idempotent);
+    }
+  });
+
+  it('pre-auth methods need no credential; undeployed families say they answer NOT_FOUND', () => {
+    const pre = [...METHODS.values()].find((m) => m.preAuth)!;
+    expect(op(pre.name).security).toEqual([]);
+    const missing = [...METHODS.values()].find((m) => !METHOD_HANDLERS.has(m.name))!;
+    expect(op(missing.name)['x-deployed']).toBe(false);
+    expect(op(missing.name).description).toContain('not deployed on this server');
+  });
+
+  it('a method that may hold offers the hold frame as its result', async () => {
+    // No deployed handler holds yet: build the document with one that does.
+    const create = METHOD_HANDLERS.get('board.createTask')!;
+    const built = buildOpenApi({ serverUrl: '/', methods: new Map([['board.createTask', { ...create, mayHold: true }]]) }) as Doc;
+    const o = built.paths['/api/v1/board.createTask'].post;
+    expect(o.responses['200'].content['application/json'].schema.properties.result.anyOf[1]).toEqual({ $ref: '#/components/schemas/HoldResult' });
+    expect(o.description).toContain('approval_required');
+    expect((await new Validator().validate(built)).valid).toBe(true);
+    expect(JSON.stringify(op('board.createTask').responses['200'])).not.toContain('HoldResult');
+  });
+});
+
+describe('GET /docs', () => {
+  it('renders the document with locally served assets', async () => {
+    const page = await s.app.inject({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const urls = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(urls.length).toBeGreaterThanOrEqual(3);
+    for (const url of urls) {
+      expect(url.startsWith('/'), url).toBe(true);
+      const res = await s.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body.length, url).toBeGreaterThan(0);
+    }
+    const init = await s.app.inject({ method: 'GET', url: '/docs/init.js' });
+    expect(init.body).toContain('/api/v1/openapi.json');
+  });
+
+  it('serves only the renderer files it names', async () => {
+    const res = await s.app.inject({ method: 'GET', url: '/docs/assets/package.json' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+});
