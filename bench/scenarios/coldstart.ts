@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT, startServer } from '../server.js';
+
+export interface ColdStart {
+  /** Each start's time to the first 200 of GET /healthz, in ms. */
+  runsMs: number[];
+  medianMs: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measure(times: number, start: (i: number) => Promise<number>): Promise<ColdStart> {
+  const runsMs: number[] = [];
+  for (let i = 0; i < times; i++) runsMs.push(await start(i));
+  return { runsMs, medianMs: median(runsMs) };
+}
+
+async function once(env: Record<string, string>, script?: string): Promise<number> {
+  const server = await startServer({ env, script });
+  await server.stop();
+  return server.startupMs;
+}
+
+/** PGlite, each start on a new empty data dir: creates the database, migrates, bootstraps, serves. */
+export async function coldStartPglite(times: number): Promise<ColdStart> {
+  return measure(times, async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'wops-bench-pglite-'));
+    try {
+      return await once({ DATA_DIR: dir, DATABASE_URL: '', BOOTSTRAP_ADMIN_KEY: '' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** PostgreSQL, on the bench database (already migrated and bootstrapped by the first start). */
+export async function coldStartPostgres(times: number, databaseUrl: string): Promise<ColdStart> {
+  return measure(times, () => once({ DATABASE_URL: databaseUrl }));
+}
+
+/** Baseline: tsx + node:http answering /healthz, no framework, no database. */
+export async function coldStartBaseline(times: number): Promise<ColdStart> {
+  return measure(times, () => once({}, path.join(ROOT, 'bench', 'baseline-server.ts')));
+}
