@@ -29,9 +29,9 @@ export interface SeededChain {
 
 export async function seedChain(ctx: BenchContext, org: BenchOrg, total: number, opts: { verify?: boolean } = {}): Promise<SeededChain> {
   const started = performance.now();
-  const [head] = await ctx.db.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [org.orgId]);
-  let seq = Number(head.seq);
-  let prev = head.row_hash;
+  const { head } = await readSnapshot(ctx.db, org.orgId);
+  let seq = head.seq;
+  let prev = head.rowHash;
   const after = { afterSeq: seq, afterHash: prev };
   const last = seq + total;
   while (seq < last) {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { verifyOrgChain } from '../../ledger/verify.js';
+import { sha256Hex } from '../../protocol/hashing.js';
 import type { BenchContext, BenchOrg } from '../fixture.js';
 import { seededRow, type SeededChain } from './reads.js';
 
@@ -57,10 +57,10 @@ export function rawSha256(org: BenchOrg, chain: SeededChain, seeded: number): { 
     for (const end = Math.min(last, s + 4999); s <= end; s++) {
       const { input } = seededRow(prev, s, org.actor);
       batch.push(input);
-      prev = createHash('sha256').update(input, 'utf8').digest('hex');
+      prev = sha256Hex(input);
     }
     const t = performance.now();
-    for (const input of batch) createHash('sha256').update(input, 'utf8').digest('hex');
+    for (const input of batch) sha256Hex(input);
     ms += performance.now() - t;
     events += batch.length;
   }

@@ -1,10 +1,10 @@
 import type { Queryable } from '../../db/types.js';
 import type { Runtime } from '../../domain/runtime.js';
+import { readSnapshot } from '../../ledger/read.js';
 
 /** The org's chain head straight from the database. */
 export async function headOf(q: Queryable, orgId: string): Promise<{ seq: number; rowHash: string }> {
-  const [row] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [orgId]);
-  return { seq: row?.seq ?? 0, rowHash: row?.row_hash ?? '' };
+  return (await readSnapshot(q, orgId)).head;
 }
 
 export async function eventCount(q: Queryable, orgId: string): Promise<number> {
