@@ -1,6 +1,7 @@
 import type { MethodHandler, ReadHandler } from './handler.js';
 import { approvalHandlers, approvalReads } from './approval/index.js';
 import { boardHandlers, boardReads } from './board/index.js';
+import { booksHandlers, booksReads } from './books/index.js';
 import { governanceHandlers } from './governance/index.js';
 import { pairingHandlers } from './pairing/index.js';
 import { ledgerReads } from './ledger-reads.js';
@@ -8,7 +9,7 @@ import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
-export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
+export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
 
 /** Every deployed GET read, by path. */
-export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...ledgerReads, ...orgReads, ...approvalReads]);
+export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads]);

@@ -21,10 +21,18 @@ export interface Logger {
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
+/** Business time: the books' "today" (due dates, overdue, promises, pay dates). Tests and the demo seed set it. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
 /** What every handler may reach besides its transaction. */
 export interface Deps {
   db: Db;
   config: DomainConfig;
+  clock: Clock;
   /** HMAC key for signature tokens (instance secret). */
   signingKey: string;
   /** In-process notifications, e.g. `approval.decided` for long-polls. */

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../protocol/errors.js';
-import { okFrame, type CallFrame } from '../protocol/frames.js';
+import { errorFrame, okFrame, type CallFrame } from '../protocol/frames.js';
 import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec } from '../protocol/registry.js';
 import { parseParams } from '../protocol/schema.js';
 import type { Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
-import { claimKey, findReplay, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
+import { claimKey, findReplay, releaseKey, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
 import { authenticate, type Principal } from './auth.js';
-import { holdEventPayload, holdResult, recordHold } from './approval/hold.js';
+import { holdEventPayload, holdResult, recordHold, refusalMessage } from './approval/hold.js';
 import { HoldSignal, requireSignature } from './approval/signature.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
@@ -149,6 +149,13 @@ export class Pipeline {
         if (!(err instanceof HoldSignal)) throw err;
         // The act is held: undo whatever the handler did, then record the attempt and nothing else.
         if (handler.mayHold) await q.query('ROLLBACK TO SAVEPOINT before_act');
+        if (err.request.refuseWithoutProof) {
+          // A refusal appends nothing and caches nothing; only the held act is kept, for approval.request.
+          await recordHold(q, { orgId: ctx.orgId, method: spec.name, heldBy: principal.id, ttlMs: this.deps.config.holdTtlMs, signal: err, event: null });
+          if (scope) await releaseKey(q, scope);
+          const frame = errorFrame('GOVERNANCE_NOT_READY', refusalMessage(err, this.deps));
+          return { status: 423, frame, body: JSON.stringify(frame), replayed: false } satisfies CallOutcome;
+        }
         const event = await appendEvent(q, ctx.orgId, {
           family: 'books',
           kind: 'books.signature.hold',

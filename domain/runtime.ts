@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { openDb, type OpenDbOptions } from '../db/index.js';
 import type { Db } from '../db/types.js';
-import { DEFAULT_DOMAIN_CONFIG, silentLogger, type Deps, type DomainConfig, type Logger } from './deps.js';
+import { DEFAULT_DOMAIN_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler, ReadHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
 import { METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
@@ -10,6 +10,8 @@ import { METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
 export interface RuntimeOptions extends OpenDbOptions {
   config?: Partial<DomainConfig>;
   log?: Logger;
+  /** Business time for the books (default: the system clock). */
+  clock?: Clock;
   /** Overrides the stored instance signing key (SIGNATURE_SECRET). */
   signingKey?: string;
   /** Extra handlers, for tests that exercise the pipeline with a method of their own. */
@@ -29,6 +31,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const deps: Deps = {
     db,
     config: { ...DEFAULT_DOMAIN_CONFIG, ...opts.config },
+    clock: opts.clock ?? systemClock,
     signingKey: opts.signingKey ?? (await instanceSecret(db, 'signature_hmac')),
     bus: new EventEmitter().setMaxListeners(0),
     log: opts.log ?? silentLogger,

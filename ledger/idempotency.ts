@@ -49,3 +49,8 @@ export async function storeFrame(q: Queryable, s: IdempotencyScope, frame: strin
     frame,
   ]);
 }
+
+/** Give the key back (a call that ends in a recorded refusal commits, but must not replay that refusal). */
+export async function releaseKey(q: Queryable, s: IdempotencyScope): Promise<void> {
+  await q.query('DELETE FROM idempotency WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', KEY_ARGS(s));
+}

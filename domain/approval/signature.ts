@@ -14,6 +14,11 @@ export interface SignatureRequest {
   summary: string;
   /** The act's params as parsed; approvalId and signatureToken are left out of the hash. */
   params: Record<string, unknown>;
+  /**
+   * Without proof, refuse with GOVERNANCE_NOT_READY (this text first) instead of answering a hold frame.
+   * The act is still recorded as held (no ledger event), so approval.request can be filed for it (PB-B1).
+   */
+  refuseWithoutProof?: string;
 }
 
 export interface SignatureProof {
@@ -21,7 +26,7 @@ export interface SignatureProof {
   payloadHash: string;
 }
 
-/** Thrown by requireSignature when no proof was given: the pipeline turns it into the hold frame. */
+/** Thrown by requireSignature when no proof was given: the pipeline turns it into the hold frame (or the refusal). */
 export class HoldSignal extends Error {
   constructor(
     readonly request: SignatureRequest,

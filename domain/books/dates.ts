@@ -1,0 +1,21 @@
+import type { Deps } from '../deps.js';
+
+/** Business dates are `YYYY-MM-DD` strings in UTC; arithmetic goes through whole days. */
+
+const DAY_MS = 86_400_000;
+
+export const today = (deps: Pick<Deps, 'clock'>): string => deps.clock.now().toISOString().slice(0, 10);
+
+const toDays = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+const fromDays = (days: number): string => new Date(days * DAY_MS).toISOString().slice(0, 10);
+
+export const addDays = (date: string, days: number): string => fromDays(toDays(date) + days);
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export const daysBetween = (from: string, to: string): number => toDays(to) - toDays(from);
+
+/** Inclusive count of days in [start, end]. */
+export const daysInclusive = (start: string, end: string): number => daysBetween(start, end) + 1;
+
+export const maxDate = (a: string, b: string): string => (a >= b ? a : b);
+export const minDate = (a: string, b: string): string => (a <= b ? a : b);

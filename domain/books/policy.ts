@@ -1,0 +1,57 @@
+import { ApiError } from '../../protocol/errors.js';
+import type { Queryable } from '../../db/types.js';
+
+/** The books policy of an org (GET /policy shows it). Rates are fixed by law, the floor and lock are per org. */
+export interface BooksPolicy {
+  /** Above this (strictly greater), bank matches are held and bills flagged ABOVE FLOOR. */
+  materialityFloorCents: number;
+  /** Journals dated on or before it are refused; null when no period is locked. */
+  lockDate: string | null;
+  gstRateBasisPoints: number;
+  superGuaranteeBasisPoints: number;
+  /** Days after a promised date before an unpaid promise counts as BROKEN. */
+  promiseGraceDays: number;
+  /** Purchases above this (GST-inclusive) need a tax invoice to claim GST credits. */
+  taxInvoiceThresholdCents: number;
+}
+
+export const DEFAULT_POLICY: BooksPolicy = {
+  materialityFloorCents: 500_000,
+  lockDate: null,
+  gstRateBasisPoints: 1_000,
+  superGuaranteeBasisPoints: 1_200,
+  promiseGraceDays: 3,
+  taxInvoiceThresholdCents: 8_250,
+};
+
+export async function booksPolicy(q: Queryable, orgId: string, opts: { forUpdate?: boolean } = {}): Promise<BooksPolicy> {
+  const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null }>(
+    `SELECT materiality_floor_cents, lock_date::text AS lock_date FROM books_settings WHERE org_id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [orgId],
+  );
+  if (!row) return DEFAULT_POLICY;
+  return { ...DEFAULT_POLICY, materialityFloorCents: Number(row.materiality_floor_cents), lockDate: row.lock_date };
+}
+
+/** Refuse a posting into a locked period. */
+export function assertPeriodOpen(policy: BooksPolicy, date: string, what: string): void {
+  if (policy.lockDate && date <= policy.lockDate) {
+    throw new ApiError('CONFLICT', `${what}: the period is locked through ${policy.lockDate} (a lodged BAS); date ${date} cannot be posted`);
+  }
+}
+
+export async function setLockDate(q: Queryable, orgId: string, lockDate: string): Promise<void> {
+  await q.query(
+    `INSERT INTO books_settings (org_id, lock_date) VALUES ($1, $2)
+     ON CONFLICT (org_id) DO UPDATE SET lock_date = greatest(books_settings.lock_date, EXCLUDED.lock_date), updated_at = now()`,
+    [orgId, lockDate],
+  );
+}
+
+export async function setMaterialityFloor(q: Queryable, orgId: string, cents: number): Promise<void> {
+  await q.query(
+    `INSERT INTO books_settings (org_id, materiality_floor_cents) VALUES ($1, $2)
+     ON CONFLICT (org_id) DO UPDATE SET materiality_floor_cents = EXCLUDED.materiality_floor_cents, updated_at = now()`,
+    [orgId, cents],
+  );
+}

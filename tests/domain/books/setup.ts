@@ -1,0 +1,196 @@
+import { expect } from 'vitest';
+import type { ErrorCode } from '../../../protocol/errors.js';
+import { METHOD_HANDLERS } from '../../../domain/deployed.js';
+import type { Clock } from '../../../domain/deps.js';
+import type { Queryable } from '../../../db/types.js';
+import { HoldResult } from '../../../protocol/frames.js';
+import { TestClient, freshOrg, testServer, type TestServer } from '../../helpers/harness.js';
+import { expectError } from '../../helpers/frames.js';
+
+/** Shared kit for the books tests: a settable business clock, checked calls, and the books invariants. */
+
+/** Business time the tests move: `clock.set('2026-11-01')`. */
+export class TestClock implements Clock {
+  private current: Date;
+  constructor(date = '2026-11-02') {
+    this.current = new Date(`${date}T09:00:00Z`);
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  set(date: string): void {
+    this.current = new Date(`${date}T09:00:00Z`);
+  }
+  today(): string {
+    return this.current.toISOString().slice(0, 10);
+  }
+}
+
+export interface BooksServer extends TestServer {
+  clock: TestClock;
+  /** A human approver (approval.decide) and an agent (books.write, approval.request) of the org. */
+  approver: { apiKey: string; principal: { id: string } };
+  agent: { apiKey: string; principal: { id: string } };
+}
+
+export async function booksServer(date?: string): Promise<BooksServer> {
+  const clock = new TestClock(date);
+  const s = await testServer({ clock });
+  const approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
+  const agent = await s.client.mint({ tier: 'agent' }, 'books agent');
+  return { ...s, clock, approver, agent };
+}
+
+type Res = { status: number; body: any; raw: string; headers: Record<string, unknown> };
+
+export async function head(client: TestClient, key?: string): Promise<number> {
+  const snap = await client.get('snapshot', {}, { key });
+  expect(snap.status).toBe(200);
+  return snap.body.head.seq as number;
+}
+
+export async function eventsAfter(client: TestClient, afterSeq: number, key?: string): Promise<any[]> {
+  const page = await client.get('events', { cursor: afterSeq, limit: 500 }, { key });
+  expect(page.status).toBe(200);
+  return page.body.events;
+}
+
+/** A successful result, checked against the method's contract result schema. */
+export function expectOk(method: string, res: Res): any {
+  expect(res.status, `${method}: ${res.raw.slice(0, 500)}`).toBe(200);
+  expect(res.body.ok, `${method}: ${res.raw.slice(0, 500)}`).toBe(true);
+  const schema = METHOD_HANDLERS.get(method)?.contract.result;
+  expect(schema, `${method} has a result schema`).toBeDefined();
+  const parsed = schema!.safeParse(res.body.result);
+  expect(parsed.error?.issues ?? [], `${method} result matches its contract`).toEqual([]);
+  return res.body.result;
+}
+
+/**
+ * Call a books mutation that must succeed and append exactly one event of `kind`; its result's ledgerId is the
+ * event's row_hash prefix and its message quotes it. Returns the result and the event.
+ */
+export async function mutate(
+  client: TestClient,
+  method: string,
+  params: unknown,
+  kind: string,
+  opts: { key?: string; idem?: string } = {},
+): Promise<{ result: any; event: any }> {
+  const before = await head(client, opts.key);
+  const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
+  const result = expectOk(method, res);
+  const events = await eventsAfter(client, before, opts.key);
+  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
+  expect(events[0].family).toBe('books');
+  expect(result.ledgerId).toBe(events[0].row_hash.slice(0, 8));
+  expect(result.message).toContain(`ledger #${result.ledgerId}`);
+  return { result, event: events[0] };
+}
+
+/** A signature act called without proof: the hold frame, one books.signature.hold event, nothing else. */
+export async function expectHold(client: TestClient, method: string, params: unknown, actionClass: string, opts: { key?: string; idem?: string } = {}) {
+  const before = await head(client, opts.key);
+  const res = await client.rpc(method, params, opts);
+  expect(res.status, res.raw).toBe(200);
+  expect(res.body.ok, res.raw).toBe(true);
+  const hold = res.body.result;
+  expect(HoldResult.safeParse(hold).error?.issues ?? []).toEqual([]);
+  expect(hold.approval.actionClass).toBe(actionClass);
+  expect(hold.message).toMatch(/held/i);
+  const events = await eventsAfter(client, before, opts.key);
+  expect(events.map((e) => e.kind)).toEqual(['books.signature.hold']);
+  expect(events[0].entity_id).toBe(hold.subjectId);
+  return hold;
+}
+
+/** A call that must fail with `code` and append nothing. Returns the message. */
+export async function refused(
+  client: TestClient,
+  method: string,
+  params: unknown,
+  code: ErrorCode,
+  message?: string | RegExp,
+  opts: { key?: string; idem?: string } = {},
+): Promise<string> {
+  const before = await head(client, opts.key);
+  const res = await client.rpc(method, params, opts);
+  const error = expectError(res, code, message, method);
+  expect(await head(client, opts.key), `${method} refused with ${code} appends nothing`).toBe(before);
+  return error.message;
+}
+
+/** A second org with its own admin client, for another-org -> NOT_FOUND checks. */
+export async function otherOrg(s: TestServer): Promise<TestClient> {
+  const org = await freshOrg(s.runtime, 'other');
+  return new TestClient(s.app, org.adminKey);
+}
+
+/**
+ * File the approval a hold names, have the human approver approve it, and return the approvalId (the agent
+ * retries with it). The requester is the agent unless `requesterKey` says otherwise.
+ */
+export async function approveHold(s: BooksServer, hold: any, requesterKey = s.agent.apiKey, decision: 'approve' | 'reject' = 'approve'): Promise<string> {
+  const filed = await s.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: requesterKey });
+  await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision }, { key: s.approver.apiKey });
+  return filed.approvalId as string;
+}
+
+let seq = 0;
+export const idem = (label = 'k') => `${label}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Ids that are well-formed but exist nowhere. */
+export const MISSING = {
+  invoice: 'inv_doesnotexist0000',
+  bill: 'bill_doesnotexist000',
+  claim: 'clm_doesnotexist0000',
+  line: 'fl_doesnotexist00000',
+  employee: 'emp_doesnotexist0000',
+  onboarding: 'onb_doesnotexist0000',
+  payRun: 'pay_doesnotexist0000',
+  leave: 'lv_doesnotexist00000',
+  stp: 'stp_doesnotexist0000',
+  lodgement: 'bas_doesnotexist0000',
+  asset: 'ast_doesnotexist0000',
+  contact: 'con_doesnotexist0000',
+};
+
+// ---- invariants ---------------------------------------------------------------------------------
+
+const sum = async (q: Queryable, sql: string, args: unknown[]): Promise<number> => {
+  const [row] = await q.query<{ v: string | number | null }>(sql, args);
+  return Number(row?.v ?? 0);
+};
+
+const tableExists = async (q: Queryable, name: string): Promise<boolean> =>
+  (await q.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]))[0]?.t !== null;
+
+/**
+ * The books invariants, recomputed from the tables (not through the code under test): the trial balance is 0,
+ * no journal is unbalanced or has fewer than two lines, and each control account equals its subledger.
+ */
+export async function checkInvariants(q: Queryable, orgId: string): Promise<void> {
+  expect(await sum(q, 'SELECT coalesce(sum(amount_cents), 0)::text AS v FROM books_journal_lines WHERE org_id = $1', [orgId]), 'trial balance').toBe(0);
+  const unbalanced = await q.query(
+    `SELECT journal_id, sum(amount_cents)::text AS total, count(*)::int AS lines FROM books_journal_lines WHERE org_id = $1
+      GROUP BY journal_id HAVING sum(amount_cents) <> 0 OR count(*) < 2`,
+    [orgId],
+  );
+  expect(unbalanced, 'unbalanced journals').toEqual([]);
+  const balance = (code: string) => sum(q, 'SELECT coalesce(sum(amount_cents), 0)::text AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [orgId, code]);
+
+  const ar = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents - credited_cents), 0)::text AS v FROM books_invoices WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+  expect(await balance('610'), '610 = open receivables').toBe(ar);
+  if (await tableExists(q, 'books_bills')) {
+    const ap = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_bills WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+    expect(-(await balance('800')), '800 = open payables').toBe(ap);
+  }
+  if (await tableExists(q, 'books_expense_claims')) {
+    const claims = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_expense_claims WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+    expect(-(await balance('801')), '801 = approved unpaid claims').toBe(claims);
+  }
+  if (await tableExists(q, 'books_pay_runs')) {
+    const wages = await sum(q, `SELECT coalesce(sum(net_cents - paid_cents), 0)::text AS v FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED'`, [orgId]);
+    expect(-(await balance('804')), '804 = posted unpaid net wages').toBe(wages);
+  }
+}
