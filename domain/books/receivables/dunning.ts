@@ -6,8 +6,7 @@ import { today } from '../dates.js';
 import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';
 import { booksPolicy } from '../policy.js';
-import { requireOpen } from './invoices.js';
-import { invoiceLabel, invoiceView, loadInvoice, promiseStatus, type InvoiceRow } from './model.js';
+import { invoiceLabel, invoiceView, loadInvoice, promiseStatus, requireOpen, type InvoiceRow } from './model.js';
 
 /** Dunning: chase steps (2 and 3 need a human signature) and promises to pay, which pause chasing. */
 

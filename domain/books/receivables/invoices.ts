@@ -8,23 +8,16 @@ import { addDays, today } from '../dates.js';
 import { postJournal, reverseJournal } from '../journal.js';
 import { formatCents, gstOf } from '../money.js';
 import { nextNumber } from '../numbers.js';
+import { settleInvoice } from './settle.js';
 import { finish } from '../outcome.js';
 import { assertPeriodOpen, booksPolicy } from '../policy.js';
-import { amountDue, invoiceLabel, invoiceView, loadInvoice, type InvoiceRow } from './model.js';
+import { invoiceLabel, invoiceView, loadInvoice, requireOpen } from './model.js';
 
 /** Invoices from draft to paid: draft, send, payment, credit note, void. Dunning lives in dunning.ts. */
 
 async function view(ctx: HandlerCtx, invoiceId: string) {
   const policy = await booksPolicy(ctx.q, ctx.orgId);
   return invoiceView(await loadInvoice(ctx.q, ctx.orgId, invoiceId), today(ctx.deps), policy);
-}
-
-/** Refuse anything but an authorised invoice with money due. */
-export function requireOpen(r: InvoiceRow, act: string): number {
-  const due = amountDue(r);
-  if (r.status === 'DRAFT') throw new ApiError('CONFLICT', `${act}: invoice ${invoiceLabel(r)} is a DRAFT; send it first (books.invoiceSend)`);
-  if (r.status !== 'AUTHORISED' || due === 0) throw new ApiError('CONFLICT', `${act}: invoice ${invoiceLabel(r)} is ${r.status} with nothing due`);
-  return due;
 }
 
 export const invoiceDraft = handler(c.invoiceDraft, async (ctx, p) => {
@@ -87,61 +80,16 @@ export const invoiceSend = handler(c.invoiceSend, async (ctx, p) => {
 });
 
 export const invoiceRecordPayment = handler(c.invoiceRecordPayment, async (ctx, p) => {
-  const row = await loadInvoice(ctx.q, ctx.orgId, p.id, true);
-  const due = requireOpen(row, 'invoiceRecordPayment');
-  if (p.amountCents > due) throw badRequest('amountCents', `${p.amountCents} is more than the ${due} cents due on ${invoiceLabel(row)}`);
   const date = p.date ?? today(ctx.deps);
-  if (row.issue_date && date < row.issue_date) throw badRequest('date', `${date} is before the invoice was issued (${row.issue_date})`);
-  const paymentId = newId('pmt');
-  const journalId = await postJournal(ctx.q, ctx.orgId, {
-    date,
-    narration: `Payment for ${row.number} from ${row.contact_name}`,
-    sourceKind: 'payment',
-    sourceId: paymentId,
-    postedBy: ctx.principal.id,
-    lines: [
-      { account: ACC.bank, amountCents: p.amountCents, contactId: row.contact_id },
-      { account: ACC.receivables, amountCents: -p.amountCents, contactId: row.contact_id },
-    ],
-  });
-  await recordInvoicePayment(ctx, row, { paymentId, amountCents: p.amountCents, date, journalId });
-  const invoice = await view(ctx, row.invoice_id);
+  const { journalId, paymentId, label } = await settleInvoice(ctx, p.id, { amountCents: p.amountCents, date });
+  const invoice = await view(ctx, p.id);
   return finish(
     ctx,
-    { kind: 'books.invoice.payment', entityId: row.invoice_id, payload: { invoiceId: row.invoice_id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId } },
+    { kind: 'books.invoice.payment', entityId: p.id, payload: { invoiceId: p.id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId } },
     { invoice, paymentId, journalId, changed: true },
-    `Recorded ${formatCents(p.amountCents)} received for ${invoiceLabel(row)}; ${invoice.status === 'PAID' ? 'now PAID' : `${formatCents(invoice.amountDueCents)} still due`}`,
+    `Recorded ${formatCents(p.amountCents)} received for ${label}; ${invoice.status === 'PAID' ? 'now PAID' : `${formatCents(invoice.amountDueCents)} still due`}`,
   );
 });
-
-/**
- * Apply money received to an invoice whose journal the caller has posted (Dr bank or clearing / Cr 610):
- * the payment row, paid amount and status, and a promise kept by it. Also used by bank matching.
- */
-export async function recordInvoicePayment(
-  ctx: HandlerCtx,
-  row: InvoiceRow,
-  pay: { paymentId: string; amountCents: number; date: string; journalId: string; feedLineId?: string },
-): Promise<void> {
-  await ctx.q.query(
-    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, created_by)
-     VALUES ($1, $2, 'invoice', $3, $4, $5, $6, $7, $8)`,
-    [ctx.orgId, pay.paymentId, row.invoice_id, pay.amountCents, pay.date, pay.journalId, pay.feedLineId ?? null, ctx.principal.id],
-  );
-  const [updated] = await ctx.q.query<{ paid_cents: number; status: string }>(
-    `UPDATE books_invoices SET paid_cents = paid_cents + $3,
-            status = CASE WHEN paid_cents + $3 + credited_cents = total_cents THEN 'PAID' ELSE status END, updated_at = now()
-      WHERE org_id = $1 AND invoice_id = $2 RETURNING paid_cents, status`,
-    [ctx.orgId, row.invoice_id, pay.amountCents],
-  );
-  // An open promise is kept once the invoice is paid, or once payments since it reach the amount promised.
-  await ctx.q.query(
-    `UPDATE books_promises SET status = 'KEPT', closed_at = now()
-      WHERE org_id = $1 AND invoice_id = $2 AND status = 'OPEN'
-        AND ($3 = 'PAID' OR (amount_cents IS NOT NULL AND $4::bigint - paid_at_promise_cents >= amount_cents))`,
-    [ctx.orgId, row.invoice_id, updated.status, updated.paid_cents],
-  );
-}
 
 export const invoiceCreditNote = handler(c.invoiceCreditNote, async (ctx, p) => {
   const row = await loadInvoice(ctx.q, ctx.orgId, p.id, true);

@@ -1,4 +1,4 @@
-import { notFound } from '../../../protocol/errors.js';
+import { ApiError, notFound } from '../../../protocol/errors.js';
 import type { Invoice } from '../../../protocol/methods/books/receivables.js';
 import type { Queryable } from '../../../db/types.js';
 import { addDays, daysBetween } from '../dates.js';
@@ -110,3 +110,12 @@ export async function loadInvoice(q: Queryable, orgId: string, invoiceId: string
 /** `INV-0007 (Harbour Cafe)` or `draft inv_… (Harbour Cafe)`: how messages name an invoice. */
 export const invoiceLabel = (r: Pick<InvoiceRow, 'number' | 'invoice_id' | 'contact_name'>): string =>
   `${r.number ?? `draft ${r.invoice_id}`} (${r.contact_name})`;
+
+/** Refuse anything but an authorised invoice with money due. */
+export function requireOpen(r: InvoiceRow, act: string): number {
+  const due = amountDue(r);
+  if (r.status === 'DRAFT') throw new ApiError('CONFLICT', `${act}: invoice ${invoiceLabel(r)} is a DRAFT; send it first (books.invoiceSend)`);
+  if (r.status !== 'AUTHORISED' || due === 0) throw new ApiError('CONFLICT', `${act}: invoice ${invoiceLabel(r)} is ${r.status} with nothing due`);
+  return due;
+}
+

@@ -1,0 +1,52 @@
+import { badRequest } from '../../../protocol/errors.js';
+import { ACC } from '../../../protocol/methods/books/chart.js';
+import type { HandlerCtx } from '../../handler.js';
+import { newId } from '../../ids.js';
+import { postJournal } from '../journal.js';
+import { invoiceLabel, loadInvoice, requireOpen } from './model.js';
+
+/**
+ * Money received against an invoice: Dr 090 / Cr 610, the payment row, PAID at zero, a promise kept. The one
+ * settlement path for books.invoiceRecordPayment and bank matching (books.matchAccept).
+ */
+export async function settleInvoice(
+  ctx: HandlerCtx,
+  invoiceId: string,
+  s: { amountCents: number; date: string; feedLineId?: string },
+): Promise<{ journalId: string; paymentId: string; label: string }> {
+  const row = await loadInvoice(ctx.q, ctx.orgId, invoiceId, true);
+  const due = requireOpen(row, 'payment');
+  if (s.amountCents > due) throw badRequest('amountCents', `${s.amountCents} is more than the ${due} cents due on ${invoiceLabel(row)}`);
+  if (row.issue_date && s.date < row.issue_date) throw badRequest('date', `${s.date} is before ${invoiceLabel(row)} was issued (${row.issue_date})`);
+  const paymentId = newId('pmt');
+  const journalId = await postJournal(ctx.q, ctx.orgId, {
+    date: s.date,
+    narration: `Payment for ${row.number} from ${row.contact_name}`,
+    sourceKind: 'payment',
+    sourceId: paymentId,
+    postedBy: ctx.principal.id,
+    lines: [
+      { account: ACC.bank, amountCents: s.amountCents, contactId: row.contact_id },
+      { account: ACC.receivables, amountCents: -s.amountCents, contactId: row.contact_id },
+    ],
+  });
+  await ctx.q.query(
+    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, created_by)
+     VALUES ($1, $2, 'invoice', $3, $4, $5, $6, $7, $8)`,
+    [ctx.orgId, paymentId, row.invoice_id, s.amountCents, s.date, journalId, s.feedLineId ?? null, ctx.principal.id],
+  );
+  const [updated] = await ctx.q.query<{ paid_cents: number; status: string }>(
+    `UPDATE books_invoices SET paid_cents = paid_cents + $3,
+            status = CASE WHEN paid_cents + $3 + credited_cents = total_cents THEN 'PAID' ELSE status END, updated_at = now()
+      WHERE org_id = $1 AND invoice_id = $2 RETURNING paid_cents, status`,
+    [ctx.orgId, row.invoice_id, s.amountCents],
+  );
+  // An open promise is kept once the invoice is paid, or once payments since it reach the amount promised.
+  await ctx.q.query(
+    `UPDATE books_promises SET status = 'KEPT', closed_at = now()
+      WHERE org_id = $1 AND invoice_id = $2 AND status = 'OPEN'
+        AND ($3 = 'PAID' OR (amount_cents IS NOT NULL AND $4::bigint - paid_at_promise_cents >= amount_cents))`,
+    [ctx.orgId, row.invoice_id, updated.status, updated.paid_cents],
+  );
+  return { journalId, paymentId, label: invoiceLabel(row) };
+}
