@@ -8,6 +8,7 @@ import { systemCreateOrg, systemMintKey } from '../domain/system.js';
 import { ENV_HELP, loadConfig } from './config.js';
 import { serve } from './serve.js';
 import { verifyCommand } from './verify.js';
+import { importCommand, readStatementFile } from './import.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
 
@@ -18,6 +19,10 @@ Commands:
   org create --slug <slug> --name <name> create a top-level org and print its admin key (once)
   key mint --org <slug> --name <label> (--tier ${TIER_NAMES.join('|')} | --scopes <a,b,...> [--human])
                                          mint an API key and print it (once)
+  import <file> [--org <slug>] [--format csv|ofx]
+                                         import a bank statement (CSV or OFX) into the org's bank feed lines
+                                         (org default: default; format from the extension); lines the org
+                                         already has (same bank transaction id) are skipped
   help                                   this text
 
 ${ENV_HELP}`;
@@ -50,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       tier: { type: 'string' },
       scopes: { type: 'string' },
       human: { type: 'boolean' },
+      format: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -57,6 +63,12 @@ export async function main(argv: string[]): Promise<number> {
   if (values.help || command === 'help' || command === '') {
     process.stdout.write(`${HELP}\n`);
     return command === '' && !values.help ? 2 : 0;
+  }
+  if (positionals[0] === 'import') {
+    if (positionals.length !== 2) throw new UsageError('import takes one file: import <file> [--org <slug>] [--format csv|ofx]');
+    const statement = await readStatementFile(positionals[1], values.format);
+    process.stdout.write(`${await withDb((db) => importCommand(db, values.org ?? 'default', statement))}\n`);
+    return 0;
   }
   switch (command) {
     case 'serve':

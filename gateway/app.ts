@@ -5,6 +5,7 @@ import { hashApiKey, bearerFrom } from '../domain/auth.js';
 import type { Runtime } from '../domain/runtime.js';
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
+import { booksImportRoutes } from './books-import.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -104,5 +105,6 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
 
   await app.register(docsRoutes);
   await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
+  await app.register(booksImportRoutes, { runtime: opts.runtime });
   return app;
 }

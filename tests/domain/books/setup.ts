@@ -183,14 +183,14 @@ export async function checkInvariants(q: Queryable, orgId: string): Promise<void
   expect(await balance('610'), '610 = open receivables').toBe(ar);
   if (await tableExists(q, 'books_bills')) {
     const ap = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_bills WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
-    expect(-(await balance('800')), '800 = open payables').toBe(ap);
+    expect(0 - (await balance('800')), '800 = open payables').toBe(ap);
   }
   if (await tableExists(q, 'books_expense_claims')) {
     const claims = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_expense_claims WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
-    expect(-(await balance('801')), '801 = approved unpaid claims').toBe(claims);
+    expect(0 - (await balance('801')), '801 = approved unpaid claims').toBe(claims);
   }
   if (await tableExists(q, 'books_pay_runs')) {
     const wages = await sum(q, `SELECT coalesce(sum(net_cents - paid_cents), 0)::text AS v FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED'`, [orgId]);
-    expect(-(await balance('804')), '804 = posted unpaid net wages').toBe(wages);
+    expect(0 - (await balance('804')), '804 = posted unpaid net wages').toBe(wages);
   }
 }

@@ -1,0 +1,79 @@
+import type { Queryable } from '../../../db/types.js';
+import { computeBas } from '../tax/bas.js';
+
+/** Reports built from the subledgers: BAS summary, payroll summary, asset register. */
+
+/** The BAS figures for a period (the same computation a lodgement snapshots) and that period's lodgement, if any. */
+export async function basSummary(q: Queryable, orgId: string, from: string, to: string) {
+  const { labels, netCents } = await computeBas(q, orgId, from, to);
+  const [lodgement] = await q.query<{ lodgement_id: string; status: string }>(
+    `SELECT lodgement_id, status FROM books_tax_lodgements WHERE org_id = $1 AND period_start = $2 AND period_end = $3 ORDER BY n DESC LIMIT 1`,
+    [orgId, from, to],
+  );
+  return {
+    report: 'basSummary' as const,
+    from,
+    to,
+    labels,
+    netAmountCents: netCents,
+    lodgement: lodgement ? { id: lodgement.lodgement_id, status: lodgement.status } : null,
+  };
+}
+
+/** Posted pay runs paid in the period (recalled and draft runs are not payroll), by run and by employee. */
+export async function payrollSummary(q: Queryable, orgId: string, from: string, to: string) {
+  const runs = await q.query<{ run_id: string; pay_date: string; status: string; gross_cents: number; payg_cents: number; super_cents: number; net_cents: number }>(
+    `SELECT run_id, pay_date, status, gross_cents, payg_cents, super_cents, net_cents FROM books_pay_runs
+      WHERE org_id = $1 AND status = 'POSTED' AND pay_date BETWEEN $2 AND $3 ORDER BY pay_date, n`,
+    [orgId, from, to],
+  );
+  const employees = await q.query<{ employee_id: string; name: string; gross: number; payg: number; super: number; net: number }>(
+    `SELECT s.employee_id, min(s.employee_name) AS name, sum(s.gross_cents)::bigint AS gross, sum(s.payg_cents)::bigint AS payg,
+            sum(s.super_cents)::bigint AS super, sum(s.net_cents)::bigint AS net
+       FROM books_payslips s JOIN books_pay_runs r ON r.org_id = s.org_id AND r.run_id = s.run_id
+      WHERE s.org_id = $1 AND r.status = 'POSTED' AND r.pay_date BETWEEN $2 AND $3
+      GROUP BY s.employee_id ORDER BY min(s.employee_name)`,
+    [orgId, from, to],
+  );
+  const total = (k: 'gross_cents' | 'payg_cents' | 'super_cents' | 'net_cents') => runs.reduce((s, r) => s + r[k], 0);
+  return {
+    report: 'payrollSummary' as const,
+    from,
+    to,
+    runs: runs.map((r) => ({ id: r.run_id, payDate: r.pay_date, status: r.status, grossCents: r.gross_cents, paygCents: r.payg_cents, superCents: r.super_cents, netCents: r.net_cents })),
+    employees: employees.map((e) => ({ id: e.employee_id, name: e.name, grossCents: e.gross, paygCents: e.payg, superCents: e.super, netCents: e.net })),
+    totals: { grossCents: total('gross_cents'), paygCents: total('payg_cents'), superCents: total('super_cents'), netCents: total('net_cents') },
+  };
+}
+
+/** Assets bought by asOf with depreciation through asOf; an asset disposed by then shows as DISPOSED at no book value. */
+export async function assetRegister(q: Queryable, orgId: string, asOf: string) {
+  const rows = await q.query<{ asset_id: string; name: string; cost_account: string; purchase_date: string; cost_cents: number; accumulated: number; disposed: boolean }>(
+    `SELECT a.asset_id, a.name, a.cost_account, a.purchase_date, a.cost_cents,
+            coalesce((SELECT sum(d.amount_cents) FROM books_depreciation d WHERE d.org_id = a.org_id AND d.asset_id = a.asset_id AND d.period_end <= $2), 0)::bigint AS accumulated,
+            (a.status = 'DISPOSED' AND a.disposed_date <= $2) AS disposed
+       FROM books_assets a WHERE a.org_id = $1 AND a.purchase_date <= $2 ORDER BY a.purchase_date, a.n`,
+    [orgId, asOf],
+  );
+  const assets = rows.map((r) => ({
+    id: r.asset_id,
+    name: r.name,
+    costAccount: r.cost_account,
+    purchaseDate: r.purchase_date,
+    costCents: r.cost_cents,
+    accumulatedDepreciationCents: r.accumulated,
+    bookValueCents: r.disposed ? 0 : r.cost_cents - r.accumulated,
+    status: r.disposed ? 'DISPOSED' : 'REGISTERED',
+  }));
+  const held = assets.filter((a) => a.status === 'REGISTERED');
+  return {
+    report: 'assetRegister' as const,
+    asOf,
+    assets,
+    totals: {
+      costCents: held.reduce((s, a) => s + a.costCents, 0),
+      accumulatedDepreciationCents: held.reduce((s, a) => s + a.accumulatedDepreciationCents, 0),
+      bookValueCents: held.reduce((s, a) => s + a.bookValueCents, 0),
+    },
+  };
+}

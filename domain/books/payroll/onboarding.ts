@@ -1,0 +1,138 @@
+import { badRequest } from '../../../protocol/errors.js';
+import { ONBOARDING_STEPS, payroll as c } from '../../../protocol/methods/books/payroll.js';
+import { handler, type HandlerCtx } from '../../handler.js';
+import { newId } from '../../ids.js';
+import { today } from '../dates.js';
+import { finish } from '../outcome.js';
+import { employeeView, loadEmployee, loadOnboarding, onboardingView, rateLabel, stepDoneAt, type Step } from './model.js';
+
+/**
+ * Onboarding: a new employee is PENDING until four steps are done (tfn, super, bank, contract); the contract
+ * step needs a human signature. Events carry which step was done, never the TFN or account numbers.
+ */
+
+async function views(ctx: HandlerCtx, onboardingId: string) {
+  const onboarding = await loadOnboarding(ctx.q, ctx.orgId, onboardingId);
+  const employee = await loadEmployee(ctx.q, ctx.orgId, onboarding.employee_id);
+  return { onboarding: onboardingView(onboarding, employee), employee: employeeView(employee) };
+}
+
+const tidy = (s: string): string => s.trim().replace(/\s+/g, ' ');
+
+export const onboardingStart = handler(c.onboardingStart, async (ctx, p) => {
+  const employeeId = newId('emp');
+  const onboardingId = newId('onb');
+  const name = tidy(p.person);
+  const role = tidy(p.role);
+  if (!name) throw badRequest('person', 'must not be blank');
+  if (!role) throw badRequest('role', 'must not be blank');
+  await ctx.q.query(
+    `INSERT INTO books_employees (org_id, employee_id, name, email, role, start_date, status, pay_basis, rate_cents, hours_per_week, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $9, $10)`,
+    [ctx.orgId, employeeId, name, p.email ?? null, role, p.startDate, p.rate.basis, p.rate.amountCents, p.rate.hoursPerWeek, ctx.principal.id],
+  );
+  await ctx.q.query(
+    `INSERT INTO books_onboardings (org_id, onboarding_id, employee_id, status, created_by) VALUES ($1, $2, $3, 'PENDING', $4)`,
+    [ctx.orgId, onboardingId, employeeId, ctx.principal.id],
+  );
+  const v = await views(ctx, onboardingId);
+  return finish(
+    ctx,
+    {
+      kind: 'books.onboarding.start',
+      entityId: onboardingId,
+      payload: { onboardingId, employeeId, name, role, startDate: p.startDate, basis: p.rate.basis, amountCents: p.rate.amountCents, hoursPerWeek: p.rate.hoursPerWeek },
+    },
+    { ...v, changed: true },
+    `Started onboarding ${onboardingId} for ${name} (${role} from ${p.startDate}, ${rateLabel({ pay_basis: p.rate.basis, rate_cents: p.rate.amountCents, hours_per_week: p.rate.hoursPerWeek })}); steps to do: tfn, super, bank and contract (books.onboardingAdvance)`,
+  );
+});
+
+export const onboardingAdvance = handler(
+  c.onboardingAdvance,
+  async (ctx, p) => {
+    const row = await loadOnboarding(ctx.q, ctx.orgId, p.id, true);
+    const emp = await loadEmployee(ctx.q, ctx.orgId, row.employee_id, true);
+    const event = (payload: Record<string, unknown>) => ({
+      kind: 'books.onboarding.advance',
+      entityId: row.onboarding_id,
+      payload: { onboardingId: row.onboarding_id, employeeId: emp.employee_id, step: p.step, ...payload },
+    });
+    const doneAt = stepDoneAt(row, p.step);
+    if (doneAt) {
+      // A done step is never redone: a replay, or details that were already recorded.
+      return finish(
+        ctx,
+        event({ noop: true }),
+        { ...(await views(ctx, row.onboarding_id)), approvalId: p.step === 'contract' ? row.contract_approval_id : null, changed: false },
+        `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) was already done at ${doneAt}; nothing changed`,
+      );
+    }
+
+    let approvalId: string | null = null;
+    let detail: Record<string, unknown> = {};
+    switch (p.step) {
+      case 'tfn':
+        await ctx.q.query(
+          'UPDATE books_employees SET tfn = $3, claims_tax_free_threshold = $4, updated_at = now() WHERE org_id = $1 AND employee_id = $2',
+          [ctx.orgId, emp.employee_id, p.data.tfn, p.data.claimsTaxFreeThreshold],
+        );
+        detail = { claimsTaxFreeThreshold: p.data.claimsTaxFreeThreshold };
+        break;
+      case 'super':
+        await ctx.q.query(
+          `UPDATE books_employees SET super_fund_name = $3, super_usi = $4, super_member_number = $5, updated_at = now()
+            WHERE org_id = $1 AND employee_id = $2`,
+          [ctx.orgId, emp.employee_id, tidy(p.data.fundName), p.data.usi, p.data.memberNumber],
+        );
+        detail = { fundName: tidy(p.data.fundName), usi: p.data.usi };
+        break;
+      case 'bank':
+        await ctx.q.query(
+          `UPDATE books_employees SET bank_bsb = $3, bank_account = $4, bank_account_name = $5, updated_at = now()
+            WHERE org_id = $1 AND employee_id = $2`,
+          [ctx.orgId, emp.employee_id, p.data.bsb, p.data.accountNumber, tidy(p.data.accountName)],
+        );
+        break;
+      case 'contract': {
+        const now = today(ctx.deps);
+        if (p.data.signedOn > now) throw badRequest('data.signedOn', `${p.data.signedOn} is in the future; record the contract once it is signed`);
+        // Validated first, so a hold is only ever filed for an act that could run.
+        const proof = await ctx.requireSignature({
+          actionClass: 'books.onboarding_advance',
+          subjectId: row.onboarding_id,
+          summary: `Employment contract ${p.data.contractRef} for ${emp.name} as ${emp.role}, starting ${emp.start_date} at ${rateLabel(emp)}`,
+          params: p,
+        });
+        approvalId = proof.approvalId;
+        await ctx.q.query(
+          `UPDATE books_onboardings SET contract_ref = $3, contract_signed_on = $4, contract_approval_id = $5 WHERE org_id = $1 AND onboarding_id = $2`,
+          [ctx.orgId, row.onboarding_id, p.data.contractRef, p.data.signedOn, approvalId],
+        );
+        detail = { contractRef: p.data.contractRef, signedOn: p.data.signedOn, approvalId };
+        break;
+      }
+    }
+
+    // The row is locked: the act completes the onboarding when the other three steps were already done.
+    const todo = ONBOARDING_STEPS.filter((st: Step) => st !== p.step && stepDoneAt(row, st) === null);
+    const completed = todo.length === 0;
+    await ctx.q.query(
+      `UPDATE books_onboardings SET ${p.step}_done_at = now(), status = $3, completed_at = CASE WHEN $4 THEN now() END WHERE org_id = $1 AND onboarding_id = $2`,
+      [ctx.orgId, row.onboarding_id, completed ? 'COMPLETED' : 'PENDING', completed],
+    );
+    if (completed) {
+      await ctx.q.query(`UPDATE books_employees SET status = 'ACTIVE', updated_at = now() WHERE org_id = $1 AND employee_id = $2`, [ctx.orgId, emp.employee_id]);
+    }
+    const v = await views(ctx, row.onboarding_id);
+    return finish(
+      ctx,
+      event({ ...detail, completed, employeeStatus: v.employee.status }),
+      { ...v, approvalId, changed: true },
+      completed
+        ? `Onboarding ${row.onboarding_id} COMPLETED with the ${p.step} step: ${emp.name} is ACTIVE and paid by pay runs from ${emp.start_date}`
+        : `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) done${approvalId ? ` under approval ${approvalId}` : ''}; still to do: ${todo.join(', ')}`,
+    );
+  },
+  { mayHold: true },
+);
