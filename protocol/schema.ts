@@ -29,8 +29,12 @@ export function id(prefix: string, description: string) {
 export const cents = (description: string) =>
   z.number().int('must be an integer number of cents').min(-1e13).max(1e13).describe(description);
 
+/** A calendar date. Years before 1900 are refused: none is a real business date, and PostgreSQL has no year 0. */
 export const isoDate = (description: string) =>
-  z.iso.date({ message: 'must be a date YYYY-MM-DD' }).describe(description);
+  z.iso
+    .date({ message: 'must be a date YYYY-MM-DD' })
+    .refine((d) => d >= '1900-01-01', 'must be a date from 1900 on')
+    .describe(description);
 
 export const cursor = z.coerce
   .number({ message: 'must be an integer' })

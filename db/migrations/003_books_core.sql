@@ -4,7 +4,8 @@
 -- A refused signature act (PB-B1) is recorded as held without a ledger event.
 ALTER TABLE signature_holds ALTER COLUMN seq DROP NOT NULL;
 
--- Per-org books policy; a missing row means the defaults in domain/books/policy.ts.
+-- Per-org books policy, one row per org from its creation. Every posting holds the row FOR SHARE while it
+-- checks the lock date; a BAS lodgement takes it FOR UPDATE before it recomputes the figures it locks.
 CREATE TABLE books_settings (
   org_id text PRIMARY KEY REFERENCES orgs(org_id),
   materiality_floor_cents bigint NOT NULL DEFAULT 500000 CHECK (materiality_floor_cents >= 0),
@@ -12,6 +13,15 @@ CREATE TABLE books_settings (
   lock_date date,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+INSERT INTO books_settings (org_id) SELECT org_id FROM orgs;
+
+CREATE FUNCTION books_settings_for_new_org() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO books_settings (org_id) VALUES (NEW.org_id);
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER orgs_books_settings AFTER INSERT ON orgs FOR EACH ROW EXECUTE FUNCTION books_settings_for_new_org();
 
 -- Gapless per-org document numbers (INV-0001, CN-0001, ...), taken under the row lock.
 CREATE TABLE books_counters (

@@ -17,7 +17,9 @@ CREATE TABLE books_assets (
   source_kind text NOT NULL,
   source_id text NOT NULL,
   disposed_date date,
+  -- GST-inclusive sale price, and the gain (net proceeds less book value; negative for a loss).
   proceeds_cents bigint,
+  disposal_gain_cents bigint,
   disposal_journal_id text,
   created_by text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),

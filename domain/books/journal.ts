@@ -40,7 +40,8 @@ export async function postJournal(q: Queryable, orgId: string, j: NewJournal): P
   }
   // These are programming errors, not caller errors: every caller builds balanced journals.
   if (lines.length < 2 || total !== 0) throw new Error(`unbalanced journal for ${j.sourceKind} ${j.sourceId}: ${lines.length} lines summing to ${total}`);
-  assertPeriodOpen(await booksPolicy(q, orgId), j.date, j.narration);
+  // Held FOR SHARE to commit: a lodgement cannot lock this date until this journal is in (or out).
+  assertPeriodOpen(await booksPolicy(q, orgId, { share: true }), j.date, j.narration);
   const journalId = newId('jnl');
   await q.query(
     `WITH j AS (

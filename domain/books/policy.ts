@@ -24,9 +24,14 @@ export const DEFAULT_POLICY: BooksPolicy = {
   taxInvoiceThresholdCents: 8_250,
 };
 
-export async function booksPolicy(q: Queryable, orgId: string, opts: { forUpdate?: boolean } = {}): Promise<BooksPolicy> {
+/**
+ * The org's policy. `share` holds the settings row until commit so the lock date cannot move under a posting;
+ * `forUpdate` excludes postings (a lodgement that moves the lock date).
+ */
+export async function booksPolicy(q: Queryable, orgId: string, opts: { forUpdate?: boolean; share?: boolean } = {}): Promise<BooksPolicy> {
+  const lock = opts.forUpdate ? ' FOR UPDATE' : opts.share ? ' FOR SHARE' : '';
   const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null }>(
-    `SELECT materiality_floor_cents, lock_date::text AS lock_date FROM books_settings WHERE org_id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT materiality_floor_cents, lock_date::text AS lock_date FROM books_settings WHERE org_id = $1${lock}`,
     [orgId],
   );
   if (!row) return DEFAULT_POLICY;
@@ -40,18 +45,11 @@ export function assertPeriodOpen(policy: BooksPolicy, date: string, what: string
   }
 }
 
+/** Move the lock date forward (never back). Call with the settings row already locked FOR UPDATE. */
 export async function setLockDate(q: Queryable, orgId: string, lockDate: string): Promise<void> {
-  await q.query(
-    `INSERT INTO books_settings (org_id, lock_date) VALUES ($1, $2)
-     ON CONFLICT (org_id) DO UPDATE SET lock_date = greatest(books_settings.lock_date, EXCLUDED.lock_date), updated_at = now()`,
-    [orgId, lockDate],
-  );
+  await q.query('UPDATE books_settings SET lock_date = greatest(lock_date, $2::date), updated_at = now() WHERE org_id = $1', [orgId, lockDate]);
 }
 
 export async function setMaterialityFloor(q: Queryable, orgId: string, cents: number): Promise<void> {
-  await q.query(
-    `INSERT INTO books_settings (org_id, materiality_floor_cents) VALUES ($1, $2)
-     ON CONFLICT (org_id) DO UPDATE SET materiality_floor_cents = EXCLUDED.materiality_floor_cents, updated_at = now()`,
-    [orgId, cents],
-  );
+  await q.query('UPDATE books_settings SET materiality_floor_cents = $2, updated_at = now() WHERE org_id = $1', [orgId, cents]);
 }

@@ -20,6 +20,7 @@ export interface AssetRow {
   source_id: string;
   disposed_date: string | null;
   proceeds_cents: number | null;
+  disposal_gain_cents: number | null;
   disposal_journal_id: string | null;
   created_at: string;
   accumulated_cents: number;
@@ -28,7 +29,7 @@ export interface AssetRow {
 
 export const ASSET_SELECT = `
   SELECT a.n, a.asset_id, a.name, a.cost_account, a.accumulated_account, a.cost_cents, a.residual_cents, a.purchase_date,
-         a.life_years, a.method, a.status, a.source_kind, a.source_id, a.disposed_date, a.proceeds_cents,
+         a.life_years, a.method, a.status, a.source_kind, a.source_id, a.disposed_date, a.proceeds_cents, a.disposal_gain_cents,
          a.disposal_journal_id, a.created_at,
          coalesce(d.accumulated, 0)::bigint AS accumulated_cents, d.through AS depreciated_through
     FROM books_assets a
@@ -74,7 +75,7 @@ export function assetView(r: AssetRow): Asset {
         ? {
             date: r.disposed_date as string,
             proceedsCents: r.proceeds_cents as number,
-            gainCents: (r.proceeds_cents as number) - book,
+            gainCents: r.disposal_gain_cents as number,
             journalId: r.disposal_journal_id as string,
           }
         : null,

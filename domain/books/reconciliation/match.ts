@@ -14,6 +14,7 @@ import { loadRun as loadPayRun, runLabel, wagesOwed } from '../payroll/run-model
 import { settlePayRun } from '../payroll/settle.js';
 import { claimDue, claimLabel, loadClaim } from '../expenses/claims.js';
 import { settleClaim } from '../expenses/settle.js';
+import { suggestionsFor } from './suggestions.js';
 import { checkCodingAccount, codingLabel, directCodingLines, splitGst } from './coding.js';
 import {
   DOC_DIRECTION, TARGET_ID_FIELD, directionOf, lineLabel, lineView, loadLine, markReconciled, sameTarget, storedTarget, targetIdOf,
@@ -225,10 +226,12 @@ export const matchHoldResolve = handler(
           WHERE org_id = $1 AND line_id = $2`,
         [ctx.orgId, row.line_id],
       );
+      const back = await loadLine(ctx.q, ctx.orgId, row.line_id);
+      const suggested = (await suggestionsFor(ctx.q, ctx.orgId, [back])).get(back.line_id) ?? [];
       return finish(
         ctx,
         event({ journalId: null, approvalId: null }),
-        { line: lineView(await loadLine(ctx.q, ctx.orgId, row.line_id)), decision: p.decision, journalId: null, paymentId: null, assetId: null, approvalId: null, changed: true },
+        { line: lineView(back, suggested), decision: p.decision, journalId: null, paymentId: null, assetId: null, approvalId: null, changed: true },
         `Rejected the hold of ${lineLabel(row)} for ${describe(target)}: the line is UNMATCHED again and no money moved`,
       );
     }
@@ -241,10 +244,11 @@ export const matchHoldResolve = handler(
         actionClass: 'books.match_hold_resolve',
         subjectId: row.line_id,
         summary: `Release ${formatCents(Math.abs(row.amount_cents))} from the bank line ${row.date} "${row.payee ?? row.description}" to ${label}`,
-        params: p,
+        // The call names only the line: the signed payload also carries the held target and amount, so an approval
+        // given for an earlier hold (another target, before a reject and re-match) does not fit this one (CONFLICT).
+        params: { ...p, target, amountCents: row.amount_cents, heldAt: row.held_at },
       });
       approvalId = proof.approvalId;
-      await requireFiledAfterHold(ctx, row, approvalId);
     }
     const posted = await postMatch(ctx, row, target);
     await markReconciled(ctx.q, ctx.orgId, row.line_id, { target, journalId: posted.journalId, approvalId, by: ctx.principal.id });
@@ -257,17 +261,3 @@ export const matchHoldResolve = handler(
   },
   { mayHold: true },
 );
-
-/**
- * The params of a release name only the line, so bind the proof to this hold: an approval filed before the
- * line was (re)held was for an earlier hold, possibly of another target, and may not release this one.
- */
-async function requireFiledAfterHold(ctx: HandlerCtx, row: FeedLineRow, approvalId: string): Promise<void> {
-  const [a] = await ctx.q.query<{ stale: boolean }>(
-    'SELECT requested_at < $3::timestamptz AS stale FROM approvals WHERE org_id = $1 AND approval_id = $2',
-    [ctx.orgId, approvalId, row.held_at],
-  );
-  if (a?.stale) {
-    throw new ApiError('CONFLICT', `approval ${approvalId} was filed before ${lineLabel(row)} was held for its current target (${row.held_at}); hold the release again and file a new approval`);
-  }
-}

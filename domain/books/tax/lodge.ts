@@ -1,7 +1,6 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { tax as c } from '../../../protocol/methods/books/tax.js';
-import type { Queryable } from '../../../db/types.js';
 import { handler } from '../../handler.js';
 import { addDays, today } from '../dates.js';
 import { postJournal, type JournalLine } from '../journal.js';
@@ -12,12 +11,6 @@ import { computeBas } from './bas.js';
 import { labelChanges, loadLodgement, lockTaxDesk, lodgementLabel, lodgementView, netPhrase, sameFigures, signSummary, type BasLabels } from './model.js';
 
 /** Lodging a prepared BAS: the signature act. Until it runs the lodgement stays PREPARED (or HELD). */
-
-/** The approval a proof came from: what the human read, and when it was filed. */
-async function approvalOf(q: Queryable, orgId: string, approvalId: string): Promise<{ summary: string; requested_at: string } | null> {
-  const [row] = await q.query<{ summary: string; requested_at: string }>('SELECT summary, requested_at FROM approvals WHERE org_id = $1 AND approval_id = $2', [orgId, approvalId]);
-  return row ?? null;
-}
 
 /** Dr 820 by 1A - 1B (a credit when negative), Dr 825 by W2 / Cr 830 by the net; zero lines are dropped. */
 function clearingLines(labels: BasLabels, netCents: number, label: string): JournalLine[] {
@@ -57,8 +50,14 @@ export const taxSignLodge = handler(
     if (policy.lockDate && row.period_start <= policy.lockDate) {
       throw new ApiError('CONFLICT', `${label} overlaps the locked period (the books are locked through ${policy.lockDate}); it cannot be lodged`);
     }
-    const summary = signSummary(row);
-    const proof = await ctx.requireSignature({ actionClass: 'books.tax_sign_lodge', subjectId: row.lodgement_id, summary, params: p });
+    // The signed payload carries the prepared figures, so an approval covers exactly what the human read: after a
+    // return and re-preparation the payload differs and the old approval no longer fits (CONFLICT).
+    const proof = await ctx.requireSignature({
+      actionClass: 'books.tax_sign_lodge',
+      subjectId: row.lodgement_id,
+      summary: signSummary(row),
+      params: { ...p, periodStart: row.period_start, periodEnd: row.period_end, labels: row.labels, netCents: row.net_cents, preparedAt: row.prepared_at },
+    });
 
     // The human approved these figures: if the books moved since, or the approval showed other figures, refuse.
     const now = await computeBas(ctx.q, ctx.orgId, row.period_start, row.period_end);
@@ -68,15 +67,6 @@ export const taxSignLodge = handler(
         `${label} no longer matches the books (${labelChanges(row.labels, now.labels)}): the books moved since it was prepared; re-prepare it (books.taxPrepare) and sign the new figures`,
       );
     }
-    // A signature covers one preparation: not other figures, nor an earlier preparation (before a return).
-    const approval = await approvalOf(ctx.q, ctx.orgId, proof.approvalId);
-    if (approval?.summary !== summary) {
-      throw new ApiError('CONFLICT', `approval ${proof.approvalId} was given for other figures ("${approval?.summary}"); call books.taxSignLodge again for a new hold and file a new approval`);
-    }
-    if (approval.requested_at < row.prepared_at) {
-      throw new ApiError('CONFLICT', `approval ${proof.approvalId} was filed at ${approval.requested_at}, before ${label} was last prepared (${row.prepared_at}); call books.taxSignLodge again for a new hold and file a new approval`);
-    }
-
     const lines = clearingLines(row.labels, row.net_cents, `BAS ${row.period_start}..${row.period_end}`);
     // The journal is dated periodEnd, so it posts before the lock moves to periodEnd.
     const journalId =

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { MAX_CENTS, date, ids, journalRef, outcome, page, pageParams } from './common.js';
+import { MAX_CENTS, date, ids, journalRef, outcome, page, pageParams, taxCode } from './common.js';
 
 /*
  * Fixed assets: the register (assets arrive from purchases coded to 710 or 720), depreciation runs and
@@ -67,7 +67,7 @@ export const assets = {
   }),
   assetDispose: method({
     summary:
-      'Dispose of a REGISTERED asset on a date (not before its purchase or its last depreciation; BAD_REQUEST) for GST-exclusive proceeds: depreciates it to the date first, then one journal (source disposal): Dr 711/721 all accumulated depreciation, Cr 710/720 cost, Dr 850 Suspense by the proceeds (the bank line of the sale is coded against 850 when the money arrives; GST on the sale is accounted when it is invoiced or banked, not here), and the difference to 260 Other revenue (gain) or 416 (loss). ' +
+      'Dispose of a REGISTERED asset on a date (not before its purchase or its last depreciation; BAD_REQUEST) for GST-inclusive proceeds: depreciates it to the date first, then one journal (source disposal): Dr 711/721 all accumulated depreciation, Cr 710/720 cost, Dr 416 the written-down value, Dr 850 Suspense the proceeds (the sale\'s bank line is coded against 850 when the money arrives), Cr 260 Other revenue the net proceeds with its tax code and Cr 820 the GST (so the sale is on the BAS: G1, 1A). The gain or loss is net proceeds less book value. ' +
       'DISPOSED; disposing again with the same date and proceeds changes nothing, with others it is CONFLICT.',
     params: z.strictObject({
       id: ids.asset(),
@@ -77,7 +77,8 @@ export const assets = {
         .int('must be an integer number of cents')
         .min(0, 'must be >= 0 (0 for a write-off)')
         .max(MAX_CENTS, `must be at most ${MAX_CENTS} cents`)
-        .describe('Sale proceeds excluding GST, in cents; 0 for a write-off.'),
+        .describe('Sale proceeds including GST, in cents; 0 for a write-off.'),
+      taxCode: taxCode('GST treatment of the sale (default GST: GST = round(proceeds / 11)).').optional(),
     }),
     result: z.strictObject({
       asset: Asset,

@@ -114,7 +114,6 @@ export const JournalLineIn = z.strictObject({
 });
 
 const lineId = ids.feedLine('The bank feed line (fl_…).');
-const lineResult = z.strictObject({ line: FeedLine, journalId: journalRef, ...outcome });
 
 export const reconciliation = {
   matchAccept: method({

@@ -155,7 +155,7 @@ describe('books.assetDepreciationRun', () => {
   it('refuses a locked period and bad input; another org depreciates only its own assets', async () => {
     const o = await booksOrg();
     await buy(o, laptop);
-    await s.runtime.db.query('INSERT INTO books_settings (org_id, lock_date) VALUES ($1, $2)', [o.orgId, '2026-09-30']);
+    await s.runtime.db.query('UPDATE books_settings SET lock_date = $2 WHERE org_id = $1', [o.orgId, '2026-09-30']);
     await refused(o.client, 'books.assetDepreciationRun', { periodEnd: '2026-09-30' }, 'CONFLICT', /locked through 2026-09-30/);
     await refused(o.client, 'books.assetDepreciationRun', { periodEnd: '30/09/2026' }, 'BAD_REQUEST', /^periodEnd: /);
     await refused(o.client, 'books.assetDepreciationRun', {}, 'BAD_REQUEST', 'periodEnd: required');
@@ -168,44 +168,46 @@ describe('books.assetDepreciationRun', () => {
 });
 
 describe('books.assetDispose', () => {
-  it('a sale at a gain: depreciates to the date, then one journal with the gain on 260', async () => {
+  it('a sale at a gain: depreciates to the date, then one journal; the sale carries GST onto the BAS', async () => {
     const o = await booksOrg();
     const id = await buy(o, laptop);
     await o.client.ok('books.assetDepreciationRun', { periodEnd: '2026-09-30' }); // 25205
     const { result, event } = await mutate(o.client, 'books.assetDispose', { id, date: '2026-10-31', proceedsCents: 450000 }, 'books.asset.dispose');
-    // 1..31 Oct = 31 days: 400000 x 31 / 1460 = 8493.15 -> 8493; accumulated 33698; book value 406302; gain 43698.
+    // 1..31 Oct = 31 days: 400000 x 31 / 1460 = 8493.15 -> 8493; accumulated 33698; book value 406302.
+    // Proceeds 450000 incl. GST round(450000 / 11) = 40909: net 409091; gain 409091 - 406302 = 2789.
     expect(result.depreciation).toMatchObject({ fromDate: '2026-10-01', toDate: '2026-10-31', days: 31, amountCents: 8493, accumulatedDepreciationCents: 33698, bookValueCents: 406302 });
-    expect(result.gainCents).toBe(43698);
+    expect(result.gainCents).toBe(2789);
     expect(result.asset).toMatchObject({
       status: 'DISPOSED',
       accumulatedDepreciationCents: 33698,
       bookValueCents: 406302,
       depreciatedThrough: '2026-10-31',
-      disposal: { date: '2026-10-31', proceedsCents: 450000, gainCents: 43698, journalId: result.journalId },
+      disposal: { date: '2026-10-31', proceedsCents: 450000, gainCents: 2789, journalId: result.journalId },
     });
     expect(await lines(o, result.journalId)).toEqual([
       { account_code: '416', amount_cents: 8493 },
       { account_code: '721', amount_cents: -8493 },
       { account_code: '721', amount_cents: 33698 },
       { account_code: '720', amount_cents: -440000 },
+      { account_code: '416', amount_cents: 406302 },
       { account_code: '850', amount_cents: 450000 },
-      { account_code: '260', amount_cents: -43698 },
+      { account_code: '260', amount_cents: -409091 },
+      { account_code: '820', amount_cents: -40909 },
     ]);
     const [j] = await s.runtime.db.query<any>('SELECT date, source_kind, source_id FROM books_journals WHERE org_id = $1 AND journal_id = $2', [o.orgId, result.journalId]);
     expect(j).toEqual({ date: '2026-10-31', source_kind: 'disposal', source_id: id });
-    expect(event.payload).toMatchObject({ assetId: id, date: '2026-10-31', proceedsCents: 450000, depreciationCents: 8493, bookValueCents: 406302, gainCents: 43698, journalId: result.journalId });
-    expect(result.message).toMatch(/a gain of \$436\.98 \(260\)/);
-    expect(result.message).toMatch(/GST on the sale is accounted when invoiced or banked/);
-    // Off the books: 720 and 721 are back to zero for it; the gain is not a BAS supply.
+    expect(event.payload).toMatchObject({ assetId: id, date: '2026-10-31', proceedsCents: 450000, gstCents: 40909, depreciationCents: 8493, bookValueCents: 406302, gainCents: 2789, journalId: result.journalId });
+    expect(result.message).toMatch(/for \$4,500\.00 incl\. GST \$409\.09 .*a gain of \$27\.89/);
+    // Off the books: 720 and 721 are back to zero for it; the sale is a taxable supply on the BAS.
     const balance = async (code: string) => Number((await s.runtime.db.query<any>('SELECT coalesce(sum(amount_cents), 0)::bigint AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [o.orgId, code]))[0].v);
     expect([await balance('720'), await balance('721')]).toEqual([0, 0]);
-    expect((await computeBas(s.runtime.db, o.orgId, '2026-10-01', '2026-12-31')).labels.G1).toBe(0);
+    expect((await computeBas(s.runtime.db, o.orgId, '2026-10-01', '2026-12-31')).labels).toMatchObject({ G1: 450000, '1A': 40909 });
     await invariants(o);
 
     // Replays: same date and proceeds change nothing; others are CONFLICT; later runs leave it alone.
     const journals = await journalCount(o);
     const again = await mutate(o.client, 'books.assetDispose', { id, date: '2026-10-31', proceedsCents: 450000 }, 'books.asset.dispose');
-    expect(again.result).toMatchObject({ changed: false, journalId: result.journalId, gainCents: 43698 });
+    expect(again.result).toMatchObject({ changed: false, journalId: result.journalId, gainCents: 2789 });
     expect(again.event.payload.noop).toBe(true);
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-31', proceedsCents: 1 }, 'CONFLICT', /already disposed of on 2026-10-31/);
     await refused(o.client, 'books.assetDispose', { id, date: '2026-11-01', proceedsCents: 450000 }, 'CONFLICT', /already disposed/);
@@ -217,17 +219,20 @@ describe('books.assetDispose', () => {
     const o = await booksOrg();
     const id = await buy(o, desk);
     const { result } = await mutate(o.client, 'books.assetDispose', { id, date: '2026-09-30', proceedsCents: 100000 }, 'books.asset.dispose');
-    // 15 Aug..30 Sep = 47 days of DV: 5151; book value 194849; loss 94849.
-    expect(result.gainCents).toBe(-94849);
+    // 15 Aug..30 Sep = 47 days of DV: 5151; book value 194849. Proceeds 100000 incl. GST 9091: net 90909;
+    // loss 194849 - 90909 = 103940.
+    expect(result.gainCents).toBe(-103940);
     expect(await lines(o, result.journalId)).toEqual([
       { account_code: '416', amount_cents: 5151 },
       { account_code: '711', amount_cents: -5151 },
       { account_code: '711', amount_cents: 5151 },
       { account_code: '710', amount_cents: -200000 },
+      { account_code: '416', amount_cents: 194849 },
       { account_code: '850', amount_cents: 100000 },
-      { account_code: '416', amount_cents: 94849 },
+      { account_code: '260', amount_cents: -90909 },
+      { account_code: '820', amount_cents: -9091 },
     ]);
-    expect(result.message).toMatch(/a loss of \$948\.49 \(416\)/);
+    expect(result.message).toMatch(/a loss of \$1,039\.40/);
 
     // Written off the day it was bought: one day of straight line, 4000 x 1 / 365 = 10.96 -> 11; no proceeds line.
     const scrap = await buy(o, { name: 'Dropped monitor', cost: 4000, lifeYears: 1, date: '2026-10-01' });
@@ -255,7 +260,7 @@ describe('books.assetDispose', () => {
     await refused(o.client, 'books.assetDispose', { id: 'inv_1', date: '2026-10-01', proceedsCents: 1 }, 'BAD_REQUEST', /^id: /);
     await refused(o.client, 'books.assetDispose', { id: MISSING.asset, date: '2026-10-01', proceedsCents: 1 }, 'NOT_FOUND', /asset ast_doesnotexist0000 not found/);
     await refused(other, 'books.assetDispose', { id, date: '2026-10-01', proceedsCents: 1 }, 'NOT_FOUND');
-    await s.runtime.db.query('INSERT INTO books_settings (org_id, lock_date) VALUES ($1, $2)', [o.orgId, '2026-10-15']);
+    await s.runtime.db.query('UPDATE books_settings SET lock_date = $2 WHERE org_id = $1', [o.orgId, '2026-10-15']);
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-10', proceedsCents: 1 }, 'CONFLICT', /locked through 2026-10-15/);
     expect((await register(o))[0]).toMatchObject({ status: 'REGISTERED', disposal: null, depreciatedThrough: '2026-09-30' });
   });
@@ -291,7 +296,8 @@ describe('books.assets', () => {
     expect(second.assets.map((x: any) => x.id)).toEqual([c]);
     expect(second.nextCursor).toBeNull();
     // Monitor: 1..30 Sep = 30 days of 50000 / 4 years = 1027.40 -> 1027; 1 Oct one more day: 34.25 -> 34.
-    expect(second.assets[0]).toMatchObject({ status: 'DISPOSED', accumulatedDepreciationCents: 1061, bookValueCents: 48939, disposal: { proceedsCents: 40000, gainCents: -8939 } });
+    // Sold for 40000 incl. GST 3636: net 36364 against a book value of 48939, a loss of 12575.
+    expect(second.assets[0]).toMatchObject({ status: 'DISPOSED', accumulatedDepreciationCents: 1061, bookValueCents: 48939, disposal: { proceedsCents: 40000, gainCents: -12575 } });
     expect((await register(o, 'DISPOSED')).map((x) => x.id)).toEqual([c]);
     expect((await register(o, 'REGISTERED')).map((x) => x.id)).toEqual([a, b]);
     expect(await register(await booksOrg())).toEqual([]);

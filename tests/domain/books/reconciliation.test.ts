@@ -174,14 +174,14 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     await check();
   });
 
-  it('reject returns the line to UNMATCHED without a signature; an approval filed before a re-hold cannot release it', async () => {
+  it('reject returns the line to UNMATCHED without a signature; an approval for an earlier hold cannot release it (the payload binds the target)', async () => {
     const lineId = await line(-700000, { payee: 'NEW DESKS' });
     await s.client.ok('books.matchAccept', { lineId, target: accountTarget('429') });
     const stale = await approveHoldOf(desk, await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()));
     const before = await count();
     const { result, event } = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'books.feed.resolve', agent());
     expect(result).toMatchObject({ decision: 'reject', journalId: null, approvalId: null, changed: true });
-    expect(result.line).toMatchObject({ status: 'UNMATCHED', target: null, heldAt: null });
+    expect(result.line).toMatchObject({ status: 'UNMATCHED', target: null, heldAt: null, suggestion: null });
     expect(result.message).toMatch(/no money moved/);
     expect(event.payload).toMatchObject({ decision: 'reject', targetKind: 'account', targetId: '429' });
     expect(await count()).toBe(before);
@@ -189,7 +189,7 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
     // Held again for another target: the approval filed for the first hold is refused (and not consumed).
     await s.client.ok('books.matchAccept', { lineId, target: accountTarget('720') });
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', /filed before .* was held/, agent());
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, agent());
     const fresh = await approveHoldOf(desk, await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()));
     const released = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: fresh }, 'books.feed.resolve', agent());
     expect(await lines(released.result.journalId)).toEqual([j('720', 636364, 'GST', 63636), j('820', 63636), j('090', -700000)]);

@@ -88,7 +88,7 @@ describe('books.taxSignLodge', () => {
     await k.invariants(o);
   });
 
-  it('refuses when the books moved after the human approved, and an approval shown other figures', async () => {
+  it('refuses when the books moved after the human approved, and an approval for other figures (the payload binds them)', async () => {
     const o = await k.booksOrg();
     await k.quarterActivity(o);
     const l = await k.prepared(o);
@@ -100,7 +100,7 @@ describe('books.taxSignLodge', () => {
     expect(await k.row(o, l.id)).toMatchObject({ status: 'PREPARED', lodged_at: null });
     // Re-prepared, the snapshot matches the books again, but the human approved the old figures.
     await o.client.ok('books.taxPrepare', Q3);
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was given for other figures/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, { idem: idem() });
     // A fresh hold shows the new figures; its approval lodges them.
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey, idem: idem() });
     expect(fresh.approval.subject.summary).toContain('net $880.00 payable');
@@ -125,7 +125,7 @@ describe('books.taxSignLodge', () => {
     const approvalId = await k.approve(o, hold);
     await o.client.ok('books.taxReturn', { id: l.id, reason: 'Check the wages' });
     await o.client.ok('books.taxPrepare', Q3); // the same figures, a new preparation
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was filed at .* before BAS 1 Jul–30 Sep 2026 .* was last prepared/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, { idem: idem() });
     expect((await k.row(o, l.id)).status).toBe('PREPARED');
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey });
     const { result } = await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId: await k.approve(o, fresh) }, 'books.tax.lodge', { idem: idem() });

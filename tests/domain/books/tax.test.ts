@@ -112,7 +112,7 @@ describe('books.taxPrepare', () => {
     await mutate(o.client, 'books.taxPrepare', { periodStart: '2026-10-01', periodEnd: '2026-10-01' }, 'books.tax.prepare');
     // Locked periods (a lodged BAS sets the lock; here set directly) cannot be prepared.
     const p = await k.booksOrg();
-    await s.runtime.db.query('INSERT INTO books_settings (org_id, lock_date) VALUES ($1, $2)', [p.orgId, '2026-06-30']);
+    await s.runtime.db.query('UPDATE books_settings SET lock_date = $2 WHERE org_id = $1', [p.orgId, '2026-06-30']);
     await refused(p.client, 'books.taxPrepare', { periodStart: '2026-06-01', periodEnd: '2026-07-31' }, 'CONFLICT', /locked through 2026-06-30/);
   });
 });
