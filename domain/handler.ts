@@ -20,6 +20,8 @@ export interface HandlerCtx {
   emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
   /** A signature act: returns the consumed proof, or ends the call with the hold frame. */
   requireSignature(req: SignatureRequest): Promise<SignatureProof>;
+  /** A signature act that already ran (a no-op replay): checks a proof given anyway, without consuming it. */
+  verifyProof(req: SignatureRequest): Promise<SignatureProof | null>;
   /** Pre-auth (P) methods only: the org the call turned out to concern. */
   bindOrg(orgId: string): void;
   /** Run fn once the call's transaction has committed (notifications; never for rolled-back calls). */

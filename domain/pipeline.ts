@@ -8,7 +8,7 @@ import { appendEvent, type AppendedEvent } from '../ledger/append.js';
 import { claimKey, findReplay, releaseKey, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
 import { authenticate, type Principal } from './auth.js';
 import { holdEventPayload, holdResult, recordHold, refusalMessage } from './approval/hold.js';
-import { HoldSignal, requireSignature } from './approval/signature.js';
+import { HoldSignal, requireSignature, verifyProofIfGiven } from './approval/signature.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
 import { RawJson, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
@@ -218,6 +218,10 @@ export class Pipeline {
         // Without the savepoint a hold could not undo the handler's writes.
         if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} asks for a signature but is not marked mayHold`));
         return requireSignature(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
+      },
+      verifyProof(req) {
+        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} verifies a proof but is not marked mayHold`));
+        return verifyProofIfGiven(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
       },
       afterCommit(fn) {
         committed.push(fn);

@@ -78,10 +78,34 @@ export async function requireSignature(
   req: SignatureRequest,
 ): Promise<SignatureProof> {
   const payloadHash = signaturePayloadHash(req.actionClass, req.subjectId, req.params);
+  if (!hasProof(req.params)) throw new HoldSignal(req, payloadHash);
+  return checkProof(q, env, req, payloadHash, true);
+}
+
+/**
+ * For an act that has already run (a no-op replay): a proof given anyway is checked like requireSignature checks
+ * it (another subject or payload: CONFLICT; used, rejected, expired: refused) but not consumed; none given, null.
+ */
+export async function verifyProofIfGiven(
+  q: Queryable,
+  env: { principal: Principal; orgId: string; method: string; signingKey: string },
+  req: SignatureRequest,
+): Promise<SignatureProof | null> {
+  if (!hasProof(req.params)) return null;
+  return checkProof(q, env, req, signaturePayloadHash(req.actionClass, req.subjectId, req.params), false);
+}
+
+const hasProof = (params: Record<string, unknown>): boolean => typeof params.approvalId === 'string' || typeof params.signatureToken === 'string';
+
+async function checkProof(
+  q: Queryable,
+  env: { principal: Principal; orgId: string; method: string; signingKey: string },
+  req: SignatureRequest,
+  payloadHash: string,
+  consume: boolean,
+): Promise<SignatureProof> {
   const givenId = typeof req.params.approvalId === 'string' ? req.params.approvalId : undefined;
   const token = typeof req.params.signatureToken === 'string' ? req.params.signatureToken : undefined;
-  if (!givenId && !token) throw new HoldSignal(req, payloadHash);
-
   const tokenId = token?.split('.')[0];
   if (givenId && tokenId && givenId !== tokenId) {
     throw new ApiError('CONFLICT', `signatureToken belongs to approval ${tokenId}, not to approvalId ${givenId}`);
@@ -112,7 +136,10 @@ export async function requireSignature(
           : null;
   if (mismatch) throw new ApiError('CONFLICT', `approval ${approvalId} was filed for ${mismatch}`);
   if (row.consumed_at) {
-    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} was already used at ${row.consumed_at} by ${row.consumed_by}; a proof is single-use: hold the act again and file a new approval`);
+    throw new ApiError(
+      'GOVERNANCE_NOT_READY',
+      `approval ${approvalId} was already used at ${row.consumed_at} by ${row.consumed_by}: the act it approved has run; a proof is single-use (hold the act again and file a new approval for another act)`,
+    );
   }
   if (row.status === 'rejected') {
     throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} was rejected by ${row.decided_by}; the act cannot run on it`);
@@ -123,6 +150,7 @@ export async function requireSignature(
   if (row.status === 'pending') {
     throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`);
   }
+  if (!consume) return { approvalId, payloadHash };
   await q.query('UPDATE approvals SET consumed_at = now(), consumed_by = $3 WHERE org_id = $1 AND approval_id = $2', [
     env.orgId,
     approvalId,
@@ -130,3 +158,4 @@ export async function requireSignature(
   ]);
   return { approvalId, payloadHash };
 }
+

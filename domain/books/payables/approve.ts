@@ -49,6 +49,7 @@ export const billApprove = handler(
     }
     const releasing = row.status === 'AUTHORISED' && row.on_hold;
     if (row.status !== 'DRAFT' && !releasing) {
+      if (row.held_reason) await ctx.verifyProof({ actionClass: 'books.bill_approve', subjectId: row.bill_id, summary: '', params: p });
       return finish(
         ctx,
         event,

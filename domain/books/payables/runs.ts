@@ -101,7 +101,13 @@ export const billScheduleRun = handler(
     const event = (payload: Record<string, unknown>) => ({ kind: 'books.bill.schedule_run', entityId: runId, payload: { runId, payDate: p.payDate, billIds, ...payload } });
     const executed = await loadRun(ctx.q, ctx.orgId, runId);
     if (executed) {
-      // A retry of an executed run: no signature needed, nothing paid twice.
+      // A retry of an executed run: no signature needed, nothing paid twice; a proof given anyway is checked.
+      await ctx.verifyProof({
+        actionClass: 'books.bill_schedule_run',
+        subjectId: runId,
+        summary: '',
+        params: { payDate: p.payDate, billIds, approvalId: p.approvalId, signatureToken: p.signatureToken },
+      });
       return finish(
         ctx,
         event({ totalCents: executed.totalCents, approvalId: executed.approvalId, noop: true }),

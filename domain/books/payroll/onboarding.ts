@@ -60,7 +60,9 @@ export const onboardingAdvance = handler(
     });
     const doneAt = stepDoneAt(row, p.step);
     if (doneAt) {
-      // A done step is never redone: a replay, or details that were already recorded.
+      // A done step is never redone: a replay, or details that were already recorded. A proof given anyway is
+      // checked (another act's: CONFLICT; a used one: refused), never consumed.
+      if (p.step === 'contract') await ctx.verifyProof({ actionClass: 'books.onboarding_advance', subjectId: row.onboarding_id, summary: '', params: p });
       return finish(
         ctx,
         event({ noop: true }),

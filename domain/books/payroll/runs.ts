@@ -94,7 +94,8 @@ export const payrollSign = handler(
     const row = await loadRun(ctx.q, ctx.orgId, p.runId, true);
     const event = (payload: Record<string, unknown>) => ({ kind: 'books.payroll.sign', entityId: row.run_id, payload: { runId: row.run_id, ...payload } });
     if (row.status === 'POSTED') {
-      // Already signed: a replay posts nothing and needs no new proof.
+      // Already signed: a replay posts nothing and needs no new proof (one given anyway is checked, not consumed).
+      await ctx.verifyProof({ actionClass: 'books.payroll_sign', subjectId: row.run_id, summary: '', params: p });
       return finish(
         ctx,
         event({ journalId: row.journal_id, noop: true }),

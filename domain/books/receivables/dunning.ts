@@ -31,6 +31,8 @@ export const invoiceChaseStep = handler(
     const step = p.step as 1 | 2 | 3;
     const event = (payload: Record<string, unknown>) => ({ kind: 'books.invoice.chase', entityId: row.invoice_id, payload: { invoiceId: row.invoice_id, step, ...payload } });
     if (step === row.chase_step) {
+      // A replay: nothing is sent twice; a proof given anyway is checked (another act's: CONFLICT; used: refused).
+      if (step >= 2) await ctx.verifyProof({ actionClass: 'books.invoice_chase_step', subjectId: row.invoice_id, summary: '', params: p });
       const before = invoiceView(row, now, policy);
       return finish(
         ctx,

@@ -8,7 +8,7 @@ import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';
 import { booksPolicy, setLockDate } from '../policy.js';
 import { computeBas } from './bas.js';
-import { labelChanges, loadLodgement, lockTaxDesk, lodgementLabel, lodgementView, netPhrase, sameFigures, signSummary, type BasLabels } from './model.js';
+import { labelChanges, loadLodgement, lockTaxDesk, lodgementLabel, lodgementView, netPhrase, sameFigures, signSummary, type BasLabels, type LodgementRow } from './model.js';
 
 /** Lodging a prepared BAS: the signature act. Until it runs the lodgement stays PREPARED (or HELD). */
 
@@ -22,6 +22,16 @@ function clearingLines(labels: BasLabels, netCents: number, label: string): Jour
   ].filter((l) => l.amountCents !== 0);
 }
 
+/** What a human signs: the call plus the prepared figures (a re-preparation makes it another payload). */
+const signedParams = (row: LodgementRow, p: Record<string, unknown>) => ({
+  ...p,
+  periodStart: row.period_start,
+  periodEnd: row.period_end,
+  labels: row.labels,
+  netCents: row.net_cents,
+  preparedAt: row.prepared_at,
+});
+
 export const taxSignLodge = handler(
   c.taxSignLodge,
   async (ctx, p) => {
@@ -29,6 +39,7 @@ export const taxSignLodge = handler(
     const row = await loadLodgement(ctx.q, ctx.orgId, p.id, true);
     const label = lodgementLabel(row);
     if (row.status === 'LODGED') {
+      await ctx.verifyProof({ actionClass: 'books.tax_sign_lodge', subjectId: row.lodgement_id, summary: '', params: signedParams(row, p) });
       return finish(
         ctx,
         { kind: 'books.tax.lodge', entityId: row.lodgement_id, payload: { lodgementId: row.lodgement_id, noop: true } },
@@ -56,7 +67,7 @@ export const taxSignLodge = handler(
       actionClass: 'books.tax_sign_lodge',
       subjectId: row.lodgement_id,
       summary: signSummary(row),
-      params: { ...p, periodStart: row.period_start, periodEnd: row.period_end, labels: row.labels, netCents: row.net_cents, preparedAt: row.prepared_at },
+      params: signedParams(row, p),
     });
 
     // The human approved these figures: if the books moved since, or the approval showed other figures, refuse.

@@ -85,12 +85,11 @@ describe('books.billScheduleRun', () => {
     expect(date).toBe(PAY_DATE);
     await invariants();
 
-    // Retries name the same run: without proof, or with the used proof, nothing is paid twice.
-    for (const params of [{ payDate: PAY_DATE, billIds: ids }, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }]) {
-      const replay = await mutate(s.client, RUN, params, 'books.bill.schedule_run', agent());
-      expect(replay.result).toMatchObject({ changed: false, run: { id: runId, totalCents: 640000, approvalId } });
-      expect(replay.event.payload.noop).toBe(true);
-    }
+    // A retry names the same run: without proof it is a no-op; with the used proof it is refused as used.
+    const replay = await mutate(s.client, RUN, { payDate: PAY_DATE, billIds: ids }, 'books.bill.schedule_run', agent());
+    expect(replay.result).toMatchObject({ changed: false, run: { id: runId, totalCents: 640000, approvalId } });
+    expect(replay.event.payload.noop).toBe(true);
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'GOVERNANCE_NOT_READY', /already used .*the act it approved has run/, agent());
     expect(await count(`books_payments WHERE org_id = $1 AND doc_kind = 'bill' AND doc_id = ANY($2)`, [s.org.orgId, ids])).toBe(2);
     expect((await s.client.ok('approval.get', { approvalId })).used).toBe(true);
     // billApprove on a paid bill: the event names the run.

@@ -87,8 +87,9 @@ describe('books.onboardingAdvance', () => {
     expect(result).toMatchObject({ approvalId, changed: true, onboarding: { status: 'COMPLETED', contract: { contractRef: 'contracts/offer.pdf', signedOn: '2026-09-20', approvalId } }, employee: { status: 'ACTIVE' } });
     expect(result.onboarding.completedAt).not.toBeNull();
     expect(event.payload).toMatchObject({ step: 'contract', completed: true, approvalId, employeeStatus: 'ACTIVE' });
-    const replay = await mutate(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'books.onboarding.advance', { key: d.agent, idem: idem() });
+    const replay = await mutate(d.client, 'books.onboardingAdvance', params, 'books.onboarding.advance', { key: d.agent, idem: idem() });
     expect(replay.result).toMatchObject({ changed: false, approvalId });
+    await refused(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: d.agent, idem: idem() });
     // The contract can come first: the onboarding stays PENDING until the rest is done.
     const first = await k.signed(d, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT });
     expect(first).toMatchObject({ onboarding: { status: 'PENDING' }, employee: { status: 'PENDING' } });
@@ -186,10 +187,9 @@ describe('books.payrollSign', () => {
     expect(event.payload).toMatchObject({ runId: run.id, journalId: result.journalId, approvalId, stpId: result.payRun.stp.id });
     await k.invariants(d);
 
-    for (const params of [{ runId: run.id, approvalId }, { runId: run.id }]) {
-      const replay = await mutate(d.client, 'books.payrollSign', params, 'books.payroll.sign', { key: d.agent, idem: idem() });
-      expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId });
-    }
+    const replay = await mutate(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll.sign', { key: d.agent, idem: idem() });
+    expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId });
+    await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: d.agent, idem: idem() });
     expect(await k.journalCount(d)).toBe(1);
     // The proof was consumed with the act: single-use, and bound to this run.
     const [proof] = await s.runtime.db.query<{ consumed_at: string | null }>('SELECT consumed_at FROM approvals WHERE approval_id = $1', [approvalId]);

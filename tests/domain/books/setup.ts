@@ -194,3 +194,31 @@ export async function checkInvariants(q: Queryable, orgId: string): Promise<void
     expect(0 - (await balance('804')), '804 = posted unpaid net wages').toBe(wages);
   }
 }
+
+/**
+ * Run a signature act as `agentKey`: when it holds, the agent files the approval, the org's human admin (the
+ * client's default key) approves, and the agent retries with the proof and a fresh idempotency key. Returns the
+ * executed result. Acts that do not hold (a replay, or below the floor) return on the first call.
+ */
+export async function withSignature(client: TestClient, agentKey: string, method: string, params: Record<string, unknown>): Promise<any> {
+  const first = await client.ok(method, params, { key: agentKey, idem: idem('sig') });
+  if (first.status !== 'approval_required') return first;
+  const filed = await client.ok('approval.request', { actionClass: first.approval.actionClass, payloadHash: first.approval.payloadHash, subject: first.approval.subject }, { key: agentKey });
+  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
+  return client.ok(method, { ...params, approvalId: filed.approvalId }, { key: agentKey, idem: idem('sig') });
+}
+
+/** PB-B1: billApprove of a flagged bill is refused until a signature backs it; file from the refusal and approve. */
+export async function approveFlaggedBill(client: TestClient, agentKey: string, billId: string): Promise<any> {
+  const res = await client.rpc('books.billApprove', { id: billId }, { key: agentKey, idem: idem('bill') });
+  if (res.body.ok) return res.body.result;
+  expect(res.body.error.code, res.raw).toBe('GOVERNANCE_NOT_READY');
+  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(res.body.error.message)![1];
+  const filed = await client.ok(
+    'approval.request',
+    { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: billId, summary: 'bill approval' } },
+    { key: agentKey },
+  );
+  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
+  return client.ok('books.billApprove', { id: billId, approvalId: filed.approvalId }, { key: agentKey, idem: idem('bill') });
+}

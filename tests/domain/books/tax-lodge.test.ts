@@ -66,7 +66,7 @@ describe('books.taxSignLodge', () => {
     const replay = await mutate(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax.lodge');
     expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId, lodgement: { status: 'LODGED' } });
     expect(replay.event.payload.noop).toBe(true);
-    expect((await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'books.tax.lodge', { idem: idem() })).result.changed).toBe(false);
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { idem: idem() });
     expect(await k.journalCount(o)).toBe(journalsAfter);
 
     // The proof cannot lodge another lodgement.
