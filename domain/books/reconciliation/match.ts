@@ -204,11 +204,29 @@ function describe(t: ResolvedTarget): string {
   return t.kind === 'account' ? codingLabel(t.account, t.taxCode) : `${t.kind} ${t.id}`;
 }
 
+/**
+ * What a human signs for a release: the call names only the line, so the payload also carries the held target and
+ * amount; an approval given for an earlier hold (another target, before a reject and re-match) does not fit.
+ */
+const releaseParams = (p: Record<string, unknown>, row: FeedLineRow, target: ResolvedTarget) => ({ ...p, target, amountCents: row.amount_cents, heldAt: row.held_at });
+
 export const matchHoldResolve = handler(
   c.matchHoldResolve,
   async (ctx, p) => {
     const row = await loadLine(ctx.q, ctx.orgId, p.lineId, true);
     const target = storedTarget(row);
+    if (row.status === 'RECONCILED' && row.held_at && target && p.decision === 'approve') {
+      // A replay of a release: nothing posts twice; a proof given anyway is checked (used: refused), not consumed.
+      if (Math.abs(row.amount_cents) > (await booksPolicy(ctx.q, ctx.orgId)).materialityFloorCents) {
+        await ctx.verifyProof({ actionClass: 'books.match_hold_resolve', subjectId: row.line_id, summary: '', params: releaseParams(p, row, target) });
+      }
+      return finish(
+        ctx,
+        { kind: 'books.feed.resolve', entityId: row.line_id, payload: eventPayload(row, target, { decision: p.decision, noop: true }) },
+        { line: lineView(row), decision: p.decision, journalId: row.journal_id, paymentId: null, assetId: null, approvalId: row.approval_id, changed: false },
+        `${lineLabel(row)} was already released to ${describe(target)}; nothing changed`,
+      );
+    }
     if (row.status !== 'HELD' || !target) {
       throw new ApiError(
         'CONFLICT',
@@ -244,9 +262,7 @@ export const matchHoldResolve = handler(
         actionClass: 'books.match_hold_resolve',
         subjectId: row.line_id,
         summary: `Release ${formatCents(Math.abs(row.amount_cents))} from the bank line ${row.date} "${row.payee ?? row.description}" to ${label}`,
-        // The call names only the line: the signed payload also carries the held target and amount, so an approval
-        // given for an earlier hold (another target, before a reject and re-match) does not fit this one (CONFLICT).
-        params: { ...p, target, amountCents: row.amount_cents, heldAt: row.held_at },
+        params: releaseParams(p, row, target),
       });
       approvalId = proof.approvalId;
     }

@@ -21,5 +21,5 @@ export const feedLines = handler(c.feedLines, async (ctx, p) => {
   const lines = rows
     .map((r) => lineView(r, suggestions.get(r.line_id) ?? []))
     .filter((l) => !p.status || l.status === p.status);
-  return { lines, nextCursor };
+  return { feedLines: lines, nextCursor };
 });

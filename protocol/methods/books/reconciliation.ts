@@ -219,7 +219,7 @@ export const reconciliation = {
       dateTo: date('Only lines dated on or before this date.').optional(),
       ...pageParams,
     }),
-    result: page('lines', FeedLine),
+    result: page('feedLines', FeedLine),
     example: { status: 'SUGGESTED', limit: 50 },
   }),
 };

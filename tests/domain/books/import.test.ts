@@ -116,7 +116,7 @@ describe('CSV statements', () => {
     expect(again.message).toMatch(/3 already imported, skipped/);
     expect(await stored(d.orgId)).toHaveLength(3);
     const lines = await d.client.ok('books.feedLines', {});
-    expect(lines.lines.map((l: any) => l.importId)).toEqual([first.importId, first.importId, first.importId]);
+    expect(lines.feedLines.map((l: any) => l.importId)).toEqual([first.importId, first.importId, first.importId]);
   });
 
   it('reads debit and credit columns, other header spellings, and a header-only file', async () => {

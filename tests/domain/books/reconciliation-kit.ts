@@ -72,8 +72,8 @@ export async function feedLine(
 export async function readLine(s: BooksServer, desk: Desk, lineId: string): Promise<any> {
   const [{ n }] = await s.runtime.db.query<{ n: number }>('SELECT n FROM books_feed_lines WHERE org_id = $1 AND line_id = $2', [desk.orgId, lineId]);
   const page = expectOk('books.feedLines', await desk.client.rpc('books.feedLines', { cursor: n - 1, limit: 1 }));
-  expect(page.lines[0]?.id).toBe(lineId);
-  return page.lines[0];
+  expect(page.feedLines[0]?.id).toBe(lineId);
+  return page.feedLines[0];
 }
 
 export const journal = (s: BooksServer, orgId: string, journalId: string) =>

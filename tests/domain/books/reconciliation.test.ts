@@ -166,7 +166,11 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
     const replay = await s.client.rpc('books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, { key: s.agent.apiKey, idem: key });
     expect(replay.headers['idempotent-replay']).toBe('true');
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'CONFLICT', /already resolved/, agent());
+    // A retry with a fresh key: the used proof is refused; without a proof the release replays as a no-op.
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'GOVERNANCE_NOT_READY', /already used/, agent());
+    const noop = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.feed.resolve', agent());
+    expect(noop.result).toMatchObject({ changed: false, approvalId, journalId: released.result.journalId });
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', /already resolved/, agent());
     // The proof on another held line: it was filed for this line, not that one.
     const second = await line(-600000, { payee: 'BIG SUPPLIER' });
     await s.client.ok('books.matchAccept', { lineId: second, target: accountTarget('429') });
@@ -383,12 +387,12 @@ describe('books.feedLines', () => {
     expect(r2.suggestions.slice(0, 2).map((x: any) => [x.id, x.score.contactMatchPercent])).toEqual([[f.id, 100], [e.id, 0]]);
     expect(await readLine(s, d, l3)).toMatchObject({ status: 'UNMATCHED', suggestion: null, suggestions: [] });
 
-    const ids = async (params: Record<string, unknown>) => (await d.client.ok('books.feedLines', params)).lines.map((l: any) => l.id);
+    const ids = async (params: Record<string, unknown>) => (await d.client.ok('books.feedLines', params)).feedLines.map((l: any) => l.id);
     expect(await ids({ status: 'SUGGESTED' })).toEqual([l1, l2, l4]);
     expect(await ids({ status: 'UNMATCHED' })).toEqual([l3]);
     expect(await ids({ dateFrom: '2026-11-11', dateTo: '2026-11-16' })).toEqual([l1, l3]);
     const short = await d.client.ok('books.feedLines', { status: 'UNMATCHED', limit: 1 });
-    expect(short.lines).toEqual([]);
+    expect(short.feedLines).toEqual([]);
     expect(short.nextCursor).not.toBeNull();
 
     // A held line already intends to pay its invoice: it is no longer suggested for other lines.
