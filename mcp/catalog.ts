@@ -88,14 +88,26 @@ function flagNote(flags: readonly Flag[], mayHold: boolean): string {
   return notes.length ? ` ${notes.join(' ')}` : '';
 }
 
-export function inputSchemaFor(params: z.ZodType, idempotent: boolean): JsonSchema {
-  const json = jsonSchemaOf(params, 'input');
-  const base: JsonSchema = isObjectSchema(json) ? json : { ...ANY_OBJECT, description: 'The method params object.' };
-  if (!idempotent) return base;
-  const properties = { ...((base.properties as Record<string, unknown> | undefined) ?? {}) };
+function withIdempotencyArg(schema: JsonSchema): JsonSchema {
+  const properties = { ...((schema.properties as Record<string, unknown> | undefined) ?? {}) };
   if (IDEMPOTENCY_ARG in properties) throw new Error(`params already have a field ${IDEMPOTENCY_ARG}`);
   properties[IDEMPOTENCY_ARG] = IDEMPOTENCY_ARG_SCHEMA;
-  return { ...base, properties };
+  return { ...schema, properties };
+}
+
+/**
+ * A tool's inputSchema: the params object (plus idempotencyKey for idempotent writes). Params that are a union of
+ * objects (books.onboardingAdvance by step, books.reports by report) become an object whose anyOf lists each
+ * branch in full, since MCP requires an object at the top.
+ */
+export function inputSchemaFor(params: z.ZodType, idempotent: boolean): JsonSchema {
+  const json = jsonSchemaOf(params, 'input');
+  const branches = (json.oneOf ?? json.anyOf) as Record<string, unknown>[] | undefined;
+  if (!isObjectSchema(json) && branches?.length && branches.every(isObjectSchema)) {
+    return { type: 'object', anyOf: branches.map((b) => (idempotent ? withIdempotencyArg(b) : b)) };
+  }
+  const base: JsonSchema = isObjectSchema(json) ? json : { ...ANY_OBJECT, description: 'The method params object.' };
+  return idempotent ? withIdempotencyArg(base) : base;
 }
 
 const HELD_SCHEMA = outline(jsonSchemaOf(HeldToolResult, 'output')) as JsonSchema;

@@ -150,8 +150,10 @@ function search(session: McpSession, call: ToolCall, args: z.infer<typeof Search
   const scored = REGISTRY.filter((i) => (!args.family || i.family === args.family) && (!args.scope || i.scope === args.scope))
     .map((item) => {
       const entry = session.catalog.byTarget.get(item.name);
-      const hay = words(`${item.name} ${item.scope} ${entry?.summary ?? ''}`);
-      const score = terms.filter((t) => hay.includes(t)).length;
+      // A word of the name counts more than one of the summary (summaries mention other methods).
+      const name = words(`${item.name} ${item.scope}`);
+      const summary = words(entry?.summary ?? '');
+      const score = terms.reduce((sum, t) => sum + (name.includes(t) ? 3 : 0) + (summary.includes(t) ? 1 : 0), 0);
       return { item, score, deployed: entry !== undefined };
     })
     .filter((s) => terms.length === 0 || s.score > 0)

@@ -143,7 +143,10 @@ describe('calling tools', () => {
 describe('meta-tools', () => {
   it('search_methods finds any registry method by words, family and scope, and says what is deployed and allowed', async () => {
     const bySearch = structured(await call(agent, META_TOOLS.search, { query: 'invoice send' }));
-    expect(bySearch.matches[0]).toMatchObject({ name: 'books.invoiceSend', kind: 'method', scope: 'books.write', flags: 'M,I', deployed: false, allowed: true, tool: null, summary: null });
+    expect(bySearch.matches[0]).toMatchObject({ name: 'books.invoiceSend', kind: 'method', scope: 'books.write', flags: 'M,I', deployed: true, allowed: true, tool: 'books_invoiceSend' });
+    expect(bySearch.matches[0].summary).toMatch(/DRAFT -> AUTHORISED/);
+    const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'create deal' }));
+    expect(notDeployed.matches.find((m: any) => m.name === 'crm.createDeal')).toMatchObject({ kind: 'method', scope: 'crm.write', deployed: false, allowed: true, tool: null, summary: null });
     const board = structured(await call(agent, META_TOOLS.search, { family: 'board', limit: 100 }));
     expect(board.total).toBe(23 + 2); // 23 methods and 2 reads
     expect(board.matches.find((m: any) => m.name === 'board.createTask')).toMatchObject({ deployed: true, allowed: true, tool: 'board_createTask' });
