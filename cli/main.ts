@@ -9,11 +9,16 @@ import { ENV_HELP, loadConfig } from './config.js';
 import { serve } from './serve.js';
 import { verifyCommand } from './verify.js';
 import { importCommand, readStatementFile } from './import.js';
+import { demoCommand } from './demo-command.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
 
 Commands:
-  serve                                  start the HTTP server (npm start does this)
+  serve [--demo]                         start the HTTP server (npm start does this); --demo also seeds the demo
+                                         company (org demo) on a database that has none
+  demo [--org <slug>]                    seed a demo company (default org demo) to try every books method on: a
+                                         quarter of trading through the API, one of everything left waiting;
+                                         prints its keys (admin, agent, approver) and what to try
   verify [--org <slug>]                  re-hash every org's ledger chain (or one org's) from the database;
                                          prints the first broken link or row by seq and exits 1 on a break
   org create --slug <slug> --name <name> create a top-level org and print its admin key (once)
@@ -56,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
       scopes: { type: 'string' },
       human: { type: 'boolean' },
       format: { type: 'string' },
+      demo: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -72,8 +78,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'serve':
-      await serve(loadConfig());
+      await serve(loadConfig(), { demo: values.demo === true });
       return -1; // keeps running
+    case 'demo':
+      await demoCommand(loadConfig(), parseParams(Slug, values.org ?? 'demo', 'org'), (line) => process.stdout.write(`${line}\n`));
+      return 0;
     case 'verify':
       return (await withDb((db) => verifyCommand(db, { slug: values.org }))) ? 0 : 1;
     case 'org create': {

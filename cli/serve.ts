@@ -5,9 +5,11 @@ import { createRuntime } from '../domain/runtime.js';
 import { bootstrapIfEmpty } from '../domain/system.js';
 import { mcpHttp } from '../mcp/http.js';
 import type { ServerConfig } from './config.js';
+import { seedAndReport } from './demo-command.js';
+import { findOrgBySlug } from '../domain/org/service.js';
 
 /** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */
-export async function serve(config: ServerConfig): Promise<void> {
+export async function serve(config: ServerConfig, opts: { demo?: boolean } = {}): Promise<void> {
   const started = performance.now();
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const runtime = await createRuntime({
@@ -19,6 +21,9 @@ export async function serve(config: ServerConfig): Promise<void> {
     log,
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
+  if (opts.demo && !(await findOrgBySlug(runtime.db, 'demo'))) {
+    await seedAndReport(runtime, 'demo', (line) => process.stdout.write(`${line}\n`));
+  }
   const app = await buildApp({ runtime, logger: { level: config.logLevel, redact: ['req.headers.authorization'] }, rateLimitPerMinute: config.rateLimitPerMinute });
   // MCP over Streamable HTTP at /mcp, on the same port, keys, rate limits and pipeline.
   await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl });
@@ -39,6 +44,7 @@ export async function serve(config: ServerConfig): Promise<void> {
       `Created org "default" (${boot.orgId}).`,
       boot.generatedKey ? `Admin API key (shown once, store it now): ${boot.admin.apiKey}` : 'Admin API key: the BOOTSTRAP_ADMIN_KEY you set.',
       `Try: curl -s -H "Authorization: Bearer <key>" ${config.publicUrl}/api/v1/org/whoami`,
+      opts.demo ? '' : 'To try the books on a demo company, restart with: npm start -- --demo   (or stop the server and run: npm run cli -- demo)',
     ];
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
   }

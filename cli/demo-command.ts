@@ -1,0 +1,25 @@
+import { createRuntime, type Runtime } from '../domain/runtime.js';
+import type { ServerConfig } from './config.js';
+import { seedDemo } from './demo.js';
+
+/** Print the demo company's keys and what to try: the keys are shown once (they are stored hashed). */
+export async function seedAndReport(runtime: Runtime, slug: string, out: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  const demo = await seedDemo(runtime, { slug, progress: (line) => out(`  ${line}…`) });
+  out(`Seeded ${demo.slug} (${demo.orgId}) with ${demo.calls} API calls in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  out(`Keys (shown once):`);
+  out(`  admin (human, every scope):          ${demo.keys.admin}`);
+  out(`  agent (books.write, approval.request): ${demo.keys.agent}`);
+  out(`  approver (human, approval.decide):   ${demo.keys.approver}`);
+  for (const line of demo.summary) out(line);
+}
+
+export async function demoCommand(config: ServerConfig, slug: string, out: (line: string) => void): Promise<void> {
+  const runtime = await createRuntime({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4, config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs } });
+  try {
+    out(`Seeding the demo company into org ${slug}:`);
+    await seedAndReport(runtime, slug, out);
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,107 @@
+import type { Clock } from '../domain/deps.js';
+import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
+import type { ReadHandler } from '../domain/handler.js';
+import { Pipeline } from '../domain/pipeline.js';
+import type { Runtime } from '../domain/runtime.js';
+import { systemCreateOrg, systemMintKey } from '../domain/system.js';
+import { findOrgBySlug } from '../domain/org/service.js';
+import { formatCents } from '../domain/books/money.js';
+import { DEMO_NAME, demoStory } from './demo-story.js';
+
+/*
+ * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
+ * would be: every step is an API call through the pipeline (so it is ledgered), signature acts are approved by a
+ * human key, bank lines arrive through the statement import. The business clock walks from the start of the last
+ * completed quarter to today.
+ */
+
+/** A clock the seed moves: each step happens on its own business date. */
+class StoryClock implements Clock {
+  date = new Date().toISOString().slice(0, 10);
+  now(): Date {
+    return new Date(`${this.date}T10:00:00Z`);
+  }
+}
+
+export interface DemoKeys {
+  admin: string;
+  agent: string;
+  approver: string;
+}
+
+/** What the story needs: calls as a principal, signature acts through a human approval, and its dates. */
+export class DemoDesk {
+  private seq = 0;
+  calls = 0;
+  constructor(
+    readonly runtime: Runtime,
+    readonly pipeline: Pipeline,
+    readonly clock: StoryClock,
+    readonly orgId: string,
+    readonly keys: DemoKeys,
+  ) {}
+
+  at(date: string): this {
+    this.clock.date = date;
+    return this;
+  }
+
+  async call<T = any>(method: string, params: Record<string, unknown>, key = this.keys.admin): Promise<T> {
+    this.calls++;
+    const out = await this.pipeline.call({ method, params, apiKey: key, idempotencyKey: `demo-${++this.seq}` });
+    if (!out.frame.ok) throw new Error(`${method} ${JSON.stringify(params)}: ${out.frame.error.code} ${out.frame.error.message}`);
+    return out.frame.result as T;
+  }
+
+  /** The agent calls a signature act; if held, it files the approval, the human approver approves, it retries. */
+  async signed<T = any>(method: string, params: Record<string, unknown>): Promise<T> {
+    const first = await this.call(method, params, this.keys.agent);
+    if (first.status !== 'approval_required') return first;
+    return this.retryApproved(method, params, first.approval);
+  }
+
+  /** PB-B1: billApprove of a flagged bill is refused until a signature backs it; file what the refusal names. */
+  async approveBill(billId: string): Promise<any> {
+    this.calls++;
+    const out = await this.pipeline.call({ method: 'books.billApprove', params: { id: billId }, apiKey: this.keys.agent, idempotencyKey: `demo-${++this.seq}` });
+    if (out.frame.ok) return out.frame.result;
+    const hash = /payloadHash ([0-9a-f]{64})/.exec(out.frame.error.message)?.[1];
+    if (out.frame.error.code !== 'GOVERNANCE_NOT_READY' || !hash) throw new Error(`books.billApprove ${billId}: ${out.frame.error.message}`);
+    return this.retryApproved('books.billApprove', { id: billId }, { actionClass: 'books.bill_approve', payloadHash: hash, subject: { kind: 'books.signature', subjectId: billId, summary: 'bill approval' } });
+  }
+
+  private async retryApproved(method: string, params: Record<string, unknown>, approval: { actionClass: string; payloadHash: string; subject: unknown }) {
+    const filed = await this.call('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, this.keys.agent);
+    await this.call('approval.resolve', { approvalId: filed.approvalId, decision: 'approve', note: 'Checked against the paperwork (demo).' }, this.keys.approver);
+    return this.call(method, { ...params, approvalId: filed.approvalId }, this.keys.agent);
+  }
+}
+
+export interface DemoResult {
+  orgId: string;
+  slug: string;
+  keys: DemoKeys;
+  calls: number;
+  summary: string[];
+}
+
+/** Create the demo org and tell its story. Refuses an existing slug rather than adding to a real org's books. */
+export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?: (line: string) => void }): Promise<DemoResult> {
+  const progress = opts.progress ?? (() => {});
+  if (await findOrgBySlug(runtime.db, opts.slug)) {
+    throw new Error(`org ${opts.slug} already exists; pass --org <another-slug> for a fresh demo company`);
+  }
+  const created = await systemCreateOrg(runtime.db, { slug: opts.slug, name: DEMO_NAME });
+  const agent = await systemMintKey(runtime.db, opts.slug, { name: 'Demo bookkeeping agent', tier: 'agent' });
+  const approver = await systemMintKey(runtime.db, opts.slug, { name: 'Demo finance lead', tier: 'approver' });
+  const keys = { admin: created.admin.apiKey, agent: agent.apiKey, approver: approver.apiKey };
+  const clock = new StoryClock();
+  // The runtime's own pipeline runs on the system clock; the story gets one on its moving clock.
+  const pipeline = new Pipeline({ ...runtime.deps, clock }, METHOD_HANDLERS, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
+  const desk = new DemoDesk(runtime, pipeline, clock, created.orgId, keys);
+  const summary = await demoStory(desk, new Date().toISOString().slice(0, 10), progress);
+  const tb = await desk.at(new Date().toISOString().slice(0, 10)).call('books.reports', { report: 'trialBalance' });
+  const bank = tb.lines.find((l: { account: string }) => l.account === '090');
+  summary.push(`Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`);
+  return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
+}
