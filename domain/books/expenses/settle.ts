@@ -1,8 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import type { HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
-import { postJournal } from '../journal.js';
+import { postPayment } from '../payments.js';
 import { formatCents } from '../money.js';
 import { claimDue, claimLabel, loadClaim } from './claims.js';
 
@@ -23,23 +22,17 @@ export async function settleClaim(
   if (!Number.isSafeInteger(s.amountCents) || s.amountCents < 1) throw badRequest('amountCents', `${s.amountCents} must be a positive number of cents`);
   if (s.amountCents > due) throw badRequest('amountCents', `${s.amountCents} is more than the ${due} cents owed on ${label}`);
   if (s.date < row.date) throw badRequest('date', `${s.date} is before the expense was incurred (${row.date})`);
-  const paymentId = newId('pmt');
-  const journalId = await postJournal(ctx.q, ctx.orgId, {
+  const { paymentId, journalId } = await postPayment(ctx, {
+    docKind: 'claim',
+    docId: row.claim_id,
+    direction: 'out',
+    account: ACC.expenseClaims,
+    amountCents: s.amountCents,
     date: s.date,
     narration: `Reimbursed ${row.employee_name} for ${label}`,
-    sourceKind: 'payment',
-    sourceId: paymentId,
-    postedBy: ctx.principal.id,
-    lines: [
-      { account: ACC.expenseClaims, amountCents: s.amountCents, description: `Reimbursed ${row.employee_name}` },
-      { account: ACC.bank, amountCents: -s.amountCents, description: `Reimbursed ${row.employee_name}` },
-    ],
+    description: `Reimbursed ${row.employee_name}`,
+    feedLineId: s.feedLineId,
   });
-  await ctx.q.query(
-    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, created_by)
-     VALUES ($1, $2, 'claim', $3, $4, $5, $6, $7, $8)`,
-    [ctx.orgId, paymentId, row.claim_id, s.amountCents, s.date, journalId, s.feedLineId ?? null, ctx.principal.id],
-  );
   await ctx.q.query(
     `UPDATE books_expense_claims SET paid_cents = paid_cents + $3,
             status = CASE WHEN paid_cents + $3 = total_cents THEN 'PAID' ELSE status END, updated_at = now()

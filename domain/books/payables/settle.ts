@@ -1,8 +1,7 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import type { HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
-import { postJournal } from '../journal.js';
+import { postPayment } from '../payments.js';
 import { formatCents } from '../money.js';
 import { billLabel, loadBill, requirePayable } from './model.js';
 
@@ -20,23 +19,18 @@ export async function settleBill(
   const due = requirePayable(row, 'payment');
   if (s.amountCents > due) throw badRequest('amountCents', `${s.amountCents} is more than the ${due} cents due on bill ${billLabel(row)}`);
   if (s.date < row.issue_date) throw badRequest('date', `${s.date} is before bill ${billLabel(row)} was issued (${row.issue_date})`);
-  const paymentId = newId('pmt');
-  const journalId = await postJournal(ctx.q, ctx.orgId, {
+  const { paymentId, journalId } = await postPayment(ctx, {
+    docKind: 'bill',
+    docId: row.bill_id,
+    direction: 'out',
+    account: ACC.payables,
+    amountCents: s.amountCents,
     date: s.date,
     narration: `Payment of bill ${row.reference} to ${row.contact_name}${s.paymentRunId ? ` (payment run ${s.paymentRunId})` : ''}`,
-    sourceKind: 'payment',
-    sourceId: paymentId,
-    postedBy: ctx.principal.id,
-    lines: [
-      { account: ACC.payables, amountCents: s.amountCents, contactId: row.contact_id },
-      { account: ACC.bank, amountCents: -s.amountCents, contactId: row.contact_id },
-    ],
+    contactId: row.contact_id,
+    feedLineId: s.feedLineId,
+    paymentRunId: s.paymentRunId,
   });
-  await ctx.q.query(
-    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, payment_run_id, created_by)
-     VALUES ($1, $2, 'bill', $3, $4, $5, $6, $7, $8, $9)`,
-    [ctx.orgId, paymentId, row.bill_id, s.amountCents, s.date, journalId, s.feedLineId ?? null, s.paymentRunId ?? null, ctx.principal.id],
-  );
   await ctx.q.query(
     `UPDATE books_bills SET paid_cents = paid_cents + $3, status = CASE WHEN paid_cents + $3 = total_cents THEN 'PAID' ELSE status END,
             run_id = coalesce($4, run_id), updated_at = now()

@@ -1,8 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import type { HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
-import { postJournal } from '../journal.js';
+import { postPayment } from '../payments.js';
 import { formatCents } from '../money.js';
 import { loadRun, runLabel, wagesOwed } from './run-model.js';
 
@@ -27,23 +26,17 @@ export async function settlePayRun(
   if (s.amountCents > owed) throw badRequest('amountCents', `${s.amountCents} is more than the ${owed} cents of net wages owed on ${label}`);
   // Wages for a period are paid once it ends (a day or two before the pay date is common).
   if (s.date < row.period_end) throw badRequest('date', `${s.date} is before ${label} ends (${row.period_end})`);
-  const paymentId = newId('pmt');
-  const journalId = await postJournal(ctx.q, ctx.orgId, {
+  const { paymentId, journalId } = await postPayment(ctx, {
+    docKind: 'pay_run',
+    docId: row.run_id,
+    direction: 'out',
+    account: ACC.wagesPayable,
+    amountCents: s.amountCents,
     date: s.date,
     narration: `Net wages paid for ${label}`,
-    sourceKind: 'payment',
-    sourceId: paymentId,
-    postedBy: ctx.principal.id,
-    lines: [
-      { account: ACC.wagesPayable, amountCents: s.amountCents, description: 'Net wages paid' },
-      { account: ACC.bank, amountCents: -s.amountCents, description: 'Net wages paid' },
-    ],
+    description: 'Net wages paid',
+    feedLineId: s.feedLineId,
   });
-  await ctx.q.query(
-    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, created_by)
-     VALUES ($1, $2, 'pay_run', $3, $4, $5, $6, $7, $8)`,
-    [ctx.orgId, paymentId, row.run_id, s.amountCents, s.date, journalId, s.feedLineId ?? null, ctx.principal.id],
-  );
   await ctx.q.query('UPDATE books_pay_runs SET paid_cents = paid_cents + $3, updated_at = now() WHERE org_id = $1 AND run_id = $2', [ctx.orgId, row.run_id, s.amountCents]);
   return { journalId, paymentId, label };
 }

@@ -1,8 +1,7 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import type { HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
-import { postJournal } from '../journal.js';
+import { postPayment } from '../payments.js';
 import { invoiceLabel, loadInvoice, requireOpen } from './model.js';
 
 /**
@@ -18,23 +17,17 @@ export async function settleInvoice(
   const due = requireOpen(row, 'payment');
   if (s.amountCents > due) throw badRequest('amountCents', `${s.amountCents} is more than the ${due} cents due on ${invoiceLabel(row)}`);
   if (row.issue_date && s.date < row.issue_date) throw badRequest('date', `${s.date} is before ${invoiceLabel(row)} was issued (${row.issue_date})`);
-  const paymentId = newId('pmt');
-  const journalId = await postJournal(ctx.q, ctx.orgId, {
+  const { paymentId, journalId } = await postPayment(ctx, {
+    docKind: 'invoice',
+    docId: row.invoice_id,
+    direction: 'in',
+    account: ACC.receivables,
+    amountCents: s.amountCents,
     date: s.date,
     narration: `Payment for ${row.number} from ${row.contact_name}`,
-    sourceKind: 'payment',
-    sourceId: paymentId,
-    postedBy: ctx.principal.id,
-    lines: [
-      { account: ACC.bank, amountCents: s.amountCents, contactId: row.contact_id },
-      { account: ACC.receivables, amountCents: -s.amountCents, contactId: row.contact_id },
-    ],
+    contactId: row.contact_id,
+    feedLineId: s.feedLineId,
   });
-  await ctx.q.query(
-    `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, created_by)
-     VALUES ($1, $2, 'invoice', $3, $4, $5, $6, $7, $8)`,
-    [ctx.orgId, paymentId, row.invoice_id, s.amountCents, s.date, journalId, s.feedLineId ?? null, ctx.principal.id],
-  );
   const [updated] = await ctx.q.query<{ paid_cents: number; status: string }>(
     `UPDATE books_invoices SET paid_cents = paid_cents + $3,
             status = CASE WHEN paid_cents + $3 + credited_cents = total_cents THEN 'PAID' ELSE status END, updated_at = now()

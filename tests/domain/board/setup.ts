@@ -1,9 +1,12 @@
 import { expect } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../../protocol/errors.js';
-import { METHOD_HANDLERS, READ_HANDLERS } from '../../../domain/deployed.js';
-import { TestClient, freshOrg, type TestServer } from '../../helpers/harness.js';
+import { READ_HANDLERS } from '../../../domain/deployed.js';
+import type { TestClient } from '../../helpers/harness.js';
 
 /** Shared helpers for the board family's tests. */
+
+export { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
+import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
 
 type Res = { status: number; body: any; raw: string; headers: Record<string, unknown> };
 
@@ -17,16 +20,6 @@ export function expectError(res: Res, code: ErrorCode, message?: string | RegExp
   return res.body.error.message;
 }
 
-/** The result of a successful call, checked against the method's contract result schema. */
-export function expectOk(method: string, res: Res): any {
-  expect(res.status, `${method}: ${res.raw.slice(0, 400)}`).toBe(200);
-  expect(res.body.ok, `${method}: ${res.raw.slice(0, 400)}`).toBe(true);
-  const schema = METHOD_HANDLERS.get(method)?.contract.result;
-  expect(schema, `${method} has a result schema`).toBeDefined();
-  const parsed = schema!.safeParse(res.body.result);
-  expect(parsed.error?.issues ?? [], `${method} result matches its contract`).toEqual([]);
-  return res.body.result;
-}
 
 /** A GET read's payload, checked against the read's contract result schema. */
 export function expectRead(path: string, res: Res): any {
@@ -36,18 +29,7 @@ export function expectRead(path: string, res: Res): any {
   return res.body;
 }
 
-export async function head(client: TestClient, key?: string): Promise<number> {
-  const snap = await client.get('snapshot', {}, { key });
-  expect(snap.status).toBe(200);
-  return snap.body.head.seq as number;
-}
 
-/** Events appended after `afterSeq`. */
-export async function eventsAfter(client: TestClient, afterSeq: number, key?: string): Promise<any[]> {
-  const page = await client.get('events', { cursor: afterSeq, limit: 500 }, { key });
-  expect(page.status).toBe(200);
-  return page.body.events;
-}
 
 /**
  * Call a mutating method that must succeed and append exactly one event of `kind` (about `entityId` when
@@ -86,11 +68,6 @@ export async function refused(
   return text;
 }
 
-/** A second org with its own client, for cross-org NOT_FOUND checks. */
-export async function otherOrg(s: TestServer): Promise<TestClient> {
-  const org = await freshOrg(s.runtime, 'other');
-  return new TestClient(s.app, org.adminKey);
-}
 
 export async function declareGovernance(client: TestClient): Promise<void> {
   await client.ok('governance.set_decision_rights', { rights: [{ area: 'board', decidedBy: 'humans' }] });

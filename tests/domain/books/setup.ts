@@ -1,10 +1,9 @@
 import { expect } from 'vitest';
 import type { ErrorCode } from '../../../protocol/errors.js';
-import { METHOD_HANDLERS } from '../../../domain/deployed.js';
 import type { Clock } from '../../../domain/deps.js';
 import type { Queryable } from '../../../db/types.js';
 import { HoldResult } from '../../../protocol/frames.js';
-import { TestClient, freshOrg, testServer, type TestServer } from '../../helpers/harness.js';
+import { TestClient, testServer, type TestServer } from '../../helpers/harness.js';
 import { expectError } from '../../helpers/frames.js';
 
 /** Shared kit for the books tests: a settable business clock, checked calls, and the books invariants. */
@@ -41,30 +40,11 @@ export async function booksServer(date?: string): Promise<BooksServer> {
   return { ...s, clock, approver, agent };
 }
 
-type Res = { status: number; body: any; raw: string; headers: Record<string, unknown> };
+export { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
+import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
 
-export async function head(client: TestClient, key?: string): Promise<number> {
-  const snap = await client.get('snapshot', {}, { key });
-  expect(snap.status).toBe(200);
-  return snap.body.head.seq as number;
-}
 
-export async function eventsAfter(client: TestClient, afterSeq: number, key?: string): Promise<any[]> {
-  const page = await client.get('events', { cursor: afterSeq, limit: 500 }, { key });
-  expect(page.status).toBe(200);
-  return page.body.events;
-}
 
-/** A successful result, checked against the method's contract result schema. */
-export function expectOk(method: string, res: Res): any {
-  expect(res.status, `${method}: ${res.raw.slice(0, 500)}`).toBe(200);
-  expect(res.body.ok, `${method}: ${res.raw.slice(0, 500)}`).toBe(true);
-  const schema = METHOD_HANDLERS.get(method)?.contract.result;
-  expect(schema, `${method} has a result schema`).toBeDefined();
-  const parsed = schema!.safeParse(res.body.result);
-  expect(parsed.error?.issues ?? [], `${method} result matches its contract`).toEqual([]);
-  return res.body.result;
-}
 
 /**
  * Call a books mutation that must succeed and append exactly one event of `kind`; its result's ledgerId is the
@@ -120,11 +100,6 @@ export async function refused(
   return error.message;
 }
 
-/** A second org with its own admin client, for another-org -> NOT_FOUND checks. */
-export async function otherOrg(s: TestServer): Promise<TestClient> {
-  const org = await freshOrg(s.runtime, 'other');
-  return new TestClient(s.app, org.adminKey);
-}
 
 /**
  * File the approval a hold names, have the human approver approve it, and return the approvalId (the agent
