@@ -23,6 +23,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const at = (date: string) => s.clock.set(date);
+const MISSING_JOURNAL = 'jnl_doesnotexist0000';
 
 async function buildQuarter() {
   at('2026-07-01');
@@ -228,6 +229,10 @@ describe('books.reports, recomputed from the journals', () => {
     await refused(client, 'books.reports', { report: 'trialBalance', asOf: '31/10/2026' }, 'BAD_REQUEST', /^asOf: /);
     await refused(client, 'books.reports', { report: 'cashFlow' }, 'BAD_REQUEST', /^report: /);
     await refused(client, 'books.journals', { account: '999' }, 'BAD_REQUEST', /^account: /);
+    await refused(client, 'books.journals', { journalId: MISSING_JOURNAL.replace('jnl_', 'inv_') }, 'BAD_REQUEST', /^journalId: /);
+    await refused(client, 'books.accounts', { asOf: 'today' }, 'BAD_REQUEST', /^asOf: /);
+    await refused(client, 'books.accounts', { limit: 0 }, 'BAD_REQUEST', /^limit: /);
+    expect((await client.ok('books.journals', { journalId: MISSING_JOURNAL })).journals).toEqual([]);
     const stranger = await freshOrg(s.runtime, 'rep2');
     const other = new TestClient(s.app, stranger.adminKey);
     expect((await other.ok('books.reports', { report: 'trialBalance' })).lines).toEqual([]);
