@@ -117,8 +117,8 @@ export const onboardingAdvance = handler(
     }
 
     // The row is locked: the act completes the onboarding when the other three steps were already done.
-    const todo = ONBOARDING_STEPS.filter((st: Step) => st !== p.step && stepDoneAt(row, st) === null);
-    const completed = todo.length === 0;
+    const remaining = ONBOARDING_STEPS.filter((st: Step) => st !== p.step && stepDoneAt(row, st) === null);
+    const completed = remaining.length === 0;
     await ctx.q.query(
       `UPDATE books_onboardings SET ${p.step}_done_at = now(), status = $3, completed_at = CASE WHEN $4 THEN now() END WHERE org_id = $1 AND onboarding_id = $2`,
       [ctx.orgId, row.onboarding_id, completed ? 'COMPLETED' : 'PENDING', completed],
@@ -133,7 +133,7 @@ export const onboardingAdvance = handler(
       { ...v, approvalId, changed: true },
       completed
         ? `Onboarding ${row.onboarding_id} COMPLETED with the ${p.step} step: ${emp.name} is ACTIVE and paid by pay runs from ${emp.start_date}`
-        : `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) done${approvalId ? ` under approval ${approvalId}` : ''}; still to do: ${todo.join(', ')}`,
+        : `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) done${approvalId ? ` under approval ${approvalId}` : ''}; still to do: ${remaining.join(', ')}`,
     );
   },
   { mayHold: true },
