@@ -3,8 +3,7 @@ import { registerAsset } from '../../../domain/books/assets/register.js';
 import { postJournal } from '../../../domain/books/journal.js';
 import { computeBas } from '../../../domain/books/tax/index.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { MISSING, booksServer, expectOk, mutate, otherOrg, refused, type BooksServer } from './setup.js';
-import { booksInvariants } from './tax-kit.js';
+import { MISSING, booksServer, checkInvariants, expectOk, mutate, otherOrg, refused, type BooksServer } from './setup.js';
 
 let s: BooksServer;
 let other: TestClient;
@@ -70,7 +69,7 @@ const lines = (o: Org, journalId: string) =>
   );
 const journalCount = async (o: Org) => (await s.runtime.db.query('SELECT 1 FROM books_journals WHERE org_id = $1', [o.orgId])).length;
 const register = async (o: Org, status?: string) => (await o.client.ok('books.assets', status ? { status } : {})).assets as any[];
-const invariants = (o: Org) => booksInvariants(s.runtime.db, o.orgId);
+const invariants = (o: Org) => checkInvariants(s.runtime.db, o.orgId);
 
 describe('books.assetDepreciationRun', () => {
   it('straight line and diminishing value by days, one journal Dr 416 / Cr 711, 721; a replay changes nothing', async () => {

@@ -4,7 +4,7 @@ import type { HandlerCtx } from '../../../domain/handler.js';
 import { settleClaim } from '../../../domain/books/expenses/index.js';
 import { recordStpResponse, settlePayRun } from '../../../domain/books/payroll/index.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { checkInvariants, idem, type BooksServer } from './setup.js';
+import { checkInvariants, fileAndApprove, idem, type BooksServer } from './setup.js';
 
 /** Helpers of the payroll, leave/STP and expenses tests: clean orgs, hiring, signing, journals, settlement. */
 
@@ -35,11 +35,7 @@ export function payrollKit(s: BooksServer) {
   }
 
   /** File and approve the approval a hold names (the agent files, the org's human admin approves). */
-  async function approve(d: Desk, hold: any): Promise<string> {
-    const filed = await d.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: d.agent });
-    await d.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
-    return filed.approvalId;
-  }
+  const approve = (d: Desk, hold: any): Promise<string> => fileAndApprove(d.client, hold.approval, { requester: d.agent });
 
   /** A signature act through hold -> human approval -> retry with the proof. */
   async function signed(d: Desk, method: string, params: Record<string, unknown>) {

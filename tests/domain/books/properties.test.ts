@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { booksServer, checkInvariants, eventsAfter, head, withSignature, type BooksServer } from './setup.js';
+import { booksServer, checkInvariants, eventsAfter, fileAndApprove, head, refusalApproval, withSignature, type BooksServer } from './setup.js';
 
 /*
  * Property: over random sequences of books calls (valid and invalid, from an agent and a human), after every
@@ -50,14 +50,15 @@ interface World {
  */
 async function afterApproval(w: World, method: string, params: Record<string, unknown>) {
   const res = await w.client.rpc(method, params, { key: w.agentKey });
-  const hold = res.body.ok && res.body.result?.status === 'approval_required' ? res.body.result.approval : undefined;
-  const payloadHash = hold?.payloadHash ?? (res.body.error?.code === 'GOVERNANCE_NOT_READY' ? /payloadHash ([0-9a-f]{64})/.exec(res.body.error.message)?.[1] : undefined);
-  if (!payloadHash) return call(method, params, w.agentKey);
-  const actionClass = hold?.actionClass ?? 'books.bill_approve';
-  const subject = hold?.subject ?? { kind: 'books.signature', subjectId: params.id, summary: 'bill' };
-  const filed = await w.client.ok('approval.request', { actionClass, payloadHash, subject }, { key: w.agentKey });
-  await w.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
-  return call(method, { ...params, approvalId: filed.approvalId }, w.agentKey);
+  const approval =
+    res.body.ok && res.body.result?.status === 'approval_required'
+      ? res.body.result.approval
+      : res.body.error?.code === 'GOVERNANCE_NOT_READY' && /payloadHash/.test(res.body.error.message)
+        ? refusalApproval(res.body.error.message, 'books.bill_approve', params.id as string)
+        : undefined;
+  if (!approval) return call(method, params, w.agentKey);
+  const approvalId = await fileAndApprove(w.client, approval, { requester: w.agentKey });
+  return call(method, { ...params, approvalId }, w.agentKey);
 }
 
 type Action = { name: string; run(w: World): Promise<{ method: string; params: unknown; key?: string }> };

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { checkInvariants, expectOk, idem, type BooksServer } from './setup.js';
+import { checkInvariants, expectOk, fileAndApprove, idem, refusalApproval, withSignature, type BooksServer } from './setup.js';
 
 /** Helpers of the reconciliation tests: feed lines arrive through the real import, as they do in production. */
 
@@ -95,26 +95,11 @@ export const journalCount = async (s: BooksServer, orgId: string) =>
 export const invariants = (s: BooksServer, orgId: string) => checkInvariants(s.runtime.db, orgId);
 
 /** File the approval named by a GOVERNANCE_NOT_READY refusal (PB-B1) and have the human approve it. */
-export async function fileRefusal(desk: Desk, actionClass: string, subjectId: string, refusal: string): Promise<string> {
-  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(refusal)?.[1];
-  expect(payloadHash, refusal).toBeDefined();
-  const filed = await desk.client.ok('approval.request', { actionClass, payloadHash, subject: { kind: 'books.signature', subjectId, summary: actionClass } }, { key: desk.agent });
-  await desk.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: desk.approver });
-  return filed.approvalId as string;
-}
+export const fileRefusal = (desk: Desk, actionClass: string, subjectId: string, refusal: string): Promise<string> =>
+  fileAndApprove(desk.client, refusalApproval(refusal, actionClass, subjectId), { requester: desk.agent, approver: desk.approver });
 
 /** File the approval a hold frame names and have the human approve it. */
-export async function approveHoldOf(desk: Desk, hold: any): Promise<string> {
-  const filed = await desk.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: desk.agent });
-  await desk.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: desk.approver });
-  return filed.approvalId as string;
-}
+export const approveHoldOf = (desk: Desk, hold: any): Promise<string> => fileAndApprove(desk.client, hold.approval, { requester: desk.agent, approver: desk.approver });
 
 /** Call a signature act as the agent: hold, human approval, retry with the proof. Returns the result. */
-export async function signed(desk: Desk, method: string, params: Record<string, unknown>): Promise<any> {
-  const first = await desk.client.rpc(method, params, { key: desk.agent, idem: idem() });
-  expect(first.body.ok, first.raw).toBe(true);
-  if (first.body.result.status !== 'approval_required') return first.body.result;
-  const approvalId = await approveHoldOf(desk, first.body.result);
-  return desk.client.ok(method, { ...params, approvalId }, { key: desk.agent, idem: idem() });
-}
+export const signed = (desk: Desk, method: string, params: Record<string, unknown>): Promise<any> => withSignature(desk.client, desk.agent, method, params, desk.approver);

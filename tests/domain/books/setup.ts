@@ -106,9 +106,34 @@ export async function refused(
  * retries with it). The requester is the agent unless `requesterKey` says otherwise.
  */
 export async function approveHold(s: BooksServer, hold: any, requesterKey = s.agent.apiKey, decision: 'approve' | 'reject' = 'approve'): Promise<string> {
-  const filed = await s.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: requesterKey });
-  await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision }, { key: s.approver.apiKey });
+  return fileAndApprove(s.client, hold.approval, { requester: requesterKey, approver: s.approver.apiKey, decision });
+}
+
+export interface FiledApproval {
+  actionClass: string;
+  payloadHash: string;
+  subject: { kind: string; subjectId: string; summary: string };
+}
+
+/**
+ * File `approval.request` with what a hold frame (or a PB-B1 refusal) names, as `requester`, and have a human
+ * decide it: `approver`, or the client's default key (an org admin). Returns the approvalId.
+ */
+export async function fileAndApprove(
+  client: TestClient,
+  approval: FiledApproval,
+  opts: { requester: string; approver?: string; decision?: 'approve' | 'reject' },
+): Promise<string> {
+  const filed = await client.ok('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, { key: opts.requester });
+  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: opts.decision ?? 'approve' }, { key: opts.approver });
   return filed.approvalId as string;
+}
+
+/** What a PB-B1 refusal names to file, read from its message. */
+export function refusalApproval(message: string, actionClass: string, subjectId: string): FiledApproval {
+  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(message)?.[1];
+  expect(payloadHash, message).toBeDefined();
+  return { actionClass, payloadHash: payloadHash!, subject: { kind: 'books.signature', subjectId, summary: actionClass } };
 }
 
 let seq = 0;
@@ -171,16 +196,15 @@ export async function checkInvariants(q: Queryable, orgId: string): Promise<void
 }
 
 /**
- * Run a signature act as `agentKey`: when it holds, the agent files the approval, the org's human admin (the
- * client's default key) approves, and the agent retries with the proof and a fresh idempotency key. Returns the
- * executed result. Acts that do not hold (a replay, or below the floor) return on the first call.
+ * Run a signature act as `agentKey`: when it holds, the agent files the approval, a human approves (`approverKey`,
+ * or the client's default key, an org admin), and the agent retries with the proof and a fresh idempotency key.
+ * Returns the executed result. Acts that do not hold (a replay, or below the floor) return on the first call.
  */
-export async function withSignature(client: TestClient, agentKey: string, method: string, params: Record<string, unknown>): Promise<any> {
+export async function withSignature(client: TestClient, agentKey: string, method: string, params: Record<string, unknown>, approverKey?: string): Promise<any> {
   const first = await client.ok(method, params, { key: agentKey, idem: idem('sig') });
   if (first.status !== 'approval_required') return first;
-  const filed = await client.ok('approval.request', { actionClass: first.approval.actionClass, payloadHash: first.approval.payloadHash, subject: first.approval.subject }, { key: agentKey });
-  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
-  return client.ok(method, { ...params, approvalId: filed.approvalId }, { key: agentKey, idem: idem('sig') });
+  const approvalId = await fileAndApprove(client, first.approval, { requester: agentKey, approver: approverKey });
+  return client.ok(method, { ...params, approvalId }, { key: agentKey, idem: idem('sig') });
 }
 
 /** PB-B1: billApprove of a flagged bill is refused until a signature backs it; file from the refusal and approve. */
@@ -188,12 +212,6 @@ export async function approveFlaggedBill(client: TestClient, agentKey: string, b
   const res = await client.rpc('books.billApprove', { id: billId }, { key: agentKey, idem: idem('bill') });
   if (res.body.ok) return res.body.result;
   expect(res.body.error.code, res.raw).toBe('GOVERNANCE_NOT_READY');
-  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(res.body.error.message)![1];
-  const filed = await client.ok(
-    'approval.request',
-    { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: billId, summary: 'bill approval' } },
-    { key: agentKey },
-  );
-  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
-  return client.ok('books.billApprove', { id: billId, approvalId: filed.approvalId }, { key: agentKey, idem: idem('bill') });
+  const approvalId = await fileAndApprove(client, refusalApproval(res.body.error.message, 'books.bill_approve', billId), { requester: agentKey });
+  return client.ok('books.billApprove', { id: billId, approvalId }, { key: agentKey, idem: idem('bill') });
 }
