@@ -107,7 +107,7 @@ export const tax = {
   taxSignLodge: method({
     summary:
       'Lodge a PREPARED BAS: a signature act (class books.tax_sign_lodge, subject the lodgement); without proof it answers a hold frame and nothing changes (the lodgement stays PREPARED). Only a PREPARED lodgement whose period has ended may be lodged (HELD or DRAFT: CONFLICT); lodging a LODGED one changes nothing. ' +
-      'With proof: the labels are recomputed and must equal the snapshot the human approved (else CONFLICT: the books moved, re-prepare), and the approval must have been filed for this preparation and its figures (else CONFLICT: hold again, file a new approval); posts the clearing journal dated periodEnd (Dr 820 by 1A - 1B, Dr 825 by W2 / Cr 830 by the net; zero lines skipped, no journal when all are zero), sets LODGED and locks the period through periodEnd.',
+      'With proof: the labels are recomputed and must equal the snapshot the human approved (else CONFLICT: the books moved, re-prepare), and the signed payload carries the prepared figures, so an approval given before a re-preparation no longer fits (CONFLICT: hold again, file a new approval); posts the clearing journal dated periodEnd (Dr 820 by 1A - 1B, Dr 825 by W2 / Cr 830 by the net; zero lines skipped, no journal when all are zero), sets LODGED and locks the period through periodEnd.',
     params: z.strictObject({ id: lodgementId, ...proofFields }),
     result: z.strictObject({ lodgement: Lodgement, journalId: journalRef, approvalId: z.string().nullable(), ...outcome }),
     example: { id: 'bas_0123456789abcdef' },
