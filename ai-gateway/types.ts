@@ -70,6 +70,23 @@ export interface Usage {
   completionTokens: number;
   /** Each retry the client made, with why (HTTP 429, 500, timeout…). */
   retries: { reason: string }[];
+  /** true when the endpoint reported no usage and the provider estimated the tokens. */
+  estimated?: boolean;
+}
+
+/**
+ * A provider that failed after spending (a model request that failed after its retries, output that is not
+ * a Draft, the step bound reached) throws this, so the audit still records the usage. Any other error a
+ * provider throws is a bug: audited, then propagated.
+ */
+export class ProviderFailure extends Error {
+  constructor(
+    message: string,
+    readonly usage: Usage,
+  ) {
+    super(message);
+    this.name = 'ProviderFailure';
+  }
 }
 
 export interface ProviderResult {

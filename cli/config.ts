@@ -1,3 +1,5 @@
+import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.js';
+
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
   port: number;
@@ -11,6 +13,8 @@ export interface ServerConfig {
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
+  /** The AI gateway behind books.ask (AI_*). */
+  ai: AiConfig;
 }
 
 export const ENV_HELP = `Environment:
@@ -24,7 +28,9 @@ export const ENV_HELP = `Environment:
   HOLD_TTL_MS           lifetime of a signature hold and its approval (default 86400000)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
-  LOG_LEVEL             pino level (default info)`;
+  LOG_LEVEL             pino level (default info)
+
+${AI_ENV_HELP}`;
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
@@ -48,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: int('PG_POOL_SIZE', 20, env),
     lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),
+    ai: loadAiConfig(env),
   };
 }

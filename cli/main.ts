@@ -10,6 +10,7 @@ import { serve } from './serve.js';
 import { verifyCommand } from './verify.js';
 import { importCommand, readStatementFile } from './import.js';
 import { demoCommand } from './demo-command.js';
+import { aiSettingsCommand } from './ai-settings.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
 
@@ -28,6 +29,9 @@ Commands:
                                          import a bank statement (CSV or OFX) into the org's bank feed lines
                                          (org default: default; format from the extension); lines the org
                                          already has (same bank transaction id) are skipped
+  ai-settings --org <slug> [--budget-usd <dollars>|default] [--store-bodies on|off]
+                                         set an org's monthly books.ask budget (default: AI_MONTHLY_BUDGET_USD;
+                                         0 turns books.ask off) and whether its AI audit keeps redacted bodies
   help                                   this text
 
 ${ENV_HELP}`;
@@ -62,6 +66,8 @@ export async function main(argv: string[]): Promise<number> {
       human: { type: 'boolean' },
       format: { type: 'string' },
       demo: { type: 'boolean' },
+      'budget-usd': { type: 'string' },
+      'store-bodies': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -85,6 +91,11 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'verify':
       return (await withDb((db) => verifyCommand(db, { slug: values.org }))) ? 0 : 1;
+    case 'ai-settings': {
+      const slug = need(values.org, 'org');
+      process.stdout.write(`${await withDb((db) => aiSettingsCommand(db, slug, { budgetUsd: values['budget-usd'], storeBodies: values['store-bodies'] }))}\n`);
+      return 0;
+    }
     case 'org create': {
       const slug = parseParams(Slug, need(values.slug, 'slug'), 'slug');
       const name = need(values.name, 'name');

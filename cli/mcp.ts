@@ -19,7 +19,8 @@ const HELP = `Usage: npm run mcp -- [options]   (or: wops-mcp [options], tsx cli
 Serves the workspace over MCP on stdin/stdout, as the API key in WOPS_API_KEY.
 
 Options (each also an environment variable; the flag wins):
-  --toolsets <a,b,...>      families to list as tools, or all / none   WOPS_TOOLSETS (default ${DEFAULT_TOOLSETS.join(',')})
+  --toolsets <a,b,...>      families (or books areas: books.payables, …) to list as tools, or all / none
+                            WOPS_TOOLSETS (default ${DEFAULT_TOOLSETS.join(',')})
   --read-only               list and allow only read-only tools          WOPS_READ_ONLY=true
   --tools <t1,t2,...>       single tools to list besides the toolsets    WOPS_TOOLS
   --exclude-tools <t1,...>  tools never listed nor callable              WOPS_EXCLUDE_TOOLS
@@ -74,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     dataDir: config.dataDir,
     poolSize: Math.min(config.poolSize, 5),
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    ai: config.ai,
     log,
   });
   let server;

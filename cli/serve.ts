@@ -18,6 +18,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    ai: config.ai,
     log,
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);

@@ -1,9 +1,11 @@
 import type { Db } from '../db/types.js';
 import { verifyOrgChain } from '../ledger/verify.js';
+import { verifyAuditChain } from '../ai-gateway/audit.js';
 
 /**
  * Verify one org's chain (or every org's), streaming from the database. Prints one line per org, the
- * first break by seq when there is one, and progress on long chains. Returns false on any break.
+ * first break by seq when there is one, and progress on long chains; then a line for the org's AI audit
+ * chain. Returns false on any break.
  */
 export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.WritableStream; err?: NodeJS.WritableStream }): Promise<boolean> {
   const out = opts.out ?? process.stdout;
@@ -17,7 +19,6 @@ export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.
   for (const org of orgs) {
     const started = performance.now();
     const verdict = await verifyOrgChain(db, org.org_id, {
-      pageSize: 5000,
       onProgress: (p) => p.verified % 100_000 === 0 && err.write(`  ${org.slug}: ${p.verified} events verified…\n`),
     });
     const ms = Math.round(performance.now() - started);
@@ -26,6 +27,14 @@ export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.
     } else {
       allOk = false;
       out.write(`BROKEN ${org.slug}: first break at seq ${verdict.break.seq} (${verdict.break.kind}): ${verdict.break.message}; ${verdict.count} events verified before it\n`);
+    }
+    // The AI gateway's audit records: a chain of their own per org (ai-gateway/audit.ts).
+    const audit = await verifyAuditChain(db, org.org_id);
+    if (audit.ok) {
+      out.write(`ok     ${org.slug} (AI audit): ${audit.count} records verified, head seq ${audit.head.seq} ${audit.head.rowHash || '(empty)'}\n`);
+    } else {
+      allOk = false;
+      out.write(`BROKEN ${org.slug} (AI audit): first break at seq ${audit.break.seq} (${audit.break.kind}): ${audit.break.message}; ${audit.count} records verified before it\n`);
     }
   }
   return allOk;

@@ -28,7 +28,22 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     return {
       kind: 'pglite',
       query: async (sql, params) => (await pglite.query(sql, params as unknown[])).rows as never,
-      tx: (fn) => pglite.transaction((t) => fn({ query: async (sql, params) => (await t.query(sql, params as unknown[])).rows as never })),
+      tx: (fn) =>
+        pglite.transaction(async (t) => {
+          let last: { sql: string; params?: readonly unknown[] } | undefined;
+          const value = await fn({
+            query: async (sql, params) => {
+              if (last) throw new Error('query after atCommit in the same transaction');
+              return (await t.query(sql, params as unknown[])).rows as never;
+            },
+            atCommit(sql, params) {
+              if (last) throw new Error('atCommit called twice in one transaction');
+              last = { sql, params };
+            },
+          });
+          if (last) await t.query(last.sql, last.params as unknown[]);
+          return value;
+        }),
       async close() {
         await pglite.close();
         await release?.();

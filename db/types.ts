@@ -3,10 +3,20 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
+/** A transaction's connection. */
+export interface TxQueryable extends Queryable {
+  /**
+   * Make `sql` the transaction's last statement, run just before COMMIT (on PostgreSQL pipelined with it: one
+   * round trip for both). Its rows are not returned. If it fails the transaction rolls back and tx rejects
+   * with its error. Nothing may be queried after it; call it at most once.
+   */
+  atCommit(sql: string, params?: readonly unknown[]): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Run fn in one transaction: commit when it resolves, roll back when it throws. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: TxQueryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -39,17 +39,23 @@ interface KeyRow {
   governance_ready: boolean;
 }
 
-export async function authenticate(q: Queryable, apiKey: string | undefined): Promise<Principal> {
-  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
-  const [row] = await q.query<KeyRow>(
-    `SELECT k.org_id, o.slug, k.key_id, k.principal_id, p.kind, p.name, k.tier, k.scopes,
-            o.decision_rights IS NOT NULL AS governance_ready
-       FROM api_keys k
-       JOIN orgs o ON o.org_id = k.org_id
-       JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id
-      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND o.deleted_at IS NULL`,
-    [hashApiKey(apiKey)],
-  );
+const PRINCIPAL_SQL = (extraColumns: string) => `
+  SELECT k.org_id, o.slug, k.key_id, k.principal_id, p.kind, p.name, k.tier, k.scopes,
+         o.decision_rights IS NOT NULL AS governance_ready${extraColumns}
+    FROM api_keys k
+    JOIN orgs o ON o.org_id = k.org_id
+    JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id
+   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND o.deleted_at IS NULL`;
+
+const AUTH_SQL = PRINCIPAL_SQL('');
+
+// The same, plus the stored frame of a committed first attempt under (org, principal, method, key): the
+// replay lookup of ledger/idempotency.ts findReplay, answered by the same statement.
+const AUTH_WITH_REPLAY_SQL = PRINCIPAL_SQL(`,
+         (SELECT i.frame FROM idempotency i
+           WHERE i.org_id = k.org_id AND i.actor = k.principal_id AND i.method = $2 AND i.key = $3) AS replay_frame`);
+
+function toPrincipal(row: KeyRow | undefined): Principal {
   if (!row) throw new ApiError('UNAUTHORIZED', 'invalid or revoked credential');
   return {
     orgId: row.org_id,
@@ -62,4 +68,24 @@ export async function authenticate(q: Queryable, apiKey: string | undefined): Pr
     scopes: new Set(row.scopes),
     governanceReady: row.governance_ready,
   };
+}
+
+export async function authenticate(q: Queryable, apiKey: string | undefined): Promise<Principal> {
+  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
+  const [row] = await q.query<KeyRow>(AUTH_SQL, [hashApiKey(apiKey)]);
+  return toPrincipal(row);
+}
+
+/**
+ * authenticate, and in the same round trip look up the stored result of this principal's call of `method`
+ * under idempotency key `key` (undefined when none is committed): a plain read, outside any transaction.
+ */
+export async function authenticateWithReplay(
+  q: Queryable,
+  apiKey: string | undefined,
+  call: { method: string; key: string },
+): Promise<{ principal: Principal; storedFrame: string | undefined }> {
+  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
+  const [row] = await q.query<KeyRow & { replay_frame: string | null }>(AUTH_WITH_REPLAY_SQL, [hashApiKey(apiKey), call.method, call.key]);
+  return { principal: toPrincipal(row), storedFrame: row?.replay_frame ?? undefined };
 }

@@ -5,6 +5,7 @@ import { booksHandlers, booksReads } from './books/index.js';
 import { governanceHandlers } from './governance/index.js';
 import { pairingHandlers } from './pairing/index.js';
 import { ledgerReads } from './ledger-reads.js';
+import { aiReads } from './ai-reads.js';
 import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
 
@@ -12,4 +13,4 @@ import { orgReads } from './org/whoami.js';
 export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
 
 /** Every deployed GET read, by path. */
-export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads]);
+export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads]);

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from '../db/types.js';
+import type { AiDeps } from '../ai-gateway/providers.js';
 
 export interface DomainConfig {
   /** Lifetime of a signature hold and of the approval filed for it. */
@@ -38,4 +39,6 @@ export interface Deps {
   /** In-process notifications, e.g. `approval.decided` for long-polls. */
   bus: EventEmitter;
   log: Logger;
+  /** The AI gateway behind books.ask: its configuration and provider (ai-gateway/). */
+  ai: AiDeps;
 }

@@ -26,6 +26,8 @@ export interface HandlerCtx {
   bindOrg(orgId: string): void;
   /** Run fn once the call's transaction has committed (notifications; never for rolled-back calls). */
   afterCommit(fn: () => void): void;
+  /** Run another R method as this caller (scope, deployment and params checked as for a call): books.ask's reads. */
+  readAs(method: string, params: unknown): Promise<unknown>;
 }
 
 export interface MethodHandler<C extends MethodContract = MethodContract> {

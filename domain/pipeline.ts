@@ -6,7 +6,7 @@ import { parseParams } from '../protocol/schema.js';
 import type { Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
 import { claimKey, findReplay, releaseKey, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
-import { authenticate, type Principal } from './auth.js';
+import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
 import { holdEventPayload, holdResult, recordHold, refusalMessage } from './approval/hold.js';
 import { HoldSignal, requireSignature, verifyProofIfGiven } from './approval/signature.js';
 import type { Deps } from './deps.js';
@@ -85,6 +85,24 @@ export class Pipeline {
     }
   }
 
+  /**
+   * Run an R method as an already authenticated principal (books.ask's toolbox): registry, scope, deployment,
+   * params and org binding exactly as call() applies them. Throws ApiError; returns the bare result.
+   */
+  async readAs(principal: Principal, method: string, params: unknown, requestId: string = randomUUID()): Promise<unknown> {
+    const spec = METHODS.get(method);
+    if (!spec) throw new ApiError('NOT_FOUND', `method ${method} not found`);
+    if (!spec.readOnly) throw new ApiError('BAD_REQUEST', `method: ${method} is not a read (R) method`);
+    if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
+    const handler = this.handlers.get(spec.name);
+    if (!handler) throw new ApiError('NOT_FOUND', `method ${spec.name} is not deployed on this server`);
+    const parsed = parseParams(handler.contract.params, params ?? {});
+    if (spec.governed && !principal.governanceReady) {
+      throw new ApiError('GOVERNANCE_NOT_READY', `${spec.name} is governance-gated: decision rights are not declared for this org`);
+    }
+    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed);
+  }
+
   /** Resolve what a caller may call, without calling: used by faces to list tools. */
   async principalFor(apiKey: string | undefined): Promise<Principal> {
     return authenticate(this.deps.db, apiKey);
@@ -95,7 +113,20 @@ export class Pipeline {
       throw new ApiError('BAD_REQUEST', `method: malformed method name ${JSON.stringify(String(req.method).slice(0, 80))}; expected <family>.<method>`);
     }
     const spec = METHODS.get(req.method);
-    const principal = spec?.preAuth ? ANONYMOUS : await authenticate(this.deps.db, req.apiKey);
+    // An I method called with a usable key: the replay lookup rides on the authentication statement.
+    const replayKey =
+      spec && !spec.preAuth && !spec.readOnly && spec.idempotent && typeof req.idempotencyKey === 'string' &&
+      req.idempotencyKey.length > 0 && req.idempotencyKey.length <= MAX_IDEMPOTENCY_KEY
+        ? req.idempotencyKey
+        : undefined;
+    let principal: Principal;
+    let prefetched: { storedFrame: string | undefined } | undefined;
+    if (spec?.preAuth) principal = ANONYMOUS;
+    else if (spec && replayKey !== undefined) {
+      const authed = await authenticateWithReplay(this.deps.db, req.apiKey, { method: spec.name, key: replayKey });
+      principal = authed.principal;
+      prefetched = authed;
+    } else principal = await authenticate(this.deps.db, req.apiKey);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
     if (!spec.preAuth && !principal.scopes.has(spec.scope)) {
       throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
@@ -119,8 +150,8 @@ export class Pipeline {
     }
     const scope = key ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key } : undefined;
     if (scope) {
-      // A committed first attempt answers before any transaction opens.
-      const stored = await findReplay(this.deps.db, scope);
+      // A committed first attempt answers before any transaction opens (looked up with the authentication).
+      const stored = prefetched && key === replayKey ? prefetched.storedFrame : await findReplay(this.deps.db, scope);
       if (stored !== undefined) return this.replay(stored);
     }
     return this.mutate(spec, handler, principal, params, scope, requestId);
@@ -169,7 +200,8 @@ export class Pipeline {
       }
       if (!ctx.emitted) throw new Error(`${spec.name} finished without emitting its ledger event`);
       const outcome = this.ok(okFrame(result), ctx.emitted);
-      if (scope) await storeFrame(q, scope, outcome.body);
+      // Sent with the COMMIT: one round trip for both.
+      if (scope) storeFrame(q, scope, outcome.body);
       return outcome;
     });
     for (const fn of committed) {
@@ -226,6 +258,7 @@ export class Pipeline {
       afterCommit(fn) {
         committed.push(fn);
       },
+      readAs: (name, params) => this.readAs(principal, name, params, requestId),
       bindOrg(id) {
         if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');
         orgId = id;
@@ -239,7 +272,16 @@ export class Pipeline {
   }
 
   private replay(stored: string): CallOutcome {
-    return { status: 200, frame: JSON.parse(stored) as CallFrame, body: stored, replayed: true };
+    // The stored bytes are the answer; the frame is parsed only for a face that asks for it (MCP).
+    let frame: CallFrame | undefined;
+    return {
+      status: 200,
+      get frame() {
+        return (frame ??= JSON.parse(stored) as CallFrame);
+      },
+      body: stored,
+      replayed: true,
+    };
   }
 
   /** GET reads: principal -> registry -> scope -> query -> handler. Success is the bare payload. */

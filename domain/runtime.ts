@@ -6,6 +6,9 @@ import { DEFAULT_DOMAIN_CONFIG, silentLogger, systemClock, type Clock, type Deps
 import type { MethodHandler, ReadHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
 import { METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
+import { DEFAULT_AI_CONFIG, type AiConfig } from '../ai-gateway/config.js';
+import { createProvider } from '../ai-gateway/providers.js';
+import type { Provider } from '../ai-gateway/types.js';
 
 export interface RuntimeOptions extends OpenDbOptions {
   config?: Partial<DomainConfig>;
@@ -14,6 +17,12 @@ export interface RuntimeOptions extends OpenDbOptions {
   clock?: Clock;
   /** Overrides the stored instance signing key (SIGNATURE_SECRET). */
   signingKey?: string;
+  /** AI gateway settings (cli/config.ts reads them from AI_*; default: the local provider). */
+  ai?: Partial<AiConfig>;
+  /** A provider to use instead of the configured one (tests). */
+  aiProvider?: Provider;
+  /** Wall-clock time of the AI audit and budget (tests; default the system clock). */
+  aiNow?: () => Date;
   /** Extra handlers, for tests that exercise the pipeline with a method of their own. */
   extraHandlers?: ReadonlyMap<string, MethodHandler>;
 }
@@ -35,10 +44,16 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     signingKey: opts.signingKey ?? (await instanceSecret(db, 'signature_hmac')),
     bus: new EventEmitter().setMaxListeners(0),
     log: opts.log ?? silentLogger,
+    ai: aiDeps(opts),
   };
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   return { db, deps, pipeline, close: () => db.close() };
+}
+
+function aiDeps(opts: RuntimeOptions): Deps['ai'] {
+  const config: AiConfig = { ...DEFAULT_AI_CONFIG, ...opts.ai };
+  return { config, provider: opts.aiProvider ?? createProvider(config), now: opts.aiNow };
 }
 
 /** A random secret created once per installation and shared by every process on the database. */

@@ -6,6 +6,7 @@ import type { Runtime } from '../domain/runtime.js';
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
+import { inboxRoutes, type InboxOptions } from './inbox/index.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -14,9 +15,11 @@ export interface GatewayOptions {
   /** Requests per minute per credential (or per address without one); 0 turns throttling off. */
   rateLimitPerMinute?: number;
   bodyLimitBytes?: number;
+  /** Approval inbox settings (session lifetimes, stream heartbeat); tests shorten them. */
+  inbox?: Omit<InboxOptions, 'runtime'>;
 }
 
-const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]'];
+const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
 /** Authorization headers are redacted whatever logger options the caller passes, not only by default. */
 function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['logger'] {
@@ -106,5 +109,6 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes);
   await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
   await app.register(booksImportRoutes, { runtime: opts.runtime });
+  await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
   return app;
 }

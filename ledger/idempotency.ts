@@ -1,5 +1,5 @@
 import { ApiError } from '../protocol/errors.js';
-import { isSqlError, SQLSTATE, type Queryable } from '../db/types.js';
+import { isSqlError, SQLSTATE, type Queryable, type TxQueryable } from '../db/types.js';
 
 export interface IdempotencyScope {
   orgId: string;
@@ -43,11 +43,12 @@ export async function claimKey(q: Queryable, s: IdempotencyScope): Promise<{ rep
   return { replay: frame };
 }
 
-export async function storeFrame(q: Queryable, s: IdempotencyScope, frame: string): Promise<void> {
-  await q.query('UPDATE idempotency SET frame = $5 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [
-    ...KEY_ARGS(s),
-    frame,
-  ]);
+/**
+ * Store the committed result under the claimed key: the transaction's last statement, sent with its COMMIT
+ * (one round trip on PostgreSQL). A failure rolls the whole call back.
+ */
+export function storeFrame(q: TxQueryable, s: IdempotencyScope, frame: string): void {
+  q.atCommit('UPDATE idempotency SET frame = $5 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [...KEY_ARGS(s), frame]);
 }
 
 /** Give the key back (a call that ends in a recorded refusal commits, but must not replay that refusal). */

@@ -1,6 +1,6 @@
 import { ChainVerifier, type ChainBreak, type ChainVerdict } from '../protocol/hashing.js';
 import type { Queryable } from '../db/types.js';
-import { readEvents } from './read.js';
+import { readEvents, type StoredEventRow } from './read.js';
 
 export interface VerifyProgress {
   verified: number;
@@ -9,25 +9,33 @@ export interface VerifyProgress {
 
 /**
  * Walk an org's whole chain in seq order, a page at a time (keyset paging, so memory stays flat whatever
- * the chain's length), and stop at the first broken link, broken row or missing seq. The head row must
- * agree with the last event too: a truncated tail is a break.
+ * the chain's length: at most the page being hashed and the next one), and stop at the first broken link,
+ * broken row or missing seq. The head row must agree with the last event too: a truncated tail is a break.
  */
 export async function verifyOrgChain(
   q: Queryable,
   orgId: string,
   opts: { pageSize?: number; onProgress?: (p: VerifyProgress) => void } = {},
 ): Promise<ChainVerdict> {
-  const pageSize = opts.pageSize ?? 5000;
+  // Pages of 2000 rows: small enough that few rows outlive a young-generation collection, large enough
+  // that the per-query cost vanishes.
+  const pageSize = opts.pageSize ?? 2000;
   const verifier = new ChainVerifier();
-  let after = 0;
-  for (;;) {
-    const rows = await readEvents(q, orgId, after, pageSize);
+  const pageAfter = (seq: number) => readEvents(q, orgId, seq, pageSize);
+  let next: Promise<StoredEventRow[]> | undefined = pageAfter(0);
+  while (next) {
+    const rows: StoredEventRow[] = await next;
+    const last = rows.length ? rows[rows.length - 1].seq : 0;
+    // Keyset paging needs only this page's last seq: the database reads the next page while this one is hashed.
+    next = rows.length < pageSize ? undefined : pageAfter(last);
     for (const row of rows) {
-      if (!verifier.push({ ...row, payload: undefined }, row.payload)) return verifier.verdict();
+      // The stored payload is the canonical text that was hashed: pushed as is, never re-serialised.
+      if (!verifier.push(row, row.payload)) {
+        next?.catch(() => {});
+        return verifier.verdict();
+      }
     }
-    if (rows.length < pageSize) break;
-    after = rows[rows.length - 1].seq;
-    opts.onProgress?.({ verified: verifier.count, seq: after });
+    if (next) opts.onProgress?.({ verified: verifier.count, seq: last });
   }
   const verdict = verifier.verdict();
   if (!verdict.ok) return verdict;

@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
 import type { MethodHandler, ReadHandler } from '../domain/handler.js';
 import type { Pipeline } from '../domain/pipeline.js';
-import { ANY_OBJECT, isObjectSchema, jsonSchemaOf, outline, type JsonSchema } from './json-schema.js';
+import { ANY_OBJECT, isObjectSchema, jsonSchemaOf, mergeBranches, outline, type JsonSchema } from './json-schema.js';
 import { HeldToolResult } from './holds.js';
+import { toolsetsOf } from './toolsets.js';
 
 /*
  * The tool catalog: one MCP tool per deployed method and per deployed GET read, generated from the registry
@@ -48,8 +49,10 @@ export interface CatalogEntry {
   kind: 'method' | 'read';
   /** Method name (`board.createTask`) or read path (`approval.wait`). */
   target: string;
-  /** The toolset the tool belongs to: its family. */
+  /** The tool's family. */
   family: string;
+  /** The toolsets that list it: its family, and its area for a books tool (`books.payables`). */
+  toolsets: readonly string[];
   scope: string;
   flags: readonly Flag[];
   readOnly: boolean;
@@ -80,11 +83,15 @@ export function readFamily(path: string): string {
   return FAMILIES.includes(head) ? head : 'org';
 }
 
-function flagNote(flags: readonly Flag[], mayHold: boolean): string {
+/**
+ * What a caller must know beyond the flag letters (the server instructions explain M, I, G and R): a
+ * governance gate and a signature hold, unless the description already says so.
+ */
+function flagNotes(flags: readonly Flag[], mayHold: boolean, brief: string): string {
   const notes: string[] = [];
-  if (flags.includes('G')) notes.push('Governance-gated: GOVERNANCE_NOT_READY until decision rights are declared.');
-  if (mayHold) notes.push('Signature act: without approvalId or signatureToken it returns a hold (status approval_required) for a human to approve.');
-  if (flags.includes('M') && !flags.includes('I')) notes.push('Not idempotent: every call is a new act.');
+  if (flags.includes('G') && !/governance-gated/i.test(brief)) notes.push('Governance-gated.');
+  if (mayHold && !/signature act/i.test(brief)) notes.push('Signature act.');
+  if (mayHold) notes.push('Without approvalId or signatureToken it returns a hold (status approval_required) for a human to approve.');
   return notes.length ? ` ${notes.join(' ')}` : '';
 }
 
@@ -97,17 +104,50 @@ function withIdempotencyArg(schema: JsonSchema): JsonSchema {
 
 /**
  * A tool's inputSchema: the params object (plus idempotencyKey for idempotent writes). Params that are a union of
- * objects (books.onboardingAdvance by step, books.reports by report) become an object whose anyOf lists each
- * branch in full, since MCP requires an object at the top.
+ * objects (books.onboardingAdvance by step, books.reports by report) are merged into one object (mergeBranches).
  */
 export function inputSchemaFor(params: z.ZodType, idempotent: boolean): JsonSchema {
   const json = jsonSchemaOf(params, 'input');
   const branches = (json.oneOf ?? json.anyOf) as Record<string, unknown>[] | undefined;
-  if (!isObjectSchema(json) && branches?.length && branches.every(isObjectSchema)) {
-    return { type: 'object', anyOf: branches.map((b) => (idempotent ? withIdempotencyArg(b) : b)) };
-  }
-  const base: JsonSchema = isObjectSchema(json) ? json : { ...ANY_OBJECT, description: 'The method params object.' };
+  let base: JsonSchema;
+  if (isObjectSchema(json)) base = json;
+  else if (branches?.length && branches.every(isObjectSchema)) base = mergeBranches(branches);
+  else base = { ...ANY_OBJECT, description: 'The method params object.' };
   return idempotent ? withIdempotencyArg(base) : base;
+}
+
+/**
+ * A tool's description in tools/list: the summary's opening sentences (up to BRIEF_CHARS; a longer first sentence is cut at a word and marked …), the scope and
+ * flags, and what the flags mean for a caller. describe_method gives the whole summary.
+ */
+const BRIEF_CHARS = 160;
+
+export function listingDescription(summary: string, flags: readonly Flag[], scope: string, mayHold = false): string {
+  const [first, ...rest] = sentences(summary);
+  let brief = first.length > BRIEF_CHARS ? `${first.slice(0, first.lastIndexOf(' ', BRIEF_CHARS))} …` : first;
+  for (const s of rest) {
+    if (brief.length + s.length > BRIEF_CHARS) break;
+    brief = `${brief} ${s}`;
+  }
+  return `${brief} [${scope}; ${flags.join(',')}]${flagNotes(flags, mayHold, brief)}`;
+}
+
+/** Sentences end at . ! or ? before a space, outside parentheses (`(e.g. … )`, `approval.request` stay whole). */
+function sentences(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && '.!?'.includes(c) && (i + 1 === text.length || text[i + 1] === ' ') && !/\b(e\.g|i\.e|etc)$/.test(text.slice(start, i))) {
+      out.push(text.slice(start, i + 1).trim());
+      start = i + 1;
+    }
+  }
+  if (start < text.length && text.slice(start).trim()) out.push(text.slice(start).trim());
+  return out.length ? out : [text];
 }
 
 const HELD_SCHEMA = outline(jsonSchemaOf(HeldToolResult, 'output')) as JsonSchema;
@@ -129,6 +169,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     kind: 'method',
     target: name,
     family: spec.family,
+    toolsets: toolsetsOf(name, spec.family),
     scope: spec.scope,
     flags: spec.flags,
     readOnly: spec.readOnly,
@@ -141,7 +182,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     example: handler.contract.example,
     definition: {
       name: tool,
-      description: `${handler.contract.summary} [${spec.scope}; ${spec.flags.join(',')}]${flagNote(spec.flags, handler.mayHold)}`,
+      description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.mayHold),
       inputSchema: inputSchemaFor(handler.contract.params, idempotent),
       outputSchema: outputSchemaFor(handler.contract.result, handler.mayHold),
       annotations: spec.readOnly
@@ -160,6 +201,7 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
     kind: 'read',
     target: path,
     family: readFamily(path),
+    toolsets: [readFamily(path)],
     scope: spec.scope,
     flags: ['R'],
     readOnly: true,
@@ -172,7 +214,7 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
     example: handler.contract.example,
     definition: {
       name: tool,
-      description: `${handler.contract.summary} [${spec.scope}; R]`,
+      description: listingDescription(handler.contract.summary, ['R'], spec.scope),
       inputSchema: inputSchemaFor(handler.contract.query, false),
       outputSchema: outputSchemaFor(handler.contract.result, false),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },

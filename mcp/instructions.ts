@@ -11,7 +11,7 @@ export function buildInstructions(principal: Principal, selection: Selection, li
   return [
     `Workspace operations server (protocol v1). You act as ${who}. Every call is checked against your key's scopes and recorded in the org's hash-chained ledger.`,
     `Tools: one per method family.method, named family_method (dot -> underscore). This session lists ${listed} tools (${describeSelection(selection)}, filtered by your scopes). ` +
-      `Each description ends with [scope; flags]: R read-only, M appends one ledger event, I idempotent, G governance-gated. ` +
+      `Each description is the opening of the method's summary (${META_TOOLS.describe} gives all of it), then [scope; flags]: R read-only, M appends one ledger event, I idempotent, G governance-gated. ` +
       `The registry has ${METHODS.size} methods and ${READS.size} reads: ${META_TOOLS.search} finds any (words, family, scope), ${META_TOOLS.describe} gives its JSON Schema, flags and an example, ` +
       `${META_TOOLS.read} / ${META_TOOLS.write} call one that is not listed. A method not deployed on this server answers NOT_FOUND.`,
     `Errors: a tool error's text is {"ok":false,"error":{"code","message"}}. Branch on code: BAD_REQUEST names the field, FORBIDDEN_SCOPE the missing scope, NOT_FOUND, CONFLICT, GOVERNANCE_NOT_READY, RATE_LIMITED (wait the seconds it says).`,

@@ -48,10 +48,9 @@ function typeOnly(node: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The outline of an output schema: its top-level fields, which are required, and each field's JSON type;
- * nested objects and arrays are given by type only. A tools/list is paid for in context by every session,
- * and this is the part of the result shape a client validates against; describe_method serves the full,
- * annotated schema.
+ * The outline of an output schema: its top-level fields and each field's JSON type; nested objects and arrays
+ * are given by type only, and nothing is marked required. A tools/list is paid for in context by every session;
+ * describe_method serves the full, annotated schema.
  */
 export function outline(schema: Record<string, unknown>): Record<string, unknown> {
   if (Array.isArray(schema.anyOf)) return { type: 'object', anyOf: (schema.anyOf as Record<string, unknown>[]).map(outline) };
@@ -59,9 +58,44 @@ export function outline(schema: Record<string, unknown>): Record<string, unknown
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const out: Record<string, unknown> = { type: 'object' };
   if (Object.keys(props).length) out.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, typeOnly(v)]));
-  if (Array.isArray(schema.required) && schema.required.length) out.required = schema.required;
-  if (schema.additionalProperties === false) out.additionalProperties = false;
   return out;
+}
+
+const withoutDescription = (s: Record<string, unknown>) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'description'));
+
+/**
+ * Object branches of a union (books.onboardingAdvance by step, books.reports by report) as one object: Claude's
+ * and OpenAI's tool APIs refuse an input schema with anyOf at the top. The discriminator becomes an enum, a
+ * field whose shape differs by branch an anyOf of its shapes, and only fields every branch requires are required.
+ * The server still validates the exact branch, so a wrong combination is refused naming the field.
+ */
+/** The field that picks the branch: an enum of its values, each value's own description kept. */
+function discriminator(seen: Record<string, unknown>[]): Record<string, unknown> {
+  const texts = new Set(seen.map((s) => s.description).filter((d) => typeof d === 'string'));
+  const description = texts.size <= 1 ? [...texts][0] : seen.map((s) => `${String(s.const)}: ${s.description ?? ''}`.trim()).join(' ');
+  return { type: 'string', enum: seen.map((s) => s.const), ...(description ? { description } : {}) };
+}
+
+export function mergeBranches(branches: Record<string, unknown>[]): JsonSchema {
+  const shapes = new Map<string, Record<string, unknown>[]>();
+  for (const branch of branches) {
+    for (const [field, schema] of Object.entries((branch.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+      const seen = shapes.get(field) ?? [];
+      const key = JSON.stringify(withoutDescription(schema));
+      if (!seen.some((s) => JSON.stringify(withoutDescription(s)) === key)) seen.push(schema);
+      shapes.set(field, seen);
+    }
+  }
+  const properties: Record<string, unknown> = {};
+  for (const [field, seen] of shapes) {
+    const description = seen.find((s) => typeof s.description === 'string')?.description;
+    if (seen.length === 1) properties[field] = seen[0];
+    else if (seen.every((s) => s.const !== undefined)) properties[field] = discriminator(seen);
+    else properties[field] = { anyOf: seen, ...(description ? { description } : {}) };
+  }
+  const requiredBy = branches.map((b) => new Set((b.required ?? []) as string[]));
+  const required = [...shapes.keys()].filter((f) => requiredBy.every((r) => r.has(f)));
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
 export const isObjectSchema = (s: Record<string, unknown>): s is JsonSchema => s.type === 'object';

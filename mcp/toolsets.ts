@@ -1,17 +1,33 @@
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
+import { BOOKS_AREAS } from '../protocol/methods/books/index.js';
 import type { Principal } from '../domain/auth.js';
 import { toolNameFor, type CatalogEntry } from './catalog.js';
 
 /*
  * Which tools a session lists. A model pays for every listed tool in context, so the list is cut down:
  *   1. only tools whose scope the key holds;
- *   2. only the chosen toolsets (families; default books, board, approval; `all` for every family);
+ *   2. only the chosen toolsets (families, or a books area such as `books.payables`; default books, board,
+ *      approval; `all` for every family);
  *   3. in read-only mode only R tools;
  *   4. single tools added (include) or removed (exclude) by name.
  * The meta-tools reach the rest of the registry whatever the selection (except writes in read-only mode).
  */
 
 export const DEFAULT_TOOLSETS = ['books', 'board', 'approval'] as const;
+
+/** Toolsets narrower than a family: `books.<area>` for each books area (method name -> its area toolset). */
+export const AREA_TOOLSETS: ReadonlyMap<string, string> = new Map(
+  Object.entries(BOOKS_AREAS).flatMap(([area, contracts]) => Object.keys(contracts).map((suffix) => [`books.${suffix}`, `books.${area}`] as const)),
+);
+
+/** Every toolset name a selection may use: the families and the areas. */
+export const TOOLSETS: readonly string[] = [...FAMILIES, ...new Set(AREA_TOOLSETS.values())];
+
+/** The toolsets a method or read belongs to: its family, and its area where the family has areas. */
+export function toolsetsOf(target: string, family: string): string[] {
+  const area = AREA_TOOLSETS.get(target);
+  return area ? [family, area] : [family];
+}
 
 /** Listed whenever the key may call them, whatever the toolsets: the hold flow needs them. */
 export const ALWAYS_ON: ReadonlySet<string> = new Set(['approval.wait']);
@@ -73,8 +89,8 @@ export function parseSelection(input: SelectionInput, metaTools: readonly string
   else if (names.includes('all')) toolsets = 'all';
   else {
     for (const n of names) {
-      if (n !== 'none' && !FAMILIES.includes(n)) {
-        throw new SelectionError(`toolsets: unknown toolset ${JSON.stringify(n)}; use family names (${FAMILIES.join(', ')}), all or none`);
+      if (n !== 'none' && !TOOLSETS.includes(n)) {
+        throw new SelectionError(`toolsets: unknown toolset ${JSON.stringify(n)}; use family names (${FAMILIES.join(', ')}), books areas (${[...new Set(AREA_TOOLSETS.values())].join(', ')}), all or none`);
       }
     }
     toolsets = new Set(names.filter((n) => n !== 'none'));
@@ -95,7 +111,7 @@ export function hiddenBecause(entry: CatalogEntry, principal: Principal, sel: Se
   if (sel.readOnly && !entry.readOnly) return 'readOnly';
   if (!principal.scopes.has(entry.scope)) return 'scope';
   if (sel.include.has(entry.tool) || ALWAYS_ON.has(entry.target)) return undefined;
-  if (sel.toolsets !== 'all' && !sel.toolsets.has(entry.family)) return 'toolset';
+  if (sel.toolsets !== 'all' && !entry.toolsets.some((t) => (sel.toolsets as ReadonlySet<string>).has(t))) return 'toolset';
   return undefined;
 }
 

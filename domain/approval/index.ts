@@ -67,7 +67,11 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
     decision: p.decision,
     requestedBy: row.requested_by,
   });
-  ctx.afterCommit(() => ctx.deps.bus.emit(decidedTopic(ctx.orgId, p.approvalId)));
+  ctx.afterCommit(() => {
+    ctx.deps.bus.emit(decidedTopic(ctx.orgId, p.approvalId));
+    // Org-wide, for the approval inbox's live stream.
+    ctx.deps.bus.emit('approval.decided', { orgId: ctx.orgId, approvalId: p.approvalId, status });
+  });
   return view;
 });
 

@@ -7,6 +7,7 @@ import { payablesHandlers } from './payables/index.js';
 import { payrollHandlers } from './payroll/index.js';
 import { expensesHandlers } from './expenses/index.js';
 import { ledgerHandlers } from './ledger/index.js';
+import { askHandlers } from './ask/index.js';
 
 export { booksReads } from './policy-read.js';
 
@@ -20,4 +21,5 @@ export const booksHandlers = family('books', {
   ...payrollHandlers,
   ...expensesHandlers,
   ...ledgerHandlers,
+  ...askHandlers,
 });

@@ -1,55 +1,59 @@
-import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { method } from '../../protocol/contract.js';
-import { proofFields } from '../../protocol/schema.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { META_TOOL_NAMES } from '../../mcp/meta-tools.js';
 import { parseSelection, type SelectionInput } from '../../mcp/toolsets.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
+import { fileAndApprove } from '../domain/books/setup.js';
+import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js';
 
-/*
- * A stand-in for the signature act books.payrollSign, registered through createRuntime's extraHandlers as
- * tests/domain/approval/signature-flow.test.ts does (the books family lands in its own issue and will
- * replace it). It writes a marker row before asking for proof, so a hold must undo it.
- */
-const payrollSignContract = method({
-  summary: 'Sign a drafted pay run (stand-in for the books family).',
-  params: z.strictObject({
-    runId: z.string().max(64).describe('The pay run to sign.'),
-    amountCents: z.number().int().describe('Net pay of the run, in cents.'),
-    ...proofFields,
-  }),
-  result: z.strictObject({ runId: z.string(), status: z.literal('POSTED'), ledgerId: z.string() }),
-  example: { runId: 'run_1', amountCents: 100 },
-});
-
-export const payrollSign = handler(
-  payrollSignContract,
-  async (ctx, p) => {
-    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-      ctx.orgId,
-      markerId(p.runId),
-      'agent',
-      'marker',
-    ]);
-    const proof = await ctx.requireSignature({ actionClass: 'books.payroll_sign', subjectId: p.runId, summary: `Pay run ${p.runId}`, params: p });
-    const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
-    return { runId: p.runId, status: 'POSTED' as const, ledgerId: event.ledgerId };
-  },
-  { mayHold: true },
-);
-
-export const markerId = (runId: string) => `agt_marker${runId.replace(/\W/g, '')}`;
-
-export const EXTRA_HANDLERS = new Map<string, MethodHandler>([['books.payrollSign', payrollSign as unknown as MethodHandler]]);
-
-/** Runtime + gateway + fresh org, with the stand-in signature act deployed. */
+/** Runtime + gateway + fresh org: the whole books family deployed, so the signature acts are the real ones. */
 export function mcpTestServer(opts: { rateLimitPerMinute?: number; config?: { publicUrl?: string } } = {}): Promise<TestServer> {
-  return testServer({ extraHandlers: EXTRA_HANDLERS, ...opts });
+  return testServer(opts);
+}
+
+export interface DraftRun {
+  id: string;
+  netCents: number;
+  status: string;
+}
+
+/**
+ * Real DRAFT pay runs for books.payrollSign: the first call hires one employee through the HTTP API (her
+ * contract step is itself a signature act, approved by the org's admin), each call drafts the next fortnight.
+ */
+export function payRuns(s: TestServer): () => Promise<DraftRun> {
+  let hired: Promise<void> | undefined;
+  let fortnight = 0;
+  const day = (offset: number) => new Date(Date.UTC(2026, 9, 1) + offset * 86_400_000).toISOString().slice(0, 10);
+  async function hire() {
+    const hr = (await s.client.mint({ tier: 'agent' }, 'hr agent')).apiKey;
+    const id = (await s.client.ok('books.onboardingStart', { person: 'Jane Citizen', role: 'Bookkeeper', startDate: day(0), rate: RATE })).onboarding.id;
+    for (const [step, data] of [['tfn', TFN], ['super', SUPER], ['bank', BANK]] as const) await s.client.ok('books.onboardingAdvance', { id, step, data });
+    const contract = { id, step: 'contract', data: CONTRACT };
+    const held = await s.client.ok('books.onboardingAdvance', contract, { key: hr });
+    const approvalId = await fileAndApprove(s.client, held.approval, { requester: hr });
+    await s.client.ok('books.onboardingAdvance', { ...contract, approvalId }, { key: hr });
+  }
+  return async () => {
+    hired ??= hire();
+    await hired;
+    const first = 14 * fortnight++;
+    const period = { periodStart: day(first), periodEnd: day(first + 13), payDate: day(first + 14) };
+    return (await s.client.ok('books.payrollDraft', period)).payRun as DraftRun;
+  };
+}
+
+/** The books_ rows of an org, as one digest: a hold must leave it unchanged. */
+export async function booksDigest(s: TestServer, runId: string): Promise<string> {
+  const [run] = await s.runtime.db.query<{ status: string; journal_id: string | null }>(
+    'SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2',
+    [s.org.orgId, runId],
+  );
+  const [journals] = await s.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM books_journals WHERE org_id = $1', [s.org.orgId]);
+  return `${run.status}/${run.journal_id}/${journals.n}`;
 }
 
 export interface Connected {

@@ -4,23 +4,22 @@ import { signaturePayloadHash } from '../../domain/approval/signature.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { connectInMemory, markerId, mcpTestServer, structured, toolError, type Connected } from './fixtures.js';
+import { booksDigest, connectInMemory, mcpTestServer, payRuns, structured, toolError, type Connected, type DraftRun } from './fixtures.js';
 
 /*
- * The signature law over MCP, with the stand-in books.payrollSign: the agent's call holds, the server files
- * the approval for it, a human approves over HTTP, the agent waits and retries with the proof, the act runs.
+ * The signature law over MCP, with the real books.payrollSign: the agent's call holds, the server files the
+ * approval for it, a human approves over HTTP, the agent waits and retries with the proof, the pay run posts.
  * A client's elicitation "accept" releases nothing.
  */
 
 let s: TestServer;
 let agentKey: string;
 let approver: { apiKey: string; principal: { id: string } };
-
-const markerExists = async (runId: string) =>
-  (await s.runtime.db.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, markerId(runId)])).length > 0;
+let draftRun: () => Promise<DraftRun>;
 
 beforeAll(async () => {
   s = await mcpTestServer();
+  draftRun = payRuns(s);
   agentKey = (await s.client.mint({ tier: 'agent' }, 'payroll agent')).apiKey;
   approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
 });
@@ -32,18 +31,20 @@ describe('hold frames over MCP', () => {
   it('hold -> approval filed -> human approves over HTTP -> approval_wait -> retry with approvalId executes once', async () => {
     const agent = await connectInMemory(s.runtime, agentKey);
     try {
+      const run = await draftRun();
+      const untouched = await booksDigest(s, run.id);
       const before = (await s.client.get('snapshot')).body.head.seq;
-      const held = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000 });
+      const held = await call(agent, 'books_payrollSign', { runId: run.id });
       const hold = structured(held);
       // The hold, verbatim.
       expect(hold).toMatchObject({
         status: 'approval_required',
         approval: {
           actionClass: 'books.payroll_sign',
-          payloadHash: signaturePayloadHash('books.payroll_sign', 'm1', { runId: 'm1', amountCents: 420000 }),
-          subject: { kind: 'books.signature', subjectId: 'm1', summary: 'Pay run m1' },
+          payloadHash: signaturePayloadHash('books.payroll_sign', run.id, { runId: run.id }),
+          subject: { kind: 'books.signature', subjectId: run.id, summary: expect.stringMatching(/^Pay run .*net \$/) },
         },
-        subjectId: 'm1',
+        subjectId: run.id,
       });
       expect(hold.approval.expiresInMs).toBeGreaterThan(0);
       expect(hold.message).toMatch(/^Held, not executed/);
@@ -54,16 +55,16 @@ describe('hold frames over MCP', () => {
       expect(hold.elicitation).toBeNull();
       expect(hold.next).toMatch(/approval_wait/);
       expect(hold.next).toContain(hold.approvalId);
-      expect(await markerExists('m1')).toBe(false);
+      expect(await booksDigest(s, run.id)).toBe(untouched);
       const events = await allEvents(s.client);
       expect(events.slice(before).map((e) => e.kind)).toEqual(['books.signature.hold', 'approval.requested']);
 
       // The approver sees exactly the held call.
       const pending = await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey });
-      expect(pending).toMatchObject({ status: 'pending', heldAct: { method: 'books.payrollSign', params: { runId: 'm1', amountCents: 420000 } } });
+      expect(pending).toMatchObject({ status: 'pending', heldAct: { method: 'books.payrollSign', params: { runId: run.id } } });
 
       // Retrying the held call unchanged replays the hold and files nothing new.
-      const replay = structured(await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000 }));
+      const replay = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(replay.approvalId).toBe(hold.approvalId);
       expect((await s.client.get('snapshot')).body.head.seq).toBe(events.length);
 
@@ -82,20 +83,20 @@ describe('hold frames over MCP', () => {
       const decided = structured(await wait);
       expect(decided).toMatchObject({ approvalId: hold.approvalId, status: 'approved', timedOut: false, decidedBy: approver.principal.id });
 
-      const done = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId });
-      expect(structured(done)).toMatchObject({ runId: 'm1', status: 'POSTED' });
-      expect(await markerExists('m1')).toBe(true);
+      const done = await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId });
+      expect(structured(done)).toMatchObject({ payRun: { id: run.id, status: 'POSTED', netCents: run.netCents }, approvalId: hold.approvalId, changed: true });
+      expect(await booksDigest(s, run.id)).toMatch(/^POSTED\/jnl_/);
       const after = await allEvents(s.client);
-      expect(after.at(-1)).toMatchObject({ kind: 'books.payroll.sign', entity_id: 'm1' });
+      expect(after.at(-1)).toMatchObject({ kind: 'books.payroll.sign', entity_id: run.id });
       expect(after.at(-1).row_hash.slice(0, 8)).toBe(structured(done).ledgerId);
 
       // Retrying the executed call replays; it never runs twice.
-      const again = await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId });
+      const again = await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId });
       expect(again._meta?.[META.replayed]).toBe(true);
       expect(structured(again).ledgerId).toBe(structured(done).ledgerId);
-      expect((await allEvents(s.client)).filter((e) => e.kind === 'books.payroll.sign' && e.entity_id === 'm1')).toHaveLength(1);
+      expect((await allEvents(s.client)).filter((e) => e.kind === 'books.payroll.sign' && e.entity_id === run.id)).toHaveLength(1);
       // A new attempt with a used proof is refused (single use).
-      expect(toolError(await call(agent, 'books_payrollSign', { runId: 'm1', amountCents: 420000, approvalId: hold.approvalId, idempotencyKey: 'fresh' }))).toMatchObject({
+      expect(toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId, idempotencyKey: 'fresh' }))).toMatchObject({
         code: 'GOVERNANCE_NOT_READY',
         message: expect.stringMatching(/already used/),
       });
@@ -116,15 +117,16 @@ describe('hold frames over MCP', () => {
       completed.push(n.params.elicitationId);
     });
     try {
-      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000 }));
+      const run = await draftRun();
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(elicited).toEqual([expect.objectContaining({ mode: 'url', url: hold.url, elicitationId: hold.approvalId })]);
       expect(hold.elicitation).toBe('accept');
       expect(hold.approvalStatus).toBe('pending');
       // "accept" is the client's word, not a human decision: the act still refuses.
-      const early = toolError(await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000, approvalId: hold.approvalId }));
+      const early = toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId }));
       expect(early.code).toBe('GOVERNANCE_NOT_READY');
       expect(early.message).toMatch(/pending/);
-      expect(await markerExists('m2')).toBe(false);
+      expect(await booksDigest(s, run.id)).toMatch(/^DRAFT\/null\//);
       expect((await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey })).status).toBe('pending');
 
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approver.apiKey });
@@ -132,8 +134,8 @@ describe('hold frames over MCP', () => {
       await new Promise((r) => setTimeout(r, 50));
       expect(completed).toEqual([hold.approvalId]);
       // The refused attempt was not cached (it failed), so the same call now runs.
-      const done = await call(agent, 'books_payrollSign', { runId: 'm2', amountCents: 1000, approvalId: hold.approvalId });
-      expect(structured(done).status).toBe('POSTED');
+      const done = await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId });
+      expect(structured(done).payRun.status).toBe('POSTED');
     } finally {
       await agent.close();
     }
@@ -142,13 +144,15 @@ describe('hold frames over MCP', () => {
   it('a rejected approval is reported and the act refuses', async () => {
     const agent = await connectInMemory(s.runtime, agentKey);
     try {
-      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5 }));
+      const run = await draftRun();
+      const untouched = await booksDigest(s, run.id);
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'reject', note: 'wrong period' }, { key: approver.apiKey });
-      const replay = structured(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5 }));
+      const replay = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(replay.approvalStatus).toBe('rejected');
       expect(replay.next).toMatch(/rejected; the act cannot run on it/);
-      expect(toolError(await call(agent, 'books_payrollSign', { runId: 'm3', amountCents: 5, approvalId: hold.approvalId })).message).toMatch(/rejected/);
-      expect(await markerExists('m3')).toBe(false);
+      expect(toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId })).message).toMatch(/rejected/);
+      expect(await booksDigest(s, run.id)).toBe(untouched);
     } finally {
       await agent.close();
     }
@@ -158,10 +162,11 @@ describe('hold frames over MCP', () => {
     const narrow = await s.client.mint({ scopes: ['org.read', 'books.write'] }, 'narrow agent');
     const agent = await connectInMemory(s.runtime, narrow.apiKey);
     try {
-      const hold = structured(await call(agent, 'books_payrollSign', { runId: 'm4', amountCents: 5 }));
+      const run = await draftRun();
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(hold).toMatchObject({ status: 'approval_required', approvalId: null, approvalStatus: null, url: `${s.runtime.deps.config.publicUrl}/approvals` });
       expect(hold.next).toMatch(/lacks scope approval.request/);
-      expect((await s.client.ok('approval.list', { status: 'pending' })).approvals.some((a: any) => a.subject.subjectId === 'm4')).toBe(false);
+      expect((await s.client.ok('approval.list', { status: 'pending' })).approvals.some((a: any) => a.subject.subjectId === run.id)).toBe(false);
     } finally {
       await agent.close();
     }
@@ -170,7 +175,8 @@ describe('hold frames over MCP', () => {
   it('holds work through invoke_write too, and name it in the next step', async () => {
     const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'board' });
     try {
-      const hold = structured(await call(agent, META_TOOLS.write, { name: 'books.payrollSign', params: { runId: 'm5', amountCents: 7 } }));
+      const run = await draftRun();
+      const hold = structured(await call(agent, META_TOOLS.write, { name: 'books.payrollSign', params: { runId: run.id } }));
       expect(hold.status).toBe('approval_required');
       expect(hold.next).toContain(`${META_TOOLS.write} (name "books.payrollSign")`);
     } finally {

@@ -5,7 +5,7 @@ import { mcpHttp } from '../../mcp/http.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { markerId, mcpTestServer, structured, toolError } from './fixtures.js';
+import { booksDigest, mcpTestServer, payRuns, structured, toolError } from './fixtures.js';
 
 /*
  * Streamable HTTP at /mcp on a running gateway (a real socket), with the SDK's client transport. The plugin
@@ -112,9 +112,10 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('the whole signature flow: hold, filed approval, human approval, wait, retry with proof, executed', async () => {
+    const run = await payRuns(s)();
     const agent = await connect(agentKey);
-    const hold = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: 'h1', amountCents: 990000 } }));
-    expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', subjectId: 'h1', elicitation: null });
+    const hold = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id } }));
+    expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', subjectId: run.id, elicitation: null });
     expect(hold.url).toBe(`${PUBLIC_URL}/approvals/${hold.approvalId}`);
 
     const wait = agent.callTool({ name: 'approval_wait', arguments: { approvalId: hold.approvalId, timeoutMs: 20000 } });
@@ -122,12 +123,11 @@ describe('MCP over Streamable HTTP', () => {
     await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approverKey });
     expect(structured(await wait)).toMatchObject({ status: 'approved', timedOut: false });
 
-    const done = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: 'h1', amountCents: 990000, approvalId: hold.approvalId } }));
-    expect(done).toMatchObject({ runId: 'h1', status: 'POSTED' });
-    const rows = await s.runtime.db.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, markerId('h1')]);
-    expect(rows).toHaveLength(1);
-    const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === 'h1' || e.payload?.subjectId === 'h1').map((e) => e.kind);
-    expect(kinds).toEqual(['books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
+    const done = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id, approvalId: hold.approvalId } }));
+    expect(done).toMatchObject({ payRun: { id: run.id, status: 'POSTED' }, approvalId: hold.approvalId });
+    expect(await booksDigest(s, run.id)).toMatch(/^POSTED\/jnl_/);
+    const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => e.kind);
+    expect(kinds).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
     await agent.close();
   });
 });

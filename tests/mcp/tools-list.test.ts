@@ -13,12 +13,14 @@ import { connectInMemory, mcpTestServer } from './fixtures.js';
  */
 
 /**
- * tools/list budget, in tokens approximated as characters / 4 of the tools/list result JSON, for the default
- * toolsets (books, board, approval) with an admin key (every scope, so the largest list). Documented in README.
- * With the whole books family deployed (42 tools) the default set measures about 30,700 tokens: over the 15,000
- * aimed at, so this budget guards against growth until the listing is reshaped (see README, "tools/list budget").
+ * tools/list budgets, in tokens approximated as characters / 4 of the tools/list result JSON, with an admin key
+ * (every scope, so the largest list). Documented in README ("tools/list budget"). The default toolsets (books,
+ * board, approval: 72 tools) measure about 24,700 tokens, over the 15,000 aimed at (see README for why);
+ * one books area with board
+ * and approval stays under the aim.
  */
-export const DEFAULT_SET_TOKEN_BUDGET = 32_000;
+export const DEFAULT_SET_TOKEN_BUDGET = 26_000;
+export const AREA_SET_TOKEN_BUDGET = 15_000;
 export const READ_ONLY_TOKEN_BUDGET = 6_000;
 
 let s: TestServer;
@@ -74,20 +76,17 @@ describe('tools/list', () => {
         expect(tool.annotations?.readOnlyHint).toBe(method.readOnly);
         expect(tool.annotations?.idempotentHint).toBe(method.idempotent);
         if (method.readOnly) expect(tool.annotations?.destructiveHint).toBe(false);
-        // Params that are a union of objects are listed as an object with one anyOf branch per shape.
-        const branches = (tool.inputSchema.anyOf as (typeof tool.inputSchema)[] | undefined) ?? [tool.inputSchema];
-        for (const branch of branches) {
-          expect(branch.type).toBe('object');
-          const props = branch.properties as Record<string, { description?: string }>;
-          for (const [field, schema] of Object.entries(props ?? {})) {
-            expect(schema.description, `${tool.name}.${field} has a description`).toBeTruthy();
-          }
-          // Mutating idempotent tools take the optional key; nothing else does.
-          expect('idempotencyKey' in (props ?? {})).toBe(method.mutating && method.idempotent);
-          if (method.mutating && method.idempotent) {
-            expect(props.idempotencyKey.description).toMatch(/reuse the same key when you retry/i);
-            expect(branch.required ?? []).not.toContain('idempotencyKey');
-          }
+        // One object at the top, never anyOf/oneOf/allOf (Claude's and OpenAI's tool APIs refuse those).
+        for (const combinator of ['anyOf', 'oneOf', 'allOf']) expect(tool.inputSchema, tool.name).not.toHaveProperty(combinator);
+        const props = tool.inputSchema.properties as Record<string, { description?: string }>;
+        for (const [field, schema] of Object.entries(props ?? {})) {
+          expect(schema.description, `${tool.name}.${field} has a description`).toBeTruthy();
+        }
+        // Mutating idempotent tools take the optional key; nothing else does.
+        expect('idempotencyKey' in (props ?? {})).toBe(method.mutating && method.idempotent);
+        if (method.mutating && method.idempotent) {
+          expect(props.idempotencyKey.description).toMatch(/reuse the same key when you retry/i);
+          expect(tool.inputSchema.required ?? []).not.toContain('idempotencyKey');
         }
       }
       const read = [...READS.keys(), 'org/whoami'].find((p) => toolNameFor(p) === tool.name);
@@ -99,7 +98,47 @@ describe('tools/list', () => {
     expect(createTask.inputSchema.additionalProperties).toBe(false);
     const payroll = tools.find((t) => t.name === 'books_payrollSign')!;
     expect(payroll.description).toMatch(/Signature act/);
+    expect(payroll.description).toMatch(/returns a hold \(status approval_required\)/);
     expect(JSON.stringify(payroll.outputSchema)).toContain('approval_required');
+    // A union of params (books.reports by report) is one object: the discriminator an enum, each value described.
+    const reports = tools.find((t) => t.name === 'books_reports')!.inputSchema as any;
+    expect(reports.required).toEqual(['report']);
+    expect(reports.properties.report.enum).toEqual(expect.arrayContaining(['trialBalance', 'profitAndLoss', 'basSummary']));
+    expect(reports.properties.report.description).toMatch(/profitAndLoss: Income less expenses/);
+    expect(Object.keys(reports.properties)).toEqual(expect.arrayContaining(['asOf', 'from', 'to']));
+    const advance = tools.find((t) => t.name === 'books_onboardingAdvance')!.inputSchema as any;
+    expect(advance.properties.step.enum).toEqual(['tfn', 'super', 'bank', 'contract']);
+    expect(advance.properties.data.anyOf).toHaveLength(4);
+    expect(advance.required).toEqual(expect.arrayContaining(['id', 'step', 'data']));
+    expect(advance.required).not.toContain('approvalId');
+  });
+
+  it('tools/list descriptions are the summary’s opening; describe_method gives the whole of it', async () => {
+    const { tools } = await list(s.org.adminKey, { toolsets: 'all' });
+    const match = tools.find((t) => t.name === 'books_matchAccept')!;
+    const full = s.runtime.pipeline.handlers.get('books.matchAccept')!.contract.summary;
+    expect(full.length).toBeGreaterThan(300);
+    expect(match.description!.length).toBeLessThan(260);
+    expect(match.description).toMatch(/ \[books\.write; M,I\]$/);
+    expect(full.startsWith(match.description!.split(' …')[0].replace(/ \[books.*$/, ''))).toBe(true);
+    // Parentheses and dotted names do not end a sentence.
+    const send = tools.find((t) => t.name === 'books_invoiceSend')!;
+    expect(send.description).toMatch(/^Approve and send a draft: DRAFT -> AUTHORISED, numbered INV-…, issued today, due after its dueDays\. /);
+  });
+
+  it('books areas are toolsets of their own; books lists every area', async () => {
+    const payables = names((await list(s.org.adminKey, { toolsets: 'books.payables' })).tools).filter((n) => n.startsWith('books_'));
+    expect(payables).toEqual(expect.arrayContaining(['books_billCapture', 'books_billApprove', 'books_bills', 'books_billScheduleRun']));
+    expect(payables).not.toContain('books_invoiceDraft');
+    const two = names((await list(s.org.adminKey, { toolsets: 'books.payroll,books.tax' })).tools).filter((n) => n.startsWith('books_'));
+    expect(two).toEqual(expect.arrayContaining(['books_payrollSign', 'books_taxSignLodge']));
+    expect(two).not.toContain('books_billCapture');
+    const areas = ['reconciliation', 'receivables', 'tax', 'assets', 'payables', 'payroll', 'expenses', 'ledger'].map((a) => `books.${a}`);
+    const union = new Set<string>();
+    for (const area of areas) for (const n of names((await list(s.org.adminKey, { toolsets: area })).tools)) if (n.startsWith('books_')) union.add(n);
+    const whole = names((await list(s.org.adminKey, { toolsets: 'books' })).tools).filter((n) => n.startsWith('books_'));
+    expect([...union].sort()).toEqual([...whole].sort());
+    expect(() => parseSelection({ toolsets: 'books.payable' }, META_TOOL_NAMES)).toThrow(/unknown toolset "books.payable".*books\.payables/);
   });
 
   it('lists only tools the key’s scopes allow', async () => {
@@ -159,15 +198,19 @@ describe('tools/list', () => {
     expect(() => parseSelection({ readOnly: 'maybe' }, META_TOOL_NAMES)).toThrow(/read-only/);
   });
 
-  it(`tools/list of the default set stays within ${DEFAULT_SET_TOKEN_BUDGET} tokens (chars / 4); read-only within ${READ_ONLY_TOKEN_BUDGET}`, async () => {
+  it(`tools/list of the default set stays within ${DEFAULT_SET_TOKEN_BUDGET} tokens (chars / 4), one books area with board and approval within ${AREA_SET_TOKEN_BUDGET}, read-only within ${READ_ONLY_TOKEN_BUDGET}`, async () => {
     const admin = await list(s.org.adminKey);
     const agent = await list(agentKey);
     const readOnly = await list(s.org.adminKey, { readOnly: 'true' });
+    const area = await list(s.org.adminKey, { toolsets: 'books.payroll,board,approval' });
     const tokens = (chars: number) => Math.ceil(chars / 4);
-    const report = `default set: ${admin.tools.length} tools, ${tokens(admin.chars)} tokens (admin), ${tokens(agent.chars)} (agent); read-only: ${readOnly.tools.length} tools, ${tokens(readOnly.chars)} tokens`;
+    const report =
+      `default set: ${admin.tools.length} tools, ${tokens(admin.chars)} tokens (admin), ${tokens(agent.chars)} (agent); ` +
+      `books.payroll,board,approval: ${area.tools.length} tools, ${tokens(area.chars)} tokens; read-only: ${readOnly.tools.length} tools, ${tokens(readOnly.chars)} tokens`;
     console.info(`[mcp tools/list] ${report}`);
     expect(tokens(admin.chars), report).toBeLessThanOrEqual(DEFAULT_SET_TOKEN_BUDGET);
     expect(tokens(agent.chars)).toBeLessThanOrEqual(tokens(admin.chars));
+    expect(tokens(area.chars), report).toBeLessThanOrEqual(AREA_SET_TOKEN_BUDGET);
     expect(tokens(readOnly.chars), report).toBeLessThanOrEqual(READ_ONLY_TOKEN_BUDGET);
   });
 });

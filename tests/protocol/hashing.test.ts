@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   ChainVerifier,
   canonicalJson,
@@ -109,6 +110,23 @@ describe('rowHashInput agrees with computeRowHash', () => {
     const input = rowHashInput(prev, e, payloadCanonical);
     expect(input).toBe(canonicalJson({ prev, seq: e.seq, family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload }));
     expect(sha(input)).toBe(computeRowHash(prev, e));
+  });
+});
+
+describe('rowHashInput escapes every string field exactly as JSON.stringify', () => {
+  // Any UTF-16 code unit, lone surrogates and control characters included.
+  const anyString = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 24 });
+  it('for arbitrary actor, entity_id, family, kind, at and prev', () => {
+    fc.assert(
+      fc.property(anyString, anyString, anyString, anyString, anyString, anyString, (actor, entity_id, family, kind, at, prev) => {
+        const e = { seq: 5, family, kind, entity_id, actor, at };
+        const j = JSON.stringify;
+        expect(rowHashInput(prev, e, 'null')).toBe(
+          `{"actor":${j(actor)},"at":${j(at)},"entity_id":${j(entity_id)},"family":${j(family)},"kind":${j(kind)},"payload":null,"prev":${j(prev)},"seq":5}`,
+        );
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

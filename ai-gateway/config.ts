@@ -1,0 +1,114 @@
+/**
+ * Configuration of the AI gateway, read once from the environment by the CLI and passed down explicitly
+ * (runtime options -> Deps.ai). Nothing in ai-gateway/ reads process.env itself, and the openai client is
+ * given its key and base URL explicitly, so OPENAI_API_KEY / OPENAI_BASE_URL are never used.
+ */
+
+export interface OpenAiSettings {
+  /** OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Ask for streamed chat completions (SSE, with the usage chunk). */
+  stream: boolean;
+  /** Retries per model request on 408/409/429/5xx and connection errors (the client's maxRetries). */
+  maxRetries: number;
+  /** Timeout of one model request, per attempt. */
+  requestTimeoutMs: number;
+}
+
+export interface ModelPrice {
+  /** US dollars per million prompt (input) tokens, in micro-dollars: $0.15 = 150000. */
+  inputMicroUsdPerMTok: number;
+  outputMicroUsdPerMTok: number;
+}
+
+export interface AiConfig {
+  provider: 'local' | 'openai';
+  /** Required when provider is openai. */
+  openai?: OpenAiSettings;
+  /** Deadline of one whole ask (every step and retry), after which the ask is refused as timed out. */
+  timeoutMs: number;
+  /** Model requests per ask (a tool-call round is one step); at the bound the ask is refused. */
+  maxSteps: number;
+  /** Price of the configured model, overriding the built-in table (prices.ts). */
+  priceOverride?: ModelPrice;
+  /** Default monthly AI budget of an org that has not set its own, in micro-dollars. */
+  monthlyBudgetMicroUsd: number;
+}
+
+export const DEFAULT_AI_CONFIG: AiConfig = {
+  provider: 'local',
+  timeoutMs: 120_000,
+  maxSteps: 6,
+  monthlyBudgetMicroUsd: 100_000_000, // $100 a month per org
+};
+
+export const AI_ENV_HELP = `AI gateway (books.ask):
+  AI_PROVIDER           local (default: offline, deterministic) or openai (any OpenAI-compatible endpoint)
+  AI_BASE_URL           openai: the endpoint, e.g. https://api.openai.com/v1 (required; never read from OPENAI_BASE_URL)
+  AI_MODEL              openai: the model to request (required)
+  AI_API_KEY            openai: the key (required; never read from OPENAI_API_KEY)
+  AI_STREAM             openai: true to request streamed completions (default false)
+  AI_MAX_RETRIES        openai: retries per model request on 429/5xx/timeouts (default 2)
+  AI_REQUEST_TIMEOUT_MS openai: timeout of one model request attempt (default 30000)
+  AI_TIMEOUT_MS         deadline of a whole ask (default 120000)
+  AI_MAX_STEPS          model requests per ask, tool rounds included (default 6)
+  AI_PRICE_INPUT_USD_PER_MTOK, AI_PRICE_OUTPUT_USD_PER_MTOK
+                        price of AI_MODEL per million tokens (default: the built-in price table)
+  AI_MONTHLY_BUDGET_USD default monthly AI budget per org (default 100); an org may set its own (cli ai-settings)`;
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name}: must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** `0.15` (dollars) -> 150000 micro-dollars; at most 6 decimals. */
+export function usdToMicro(name: string, raw: string): number {
+  if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new Error(`${name}: must be a dollar amount like 0.15 (at most 6 decimals), got ${JSON.stringify(raw)}`);
+  const [whole, frac = ''] = raw.split('.');
+  return Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
+}
+
+export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
+  const provider = env.AI_PROVIDER || 'local';
+  if (provider !== 'local' && provider !== 'openai') throw new Error(`AI_PROVIDER: must be local or openai, got ${JSON.stringify(provider)}`);
+  const config: AiConfig = {
+    provider,
+    timeoutMs: positiveInt(env, 'AI_TIMEOUT_MS', DEFAULT_AI_CONFIG.timeoutMs),
+    maxSteps: positiveInt(env, 'AI_MAX_STEPS', DEFAULT_AI_CONFIG.maxSteps),
+    monthlyBudgetMicroUsd: env.AI_MONTHLY_BUDGET_USD ? usdToMicro('AI_MONTHLY_BUDGET_USD', env.AI_MONTHLY_BUDGET_USD) : DEFAULT_AI_CONFIG.monthlyBudgetMicroUsd,
+  };
+  const input = env.AI_PRICE_INPUT_USD_PER_MTOK;
+  const output = env.AI_PRICE_OUTPUT_USD_PER_MTOK;
+  if (Boolean(input) !== Boolean(output)) throw new Error('AI_PRICE_INPUT_USD_PER_MTOK and AI_PRICE_OUTPUT_USD_PER_MTOK: set both or neither');
+  if (input && output) {
+    config.priceOverride = {
+      inputMicroUsdPerMTok: usdToMicro('AI_PRICE_INPUT_USD_PER_MTOK', input),
+      outputMicroUsdPerMTok: usdToMicro('AI_PRICE_OUTPUT_USD_PER_MTOK', output),
+    };
+  }
+  if (provider === 'openai') {
+    const need = (name: string) => {
+      const v = env[name];
+      if (!v) throw new Error(`${name}: required when AI_PROVIDER=openai`);
+      return v;
+    };
+    const baseURL = need('AI_BASE_URL');
+    if (!/^https?:\/\/\S+$/.test(baseURL)) throw new Error(`AI_BASE_URL: must be an http(s) URL, got ${JSON.stringify(baseURL)}`);
+    const stream = env.AI_STREAM || 'false';
+    if (stream !== 'true' && stream !== 'false') throw new Error(`AI_STREAM: must be true or false, got ${JSON.stringify(stream)}`);
+    config.openai = {
+      baseURL,
+      model: need('AI_MODEL'),
+      apiKey: need('AI_API_KEY'),
+      stream: stream === 'true',
+      maxRetries: positiveInt(env, 'AI_MAX_RETRIES', 2, 0),
+      requestTimeoutMs: positiveInt(env, 'AI_REQUEST_TIMEOUT_MS', 30_000),
+    };
+  }
+  return config;
+}

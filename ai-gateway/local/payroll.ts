@@ -1,0 +1,72 @@
+import type { Draft } from '../types.js';
+import { DraftBuilder, account, countOf, more, nameOf, plural, record, sumOf, valueOf } from './compose.js';
+import type { AskContext } from './context.js';
+import { financialYear, type Period } from './period.js';
+import { trialBalance, type PayrollSummary, type ProfitAndLoss } from './reads.js';
+
+/*
+ * "What did payroll cost this quarter?": books.reports payrollSummary for the period (default: this financial
+ * year to date) for the posted pay runs and each employee, books.reports profitAndLoss for the same period for
+ * the cost lines (477 wages and salaries, 478 superannuation: the employer's cost is their sum), and
+ * books.reports trialBalance as at today for what is still owed (804 net wages, 825 PAYG withheld, 826 super).
+ */
+
+const WAGES = '477';
+const SUPER = '478';
+/** Liabilities a pay run leaves until paid: net wages, PAYG withheld, super. */
+const OWED: [string, string][] = [
+  ['804', 'net wages not yet paid'],
+  ['825', 'PAYG withheld, due to the ATO with the BAS'],
+  ['826', 'super, due to the funds'],
+];
+
+export async function payroll(ctx: AskContext, asked: Period | null): Promise<Draft> {
+  const fy = financialYear(ctx.today);
+  const period = asked ?? { from: fy.from, to: ctx.today };
+  const summary = (await ctx.tools.call('books.reports', { report: 'payrollSummary', from: period.from, to: period.to })) as PayrollSummary;
+  const pl = (await ctx.tools.call('books.reports', { report: 'profitAndLoss', from: period.from, to: period.to })) as ProfitAndLoss;
+  const b = new DraftBuilder();
+  const rec = (x: { id: string }) => record(x.id);
+  const when = `from ${period.from} to ${period.to}`;
+
+  const costLines = pl.expenses.lines.filter((l) => l.account === WAGES || l.account === SUPER);
+  if (costLines.length > 0) {
+    const cost = b.fact(sumOf(costLines, (l) => account(l.account), 'amountCents'), (v) => `Payroll cost ${when} (wages ${WAGES} plus super ${SUPER}, profit and loss): ${v}.`);
+    const parts = costLines.map((l) => `${l.name} (${l.account}) ${b.fact(valueOf(l, account(l.account), 'amountCents'), (v) => `${l.name} (${l.account}) ${when}: ${v}.`)}`);
+    b.say(`Payroll cost ${when} is ${cost} in the profit and loss: ${parts.join(' plus ')}.`);
+  }
+
+  const runs = summary.runs;
+  if (runs.length === 0) {
+    const n = b.fact(countOf(runs, rec), (v) => `Posted pay runs paid ${when}: ${v}.`);
+    b.say(`No pay run was posted with a pay date ${when} (${n} runs).`);
+    await owedNow(ctx, b);
+    return b.build();
+  }
+  const n = b.fact(countOf(runs, rec), (v) => `Posted pay runs paid ${when}: ${v}.`);
+  const gross = b.fact(sumOf(runs, rec, 'grossCents'), (v) => `Gross wages of the posted pay runs ${when}: ${v}.`);
+  const sup = b.fact(sumOf(runs, rec, 'superCents'), (v) => `Super guarantee on them: ${v}.`);
+  const payg = b.fact(sumOf(runs, rec, 'paygCents'), (v) => `PAYG withheld from them: ${v}.`);
+  const net = b.fact(sumOf(runs, rec, 'netCents'), (v) => `Net pay to staff from them: ${v}.`);
+  b.say(`${plural(n, 'posted pay run')} paid ${when}: gross wages ${gross}, super on top ${sup}; of the gross, ${payg} was withheld as PAYG and ${net} is net pay to staff.`);
+  const people = [...summary.employees].sort((a, b) => b.grossCents - a.grossCents);
+  if (people.length > 0) {
+    const { parts, omitted } = b.each(people, 1, (e) => `${nameOf(e)} ${b.fact(valueOf(e, rec(e), 'grossCents'), (v) => `${nameOf(e)} gross ${when}: ${v}.`)}`);
+    b.say(`By employee (gross): ${parts.join(', ')}${more(omitted, 'books.reports payrollSummary')}.`);
+  }
+  await owedNow(ctx, b);
+  b.say('Draft pay runs are not counted until a human signs them.');
+  return b.build();
+}
+
+/** What payroll still owes as at today: the credit balances of the payroll liabilities in the trial balance. */
+async function owedNow(ctx: AskContext, b: DraftBuilder): Promise<void> {
+  const tb = await trialBalance(ctx.tools, ctx.today);
+  const parts = OWED.flatMap(([code, what]) => {
+    const line = tb.lines.find((l) => l.account === code && l.creditCents > 0);
+    if (!line) return [];
+    const v = b.fact(valueOf(line, account(code), 'creditCents'), (v) => `${line.name} (${code}) as at ${ctx.today}: ${v} owed.`);
+    return [`${v} ${what} (${code})`];
+  });
+  if (parts.length) b.say(`Still owed as at ${ctx.today}: ${parts.join('; ')}.`);
+}

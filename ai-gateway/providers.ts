@@ -1,0 +1,19 @@
+import type { AiConfig } from './config.js';
+import { localProvider } from './local/index.js';
+import { openAiProvider } from './openai/index.js';
+import type { Provider } from './types.js';
+
+/** The provider configuration selects: `local` (the default, offline) or `openai` (AI_BASE_URL, AI_MODEL, AI_API_KEY). */
+export function createProvider(config: AiConfig): Provider {
+  if (config.provider === 'local') return localProvider();
+  if (!config.openai) throw new Error('AI_PROVIDER=openai needs AI_BASE_URL, AI_MODEL and AI_API_KEY');
+  return openAiProvider({ ...config.openai, maxSteps: config.maxSteps });
+}
+
+/** What handlers reach through Deps.ai. */
+export interface AiDeps {
+  config: AiConfig;
+  provider: Provider;
+  /** Wall-clock time for the audit and budget periods (default: the system clock). */
+  now?: () => Date;
+}

@@ -1,0 +1,339 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { ApiError, type ErrorCode, ERROR_STATUS } from '../../protocol/errors.js';
+import { errorFrame } from '../../protocol/frames.js';
+import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
+import type { ApprovalView } from '../../protocol/methods/approval.js';
+import type { Principal } from '../../domain/auth.js';
+import type { Runtime } from '../../domain/runtime.js';
+import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
+import { describeApproval } from './describe.js';
+import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
+
+/**
+ * The approval inbox for humans, at /approvals (the URL hold messages and approval views name):
+ * - GET /approvals and /approvals/<approvalId>: the page (one shell; the app routes in the browser);
+ * - /approvals/assets/* (the app) and /approvals/vendor/* (Preact, htm, canonicalize from node_modules);
+ * - /approvals/api/*: sign-in (a human key for an HttpOnly session cookie), the lists, one approval, the
+ *   decision, sign-out, and a Server-Sent Events stream of approvals filed and decided in the org.
+ * Every read and decision is a pipeline call made with the session's key: scopes, the requester rule and the
+ * ledger (one event per decision) behave exactly as over /api/v1.
+ */
+
+export interface InboxOptions {
+  runtime: Runtime;
+  sessions?: SessionOptions;
+  /** Comment line sent on idle streams, which also ends a stream whose session ended (default 15 s). */
+  heartbeatMs?: number;
+}
+
+export const COOKIE = 'wops_inbox';
+const COOKIE_PATH = '/approvals';
+const APPROVAL_ID = /^apr_[0-9a-z]{1,64}$/;
+
+/** The contract's frame with its status, so the page shows the same messages the API gives. */
+function fail(reply: FastifyReply, code: ErrorCode, message: string) {
+  return reply.code(ERROR_STATUS[code]).header('cache-control', 'no-store').send(errorFrame(code, message));
+}
+
+function cookieValue(req: FastifyRequest): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** What the page may know about the signed-in principal (never the key). */
+function principalView(p: Principal) {
+  return { id: p.id, name: p.name, kind: p.kind, tier: p.tier, orgSlug: p.orgSlug, canDecide: p.scopes.has('approval.decide') };
+}
+
+type Item = Omit<ApprovalView, 'signatureToken'> & {
+  plain: ReturnType<typeof describeApproval>;
+  requestedByName: string | null;
+  decidedByName: string | null;
+  mine: boolean;
+};
+
+export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
+  const { pipeline, deps } = opts.runtime;
+  const sessions = new SessionStore(opts.sessions);
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const assets = loadAssets();
+  const publicOrigin = new URL(deps.config.publicUrl).origin;
+  const streams = new Set<{ session: Session; close: (reason: string) => void }>();
+  const noLimit = { rateLimit: false } as const;
+
+  const secureCookie = (req: FastifyRequest) => publicOrigin.startsWith('https:') || req.protocol === 'https';
+  const setCookie = (req: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number) =>
+    reply.header(
+      'set-cookie',
+      `${COOKIE}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secureCookie(req) ? '; Secure' : ''}`,
+    );
+  const clearCookie = (req: FastifyRequest, reply: FastifyReply) => setCookie(req, reply, '', 0);
+
+  /**
+   * CSRF, first line: a state-changing request must come from this origin. Browsers send Origin on every
+   * cross-origin and same-origin POST/DELETE (and Sec-Fetch-Site where supported); the session cookie is also
+   * SameSite=Strict and session-bound calls carry x-csrf-token.
+   */
+  function sameOrigin(req: FastifyRequest): boolean {
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') return false;
+    const origin = req.headers.origin;
+    if (!origin) return false;
+    const host = req.headers.host;
+    return origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+  }
+
+  /** The request's live session, or an answer (401/403) already sent. */
+  function sessionOf(req: FastifyRequest, reply: FastifyReply, mutating: boolean): Session | undefined {
+    if (mutating && !sameOrigin(req)) {
+      fail(reply, 'FORBIDDEN_SCOPE', 'cross-site request refused: inbox actions are accepted only from the inbox page itself (Origin check)');
+      return undefined;
+    }
+    const session = sessions.get(cookieValue(req));
+    if (!session) {
+      if (cookieValue(req) !== undefined) clearCookie(req, reply);
+      fail(reply, 'UNAUTHORIZED', 'not signed in (or the session ended): sign in with a human API key');
+      return undefined;
+    }
+    if (mutating && !csrfMatches(session, req.headers['x-csrf-token'])) {
+      fail(reply, 'FORBIDDEN_SCOPE', 'missing or wrong x-csrf-token: reload the inbox page and try again');
+      return undefined;
+    }
+    return session;
+  }
+
+  /** A pipeline call as the session's principal; a key revoked since sign-in ends the session. */
+  async function call(session: Session, req: FastifyRequest, reply: FastifyReply, method: string, params: unknown) {
+    const outcome = await pipeline.call({ method, params, apiKey: session.apiKey, requestId: req.id });
+    if (!outcome.frame.ok && outcome.frame.error.code === 'UNAUTHORIZED') {
+      endSession(session);
+      clearCookie(req, reply);
+    }
+    return outcome;
+  }
+
+  function endSession(session: Session) {
+    sessions.delete(session);
+    for (const s of streams) if (s.session === session) s.close('signed out');
+  }
+
+  /** Names of the principals that asked and decided (display only, this org's rows). */
+  async function names(orgId: string, ids: string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids.filter(Boolean))];
+    if (wanted.length === 0) return new Map();
+    const rows = await deps.db.query<{ principal_id: string; name: string }>(
+      'SELECT principal_id, name FROM principals WHERE org_id = $1 AND principal_id = ANY($2::text[])',
+      [orgId, wanted],
+    );
+    return new Map(rows.map((r) => [r.principal_id, r.name]));
+  }
+
+  async function items(session: Session, views: ApprovalView[]): Promise<Item[]> {
+    const byId = await names(session.orgId, views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '']));
+    return views.map(({ signatureToken: _token, ...v }) => ({
+      ...v,
+      plain: describeApproval(v),
+      requestedByName: byId.get(v.requestedBy) ?? null,
+      decidedByName: v.decidedBy ? (byId.get(v.decidedBy) ?? null) : null,
+      mine: v.requestedBy === session.principalId,
+    }));
+  }
+
+  /** The exact payload behind the hash: what was hashed, its canonical text, and whether it hashes to payloadHash. */
+  function signedPayload(v: ApprovalView) {
+    if (!v.heldAct) return { signed: null, canonical: null, hashMatches: null };
+    const signed = { actionClass: v.actionClass, subjectId: v.subject.subjectId, params: v.heldAct.params };
+    const canonical = canonicalJson(signed);
+    return { signed, canonical, hashMatches: sha256Hex(canonical) === v.payloadHash };
+  }
+
+  const sendPage = (reply: FastifyReply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', 'no-cache')
+      .send(PAGE);
+
+  const sendAsset = (reply: FastifyReply, asset: Asset | undefined) => {
+    if (!asset) return reply.callNotFound();
+    return reply.type(asset.type).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(asset.body);
+  };
+
+  // ---- the page and its files -------------------------------------------------------------------
+
+  app.get('/approvals', { config: noLimit }, (_req, reply) => sendPage(reply));
+  app.get<{ Params: { approvalId: string } }>('/approvals/:approvalId', { config: noLimit }, (req, reply) =>
+    APPROVAL_ID.test(req.params.approvalId) ? sendPage(reply) : reply.callNotFound(),
+  );
+  app.get<{ Params: { file: string } }>('/approvals/assets/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.app.get(req.params.file)));
+  app.get<{ Params: { file: string } }>('/approvals/vendor/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.vendor.get(req.params.file)));
+
+  // ---- session ----------------------------------------------------------------------------------
+
+  app.post('/approvals/api/session', async (req, reply) => {
+    if (!sameOrigin(req)) return fail(reply, 'FORBIDDEN_SCOPE', 'cross-site sign-in refused: sign in from the inbox page itself (Origin check)');
+    const apiKey = (req.body as { apiKey?: unknown } | undefined)?.apiKey;
+    if (typeof apiKey !== 'string' || apiKey.trim() === '') return fail(reply, 'BAD_REQUEST', 'apiKey: required (paste a human API key)');
+    if (apiKey.length > 200) return fail(reply, 'BAD_REQUEST', 'apiKey: too long to be an API key');
+    let principal: Principal;
+    try {
+      principal = await pipeline.principalFor(apiKey.trim());
+    } catch (err) {
+      if (err instanceof ApiError) return fail(reply, err.code, err.code === 'UNAUTHORIZED' ? 'this key is not valid (unknown or revoked)' : err.message);
+      throw err;
+    }
+    if (principal.kind !== 'human') {
+      return fail(
+        reply,
+        'FORBIDDEN_SCOPE',
+        `This is an agent key (${principal.name}, ${principal.id}${principal.tier ? `, tier ${principal.tier}` : ''}). ` +
+          'The approval inbox is for humans: an agent files approvals and waits, a human decides them. Sign in with a human key (tier approver or admin).',
+      );
+    }
+    if (!principal.scopes.has('approval.request')) {
+      return fail(reply, 'FORBIDDEN_SCOPE', `this key (${principal.name}) lacks scope approval.request, which reading approvals needs; use an approver or admin key`);
+    }
+    const { session, cookieValue: value } = sessions.create({ apiKey: apiKey.trim(), orgId: principal.orgId, principalId: principal.id });
+    setCookie(req, reply, value, Math.floor(sessions.maxAgeMs / 1000));
+    return reply.header('cache-control', 'no-store').send({ ok: true, result: { principal: principalView(principal), csrfToken: session.csrfToken } });
+  });
+
+  app.get('/approvals/api/session', async (req, reply) => {
+    const session = sessionOf(req, reply, false);
+    if (!session) return reply;
+    let principal: Principal;
+    try {
+      principal = await pipeline.principalFor(session.apiKey);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      endSession(session);
+      clearCookie(req, reply);
+      return fail(reply, 'UNAUTHORIZED', 'the key this session was opened with is no longer valid (revoked?): sign in again');
+    }
+    return reply.header('cache-control', 'no-store').send({ ok: true, result: { principal: principalView(principal), csrfToken: session.csrfToken } });
+  });
+
+  app.delete('/approvals/api/session', async (req, reply) => {
+    const session = sessionOf(req, reply, true);
+    if (!session) return reply;
+    endSession(session);
+    clearCookie(req, reply);
+    return reply.header('cache-control', 'no-store').send({ ok: true, result: { signedOut: true } });
+  });
+
+  // ---- approvals --------------------------------------------------------------------------------
+
+  app.get<{ Querystring: { view?: string } }>('/approvals/api/approvals', async (req, reply) => {
+    const session = sessionOf(req, reply, false);
+    if (!session) return reply;
+    const view = req.query.view ?? 'pending';
+    if (view !== 'pending' && view !== 'decided') return fail(reply, 'BAD_REQUEST', 'view: must be pending or decided');
+    const statuses = view === 'pending' ? ['pending'] : ['approved', 'rejected', 'expired'];
+    const found: ApprovalView[] = [];
+    let more = false;
+    for (const status of statuses) {
+      const out = await call(session, req, reply, 'approval.list', { status, limit: view === 'pending' ? 200 : 50 });
+      if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
+      const page = out.frame.result as { approvals: ApprovalView[]; nextCursor: string | null };
+      found.push(...page.approvals);
+      more ||= page.nextCursor !== null;
+    }
+    // Decided: the most recent decisions first (an expired one by its expiry).
+    const when = (v: ApprovalView) => Date.parse(v.decidedAt ?? v.expiresAt);
+    const list = view === 'pending' ? found : found.sort((a, b) => when(b) - when(a)).slice(0, 50);
+    return reply.header('cache-control', 'no-store').send({ ok: true, result: { approvals: await items(session, list), more } });
+  });
+
+  app.get<{ Params: { approvalId: string } }>('/approvals/api/approvals/:approvalId', async (req, reply) => {
+    const session = sessionOf(req, reply, false);
+    if (!session) return reply;
+    const out = await call(session, req, reply, 'approval.get', { approvalId: req.params.approvalId });
+    if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
+    const v = out.frame.result as ApprovalView;
+    const [item] = await items(session, [v]);
+    return reply.header('cache-control', 'no-store').send({ ok: true, result: { ...item, ...signedPayload(v) } });
+  });
+
+  app.post<{ Params: { approvalId: string }; Body: { decision?: unknown; note?: unknown } | undefined }>(
+    '/approvals/api/approvals/:approvalId/decision',
+    async (req, reply) => {
+      const session = sessionOf(req, reply, true);
+      if (!session) return reply;
+      const body = req.body ?? {};
+      const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note.trim() : undefined;
+      const out = await call(session, req, reply, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}) });
+      if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
+      const v = out.frame.result as ApprovalView;
+      const [item] = await items(session, [v]);
+      return reply.header('cache-control', 'no-store').send({ ok: true, result: { ...item, ...signedPayload(v) } });
+    },
+  );
+
+  // ---- live updates -----------------------------------------------------------------------------
+
+  /**
+   * Server-Sent Events: `approval` events ({approvalId, change: requested | approved | rejected}) for this org,
+   * from the in-process bus the approval handlers notify after commit. They carry ids only: the page reads the
+   * approval back through the pipeline. The stream ends when the session does.
+   */
+  app.get('/approvals/api/stream', { config: noLimit }, (req, reply) => {
+    const session = sessionOf(req, reply, false);
+    if (!session) return reply;
+    reply.hijack();
+    const res: ServerResponse = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+      'x-content-type-options': 'nosniff',
+      connection: 'keep-alive',
+    });
+    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const onRequested = (e: { orgId: string; approvalId: string }) => {
+      if (e.orgId === session.orgId) send('approval', { approvalId: e.approvalId, change: 'requested' });
+    };
+    const onDecided = (e: { orgId: string; approvalId: string; status: string }) => {
+      if (e.orgId === session.orgId) send('approval', { approvalId: e.approvalId, change: e.status });
+    };
+    const heartbeat = setInterval(() => {
+      if (!sessions.isLive(session)) return close('the session ended');
+      res.write(': keep-alive\n\n');
+    }, heartbeatMs);
+    heartbeat.unref();
+    const entry = { session, close: (reason: string) => close(reason) };
+    let closed = false;
+    function cleanup() {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      deps.bus.off('approval.requested', onRequested);
+      deps.bus.off('approval.decided', onDecided);
+      streams.delete(entry);
+    }
+    function close(reason: string) {
+      if (closed) return;
+      send('end', { reason });
+      cleanup();
+      res.end();
+    }
+    deps.bus.on('approval.requested', onRequested);
+    deps.bus.on('approval.decided', onDecided);
+    streams.add(entry);
+    req.raw.once('close', cleanup);
+    res.write('retry: 3000\n\n');
+    send('ready', { principalId: session.principalId });
+    return reply;
+  });
+
+  // Open streams would keep the server from closing.
+  app.addHook('preClose', async () => {
+    for (const s of [...streams]) s.close('the server is shutting down');
+  });
+}
