@@ -14,11 +14,16 @@ export interface HttpRequestSpec {
   path: string;
   /** Called for every request: i counts requests across all connections. */
   build(i: number): { headers: Record<string, string>; body?: string; path?: string };
+  /** A 2xx answer that is still a failure (an MCP tool error travels in a 200): return false to count it failed. */
+  check?(body: string): boolean;
 }
 
 /** autocannon against a running server; non-2xx answers, errors and timeouts are counted as failed. */
 export async function httpLoad(baseUrl: string, spec: HttpRequestSpec, opts: { connections: number; seconds: number }): Promise<Throughput> {
   let i = 0;
+  let refused = 0;
+  let firstRefused = '';
+  const check = spec.check;
   const result = await autocannon({
     url: baseUrl,
     connections: opts.connections,
@@ -31,13 +36,24 @@ export async function httpLoad(baseUrl: string, spec: HttpRequestSpec, opts: { c
           const built = spec.build(i++);
           return { ...req, headers: built.headers, body: built.body, path: built.path ?? spec.path };
         },
+        ...(check
+          ? {
+              onResponse: (status: number, body: string) => {
+                if (status >= 200 && status < 300 && !check(body) && refused++ === 0) firstRefused = body.slice(0, 300);
+              },
+            }
+          : {}),
       },
     ],
   });
   const total = result.requests.total;
-  const failed = result.non2xx + result.errors + result.timeouts;
+  const failed = result.non2xx + result.errors + result.timeouts + refused;
   // A figure made of error answers would be meaningless: stop the run instead.
-  if (failed > 0) throw new Error(`${spec.method} ${spec.path}: ${failed} of ${total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0) {
+    throw new Error(
+      `${spec.method} ${spec.path}: ${failed} of ${total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}, refused by check ${refused}${firstRefused ? `: ${firstRefused}` : ''})`,
+    );
+  }
   return {
     perSecond: total / (result.duration || opts.seconds),
     p50Ms: result.latency.p50,

@@ -14,7 +14,7 @@ export interface Row {
 
 const fmt = (n: number | null, unit = ''): string => {
   if (n === null) return '-';
-  const v = Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2);
+  const v = Number.isInteger(n) ? String(n) : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2);
   return unit ? `${v} ${unit}` : v;
 };
 

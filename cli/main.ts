@@ -90,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
       await demoCommand(loadConfig(), parseParams(Slug, values.org ?? 'demo', 'org'), (line) => process.stdout.write(`${line}\n`));
       return 0;
     case 'verify':
-      return (await withDb((db) => verifyCommand(db, { slug: values.org }))) ? 0 : 1;
+      return (await withDb((db) => verifyCommand(db, { slug: values.org, databaseUrl: loadConfig().databaseUrl }))) ? 0 : 1;
     case 'ai-settings': {
       const slug = need(values.org, 'org');
       process.stdout.write(`${await withDb((db) => aiSettingsCommand(db, slug, { budgetUsd: values['budget-usd'], storeBodies: values['store-bodies'] }))}\n`);

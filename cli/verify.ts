@@ -7,7 +7,11 @@ import { verifyAuditChain } from '../ai-gateway/audit.js';
  * first break by seq when there is one, and progress on long chains; then a line for the org's AI audit
  * chain. Returns false on any break.
  */
-export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.WritableStream; err?: NodeJS.WritableStream }): Promise<boolean> {
+export async function verifyCommand(
+  db: Db,
+  // databaseUrl (PostgreSQL): long chains are walked in parallel segments (ledger/verify.ts).
+  opts: { slug?: string; out?: NodeJS.WritableStream; err?: NodeJS.WritableStream; databaseUrl?: string },
+): Promise<boolean> {
   const out = opts.out ?? process.stdout;
   const err = opts.err ?? process.stderr;
   const orgs = await db.query<{ org_id: string; slug: string }>(
@@ -19,6 +23,7 @@ export async function verifyCommand(db: Db, opts: { slug?: string; out?: NodeJS.
   for (const org of orgs) {
     const started = performance.now();
     const verdict = await verifyOrgChain(db, org.org_id, {
+      parallel: db.kind === 'postgres' && opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : undefined,
       onProgress: (p) => p.verified % 100_000 === 0 && err.write(`  ${org.slug}: ${p.verified} events verified…\n`),
     });
     const ms = Math.round(performance.now() - started);

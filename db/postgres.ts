@@ -8,6 +8,50 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * Statements run often are prepared: named, so each connection parses one once and, after a few runs,
+ * PostgreSQL reuses a generic plan for it instead of parsing and planning every call (about half the
+ * database CPU of a ledgered mutation, measured with npm run bench). A parameterised statement is named on
+ * its second run; at most MAX_PREPARED texts are named per pool, so one-off and dynamically built statements
+ * never fill the connections' statement caches.
+ */
+const MAX_PREPARED = 200;
+const MAX_COUNTED = 5000;
+
+function preparedStatements(): (sql: string, params?: readonly unknown[]) => pg.QueryConfig {
+  const names = new Map<string, string>();
+  const seen = new Set<string>();
+  return (text, params) => {
+    const values = params as unknown[] | undefined;
+    if (!values?.length) return { text, values };
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED) {
+      if (seen.has(text)) {
+        seen.delete(text);
+        names.set(text, (name = `wops_${names.size}`));
+      } else {
+        if (seen.size >= MAX_COUNTED) seen.clear();
+        seen.add(text);
+      }
+    }
+    return { name, text, values };
+  };
+}
+
+/**
+ * Run fn with the connection's socket corked: the statements it submits synchronously (pipelined) leave in
+ * one write instead of one write each.
+ */
+function inOneWrite<T>(client: pg.PoolClient, fn: () => T): T {
+  const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+  stream?.cork?.();
+  try {
+    return fn();
+  } finally {
+    stream?.uncork?.();
+  }
+}
+
 export function openPostgres(url: string, opts: { poolSize?: number; lockTimeoutMs?: number } = {}): Db {
   // lock_timeout bounds every row-lock wait (a duplicate idempotency key in flight, a hot head row): a call
   // that would wait longer answers CONFLICT instead of hanging.
@@ -18,8 +62,9 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
   // An idle client that loses its connection emits here; without a listener it would crash the process.
   pool.on('error', () => {});
 
+  const statement = preparedStatements();
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await client.query(sql, params as unknown[])).rows as T[];
+    (await client.query(statement(sql, params))).rows as T[];
 
   return {
     kind: 'postgres',
@@ -35,15 +80,18 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
         },
       };
       try {
-        // Not awaited: BEGIN rides the same round trip as the transaction's first statement. It can only fail
-        // with the connection itself, and then every statement queued behind it fails too.
-        const begin = client.query('BEGIN');
-        begin.catch(() => {});
-        const value = await fn(q);
+        // Not awaited: BEGIN rides the same round trip (and the same write) as the transaction's first
+        // statement, which fn sends before its first await. BEGIN can only fail with the connection itself,
+        // and then every statement queued behind it fails too.
+        let begin: Promise<unknown> | undefined;
+        const value = await inOneWrite(client, () => {
+          begin = client.query('BEGIN');
+          begin.catch(() => {});
+          return fn(q);
+        });
         await begin;
-        const lastDone = last ? client.query(last.sql, last.params as unknown[]) : undefined;
+        const [lastDone, commit] = inOneWrite(client, () => [last ? client.query(statement(last.sql, last.params)) : undefined, client.query('COMMIT')] as const);
         lastDone?.catch(() => {});
-        const commit = client.query('COMMIT');
         commit.catch(() => {});
         // A failed last statement aborts the transaction, and the COMMIT behind it then rolls back.
         if (lastDone) await lastDone;

@@ -1,6 +1,7 @@
 import type { Invoice } from '../../protocol/methods/books/receivables.js';
 import type { Bill } from '../../protocol/methods/books/payables.js';
 import type { Toolbox } from '../types.js';
+import type { LedgerEventView } from '../ledger-events.js';
 
 /*
  * The typed reads the local answerer plans, through the toolbox (so every record it may cite was returned in
@@ -87,15 +88,7 @@ export interface BasSummary {
   lodgement: { id: string; status: string } | null;
 }
 
-export interface LedgerEvent {
-  seq: number;
-  family: string;
-  kind: string;
-  entityId: string;
-  actor: string;
-  at: string;
-  payload: unknown;
-}
+export type LedgerEvent = LedgerEventView;
 
 /** The newest events (newest first), `limit` of them at most, optionally about one row. */
 export async function recentEvents(tools: Toolbox, limit: number, filter: { entityId?: string; family?: string } = {}): Promise<LedgerEvent[]> {

@@ -35,6 +35,17 @@ export async function coldStartPglite(times: number): Promise<ColdStart> {
   });
 }
 
+/** PGlite, restarts over one existing data dir (created, migrated and bootstrapped by a first start not counted). */
+export async function coldStartPgliteRestart(times: number): Promise<ColdStart> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'wops-bench-pglite-'));
+  try {
+    await once({ DATA_DIR: dir, DATABASE_URL: '', BOOTSTRAP_ADMIN_KEY: '' });
+    return await measure(times, () => once({ DATA_DIR: dir, DATABASE_URL: '', BOOTSTRAP_ADMIN_KEY: '' }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** PostgreSQL, on the bench database (already migrated and bootstrapped by the first start). */
 export async function coldStartPostgres(times: number, databaseUrl: string): Promise<ColdStart> {
   return measure(times, () => once({ DATABASE_URL: databaseUrl }));

@@ -2,6 +2,7 @@ import { appendEvent } from '../../ledger/append.js';
 import { claimKey, storeFrame } from '../../ledger/idempotency.js';
 import { TASK_COLUMNS, endOfColumn } from '../../domain/board/model.js';
 import { newId } from '../../domain/ids.js';
+import type { Db } from '../../db/types.js';
 import type { BenchContext, BenchOrg } from '../fixture.js';
 import { closedLoop, httpLoad, type Throughput } from '../measure.js';
 
@@ -29,28 +30,33 @@ export async function createTaskOverHttp(ctx: BenchContext, orgs: BenchOrg[], ta
   );
 }
 
+/** One direct-SQL transaction: what the server does for a createTask with a fresh key, minus everything that is not SQL. */
+export async function createTaskDirect(db: Db, org: BenchOrg, key: string, i: number): Promise<void> {
+  const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key };
+  await db.tx(async (q) => {
+    await claimKey(q, scope);
+    const [row] = await q.query<{ task_id: string; title: string; col: string; priority: string }>(
+      `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${endOfColumn('$7')})
+       RETURNING ${TASK_COLUMNS}`,
+      [org.orgId, newId('task'), 'task', `Bench task ${i}`, '', 'normal', 'triage', null, null, null, org.actor],
+    );
+    const event = await appendEvent(q, org.orgId, {
+      family: 'board',
+      kind: 'item.created',
+      entityId: row.task_id,
+      actor: org.actor,
+      payload: { type: 'task', title: row.title, col: row.col, priority: row.priority, workstreamId: null, parentId: null },
+    });
+    storeFrame(q, scope, JSON.stringify({ ok: true, result: { ...row, ledgerId: event.ledgerId } }));
+  });
+}
+
 export async function createTaskDirectSql(ctx: BenchContext, orgs: BenchOrg[], tag: string): Promise<Throughput> {
   return closedLoop(
     async (i) => {
       const org = orgs[i % orgs.length];
-      const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key: `${ctx.runId}-${tag}-${i}` };
-      await ctx.db.tx(async (q) => {
-        await claimKey(q, scope);
-        const [row] = await q.query<{ task_id: string; title: string; col: string; priority: string }>(
-          `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${endOfColumn('$7')})
-           RETURNING ${TASK_COLUMNS}`,
-          [org.orgId, newId('task'), 'task', `Bench task ${i}`, '', 'normal', 'triage', null, null, null, org.actor],
-        );
-        const event = await appendEvent(q, org.orgId, {
-          family: 'board',
-          kind: 'item.created',
-          entityId: row.task_id,
-          actor: org.actor,
-          payload: { type: 'task', title: row.title, col: row.col, priority: row.priority, workstreamId: null, parentId: null },
-        });
-        await storeFrame(q, scope, JSON.stringify({ ok: true, result: { ...row, ledgerId: event.ledgerId } }));
-      });
+      await createTaskDirect(ctx.db, org, `${ctx.runId}-${tag}-${i}`, i);
     },
     { workers: ctx.connections, seconds: ctx.seconds },
   );

@@ -1,46 +1,50 @@
-import { verifyOrgChain } from '../../ledger/verify.js';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { ROOT } from '../server.js';
 import { sha256Hex } from '../../protocol/hashing.js';
-import type { BenchContext, BenchOrg } from '../fixture.js';
+import type { BenchOrg } from '../fixture.js';
 import { seededRow, type SeededChain } from './reads.js';
 
-export interface VerifyResult {
+export interface VerifyCliResult {
   events: number;
+  /** The walk as the CLI times it (its own "(N ms)"), without process start-up. */
   ms: number;
   eventsPerSecond: number;
-  /** Resident set size and JS heap in MB: before the walk and the highest sampled (every 10 ms) during it. */
-  rssStartMb: number;
-  rssPeakMb: number;
-  heapStartMb: number;
-  heapPeakMb: number;
+  /** Peak resident set size of the CLI process (VmHWM, sampled every 10 ms), in MB. */
+  peakRssMb: number;
+  /** Wall time of the whole command, start-up included. */
+  processMs: number;
 }
 
-const mb = (n: number) => +(n / 2 ** 20).toFixed(1);
-
-/** ledger/verify.ts over the org's chain, streamed from PostgreSQL a page at a time, in this process. */
-export async function verifyStreamed(ctx: BenchContext, org: BenchOrg): Promise<VerifyResult> {
-  globalThis.gc?.();
-  const start = process.memoryUsage();
-  let rssPeak = start.rss;
-  let heapPeak = start.heapUsed;
-  const sampler = setInterval(() => {
-    const m = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, m.rss);
-    heapPeak = Math.max(heapPeak, m.heapUsed);
-  }, 10);
-  const t = performance.now();
-  const verdict = await verifyOrgChain(ctx.db, org.orgId);
-  const ms = performance.now() - t;
-  clearInterval(sampler);
-  if (!verdict.ok) throw new Error(`verify: ${verdict.break.message}`);
-  return {
-    events: verdict.count,
-    ms,
-    eventsPerSecond: verdict.count / (ms / 1000),
-    rssStartMb: mb(start.rss),
-    rssPeakMb: mb(rssPeak),
-    heapStartMb: mb(start.heapUsed),
-    heapPeakMb: mb(heapPeak),
+/**
+ * `npm run cli -- verify --org <slug>` exactly as an operator runs it (node with the tsx loader, in one process
+ * so /proc shows its memory), its resident set sampled every 10 ms: the walk's rate from its own output line.
+ */
+export async function verifyWithCli(databaseUrl: string, org: BenchOrg): Promise<VerifyCliResult> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', '--org', org.slug], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+  let peakKb = 0;
+  const sample = async () => {
+    const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+    peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
   };
+  const sampler = setInterval(() => void sample(), 10);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearInterval(sampler);
+  const processMs = performance.now() - started;
+  const m = /^ok\s+\S+: (\d+) events verified, .* \((\d+) ms\)$/m.exec(out);
+  if (code !== 0 || !m) throw new Error(`verify CLI failed (exit ${code}):\n${out}\n${err}`);
+  const events = Number(m[1]);
+  const ms = Number(m[2]);
+  return { events, ms, eventsPerSecond: events / (ms / 1000), peakRssMb: +(peakKb / 1024).toFixed(1), processMs };
 }
 
 /**

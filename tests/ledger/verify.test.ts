@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyOrgChain } from '../../ledger/verify.js';
+import type { Queryable } from '../../db/types.js';
+import { verifyInSegments, verifyOrgChain } from '../../ledger/verify.js';
 import { canonicalJson, computeRowHash } from '../../protocol/hashing.js';
-import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
+import { DATABASE_URL, freshOrg, onPostgres, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
 import { eventCount, headOf, tamper } from '../helpers/ledger.js';
 
 /**
@@ -146,5 +147,44 @@ describe('verifyOrgChain', () => {
     });
     expect(await verifyOrgChain(s.runtime.db, a.orgId)).toMatchObject({ ok: false, break: { seq: 2, kind: 'row_hash' } });
     expect((await verifyOrgChain(s.runtime.db, b.orgId)).ok).toBe(true);
+  });
+});
+
+describe.skipIf(!onPostgres)('verifyOrgChain in parallel segments (PostgreSQL only: skipped on PGlite)', () => {
+  const parallel = { databaseUrl: DATABASE_URL as string, threads: 3, minEvents: 1 };
+  const bothWays = async (orgId: string) => {
+    const sequential = await verifyOrgChain(s.runtime.db, orgId, { pageSize: 2 });
+    expect(await verifyOrgChain(s.runtime.db, orgId, { pageSize: 2, parallel })).toEqual(sequential);
+    return sequential;
+  };
+
+  it('segments an intact chain on worker threads and agrees with the sequential walk', async () => {
+    const org = await orgWithEvents(13);
+    const head = await headOf(s.runtime.db, org.orgId);
+    // The fast path itself: segments (0,4], (4,10], (10,13], two of them on workers.
+    const progress: number[] = [];
+    expect(await verifyInSegments(s.runtime.db, org.orgId, 2, parallel, (p) => progress.push(p.verified))).toEqual(head);
+    expect(progress.at(-1)).toBe(12);
+    expect(await bothWays(org.orgId)).toEqual({ ok: true, count: 13, head });
+  });
+
+  it('falls back to the sequential verdict on a broken row, link, gap or tail in any segment', async () => {
+    const cases: [string, (q: Queryable, orgId: string) => Promise<unknown>, object][] = [
+      ['row in the second segment', (q, id) => q.query(`UPDATE events SET payload = '{"forged":true}' WHERE org_id = $1 AND seq = 7`, [id]), { count: 6, break: { seq: 7, kind: 'row_hash' } }],
+      ['link at a segment boundary', (q, id) => q.query(`UPDATE events SET prev_hash = 'abc' WHERE org_id = $1 AND seq = 5`, [id]), { count: 4, break: { seq: 5, kind: 'prev_hash' } }],
+      ['row before a segment boundary', (q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 4', [id]), { count: 3, break: { seq: 4, kind: 'gap' } }],
+      ['tail', (q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 13', [id]), { count: 12, break: { seq: 13 } }],
+    ];
+    for (const [, edit, expected] of cases) {
+      const org = await orgWithEvents(13);
+      await tamper(s.runtime, (q) => edit(q, org.orgId).then(() => undefined));
+      expect(await verifyInSegments(s.runtime.db, org.orgId, 2, parallel)).toBeUndefined();
+      expect(await bothWays(org.orgId)).toMatchObject({ ok: false, ...expected });
+    }
+  });
+
+  it('leaves short chains to the sequential walk', async () => {
+    const org = await orgWithEvents(3);
+    expect(await verifyInSegments(s.runtime.db, org.orgId, 2, { ...parallel, minEvents: 4 })).toBeUndefined();
   });
 });
