@@ -116,12 +116,13 @@ export function inputSchemaFor(params: z.ZodType, idempotent: boolean): JsonSche
   return idempotent ? withIdempotencyArg(base) : base;
 }
 
-/**
- * A tool's description in tools/list: the summary's opening sentences (up to BRIEF_CHARS; a longer first sentence is cut at a word and marked …), the scope and
- * flags, and what the flags mean for a caller. describe_method gives the whole summary.
- */
 const BRIEF_CHARS = 160;
 
+/**
+ * A tool's description in tools/list: the summary's opening sentences (up to BRIEF_CHARS; a longer first sentence
+ * is cut at a word and marked …), the scope and flags, and what the flags mean for a caller. describe_method gives
+ * the whole summary.
+ */
 export function listingDescription(summary: string, flags: readonly Flag[], scope: string, mayHold = false): string {
   const [first, ...rest] = sentences(summary);
   let brief = first.length > BRIEF_CHARS ? `${first.slice(0, first.lastIndexOf(' ', BRIEF_CHARS))} …` : first;

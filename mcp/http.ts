@@ -91,7 +91,7 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
     }
     if (req.body === undefined) return jsonRpcError(reply, 400, -32700, 'Parse error: empty body');
 
-    const server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, selection, publicUrl });
+    const server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, principalIsFresh: true, selection, publicUrl });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {

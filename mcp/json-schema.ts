@@ -63,12 +63,6 @@ export function outline(schema: Record<string, unknown>): Record<string, unknown
 
 const withoutDescription = (s: Record<string, unknown>) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'description'));
 
-/**
- * Object branches of a union (books.onboardingAdvance by step, books.reports by report) as one object: Claude's
- * and OpenAI's tool APIs refuse an input schema with anyOf at the top. The discriminator becomes an enum, a
- * field whose shape differs by branch an anyOf of its shapes, and only fields every branch requires are required.
- * The server still validates the exact branch, so a wrong combination is refused naming the field.
- */
 /** The field that picks the branch: an enum of its values, each value's own description kept. */
 function discriminator(seen: Record<string, unknown>[]): Record<string, unknown> {
   const texts = new Set(seen.map((s) => s.description).filter((d) => typeof d === 'string'));
@@ -76,6 +70,12 @@ function discriminator(seen: Record<string, unknown>[]): Record<string, unknown>
   return { type: 'string', enum: seen.map((s) => s.const), ...(description ? { description } : {}) };
 }
 
+/**
+ * Object branches of a union (books.onboardingAdvance by step, books.reports by report) as one object: Claude's
+ * and OpenAI's tool APIs refuse an input schema with anyOf at the top. The discriminator becomes an enum, a
+ * field whose shape differs by branch an anyOf of its shapes, and only fields every branch requires are required.
+ * The server still validates the exact branch, so a wrong combination is refused naming the field.
+ */
 export function mergeBranches(branches: Record<string, unknown>[]): JsonSchema {
   const shapes = new Map<string, Record<string, unknown>[]>();
   for (const branch of branches) {

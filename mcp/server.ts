@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../protocol/errors.js';
 import type { Principal } from '../domain/auth.js';
@@ -20,6 +21,12 @@ export interface McpServerOptions {
   apiKey: string;
   /** The key's principal, authenticated by the caller (the transport). */
   principal: Principal;
+  /**
+   * The server lives for one request whose key the transport has just authenticated (stateless HTTP): use
+   * `principal` for the request instead of authenticating the key again. A long-lived server (stdio) leaves it
+   * unset and re-authenticates every request, so a revoked key stops at once.
+   */
+  principalIsFresh?: boolean;
   selection?: Selection;
   /** Base URL humans use (approval links); defaults to the domain config's publicUrl. */
   publicUrl?: string;
@@ -40,8 +47,11 @@ const HIDDEN_REASON: Record<Exclude<Hidden, 'scope'>, string> = {
 };
 
 async function authenticated(session: McpSession): Promise<Principal> {
-  return session.pipeline.principalFor(session.apiKey);
+  return session.freshPrincipal ?? session.pipeline.principalFor(session.apiKey);
 }
+
+/** One for every server: the SDK's default builds a new Ajv per server, which a per-request server pays each time. */
+const validator = new AjvJsonSchemaValidator();
 
 async function callTool(session: McpSession, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
   let principal: Principal;
@@ -75,6 +85,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   const catalog = catalogFor(opts.pipeline);
   const listedCount = listedTools({ catalog, selection }, opts.principal).length;
   const mcp = new McpServer(SERVER_INFO, {
+    jsonSchemaValidator: validator,
     capabilities: { tools: { listChanged: false }, resources: {} },
     instructions: buildInstructions(opts.principal, selection, listedCount),
   });
@@ -86,6 +97,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     publicUrl: (opts.publicUrl ?? opts.pipeline.deps.config.publicUrl).replace(/\/$/, ''),
     server: mcp.server,
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 120_000,
+    freshPrincipal: opts.principalIsFresh ? opts.principal : undefined,
   };
 
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -17,6 +17,8 @@ export interface McpSession {
   server: Server;
   /** How long a URL elicitation may wait for the client's answer before the hold result is returned anyway. */
   elicitationTimeoutMs: number;
+  /** Set when the server serves one request whose key was just authenticated: no need to authenticate again. */
+  freshPrincipal?: Principal;
 }
 
 /** One tool call: who is calling (authenticated for this call) and how to abandon it. */
