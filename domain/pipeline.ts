@@ -93,14 +93,25 @@ export class Pipeline {
     const spec = METHODS.get(method);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${method} not found`);
     if (!spec.readOnly) throw new ApiError('BAD_REQUEST', `method: ${method} is not a read (R) method`);
-    if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
+    const { handler, params: parsed } = this.admit(spec, principal, params);
+    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed);
+  }
+
+  /** What every call passes once its principal is known: scope, a deployed handler, valid params, the governance gate. */
+  private admit(spec: MethodSpec, principal: Principal, rawParams: unknown): { handler: MethodHandler; params: unknown } {
+    if (!spec.preAuth && !principal.scopes.has(spec.scope)) {
+      throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
+    }
     const handler = this.handlers.get(spec.name);
     if (!handler) throw new ApiError('NOT_FOUND', `method ${spec.name} is not deployed on this server`);
-    const parsed = parseParams(handler.contract.params, params ?? {});
+    const params = parseParams(handler.contract.params, rawParams ?? {});
     if (spec.governed && !principal.governanceReady) {
-      throw new ApiError('GOVERNANCE_NOT_READY', `${spec.name} is governance-gated: decision rights are not declared for this org`);
+      throw new ApiError(
+        'GOVERNANCE_NOT_READY',
+        `${spec.name} is governance-gated: decision rights are not declared for this org; an admin must call governance.set_decision_rights first`,
+      );
     }
-    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed);
+    return { handler, params };
   }
 
   /** Resolve what a caller may call, without calling: used by faces to list tools. */
@@ -128,18 +139,7 @@ export class Pipeline {
       prefetched = authed;
     } else principal = await authenticate(this.deps.db, req.apiKey);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
-    if (!spec.preAuth && !principal.scopes.has(spec.scope)) {
-      throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}`);
-    }
-    const handler = this.handlers.get(spec.name);
-    if (!handler) throw new ApiError('NOT_FOUND', `method ${spec.name} is not deployed on this server`);
-    const params = parseParams(handler.contract.params, req.params ?? {});
-    if (spec.governed && !principal.governanceReady) {
-      throw new ApiError(
-        'GOVERNANCE_NOT_READY',
-        `${spec.name} is governance-gated: decision rights are not declared for this org; an admin must call governance.set_decision_rights first`,
-      );
-    }
+    const { handler, params } = this.admit(spec, principal, req.params);
     if (spec.readOnly) {
       const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
       return this.ok(okFrame(await handler.run(ctx, params)));

@@ -66,7 +66,8 @@ export async function postJournal(q: Queryable, orgId: string, j: NewJournal): P
   return journalId;
 }
 
-interface StoredLine {
+/** A stored journal line, as books_journal_lines holds it. */
+export interface JournalLineRow {
   account_code: string;
   amount_cents: number;
   tax_code: TaxCode | null;
@@ -76,7 +77,7 @@ interface StoredLine {
 }
 
 export async function journalLines(q: Queryable, orgId: string, journalId: string): Promise<JournalLine[]> {
-  const rows = await q.query<StoredLine>(
+  const rows = await q.query<JournalLineRow>(
     `SELECT account_code, amount_cents, tax_code, tax_cents, contact_id, description
        FROM books_journal_lines WHERE org_id = $1 AND journal_id = $2 ORDER BY line_no`,
     [orgId, journalId],

@@ -46,8 +46,8 @@ export function payRuns(s: TestServer): () => Promise<DraftRun> {
   };
 }
 
-/** The books_ rows of an org, as one digest: a hold must leave it unchanged. */
-export async function booksDigest(s: TestServer, runId: string): Promise<string> {
+/** What a held payrollSign must leave as it was: the run's status and journal, and how many journals the org has. */
+export async function payRunState(s: TestServer, runId: string): Promise<string> {
   const [run] = await s.runtime.db.query<{ status: string; journal_id: string | null }>(
     'SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2',
     [s.org.orgId, runId],

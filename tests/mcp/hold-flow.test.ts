@@ -4,7 +4,7 @@ import { signaturePayloadHash } from '../../domain/approval/signature.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { booksDigest, connectInMemory, mcpTestServer, payRuns, structured, toolError, type Connected, type DraftRun } from './fixtures.js';
+import { payRunState, connectInMemory, mcpTestServer, payRuns, structured, toolError, type Connected, type DraftRun } from './fixtures.js';
 
 /*
  * The signature law over MCP, with the real books.payrollSign: the agent's call holds, the server files the
@@ -32,7 +32,7 @@ describe('hold frames over MCP', () => {
     const agent = await connectInMemory(s.runtime, agentKey);
     try {
       const run = await draftRun();
-      const untouched = await booksDigest(s, run.id);
+      const untouched = await payRunState(s, run.id);
       const before = (await s.client.get('snapshot')).body.head.seq;
       const held = await call(agent, 'books_payrollSign', { runId: run.id });
       const hold = structured(held);
@@ -55,7 +55,7 @@ describe('hold frames over MCP', () => {
       expect(hold.elicitation).toBeNull();
       expect(hold.next).toMatch(/approval_wait/);
       expect(hold.next).toContain(hold.approvalId);
-      expect(await booksDigest(s, run.id)).toBe(untouched);
+      expect(await payRunState(s, run.id)).toBe(untouched);
       const events = await allEvents(s.client);
       expect(events.slice(before).map((e) => e.kind)).toEqual(['books.signature.hold', 'approval.requested']);
 
@@ -85,7 +85,7 @@ describe('hold frames over MCP', () => {
 
       const done = await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId });
       expect(structured(done)).toMatchObject({ payRun: { id: run.id, status: 'POSTED', netCents: run.netCents }, approvalId: hold.approvalId, changed: true });
-      expect(await booksDigest(s, run.id)).toMatch(/^POSTED\/jnl_/);
+      expect(await payRunState(s, run.id)).toMatch(/^POSTED\/jnl_/);
       const after = await allEvents(s.client);
       expect(after.at(-1)).toMatchObject({ kind: 'books.payroll.sign', entity_id: run.id });
       expect(after.at(-1).row_hash.slice(0, 8)).toBe(structured(done).ledgerId);
@@ -126,7 +126,7 @@ describe('hold frames over MCP', () => {
       const early = toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId }));
       expect(early.code).toBe('GOVERNANCE_NOT_READY');
       expect(early.message).toMatch(/pending/);
-      expect(await booksDigest(s, run.id)).toMatch(/^DRAFT\/null\//);
+      expect(await payRunState(s, run.id)).toMatch(/^DRAFT\/null\//);
       expect((await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey })).status).toBe('pending');
 
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approver.apiKey });
@@ -145,14 +145,14 @@ describe('hold frames over MCP', () => {
     const agent = await connectInMemory(s.runtime, agentKey);
     try {
       const run = await draftRun();
-      const untouched = await booksDigest(s, run.id);
+      const untouched = await payRunState(s, run.id);
       const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'reject', note: 'wrong period' }, { key: approver.apiKey });
       const replay = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(replay.approvalStatus).toBe('rejected');
       expect(replay.next).toMatch(/rejected; the act cannot run on it/);
       expect(toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId })).message).toMatch(/rejected/);
-      expect(await booksDigest(s, run.id)).toBe(untouched);
+      expect(await payRunState(s, run.id)).toBe(untouched);
     } finally {
       await agent.close();
     }

@@ -5,7 +5,7 @@ import { mcpHttp } from '../../mcp/http.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { booksDigest, mcpTestServer, payRuns, structured, toolError } from './fixtures.js';
+import { payRunState, mcpTestServer, payRuns, structured, toolError } from './fixtures.js';
 
 /*
  * Streamable HTTP at /mcp on a running gateway (a real socket), with the SDK's client transport. The plugin
@@ -125,7 +125,7 @@ describe('MCP over Streamable HTTP', () => {
 
     const done = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id, approvalId: hold.approvalId } }));
     expect(done).toMatchObject({ payRun: { id: run.id, status: 'POSTED' }, approvalId: hold.approvalId });
-    expect(await booksDigest(s, run.id)).toMatch(/^POSTED\/jnl_/);
+    expect(await payRunState(s, run.id)).toMatch(/^POSTED\/jnl_/);
     const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => e.kind);
     expect(kinds).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
     await agent.close();

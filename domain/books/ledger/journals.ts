@@ -1,7 +1,8 @@
-import { ACCOUNTS, type TaxCode } from '../../../protocol/methods/books/chart.js';
+import { ACCOUNTS } from '../../../protocol/methods/books/chart.js';
 import { ledger as c } from '../../../protocol/methods/books/ledger.js';
 import { handler } from '../../handler.js';
 import { pageByN } from '../paging.js';
+import type { JournalLineRow } from '../journal.js';
 
 interface JournalRow {
   n: number;
@@ -16,15 +17,9 @@ interface JournalRow {
   posted_at: string;
 }
 
-interface LineRow {
+interface LineRow extends JournalLineRow {
   journal_id: string;
   line_no: number;
-  account_code: string;
-  amount_cents: number;
-  tax_code: TaxCode | null;
-  tax_cents: number;
-  contact_id: string | null;
-  description: string;
 }
 
 export const journals = handler(c.journals, async (ctx, p) => {
