@@ -6,7 +6,8 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
-    // Each file opens its own database (PGlite boots in about 2 s); PostgreSQL concurrency tests run long.
+    globalSetup: ['tests/global-setup.ts'],
+    // Each file opens its own database (about 0.5–1 s on PGlite from the template); PostgreSQL concurrency tests run long.
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -6,6 +6,8 @@ export interface ServerConfig {
   host: string;
   databaseUrl?: string;
   dataDir: string;
+  /** Where new PGlite databases are copied from; null = PGlite's initdb every time (db/pglite-template.ts). */
+  pgliteTemplateDir?: string | null;
   bootstrapAdminKey?: string;
   rateLimitPerMinute: number;
   publicUrl: string;
@@ -22,6 +24,9 @@ export const ENV_HELP = `Environment:
   HOST                  address to bind (default 127.0.0.1; 0.0.0.0 to serve the network)
   DATABASE_URL          PostgreSQL connection string; unset = embedded PGlite
   DATA_DIR              PGlite data directory (default ./.data; locked to one process)
+  PGLITE_TEMPLATE_DIR   where the migrated empty PGlite database that new data dirs are copied from is kept
+                        (default node_modules/.cache/workspace-ops; built by npm install or on first need;
+                        off = run PGlite's initdb and every migration for each new data dir)
   BOOTSTRAP_ADMIN_KEY   on an empty database, use this exact string as the default org's admin key
   RATE_LIMIT_PER_MINUTE requests per minute per key (default 6000; 0 = off)
   PUBLIC_URL            base URL humans use to reach this server (default http://localhost:PORT)
@@ -47,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || './.data',
+    pgliteTemplateDir: env.PGLITE_TEMPLATE_DIR === 'off' ? null : env.PGLITE_TEMPLATE_DIR || undefined,
     bootstrapAdminKey: env.BOOTSTRAP_ADMIN_KEY || undefined,
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 6000, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),

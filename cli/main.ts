@@ -11,6 +11,7 @@ import { verifyCommand } from './verify.js';
 import { importCommand, readStatementFile } from './import.js';
 import { demoCommand } from './demo-command.js';
 import { aiSettingsCommand } from './ai-settings.js';
+import { pgliteTemplateCommand } from './pglite-template.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
 
@@ -32,6 +33,8 @@ Commands:
   ai-settings --org <slug> [--budget-usd <dollars>|default] [--store-bodies on|off]
                                          set an org's monthly books.ask budget (default: AI_MONTHLY_BUDGET_USD;
                                          0 turns books.ask off) and whether its AI audit keeps redacted bodies
+  pglite-template                        create the migrated empty PGlite database that new data dirs (and the
+                                         tests' in-memory databases) are copied from; npm install runs it
   help                                   this text
 
 ${ENV_HELP}`;
@@ -45,7 +48,7 @@ function need(value: string | undefined, flag: string): string {
 
 async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplateDir: config.pgliteTemplateDir, poolSize: 4 });
   try {
     return await fn(db);
   } finally {
@@ -91,6 +94,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'verify':
       return (await withDb((db) => verifyCommand(db, { slug: values.org, databaseUrl: loadConfig().databaseUrl }))) ? 0 : 1;
+    case 'pglite-template':
+      return pgliteTemplateCommand(loadConfig().pgliteTemplateDir, (line) => process.stdout.write(`${line}\n`));
     case 'ai-settings': {
       const slug = need(values.org, 'org');
       process.stdout.write(`${await withDb((db) => aiSettingsCommand(db, slug, { budgetUsd: values['budget-usd'], storeBodies: values['store-bodies'] }))}\n`);

@@ -73,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
   const runtime = await createRuntime({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: Math.min(config.poolSize, 5),
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
     ai: config.ai,

@@ -15,6 +15,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
   const runtime = await createRuntime({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },

@@ -1,5 +1,6 @@
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
+import { DEFAULT_TEMPLATE_DIR, ensureTemplate } from './pglite-template.js';
 import { openPostgres } from './postgres.js';
 import type { Db } from './types.js';
 
@@ -11,6 +12,14 @@ export interface OpenDbOptions {
   /** PGlite data directory; `memory` (or undefined with inMemory) keeps everything in RAM. */
   dataDir?: string;
   inMemory?: boolean;
+  /**
+   * Where the PGlite template (a migrated empty database that new databases are copied from) is kept; built
+   * there on first need. `null` creates every new database with PGlite's initdb instead. Default:
+   * node_modules/.cache/workspace-ops.
+   */
+  pgliteTemplateDir?: string | null;
+  /** Told about slow one-off work (building the PGlite template) and what went wrong in it. */
+  notice?: (message: string) => void;
   poolSize?: number;
   /** PostgreSQL lock_timeout in ms (default 5000). */
   lockTimeoutMs?: number;
@@ -18,9 +27,7 @@ export interface OpenDbOptions {
 
 /** Open the configured database and bring its schema up to date. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
-  const db = opts.databaseUrl
-    ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs })
-    : await openPglite(opts.inMemory || opts.dataDir === 'memory' ? undefined : (opts.dataDir ?? './.data'));
+  const db = opts.databaseUrl ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs }) : await openEmbedded(opts);
   try {
     await migrate(db);
   } catch (err) {
@@ -28,4 +35,11 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     throw err;
   }
   return db;
+}
+
+function openEmbedded(opts: OpenDbOptions): Promise<Db> {
+  const dataDir = opts.inMemory || opts.dataDir === 'memory' ? undefined : (opts.dataDir ?? './.data');
+  const templateDir = opts.pgliteTemplateDir === undefined ? DEFAULT_TEMPLATE_DIR : opts.pgliteTemplateDir;
+  const notice = opts.notice ?? (() => {});
+  return openPglite(dataDir, { template: templateDir === null ? undefined : () => ensureTemplate(templateDir, notice), notice });
 }

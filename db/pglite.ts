@@ -1,18 +1,29 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import lockfile from 'proper-lockfile';
 import { PARSERS } from './normalise.js';
 import type { Db } from './types.js';
 
+export interface PgliteOptions {
+  /**
+   * A migrated empty database to start a new one from (db/pglite-template.ts). Asked for only when the data dir
+   * is empty or the database is in memory.
+   */
+  template?: () => Promise<Blob | undefined>;
+  /** Told when a template fails to load (the database is then created without it). */
+  notice?: (message: string) => void;
+}
+
 /**
  * Embedded PostgreSQL (WASM). `dataDir` undefined means in memory (tests). A data dir is locked for the
  * life of the process: two PGlite instances on one directory corrupt it.
  */
-export async function openPglite(dataDir?: string): Promise<Db> {
+export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
   let release: (() => Promise<void>) | undefined;
-  if (dataDir) {
-    const dir = resolve(dataDir);
+  const dir = dataDir === undefined ? undefined : path.resolve(dataDir);
+  if (dir) {
     mkdirSync(dir, { recursive: true });
     try {
       release = await lockfile.lock(dir, { stale: 15_000, update: 5_000, realpath: false });
@@ -24,33 +35,52 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     }
   }
   try {
-    const pglite = await PGlite.create(dataDir ? resolve(dataDir) : undefined, { parsers: PARSERS });
-    return {
-      kind: 'pglite',
-      query: async (sql, params) => (await pglite.query(sql, params as unknown[])).rows as never,
-      tx: (fn) =>
-        pglite.transaction(async (t) => {
-          let last: { sql: string; params?: readonly unknown[] } | undefined;
-          const value = await fn({
-            query: async (sql, params) => {
-              if (last) throw new Error('query after atCommit in the same transaction');
-              return (await t.query(sql, params as unknown[])).rows as never;
-            },
-            atCommit(sql, params) {
-              if (last) throw new Error('atCommit called twice in one transaction');
-              last = { sql, params };
-            },
-          });
-          if (last) await t.query(last.sql, last.params as unknown[]);
-          return value;
-        }),
-      async close() {
-        await pglite.close();
-        await release?.();
-      },
-    };
+    const template = opts.template && (!dir || readdirSync(dir).length === 0) ? await opts.template() : undefined;
+    return wrapPglite(await createFrom(dir, template, opts.notice), release);
   } catch (err) {
     await release?.();
     throw err;
   }
+}
+
+/** PGlite on `dir` (or in memory), loaded from `template` when given; a template that fails to load is skipped. */
+async function createFrom(dir: string | undefined, template: Blob | undefined, notice?: (message: string) => void): Promise<PGlite> {
+  if (template) {
+    try {
+      return await PGlite.create(dir, { parsers: PARSERS, loadDataDir: template });
+    } catch (err) {
+      notice?.(`the PGlite template did not load (${(err as Error).message}); creating the database with initdb`);
+      // The directory was empty before the load: clear what the failed load wrote and create the database anew.
+      if (dir) for (const name of readdirSync(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+  return PGlite.create(dir, { parsers: PARSERS });
+}
+
+/** The Db interface over one PGlite instance; `release` (the data dir's lock) is freed on close. */
+export function wrapPglite(pglite: PGlite, release?: () => Promise<void>): Db {
+  return {
+    kind: 'pglite',
+    query: async (sql, params) => (await pglite.query(sql, params as unknown[])).rows as never,
+    tx: (fn) =>
+      pglite.transaction(async (t) => {
+        let last: { sql: string; params?: readonly unknown[] } | undefined;
+        const value = await fn({
+          query: async (sql, params) => {
+            if (last) throw new Error('query after atCommit in the same transaction');
+            return (await t.query(sql, params as unknown[])).rows as never;
+          },
+          atCommit(sql, params) {
+            if (last) throw new Error('atCommit called twice in one transaction');
+            last = { sql, params };
+          },
+        });
+        if (last) await t.query(last.sql, last.params as unknown[]);
+        return value;
+      }),
+    async close() {
+      await pglite.close();
+      await release?.();
+    },
+  };
 }

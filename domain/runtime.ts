@@ -36,7 +36,7 @@ export interface Runtime {
 
 /** Open the database, migrate, load the instance secret, and assemble the pipeline. */
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
-  const db = await openDb(opts);
+  const db = await openDb({ notice: (message) => opts.log?.info({}, message), ...opts });
   const deps: Deps = {
     db,
     config: { ...DEFAULT_DOMAIN_CONFIG, ...opts.config },
