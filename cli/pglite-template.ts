@@ -1,4 +1,5 @@
-import { DEFAULT_TEMPLATE_DIR, buildTemplate, readTemplate, templateName } from '../db/pglite-template.js';
+import path from 'node:path';
+import { DEFAULT_TEMPLATE_DIR, buildTemplate, readTemplate } from '../db/pglite-template.js';
 
 /** `pglite-template`: build the template now (npm install runs this), so no later start pays for it. */
 export async function pgliteTemplateCommand(dir: string | null | undefined, print: (line: string) => void): Promise<number> {
@@ -7,17 +8,19 @@ export async function pgliteTemplateCommand(dir: string | null | undefined, prin
     return 0;
   }
   const where = dir ?? DEFAULT_TEMPLATE_DIR;
-  if (await readTemplate(where)) {
-    print(`PGlite template up to date: ${where}/${templateName()}`);
+  const stored = await readTemplate(where);
+  if (stored) {
+    print(`PGlite template up to date: ${path.dirname(stored.dataDir)}`);
     return 0;
   }
   print('creating the PGlite template (initdb and every migration, in memory)…');
   const started = performance.now();
-  const built = await buildTemplate(where);
-  if (!built.file) {
-    print(`could not store the PGlite template in ${where}: ${built.error?.message}`);
+  try {
+    const built = await buildTemplate(where);
+    print(`PGlite template stored in ${path.dirname(built.dataDir)} (${Math.round(performance.now() - started)} ms)`);
+    return 0;
+  } catch (err) {
+    print(`could not store the PGlite template in ${where}: ${(err as Error).message}`);
     return 1;
   }
-  print(`PGlite template stored in ${built.file} (${Math.round(performance.now() - started)} ms)`);
-  return 0;
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { DEFAULT_TEMPLATE_DIR, ensureTemplate } from '../../db/pglite-template.js';
 import { ROOT, startServer } from '../server.js';
 
 export interface ColdStart {
@@ -23,12 +24,18 @@ async function once(env: Record<string, string>, script?: string): Promise<numbe
   return server.startupMs;
 }
 
-/** PGlite, each start on a new empty data dir: creates the database, migrates, bootstraps, serves. */
-export async function coldStartPglite(times: number): Promise<ColdStart> {
+/**
+ * PGlite, each start on a new empty data dir: creates the database, migrates, bootstraps, serves. With the
+ * template (as npm install leaves it) the database is a copy of a migrated one; without, PGlite runs initdb and
+ * the server every migration.
+ */
+export async function coldStartPglite(times: number, opts: { template: boolean } = { template: true }): Promise<ColdStart> {
+  if (opts.template) await ensureTemplate(DEFAULT_TEMPLATE_DIR);
+  const env = { DATABASE_URL: '', BOOTSTRAP_ADMIN_KEY: '', PGLITE_TEMPLATE_DIR: opts.template ? '' : 'off' };
   return measure(times, async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'wops-bench-pglite-'));
     try {
-      return await once({ DATA_DIR: dir, DATABASE_URL: '', BOOTSTRAP_ADMIN_KEY: '' });
+      return await once({ ...env, DATA_DIR: dir });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

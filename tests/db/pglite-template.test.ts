@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'wops-template-test-'));
   templateDir = path.join(work, 'templates');
   const built = await buildTemplate(templateDir);
-  expect(built.file).toBe(path.join(templateDir, templateName()));
+  expect(built.dataDir).toBe(path.join(templateDir, templateName(), 'pgdata'));
 });
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
@@ -27,11 +27,22 @@ afterAll(async () => {
 const newDir = async (name: string) => path.join(work, name);
 
 describe('PGlite template', () => {
-  it('is stored under a name keyed by PGlite and the migrations, and read back as a tar', async () => {
-    expect(templateName()).toMatch(/^pglite-template-[0-9a-f]{16}\.tar$/);
+  it('is stored under a name keyed by PGlite and the migrations, as a data dir and a tar', async () => {
+    expect(templateName()).toMatch(/^pglite-template-[0-9a-f]{16}$/);
     expect(await readdir(templateDir)).toEqual([templateName()]);
     const template = await readTemplate(templateDir);
-    expect(template?.size).toBeGreaterThan(1_000_000);
+    expect((await stat(template!.tarFile)).size).toBeGreaterThan(1_000_000);
+    expect((await readdir(template!.dataDir)).sort()).toEqual(expect.arrayContaining(['PG_VERSION', 'base', 'global', 'pg_wal']));
+  });
+
+  it('gives an in-memory database every migration and no data', async () => {
+    const db = await openDb({ inMemory: true, pgliteTemplateDir: templateDir });
+    try {
+      expect((await db.query('SELECT name FROM schema_migrations')).length).toBe(migrationFiles().length);
+      expect(await db.query('SELECT 1 FROM instance_secrets')).toEqual([]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('gives a new data dir every migration and no data: secrets and orgs are made after the copy', async () => {
@@ -79,24 +90,41 @@ describe('PGlite template', () => {
     }
   });
 
-  it('ignores a file that is not a tar and builds the template again', async () => {
-    const dir = path.join(work, 'junk');
-    await buildTemplate(dir);
-    await writeFile(path.join(dir, templateName()), 'not a tar file');
+  it('builds again over an incomplete template, and removes templates of other versions', async () => {
+    const dir = path.join(work, 'incomplete');
+    await mkdir(path.join(dir, templateName(), 'pgdata'), { recursive: true }); // no PG_VERSION, no tar
+    await mkdir(path.join(dir, 'pglite-template-0000000000000000', 'pgdata'), { recursive: true });
     expect(await readTemplate(dir)).toBeUndefined();
     const notices: string[] = [];
     const template = await ensureTemplate(dir, (m) => notices.push(m));
-    expect(template.size).toBeGreaterThan(1_000_000);
-    expect(notices.join('\n')).toMatch(/creating the PGlite template[\s\S]*stored in/);
-    expect(await readTemplate(dir)).toBeDefined();
+    expect(template).toEqual(await readTemplate(dir));
+    expect(notices.join('\n')).toMatch(/stored in/);
+    expect(await readdir(dir)).toEqual([templateName()]);
+  });
+
+  it('stores nothing and answers undefined when the folder cannot be written; the database is then made by initdb', async () => {
+    const file = path.join(work, 'a-file');
+    await writeFile(file, 'not a folder');
+    const notices: string[] = [];
+    expect(await ensureTemplate(path.join(file, 'templates'), (m) => notices.push(m))).toBeUndefined();
+    expect(notices.join('\n')).toMatch(/could not store the PGlite template .*creating the database with initdb/);
+    const db = await openDb({ inMemory: true, pgliteTemplateDir: path.join(file, 'templates') });
+    try {
+      expect((await db.query('SELECT name FROM schema_migrations')).length).toBe(migrationFiles().length);
+    } finally {
+      await db.close();
+    }
   });
 
   it('falls back to initdb when a template does not load, and says so', async () => {
     const dataDir = await newDir('bad-template');
-    const header = Buffer.alloc(1024);
-    header.write('ustar', 257, 'latin1');
+    const broken = path.join(work, 'broken-template');
+    await mkdir(path.join(broken, 'pgdata'), { recursive: true });
+    await writeFile(path.join(broken, 'pgdata', 'PG_VERSION'), 'not a version\n');
+    await writeFile(path.join(broken, 'pgdata.tar'), 'not a tar');
+    const template = { dataDir: path.join(broken, 'pgdata'), tarFile: path.join(broken, 'pgdata.tar') };
     const notices: string[] = [];
-    const db = await openPglite(dataDir, { template: async () => new Blob([header]), notice: (m) => notices.push(m) });
+    const db = await openPglite(dataDir, { template: async () => template, notice: (m) => notices.push(m) });
     try {
       expect(await db.query<{ n: number }>('SELECT 1 AS n')).toEqual([{ n: 1 }]);
     } finally {
@@ -125,7 +153,7 @@ describe('PGlite template', () => {
     expect(await pgliteTemplateCommand(dir, (l) => lines.push(l))).toBe(0);
     expect(await pgliteTemplateCommand(dir, (l) => lines.push(l))).toBe(0);
     expect(lines[0]).toMatch(/creating the PGlite template/);
-    expect(lines[1]).toMatch(new RegExp(`stored in ${dir}/${templateName()}`));
+    expect(lines[1]).toMatch(new RegExp(`stored in ${dir}/${templateName()} \\(\\d+ ms\\)`));
     expect(lines[2]).toBe(`PGlite template up to date: ${dir}/${templateName()}`);
     expect(await pgliteTemplateCommand(null, (l) => lines.push(l))).toBe(0);
     expect(lines[3]).toMatch(/off/);
