@@ -18,6 +18,12 @@ export interface CallRequest {
   params: unknown;
   /** The bearer secret, as the face received it. */
   apiKey?: string;
+  /**
+   * The principal this same request has just authenticated from apiKey (the MCP HTTP transport does, before
+   * it dispatches): used as is, not authenticated again. A face that outlives one request (stdio, an inbox
+   * session) leaves it unset, so every call re-checks the key and a revoked key stops at once.
+   */
+  principal?: Principal;
   idempotencyKey?: string;
   requestId?: string;
 }
@@ -38,6 +44,8 @@ export interface ReadRequest {
   path: string;
   query: unknown;
   apiKey?: string;
+  /** As CallRequest.principal. */
+  principal?: Principal;
   requestId?: string;
   signal?: AbortSignal;
 }
@@ -133,6 +141,8 @@ export class Pipeline {
     let principal: Principal;
     let prefetched: { storedFrame: string | undefined } | undefined;
     if (spec?.preAuth) principal = ANONYMOUS;
+    // Already authenticated by this request: the replay lookup below runs on its own (findReplay).
+    else if (req.principal) principal = req.principal;
     else if (spec && replayKey !== undefined) {
       const authed = await authenticateWithReplay(this.deps.db, req.apiKey, { method: spec.name, key: replayKey });
       principal = authed.principal;
@@ -288,7 +298,7 @@ export class Pipeline {
   async read(req: ReadRequest): Promise<ReadOutcome> {
     const requestId = req.requestId ?? randomUUID();
     try {
-      const principal = await authenticate(this.deps.db, req.apiKey);
+      const principal = req.principal ?? (await authenticate(this.deps.db, req.apiKey));
       const spec = READS.get(req.path) ?? STATIC_READS.get(req.path);
       if (!spec) throw new ApiError('NOT_FOUND', `read /${req.path} not found`);
       if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for /${spec.path}`);

@@ -3,11 +3,12 @@ import { isHoldResult } from '../protocol/frames.js';
 import { METHODS } from '../protocol/registry.js';
 import { completeElicitation, presentHold } from './holds.js';
 import { derivedIdempotencyKey, errorResult, frameResult, META, okResult, type ToolResult } from './results.js';
-import type { McpSession, ToolCall } from './session.js';
+import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
  * Every tool call ends here, and goes through the same pipeline as HTTP: the key is authenticated for each
- * call, scopes, params validation, governance, idempotency and the ledger behave exactly as over HTTP.
+ * request (over HTTP once, by the transport), scopes, params validation, governance, idempotency and the
+ * ledger behave exactly as over HTTP.
  */
 
 /** Call a method as the session's key. `retry` is how the agent would call it again (for hold instructions). */
@@ -24,7 +25,7 @@ export async function invokeMethod(
   const spec = METHODS.get(method);
   const idempotent = spec !== undefined && spec.idempotent && spec.mutating;
   const key = (opts.givenKey as string | undefined) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
-  const out = await session.pipeline.call({ method, params, apiKey: session.apiKey, idempotencyKey: key, requestId: call.requestId });
+  const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
   if (out.frame.ok && isHoldResult(out.frame.result)) {
     return presentHold(session, call, out.frame.result, { retry: opts.retry, actKey: idempotent ? key : undefined, meta });
@@ -34,7 +35,7 @@ export async function invokeMethod(
 
 /** A GET read as the session's key: the bare payload on success, the error frame otherwise. */
 export async function invokeRead(session: McpSession, call: ToolCall, path: string, query: unknown): Promise<ToolResult> {
-  const out = await session.pipeline.read({ path, query, apiKey: session.apiKey, requestId: call.requestId, signal: call.signal });
+  const out = await session.pipeline.read({ path, query, ...credential(session), requestId: call.requestId, signal: call.signal });
   const body = JSON.parse(out.body) as unknown;
   if (out.status !== 200) {
     const error = (body as { error?: { code?: unknown; message?: unknown } }).error;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HoldResult } from '../protocol/frames.js';
 import { ApprovalStatus, type ApprovalView } from '../protocol/methods/approval.js';
 import { derivedIdempotencyKey, okResult, type ToolResult } from './results.js';
-import type { McpSession, ToolCall } from './session.js';
+import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
  * The signature law as an MCP flow. A signature act without proof answers a hold frame. The tool result
@@ -35,14 +35,14 @@ async function fileApproval(session: McpSession, call: ToolCall, hold: HoldResul
   const params = { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject };
   // Keyed by the act call: a replayed hold finds the same approval, a new attempt of the act files anew.
   const idempotencyKey = derivedIdempotencyKey('approval.request', { params, act: actKey ?? null });
-  const filed = await session.pipeline.call({ method: 'approval.request', params, apiKey: session.apiKey, idempotencyKey, requestId: call.requestId });
+  const filed = await session.pipeline.call({ method: 'approval.request', params, ...credential(session), idempotencyKey, requestId: call.requestId });
   if (!filed.frame.ok) return { error: `approval.request failed: ${filed.frame.error.code}: ${filed.frame.error.message}` };
   return { view: await currentView(session, call, filed.frame.result as ApprovalView) };
 }
 
 /** The approval as recorded now (a replayed approval.request answers its first status). */
 async function currentView(session: McpSession, call: ToolCall, view: ApprovalView): Promise<ApprovalView> {
-  const got = await session.pipeline.call({ method: 'approval.get', params: { approvalId: view.approvalId }, apiKey: session.apiKey, requestId: call.requestId });
+  const got = await session.pipeline.call({ method: 'approval.get', params: { approvalId: view.approvalId }, ...credential(session), requestId: call.requestId });
   return got.frame.ok ? (got.frame.result as ApprovalView) : view;
 }
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ApiError } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/frames.js';
 import { SCOPES } from '../protocol/scopes.js';
 import { bearerFrom, type Principal } from '../domain/auth.js';
 import type { Pipeline } from '../domain/pipeline.js';
+import { JsonPostTransport, type JsonAnswer } from './json-post.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { createMcpServer } from './server.js';
 import { parseSelection, SelectionError, type Selection } from './toolsets.js';
@@ -13,11 +13,11 @@ import { parseSelection, SelectionError, type Selection } from './toolsets.js';
  * Streamable HTTP at /mcp, as a fastify plugin the composition root registers on the gateway.
  *
  * Stateless: every POST authenticates its Authorization header, builds a server for that key's principal
- * and selection, answers, and is done. Nothing lives between requests, so any number of gateway processes
- * behind a load balancer serve /mcp as they serve /api/v1 (the architecture's stateless gateway), a revoked
- * key stops at its next request, and there is no session table to expire or leak. The cost: no server-to-
- * client requests across requests, so URL elicitation is offered over stdio only; over HTTP the hold result
- * carries the same URL and next step.
+ * and selection, answers with one JSON body (json-post.ts), and is done. Nothing lives between requests, so
+ * any number of gateway processes behind a load balancer serve /mcp as they serve /api/v1 (the architecture's
+ * stateless gateway), a revoked key stops at its next request, and there is no session table to expire or
+ * leak. The cost: no server-to-client requests across requests, so URL elicitation is offered over stdio only;
+ * over HTTP the hold result carries the same URL and next step.
  *
  * Toolsets and modes come from headers: x-mcp-toolsets, x-mcp-readonly, x-mcp-tools, x-mcp-exclude-tools.
  */
@@ -50,6 +50,15 @@ export function selectionFromHeaders(req: FastifyRequest): Selection {
 
 const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
   reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/** As the SDK's Node transport wrote it: JSON with its length, or a 202 with no body. */
+function writeAnswer(reply: FastifyReply, answer: JsonAnswer): void {
+  if (answer.body === undefined) {
+    reply.raw.writeHead(answer.status, {}).end();
+    return;
+  }
+  reply.raw.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body) }).end(answer.body);
+}
 
 export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promise<void> {
   const publicUrl = (opts.publicUrl ?? opts.pipeline.deps.config.publicUrl).replace(/\/$/, '');
@@ -92,15 +101,18 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
     if (req.body === undefined) return jsonRpcError(reply, 400, -32700, 'Parse error: empty body');
 
     const server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, principalIsFresh: true, selection, publicUrl });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new JsonPostTransport();
     reply.hijack();
+    // A client gone before its answer: abort the handlers still running. After a complete answer none is (a
+    // JSON answer is sent once every request in it is answered), so there is nothing to close.
     reply.raw.on('close', () => {
+      if (reply.raw.writableFinished) return;
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
+      writeAnswer(reply, await transport.handle(req.headers, req.body));
     } catch (err) {
       req.log.error({ err }, 'mcp request failed');
       if (!reply.raw.headersSent) {

@@ -1,7 +1,8 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../domain/auth.js';
-import type { McpSession } from './session.js';
+import { credential, type McpSession } from './session.js';
 
 /*
  * Resources: the org's ledger (head and recent events) and one approval's status (a template). Read through
@@ -14,6 +15,8 @@ export const APPROVAL_TEMPLATE = 'wops://approvals/{approvalId}';
 export const RECENT_EVENTS = 50;
 
 const RESOURCE_NOT_FOUND = -32002;
+/** Parsed once: stateless HTTP registers the resources on a new server per request. */
+const APPROVAL_URI_TEMPLATE = new UriTemplate(APPROVAL_TEMPLATE);
 
 class ReadFailed extends McpError {
   constructor(frameBody: string) {
@@ -26,13 +29,13 @@ class ReadFailed extends McpError {
 const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value) }] });
 
 async function readOrThrow(session: McpSession, path: string, query: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-  const out = await session.pipeline.read({ path, query, apiKey: session.apiKey, signal });
+  const out = await session.pipeline.read({ path, query, ...credential(session), signal });
   if (out.status !== 200) throw new ReadFailed(out.body);
   return JSON.parse(out.body);
 }
 
 async function approvalOrThrow(session: McpSession, approvalId: string): Promise<unknown> {
-  const out = await session.pipeline.call({ method: 'approval.get', params: { approvalId }, apiKey: session.apiKey });
+  const out = await session.pipeline.call({ method: 'approval.get', params: { approvalId }, ...credential(session) });
   if (!out.frame.ok) throw new ReadFailed(out.body);
   return out.frame.result;
 }
@@ -57,10 +60,10 @@ export function registerResources(mcp: McpServer, session: McpSession, principal
   if (!principal.scopes.has('approval.request')) return;
   mcp.registerResource(
     'approval',
-    new ResourceTemplate(APPROVAL_TEMPLATE, {
+    new ResourceTemplate(APPROVAL_URI_TEMPLATE, {
       // The pending approvals of the org, newest first: what a human may be asked about now.
       list: async () => {
-        const out = await session.pipeline.call({ method: 'approval.list', params: { status: 'pending', limit: 50 }, apiKey: session.apiKey });
+        const out = await session.pipeline.call({ method: 'approval.list', params: { status: 'pending', limit: 50 }, ...credential(session) });
         if (!out.frame.ok) throw new ReadFailed(out.body);
         const { approvals } = out.frame.result as { approvals: { approvalId: string; subject: { summary: string } }[] };
         return {

@@ -6,9 +6,10 @@ import { ApiError } from '../protocol/errors.js';
 import type { Principal } from '../domain/auth.js';
 import type { Pipeline } from '../domain/pipeline.js';
 import { invokeMethod, invokeRead } from './calls.js';
-import { catalogFor, IDEMPOTENCY_ARG, type ToolDefinition } from './catalog.js';
+import { catalogFor, IDEMPOTENCY_ARG } from './catalog.js';
 import { buildInstructions } from './instructions.js';
-import { META_DEFINITIONS, META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
+import { listedTools } from './listing.js';
+import { META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
 import { registerResources } from './resources.js';
 import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
@@ -31,13 +32,6 @@ export interface McpServerOptions {
   /** Base URL humans use (approval links); defaults to the domain config's publicUrl. */
   publicUrl?: string;
   elicitationTimeoutMs?: number;
-}
-
-/** The tools a principal sees under a selection: the deployed tools it may list, then the meta-tools. */
-export function listedTools(session: Pick<McpSession, 'catalog' | 'selection'>, principal: Principal): ToolDefinition[] {
-  const direct = session.catalog.entries.filter((e) => !hiddenBecause(e, principal, session.selection)).map((e) => e.definition);
-  const meta = META_TOOL_NAMES.filter((t) => !session.selection.exclude.has(t) && !(t === META_TOOLS.write && session.selection.readOnly));
-  return [...direct, ...meta.map((t) => META_DEFINITIONS[t])];
 }
 
 const HIDDEN_REASON: Record<Exclude<Hidden, 'scope'>, string> = {
@@ -83,7 +77,7 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
 export function createMcpServer(opts: McpServerOptions): McpServer {
   const selection = opts.selection ?? DEFAULT_SELECTION;
   const catalog = catalogFor(opts.pipeline);
-  const listedCount = listedTools({ catalog, selection }, opts.principal).length;
+  const listedCount = listedTools(catalog, selection, opts.principal).length;
   const mcp = new McpServer(SERVER_INFO, {
     jsonSchemaValidator: validator,
     capabilities: { tools: { listChanged: false }, resources: {} },
@@ -102,7 +96,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
 
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
-      return { tools: listedTools(session, await authenticated(session)) };
+      return { tools: [...listedTools(catalog, selection, await authenticated(session))] };
     } catch (err) {
       if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { code: err.code });
       throw err;

@@ -7,7 +7,7 @@ import type { Selection } from './toolsets.js';
 /** One MCP connection's view of the domain: the key it acts as and what it lists. */
 export interface McpSession {
   pipeline: Pipeline;
-  /** The bearer secret; every call re-authenticates with it, so a revoked key stops at once. */
+  /** The bearer secret: every request re-authenticates with it, so a revoked key stops at once. */
   apiKey: string;
   selection: Selection;
   catalog: Catalog;
@@ -27,3 +27,9 @@ export interface ToolCall {
   signal: AbortSignal;
   requestId: string;
 }
+
+/** What the session's pipeline calls carry: its key, and the principal when this request has just authenticated it. */
+export const credential = (session: McpSession): { apiKey: string; principal?: Principal } => ({
+  apiKey: session.apiKey,
+  principal: session.freshPrincipal,
+});

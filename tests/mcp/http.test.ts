@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcpHttp } from '../../mcp/http.js';
@@ -26,6 +27,9 @@ beforeAll(async () => {
   approverKey = (await s.client.mint({ tier: 'approver' }, 'http approver')).apiKey;
 });
 afterAll(() => s.close());
+
+let runs: ReturnType<typeof payRuns> | undefined;
+const nextPayRun = () => (runs ??= payRuns(s))();
 
 async function connect(key: string, headers: Record<string, string> = {}) {
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
@@ -111,8 +115,24 @@ describe('MCP over Streamable HTTP', () => {
     await agent.close();
   });
 
+  it('authenticates each request once, so a revoked key is 401 at its next request', async () => {
+    const minted = await s.client.mint({ tier: 'agent' }, 'http revoked');
+    const createTask = (id: number) =>
+      post({ authorization: `Bearer ${minted.apiKey}` }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Once' } } });
+    const queries = vi.spyOn(s.runtime.db, 'query');
+    try {
+      const created = (await (await createTask(1)).json()) as any;
+      expect(created.result.structuredContent.id).toEqual(expect.any(String));
+      expect(queries.mock.calls.filter(([sql]) => sql.includes('api_keys'))).toHaveLength(1);
+    } finally {
+      queries.mockRestore();
+    }
+    await s.client.ok('settings.revokeApiKey', { keyId: minted.keyId });
+    expect((await createTask(2)).status).toBe(401);
+  });
+
   it('the whole signature flow: hold, filed approval, human approval, wait, retry with proof, executed', async () => {
-    const run = await payRuns(s)();
+    const run = await nextPayRun();
     const agent = await connect(agentKey);
     const hold = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id } }));
     expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', subjectId: run.id, elicitation: null });
@@ -129,5 +149,23 @@ describe('MCP over Streamable HTTP', () => {
     const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => e.kind);
     expect(kinds).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
     await agent.close();
+  });
+
+  it('a client gone before its answer aborts the call it left running', async () => {
+    const run = await nextPayRun();
+    const held = await post({ authorization: `Bearer ${agentKey}` }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'books_payrollSign', arguments: { runId: run.id } } });
+    const { approvalId } = ((await held.json()) as any).result.structuredContent;
+    const reads = vi.spyOn(s.runtime.pipeline, 'read');
+    try {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'approval_wait', arguments: { approvalId, timeoutMs: 20000 } } });
+      const headers = { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const waiting = request(`${base}/mcp`, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }).on('error', () => {});
+      waiting.end(body);
+      await vi.waitFor(() => expect(reads).toHaveBeenCalled());
+      waiting.destroy();
+      await vi.waitFor(() => expect(reads.mock.calls[0][0].signal?.aborted).toBe(true));
+    } finally {
+      reads.mockRestore();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
 import { expectError } from '../helpers/frames.js';
 import { headOf } from '../helpers/ledger.js';
@@ -103,6 +103,24 @@ describe('idempotent (I) methods', () => {
     expect((await client.rpc('settings.mintApiKey', { name: 'k', tier: 'reader' }, { idem: 'k'.repeat(255) })).status).toBe(200);
     const long = await client.rpc('settings.mintApiKey', { name: 'k', tier: 'reader' }, { idem: 'k'.repeat(256) });
     expectError(long, 'BAD_REQUEST', /^x-idempotency-key: /);
+  });
+
+  it('given the principal its request just authenticated, a call looks no key up and still replays a stored key before any transaction', async () => {
+    const principal = await s.runtime.pipeline.principalFor(org.adminKey);
+    const call = () => s.runtime.pipeline.call({ method: 'board.createTask', params: { title: 'authenticated by the face' }, principal, idempotencyKey: 'face-auth' });
+    const queries = vi.spyOn(s.runtime.db, 'query');
+    const tx = vi.spyOn(s.runtime.db, 'tx');
+    try {
+      const first = await call();
+      expect(first.frame.ok).toBe(true);
+      const again = await call();
+      expect(again).toMatchObject({ replayed: true, body: first.body });
+      expect(queries.mock.calls.filter(([sql]) => sql.includes('api_keys'))).toEqual([]);
+      expect(tx).toHaveBeenCalledTimes(1);
+    } finally {
+      queries.mockRestore();
+      tx.mockRestore();
+    }
   });
 });
 
