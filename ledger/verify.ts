@@ -3,6 +3,7 @@ import type { Queryable } from '../db/types.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { readEvents, type StoredEventRow } from './read.js';
+import { verifySegmentByCopy } from './verify-copy.js';
 
 export interface VerifyProgress {
   /** Rows verified so far. */
@@ -11,7 +12,10 @@ export interface VerifyProgress {
   seq: number;
 }
 
-/** Verify long chains on PostgreSQL in segments, on worker threads with connections of their own. */
+/**
+ * On PostgreSQL: walk over connections of our own, reading rows with binary COPY and hashing them from their
+ * bytes (verify-copy.ts), and long chains in segments on worker threads.
+ */
 export interface ParallelVerify {
   databaseUrl: string;
   /** Threads walking at once, this one included (default: the machine's parallelism, at most 4). */
@@ -35,18 +39,21 @@ const PAGE_SIZE = 2000;
  * the chain's length: at most the page being hashed and the next one), and stop at the first broken link,
  * broken row or missing seq. The head row must agree with the last event too: a truncated tail is a break.
  *
- * With `parallel`, a long chain is first cut into segments at page boundaries, verified at once (this
- * thread takes the first, worker threads the others; each segment starts from the stored row_hash of the
- * row before it, which the previous segment verifies). Only a verdict of "every segment complete and sound"
- * is used, and the walk then goes on sequentially from the verified prefix to the end; anything else (a
- * break, a missing row, a failed worker) discards the segments and walks the whole chain here, so the
- * verdict is always exactly the sequential walk's.
+ * With `parallel` (PostgreSQL), every walk reads its rows with binary COPY on a connection of its own and
+ * hashes them from their bytes (verify-copy.ts), and a long chain is first cut into segments at page
+ * boundaries, verified at once (this thread takes the first, worker threads the others; each segment starts
+ * from the stored row_hash of the row before it, which the previous segment verifies). Only a verdict of
+ * "every segment complete and sound" is used, and the walk then goes on sequentially from the verified prefix
+ * to the end; anything else (a break, a missing row, a failed worker) discards the segments and walks the
+ * whole chain here, so the verdict is always exactly the sequential walk's.
  */
 export async function verifyOrgChain(q: Queryable, orgId: string, opts: VerifyOptions = {}): Promise<ChainVerdict> {
   const pageSize = opts.pageSize ?? PAGE_SIZE;
   const prefix = opts.parallel ? await verifyInSegments(q, orgId, pageSize, opts.parallel, opts.onProgress) : undefined;
   const start = prefix ?? { seq: 0, rowHash: '' };
-  const walked = await verifySegment(q, orgId, { afterSeq: start.seq, afterHash: start.rowHash, pageSize, countBefore: start.seq, onProgress: opts.onProgress });
+  const rest: SegmentOptions = { afterSeq: start.seq, afterHash: start.rowHash, pageSize, countBefore: start.seq, onProgress: opts.onProgress };
+  const url = opts.parallel?.databaseUrl;
+  const walked = await (url ? verifySegmentByCopy(url, orgId, rest) : verifySegment(q, orgId, rest));
   if (!walked.ok) return { ...walked, count: start.seq + walked.count };
   const whole = { ok: true as const, count: start.seq + walked.count, head: walked.head };
   const [head] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [orgId]);
@@ -124,7 +131,7 @@ export async function verifyInSegments(
     const to = bounds[i + 1];
     if (i === 0) {
       let done = 0;
-      return verifySegment(q, orgId, {
+      return verifySegmentByCopy(parallel.databaseUrl, orgId, {
         afterSeq: 0, afterHash: '', toSeq: to, pageSize,
         onProgress: (p) => {
           progressed(p.verified - done);
