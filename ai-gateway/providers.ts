@@ -1,12 +1,15 @@
 import type { AiConfig } from './config.js';
 import { localProvider } from './local/index.js';
-import { openAiProvider } from './openai/index.js';
 import type { Provider } from './types.js';
 
-/** The provider configuration selects: `local` (the default, offline) or `openai` (AI_BASE_URL, AI_MODEL, AI_API_KEY). */
-export function createProvider(config: AiConfig): Provider {
+/**
+ * The provider configuration selects: `local` (the default, offline) or `openai` (AI_BASE_URL, AI_MODEL,
+ * AI_API_KEY). The openai client is imported only when chosen: loading it is about 0.2 s of every start.
+ */
+export async function createProvider(config: AiConfig): Promise<Provider> {
   if (config.provider === 'local') return localProvider();
   if (!config.openai) throw new Error('AI_PROVIDER=openai needs AI_BASE_URL, AI_MODEL and AI_API_KEY');
+  const { openAiProvider } = await import('./openai/index.js');
   return openAiProvider({ ...config.openai, maxSteps: config.maxSteps });
 }
 

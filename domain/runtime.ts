@@ -36,6 +36,7 @@ export interface Runtime {
 
 /** Open the database, migrate, load the instance secret, and assemble the pipeline. */
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  const ai = await aiDeps(opts); // a provider misconfigured fails here, before the database is opened
   const db = await openDb({ notice: (message) => opts.log?.info({}, message), ...opts });
   const deps: Deps = {
     db,
@@ -44,16 +45,16 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     signingKey: opts.signingKey ?? (await instanceSecret(db, 'signature_hmac')),
     bus: new EventEmitter().setMaxListeners(0),
     log: opts.log ?? silentLogger,
-    ai: aiDeps(opts),
+    ai,
   };
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   return { db, deps, pipeline, close: () => db.close() };
 }
 
-function aiDeps(opts: RuntimeOptions): Deps['ai'] {
+async function aiDeps(opts: RuntimeOptions): Promise<Deps['ai']> {
   const config: AiConfig = { ...DEFAULT_AI_CONFIG, ...opts.ai };
-  return { config, provider: opts.aiProvider ?? createProvider(config), now: opts.aiNow };
+  return { config, provider: opts.aiProvider ?? (await createProvider(config)), now: opts.aiNow };
 }
 
 /** A random secret created once per installation and shared by every process on the database. */

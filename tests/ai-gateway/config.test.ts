@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AI_CONFIG, loadAiConfig } from '../../ai-gateway/config.js';
 import { loadConfig } from '../../cli/config.js';
+import { createProvider } from '../../ai-gateway/providers.js';
 
 describe('AI configuration', () => {
   it('defaults to the local provider and reads nothing else', () => {
@@ -35,5 +36,12 @@ describe('AI configuration', () => {
     expect(() => loadAiConfig({ AI_PRICE_INPUT_USD_PER_MTOK: '1' })).toThrow(/set both or neither/);
     expect(() => loadAiConfig({ AI_MONTHLY_BUDGET_USD: '-3' })).toThrow(/^AI_MONTHLY_BUDGET_USD: must be a dollar amount/);
     expect(() => loadAiConfig({ AI_PROVIDER: 'openai', AI_BASE_URL: 'http://x/v1', AI_MODEL: 'm', AI_API_KEY: 'k', AI_STREAM: 'yes' })).toThrow('AI_STREAM: must be true or false, got "yes"');
+  });
+
+  it('creates the configured provider (the openai client is loaded only then) and refuses openai without its settings', async () => {
+    expect((await createProvider(DEFAULT_AI_CONFIG)).name).toBe('local');
+    const openai = loadAiConfig({ AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm', AI_API_KEY: 'k' });
+    expect((await createProvider(openai)).name).toBe('openai');
+    await expect(createProvider({ ...DEFAULT_AI_CONFIG, provider: 'openai' })).rejects.toThrow('AI_PROVIDER=openai needs AI_BASE_URL, AI_MODEL and AI_API_KEY');
   });
 });
