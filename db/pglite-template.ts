@@ -22,12 +22,15 @@ export const DEFAULT_TEMPLATE_DIR = path.join(ROOT, 'node_modules', '.cache', 'w
 
 const PREFIX = 'pglite-template-';
 
-/** The template's folder name for this PGlite version and these migrations. */
+let name: string | undefined;
+
+/** The template's folder name for this PGlite version and these migrations (read once per process). */
 export function templateName(): string {
+  if (name) return name;
   const hash = createHash('sha256');
   hash.update(`pglite ${pgliteVersion()}\n`);
   for (const file of migrationFiles()) hash.update(`${file.name}\n${file.sql}\n`);
-  return `${PREFIX}${hash.digest('hex').slice(0, 16)}`;
+  return (name = `${PREFIX}${hash.digest('hex').slice(0, 16)}`);
 }
 
 function pgliteVersion(): string {
