@@ -48,7 +48,13 @@ function need(value: string | undefined, flag: string): string {
 
 async function withDb<T>(fn: (db: Awaited<ReturnType<typeof openDb>>) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplateDir: config.pgliteTemplateDir, poolSize: 4 });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteTemplateDir: config.pgliteTemplateDir,
+    poolSize: 4,
+    notice: (message) => process.stderr.write(`${message}\n`),
+  });
   try {
     return await fn(db);
   } finally {
