@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_TEMPLATE_DIR, buildTemplate, readTemplate } from '../db/pglite-template.js';
+import { DEFAULT_TEMPLATE_DIR, ensureTemplate, readTemplate } from '../db/pglite-template.js';
 
 /** `pglite-template`: build the template now (npm install runs this), so no later start pays for it. */
 export async function pgliteTemplateCommand(dir: string | null | undefined, print: (line: string) => void): Promise<number> {
@@ -13,14 +13,5 @@ export async function pgliteTemplateCommand(dir: string | null | undefined, prin
     print(`PGlite template up to date: ${path.dirname(stored.dataDir)}`);
     return 0;
   }
-  print('creating the PGlite template (initdb and every migration, in memory)…');
-  const started = performance.now();
-  try {
-    const built = await buildTemplate(where);
-    print(`PGlite template stored in ${path.dirname(built.dataDir)} (${Math.round(performance.now() - started)} ms)`);
-    return 0;
-  } catch (err) {
-    print(`could not store the PGlite template in ${where}: ${(err as Error).message}`);
-    return 1;
-  }
+  return (await ensureTemplate(where, print)) ? 0 : 1;
 }

@@ -103,7 +103,7 @@ export async function ensureTemplate(dir: string, notice: (message: string) => v
     notice(`PGlite template stored in ${path.dirname(built.dataDir)} (${Math.round(performance.now() - started)} ms)`);
     return built;
   } catch (err) {
-    notice(`could not store the PGlite template in ${dir} (${(err as Error).message}); creating the database with initdb`);
+    notice(`could not store the PGlite template in ${dir} (${(err as Error).message}); new databases are made with initdb until it can be`);
     return undefined;
   }
 }
