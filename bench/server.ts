@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,19 @@ import pg from 'pg';
 /** The repository root (bench/ is one level down). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** How a server process starts: an executable and its arguments, run in the repository root. */
+export interface Launch {
+  file: string;
+  args: string[];
+}
+/** The TypeScript sources through tsx (npm run dev). */
+export const TSX_SERVE: Launch = { file: TSX, args: ['cli/main.ts', 'serve'] };
+/** The compiled server exactly as npm start runs it (package.json scripts.start, "node ... serve"), without npm. */
+export const COMPILED_SERVE: Launch = {
+  file: process.execPath,
+  args: (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1),
+};
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,11 +45,11 @@ export interface RunningServer {
  * Spawn a process (by default the real server, `tsx cli/main.ts serve`) and wait until GET /healthz answers 200,
  * polling every 10 ms. The time to that first answer is the cold start.
  */
-export async function startServer(opts: { env: Record<string, string>; script?: string; timeoutMs?: number }): Promise<RunningServer> {
+export async function startServer(opts: { env: Record<string, string>; launch?: Launch; timeoutMs?: number }): Promise<RunningServer> {
   const port = await freePort();
-  const args = opts.script ? [opts.script] : ['cli/main.ts', 'serve'];
+  const { file, args } = opts.launch ?? TSX_SERVE;
   const started = performance.now();
-  const child = spawn(TSX, args, {
+  const child = spawn(file, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...opts.env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,7 +1,7 @@
 import { createOrgs, type BenchContext } from './fixture.js';
 import type { Throughput } from './measure.js';
 import type { Row } from './report.js';
-import { coldStartBaseline, coldStartPglite, coldStartPgliteRestart, coldStartPostgres } from './scenarios/coldstart.js';
+import { buildCompiled, coldStartBaseline, coldStartPglite, coldStartPgliteRestart, coldStartPostgres } from './scenarios/coldstart.js';
 import { sameCallsOverHttp, sameCallsWithFetch, taskPerOrg, toolCallsOverMcp, toolCallsWithSdkClient, type ToolCallSpec } from './scenarios/mcp.js';
 import { createTaskDirectSql, createTaskOverHttp } from './scenarios/mutations.js';
 import { pageEventsDirectSql, pageEventsOverHttp, seedChain, snapshotDirectSql, snapshotOverHttp } from './scenarios/reads.js';
@@ -189,25 +189,42 @@ async function verify(run: BenchRun): Promise<void> {
   );
 }
 
-/** 6: spawn to first 200, after the server is stopped: PGlite new data dir (template, and without), restart, PostgreSQL. */
+/**
+ * 6: spawn to first 200, after the server is stopped: PGlite new data dir (template, and without), restart, PostgreSQL;
+ * the compiled server (npm start) against bare node:http, and the tsx path (npm run dev) against the compiled one.
+ */
 async function coldStart(run: BenchRun): Promise<void> {
   await run.stopServer();
-  log('6. cold start (3 starts each): baseline, PGlite (new data dir from the template, without it, restarts), PostgreSQL');
+  buildCompiled();
+  log('6. cold start (3 starts each), compiled (node dist/cli/main.js) and tsx: baseline, PGlite (new data dir from the template, without it, restarts), PostgreSQL');
   const bare = await coldStartBaseline(3);
   const fresh = await coldStartPglite(3);
   const initdb = await coldStartPglite(3, { template: false });
   const restart = await coldStartPgliteRestart(3);
   const postgres = await coldStartPostgres(3, run.url);
-  run.raw.coldStart = { baseline: bare, pglite: fresh, pgliteWithoutTemplate: initdb, pgliteRestart: restart, postgres };
+  const tsx = {
+    baseline: await coldStartBaseline(3, 'tsx'),
+    pglite: await coldStartPglite(3, { runner: 'tsx' }),
+    pgliteRestart: await coldStartPgliteRestart(3, 'tsx'),
+    postgres: await coldStartPostgres(3, run.url, 'tsx'),
+  };
+  run.raw.coldStart = { baseline: bare, pglite: fresh, pgliteWithoutTemplate: initdb, pgliteRestart: restart, postgres, tsx };
   const row = (scenario: string, ms: number, target: boolean): Row => ({
     scenario, metric: 'to 1st 200', unit: 'ms', product: ms, baseline: bare.medianMs, baselineLabel: 'bare node:http', ratio: ms / bare.medianMs,
     target: target ? '< 3000 ms' : '', met: target ? ms < 3000 : null,
+  });
+  const tsxRow = (scenario: string, ms: number, compiledMs: number): Row => ({
+    scenario, metric: 'to 1st 200', unit: 'ms', product: ms, baseline: compiledMs, baselineLabel: 'compiled', ratio: ms / compiledMs, target: '', met: null,
   });
   run.rows.push(
     row('6 cold start, PGlite new dir', fresh.medianMs, true),
     row('6 PGlite new dir, no template', initdb.medianMs, false),
     row('6 cold start, PGlite restart', restart.medianMs, true),
     row('6 cold start, PostgreSQL', postgres.medianMs, false),
+    tsxRow('6 tsx: bare node:http', tsx.baseline.medianMs, bare.medianMs),
+    tsxRow('6 tsx: PGlite new dir', tsx.pglite.medianMs, fresh.medianMs),
+    tsxRow('6 tsx: PGlite restart', tsx.pgliteRestart.medianMs, restart.medianMs),
+    tsxRow('6 tsx: PostgreSQL', tsx.postgres.medianMs, postgres.medianMs),
   );
 }
 

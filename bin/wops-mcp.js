@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Launcher for MCP client configurations: runs the TypeScript stdio entry (cli/mcp.ts) through tsx's
-// loader in this same process, so stdin/stdout are the MCP client's pipes. See README "MCP (for LLM agents)".
-import { register } from 'tsx/esm/api';
+// Launcher for MCP client configurations: runs the compiled stdio entry (dist/cli/mcp.js) in this same process,
+// so stdin/stdout are the MCP client's pipes; builds dist/ first when it is missing or older than the sources
+// (messages on stderr). See README "MCP (for LLM agents)".
+import { ensureBuilt } from './build.js';
 
-register();
-await import('../cli/mcp.ts');
+try {
+  await ensureBuilt();
+} catch (err) {
+  process.stderr.write(`error: ${err.message}\n`);
+  process.exit(1);
+}
+process.setSourceMapsEnabled(true);
+await import('../dist/cli/mcp.js');

@@ -1,4 +1,6 @@
 import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.js';
+import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
@@ -10,8 +12,18 @@ export interface ServerConfig {
   pgliteTemplateDir?: string | null;
   bootstrapAdminKey?: string;
   rateLimitPerMinute: number;
+  /** Redis for rate limits shared by every process; unset = per process. */
+  redisUrl?: string;
+  /** How long a client may take to send a request or hold an idle connection. */
+  timeouts: HttpTimeouts;
+  /** The proxies whose X-Forwarded-For is believed (TRUST_PROXY); unset = the socket's address is the caller's. */
+  trustProxy?: string[];
+  /** What anonymous pairing.request callers may cost. */
+  pairing: PairingLimits;
   publicUrl: string;
   holdTtlMs: number;
+  /** approval.wait's safety re-read when no notification came (APPROVAL_WAIT_POLL_MS). */
+  approvalWaitPollMs: number;
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
@@ -28,9 +40,26 @@ export const ENV_HELP = `Environment:
                         (default node_modules/.cache/workspace-ops; built by npm install or on first need;
                         off = run PGlite's initdb and every migration for each new data dir)
   BOOTSTRAP_ADMIN_KEY   on an empty database, use this exact string as the default org's admin key
-  RATE_LIMIT_PER_MINUTE requests per minute per key (default 6000; 0 = off)
+  RATE_LIMIT_PER_MINUTE requests per minute per key (default 6000; 0 = off); per process unless REDIS_URL is set
+  REDIS_URL             redis://host:port shared by every server process for RATE_LIMIT_PER_MINUTE (unset = each
+                        process counts alone); while Redis is unreachable requests are not throttled (logged)
+  REQUEST_TIMEOUT_MS    a request's headers and body must arrive within this, else 408 and close (default ${DEFAULT_TIMEOUTS.requestMs}; 0 = off)
+  HEADERS_TIMEOUT_MS    its headers within this, also for a connection that sends nothing (default ${DEFAULT_TIMEOUTS.headersMs})
+  CONNECTION_TIMEOUT_MS close a connection idle this long in both directions (default ${DEFAULT_TIMEOUTS.idleMs}; above the 60 s
+                        approval.wait long-poll; 0 = off)
+  KEEPALIVE_TIMEOUT_MS  how long a kept-alive connection waits for its next request (default ${DEFAULT_TIMEOUTS.keepAliveMs}; behind a load
+                        balancer, set it above the balancer's idle timeout)
+  TRUST_PROXY           behind a load balancer: its addresses or CIDRs, comma-separated, whose
+                        X-Forwarded-For names the caller for per-address limits (default unset: the socket's address)
+  PAIRING_PENDING_MAX   pending pairings one org may hold (default ${DEFAULT_PAIRING_LIMITS.pendingMax}; 0 = no cap)
+  PAIRING_ORG_PER_HOUR  new pairings per org slug per hour, known or not (default ${DEFAULT_PAIRING_LIMITS.perOrgPerHour}; keep it at most half of
+                        PAIRING_PENDING_MAX so the cap never tells a real org from an unknown slug; 0 = off)
+  PAIRING_ADDRESS_PER_MINUTE  pairing.request calls per source address (IPv6: per /64) per minute (default ${DEFAULT_PAIRING_LIMITS.perAddressPerMinute}; 0 = off)
+  PAIRING_ANSWER_FLOOR_MS     every pairing.request answer takes at least this long (default ${DEFAULT_PAIRING_LIMITS.answerFloorMs})
   PUBLIC_URL            base URL humans use to reach this server (default http://localhost:PORT)
   HOLD_TTL_MS           lifetime of a signature hold and its approval (default 86400000)
+  APPROVAL_WAIT_POLL_MS approval.wait re-reads this often even without a notification (default 5000; a
+                        decision in any process wakes it at once through PostgreSQL LISTEN/NOTIFY)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)
@@ -45,6 +74,15 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+/** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
+function trustProxy(raw: string | undefined): string[] | undefined {
+  if (!raw || !raw.trim()) return undefined;
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((s) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s));
+  if (bad !== undefined) throw new Error(`TRUST_PROXY: ${JSON.stringify(bad)} is not an address or a CIDR`);
+  return list;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const port = int('PORT', 8080, env);
   return {
@@ -55,8 +93,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     pgliteTemplateDir: env.PGLITE_TEMPLATE_DIR === 'off' ? null : env.PGLITE_TEMPLATE_DIR || undefined,
     bootstrapAdminKey: env.BOOTSTRAP_ADMIN_KEY || undefined,
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 6000, env),
+    redisUrl: env.REDIS_URL || undefined,
+    timeouts: {
+      requestMs: int('REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs, env),
+      headersMs: int('HEADERS_TIMEOUT_MS', DEFAULT_TIMEOUTS.headersMs, env),
+      idleMs: int('CONNECTION_TIMEOUT_MS', DEFAULT_TIMEOUTS.idleMs, env),
+      keepAliveMs: int('KEEPALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs, env),
+    },
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    pairing: {
+      pendingMax: int('PAIRING_PENDING_MAX', DEFAULT_PAIRING_LIMITS.pendingMax, env),
+      perOrgPerHour: int('PAIRING_ORG_PER_HOUR', DEFAULT_PAIRING_LIMITS.perOrgPerHour, env),
+      perAddressPerMinute: int('PAIRING_ADDRESS_PER_MINUTE', DEFAULT_PAIRING_LIMITS.perAddressPerMinute, env),
+      answerFloorMs: int('PAIRING_ANSWER_FLOOR_MS', DEFAULT_PAIRING_LIMITS.answerFloorMs, env),
+    },
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
     holdTtlMs: int('HOLD_TTL_MS', 24 * 60 * 60 * 1000, env),
+    approvalWaitPollMs: Math.max(100, int('APPROVAL_WAIT_POLL_MS', 5000, env)),
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: int('PG_POOL_SIZE', 20, env),
     lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),

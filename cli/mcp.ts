@@ -1,8 +1,7 @@
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ApiError } from '../protocol/errors.js';
+import { fromProjectRoot } from '../db/project-root.js';
 import { createRuntime } from '../domain/runtime.js';
 import { META_TOOL_NAMES } from '../mcp/meta-tools.js';
 import { serveStdio } from '../mcp/stdio.js';
@@ -67,15 +66,14 @@ async function main(argv: string[]): Promise<number> {
   );
   // An MCP client starts this process from any directory: without DATA_DIR, use the project's own ./.data
   // (where `npm start` keeps it), not one in whatever directory the client happened to start in.
-  const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-  const config = loadConfig({ ...env, DATA_DIR: env.DATA_DIR || resolve(projectRoot, '.data') });
+  const config = loadConfig({ ...env, DATA_DIR: env.DATA_DIR || fromProjectRoot('.data') });
   const log = pino({ level: env.LOG_LEVEL || 'warn', redact: ['apiKey'] }, pino.destination(2));
   const runtime = await createRuntime({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: Math.min(config.poolSize, 5),
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs },
     ai: config.ai,
     log,
   });

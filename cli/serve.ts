@@ -18,7 +18,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, pairing: config.pairing },
     ai: config.ai,
     log,
   });
@@ -26,7 +26,14 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
   if (opts.demo && !(await findOrgBySlug(runtime.db, 'demo'))) {
     await seedAndReport(runtime, 'demo', (line) => process.stdout.write(`${line}\n`));
   }
-  const app = await buildApp({ runtime, logger: { level: config.logLevel, redact: ['req.headers.authorization'] }, rateLimitPerMinute: config.rateLimitPerMinute });
+  const app = await buildApp({
+    runtime,
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    redisUrl: config.redisUrl,
+    timeouts: config.timeouts,
+    trustProxy: config.trustProxy,
+  });
   // MCP over Streamable HTTP at /mcp, on the same port, keys, rate limits and pipeline.
   await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl });
 

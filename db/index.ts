@@ -23,11 +23,13 @@ export interface OpenDbOptions {
   poolSize?: number;
   /** PostgreSQL lock_timeout in ms (default 5000). */
   lockTimeoutMs?: number;
+  /** Told when the LISTEN connection (PostgreSQL) is lost or fails to come back; it keeps retrying. */
+  onListenError?: (err: Error, what: string) => void;
 }
 
 /** Open the configured database and bring its schema up to date. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
-  const db = opts.databaseUrl ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs }) : await openEmbedded(opts);
+  const db = opts.databaseUrl ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs, onError: opts.onListenError }) : await openEmbedded(opts);
   try {
     await migrate(db);
   } catch (err) {

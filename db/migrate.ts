@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromProjectRoot } from './project-root.js';
 import type { Db } from './types.js';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+// From the package root, so the compiled code (dist/db) reads the same SQL files as the sources.
+const MIGRATIONS_DIR = fromProjectRoot('db', 'migrations') + '/';
 /** Any constant: serialises concurrent migrators (several test workers, several gateway processes). */
 const MIGRATION_LOCK = 7_311_001;
 
@@ -17,6 +18,8 @@ export function migrationFiles(): { name: string; sql: string }[] {
 export async function migrate(db: Db): Promise<string[]> {
   const applied: string[] = [];
   await db.tx(async (q) => {
+    // Another process may be migrating an empty database (seconds): wait for it beyond the pool's lock_timeout.
+    await q.query(`SET LOCAL lock_timeout = '120s'`);
     await q.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);

@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate, migrationFiles } from './migrate.js';
 import { wrapPglite, type PgliteTemplate } from './pglite.js';
+import { PROJECT_ROOT as ROOT } from './project-root.js';
 
 /*
  * A new PGlite database starts as a copy of a template: an empty database with every migration applied. PGlite's
@@ -14,8 +14,6 @@ import { wrapPglite, type PgliteTemplate } from './pglite.js';
  * version and the migration files, so a change to either makes a new one. It holds schema only: instance secrets,
  * orgs and keys are created after the copy.
  */
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where templates live unless PGLITE_TEMPLATE_DIR says otherwise (the usual place for a package's caches). */
 export const DEFAULT_TEMPLATE_DIR = path.join(ROOT, 'node_modules', '.cache', 'workspace-ops');

@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import lockfile from 'proper-lockfile';
 import { PARSERS } from './normalise.js';
+import { lockDataDir } from './pglite-lock.js';
 import type { Db } from './types.js';
 
 /** A migrated empty database (db/pglite-template.ts), kept both ways it can be copied. */
@@ -17,27 +17,21 @@ export interface PgliteTemplate {
 export interface PgliteOptions {
   /** The template to start a new database from; asked for only when the data dir is empty or in memory. */
   template?: () => Promise<PgliteTemplate | undefined>;
-  /** Told when a template fails to load (the database is then created without it). */
+  /** Told when a template fails to load (the database is then created without it) and when a stale lock is taken over. */
   notice?: (message: string) => void;
 }
 
 /**
  * Embedded PostgreSQL (WASM). `dataDir` undefined means in memory (tests). A data dir is locked for the
- * life of the process: two PGlite instances on one directory corrupt it.
+ * life of the process (db/pglite-lock.ts): two PGlite instances on one directory corrupt it.
  */
 export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Promise<Db> {
   let release: (() => Promise<void>) | undefined;
   const dir = dataDir === undefined ? undefined : path.resolve(dataDir);
   if (dir) {
     mkdirSync(dir, { recursive: true });
-    try {
-      release = await lockfile.lock(dir, { stale: 15_000, update: 5_000, realpath: false });
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ELOCKED') {
-        throw new Error(`data dir ${dir} is in use by another process (lock ${dir}.lock); stop it or set DATA_DIR`);
-      }
-      throw err;
-    }
+    const lock = await lockDataDir(dir, opts.notice);
+    release = async () => lock.release();
   }
   try {
     const template = opts.template && (!dir || readdirSync(dir).length === 0) ? await opts.template() : undefined;
@@ -85,6 +79,11 @@ export function wrapPglite(pglite: PGlite, release?: () => Promise<void>): Db {
         if (last) await t.query(last.sql, last.params as unknown[]);
         return value;
       }),
+    // One process, one connection that never drops: resync is never needed.
+    listen: async (channel, handlers) => {
+      const unlisten = await pglite.listen(channel, (payload) => handlers.notify(payload));
+      return () => unlisten();
+    },
     async close() {
       await pglite.close();
       await release?.();

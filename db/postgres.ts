@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { PARSERS } from './normalise.js';
+import { PgListener, type PgListenerOptions } from './pg-listen.js';
 import type { Db, TxQueryable } from './types.js';
 
 const types = {
@@ -52,7 +53,7 @@ function inOneWrite<T>(client: pg.PoolClient, fn: () => T): T {
   }
 }
 
-export function openPostgres(url: string, opts: { poolSize?: number; lockTimeoutMs?: number } = {}): Db {
+export function openPostgres(url: string, opts: { poolSize?: number; lockTimeoutMs?: number } & PgListenerOptions = {}): Db {
   // lock_timeout bounds every row-lock wait (a duplicate idempotency key in flight, a hot head row): a call
   // that would wait longer answers CONFLICT instead of hanging.
   // pipeline: a statement is sent without waiting for the answer to the one before it on the connection
@@ -63,6 +64,8 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
   pool.on('error', () => {});
 
   const statement = preparedStatements();
+  // LISTEN needs a connection of its own; opened by the first listen() (most CLI commands never listen).
+  let listener: PgListener | undefined;
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
     (await client.query(statement(sql, params))).rows as T[];
 
@@ -108,6 +111,10 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
         throw err;
       }
     },
-    close: () => pool.end(),
+    listen: (channel, handlers) => (listener ??= new PgListener(url, opts)).listen(channel, handlers),
+    async close() {
+      await listener?.close();
+      await pool.end();
+    },
   };
 }

@@ -13,10 +13,22 @@ export interface TxQueryable extends Queryable {
   atCommit(sql: string, params?: readonly unknown[]): void;
 }
 
+/** What Db.listen delivers: a channel's NOTIFY payloads, and a call after a lost connection came back. */
+export interface ListenHandlers {
+  notify(payload: string): void;
+  /** Notifications may have been missed while the connection was down: re-read what matters. */
+  resync(): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Run fn in one transaction: commit when it resolves, roll back when it throws. */
   tx<T>(fn: (q: TxQueryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on `channel` (a lowercase identifier): NOTIFYs (pg_notify) of committed transactions, from any process
+   * on the database, reach `handlers.notify`. Resolves once listening; the function it resolves to stops.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { ApiError } from '../protocol/errors.js';
 import { sha256Hex } from '../protocol/hashing.js';
 import type { PrincipalKind } from '../protocol/scopes.js';
 import type { Queryable } from '../db/types.js';
+import { STORED_COLUMNS, storedCall, type StoredCall, type StoredRow } from '../ledger/idempotency.js';
 
 /** Who is calling: the key, the org it belongs to, and the principal (human or agent) behind it. */
 export interface Principal {
@@ -39,21 +40,25 @@ interface KeyRow {
   governance_ready: boolean;
 }
 
-const PRINCIPAL_SQL = (extraColumns: string) => `
+const PRINCIPAL_SQL = (extraColumns: string, extraJoin: string) => `
   SELECT k.org_id, o.slug, k.key_id, k.principal_id, p.kind, p.name, k.tier, k.scopes,
          o.decision_rights IS NOT NULL AS governance_ready${extraColumns}
     FROM api_keys k
     JOIN orgs o ON o.org_id = k.org_id
-    JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id
+    JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id${extraJoin}
    WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND o.deleted_at IS NULL`;
 
-const AUTH_SQL = PRINCIPAL_SQL('');
+const AUTH_SQL = PRINCIPAL_SQL('', '');
 
-// The same, plus the stored frame of a committed first attempt under (org, principal, method, key): the
-// replay lookup of ledger/idempotency.ts findReplay, answered by the same statement.
-const AUTH_WITH_REPLAY_SQL = PRINCIPAL_SQL(`,
-         (SELECT i.frame FROM idempotency i
-           WHERE i.org_id = k.org_id AND i.actor = k.principal_id AND i.method = $2 AND i.key = $3) AS replay_frame`);
+// The same, plus the stored call under (org, principal, method, key) (its frame, sealed frame, params hash and
+// time): the replay lookup of ledger/idempotency.ts findReplay, answered by the same statement.
+const AUTH_WITH_REPLAY_SQL = PRINCIPAL_SQL(
+  STORED_COLUMNS.map((c) => `, i.${c} AS replay_${c}`).join(''),
+  `
+    LEFT JOIN idempotency i ON i.org_id = k.org_id AND i.actor = k.principal_id AND i.method = $2 AND i.key = $3`,
+);
+
+type ReplayColumns = { [C in keyof StoredRow as `replay_${C}`]: StoredRow[C] };
 
 function toPrincipal(row: KeyRow | undefined): Principal {
   if (!row) throw new ApiError('UNAUTHORIZED', 'invalid or revoked credential');
@@ -76,16 +81,33 @@ export async function authenticate(q: Queryable, apiKey: string | undefined): Pr
   return toPrincipal(row);
 }
 
+// authenticate's statement with the key named by id instead of by its hash: the same joins and checks.
+const AUTH_BY_KEY_ID_SQL = AUTH_SQL.replace('k.key_hash = $1', 'k.org_id = $1 AND k.key_id = $2');
+if (AUTH_BY_KEY_ID_SQL === AUTH_SQL) throw new Error('auth.ts: AUTH_SQL no longer selects by k.key_hash = $1');
+
 /**
- * authenticate, and in the same round trip look up the stored result of this principal's call of `method`
- * under idempotency key `key` (undefined when none is committed): a plain read, outside any transaction.
+ * authenticate for a face that kept the key's id rather than the key (an approval inbox session): the same
+ * checks as a bearer key (revoked, org deleted), run again on every request.
+ */
+export async function authenticateKeyId(q: Queryable, orgId: string, keyId: string): Promise<Principal> {
+  const [row] = await q.query<KeyRow>(AUTH_BY_KEY_ID_SQL, [orgId, keyId]);
+  return toPrincipal(row);
+}
+
+/**
+ * authenticate, and in the same round trip look up the stored first call of this principal's `method` under
+ * idempotency key `key` (undefined when none is committed): a plain read, outside any transaction. The caller
+ * checks it is a repeat (ledger/idempotency.ts repeatOf).
  */
 export async function authenticateWithReplay(
   q: Queryable,
   apiKey: string | undefined,
   call: { method: string; key: string },
-): Promise<{ principal: Principal; storedFrame: string | undefined }> {
+): Promise<{ principal: Principal; stored: StoredCall | undefined }> {
   if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
-  const [row] = await q.query<KeyRow & { replay_frame: string | null }>(AUTH_WITH_REPLAY_SQL, [hashApiKey(apiKey), call.method, call.key]);
-  return { principal: toPrincipal(row), storedFrame: row?.replay_frame ?? undefined };
+  const [row] = await q.query<KeyRow & ReplayColumns>(AUTH_WITH_REPLAY_SQL, [hashApiKey(apiKey), call.method, call.key]);
+  const stored =
+    row &&
+    storedCall({ frame: row.replay_frame, sealed_frame: row.replay_sealed_frame, params_hash: row.replay_params_hash, created_at: row.replay_created_at });
+  return { principal: toPrincipal(row), stored };
 }

@@ -1,17 +1,40 @@
-import { EventEmitter } from 'node:events';
 import type { Db } from '../db/types.js';
+import type { Notifier } from '../db/notifier.js';
 import type { AiDeps } from '../ai-gateway/providers.js';
 
+/** What an anonymous caller may cost an org through pairing.request (domain/pairing). 0 turns a limit off. */
+export interface PairingLimits {
+  /** Pending (unexpired, unapproved) pairings one org may hold; more answer RATE_LIMITED. */
+  pendingMax: number;
+  /** First pairing.request calls per org slug per hour, known or not, across every process. */
+  perOrgPerHour: number;
+  /** pairing.request calls (first calls and polls) per source address per minute, across every process. */
+  perAddressPerMinute: number;
+  /** Every pairing.request answer leaves no sooner than this: known and unknown orgs take the same time. */
+  answerFloorMs: number;
+}
+
+export const DEFAULT_PAIRING_LIMITS: PairingLimits = { pendingMax: 20, perOrgPerHour: 10, perAddressPerMinute: 30, answerFloorMs: 100 };
+
 export interface DomainConfig {
+  /** Anonymous pairing's limits. */
+  pairing: PairingLimits;
   /** Lifetime of a signature hold and of the approval filed for it. */
   holdTtlMs: number;
   /** Where a human opens an approval (the approval inbox); quoted in hold messages. */
   publicUrl: string;
+  /**
+   * approval.wait re-reads this often even without a notification: only a safety net, since a decision in any
+   * process wakes it through the notifier.
+   */
+  approvalWaitPollMs: number;
 }
 
 export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
+  pairing: DEFAULT_PAIRING_LIMITS,
   holdTtlMs: 24 * 60 * 60 * 1000,
   publicUrl: 'http://localhost:8080',
+  approvalWaitPollMs: 5000,
 };
 
 export interface Logger {
@@ -36,8 +59,8 @@ export interface Deps {
   clock: Clock;
   /** HMAC key for signature tokens (instance secret). */
   signingKey: string;
-  /** In-process notifications, e.g. `approval.decided` for long-polls. */
-  bus: EventEmitter;
+  /** Notifications across every process on the database (db/notifier.ts), e.g. `approval.decided` for long-polls. */
+  notifier: Notifier;
   log: Logger;
   /** The AI gateway behind books.ask: its configuration and provider (ai-gateway/). */
   ai: AiDeps;

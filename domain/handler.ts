@@ -30,7 +30,30 @@ export interface HandlerCtx {
   readAs(method: string, params: unknown): Promise<unknown>;
 }
 
-export interface MethodHandler<C extends MethodContract = MethodContract> {
+/** What a handler's `limit` sees: the database outside any transaction, and where the call came from. */
+export interface LimitCtx {
+  readonly db: Queryable;
+  readonly deps: Deps;
+  /** The caller's network address as the face saw it (HTTP: the socket's); undefined for stdio and in-process. */
+  readonly source: string | undefined;
+}
+
+/** Options of a handler beyond its contract; all but mayHold are for pre-auth methods, which anyone may call. */
+export interface HandlerOptions<C extends MethodContract = MethodContract> {
+  /** The handler may end in a signature hold: the pipeline marks a savepoint so the hold changes nothing. */
+  mayHold?: boolean;
+  /**
+   * Runs after params are valid and before the call's transaction, outside it, so that what it counts stays
+   * counted when the call then fails; throws (RATE_LIMITED) to refuse the call.
+   */
+  limit?: (ctx: LimitCtx, params: z.output<C['params']>) => Promise<void>;
+  /** The handler appends an event only when it changes something (a poll): finishing without one is allowed. */
+  appendsOnChange?: boolean;
+  /** Every answer, success or error, leaves no sooner than this many ms after the call arrived (timing tells nothing). */
+  minDurationMs?: (deps: Deps) => number;
+}
+
+export interface MethodHandler<C extends MethodContract = MethodContract> extends Omit<HandlerOptions<C>, 'mayHold'> {
   contract: C;
   /** The handler may end in a signature hold: the pipeline marks a savepoint so the hold changes nothing. */
   mayHold: boolean;
@@ -40,9 +63,9 @@ export interface MethodHandler<C extends MethodContract = MethodContract> {
 export function handler<C extends MethodContract>(
   contract: C,
   run: (ctx: HandlerCtx, params: z.output<C['params']>) => Promise<unknown>,
-  opts: { mayHold?: boolean } = {},
+  opts: HandlerOptions<C> = {},
 ): MethodHandler<C> {
-  return { contract, run, mayHold: opts.mayHold ?? false };
+  return { ...opts, contract, run, mayHold: opts.mayHold ?? false };
 }
 
 /** What a GET read sees: the database outside any transaction (long-polls must not hold one). */

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../protocol/errors.js';
 import { errorFrame, okFrame, type CallFrame } from '../protocol/frames.js';
 import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec } from '../protocol/registry.js';
-import { parseParams } from '../protocol/schema.js';
+import { parseParams, proofFields } from '../protocol/schema.js';
 import type { Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
-import { claimKey, findReplay, releaseKey, storeFrame, type IdempotencyScope } from '../ledger/idempotency.js';
+import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../ledger/idempotency.js';
 import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
+import { frameAtRest, replayBody } from './secrets.js';
 import { holdEventPayload, holdResult, recordHold, refusalMessage } from './approval/hold.js';
 import { HoldSignal, requireSignature, verifyProofIfGiven } from './approval/signature.js';
 import type { Deps } from './deps.js';
@@ -19,12 +21,17 @@ export interface CallRequest {
   /** The bearer secret, as the face received it. */
   apiKey?: string;
   /**
-   * The principal this same request has just authenticated from apiKey (the MCP HTTP transport does, before
-   * it dispatches): used as is, not authenticated again. A face that outlives one request (stdio, an inbox
-   * session) leaves it unset, so every call re-checks the key and a revoked key stops at once.
+   * The principal this same request has just authenticated (the MCP HTTP transport from apiKey, the approval
+   * inbox from its session's key id with authenticateKeyId): used as is, not authenticated again. A face that
+   * outlives one request and holds the key (stdio) leaves it unset, so every call re-checks the key and a
+   * revoked key stops at once.
    */
   principal?: Principal;
   idempotencyKey?: string;
+  /** The caller's network address (HTTP: the socket's), for the limits of pre-auth methods. */
+  source?: string;
+  /** How the face names idempotencyKey in its errors (default the HTTP header, `x-idempotency-key`). */
+  idempotencyKeyName?: string;
   requestId?: string;
 }
 
@@ -59,6 +66,8 @@ export interface ReadOutcome {
 
 export const MAX_IDEMPOTENCY_KEY = 255;
 
+const PROOF_FIELDS = Object.keys(proofFields);
+
 const ANONYMOUS: Principal = {
   orgId: '',
   orgSlug: '',
@@ -73,8 +82,9 @@ const ANONYMOUS: Principal = {
 
 /**
  * The call pipeline every face shares:
- * name -> principal -> registry -> scope -> handler -> params -> governance -> one transaction
- * (idempotency claim, handler, ledger append, idempotency store, commit).
+ * name -> principal -> registry -> scope -> handler -> params -> governance -> the handler's limit, if any
+ * (pre-auth methods; outside any transaction) -> one transaction (idempotency claim, handler, ledger append,
+ * idempotency store, commit).
  */
 export class Pipeline {
   constructor(
@@ -85,11 +95,16 @@ export class Pipeline {
 
   async call(req: CallRequest): Promise<CallOutcome> {
     const requestId = req.requestId ?? randomUUID();
+    const started = performance.now();
     try {
       return await this.run(req, requestId);
     } catch (err) {
       const { status, frame, retryAfterSeconds } = toErrorFrame(err, this.deps.log, { requestId, method: req.method });
       return { status, frame, body: JSON.stringify(frame), replayed: false, retryAfterSeconds };
+    } finally {
+      // A pre-auth method's floor: its answers take the same time whatever path they took (domain/pairing).
+      const wait = (this.handlers.get(req.method)?.minDurationMs?.(this.deps) ?? 0) - (performance.now() - started);
+      if (wait > 0) await sleep(Math.ceil(wait));
     }
   }
 
@@ -139,7 +154,7 @@ export class Pipeline {
         ? req.idempotencyKey
         : undefined;
     let principal: Principal;
-    let prefetched: { storedFrame: string | undefined } | undefined;
+    let prefetched: { stored: StoredCall | undefined } | undefined;
     if (spec?.preAuth) principal = ANONYMOUS;
     // Already authenticated by this request: the replay lookup below runs on its own (findReplay).
     else if (req.principal) principal = req.principal;
@@ -150,21 +165,28 @@ export class Pipeline {
     } else principal = await authenticate(this.deps.db, req.apiKey);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
     const { handler, params } = this.admit(spec, principal, req.params);
+    if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source }, params);
     if (spec.readOnly) {
       const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
       return this.ok(okFrame(await handler.run(ctx, params)));
     }
     const key = spec.idempotent ? req.idempotencyKey : undefined;
+    const keyName = req.idempotencyKeyName ?? 'x-idempotency-key';
     if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
-      throw new ApiError('BAD_REQUEST', `x-idempotency-key: must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+      throw new ApiError('BAD_REQUEST', `${keyName}: must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
     }
-    const scope = key ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key } : undefined;
-    if (scope) {
+    // The params as validated are hashed, so key order and defaults do not make a repeat look like another act.
+    // A signature act's proof is not part of it: the held call retried with its proof under the same key replays
+    // the hold (spec, idempotency rule 8), as the proof's payloadHash leaves the proof out too.
+    const keyed: KeyedCall | undefined = key
+      ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key, paramsHash: paramsHash(params, handler.mayHold ? PROOF_FIELDS : []), keyName }
+      : undefined;
+    if (keyed) {
       // A committed first attempt answers before any transaction opens (looked up with the authentication).
-      const stored = prefetched && key === replayKey ? prefetched.storedFrame : await findReplay(this.deps.db, scope);
-      if (stored !== undefined) return this.replay(stored);
+      const stored = prefetched && key === replayKey ? prefetched.stored && repeatOf(prefetched.stored, keyed) : await findReplay(this.deps.db, keyed);
+      if (stored !== undefined) return this.replay(replayBody(stored, req.apiKey, keyed));
     }
-    return this.mutate(spec, handler, principal, params, scope, requestId);
+    return this.mutate(spec, handler, principal, params, keyed, requestId, req.apiKey);
   }
 
   private async mutate(
@@ -172,14 +194,16 @@ export class Pipeline {
     handler: MethodHandler,
     principal: Principal,
     params: unknown,
-    scope: IdempotencyScope | undefined,
+    scope: KeyedCall | undefined,
     requestId: string,
+    /** The caller's API key: a secret-bearing result is stored sealed under it (domain/secrets.ts). */
+    bearer: string | undefined,
   ): Promise<CallOutcome> {
     const committed: (() => void)[] = [];
     const outcome = await this.deps.db.tx(async (q) => {
       if (scope) {
         const { replay } = await claimKey(q, scope);
-        if (replay !== undefined) return this.replay(replay);
+        if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
       }
       const ctx = this.context(q, principal, spec, handler, requestId, committed);
       if (handler.mayHold) await q.query('SAVEPOINT before_act');
@@ -208,10 +232,13 @@ export class Pipeline {
         ctx.emitted = event;
         result = holdResult(err, this.deps, event);
       }
-      if (!ctx.emitted) throw new Error(`${spec.name} finished without emitting its ledger event`);
+      if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
       const outcome = this.ok(okFrame(result), ctx.emitted);
-      // Sent with the COMMIT: one round trip for both.
-      if (scope) storeFrame(q, scope, outcome.body);
+      // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
+      if (scope) {
+        const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
+        storeFrame(q, scope, atRest.frame, atRest.sealedFrame);
+      }
       return outcome;
     });
     for (const fn of committed) {

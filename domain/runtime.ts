@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { openDb, type OpenDbOptions } from '../db/index.js';
+import { openNotifier } from '../db/notifier.js';
 import type { Db } from '../db/types.js';
 import { DEFAULT_DOMAIN_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler, ReadHandler } from './handler.js';
@@ -37,19 +37,32 @@ export interface Runtime {
 /** Open the database, migrate, load the instance secret, and assemble the pipeline. */
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   const ai = await aiDeps(opts); // a provider misconfigured fails here, before the database is opened
-  const db = await openDb({ notice: (message) => opts.log?.info({}, message), ...opts });
+  const log = opts.log ?? silentLogger;
+  const onError = (err: Error, what: string) => log.warn({ err }, what);
+  const db = await openDb({ notice: (message) => opts.log?.info({}, message), onListenError: onError, ...opts });
+  let notifier: Deps['notifier'];
+  try {
+    notifier = await openNotifier(db, { onError });
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   const deps: Deps = {
     db,
     config: { ...DEFAULT_DOMAIN_CONFIG, ...opts.config },
     clock: opts.clock ?? systemClock,
     signingKey: opts.signingKey ?? (await instanceSecret(db, 'signature_hmac')),
-    bus: new EventEmitter().setMaxListeners(0),
-    log: opts.log ?? silentLogger,
+    notifier,
+    log,
     ai,
   };
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
-  return { db, deps, pipeline, close: () => db.close() };
+  const close = async () => {
+    await notifier.close();
+    await db.close();
+  };
+  return { db, deps, pipeline, close };
 }
 
 async function aiDeps(opts: RuntimeOptions): Promise<Deps['ai']> {

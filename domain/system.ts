@@ -1,4 +1,4 @@
-import type { Db } from '../db/types.js';
+import type { Db, Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
 import { mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
 import { createOrg, findOrgBySlug, type CreatedOrg } from './org/service.js';
@@ -11,18 +11,23 @@ import { createOrg, findOrgBySlug, type CreatedOrg } from './org/service.js';
 
 /** A top-level org: its chain starts with its own `org.created` event. */
 export async function systemCreateOrg(db: Db, p: { slug: string; name: string; adminKey?: string }): Promise<CreatedOrg & { event: AppendedEvent }> {
-  return db.tx(async (q) => {
-    const created = await createOrg(q, { ...p, parentOrgId: null, createdBy: '' });
-    const event = await appendEvent(q, created.orgId, {
-      family: 'org',
-      kind: 'org.created',
-      entityId: created.orgId,
-      actor: '',
-      payload: { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId, by: 'system' },
-    });
-    return { ...created, event };
-  });
+  return db.tx((q) => createOrgLedgered(q, p));
 }
+
+async function createOrgLedgered(q: Queryable, p: { slug: string; name: string; adminKey?: string }): Promise<CreatedOrg & { event: AppendedEvent }> {
+  const created = await createOrg(q, { ...p, parentOrgId: null, createdBy: '' });
+  const event = await appendEvent(q, created.orgId, {
+    family: 'org',
+    kind: 'org.created',
+    entityId: created.orgId,
+    actor: '',
+    payload: { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId, by: 'system' },
+  });
+  return { ...created, event };
+}
+
+/** Any constant: serialises the first start of several processes on one empty database. */
+const BOOTSTRAP_LOCK = 7_311_002;
 
 export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest, 'createdBy'>): Promise<MintedKey> {
   return db.tx(async (q) => {
@@ -34,10 +39,20 @@ export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest,
   });
 }
 
-/** On an empty database: org `default` and its admin key (BOOTSTRAP_ADMIN_KEY when given). */
+/**
+ * On an empty database: org `default` and its admin key (BOOTSTRAP_ADMIN_KEY when given). Processes starting
+ * together on one empty database take turns (an advisory lock held to commit) and only the first creates the
+ * org: the others find it and return undefined, so exactly one prints the key.
+ */
 export async function bootstrapIfEmpty(db: Db, adminKey?: string): Promise<(CreatedOrg & { generatedKey: boolean }) | undefined> {
   const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs');
-  if (n > 0) return undefined;
-  const created = await systemCreateOrg(db, { slug: 'default', name: 'Default', adminKey });
-  return { ...created, generatedKey: adminKey === undefined };
+  if (n > 0) return undefined; // the usual start: no lock taken
+  return db.tx(async (q) => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    // Read after the lock: a process that created the org before us has committed by now.
+    const [{ n: now }] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs');
+    if (now > 0) return undefined;
+    const created = await createOrgLedgered(q, { slug: 'default', name: 'Default', adminKey });
+    return { ...created, generatedKey: adminKey === undefined };
+  });
 }

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
 import { errorFrame } from '../protocol/frames.js';
-import { hashApiKey, bearerFrom } from '../domain/auth.js';
 import type { Runtime } from '../domain/runtime.js';
+import { registerRateLimit } from './rate-limit.js';
+import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.js';
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
@@ -14,6 +14,12 @@ export interface GatewayOptions {
   logger?: FastifyServerOptions['logger'];
   /** Requests per minute per credential (or per address without one); 0 turns throttling off. */
   rateLimitPerMinute?: number;
+  /** Redis shared by every process for the rate limits (REDIS_URL); unset = each process counts alone. */
+  redisUrl?: string;
+  /** How long a client may take to send its request or keep a connection idle (gateway/timeouts.ts). */
+  timeouts?: Partial<HttpTimeouts>;
+  /** Proxies (addresses or CIDRs) whose X-Forwarded-For names the caller; unset = the socket's address. */
+  trustProxy?: string[];
   bodyLimitBytes?: number;
   /** Approval inbox settings (session lifetimes, stream heartbeat); tests shorten them. */
   inbox?: Omit<InboxOptions, 'runtime'>;
@@ -36,6 +42,9 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: withRedaction(opts.logger),
     bodyLimit,
+    ...timeoutOptions({ ...DEFAULT_TIMEOUTS, ...opts.timeouts }),
+    // req.ip (per-address limits) is the client behind a trusted load balancer, never a header anyone may send.
+    trustProxy: opts.trustProxy ?? false,
     genReqId: () => crypto.randomUUID(),
     // URL errors the router raises before any route (a path segment over 100 characters, a bad %-escape)
     // are answered as contract frames too, not fastify's own JSON.
@@ -82,24 +91,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)),
   );
 
-  const perMinute = opts.rateLimitPerMinute ?? 6000;
-  if (perMinute > 0) {
-    await app.register(rateLimit, {
-      max: perMinute,
-      timeWindow: 60_000,
-      // One bucket per credential (hashed, so the limiter never holds a secret), else per address.
-      keyGenerator: (req) => {
-        const key = bearerFrom(req.headers.authorization);
-        return key ? `k:${hashApiKey(key)}` : `ip:${req.ip}`;
-      },
-      errorResponseBuilder: (_req, ctx) => {
-        const seconds = Math.max(1, Math.ceil(ctx.ttl / 1000));
-        return Object.assign(errorFrame('RATE_LIMITED', `rate limited: ${ctx.max} requests per minute; retry in ${seconds} seconds`), {
-          statusCode: 429,
-        });
-      },
-    });
-  }
+  await registerRateLimit(app, { perMinute: opts.rateLimitPerMinute ?? 6000, redisUrl: opts.redisUrl });
 
   app.get('/healthz', { config: { rateLimit: false } }, async () => {
     await opts.runtime.db.query('SELECT 1');

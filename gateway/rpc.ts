@@ -26,6 +26,7 @@ export async function rpcRoutes(app: FastifyInstance, opts: { pipeline: Pipeline
       params: paramsFromBody(req.body),
       apiKey: bearerFrom(req.headers.authorization),
       idempotencyKey: Array.isArray(key) ? key[0] : key,
+      source: req.ip,
       requestId: req.id,
     });
     if (outcome.replayed) reply.header('idempotent-replay', 'true');

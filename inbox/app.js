@@ -153,8 +153,9 @@ function List({ view, items, now, fresh }) {
 
 function PayloadCheck({ item, check }) {
   if (!item.signed) {
-    return html`<p class="verify">
-      No held call is recorded for this approval (subject kind <code>${item.subject.kind}</code>): the requester gave the hash, and it cannot be checked here.
+    return html`<p class="verify" id="hash-check">
+      Not a signature: this approval is bound to no held call (subject kind <code>${item.subject.kind}</code>). Its summary is the requester's own words,
+      the hash cannot be checked here, and approving it releases no act.
     </p>`;
   }
   if (item.hashMatches === false || (check && check.state === 'mismatch')) {
@@ -354,8 +355,9 @@ function Inbox({ principal, route, onSignedOut }) {
         if (item) setAnnouncement(`${item.plain.title} was ${change.change}.`);
       }
     });
-    // (Re)connected: whatever happened while the stream was down is read again.
+    // (Re)connected, or the server's own notifications were interrupted: whatever happened meanwhile is read again.
     stream.addEventListener('ready', () => loadRef.current());
+    stream.addEventListener('resync', () => loadRef.current());
     stream.addEventListener('end', (e) => {
       stream.close();
       const { reason } = JSON.parse(e.data);
@@ -366,7 +368,7 @@ function Inbox({ principal, route, onSignedOut }) {
       if (stream.readyState !== EventSource.CLOSED) return;
       api('GET', '/approvals/api/session').catch((err) => (err.code === 'UNAUTHORIZED' ? onAuthError() : setError(`Live updates stopped: ${err.message}`)));
     };
-    // Backstop for approvals filed through another server process.
+    // Expiry is not announced (nothing happens at that moment): re-read now and then.
     const poll = setInterval(() => loadRef.current(), 30_000);
     return () => {
       stream.close();

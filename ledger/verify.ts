@@ -156,12 +156,18 @@ export interface SegmentJob {
   pageSize: number;
 }
 
+/**
+ * Compiled (dist/ledger/verify.js, npm start), the worker is plain JavaScript beside this file; run from the
+ * TypeScript sources (tsx, tests), it starts through verify-worker-boot.mjs, which registers tsx in the thread.
+ */
+const COMPILED = import.meta.url.endsWith('.js');
+
 /** One segment on a worker thread (ledger/verify-worker.ts), which opens its own connection. */
 function verifySegmentOnWorker(job: SegmentJob, progressed: (rows: number) => void): Promise<ChainVerdict> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./verify-worker-boot.mjs', import.meta.url), {
-      workerData: { entry: new URL('./verify-worker.ts', import.meta.url).href, job },
-    });
+    const worker = COMPILED
+      ? new Worker(new URL('./verify-worker.js', import.meta.url), { workerData: { job } })
+      : new Worker(new URL('./verify-worker-boot.mjs', import.meta.url), { workerData: { entry: new URL('./verify-worker.ts', import.meta.url).href, job } });
     worker.on('message', (m: { progress?: number; verdict?: ChainVerdict; error?: string }) => {
       if (m.progress !== undefined) progressed(m.progress);
       else if (m.verdict) resolve(m.verdict);

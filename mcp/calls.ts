@@ -1,4 +1,5 @@
 import { isErrorCode } from '../protocol/errors.js';
+import { jsonBoundsIssue } from '../protocol/json-bounds.js';
 import { isHoldResult } from '../protocol/frames.js';
 import { METHODS } from '../protocol/registry.js';
 import { completeElicitation, presentHold } from './holds.js';
@@ -11,21 +12,27 @@ import { credential, type McpSession, type ToolCall } from './session.js';
  * ledger behave exactly as over HTTP.
  */
 
-/** Call a method as the session's key. `retry` is how the agent would call it again (for hold instructions). */
+/**
+ * Call a method as the session's key. `retry` is how the agent would call it again (for hold instructions);
+ * `paramsAt` is where the params sit in the tool's arguments (`params` for invoke_write), for messages.
+ */
 export async function invokeMethod(
   session: McpSession,
   call: ToolCall,
   method: string,
   params: unknown,
-  opts: { givenKey?: unknown; retry: string },
+  opts: { givenKey?: unknown; retry: string; paramsAt?: string },
 ): Promise<ToolResult> {
+  // Bounded before anything walks them: the derived key below canonicalises the params (recursively).
+  const unbounded = jsonBoundsIssue(params, { prefix: opts.paramsAt });
+  if (unbounded) return errorResult('BAD_REQUEST', unbounded);
   if (opts.givenKey !== undefined && (typeof opts.givenKey !== 'string' || opts.givenKey.length === 0)) {
     return errorResult('BAD_REQUEST', 'idempotencyKey: must be a non-empty string');
   }
   const spec = METHODS.get(method);
   const idempotent = spec !== undefined && spec.idempotent && spec.mutating;
   const key = (opts.givenKey as string | undefined) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
-  const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, requestId: call.requestId });
+  const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
   if (out.frame.ok && isHoldResult(out.frame.result)) {
     return presentHold(session, call, out.frame.result, { retry: opts.retry, actKey: idempotent ? key : undefined, meta });

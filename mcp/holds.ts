@@ -65,7 +65,7 @@ async function elicit(session: McpSession, call: ToolCall, view: ApprovalView, s
   }
 }
 
-function nextStep(retry: string, hold: HoldResult, filed: Filed, inbox: string): string {
+function nextStep(retry: string, filed: Filed, inbox: string): string {
   if ('error' in filed) {
     return `Not executed. ${filed.error} (${inbox}). Once a human has filed and approved it, call ${retry} again with approvalId (or signatureToken).`;
   }
@@ -73,7 +73,7 @@ function nextStep(retry: string, hold: HoldResult, filed: Filed, inbox: string):
   const proof = `call ${retry} again with the same arguments plus approvalId "${approvalId}" and a new idempotencyKey (or none)`;
   switch (status) {
     case 'pending':
-      return `Not executed. Tell the user a human must approve "${hold.approval.subject.summary}" at ${filed.view.url}. Call approval_wait with approvalId "${approvalId}" until it is decided; once approved, ${proof}.`;
+      return `Not executed. Tell the user a human must approve "${filed.view.subject.summary}" at ${filed.view.url}. Call approval_wait with approvalId "${approvalId}" until it is decided; once approved, ${proof}.`;
     case 'approved':
       return filed.view.used
         ? `Not executed by this call. Approval ${approvalId} was already used by an earlier call; to act again, call ${retry} with a new idempotencyKey to get a new hold.`
@@ -93,7 +93,8 @@ export async function presentHold(session: McpSession, call: ToolCall, hold: Hol
   let elicitation: HeldToolResult['elicitation'] = null;
   let final = filed;
   if ('view' in filed) {
-    elicitation = await elicit(session, call, filed.view, hold.approval.subject.summary);
+    // The approval's summary: what the human will read (the server's, from the hold it was bound to).
+    elicitation = await elicit(session, call, filed.view, filed.view.subject.summary);
     // Whatever the client answered, report the approval as recorded.
     if (elicitation !== null) final = { view: await currentView(session, call, filed.view) };
   }
@@ -103,7 +104,7 @@ export async function presentHold(session: McpSession, call: ToolCall, hold: Hol
     approvalStatus: 'view' in final ? final.view.status : null,
     url: 'view' in final ? final.view.url : inbox,
     elicitation,
-    next: nextStep(opts.retry, hold, final, inbox),
+    next: nextStep(opts.retry, final, inbox),
   };
   return okResult(result, opts.meta);
 }

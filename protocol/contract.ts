@@ -8,6 +8,13 @@ export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.Zod
   result?: R;
   /** A valid params object (checked by tests). */
   example: z.input<P>;
+  /**
+   * Top-level result fields that carry a secret shown once (a minted API key). They never reach the database:
+   * a keyed call's stored result is sealed under the caller's own API key, and a replay that cannot open it
+   * gets these fields null plus `secretWithheld`, which ends with `ifLost` ({field} is that result field).
+   * Each field must accept null in `result`, which must also allow `secretWithheld` (a string).
+   */
+  secrets?: { fields: readonly string[]; ifLost: string };
 }
 
 export function method<P extends z.ZodType, R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {

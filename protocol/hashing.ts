@@ -1,5 +1,7 @@
 import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { ApiError } from './errors.js';
+import { jsonBoundsIssue, MAX_JSON_DEPTH } from './json-bounds.js';
 
 /**
  * Canonical JSON as hashed by the ledger: RFC 8785 (JCS). Object keys sorted recursively by UTF-16 code
@@ -9,6 +11,11 @@ import canonicalize from 'canonicalize';
  * that sorts keys and emits compact UTF-8 reproduces these bytes.
  */
 export function canonicalJson(value: unknown): string {
+  // canonicalize recurses: refuse hostile nesting by name instead of overflowing the stack. Inputs are bounded at
+  // MAX_JSON_DEPTH where they arrive; twice that leaves room for the objects built around them (a derived key's
+  // {method, params}, a payload hash's {actionClass, subjectId, params}). Size is the caller's business.
+  const tooDeep = jsonBoundsIssue(value, { root: 'value' }, { maxDepth: 2 * MAX_JSON_DEPTH, maxSize: Number.POSITIVE_INFINITY });
+  if (tooDeep) throw new ApiError('BAD_REQUEST', tooDeep);
   const text = canonicalize(value);
   if (text === undefined) throw new TypeError('value has no JSON representation');
   return text;

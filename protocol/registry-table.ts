@@ -1,6 +1,6 @@
 // The frozen v1 method registry, family by family, as the spec's Endpoints part lists it.
 // Each entry is `suffix: 'scope FLAGS'`. Flags: M mutating, I idempotent, G governance-gated,
-// R read-only, P pre-auth. tests/protocol/registry.test.ts checks it against ../shared/spec/registry.json.
+// R read-only, P pre-auth. tests/protocol/registry.test.ts checks it against docs/spec/registry.json.
 export const METHOD_TABLE = {
   admin: {
     deactivate: 'admin M',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
+import { fieldName, fieldPath, jsonBoundsIssue } from './json-bounds.js';
 
 /**
  * Shared field builders, so every family spells the same kind of field the same way.
@@ -68,12 +69,17 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
+/** Most unknown field names one message lists. */
+const MAX_LISTED = 10;
+
 /** The first zod issue as `<field>: <reason>` (the spec's form for BAD_REQUEST). */
 export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
-  const path = issue.path.map(String).join('.');
+  // Names come from the caller (unknown keys, record keys): each is cut and a long list is counted, not listed.
+  const path = issue.path.length > 0 ? fieldPath(issue.path) : '';
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((k) => (path ? `${path}.${k}` : k));
-    return `${keys.join(', ')}: unknown field${keys.length > 1 ? 's' : ''}`;
+    const keys = issue.keys.slice(0, MAX_LISTED).map((k) => (path ? `${path}.${fieldName(k)}` : fieldName(k)));
+    const more = issue.keys.length - keys.length;
+    return `${keys.join(', ')}${more > 0 ? ` and ${more} more` : ''}: unknown field${issue.keys.length > 1 ? 's' : ''}`;
   }
   const field = path || root;
   const input = (issue as { input?: unknown }).input;
@@ -93,6 +99,9 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
 
 /** Parse or throw BAD_REQUEST naming the first offending field. */
 export function parseParams<S extends z.ZodType>(schema: S, value: unknown, root = 'params'): z.output<S> {
+  // Depth and size first: nothing after this (zod, logs, hashing) meets a value that could overflow the stack.
+  const unbounded = jsonBoundsIssue(value, { root });
+  if (unbounded) throw new ApiError('BAD_REQUEST', unbounded);
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw new ApiError('BAD_REQUEST', formatIssue(parsed.error.issues[0], root));

@@ -1,5 +1,5 @@
 import { appendEvent } from '../../ledger/append.js';
-import { claimKey, storeFrame } from '../../ledger/idempotency.js';
+import { claimKey, paramsHash, storeFrame } from '../../ledger/idempotency.js';
 import { TASK_COLUMNS, endOfColumn } from '../../domain/board/model.js';
 import { newId } from '../../domain/ids.js';
 import type { Db } from '../../db/types.js';
@@ -32,7 +32,8 @@ export async function createTaskOverHttp(ctx: BenchContext, orgs: BenchOrg[], ta
 
 /** One direct-SQL transaction: what the server does for a createTask with a fresh key, minus everything that is not SQL. */
 export async function createTaskDirect(db: Db, org: BenchOrg, key: string, i: number): Promise<void> {
-  const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key };
+  const params = { title: `Bench task ${i}`, priority: 'normal' };
+  const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key, paramsHash: paramsHash(params) };
   await db.tx(async (q) => {
     await claimKey(q, scope);
     const [row] = await q.query<{ task_id: string; title: string; col: string; priority: string }>(

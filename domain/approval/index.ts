@@ -1,43 +1,51 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../../protocol/errors.js';
 import { approval } from '../../protocol/methods/approval.js';
 import { approvalReadContracts } from '../../protocol/reads/approval.js';
 import { family, reads } from '../family.js';
 import { handler, readHandler } from '../handler.js';
 import { newId } from '../ids.js';
-import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, heldActFor, loadApproval } from './service.js';
+import { bindingFor } from './binding.js';
+import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
 
-const decidedTopic = (orgId: string, approvalId: string) => `approval.decided:${orgId}:${approvalId}`;
+/** Notifier topics (db/notifier.ts), to every process: approval.wait and the inbox's live stream listen. */
+export const APPROVAL_REQUESTED = 'approval.requested';
+export const APPROVAL_DECIDED = 'approval.decided';
 
 export const request = handler(approval.request, async (ctx, p) => {
-  const isSignature = p.subject.kind === 'books.signature';
-  const hold = isSignature
-    ? await heldActFor(ctx.q, ctx.orgId, { actionClass: p.actionClass, payloadHash: p.payloadHash, subjectId: p.subject.subjectId })
-    : undefined;
-  // Filing the same held act twice while the first is pending gives back the first: one act, one decision.
+  // The server binds a signature approval to the hold it recorded; the requester's summary is kept only for others.
+  const bound = await bindingFor(ctx.q, ctx.orgId, p);
+  const summary = bound?.summary ?? p.subject.summary;
+  // Filing the same held act twice while the first is pending gives back the first: one act, one decision. Only
+  // when it shows the same: after the act changed (a new hold, another summary) a new approval shows the new words.
   const [existing] = await ctx.q.query<{ approval_id: string }>(
     `SELECT approval_id FROM approvals WHERE org_id = $1 AND payload_hash = $2 AND action_class = $3 AND subject_id = $4
-        AND status = 'pending' AND expires_at > now() AND requested_by = $5 LIMIT 1`,
-    [ctx.orgId, p.payloadHash, p.actionClass, p.subject.subjectId, ctx.principal.id],
+        AND status = 'pending' AND expires_at > now() AND requested_by = $5 AND subject_kind = $6 AND summary = $7 LIMIT 1`,
+    [ctx.orgId, p.payloadHash, p.actionClass, p.subject.subjectId, ctx.principal.id, p.subject.kind, summary],
   );
   const approvalId = existing?.approval_id ?? newId('apr');
   if (!existing) {
     await ctx.q.query(
-      `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, coalesce($9::timestamptz, now() + make_interval(secs => $10::double precision / 1000)))`,
-      [ctx.orgId, approvalId, p.actionClass, p.payloadHash, p.subject.kind, p.subject.subjectId, hold?.summary ?? p.subject.summary, ctx.principal.id, hold?.expires_at ?? null, ctx.deps.config.holdTtlMs],
+      `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at,
+                              held_method, held_params, held_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, coalesce($9::timestamptz, now() + make_interval(secs => $10::double precision / 1000)),
+               $11, $12::jsonb, $13::timestamptz)`,
+      [ctx.orgId, approvalId, p.actionClass, p.payloadHash, p.subject.kind, p.subject.subjectId, summary, ctx.principal.id, bound?.expiresAt ?? null,
+        ctx.deps.config.holdTtlMs, bound?.method ?? null, bound ? JSON.stringify(bound.params) : null, bound?.heldAt ?? null],
     );
   }
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, approvalId), ctx);
+  // At commit, to every process: the org's inbox streams.
+  await ctx.deps.notifier.publish(ctx.q, APPROVAL_REQUESTED, { orgId: ctx.orgId, approvalId });
   await ctx.emit('approval.requested', approvalId, {
     approvalId,
     actionClass: p.actionClass,
     payloadHash: p.payloadHash,
     subjectKind: p.subject.kind,
     subjectId: p.subject.subjectId,
+    // Whether it can ever be a proof: bound to a hold of this method.
+    heldMethod: bound?.method ?? null,
     refiled: Boolean(existing),
   });
-  ctx.afterCommit(() => ctx.deps.bus.emit('approval.requested', { orgId: ctx.orgId, approvalId }));
   return view;
 });
 
@@ -59,6 +67,8 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
     [ctx.orgId, p.approvalId, status, ctx.principal.id, p.note ?? null],
   );
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
+  // At commit, to every process: approval.wait on this approval, and the org's inbox streams.
+  await ctx.deps.notifier.publish(ctx.q, APPROVAL_DECIDED, { orgId: ctx.orgId, approvalId: p.approvalId, status });
   await ctx.emit(`approval.${status}`, p.approvalId, {
     approvalId: p.approvalId,
     actionClass: row.action_class,
@@ -66,11 +76,6 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
     payloadHash: row.payload_hash,
     decision: p.decision,
     requestedBy: row.requested_by,
-  });
-  ctx.afterCommit(() => {
-    ctx.deps.bus.emit(decidedTopic(ctx.orgId, p.approvalId));
-    // Org-wide, for the approval inbox's live stream.
-    ctx.deps.bus.emit('approval.decided', { orgId: ctx.orgId, approvalId: p.approvalId, status });
   });
   return view;
 });
@@ -100,21 +105,46 @@ export const list = handler(approval.list, async (ctx, p) => {
   };
 });
 
-/** Long-poll without holding a transaction: re-read on each notification, and every second for other processes. */
+/**
+ * Long-poll without holding a transaction: re-read when a decision on this approval is notified (from any
+ * process), when the notifier says it may have missed one, and every approvalWaitPollMs as a safety net.
+ * Subscribed before the first read, so a decision committed in between still wakes it.
+ */
 export const wait = readHandler(approvalReadContracts['approval.wait'], async (ctx, query) => {
   const deadline = Date.now() + query.timeoutMs;
-  for (;;) {
-    const view = approvalView(await loadApproval(ctx.q, ctx.orgId, query.approvalId), ctx);
-    const remaining = deadline - Date.now();
-    if (view.status !== 'pending' || remaining <= 0 || ctx.signal.aborted) return { ...view, timedOut: view.status === 'pending' };
-    const woken = new AbortController();
-    const wake = () => woken.abort();
-    const topic = decidedTopic(ctx.orgId, query.approvalId);
-    ctx.deps.bus.once(topic, wake);
-    ctx.signal.addEventListener('abort', wake, { once: true });
-    await sleep(Math.min(remaining, 1000), undefined, { signal: woken.signal }).catch(() => {});
-    ctx.deps.bus.off(topic, wake);
-    ctx.signal.removeEventListener('abort', wake);
+  let woken = false;
+  let wake: (() => void) | undefined;
+  const nudge = () => {
+    woken = true;
+    wake?.();
+  };
+  const unsubscribe = ctx.deps.notifier.subscribe(
+    APPROVAL_DECIDED,
+    (m) => m.orgId === ctx.orgId && m.approvalId === query.approvalId && nudge(),
+    nudge,
+  );
+  ctx.signal.addEventListener('abort', nudge, { once: true });
+  try {
+    for (;;) {
+      woken = false;
+      const view = approvalView(await loadApproval(ctx.q, ctx.orgId, query.approvalId), ctx);
+      const remaining = deadline - Date.now();
+      if (view.status !== 'pending' || remaining <= 0 || ctx.signal.aborted) return { ...view, timedOut: view.status === 'pending' };
+      if (woken) continue; // notified while reading: read again at once
+      // Expiry is not notified (nothing happens then): read again just after it, if that comes first.
+      const untilExpiry = Math.max(0, Date.parse(view.expiresAt) - Date.now()) + 50;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(remaining, ctx.deps.config.approvalWaitPollMs, untilExpiry));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    ctx.signal.removeEventListener('abort', nudge);
   }
 });
 

@@ -25,16 +25,19 @@ interface ApprovalRow {
   held_params: Record<string, unknown> | null;
 }
 
+/** The held call is the approval's own copy (bound at filing), not the hold row, which a later hold may rewrite. */
 export const APPROVAL_SELECT = `
   SELECT a.approval_id, a.action_class, a.payload_hash, a.subject_kind, a.subject_id, a.summary, a.status,
          a.requested_by, a.requested_at, a.expires_at, a.decided_by, a.decided_at, a.note, a.consumed_at,
-         a.expires_at < now() AS expired, h.method AS held_method, h.params AS held_params
-    FROM approvals a
-    LEFT JOIN signature_holds h
-      ON h.org_id = a.org_id AND h.payload_hash = a.payload_hash AND a.subject_kind = 'books.signature'`;
+         a.expires_at < now() AS expired, a.held_method, a.held_params
+    FROM approvals a`;
 
-/** The signature token is derived, never stored: the requester and deciders may see it once approved. */
+/**
+ * The signature token is derived, never stored: the requester and deciders may see it once approved. An approval
+ * bound to no hold gets none: it can never be a proof.
+ */
 function mayHoldToken(p: Principal, row: ApprovalRow): boolean {
+  if (row.held_method === null) return false;
   return row.requested_by === p.id || (p.kind === 'human' && p.scopes.has('approval.decide'));
 }
 
@@ -76,36 +79,6 @@ export async function loadApproval(q: Queryable, orgId: string, approvalId: stri
   );
   if (!row) throw notFound(`approval ${approvalId}`);
   return row;
-}
-
-interface HoldRow {
-  action_class: string;
-  subject_id: string;
-  summary: string;
-  expires_at: string;
-  expired: boolean;
-}
-
-/**
- * For a books.signature approval, the held act is the authority: it must exist in this org and match the
- * class and subject, and its recorded summary (not the requester's words) is what the human reads.
- */
-export async function heldActFor(q: Queryable, orgId: string, p: { actionClass: string; payloadHash: string; subjectId: string }): Promise<HoldRow> {
-  const [hold] = await q.query<HoldRow>(
-    `SELECT action_class, subject_id, summary, expires_at, expires_at < now() AS expired
-       FROM signature_holds WHERE org_id = $1 AND payload_hash = $2`,
-    [orgId, p.payloadHash],
-  );
-  if (!hold) {
-    throw notFound(`held act with payloadHash ${p.payloadHash} (call the signature act first and file exactly what its hold frame names)`);
-  }
-  if (hold.action_class !== p.actionClass || hold.subject_id !== p.subjectId) {
-    throw new ApiError('CONFLICT', `payloadHash ${p.payloadHash} was held for ${hold.action_class} on ${hold.subject_id}, not ${p.actionClass} on ${p.subjectId}`);
-  }
-  if (hold.expired) {
-    throw new ApiError('GOVERNANCE_NOT_READY', `the hold expired at ${hold.expires_at}; call the act again for a new hold`);
-  }
-  return hold;
 }
 
 /** Opaque list cursor: the sort key of the last row. */

@@ -38,6 +38,16 @@ export class HoldSignal extends Error {
 
 const PROOF_FIELDS = new Set(['approvalId', 'signatureToken']);
 
+/** The subject kind of a signature approval: `<family of the action class>.signature`, e.g. `books.signature`. */
+export const signatureKind = (actionClass: string): string => `${actionClass.split('.')[0]}.signature`;
+
+/**
+ * A signature act's class is its method's name in snake case (books.payrollSign -> books.payroll_sign), so an
+ * action class names at most one method: approval.request can tell a class that belongs to a method.
+ */
+export const actionClassOf = (method: string): string => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const methodOfClass = (actionClass: string): string => actionClass.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
 /** SHA-256 of the canonical JSON of {actionClass, subjectId, params} without the proof fields. */
 export function signaturePayloadHash(actionClass: string, subjectId: string, params: Record<string, unknown>): string {
   const bare = Object.fromEntries(Object.entries(params).filter(([k, v]) => !PROOF_FIELDS.has(k) && v !== undefined));
@@ -59,7 +69,11 @@ interface ApprovalProofRow {
   approval_id: string;
   action_class: string;
   subject_id: string;
+  subject_kind: string;
   payload_hash: string;
+  summary: string;
+  held_method: string | null;
+  held_params: Record<string, unknown> | null;
   status: 'pending' | 'approved' | 'rejected';
   decided_by: string | null;
   expires_at: string;
@@ -70,13 +84,17 @@ interface ApprovalProofRow {
 
 /**
  * Check and consume a proof in the act's own transaction (so a rolled-back act does not burn it).
- * Mismatch of org, class, subject or payload: CONFLICT. Pending, rejected, expired or used: refused.
+ * A proof is only ever an approval bound to a hold the server recorded (approval.request copies the held call onto
+ * it): unbound, or bound to another method, class, subject or payload: CONFLICT. Pending, rejected, expired or used:
+ * refused. And what runs must be what the human read: the act's summary, recomputed from the rows now, must equal
+ * the summary the approval showed, or the act is refused (CONFLICT naming both).
  */
 export async function requireSignature(
   q: Queryable,
   env: { principal: Principal; orgId: string; method: string; signingKey: string },
   req: SignatureRequest,
 ): Promise<SignatureProof> {
+  assertClassOfMethod(env.method, req);
   const payloadHash = signaturePayloadHash(req.actionClass, req.subjectId, req.params);
   if (!hasProof(req.params)) throw new HoldSignal(req, payloadHash);
   return checkProof(q, env, req, payloadHash, true);
@@ -91,8 +109,14 @@ export async function verifyProofIfGiven(
   env: { principal: Principal; orgId: string; method: string; signingKey: string },
   req: SignatureRequest,
 ): Promise<SignatureProof | null> {
+  assertClassOfMethod(env.method, req);
   if (!hasProof(req.params)) return null;
   return checkProof(q, env, req, signaturePayloadHash(req.actionClass, req.subjectId, req.params), false);
+}
+
+/** A programming error, not a caller's: an act that signs under another method's class. */
+function assertClassOfMethod(method: string, req: SignatureRequest): void {
+  if (req.actionClass !== actionClassOf(method)) throw new Error(`${method} asks for a signature as ${req.actionClass}; its class is ${actionClassOf(method)}`);
 }
 
 const hasProof = (params: Record<string, unknown>): boolean => typeof params.approvalId === 'string' || typeof params.signatureToken === 'string';
@@ -112,8 +136,8 @@ async function checkProof(
   }
   const approvalId = (givenId ?? tokenId) as string;
   const [row] = await q.query<ApprovalProofRow>(
-    `SELECT approval_id, action_class, subject_id, payload_hash, status, decided_by, expires_at, consumed_at,
-            consumed_by, expires_at < now() AS expired
+    `SELECT approval_id, action_class, subject_id, subject_kind, payload_hash, summary, held_method, held_params, status,
+            decided_by, expires_at, consumed_at, consumed_by, expires_at < now() AS expired
        FROM approvals WHERE org_id = $1 AND approval_id = $2 FOR UPDATE`,
     [env.orgId, approvalId],
   );
@@ -126,15 +150,28 @@ async function checkProof(
       throw new ApiError('CONFLICT', `signatureToken does not match this act (org, ${req.actionClass}, ${req.subjectId}, payloadHash ${payloadHash})`);
     }
   }
+  if (row.held_method === null || row.held_params === null) {
+    throw new ApiError(
+      'CONFLICT',
+      `approval ${approvalId} is not bound to a held act (filed as subject.kind "${row.subject_kind}" for no hold the server recorded): it can never release an act. ` +
+        `Call ${env.method} without proof to hold it, and file exactly what the hold frame names`,
+    );
+  }
   const mismatch =
-    row.action_class !== req.actionClass
-      ? `actionClass ${row.action_class}, not ${req.actionClass}`
-      : row.subject_id !== req.subjectId
-        ? `subject ${row.subject_id}, not ${req.subjectId}`
-        : row.payload_hash !== payloadHash
-          ? `payloadHash ${row.payload_hash}, not ${payloadHash} (the params differ from the held act)`
-          : null;
+    row.held_method !== env.method
+      ? `a hold of ${row.held_method}, not ${env.method}`
+      : row.action_class !== req.actionClass
+        ? `actionClass ${row.action_class}, not ${req.actionClass}`
+        : row.subject_id !== req.subjectId
+          ? `subject ${row.subject_id}, not ${req.subjectId}`
+          : row.payload_hash !== payloadHash
+            ? `payloadHash ${row.payload_hash}, not ${payloadHash} (the params differ from the held act)`
+            : null;
   if (mismatch) throw new ApiError('CONFLICT', `approval ${approvalId} was filed for ${mismatch}`);
+  // The held call the human was shown must itself be the one hashed (a damaged record proves nothing).
+  if (signaturePayloadHash(row.action_class, row.subject_id, row.held_params) !== row.payload_hash) {
+    throw new ApiError('CONFLICT', `approval ${approvalId}: the held call it shows does not hash to its payloadHash ${row.payload_hash}; it proves nothing`);
+  }
   if (row.consumed_at) {
     throw new ApiError(
       'GOVERNANCE_NOT_READY',
@@ -151,6 +188,13 @@ async function checkProof(
     throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`);
   }
   if (!consume) return { approvalId, payloadHash };
+  if (req.summary !== row.summary) {
+    throw new ApiError(
+      'CONFLICT',
+      `approval ${approvalId} showed the human "${row.summary}", but ${env.method} on ${req.subjectId} would now run as "${req.summary}": ` +
+        `it changed since it was held; call it without proof for a new hold and file a new approval`,
+    );
+  }
   await q.query('UPDATE approvals SET consumed_at = now(), consumed_by = $3 WHERE org_id = $1 AND approval_id = $2', [
     env.orgId,
     approvalId,

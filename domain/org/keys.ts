@@ -47,10 +47,13 @@ export async function mintKey(q: Queryable, orgId: string, req: MintRequest): Pr
 
   const apiKey = req.secret ?? newApiKeySecret();
   const keyId = newId('key');
+  // A generated key's prefix is `wops_` and 4 of its 40 random characters; a secret an operator chose may be
+  // short or guessable, so none of it is kept in clear.
+  const prefix = req.secret === undefined ? apiKey.slice(0, 9) : '';
   await q.query(
     `INSERT INTO api_keys (org_id, key_id, key_hash, key_prefix, name, tier, scopes, principal_id, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [orgId, keyId, hashApiKey(apiKey), apiKey.slice(0, 9), req.name, tier ?? null, scopes, principal.id, req.createdBy],
+    [orgId, keyId, hashApiKey(apiKey), prefix, req.name, tier ?? null, scopes, principal.id, req.createdBy],
   );
   return { keyId, apiKey, scopes, tier: tier ?? null, principal };
 }

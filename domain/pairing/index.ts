@@ -3,12 +3,13 @@ import { ApiError, notFound } from '../../protocol/errors.js';
 import { pairing } from '../../protocol/methods/pairing.js';
 import { hashApiKey } from '../auth.js';
 import { family } from '../family.js';
-import { handler } from '../handler.js';
+import { handler, type HandlerCtx } from '../handler.js';
 import { newId, newSecret } from '../ids.js';
 import { mintKey } from '../org/keys.js';
 import { findOrgBySlug } from '../org/service.js';
+import { decoyExpiry, decoyPairingId, decoyPollSecret } from './decoy.js';
+import { checkPendingCap, limitPairingCall, PAIRING_TTL_MS } from './limits.js';
 
-const PAIRING_TTL_MS = 60 * 60 * 1000;
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const pairingCode = () => {
   const c = () => Array.from({ length: 4 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
@@ -24,55 +25,62 @@ interface PairingRow {
   agent_id: string | null;
 }
 
-export const request = handler(pairing.request, async (ctx, p) => {
-  const org = await findOrgBySlug(ctx.q, p.orgSlug);
-  if (!org) throw notFound(`org ${p.orgSlug}`);
+type Org = { orgId: string; slug: string };
+
+// Known and unknown orgs answer in the same words: only the slug asked for differs, and it is the caller's.
+const askAdmin = (slug: string, pairingId: string, code: string) =>
+  `Ask an admin of ${slug} to approve pairing ${pairingId} with code ${code} (pairing.approve); then call pairing.request again with pairingId and pollSecret to receive your API key.`;
+const waiting = (pairingId: string, expiresAt: string, expired: boolean) => ({
+  pairingId,
+  status: expired ? ('expired' as const) : ('pending' as const),
+  expiresAt,
+  message: expired
+    ? 'This pairing expired before an admin approved it; start again with agentName.'
+    : 'Not approved yet: an admin must call pairing.approve with your code. Poll again in a few seconds.',
+});
+// A wrong secret, a pairing of another org and one that never existed look exactly alike: the caller learns nothing.
+const noSuchPairing = (pairingId: string) => notFound(`pairing ${pairingId}`);
+
+async function begin(ctx: HandlerCtx, org: Org, agentName: string) {
   ctx.bindOrg(org.orgId);
+  await checkPendingCap(ctx.q, org, ctx.deps.config.pairing.pendingMax);
+  const pairingId = newId('pair');
+  const code = pairingCode();
+  const pollSecret = newSecret('pps', 40);
+  const [row] = await ctx.q.query<{ expires_at: string }>(
+    `INSERT INTO pairings (org_id, pairing_id, agent_name, code, poll_secret_hash, status, expires_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6::double precision / 1000)) RETURNING expires_at`,
+    [org.orgId, pairingId, agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
+  );
+  await ctx.emit('pairing.requested', pairingId, { pairingId, agentName });
+  return { pairingId, status: 'pending' as const, expiresAt: row.expires_at, code, pollSecret, message: askAdmin(org.slug, pairingId, code) };
+}
 
-  if (!p.pairingId) {
-    const pairingId = newId('pair');
-    const code = pairingCode();
-    const pollSecret = newSecret('pps', 40);
-    const [row] = await ctx.q.query<{ expires_at: string }>(
-      `INSERT INTO pairings (org_id, pairing_id, agent_name, code, poll_secret_hash, status, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6::double precision / 1000)) RETURNING expires_at`,
-      [org.orgId, pairingId, p.agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
-    );
-    await ctx.emit('pairing.requested', pairingId, { pairingId, agentName: p.agentName });
-    return {
-      pairingId,
-      status: 'pending' as const,
-      expiresAt: row.expires_at,
-      code,
-      pollSecret,
-      message: `Ask an admin of ${org.slug} to approve pairing ${pairingId} with code ${code} (pairing.approve); then call pairing.request again with pairingId and pollSecret to receive your API key.`,
-    };
-  }
+/** No org has this slug: answer a pairing the server can recognise later (decoy.ts), storing and ledgering nothing. */
+function beginDecoy(ctx: HandlerCtx, slug: string) {
+  const expiresAtMs = Date.now() + PAIRING_TTL_MS;
+  const pairingId = decoyPairingId(ctx.deps.signingKey, slug, expiresAtMs);
+  const code = pairingCode();
+  const pollSecret = decoyPollSecret(ctx.deps.signingKey, slug, pairingId);
+  return { pairingId, status: 'pending' as const, expiresAt: new Date(expiresAtMs).toISOString(), code, pollSecret, message: askAdmin(slug, pairingId, code) };
+}
 
+/** Only a change of state is ledgered (requested, approved, claimed): a poll that finds none appends nothing. */
+async function poll(ctx: HandlerCtx, org: Org, pairingId: string, pollSecret: string) {
   const [row] = await ctx.q.query<PairingRow>(
     `SELECT agent_name, status, tier, expires_at, expires_at < now() AS expired, agent_id
        FROM pairings WHERE org_id = $1 AND pairing_id = $2 AND poll_secret_hash = $3 FOR UPDATE`,
-    [org.orgId, p.pairingId, hashApiKey(p.pollSecret ?? '')],
+    [org.orgId, pairingId, hashApiKey(pollSecret)],
   );
-  // A wrong secret looks exactly like a missing pairing: the caller learns nothing.
-  if (!row) throw notFound(`pairing ${p.pairingId}`);
-  if (row.status === 'claimed') throw new ApiError('CONFLICT', `the key for pairing ${p.pairingId} was already delivered; ask an admin to pair again`);
-  if (row.status === 'pending') {
-    await ctx.emit('pairing.polled', p.pairingId, { pairingId: p.pairingId, status: row.expired ? 'expired' : 'pending' });
-    return {
-      pairingId: p.pairingId,
-      status: row.expired ? ('expired' as const) : ('pending' as const),
-      expiresAt: row.expires_at,
-      message: row.expired
-        ? 'This pairing expired before an admin approved it; start again with agentName.'
-        : 'Not approved yet: an admin must call pairing.approve with your code. Poll again in a few seconds.',
-    };
-  }
+  if (!row) throw noSuchPairing(pairingId);
+  if (row.status === 'claimed') throw new ApiError('CONFLICT', `the key for pairing ${pairingId} was already delivered; ask an admin to pair again`);
+  if (row.status === 'pending') return waiting(pairingId, row.expires_at, row.expired);
+  ctx.bindOrg(org.orgId);
   const minted = await mintKey(ctx.q, org.orgId, { name: row.agent_name, tier: row.tier, principalId: row.agent_id ?? undefined, createdBy: 'pairing' });
-  await ctx.q.query(`UPDATE pairings SET status = 'claimed', key_id = $3 WHERE org_id = $1 AND pairing_id = $2`, [org.orgId, p.pairingId, minted.keyId]);
-  await ctx.emit('pairing.claimed', p.pairingId, { pairingId: p.pairingId, agentId: minted.principal.id, keyId: minted.keyId });
+  await ctx.q.query(`UPDATE pairings SET status = 'claimed', key_id = $3 WHERE org_id = $1 AND pairing_id = $2`, [org.orgId, pairingId, minted.keyId]);
+  await ctx.emit('pairing.claimed', pairingId, { pairingId, agentId: minted.principal.id, keyId: minted.keyId });
   return {
-    pairingId: p.pairingId,
+    pairingId,
     status: 'claimed' as const,
     expiresAt: row.expires_at,
     agentId: minted.principal.id,
@@ -81,7 +89,29 @@ export const request = handler(pairing.request, async (ctx, p) => {
     scopes: minted.scopes,
     message: `Paired with ${org.slug} as ${minted.principal.id}. Store apiKey now: it is not shown again.`,
   };
-});
+}
+
+/** A decoy is pending until its expiry, then expired, like a real pairing no admin approves. */
+function pollDecoy(ctx: HandlerCtx, slug: string, pairingId: string, pollSecret: string) {
+  const expiresAtMs = decoyExpiry(ctx.deps.signingKey, slug, pairingId, pollSecret);
+  if (expiresAtMs === undefined) throw noSuchPairing(pairingId);
+  return waiting(pairingId, new Date(expiresAtMs).toISOString(), expiresAtMs <= Date.now());
+}
+
+/**
+ * Pre-auth: anyone may call it, so it is bounded (limits.ts: per address and per slug across processes, a cap
+ * of pending pairings per org), answers alike for known and unknown slugs (decoy.ts) after the same floor of
+ * time, and appends only when a pairing changes state.
+ */
+export const request = handler(
+  pairing.request,
+  async (ctx, p) => {
+    const org = await findOrgBySlug(ctx.q, p.orgSlug);
+    if (p.pairingId === undefined) return org ? begin(ctx, org, p.agentName!) : beginDecoy(ctx, p.orgSlug);
+    return org ? poll(ctx, org, p.pairingId, p.pollSecret!) : pollDecoy(ctx, p.orgSlug, p.pairingId, p.pollSecret!);
+  },
+  { limit: limitPairingCall, appendsOnChange: true, minDurationMs: (deps) => deps.config.pairing.answerFloorMs },
+);
 
 export const approve = handler(pairing.approve, async (ctx, p) => {
   const [row] = await ctx.q.query<PairingRow & { code: string }>(

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, join } from 'node:path';
+import { fromProjectRoot } from '../../db/project-root.js';
 
 /**
  * The inbox's browser files, read once at start: the app (`inbox/` at the project root, plain ES modules, no
@@ -42,7 +42,7 @@ const VENDOR: Record<string, { file: string; from: [pkg: string, path: string] }
   canonicalize: { file: 'canonicalize.js', from: ['canonicalize', 'lib/canonicalize.js'] },
 };
 
-export const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'inbox');
+export const APP_DIR = fromProjectRoot('inbox');
 
 export function loadAssets(): { app: Map<string, Asset>; vendor: Map<string, Asset> } {
   const app = new Map<string, Asset>();

@@ -1,7 +1,8 @@
 /**
  * What an approval would do, in plain words, for the inbox: a title naming the act and labelled facts (amounts,
  * payee, period, dates) read from the summary the server recorded with the hold and from the held call's params.
- * The summary itself is always shown too, so a summary these patterns do not recognise loses nothing.
+ * The summary itself is always shown too, so a summary these patterns do not recognise loses nothing. Only an
+ * approval bound to a held act gets an act's title and facts; any other one is titled as not a signature.
  */
 
 export interface Fact {
@@ -83,11 +84,13 @@ const ACTS: Record<string, Describer> = {
     title: 'Send a payment reminder',
     facts: pick(
       s,
-      new RegExp(`^Step (?<step>\\d+) \\((?<tone>.+?)\\) reminder to (?<payee>.+?) for (?<invoice>\\S+): (?<due>${MONEY}) due(?:, (?<overdue>\\d+) days overdue)?`),
+      // `…: $550.00 due 2026-10-03`; summaries recorded before the due date was named ended `due, 12 days overdue`.
+      new RegExp(`^Step (?<step>\\d+) \\((?<tone>.+?)\\) reminder to (?<payee>.+?) for (?<invoice>\\S+): (?<due>${MONEY}) due(?: (?<date>${DATE}))?(?:, (?<overdue>\\d+) days overdue)?`),
       [
         ['payee', 'To'],
         ['due', 'Amount due'],
         ['invoice', 'Invoice'],
+        ['date', 'Due date'],
         ['overdue', 'Days overdue'],
         ['step', 'Reminder step'],
         ['tone', 'Tone'],
@@ -135,14 +138,19 @@ const humanise = (actionClass: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** What the inbox titles an approval bound to no held act: approving it releases nothing, whatever it says. */
+export const UNBOUND_TITLE = 'Not a signature';
+
 export function describeApproval(a: { actionClass: string; subject: { summary: string }; heldAct: HeldAct | null }): PlainAct {
-  const params = a.heldAct?.params ?? {};
+  const amounts = () => [...a.subject.summary.matchAll(new RegExp(MONEY, 'g'))].map((m) => ({ label: 'Amount', value: m[0] }));
+  // Bound to no held act, the summary is the requester's own words: never dressed up as a signature act.
+  if (!a.heldAct) return { title: `${UNBOUND_TITLE}: ${humanise(a.actionClass)}`, facts: amounts() };
+  const params = a.heldAct.params;
   const known = ACTS[a.actionClass];
   if (known) {
     const plain = known(a.subject.summary, params);
     if (plain.facts.length > 0) return plain;
   }
   // Unrecognised: every amount the summary names.
-  const amounts = [...a.subject.summary.matchAll(new RegExp(MONEY, 'g'))].map((m) => ({ label: 'Amount', value: m[0] }));
-  return { title: known ? known(a.subject.summary, params).title : humanise(a.actionClass), facts: amounts };
+  return { title: known ? known(a.subject.summary, params).title : humanise(a.actionClass), facts: amounts() };
 }

@@ -4,7 +4,8 @@ import { ApiError, type ErrorCode, ERROR_STATUS } from '../../protocol/errors.js
 import { errorFrame } from '../../protocol/frames.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { ApprovalView } from '../../protocol/methods/approval.js';
-import type { Principal } from '../../domain/auth.js';
+import { authenticateKeyId, type Principal } from '../../domain/auth.js';
+import { APPROVAL_DECIDED, APPROVAL_REQUESTED } from '../../domain/approval/index.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
 import { describeApproval } from './describe.js';
@@ -16,8 +17,10 @@ import { SessionStore, csrfMatches, type Session, type SessionOptions } from './
  * - /approvals/assets/* (the app) and /approvals/vendor/* (Preact, htm, canonicalize from node_modules);
  * - /approvals/api/*: sign-in (a human key for an HttpOnly session cookie), the lists, one approval, the
  *   decision, sign-out, and a Server-Sent Events stream of approvals filed and decided in the org.
- * Every read and decision is a pipeline call made with the session's key: scopes, the requester rule and the
- * ledger (one event per decision) behave exactly as over /api/v1.
+ * Every read and decision is a pipeline call as the principal of the session's key, authenticated again on each
+ * request: scopes, the requester rule and the ledger (one event per decision) behave exactly as over /api/v1.
+ * Sessions live in the database and live updates come through the notifier, so any number of gateway processes
+ * serve the inbox behind a load balancer without sticky sessions.
  */
 
 export interface InboxOptions {
@@ -28,6 +31,8 @@ export interface InboxOptions {
 }
 
 export const COOKIE = 'wops_inbox';
+/** Notifier topic: a session ended (signed out, key revoked) and its streams in every process close. */
+const SESSION_ENDED = 'inbox.session.ended';
 const COOKIE_PATH = '/approvals';
 const APPROVAL_ID = /^apr_[0-9a-z]{1,64}$/;
 
@@ -58,11 +63,11 @@ type Item = Omit<ApprovalView, 'signatureToken'> & {
 
 export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   const { pipeline, deps } = opts.runtime;
-  const sessions = new SessionStore(opts.sessions);
+  const sessions = new SessionStore(deps.db, opts.sessions);
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const assets = loadAssets();
   const publicOrigin = new URL(deps.config.publicUrl).origin;
-  const streams = new Set<{ session: Session; close: (reason: string) => void }>();
+  const streams = new Set<{ session: Session; send: (event: string, data: unknown) => void; close: (reason: string) => void }>();
   const noLimit = { rateLimit: false } as const;
 
   const secureCookie = (req: FastifyRequest) => publicOrigin.startsWith('https:') || req.protocol === 'https';
@@ -87,13 +92,16 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     return origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
   }
 
-  /** The request's live session, or an answer (401/403) already sent. */
-  function sessionOf(req: FastifyRequest, reply: FastifyReply, mutating: boolean): Session | undefined {
+  /**
+   * The request's live session and the principal of its key, authenticated again now (any process may have
+   * opened the session; the key may have been revoked since); otherwise an answer (401/403) already sent.
+   */
+  async function signedIn(req: FastifyRequest, reply: FastifyReply, mutating: boolean): Promise<{ session: Session; principal: Principal } | undefined> {
     if (mutating && !sameOrigin(req)) {
       fail(reply, 'FORBIDDEN_SCOPE', 'cross-site request refused: inbox actions are accepted only from the inbox page itself (Origin check)');
       return undefined;
     }
-    const session = sessions.get(cookieValue(req));
+    const session = await sessions.get(cookieValue(req));
     if (!session) {
       if (cookieValue(req) !== undefined) clearCookie(req, reply);
       fail(reply, 'UNAUTHORIZED', 'not signed in (or the session ended): sign in with a human API key');
@@ -103,22 +111,30 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       fail(reply, 'FORBIDDEN_SCOPE', 'missing or wrong x-csrf-token: reload the inbox page and try again');
       return undefined;
     }
-    return session;
-  }
-
-  /** A pipeline call as the session's principal; a key revoked since sign-in ends the session. */
-  async function call(session: Session, req: FastifyRequest, reply: FastifyReply, method: string, params: unknown) {
-    const outcome = await pipeline.call({ method, params, apiKey: session.apiKey, requestId: req.id });
-    if (!outcome.frame.ok && outcome.frame.error.code === 'UNAUTHORIZED') {
-      endSession(session);
+    try {
+      return { session, principal: await authenticateKeyId(deps.db, session.orgId, session.keyId) };
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'UNAUTHORIZED') throw err;
+      await endSession(session, 'the key was revoked');
       clearCookie(req, reply);
+      fail(reply, 'UNAUTHORIZED', 'the key this session was opened with is no longer valid (revoked?): sign in again');
+      return undefined;
     }
-    return outcome;
   }
 
-  function endSession(session: Session) {
-    sessions.delete(session);
-    for (const s of streams) if (s.session === session) s.close('signed out');
+  /** A pipeline call as the session's principal, authenticated by this request (signedIn). */
+  const call = (principal: Principal, req: FastifyRequest, method: string, params: unknown) =>
+    pipeline.call({ method, params, principal, requestId: req.id });
+
+  /** Delete the session, and close its live streams here and, through the notifier, in every other process. */
+  async function endSession(session: Session, reason: string) {
+    await sessions.delete(session);
+    closeStreams(session.sessionId, reason);
+    await deps.notifier.publish(deps.db, SESSION_ENDED, { sessionId: session.sessionId, reason });
+  }
+
+  function closeStreams(sessionId: string, reason: string) {
+    for (const s of [...streams]) if (s.session.sessionId === sessionId) s.close(reason);
   }
 
   /** Names of the principals that asked and decided (display only, this org's rows). */
@@ -200,30 +216,22 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     if (!principal.scopes.has('approval.request')) {
       return fail(reply, 'FORBIDDEN_SCOPE', `this key (${principal.name}) lacks scope approval.request, which reading approvals needs; use an approver or admin key`);
     }
-    const { session, cookieValue: value } = sessions.create({ apiKey: apiKey.trim(), orgId: principal.orgId, principalId: principal.id });
+    const { session, cookieValue: value } = await sessions.create({ orgId: principal.orgId, principalId: principal.id, keyId: principal.keyId });
     setCookie(req, reply, value, Math.floor(sessions.maxAgeMs / 1000));
     return reply.header('cache-control', 'no-store').send({ ok: true, result: { principal: principalView(principal), csrfToken: session.csrfToken } });
   });
 
   app.get('/approvals/api/session', async (req, reply) => {
-    const session = sessionOf(req, reply, false);
-    if (!session) return reply;
-    let principal: Principal;
-    try {
-      principal = await pipeline.principalFor(session.apiKey);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      endSession(session);
-      clearCookie(req, reply);
-      return fail(reply, 'UNAUTHORIZED', 'the key this session was opened with is no longer valid (revoked?): sign in again');
-    }
+    const signed = await signedIn(req, reply, false);
+    if (!signed) return reply;
+    const { session, principal } = signed;
     return reply.header('cache-control', 'no-store').send({ ok: true, result: { principal: principalView(principal), csrfToken: session.csrfToken } });
   });
 
   app.delete('/approvals/api/session', async (req, reply) => {
-    const session = sessionOf(req, reply, true);
-    if (!session) return reply;
-    endSession(session);
+    const signed = await signedIn(req, reply, true);
+    if (!signed) return reply;
+    await endSession(signed.session, 'signed out');
     clearCookie(req, reply);
     return reply.header('cache-control', 'no-store').send({ ok: true, result: { signedOut: true } });
   });
@@ -231,15 +239,16 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   // ---- approvals --------------------------------------------------------------------------------
 
   app.get<{ Querystring: { view?: string } }>('/approvals/api/approvals', async (req, reply) => {
-    const session = sessionOf(req, reply, false);
-    if (!session) return reply;
+    const signed = await signedIn(req, reply, false);
+    if (!signed) return reply;
+    const { session, principal } = signed;
     const view = req.query.view ?? 'pending';
     if (view !== 'pending' && view !== 'decided') return fail(reply, 'BAD_REQUEST', 'view: must be pending or decided');
     const statuses = view === 'pending' ? ['pending'] : ['approved', 'rejected', 'expired'];
     const found: ApprovalView[] = [];
     let more = false;
     for (const status of statuses) {
-      const out = await call(session, req, reply, 'approval.list', { status, limit: view === 'pending' ? 200 : 50 });
+      const out = await call(principal, req, 'approval.list', { status, limit: view === 'pending' ? 200 : 50 });
       if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
       const page = out.frame.result as { approvals: ApprovalView[]; nextCursor: string | null };
       found.push(...page.approvals);
@@ -252,9 +261,10 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   });
 
   app.get<{ Params: { approvalId: string } }>('/approvals/api/approvals/:approvalId', async (req, reply) => {
-    const session = sessionOf(req, reply, false);
-    if (!session) return reply;
-    const out = await call(session, req, reply, 'approval.get', { approvalId: req.params.approvalId });
+    const signed = await signedIn(req, reply, false);
+    if (!signed) return reply;
+    const { session, principal } = signed;
+    const out = await call(principal, req, 'approval.get', { approvalId: req.params.approvalId });
     if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
     const v = out.frame.result as ApprovalView;
     const [item] = await items(session, [v]);
@@ -264,11 +274,12 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   app.post<{ Params: { approvalId: string }; Body: { decision?: unknown; note?: unknown } | undefined }>(
     '/approvals/api/approvals/:approvalId/decision',
     async (req, reply) => {
-      const session = sessionOf(req, reply, true);
-      if (!session) return reply;
+      const signed = await signedIn(req, reply, true);
+      if (!signed) return reply;
+      const { session, principal } = signed;
       const body = req.body ?? {};
       const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note.trim() : undefined;
-      const out = await call(session, req, reply, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}) });
+      const out = await call(principal, req, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}) });
       if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
       const v = out.frame.result as ApprovalView;
       const [item] = await items(session, [v]);
@@ -280,12 +291,26 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
 
   /**
    * Server-Sent Events: `approval` events ({approvalId, change: requested | approved | rejected}) for this org,
-   * from the in-process bus the approval handlers notify after commit. They carry ids only: the page reads the
-   * approval back through the pipeline. The stream ends when the session does.
+   * from the notifier, so an approval filed or decided through any process reaches every process's streams.
+   * They carry ids only: the page reads the approval back through the pipeline. `resync` means notifications
+   * may have been missed (the notifier's connection came back): the page reads its lists again. The stream
+   * ends when the session does, whichever process ends it.
    */
-  app.get('/approvals/api/stream', { config: noLimit }, (req, reply) => {
-    const session = sessionOf(req, reply, false);
-    if (!session) return reply;
+  const forOrg = (orgId: unknown, event: string, data: unknown) => {
+    for (const s of streams) if (s.session.orgId === orgId) s.send(event, data);
+  };
+  const subscriptions = [
+    deps.notifier.subscribe(APPROVAL_REQUESTED, (m) => forOrg(m.orgId, 'approval', { approvalId: m.approvalId, change: 'requested' }), () => {
+      for (const s of streams) s.send('resync', {});
+    }),
+    deps.notifier.subscribe(APPROVAL_DECIDED, (m) => forOrg(m.orgId, 'approval', { approvalId: m.approvalId, change: m.status })),
+    deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason))),
+  ];
+
+  app.get('/approvals/api/stream', { config: noLimit }, async (req, reply) => {
+    const signed = await signedIn(req, reply, false);
+    if (!signed) return reply;
+    const { session } = signed;
     reply.hijack();
     const res: ServerResponse = reply.raw;
     res.writeHead(200, {
@@ -295,26 +320,33 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       'x-content-type-options': 'nosniff',
       connection: 'keep-alive',
     });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    const onRequested = (e: { orgId: string; approvalId: string }) => {
-      if (e.orgId === session.orgId) send('approval', { approvalId: e.approvalId, change: 'requested' });
+    const send = (event: string, data: unknown) => {
+      if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    const onDecided = (e: { orgId: string; approvalId: string; status: string }) => {
-      if (e.orgId === session.orgId) send('approval', { approvalId: e.approvalId, change: e.status });
-    };
+    // The heartbeat also ends a stream whose session expired or whose key was revoked without a notification.
+    let checking = false;
     const heartbeat = setInterval(() => {
-      if (!sessions.isLive(session)) return close('the session ended');
-      res.write(': keep-alive\n\n');
+      if (checking) return;
+      checking = true;
+      sessions.isLive(session).then(
+        (live) => {
+          checking = false;
+          if (!live) return close('the session ended');
+          if (!closed) res.write(': keep-alive\n\n');
+        },
+        (err: Error) => {
+          checking = false;
+          req.log.warn({ err }, 'inbox stream: session check failed');
+        },
+      );
     }, heartbeatMs);
     heartbeat.unref();
-    const entry = { session, close: (reason: string) => close(reason) };
+    const entry = { session, send, close: (reason: string) => close(reason) };
     let closed = false;
     function cleanup() {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
-      deps.bus.off('approval.requested', onRequested);
-      deps.bus.off('approval.decided', onDecided);
       streams.delete(entry);
     }
     function close(reason: string) {
@@ -323,8 +355,6 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       cleanup();
       res.end();
     }
-    deps.bus.on('approval.requested', onRequested);
-    deps.bus.on('approval.decided', onDecided);
     streams.add(entry);
     req.raw.once('close', cleanup);
     res.write('retry: 3000\n\n');
@@ -335,5 +365,6 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => {
     for (const s of [...streams]) s.close('the server is shutting down');
+    for (const unsubscribe of subscriptions) unsubscribe();
   });
 }

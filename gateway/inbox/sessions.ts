@@ -1,21 +1,22 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '../../db/types.js';
+import { newId } from '../../domain/ids.js';
 
 /**
- * Inbox sessions: an opaque id (the HttpOnly cookie) mapped in this process's memory to the human key it was
- * opened with. The key never leaves the server again (not in the URL, the page or browser storage), and it is
- * never written to the database (keys are stored hashed there). Every inbox call runs through the pipeline
- * with that key, so a revoked key ends the session at its next call.
+ * Inbox sessions, in the database (inbox_sessions) so that any gateway process serves any request: the cookie
+ * holds 256 random bits, the table their SHA-256. A session records the org, the principal and the key_id of
+ * the human key it was opened with, never the key: each inbox request authenticates that key by id again
+ * (authenticateKeyId), so a revoked key ends the session at its next call. Idle and maximum-age expiry are
+ * conditions of the lookup itself (the database's clock), so every process agrees on them.
  */
 export interface Session {
-  /** SHA-256 of the cookie value: the map key (the raw id is only in the cookie). */
-  readonly idHash: string;
-  readonly apiKey: string;
+  /** Public handle (ses_…): notifications and logs name a session by it. */
+  readonly sessionId: string;
   readonly orgId: string;
   readonly principalId: string;
+  readonly keyId: string;
   /** Sent with every state-changing request in x-csrf-token. */
   readonly csrfToken: string;
-  readonly createdAt: number;
-  lastSeenAt: number;
 }
 
 export interface SessionOptions {
@@ -23,80 +24,87 @@ export interface SessionOptions {
   idleMs?: number;
   /** A session ends this long after sign-in whatever its use (default 12 hours). */
   maxAgeMs?: number;
-  /** At most this many live sessions; the least recently used is dropped beyond it (default 10,000). */
-  maxSessions?: number;
-  now?: () => number;
+  /** At most this many live sessions per principal; the least recently used goes beyond it (default 20). */
+  maxPerPrincipal?: number;
 }
 
 const hashId = (id: string): string => createHash('sha256').update(id).digest('hex');
 
+interface Row {
+  session_id: string;
+  org_id: string;
+  principal_id: string;
+  key_id: string;
+  csrf_token: string;
+}
+
+const toSession = (r: Row): Session => ({ sessionId: r.session_id, orgId: r.org_id, principalId: r.principal_id, keyId: r.key_id, csrfToken: r.csrf_token });
+
+// $n is the idle limit in ms. A row that fails it is dead, whether or not it is deleted yet.
+const LIVE = (idleParam: string) =>
+  `expires_at > now() AND last_seen_at > now() - make_interval(secs => ${idleParam}::double precision / 1000)`;
+const COLUMNS = 'session_id, org_id, principal_id, key_id, csrf_token';
+
 export class SessionStore {
   readonly idleMs: number;
   readonly maxAgeMs: number;
-  private readonly maxSessions: number;
-  private readonly now: () => number;
-  /** Insertion order is recency order: get() re-inserts. */
-  private readonly byHash = new Map<string, Session>();
+  private readonly maxPerPrincipal: number;
 
-  constructor(opts: SessionOptions = {}) {
+  constructor(
+    private readonly db: Queryable,
+    opts: SessionOptions = {},
+  ) {
     this.idleMs = opts.idleMs ?? 2 * 60 * 60 * 1000;
     this.maxAgeMs = opts.maxAgeMs ?? 12 * 60 * 60 * 1000;
-    this.maxSessions = opts.maxSessions ?? 10_000;
-    this.now = opts.now ?? Date.now;
+    this.maxPerPrincipal = opts.maxPerPrincipal ?? 20;
   }
 
-  /** Open a session; returns it and the cookie value (256 random bits). */
-  create(p: { apiKey: string; orgId: string; principalId: string }): { session: Session; cookieValue: string } {
+  /** Open a session for a key already authenticated; returns it and the cookie value. */
+  async create(p: { orgId: string; principalId: string; keyId: string }): Promise<{ session: Session; cookieValue: string }> {
     const cookieValue = randomBytes(32).toString('base64url');
-    const now = this.now();
-    const session: Session = {
-      idHash: hashId(cookieValue),
-      apiKey: p.apiKey,
-      orgId: p.orgId,
-      principalId: p.principalId,
-      csrfToken: randomBytes(32).toString('base64url'),
-      createdAt: now,
-      lastSeenAt: now,
-    };
-    this.byHash.set(session.idHash, session);
-    while (this.byHash.size > this.maxSessions) {
-      const oldest = this.byHash.keys().next().value as string;
-      this.byHash.delete(oldest);
-    }
-    return { session, cookieValue };
+    const [row] = await this.db.query<Row>(
+      `INSERT INTO inbox_sessions (session_id, id_hash, org_id, principal_id, key_id, csrf_token, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))
+       RETURNING ${COLUMNS}`,
+      [newId('ses'), hashId(cookieValue), p.orgId, p.principalId, p.keyId, randomBytes(32).toString('base64url'), this.maxAgeMs],
+    );
+    // Housekeeping at sign-in (rare, and never on a request's path): this principal's sessions beyond the cap,
+    // least recently used first, and every expired row.
+    await this.db.query(
+      `DELETE FROM inbox_sessions WHERE session_id IN (
+         SELECT session_id FROM inbox_sessions WHERE org_id = $1 AND principal_id = $2
+          ORDER BY last_seen_at DESC, created_at DESC OFFSET $3)`,
+      [p.orgId, p.principalId, this.maxPerPrincipal],
+    );
+    await this.db.query(`DELETE FROM inbox_sessions WHERE NOT (${LIVE('$1')})`, [this.idleMs]);
+    return { session: toSession(row), cookieValue };
   }
 
-  /** The live session for a cookie value, marking it used; undefined when unknown, idle too long or too old. */
-  get(cookieValue: string | undefined, touch = true): Session | undefined {
-    if (!cookieValue) return undefined;
+  /** The live session for a cookie value, marked used (touch); undefined when unknown, idle too long or too old. */
+  async get(cookieValue: string | undefined, touch = true): Promise<Session | undefined> {
+    if (!cookieValue || cookieValue.length > 100) return undefined;
     const idHash = hashId(cookieValue);
-    const session = this.byHash.get(idHash);
-    if (!session) return undefined;
-    const now = this.now();
-    if (now - session.lastSeenAt > this.idleMs || now - session.createdAt > this.maxAgeMs) {
-      this.byHash.delete(idHash);
-      return undefined;
-    }
-    if (touch) {
-      session.lastSeenAt = now;
-      this.byHash.delete(idHash);
-      this.byHash.set(idHash, session);
-    }
-    return session;
+    const [row] = touch
+      ? await this.db.query<Row>(`UPDATE inbox_sessions SET last_seen_at = now() WHERE id_hash = $1 AND ${LIVE('$2')} RETURNING ${COLUMNS}`, [idHash, this.idleMs])
+      : await this.db.query<Row>(`SELECT ${COLUMNS} FROM inbox_sessions WHERE id_hash = $1 AND ${LIVE('$2')}`, [idHash, this.idleMs]);
+    if (row) return toSession(row);
+    // Unknown, or expired: an expired row goes now rather than at the next sign-in.
+    await this.db.query('DELETE FROM inbox_sessions WHERE id_hash = $1', [idHash]);
+    return undefined;
   }
 
-  /** Whether a session is still open (without marking it used): live streams check this. */
-  isLive(session: Session): boolean {
-    const now = this.now();
-    return this.byHash.get(session.idHash) === session && now - session.lastSeenAt <= this.idleMs && now - session.createdAt <= this.maxAgeMs;
+  /** Whether a session is still open and its key not revoked (without marking it used): live streams check this. */
+  async isLive(session: Session): Promise<boolean> {
+    const rows = await this.db.query(
+      `SELECT 1 FROM inbox_sessions s JOIN api_keys k ON k.org_id = s.org_id AND k.key_id = s.key_id
+        WHERE s.session_id = $1 AND k.revoked_at IS NULL AND ${LIVE('$2')}`,
+      [session.sessionId, this.idleMs],
+    );
+    return rows.length > 0;
   }
 
-  delete(session: Session): void {
-    this.byHash.delete(session.idHash);
-  }
-
-  get size(): number {
-    return this.byHash.size;
+  async delete(session: Session): Promise<void> {
+    await this.db.query('DELETE FROM inbox_sessions WHERE session_id = $1', [session.sessionId]);
   }
 }
 

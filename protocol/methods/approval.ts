@@ -5,9 +5,14 @@ import { id, text } from '../schema.js';
 export const ApprovalStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
 
 export const ApprovalSubject = z.strictObject({
-  kind: text({ min: 1, max: 64, description: 'What is being approved; `books.signature` for the six signature acts.' }),
+  kind: text({
+    min: 1,
+    max: 64,
+    description:
+      'What is being approved: exactly `books.signature` (`<family>.signature`) for a signature act, as its hold frame names it; only such an approval, bound to the hold the server recorded, can release an act. Any other kind (lowercase words joined by dots) never releases one.',
+  }),
   subjectId: text({ min: 1, max: 64, description: 'Id of the row the act is about (the hold frame’s subjectId).' }),
-  summary: text({ min: 1, max: 500, description: 'Short description for the human. For books.signature the server shows the summary recorded with the hold instead.' }),
+  summary: text({ min: 1, max: 500, description: 'Short description for the human. For a signature the server keeps and shows the summary recorded with the hold instead.' }),
 });
 
 export const ApprovalView = z.strictObject({
@@ -19,7 +24,7 @@ export const ApprovalView = z.strictObject({
   heldAct: z
     .strictObject({ method: z.string(), params: z.record(z.string(), z.unknown()) })
     .nullable()
-    .describe('For a books.signature approval: the exact call behind payloadHash.'),
+    .describe('For a signature approval: the exact held call behind payloadHash, copied from the hold when filed. null: bound to no held act, so it can never release one.'),
   requestedBy: z.string(),
   requestedAt: z.string(),
   expiresAt: z.string(),

@@ -37,12 +37,28 @@ export const MintKeyParams = z
     }
   });
 
+/** Present only on a replay that could not recover a result's secret (contract `secrets`). */
+export const SecretWithheld = z
+  .string()
+  .optional()
+  .describe('Only on a replay of a keyed call made with another API key: the secret is withheld (null); says what to do if it was lost.');
+
 export const MintedKey = z.strictObject({
   keyId: z.string(),
-  apiKey: z.string().describe('The bearer secret. Shown only here: store it now.'),
+  apiKey: z
+    .string()
+    .nullable()
+    .describe('The bearer secret. Shown only here: store it now. null only on a replay by another API key (see secretWithheld).'),
   scopes: z.array(z.string()),
   tier: z.string().nullable(),
   principal: Principal,
+  secretWithheld: SecretWithheld,
+});
+
+/** The secret of a minted key, as the contracts of org.mintApiKey and settings.mintApiKey declare it. */
+export const mintSecrets = (family: 'org' | 'settings') => ({
+  fields: ['apiKey'],
+  ifLost: `revoke {keyId} (${family}.revokeApiKey) and mint a new key with a new idempotency key`,
 });
 
 export const KeyIdParams = z.strictObject({ keyId: id('key', 'The key to act on (from mintApiKey or listApiKeys).') });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
 import { id, text } from '../schema.js';
-import { KeyIdParams, MintKeyParams, MintedKey, RevokedKey, mintExample } from './keys.js';
+import { KeyIdParams, MintKeyParams, MintedKey, RevokedKey, SecretWithheld, mintExample, mintSecrets } from './keys.js';
 
 export const Slug = z
   .string()
@@ -28,10 +28,15 @@ export const org = {
       orgId: z.string(),
       slug: z.string(),
       name: z.string(),
-      adminKey: z.string().describe('Admin API key of the new org. Shown only here.'),
+      adminKey: z.string().nullable().describe('Admin API key of the new org. Shown only here. null only on a replay by another API key (see secretWithheld).'),
       adminKeyId: z.string(),
+      secretWithheld: SecretWithheld,
     }),
     example: { slug: 'acme-au', name: 'Acme Pty Ltd' },
+    secrets: {
+      fields: ['adminKey'],
+      ifLost: 'an operator mints a new admin key for org {slug} (npm run cli -- key mint --org {slug} --name admin --tier admin), or delete {orgId} (org.delete) and create another org',
+    },
   }),
   delete: method({
     summary: 'Delete an org this org created: its keys stop working at once; its ledger is kept. confirmSlug must repeat its slug.',
@@ -53,6 +58,7 @@ export const org = {
     params: MintKeyParams,
     result: MintedKey,
     example: mintExample,
+    secrets: mintSecrets('org'),
   }),
   revokeApiKey: method({
     summary: 'Revoke a key: it answers UNAUTHORIZED from the next call on.',

@@ -8,7 +8,7 @@ const pairingId = id('pair', 'The pairing (from the first pairing.request).');
 export const pairing = {
   request: method({
     summary:
-      'Pre-auth: an agent with no credential asks to join an org. First call {orgSlug, agentName}: returns a pairingId, a code to read to an admin, and a pollSecret. An admin approves with pairing.approve; then call again with {orgSlug, pairingId, pollSecret} to receive the API key once.',
+      'Pre-auth: an agent with no credential asks to join an org. First call {orgSlug, agentName}: returns a pairingId, a code to read to an admin, and a pollSecret. An admin approves with pairing.approve; then call again with {orgSlug, pairingId, pollSecret} to receive the API key once. Polls append nothing until the pairing changes; calls are limited per address and per org (RATE_LIMITED with Retry-After).',
     params: z
       .strictObject({
         orgSlug: Slug.describe('The org to join.'),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
 import { text } from '../schema.js';
-import { KeyIdParams, MintKeyParams, MintedKey, Principal, RevokedKey, mintExample } from './keys.js';
+import { KeyIdParams, MintKeyParams, MintedKey, Principal, RevokedKey, mintExample, mintSecrets } from './keys.js';
 
 const KeyInfo = z.strictObject({
   keyId: z.string(),
   name: z.string(),
-  prefix: z.string().describe('The first characters of the secret, to recognise it.'),
+  prefix: z.string().describe('The first characters of the secret, to recognise it (empty for a secret an operator chose, e.g. BOOTSTRAP_ADMIN_KEY).'),
   tier: z.string().nullable(),
   scopes: z.array(z.string()),
   principal: Principal,
@@ -22,6 +22,7 @@ export const settings = {
     params: MintKeyParams,
     result: MintedKey,
     example: mintExample,
+    secrets: mintSecrets('settings'),
   }),
   revokeApiKey: method({
     summary: 'Revoke a key (same as org.revokeApiKey).',

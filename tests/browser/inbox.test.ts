@@ -293,10 +293,19 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     const held = await agentCall('books.payrollSign', { runId: run.id }, `sign-${run.id}`);
     const { payloadHash } = held.body.result.approval;
     const filed = await agentCall('approval.request', { actionClass: held.body.result.approval.actionClass, payloadHash, subject: held.body.result.approval.subject });
-    await runtime.db.query('UPDATE signature_holds SET params = $1 WHERE payload_hash = $2', [JSON.stringify({ runId: 'pay_someotherrun0000' }), payloadHash]);
+    // An approval keeps its own copy of the held call and the database refuses to change it: a damaged record can
+    // only arrive as a row written around the server, like this one.
+    const { approvalId } = filed.body.result;
+    const damaged = `${approvalId}x`;
+    await runtime.db.query(
+      `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at, held_method, held_params, held_at)
+       SELECT org_id, $2, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at, held_method, $3::jsonb, held_at
+         FROM approvals WHERE approval_id = $1`,
+      [approvalId, damaged, JSON.stringify({ runId: 'pay_someotherrun0000' })],
+    );
 
     const { context, page, problems } = await newPage();
-    await page.goto(filed.body.result.url);
+    await page.goto(filed.body.result.url.replace(approvalId, damaged));
     await signIn(page, approverKey);
     await page.getByRole('heading', { level: 1, name: 'Sign a pay run' }).waitFor();
     await expect.poll(() => page.locator('#hash-check').innerText()).toMatch(/^The payload above does not hash to this payload hash \(it hashes to [0-9a-f]{64}\)\. Do not approve it\.$/);

@@ -20,13 +20,17 @@ const slow = handler(
 );
 
 let runtime: Runtime;
+/** The same stand-in, with a lock timeout long enough for a duplicate to wait the first out. */
+let patient: Runtime;
 beforeAll(async () => {
   if (onPostgres) {
     runtime = await testRuntime({ lockTimeoutMs: 300, extraHandlers: new Map([['books.invoiceDraft', slow as unknown as MethodHandler]]) });
+    patient = await testRuntime({ lockTimeoutMs: 20_000, extraHandlers: new Map([['books.invoiceDraft', slow as unknown as MethodHandler]]) });
   }
 });
 afterAll(async () => {
   await runtime?.close();
+  await patient?.close();
 });
 
 describe('idempotency key in flight', () => {
@@ -42,6 +46,21 @@ describe('idempotency key in flight', () => {
     const third = await call();
     expect(third.replayed).toBe(true);
     const [{ n }] = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]);
+    expect(n).toBe(1);
+  });
+
+  it.skipIf(!onPostgres)('a duplicate with other params that waited for the first gets BAD_REQUEST once it commits; one with the same params replays (PostgreSQL only: skipped on PGlite)', async () => {
+    const org = await freshOrg(patient, 'inflight');
+    const call = (ms: number) => patient.pipeline.call({ method: 'books.invoiceDraft', params: { ms }, apiKey: org.adminKey, idempotencyKey: 'slow-2' });
+    const first = call(1000);
+    await sleep(300);
+    // Both find no committed row, so both wait on the claim behind the first.
+    const [other, same] = await Promise.all([call(999), call(1000)]);
+    expect((await first).frame).toEqual({ ok: true, result: { done: true } });
+    expect(other.status).toBe(400);
+    expect(other.frame).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^x-idempotency-key: already used for books\.invoiceDraft with different params/) } });
+    expect(same).toMatchObject({ status: 200, replayed: true, body: (await first).body });
+    const [{ n }] = await patient.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]);
     expect(n).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEventStream } from '../helpers/sse.js';
 import { buildApp } from '../../gateway/app.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { SessionStore } from '../../gateway/inbox/sessions.js';
@@ -25,11 +25,13 @@ let agentKey: string;
 let approverKey: string;
 let readerKey: string;
 let nextRun: () => Promise<DraftRun>;
+let orgId: string;
 
 beforeAll(async () => {
   runtime = await testRuntime({ clock: new TestClock('2026-11-20') });
   app = await buildApp({ runtime, logger: false, rateLimitPerMinute: 0, inbox: { heartbeatMs: 100 } });
   const org = await freshOrg(runtime, 'inbox');
+  orgId = org.orgId;
   admin = new TestClient(app, org.adminKey);
   agentKey = (await admin.mint({ tier: 'agent' }, 'payroll agent')).apiKey;
   approverKey = (await admin.mint({ tier: 'approver' }, 'Dana Approver')).apiKey;
@@ -191,26 +193,76 @@ describe('sign-in', () => {
   });
 });
 
-describe('sessions expire', () => {
-  it('after the idle time, after the maximum age whatever the use, and beyond the cap the least recent goes', () => {
-    let now = 0;
-    const store = new SessionStore({ idleMs: 1000, maxAgeMs: 5000, maxSessions: 2, now: () => now });
-    const a = store.create({ apiKey: 'k', orgId: 'o', principalId: 'p' });
-    now = 900;
-    expect(store.get(a.cookieValue)).toBe(a.session);
-    now = 1800; // 900 ms after the last use
-    expect(store.get(a.cookieValue)).toBe(a.session);
-    now = 2801;
-    expect(store.get(a.cookieValue)).toBeUndefined();
-    const b = store.create({ apiKey: 'k', orgId: 'o', principalId: 'p' });
-    for (now = 3000; now <= 7000; now += 800) expect(store.get(b.cookieValue), `at ${now}`).toBe(b.session);
-    now = 8001;
-    expect(store.get(b.cookieValue)).toBeUndefined();
-    const [c, d, e] = [1, 2, 3].map(() => store.create({ apiKey: 'k', orgId: 'o', principalId: 'p' }));
-    expect(store.get(c.cookieValue)).toBeUndefined();
-    expect(store.get(d.cookieValue)).toBe(d.session);
-    expect(store.get(e.cookieValue)).toBe(e.session);
-    expect(store.size).toBe(2);
+describe('sessions in the database', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('a row holds the cookie\'s hash and the key\'s id: never the key, never the cookie', async () => {
+    const minted = await admin.mint({ tier: 'approver' }, 'stored approver');
+    const s = await signIn(minted.apiKey);
+    const cookie = s.cookie.slice('wops_inbox='.length);
+    const rows = await runtime.db.query<Record<string, unknown>>('SELECT * FROM inbox_sessions WHERE principal_id = $1', [minted.principal.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id_hash: sha256(cookie), key_id: minted.keyId, csrf_token: s.csrf });
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain(minted.apiKey);
+    expect(text).not.toContain(cookie);
+  });
+
+  it('a cookie from one gateway works on another on the same database, and signing out on one ends it on both', async () => {
+    const other = await buildApp({ runtime, logger: false, rateLimitPerMinute: 0 });
+    try {
+      const s = await signIn(approverKey);
+      const there = await other.inject({ method: 'GET', url: '/approvals/api/approvals', headers: { cookie: s.cookie } });
+      expect(there.statusCode).toBe(200);
+      expect(there.headers['set-cookie']).toBeUndefined();
+      const out = await other.inject({ method: 'DELETE', url: '/approvals/api/session', headers: { cookie: s.cookie, origin: ORIGIN, 'x-csrf-token': s.csrf } });
+      expect(out.statusCode).toBe(200);
+      expect((await inboxGet('/approvals/api/session', s.cookie)).statusCode).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('expire after the idle time and after the maximum age whatever the use (the database\'s clock); beyond the cap the least recently used goes', async () => {
+    const minted = await admin.mint({ tier: 'approver' }, 'expiring approver');
+    const store = new SessionStore(runtime.db, { idleMs: 60_000, maxAgeMs: 600_000, maxPerPrincipal: 2 });
+    const open = () => store.create({ orgId, principalId: minted.principal.id, keyId: minted.keyId });
+    const backdate = (sessionId: string, column: 'last_seen_at' | 'expires_at', ms: number) =>
+      runtime.db.query(`UPDATE inbox_sessions SET ${column} = now() - make_interval(secs => $2::double precision / 1000) WHERE session_id = $1`, [sessionId, ms]);
+    const rowCount = async (sessionId: string) => (await runtime.db.query('SELECT 1 FROM inbox_sessions WHERE session_id = $1', [sessionId])).length;
+
+    const a = await open();
+    await backdate(a.session.sessionId, 'last_seen_at', 59_000);
+    expect(await store.get(a.cookieValue)).toEqual(a.session); // and marks it used now
+    await backdate(a.session.sessionId, 'last_seen_at', 59_000);
+    expect(await store.isLive(a.session)).toBe(true);
+    expect(await store.get(a.cookieValue)).toEqual(a.session);
+    await backdate(a.session.sessionId, 'last_seen_at', 61_000);
+    expect(await store.isLive(a.session)).toBe(false);
+    expect(await store.get(a.cookieValue)).toBeUndefined();
+    expect(await rowCount(a.session.sessionId)).toBe(0); // an expired row found is deleted
+
+    const b = await open();
+    await backdate(b.session.sessionId, 'expires_at', 1);
+    expect(await store.get(b.cookieValue)).toBeUndefined(); // used a moment ago, but past its maximum age
+
+    // An expired row nobody asks for again goes at the next sign-in (anyone's).
+    const c = await open();
+    await backdate(c.session.sessionId, 'last_seen_at', 3 * 3_600_000); // idle beyond the app's 2 hours too
+    await signIn(approverKey);
+    expect(await rowCount(c.session.sessionId)).toBe(0);
+
+    // The cap: d, e live; e used, then d; f opens: e is now the least recently used and goes.
+    const [d, e] = [await open(), await open()];
+    await backdate(e.session.sessionId, 'last_seen_at', 2000);
+    await backdate(d.session.sessionId, 'last_seen_at', 1000);
+    const f = await open();
+    expect(await store.get(e.cookieValue)).toBeUndefined();
+    expect(await store.get(d.cookieValue)).toEqual(d.session);
+    expect(await store.get(f.cookieValue)).toEqual(f.session);
+
+    await admin.ok('settings.revokeApiKey', { keyId: minted.keyId });
+    expect(await store.isLive(d.session)).toBe(false); // a stream's heartbeat ends on a revoked key
   });
 });
 
@@ -296,10 +348,22 @@ describe('approvals through the pipeline', () => {
   it('a stored payload that does not hash to the approval\'s payload hash is flagged, not shown as verified', async () => {
     const { run, approvalId, hold } = await filedPayRun();
     const other = await nextRun();
-    // Simulate a corrupted or tampered record of the held call: params that are not the ones hashed.
+    // The approval shows its own copy of the held call: rewriting the hold's record afterwards changes nothing shown.
     await runtime.db.query('UPDATE signature_holds SET params = $1 WHERE payload_hash = $2', [JSON.stringify({ runId: other.id }), hold.approval.payloadHash]);
     const s = await signIn(approverKey);
-    const one = (await inboxGet(`/approvals/api/approvals/${approvalId}`, s.cookie)).json().result;
+    const kept = (await inboxGet(`/approvals/api/approvals/${approvalId}`, s.cookie)).json().result;
+    expect(kept.signed.params).toEqual({ runId: run.id });
+    expect(kept.hashMatches).toBe(true);
+    // That copy never changes (the database refuses); a damaged record can only be written as a new row.
+    await expect(runtime.db.query('UPDATE approvals SET held_params = $1 WHERE approval_id = $2', [JSON.stringify({ runId: other.id }), approvalId])).rejects.toThrow(/keeps what its human was shown/);
+    const damaged = `${approvalId}x`;
+    await runtime.db.query(
+      `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at, held_method, held_params, held_at)
+       SELECT org_id, $2, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at, held_method, $3::jsonb, held_at
+         FROM approvals WHERE approval_id = $1`,
+      [approvalId, damaged, JSON.stringify({ runId: other.id })],
+    );
+    const one = (await inboxGet(`/approvals/api/approvals/${damaged}`, s.cookie)).json().result;
     expect(one.signed.params).toEqual({ runId: other.id });
     expect(one.hashMatches).toBe(false);
     expect(createHash('sha256').update(one.canonical).digest('hex')).not.toBe(one.payloadHash);
@@ -327,44 +391,7 @@ describe('the live stream', () => {
   });
 
   /** Open /approvals/api/stream and collect its events as they come. */
-  function open(cookie: string): Promise<{ res: IncomingMessage; events: { event: string; data: any }[]; next(event: string, pred?: (d: any) => boolean): Promise<any>; ended: Promise<void> }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(`${base}/approvals/api/stream`, { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
-        const events: { event: string; data: any }[] = [];
-        const waiters: (() => void)[] = [];
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const event = /^event: (.+)$/m.exec(block)?.[1];
-            const data = /^data: (.+)$/m.exec(block)?.[1];
-            if (event) events.push({ event, data: data ? JSON.parse(data) : null });
-            for (const w of waiters.splice(0)) w();
-          }
-        });
-        const ended = new Promise<void>((done) => res.on('end', done));
-        const next = (event: string, pred: (d: any) => boolean = () => true) =>
-          new Promise<any>((done, fail) => {
-            const timer = setTimeout(() => fail(new Error(`no ${event} event within 5 s; got ${JSON.stringify(events)}`)), 5000);
-            const check = () => {
-              const hit = events.find((e) => e.event === event && pred(e.data));
-              if (hit) {
-                clearTimeout(timer);
-                done(hit.data);
-              } else waiters.push(check);
-            };
-            check();
-          });
-        resolve({ res, events, next, ended });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  const open = (cookie: string) => openEventStream(`${base}/approvals/api/stream`, cookie);
 
   it('closing the server ends open streams instead of waiting for them', async () => {
     const second = await buildApp({ runtime, logger: false, rateLimitPerMinute: 0 });
@@ -474,11 +501,17 @@ describe('plain words for each signature act', () => {
   });
 
   it('falls back to the amounts in the summary for anything else', () => {
-    const p = describeApproval({ actionClass: 'crm.big_discount', subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' }, heldAct: null });
+    const p = describeApproval({ actionClass: 'crm.big_discount', subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' }, heldAct: { method: 'crm.bigDiscount', params: {} } });
     expect(p.title).toBe('Big discount');
     expect(p.facts).toEqual([
       { label: 'Amount', value: '$1,000.00' },
       { label: 'Amount', value: '$5.00' },
     ]);
+  });
+
+  it('never titles an approval bound to no held act as a signature act, whatever its class and words', () => {
+    const p = describeApproval({ actionClass: 'books.payroll_sign', subject: { summary: 'Pay run 1–14 Nov 2026: 3 staff, gross $10.00, net $8.00, paid 2026-11-15' }, heldAct: null });
+    expect(p.title).toBe('Not a signature: Payroll sign');
+    expect(p.facts.map((f) => f.label)).toEqual(['Amount', 'Amount']);
   });
 });

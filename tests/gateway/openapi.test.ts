@@ -7,7 +7,7 @@ import { buildOpenApi } from '../../protocol/openapi.js';
 import { METHODS } from '../../protocol/registry.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 
-const REGISTRY_JSON = fileURLToPath(new URL('../../../shared/spec/registry.json', import.meta.url));
+const REGISTRY_JSON = fileURLToPath(new URL('../../docs/spec/registry.json', import.meta.url));
 const spec = JSON.parse(readFileSync(REGISTRY_JSON, 'utf8')) as {
   methods: { name: string; family: string; scope: string; flags: string[] }[];
   reads: { path: string; scope: string }[];

@@ -1,21 +1,10 @@
-import { createServer } from 'node:net';
 import type { TestClient } from './harness.js';
 import { fileAndApprove } from '../domain/books/setup.js';
 import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js';
 
 /** Shared by the approval inbox tests (tests/gateway/inbox.test.ts, tests/browser/inbox.test.ts). */
 
-/** A loopback port free right now (the server binds it next, so hold messages can name the real URL). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports.js';
 
 export interface DraftRun {
   id: string;

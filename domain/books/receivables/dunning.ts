@@ -54,7 +54,8 @@ export const invoiceChaseStep = handler(
       const proof = await ctx.requireSignature({
         actionClass: 'books.invoice_chase_step',
         subjectId: row.invoice_id,
-        summary: `Step ${step} (${CHASE_STEPS[step]}) reminder to ${row.contact_name} for ${row.number}: ${formatCents(due)} due${view.daysOverdue ? `, ${view.daysOverdue} days overdue` : ''}`,
+        // Only facts that hold until the act runs: the retry must recompute this exact text (no day count).
+        summary: `Step ${step} (${CHASE_STEPS[step]}) reminder to ${row.contact_name} for ${row.number}: ${formatCents(due)} due ${row.due_date}`,
         params: p,
       });
       approvalId = proof.approvalId;

@@ -9,7 +9,7 @@ import { ledger } from './ledger.js';
 import { ask } from './ask.js';
 
 /**
- * The books family's areas (see ../../../shared/design/BOOKS.md). Each area is also an MCP toolset
+ * The books family's areas (see docs/books.md). Each area is also an MCP toolset
  * (`books.payables`): 43 books tools are too many to list at once. books.ask sits with the ledger reads.
  */
 export const BOOKS_AREAS = {
