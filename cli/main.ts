@@ -13,7 +13,7 @@ import { demoCommand } from './demo-command.js';
 import { aiSettingsCommand } from './ai-settings.js';
 import { pgliteTemplateCommand } from './pglite-template.js';
 
-const HELP = `Usage: npm run cli -- <command> [options]   (or: tsx cli/main.ts <command>)
+const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
 Commands:
   serve [--demo]                         start the HTTP server (npm start does this); --demo also seeds the demo

@@ -3,10 +3,11 @@
 -- is never stored (keys are stored hashed in api_keys), and every inbox call re-checks that key, so revoking it
 -- ends the session at its next call.
 CREATE TABLE inbox_sessions (
-  -- Public handle (notifications, logs); never enough to use the session.
-  session_id text PRIMARY KEY,
-  id_hash text NOT NULL UNIQUE,
   org_id text NOT NULL,
+  -- Public handle (notifications, logs); never enough to use the session.
+  session_id text NOT NULL,
+  -- The one global lookup (like api_keys.key_hash): a cookie names no org.
+  id_hash text NOT NULL UNIQUE,
   principal_id text NOT NULL,
   key_id text NOT NULL,
   -- Random per session; sent back by the page in x-csrf-token.
@@ -16,6 +17,7 @@ CREATE TABLE inbox_sessions (
   -- created_at + the maximum age: the session ends then whatever its use (the idle limit is checked against
   -- last_seen_at by each lookup).
   expires_at timestamptz NOT NULL,
+  PRIMARY KEY (org_id, session_id),
   FOREIGN KEY (org_id, key_id) REFERENCES api_keys(org_id, key_id),
   FOREIGN KEY (org_id, principal_id) REFERENCES principals(org_id, principal_id)
 );

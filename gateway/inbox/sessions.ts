@@ -71,7 +71,7 @@ export class SessionStore {
     // Housekeeping at sign-in (rare, and never on a request's path): this principal's sessions beyond the cap,
     // least recently used first, and every expired row.
     await this.db.query(
-      `DELETE FROM inbox_sessions WHERE session_id IN (
+      `DELETE FROM inbox_sessions WHERE org_id = $1 AND session_id IN (
          SELECT session_id FROM inbox_sessions WHERE org_id = $1 AND principal_id = $2
           ORDER BY last_seen_at DESC, created_at DESC OFFSET $3)`,
       [p.orgId, p.principalId, this.maxPerPrincipal],
@@ -97,14 +97,14 @@ export class SessionStore {
   async isLive(session: Session): Promise<boolean> {
     const rows = await this.db.query(
       `SELECT 1 FROM inbox_sessions s JOIN api_keys k ON k.org_id = s.org_id AND k.key_id = s.key_id
-        WHERE s.session_id = $1 AND k.revoked_at IS NULL AND ${LIVE('$2')}`,
-      [session.sessionId, this.idleMs],
+        WHERE s.org_id = $3 AND s.session_id = $1 AND k.revoked_at IS NULL AND ${LIVE('$2')}`,
+      [session.sessionId, this.idleMs, session.orgId],
     );
     return rows.length > 0;
   }
 
   async delete(session: Session): Promise<void> {
-    await this.db.query('DELETE FROM inbox_sessions WHERE session_id = $1', [session.sessionId]);
+    await this.db.query('DELETE FROM inbox_sessions WHERE org_id = $1 AND session_id = $2', [session.orgId, session.sessionId]);
   }
 }
 
