@@ -1,6 +1,9 @@
 import { addDays, minDate } from '../domain/books/dates.js';
 import { importStatement } from '../domain/books/reconciliation/index.js';
 import { recordStpResponse } from '../domain/books/payroll/index.js';
+import { addBusinessDays } from '../domain/books/calendar.js';
+import { DEFAULT_POLICY } from '../domain/books/policy.js';
+import { superDueDate, superRule } from '../domain/books/tax/model.js';
 import type { DemoDesk } from './demo.js';
 
 /*
@@ -35,6 +38,12 @@ interface BankLine {
   description: string;
   /** What to match it to once imported; none leaves it for the newcomer. */
   match?: Record<string, unknown>;
+}
+
+/** The pay dates the story drafts pay runs for: each month end from the last completed quarter to this month's. */
+export function demoPayDates(today: string): string[] {
+  const q0 = lastQuarterStart(today);
+  return [0, 1, 2, 3, 4, 5, 6].map((n) => monthEnd(monthStart(q0, n))).filter((d) => d <= monthEnd(today));
 }
 
 export async function demoStory(desk: DemoDesk, today: string, progress: (line: string) => void): Promise<string[]> {
@@ -87,6 +96,9 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   };
 
   const months = [0, 1, 2, 3, 4, 5].filter((n) => monthEnd(monthStart(q0, n)) < today);
+  // The studio keeps the default state (NSW): its public holidays count for Payday Super.
+  const state = DEFAULT_POLICY.state;
+  let unpaidSuper: UnpaidSuper | null = null;
   for (const n of months) {
     const start = monthStart(q0, n);
     progress(`Trading in ${start.slice(0, 7)}`);
@@ -101,6 +113,11 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     const signed = await desk.signed('books.payrollSign', { runId: run.payRun.id });
     bank.push({ date: monthEnd(start), cents: -signed.payRun.netCents, description: `PAYROLL ${start.slice(0, 7)}`, match: { kind: 'payRun', payRunId: signed.payRun.id } });
     const last = n === months[months.length - 1];
+    // Super goes to the clearing house five business days after payday (inside Payday Super's seven), except on
+    // the latest run: that one is left unpaid, for books.taxObligations to show due or overdue.
+    const superPaid = addBusinessDays(state, monthEnd(start), 5);
+    if (last || superPaid > today) unpaidSuper ??= { runId: signed.payRun.id, month: start.slice(0, 7), payDate: monthEnd(start), firstPay: n === months[0] };
+    else bank.push({ date: superPaid, cents: -signed.payRun.superCents, description: `SUPER CLEARING HOUSE ${start.slice(0, 7)}`, match: { kind: 'account', account: '826' } });
     await desk.runtime.db.tx((q) =>
       recordStpResponse(q, desk.orgId, signed.payRun.stp.id, last ? { status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee address incomplete (Ava Singh)' } : { status: 'ACCEPTED' }),
     );
@@ -194,6 +211,22 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     `  books.matchAccept {"lineId":"${held}","target":{"kind":"invoice","invoiceId":"${website.id}"}}: $77,000 received, above the floor: HELD, then books.matchHoldResolve`,
     `  books.onboardingAdvance {"id":"${noah.onboarding.id}","step":"contract","data":{"contractRef":"contracts/noah.pdf","signedOn":"${today}"}}: a contract (signature act)`,
     `  books.stpResubmit {"eventId":"${stp[0]?.stp_id}"}: resend the pay event the ATO rejected`,
+    ...(unpaidSuper ? [superLine(unpaidSuper, state, today)] : []),
     `  books.invoiceSend, books.expenseApprove, books.leaveApprove, books.feedLines {"status":"UNMATCHED"}, books.reports {"report":"agedReceivables"}`,
   ];
+}
+
+interface UnpaidSuper {
+  runId: string;
+  month: string;
+  payDate: string;
+  /** The story's first run is every employee's first pay (20 business days under Payday Super). */
+  firstPay: boolean;
+}
+
+/** The summary line of the super left unpaid: when it is due under the rule of its pay date, and whether it is late. */
+function superLine(u: UnpaidSuper, state: typeof DEFAULT_POLICY.state, today: string): string {
+  const due = superDueDate(u.payDate, state, u.firstPay);
+  const late = due < today ? `, overdue since ${due}` : `, due ${due}`;
+  return `  books.taxObligations {}: the super of the ${u.month} pay run (${u.runId}) is unpaid${late} (${superRule(u.payDate)}); pay it with a bank line coded to 826`;
 }

@@ -6,7 +6,8 @@ import type { Runtime } from '../domain/runtime.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
 import { findOrgBySlug } from '../domain/org/service.js';
 import { formatCents } from '../domain/books/money.js';
-import { DEMO_NAME, demoStory } from './demo-story.js';
+import { firstUncoveredPayDate } from '../domain/books/rates/index.js';
+import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';
 
 /*
  * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
@@ -90,6 +91,15 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const progress = opts.progress ?? (() => {});
   if (await findOrgBySlug(runtime.db, opts.slug)) {
     throw new Error(`org ${opts.slug} already exists; pass --org <another-slug> for a fresh demo company`);
+  }
+  // The story runs payroll every month: without the PAYG schedule of those pay dates it would stop half-way.
+  const today = new Date().toISOString().slice(0, 10);
+  const uncovered = await firstUncoveredPayDate(runtime.db, demoPayDates(today));
+  if (uncovered) {
+    throw new Error(
+      `the demo company's payroll needs a PAYG schedule for every pay date from ${demoPayDates(today)[0]} to ${demoPayDates(today).at(-1)}; ` +
+        `${uncovered.message}. Nothing was seeded`,
+    );
   }
   const created = await systemCreateOrg(runtime.db, { slug: opts.slug, name: DEMO_NAME });
   const agent = await systemMintKey(runtime.db, opts.slug, { name: 'Demo bookkeeping agent', tier: 'agent' });

@@ -11,7 +11,9 @@ import { verifyCommand } from './verify.js';
 import { importCommand, readStatementFile } from './import.js';
 import { demoCommand } from './demo-command.js';
 import { aiSettingsCommand } from './ai-settings.js';
+import { setBooksState } from '../domain/books/settings.js';
 import { pgliteTemplateCommand } from './pglite-template.js';
+import { paygImportCommand, readScheduleFile } from './payg-import.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
@@ -33,6 +35,13 @@ Commands:
   ai-settings --org <slug> [--budget-usd <dollars>|default] [--store-bodies on|off]
                                          set an org's monthly books.ask budget (default: AI_MONTHLY_BUDGET_USD;
                                          0 turns books.ask off) and whether its AI audit keeps redacted bodies
+  books-settings --org <slug> --state <ACT|NSW|NT|QLD|SA|TAS|VIC|WA>
+                                         set the org's state (default NSW): its public holidays, with the national
+                                         ones, are not business days for Payday Super due dates
+  payg-import <file.json|file.csv> [--from YYYY-MM-DD]
+                                         load an ATO PAYG Schedule 1 (coefficients of scales 1 and 2, the
+                                         dates it applies to, its source and the ATO's sample data) for every
+                                         org; refused unless valid and every sample row computes exactly
   pglite-template                        create the migrated empty PGlite database that new data dirs (and the
                                          tests' in-memory databases) are copied from; npm install runs it
   help                                   this text
@@ -77,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
       demo: { type: 'boolean' },
       'budget-usd': { type: 'string' },
       'store-bodies': { type: 'string' },
+      state: { type: 'string' },
+      from: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -89,6 +100,12 @@ export async function main(argv: string[]): Promise<number> {
     if (positionals.length !== 2) throw new UsageError('import takes one file: import <file> [--org <slug>] [--format csv|ofx]');
     const statement = await readStatementFile(positionals[1], values.format);
     process.stdout.write(`${await withDb((db) => importCommand(db, values.org ?? 'default', statement))}\n`);
+    return 0;
+  }
+  if (positionals[0] === 'payg-import') {
+    if (positionals.length !== 2) throw new UsageError('payg-import takes one file: payg-import <file.json|file.csv> [--from YYYY-MM-DD]');
+    const file = await readScheduleFile(positionals[1]);
+    process.stdout.write(`${await withDb((db) => paygImportCommand(db, file, values.from))}\n`);
     return 0;
   }
   switch (command) {
@@ -105,6 +122,12 @@ export async function main(argv: string[]): Promise<number> {
     case 'ai-settings': {
       const slug = need(values.org, 'org');
       process.stdout.write(`${await withDb((db) => aiSettingsCommand(db, slug, { budgetUsd: values['budget-usd'], storeBodies: values['store-bodies'] }))}\n`);
+      return 0;
+    }
+    case 'books-settings': {
+      const slug = need(values.org, 'org');
+      const set = await withDb((db) => setBooksState(db, slug, need(values.state, 'state')));
+      process.stdout.write(`Books settings of ${slug}: state ${set.state} (was ${set.previous}); Payday Super due dates skip its public holidays and the national ones.\n`);
       return 0;
     }
     case 'org create': {

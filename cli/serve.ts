@@ -24,7 +24,10 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
   if (opts.demo && !(await findOrgBySlug(runtime.db, 'demo'))) {
-    await seedAndReport(runtime, 'demo', (line) => process.stdout.write(`${line}\n`));
+    // A demo that cannot be seeded (no PAYG schedule for its pay dates) is reported; the server still starts.
+    await seedAndReport(runtime, 'demo', (line) => process.stdout.write(`${line}\n`)).catch((err: Error) =>
+      log.error({}, `demo company not seeded: ${err.message}`),
+    );
   }
   const app = await buildApp({
     runtime,

@@ -2,14 +2,25 @@ import type { Draft } from '../types.js';
 import { DraftBuilder, account, countOf, more, nameOf, plural, record, sumOf, valueOf } from './compose.js';
 import type { AskContext } from './context.js';
 import { financialYear, type Period } from './period.js';
-import { trialBalance, type PayrollSummary, type ProfitAndLoss } from './reads.js';
+import { readAll, trialBalance, type PayrollSummary, type ProfitAndLoss } from './reads.js';
 
 /*
  * "What did payroll cost this quarter?": books.reports payrollSummary for the period (default: this financial
  * year to date) for the posted pay runs and each employee, books.reports profitAndLoss for the same period for
  * the cost lines (477 wages and salaries, 478 superannuation: the employer's cost is their sum), and
- * books.reports trialBalance as at today for what is still owed (804 net wages, 825 PAYG withheld, 826 super).
+ * books.reports trialBalance as at today for what is still owed (804 net wages, 825 PAYG withheld, 826 super),
+ * and books.taxObligations as at today for when the unpaid super is due (Payday Super: per pay run).
  */
+
+interface Obligation {
+  kind: string;
+  key: string;
+  periodStart: string;
+  periodEnd: string;
+  dueDate: string;
+  status: string;
+  overdue: boolean;
+}
 
 const WAGES = '477';
 const SUPER = '478';
@@ -41,6 +52,7 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
     const n = b.fact(countOf(runs, rec), (v) => `Posted pay runs paid ${when}: ${v}.`);
     b.say(`No pay run was posted with a pay date ${when} (${n} runs).`);
     await owedNow(ctx, b);
+    await superDue(ctx, b);
     return b.build();
   }
   const n = b.fact(countOf(runs, rec), (v) => `Posted pay runs paid ${when}: ${v}.`);
@@ -55,6 +67,7 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
     b.say(`By employee (gross): ${parts.join(', ')}${more(omitted, 'books.reports payrollSummary')}.`);
   }
   await owedNow(ctx, b);
+  await superDue(ctx, b);
   b.say('Draft pay runs are not counted until a human signs them.');
   return b.build();
 }
@@ -69,4 +82,23 @@ async function owedNow(ctx: AskContext, b: DraftBuilder): Promise<void> {
     return [`${v} ${what} (${code})`];
   });
   if (parts.length) b.say(`Still owed as at ${ctx.today}: ${parts.join('; ')}.`);
+}
+
+/**
+ * When the unpaid super must reach the funds, from the obligations calendar. Its items are not citable records,
+ * so this is written without amounts or counts: the rule in words, the due dates and which are overdue.
+ */
+async function superDue(ctx: AskContext, b: DraftBuilder): Promise<void> {
+  const unpaid = (await readAll<Obligation>(ctx.tools, 'books.taxObligations', 'obligations', { asOf: ctx.today })).items.filter(
+    (o) => o.kind === 'SUPER' && o.status !== 'PAID',
+  );
+  if (unpaid.length === 0) return;
+  const what = (o: Obligation) => (o.key.startsWith('SUPER pay_') ? `the pay run ${o.key.slice(6).replace(' first pay', ", new employees' first pay")}` : `${o.periodStart} to ${o.periodEnd}`);
+  const overdue = unpaid.filter((o) => o.overdue);
+  const next = unpaid.find((o) => !o.overdue);
+  b.say(
+    'Under Payday Super (pay dates from 2026-07-01) each pay run\'s super must reach the funds seven business days after payday (twenty for a new employee\'s first pay), weekends and public holidays of Australia and the org\'s state skipped; before, twenty-eight days after the quarter.',
+  );
+  if (overdue.length) b.say(`Super overdue as at ${ctx.today} (books.taxObligations): ${overdue.map((o) => `${what(o)}, due ${o.dueDate}`).join('; ')}.`);
+  if (next) b.say(`The next super due is for ${what(next)}, by ${next.dueDate}.`);
 }

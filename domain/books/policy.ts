@@ -1,5 +1,6 @@
 import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
+import type { AuState } from './calendar.js';
 
 /** The books policy of an org (GET /policy shows it). Rates are fixed by law, the floor and lock are per org. */
 export interface BooksPolicy {
@@ -13,6 +14,8 @@ export interface BooksPolicy {
   promiseGraceDays: number;
   /** Purchases above this (GST-inclusive) need a tax invoice to claim GST credits. */
   taxInvoiceThresholdCents: number;
+  /** The org's state: its public holidays (with the national ones) are not business days for Payday Super. */
+  state: AuState;
 }
 
 export const DEFAULT_POLICY: BooksPolicy = {
@@ -22,6 +25,7 @@ export const DEFAULT_POLICY: BooksPolicy = {
   superGuaranteeBasisPoints: 1_200,
   promiseGraceDays: 3,
   taxInvoiceThresholdCents: 8_250,
+  state: 'NSW',
 };
 
 /**
@@ -30,12 +34,12 @@ export const DEFAULT_POLICY: BooksPolicy = {
  */
 export async function booksPolicy(q: Queryable, orgId: string, opts: { forUpdate?: boolean; share?: boolean } = {}): Promise<BooksPolicy> {
   const lock = opts.forUpdate ? ' FOR UPDATE' : opts.share ? ' FOR SHARE' : '';
-  const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null }>(
-    `SELECT materiality_floor_cents, lock_date::text AS lock_date FROM books_settings WHERE org_id = $1${lock}`,
+  const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null; state: AuState }>(
+    `SELECT materiality_floor_cents, lock_date::text AS lock_date, state FROM books_settings WHERE org_id = $1${lock}`,
     [orgId],
   );
   if (!row) return DEFAULT_POLICY;
-  return { ...DEFAULT_POLICY, materialityFloorCents: Number(row.materiality_floor_cents), lockDate: row.lock_date };
+  return { ...DEFAULT_POLICY, materialityFloorCents: Number(row.materiality_floor_cents), lockDate: row.lock_date, state: row.state };
 }
 
 /** Refuse a posting into a locked period. */

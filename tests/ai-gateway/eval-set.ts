@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/types.js';
 import { addDays } from '../../domain/books/dates.js';
+import { superDueDate } from '../../domain/books/tax/model.js';
 import { CHART } from '../../protocol/methods/books/chart.js';
 import { renderFigure } from '../../ai-gateway/figures.js';
 import type { Citation } from '../../ai-gateway/types.js';
@@ -66,6 +67,8 @@ export interface DemoFacts {
   lastQuarter: Period;
   lodgement: { id: string; status: string } | null;
   fyToDate: Period;
+  /** The newest posted pay run (the demo leaves its super unpaid). */
+  latestRun: { id: string; payDate: string };
   payroll: { period: Period; runIds: string[]; grossCents: number; superCents: number; costCents: number; byEmployee: { id: string; name: string; grossCents: number }[] }[];
   /** Expense accounts with their amounts in a period, largest first. */
   expenses: (p: Period) => Promise<{ code: string; name: string; cents: number }[]>;
@@ -185,6 +188,11 @@ export async function loadFacts(db: Queryable, orgId: string, today: string, oth
     });
   }
 
+  const [latestRun] = await db.query<{ id: string; payDate: string }>(
+    `SELECT run_id AS id, pay_date::text AS "payDate" FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED' ORDER BY pay_date DESC, n DESC LIMIT 1`,
+    [orgId],
+  );
+
   const expenseCodes = CHART.filter((a) => a.type === 'EXPENSE').map((a) => a.code);
   const expenses = async (p: Period) =>
     (await accountIn(expenseCodes, p))
@@ -217,6 +225,7 @@ export async function loadFacts(db: Queryable, orgId: string, today: string, oth
     lastQuarter,
     lodgement: lodgement ?? null,
     fyToDate,
+    latestRun,
     payroll,
     expenses,
     latestSeqs: latest.map((r) => Number(r.seq)),
@@ -389,6 +398,15 @@ export const EVAL_SET: EvalCase[] = [
     family: 'payroll',
     question: () => 'How much super do we still owe?',
     expect: (f) => answered([money(-f.superPayableCents)], [{ kind: 'account', code: '826' }]),
+  },
+  {
+    family: 'payroll',
+    question: () => 'When is our super due?',
+    expect: (f) => {
+      // Payday Super: the newest run's super, unpaid in the demo, 7 business days after payday (NSW, the demo's state).
+      const due = superDueDate(f.latestRun.payDate, 'NSW');
+      return answered(['Payday Super', f.latestRun.id, due, ...(due < f.today ? ['overdue'] : [])], [{ kind: 'account', code: '826' }]);
+    },
   },
   // ---- expenses -----------------------------------------------------------------------------------------------
   {

@@ -1,17 +1,12 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliOnTempDataDir, TSX } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
 
 /** The CLI as a user runs it: real processes on a PGlite data dir of their own. */
-const dataDir = mkdtempSync(join(tmpdir(), 'wops-cli-'));
-const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' };
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const cli = (...args: string[]) => spawnSync(TSX, ['cli/main.ts', ...args], { env, encoding: 'utf8', timeout: 60_000 });
+const { dataDir, env, cli, remove } = cliOnTempDataDir('wops-cli-');
 
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(remove);
 
 describe('cli', () => {
   it('serve: bootstraps with BOOTSTRAP_ADMIN_KEY, locks the data dir, serves, and closes on SIGTERM', async () => {

@@ -58,6 +58,11 @@ describe('npm run cli -- demo', () => {
     expect(unmatched.length + suggested.length).toBe(2);
     expect((await client.ok('books.feedLines', { status: 'RECONCILED', limit: 200 })).feedLines.length).toBeGreaterThan(15);
     expect((await client.ok('books.assets', {})).assets.map((a: any) => a.costAccount)).toContain('720');
+    // Super: every run's paid to the funds through the bank (826) but the latest, unpaid as the summary says.
+    const runId = id(/the super of the \d{4}-\d\d pay run \((pay_\w+)\) is unpaid/);
+    const due = /is unpaid, (?:overdue since|due) (\d{4}-\d\d-\d\d)/.exec(text)![1];
+    const supers = (await client.ok('books.taxObligations', { limit: 200 })).obligations.filter((o: any) => o.kind === 'SUPER');
+    expect(supers.filter((o: any) => o.status !== 'PAID').map((o: any) => [o.key, o.dueDate, o.status])).toEqual([[`SUPER ${runId}`, due, 'UNPAID']]);
   });
 
   it('the waiting acts behave as the summary says: holds and a PB-B1 refusal', async () => {

@@ -12,6 +12,7 @@ const GLOBAL_TABLES = new Set([
   'schema_migrations',
   'instance_secrets',
   'pairing_limits', // anonymous callers' counters: HMACs of addresses and slugs, not of any org
+  'books_payg_schedules', // the ATO's PAYG schedules: the law for every employer, loaded once for all orgs
 ]);
 /** Unique indexes that are global lookups: a credential names no org until it is looked up. */
 const GLOBAL_LOOKUPS = new Set(['orgs_slug_key', 'api_keys_key_hash_key', 'inbox_sessions_id_hash_key']);

@@ -1,5 +1,8 @@
 import type { Queryable } from '../../../db/types.js';
 import { computeBas } from '../tax/bas.js';
+import { isPaydaySuper, superDueDate, superRule } from '../tax/model.js';
+import { superObligations } from '../tax/super.js';
+import { booksPolicy } from '../policy.js';
 
 /** Reports built from the subledgers: BAS summary, payroll summary, asset register. */
 
@@ -36,11 +39,26 @@ export async function payrollSummary(q: Queryable, orgId: string, from: string, 
     [orgId, from, to],
   );
   const total = (k: 'gross_cents' | 'payg_cents' | 'super_cents' | 'net_cents') => runs.reduce((s, r) => s + r[k], 0);
+  // Each run's super due dates, as the obligations calendar computes them (first pays split out).
+  const { state } = await booksPolicy(q, orgId);
+  const dues = runs.some((r) => isPaydaySuper(r.pay_date)) ? await superObligations(q, orgId, state, to, to) : [];
   return {
     report: 'payrollSummary' as const,
     from,
     to,
-    runs: runs.map((r) => ({ id: r.run_id, payDate: r.pay_date, status: r.status, grossCents: r.gross_cents, paygCents: r.payg_cents, superCents: r.super_cents, netCents: r.net_cents })),
+    runs: runs.map((r) => ({
+      id: r.run_id,
+      payDate: r.pay_date,
+      status: r.status,
+      grossCents: r.gross_cents,
+      paygCents: r.payg_cents,
+      superCents: r.super_cents,
+      netCents: r.net_cents,
+      superRule: superRule(r.pay_date),
+      superDue: isPaydaySuper(r.pay_date)
+        ? dues.filter((o) => o.runId === r.run_id).map((o) => ({ dueDate: o.dueDate, amountCents: o.amountCents, firstPay: o.firstPay }))
+        : [{ dueDate: superDueDate(r.pay_date, state), amountCents: r.super_cents, firstPay: false }],
+    })),
     employees: employees.map((e) => ({ id: e.employee_id, name: e.name, grossCents: e.gross, paygCents: e.payg, superCents: e.super, netCents: e.net })),
     totals: { grossCents: total('gross_cents'), paygCents: total('payg_cents'), superCents: total('super_cents'), netCents: total('net_cents') },
   };

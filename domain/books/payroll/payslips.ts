@@ -2,7 +2,8 @@ import type { Queryable } from '../../../db/types.js';
 import { daysInclusive, maxDate, minDate } from '../dates.js';
 import { divRound, percentOf } from '../money.js';
 import { activeEmployees, type EmployeeRow } from './model.js';
-import { withholdingCents } from './payg.js';
+import type { PaygScheduleData } from '../rates/payg-schedule.js';
+import { withholdingCents, type PayFrequency } from './payg.js';
 
 /**
  * What each employee earns in a pay period: gross over the days employed, less scheduled unpaid leave at the
@@ -52,6 +53,7 @@ export async function computePayslips(
   orgId: string,
   period: { start: string; end: string },
   superBasisPoints: number,
+  payg: { schedule: PaygScheduleData; frequency: PayFrequency },
 ): Promise<PayslipCalc[]> {
   const employees = await activeEmployees(q, orgId, period.end);
   const leave = await q.query<UnpaidLeave>(
@@ -68,7 +70,7 @@ export async function computePayslips(
       .reduce((sum, l) => sum + leaveHundredthsIn(l, from, period.end), 0);
     const unpaidLeaveCents = Math.min(full, payForHours(employee, unpaidLeaveHundredths));
     const grossCents = full - unpaidLeaveCents;
-    const paygCents = withholdingCents(grossCents, daysEmployed, employee.claims_tax_free_threshold === true);
+    const paygCents = withholdingCents(payg.schedule, grossCents, payg.frequency, employee.claims_tax_free_threshold === true);
     return {
       employee,
       daysEmployed,

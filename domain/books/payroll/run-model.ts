@@ -2,6 +2,7 @@ import { notFound } from '../../../protocol/errors.js';
 import type { PayRun } from '../../../protocol/methods/books/payroll.js';
 import type { Queryable } from '../../../db/types.js';
 import { periodLabel } from './model.js';
+import { payslipSuperRule, superRule } from '../tax/model.js';
 import { latestPayEvent, stpView } from './stp.js';
 
 /** The pay run row, its payslips, its view, and loading with or without the row lock. */
@@ -17,6 +18,7 @@ export interface PayRunRow {
   payg_cents: number;
   super_cents: number;
   net_cents: number;
+  payg_schedule: string | null;
   paid_cents: number;
   journal_id: string | null;
   recall_journal_id: string | null;
@@ -40,9 +42,11 @@ interface PayslipRow {
   payg_cents: number;
   super_cents: number;
   net_cents: number;
+  payg_schedule: string | null;
+  first_pay: boolean;
 }
 
-const RUN_COLUMNS = `run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents,
+const RUN_COLUMNS = `run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
   paid_cents, journal_id, recall_journal_id, approval_id, created_at, updated_at`;
 
 export async function loadRun(q: Queryable, orgId: string, runId: string, lock = false): Promise<PayRunRow> {
@@ -61,9 +65,13 @@ export const runLabel = (r: Pick<PayRunRow, 'run_id' | 'period_start' | 'period_
 export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Promise<PayRun> {
   const slips = await q.query<PayslipRow>(
     `SELECT payslip_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week, claims_tax_free_threshold,
-            unpaid_leave_hours::float8 AS unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents
-       FROM books_payslips WHERE org_id = $1 AND run_id = $2 ORDER BY n`,
-    [orgId, r.run_id],
+            unpaid_leave_hours::float8 AS unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
+            -- The employee's first pay in this org: no other posted run paid them earlier (Payday Super: 20 business days).
+            NOT EXISTS (SELECT 1 FROM books_payslips s2 JOIN books_pay_runs r2 ON r2.org_id = s2.org_id AND r2.run_id = s2.run_id
+                         WHERE s2.org_id = s.org_id AND s2.employee_id = s.employee_id AND r2.status = 'POSTED' AND r2.run_id <> s.run_id
+                           AND r2.pay_date < $3::date) AS first_pay
+       FROM books_payslips s WHERE org_id = $1 AND run_id = $2 ORDER BY n`,
+    [orgId, r.run_id, r.pay_date],
   );
   const stp = await latestPayEvent(q, orgId, r.run_id);
   return {
@@ -77,6 +85,8 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
     paygCents: r.payg_cents,
     superCents: r.super_cents,
     netCents: r.net_cents,
+    paygSchedule: r.payg_schedule,
+    superRule: superRule(r.pay_date),
     paidCents: r.paid_cents,
     unpaidCents: wagesOwed(r),
     payslips: slips.map((s) => ({
@@ -91,6 +101,8 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
       paygCents: s.payg_cents,
       superCents: s.super_cents,
       netCents: s.net_cents,
+      paygSchedule: s.payg_schedule,
+      superRule: payslipSuperRule(r.pay_date, s.first_pay),
     })),
     stp: stp ? stpView(stp) : null,
     journalId: r.journal_id,

@@ -11,6 +11,8 @@ import { finish } from '../outcome.js';
 import { assertPeriodOpen, booksPolicy } from '../policy.js';
 import { periodLabel } from './model.js';
 import { computePayslips } from './payslips.js';
+import { payFrequency } from './payg.js';
+import { paygSchedule, scheduleName, superGuaranteeRate } from '../rates/index.js';
 import { loadRun, loadRunView, runLabel, type PayRunRow } from './run-model.js';
 import { latestPayEvent, queuePayEvent } from './stp.js';
 
@@ -55,8 +57,11 @@ export const payrollDraft = handler(c.payrollDraft, async (ctx, p) => {
     );
   }
 
-  const policy = await booksPolicy(ctx.q, ctx.orgId);
-  const slips = await computePayslips(ctx.q, ctx.orgId, { start: p.periodStart, end: p.periodEnd }, policy.superGuaranteeBasisPoints);
+  // The law on the pay date: Schedule 1 of that date (refused when none is loaded) and that date's super rate.
+  const frequency = payFrequency(p.periodStart, p.periodEnd);
+  const schedule = await paygSchedule(ctx.q, p.payDate);
+  const paygScheduleName = scheduleName(schedule);
+  const slips = await computePayslips(ctx.q, ctx.orgId, { start: p.periodStart, end: p.periodEnd }, superGuaranteeRate(p.payDate), { schedule, frequency });
   if (slips.length === 0) {
     throw new ApiError('CONFLICT', `no ACTIVE staff are employed in ${period}: complete an onboarding first (books.onboardingStart, books.onboardingAdvance)`);
   }
@@ -66,25 +71,25 @@ export const payrollDraft = handler(c.payrollDraft, async (ctx, p) => {
 
   const runId = newId('pay');
   await ctx.q.query(
-    `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, created_by)
-     VALUES ($1, $2, $3, $4, $5, 'DRAFT', $6, $7, $8, $9, $10, $11)`,
-    [ctx.orgId, runId, p.periodStart, p.periodEnd, p.payDate, slips.length, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, ctx.principal.id],
+    `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, created_by, payg_schedule)
+     VALUES ($1, $2, $3, $4, $5, 'DRAFT', $6, $7, $8, $9, $10, $11, $12)`,
+    [ctx.orgId, runId, p.periodStart, p.periodEnd, p.payDate, slips.length, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, ctx.principal.id, paygScheduleName],
   );
   for (const s of slips) {
     const e = s.employee;
     await ctx.q.query(
       `INSERT INTO books_payslips (org_id, payslip_id, run_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week,
-              claims_tax_free_threshold, unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric / 100, $12, $13, $14, $15, $16)`,
+              claims_tax_free_threshold, unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric / 100, $12, $13, $14, $15, $16, $17)`,
       [ctx.orgId, newId('psl'), runId, e.employee_id, e.name, s.daysEmployed, e.pay_basis, e.rate_cents, e.hours_per_week, e.claims_tax_free_threshold === true,
-        s.unpaidLeaveHundredths, s.unpaidLeaveCents, s.grossCents, s.paygCents, s.superCents, s.netCents],
+        s.unpaidLeaveHundredths, s.unpaidLeaveCents, s.grossCents, s.paygCents, s.superCents, s.netCents, paygScheduleName],
     );
   }
   return finish(
     ctx,
-    { kind: 'books.payroll.draft', entityId: runId, payload: { runId, periodStart: p.periodStart, periodEnd: p.periodEnd, payDate: p.payDate, staffCount: slips.length, ...totals } },
+    { kind: 'books.payroll.draft', entityId: runId, payload: { runId, periodStart: p.periodStart, periodEnd: p.periodEnd, payDate: p.payDate, staffCount: slips.length, ...totals, paygSchedule: paygScheduleName } },
     { payRun: await loadRunView(ctx.q, ctx.orgId, runId), journalId: null, changed: true },
-    `Drafted pay run ${runId} for ${period}: ${slips.length} staff, gross ${formatCents(totals.grossCents)}, PAYG ${formatCents(totals.paygCents)}, super ${formatCents(totals.superCents)}, net ${formatCents(totals.netCents)} to be paid ${p.payDate}; nothing posts until it is signed (books.payrollSign)`,
+    `Drafted pay run ${runId} for ${period}: ${slips.length} staff, gross ${formatCents(totals.grossCents)}, PAYG ${formatCents(totals.paygCents)}, super ${formatCents(totals.superCents)}, net ${formatCents(totals.netCents)} to be paid ${p.payDate} (PAYG under ${paygScheduleName}); nothing posts until it is signed (books.payrollSign)`,
   );
 });
 

@@ -1,6 +1,7 @@
 import { notFound } from '../../../protocol/errors.js';
 import { BAS_LABELS, type BasLabel, type Lodgement } from '../../../protocol/methods/books/tax.js';
 import type { Queryable } from '../../../db/types.js';
+import { addBusinessDays, type AuState } from '../calendar.js';
 import { addDays } from '../dates.js';
 import { formatCents } from '../money.js';
 
@@ -156,5 +157,38 @@ export function basDueDate(start: string, end: string): string {
   return month === 12 ? `${year + 1}-01-21` : `${year}-${pad2(month + 1)}-21`;
 }
 
-/** Super guarantee contributions: 28 days after the quarter (28 Oct, 28 Jan, 28 Apr, 28 Jul). */
-export const superDueDate = (quarterEnd: string): string => addDays(quarterEnd, 28);
+// ---- the super guarantee: quarterly before 1 July 2026, Payday Super from it ------------------------
+
+/** Payday Super (passed 4 November 2025) applies to wages paid from this day; the quarterly rule before it. */
+export const PAYDAY_SUPER_FROM = '2026-07-01';
+export const PAYDAY_SUPER_DAYS = 7;
+/** A new employee's first payday: 20 business days. */
+export const PAYDAY_SUPER_FIRST_PAY_DAYS = 20;
+
+export const QUARTERLY_RULE = 'quarterly SG: due 28 days after the quarter';
+export const PAYDAY_RULE = `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday (${PAYDAY_SUPER_FIRST_PAY_DAYS} for a new employee's first pay)`;
+
+export const isPaydaySuper = (payDate: string): boolean => payDate >= PAYDAY_SUPER_FROM;
+
+/** The rule super paid on a date is computed under, in words (pay runs and reports name it). */
+export const superRule = (payDate: string): string => (isPaydaySuper(payDate) ? PAYDAY_RULE : QUARTERLY_RULE);
+
+/** A payslip's rule: a first pay in the org has 20 business days under Payday Super. */
+export const payslipSuperRule = (payDate: string, firstPay: boolean): string => {
+  if (!isPaydaySuper(payDate)) return QUARTERLY_RULE;
+  return firstPay
+    ? `Payday Super, first pay: due ${PAYDAY_SUPER_FIRST_PAY_DAYS} business days after payday`
+    : `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday`;
+};
+
+/** Quarterly super guarantee (before Payday Super): 28 days after the quarter (28 Oct, 28 Jan, 28 Apr, 28 Jul). */
+export const quarterlySuperDueDate = (quarterEnd: string): string => addDays(quarterEnd, 28);
+
+/**
+ * When super on wages paid on `payDate` must reach the fund: from 1 July 2026, 7 business days after the pay
+ * date (20 for an employee's first pay) in the org's state; before, 28 days after the quarter of the pay date.
+ */
+export function superDueDate(payDate: string, state: AuState, firstPay = false): string {
+  if (!isPaydaySuper(payDate)) return quarterlySuperDueDate(quarterOf(payDate).end);
+  return addBusinessDays(state, payDate, firstPay ? PAYDAY_SUPER_FIRST_PAY_DAYS : PAYDAY_SUPER_DAYS);
+}

@@ -4,12 +4,14 @@ import type { Queryable } from '../../../db/types.js';
 import { handler } from '../../handler.js';
 import { addDays, minDate, today } from '../dates.js';
 import { formatCents } from '../money.js';
-import { PAYROLL_SOURCES, computeBas } from './bas.js';
-import { LODGEMENT_SELECT, basDueDate, isQuarter, lodgementLabel, periodLabel, quarterOf, superDueDate, type LodgementRow } from './model.js';
+import { computeBas } from './bas.js';
+import { booksPolicy } from '../policy.js';
+import { LODGEMENT_SELECT, basDueDate, isQuarter, lodgementLabel, periodLabel, quarterOf, type LodgementRow } from './model.js';
+import { superItems } from './super.js';
 
 /*
- * The obligations calendar as at a date: quarterly BAS (with PAYG withholding on it), the super guarantee and
- * STP pay events. Shown: the current and previous quarter, and anything earlier still overdue or open.
+ * The obligations calendar as at a date: quarterly BAS (with PAYG withholding on it), the super guarantee (by
+ * quarter before 1 July 2026, by pay run from it: super.ts) and STP pay events. Shown: the current and previous quarter, and anything earlier still overdue or open.
  * Computed, not stored, so it pages by position.
  */
 
@@ -42,28 +44,6 @@ function coveredByLodged(q: Quarter, lodgements: LodgementRow[]): boolean {
     if (l.period_end >= next) next = addDays(l.period_end, 1);
   }
   return next > q.end;
-}
-
-/** Super accrued in a period: the net credits on 826 of pay runs (a recall's reversal takes its run out). */
-async function superAccrued(q: Queryable, orgId: string, start: string, end: string): Promise<number> {
-  const [row] = await q.query<{ v: number }>(
-    `SELECT coalesce(sum(l.amount_cents), 0)::bigint AS v
-       FROM books_journal_lines l JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
-      WHERE l.org_id = $1 AND l.account_code = '826' AND j.source_kind = ANY($4::text[]) AND j.date BETWEEN $2::date AND $3::date`,
-    [orgId, start, end, PAYROLL_SOURCES],
-  );
-  return 0 - Number(row.v);
-}
-
-/** Super still payable on 826 as at a date (credit balance). */
-async function superPayable(q: Queryable, orgId: string, asOf: string): Promise<number> {
-  const [row] = await q.query<{ v: number }>(
-    `SELECT coalesce(sum(l.amount_cents), 0)::bigint AS v
-       FROM books_journal_lines l JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
-      WHERE l.org_id = $1 AND l.account_code = '826' AND j.date <= $2::date`,
-    [orgId, asOf],
-  );
-  return 0 - Number(row.v);
 }
 
 async function basItems(q: Queryable, orgId: string, asOf: string, current: Quarter, previous: Quarter): Promise<Item[]> {
@@ -154,32 +134,6 @@ function basNote(status: string, l: LodgementRow | null, overdue: boolean, dueDa
   }
 }
 
-async function superItems(q: Queryable, orgId: string, asOf: string, quarters: Quarter[]): Promise<Item[]> {
-  const payable = await superPayable(q, orgId, asOf);
-  const items: Item[] = [];
-  for (const qr of quarters) {
-    const accrued = await superAccrued(q, orgId, qr.start, qr.end);
-    if (accrued <= 0) continue;
-    const dueDate = superDueDate(qr.end);
-    // Payments are not tied to quarters: past due with super still payable on 826 counts as overdue.
-    const overdue = dueDate < asOf && payable > 0;
-    items.push({
-      key: `SUPER ${qr.start}..${qr.end}`,
-      kind: 'SUPER',
-      periodStart: qr.start,
-      periodEnd: qr.end,
-      dueDate,
-      status: 'ACCRUED',
-      lodgementId: null,
-      amountCents: accrued,
-      estimated: false,
-      overdue,
-      note: `Super guarantee ${periodLabel(qr.start, qr.end)}: ${formatCents(accrued)} accrued, to reach the funds by ${dueDate}; ${formatCents(payable)} still payable on 826 as at ${asOf}`,
-    });
-  }
-  return items;
-}
-
 /** STP pay events (the payroll area's table, when deployed) of the two quarters shown, and any still open. */
 async function stpItems(q: Queryable, orgId: string, asOf: string, from: string, to: string): Promise<Item[]> {
   const [exists] = await q.query<{ t: string | null }>(`SELECT to_regclass('books_stp_events')::text AS t`);
@@ -215,7 +169,7 @@ export const taxObligations = handler(c.taxObligations, async (ctx, p) => {
   const previous = quarterOf(addDays(current.start, -1));
   const items = [
     ...(await basItems(ctx.q, ctx.orgId, asOf, current, previous)),
-    ...(await superItems(ctx.q, ctx.orgId, asOf, [previous, current])),
+    ...(await superItems(ctx.q, ctx.orgId, (await booksPolicy(ctx.q, ctx.orgId)).state, asOf, previous.start, current.end)),
     ...(await stpItems(ctx.q, ctx.orgId, asOf, previous.start, current.end)),
   ].sort((a, b) => a.dueDate.localeCompare(b.dueDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.periodStart.localeCompare(b.periodStart) || a.key.localeCompare(b.key));
   const start = p.cursor;

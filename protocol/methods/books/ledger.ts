@@ -108,7 +108,21 @@ export const ReportResult = z.discriminatedUnion('report', [
     report: z.literal('payrollSummary'),
     from: z.string(),
     to: z.string(),
-    runs: z.array(z.strictObject({ id: z.string(), payDate: z.string(), status: z.string(), grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() })),
+    runs: z.array(
+      z.strictObject({
+        id: z.string(),
+        payDate: z.string(),
+        status: z.string(),
+        grossCents: z.number().int(),
+        paygCents: z.number().int(),
+        superCents: z.number().int(),
+        netCents: z.number().int(),
+        superRule: z.string().describe('Payday Super from 1 July 2026 (7 business days after payday, 20 for a first pay), quarterly SG before.'),
+        superDue: z
+          .array(z.strictObject({ dueDate: z.string(), amountCents: z.number().int(), firstPay: z.boolean() }))
+          .describe("When the run's super must reach the funds: one date, or two when it holds new employees' first pays (paid status: books.taxObligations)."),
+      }),
+    ),
     employees: z.array(z.strictObject({ id: z.string(), name: z.string(), grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() })),
     totals: z.strictObject({ grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() }),
   }),

@@ -118,8 +118,12 @@ export const Payslip = z.strictObject({
   unpaidLeaveCents: z.number().int().describe('Deducted from gross at the hourly equivalent.'),
   grossCents: z.number().int(),
   paygCents: z.number().int().describe('PAYG withheld.'),
-  superCents: z.number().int().describe('Super guarantee: 12% of gross, on top.'),
+  superCents: z.number().int().describe('Super guarantee on gross, on top, at the rate in force on the pay date (11.5% in 2024-25, 12% from 1 July 2025).'),
   netCents: z.number().int().describe('gross - PAYG: what the employee is paid.'),
+  paygSchedule: z.string().nullable().describe('The PAYG schedule it was computed under, e.g. "ATO Schedule 1 2024-25 (from 2024-07-01)"; null on payslips drafted before schedules were recorded.'),
+  superRule: z
+    .string()
+    .describe('When its super is due: "Payday Super: due 7 business days after payday", "Payday Super, first pay: due 20 business days after payday" (the employee\'s first pay in the org), or "quarterly SG: due 28 days after the quarter" before 1 July 2026.'),
 });
 
 export const PayRun = z.strictObject({
@@ -133,6 +137,12 @@ export const PayRun = z.strictObject({
   paygCents: z.number().int(),
   superCents: z.number().int(),
   netCents: z.number().int(),
+  paygSchedule: z.string().nullable().describe('The PAYG schedule its payslips were computed under (chosen by the pay date); null on runs drafted before schedules were recorded.'),
+  superRule: z
+    .string()
+    .describe(
+      'The super guarantee rule its pay date falls under: "Payday Super: due 7 business days after payday (20 for a new employee\'s first pay)" from 1 July 2026, "quarterly SG: due 28 days after the quarter" before; the due dates are in books.taxObligations.',
+    ),
   paidCents: z.number().int().describe('Net wages paid so far (bank matching).'),
   unpaidCents: z.number().int().describe('net - paid while POSTED (owed on 804 Wages payable); 0 otherwise.'),
   payslips: z.array(Payslip),

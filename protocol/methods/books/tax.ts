@@ -56,22 +56,22 @@ export type Lodgement = z.infer<typeof Lodgement>;
 export const OBLIGATION_KINDS = ['BAS', 'PAYGW', 'SUPER', 'STP'] as const;
 
 export const Obligation = z.strictObject({
-  key: z.string().describe('Stable key of the obligation, e.g. "BAS 2026-07-01..2026-09-30" or "STP stp_…".'),
+  key: z.string().describe('Stable key of the obligation, e.g. "BAS 2026-07-01..2026-09-30", "SUPER pay_…" (a pay run\'s super; "SUPER pay_… first pay" for its new employees\' first pays; "SUPER 2026-04-01..2026-06-30" before Payday Super) or "STP stp_…".'),
   kind: z.enum(OBLIGATION_KINDS).describe('BAS (GST), PAYGW (withholding, reported on the BAS), SUPER (super guarantee contributions), STP (a Single Touch Payroll pay event).'),
   periodStart: z.string(),
   periodEnd: z.string(),
   dueDate: z.string(),
   status: z
     .string()
-    .describe('BAS and PAYGW: NOT_PREPARED, DRAFT, PREPARED, HELD or LODGED (the lodgement of that quarter). SUPER: ACCRUED. STP: the pay event status as payroll records it.'),
+    .describe('BAS and PAYGW: NOT_PREPARED, DRAFT, PREPARED, HELD or LODGED (the lodgement of that quarter). SUPER: PAID, PART_PAID or UNPAID (payments to 826 settle the oldest due first). STP: the pay event status as payroll records it.'),
   lodgementId: z.string().nullable().describe('BAS and PAYGW: the lodgement for this period, if any.'),
   amountCents: z
     .number()
     .int()
     .nullable()
-    .describe('BAS: the net amount (lodgement snapshot, else computed from the books now); PAYGW: W2; SUPER: super accrued in the quarter; STP: null.'),
+    .describe('BAS: the net amount (lodgement snapshot, else computed from the books now); PAYGW: W2; SUPER: the super owed (by pay run from 1 July 2026, by quarter before); STP: null.'),
   estimated: z.boolean().describe('true when the amount is computed from the books now rather than a prepared snapshot.'),
-  overdue: z.boolean().describe('Past its due date and not done (BAS and PAYGW not lodged, STP not accepted).'),
+  overdue: z.boolean().describe('Past its due date and not done (BAS and PAYGW not lodged, SUPER not paid in full: from the day after it was due, the 8th business day after payday under Payday Super, STP not accepted).'),
   note: z.string(),
 });
 
@@ -114,7 +114,7 @@ export const tax = {
   }),
   taxObligations: method({
     summary:
-      'Tax obligations with due dates as at a date (default today): the quarterly BAS (Jul–Sep due 28 Oct, Oct–Dec 28 Feb, Jan–Mar 28 Apr, Apr–Jun 28 Jul) with its lodgement status and net; PAYG withholding (on the same BAS, W2) and the super guarantee (due 28 days after the quarter, super accrued in it) for quarters with payroll; STP pay events (due on the pay date). ' +
+      'Tax obligations with due dates as at a date (default today): the quarterly BAS (Jul–Sep due 28 Oct, Oct–Dec 28 Feb, Jan–Mar 28 Apr, Apr–Jun 28 Jul) with its lodgement status and net; PAYG withholding (on the same BAS, W2) for quarters with payroll; the super guarantee: for pay dates from 1 July 2026 (Payday Super) one per pay run, due 7 business days after its pay date (20 for the super of employees on their first pay in the org), business days skipping weekends and the public holidays of Australia and the org\'s state (GET /policy), before that by quarter, due 28 days after it, each PAID, PART_PAID or UNPAID (payments to 826 settle the oldest due first) and overdue from the day after its due date; STP pay events (due on the pay date). ' +
       'Shows the current and previous quarter and anything earlier that is overdue or open, soonest due first. Pages with cursor/limit.',
     params: z.strictObject({ asOf: date('As at this date (default today).').optional(), ...pageParams }),
     result: page('obligations', Obligation),

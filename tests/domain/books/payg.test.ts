@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { tfnValid } from '../../../protocol/methods/books/payroll.js';
 import { financialYear, maskTfn, periodLabel } from '../../../domain/books/payroll/model.js';
-import { weeklyWithholdingDollars, withholdingCents } from '../../../domain/books/payroll/payg.js';
+import { payFrequency, withholdingCents } from '../../../domain/books/payroll/payg.js';
+import { weeklyWithholdingDollars as weeklyOn } from '../../../domain/books/rates/payg-schedule.js';
+import { ATO_2024_25 } from '../../../domain/books/rates/schedules/ato-2024-25.js';
+
+const weeklyWithholdingDollars = (weekly: number, threshold: boolean) => weeklyOn(ATO_2024_25.scales[threshold ? '2' : '1'], weekly);
 import { grossForDays, leaveHundredthsIn, payForHours } from '../../../domain/books/payroll/payslips.js';
 
 /*
@@ -63,39 +67,48 @@ describe('weekly withholding, scale 1 (no tax-free threshold)', () => {
   });
 });
 
-describe('withholding for a pay period of d days', () => {
-  it('a fortnight of $2,000: weekly $1,000 -> $143 a week -> $286 a fortnight', () => {
-    expect(withholdingCents(200_000, 14, true)).toBe(28_600);
+describe('withholding per pay frequency (Schedule 1, "Working out the weekly earnings")', () => {
+  const w = (gross: number, f: 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY', threshold = true) => withholdingCents(ATO_2024_25, gross, f, threshold);
+
+  it('a fortnight of $2,000: half is $1,000 -> $143 a week -> $286 a fortnight', () => {
+    expect(w(200_000, 'FORTNIGHTLY')).toBe(28_600);
   });
 
-  it('$78,000 a year for 14 days: gross 299178; weekly 149589 cents -> $1,495 -> $302 -> $604', () => {
+  it('$78,000 a year for 14 days: gross 299178; half 149589 cents -> $1,495 -> $302 -> $604', () => {
     const gross = grossForDays({ pay_basis: 'ANNUAL', rate_cents: 7_800_000, hours_per_week: 38 }, 14);
     // 7,800,000 * 14 / 365 = 299,178.08 -> 299,178.
     expect(gross).toBe(299_178);
-    expect(withholdingCents(gross, 14, true)).toBe(60_400);
+    expect(w(gross, 'FORTNIGHTLY')).toBe(60_400);
   });
 
-  it('a 30-day month of $5,000: weekly 116666.67 cents -> $1,166 -> $197 -> 197 * 30 / 7 = $844.29', () => {
-    // x = 1166.99: 0.3227 * 1166.99 - 180.0385 = 376.587973 - 180.0385 = 196.549473 -> $197.
-    expect(withholdingCents(500_000, 30, true)).toBe(84_429);
+  it('a month of $5,000: * 3 / 13 = $1,153.84 -> $1,153 -> $192 a week -> 192 * 13 / 3 = 832 -> $832', () => {
+    // x = 1153.99: 0.3227 * 1153.99 - 180.0385 = 372.392573 - 180.0385 = 192.354073 -> $192.
+    expect(w(500_000, 'MONTHLY')).toBe(83_200);
   });
 
-  it('one day of $50 on scale 1: weekly $350 -> $67 -> 67 / 7 = $9.57', () => {
-    expect(withholdingCents(5_000, 1, false)).toBe(957);
+  it('a month ending in 33 cents gains a cent first: $3,995.33 -> $3,995.34 * 3 / 13 = $922.0015 -> $922, not $921', () => {
+    // x = 922.99: 0.3227 * 922.99 - 180.0385 = 117.810373 -> $118; 118 * 13 / 3 = 511.33 -> $511.
+    // Without the cent: $921.99 -> 117.487673 -> $117 -> 507. The rule matters here.
+    expect(w(399_533, 'MONTHLY')).toBe(51_100);
   });
 
-  it('10 days of an hourly wage, scale 1: $45 * 20 h * 10 / 7 = 128571; weekly $899 -> $222 -> $317.14', () => {
-    const gross = grossForDays({ pay_basis: 'HOURLY', rate_cents: 4_500, hours_per_week: 20 }, 10);
-    expect(gross).toBe(128_571);
-    // Weekly equivalent 128571 * 7 / 10 = 89999.7 cents: $899 whole. 222 * 10 / 7 = 317.142857 -> 31714 cents.
-    expect(withholdingCents(gross, 10, false)).toBe(31_714);
+  it('a week of $899.70 on scale 1: $899 -> $222', () => {
+    expect(w(89_970, 'WEEKLY', false)).toBe(22_200);
   });
 
   it('nothing earned withholds nothing; refuses nonsense inputs', () => {
-    expect(withholdingCents(0, 14, true)).toBe(0);
-    expect(() => withholdingCents(-1, 14, true)).toThrow();
-    expect(() => withholdingCents(100, 0, true)).toThrow();
-    expect(() => withholdingCents(10.5, 7, true)).toThrow();
+    expect(w(0, 'FORTNIGHTLY')).toBe(0);
+    expect(() => w(-1, 'FORTNIGHTLY')).toThrow();
+    expect(() => w(10.5, 'WEEKLY')).toThrow();
+  });
+
+  it('the frequency is the period: 7 days weekly, 14 fortnightly, a whole calendar month monthly; others refused', () => {
+    expect(payFrequency('2026-11-01', '2026-11-07')).toBe('WEEKLY');
+    expect(payFrequency('2026-11-01', '2026-11-14')).toBe('FORTNIGHTLY');
+    expect(payFrequency('2026-02-01', '2026-02-28')).toBe('MONTHLY');
+    expect(payFrequency('2026-07-01', '2026-07-31')).toBe('MONTHLY');
+    expect(() => payFrequency('2026-11-01', '2026-11-10')).toThrow(/periodEnd: 2026-11-01 to 2026-11-10 is 10 days/);
+    expect(() => payFrequency('2026-11-02', '2026-12-01')).toThrow(/whole calendar month/);
   });
 });
 

@@ -131,15 +131,16 @@ describe('STP events', () => {
     await k.ato(d, july.stp.id, 'ACCEPTED');
     const { result, event } = await mutate(d.client, 'books.stpResubmit', { eventId: july.stp.id }, 'books.stp.resubmit');
     // Jane, two fortnights of $78,000: 2 * 299178 gross, 2 * 60400 PAYG, 2 * 35901 super.
-    // Bob, $30 * 38 h: 7 days (8-14 Jul) 114000 gross, weekly $1,140 -> 0.3227 * 1140.99 - 180.0385 = 188.16 -> $188
-    // PAYG, 13680 super; then 14 days 228000 gross, 37600 PAYG, 27360 super.
+    // Bob, $30 * 38 h: 7 days (8-14 Jul) 114000 gross in a fortnightly run, so withheld as a fortnightly pay: half
+    // is $570 -> 0.26 * 570.99 - 107.8462 = 40.61 -> $41 -> $82 PAYG, 13680 super; then 14 days 228000 gross,
+    // 37600 PAYG, 27360 super.
     expect(result.stpEvent).toMatchObject({
       kind: 'UPDATE', status: 'QUEUED', attempt: 1, follows: july.stp.id, runId: july.id, payDate: '2026-07-15', financialYear: '2026-27',
       employees: [
         { employeeId: jane.id, name: 'Jane Citizen', grossCents: 598_356, paygCents: 120_800, superCents: 71_802 },
-        { employeeId: bob.id, name: 'Bob Hart', grossCents: 342_000, paygCents: 56_400, superCents: 41_040 },
+        { employeeId: bob.id, name: 'Bob Hart', grossCents: 342_000, paygCents: 45_800, superCents: 41_040 },
       ],
-      grossCents: 940_356, paygCents: 177_200, superCents: 112_842,
+      grossCents: 940_356, paygCents: 166_600, superCents: 112_842,
     });
     expect(event.payload).toMatchObject({ stpId: july.stp.id, action: 'update', updateId: result.stpEvent.id, financialYear: '2026-27', employees: 2 });
     const key = idem('stp');

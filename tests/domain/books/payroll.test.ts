@@ -124,14 +124,16 @@ describe('books.payrollDraft', () => {
     const { result, event } = await mutate(d.client, 'books.payrollDraft', NOV1, 'books.payroll.draft');
     const run = result.payRun;
     // Jane, 14 days on $78,000: gross 299178, PAYG 60400, super 35901 (see payg.test.ts).
-    // Sam, 5-14 Nov = 10 days at $45 * 20 h: gross 128571, scale 1 PAYG 31714, super 128571 * 12% = 15428.52 -> 15429.
+    // Sam, 5-14 Nov = 10 days at $45 * 20 h: gross 128571, withheld as a fortnightly pay (the run's frequency, not his
+    // 10 days): half is $642.855 -> $642, scale 1 0.3227 * 642.99 - 68.2367 = 139.26 -> $139 -> $278 a fortnight;
+    // super 128571 * 12% = 15428.52 -> 15429.
     expect(run.payslips.map((p: any) => [p.employee.id, p.daysEmployed, p.taxScale, p.grossCents, p.paygCents, p.superCents, p.netCents])).toEqual([
       [jane.id, 14, 'TAX_FREE_THRESHOLD', 299_178, 60_400, 35_901, 238_778],
-      [sam.id, 10, 'NO_TAX_FREE_THRESHOLD', 128_571, 31_714, 15_429, 96_857],
+      [sam.id, 10, 'NO_TAX_FREE_THRESHOLD', 128_571, 27_800, 15_429, 100_771],
     ]);
-    expect(run).toMatchObject({ status: 'DRAFT', staffCount: 2, grossCents: 427_749, paygCents: 92_114, superCents: 51_330, netCents: 335_635, paidCents: 0, unpaidCents: 0, stp: null, journalId: null });
+    expect(run).toMatchObject({ status: 'DRAFT', staffCount: 2, grossCents: 427_749, paygCents: 88_200, superCents: 51_330, netCents: 339_549, paidCents: 0, unpaidCents: 0, stp: null, journalId: null });
     expect(result.journalId).toBeNull();
-    expect(event.payload).toMatchObject({ runId: run.id, staffCount: 2, grossCents: 427_749, netCents: 335_635 });
+    expect(event.payload).toMatchObject({ runId: run.id, staffCount: 2, grossCents: 427_749, netCents: 339_549 });
     expect(await k.journalCount(d)).toBe(0);
     const again = await mutate(d.client, 'books.payrollDraft', NOV1, 'books.payroll.draft');
     expect(again.result).toMatchObject({ changed: false, payRun: { id: run.id } });
@@ -167,22 +169,22 @@ describe('books.payrollSign', () => {
     const { d } = await k.staffed();
     const run = await k.draft(d);
     const hold = await expectHold(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll_sign', { key: d.agent, idem: idem() });
-    expect(hold.approval.subject.summary).toBe('Pay run 1–14 Nov 2026: 2 staff, gross $4,277.49, net $3,356.35, paid 2026-11-15');
+    expect(hold.approval.subject.summary).toBe('Pay run 1–14 Nov 2026: 2 staff, gross $4,277.49, net $3,395.49, paid 2026-11-15');
     expect(await k.journalCount(d)).toBe(0);
     expect((await d.client.ok('books.payrollDraft', NOV1)).payRun.status).toBe('DRAFT');
 
     const approvalId = await k.approve(d, hold);
     const { result, event } = await mutate(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'books.payroll.sign', { key: d.agent, idem: idem() });
-    expect(result).toMatchObject({ changed: true, approvalId, payRun: { status: 'POSTED', unpaidCents: 335_635, approvalId, journalId: result.journalId } });
+    expect(result).toMatchObject({ changed: true, approvalId, payRun: { status: 'POSTED', unpaidCents: 339_549, approvalId, journalId: result.journalId } });
     expect(await k.lines(result.journalId)).toEqual([
       line('477', 427_749),
       line('478', 51_330),
-      line('825', -92_114),
+      line('825', -88_200),
       line('826', -51_330),
-      line('804', -335_635),
+      line('804', -339_549),
     ]);
     expect(await k.journalHead(result.journalId)).toMatchObject({ date: '2026-11-15', source_kind: 'pay_run', source_id: run.id });
-    expect(result.payRun.stp).toMatchObject({ kind: 'PAY', status: 'QUEUED', attempt: 1, payDate: '2026-11-15', financialYear: '2026-27', grossCents: 427_749, paygCents: 92_114, superCents: 51_330 });
+    expect(result.payRun.stp).toMatchObject({ kind: 'PAY', status: 'QUEUED', attempt: 1, payDate: '2026-11-15', financialYear: '2026-27', grossCents: 427_749, paygCents: 88_200, superCents: 51_330 });
     expect(result.payRun.stp.employees).toHaveLength(2);
     expect(event.payload).toMatchObject({ runId: run.id, journalId: result.journalId, approvalId, stpId: result.payRun.stp.id });
     await k.invariants(d);
@@ -275,13 +277,13 @@ describe('settlePayRun (bank matching pays net wages)', () => {
     expect(await k.lines(part.journalId)).toEqual([line('804', 300_000), line('090', -300_000)]);
     expect(part.label).toContain(run.id);
     await k.invariants(d);
-    await expect(k.payWages(d, run.id, 35_636)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^amountCents: / });
+    await expect(k.payWages(d, run.id, 39_550)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^amountCents: / });
     await expect(k.payWages(d, run.id, 100, '2026-11-13')).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^date: / });
-    await k.payWages(d, run.id, 35_635);
+    await k.payWages(d, run.id, 39_549);
     const [row] = await s.runtime.db.query<{ paid_cents: number; status: string }>('SELECT paid_cents, status FROM books_pay_runs WHERE run_id = $1', [run.id]);
-    expect(row).toEqual({ paid_cents: 335_635, status: 'POSTED' });
+    expect(row).toEqual({ paid_cents: 339_549, status: 'POSTED' });
     const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>('SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n', [run.id]);
-    expect(payments).toEqual([{ doc_kind: 'pay_run', amount_cents: 300_000 }, { doc_kind: 'pay_run', amount_cents: 35_635 }]);
+    expect(payments).toEqual([{ doc_kind: 'pay_run', amount_cents: 300_000 }, { doc_kind: 'pay_run', amount_cents: 39_549 }]);
     await expect(k.payWages(d, run.id, 1)).rejects.toMatchObject({ code: 'CONFLICT' });
     const later = await k.draft(d, NOV2);
     await expect(k.payWages(d, later.id, 1, '2026-11-29')).rejects.toMatchObject({ code: 'CONFLICT', message: /DRAFT/ });

@@ -204,11 +204,12 @@ describe('books.taxObligations', () => {
       ['BAS', '2026-01-01', '2026-04-28', 'NOT_PREPARED', -100, true],
       ['BAS', '2026-04-01', '2026-07-28', 'NOT_PREPARED', 0, true],
       ...(stp ? [['STP', '2026-09-15', '2026-09-15', 'ACCEPTED', null, false]] : []),
+      // Payday Super: the run paid Tue 15 Sep owes its super 7 business days later (NSW), unpaid and overdue.
+      ['SUPER', '2026-09-15', '2026-09-24', 'UNPAID', 60000, true],
       ...(stp ? [['STP', '2026-10-15', '2026-10-15', 'FAILED', null, true]] : []),
-      // Jul–Sep: held (snapshot net = W2 100000), PAYGW on the same BAS, super due 28 days after the quarter.
+      // Jul–Sep: held (snapshot net = W2 100000), PAYGW on the same BAS.
       ['BAS', '2026-07-01', '2026-10-28', 'HELD', 100000, true],
       ['PAYGW', '2026-07-01', '2026-10-28', 'HELD', 100000, true],
-      ['SUPER', '2026-07-01', '2026-10-28', 'ACCRUED', 60000, true],
       ['BAS', '2026-10-01', '2027-02-28', 'NOT_PREPARED', 0, false],
     ]);
     expect(read.nextCursor).toBeNull();
