@@ -1,4 +1,5 @@
 import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.js';
+import { MAIL_ENV_HELP, loadMailConfig, type MailConfig } from '../mail/config.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 
@@ -29,6 +30,8 @@ export interface ServerConfig {
   lockTimeoutMs: number;
   /** The AI gateway behind books.ask (AI_*). */
   ai: AiConfig;
+  /** Outbound mail: the relay, DKIM, the outbox (SMTP_*, DKIM_*, MAIL_OUTBOX_DIR). */
+  mail: MailConfig;
 }
 
 export const ENV_HELP = `Environment:
@@ -64,7 +67,9 @@ export const ENV_HELP = `Environment:
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)
 
-${AI_ENV_HELP}`;
+${AI_ENV_HELP}
+
+${MAIL_ENV_HELP}`;
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
@@ -114,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     poolSize: int('PG_POOL_SIZE', 20, env),
     lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),
     ai: loadAiConfig(env),
+    mail: loadMailConfig(env, env.DATA_DIR || './.data'),
   };
 }

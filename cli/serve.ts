@@ -20,6 +20,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     lockTimeoutMs: config.lockTimeoutMs,
     config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, pairing: config.pairing },
     ai: config.ai,
+    mail: config.mail,
     log,
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
@@ -49,6 +50,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
 
   await app.listen({ port: config.port, host: config.host });
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  log.info({}, runtime.deps.mail.describe());
   log.info({ port: config.port, database: runtime.db.kind, startupMs: Math.round(performance.now() - started) }, `serving on ${config.publicUrl} (${where})`);
   if (boot) {
     // Printed once, to the terminal only: the secret is stored hashed and cannot be shown again.

@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { migrate, migrationFiles } from './migrate.js';
-import { wrapPglite, type PgliteTemplate } from './pglite.js';
+import { PGLITE_EXTENSIONS, wrapPglite, type PgliteTemplate } from './pglite.js';
 import { PROJECT_ROOT as ROOT } from './project-root.js';
 
 /*
@@ -61,7 +61,7 @@ export async function buildTemplate(dir: string): Promise<PgliteTemplate> {
   const template = templateAt(scratch);
   await mkdir(scratch, { recursive: true });
   try {
-    const memory = await PGlite.create();
+    const memory = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     let tar: Blob;
     try {
       await migrate(wrapPglite(memory));
@@ -71,7 +71,7 @@ export async function buildTemplate(dir: string): Promise<PgliteTemplate> {
       await memory.close();
     }
     await writeFile(template.tarFile, Buffer.from(await tar.arrayBuffer()));
-    await (await PGlite.create(template.dataDir, { loadDataDir: tar })).close();
+    await (await PGlite.create(template.dataDir, { extensions: PGLITE_EXTENSIONS, loadDataDir: tar })).close();
     await rename(scratch, folder).catch(async () => {
       if (await readTemplate(dir)) return rm(scratch, { recursive: true, force: true }); // another process was first
       await rm(folder, { recursive: true, force: true }); // an incomplete folder in the way, e.g. cut short by hand

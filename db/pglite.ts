@@ -2,9 +2,15 @@ import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PARSERS } from './normalise.js';
 import { lockDataDir } from './pglite-lock.js';
 import type { Db } from './types.js';
+
+/** The contrib extensions the migrations create (017_search.sql): every PGlite open, and the template, loads them. */
+export const PGLITE_EXTENSIONS = { btree_gin, pg_trgm, unaccent };
 
 /** A migrated empty database (db/pglite-template.ts), kept both ways it can be copied. */
 export interface PgliteTemplate {
@@ -46,16 +52,16 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
 async function createFrom(dir: string | undefined, template: PgliteTemplate | undefined, notice?: (message: string) => void): Promise<PGlite> {
   if (template) {
     try {
-      if (!dir) return await PGlite.create({ parsers: PARSERS, loadDataDir: new Blob([await readFile(template.tarFile)]) });
+      if (!dir) return await PGlite.create({ parsers: PARSERS, extensions: PGLITE_EXTENSIONS, loadDataDir: new Blob([await readFile(template.tarFile)]) });
       cpSync(template.dataDir, dir, { recursive: true }); // sync: one native copy loop, 3-5x faster than fs.promises.cp here
-      return await PGlite.create(dir, { parsers: PARSERS });
+      return await PGlite.create(dir, { parsers: PARSERS, extensions: PGLITE_EXTENSIONS });
     } catch (err) {
       notice?.(`the PGlite template did not load (${(err as Error).message}); creating the database with initdb`);
       // The directory was empty before the load: clear what the failed load wrote and create the database anew.
       if (dir) for (const name of readdirSync(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
     }
   }
-  return PGlite.create(dir, { parsers: PARSERS });
+  return PGlite.create(dir, { parsers: PARSERS, extensions: PGLITE_EXTENSIONS });
 }
 
 /** The Db interface over one PGlite instance; `release` (the data dir's lock) is freed on close. */

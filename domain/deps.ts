@@ -1,6 +1,7 @@
 import type { Db } from '../db/types.js';
 import type { Notifier } from '../db/notifier.js';
 import type { AiDeps } from '../ai-gateway/providers.js';
+import type { MailService } from '../mail/types.js';
 
 /** What an anonymous caller may cost an org through pairing.request (domain/pairing). 0 turns a limit off. */
 export interface PairingLimits {
@@ -64,4 +65,6 @@ export interface Deps {
   log: Logger;
   /** The AI gateway behind books.ask: its configuration and provider (ai-gateway/). */
   ai: AiDeps;
+  /** Outbound mail for every family (mail/): it appends no events, so the caller records ids and statuses. */
+  mail: MailService;
 }

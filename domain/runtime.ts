@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { openDb, type OpenDbOptions } from '../db/index.js';
 import { openNotifier } from '../db/notifier.js';
 import type { Db } from '../db/types.js';
@@ -9,6 +10,8 @@ import { METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
 import { DEFAULT_AI_CONFIG, type AiConfig } from '../ai-gateway/config.js';
 import { createProvider } from '../ai-gateway/providers.js';
 import type { Provider } from '../ai-gateway/types.js';
+import type { MailConfig } from '../mail/config.js';
+import { createMailService } from '../mail/service.js';
 
 export interface RuntimeOptions extends OpenDbOptions {
   config?: Partial<DomainConfig>;
@@ -23,6 +26,8 @@ export interface RuntimeOptions extends OpenDbOptions {
   aiProvider?: Provider;
   /** Wall-clock time of the AI audit and budget (tests; default the system clock). */
   aiNow?: () => Date;
+  /** Outbound mail (cli/config.ts reads SMTP_*, DKIM_*, MAIL_OUTBOX_DIR; default: no relay, outbox under dataDir). */
+  mail?: MailConfig;
   /** Extra handlers, for tests that exercise the pipeline with a method of their own. */
   extraHandlers?: ReadonlyMap<string, MethodHandler>;
 }
@@ -55,10 +60,12 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     notifier,
     log,
     ai,
+    mail: createMailService(opts.mail ?? { outboxDir: join(opts.dataDir ?? './.data', 'outbox') }),
   };
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   const close = async () => {
+    await deps.mail.close();
     await notifier.close();
     await db.close();
   };

@@ -141,7 +141,7 @@ describe('compiled build (dist/)', () => {
     copyFileSync(join(ROOT, 'bin', 'build.js'), join(bare, 'bin', 'build.js'));
     for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) copyFileSync(join(ROOT, f), join(bare, f));
     cpSync(join(ROOT, 'protocol'), join(bare, 'protocol'), { recursive: true });
-    for (const dir of ['db', 'ledger', 'domain', 'gateway', 'mcp', 'ai-gateway', 'cli']) mkdirSync(join(bare, dir));
+    for (const dir of ['db', 'ledger', 'domain', 'gateway', 'mcp', 'ai-gateway', 'mail', 'cli']) mkdirSync(join(bare, dir));
     symlinkSync(join(ROOT, 'node_modules', 'proper-lockfile'), join(bare, 'node_modules', 'proper-lockfile'));
     const res = node(['bin/build.js', '--if-stale'], { cwd: bare });
     expect(res.status).toBe(1);

@@ -1,0 +1,231 @@
+import { badRequest } from '../protocol/errors.js';
+import type { Queryable } from './types.js';
+
+/*
+ * One search over both databases (migration 017): a family declares once which columns of which table are
+ * searchable, and its migration adds the matching columns and GIN indexes with wops_search_indexes(...). A query is
+ * PostgreSQL full text (websearch syntax, accent-folded 'simple' configuration, ts_rank_cd with the A/B/C
+ * weights, ts_headline highlights) merged with trigram matching (word_similarity on the accent-folded fuzzy
+ * columns) for typos and short prefixes. Full-text hits rank above fuzzy-only ones. Query text only ever travels
+ * as a parameter, and nothing here writes the ledger: a caller must never put the query in an event either.
+ */
+
+export interface SearchSpec {
+  /** The table (a tenant table: org_id scopes every query) and its id column. */
+  table: string;
+  id: string;
+  /** Text columns by weight: A ranks above B above C. */
+  weights: { A: readonly string[]; B?: readonly string[]; C?: readonly string[] };
+  /** Columns matched by trigrams (typos, prefixes); default the A columns. Keep them short: names and titles. */
+  fuzzy?: readonly string[];
+  /** Equality filters a caller may apply: filter name -> column. */
+  filters?: Readonly<Record<string, string>>;
+}
+
+export type FilterValue = string | number | boolean | null | readonly (string | number)[];
+
+export interface SearchOptions {
+  org: string;
+  q: string;
+  limit?: number;
+  cursor?: string;
+  filters?: Readonly<Record<string, FilterValue | undefined>>;
+  /** The request fields named in errors (default params.q and params.cursor). */
+  fields?: { q?: string; cursor?: string };
+}
+
+/** A piece of highlighted text: `match` marks the words the query matched. */
+export interface Segment {
+  text: string;
+  match: boolean;
+}
+
+export interface SearchHit {
+  id: string;
+  /** 'text' for a full-text match, 'fuzzy' for a trigram-only match. */
+  matched: 'text' | 'fuzzy';
+  /** ts_rank_cd for text matches, word_similarity for fuzzy ones (comparable only within a kind). */
+  score: number;
+  /** Per searchable column, a bounded excerpt with the matched words marked. */
+  highlights: Record<string, Segment[]>;
+}
+
+export interface SearchPage {
+  items: SearchHit[];
+  nextCursor: string | null;
+}
+
+export interface Searchable {
+  readonly spec: SearchSpec;
+  /** What the table's generated columns must hold, from this declaration (tests compare the two). */
+  readonly columns: { search_doc: string; search_fuzzy: string };
+  search(q: Queryable, opts: SearchOptions): Promise<SearchPage>;
+  /** The page's SQL and parameters, for EXPLAIN in tests. */
+  plan(opts: SearchOptions): { sql: string; params: unknown[] } | undefined;
+}
+
+/** Longest query accepted: a search box, not a document (bounds parse and match work). */
+export const MAX_QUERY_CHARS = 256;
+export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 20;
+/** word_similarity at or above this is a fuzzy hit: "recieve" against "receive" scores 0.375. */
+export const FUZZY_THRESHOLD = 0.3;
+/** Private-use characters as highlight marks: removed from the text first, so a mark is always ours. */
+const START = '\uE000';
+const STOP = '\uE001';
+const HEADLINE = `StartSel=${START}, StopSel=${STOP}, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`;
+/** Bound on a highlight's characters, whatever the words' lengths. */
+const MAX_HIGHLIGHT_CHARS = 400;
+/** D, C, B, A (ts_rank_cd's order). */
+const RANK_WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
+
+const registry: Searchable[] = [];
+
+/** Every declared searchable (tests check each one's indexes are used). */
+export const searchables = (): readonly Searchable[] => registry;
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** Declare a searchable table once; the returned object runs its searches. */
+export function defineSearch(spec: SearchSpec): Searchable {
+  const fuzzy = spec.fuzzy ?? spec.weights.A;
+  const textColumns = [...spec.weights.A, ...(spec.weights.B ?? []), ...(spec.weights.C ?? [])];
+  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {})]) {
+    if (!IDENT.test(name)) throw new Error(`defineSearch(${spec.table}): ${JSON.stringify(name)} is not a plain identifier`);
+  }
+  if (spec.weights.A.length === 0 || fuzzy.length === 0) throw new Error(`defineSearch(${spec.table}): needs A columns`);
+  // The stored generated columns wops_search_indexes adds (017_search.sql), and what they must equal.
+  const doc = 'search_doc';
+  const fuzzyText = 'search_fuzzy';
+  const concat = (cols: readonly string[] | undefined) =>
+    cols && cols.length ? cols.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `) : 'NULL';
+  const columns = {
+    search_doc: `wops_search_doc(${concat(spec.weights.A)}, ${concat(spec.weights.B)}, ${concat(spec.weights.C)})`,
+    search_fuzzy: `wops_unaccent(${concat(fuzzy)})`,
+  };
+
+  function plan(opts: SearchOptions): { sql: string; params: unknown[] } | undefined {
+    const qField = opts.fields?.q ?? 'params.q';
+    const text = cleanQuery(opts.q, qField);
+    if (!/[\p{L}\p{N}]/u.test(text)) return undefined; // only punctuation: nothing to match
+    const limit = opts.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest('params.limit', `an integer from 1 to ${MAX_LIMIT}`);
+    // $1 org, $2 the websearch query, $3 the fuzzy text (null: no fuzzy matching, $3 then unused but typed)
+    const params: unknown[] = [opts.org, text, plainWords(text) ? text : null];
+    const query = `websearch_to_tsquery('wops_search', $2)`;
+    const fuzzyMatch = params[2] === null ? '' : ` OR wops_unaccent($3) <% ${fuzzyText}`;
+    const where = [`org_id = $1`, `(${doc} @@ ${query}${fuzzyMatch})`];
+    for (const [name, value] of Object.entries(opts.filters ?? {})) {
+      if (value === undefined) continue;
+      const column = spec.filters?.[name];
+      if (!column) throw new Error(`search(${spec.table}): no filter ${name}`);
+      if (value === null) where.push(`${column} IS NULL`);
+      else if (Array.isArray(value)) where.push(`${column}::text = ANY($${params.push(value.map(String))}::text[])`);
+      else where.push(`${column}::text = $${params.push(String(value))}`);
+    }
+    let after = '';
+    if (opts.cursor !== undefined) {
+      const c = decodeCursor(opts.cursor, opts.fields?.cursor ?? 'params.cursor');
+      const [t, s, id] = [params.push(c.tier), params.push(c.score), params.push(c.id)];
+      after = `WHERE tier > $${t} OR (tier = $${t} AND (score < $${s}::real OR (score = $${s}::real AND id > $${id})))`;
+    }
+    const marks = params.push(START + STOP);
+    const options = params.push(HEADLINE);
+    const highlights = textColumns
+      .map((c) => `'${c}', ts_headline('wops_search', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
+      .join(', ');
+    const sql = `WITH hits AS (
+        SELECT ${spec.id}::text AS id,
+               CASE WHEN ${doc} @@ ${query} THEN 0 ELSE 1 END AS tier,
+               CASE WHEN ${doc} @@ ${query} THEN ts_rank_cd('${RANK_WEIGHTS}', ${doc}, ${query})
+                    ELSE word_similarity(wops_unaccent($3::text), ${fuzzyText}) END AS score
+          FROM ${spec.table} WHERE ${where.join(' AND ')}),
+      page AS (SELECT * FROM hits ${after} ORDER BY tier, score DESC, id LIMIT ${limit + 1})
+      SELECT p.id, p.tier, p.score::text AS score, json_build_object(${highlights}) AS highlights
+        FROM page p JOIN ${spec.table} t ON t.org_id = $1 AND t.${spec.id}::text = p.id
+       ORDER BY p.tier, p.score DESC, p.id`;
+    return { sql, params };
+  }
+
+  /** Run inside a transaction (a handler's q is one): the settings below are local to it. */
+  async function search(q: Queryable, opts: SearchOptions): Promise<SearchPage> {
+    const planned = plan(opts);
+    if (!planned) return { items: [], nextCursor: null };
+    // Local to the caller's transaction: the fuzzy threshold is a setting the index scan reads; and a plan made for
+    // these very words, as a prepared statement's generic plan cannot see how selective they are (it scans the org).
+    await q.query(
+      `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
+      [String(FUZZY_THRESHOLD)],
+    );
+    const rows = await q.query<{ id: string; tier: number; score: string; highlights: Record<string, string> | string }>(planned.sql, planned.params);
+    const limit = opts.limit ?? DEFAULT_LIMIT;
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => ({
+        id: r.id,
+        matched: Number(r.tier) === 0 ? 'text' : 'fuzzy',
+        score: Number(r.score),
+        highlights: toSegments(typeof r.highlights === 'string' ? JSON.parse(r.highlights) : r.highlights),
+      })),
+      nextCursor: rows.length > limit && last ? encodeCursor({ tier: Number(last.tier), score: last.score, id: last.id }) : null,
+    };
+  }
+
+  const searchable: Searchable = { spec, columns, search, plan };
+  registry.push(searchable);
+  return searchable;
+}
+
+/** Control characters out (NUL is refused by PostgreSQL), length bounded. */
+function cleanQuery(q: string, field: string): string {
+  if (typeof q !== 'string') throw badRequest(field, 'a string');
+  if (q.length > MAX_QUERY_CHARS) throw badRequest(field, `at most ${MAX_QUERY_CHARS} characters`);
+  // Lone surrogates are not text either; the marks are ours.
+  return q.replace(/[\u0000-\u001f\u007f\uE000\uE001]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, ' ').trim();
+}
+
+/**
+ * Websearch syntax (quotes, OR, -exclusion) is a precise request: only plain words also match by trigrams,
+ * so a fuzzy hit never brings back what the user excluded or outside their phrase.
+ */
+function plainWords(text: string): boolean {
+  return !/["]|(^|\s)-|\bor\b/i.test(text);
+}
+
+function toSegments(raw: Record<string, string>): Record<string, Segment[]> {
+  const out: Record<string, Segment[]> = {};
+  for (const [column, headline] of Object.entries(raw)) {
+    const segments: Segment[] = [];
+    let used = 0;
+    for (const [i, part] of headline.split(new RegExp(`[${START}${STOP}]`)).entries()) {
+      if (!part || used >= MAX_HIGHLIGHT_CHARS) continue;
+      const text = part.slice(0, MAX_HIGHLIGHT_CHARS - used);
+      used += text.length;
+      segments.push({ text, match: i % 2 === 1 });
+    }
+    out[column] = segments;
+  }
+  return out;
+}
+
+interface Cursor {
+  tier: number;
+  /** The score as PostgreSQL printed it (a real prints exactly and reads back equal). */
+  score: string;
+  id: string;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.tier, c.score, c.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, field: string): Cursor {
+  try {
+    const [tier, score, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if ((tier === 0 || tier === 1) && typeof score === 'string' && Number.isFinite(Number(score)) && typeof id === 'string') return { tier, score, id };
+  } catch {
+    // not JSON: refused below
+  }
+  throw badRequest(field, 'not a cursor this search returned');
+}

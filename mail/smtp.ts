@@ -1,0 +1,65 @@
+/** The relay: one pooled nodemailer transport per service (so per server process). */
+import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { DkimSettings, SmtpSettings } from './config.js';
+import type { Refusal } from './types.js';
+
+export interface RelayResult {
+  accepted: string[];
+  refusals: Refusal[];
+  /** Set when nothing was accepted. */
+  error?: { message: string; temporary: boolean };
+}
+
+interface SmtpError extends Error {
+  code?: string;
+  response?: string;
+  responseCode?: number;
+  recipient?: string;
+  rejectedErrors?: SmtpError[];
+}
+
+/** A reply code makes 4xx temporary and 5xx final; no reply at all (network, timeout, TLS) is temporary. */
+const temporary = (err: SmtpError) => (err.responseCode ? err.responseCode < 500 || err.responseCode === 503 : true);
+
+function refusal(err: SmtpError): Refusal {
+  return { address: (err.recipient ?? '').toLowerCase(), response: err.response ?? err.message, temporary: temporary(err) };
+}
+
+export class Relay {
+  private readonly transport;
+
+  constructor(readonly settings: SmtpSettings, dkim?: DkimSettings) {
+    this.transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: settings.poolSize,
+      host: settings.host,
+      port: settings.port,
+      secure: settings.secure,
+      requireTLS: settings.requireTls,
+      ...(settings.user !== undefined ? { auth: { user: settings.user, pass: settings.pass ?? '' } } : {}),
+      connectionTimeout: settings.timeoutMs,
+      greetingTimeout: settings.timeoutMs,
+      socketTimeout: settings.timeoutMs,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+      ...(dkim ? { dkim } : {}),
+    });
+  }
+
+  async send(options: SendMailOptions): Promise<RelayResult> {
+    try {
+      const info = await this.transport.sendMail(options);
+      const refusals = ((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map(refusal);
+      return { accepted: (info.accepted as Array<string | { address: string }>).map((a) => (typeof a === 'string' ? a : a.address).toLowerCase()), refusals };
+    } catch (e) {
+      const err = e as SmtpError;
+      const refusals = (err.rejectedErrors ?? []).map(refusal);
+      const what = err.code === 'EAUTH' ? 'the relay refused the credentials in SMTP_URL' : 'not sent';
+      return { accepted: [], refusals, error: { message: `${what}: ${err.message}`, temporary: refusals.length ? refusals.some((r) => r.temporary) : temporary(err) } };
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}

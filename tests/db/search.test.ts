@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../domain/runtime.js';
+import { boardTaskSearch } from '../../domain/board/search.js';
+import { MAX_QUERY_CHARS, searchables, type SearchOptions } from '../../db/search.js';
+import type { Queryable } from '../../db/types.js';
+import { ApiError } from '../../protocol/errors.js';
+import { freshOrg, testRuntime } from '../helpers/harness.js';
+
+// The search module (db/search.ts) over board items, the same assertions on PGlite and PostgreSQL.
+
+let runtime: Runtime;
+let org: string;
+let other: string;
+
+async function addTask(orgId: string, id: string, title: string, description = '', col = 'todo'): Promise<void> {
+  await runtime.db.query(
+    `INSERT INTO board_tasks (org_id, task_id, title, description, col, created_by, completed_at)
+     VALUES ($1, $2, $3, $4, $5, '', CASE WHEN $5 = 'done' THEN now() END)`,
+    [orgId, id, title, description, col],
+  );
+}
+
+/** Searches run in a transaction (the fuzzy threshold is set for it), as a handler's read does. */
+const search = (opts: Omit<SearchOptions, 'org'> & { org?: string }) =>
+  runtime.db.tx((q) => boardTaskSearch.search(q, { org, ...opts }));
+const ids = async (q: string, extra: Partial<SearchOptions> = {}) => (await search({ q, ...extra })).items.map((i) => i.id);
+
+beforeAll(async () => {
+  runtime = await testRuntime();
+  org = (await freshOrg(runtime, 'search')).orgId;
+  other = (await freshOrg(runtime, 'search')).orgId;
+  await addTask(org, 'tsk_cafe', 'Book the Café Crème for the offsite', 'Tables for twelve near the window');
+  await addTask(org, 'tsk_receive', 'Receive the supplier invoice', 'Check it against the purchase order', 'done');
+  await addTask(org, 'tsk_budget_title', 'Quarterly budget review', 'Numbers from finance');
+  await addTask(org, 'tsk_budget_body', 'Prepare the offsite agenda', 'Leave time for the budget discussion');
+  await addTask(org, 'tsk_paint', 'Paint the meeting room', 'Red or blue, not green');
+  await addTask(org, 'tsk_hostile', "Robert'); DROP TABLE board_tasks;--", 'Little Bobby Tables <script>alert(1)</script> \uE000mark\uE001');
+  await addTask(other, 'tsk_other_cafe', 'Café in the other org', 'Invisible to the first org');
+}, 60_000);
+
+afterAll(async () => {
+  await runtime?.close();
+});
+
+describe('full text', () => {
+  it('folds accents both ways: "café" and "cafe" find "Café"', async () => {
+    expect(await ids('cafe')).toEqual(['tsk_cafe']);
+    expect(await ids('CAFÉ')).toEqual(['tsk_cafe']);
+    expect(await ids('creme')).toEqual(['tsk_cafe']);
+  });
+
+  it('takes websearch syntax: quoted phrases, OR, -exclusion', async () => {
+    expect(await ids('"budget review"')).toEqual(['tsk_budget_title']);
+    expect(await ids('"review budget"')).toEqual([]);
+    expect((await ids('window OR supplier')).sort()).toEqual(['tsk_cafe', 'tsk_receive']);
+    expect(await ids('budget -finance')).toEqual(['tsk_budget_body']);
+    expect(await ids('offsite -agenda')).toEqual(['tsk_cafe']);
+  });
+
+  it('ranks a title (A) match above a description (B) match', async () => {
+    const page = await search({ q: 'budget' });
+    expect(page.items.map((i) => i.id)).toEqual(['tsk_budget_title', 'tsk_budget_body']);
+    expect(page.items[0]!.score).toBeGreaterThan(page.items[1]!.score);
+    expect(page.items.every((i) => i.matched === 'text')).toBe(true);
+  });
+
+  it('highlights the matched words in the original text, accents kept', async () => {
+    const [hit] = (await search({ q: 'cafe window' })).items;
+    expect(hit!.highlights.title).toContainEqual({ text: 'Café', match: true });
+    expect(hit!.highlights.description).toContainEqual({ text: 'window', match: true });
+    expect(hit!.highlights.title!.map((s) => s.text).join('')).toBe('Book the Café Crème for the offsite');
+  });
+
+  it('keeps stored text that looks like a mark from posing as one, and bounds highlight length', async () => {
+    const long = `${'word '.repeat(3000)}needle ${'word '.repeat(3000)}`;
+    await addTask(org, 'tsk_long', 'A long note', long);
+    const [hit] = (await search({ q: 'needle' })).items;
+    const description = hit!.highlights.description!;
+    expect(description).toContainEqual({ text: 'needle', match: true });
+    expect(description.map((s) => s.text).join('').length).toBeLessThanOrEqual(400);
+    const [bobby] = (await search({ q: 'bobby' })).items;
+    const text = bobby!.highlights.description!.map((s) => s.text).join('');
+    // The parser reads <script> as a tag, which headlines leave out; the stored marks are stripped to spaces.
+    expect(text).toContain('Little Bobby Tables');
+    expect(text).toContain('mark');
+    expect(text).not.toMatch(/[\uE000\uE001]/);
+  });
+});
+
+describe('fuzzy', () => {
+  it('finds through typos and short prefixes, after every full-text hit', async () => {
+    expect(await ids('recieve')).toEqual(['tsk_receive']);
+    expect(await ids('invoce')).toEqual(['tsk_receive']);
+    expect(await ids('quart')).toEqual(['tsk_budget_title']);
+    const page = await search({ q: 'recieve' });
+    expect(page.items[0]!.matched).toBe('fuzzy');
+  });
+
+  it('stays out of precise queries: phrases and exclusions do not match by trigrams', async () => {
+    expect(await ids('"recieve"')).toEqual([]);
+    expect(await ids('recieve -supplier')).toEqual([]);
+  });
+});
+
+describe('scope and paging', () => {
+  it('never returns another org’s rows', async () => {
+    expect(await ids('cafe')).toEqual(['tsk_cafe']);
+    expect(await ids('invisible')).not.toContain('tsk_other_cafe');
+    expect(await ids('cafe', { org: other })).toEqual(['tsk_other_cafe']);
+  });
+
+  it('applies declared filters', async () => {
+    expect(await ids('invoice', { filters: { col: 'todo' } })).toEqual([]);
+    expect(await ids('invoice', { filters: { col: ['done', 'todo'] } })).toEqual(['tsk_receive']);
+  });
+
+  it('pages with a cursor through text and fuzzy hits without a gap or a repeat', async () => {
+    for (let i = 0; i < 7; i++) await addTask(org, `tsk_page_${i}`, `Pager item ${i}`, i % 2 ? 'pager pager pager' : 'other');
+    await addTask(org, 'tsk_page_typo', 'Pagr item typo', '');
+    const hits = (await search({ q: 'pager', limit: 100 })).items;
+    const all = hits.map((i) => i.id);
+    expect(hits.slice(0, 7).every((i) => i.matched === 'text' && i.id.startsWith('tsk_page_'))).toBe(true);
+    expect(hits.slice(7).every((i) => i.matched === 'fuzzy')).toBe(true);
+    expect(all.slice(7)).toContain('tsk_page_typo');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await search({ q: 'pager', limit: 3, cursor });
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(all);
+  });
+});
+
+describe('hostile queries answer, never INTERNAL', () => {
+  const refused = async (opts: Partial<SearchOptions>) => {
+    const err = await search({ q: '', ...opts }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    return (err as ApiError).code;
+  };
+
+  it('punctuation only, control characters, lone surrogates and SQL-looking text', async () => {
+    for (const q of ['', '   ', '!!!', '"', '""', '-', 'OR', '- - -', ')(*&^%$#@!', '\u0000\u0001', '\uD800', "'; DROP TABLE board_tasks; --", '\\', '$1', '<->', '!x & y', 'a:* | b']) {
+      await expect(search({ q }), JSON.stringify(q)).resolves.toBeDefined();
+    }
+    expect(await ids("Robert'); DROP TABLE")).toEqual(['tsk_hostile']);
+    expect(await ids('cafe\u0000')).toEqual(['tsk_cafe']);
+  });
+
+  it('refuses over-long queries and forged cursors as BAD_REQUEST naming the field', async () => {
+    expect(await refused({ q: 'x'.repeat(10_000) })).toBe('BAD_REQUEST');
+    await expect(search({ q: 'x'.repeat(MAX_QUERY_CHARS + 1), fields: { q: 'params.query' } })).rejects.toThrow(/^params\.query: /);
+    await expect(search({ q: 'cafe', cursor: 'not-a-cursor' })).rejects.toThrow(/^params\.cursor: /);
+    await expect(search({ q: 'cafe', cursor: Buffer.from('[0,"1 OR 1=1","x"]').toString('base64url') })).rejects.toThrow(/^params\.cursor: /);
+    expect(await ids('x'.repeat(MAX_QUERY_CHARS))).toEqual([]);
+  });
+});
+
+describe('indexes', () => {
+  it('every declared searchable has its two GIN indexes, its columns as declared, serving both operators', async () => {
+    for (const s of searchables()) {
+      const rows = await runtime.db.query<{ indexname: string; indexdef: string }>(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexdef LIKE '%USING gin%'`,
+        [s.spec.table],
+      );
+      expect(rows.map((r) => r.indexname).sort()).toEqual([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]);
+      // The migration's columns are the declaration's (rows of this file have text in every weight).
+      const [differ] = await runtime.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
+            AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
+        [org],
+      );
+      expect(differ!.n).toBe(0);
+    }
+    // Whether the planner prefers them over the org's btree depends on the data (README, Search, has the figures);
+    // this asks whether they serve the query's operators at all: with no other path, each condition is an index scan.
+    const plan = await runtime.db.tx(async (q) => {
+      await q.query('SET LOCAL enable_seqscan = off');
+      const rows = await q.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT 1 FROM board_tasks WHERE search_doc @@ websearch_to_tsquery('wops_search', $1) OR wops_unaccent($1) <% search_fuzzy`,
+        ['recieve'],
+      );
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('board_tasks_search_doc');
+    expect(plan).toContain('board_tasks_search_fuzzy');
+  });
+});
