@@ -1,4 +1,4 @@
-import { addDays, minDate } from '../domain/books/dates.js';
+import { addDays, minDate, monthEnd, monthStart } from '../domain/books/dates.js';
 import { importStatement } from '../domain/books/reconciliation/index.js';
 import { recordStpResponse } from '../domain/books/payroll/index.js';
 import { addBusinessDays } from '../domain/books/calendar.js';
@@ -18,13 +18,6 @@ const RENT_BANK = { bsb: '062-000', accountNumber: '10451223', accountName: 'Har
 const CHANGED_BANK = { bsb: '733-112', accountNumber: '55019876', accountName: 'Harbour Property Grp' };
 
 const pad = (n: number) => String(n).padStart(2, '0');
-/** First day of the month `n` months after the month of `date`. */
-function monthStart(date: string, n = 0): string {
-  const [y, m] = date.split('-').map(Number);
-  const total = y * 12 + (m - 1) + n;
-  return `${Math.floor(total / 12)}-${pad((total % 12) + 1)}-01`;
-}
-const monthEnd = (date: string) => addDays(monthStart(date, 1), -1);
 /** First day of the quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) before the one `date` is in. */
 function lastQuarterStart(date: string): string {
   const m = Number(date.slice(5, 7));

@@ -11,6 +11,8 @@ import type { Db } from './types.js';
 
 /** The contrib extensions the migrations create (017_search.sql): every PGlite open, and the template, loads them. */
 export const PGLITE_EXTENSIONS = { btree_gin, pg_trgm, unaccent };
+/** Every database this module opens: the app's type parsers and those extensions. */
+const OPEN_OPTIONS = { parsers: PARSERS, extensions: PGLITE_EXTENSIONS };
 
 /** A migrated empty database (db/pglite-template.ts), kept both ways it can be copied. */
 export interface PgliteTemplate {
@@ -52,16 +54,16 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
 async function createFrom(dir: string | undefined, template: PgliteTemplate | undefined, notice?: (message: string) => void): Promise<PGlite> {
   if (template) {
     try {
-      if (!dir) return await PGlite.create({ parsers: PARSERS, extensions: PGLITE_EXTENSIONS, loadDataDir: new Blob([await readFile(template.tarFile)]) });
+      if (!dir) return await PGlite.create({ ...OPEN_OPTIONS, loadDataDir: new Blob([await readFile(template.tarFile)]) });
       cpSync(template.dataDir, dir, { recursive: true }); // sync: one native copy loop, 3-5x faster than fs.promises.cp here
-      return await PGlite.create(dir, { parsers: PARSERS, extensions: PGLITE_EXTENSIONS });
+      return await PGlite.create(dir, OPEN_OPTIONS);
     } catch (err) {
       notice?.(`the PGlite template did not load (${(err as Error).message}); creating the database with initdb`);
       // The directory was empty before the load: clear what the failed load wrote and create the database anew.
       if (dir) for (const name of readdirSync(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
     }
   }
-  return PGlite.create(dir, { parsers: PARSERS, extensions: PGLITE_EXTENSIONS });
+  return PGlite.create(dir, OPEN_OPTIONS);
 }
 
 /** The Db interface over one PGlite instance; `release` (the data dir's lock) is freed on close. */

@@ -19,3 +19,13 @@ export const daysInclusive = (start: string, end: string): number => daysBetween
 
 export const maxDate = (a: string, b: string): string => (a >= b ? a : b);
 export const minDate = (a: string, b: string): string => (a <= b ? a : b);
+
+/** First day of the month `n` months after the month of `date`. */
+export function monthStart(date: string, n = 0): string {
+  const [y, m] = date.split('-').map(Number);
+  const total = y * 12 + (m - 1) + n;
+  return `${Math.floor(total / 12)}-${String((total % 12) + 1).padStart(2, '0')}-01`;
+}
+
+/** Last day of the month of `date`. */
+export const monthEnd = (date: string): string => addDays(monthStart(date, 1), -1);

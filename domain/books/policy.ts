@@ -2,14 +2,16 @@ import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import type { AuState } from './calendar.js';
 
-/** The books policy of an org (GET /policy shows it). Rates are fixed by law, the floor and lock are per org. */
+/**
+ * The books policy of an org (GET /policy shows it). Rates are fixed by law, the floor and lock are per org; the
+ * super guarantee rate depends on the pay date (rates/super.ts), so it is not here.
+ */
 export interface BooksPolicy {
   /** Above this (strictly greater), bank matches are held and bills flagged ABOVE FLOOR. */
   materialityFloorCents: number;
   /** Journals dated on or before it are refused; null when no period is locked. */
   lockDate: string | null;
   gstRateBasisPoints: number;
-  superGuaranteeBasisPoints: number;
   /** Days after a promised date before an unpaid promise counts as BROKEN. */
   promiseGraceDays: number;
   /** Purchases above this (GST-inclusive) need a tax invoice to claim GST credits. */
@@ -22,7 +24,6 @@ export const DEFAULT_POLICY: BooksPolicy = {
   materialityFloorCents: 500_000,
   lockDate: null,
   gstRateBasisPoints: 1_000,
-  superGuaranteeBasisPoints: 1_200,
   promiseGraceDays: 3,
   taxInvoiceThresholdCents: 8_250,
   state: 'NSW',

@@ -142,3 +142,13 @@ export function financialYear(date: string): { label: string; start: string; end
   const first = Number(date.slice(5, 7)) >= 7 ? year : year - 1;
   return { label: `${first}-${String((first + 1) % 100).padStart(2, '0')}`, start: `${first}-07-01`, end: `${first + 1}-06-30` };
 }
+
+/**
+ * SQL: whether payslip `slip` (an alias of books_payslips) pays its employee for the first time in the org, on
+ * `payDate` (an SQL date expression): no other posted run paid them earlier. Payday Super gives a first pay 20
+ * business days; the pay run view and the super obligations both ask it here.
+ */
+export const firstPaySql = (slip: string, payDate: string): string =>
+  `NOT EXISTS (SELECT 1 FROM books_payslips fp_s JOIN books_pay_runs fp_r ON fp_r.org_id = fp_s.org_id AND fp_r.run_id = fp_s.run_id
+                WHERE fp_s.org_id = ${slip}.org_id AND fp_s.employee_id = ${slip}.employee_id AND fp_r.status = 'POSTED'
+                  AND fp_r.run_id <> ${slip}.run_id AND fp_r.pay_date < ${payDate})`;

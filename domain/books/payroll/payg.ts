@@ -1,5 +1,5 @@
 import { badRequest } from '../../../protocol/errors.js';
-import { daysInclusive } from '../dates.js';
+import { daysInclusive, monthEnd } from '../dates.js';
 import { payWithholdingDollars, type PayFrequency, type PaygScheduleData } from '../rates/payg-schedule.js';
 
 /*
@@ -12,17 +12,12 @@ import { payWithholdingDollars, type PayFrequency, type PaygScheduleData } from 
 
 export type { PayFrequency } from '../rates/payg-schedule.js';
 
-const lastDayOfMonth = (d: string): string => {
-  const [y, m] = d.split('-').map(Number);
-  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
-};
-
 /** The pay frequency of a period, or BAD_REQUEST naming the period when Schedule 1 prescribes none for it. */
 export function payFrequency(periodStart: string, periodEnd: string): PayFrequency {
   const days = daysInclusive(periodStart, periodEnd);
   if (days === 7) return 'WEEKLY';
   if (days === 14) return 'FORTNIGHTLY';
-  if (periodStart.slice(8) === '01' && periodEnd === lastDayOfMonth(periodStart)) return 'MONTHLY';
+  if (periodStart.slice(8) === '01' && periodEnd === monthEnd(periodStart)) return 'MONTHLY';
   throw badRequest(
     'periodEnd',
     `${periodStart} to ${periodEnd} is ${days} days; PAYG withholding (ATO Schedule 1) is prescribed for weekly (7 days), fortnightly (14 days) or monthly (a whole calendar month) pays`,

@@ -1,7 +1,7 @@
 import { notFound } from '../../../protocol/errors.js';
 import type { PayRun } from '../../../protocol/methods/books/payroll.js';
 import type { Queryable } from '../../../db/types.js';
-import { periodLabel } from './model.js';
+import { firstPaySql, periodLabel } from './model.js';
 import { payslipSuperRule, superRule } from '../tax/model.js';
 import { latestPayEvent, stpView } from './stp.js';
 
@@ -66,10 +66,7 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
   const slips = await q.query<PayslipRow>(
     `SELECT payslip_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week, claims_tax_free_threshold,
             unpaid_leave_hours::float8 AS unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
-            -- The employee's first pay in this org: no other posted run paid them earlier (Payday Super: 20 business days).
-            NOT EXISTS (SELECT 1 FROM books_payslips s2 JOIN books_pay_runs r2 ON r2.org_id = s2.org_id AND r2.run_id = s2.run_id
-                         WHERE s2.org_id = s.org_id AND s2.employee_id = s.employee_id AND r2.status = 'POSTED' AND r2.run_id <> s.run_id
-                           AND r2.pay_date < $3::date) AS first_pay
+            ${firstPaySql('s', '$3::date')} AS first_pay
        FROM books_payslips s WHERE org_id = $1 AND run_id = $2 ORDER BY n`,
     [orgId, r.run_id, r.pay_date],
   );

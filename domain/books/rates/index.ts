@@ -36,7 +36,11 @@ export async function loadedSchedules(q: Queryable): Promise<PaygScheduleData[]>
  * is refused, naming what to load: withholding is never computed with another year's coefficients.
  */
 export async function paygSchedule(q: Queryable, payDate: string): Promise<PaygScheduleData> {
-  const all = await loadedSchedules(q);
+  return scheduleCovering(await loadedSchedules(q), payDate);
+}
+
+/** Of `all` (loadedSchedules), the one for payments on `payDate`, or the refusal naming what to load. */
+function scheduleCovering(all: readonly PaygScheduleData[], payDate: string): PaygScheduleData {
   const covering = all.filter((s) => s.from <= payDate && payDate <= s.to);
   const found = covering[covering.length - 1];
   if (found) return found;
@@ -77,9 +81,10 @@ export async function importSchedule(db: Db, raw: unknown, opts: { from?: string
 
 /** The first of `payDates` no loaded schedule covers, with the refusal a pay run on it would get; undefined if none. */
 export async function firstUncoveredPayDate(q: Queryable, payDates: readonly string[]): Promise<{ payDate: string; message: string } | undefined> {
+  const all = await loadedSchedules(q);
   for (const payDate of payDates) {
     try {
-      await paygSchedule(q, payDate);
+      scheduleCovering(all, payDate);
     } catch (err) {
       if (err instanceof ApiError) return { payDate, message: err.message };
       throw err;

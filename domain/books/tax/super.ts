@@ -3,7 +3,7 @@ import type { Obligation } from '../../../protocol/methods/books/tax.js';
 import type { Queryable } from '../../../db/types.js';
 import { holidaysBetween, type AuState } from '../calendar.js';
 import { formatCents } from '../money.js';
-import { periodLabel as payPeriodLabel } from '../payroll/model.js';
+import { firstPaySql, periodLabel as payPeriodLabel } from '../payroll/model.js';
 import { PAYROLL_SOURCES } from './bas.js';
 import { PAYDAY_SUPER_DAYS, PAYDAY_SUPER_FIRST_PAY_DAYS, QUARTERLY_RULE, isPaydaySuper, periodLabel, quarterOf, quarterlySuperDueDate, superDueDate } from './model.js';
 
@@ -50,14 +50,10 @@ async function runAccruals(q: Queryable, orgId: string, to: string): Promise<Run
               (0 - sum(l.amount_cents))::bigint AS accrued
          FROM books_journal_lines l JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
         WHERE l.org_id = $1 AND l.account_code = '826' AND j.source_kind = ANY($3::text[]) AND j.date <= $2::date
-        GROUP BY j.source_id),
-     firsts AS (
-       SELECT s.employee_id, min(r.pay_date) AS first_date
-         FROM books_payslips s JOIN books_pay_runs r ON r.org_id = s.org_id AND r.run_id = s.run_id
-        WHERE s.org_id = $1 AND r.status = 'POSTED' GROUP BY s.employee_id)
+        GROUP BY j.source_id)
      SELECT a.source_id, a.pay_date, r.period_start::text AS period_start, r.period_end::text AS period_end, a.accrued,
-            coalesce((SELECT sum(s.super_cents) FROM books_payslips s JOIN firsts f ON f.employee_id = s.employee_id
-                       WHERE s.org_id = $1 AND s.run_id = a.source_id AND f.first_date = r.pay_date), 0)::bigint AS first_pay
+            coalesce((SELECT sum(s.super_cents) FROM books_payslips s
+                       WHERE s.org_id = $1 AND s.run_id = a.source_id AND ${firstPaySql('s', 'r.pay_date')}), 0)::bigint AS first_pay
        FROM acc a LEFT JOIN books_pay_runs r ON r.org_id = $1 AND r.run_id = a.source_id
       WHERE a.accrued > 0 ORDER BY a.pay_date, a.source_id`,
     [orgId, to, PAYROLL_SOURCES],
