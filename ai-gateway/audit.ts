@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../db/types.js';
 import { canonicalJson, sha256Hex, type ChainBreak, type ChainVerdict } from '../protocol/hashing.js';
 
 /*
- * The AI audit: one record per ask, in a per-org hash chain of its own (table ai_audit, head ai_audit_heads).
+ * The AI audit: one record per ask (of any registered answerer), in a per-org hash chain of its own (table ai_audit, head ai_audit_heads).
  *
  *   row_hash = lowercase hex SHA-256 of the UTF-8 bytes of canonical_json({at, id, prev, record, seq})
  *
@@ -16,6 +16,8 @@ import { canonicalJson, sha256Hex, type ChainBreak, type ChainVerdict } from '..
 export type AuditVerdict = 'grounded' | 'ungrounded' | 'cannot_answer' | 'provider_error' | 'timeout';
 
 export interface AuditRecord {
+  /** The registry method answered (`books.ask`, `email.summarise`); absent from records written before migration 021 (books.ask). */
+  method?: string;
   requestId: string;
   /** The principal who asked (usr_…/agt_…), and the key used. */
   actor: string;
@@ -72,18 +74,22 @@ export async function appendAudit(db: Db, orgId: string, record: AuditRecord): P
     const rowHash = sha256Hex(auditHashInput(head.row_hash, seq, at, id, recordText));
     await q.query(
       `INSERT INTO ai_audit (org_id, seq, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd,
-                             prompt_tokens, completion_tokens, record, prev_hash, row_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+                             prompt_tokens, completion_tokens, record, prev_hash, row_hash, method)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [orgId, seq, id, at, record.requestId, record.actor, record.provider, record.modelAnswered || record.modelRequested, record.verdict,
-        record.costMicroUsd, record.promptTokens, record.completionTokens, recordText, head.row_hash, rowHash],
+        record.costMicroUsd, record.promptTokens, record.completionTokens, recordText, head.row_hash, rowHash, methodOf(record)],
     );
     await q.query('UPDATE ai_audit_heads SET seq = $2, row_hash = $3 WHERE org_id = $1', [orgId, seq, rowHash]);
     return { id, seq, at, rowHash };
   });
 }
 
+/** The method of a record: books.ask for those written before records named it. */
+export const methodOf = (record: AuditRecord): string => record.method ?? 'books.ask';
+
 export interface StoredAuditRow {
   seq: number;
+  method: string;
   audit_id: string;
   at: string;
   request_id: string;
@@ -99,7 +105,7 @@ export interface StoredAuditRow {
   row_hash: string;
 }
 
-const COLUMNS = 'seq, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd, prompt_tokens, completion_tokens, record, prev_hash, row_hash';
+const COLUMNS = 'seq, method, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd, prompt_tokens, completion_tokens, record, prev_hash, row_hash';
 
 /** A page of the org's audit chain: after `cursor` in seq order (asc), or before it, newest first (desc; 0 = from the head). */
 export async function readAudit(q: Queryable, orgId: string, p: { cursor: number; limit: number; order: 'asc' | 'desc' }): Promise<StoredAuditRow[]> {
@@ -121,6 +127,7 @@ export async function auditHead(q: Queryable, orgId: string): Promise<{ seq: num
 /** The columns that repeat record fields must say what the record says: a row edited there is broken too. */
 function columnsDisagree(row: StoredAuditRow, record: AuditRecord): string | undefined {
   const expected: [string, unknown, unknown][] = [
+    ['method', row.method, methodOf(record)],
     ['request_id', row.request_id, record.requestId],
     ['actor', row.actor, record.actor],
     ['provider', row.provider, record.provider],
@@ -198,7 +205,7 @@ export async function orgAiSettings(q: Queryable, orgId: string, defaultBudgetMi
   };
 }
 
-/** Micro-dollars the org's asks cost from `since` (an ISO string) on. */
+/** Micro-dollars the org's asks (every method's) cost from `since` (an ISO string) on. */
 export async function spentSince(q: Queryable, orgId: string, since: string): Promise<number> {
   const [row] = await q.query<{ spent: number }>('SELECT coalesce(sum(cost_micro_usd), 0)::bigint AS spent FROM ai_audit WHERE org_id = $1 AND at >= $2', [orgId, since]);
   return Number(row?.spent ?? 0);

@@ -39,17 +39,18 @@ export async function budgetState(q: Queryable, orgId: string, defaultBudgetMicr
 
 /**
  * Fail closed: once the month's spend reaches the budget, every ask is RATE_LIMITED until the month ends
- * (Retry-After: the seconds to the reset). A budget of 0 turns books.ask off for the org. The check runs
- * before the model is called, so asks already in flight may overshoot the budget by their own cost.
+ * (Retry-After: the seconds to the reset). One budget for every answerer of the org: a budget of 0 turns AI
+ * off for all of them. The check runs before the model is called, so asks already in flight may overshoot
+ * the budget by their own cost. `method` is the call refused (`books.ask`), named in the message.
  */
-export function enforceBudget(state: BudgetState, now: Date): void {
+export function enforceBudget(state: BudgetState, now: Date, method: string): void {
   if (state.spentMicroUsd < state.monthlyBudgetMicroUsd) return;
   const wait = Math.max(1, Math.ceil((Date.parse(state.resetsAt) - now.getTime()) / 1000));
   const what =
     state.monthlyBudgetMicroUsd === 0
-      ? "books.ask is off for this org (its monthly AI budget is $0)"
+      ? `${method} is off for this org (its monthly AI budget is $0)`
       : `the org's monthly AI budget of ${formatMicroUsd(state.monthlyBudgetMicroUsd)} is spent (${formatMicroUsd(state.spentMicroUsd)} since ${state.periodStart.slice(0, 10)})`;
-  throw new ApiError('RATE_LIMITED', `${what}; it resets at ${state.resetsAt}: retry in ${wait} seconds, or use the typed books reads`, {
+  throw new ApiError('RATE_LIMITED', `${what}; it resets at ${state.resetsAt}: retry in ${wait} seconds, or use the typed ${method.split('.')[0]} reads`, {
     retryAfterSeconds: wait,
   });
 }

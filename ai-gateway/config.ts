@@ -44,7 +44,7 @@ export const DEFAULT_AI_CONFIG: AiConfig = {
   monthlyBudgetMicroUsd: 100_000_000, // $100 a month per org
 };
 
-export const AI_ENV_HELP = `AI gateway (books.ask):
+export const AI_ENV_HELP = `AI gateway (books.ask and every registered AI method):
   AI_PROVIDER           local (default: offline, deterministic) or openai (any OpenAI-compatible endpoint)
   AI_BASE_URL           openai: the endpoint, e.g. https://api.openai.com/v1 (required; never read from OPENAI_BASE_URL)
   AI_MODEL              openai: the model to request (required)

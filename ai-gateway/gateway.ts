@@ -1,4 +1,5 @@
 import type { Db } from '../db/types.js';
+import type { AnswererRegistry } from './answerer.js';
 import { canonicalJson, sha256Hex } from '../protocol/hashing.js';
 import { appendAudit, type AppendedAudit, type AuditVerdict } from './audit.js';
 import { budgetState, enforceBudget } from './budget.js';
@@ -6,19 +7,22 @@ import type { AiConfig } from './config.js';
 import { checkGrounding } from './grounding.js';
 import { costOf } from './prices.js';
 import { redactText } from './redact.js';
-import type { CitingToolbox } from './toolbox.js';
+import { createToolbox, type CitingToolbox, type ToolboxEnv } from './toolbox.js';
 import { ProviderFailure, type Claim, type Draft, type Provider, type Usage } from './types.js';
 
-/** What the gateway needs: the database (audit, budget), its configuration and the provider. */
+/** What the gateway needs: the database (audit, budget), its configuration, the provider and the answerers. */
 export interface GatewayEnv {
   db: Db;
   config: AiConfig;
   provider: Provider;
+  answerers: AnswererRegistry;
   /** Wall-clock time for the audit and the budget period (default: the system clock). */
   now?: () => Date;
 }
 
 export interface AskCall {
+  /** The registry method asking (`books.ask`): its answerer's reads, rules and default answer it. */
+  method: string;
   orgId: string;
   requestId: string;
   /** The asking principal (usr_…/agt_…) and key. */
@@ -27,7 +31,8 @@ export interface AskCall {
   question: string;
   /** The org's business date. */
   today: string;
-  toolbox: CitingToolbox;
+  /** How the answerer's reads reach the org as the caller (HandlerCtx.readAs, its q, org and scopes). */
+  reads: ToolboxEnv;
 }
 
 export interface AskOutcome {
@@ -41,6 +46,8 @@ export interface AskOutcome {
   /** Typed reads that returned data in this ask, in first-call order. */
   reads: string[];
   audit: AppendedAudit;
+  /** The toolbox of this ask: what its reads returned, for a caller that stores the cited records. */
+  toolbox: CitingToolbox;
 }
 
 /** How long a provider gets, after the deadline, to report what it spent before the audit is written without it. */
@@ -49,19 +56,24 @@ const SETTLE_MS = 2000;
 type Settled = { ok: true; draft: Draft; usage: Usage } | { ok: false; error: unknown };
 
 /**
- * One ask: budget (fail closed) -> provider under a deadline -> grounding -> audit -> outcome. Every ask that
- * reaches the provider is audited, whatever happens: answered, refused as ungrounded, cannot answer, failed,
- * timed out. An error that is not a ProviderFailure is a bug: audited, then rethrown.
+ * One ask of a registered method: answerer (an unregistered method is refused) -> budget (fail closed) ->
+ * provider under a deadline, over the answerer's toolbox -> grounding (the gateway's rules and the
+ * answerer's) -> audit -> outcome. Every ask that reaches the provider is audited, whatever happens:
+ * answered, refused as ungrounded, cannot answer, failed, timed out. An error that is not a ProviderFailure
+ * is a bug: audited, then rethrown. Never call it inside a transaction: a model may take minutes, and the
+ * audit append takes a transaction of its own (a handler of an M method calls it from its prepare step).
  */
 export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
+  const answerer = env.answerers.get(call.method);
   const now = env.now ?? (() => new Date());
   const budget = await budgetState(env.db, call.orgId, env.config.monthlyBudgetMicroUsd, now());
-  enforceBudget(budget, now());
+  enforceBudget(budget, now(), call.method);
+  const toolbox = createToolbox(call.reads, answerer);
 
   const started = performance.now();
   const controller = new AbortController();
   const running: Promise<Settled> = env.provider
-    .answer({ question: call.question, today: call.today }, call.toolbox, controller.signal)
+    .answer({ question: call.question, today: call.today, answerer }, toolbox, controller.signal)
     .then((r) => ({ ok: true as const, draft: r.draft, usage: r.usage }), (error: unknown) => ({ ok: false as const, error }));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
@@ -72,7 +84,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
   let timedOut = false;
   if (settled === 'timeout') {
     timedOut = true;
-    controller.abort(new Error(`books.ask deadline of ${env.config.timeoutMs} ms passed`));
+    controller.abort(new Error(`${call.method} deadline of ${env.config.timeoutMs} ms passed`));
     settled = (await Promise.race([running, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SETTLE_MS).unref())])) as Settled | 'timeout';
   }
   const latencyMs = Math.round(performance.now() - started);
@@ -90,7 +102,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
       verdict = 'cannot_answer';
       reason = draft.reason;
     } else {
-      const grounding = checkGrounding(draft, call.toolbox.records);
+      const grounding = checkGrounding(draft, toolbox.records, answerer.grounding);
       verdict = grounding.ok ? 'grounded' : 'ungrounded';
       if (!grounding.ok) reason = `the model's answer was refused as ungrounded: ${grounding.reason}`;
     }
@@ -111,6 +123,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
   const cost = costOf(env.provider.name, usage, env.config.priceOverride);
   const answered = verdict === 'grounded' && draft?.kind === 'answer';
   const audit = await appendAudit(env.db, call.orgId, {
+    method: call.method,
     requestId: call.requestId,
     actor: call.actor,
     keyId: call.keyId,
@@ -124,7 +137,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
     priceSource: cost.priceSource,
     latencyMs,
     retries: usage.retries.map((r) => ({ reason: r.reason })),
-    reads: call.toolbox.calls.map((c) => ({ name: c.name, ok: c.ok, error: c.error ?? null })),
+    reads: toolbox.calls.map((c) => ({ name: c.name, ok: c.ok, error: c.error ?? null })),
     verdict,
     reason: reason === null ? null : redactText(reason.slice(0, 1000)),
     promptHash: sha256Hex(canonicalJson({ question: call.question, today: call.today })),
@@ -133,7 +146,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
   });
   if (bug !== undefined) throw bug;
 
-  const reads = [...new Set(call.toolbox.calls.filter((c) => c.ok).map((c) => c.name))];
+  const reads = [...new Set(toolbox.calls.filter((c) => c.ok).map((c) => c.name))];
   return {
     status: answered ? 'answered' : 'refused',
     answer: answered && draft?.kind === 'answer' ? draft.answer : null,
@@ -144,5 +157,6 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
     model: usage.modelAnswered || usage.modelRequested,
     reads,
     audit,
+    toolbox,
   };
 }

@@ -1,3 +1,4 @@
+import type { GroundingRules } from './answerer.js';
 import { renderFigure } from './figures.js';
 import { citationKey, describeCitation, fieldAt, type CitedRecords } from './records.js';
 import type { Citation, Claim, Draft, Figure } from './types.js';
@@ -14,20 +15,27 @@ const OPS = new Set(['value', 'sum', 'min', 'max', 'count']);
  * 2. Every citation was returned by a read in this call.
  * 3. Every figure is recomputed from its claim's cited records (distinct citations; `field` a dot path;
  *    `value` one citation, `count` no field) and must equal `value` exactly.
- * 4. Every number written in the answer or a claim (money `$1,234.56` / `-$12.00`, integers) equals a figure
+ * 4. A claim's quote appears verbatim (whitespace runs aside) in a text field of one of the records it cites;
+ *    an answerer's rules may require every claim to quote.
+ * 5. Every number written in the answer or a claim (money `$1,234.56` / `-$12.00`, integers) equals a figure
  *    of the answer. Not numbers for this rule: ISO dates and times, identifiers (inv_…, INV-0042, W2, 1A),
- *    and an integer that is a cited account code or, written `#42` / `seq 42`, a cited event seq.
+ *    an integer that is a cited account code or, written `#42` / `seq 42`, a cited event seq, and a claim's
+ *    checked quote repeated in the text (its numbers are the record's own).
+ * 6. The answerer's own check, if it has one.
  * A draft that cannot answer is not checked (it claims nothing). The first failure is the reason.
  */
-export function checkGrounding(draft: Draft, records: CitedRecords): GroundingVerdict {
+export function checkGrounding(draft: Draft, records: CitedRecords, rules: Omit<GroundingRules, 'citable'> = {}): GroundingVerdict {
   if (draft.kind === 'cannot_answer') return { ok: true };
   if (typeof draft.answer !== 'string' || draft.answer.trim() === '') return fail('the answer text is empty');
-  if (!Array.isArray(draft.claims) || draft.claims.length === 0) return fail('the answer makes no claims, so nothing in it can be checked against the books');
+  if (!Array.isArray(draft.claims) || draft.claims.length === 0) return fail('the answer makes no claims, so nothing in it can be checked against the records');
   for (const [i, claim] of draft.claims.entries()) {
-    const reason = checkClaim(claim, i + 1, records);
+    const reason = checkClaim(claim, i + 1, records) ?? checkQuote(claim, i + 1, records, rules.quotesRequired === true);
     if (reason) return fail(reason);
   }
-  return checkNumbers(draft.answer, draft.claims);
+  const numbers = checkNumbers(draft.answer, draft.claims);
+  if (!numbers.ok) return numbers;
+  const own = rules.check?.(draft, records);
+  return own === undefined ? { ok: true } : fail(own);
 }
 
 const fail = (reason: string): GroundingVerdict => ({ ok: false, reason });
@@ -87,6 +95,28 @@ function fieldValues(records: CitedRecords, c: Citation, field: string): number[
   return [...out];
 }
 
+/** Whitespace runs as one space: a model may re-wrap a quoted line, but not change a character of it. */
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** Every string in a record, at any depth (the texts a quote may come from). */
+function textsOf(node: unknown, out: string[] = [], depth = 0): string[] {
+  if (typeof node === 'string') out.push(node);
+  else if (node !== null && typeof node === 'object' && depth < 8) for (const v of Object.values(node)) textsOf(v, out, depth + 1);
+  return out;
+}
+
+function checkQuote(claim: Claim, n: number, records: CitedRecords, required: boolean): string | undefined {
+  if (claim.quote === undefined) return required ? `claim ${n} ("${clip(claim.text)}") quotes nothing, and every claim of this answer must quote a record it cites` : undefined;
+  if (typeof claim.quote !== 'string' || squash(claim.quote) === '') return `claim ${n}'s quote is empty`;
+  const wanted = squash(claim.quote);
+  for (const c of distinct(claim.cites)) {
+    for (const occurrence of records.occurrences(c)) {
+      if (textsOf(occurrence).some((t) => squash(t).includes(wanted))) return undefined;
+    }
+  }
+  return `claim ${n} quotes "${clip(wanted)}", which appears verbatim in none of the records it cites`;
+}
+
 /*
  * Tokens of free text, longest first: ISO date-times and dates, identifiers (a letter or _ first, or a
  * number glued to letters like 1A, W2, INV-0042, inv_3k9), money, then plain numbers. Only money and numbers
@@ -127,8 +157,12 @@ function checkNumbers(answer: string, claims: Claim[]): GroundingVerdict {
   const cites = claims.flatMap((c) => (Array.isArray(c.cites) ? c.cites : []));
   const codes = new Set(cites.flatMap((c) => (c.kind === 'account' ? [c.code] : [])));
   const seqs = new Set(cites.flatMap((c) => (c.kind === 'event' ? [String(c.seq)] : [])));
+  // A checked quote repeated in the text is the record's own words: its numbers are not the answer's.
+  const quotes = claims.flatMap((c) => (typeof c.quote === 'string' && squash(c.quote) ? [squash(c.quote)] : [])).sort((a, b) => b.length - a.length);
+  const unquoted = (text: string) => quotes.reduce((t, q) => t.split(q).join(' '), squash(text));
   const texts: [string, string][] = [['the answer', answer], ...claims.map((c, i): [string, string] => [`claim ${i + 1}`, c.text])];
-  for (const [where, text] of texts) {
+  for (const [where, raw] of texts) {
+    const text = unquoted(raw);
     for (const token of numbersIn(text)) {
       if (token.money) {
         const value = moneyCents(token.text);

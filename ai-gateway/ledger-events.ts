@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import type { Queryable } from '../db/types.js';
+import type { ReadTool } from './types.js';
+
+/** The org's recent ledger activity, a read any answerer may offer (GET /events as a tool). */
+export const LEDGER_EVENTS_TOOL = 'ledger.events';
+/** GET /events needs org.read; its tool form does too. */
+export const LEDGER_EVENTS_SCOPE = 'org.read';
 
 /** Params of the `ledger.events` tool: the org's recent ledger activity, newest first. */
 export const LedgerEventsParams = z.strictObject({
@@ -34,6 +40,8 @@ export interface LedgerEventView {
 
 export const LEDGER_EVENTS_DESCRIPTION =
   "Recent ledger activity of the org, newest first: every event with its seq, kind (books.invoice.send, books.bill.approve, books.signature.hold, …), the row it is about (entityId), who caused it, when, and its payload. Filter by family, kind or entityId; page back with beforeSeq. Cite an event by its seq.";
+
+export const LEDGER_EVENTS_READ: ReadTool = { name: LEDGER_EVENTS_TOOL, description: LEDGER_EVENTS_DESCRIPTION, params: LedgerEventsParams };
 
 /** The org's events, newest first, filtered; the scope check is the caller's (org.read, as for GET /events). */
 export async function recentEvents(q: Queryable, orgId: string, p: LedgerEventsParams): Promise<{ events: LedgerEventView[]; nextBeforeSeq: number | null }> {

@@ -1,3 +1,4 @@
+import type { AnswererRegistry } from './answerer.js';
 import type { AiConfig } from './config.js';
 import { localProvider } from './local/index.js';
 import type { Provider } from './types.js';
@@ -13,10 +14,12 @@ export async function createProvider(config: AiConfig): Promise<Provider> {
   return openAiProvider({ ...config.openai, maxSteps: config.maxSteps });
 }
 
-/** What handlers reach through Deps.ai. */
+/** What handlers reach through Deps.ai (with Deps.db, the gateway's GatewayEnv: `{ db, ...deps.ai }`). */
 export interface AiDeps {
   config: AiConfig;
   provider: Provider;
+  /** Every family's registered answerer, by method (domain/answerers.ts). */
+  answerers: AnswererRegistry;
   /** Wall-clock time for the audit and budget periods (default: the system clock). */
   now?: () => Date;
 }

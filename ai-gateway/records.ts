@@ -1,3 +1,5 @@
+import type { GroundingRules } from './answerer.js';
+import { LEDGER_EVENTS_TOOL } from './ledger-events.js';
 import type { Citation } from './types.js';
 
 /** The key a citation is filed under: `record:inv_…`, `account:610`, `event:42`. */
@@ -72,12 +74,10 @@ export function fieldAt(record: object, path: string): unknown {
 /**
  * File every citable thing in one read's result:
  * - any object (at any depth) with a string `id` -> a record citation;
- * - `books.accounts`: each chart account (an object with a string `code`) -> an account citation;
- * - `books.reports`: each report line (an object with a string `account`) -> an account citation;
- * - `ledger.events`: each event (an object with an integer `seq`) -> an event citation.
- * Journal lines also carry `account`, but only report lines and chart rows stand for an account's figures.
+ * - `ledger.events`: each event (an object with an integer `seq`) -> an event citation;
+ * - whatever the answerer's rules make citable besides (books: chart accounts and report lines -> account).
  */
-export function indexResult(records: CitedRecords, tool: string, result: unknown): void {
+export function indexResult(records: CitedRecords, tool: string, result: unknown, rules: Pick<GroundingRules, 'citable'> = {}): void {
   const walk = (node: unknown, depth: number): void => {
     if (depth > 12 || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
@@ -86,11 +86,10 @@ export function indexResult(records: CitedRecords, tool: string, result: unknown
     }
     const obj = node as Record<string, unknown>;
     if (typeof obj.id === 'string' && obj.id.length > 0) records.add({ kind: 'record', id: obj.id }, obj);
-    if (tool === 'books.accounts' && typeof obj.code === 'string') records.add({ kind: 'account', code: obj.code }, obj);
-    if (tool === 'books.reports' && typeof obj.account === 'string') records.add({ kind: 'account', code: obj.account }, obj);
-    if (tool === 'ledger.events' && Number.isSafeInteger(obj.seq) && typeof obj.kind === 'string') {
+    if (tool === LEDGER_EVENTS_TOOL && Number.isSafeInteger(obj.seq) && typeof obj.kind === 'string') {
       records.add({ kind: 'event', seq: obj.seq as number }, obj);
     }
+    for (const c of rules.citable?.(tool, obj) ?? []) records.add(c, obj);
     for (const value of Object.values(obj)) walk(value, depth + 1);
   };
   walk(result, 0);

@@ -1,23 +1,11 @@
 import { ApiError } from '../protocol/errors.js';
-import { books } from '../protocol/methods/books/index.js';
 import type { Queryable } from '../db/types.js';
-import { LEDGER_EVENTS_DESCRIPTION, LedgerEventsParams, recentEvents } from './ledger-events.js';
+import type { Answerer } from './answerer.js';
+import { LEDGER_EVENTS_SCOPE, LEDGER_EVENTS_TOOL, LedgerEventsParams, recentEvents } from './ledger-events.js';
 import { CitedRecords, indexResult } from './records.js';
-import { ToolError, type ReadTool, type Toolbox } from './types.js';
+import { ToolError, type Toolbox } from './types.js';
 
-/** The books R methods a provider may call (books.ask itself is not one of them). */
-export const BOOKS_READS = ['invoices', 'bills', 'accounts', 'reports', 'journals', 'feedLines', 'assets', 'taxObligations'] as const;
-
-export const LEDGER_EVENTS_TOOL = 'ledger.events';
-/** GET /events needs org.read; its tool form does too. */
-export const LEDGER_EVENTS_SCOPE = 'org.read';
-
-export const READ_TOOLS: readonly ReadTool[] = [
-  ...BOOKS_READS.map((name) => ({ name: `books.${name}`, description: books[name].summary, params: books[name].params })),
-  { name: LEDGER_EVENTS_TOOL, description: LEDGER_EVENTS_DESCRIPTION, params: LedgerEventsParams },
-];
-
-/** What a toolbox needs of the caller: the pipeline's readAs for the books reads, and the org for the ledger. */
+/** What a toolbox needs of the caller: the pipeline's readAs for the registry reads, and the org for the ledger. */
 export interface ToolboxEnv {
   /** Run a registry R method as the caller (Pipeline.readAs / HandlerCtx.readAs): scope, deployment, params. */
   readAs(method: string, params: unknown): Promise<unknown>;
@@ -41,15 +29,17 @@ export interface CitingToolbox extends Toolbox {
 }
 
 /**
- * A toolbox for one ask: the typed books reads and `ledger.events`, run as the caller. Every result is indexed
- * (records.ts) so a draft may cite what it returned and nothing else. A refused or malformed call is a
- * ToolError whose message (`limit: must be at most 200`, `missing scope org.read for ledger.events`) a provider
- * may show the model; any other failure is a bug and propagates.
+ * A toolbox for one ask: the answerer's typed reads (and `ledger.events` if it offers it), run as the caller.
+ * Every result is indexed (records.ts, with the answerer's citable rule) so a draft may cite what it returned
+ * and nothing else. A refused or malformed call is a ToolError whose message (`limit: must be at most 200`,
+ * `missing scope org.read for ledger.events`) a provider may show the model; any other failure is a bug and
+ * propagates.
  */
-export function createToolbox(env: ToolboxEnv): CitingToolbox {
+export function createToolbox(env: ToolboxEnv, answerer: Pick<Answerer, 'tools' | 'grounding'>): CitingToolbox {
   const records = new CitedRecords();
   const calls: ToolCall[] = [];
-  const byName = new Map(READ_TOOLS.map((t) => [t.name, t]));
+  const tools = answerer.tools;
+  const byName = new Map(tools.map((t) => [t.name, t]));
 
   async function run(name: string, params: unknown): Promise<unknown> {
     if (name === LEDGER_EVENTS_TOOL) {
@@ -65,13 +55,13 @@ export function createToolbox(env: ToolboxEnv): CitingToolbox {
   }
 
   return {
-    tools: READ_TOOLS,
+    tools,
     records,
     calls,
     async call(name, params) {
       if (!byName.has(name)) {
         calls.push({ name, ok: false, error: 'unknown tool' });
-        throw new ToolError(`unknown tool ${JSON.stringify(String(name).slice(0, 60))}; the tools are ${READ_TOOLS.map((t) => t.name).join(', ')}`);
+        throw new ToolError(`unknown tool ${JSON.stringify(String(name).slice(0, 60))}; the tools are ${tools.map((t) => t.name).join(', ')}`);
       }
       let result: unknown;
       try {
@@ -82,7 +72,7 @@ export function createToolbox(env: ToolboxEnv): CitingToolbox {
         calls.push({ name, ok: false, error: message });
         throw new ToolError(message);
       }
-      indexResult(records, name, result);
+      indexResult(records, name, result, answerer.grounding);
       calls.push({ name, ok: true });
       return result;
     },

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import type { Answerer } from './answerer.js';
 
 /*
  * The seam between the AI gateway and whatever answers a question (the offline `local` answerer, or a model
- * behind the `openai` client). A provider may only look at the org through the typed books reads in a
- * `Toolbox`, and hands back a `Draft`: answer text plus claims that cite what those reads returned. The
- * gateway, not the provider, decides whether a draft is grounded (grounding.ts) and audits every call.
+ * behind the `openai` client). A provider may only look at the org through the typed reads of the method's
+ * answerer in a `Toolbox`, and hands back a `Draft`: answer text plus claims that cite what those reads
+ * returned. The gateway, not the provider, decides whether a draft is grounded (grounding.ts) and audits
+ * every call.
  */
 
 /** A record the reads returned in this call, citable by its key. */
@@ -35,6 +37,8 @@ export interface Claim {
   text: string;
   cites: Citation[];
   figure?: Figure;
+  /** Words copied from a cited record: they must appear in one of its text fields verbatim (grounding.ts). */
+  quote?: string;
 }
 
 export type Draft =
@@ -42,7 +46,7 @@ export type Draft =
   /** The provider cannot answer from the reads (unknown record, out of scope, a request to break the rules). */
   | { kind: 'cannot_answer'; reason: string };
 
-/** One typed read a provider may call: a books R method, its zod params, and what it is for. */
+/** One typed read a provider may call: a registry R method (or ledger.events), its zod params, and what it is for. */
 export interface ReadTool {
   /** Method name, e.g. `books.invoices`; `ledger.events` for recent ledger activity. */
   name: string;
@@ -98,6 +102,8 @@ export interface AskInput {
   question: string;
   /** Business date the question is asked on (the org's "today"). */
   today: string;
+  /** The method's registered answerer: a model is told its instructions, the local provider runs its default. */
+  answerer: Answerer;
 }
 
 export interface Provider {

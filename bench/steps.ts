@@ -8,6 +8,9 @@ import { pageEventsDirectSql, pageEventsOverHttp, seedChain, snapshotDirectSql, 
 import { replayOverHttp } from './scenarios/replay.js';
 import { countRoundTrips } from './scenarios/roundtrips.js';
 import { rawSha256, verifyWithCli } from './scenarios/verify.js';
+import { streamLatency, type StreamLatency } from './scenarios/stream.js';
+import { startServer } from './server.js';
+import { measureBlobUpload } from './scenarios/blobs.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -228,6 +231,63 @@ async function coldStart(run: BenchRun): Promise<void> {
   );
 }
 
+/**
+ * 8: GET /api/v1/org/stream, commit-to-frame latency (from the event's `at`, stamped in the append statement, to
+ * the frame at the client): the append through the streams' own process, and through a second server process on
+ * the same database (NOTIFY across processes), with 1 and 1,000 open streams of the org.
+ */
+async function stream(run: BenchRun): Promise<void> {
+  const { ctx } = run;
+  const org = ctx.orgs[0];
+  log('8. live stream: starting a second server process on the same database');
+  const second = await startServer({ env: { DATABASE_URL: run.url, PG_POOL_SIZE: String(run.serverPool) } });
+  const results: Record<string, StreamLatency> = {};
+  try {
+    for (const streams of [1, 1000]) {
+      const events = streams === 1 ? 200 : 50;
+      for (const [where, appendUrl] of [['same process', ctx.baseUrl], ['across processes', second.baseUrl]] as const) {
+        log(`8. ${streams} stream(s), ${events} appends, ${where}`);
+        results[`${where}, ${streams}`] = await streamLatency({ appendUrl, streamUrl: ctx.baseUrl, org, streams, events, tag: `${ctx.runId}-s8-${streams}-${where.split(' ')[0]}` });
+      }
+    }
+  } finally {
+    await second.stop();
+  }
+  run.raw.stream = results;
+  const base = results['same process, 1'];
+  for (const [label, r] of Object.entries(results)) {
+    const lost = r.frames !== r.streams * r.events;
+    if (lost) throw new Error(`stream ${label}: ${r.frames} frames, expected ${r.streams * r.events}`);
+    for (const metric of ['p50', 'p99'] as const) {
+      const product = metric === 'p50' ? r.p50Ms : r.p99Ms;
+      const baseline = metric === 'p50' ? base.p50Ms : base.p99Ms;
+      run.rows.push({
+        scenario: `8 stream ${label}`, metric: `${metric} commit-to-frame`, unit: 'ms', product, baseline,
+        baselineLabel: 'same process, 1', ratio: product / baseline, target: '', met: null,
+      });
+    }
+  }
+}
+
+/** 9: PUT /api/v1/blobs streamed to disk: peak RSS of a 200 MB upload against a 20 MB one (each in a fresh process). */
+async function blobs(run: BenchRun): Promise<void> {
+  log('9. blob upload, 20 MB then 200 MB, each in a fresh server process on the bench database');
+  const small = measureBlobUpload(20 * 1024 * 1024, run.url);
+  const large = measureBlobUpload(200 * 1024 * 1024, run.url);
+  run.raw.blobs = { small, large };
+  const growth = (m: typeof small) => m.peakRssMb - m.rssBeforeMb;
+  run.rows.push(
+    {
+      scenario: '9 blob PUT 200 MB', metric: 'peak RSS', unit: 'MB', product: large.peakRssMb, baseline: small.peakRssMb, baselineLabel: '20 MB',
+      ratio: large.peakRssMb / small.peakRssMb, target: 'flat', met: growth(large) <= growth(small) + 32,
+    },
+    {
+      scenario: '9 blob PUT 200 MB', metric: 'MB/s', unit: '/s', product: large.mbPerSecond, baseline: small.mbPerSecond, baselineLabel: '20 MB',
+      ratio: large.mbPerSecond / small.mbPerSecond, target: '', met: null,
+    },
+  );
+}
+
 /** The steps in run order; BENCH_ONLY picks some by these names. Cold start stops the server, so it runs last. */
 export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   cost,
@@ -237,5 +297,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   reads,
   mcp,
   verify,
+  stream,
+  blobs,
   coldstart: coldStart,
 };

@@ -1,5 +1,7 @@
 import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.js';
 import { MAIL_ENV_HELP, loadMailConfig, type MailConfig } from '../mail/config.js';
+import { BLOBS_ENV_HELP, loadBlobConfig, type BlobConfig } from '../blobs/config.js';
+import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 
@@ -25,6 +27,8 @@ export interface ServerConfig {
   holdTtlMs: number;
   /** approval.wait's safety re-read when no notification came (APPROVAL_WAIT_POLL_MS). */
   approvalWaitPollMs: number;
+  /** The live stream (GET /api/v1/org/stream): head poll, heartbeat, how far a client may fall behind (STREAM_*). */
+  stream: { pollMs: number; heartbeatMs: number; maxBufferedFrames: number };
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
@@ -32,6 +36,10 @@ export interface ServerConfig {
   ai: AiConfig;
   /** Outbound mail: the relay, DKIM, the outbox (SMTP_*, DKIM_*, MAIL_OUTBOX_DIR). */
   mail: MailConfig;
+  /** Blob store, limits and GC (BLOBS_*, BLOB_*). */
+  blobs: BlobConfig;
+  /** The MCP face: decisions over MCP, accepted browser origins (MCP_*). */
+  mcp: McpConfig;
 }
 
 export const ENV_HELP = `Environment:
@@ -48,7 +56,7 @@ export const ENV_HELP = `Environment:
                         process counts alone); while Redis is unreachable requests are not throttled (logged)
   REQUEST_TIMEOUT_MS    a request's headers and body must arrive within this, else 408 and close (default ${DEFAULT_TIMEOUTS.requestMs}; 0 = off)
   HEADERS_TIMEOUT_MS    its headers within this, also for a connection that sends nothing (default ${DEFAULT_TIMEOUTS.headersMs})
-  CONNECTION_TIMEOUT_MS close a connection idle this long in both directions (default ${DEFAULT_TIMEOUTS.idleMs}; above the 60 s
+  CONNECTION_TIMEOUT_MS close a connection idle this long in both directions (default ${DEFAULT_TIMEOUTS.idleMs}; above the 50 s
                         approval.wait long-poll; 0 = off)
   KEEPALIVE_TIMEOUT_MS  how long a kept-alive connection waits for its next request (default ${DEFAULT_TIMEOUTS.keepAliveMs}; behind a load
                         balancer, set it above the balancer's idle timeout)
@@ -63,13 +71,23 @@ export const ENV_HELP = `Environment:
   HOLD_TTL_MS           lifetime of a signature hold and its approval (default 86400000)
   APPROVAL_WAIT_POLL_MS approval.wait re-reads this often even without a notification (default 5000; a
                         decision in any process wakes it at once through PostgreSQL LISTEN/NOTIFY)
+  STREAM_POLL_MS        the live stream polls the ledger heads of orgs with open streams this often (default 1000): a
+                        lost notification delays a frame by at most this, never loses it
+  STREAM_HEARTBEAT_MS   comment line on open streams this often, keeping proxies open; the key is checked again then
+                        (default 15000)
+  STREAM_MAX_BUFFERED   frames a stream's client may fall behind by before it is disconnected (default 1000; it resumes
+                        with Last-Event-ID)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)
 
 ${AI_ENV_HELP}
 
-${MAIL_ENV_HELP}`;
+${MAIL_ENV_HELP}
+
+${BLOBS_ENV_HELP}
+
+${MCP_ENV_HELP}`;
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
@@ -115,10 +133,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
     holdTtlMs: int('HOLD_TTL_MS', 24 * 60 * 60 * 1000, env),
     approvalWaitPollMs: Math.max(100, int('APPROVAL_WAIT_POLL_MS', 5000, env)),
+    stream: {
+      pollMs: Math.max(50, int('STREAM_POLL_MS', 1000, env)),
+      heartbeatMs: Math.max(50, int('STREAM_HEARTBEAT_MS', 15_000, env)),
+      maxBufferedFrames: Math.max(1, int('STREAM_MAX_BUFFERED', 1000, env)),
+    },
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: int('PG_POOL_SIZE', 20, env),
     lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),
     ai: loadAiConfig(env),
     mail: loadMailConfig(env, env.DATA_DIR || './.data'),
+    blobs: loadBlobConfig(env, env.DATA_DIR || './.data'),
+    mcp: loadMcpConfig(env),
   };
 }

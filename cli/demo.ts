@@ -6,7 +6,7 @@ import type { Runtime } from '../domain/runtime.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
 import { findOrgBySlug } from '../domain/org/service.js';
 import { formatCents } from '../domain/books/money.js';
-import { firstUncoveredPayDate } from '../domain/books/rates/index.js';
+import { firstUncoveredPayDate, loadedSchedules } from '../domain/books/rates/index.js';
 import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';
 
 /*
@@ -86,21 +86,36 @@ export interface DemoResult {
   summary: string[];
 }
 
+/**
+ * The day the story ends: today, when the loaded PAYG schedules cover the pay runs it drafts up to today; else the
+ * last day they cover, said in a notice (the story's payroll must never be computed with another year's table).
+ * No covering day at all: refused before anything is created.
+ */
+export async function storyEnd(runtime: Runtime, today: string): Promise<{ end: string; notice?: string }> {
+  const uncovered = await firstUncoveredPayDate(runtime.db, demoPayDates(today));
+  if (!uncovered) return { end: today };
+  const lastCovered = (await loadedSchedules(runtime.db)).map((s) => s.to).filter((to) => to < today).sort().at(-1);
+  if (lastCovered && !(await firstUncoveredPayDate(runtime.db, demoPayDates(lastCovered)))) {
+    return {
+      end: lastCovered,
+      notice: `${uncovered.message.replace(/^payDate: /, '')}. The demo company trades up to ${lastCovered}, the last day the loaded PAYG schedules cover; load that year's schedule and seed again to trade up to today`,
+    };
+  }
+  throw new Error(
+    `the demo company's payroll needs a PAYG schedule for every pay date from ${demoPayDates(today)[0]} to ${demoPayDates(today).at(-1)}; ` +
+      `${uncovered.message}. Nothing was seeded`,
+  );
+}
+
 /** Create the demo org and tell its story. Refuses an existing slug rather than adding to a real org's books. */
 export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?: (line: string) => void }): Promise<DemoResult> {
   const progress = opts.progress ?? (() => {});
   if (await findOrgBySlug(runtime.db, opts.slug)) {
     throw new Error(`org ${opts.slug} already exists; pass --org <another-slug> for a fresh demo company`);
   }
-  // The story runs payroll every month: without the PAYG schedule of those pay dates it would stop half-way.
-  const today = new Date().toISOString().slice(0, 10);
-  const uncovered = await firstUncoveredPayDate(runtime.db, demoPayDates(today));
-  if (uncovered) {
-    throw new Error(
-      `the demo company's payroll needs a PAYG schedule for every pay date from ${demoPayDates(today)[0]} to ${demoPayDates(today).at(-1)}; ` +
-        `${uncovered.message}. Nothing was seeded`,
-    );
-  }
+  // The story runs payroll every month: it ends where the loaded PAYG schedules do, never half-way.
+  const { end, notice } = await storyEnd(runtime, new Date().toISOString().slice(0, 10));
+  if (notice) progress(notice);
   const created = await systemCreateOrg(runtime.db, { slug: opts.slug, name: DEMO_NAME });
   const agent = await systemMintKey(runtime.db, opts.slug, { name: 'Demo bookkeeping agent', tier: 'agent' });
   const approver = await systemMintKey(runtime.db, opts.slug, { name: 'Demo finance lead', tier: 'approver' });
@@ -109,8 +124,9 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   // The runtime's own pipeline runs on the system clock; the story gets one on its moving clock.
   const pipeline = new Pipeline({ ...runtime.deps, clock }, METHOD_HANDLERS, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   const desk = new DemoDesk(runtime, pipeline, clock, created.orgId, keys);
-  const summary = await demoStory(desk, new Date().toISOString().slice(0, 10), progress);
-  const tb = await desk.at(new Date().toISOString().slice(0, 10)).call('books.reports', { report: 'trialBalance' });
+  const summary = await demoStory(desk, end, progress);
+  if (notice) summary.unshift(`Note: ${notice}.`);
+  const tb = await desk.at(end).call('books.reports', { report: 'trialBalance' });
   const bank = tb.lines.find((l: { account: string }) => l.account === '090');
   summary.push(`Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`);
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };

@@ -13,7 +13,9 @@ import { demoCommand } from './demo-command.js';
 import { aiSettingsCommand } from './ai-settings.js';
 import { setBooksState } from '../domain/books/settings.js';
 import { pgliteTemplateCommand } from './pglite-template.js';
+import { jobsCommand } from './jobs.js';
 import { paygImportCommand, readScheduleFile } from './payg-import.js';
+import { blobsGcCommand } from './blobs-gc.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
@@ -42,6 +44,11 @@ Commands:
                                          load an ATO PAYG Schedule 1 (coefficients of scales 1 and 2, the
                                          dates it applies to, its source and the ATO's sample data) for every
                                          org; refused unless valid and every sample row computes exactly
+  jobs [--state pending|failed|done] [--org <slug>] [--limit <n>]
+                                         the scheduled jobs, newest first (default 50): name, state, org,
+                                         attempts, next run, the first line of the last error
+  blobs-gc [--dry-run]                   delete blobs no record refers to, older than BLOB_GC_GRACE_MS (the
+                                         server also does it every BLOB_GC_INTERVAL_MS); --dry-run lists them
   pglite-template                        create the migrated empty PGlite database that new data dirs (and the
                                          tests' in-memory databases) are copied from; npm install runs it
   help                                   this text
@@ -88,6 +95,8 @@ export async function main(argv: string[]): Promise<number> {
       'store-bodies': { type: 'string' },
       state: { type: 'string' },
       from: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -117,6 +126,14 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'verify':
       return (await withDb((db) => verifyCommand(db, { slug: values.org, databaseUrl: loadConfig().databaseUrl }))) ? 0 : 1;
+    case 'jobs':
+      process.stdout.write(`${await withDb((db) => jobsCommand(db, { state: values.state, org: values.org, limit: values.limit }))}\n`);
+      return 0;
+    case 'blobs-gc': {
+      const blobs = loadConfig().blobs;
+      process.stdout.write(`${await withDb((db) => blobsGcCommand(db, blobs, { dryRun: values['dry-run'] === true }))}\n`);
+      return 0;
+    }
     case 'pglite-template':
       return pgliteTemplateCommand(loadConfig().pgliteTemplateDir, (line) => process.stdout.write(`${line}\n`));
     case 'ai-settings': {

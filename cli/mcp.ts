@@ -5,7 +5,8 @@ import { fromProjectRoot } from '../db/project-root.js';
 import { createRuntime } from '../domain/runtime.js';
 import { META_TOOL_NAMES } from '../mcp/meta-tools.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { DEFAULT_TOOLSETS, parseSelection, SelectionError } from '../mcp/toolsets.js';
+import { DESKS, DEFAULT_DESK } from '../mcp/desks.js';
+import { parseSelection, SelectionError } from '../mcp/toolsets.js';
 import { ENV_HELP, loadConfig } from './config.js';
 
 /*
@@ -18,13 +19,16 @@ const HELP = `Usage: npm run mcp -- [options]   (or: wops-mcp [options], tsx cli
 Serves the workspace over MCP on stdin/stdout, as the API key in WOPS_API_KEY.
 
 Options (each also an environment variable; the flag wins):
-  --toolsets <a,b,...>      families (or books areas: books.payables, …) to list as tools, or all / none
-                            WOPS_TOOLSETS (default ${DEFAULT_TOOLSETS.join(',')})
+  --toolsets <a,b,...>      desks, families or books areas (books.payables, …) to list as tools, or all / none
+                            WOPS_TOOLSETS (default ${DEFAULT_DESK}: the core tools; the meta-tools reach the rest)
   --read-only               list and allow only read-only tools          WOPS_READ_ONLY=true
   --tools <t1,t2,...>       single tools to list besides the toolsets    WOPS_TOOLS
   --exclude-tools <t1,...>  tools never listed nor callable              WOPS_EXCLUDE_TOOLS
   -h, --help                this text
 Tools are named family_method (board.createTask -> board_createTask); either spelling is accepted here.
+
+Desks (a desk whose families are not deployed on this server is refused):
+${Object.entries(DESKS).map(([name, d]) => `  ${name.padEnd(16)} ${d.summary}`).join('\n')}
 
   WOPS_API_KEY            the API key to act as (required)
 ${ENV_HELP}
@@ -73,13 +77,13 @@ async function main(argv: string[]): Promise<number> {
     dataDir: config.dataDir,
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: Math.min(config.poolSize, 5),
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs },
     ai: config.ai,
     log,
   });
   let server;
   try {
-    server = await serveStdio({ pipeline: runtime.pipeline, apiKey, selection, publicUrl: config.publicUrl });
+    server = await serveStdio({ pipeline: runtime.pipeline, apiKey, selection, publicUrl: config.publicUrl, humanDecisions: config.mcp.allowDecisions });
   } catch (err) {
     await runtime.close();
     throw err;

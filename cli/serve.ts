@@ -7,6 +7,7 @@ import { mcpHttp } from '../mcp/http.js';
 import type { ServerConfig } from './config.js';
 import { seedAndReport } from './demo-command.js';
 import { findOrgBySlug } from '../domain/org/service.js';
+import { startBlobGc } from '../blobs/gc.js';
 
 /** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */
 export async function serve(config: ServerConfig, opts: { demo?: boolean } = {}): Promise<void> {
@@ -18,10 +19,12 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, pairing: config.pairing },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, pairing: config.pairing },
     ai: config.ai,
     mail: config.mail,
+    blobs: config.blobs,
     log,
+    workers: true, // the server runs the families' scheduled jobs (domain/jobs)
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
   if (opts.demo && !(await findOrgBySlug(runtime.db, 'demo'))) {
@@ -37,13 +40,19 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     redisUrl: config.redisUrl,
     timeouts: config.timeouts,
     trustProxy: config.trustProxy,
+    stream: { heartbeatMs: config.stream.heartbeatMs, maxBufferedFrames: config.stream.maxBufferedFrames },
   });
   // MCP over Streamable HTTP at /mcp, on the same port, keys, rate limits and pipeline.
-  await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl });
+  await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl, allowedOrigins: config.mcp.allowedOrigins, humanDecisions: config.mcp.allowDecisions });
+
+  // Blob GC on a timer in each server process (safe to run in several: row locks, SKIP LOCKED); a candidate to
+  // become a recurring job of the scheduler (domain/jobs) so one process runs it.
+  const stopBlobGc = startBlobGc(runtime.deps.blobs, { intervalMs: config.blobs.gcIntervalMs, log });
 
   closeWithGrace({ delay: 10_000, logger: { error: (m: unknown) => log.error({ err: m }, 'shutdown') } }, async ({ signal, err }) => {
     if (err) log.error({ err }, 'closing after an unexpected error');
     else log.info({ signal }, 'closing');
+    stopBlobGc();
     await app.close();
     await runtime.close();
   });
@@ -51,6 +60,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
   await app.listen({ port: config.port, host: config.host });
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   log.info({}, runtime.deps.mail.describe());
+  log.info({}, runtime.deps.blobs.describe());
   log.info({ port: config.port, database: runtime.db.kind, startupMs: Math.round(performance.now() - started) }, `serving on ${config.publicUrl} (${where})`);
   if (boot) {
     // Printed once, to the terminal only: the secret is stored hashed and cannot be shown again.

@@ -50,6 +50,10 @@ export const costRollup = readHandler(c['cost.rollup'], async (ctx, query) => {
     `SELECT provider, model, ${SUMS} FROM ai_audit WHERE ${where} GROUP BY provider, model ORDER BY cost DESC, provider, model`,
     range,
   );
+  const byMethod = await ctx.q.query<TotalsRow & { method: string }>(
+    `SELECT method, ${SUMS} FROM ai_audit WHERE ${where} GROUP BY method ORDER BY cost DESC, method`,
+    range,
+  );
   const width = query.groupBy === 'day' ? 10 : 7;
   const byPeriod = await ctx.q.query<TotalsRow & { period: string }>(
     `SELECT substr(at, 1, ${width}) AS period, ${SUMS} FROM ai_audit WHERE ${where} GROUP BY 1 ORDER BY 1`,
@@ -62,6 +66,7 @@ export const costRollup = readHandler(c['cost.rollup'], async (ctx, query) => {
     currency: 'USD' as const,
     totals: totals(all),
     byModel: byModel.map((r) => ({ provider: r.provider, model: r.model, ...totals(r) })),
+    byMethod: byMethod.map((r) => ({ method: r.method, ...totals(r) })),
     byPeriod: byPeriod.map((r) => ({ period: r.period, ...totals(r) })),
     budget: {
       monthlyBudgetMicroUsd: budget.monthlyBudgetMicroUsd,

@@ -1,4 +1,5 @@
 import type { MethodHandler, ReadHandler } from './handler.js';
+import type { JobDefinition } from './jobs/define.js';
 import { approvalHandlers, approvalReads } from './approval/index.js';
 import { boardHandlers, boardReads } from './board/index.js';
 import { booksHandlers, booksReads } from './books/index.js';
@@ -14,3 +15,6 @@ export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...b
 
 /** Every deployed GET read, by path. */
 export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads]);
+
+/** Every family's scheduled jobs (domain/jobs): the server's workers run these. */
+export const JOB_DEFINITIONS: readonly JobDefinition<any>[] = [];

@@ -2,6 +2,9 @@ import type { Db } from '../db/types.js';
 import type { Notifier } from '../db/notifier.js';
 import type { AiDeps } from '../ai-gateway/providers.js';
 import type { MailService } from '../mail/types.js';
+import type { BlobService } from '../blobs/service.js';
+import type { Jobs } from './jobs/scheduler.js';
+import type { StreamHub } from './stream/hub.js';
 
 /** What an anonymous caller may cost an org through pairing.request (domain/pairing). 0 turns a limit off. */
 export interface PairingLimits {
@@ -26,9 +29,11 @@ export interface DomainConfig {
   publicUrl: string;
   /**
    * approval.wait re-reads this often even without a notification: only a safety net, since a decision in any
-   * process wakes it through the notifier.
+   * process wakes it through the live stream (domain/stream).
    */
   approvalWaitPollMs: number;
+  /** The live stream (domain/stream) polls the heads of orgs with open streams this often: lost notifications only delay. */
+  streamPollMs: number;
 }
 
 export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
@@ -36,6 +41,7 @@ export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
   holdTtlMs: 24 * 60 * 60 * 1000,
   publicUrl: 'http://localhost:8080',
   approvalWaitPollMs: 5000,
+  streamPollMs: 1000,
 };
 
 export interface Logger {
@@ -63,8 +69,14 @@ export interface Deps {
   /** Notifications across every process on the database (db/notifier.ts), e.g. `approval.decided` for long-polls. */
   notifier: Notifier;
   log: Logger;
-  /** The AI gateway behind books.ask: its configuration and provider (ai-gateway/). */
+  /** The AI gateway behind every AI method: its configuration, provider and registered answerers (ai-gateway/). */
   ai: AiDeps;
   /** Outbound mail for every family (mail/): it appends no events, so the caller records ids and statuses. */
   mail: MailService;
+  /** Blobs (blobs/): uploads, signed download URLs; families hold them with blobs/refs.ts referenceBlob. */
+  blobs: BlobService;
+  /** Scheduled work (domain/jobs): handlers schedule through HandlerCtx.schedule, which enqueues at emit. */
+  jobs: Jobs;
+  /** The org's ledger live, one reader per org in this process (domain/stream): GET /org/stream, approval.wait, the inbox. */
+  stream: StreamHub;
 }

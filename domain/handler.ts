@@ -6,6 +6,8 @@ import type { AppendedEvent } from '../ledger/append.js';
 import type { Principal } from './auth.js';
 import type { Deps } from './deps.js';
 import type { SignatureProof, SignatureRequest } from './approval/signature.js';
+import type { JobData, ScheduleOptions } from './jobs/define.js';
+import type { HeldActRunner } from './approval/release.js';
 
 /** What a method handler sees: its transaction, its caller, and the two acts the pipeline owns. */
 export interface HandlerCtx {
@@ -26,8 +28,15 @@ export interface HandlerCtx {
   bindOrg(orgId: string): void;
   /** Run fn once the call's transaction has committed (notifications; never for rolled-back calls). */
   afterCommit(fn: () => void): void;
+  /**
+   * Schedule a job (domain/jobs) to run after commit: enqueued in this call's transaction when it emits, so a
+   * rolled-back or held call leaves none, and the job's effect names the call's seq. Call it before emit.
+   */
+  schedule(name: string, data: JobData, opts?: ScheduleOptions): void;
   /** Run another R method as this caller (scope, deployment and params checked as for a call): books.ask's reads. */
   readAs(method: string, params: unknown): Promise<unknown>;
+  /** approval.resolve only: run a release-mode approval's held act in this transaction (domain/approval/release.ts). */
+  readonly release: HeldActRunner;
 }
 
 /** What a handler's `limit` sees: the database outside any transaction, and where the call came from. */
@@ -38,8 +47,24 @@ export interface LimitCtx {
   readonly source: string | undefined;
 }
 
-/** Options of a handler beyond its contract; all but mayHold are for pre-auth methods, which anyone may call. */
-export interface HandlerOptions<C extends MethodContract = MethodContract> {
+/**
+ * What a handler's `prepare` sees: the caller and the database outside any transaction. It is where a model
+ * is called (the AI gateway, ai-gateway/gateway.ts ask), so a transaction never waits on a model; PGlite
+ * has one connection, so a transaction open across a model call would stall every other call.
+ */
+export interface PrepareCtx {
+  readonly db: Queryable;
+  readonly principal: Principal;
+  readonly orgId: string;
+  readonly method: MethodSpec;
+  readonly requestId: string;
+  readonly deps: Deps;
+  /** Run an R method as this caller, outside the transaction (an answerer's toolbox). */
+  readAs(method: string, params: unknown): Promise<unknown>;
+}
+
+/** Options of a handler beyond its contract; limit, appendsOnChange and minDurationMs are for pre-auth methods. */
+export interface HandlerOptions<C extends MethodContract = MethodContract, P = undefined> {
   /** The handler may end in a signature hold: the pipeline marks a savepoint so the hold changes nothing. */
   mayHold?: boolean;
   /**
@@ -47,24 +72,31 @@ export interface HandlerOptions<C extends MethodContract = MethodContract> {
    * counted when the call then fails; throws (RATE_LIMITED) to refuse the call.
    */
   limit?: (ctx: LimitCtx, params: z.output<C['params']>) => Promise<void>;
+  /**
+   * Runs after admission (and, for an I method, after a committed replay has answered) and before the call's
+   * transaction opens; run receives what it returns. A throw ends the call with nothing written by the
+   * pipeline. What it writes itself (an AI audit record) stays written, like limit's counts.
+   */
+  prepare?: (ctx: PrepareCtx, params: z.output<C['params']>) => Promise<P>;
   /** The handler appends an event only when it changes something (a poll): finishing without one is allowed. */
   appendsOnChange?: boolean;
   /** Every answer, success or error, leaves no sooner than this many ms after the call arrived (timing tells nothing). */
   minDurationMs?: (deps: Deps) => number;
 }
 
-export interface MethodHandler<C extends MethodContract = MethodContract> extends Omit<HandlerOptions<C>, 'mayHold'> {
+export interface MethodHandler<C extends MethodContract = MethodContract, P = unknown> extends Omit<HandlerOptions<C, P>, 'mayHold'> {
   contract: C;
   /** The handler may end in a signature hold: the pipeline marks a savepoint so the hold changes nothing. */
   mayHold: boolean;
-  run(ctx: HandlerCtx, params: z.output<C['params']>): Promise<unknown>;
+  /** `prepared` is what prepare returned (undefined without one). */
+  run(ctx: HandlerCtx, params: z.output<C['params']>, prepared: P): Promise<unknown>;
 }
 
-export function handler<C extends MethodContract>(
+export function handler<C extends MethodContract, P = undefined>(
   contract: C,
-  run: (ctx: HandlerCtx, params: z.output<C['params']>) => Promise<unknown>,
-  opts: HandlerOptions<C> = {},
-): MethodHandler<C> {
+  run: (ctx: HandlerCtx, params: z.output<C['params']>, prepared: P) => Promise<unknown>,
+  opts: HandlerOptions<C, P> = {},
+): MethodHandler<C, P> {
   return { ...opts, contract, run, mayHold: opts.mayHold ?? false };
 }
 

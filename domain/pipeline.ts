@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../protocol/errors.js';
-import { errorFrame, okFrame, type CallFrame } from '../protocol/frames.js';
+import { errorFrame, okFrame, type CallFrame, type HoldResult } from '../protocol/frames.js';
 import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec } from '../protocol/registry.js';
 import { parseParams, proofFields } from '../protocol/schema.js';
 import type { Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
+import type { PendingJob } from './jobs/scheduler.js';
 import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../ledger/idempotency.js';
 import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
 import { frameAtRest, replayBody } from './secrets.js';
-import { holdEventPayload, holdResult, recordHold, refusalMessage } from './approval/hold.js';
+import { holdEventKind, holdEventPayload, holdFamily, holdResult, recordHold, refusalMessage, refusedHold } from './approval/hold.js';
+import { fileReleaseApproval, heldActRunner } from './approval/release.js';
 import { HoldSignal, requireSignature, verifyProofIfGiven } from './approval/signature.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
@@ -45,6 +47,8 @@ export interface CallOutcome {
   retryAfterSeconds?: number;
   /** The ledger event this call appended, if it appended one. */
   event?: AppendedEvent;
+  /** A signature act refused for want of proof (PB-B1, GOVERNANCE_NOT_READY): why, and what to file, as a hold would say. */
+  refusedHold?: { hold: HoldResult; reason: string };
 }
 
 export interface ReadRequest {
@@ -83,7 +87,8 @@ const ANONYMOUS: Principal = {
 /**
  * The call pipeline every face shares:
  * name -> principal -> registry -> scope -> handler -> params -> governance -> the handler's limit, if any
- * (pre-auth methods; outside any transaction) -> one transaction (idempotency claim, handler, ledger append,
+ * (pre-auth methods; outside any transaction) -> a committed replay, if any -> the handler's prepare, if any
+ * (model calls; outside any transaction) -> one transaction (idempotency claim, handler, ledger append,
  * idempotency store, commit).
  */
 export class Pipeline {
@@ -117,7 +122,15 @@ export class Pipeline {
     if (!spec) throw new ApiError('NOT_FOUND', `method ${method} not found`);
     if (!spec.readOnly) throw new ApiError('BAD_REQUEST', `method: ${method} is not a read (R) method`);
     const { handler, params: parsed } = this.admit(spec, principal, params);
-    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed);
+    const prepared = await this.prepare(handler, principal, spec, parsed, requestId);
+    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed, prepared);
+  }
+
+  /** A handler's prepare step, outside any transaction: where a model is called (HandlerOptions.prepare). */
+  private async prepare(handler: MethodHandler, principal: Principal, spec: MethodSpec, params: unknown, requestId: string): Promise<unknown> {
+    if (!handler.prepare) return undefined;
+    const readAs = (name: string, p: unknown) => this.readAs(principal, name, p, requestId);
+    return handler.prepare({ db: this.deps.db, principal, orgId: principal.orgId, method: spec, requestId, deps: this.deps, readAs }, params);
   }
 
   /** What every call passes once its principal is known: scope, a deployed handler, valid params, the governance gate. */
@@ -167,8 +180,9 @@ export class Pipeline {
     const { handler, params } = this.admit(spec, principal, req.params);
     if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source }, params);
     if (spec.readOnly) {
+      const prepared = await this.prepare(handler, principal, spec, params, requestId);
       const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
-      return this.ok(okFrame(await handler.run(ctx, params)));
+      return this.ok(okFrame(await handler.run(ctx, params, prepared)));
     }
     const key = spec.idempotent ? req.idempotencyKey : undefined;
     const keyName = req.idempotencyKeyName ?? 'x-idempotency-key';
@@ -186,7 +200,9 @@ export class Pipeline {
       const stored = prefetched && key === replayKey ? prefetched.stored && repeatOf(prefetched.stored, keyed) : await findReplay(this.deps.db, keyed);
       if (stored !== undefined) return this.replay(replayBody(stored, req.apiKey, keyed));
     }
-    return this.mutate(spec, handler, principal, params, keyed, requestId, req.apiKey);
+    // After the replay lookup (a replay calls no model), before the transaction opens.
+    const prepared = await this.prepare(handler, principal, spec, params, requestId);
+    return this.mutate(spec, handler, principal, params, keyed, requestId, req.apiKey, prepared);
   }
 
   private async mutate(
@@ -198,6 +214,8 @@ export class Pipeline {
     requestId: string,
     /** The caller's API key: a secret-bearing result is stored sealed under it (domain/secrets.ts). */
     bearer: string | undefined,
+    /** What the handler's prepare returned, before this transaction. */
+    prepared: unknown,
   ): Promise<CallOutcome> {
     const committed: (() => void)[] = [];
     const outcome = await this.deps.db.tx(async (q) => {
@@ -209,7 +227,7 @@ export class Pipeline {
       if (handler.mayHold) await q.query('SAVEPOINT before_act');
       let result: unknown;
       try {
-        result = await handler.run(ctx, params);
+        result = await handler.run(ctx, params, prepared);
       } catch (err) {
         if (!(err instanceof HoldSignal)) throw err;
         // The act is held: undo whatever the handler did, then record the attempt and nothing else.
@@ -219,21 +237,29 @@ export class Pipeline {
           await recordHold(q, { orgId: ctx.orgId, method: spec.name, heldBy: principal.id, ttlMs: this.deps.config.holdTtlMs, signal: err, event: null });
           if (scope) await releaseKey(q, scope);
           const frame = errorFrame('GOVERNANCE_NOT_READY', refusalMessage(err, this.deps));
-          return { status: 423, frame, body: JSON.stringify(frame), replayed: false } satisfies CallOutcome;
+          return { status: 423, frame, body: JSON.stringify(frame), replayed: false, refusedHold: { hold: refusedHold(err, this.deps), reason: err.request.refuseWithoutProof } } satisfies CallOutcome;
         }
+        // Release mode: the server files the approval now, before the event that names it (domain/approval/release.ts).
+        const filed = err.request.completion === 'release'
+          ? await fileReleaseApproval(q, { orgId: ctx.orgId, principal, method: spec.name, signal: err, ttlMs: this.deps.config.holdTtlMs })
+          : null;
         const event = await appendEvent(q, ctx.orgId, {
-          family: 'books',
-          kind: 'books.signature.hold',
+          family: holdFamily(err),
+          kind: holdEventKind(err),
           entityId: err.request.subjectId,
           actor: principal.id,
-          payload: holdEventPayload(err, spec.name),
+          payload: holdEventPayload(err, spec.name, filed),
         });
         await recordHold(q, { orgId: ctx.orgId, method: spec.name, heldBy: principal.id, ttlMs: this.deps.config.holdTtlMs, signal: err, event });
         ctx.emitted = event;
-        result = holdResult(err, this.deps, event);
+        result = holdResult(err, this.deps, event, filed);
       }
       if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
+      if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
       const outcome = this.ok(okFrame(result), ctx.emitted);
+      // Once committed, the org's live streams in every process hear of it (domain/stream).
+      const appended = ctx.emitted;
+      if (appended) committed.push(() => this.deps.stream.appended(ctx.orgId, appended.seq));
       // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
       if (scope) {
         const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
@@ -258,10 +284,12 @@ export class Pipeline {
     handler: MethodHandler,
     requestId: string,
     committed: (() => void)[],
-  ): HandlerCtx & { emitted?: AppendedEvent } {
+  ): HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } {
     const deps = this.deps;
     let orgId = principal.orgId;
-    const ctx: HandlerCtx & { emitted?: AppendedEvent } = {
+    const ctx: HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } = {
+      // Jobs scheduled by the handler, inserted at emit: the causing seq is known only then.
+      pendingJobs: [],
       // Once the event is appended the head lock is held until commit: no more work may queue behind it.
       q: {
         query: (sql, args) => {
@@ -281,6 +309,12 @@ export class Pipeline {
         if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
         if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
         ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
+        if (ctx.pendingJobs.length) {
+          // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
+          await deps.jobs.enqueue(q, orgId, ctx.emitted.seq, ctx.pendingJobs);
+          const names = ctx.pendingJobs.map((j) => j.name);
+          committed.push(() => deps.jobs.wake(names));
+        }
         return ctx.emitted;
       },
       requireSignature(req) {
@@ -295,7 +329,22 @@ export class Pipeline {
       afterCommit(fn) {
         committed.push(fn);
       },
+      schedule(name, data, opts) {
+        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not schedule jobs`);
+        if (ctx.emitted) throw new Error(`${spec.name} scheduled a job after emitting its event`);
+        ctx.pendingJobs.push(deps.jobs.check(name, data, opts));
+      },
       readAs: (name, params) => this.readAs(principal, name, params, requestId),
+      // approval.resolve's release of a held act, in this transaction (domain/approval/release.ts).
+      release: heldActRunner({
+        get orgId() {
+          return orgId;
+        },
+        q,
+        handlers: this.handlers,
+        admit: (s, p, raw) => this.admit(s, p, raw),
+        context: (p, s, h) => this.context(q, p, s, h, requestId, committed),
+      }),
       bindOrg(id) {
         if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');
         orgId = id;

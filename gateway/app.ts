@@ -6,7 +6,9 @@ import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
+import { blobRoutes } from './blobs.js';
 import { inboxRoutes, type InboxOptions } from './inbox/index.js';
+import { streamRoutes, type StreamRouteOptions } from './stream.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -23,6 +25,8 @@ export interface GatewayOptions {
   bodyLimitBytes?: number;
   /** Approval inbox settings (session lifetimes, stream heartbeat); tests shorten them. */
   inbox?: Omit<InboxOptions, 'runtime'>;
+  /** The live event stream's heartbeat and slow-client limit (gateway/stream.ts). */
+  stream?: StreamRouteOptions;
 }
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
@@ -101,6 +105,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes);
   await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
   await app.register(booksImportRoutes, { runtime: opts.runtime });
+  await app.register(blobRoutes, { runtime: opts.runtime });
   await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
+  await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
   return app;
 }

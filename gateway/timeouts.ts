@@ -2,7 +2,7 @@ import type { ServerOptions } from 'node:http';
 
 /*
  * How long one client may hold a connection of the HTTP server: to send its request, or idle. They bound
- * receiving a request, never answering it: a long-poll (approval.wait, up to 60 s) and the inbox's event
+ * receiving a request, never answering it: a long-poll (approval.wait, up to 50 s) and the inbox's event
  * stream are not cut short.
  */
 

@@ -5,6 +5,7 @@ import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api.js';
 import { STATUS, hashInBrowser, timeLeft, urgent, when, who } from './format.js';
+import { DecisionForm, PayloadCheck, Released } from './decision.js';
 
 const Navigate = createContext(() => {});
 
@@ -63,7 +64,7 @@ function SignIn({ route, reason, onSignedIn }) {
   return html`
     <main class="narrow" id="main">
       <h1>Approval inbox</h1>
-      <p>Review and decide what agents asked to do: pay runs, bills, BAS lodgements and the other acts that need a human signature.</p>
+      <p>Review and decide what agents asked to do: pay runs, bills, BAS lodgements, deleting what cannot be restored and the other acts that need a human decision.</p>
       ${route.page === 'detail' && html`<p class="note">Sign in to open approval <code>${route.id}</code>.</p>`}
       ${reason && html`<p class="note" role="status">${reason}</p>`}
       <form class="signin" onSubmit=${submit} novalidate>
@@ -151,59 +152,6 @@ function List({ view, items, now, fresh }) {
 
 // ---- one approval -------------------------------------------------------------------------------
 
-function PayloadCheck({ item, check }) {
-  if (!item.signed) {
-    return html`<p class="verify" id="hash-check">
-      Not a signature: this approval is bound to no held call (subject kind <code>${item.subject.kind}</code>). Its summary is the requester's own words,
-      the hash cannot be checked here, and approving it releases no act.
-    </p>`;
-  }
-  if (item.hashMatches === false || (check && check.state === 'mismatch')) {
-    return html`<p class="verify bad" id="hash-check">
-      The payload above does not hash to this payload hash${check && check.hex ? html` (it hashes to <code>${check.hex}</code>)` : ''}. Do not approve it.
-    </p>`;
-  }
-  if (check === null) return html`<p class="verify" id="hash-check">Checking the hash…</p>`;
-  if (check.state === 'unavailable') {
-    return html`<p class="verify ok" id="hash-check">Checked by the server: the payload above hashes to this value (this browser offers no Web Crypto to check it again).</p>`;
-  }
-  return html`<p class="verify ok" id="hash-check"><span aria-hidden="true">✓ </span>Checked in this browser: SHA-256 of the canonical JSON below equals the payload hash.</p>`;
-}
-
-function DecisionForm({ item, principal, blocked, onDecided, onAuthError }) {
-  const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  if (item.mine) return html`<p class="note">You filed this request, so another human must decide it.</p>`;
-  if (!principal.canDecide) return html`<p class="note">Your key cannot decide approvals (it lacks the approval.decide scope).</p>`;
-  const submit = async (e) => {
-    e.preventDefault();
-    const decision = e.submitter && e.submitter.value;
-    if (decision !== 'approve' && decision !== 'reject') return;
-    setBusy(true);
-    setError('');
-    try {
-      const result = await api('POST', `/approvals/api/approvals/${encodeURIComponent(item.approvalId)}/decision`, { decision, note });
-      onDecided(result);
-    } catch (err) {
-      if (err.code === 'UNAUTHORIZED') onAuthError(err);
-      else setError(err.message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return html`<form class="decide" onSubmit=${submit}>
-    <label for="note">Note (optional)</label>
-    <textarea id="note" name="note" rows="3" maxlength="2000" aria-describedby="note-help" value=${note} onInput=${(e) => setNote(e.currentTarget.value)}></textarea>
-    <p id="note-help" class="help">Saved with the decision; the agent that asked sees it when it reads or waits for the approval.</p>
-    <p class="error" role="alert">${error}</p>
-    <div class="actions">
-      <button type="submit" name="decision" value="approve" class="approve" disabled=${busy || blocked}>Approve</button>
-      <button type="submit" name="decision" value="reject" class="reject" disabled=${busy}>Reject</button>
-    </div>
-  </form>`;
-}
-
 function Detail({ id, principal, now, version, onAuthError }) {
   const [item, setItem] = useState(null);
   const [loadError, setLoadError] = useState('');
@@ -246,9 +194,11 @@ function Detail({ id, principal, now, version, onAuthError }) {
   const decided = (result) => {
     setItem(result);
     setOutcome(
-      result.status === 'approved'
-        ? 'Approved. The agent that asked can now retry the act with this approval; it runs once.'
-        : 'Rejected. The act cannot run on this approval.',
+      result.status !== 'approved'
+        ? 'Rejected. The act cannot run on this approval.'
+        : result.completion === 'release'
+          ? 'Approved and run: the act ran in this decision.'
+          : 'Approved. The agent that asked can now retry the act with this approval; it runs once.',
     );
   };
 
@@ -271,6 +221,8 @@ function Detail({ id, principal, now, version, onAuthError }) {
         ? html`<div><dt>Time left</dt><dd class=${urgent(item.expiresAt, now) ? 'urgent' : ''}><time datetime=${item.expiresAt}>${timeLeft(item.expiresAt, now)}</time> (until ${when(item.expiresAt)})</dd></div>`
         : html`<div><dt>Expires</dt><dd><time datetime=${item.expiresAt}>${when(item.expiresAt)}</time></dd></div>`}
       <div><dt>Approval</dt><dd><code>${item.approvalId}</code></dd></div>
+      ${item.deciderNames && html`<div><dt>May be decided by</dt><dd>${item.deciderNames.join(', ')}</dd></div>`}
+      ${item.completion === 'release' && html`<div><dt>When approved</dt><dd>the act runs in the decision</dd></div>`}
     <//>
     ${item.status !== 'pending' && html`<${Decided} item=${item} />`}
     ${outcome && html`<p class="outcome" role="status" tabindex="-1" ref=${outcomeRef}>${outcome}</p>`}
@@ -290,6 +242,8 @@ function Detail({ id, principal, now, version, onAuthError }) {
         <pre class="json" tabindex="0" aria-label="Canonical JSON"><code>${item.canonical}</code></pre>
       </details>`}
     </section>
+
+    <${Released} item=${item} />
 
     ${item.status === 'pending' &&
     html`<section aria-labelledby="decide-heading">

@@ -21,19 +21,60 @@ export async function readEvents(q: Queryable, orgId: string, afterSeq: number, 
   );
 }
 
+/** One event as JSON text, its payload spliced in as the stored canonical text (what was hashed). */
+export function eventJson(r: StoredEventRow): string {
+  const s = JSON.stringify;
+  return (
+    `{"seq":${r.seq},"family":${s(r.family)},"kind":${s(r.kind)},"entity_id":${s(r.entity_id)},"actor":${s(r.actor)},` +
+    `"at":${s(r.at)},"payload":${r.payload},"prev_hash":${s(r.prev_hash)},"row_hash":${s(r.row_hash)}}`
+  );
+}
+
 /**
  * The /events page as JSON text. Payloads are spliced in as the stored canonical text, so a client
- * receives exactly the bytes that were hashed.
+ * receives exactly the bytes that were hashed. nextCursor is the last seq scanned (a filtered page may
+ * have matched nothing and still moved on); without one, the last seq of the page, or the cursor itself.
  */
-export function eventsPageJson(rows: StoredEventRow[], cursor: number): string {
-  const s = JSON.stringify;
-  const events = rows.map(
-    (r) =>
-      `{"seq":${r.seq},"family":${s(r.family)},"kind":${s(r.kind)},"entity_id":${s(r.entity_id)},"actor":${s(r.actor)},` +
-      `"at":${s(r.at)},"payload":${r.payload},"prev_hash":${s(r.prev_hash)},"row_hash":${s(r.row_hash)}}`,
+export function eventsPageJson(rows: StoredEventRow[], cursor: number, lastScanned?: number): string {
+  const nextCursor = lastScanned ?? (rows.length ? rows[rows.length - 1].seq : cursor);
+  return `{"events":[${rows.map(eventJson).join(',')}],"nextCursor":${nextCursor}}`;
+}
+
+export interface EventFilter {
+  family?: string;
+  kind?: string;
+  /** Families the reader may not see (its key lacks their read scope). */
+  hidden: readonly string[];
+}
+
+/**
+ * Up to `limit` events after `afterSeq` that pass the filter, looking at no more than `scan` rows. lastScanned
+ * is where the next page starts: the last row returned when the page filled, else the last row looked at.
+ */
+export async function scanEvents(
+  q: Queryable,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+  scan: number,
+  f: EventFilter,
+): Promise<{ rows: StoredEventRow[]; lastScanned: number }> {
+  const rows = await q.query<StoredEventRow & { last: number | null }>(
+    `WITH scanned AS (
+       SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events
+        WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3),
+     hit AS (
+       SELECT * FROM scanned
+        WHERE ($4::text IS NULL OR family = $4) AND ($5::text IS NULL OR kind = $5) AND family <> ALL($6::text[])
+        ORDER BY seq LIMIT $7)
+     SELECT hit.*, s.last FROM (SELECT max(seq) AS last FROM scanned) s
+       LEFT JOIN hit ON true ORDER BY hit.seq`,
+    [orgId, afterSeq, scan, f.family ?? null, f.kind ?? null, f.hidden, limit],
   );
-  const nextCursor = rows.length ? rows[rows.length - 1].seq : cursor;
-  return `{"events":[${events.join(',')}],"nextCursor":${nextCursor}}`;
+  const found = rows.filter((r) => r.seq !== null);
+  const full = found.length >= limit;
+  const lastScanned = full ? found[found.length - 1].seq : (rows[0]?.last ?? afterSeq);
+  return { rows: found, lastScanned };
 }
 
 export interface Snapshot {

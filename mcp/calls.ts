@@ -1,9 +1,11 @@
 import { isErrorCode } from '../protocol/errors.js';
 import { jsonBoundsIssue } from '../protocol/json-bounds.js';
-import { isHoldResult } from '../protocol/frames.js';
+import { isHoldResult, type CallFrame } from '../protocol/frames.js';
 import { METHODS } from '../protocol/registry.js';
+import type { ApprovalView } from '../protocol/methods/approval.js';
 import { completeElicitation, presentHold } from './holds.js';
-import { derivedIdempotencyKey, errorResult, frameResult, META, okResult, type ToolResult } from './results.js';
+import { decisionNext, explainProofRefusal } from './decisions.js';
+import { derivedIdempotencyKey, errorResult, frameResult, META, okResult, replayNote, type ToolResult } from './results.js';
 import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
@@ -34,10 +36,27 @@ export async function invokeMethod(
   const key = (opts.givenKey as string | undefined) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
   const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
-  if (out.frame.ok && isHoldResult(out.frame.result)) {
-    return presentHold(session, call, out.frame.result, { retry: opts.retry, actKey: idempotent ? key : undefined, meta });
+  const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId };
+  if (out.frame.ok && isHoldResult(out.frame.result)) return presentHold(session, call, out.frame.result, presentation);
+  // A refused act (PB-B1) takes the hold's path: its approval is filed for the agent, its next step said.
+  if (out.refusedHold) return presentHold(session, call, out.refusedHold.hold, { ...presentation, refusal: out.refusedHold.reason });
+  // A proof that cannot release the act yet (pending, rejected, expired, used): say what the agent does now.
+  if (!out.frame.ok && out.frame.error.code === 'GOVERNANCE_NOT_READY') {
+    const explained = await explainProofRefusal(session, call, params, opts.retry, out.frame.error.message);
+    if (explained) return explained;
   }
-  return frameResult(out.frame, meta);
+  return frameResult(withoutUsedTokens(method, out.frame), meta, out.replayed && key ? replayNote(key) : undefined);
+}
+
+/**
+ * A used proof releases nothing more: an agent's approval lists and reads leave its token out, so they stay
+ * short and hold no spent secrets (over HTTP the requester can still read it, as the spec allows).
+ */
+function withoutUsedTokens(method: string, frame: CallFrame): CallFrame {
+  if (!frame.ok || (method !== 'approval.list' && method !== 'approval.get')) return frame;
+  const strip = (v: ApprovalView): ApprovalView => (v.used && v.signatureToken ? (({ signatureToken: _, ...rest }) => rest)(v) : v);
+  const result = frame.result as { approvals?: ApprovalView[] } & ApprovalView;
+  return { ok: true, result: method === 'approval.list' ? { ...result, approvals: (result.approvals ?? []).map(strip) } : strip(result) };
 }
 
 /** A GET read as the session's key: the bare payload on success, the error frame otherwise. */
@@ -48,6 +67,11 @@ export async function invokeRead(session: McpSession, call: ToolCall, path: stri
     const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
     return errorResult(isErrorCode(error?.code) ? error.code : 'INTERNAL', String(error?.message ?? out.body));
   }
-  if (path === 'approval.wait') await completeElicitation(session, body as { approvalId: string; status: string });
+  if (path === 'approval.wait') {
+    const view = body as ApprovalView & { timedOut: boolean };
+    await completeElicitation(session, view);
+    // What to do now, in the result the agent reads: the exact retry, wait again, or stop and tell the user.
+    return okResult({ ...view, next: decisionNext(session, call, view) });
+  }
   return okResult(body);
 }

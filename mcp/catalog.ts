@@ -4,15 +4,13 @@ import type { MethodHandler, ReadHandler } from '../domain/handler.js';
 import type { Pipeline } from '../domain/pipeline.js';
 import { ANY_OBJECT, isObjectSchema, jsonSchemaOf, mergeBranches, outline, type JsonSchema } from './json-schema.js';
 import { HeldToolResult } from './holds.js';
+import { toolNameFor } from './names.js';
 import { toolsetsOf } from './toolsets.js';
 
 /*
  * The tool catalog: one MCP tool per deployed method and per deployed GET read, generated from the registry
  * (scope, flags) and the contract (zod params and result). Nothing here is listed by hand.
- *
- * Tool names: the method name with its dot replaced by an underscore (`board.createTask` -> `board_createTask`),
- * a read's path likewise (`approval.wait` -> `approval_wait`, `org/whoami` -> `org_whoami`). The MCP spec
- * allows dots, but several model APIs accept only [a-zA-Z0-9_-] in tool names, so underscores it is.
+ * Tool names: mcp/names.ts.
  */
 
 /** The optional argument every mutating idempotent tool takes besides the method's params. */
@@ -75,7 +73,26 @@ export interface Catalog {
   byTarget: ReadonlyMap<string, CatalogEntry>;
 }
 
-export const toolNameFor = (target: string): string => target.replace(/[./]/g, '_');
+export { toolNameFor };
+
+const camelWords = (name: string): string[] => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[ _]+/);
+
+/** A tool's title: `Books: payroll sign` for books.payrollSign, `Org: whoami` for org/whoami, `Events` for events. */
+export function titleFor(target: string): string {
+  const [head, rest] = target.split(/[./]/);
+  const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  return rest === undefined ? cap(camelWords(head).join(' ')) : `${cap(head)}: ${camelWords(rest).join(' ')}`;
+}
+
+/** Verbs of a method that only adds records (a draft, a comment, a request); any other word keeps it possibly destructive. */
+const ADDITIVE_VERBS = new Set(['create', 'add', 'draft', 'record', 'request', 'capture', 'comment', 'heartbeat', 'register', 'mint', 'ask', 'link', 'decompose', 'promise', 'post', 'start', 'generate']);
+const ALTERING_VERBS = new Set(['update', 'delete', 'remove', 'void', 'revoke', 'move', 'set', 'resolve', 'assign', 'approve', 'reject', 'recall', 'return', 'dispose', 'rename', 'merge', 'archive', 'deactivate', 'hold', 'block', 'complete', 'send', 'sign', 'lodge', 'accept']);
+
+/** MCP's destructiveHint false promises only additive updates: said only of methods whose name says so. */
+export function isAdditive(method: string): boolean {
+  const words = camelWords(method.split('.')[1] ?? '');
+  return words.some((w) => ADDITIVE_VERBS.has(w)) && !words.some((w) => ALTERING_VERBS.has(w));
+}
 
 /** A read's family: the part before its dot or slash when that is a family, else `org` (events, snapshot, ops). */
 export function readFamily(path: string): string {
@@ -133,6 +150,8 @@ export function listingDescription(summary: string, flags: readonly Flag[], scop
   return `${brief} [${scope}; ${flags.join(',')}]${flagNotes(flags, mayHold, brief)}`;
 }
 
+export const firstSentence = (summary: string): string => sentences(summary)[0];
+
 /** Sentences end at . ! or ? before a space, outside parentheses (`(e.g. … )`, `approval.request` stay whole). */
 function sentences(text: string): string[] {
   const out: string[] = [];
@@ -183,12 +202,13 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     example: handler.contract.example,
     definition: {
       name: tool,
+      title: titleFor(name),
       description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.mayHold),
       inputSchema: inputSchemaFor(handler.contract.params, idempotent),
       outputSchema: outputSchemaFor(handler.contract.result, handler.mayHold),
       annotations: spec.readOnly
-        ? { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
-        : { readOnlyHint: false, idempotentHint: spec.idempotent, openWorldHint: false },
+        ? { title: titleFor(name), readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+        : { title: titleFor(name), readOnlyHint: false, destructiveHint: !isAdditive(name), idempotentHint: spec.idempotent, openWorldHint: false },
     },
   };
 }
@@ -215,10 +235,11 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
     example: handler.contract.example,
     definition: {
       name: tool,
+      title: titleFor(path),
       description: listingDescription(handler.contract.summary, ['R'], spec.scope),
       inputSchema: inputSchemaFor(handler.contract.query, false),
       outputSchema: outputSchemaFor(handler.contract.result, false),
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: { title: titleFor(path), readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
   };
 }

@@ -5,12 +5,13 @@ import { derivedIdempotencyKey, okResult, type ToolResult } from './results.js';
 import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
- * The signature law as an MCP flow. A signature act without proof answers a hold frame. The tool result
+ * The signature law as an MCP flow, in every family. A signature act without proof answers a hold frame. The tool result
  * shows it verbatim and adds what an agent needs next: the approval the server filed for it (when the key
  * holds approval.request), the page where a human decides, and what to call then. When the client supports
  * URL elicitation the server also asks it to send the human to that page. Nothing the client answers
  * releases anything: only a human's recorded approval.resolve does, and the act runs only when the agent
- * retries it with the proof.
+ * retries it with the proof (retry mode) or in the human's decision itself (release mode: the server filed the
+ * approval, the agent only waits).
  */
 
 export const HeldToolResult = HoldResult.extend({
@@ -83,12 +84,39 @@ function nextStep(retry: string, filed: Filed, inbox: string): string {
   }
 }
 
+export interface HoldPresentation {
+  /** What the agent calls again (the tool, or invoke_write with the method). */
+  retry: string;
+  actKey?: string;
+  meta?: Record<string, unknown>;
+  /** The hold's ledger event (absent on a replay or a refusal). */
+  ledgerId?: string;
+  /** A refused act (PB-B1): why it cannot run without a signature. */
+  refusal?: string;
+}
+
 /**
- * The tool result of a held act: the hold frame verbatim plus the filed approval, its URL and the next step.
- * `retry` names what the agent calls again (the tool, or invoke_write with the method).
+ * The hold's message in MCP's words: what was not done and why, with no HTTP route or header, and never "file
+ * approval.request" once the server filed it. The HTTP message is in the hold frame over HTTP.
  */
-export async function presentHold(session: McpSession, call: ToolCall, hold: HoldResult, opts: { retry: string; actKey?: string; meta?: Record<string, unknown> }): Promise<ToolResult> {
+function mcpMessage(hold: HoldResult, opts: HoldPresentation, filed: boolean): string {
+  const ledger = opts.ledgerId ? ` (ledger #${opts.ledgerId})` : '';
+  const why = opts.refusal
+    ? `Refused, not executed: ${opts.refusal.replace(/\.$/, '')}${ledger}.`
+    : `Held, not executed: ${hold.approval.subject.summary} needs a human's approval${ledger}.`;
+  const what = filed
+    ? ' The server already filed the approval for you.'
+    : ' This key cannot file the approval: a human files and decides it in the approval inbox.';
+  return `${why}${what} Relay this to your user; never report the act as done.`;
+}
+
+/**
+ * The tool result of a held act: the hold frame plus the filed approval, its URL and the next step, its message
+ * in MCP's words. A refused act (PB-B1) is presented the same way: its approval is filed like a hold's.
+ */
+export async function presentHold(session: McpSession, call: ToolCall, hold: HoldResult, opts: HoldPresentation): Promise<ToolResult> {
   const inbox = `${session.publicUrl}/approvals`;
+  if (hold.approval.completion === 'release' && hold.approval.approvalId) return presentRelease(session, call, hold, hold.approval.approvalId, opts);
   const filed = await fileApproval(session, call, hold, opts.actKey);
   let elicitation: HeldToolResult['elicitation'] = null;
   let final = filed;
@@ -100,6 +128,7 @@ export async function presentHold(session: McpSession, call: ToolCall, hold: Hol
   }
   const result: HeldToolResult = {
     ...hold,
+    message: mcpMessage(hold, opts, 'view' in final),
     approvalId: 'view' in final ? final.view.approvalId : null,
     approvalStatus: 'view' in final ? final.view.status : null,
     url: 'view' in final ? final.view.url : inbox,
@@ -117,4 +146,39 @@ export async function completeElicitation(session: McpSession, view: { approvalI
   } catch {
     // Best effort: the client may never have shown it.
   }
+}
+
+/**
+ * A release hold: the server filed the approval, and a human's approve runs the act in that decision. The agent
+ * is told so, sent to wait, and told never to retry (a retry would only hold again).
+ */
+async function presentRelease(
+  session: McpSession,
+  call: ToolCall,
+  hold: HoldResult,
+  approvalId: string,
+  opts: HoldPresentation,
+): Promise<ToolResult> {
+  let view: ApprovalView | null = null;
+  if (call.principal.scopes.has('approval.request')) {
+    const got = await session.pipeline.call({ method: 'approval.get', params: { approvalId }, ...credential(session), requestId: call.requestId });
+    if (got.frame.ok) view = got.frame.result as ApprovalView;
+  }
+  const url = view?.url ?? `${session.publicUrl}/approvals/${approvalId}`;
+  let elicitation: HeldToolResult['elicitation'] = null;
+  if (view) {
+    elicitation = await elicit(session, call, view, view.subject.summary);
+    if (elicitation !== null) view = await currentView(session, call, view);
+  }
+  const amendable = hold.approval.amendable?.length ? ` (they may amend ${hold.approval.amendable.join(', ')} first)` : '';
+  const status = view?.status ?? null;
+  const next =
+    status === 'approved'
+      ? `Released: a human approved approval "${approvalId}" and the act ran in that decision${view?.released?.amended.length ? `, with ${view.released.amended.join(', ')} amended` : ''}. Do not call ${opts.retry} again.`
+      : status === 'rejected' || status === 'expired'
+        ? `Not executed. Approval "${approvalId}" is ${status}; the act will not run. To ask again, call ${opts.retry} with a new idempotencyKey for a new hold.`
+        : `Not executed yet, and not to be retried: the server filed approval "${approvalId}" for it. Tell the user a human must decide "${hold.approval.subject.summary}" at ${url}${amendable}; approving it runs the act itself, in that decision. Call approval_wait with approvalId "${approvalId}" until it is decided: approved means it ran (see released), rejected means it never will.`;
+  const message = `Held, not executed: ${hold.approval.subject.summary} needs a human's decision${opts.ledgerId ? ` (ledger #${opts.ledgerId})` : ''}. The server filed approval ${approvalId}; a human's approve runs it. Relay this to your user; never report the act as done until approval_wait says approved.`;
+  const result: HeldToolResult = { ...hold, message, approvalId, approvalStatus: status, url, elicitation, next };
+  return okResult(result, opts.meta);
 }

@@ -4,6 +4,7 @@ import { errorFrame } from '../protocol/frames.js';
 import { SCOPES } from '../protocol/scopes.js';
 import { bearerFrom, type Principal } from '../domain/auth.js';
 import type { Pipeline } from '../domain/pipeline.js';
+import { acceptedOrigins } from './config.js';
 import { JsonPostTransport, type JsonAnswer } from './json-post.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { createMcpServer } from './server.js';
@@ -20,12 +21,18 @@ import { parseSelection, SelectionError, type Selection } from './toolsets.js';
  * over HTTP the hold result carries the same URL and next step.
  *
  * Toolsets and modes come from headers: x-mcp-toolsets, x-mcp-readonly, x-mcp-tools, x-mcp-exclude-tools.
+ * A browser's Origin must be this server's own or a configured one (the MCP spec's DNS-rebinding rule):
+ * a page on another site must not drive a local server with the user's key.
  */
 
 export interface McpHttpOptions {
   pipeline: Pipeline;
-  /** Base URL clients and humans use; defaults to the domain config's publicUrl. */
+  /** Base URL clients and humans use; defaults to the domain config's publicUrl. Its origin may call /mcp. */
   publicUrl?: string;
+  /** Other browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
+  /** Serve human decisions (approval.resolve) as tools (MCP_ALLOW_DECISIONS). */
+  humanDecisions?: boolean;
 }
 
 export const MCP_PATH = '/mcp';
@@ -82,7 +89,14 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
       .header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl}"${keyGiven ? ', error="invalid_token"' : ''}`)
       .send(errorFrame('UNAUTHORIZED', err.message));
 
-  app.post(MCP_PATH, async (req, reply) => {
+  const origins = acceptedOrigins(publicUrl, opts.allowedOrigins ?? []);
+  const checkOrigin = async (req: FastifyRequest, reply: FastifyReply) => {
+    const origin = header(req, 'origin');
+    if (origin === undefined || origins.has(origin)) return;
+    return jsonRpcError(reply, 403, -32000, `Forbidden: Origin ${origin.slice(0, 100)} may not call ${MCP_PATH} (allowed: ${[...origins].join(', ')}; set MCP_ALLOWED_ORIGINS to add one)`);
+  };
+
+  app.post(MCP_PATH, { onRequest: checkOrigin }, async (req, reply) => {
     const apiKey = bearerFrom(req.headers.authorization);
     let principal: Principal;
     try {
@@ -100,7 +114,13 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
     }
     if (req.body === undefined) return jsonRpcError(reply, 400, -32700, 'Parse error: empty body');
 
-    const server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, principalIsFresh: true, selection, publicUrl });
+    let server: ReturnType<typeof createMcpServer>;
+    try {
+      server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, principalIsFresh: true, selection, publicUrl, humanDecisions: opts.humanDecisions });
+    } catch (err) {
+      if (err instanceof SelectionError) return reply.code(400).send(errorFrame('BAD_REQUEST', err.message));
+      throw err;
+    }
     const transport = new JsonPostTransport();
     reply.hijack();
     // A client gone before its answer: abort the handlers still running. After a complete answer none is (a
@@ -124,6 +144,6 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
   // Stateless: no standalone SSE stream to open and no session to delete.
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
     jsonRpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC to /mcp');
-  app.get(MCP_PATH, notAllowed);
-  app.delete(MCP_PATH, notAllowed);
+  app.get(MCP_PATH, { onRequest: checkOrigin }, notAllowed);
+  app.delete(MCP_PATH, { onRequest: checkOrigin }, notAllowed);
 }

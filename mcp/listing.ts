@@ -1,7 +1,7 @@
 import type { Principal } from '../domain/auth.js';
 import type { Catalog, ToolDefinition } from './catalog.js';
 import { META_DEFINITIONS, META_TOOL_NAMES, META_TOOLS } from './meta-tools.js';
-import { hiddenBecause, type Selection } from './toolsets.js';
+import { hiddenBecause, mayWrite, type Selection } from './toolsets.js';
 
 /*
  * What a session lists. The list depends only on the catalog, the selection and the principal's scopes, so it
@@ -29,11 +29,11 @@ export function listedTools(catalog: Catalog, selection: Selection, principal: P
 
 function computeListing(catalog: Catalog, selection: Selection, principal: Principal): readonly ToolDefinition[] {
   const direct = catalog.entries.filter((e) => !hiddenBecause(e, principal, selection)).map((e) => e.definition);
-  const meta = META_TOOL_NAMES.filter((t) => !selection.exclude.has(t) && !(t === META_TOOLS.write && selection.readOnly));
+  const meta = META_TOOL_NAMES.filter((t) => !selection.exclude.has(t) && (t !== META_TOOLS.write || mayWrite(catalog, principal, selection)));
   return [...direct, ...meta.map((t) => META_DEFINITIONS[t])];
 }
 
 // Tool, toolset and scope names never contain ',' or '|'.
 const names = (set: ReadonlySet<string>) => [...set].join(',');
 const listingKey = (s: Selection, scopes: ReadonlySet<string>) =>
-  [s.toolsets === 'all' ? '*' : names(s.toolsets), s.readOnly, names(s.include), names(s.exclude), names(scopes)].join('|');
+  [s.toolsets === 'all' ? '*' : names(s.toolsets), s.readOnly, s.humanDecisions, names(s.include), names(s.exclude), names(scopes)].join('|');

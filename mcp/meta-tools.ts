@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { formatIssue } from '../protocol/schema.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
 import { invokeMethod, invokeRead } from './calls.js';
-import { readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
+import { firstSentence, readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
 import { ANY_OBJECT, jsonSchemaOf, outline, type JsonSchema } from './json-schema.js';
 import { errorResult, okResult, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
-import { hiddenBecause } from './toolsets.js';
+import { hiddenBecause, humanDecisionRefusal } from './toolsets.js';
 
 /*
  * Three meta-tools reach the whole registry (424 methods, 13 reads) whatever the session lists: search,
@@ -29,26 +29,35 @@ const SearchArgs = z.strictObject({
   query: z.string().max(200).describe('Words to look for in names and summaries, e.g. "invoice send".').optional(),
   family: z.string().max(40).describe('Only this family, e.g. books.').optional(),
   scope: z.string().max(40).describe('Only methods needing this scope, e.g. books.write.').optional(),
+  includeUndeployed: z.boolean().default(false).describe('Also registry methods this server does not serve (they answer NOT_FOUND). Default false.'),
   limit: z.number().int().min(1).max(100).default(20).describe('At most this many matches (default 20).'),
 });
 const Match = z.strictObject({
   name: z.string(),
-  kind: z.enum(['method', 'read']),
-  family: z.string(),
   scope: z.string(),
   flags: z.string().describe('R read-only, M writes one ledger event, I idempotent, G governance-gated, P pre-auth.'),
-  deployed: z.boolean().describe('False: calls answer NOT_FOUND on this server.'),
-  allowed: z.boolean().describe('Your key holds the scope.'),
+  brief: z.string().nullable().describe('The first sentence of its summary (describe_method gives all of it).'),
+  allowed: z.boolean().describe('Your key may call it here.'),
   tool: z.string().nullable().describe('The tool listed for it in this session, if any; else use invoke_read/invoke_write.'),
-  summary: z.string().nullable(),
+  deployed: z.boolean().optional().describe('Only with includeUndeployed: false means calls answer NOT_FOUND here.'),
 });
 const SearchResult = z.strictObject({ matches: z.array(Match), total: z.number().int().describe('Matches before the limit.') });
 
-const DescribeArgs = z.strictObject({ name });
-const DescribeResult = Match.extend({
+const DescribeArgs = z.strictObject({
+  name,
+  includeResult: z.boolean().default(false).describe('Also the JSON Schema of its result (long for reports). Default false.'),
+});
+const DescribeResult = z.strictObject({
+  name: z.string(),
+  kind: z.enum(['method', 'read']),
+  scope: z.string(),
+  flags: z.string(),
+  allowed: z.boolean(),
+  tool: z.string().nullable(),
+  summary: z.string(),
   params: z.record(z.string(), z.unknown()).describe('JSON Schema of the params (for a read: its query).'),
-  result: z.record(z.string(), z.unknown()).nullable().describe('JSON Schema of the result, when declared.'),
   example: z.unknown().describe('A valid params object.'),
+  result: z.record(z.string(), z.unknown()).nullable().optional().describe('JSON Schema of the result: only with includeResult.'),
   notes: z.array(z.string()),
 });
 
@@ -64,35 +73,39 @@ const WriteArgs = z.strictObject({
     .optional(),
 });
 
-function definition(tool: string, description: string, args: z.ZodType, result: JsonSchema, readOnly: boolean): ToolDefinition {
+function definition(tool: string, title: string, description: string, args: z.ZodType, result: JsonSchema, readOnly: boolean): ToolDefinition {
   return {
     name: tool,
+    title,
     description,
     inputSchema: jsonSchemaOf(args, 'input') as JsonSchema,
     outputSchema: result,
     annotations: readOnly
-      ? { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
-      : { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      ? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+      : { title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   };
 }
 
 export const META_DEFINITIONS: Record<string, ToolDefinition> = {
   [META_TOOLS.search]: definition(
     META_TOOLS.search,
-    'Search the whole registry (424 methods, 13 reads), listed here or not, by words, family or scope. Says which are deployed and allowed for your key.',
+    'Search methods',
+    'Find methods and reads served here, listed as tools or not, by words, family or scope: name, scope, flags, first sentence, and the tool to call.',
     SearchArgs,
     outline(jsonSchemaOf(SearchResult, 'output')) as JsonSchema,
     true,
   ),
   [META_TOOLS.describe]: definition(
     META_TOOLS.describe,
-    'Describe one method or read: JSON Schema of its params and result, scope, flags and an example call.',
+    'Describe a method',
+    'Describe one method or read: its whole summary, the JSON Schema of its params, an example call, and its result schema on request.',
     DescribeArgs,
     outline(jsonSchemaOf(DescribeResult, 'output')) as JsonSchema,
     true,
   ),
   [META_TOOLS.read]: definition(
     META_TOOLS.read,
+    'Invoke a read',
     'Call any read-only method (R) or GET read by name, including ones whose toolset is not listed.',
     ReadArgs,
     ANY_OBJECT,
@@ -100,6 +113,7 @@ export const META_DEFINITIONS: Record<string, ToolDefinition> = {
   ),
   [META_TOOLS.write]: definition(
     META_TOOLS.write,
+    'Invoke a write',
     'Call any mutating method by name, including ones whose toolset is not listed. Same rules as its own tool: idempotency, holds, ledger.',
     WriteArgs,
     ANY_OBJECT,
@@ -124,18 +138,17 @@ function findItem(raw: string): RegistryItem | undefined {
   return REGISTRY.find((i) => i.name === raw) ?? REGISTRY.find((i) => toolNameFor(i.name) === raw);
 }
 
-function matchOf(session: McpSession, call: ToolCall, item: RegistryItem): z.infer<typeof Match> {
+function matchOf(session: McpSession, call: ToolCall, item: RegistryItem, withDeployed: boolean): z.infer<typeof Match> {
   const entry = session.catalog.byTarget.get(item.name);
+  const hidden = entry && hiddenBecause(entry, call.principal, session.selection);
   return {
     name: item.name,
-    kind: item.kind,
-    family: item.family,
     scope: item.scope,
     flags: item.flags.join(','),
-    deployed: entry !== undefined,
-    allowed: call.principal.scopes.has(item.scope),
-    tool: entry && !hiddenBecause(entry, call.principal, session.selection) ? entry.tool : null,
-    summary: entry?.summary ?? null,
+    brief: entry ? firstSentence(entry.summary) : null,
+    allowed: entry !== undefined && hidden !== 'scope' && hidden !== 'humanDecision' && hidden !== 'excluded',
+    tool: entry && !hidden ? entry.tool : null,
+    ...(withDeployed ? { deployed: entry !== undefined } : {}),
   };
 }
 
@@ -148,6 +161,7 @@ function search(session: McpSession, call: ToolCall, args: z.infer<typeof Search
   }
   const terms = words(args.query ?? '').split(/[^a-z0-9_]+/).filter(Boolean);
   const scored = REGISTRY.filter((i) => (!args.family || i.family === args.family) && (!args.scope || i.scope === args.scope))
+    .filter((i) => args.includeUndeployed || session.catalog.byTarget.has(i.name))
     .map((item) => {
       const entry = session.catalog.byTarget.get(item.name);
       // A word of the name counts more than one of the summary (summaries mention other methods).
@@ -158,7 +172,7 @@ function search(session: McpSession, call: ToolCall, args: z.infer<typeof Search
     })
     .filter((s) => terms.length === 0 || s.score > 0)
     .sort((a, b) => b.score - a.score || Number(b.deployed) - Number(a.deployed) || a.item.name.localeCompare(b.item.name));
-  return okResult({ matches: scored.slice(0, args.limit).map((s) => matchOf(session, call, s.item)), total: scored.length });
+  return okResult({ matches: scored.slice(0, args.limit).map((s) => matchOf(session, call, s.item, args.includeUndeployed)), total: scored.length });
 }
 
 const FLAG_NOTES: Record<Flag, string> = {
@@ -169,7 +183,8 @@ const FLAG_NOTES: Record<Flag, string> = {
   P: 'P: pre-auth; runs without a credential.',
 };
 
-function describe(session: McpSession, call: ToolCall, raw: string): ToolResult {
+function describe(session: McpSession, call: ToolCall, args: z.infer<typeof DescribeArgs>): ToolResult {
+  const raw = args.name;
   const item = findItem(raw);
   if (!item) return errorResult('NOT_FOUND', `no method or read named ${JSON.stringify(raw)} in the registry; use ${META_TOOLS.search}`);
   const entry = session.catalog.byTarget.get(item.name);
@@ -181,11 +196,18 @@ function describe(session: McpSession, call: ToolCall, raw: string): ToolResult 
   }
   const notes = item.flags.map((f) => FLAG_NOTES[f]);
   if (entry.mayHold) notes.push('Signature act: without approvalId or signatureToken it answers a hold (status approval_required); a human must approve before it runs.');
+  const { name, scope, flags, allowed, tool } = matchOf(session, call, item, false);
   return okResult({
-    ...matchOf(session, call, item),
+    name,
+    kind: item.kind,
+    scope,
+    flags,
+    allowed,
+    tool,
+    summary: entry.summary,
     params: jsonSchemaOf(entry.params, 'input'),
-    result: entry.result ? jsonSchemaOf(entry.result, 'output') : null,
     example: entry.example,
+    ...(args.includeResult ? { result: entry.result ? jsonSchemaOf(entry.result, 'output') : null } : {}),
     notes,
   });
 }
@@ -196,6 +218,9 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
   const entry: CatalogEntry | undefined = item && session.catalog.byTarget.get(item.name);
   if (entry && session.selection.exclude.has(entry.tool)) {
     return errorResult('NOT_FOUND', `${entry.target} is excluded in this session`);
+  }
+  if (entry && hiddenBecause(entry, call.principal, session.selection) === 'humanDecision') {
+    return errorResult('NOT_FOUND', humanDecisionRefusal(entry.target, session.publicUrl));
   }
   const tool = write ? META_TOOLS.write : META_TOOLS.read;
   if (item && item.flags.includes('R') === write) {
@@ -219,7 +244,7 @@ export async function runMetaTool(session: McpSession, call: ToolCall, tool: str
     case META_TOOLS.search:
       return search(session, call, args);
     case META_TOOLS.describe:
-      return describe(session, call, (args as z.infer<typeof DescribeArgs>).name);
+      return describe(session, call, args);
     case META_TOOLS.read:
       return invoke(session, call, false, args);
     default:

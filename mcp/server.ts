@@ -13,7 +13,7 @@ import { META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
 import { registerResources } from './resources.js';
 import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
-import { DEFAULT_SELECTION, hiddenBecause, type Hidden, type Selection } from './toolsets.js';
+import { DEFAULT_SELECTION, hiddenBecause, humanDecisionRefusal, mayWrite, requireDeployed, type Hidden, type Selection } from './toolsets.js';
 
 export const SERVER_INFO = { name: 'workspace-ops', version: '0.1.0' };
 
@@ -29,12 +29,17 @@ export interface McpServerOptions {
    */
   principalIsFresh?: boolean;
   selection?: Selection;
+  /**
+   * List and serve tools that record a human's decision (approval.resolve). Off by default: an LLM given a
+   * human's key must not decide what its own agent asked for. An operator's opt-in (MCP_ALLOW_DECISIONS).
+   */
+  humanDecisions?: boolean;
   /** Base URL humans use (approval links); defaults to the domain config's publicUrl. */
   publicUrl?: string;
   elicitationTimeoutMs?: number;
 }
 
-const HIDDEN_REASON: Record<Exclude<Hidden, 'scope'>, string> = {
+const HIDDEN_REASON: Record<Exclude<Hidden, 'scope' | 'humanDecision'>, string> = {
   excluded: 'it is excluded',
   readOnly: 'the session is read-only',
   toolset: 'its toolset is not selected',
@@ -57,13 +62,14 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
   }
   const call: ToolCall = { principal, signal, requestId: randomUUID() };
   if (META_TOOL_NAMES.includes(name)) {
-    const off = session.selection.exclude.has(name) || (name === META_TOOLS.write && session.selection.readOnly);
-    if (off) return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session`);
+    const off = session.selection.exclude.has(name) || (name === META_TOOLS.write && !mayWrite(session.catalog, principal, session.selection));
+    if (off) return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session${name === META_TOOLS.write ? ' (read-only, or your key has no write scope)' : ''}`);
     return runMetaTool(session, call, name, args);
   }
   const entry = session.catalog.byTool.get(name);
   if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
   const hidden = hiddenBecause(entry, principal, session.selection);
+  if (hidden === 'humanDecision') return errorResult('NOT_FOUND', humanDecisionRefusal(entry.target, session.publicUrl));
   // Hidden for want of scope: the pipeline answers FORBIDDEN_SCOPE naming it, exactly as over HTTP.
   if (hidden && hidden !== 'scope') {
     return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session: ${HIDDEN_REASON[hidden]}; ${META_TOOLS.read}/${META_TOOLS.write} reach it unless excluded or read-only`);
@@ -75,8 +81,9 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
 
 /** An MCP server for one API key: its tools generated from the registry, filtered for that key. */
 export function createMcpServer(opts: McpServerOptions): McpServer {
-  const selection = opts.selection ?? DEFAULT_SELECTION;
+  const selection = { ...(opts.selection ?? DEFAULT_SELECTION), humanDecisions: opts.humanDecisions ?? false };
   const catalog = catalogFor(opts.pipeline);
+  requireDeployed(selection, catalog);
   const listedCount = listedTools(catalog, selection, opts.principal).length;
   const mcp = new McpServer(SERVER_INFO, {
     jsonSchemaValidator: validator,

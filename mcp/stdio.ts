@@ -14,6 +14,8 @@ export interface StdioOptions {
   apiKey: string;
   selection: Selection;
   publicUrl?: string;
+  /** Serve human decisions (approval.resolve) as tools: MCP_ALLOW_DECISIONS. */
+  humanDecisions?: boolean;
   stdin?: NodeJS.ReadableStream & { pause(): unknown };
   stdout?: NodeJS.WritableStream;
 }
@@ -26,7 +28,7 @@ export interface StdioServer {
 
 export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const principal = await opts.pipeline.principalFor(opts.apiKey);
-  const server = createMcpServer({ pipeline: opts.pipeline, apiKey: opts.apiKey, principal, selection: opts.selection, publicUrl: opts.publicUrl });
+  const server = createMcpServer({ pipeline: opts.pipeline, apiKey: opts.apiKey, principal, selection: opts.selection, publicUrl: opts.publicUrl, humanDecisions: opts.humanDecisions });
   const stdin = opts.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (opts.stdout ?? process.stdout) as typeof process.stdout);
   let done!: () => void;

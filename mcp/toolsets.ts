@@ -1,19 +1,24 @@
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
 import { BOOKS_AREAS } from '../protocol/methods/books/index.js';
 import type { Principal } from '../domain/auth.js';
-import { toolNameFor, type CatalogEntry } from './catalog.js';
+import type { Catalog, CatalogEntry } from './catalog.js';
+import { toolNameFor } from './names.js';
+import { CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
 
 /*
  * Which tools a session lists. A model pays for every listed tool in context, so the list is cut down:
- *   1. only tools whose scope the key holds;
- *   2. only the chosen toolsets (families, or a books area such as `books.payables`; default books, board,
- *      approval; `all` for every family);
+ *   1. only tools whose scope the key holds, and never a human's decision (approval.resolve) unless the
+ *      operator allows decisions over MCP;
+ *   2. only the chosen desks (mcp/desks.ts; default `core`) or toolsets (families, or a books area such as
+ *      `books.payables`; `all` for every family);
  *   3. in read-only mode only R tools;
  *   4. single tools added (include) or removed (exclude) by name.
- * The meta-tools reach the rest of the registry whatever the selection (except writes in read-only mode).
+ * The meta-tools reach the rest of the registry whatever the selection (except writes in read-only mode, and
+ * for keys without any write scope).
  */
 
-export const DEFAULT_TOOLSETS = ['books', 'board', 'approval'] as const;
+/** Scopes whose methods are a human's decision: the inbox and HTTP are their faces, not an agent's MCP session. */
+export const HUMAN_DECISION_SCOPES: ReadonlySet<string> = new Set(['approval.decide']);
 
 /** Toolsets narrower than a family: `books.<area>` for each books area (method name -> its area toolset). */
 export const AREA_TOOLSETS: ReadonlyMap<string, string> = new Map(
@@ -34,6 +39,10 @@ export const ALWAYS_ON: ReadonlySet<string> = new Set(['approval.wait']);
 
 export interface Selection {
   toolsets: ReadonlySet<string> | 'all';
+  /** Each desk or toolset named, with the toolsets it stands for (to refuse one with nothing deployed). */
+  named: ReadonlyMap<string, readonly string[]>;
+  /** Tools of HUMAN_DECISION_SCOPES are listed and callable: an operator's choice (MCP_ALLOW_DECISIONS), never a header's. */
+  humanDecisions: boolean;
   readOnly: boolean;
   /** Tool names listed beyond the toolsets. */
   include: ReadonlySet<string>;
@@ -41,10 +50,14 @@ export interface Selection {
   exclude: ReadonlySet<string>;
 }
 
+const deskTools = (desk: string): string[] => [...DESKS[desk].tools, ...CORE_TOOLS].map(toolNameFor);
+
 export const DEFAULT_SELECTION: Selection = {
-  toolsets: new Set(DEFAULT_TOOLSETS),
+  toolsets: new Set(DESKS[DEFAULT_DESK].toolsets),
+  named: new Map([[DEFAULT_DESK, DESKS[DEFAULT_DESK].toolsets]]),
+  humanDecisions: false,
   readOnly: false,
-  include: new Set(),
+  include: new Set(deskTools(DEFAULT_DESK)),
   exclude: new Set(),
 };
 
@@ -83,31 +96,54 @@ function toolName(raw: string, metaTools: readonly string[], what: string): stri
 }
 
 export function parseSelection(input: SelectionInput, metaTools: readonly string[]): Selection {
-  const names = list(input.toolsets);
-  let toolsets: Selection['toolsets'];
-  if (input.toolsets === undefined) toolsets = DEFAULT_SELECTION.toolsets;
-  else if (names.includes('all')) toolsets = 'all';
-  else {
-    for (const n of names) {
-      if (n !== 'none' && !TOOLSETS.includes(n)) {
-        throw new SelectionError(`toolsets: unknown toolset ${JSON.stringify(n)}; use family names (${FAMILIES.join(', ')}), books areas (${[...new Set(AREA_TOOLSETS.values())].join(', ')}), all or none`);
-      }
+  const names = input.toolsets === undefined ? [DEFAULT_DESK] : list(input.toolsets);
+  const include = new Set(list(input.include).map((t) => toolName(t, metaTools, 'tools')));
+  const named = new Map<string, readonly string[]>();
+  const toolsets = new Set<string>();
+  for (const n of names) {
+    if (n === 'none' || n === 'all') continue;
+    // A desk named like a family is that family's design group: a superset of the family toolset.
+    const desk = DESKS[n];
+    if (desk) {
+      for (const t of desk.toolsets) toolsets.add(t);
+      for (const t of deskTools(n)) include.add(t);
+      named.set(n, desk.toolsets);
+    } else if (TOOLSETS.includes(n)) {
+      toolsets.add(n);
+      named.set(n, [n]);
+    } else {
+      throw new SelectionError(
+        `toolsets: unknown toolset ${JSON.stringify(n)}; use desks (${Object.keys(DESKS).join(', ')}), family names (${FAMILIES.join(', ')}), books areas (${[...new Set(AREA_TOOLSETS.values())].join(', ')}), all or none`,
+      );
     }
-    toolsets = new Set(names.filter((n) => n !== 'none'));
   }
   return {
-    toolsets,
+    toolsets: names.includes('all') ? 'all' : toolsets,
+    named,
+    humanDecisions: false,
     readOnly: parseBoolean(input.readOnly, 'read-only'),
-    include: new Set(list(input.include).map((t) => toolName(t, metaTools, 'tools'))),
+    include,
     exclude: new Set(list(input.exclude).map((t) => toolName(t, metaTools, 'exclude-tools'))),
   };
 }
 
+/** Refuse a desk or toolset with nothing deployed on this server (it would list nothing of its own). */
+export function requireDeployed(selection: Selection, catalog: Catalog): void {
+  for (const [name, toolsets] of selection.named) {
+    if (toolsets.length === 0 || catalog.entries.some((e) => e.toolsets.some((t) => toolsets.includes(t)))) continue;
+    const deployed = Object.keys(DESKS).filter((d) => DESKS[d].toolsets.some((t) => catalog.entries.some((e) => e.toolsets.includes(t))));
+    throw new SelectionError(
+      `toolsets: ${JSON.stringify(name)} has nothing deployed on this server yet (${toolsets.join(', ')}); desks with tools here: core, ${deployed.join(', ')}`,
+    );
+  }
+}
+
 /** Why a catalog tool is not listed for this principal and selection; undefined when it is listed. */
-export type Hidden = 'excluded' | 'readOnly' | 'scope' | 'toolset';
+export type Hidden = 'excluded' | 'humanDecision' | 'readOnly' | 'scope' | 'toolset';
 
 export function hiddenBecause(entry: CatalogEntry, principal: Principal, sel: Selection): Hidden | undefined {
   if (sel.exclude.has(entry.tool)) return 'excluded';
+  if (HUMAN_DECISION_SCOPES.has(entry.scope) && !sel.humanDecisions) return 'humanDecision';
   if (sel.readOnly && !entry.readOnly) return 'readOnly';
   if (!principal.scopes.has(entry.scope)) return 'scope';
   if (sel.include.has(entry.tool) || ALWAYS_ON.has(entry.target)) return undefined;
@@ -115,7 +151,17 @@ export function hiddenBecause(entry: CatalogEntry, principal: Principal, sel: Se
   return undefined;
 }
 
+/** Why a human's decision is not an agent's tool, and where it is made instead. */
+export const humanDecisionRefusal = (target: string, publicUrl: string): string =>
+  `${target} records a human's decision and is not served over MCP on this server: a human decides in the approval inbox (${publicUrl}/approvals) or over HTTP; tell your user what waits for them`;
+
+/** invoke_write is offered only to a key that may call some deployed write here (not in read-only mode). */
+export function mayWrite(catalog: Catalog, principal: Principal, sel: Selection): boolean {
+  if (sel.readOnly || sel.exclude.has('invoke_write')) return false;
+  return catalog.entries.some((e) => !e.readOnly && principal.scopes.has(e.scope) && (sel.humanDecisions || !HUMAN_DECISION_SCOPES.has(e.scope)));
+}
+
 export function describeSelection(sel: Selection): string {
-  const sets = sel.toolsets === 'all' ? 'all' : [...sel.toolsets].join(', ') || 'none';
+  const sets = sel.toolsets === 'all' ? 'all' : [...sel.named.keys()].join(', ') || 'none';
   return `toolsets ${sets}${sel.readOnly ? ', read-only' : ''}`;
 }

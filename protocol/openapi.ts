@@ -190,6 +190,68 @@ function firstSentence(text: string): string {
   return (m ? m[1] : text.trim()).slice(0, 200);
 }
 
+const bearer = [{ bearer: [] }];
+const errorRef = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
+
+/** The faces beside the RPC that clients call with the same keys: the live event stream and blobs. */
+function facePaths(): Record<string, Json> {
+  const sha256 = { name: 'sha256', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } };
+  return {
+    '/api/v1/org/stream': {
+      get: {
+        operationId: 'org.stream',
+        tags: ['reads'],
+        summary: 'The org\'s ledger as Server-Sent Events: one frame per event the key may see (id = seq); resume with Last-Event-ID.',
+        security: bearer,
+        parameters: [
+          { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Resume strictly after this seq.' },
+          { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'Resume strictly after this seq (the header wins).' },
+          { name: 'family', in: 'query', schema: { type: 'string' }, description: 'Only events of this family.' },
+          { name: 'kind', in: 'query', schema: { type: 'string' }, description: 'Only events of this kind.' },
+        ],
+        responses: {
+          '200': { description: 'An event stream: `id: <seq>` and `data: <the event as GET /events shows it>` per frame, heartbeats as comments.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          '400': errorRef(400),
+          '401': errorRef(401),
+          '403': errorRef(403),
+        },
+      },
+    },
+    '/api/v1/blobs': {
+      put: {
+        operationId: 'blobs.put',
+        tags: ['reads'],
+        summary: 'Store bytes (the raw body, streamed), addressed by SHA-256 within the org. An x-content-sha256 that does not match is refused.',
+        security: bearer,
+        parameters: [{ name: 'x-content-sha256', in: 'header', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'The SHA-256 the body must have.' }],
+        requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        responses: {
+          '200': { description: 'Uploaded before by this caller.', content: { 'application/json': { schema: { $ref: '#/components/schemas/BlobFrame' } } } },
+          '201': { description: 'Stored.', content: { 'application/json': { schema: { $ref: '#/components/schemas/BlobFrame' } } } },
+          '400': errorRef(400),
+          '401': errorRef(401),
+          '413': { description: 'Larger than BLOB_MAX_BYTES (a BAD_REQUEST frame naming the limit).' },
+        },
+      },
+    },
+    '/api/v1/blobs/{sha256}': {
+      get: {
+        operationId: 'blobs.get',
+        tags: ['reads'],
+        summary: 'The bytes: for the uploader until a record holds them, then only through the signed URL that record\'s read issues. Range requests.',
+        security: bearer,
+        parameters: [sha256, { name: 'Range', in: 'header', schema: { type: 'string' }, description: 'One byte range (bytes=start-end).' }],
+        responses: {
+          '200': { description: 'The bytes.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          '206': { description: 'The range asked for.' },
+          '404': errorRef(404),
+          '416': { description: 'Range not satisfiable.' },
+        },
+      },
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document of the v1 API, from the registry and the deployed zod contracts. Pure. */
 export function buildOpenApi(opts: OpenApiOptions): Json {
   const defs: Json = {};
@@ -200,6 +262,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
   for (const spec of [...READS.values(), ...STATIC_READS.values()]) {
     paths[`/api/v1/${spec.path}`] = { get: readOperation(spec, opts.reads?.get(spec.path), defs) };
   }
+  Object.assign(paths, facePaths());
 
   const deployedFamilies = new Set([...(opts.methods?.keys() ?? [])].map((n) => n.split('.')[0]));
   const tags = [
@@ -252,6 +315,18 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
           required: ['ok', 'error'],
         },
         HoldResult: schemaOf(HoldResult, 'output', 'HoldResult', defs),
+        BlobFrame: {
+          type: 'object',
+          properties: {
+            ok: { const: true },
+            result: {
+              type: 'object',
+              properties: { sha256: { type: 'string' }, size: { type: 'integer' }, contentType: { type: 'string' } },
+              required: ['sha256', 'size', 'contentType'],
+            },
+          },
+          required: ['ok', 'result'],
+        },
         ...defs,
       },
       responses,

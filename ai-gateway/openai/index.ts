@@ -4,7 +4,7 @@ import type { OpenAiSettings } from '../config.js';
 import { ProviderFailure, ToolError, type AskInput, type Provider, type ProviderResult, type Toolbox, type Usage } from '../types.js';
 import { describeAttempt, recordingClient, type RecordingClient } from './client.js';
 import { parseDraft } from './draft.js';
-import { functionName, systemPrompt, toolSpecs } from './prompt.js';
+import { functionName, toolSpecs } from './prompt.js';
 
 export interface OpenAiProviderOptions extends OpenAiSettings {
   /** Model requests per ask; the last one may not call tools. */
@@ -27,7 +27,8 @@ interface Turn {
 }
 
 /**
- * The `openai` provider: chat completions with tool calling over the toolbox's typed reads, against any
+ * The `openai` provider: chat completions with tool calling over the toolbox's typed reads, told what the
+ * method's answerer instructs (its task, draft shape and grounding rules in words), against any
  * OpenAI-compatible endpoint. Each step is one model request (with the client's own retries and per-request
  * timeout); tool calls are run through the toolbox and their results (or ToolErrors) sent back; the final
  * message must be a Draft as JSON. Plain or streamed (SSE, with the usage chunk) per configuration.
@@ -42,7 +43,7 @@ export function openAiProvider(opts: OpenAiProviderOptions): Provider {
       const byFunction = new Map(toolbox.tools.map((t) => [functionName(t.name), t.name]));
       const tools = toolSpecs(toolbox.tools);
       const messages: ChatCompletionMessageParam[] = [
-        { role: 'system', content: systemPrompt(input.today) },
+        { role: 'system', content: input.answerer.instructions(input.today) },
         { role: 'user', content: input.question },
       ];
       for (let step = 1; step <= opts.maxSteps; step++) {
@@ -50,7 +51,7 @@ export function openAiProvider(opts: OpenAiProviderOptions): Provider {
         const turn = await request(rc, opts, { messages, tools, last }, signal, usage);
         if (turn.toolCalls.length > 0 && last) break;
         if (turn.toolCalls.length === 0) {
-          const parsed = parseDraft(turn.content);
+          const parsed = parseDraft(turn.content, input.answerer.draftSchema);
           if ('error' in parsed) throw new ProviderFailure(parsed.error, usage);
           return { draft: parsed.draft, usage };
         }

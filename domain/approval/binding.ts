@@ -5,7 +5,7 @@ import { actionClassOf, methodOfClass, signatureKind, signaturePayloadHash } fro
 
 /*
  * What approval.request binds an approval to. The subject kind decides: the canonical signature kind of the action
- * class (`books.signature` for `books.*`) must name a hold the server recorded, and the approval then carries that
+ * class (`books.signature` for `books.*`, `board.signature` for `board.*`: `<family>.signature`) must name a hold the server recorded, and the approval then carries that
  * hold's call and summary, never the requester's words. Every other kind files an approval that can never release an
  * act, and is refused wherever it could pass for a signature: a near-miss of the signature kind (case, spaces,
  * another family, look-alike characters), an action class that names a method, a payload hash that names a held act.
@@ -18,6 +18,10 @@ export interface Binding {
   summary: string;
   heldAt: string;
   expiresAt: string;
+  /** How the held act completes and who may decide it, as the act said when it held (migration 018). */
+  completion: 'retry' | 'release';
+  deciders: string[] | null;
+  amendable: string[] | null;
 }
 
 /** Plain lowercase ASCII words, dot-separated: nothing invisible, nothing that only looks like another kind. */
@@ -65,6 +69,9 @@ interface HoldRow {
   held_at: string;
   expires_at: string;
   expired: boolean;
+  completion: 'retry' | 'release';
+  deciders: string[] | null;
+  amendable: string[] | null;
 }
 
 /**
@@ -73,7 +80,7 @@ interface HoldRow {
  */
 async function heldActFor(q: Queryable, orgId: string, p: { actionClass: string; payloadHash: string; subjectId: string }): Promise<Binding> {
   const [hold] = await q.query<HoldRow>(
-    `SELECT action_class, subject_id, summary, method, params, held_at, expires_at, expires_at < now() AS expired
+    `SELECT action_class, subject_id, summary, method, params, held_at, expires_at, expires_at < now() AS expired, completion, deciders, amendable
        FROM signature_holds WHERE org_id = $1 AND payload_hash = $2 FOR SHARE`,
     [orgId, p.payloadHash],
   );
@@ -89,5 +96,14 @@ async function heldActFor(q: Queryable, orgId: string, p: { actionClass: string;
   if (actionClassOf(hold.method) !== hold.action_class || signaturePayloadHash(hold.action_class, hold.subject_id, hold.params) !== p.payloadHash) {
     throw new ApiError('CONFLICT', `the recorded hold for payloadHash ${p.payloadHash} does not hash to it; call the act again for a new hold`);
   }
-  return { method: hold.method, params: hold.params, summary: hold.summary, heldAt: hold.held_at, expiresAt: hold.expires_at };
+  return {
+    method: hold.method,
+    params: hold.params,
+    summary: hold.summary,
+    heldAt: hold.held_at,
+    expiresAt: hold.expires_at,
+    completion: hold.completion,
+    deciders: hold.deciders,
+    amendable: hold.amendable,
+  };
 }

@@ -1,19 +1,18 @@
-import { ApiError } from '../../protocol/errors.js';
+import { ApiError, badRequest } from '../../protocol/errors.js';
 import { approval } from '../../protocol/methods/approval.js';
 import { approvalReadContracts } from '../../protocol/reads/approval.js';
 import { family, reads } from '../family.js';
 import { handler, readHandler } from '../handler.js';
 import { newId } from '../ids.js';
 import { bindingFor } from './binding.js';
+import { approveRelease, assertDecider, requestRelease } from './decide.js';
 import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
 
-/** Notifier topics (db/notifier.ts), to every process: approval.wait and the inbox's live stream listen. */
-export const APPROVAL_REQUESTED = 'approval.requested';
-export const APPROVAL_DECIDED = 'approval.decided';
 
 export const request = handler(approval.request, async (ctx, p) => {
   // The server binds a signature approval to the hold it recorded; the requester's summary is kept only for others.
   const bound = await bindingFor(ctx.q, ctx.orgId, p);
+  if (bound?.completion === 'release') return requestRelease(ctx, p);
   const summary = bound?.summary ?? p.subject.summary;
   // Filing the same held act twice while the first is pending gives back the first: one act, one decision. Only
   // when it shows the same: after the act changed (a new hold, another summary) a new approval shows the new words.
@@ -26,16 +25,15 @@ export const request = handler(approval.request, async (ctx, p) => {
   if (!existing) {
     await ctx.q.query(
       `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at,
-                              held_method, held_params, held_at)
+                              held_method, held_params, held_at, deciders)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, coalesce($9::timestamptz, now() + make_interval(secs => $10::double precision / 1000)),
-               $11, $12::jsonb, $13::timestamptz)`,
+               $11, $12::jsonb, $13::timestamptz, $14::text[])`,
       [ctx.orgId, approvalId, p.actionClass, p.payloadHash, p.subject.kind, p.subject.subjectId, summary, ctx.principal.id, bound?.expiresAt ?? null,
-        ctx.deps.config.holdTtlMs, bound?.method ?? null, bound ? JSON.stringify(bound.params) : null, bound?.heldAt ?? null],
+        ctx.deps.config.holdTtlMs, bound?.method ?? null, bound ? JSON.stringify(bound.params) : null, bound?.heldAt ?? null, bound?.deciders ?? null],
     );
   }
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, approvalId), ctx);
   // At commit, to every process: the org's inbox streams.
-  await ctx.deps.notifier.publish(ctx.q, APPROVAL_REQUESTED, { orgId: ctx.orgId, approvalId });
   await ctx.emit('approval.requested', approvalId, {
     approvalId,
     actionClass: p.actionClass,
@@ -57,10 +55,15 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
   if (row.requested_by === ctx.principal.id) {
     throw new ApiError('FORBIDDEN_SCOPE', `approval ${p.approvalId} was requested by ${row.requested_by}; another human must decide it`);
   }
+  await assertDecider(ctx, row);
   if (row.status !== 'pending') {
     throw new ApiError('CONFLICT', `approval ${p.approvalId} is already ${row.status} (by ${row.decided_by} at ${row.decided_at})`);
   }
   if (row.expired) throw new ApiError('CONFLICT', `approval ${p.approvalId} expired at ${row.expires_at}; the act must be held and filed again`);
+  if (p.amendments !== undefined && (row.completion !== 'release' || p.decision !== 'approve')) {
+    throw badRequest('amendments', row.completion === 'release' ? 'only an approve takes amendments' : `approval ${p.approvalId} is not a release approval: its act is retried by its requester, unchanged`);
+  }
+  if (row.completion === 'release' && p.decision === 'approve') return approveRelease(ctx, row, p);
   const status = p.decision === 'approve' ? 'approved' : 'rejected';
   await ctx.q.query(
     `UPDATE approvals SET status = $3, decided_by = $4, decided_at = now(), note = $5 WHERE org_id = $1 AND approval_id = $2`,
@@ -68,7 +71,6 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
   );
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
   // At commit, to every process: approval.wait on this approval, and the org's inbox streams.
-  await ctx.deps.notifier.publish(ctx.q, APPROVAL_DECIDED, { orgId: ctx.orgId, approvalId: p.approvalId, status });
   await ctx.emit(`approval.${status}`, p.approvalId, {
     approvalId: p.approvalId,
     actionClass: row.action_class,
@@ -106,9 +108,9 @@ export const list = handler(approval.list, async (ctx, p) => {
 });
 
 /**
- * Long-poll without holding a transaction: re-read when a decision on this approval is notified (from any
- * process), when the notifier says it may have missed one, and every approvalWaitPollMs as a safety net.
- * Subscribed before the first read, so a decision committed in between still wakes it.
+ * Long-poll without holding a transaction: re-read when the org's live ledger (domain/stream, from any process)
+ * shows an event about this approval, and every approvalWaitPollMs as a safety net (and just after expiry,
+ * which appends nothing). Subscribed before the first read, so a decision committed in between still wakes it.
  */
 export const wait = readHandler(approvalReadContracts['approval.wait'], async (ctx, query) => {
   const deadline = Date.now() + query.timeoutMs;
@@ -118,11 +120,9 @@ export const wait = readHandler(approvalReadContracts['approval.wait'], async (c
     woken = true;
     wake?.();
   };
-  const unsubscribe = ctx.deps.notifier.subscribe(
-    APPROVAL_DECIDED,
-    (m) => m.orgId === ctx.orgId && m.approvalId === query.approvalId && nudge(),
-    nudge,
-  );
+  const subscription = await ctx.deps.stream.subscribe(ctx.orgId, undefined, (events) => {
+    if (events.some((e) => e.row.family === 'approval' && e.row.entity_id === query.approvalId)) nudge();
+  });
   ctx.signal.addEventListener('abort', nudge, { once: true });
   try {
     for (;;) {
@@ -130,8 +130,8 @@ export const wait = readHandler(approvalReadContracts['approval.wait'], async (c
       const view = approvalView(await loadApproval(ctx.q, ctx.orgId, query.approvalId), ctx);
       const remaining = deadline - Date.now();
       if (view.status !== 'pending' || remaining <= 0 || ctx.signal.aborted) return { ...view, timedOut: view.status === 'pending' };
-      if (woken) continue; // notified while reading: read again at once
-      // Expiry is not notified (nothing happens then): read again just after it, if that comes first.
+      if (woken) continue; // an event came while reading: read again at once
+      // Expiry is not an event (nothing happens then): read again just after it, if that comes first.
       const untilExpiry = Math.max(0, Date.parse(view.expiresAt) - Date.now()) + 50;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(remaining, ctx.deps.config.approvalWaitPollMs, untilExpiry));
@@ -143,7 +143,7 @@ export const wait = readHandler(approvalReadContracts['approval.wait'], async (c
       wake = undefined;
     }
   } finally {
-    unsubscribe();
+    subscription.close();
     ctx.signal.removeEventListener('abort', nudge);
   }
 });

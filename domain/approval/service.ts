@@ -5,7 +5,7 @@ import type { Principal } from '../auth.js';
 import type { Deps } from '../deps.js';
 import { signatureToken } from './signature.js';
 
-interface ApprovalRow {
+export interface ApprovalRow {
   approval_id: string;
   action_class: string;
   payload_hash: string;
@@ -23,21 +23,29 @@ interface ApprovalRow {
   expired: boolean;
   held_method: string | null;
   held_params: Record<string, unknown> | null;
+  completion: 'retry' | 'release';
+  deciders: string[] | null;
+  amendable: string[] | null;
+  requested_key: string | null;
+  released_params: Record<string, unknown> | null;
+  released_hash: string | null;
+  amended: string[] | null;
 }
 
 /** The held call is the approval's own copy (bound at filing), not the hold row, which a later hold may rewrite. */
 export const APPROVAL_SELECT = `
   SELECT a.approval_id, a.action_class, a.payload_hash, a.subject_kind, a.subject_id, a.summary, a.status,
          a.requested_by, a.requested_at, a.expires_at, a.decided_by, a.decided_at, a.note, a.consumed_at,
-         a.expires_at < now() AS expired, a.held_method, a.held_params
+         a.expires_at < now() AS expired, a.held_method, a.held_params, a.completion, a.deciders, a.amendable, a.requested_key,
+         a.released_params, a.released_hash, a.amended
     FROM approvals a`;
 
 /**
  * The signature token is derived, never stored: the requester and deciders may see it once approved. An approval
- * bound to no hold gets none: it can never be a proof.
+ * bound to no hold gets none: it can never be a proof; nor does a release one: its decision ran the act.
  */
 function mayHoldToken(p: Principal, row: ApprovalRow): boolean {
-  if (row.held_method === null) return false;
+  if (row.held_method === null || row.completion === 'release') return false;
   return row.requested_by === p.id || (p.kind === 'human' && p.scopes.has('approval.decide'));
 }
 
@@ -50,6 +58,13 @@ export function approvalView(row: ApprovalRow, ctx: { principal: Principal; orgI
     payloadHash: row.payload_hash,
     subject: { kind: row.subject_kind, subjectId: row.subject_id, summary: row.summary },
     heldAct: row.held_method ? { method: row.held_method, params: row.held_params ?? {} } : null,
+    completion: row.completion,
+    deciders: row.deciders,
+    amendable: row.completion === 'release' ? (row.amendable ?? []) : null,
+    released:
+      row.released_params && row.released_hash
+        ? { params: row.released_params, payloadHash: row.released_hash, amended: row.amended ?? [] }
+        : null,
     requestedBy: row.requested_by,
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,

@@ -6,7 +6,7 @@ import type { Principal } from '../auth.js';
 
 /** A signature act asks for proof with this. */
 export interface SignatureRequest {
-  /** `books.<snake_case_act>`, e.g. `books.payroll_sign`. */
+  /** `<family>.<snake_case_act>`, e.g. `books.payroll_sign`, `board.delete_workstream`. */
   actionClass: string;
   /** The row to be signed. */
   subjectId: string;
@@ -19,6 +19,16 @@ export interface SignatureRequest {
    * The act is still recorded as held (no ledger event), so approval.request can be filed for it (PB-B1).
    */
   refuseWithoutProof?: string;
+  /**
+   * How the hold completes (default retry). retry: the caller files approval.request and retries with the proof.
+   * release: the server files the approval as it holds, and a human's approve runs the act in the decision's own
+   * transaction (domain/approval/release.ts); the caller only waits.
+   */
+  completion?: 'retry' | 'release';
+  /** Principal ids of the only humans who may decide it (decision rights, a reviewer); default any approver. */
+  deciders?: string[];
+  /** release only: the params a human may change before releasing (each checked by the method's schema). */
+  amendable?: string[];
 }
 
 export interface SignatureProof {
@@ -74,6 +84,7 @@ interface ApprovalProofRow {
   summary: string;
   held_method: string | null;
   held_params: Record<string, unknown> | null;
+  completion: 'retry' | 'release';
   status: 'pending' | 'approved' | 'rejected';
   decided_by: string | null;
   expires_at: string;
@@ -136,7 +147,7 @@ async function checkProof(
   }
   const approvalId = (givenId ?? tokenId) as string;
   const [row] = await q.query<ApprovalProofRow>(
-    `SELECT approval_id, action_class, subject_id, subject_kind, payload_hash, summary, held_method, held_params, status,
+    `SELECT approval_id, action_class, subject_id, subject_kind, payload_hash, summary, held_method, held_params, completion, status,
             decided_by, expires_at, consumed_at, consumed_by, expires_at < now() AS expired
        FROM approvals WHERE org_id = $1 AND approval_id = $2 FOR UPDATE`,
     [env.orgId, approvalId],
@@ -168,6 +179,12 @@ async function checkProof(
             ? `payloadHash ${row.payload_hash}, not ${payloadHash} (the params differ from the held act)`
             : null;
   if (mismatch) throw new ApiError('CONFLICT', `approval ${approvalId} was filed for ${mismatch}`);
+  if (row.completion === 'release') {
+    throw new ApiError(
+      'CONFLICT',
+      `approval ${approvalId} releases its act itself: a human's approve runs ${row.held_method} in that decision, so it is no proof for a retry; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`,
+    );
+  }
   // The held call the human was shown must itself be the one hashed (a damaged record proves nothing).
   if (signaturePayloadHash(row.action_class, row.subject_id, row.held_params) !== row.payload_hash) {
     throw new ApiError('CONFLICT', `approval ${approvalId}: the held call it shows does not hash to its payloadHash ${row.payload_hash}; it proves nothing`);

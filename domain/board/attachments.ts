@@ -48,15 +48,38 @@ export const updateTaskAttachment = handler(c.updateTaskAttachment, async (ctx, 
   return att;
 });
 
-export const removeTaskAttachment = handler(c.removeTaskAttachment, async (ctx, p) => {
-  const [row] = await ctx.q.query<{ task_id: string; name: string }>(
-    'DELETE FROM board_attachments WHERE org_id = $1 AND attachment_id = $2 RETURNING task_id, name',
-    [ctx.orgId, p.attachmentId],
-  );
-  if (!row) throw notFound(`attachment ${p.attachmentId}`);
-  await ctx.emit('item.attachment.removed', row.task_id, { attachmentId: p.attachmentId, name: row.name });
-  return { attachmentId: p.attachmentId, taskId: row.task_id, removed: true as const };
-});
+/**
+ * Removing an attachment erases what cannot be restored: an agent's call holds in retry mode (file the approval,
+ * a human approves, retry with the proof). Humans remove directly.
+ */
+export const removeTaskAttachment = handler(
+  c.removeTaskAttachment,
+  async (ctx, p) => {
+    const [att] = await ctx.q.query<{ task_id: string; name: string; title: string }>(
+      `SELECT a.task_id, a.name, t.title FROM board_attachments a JOIN board_tasks t ON t.org_id = a.org_id AND t.task_id = a.task_id
+        WHERE a.org_id = $1 AND a.attachment_id = $2 FOR UPDATE OF a`,
+      [ctx.orgId, p.attachmentId],
+    );
+    if (!att) throw notFound(`attachment ${p.attachmentId}`);
+    const proof =
+      ctx.principal.kind === 'agent'
+        ? await ctx.requireSignature({
+            actionClass: 'board.remove_task_attachment',
+            subjectId: p.attachmentId,
+            summary: `Remove the attachment "${att.name}" from the item "${att.title}"`,
+            params: p,
+          })
+        : null;
+    await ctx.q.query('DELETE FROM board_attachments WHERE org_id = $1 AND attachment_id = $2', [ctx.orgId, p.attachmentId]);
+    await ctx.emit('item.attachment.removed', att.task_id, {
+      attachmentId: p.attachmentId,
+      name: att.name,
+      ...(proof ? { approvalId: proof.approvalId } : {}),
+    });
+    return { attachmentId: p.attachmentId, taskId: att.task_id, removed: true as const };
+  },
+  { mayHold: true },
+);
 
 export const taskAttachments = handler(c.taskAttachments, async (ctx, p) => {
   await getTask(ctx.q, ctx.orgId, p.taskId);

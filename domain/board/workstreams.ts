@@ -1,5 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
+import type { Queryable } from '../../db/types.js';
 import { handler } from '../handler.js';
 import { newId } from '../ids.js';
 import {
@@ -58,40 +59,80 @@ export const moveWorkstream = handler(c.moveWorkstream, async (ctx, p) => {
   return ws;
 });
 
-export const deleteWorkstream = handler(c.deleteWorkstream, async (ctx, p) => {
-  if (p.moveTasksTo === p.workstreamId) throw badRequest('moveTasksTo', 'must be another workstream than the one deleted');
-  // Both order locks, tasks first: no mover can hold rows this call is about to rewrite.
-  await lockBoard(ctx.q, ctx.orgId, 'taskOrder');
-  await lockBoard(ctx.q, ctx.orgId, 'workstreamOrder');
-  const ws = await getWorkstream(ctx.q, ctx.orgId, p.workstreamId, 'FOR UPDATE');
-  if (p.moveTasksTo) await getWorkstream(ctx.q, ctx.orgId, p.moveTasksTo, 'FOR KEY SHARE');
-  let movedTasks = 0;
-  let detachedTasks = 0;
-  if (p.moveTasksTo) {
-    const moved = await ctx.q.query(
-      'UPDATE board_tasks SET workstream_id = $3, updated_at = now() WHERE org_id = $1 AND workstream_id = $2 RETURNING 1',
-      [ctx.orgId, p.workstreamId, p.moveTasksTo],
-    );
-    movedTasks = moved.length;
-  } else {
-    const [open] = await ctx.q.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND workstream_id = $2 AND col <> 'done'`,
+/**
+ * Deleting a workstream erases what cannot be restored (its comments): an agent's call holds in release mode. The
+ * server files the approval; the workstream's owner, when a human, is the one to decide it (else any approver),
+ * and may amend where its items go (moveTasksTo) before the decision runs it. Humans delete directly.
+ */
+export const deleteWorkstream = handler(
+  c.deleteWorkstream,
+  async (ctx, p) => {
+    if (p.moveTasksTo === p.workstreamId) throw badRequest('moveTasksTo', 'must be another workstream than the one deleted');
+    // Both order locks, tasks first: no mover can hold rows this call is about to rewrite.
+    await lockBoard(ctx.q, ctx.orgId, 'taskOrder');
+    await lockBoard(ctx.q, ctx.orgId, 'workstreamOrder');
+    const ws = await getWorkstream(ctx.q, ctx.orgId, p.workstreamId, 'FOR UPDATE');
+    const target = p.moveTasksTo ? await getWorkstream(ctx.q, ctx.orgId, p.moveTasksTo, 'FOR KEY SHARE') : null;
+    const [counts] = await ctx.q.query<{ all: number; open: number; comments: number }>(
+      `SELECT (SELECT count(*)::int FROM board_tasks WHERE org_id = $1 AND workstream_id = $2) AS all,
+              (SELECT count(*)::int FROM board_tasks WHERE org_id = $1 AND workstream_id = $2 AND col <> 'done') AS open,
+              (SELECT count(*)::int FROM board_comments WHERE org_id = $1 AND workstream_id = $2) AS comments`,
       [ctx.orgId, p.workstreamId],
     );
-    if (open.n > 0) {
-      throw conflict(`workstream ${p.workstreamId} still has ${open.n} open item${open.n > 1 ? 's' : ''}; complete or move them, or pass moveTasksTo`);
+    if (!target && counts.open > 0) {
+      throw conflict(`workstream ${p.workstreamId} still has ${counts.open} open item${counts.open > 1 ? 's' : ''}; complete or move them, or pass moveTasksTo`);
     }
-    const detached = await ctx.q.query(
-      'UPDATE board_tasks SET workstream_id = NULL, updated_at = now() WHERE org_id = $1 AND workstream_id = $2 RETURNING 1',
-      [ctx.orgId, p.workstreamId],
-    );
-    detachedTasks = detached.length;
-  }
-  await ctx.q.query('DELETE FROM board_comments WHERE org_id = $1 AND workstream_id = $2', [ctx.orgId, p.workstreamId]);
-  await ctx.q.query('DELETE FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2', [ctx.orgId, p.workstreamId]);
-  await ctx.emit('workstream.deleted', p.workstreamId, { name: ws.name, movedTasks, detachedTasks, moveTasksTo: p.moveTasksTo ?? null });
-  return { workstreamId: p.workstreamId, deleted: true as const, movedTasks, detachedTasks };
-});
+    let approvalId: string | null = null;
+    if (ctx.principal.kind === 'agent') {
+      const items = `${counts.all} item${counts.all === 1 ? '' : 's'}`;
+      const proof = await ctx.requireSignature({
+        actionClass: 'board.delete_workstream',
+        subjectId: p.workstreamId,
+        summary:
+          `Delete workstream "${ws.name}" and its ${counts.comments} comment${counts.comments === 1 ? '' : 's'}; ` +
+          (target ? `move its ${items} to "${target.name}"` : `leave its ${items} (all done) without a workstream`),
+        params: p,
+        completion: 'release',
+        amendable: ['moveTasksTo'],
+        deciders: await humanOwner(ctx.q, ctx.orgId, ws.owner),
+      });
+      approvalId = proof.approvalId;
+    }
+    let movedTasks = 0;
+    let detachedTasks = 0;
+    if (p.moveTasksTo) {
+      const moved = await ctx.q.query(
+        'UPDATE board_tasks SET workstream_id = $3, updated_at = now() WHERE org_id = $1 AND workstream_id = $2 RETURNING 1',
+        [ctx.orgId, p.workstreamId, p.moveTasksTo],
+      );
+      movedTasks = moved.length;
+    } else {
+      const detached = await ctx.q.query(
+        'UPDATE board_tasks SET workstream_id = NULL, updated_at = now() WHERE org_id = $1 AND workstream_id = $2 RETURNING 1',
+        [ctx.orgId, p.workstreamId],
+      );
+      detachedTasks = detached.length;
+    }
+    await ctx.q.query('DELETE FROM board_comments WHERE org_id = $1 AND workstream_id = $2', [ctx.orgId, p.workstreamId]);
+    await ctx.q.query('DELETE FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2', [ctx.orgId, p.workstreamId]);
+    await ctx.emit('workstream.deleted', p.workstreamId, {
+      name: ws.name,
+      movedTasks,
+      detachedTasks,
+      moveTasksTo: p.moveTasksTo ?? null,
+      ...(approvalId ? { approvalId } : {}),
+    });
+    return { workstreamId: p.workstreamId, deleted: true as const, movedTasks, detachedTasks };
+  },
+  { mayHold: true },
+);
+
+/** The owner as the one decider, when the owner is a human (the decision right over the workstream). */
+async function humanOwner(q: Queryable, orgId: string, owner: string | null): Promise<string[] | undefined> {
+  if (!owner) return undefined;
+  const [row] = await q.query<{ kind: string }>('SELECT kind FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, owner]);
+  return row?.kind === 'human' ? [owner] : undefined;
+}
 
 export const assign = handler(c.assign, async (ctx, p) => {
   const current = await getWorkstream(ctx.q, ctx.orgId, p.workstreamId, 'FOR UPDATE');

@@ -120,6 +120,31 @@ const ACTS: Record<string, Describer> = {
       ],
     };
   },
+  'board.delete_workstream': (s, p) => ({
+    title: 'Delete a workstream',
+    facts: [
+      ...pick(s, /^Delete workstream "(?<name>.+?)" and its (?<comments>\d+) comments?; /, [
+        ['name', 'Workstream'],
+        ['comments', 'Comments erased'],
+      ]),
+      ...pick(s, /; move its (?<items>\d+ items?) to "(?<target>.+)"$/, [
+        ['items', 'Items'],
+        ['target', 'Items move to'],
+      ]),
+      ...pick(s, /; leave its (?<items>\d+ items?) \(all done\) without a workstream$/, [['items', 'Done items left without a workstream']]),
+      ...(str(p.workstreamId) ? [{ label: 'Workstream id', value: p.workstreamId as string }] : []),
+    ],
+  }),
+  'board.remove_task_attachment': (s, p) => ({
+    title: 'Remove an attachment',
+    facts: [
+      ...pick(s, /^Remove the attachment "(?<name>.+?)" from the item "(?<item>.+)"$/, [
+        ['name', 'Attachment'],
+        ['item', 'From the item'],
+      ]),
+      ...(str(p.attachmentId) ? [{ label: 'Attachment id', value: p.attachmentId as string }] : []),
+    ],
+  }),
   'books.match_hold_resolve': (s) => ({
     title: 'Release a held bank match',
     facts: pick(s, new RegExp(`^Release (?<amount>${MONEY}) from the bank line (?<date>${DATE}) "(?<payee>.+?)" to (?<target>.+)$`), [
@@ -138,6 +163,26 @@ const humanise = (actionClass: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
+/** `moveTasksTo` -> `Move tasks to`. */
+const humaniseParam = (name: string): string => {
+  const words = name.replace(/([A-Z])/g, ' $1').toLowerCase().trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/**
+ * Any family's held act without its own wording: the act's name in words, and each held param as a fact (the
+ * exact params are shown in full beside it, behind the hash).
+ */
+function genericAct(actionClass: string, params: Record<string, unknown>): PlainAct {
+  return {
+    title: humanise(actionClass),
+    facts: Object.entries(params).map(([k, v]) => ({
+      label: humaniseParam(k),
+      value: typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v),
+    })),
+  };
+}
+
 /** What the inbox titles an approval bound to no held act: approving it releases nothing, whatever it says. */
 export const UNBOUND_TITLE = 'Not a signature';
 
@@ -151,6 +196,8 @@ export function describeApproval(a: { actionClass: string; subject: { summary: s
     const plain = known(a.subject.summary, params);
     if (plain.facts.length > 0) return plain;
   }
-  // Unrecognised: every amount the summary names.
-  return { title: known ? known(a.subject.summary, params).title : humanise(a.actionClass), facts: amounts() };
+  if (known) return { title: known(a.subject.summary, params).title, facts: amounts() };
+  // Any other family's act: its params in plain words, and every amount the summary names.
+  const generic = genericAct(a.actionClass, params);
+  return { title: generic.title, facts: [...amounts(), ...generic.facts] };
 }

@@ -5,11 +5,12 @@ import { errorFrame } from '../../protocol/frames.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { ApprovalView } from '../../protocol/methods/approval.js';
 import { authenticateKeyId, type Principal } from '../../domain/auth.js';
-import { APPROVAL_DECIDED, APPROVAL_REQUESTED } from '../../domain/approval/index.js';
+import type { FeedEvent, Subscription } from '../../domain/stream/hub.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
 import { describeApproval } from './describe.js';
 import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
+import { startEventStream } from '../sse.js';
 
 /**
  * The approval inbox for humans, at /approvals (the URL hold messages and approval views name):
@@ -19,7 +20,7 @@ import { SessionStore, csrfMatches, type Session, type SessionOptions } from './
  *   decision, sign-out, and a Server-Sent Events stream of approvals filed and decided in the org.
  * Every read and decision is a pipeline call as the principal of the session's key, authenticated again on each
  * request: scopes, the requester rule and the ledger (one event per decision) behave exactly as over /api/v1.
- * Sessions live in the database and live updates come through the notifier, so any number of gateway processes
+ * Sessions live in the database and live updates come from the org's live ledger, so any number of gateway processes
  * serve the inbox behind a load balancer without sticky sessions.
  */
 
@@ -59,6 +60,10 @@ type Item = Omit<ApprovalView, 'signatureToken'> & {
   requestedByName: string | null;
   decidedByName: string | null;
   mine: boolean;
+  /** The approval names its deciders: theirs, for the page (`Name (id)` or the id). */
+  deciderNames: string[] | null;
+  /** The signed-in human is not among the approval's deciders. */
+  notDecider: boolean;
 };
 
 export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
@@ -149,22 +154,35 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   }
 
   async function items(session: Session, views: ApprovalView[]): Promise<Item[]> {
-    const byId = await names(session.orgId, views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '']));
+    const byId = await names(session.orgId, views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '', ...(v.deciders ?? [])]));
     return views.map(({ signatureToken: _token, ...v }) => ({
       ...v,
       plain: describeApproval(v),
       requestedByName: byId.get(v.requestedBy) ?? null,
       decidedByName: v.decidedBy ? (byId.get(v.decidedBy) ?? null) : null,
       mine: v.requestedBy === session.principalId,
+      deciderNames: v.deciders ? v.deciders.map((id) => (byId.has(id) ? `${byId.get(id)} (${id})` : id)) : null,
+      notDecider: v.deciders !== null && !v.deciders.includes(session.principalId),
     }));
   }
 
-  /** The exact payload behind the hash: what was hashed, its canonical text, and whether it hashes to payloadHash. */
+  /**
+   * The exact payload behind the hash: what was hashed, its canonical text, and whether it hashes to payloadHash;
+   * for a released act also what ran (the held params with the human's amendments) and whether that hashes to the
+   * released hash.
+   */
   function signedPayload(v: ApprovalView) {
-    if (!v.heldAct) return { signed: null, canonical: null, hashMatches: null };
+    if (!v.heldAct) return { signed: null, canonical: null, hashMatches: null, releasedSigned: null, releasedHashMatches: null };
     const signed = { actionClass: v.actionClass, subjectId: v.subject.subjectId, params: v.heldAct.params };
     const canonical = canonicalJson(signed);
-    return { signed, canonical, hashMatches: sha256Hex(canonical) === v.payloadHash };
+    const releasedSigned = v.released ? { actionClass: v.actionClass, subjectId: v.subject.subjectId, params: v.released.params } : null;
+    return {
+      signed,
+      canonical,
+      hashMatches: sha256Hex(canonical) === v.payloadHash,
+      releasedSigned,
+      releasedHashMatches: releasedSigned && v.released ? sha256Hex(canonicalJson(releasedSigned)) === v.released.payloadHash : null,
+    };
   }
 
   const sendPage = (reply: FastifyReply) =>
@@ -271,7 +289,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     return reply.header('cache-control', 'no-store').send({ ok: true, result: { ...item, ...signedPayload(v) } });
   });
 
-  app.post<{ Params: { approvalId: string }; Body: { decision?: unknown; note?: unknown } | undefined }>(
+  app.post<{ Params: { approvalId: string }; Body: { decision?: unknown; note?: unknown; amendments?: unknown } | undefined }>(
     '/approvals/api/approvals/:approvalId/decision',
     async (req, reply) => {
       const signed = await signedIn(req, reply, true);
@@ -279,7 +297,9 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       const { session, principal } = signed;
       const body = req.body ?? {};
       const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note.trim() : undefined;
-      const out = await call(principal, req, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}) });
+      // Amendments (release approvals) go to approval.resolve as given: it checks them against the act's schema.
+      const amendments = body.amendments !== undefined && body.amendments !== null ? { amendments: body.amendments } : {};
+      const out = await call(principal, req, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}), ...amendments });
       if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
       const v = out.frame.result as ApprovalView;
       const [item] = await items(session, [v]);
@@ -291,20 +311,28 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
 
   /**
    * Server-Sent Events: `approval` events ({approvalId, change: requested | approved | rejected}) for this org,
-   * from the notifier, so an approval filed or decided through any process reaches every process's streams.
-   * They carry ids only: the page reads the approval back through the pipeline. `resync` means notifications
-   * may have been missed (the notifier's connection came back): the page reads its lists again. The stream
-   * ends when the session does, whichever process ends it.
+   * from the org's live ledger (domain/stream: the approval.* events, appended through any process). They carry
+   * ids only: the page reads the approval back through the pipeline. `resync` means the notifier's connection came
+   * back (the ledger misses nothing, but a session ended meanwhile may not have been heard): the page reads its
+   * lists again. The stream ends when the session does, whichever process ends it.
    */
-  const forOrg = (orgId: unknown, event: string, data: unknown) => {
-    for (const s of streams) if (s.session.orgId === orgId) s.send(event, data);
+  const CHANGES: Record<string, string> = { 'approval.requested': 'requested', 'approval.approved': 'approved', 'approval.rejected': 'rejected' };
+  const approvalChanges = (send: (event: string, data: unknown) => void) => (events: readonly FeedEvent[]) => {
+    for (const e of events) {
+      const change = e.row.family === 'approval' ? CHANGES[e.row.kind] : undefined;
+      if (change) send('approval', { approvalId: e.row.entity_id, change });
+      // A release hold's approval is filed by the server with the hold: `<family>.signature.hold` names it.
+      else if (e.row.kind.endsWith('.signature.hold')) {
+        const payload = (typeof e.row.payload === 'string' ? JSON.parse(e.row.payload) : e.row.payload) as { approvalId?: unknown } | null;
+        const filed = payload?.approvalId;
+        if (typeof filed === 'string') send('approval', { approvalId: filed, change: 'requested' });
+      }
+    }
   };
   const subscriptions = [
-    deps.notifier.subscribe(APPROVAL_REQUESTED, (m) => forOrg(m.orgId, 'approval', { approvalId: m.approvalId, change: 'requested' }), () => {
+    deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason)), () => {
       for (const s of streams) s.send('resync', {});
     }),
-    deps.notifier.subscribe(APPROVAL_DECIDED, (m) => forOrg(m.orgId, 'approval', { approvalId: m.approvalId, change: m.status })),
-    deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason))),
   ];
 
   app.get('/approvals/api/stream', { config: noLimit }, async (req, reply) => {
@@ -313,13 +341,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     const { session } = signed;
     reply.hijack();
     const res: ServerResponse = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
-      connection: 'keep-alive',
-    });
+    startEventStream(res);
     const send = (event: string, data: unknown) => {
       if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
@@ -343,11 +365,13 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     heartbeat.unref();
     const entry = { session, send, close: (reason: string) => close(reason) };
     let closed = false;
+    let live: Subscription | undefined;
     function cleanup() {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
       streams.delete(entry);
+      live?.close();
     }
     function close(reason: string) {
       if (closed) return;
@@ -358,6 +382,14 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     streams.add(entry);
     req.raw.once('close', cleanup);
     res.write('retry: 3000\n\n');
+    try {
+      live = await deps.stream.subscribe(session.orgId, undefined, approvalChanges(send));
+    } catch (err) {
+      req.log.error({ err }, 'inbox stream: subscribing to the live ledger failed');
+      close('the server could not read the ledger');
+      return reply;
+    }
+    if (closed) live.close();
     send('ready', { principalId: session.principalId });
     return reply;
   });

@@ -9,7 +9,7 @@ export const ApprovalSubject = z.strictObject({
     min: 1,
     max: 64,
     description:
-      'What is being approved: exactly `books.signature` (`<family>.signature`) for a signature act, as its hold frame names it; only such an approval, bound to the hold the server recorded, can release an act. Any other kind (lowercase words joined by dots) never releases one.',
+      'What is being approved: exactly `<family>.signature` of the action class (`books.signature`, `board.signature`) for a signature act, as its hold frame names it; only such an approval, bound to the hold the server recorded, can release an act. Any other kind (lowercase words joined by dots) never releases one.',
   }),
   subjectId: text({ min: 1, max: 64, description: 'Id of the row the act is about (the hold frame’s subjectId).' }),
   summary: text({ min: 1, max: 500, description: 'Short description for the human. For a signature the server keeps and shows the summary recorded with the hold instead.' }),
@@ -25,6 +25,19 @@ export const ApprovalView = z.strictObject({
     .strictObject({ method: z.string(), params: z.record(z.string(), z.unknown()) })
     .nullable()
     .describe('For a signature approval: the exact held call behind payloadHash, copied from the hold when filed. null: bound to no held act, so it can never release one.'),
+  completion: z
+    .enum(['retry', 'release'])
+    .describe('retry: once approved, the requester retries the act with the proof. release: the approve itself runs the held act, in the decision.'),
+  deciders: z.array(z.string()).nullable().describe('The only humans (principal ids) who may decide it; null: any human with approval.decide but the requester.'),
+  amendable: z.array(z.string()).nullable().describe('release: the params a human may amend when approving (approval.resolve amendments); null for retry.'),
+  released: z
+    .strictObject({
+      params: z.record(z.string(), z.unknown()).describe('The params the act ran with: the held params plus the amendments.'),
+      payloadHash: z.string().describe('SHA-256 of the canonical JSON of {actionClass, subjectId, params} as they ran.'),
+      amended: z.array(z.string()).describe('The params the deciding human changed.'),
+    })
+    .nullable()
+    .describe('release, once approved: what the decision ran (in its own transaction).'),
   requestedBy: z.string(),
   requestedAt: z.string(),
   expiresAt: z.string(),
@@ -65,11 +78,15 @@ export const approval = {
   }),
   resolve: method({
     summary:
-      'A human decides a pending approval. Only a human principal with approval.decide, and never the principal that requested it. Approving mints the signatureToken.',
+      'A human decides a pending approval. Only a human principal with approval.decide, never the principal that requested it, and, when the approval names deciders, only one of them. Approving a retry approval mints the signatureToken; approving a release approval runs the held act in the same transaction (with any amendments), or refuses with CONFLICT if it cannot run.',
     params: z.strictObject({
       approvalId,
       decision: z.enum(['approve', 'reject']).describe('approve releases the act once; reject refuses it for good.'),
       note: text({ max: 2000, description: 'Why, for the record and the requester.' }).optional(),
+      amendments: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('Release approvals, approve only: new values for params the approval lists as amendable (null leaves an optional one out); the act runs with them.'),
     }),
     result: ApprovalView,
     example: { approvalId: 'apr_0123456789abcdef', decision: 'approve', note: 'Checked against the timesheets.' },
@@ -81,7 +98,7 @@ export const approval = {
     example: { approvalId: 'apr_0123456789abcdef' },
   }),
   list: method({
-    summary: 'Approvals of this org, newest first, optionally by status.',
+    summary: 'Approvals of this org, newest first, optionally by status (status pending: what still waits for a human).',
     params: z.strictObject({
       status: ApprovalStatus.describe('Only approvals in this status.').optional(),
       cursor: z.string().max(200).describe('nextCursor of the previous page; omit for the first page.').optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { cursor, id, limit, text } from '../schema.js';
+import { cursor, id, limit, proofFields, text } from '../schema.js';
 
 /*
  * The board: items (tasks, bugs, notes, milestones) that move through columns, grouped into workstreams.
@@ -322,8 +322,9 @@ export const board = {
     example: { attachmentId: 'att_0123456789abcdef', name: 'march-statement-v2.pdf' },
   }),
   removeTaskAttachment: method({
-    summary: 'Remove an attachment from its item.',
-    params: z.strictObject({ attachmentId: attachmentId() }),
+    summary:
+      'Remove an attachment from its item. From an agent it is a signature act (retry mode): without approvalId or signatureToken it answers a hold frame (board.remove_task_attachment).',
+    params: z.strictObject({ attachmentId: attachmentId(), ...proofFields }),
     result: z.strictObject({ attachmentId: z.string(), taskId: z.string(), removed: z.literal(true) }),
     example: { attachmentId: 'att_0123456789abcdef' },
   }),
@@ -363,7 +364,7 @@ export const board = {
   }),
   deleteWorkstream: method({
     summary:
-      'Delete a workstream and its comments. While it holds open (not done) items it answers CONFLICT unless moveTasksTo names a workstream to move all its items to; otherwise its done items are left without a workstream.',
+      'Delete a workstream and its comments. While it holds open (not done) items it answers CONFLICT unless moveTasksTo names a workstream to move all its items to; otherwise its done items are left without a workstream. From an agent it holds in release mode: the server files the approval, and a human’s approve (its owner’s, when a human owns it) deletes it, possibly with moveTasksTo amended; do not retry, wait.',
     params: z.strictObject({
       workstreamId: workstreamId('The workstream to delete.'),
       moveTasksTo: workstreamId('Move every item of the deleted workstream here (another workstream).').optional(),

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { read } from '../contract.js';
 import { isoDate, limit } from '../schema.js';
 
-/** One books.ask as the AI gateway audited it (ai-gateway/audit.ts AuditRecord). */
+/** One AI call (books.ask or another registered answerer's method) as the AI gateway audited it (ai-gateway/audit.ts AuditRecord). */
 export const AuditRecord = z.strictObject({
-  requestId: z.string().describe('The request id of the books.ask call.'),
+  method: z.string().describe('The method answered (books.ask, …); absent from records written before records named it, which were all books.ask.').optional(),
+  requestId: z.string().describe('The request id of the call.'),
   actor: z.string().describe('The principal who asked (usr_…/agt_…).'),
   keyId: z.string().describe('The key used.'),
   provider: z.string().describe('local or openai.'),
@@ -58,7 +59,7 @@ const Totals = {
 export const aiReadContracts = {
   ops: read({
     summary:
-      "The AI gateway's self-audit: one record per books.ask (provider, models, tokens, cost and its price source, latency, retries with reasons, grounding verdict, hashes of prompt and answer), newest first by default. The records form a per-org hash chain of their own, served verbatim so any client can recompute every rowHash (and `npm run cli -- verify` does).",
+      "The AI gateway's self-audit: one record per AI call, books.ask or any family's registered AI method (method, provider, models, tokens, cost and its price source, latency, retries with reasons, grounding verdict, hashes of prompt and answer), newest first by default. The records form a per-org hash chain of their own, served verbatim so any client can recompute every rowHash (and `npm run cli -- verify` does).",
     query: z.strictObject({
       cursor,
       limit: limit(200, 50),
@@ -73,7 +74,7 @@ export const aiReadContracts = {
   }),
   'cost.rollup': read({
     summary:
-      "What books.ask cost the org (US dollars, in micro-dollars): totals, by provider and model, and by day or month, for from..to (default: this calendar month, UTC, to today), with the org's monthly AI budget, what is spent of it and when it resets. A spent budget makes books.ask answer RATE_LIMITED until then.",
+      "What AI cost the org, books.ask and every other registered AI method (US dollars, in micro-dollars): totals, by provider and model, by method, and by day or month, for from..to (default: this calendar month, UTC, to today), with the org's monthly AI budget, what is spent of it and when it resets. A spent budget makes every AI method answer RATE_LIMITED until then.",
     query: z.strictObject({
       from: isoDate('First day (UTC), default the first of this month.').optional(),
       to: isoDate('Last day (UTC, inclusive), default today.').optional(),
@@ -85,12 +86,13 @@ export const aiReadContracts = {
       currency: z.literal('USD'),
       totals: z.strictObject(Totals),
       byModel: z.array(z.strictObject({ provider: z.string(), model: z.string(), ...Totals })).describe('Costliest first.'),
+      byMethod: z.array(z.strictObject({ method: z.string().describe('books.ask, …'), ...Totals })).describe('Costliest first: what each AI method (family) spent.'),
       byPeriod: z.array(z.strictObject({ period: z.string().describe('YYYY-MM-DD or YYYY-MM.'), ...Totals })).describe('In time order; periods without asks are left out.'),
       budget: z.strictObject({
         monthlyBudgetMicroUsd: z.number().int(),
         source: z.enum(['org', 'server']).describe('org: set for this org (cli ai-settings); server: AI_MONTHLY_BUDGET_USD.'),
         spentThisMonthMicroUsd: z.number().int(),
-        remainingMicroUsd: z.number().int().describe('0 once spent: books.ask then answers RATE_LIMITED.'),
+        remainingMicroUsd: z.number().int().describe('0 once spent: books.ask and every other AI method then answer RATE_LIMITED.'),
         resetsAt: z.string().describe('Start of next month, UTC.'),
       }),
     }),

@@ -13,9 +13,10 @@ export const approvalReadContracts = {
         .number({ message: 'must be an integer' })
         .int('must be an integer')
         .min(0, 'must be >= 0')
-        .max(60_000, 'must be at most 60000')
+        // Below the 60 s request timeout of the MCP SDK's client and of common proxies: a wait never outlives its request.
+        .max(50_000, 'must be at most 50000')
         .default(25_000)
-        .describe('How long to wait, 0 to 60000 ms (default 25000).'),
+        .describe('How long to wait, 0 to 50000 ms (default 25000).'),
     }),
     result: ApprovalView.extend({ timedOut: z.boolean() }),
     example: { approvalId: 'apr_0123456789abcdef', timeoutMs: 25000 },

@@ -14,13 +14,28 @@ export const LedgerEvent = z.strictObject({
   row_hash: z.string().describe('SHA-256 hex of the canonical JSON of {prev, seq, family, kind, entity_id, actor, at, payload}.'),
 });
 
+/** An event family or kind as a filter: what the ledger's family and kind columns hold. */
+const family = z.string().regex(/^[a-z][a-z0-9_]{0,49}$/, 'must be a family name such as board or approval');
+const kind = z.string().regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.approved').max(100);
+
 export const ledgerReadContracts = {
   events: read({
-    summary: "A page of the org's ledger in seq order, after `cursor`. Payloads are verbatim, so any client can recompute every row_hash.",
-    query: z.strictObject({ cursor, limit: limit(500, 100) }),
+    summary:
+      "A page of the org's ledger in seq order, after `cursor`. Payloads are verbatim, so any client can recompute every row_hash. " +
+      'Optional `family` and `kind` keep only those events; a key without a family\'s read scope (books.read for books) does not see that family. ' +
+      'Filtered, a page may hold fewer than `limit` events before the end: page on with nextCursor until it stops moving.',
+    query: z.strictObject({
+      cursor,
+      limit: limit(500, 100),
+      family: family.optional().describe('Only events of this family (e.g. `approval`).'),
+      kind: kind.optional().describe('Only events of this kind (e.g. `approval.approved`).'),
+    }),
     result: z.strictObject({
       events: z.array(LedgerEvent),
-      nextCursor: z.number().int().describe('The last seq in this page (the cursor itself when the page is empty).'),
+      nextCursor: z
+        .number()
+        .int()
+        .describe('The last seq scanned: the cursor of the next page (the cursor itself when nothing is left).'),
     }),
     example: { cursor: 0, limit: 100 },
   }),

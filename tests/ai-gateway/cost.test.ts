@@ -60,6 +60,7 @@ describe('GET /cost.rollup', () => {
         { provider: 'openai', model: 'gpt-4o', asks: 2, promptTokens: 2000, completionTokens: 1000, costMicroUsd: 15000 },
         { provider: 'local', model: 'local-rules-v1', asks: 1, promptTokens: 1000, completionTokens: 500, costMicroUsd: 0 },
       ],
+      byMethod: [{ method: 'books.ask', asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
       byPeriod: [{ period: today, asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
       budget: {
         monthlyBudgetMicroUsd: 50_000_000,

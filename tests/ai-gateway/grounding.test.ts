@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkGrounding, numbersIn } from '../../ai-gateway/grounding.js';
 import { CitedRecords, indexResult } from '../../ai-gateway/records.js';
 import type { Claim, Draft } from '../../ai-gateway/types.js';
+import { BOOKS_GROUNDING } from '../../domain/books/ask/answerer.js';
 
 /** What the reads "returned" in these tests: two invoices, two accounts in a report, one event. */
 function records(): CitedRecords {
@@ -13,7 +14,7 @@ function records(): CitedRecords {
     ],
     nextCursor: null,
   });
-  indexResult(r, 'books.reports', { report: 'profitAndLoss', income: { lines: [{ account: '200', name: 'Sales', amountCents: 500000 }], totalCents: 500000 }, expenses: { lines: [{ account: '400', name: 'Advertising', amountCents: 20000 }], totalCents: 20000 } });
+  indexResult(r, 'books.reports', { report: 'profitAndLoss', income: { lines: [{ account: '200', name: 'Sales', amountCents: 500000 }], totalCents: 500000 }, expenses: { lines: [{ account: '400', name: 'Advertising', amountCents: 20000 }], totalCents: 20000 } }, BOOKS_GROUNDING);
   indexResult(r, 'ledger.events', { events: [{ seq: 42, kind: 'books.invoice.send', family: 'books', entityId: 'inv_a1', payload: { amountCents: 150000 } }], nextBeforeSeq: null });
   return r;
 }
@@ -111,7 +112,7 @@ describe('grounding', () => {
 
   it('a value figure holds if any occurrence of the record supports it; sum over a record whose reads disagree is ambiguous', () => {
     const r = records();
-    indexResult(r, 'books.reports', { report: 'agedReceivables', contacts: [{ documents: [{ id: 'inv_a1', balanceCents: 100 }] }] });
+    indexResult(r, 'books.reports', { report: 'agedReceivables', contacts: [{ documents: [{ id: 'inv_a1', balanceCents: 100 }] }] }, BOOKS_GROUNDING);
     indexResult(r, 'books.invoices', { invoices: [{ id: 'inv_a1', amountDueCents: 999 }] });
     const c = { kind: 'record' as const, id: 'inv_a1' };
     expect(reasonOf(answer([{ text: 'x', cites: [c], figure: { value: 999, unit: 'cents', op: 'value', field: 'amountDueCents' } }], '$9.99'), r)).toBe('grounded');

@@ -1,5 +1,6 @@
 import type { Runtime } from '../../domain/runtime.js';
 import { createToolbox, type CitingToolbox } from '../../ai-gateway/toolbox.js';
+import { BOOKS_ANSWERER } from '../../domain/books/ask/answerer.js';
 import type { AskInput, Draft, Provider, ProviderResult, Toolbox } from '../../ai-gateway/types.js';
 import type { Queryable } from '../../db/types.js';
 import { TestClock } from '../domain/books/setup.js';
@@ -17,7 +18,7 @@ export async function toolboxFor(runtime: Runtime, apiKey: string): Promise<Citi
     q: runtime.db,
     orgId: principal.orgId,
     scopes: principal.scopes,
-  });
+  }, BOOKS_ANSWERER);
 }
 
 

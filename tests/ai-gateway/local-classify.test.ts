@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../ai-gateway/local/classify.js';
+import { classify } from '../../domain/books/ask/local/classify.js';
 import { DraftBuilder, record, safeText, sumOf, valueOf } from '../../ai-gateway/local/compose.js';
-import { namedParty } from '../../ai-gateway/local/context.js';
-import { periodFrom } from '../../ai-gateway/local/period.js';
+import { namedParty } from '../../domain/books/ask/local/context.js';
+import { periodFrom } from '../../domain/books/ask/local/period.js';
 
 /** The local answerer's deterministic parts: the intent rules, periods, and the draft builder's own checks. */
 

@@ -113,7 +113,7 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 async function mcpAgent(): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agentKey}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' } } });
   const client = new Client({ name: 'browser-test-agent', version: '1.0.0' });
   await client.connect(transport);
   return client;

@@ -14,6 +14,11 @@ const GLOBAL_TABLES = new Set([
   'pairing_limits', // anonymous callers' counters: HMACs of addresses and slugs, not of any org
   'books_payg_schedules', // the ATO's PAYG schedules: the law for every employer, loaded once for all orgs
 ]);
+/*
+ * Whole schemas left out: pgboss (migration 019) holds the job scheduler's own tables (pg-boss's queues, job
+ * partitions, archive), infrastructure shared by every org like schema_migrations; a job names its org in its data.
+ */
+const GLOBAL_SCHEMAS = new Set(['pgboss']);
 /** Unique indexes that are global lookups: a credential names no org until it is looked up. */
 const GLOBAL_LOOKUPS = new Set(['orgs_slug_key', 'api_keys_key_hash_key', 'inbox_sessions_id_hash_key']);
 
@@ -32,7 +37,9 @@ describe('tenancy: org_id first', () => {
          JOIN pg_class t ON t.oid = x.indrelid
          JOIN pg_namespace n ON n.oid = t.relnamespace
          JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = x.indkey[0]
-        WHERE n.nspname = current_schema() AND (x.indisunique OR x.indisprimary)`,
+        WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname <> ALL($1::text[])
+          AND (x.indisunique OR x.indisprimary)`,
+      [[...GLOBAL_SCHEMAS]],
     );
     expect(rows.length).toBeGreaterThan(20);
     const tenantTables = new Set(rows.filter((r) => !GLOBAL_TABLES.has(r.table_name)).map((r) => r.table_name));

@@ -400,9 +400,22 @@ describe('the live stream', () => {
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const res = await fetch(`${at}/approvals/api/stream`, { headers: { cookie } });
     expect(res.status).toBe(200);
-    const body = res.text();
-    await second.close();
-    const text = await body;
+    // Close once the stream is live (its headers go out before it has subscribed to the ledger).
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: ready')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    const closing = second.close();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    await closing;
     expect(text).toContain('event: ready');
     expect(text).toContain('event: end\ndata: {"reason":"the server is shutting down"}');
   });

@@ -61,7 +61,11 @@ describe('GET /api/v1/openapi.json', () => {
       expect(o['x-scope']).toBe(r.scope);
     }
     expect(doc.paths['/api/v1/org/whoami'].get['x-scope']).toBe('org.read');
-    expect(Object.keys(doc.paths)).toHaveLength(424 + 13 + 1);
+    // Beside the registry: org/whoami, the live event stream and blobs (upload, download).
+    expect(Object.keys(doc.paths)).toHaveLength(424 + 13 + 1 + 3);
+    expect(doc.paths['/api/v1/org/stream'].get.responses['200'].content).toHaveProperty('text/event-stream');
+    expect(doc.paths['/api/v1/blobs'].put.parameters[0].name).toBe('x-content-sha256');
+    expect(doc.paths['/api/v1/blobs/{sha256}'].get.responses).toHaveProperty('206');
   });
 
   it('error responses share the ErrorFrame component', () => {

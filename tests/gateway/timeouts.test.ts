@@ -155,6 +155,8 @@ describe('configuration', () => {
     // approval.wait refuses to wait as long as the idle timeout: no long-poll is ever idle long enough to be cut.
     const wait = approvalReadContracts['approval.wait'].query;
     expect(wait.safeParse({ approvalId: 'apr_a', timeoutMs: String(DEFAULT_TIMEOUTS.idleMs) }).success).toBe(false);
-    expect(wait.safeParse({ approvalId: 'apr_a', timeoutMs: '60000' }).success).toBe(true);
+    expect(wait.safeParse({ approvalId: 'apr_a', timeoutMs: '50000' }).success).toBe(true);
+    // Nor as long as the MCP SDK client's default request timeout (60 s): approval_wait answers before it.
+    expect(wait.safeParse({ approvalId: 'apr_a', timeoutMs: '60000' }).success).toBe(false);
   });
 });

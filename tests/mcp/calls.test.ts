@@ -17,7 +17,7 @@ let reader: Connected;
 beforeAll(async () => {
   s = await mcpTestServer();
   agentKey = (await s.client.mint({ tier: 'agent' }, 'mcp agent')).apiKey;
-  agent = await connectInMemory(s.runtime, agentKey);
+  agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'books,board,approval' });
   reader = await connectInMemory(s.runtime, (await s.client.mint({ tier: 'reader' }, 'mcp reader')).apiKey, { toolsets: 'all' });
 });
 afterAll(async () => {
@@ -54,8 +54,24 @@ describe('calling tools', () => {
   it('FORBIDDEN_SCOPE names the scope, whether through the tool or invoke_write', async () => {
     const direct = toolError(await call(reader, 'board_createTask', { title: 'x' }));
     expect(direct).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope board.write for board.createTask' });
-    const viaInvoke = toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
-    expect(viaInvoke).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope approval.decide for approval.resolve' });
+    const viaInvoke = toolError(await call(agent, META_TOOLS.write, { name: 'settings.revokeApiKey', params: { keyId: 'key_x' } }));
+    expect(viaInvoke).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope admin for settings.revokeApiKey' });
+  });
+
+  it('a human decision is no tool: approval.resolve is refused over MCP even for a key that holds approval.decide', async () => {
+    const admin = await connectInMemory(s.runtime, s.org.adminKey, { toolsets: 'all' });
+    try {
+      for (const c of [agent, admin]) {
+        const refused = toolError(await call(c, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
+        expect(refused.code).toBe('NOT_FOUND');
+        expect(refused.message).toMatch(/^approval\.resolve records a human's decision and is not served over MCP on this server: a human decides in the approval inbox \(http.*\/approvals\)/);
+      }
+      expect(toolError(await call(admin, 'approval_resolve', { approvalId: 'apr_x', decision: 'approve' })).message).toMatch(/records a human's decision/);
+      const found = structured(await call(admin, META_TOOLS.search, { scope: 'approval.decide' }));
+      expect(found.matches).toEqual([expect.objectContaining({ name: 'approval.resolve', allowed: false, tool: null })]);
+    } finally {
+      await admin.close();
+    }
   });
 
   it('a tool outside the session’s selection is refused; an unknown tool is a protocol error', async () => {
@@ -114,7 +130,7 @@ describe('calling tools', () => {
 
   it('a revoked key stops at the next call', async () => {
     const minted = await s.client.mint({ tier: 'agent' }, 'short-lived');
-    const c = await connectInMemory(s.runtime, minted.apiKey);
+    const c = await connectInMemory(s.runtime, minted.apiKey, { toolsets: 'work' });
     try {
       structured(await call(c, 'board_createTask', { title: 'before revoke' }));
       await s.client.ok('settings.revokeApiKey', { keyId: minted.keyId });
@@ -143,15 +159,21 @@ describe('calling tools', () => {
 describe('meta-tools', () => {
   it('search_methods finds any registry method by words, family and scope, and says what is deployed and allowed', async () => {
     const bySearch = structured(await call(agent, META_TOOLS.search, { query: 'invoice send' }));
-    expect(bySearch.matches[0]).toMatchObject({ name: 'books.invoiceSend', kind: 'method', scope: 'books.write', flags: 'M,I', deployed: true, allowed: true, tool: 'books_invoiceSend' });
-    expect(bySearch.matches[0].summary).toMatch(/DRAFT -> AUTHORISED/);
-    const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'create deal' }));
-    expect(notDeployed.matches.find((m: any) => m.name === 'crm.createDeal')).toMatchObject({ kind: 'method', scope: 'crm.write', deployed: false, allowed: true, tool: null, summary: null });
+    expect(bySearch.matches[0]).toEqual({ name: 'books.invoiceSend', scope: 'books.write', flags: 'M,I', brief: expect.stringMatching(/^Approve and send a draft: DRAFT -> AUTHORISED/), allowed: true, tool: 'books_invoiceSend' });
+    // Only what is served here, unless asked: then undeployed ones say so.
+    const served = structured(await call(agent, META_TOOLS.search, { query: 'create deal' }));
+    expect(served.matches.find((m: any) => m.name === 'crm.createDeal')).toBeUndefined();
+    const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'create deal', includeUndeployed: true }));
+    expect(notDeployed.matches.find((m: any) => m.name === 'crm.createDeal')).toEqual({ name: 'crm.createDeal', scope: 'crm.write', flags: 'M', brief: null, allowed: false, tool: null, deployed: false });
     const board = structured(await call(agent, META_TOOLS.search, { family: 'board', limit: 100 }));
     expect(board.total).toBe(23 + 2); // 23 methods and 2 reads
-    expect(board.matches.find((m: any) => m.name === 'board.createTask')).toMatchObject({ deployed: true, allowed: true, tool: 'board_createTask' });
+    expect(board.matches.find((m: any) => m.name === 'board.createTask')).toMatchObject({ allowed: true, tool: 'board_createTask' });
     const decide = structured(await call(agent, META_TOOLS.search, { scope: 'approval.decide' }));
-    expect(decide.matches).toEqual([expect.objectContaining({ name: 'approval.resolve', deployed: true, allowed: false, tool: null })]);
+    expect(decide.matches).toEqual([expect.objectContaining({ name: 'approval.resolve', allowed: false, tool: null })]);
+    // Twenty matches stay small: names, scopes, flags and a sentence each.
+    const twenty = await call(agent, META_TOOLS.search, { query: 'books', limit: 20 });
+    expect(structured(twenty).matches).toHaveLength(20);
+    expect(JSON.stringify(twenty.content).length).toBeLessThan(7_000);
     const reads = structured(await call(agent, META_TOOLS.search, { query: 'events' }));
     expect(reads.matches.map((m: any) => m.name)).toContain('events');
     expect(toolError(await call(agent, META_TOOLS.search, { limit: 0 })).message).toMatch(/^limit:/);
@@ -159,10 +181,16 @@ describe('meta-tools', () => {
 
   it('describe_method gives the JSON Schema, flags and an example; undeployed methods answer NOT_FOUND honestly', async () => {
     const d = structured(await call(agent, META_TOOLS.describe, { name: 'board_createTask' }));
-    expect(d).toMatchObject({ name: 'board.createTask', scope: 'board.write', flags: 'M,I', deployed: true, tool: 'board_createTask' });
+    expect(d).toMatchObject({ name: 'board.createTask', kind: 'method', scope: 'board.write', flags: 'M,I', allowed: true, tool: 'board_createTask' });
     expect(d.params.properties.title.description).toBeTruthy();
-    expect(d.result.properties.col.description).toBeTruthy();
+    expect(d).not.toHaveProperty('result');
     expect(d.example).toHaveProperty('title');
+    const withResult = structured(await call(agent, META_TOOLS.describe, { name: 'board_createTask', includeResult: true }));
+    expect(withResult.result.properties.col.description).toBeTruthy();
+    // The largest contract stays readable without its result schema.
+    const reports = await call(agent, META_TOOLS.describe, { name: 'books.reports' });
+    const reportsWithResult = await call(agent, META_TOOLS.describe, { name: 'books.reports', includeResult: true });
+    expect(JSON.stringify(reports.content).length).toBeLessThan(JSON.stringify(reportsWithResult.content).length / 2);
     expect(d.notes.join(' ')).toMatch(/reuse the same idempotency key/);
     const held = structured(await call(agent, META_TOOLS.describe, { name: 'books.payrollSign' }));
     expect(held.notes.join(' ')).toMatch(/Signature act/);

@@ -67,9 +67,10 @@ export async function connectInMemory(
   apiKey: string,
   selection: SelectionInput = {},
   capabilities: ClientCapabilities = {},
+  opts: { humanDecisions?: boolean } = {},
 ): Promise<Connected> {
   const principal = await runtime.pipeline.principalFor(apiKey);
-  const server = createMcpServer({ pipeline: runtime.pipeline, apiKey, principal, selection: parseSelection(selection, META_TOOL_NAMES) });
+  const server = createMcpServer({ pipeline: runtime.pipeline, apiKey, principal, selection: parseSelection(selection, META_TOOL_NAMES), ...opts });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'vitest-agent', version: '1.0.0' }, { capabilities });
@@ -95,7 +96,8 @@ export function toolError(raw: unknown): { code: string; message: string } {
 export function structured<T = any>(raw: unknown): T {
   const result = raw as { isError?: boolean; content?: unknown; structuredContent?: unknown };
   if (result.isError) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
-  const [first] = result.content as { type: string; text: string }[];
+  // The JSON is the last text; a replay says so first, in words (results.ts replayNote).
+  const first = (result.content as { type: string; text: string }[]).at(-1)!;
   if (JSON.stringify(JSON.parse(first.text)) !== JSON.stringify(result.structuredContent)) {
     throw new Error('text content differs from structuredContent');
   }

@@ -29,7 +29,7 @@ const call = (c: Connected, name: string, args: Record<string, unknown>) => c.cl
 
 describe('hold frames over MCP', () => {
   it('hold -> approval filed -> human approves over HTTP -> approval_wait -> retry with approvalId executes once', async () => {
-    const agent = await connectInMemory(s.runtime, agentKey);
+    const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'payroll' });
     try {
       const run = await draftRun();
       const untouched = await payRunState(s, run.id);
@@ -71,9 +71,9 @@ describe('hold frames over MCP', () => {
       // Waiting times out while no human has decided.
       const waiting = structured(await call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 0 }));
       expect(waiting).toMatchObject({ status: 'pending', timedOut: true });
-      // The agent cannot decide it.
-      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } })).code).toBe(
-        'FORBIDDEN_SCOPE',
+      // The agent cannot decide it: a human's decision is no MCP tool.
+      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } })).message).toMatch(
+        /records a human's decision and is not served over MCP/,
       );
 
       // A human approves over HTTP while the agent long-polls.
@@ -108,7 +108,7 @@ describe('hold frames over MCP', () => {
   it('URL elicitation sends the human to the approval page; the client’s accept releases nothing', async () => {
     const elicited: any[] = [];
     const completed: string[] = [];
-    const agent = await connectInMemory(s.runtime, agentKey, {}, { elicitation: { url: {} } });
+    const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'payroll' }, { elicitation: { url: {} } });
     agent.client.setRequestHandler(ElicitRequestSchema, async (req) => {
       elicited.push(req.params);
       return { action: 'accept' };
@@ -142,7 +142,7 @@ describe('hold frames over MCP', () => {
   });
 
   it('a rejected approval is reported and the act refuses', async () => {
-    const agent = await connectInMemory(s.runtime, agentKey);
+    const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'payroll' });
     try {
       const run = await draftRun();
       const untouched = await payRunState(s, run.id);
@@ -160,7 +160,7 @@ describe('hold frames over MCP', () => {
 
   it('a key that cannot file approvals still gets the hold verbatim and the inbox URL', async () => {
     const narrow = await s.client.mint({ scopes: ['org.read', 'books.write'] }, 'narrow agent');
-    const agent = await connectInMemory(s.runtime, narrow.apiKey);
+    const agent = await connectInMemory(s.runtime, narrow.apiKey, { toolsets: 'payroll' });
     try {
       const run = await draftRun();
       const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));

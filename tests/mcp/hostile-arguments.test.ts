@@ -54,7 +54,7 @@ describe('10,000 levels of nesting', () => {
     const res = await s.app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'work', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       payload: body,
     });
     expect(res.statusCode).toBe(200);

@@ -72,19 +72,52 @@ describe('MCP over Streamable HTTP', () => {
     const bad = await post({ authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'bookz' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/unknown toolset "bookz"/) });
+    const empty = await post({ authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'people' });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as any).error.message).toMatch(/"people" has nothing deployed on this server yet/);
+  });
+
+  it('a browser Origin must be this server\'s own (PUBLIC_URL) or configured; no Origin is fine (DNS rebinding)', async () => {
+    const auth = { authorization: `Bearer ${agentKey}` };
+    const foreign = await post({ ...auth, origin: 'http://evil.example:8080' });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as any).error.message).toMatch(/^Forbidden: Origin http:\/\/evil\.example:8080 may not call \/mcp \(allowed: http:\/\/wops\.test:8080; set MCP_ALLOWED_ORIGINS/);
+    // The attacker's name in Host does not make it same-origin.
+    const rebound = await fetch(`${base}/mcp`, { method: 'GET', headers: { ...auth, origin: 'http://evil.example:8080', host: 'evil.example:8080' } });
+    expect(rebound.status).toBe(403);
+    expect((await post({ ...auth, origin: PUBLIC_URL })).status).toBe(200);
+    expect((await post(auth)).status).toBe(200);
+    // A configured origin, on another gateway with the plugin registered as cli/serve.ts does with MCP_ALLOWED_ORIGINS.
+    const other = await mcpTestServer({ config: { publicUrl: 'http://localhost:8080' } });
+    try {
+      await other.app.register(mcpHttp, { pipeline: other.runtime.pipeline, allowedOrigins: ['https://app.example.com'] });
+      const inject = (origin: string) =>
+        other.app.inject({ method: 'POST', url: '/mcp', headers: { authorization: `Bearer ${other.org.adminKey}`, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } });
+      expect((await inject('https://app.example.com')).statusCode).toBe(200);
+      // A loopback PUBLIC_URL accepts the other loopback names on its port, and nothing else.
+      expect((await inject('http://127.0.0.1:8080')).statusCode).toBe(200);
+      expect((await inject('http://127.0.0.1:9999')).statusCode).toBe(403);
+      expect((await inject('https://app.example.com.evil.test')).statusCode).toBe(403);
+    } finally {
+      await other.close();
+    }
   });
 
   it('lists scope-filtered tools; toolsets and read-only come from headers; instructions explain holds', async () => {
-    const agent = await connect(agentKey);
+    const core = await connect(agentKey);
+    expect((await core.listTools()).tools.map((t) => t.name)).toEqual(['approval_get', 'approval_list', 'approval_wait', 'org_whoami', ...Object.values(META_TOOLS)]);
+    await core.close();
+    const agent = await connect(agentKey, { 'x-mcp-toolsets': 'work,payroll' });
     const names = (await agent.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['board_createTask', 'books_payrollSign', 'approval_wait', META_TOOLS.write]));
     expect(names).not.toContain('approval_resolve');
     expect(agent.getInstructions()).toMatch(/approval_required/);
     await agent.close();
 
+    // A human's key in an LLM's session still lists no decision: the inbox and HTTP are where humans decide.
     const approver = await connect(approverKey, { 'x-mcp-toolsets': 'approval' });
     const approverTools = (await approver.listTools()).tools.map((t) => t.name);
-    expect(approverTools).toContain('approval_resolve');
+    expect(approverTools).not.toContain('approval_resolve');
     expect(approverTools).not.toContain('board_createTask');
     await approver.close();
 
@@ -97,12 +130,13 @@ describe('MCP over Streamable HTTP', () => {
   });
 
   it('calls, errors and an idempotent retry without a key that executes once', async () => {
-    const agent = await connect(agentKey);
+    const agent = await connect(agentKey, { 'x-mcp-toolsets': 'work' });
     const before = (await allEvents(s.client)).filter((e) => e.kind === 'item.created').length;
     const first = await agent.callTool({ name: 'board_createTask', arguments: { title: 'Over HTTP' } });
     const retry = await agent.callTool({ name: 'board_createTask', arguments: { title: 'Over HTTP' } });
     expect(structured(retry).id).toBe(structured(first).id);
     expect(retry._meta?.[META.replayed]).toBe(true);
+    expect((retry.content as { text: string }[])[0].text).toMatch(/^Replayed: a call with idempotencyKey mcp-[0-9a-f]{64} already ran/);
     expect((await allEvents(s.client)).filter((e) => e.kind === 'item.created').length).toBe(before + 1);
     expect(toolError(await agent.callTool({ name: 'board_createTask', arguments: { title: '' } }))).toMatchObject({
       code: 'BAD_REQUEST',
@@ -118,7 +152,7 @@ describe('MCP over Streamable HTTP', () => {
   it('authenticates each request once, so a revoked key is 401 at its next request', async () => {
     const minted = await s.client.mint({ tier: 'agent' }, 'http revoked');
     const createTask = (id: number) =>
-      post({ authorization: `Bearer ${minted.apiKey}` }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Once' } } });
+      post({ authorization: `Bearer ${minted.apiKey}`, 'x-mcp-toolsets': 'work' }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Once' } } });
     const queries = vi.spyOn(s.runtime.db, 'query');
     try {
       const created = (await (await createTask(1)).json()) as any;
@@ -133,15 +167,21 @@ describe('MCP over Streamable HTTP', () => {
 
   it('the whole signature flow: hold, filed approval, human approval, wait, retry with proof, executed', async () => {
     const run = await nextPayRun();
-    const agent = await connect(agentKey);
+    const agent = await connect(agentKey, { 'x-mcp-toolsets': 'payroll' });
     const hold = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id } }));
     expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', subjectId: run.id, elicitation: null });
     expect(hold.url).toBe(`${PUBLIC_URL}/approvals/${hold.approvalId}`);
+    expect(hold.message).toMatch(/^Held, not executed: .* The server already filed the approval for you\./);
+    expect(toolError(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id, approvalId: hold.approvalId } })).message).toMatch(
+      /^Not executed: approval apr_\w+ is still pending a human decision .* Call approval_wait/,
+    );
 
     const wait = agent.callTool({ name: 'approval_wait', arguments: { approvalId: hold.approvalId, timeoutMs: 20000 } });
     await new Promise((r) => setTimeout(r, 100));
     await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approverKey });
-    expect(structured(await wait)).toMatchObject({ status: 'approved', timedOut: false });
+    const decided = structured(await wait);
+    expect(decided).toMatchObject({ status: 'approved', timedOut: false });
+    expect(decided.next).toContain(`Now call books_payrollSign with ${JSON.stringify({ runId: run.id, approvalId: hold.approvalId })}`);
 
     const done = structured(await agent.callTool({ name: 'books_payrollSign', arguments: { runId: run.id, approvalId: hold.approvalId } }));
     expect(done).toMatchObject({ payRun: { id: run.id, status: 'POSTED' }, approvalId: hold.approvalId });
@@ -153,7 +193,7 @@ describe('MCP over Streamable HTTP', () => {
 
   it('a client gone before its answer aborts the call it left running', async () => {
     const run = await nextPayRun();
-    const held = await post({ authorization: `Bearer ${agentKey}` }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'books_payrollSign', arguments: { runId: run.id } } });
+    const held = await post({ authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'books_payrollSign', arguments: { runId: run.id } } });
     const { approvalId } = ((await held.json()) as any).result.structuredContent;
     const reads = vi.spyOn(s.runtime.pipeline, 'read');
     try {

@@ -57,16 +57,17 @@ describe('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', (
 
   it.skipIf(!hasInspector)('tools/call runs a method; the same call from a new process replays (derived idempotency key)', () => {
     const call = () =>
-      inspector(agentKey, [], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'title=Filed by the inspector', '--tool-arg', 'priority=high']);
+      inspector(agentKey, ['--toolsets', 'work'], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'title=Filed by the inspector', '--tool-arg', 'priority=high']);
     const first = call();
     expect(first.isError).toBeFalsy();
     expect(first.structuredContent).toMatchObject({ title: 'Filed by the inspector', priority: 'high', col: 'triage' });
     expect(JSON.parse(first.content[0].text)).toEqual(first.structuredContent);
     const second = call();
+    expect(second.content[0].text).toMatch(/^Replayed: /);
     expect(second.structuredContent.id).toBe(first.structuredContent.id);
     expect(second._meta['wops/idempotentReplay']).toBe(true);
 
-    const error = inspector(agentKey, [], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'priority=high']);
+    const error = inspector(agentKey, ['--toolsets', 'work'], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'priority=high']);
     expect(error.isError).toBe(true);
     expect(JSON.parse(error.content[0].text)).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'title: required' } });
 
@@ -83,7 +84,7 @@ describe('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', (
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Piped in' } } },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Piped in' } } },
     ];
-    const res = spawnSync('node', ['bin/wops-mcp.js'], {
+    const res = spawnSync('node', ['bin/wops-mcp.js', '--toolsets', 'work'], {
       env: { ...env, WOPS_API_KEY: agentKey },
       input: lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
       encoding: 'utf8',
@@ -109,5 +110,8 @@ describe('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', (
     const toolset = run('node', ['bin/wops-mcp.js', '--toolsets', 'nope'], { WOPS_API_KEY: agentKey });
     expect(toolset.status).toBe(2);
     expect(toolset.stderr).toMatch(/unknown toolset "nope"/);
+    const empty = run('node', ['bin/wops-mcp.js', '--toolsets', 'people'], { WOPS_API_KEY: agentKey });
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/"people" has nothing deployed on this server yet/);
   });
 });

@@ -1,8 +1,9 @@
 import { ask as askContract, ASK_NOTICE } from '../../../protocol/methods/books/ask.js';
 import { ask as askGateway } from '../../../ai-gateway/gateway.js';
-import { BOOKS_READS, LEDGER_EVENTS_TOOL, createToolbox } from '../../../ai-gateway/toolbox.js';
+import { LEDGER_EVENTS_TOOL } from '../../../ai-gateway/ledger-events.js';
 import { handler } from '../../handler.js';
 import { today } from '../dates.js';
+import { BOOKS_READS } from './answerer.js';
 
 /** What to read before acting on an answer: the reads it came from; GET /events for ledger activity. */
 function actOnWith(reads: string[]): string[] {
@@ -11,14 +12,23 @@ function actOnWith(reads: string[]): string[] {
 }
 
 /**
- * books.ask (R): the AI gateway answers from the typed reads, run as the caller through the pipeline, and
- * audits the ask in the org's AI audit chain (not the ledger: an R method appends no event).
+ * books.ask (R): the AI gateway answers with the books answerer (./answerer.ts) from the typed reads, run as
+ * the caller through the pipeline, and audits the ask in the org's AI audit chain (not the ledger: an R
+ * method appends no event). An R call holds no transaction, so the model is called in run.
  */
 export const ask = handler(askContract.ask, async (ctx, p) => {
-  const toolbox = createToolbox({ readAs: (method, params) => ctx.readAs(method, params), q: ctx.q, orgId: ctx.orgId, scopes: ctx.principal.scopes });
   const outcome = await askGateway(
-    { db: ctx.deps.db, config: ctx.deps.ai.config, provider: ctx.deps.ai.provider, now: ctx.deps.ai.now },
-    { orgId: ctx.orgId, requestId: ctx.requestId, actor: ctx.principal.id, keyId: ctx.principal.keyId, question: p.question, today: today(ctx.deps), toolbox },
+    { db: ctx.deps.db, ...ctx.deps.ai },
+    {
+      method: 'books.ask',
+      orgId: ctx.orgId,
+      requestId: ctx.requestId,
+      actor: ctx.principal.id,
+      keyId: ctx.principal.keyId,
+      question: p.question,
+      today: today(ctx.deps),
+      reads: { readAs: (method, params) => ctx.readAs(method, params), q: ctx.q, orgId: ctx.orgId, scopes: ctx.principal.scopes },
+    },
   );
   return {
     status: outcome.status,

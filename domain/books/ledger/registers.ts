@@ -23,6 +23,30 @@ export async function basSummary(q: Queryable, orgId: string, from: string, to: 
   };
 }
 
+/** Every pay run of the period whatever its status (deleted drafts aside): what an agent looks up to sign or recall. */
+export async function payRuns(q: Queryable, orgId: string, from: string, to: string) {
+  const rows = await q.query<{ run_id: string; period_start: string; period_end: string; pay_date: string; status: string; staff_count: number; gross_cents: number; net_cents: number }>(
+    `SELECT run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, net_cents FROM books_pay_runs
+      WHERE org_id = $1 AND status <> 'DELETED' AND pay_date BETWEEN $2 AND $3 ORDER BY pay_date, n`,
+    [orgId, from, to],
+  );
+  return {
+    report: 'payRuns' as const,
+    from,
+    to,
+    runs: rows.map((r) => ({
+      id: r.run_id,
+      periodStart: r.period_start,
+      periodEnd: r.period_end,
+      payDate: r.pay_date,
+      status: r.status,
+      staffCount: r.staff_count,
+      grossCents: r.gross_cents,
+      netCents: r.net_cents,
+    })),
+  };
+}
+
 /** Posted pay runs paid in the period (recalled and draft runs are not payroll), by run and by employee. */
 export async function payrollSummary(q: Queryable, orgId: string, from: string, to: string) {
   const runs = await q.query<{ run_id: string; pay_date: string; status: string; gross_cents: number; payg_cents: number; super_cents: number; net_cents: number }>(

@@ -3,7 +3,7 @@ import { handler } from '../../handler.js';
 import { today } from '../dates.js';
 import { agedPayables, agedReceivables } from './aged.js';
 import { balanceSheet, profitAndLoss, trialBalance } from './financial.js';
-import { assetRegister, basSummary, payrollSummary } from './registers.js';
+import { assetRegister, basSummary, payRuns, payrollSummary } from './registers.js';
 
 export const reports = handler(c.reports, async (ctx, p) => {
   const { q, orgId } = ctx;
@@ -24,5 +24,7 @@ export const reports = handler(c.reports, async (ctx, p) => {
       return basSummary(q, orgId, p.from, p.to);
     case 'payrollSummary':
       return payrollSummary(q, orgId, p.from, p.to);
+    case 'payRuns':
+      return payRuns(q, orgId, p.from, p.to);
   }
 });

@@ -127,6 +127,23 @@ export const ReportResult = z.discriminatedUnion('report', [
     totals: z.strictObject({ grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() }),
   }),
   z.strictObject({
+    report: z.literal('payRuns'),
+    from: z.string(),
+    to: z.string(),
+    runs: z.array(
+      z.strictObject({
+        id: z.string(),
+        periodStart: z.string(),
+        periodEnd: z.string(),
+        payDate: z.string(),
+        status: z.string().describe('DRAFT (drafted; books.payrollSign posts it), POSTED, or RECALLED.'),
+        staffCount: z.number().int(),
+        grossCents: z.number().int(),
+        netCents: z.number().int(),
+      }),
+    ),
+  }),
+  z.strictObject({
     report: z.literal('assetRegister'),
     asOf: z.string(),
     assets: z.array(
@@ -169,7 +186,7 @@ export const ledger = {
   }),
   reports: method({
     summary:
-      'One report, computed now from the journals and documents: trialBalance, balanceSheet, agedReceivables, agedPayables, assetRegister (as at asOf, default today) or profitAndLoss, basSummary, payrollSummary (for from..to). A held BAS is reported as held, never as lodged.',
+      'One report, computed now from the journals and documents: trialBalance, balanceSheet, agedReceivables, agedPayables, assetRegister (as at asOf, default today) or profitAndLoss, basSummary, payrollSummary, payRuns (for from..to). payRuns lists pay runs of every status (DRAFT ones wait for books.payrollSign). A held BAS is reported as held, never as lodged.',
     params: z.discriminatedUnion('report', [
       z.strictObject({ report: z.literal('trialBalance').describe('Every account balance as at asOf; debits equal credits.'), asOf }),
       z.strictObject({ report: z.literal('balanceSheet').describe('Assets, liabilities and equity as at asOf.'), asOf }),
@@ -179,6 +196,10 @@ export const ledger = {
       z.strictObject({ report: z.literal('profitAndLoss').describe('Income less expenses for from..to.'), ...period }),
       z.strictObject({ report: z.literal('basSummary').describe('The BAS labels for from..to and that period\'s lodgement status.'), ...period }),
       z.strictObject({ report: z.literal('payrollSummary').describe('Posted pay runs paid in from..to, by run and employee.'), ...period }),
+      z.strictObject({
+        report: z.literal('payRuns').describe('Every pay run (DRAFT, POSTED, RECALLED) with its pay date in from..to: the ids books.payrollSign and books.payrollRecall take.'),
+        ...period,
+      }),
     ]),
     result: ReportResult,
     example: { report: 'profitAndLoss', from: '2026-07-01', to: '2026-09-30' },

@@ -254,7 +254,7 @@ export const payroll = {
   }),
   payrollSign: method({
     summary:
-      'Sign a drafted pay run: DRAFT -> POSTED. Signature act: without proof it answers a hold frame (file approval.request, retry with approvalId and a fresh idempotency key). Posts, dated the pay date, Dr 477 gross + Dr 478 super / Cr 825 PAYG + Cr 826 super + Cr 804 net wages, and queues the STP pay event. Signing a POSTED run changes nothing; a recalled or deleted run is refused.',
+      'Sign a drafted pay run (find them with books.reports report payRuns): DRAFT -> POSTED. Signature act: without proof it answers a hold frame (file approval.request, retry with approvalId and a fresh idempotency key). Posts, dated the pay date, Dr 477 gross + Dr 478 super / Cr 825 PAYG + Cr 826 super + Cr 804 net wages, and queues the STP pay event. Signing a POSTED run changes nothing; a recalled or deleted run is refused.',
     params: z.strictObject({ runId, ...proofFields }),
     result: z.strictObject({ payRun: PayRun, journalId: journalRef, approvalId: z.string().nullable(), ...outcome }),
     example: { runId: 'pay_0123456789abcdef' },

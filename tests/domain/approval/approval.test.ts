@@ -138,7 +138,7 @@ describe('GET /approval.wait', () => {
   it('validates its query and hides other orgs', async () => {
     const bad = await s.client.get('approval.wait', { approvalId: 'apr_x', timeoutMs: 70_000 }, { key: agent.apiKey });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toBe('timeoutMs: must be at most 60000');
+    expect(bad.body.error.message).toBe('timeoutMs: must be at most 50000');
     const missing = await s.client.get('approval.wait', { approvalId: 'apr_doesnotexist', timeoutMs: 0 }, { key: agent.apiKey });
     expect(missing.status).toBe(404);
   });

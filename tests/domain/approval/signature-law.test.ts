@@ -108,7 +108,7 @@ describe('the issue’s attack over HTTP', () => {
 
 describe('the same attack over MCP', () => {
   it('approval_request and invoke_write refuse the near-miss kinds; an unbound approval does not release books_payrollSign', async () => {
-    const mcp = await connectInMemory(s.runtime, agent());
+    const mcp = await connectInMemory(s.runtime, agent(), { toolsets: 'payroll,approval' });
     try {
       const run = await draftRun();
       const held = structured(await mcp.client.callTool({ name: 'books_payrollSign', arguments: { runId: run.id } }));

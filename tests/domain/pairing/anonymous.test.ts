@@ -193,8 +193,10 @@ describe('unknown slugs answer exactly like known ones', () => {
     limits({ perAddressPerMinute: 0, answerFloorMs: 0 });
     const org = await freshOrg(s.runtime, 'known');
     const nobody = unknownSlug();
-    const events = await eventCount();
-    const [{ n: pairings }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings');
+    // Counted in the known org (other test files share the database and append meanwhile); the unknown slug is
+    // looked for in every event and every pairing.
+    const events = await eventCount(org.orgId);
+    const [{ n: pairings }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]);
     const known = await anonymous({ orgSlug: org.slug, agentName: 'same bot' }, address());
     const unknown = await anonymous({ orgSlug: nobody, agentName: 'same bot' }, address());
     expect(unknown.status).toBe(known.status);
@@ -213,9 +215,15 @@ describe('unknown slugs answer exactly like known ones', () => {
     expect(shape({ ...u, message: null })).toEqual(shape({ ...k, message: null }));
 
     // The known org's one event and row; nothing for the unknown slug anywhere.
-    expect(await eventCount()).toBe(events + 1);
-    const [{ n: after }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings');
+    expect(await eventCount(org.orgId)).toBe(events + 1);
+    const [{ n: after }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]);
     expect(after).toBe(pairings + 1);
+    const [{ n: mentions }] = await s.runtime.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM events WHERE payload::text LIKE '%' || $1 || '%' OR entity_id = $1)::int
+            + (SELECT count(*) FROM pairings p WHERE row_to_json(p)::text LIKE '%' || $1 || '%')::int AS n`,
+      [nobody],
+    );
+    expect(mentions).toBe(0);
     const dump = JSON.stringify(await s.runtime.db.query('SELECT * FROM pairing_limits'));
     expect(dump).not.toContain(nobody);
     expect(dump).not.toContain(org.slug);
@@ -232,7 +240,7 @@ describe('unknown slugs answer exactly like known ones', () => {
     expect(wu.body.error.message.replace(u.pairingId, 'ID')).toBe(wk.body.error.message.replace(k.pairingId, 'ID'));
     // A decoy is bound to its slug: the same id and secret under another unknown slug are not found.
     expect((await anonymous({ orgSlug: unknownSlug(), pairingId: u.pairingId, pollSecret: u.pollSecret }, address())).status).toBe(404);
-    expect(await eventCount()).toBe(events + 1);
+    expect(await eventCount(org.orgId)).toBe(events + 1);
   });
 
   it('expired: a real pairing nobody approved and a decoy past its expiry answer alike', async () => {

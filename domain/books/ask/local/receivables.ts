@@ -1,6 +1,6 @@
-import type { Invoice } from '../../protocol/methods/books/receivables.js';
-import type { Draft } from '../types.js';
-import { DraftBuilder, countOf, list, more, nameOf, plural, record, sumOf, valueOf } from './compose.js';
+import type { Invoice } from '../../../../protocol/methods/books/receivables.js';
+import type { Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, countOf, list, more, nameOf, plural, record, sumOf, valueOf } from '../../../../ai-gateway/local/compose.js';
 import { cannot, contactsNamed, namedParty, simpleName, type AskContext } from './context.js';
 import { invoices } from './reads.js';
 

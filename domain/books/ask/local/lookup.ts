@@ -1,8 +1,8 @@
-import type { Bill } from '../../protocol/methods/books/payables.js';
-import type { Invoice } from '../../protocol/methods/books/receivables.js';
-import { ToolError, type Draft } from '../types.js';
+import type { Bill } from '../../../../protocol/methods/books/payables.js';
+import type { Invoice } from '../../../../protocol/methods/books/receivables.js';
+import { ToolError, type Draft } from '../../../../ai-gateway/types.js';
 import type { RecordRef } from './classify.js';
-import { DraftBuilder, event, more, nameOf, record, safeText, valueOf } from './compose.js';
+import { DraftBuilder, event, more, nameOf, record, safeText, valueOf } from '../../../../ai-gateway/local/compose.js';
 import { cannot, type AskContext } from './context.js';
 import { bills, invoices, recentEvents, type LedgerEvent } from './reads.js';
 

@@ -1,5 +1,5 @@
-import type { Draft } from '../types.js';
-import { DraftBuilder, account, countOf, nameOf, record, safeText, sumOf, valueOf } from './compose.js';
+import type { Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, account, countOf, nameOf, record, safeText, sumOf, valueOf } from '../../../../ai-gateway/local/compose.js';
 import type { AskContext } from './context.js';
 import { financialYear, type Period } from './period.js';
 import { bills, type ProfitAndLoss, type ReportLine } from './reads.js';

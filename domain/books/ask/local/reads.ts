@@ -1,7 +1,7 @@
-import type { Invoice } from '../../protocol/methods/books/receivables.js';
-import type { Bill } from '../../protocol/methods/books/payables.js';
-import type { Toolbox } from '../types.js';
-import type { LedgerEventView } from '../ledger-events.js';
+import type { Invoice } from '../../../../protocol/methods/books/receivables.js';
+import type { Bill } from '../../../../protocol/methods/books/payables.js';
+import type { Toolbox } from '../../../../ai-gateway/types.js';
+import type { LedgerEventView } from '../../../../ai-gateway/ledger-events.js';
 
 /*
  * The typed reads the local answerer plans, through the toolbox (so every record it may cite was returned in

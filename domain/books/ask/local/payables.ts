@@ -1,6 +1,6 @@
-import type { Bill } from '../../protocol/methods/books/payables.js';
-import type { Draft } from '../types.js';
-import { DraftBuilder, countOf, list, more, nameOf, plural, record, safeText, sumOf, valueOf } from './compose.js';
+import type { Bill } from '../../../../protocol/methods/books/payables.js';
+import type { Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, countOf, list, more, nameOf, plural, record, safeText, sumOf, valueOf } from '../../../../ai-gateway/local/compose.js';
 import { cannot, contactsNamed, namedParty, simpleName, type AskContext } from './context.js';
 import { bills } from './reads.js';
 

@@ -1,5 +1,5 @@
-import { ToolError, type Draft } from '../types.js';
-import { DraftBuilder, countOf, event, safeText, valueOf } from './compose.js';
+import { ToolError, type Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, countOf, event, safeText, valueOf } from '../../../../ai-gateway/local/compose.js';
 import { cannot, type AskContext } from './context.js';
 import type { Period } from './period.js';
 import { recentEvents, type LedgerEvent } from './reads.js';

@@ -1,4 +1,4 @@
-import type { Draft, Toolbox } from '../types.js';
+import type { Draft, Toolbox } from '../../../../ai-gateway/types.js';
 
 /** What every intent's planner gets: the reads, the business date, the question as asked and normalised. */
 export interface AskContext {

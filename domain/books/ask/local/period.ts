@@ -1,4 +1,4 @@
-import { addDays, minDate } from '../../domain/books/dates.js';
+import { addDays, minDate, monthEnd, monthStart } from '../../dates.js';
 
 /*
  * Periods named in a question, resolved against the business date: "this month", "last quarter", "this
@@ -12,14 +12,6 @@ export interface Period {
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
-
-/** First day of the month `n` months after the month of `date`. */
-export function monthStart(date: string, n = 0): string {
-  const [y, m] = date.split('-').map(Number);
-  const total = y * 12 + (m - 1) + n;
-  return `${Math.floor(total / 12)}-${pad((total % 12) + 1)}-01`;
-}
-export const monthEnd = (date: string): string => addDays(monthStart(date, 1), -1);
 
 /** The calendar quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) holding `date`, shifted by `n` quarters. */
 export function quarter(date: string, n = 0): Period {

@@ -1,5 +1,5 @@
-import type { Draft } from '../types.js';
-import { DraftBuilder, account, countOf, record, valueOf } from './compose.js';
+import type { Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, account, countOf, record, valueOf } from '../../../../ai-gateway/local/compose.js';
 import type { AskContext } from './context.js';
 import { quarter, type Period } from './period.js';
 import { readAll, trialBalance, type BasSummary } from './reads.js';

@@ -1,5 +1,5 @@
-import type { Draft } from '../types.js';
-import { DraftBuilder, account, countOf, plural, record, safeText, sumOf, valueOf } from './compose.js';
+import type { Draft } from '../../../../ai-gateway/types.js';
+import { DraftBuilder, account, countOf, plural, record, safeText, sumOf, valueOf } from '../../../../ai-gateway/local/compose.js';
 import { cannot, type AskContext } from './context.js';
 import { accounts, readAll, type FeedLine } from './reads.js';
 

@@ -1,0 +1,55 @@
+/*
+ * Desks: small presets of tools for one kind of work, so that what a session lists stays small however much of
+ * the registry is deployed (a model pays for every listed tool in context; once every family is deployed, `all`
+ * is about 440 tools). Each desk lists its toolsets, a few single tools, and the core tools; the meta-tools
+ * (search_methods, describe_method, invoke_read, invoke_write) reach everything else from any desk.
+ *
+ * A desk named like a family is a superset of that family's toolset (its design group), so `governance` means
+ * the same work whether read as the family or the desk. A desk whose toolsets have nothing deployed on this
+ * server is refused when selected (mcp/toolsets.ts), never listed empty.
+ */
+
+export interface Desk {
+  /** One line for --help and the README. */
+  summary: string;
+  /** Families or books areas. */
+  toolsets: readonly string[];
+  /** Single methods or reads besides the toolsets. */
+  tools: readonly string[];
+}
+
+/** Listed by every desk: who the key is, and the approval tools of the hold flow (approval.wait is always on). */
+export const CORE_TOOLS: readonly string[] = ['org/whoami', 'approval.get', 'approval.list'];
+
+/** The default: the core tools and the meta-tools, nothing else. */
+export const DEFAULT_DESK = 'core';
+
+const books = (area: string, summary: string, tools: readonly string[] = []): Desk => ({ summary, toolsets: [`books.${area}`], tools: ['books.ask', ...tools] });
+
+export const DESKS: Readonly<Record<string, Desk>> = {
+  core: { summary: 'who you are and your approvals; the meta-tools reach every other method (the default)', toolsets: [], tools: [] },
+  receivables: books('receivables', 'invoices, credit notes, payments received, chasing (books)', ['books.reports']),
+  payables: books('payables', 'bills, supplier payments and their approvals (books)', ['books.reports']),
+  payroll: books('payroll', 'onboarding, pay runs, leave, STP (books)', ['books.reports']),
+  expenses: books('expenses', 'expense claims (books)'),
+  reconciliation: books('reconciliation', 'bank feeds, matches and recodes (books)'),
+  tax: books('tax', 'BAS, obligations and lodgement (books)', ['books.reports']),
+  assets: books('assets', 'fixed assets and depreciation (books)', ['books.reports']),
+  ledger: books('ledger', 'accounts, journals and reports (books)'),
+  work: { summary: 'tasks and workstreams: claim, work, comment, complete (board)', toolsets: ['board'], tools: [] },
+  org: { summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)', toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'], tools: [] },
+  people: {
+    summary: 'members, teams, the org chart, profiles, personas, invitations',
+    toolsets: ['member', 'team', 'hierarchy', 'profile', 'persona', 'user', 'admin', 'invitation', 'notification', 'billing'],
+    tools: [],
+  },
+  directory: { summary: 'people and organisations outside the org, contacts', toolsets: ['directory', 'contact', 'contacts'], tools: [] },
+  governance: { summary: 'decisions, the charter, compacts, policies, escalations, handoffs', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy', 'escalation', 'handoff'], tools: [] },
+  messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
+  email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
+  files: { summary: 'files, shares and annotations', toolsets: ['files', 'file', 'annotation'], tools: [] },
+  calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
+  crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
+  runtime: { summary: 'agent registry, presence, leases, credentials, integrations', toolsets: ['registry', 'presence', 'lease', 'credential', 'integration'], tools: [] },
+  branding: { summary: 'brand kits and artifacts', toolsets: ['branding', 'artifact'], tools: [] },
+};

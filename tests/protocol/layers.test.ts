@@ -1,0 +1,70 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The layers point down (ARCHITECTURE.md): protocol <- db <- ledger <- domain <- gateway / mcp, with the
+ * shared services (ai-gateway, mail, blobs) beside domain and never importing it, and cli the composition root. This reads every import of
+ * the server's source (static, `export … from`, dynamic `import()`, type-only too) and names each one that
+ * points the wrong way.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Top-level directories each layer may not import from. */
+const FORBIDDEN: Record<string, string[]> = {
+  protocol: ['db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
+  db: ['ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
+  ledger: ['domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
+  'ai-gateway': ['domain', 'inbox', 'gateway', 'mcp', 'cli'],
+  mail: ['domain', 'ai-gateway', 'inbox', 'gateway', 'mcp', 'cli'],
+  blobs: ['domain', 'ai-gateway', 'mail', 'inbox', 'gateway', 'mcp', 'cli'],
+  domain: ['inbox', 'gateway', 'mcp', 'cli'],
+  // The faces stand side by side on domain: neither reaches into the other, nor into the composition root.
+  gateway: ['mcp', 'cli'],
+  mcp: ['gateway', 'inbox', 'cli'],
+};
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|mts|js|mjs)$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+/** `from -> to` for every relative import whose target's top-level directory the importer's layer forbids. */
+function violations(layer: string, forbidden = FORBIDDEN[layer]): string[] {
+  const dir = join(ROOT, layer);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
+  const out: string[] = [];
+  for (const file of sourceFiles(dir)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(IMPORT)) {
+      const target = relative(ROOT, resolve(dirname(file), m[1]));
+      if (forbidden.includes(target.split('/')[0])) out.push(`${relative(ROOT, file)} -> ${target}`);
+    }
+  }
+  return out;
+}
+
+describe('layers', () => {
+  for (const layer of Object.keys(FORBIDDEN)) {
+    it(`${layer} imports nothing from ${FORBIDDEN[layer].join(', ')}`, () => {
+      expect(violations(layer)).toEqual([]);
+    });
+  }
+
+  it('the scan finds imports that are there (it cannot pass by seeing nothing)', () => {
+    // domain may import ai-gateway; asked to forbid it, the scan must find books.ask's imports, type-only ones too.
+    const found = violations('domain', ['ai-gateway']);
+    expect(found).toContain('domain/books/ask/index.ts -> ai-gateway/gateway.js');
+    expect(found).toContain('domain/deps.ts -> ai-gateway/providers.js');
+    expect(violations('ai-gateway', ['protocol']).some((v) => v.startsWith('ai-gateway/answerer.ts -> protocol/'))).toBe(true);
+  });
+});
