@@ -31,13 +31,34 @@ export interface GatewayOptions {
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
-/** Authorization headers are redacted whatever logger options the caller passes, not only by default. */
+/** A signed URL's signature (blob downloads) is a bearer credential until it expires: never logged. */
+export const redactUrl = (url: string): string => url.replace(/([?&]sig=)[^&#]*/gi, '$1[Redacted]');
+
+type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
+type ReqSerializer = (req: ReqLike) => Record<string, unknown>;
+
+/** fastify's own request serializer, or the caller's, with the URL's signature redacted. */
+function redactingReqSerializer(given: ReqSerializer | undefined): ReqSerializer {
+  return (req) => {
+    const out = given ? given(req) : { method: req.method, url: req.url, version: req.version, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+    return typeof out.url === 'string' ? { ...out, url: redactUrl(out.url) } : out;
+  };
+}
+
+/** Authorization headers and URL signatures are redacted whatever logger options the caller passes, not only by default. */
 function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['logger'] {
-  if (logger === undefined || logger === true) return { level: process.env.LOG_LEVEL ?? 'info', redact: REDACT };
+  if (logger === undefined || logger === true) {
+    return { level: process.env.LOG_LEVEL ?? 'info', redact: REDACT, serializers: { req: redactingReqSerializer(undefined) } } as FastifyServerOptions['logger'];
+  }
   if (!logger || typeof logger !== 'object') return logger;
-  const given = (logger as { redact?: string[] | { paths: string[] } }).redact;
+  const options = logger as { redact?: string[] | { paths: string[] }; serializers?: { req?: ReqSerializer } };
+  const given = options.redact;
   const paths = [...new Set([...((Array.isArray(given) ? given : given?.paths) ?? []), ...REDACT])];
-  return { ...logger, redact: Array.isArray(given) || !given ? paths : { ...given, paths } } as FastifyServerOptions['logger'];
+  return {
+    ...logger,
+    redact: Array.isArray(given) || !given ? paths : { ...given, paths },
+    serializers: { ...options.serializers, req: redactingReqSerializer(options.serializers?.req) },
+  } as FastifyServerOptions['logger'];
 }
 
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */

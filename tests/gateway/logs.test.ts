@@ -33,6 +33,10 @@ async function exercise(logger: object, secrets: string[]) {
     await client.raw('org.list', '{not json');
     await client.get('events', { limit: 9999 });
     await client.rpc('nosuch.method');
+    // A blob's signed download URL: its signature is a credential until it expires.
+    const signed = s.runtime.deps.blobs.signedPath(s.org.orgId, 'a'.repeat(64));
+    secrets.push(new URL(signed.path, 'http://x').searchParams.get('sig')!);
+    await app.inject({ method: 'GET', url: signed.path });
     for (let i = 0; i < 6; i++) await client.rpc('org.list'); // past the quota: 429s
   } finally {
     await app.close();
@@ -47,6 +51,7 @@ describe('logs', () => {
     const text = out.text();
     expect(text).toContain('incoming request');
     expect(text).toContain('/api/v1/org.list');
+    expect(text).toContain('sig=[Redacted]');
     for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
   });
 
