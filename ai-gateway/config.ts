@@ -3,6 +3,7 @@
  * (runtime options -> Deps.ai). Nothing in ai-gateway/ reads process.env itself, and the openai client is
  * given its key and base URL explicitly, so OPENAI_API_KEY / OPENAI_BASE_URL are never used.
  */
+import { envInt } from '../config/env.js';
 
 export interface OpenAiSettings {
   /** OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
@@ -58,14 +59,6 @@ export const AI_ENV_HELP = `AI gateway (books.ask and every registered AI method
                         price of AI_MODEL per million tokens (default: the built-in price table)
   AI_MONTHLY_BUDGET_USD default monthly AI budget per org (default 100); an org may set its own (cli ai-settings)`;
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name}: must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 /** `0.15` (dollars) -> 150000 micro-dollars; at most 6 decimals. */
 export function usdToMicro(name: string, raw: string): number {
   if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new Error(`${name}: must be a dollar amount like 0.15 (at most 6 decimals), got ${JSON.stringify(raw)}`);
@@ -78,8 +71,8 @@ export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
   if (provider !== 'local' && provider !== 'openai') throw new Error(`AI_PROVIDER: must be local or openai, got ${JSON.stringify(provider)}`);
   const config: AiConfig = {
     provider,
-    timeoutMs: positiveInt(env, 'AI_TIMEOUT_MS', DEFAULT_AI_CONFIG.timeoutMs),
-    maxSteps: positiveInt(env, 'AI_MAX_STEPS', DEFAULT_AI_CONFIG.maxSteps),
+    timeoutMs: envInt(env, 'AI_TIMEOUT_MS', DEFAULT_AI_CONFIG.timeoutMs, 1),
+    maxSteps: envInt(env, 'AI_MAX_STEPS', DEFAULT_AI_CONFIG.maxSteps, 1),
     monthlyBudgetMicroUsd: env.AI_MONTHLY_BUDGET_USD ? usdToMicro('AI_MONTHLY_BUDGET_USD', env.AI_MONTHLY_BUDGET_USD) : DEFAULT_AI_CONFIG.monthlyBudgetMicroUsd,
   };
   const input = env.AI_PRICE_INPUT_USD_PER_MTOK;
@@ -106,8 +99,8 @@ export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
       model: need('AI_MODEL'),
       apiKey: need('AI_API_KEY'),
       stream: stream === 'true',
-      maxRetries: positiveInt(env, 'AI_MAX_RETRIES', 2, 0),
-      requestTimeoutMs: positiveInt(env, 'AI_REQUEST_TIMEOUT_MS', 30_000),
+      maxRetries: envInt(env, 'AI_MAX_RETRIES', 2, 0),
+      requestTimeoutMs: envInt(env, 'AI_REQUEST_TIMEOUT_MS', 30_000, 1),
     };
   }
   return config;

@@ -3,6 +3,7 @@
  * Nothing in blobs/ reads process.env itself (the AWS SDK reads its own credentials: AWS_ACCESS_KEY_ID, profiles...).
  */
 import { join } from 'node:path';
+import { envBool, envInt } from '../config/env.js';
 
 export interface S3Settings {
   bucket: string;
@@ -64,22 +65,6 @@ export const BLOBS_ENV_HELP = `Blobs (PUT/GET /api/v1/blobs: files, attachments,
   BLOBS_S3_PREFIX       key prefix inside the bucket (default none)
   BLOBS_S3_PART_BYTES   multipart upload part size (default ${MIN_PART_BYTES}, at least ${MIN_PART_BYTES})`;
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name}: must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new Error(`${name}: must be true or false, got ${JSON.stringify(env[name])}`);
-}
-
 function loadS3(env: NodeJS.ProcessEnv): S3Settings | undefined {
   const bucket = env.BLOBS_S3_BUCKET?.trim();
   const others = ['BLOBS_S3_ENDPOINT', 'BLOBS_S3_REGION', 'BLOBS_S3_FORCE_PATH_STYLE', 'BLOBS_S3_PREFIX', 'BLOBS_S3_PART_BYTES'].filter((n) => env[n]);
@@ -104,21 +89,21 @@ function loadS3(env: NodeJS.ProcessEnv): S3Settings | undefined {
     prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
     endpoint,
     region: env.BLOBS_S3_REGION?.trim() || env.AWS_REGION?.trim() || 'us-east-1',
-    forcePathStyle: bool(env, 'BLOBS_S3_FORCE_PATH_STYLE', endpoint !== undefined),
-    partSizeBytes: int(env, 'BLOBS_S3_PART_BYTES', MIN_PART_BYTES, MIN_PART_BYTES),
+    forcePathStyle: envBool(env, 'BLOBS_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    partSizeBytes: envInt(env, 'BLOBS_S3_PART_BYTES', MIN_PART_BYTES, MIN_PART_BYTES),
   };
 }
 
 export function loadBlobConfig(env: NodeJS.ProcessEnv, dataDir: string): BlobConfig {
   const s3 = loadS3(env);
-  const maxBytes = int(env, 'BLOB_MAX_BYTES', DEFAULT_BLOB_LIMITS.maxBytes, 1);
+  const maxBytes = envInt(env, 'BLOB_MAX_BYTES', DEFAULT_BLOB_LIMITS.maxBytes, 1);
   if (s3 && maxBytes > S3_MAX_BLOB_BYTES) throw new Error(`BLOB_MAX_BYTES: at most ${S3_MAX_BLOB_BYTES} (5 GiB) with BLOBS_S3_BUCKET`);
   return {
     dir: env.BLOBS_DIR?.trim() || join(dataDir, 'blobs'),
     s3,
     maxBytes,
-    gcGraceMs: int(env, 'BLOB_GC_GRACE_MS', DEFAULT_BLOB_LIMITS.gcGraceMs, 0),
-    gcIntervalMs: int(env, 'BLOB_GC_INTERVAL_MS', DEFAULT_BLOB_LIMITS.gcIntervalMs, 0),
-    urlTtlMs: int(env, 'BLOB_URL_TTL_MS', DEFAULT_BLOB_LIMITS.urlTtlMs, 1000),
+    gcGraceMs: envInt(env, 'BLOB_GC_GRACE_MS', DEFAULT_BLOB_LIMITS.gcGraceMs, 0),
+    gcIntervalMs: envInt(env, 'BLOB_GC_INTERVAL_MS', DEFAULT_BLOB_LIMITS.gcIntervalMs, 0),
+    urlTtlMs: envInt(env, 'BLOB_URL_TTL_MS', DEFAULT_BLOB_LIMITS.urlTtlMs, 1000),
   };
 }

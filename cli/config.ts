@@ -4,6 +4,7 @@ import { BLOBS_ENV_HELP, loadBlobConfig, type BlobConfig } from '../blobs/config
 import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
+import { envInt } from '../config/env.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
@@ -89,14 +90,6 @@ ${BLOBS_ENV_HELP}
 
 ${MCP_ENV_HELP}`;
 
-function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}: must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
   if (!raw || !raw.trim()) return undefined;
@@ -107,7 +100,7 @@ function trustProxy(raw: string | undefined): string[] | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const port = int('PORT', 8080, env);
+  const port = envInt(env, 'PORT', 8080);
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -115,32 +108,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: env.DATA_DIR || './.data',
     pgliteTemplateDir: env.PGLITE_TEMPLATE_DIR === 'off' ? null : env.PGLITE_TEMPLATE_DIR || undefined,
     bootstrapAdminKey: env.BOOTSTRAP_ADMIN_KEY || undefined,
-    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 6000, env),
+    rateLimitPerMinute: envInt(env, 'RATE_LIMIT_PER_MINUTE', 6000),
     redisUrl: env.REDIS_URL || undefined,
     timeouts: {
-      requestMs: int('REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs, env),
-      headersMs: int('HEADERS_TIMEOUT_MS', DEFAULT_TIMEOUTS.headersMs, env),
-      idleMs: int('CONNECTION_TIMEOUT_MS', DEFAULT_TIMEOUTS.idleMs, env),
-      keepAliveMs: int('KEEPALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs, env),
+      requestMs: envInt(env, 'REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs),
+      headersMs: envInt(env, 'HEADERS_TIMEOUT_MS', DEFAULT_TIMEOUTS.headersMs),
+      idleMs: envInt(env, 'CONNECTION_TIMEOUT_MS', DEFAULT_TIMEOUTS.idleMs),
+      keepAliveMs: envInt(env, 'KEEPALIVE_TIMEOUT_MS', DEFAULT_TIMEOUTS.keepAliveMs),
     },
     trustProxy: trustProxy(env.TRUST_PROXY),
     pairing: {
-      pendingMax: int('PAIRING_PENDING_MAX', DEFAULT_PAIRING_LIMITS.pendingMax, env),
-      perOrgPerHour: int('PAIRING_ORG_PER_HOUR', DEFAULT_PAIRING_LIMITS.perOrgPerHour, env),
-      perAddressPerMinute: int('PAIRING_ADDRESS_PER_MINUTE', DEFAULT_PAIRING_LIMITS.perAddressPerMinute, env),
-      answerFloorMs: int('PAIRING_ANSWER_FLOOR_MS', DEFAULT_PAIRING_LIMITS.answerFloorMs, env),
+      pendingMax: envInt(env, 'PAIRING_PENDING_MAX', DEFAULT_PAIRING_LIMITS.pendingMax),
+      perOrgPerHour: envInt(env, 'PAIRING_ORG_PER_HOUR', DEFAULT_PAIRING_LIMITS.perOrgPerHour),
+      perAddressPerMinute: envInt(env, 'PAIRING_ADDRESS_PER_MINUTE', DEFAULT_PAIRING_LIMITS.perAddressPerMinute),
+      answerFloorMs: envInt(env, 'PAIRING_ANSWER_FLOOR_MS', DEFAULT_PAIRING_LIMITS.answerFloorMs),
     },
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
-    holdTtlMs: int('HOLD_TTL_MS', 24 * 60 * 60 * 1000, env),
-    approvalWaitPollMs: Math.max(100, int('APPROVAL_WAIT_POLL_MS', 5000, env)),
+    holdTtlMs: envInt(env, 'HOLD_TTL_MS', 24 * 60 * 60 * 1000),
+    approvalWaitPollMs: Math.max(100, envInt(env, 'APPROVAL_WAIT_POLL_MS', 5000)),
     stream: {
-      pollMs: Math.max(50, int('STREAM_POLL_MS', 1000, env)),
-      heartbeatMs: Math.max(50, int('STREAM_HEARTBEAT_MS', 15_000, env)),
-      maxBufferedFrames: Math.max(1, int('STREAM_MAX_BUFFERED', 1000, env)),
+      pollMs: Math.max(50, envInt(env, 'STREAM_POLL_MS', 1000)),
+      heartbeatMs: Math.max(50, envInt(env, 'STREAM_HEARTBEAT_MS', 15_000)),
+      maxBufferedFrames: Math.max(1, envInt(env, 'STREAM_MAX_BUFFERED', 1000)),
     },
     logLevel: env.LOG_LEVEL || 'info',
-    poolSize: int('PG_POOL_SIZE', 20, env),
-    lockTimeoutMs: int('PG_LOCK_TIMEOUT_MS', 5000, env),
+    poolSize: envInt(env, 'PG_POOL_SIZE', 20),
+    lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),
     ai: loadAiConfig(env),
     mail: loadMailConfig(env, env.DATA_DIR || './.data'),
     blobs: loadBlobConfig(env, env.DATA_DIR || './.data'),

@@ -5,6 +5,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { envBool, envInt } from '../config/env.js';
 
 export interface SmtpSettings {
   host: string;
@@ -45,21 +46,6 @@ export const MAIL_ENV_HELP = `Outbound mail (invitations, email, notifications):
                         sign every message (all three or none); the key as PEM text or a path to a PEM file;
                         publish the public key as TXT at <selector>._domainkey.<domain>
   MAIL_OUTBOX_DIR       where unsent mail is written as .eml files (default DATA_DIR/outbox, ./.data/outbox)`;
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name}: must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
-function bool(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new Error(`${name}: must be true or false, got ${JSON.stringify(env[name])}`);
-}
 
 /** SMTP_URL -> host, port, TLS and credentials; the message never repeats the password. */
 export function parseSmtpUrl(raw: string): Pick<SmtpSettings, 'host' | 'port' | 'secure' | 'user' | 'pass'> {
@@ -115,9 +101,9 @@ export function loadMailConfig(env: NodeJS.ProcessEnv, dataDir: string): MailCon
   const smtp: SmtpSettings | undefined = smtpUrl
     ? {
         ...parseSmtpUrl(smtpUrl),
-        requireTls: bool(env, 'SMTP_REQUIRE_TLS'),
-        timeoutMs: int(env, 'SMTP_TIMEOUT_MS', 30_000, 1),
-        poolSize: int(env, 'SMTP_POOL_SIZE', 5, 1),
+        requireTls: envBool(env, 'SMTP_REQUIRE_TLS'),
+        timeoutMs: envInt(env, 'SMTP_TIMEOUT_MS', 30_000, 1),
+        poolSize: envInt(env, 'SMTP_POOL_SIZE', 5, 1),
       }
     : undefined;
   return { smtp, dkim: loadDkim(env), outboxDir: env.MAIL_OUTBOX_DIR || join(dataDir, 'outbox') };

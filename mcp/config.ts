@@ -1,4 +1,4 @@
-import { parseBoolean } from './toolsets.js';
+import { envBool } from '../config/env.js';
 
 /** MCP settings an operator chooses, read once from the environment by the CLI (never from a request). */
 export interface McpConfig {
@@ -30,7 +30,7 @@ export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
     }
   }
   return {
-    allowDecisions: parseBoolean(env.MCP_ALLOW_DECISIONS, 'MCP_ALLOW_DECISIONS'),
+    allowDecisions: envBool(env, 'MCP_ALLOW_DECISIONS'),
     allowedOrigins: origins.map((o) => o.replace(/\/$/, '')),
   };
 }

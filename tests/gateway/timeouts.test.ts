@@ -139,7 +139,7 @@ describe('configuration', () => {
     expect(config.timeouts).toEqual({ requestMs: 1234, headersMs: 567, idleMs: 89000, keepAliveMs: 0 });
     expect(config.redisUrl).toBe('redis://127.0.0.1:6390');
     expect(loadConfig({}).timeouts).toEqual(DEFAULT_TIMEOUTS);
-    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/^REQUEST_TIMEOUT_MS: must be a non-negative integer/);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/^REQUEST_TIMEOUT_MS: must be an integer >= 0, got "soon"/);
     for (const name of ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'CONNECTION_TIMEOUT_MS', 'KEEPALIVE_TIMEOUT_MS', 'REDIS_URL', 'PAIRING_PENDING_MAX', 'PAIRING_ORG_PER_HOUR', 'PAIRING_ADDRESS_PER_MINUTE', 'PAIRING_ANSWER_FLOOR_MS', 'TRUST_PROXY']) {
       expect(ENV_HELP).toContain(name);
     }

@@ -5,7 +5,7 @@ describe('MCP configuration', () => {
   it('MCP_ALLOW_DECISIONS is off unless set true; a bad value names the variable', () => {
     expect(loadMcpConfig({}).allowDecisions).toBe(false);
     expect(loadMcpConfig({ MCP_ALLOW_DECISIONS: 'true' }).allowDecisions).toBe(true);
-    expect(() => loadMcpConfig({ MCP_ALLOW_DECISIONS: 'sometimes' })).toThrow(/^MCP_ALLOW_DECISIONS: expected true or false/);
+    expect(() => loadMcpConfig({ MCP_ALLOW_DECISIONS: 'sometimes' })).toThrow(/^MCP_ALLOW_DECISIONS: must be true or false, got "sometimes"/);
   });
 
   it('MCP_ALLOWED_ORIGINS takes origins only, naming the one it refuses', () => {

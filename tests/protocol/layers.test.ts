@@ -14,6 +14,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Top-level directories each layer may not import from. */
 const FORBIDDEN: Record<string, string[]> = {
+  // Reading settings from the environment: below everything, importing nothing of the server.
+  config: ['protocol', 'db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
   protocol: ['db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
   db: ['ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
   ledger: ['domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
