@@ -46,8 +46,9 @@ const PRINCIPAL_SQL = (extraColumns: string, extraJoin: string) => `
     FROM api_keys k
     JOIN orgs o ON o.org_id = k.org_id
     JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id${extraJoin}
-   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND o.deleted_at IS NULL`;
+   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND o.deleted_at IS NULL AND p.status = 'active'`;
 
+// A member not active (invited, suspended, deactivated, archived) is no principal: its keys fail from the next call.
 const AUTH_SQL = PRINCIPAL_SQL('', '');
 
 // The same, plus the stored call under (org, principal, method, key) (its frame, sealed frame, params hash and

@@ -5,16 +5,19 @@ import { boardHandlers, boardReads } from './board/index.js';
 import { booksHandlers, booksReads } from './books/index.js';
 import { governanceHandlers } from './governance/index.js';
 import { pairingHandlers } from './pairing/index.js';
+import { memberHandlers } from './member/index.js';
+import { peopleReads } from './member/directory.js';
+import { teamHandlers } from './team/index.js';
 import { ledgerReads } from './ledger-reads.js';
 import { aiReads } from './ai-reads.js';
 import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
-export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers]);
+export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers]);
 
 /** Every deployed GET read, by path. */
-export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads]);
+export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...booksReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads, ...peopleReads]);
 
 /** Every family's scheduled jobs (domain/jobs): the server's workers run these. */
 export const JOB_DEFINITIONS: readonly JobDefinition<any>[] = [];

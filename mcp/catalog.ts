@@ -96,6 +96,8 @@ export function isAdditive(method: string): boolean {
 
 /** A read's family: the part before its dot or slash when that is a family, else `org` (events, snapshot, ops). */
 export function readFamily(path: string): string {
+  // GET /directory is the member directory (the people families), not the directory family of outside parties.
+  if (path === 'directory') return 'member';
   const head = path.split(/[./]/)[0];
   return FAMILIES.includes(head) ? head : 'org';
 }

@@ -31,14 +31,16 @@ export async function mintKey(q: Queryable, orgId: string, req: MintRequest): Pr
 
   let principal: MintedKey['principal'];
   if (req.principalId) {
-    const [row] = await q.query<{ kind: PrincipalKind; name: string }>(
-      'SELECT kind, name FROM principals WHERE org_id = $1 AND principal_id = $2',
+    const [row] = await q.query<{ kind: PrincipalKind; name: string; status: string }>(
+      'SELECT kind, name, status FROM principals WHERE org_id = $1 AND principal_id = $2',
       [orgId, req.principalId],
     );
     if (!row) throw notFound(`principal ${req.principalId}`);
     if (row.kind !== kind) {
       throw new ApiError('BAD_REQUEST', `principalId: ${req.principalId} is ${row.kind === 'human' ? 'a human' : 'an agent'}, but this key is for ${kind === 'human' ? 'a human' : 'an agent'}`);
     }
+    // A key for a member who may not act would be dead on arrival (auth.ts): say so instead.
+    if (row.status !== 'active') throw new ApiError('CONFLICT', `principalId: ${req.principalId} is ${row.status}; reactivate the member before minting a key`);
     principal = { kind, id: req.principalId, name: row.name };
   } else {
     principal = { kind, id: newId(kind === 'human' ? 'usr' : 'agt'), name: req.name };

@@ -1,0 +1,159 @@
+import { badRequest, conflict } from '../../protocol/errors.js';
+import { member as c } from '../../protocol/methods/member.js';
+import type { Queryable } from '../../db/types.js';
+import { family } from '../family.js';
+import { handler } from '../handler.js';
+import { newId } from '../ids.js';
+import { listMembers } from './list.js';
+import {
+  checkManager,
+  checkTeams,
+  checkUnique,
+  freeHandle,
+  getMember,
+  handleFrom,
+  lockPeople,
+  setTeams,
+  toMember,
+  type MemberRow,
+} from './model.js';
+
+/*
+ * member.*: the directory record of each principal. Events carry ids, statuses, versions and the names of the
+ * fields changed, never the values (names, emails, titles are personal data; the chain cannot forget them).
+ */
+
+export function checkVersion(kind: string, id: string, current: number, ifVersion: number | undefined): void {
+  if (ifVersion !== undefined && ifVersion !== Number(current)) {
+    throw conflict(`${kind} ${id} is at version ${current}, not ${ifVersion}: read it again and retry with ifVersion ${current}`);
+  }
+}
+
+function refuseArchived(row: MemberRow): void {
+  if (row.status === 'archived') throw conflict(`member ${row.principal_id} is archived; reactivate it (admin.reactivate) before changing it`);
+}
+
+async function bump(q: Queryable, orgId: string, memberId: string): Promise<void> {
+  await q.query('UPDATE principals SET version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2', [orgId, memberId]);
+}
+
+export const create = handler(c.create, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  if (p.handle !== undefined) await checkUnique(ctx.q, ctx.orgId, null, 'handle', p.handle);
+  if (p.email !== undefined) await checkUnique(ctx.q, ctx.orgId, null, 'email', p.email);
+  if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, null, p.managerId);
+  if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'params.teamIds');
+  const handle = p.handle ?? (await freeHandle(ctx.q, ctx.orgId, 'principals', handleFrom(p.name)));
+  const memberId = newId('usr');
+  await ctx.q.query(
+    `INSERT INTO principals (org_id, principal_id, kind, name, handle, email, title, manager_id, timezone, status)
+     VALUES ($1, $2, 'human', $3, $4, $5, $6, $7, $8, 'active')`,
+    [ctx.orgId, memberId, p.name, handle, p.email ?? null, p.title ?? null, p.managerId ?? null, p.timezone ?? null],
+  );
+  if (p.teamIds?.length) await setTeams(ctx.q, ctx.orgId, memberId, p.teamIds);
+  const m = toMember(await getMember(ctx.q, ctx.orgId, memberId));
+  await ctx.emit('member.record.create', memberId, { memberId, kind: m.kind, status: m.status, managerId: m.managerId, teamIds: m.teams.map((t: { teamId: string }) => t.teamId), version: m.version });
+  return { member: m, changed: true };
+});
+
+export const get = handler(c.get, async (ctx, p) => {
+  const row = await getMember(ctx.q, ctx.orgId, p.memberId);
+  const [keys] = await ctx.q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
+    [ctx.orgId, p.memberId],
+  );
+  return { member: toMember(row), access: { liveKeys: Number(keys.n) } };
+});
+
+export const list = handler(c.list, async (ctx, p) => listMembers(ctx.q, ctx.orgId, { ...p, prefix: 'params' }));
+
+const EDITABLE = ['name', 'handle', 'email', 'title', 'managerId', 'timezone'] as const;
+const COLUMN: Record<(typeof EDITABLE)[number], keyof MemberRow> = {
+  name: 'name',
+  handle: 'handle',
+  email: 'email',
+  title: 'title',
+  managerId: 'manager_id',
+  timezone: 'timezone',
+};
+
+export const update = handler(c.update, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const row = await getMember(ctx.q, ctx.orgId, p.memberId, 'FOR UPDATE OF p');
+  checkVersion('member', p.memberId, row.version, p.ifVersion);
+  refuseArchived(row);
+  const fields = EDITABLE.filter((f) => p[f] !== undefined && p[f] !== row[COLUMN[f]]);
+  if (fields.length === 0) {
+    await ctx.emit('member.record.update', p.memberId, { memberId: p.memberId, fields: [], version: Number(row.version), noop: true });
+    return { member: toMember(row), changed: false };
+  }
+  if (fields.includes('handle')) await checkUnique(ctx.q, ctx.orgId, p.memberId, 'handle', p.handle!);
+  if (fields.includes('email') && p.email !== null) await checkUnique(ctx.q, ctx.orgId, p.memberId, 'email', p.email!);
+  if (fields.includes('managerId') && p.managerId !== null) await checkManager(ctx.q, ctx.orgId, p.memberId, p.managerId!);
+  const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}`);
+  await ctx.q.query(
+    `UPDATE principals SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`,
+    [ctx.orgId, p.memberId, ...fields.map((f) => p[f])],
+  );
+  const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
+  await ctx.emit('member.record.update', p.memberId, { memberId: p.memberId, fields, managerId: m.managerId, version: m.version });
+  return { member: m, changed: true };
+});
+
+export const archive = handler(c.archive, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const row = await getMember(ctx.q, ctx.orgId, p.memberId, 'FOR UPDATE OF p');
+  checkVersion('member', p.memberId, row.version, p.ifVersion);
+  if (row.status === 'archived') {
+    await ctx.emit('member.record.archive', p.memberId, { memberId: p.memberId, status: 'archived', version: Number(row.version), noop: true });
+    return { member: toMember(row), changed: false };
+  }
+  if (p.memberId === ctx.principal.id) throw conflict(`member ${p.memberId} is you: another admin must archive you`);
+  const [keys] = await ctx.q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
+    [ctx.orgId, p.memberId],
+  );
+  if (Number(keys.n) > 0) {
+    throw conflict(`member ${p.memberId} is ${row.status} with ${keys.n} live API key(s): revoke them first (settings.revokeApiKey), then archive`);
+  }
+  // Out of the chart: its reports move up to its manager, it leads no team and belongs to none.
+  const reports = await ctx.q.query<{ principal_id: string }>(
+    `UPDATE principals SET manager_id = $3, version = version + 1, updated_at = now()
+      WHERE org_id = $1 AND manager_id = $2 RETURNING principal_id`,
+    [ctx.orgId, p.memberId, row.manager_id],
+  );
+  await ctx.q.query(`UPDATE teams SET lead_id = NULL, version = version + 1, updated_at = now() WHERE org_id = $1 AND lead_id = $2`, [ctx.orgId, p.memberId]);
+  await setTeams(ctx.q, ctx.orgId, p.memberId, []);
+  await ctx.q.query(
+    `UPDATE principals SET status = 'archived', manager_id = NULL, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`,
+    [ctx.orgId, p.memberId],
+  );
+  const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
+  await ctx.emit('member.record.archive', p.memberId, { memberId: p.memberId, from: row.status, status: 'archived', reportsMoved: reports.length, version: m.version });
+  return { member: m, changed: true };
+});
+
+export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const row = await getMember(ctx.q, ctx.orgId, p.memberId, 'FOR UPDATE OF p');
+  checkVersion('member', p.memberId, row.version, p.ifVersion);
+  refuseArchived(row);
+  const wanted = [...new Set(p.teamIds)];
+  if (p.primaryTeamId !== undefined && !wanted.includes(p.primaryTeamId)) throw badRequest('params.primaryTeamId', 'must be one of teamIds');
+  await checkTeams(ctx.q, ctx.orgId, wanted, 'params.teamIds');
+  const primary = p.primaryTeamId ?? wanted[0] ?? null;
+  const before = toMember(row).teams as { teamId: string; primary: boolean }[];
+  const same =
+    before.length === wanted.length && wanted.every((t) => before.some((b) => b.teamId === t)) && (before.find((b) => b.primary)?.teamId ?? null) === primary;
+  if (same) {
+    await ctx.emit('member.teams.assign', p.memberId, { memberId: p.memberId, teamIds: wanted, primaryTeamId: primary, version: Number(row.version), noop: true });
+    return { member: toMember(row), changed: false };
+  }
+  await setTeams(ctx.q, ctx.orgId, p.memberId, wanted, primary ?? undefined);
+  await bump(ctx.q, ctx.orgId, p.memberId);
+  const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
+  await ctx.emit('member.teams.assign', p.memberId, { memberId: p.memberId, teamIds: wanted, primaryTeamId: primary, version: m.version });
+  return { member: m, changed: true };
+});
+
+export const memberHandlers = family('member', { create, get, list, update, archive, assignTeam });

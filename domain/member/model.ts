@@ -1,0 +1,143 @@
+import { badRequest, conflict, notFound } from '../../protocol/errors.js';
+import type { Queryable } from '../../db/types.js';
+
+/** The member record is the principals row (migration 022): these helpers read and shape it. */
+
+export interface MemberRow {
+  principal_id: string;
+  kind: 'human' | 'agent';
+  name: string;
+  handle: string | null;
+  email: string | null;
+  title: string | null;
+  manager_id: string | null;
+  timezone: string | null;
+  status: 'invited' | 'active' | 'suspended' | 'deactivated' | 'archived';
+  version: number;
+  created_at: string | Date;
+  updated_at: string | Date;
+  teams: { teamId: string; primary: boolean }[] | string | null;
+}
+
+export const MEMBER_COLUMNS = `p.principal_id, p.kind, p.name, p.handle, p.email, p.title, p.manager_id, p.timezone, p.status,
+  p.version, p.created_at, p.updated_at,
+  (SELECT coalesce(json_agg(json_build_object('teamId', mt.team_id, 'primary', mt.is_primary) ORDER BY mt.is_primary DESC, mt.team_id), '[]'::json)
+     FROM member_teams mt WHERE mt.org_id = p.org_id AND mt.member_id = p.principal_id) AS teams`;
+
+const iso = (v: string | Date) => new Date(v).toISOString();
+
+export function toMember(r: MemberRow) {
+  const teams = typeof r.teams === 'string' ? JSON.parse(r.teams) : (r.teams ?? []);
+  return {
+    id: r.principal_id,
+    kind: r.kind,
+    name: r.name,
+    handle: r.handle,
+    email: r.email,
+    title: r.title,
+    managerId: r.manager_id,
+    timezone: r.timezone,
+    status: r.status,
+    teams,
+    version: Number(r.version),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+export type Member = ReturnType<typeof toMember>;
+
+/** The member, or NOT_FOUND (an id of another org looks exactly like one that never existed). */
+export async function getMember(q: Queryable, orgId: string, memberId: string, lock = ''): Promise<MemberRow> {
+  const [row] = await q.query<MemberRow>(`SELECT ${MEMBER_COLUMNS} FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 ${lock}`, [orgId, memberId]);
+  if (!row) throw notFound(`member ${memberId}`);
+  return row;
+}
+
+export async function getMembers(q: Queryable, orgId: string, ids: readonly string[]): Promise<Member[]> {
+  if (ids.length === 0) return [];
+  const rows = await q.query<MemberRow>(`SELECT ${MEMBER_COLUMNS} FROM principals p WHERE p.org_id = $1 AND p.principal_id = ANY($2::text[])`, [orgId, ids]);
+  const byId = new Map(rows.map((r) => [r.principal_id, toMember(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Reporting lines and team nesting change under one per-org lock, so two concurrent edits cannot each pass the
+ * cycle check and together close a loop (A->B while B->A).
+ */
+export async function lockPeople(q: Queryable, orgId: string): Promise<void> {
+  await q.query(`SELECT pg_advisory_xact_lock(hashtext('people:' || $1))`, [orgId]);
+}
+
+/** BAD_REQUEST unless `managerId` is a member of the org that may lead (not archived) and not in memberId's subtree. */
+export async function checkManager(q: Queryable, orgId: string, memberId: string | null, managerId: string, field = 'params.managerId'): Promise<void> {
+  if (managerId === memberId) throw badRequest(field, `${memberId} cannot report to itself`);
+  const [mgr] = await q.query<{ status: string }>('SELECT status FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, managerId]);
+  if (!mgr) throw badRequest(field, `no member ${managerId} in this org`);
+  if (mgr.status === 'archived') throw badRequest(field, `${managerId} is archived`);
+  if (memberId === null) return;
+  // Walk up from the new manager: meeting memberId means the manager reports (indirectly) to it.
+  const [cycle] = await q.query<{ below: string }>(
+    `WITH RECURSIVE up(id, below, depth) AS (
+        SELECT principal_id, principal_id, 0 FROM principals WHERE org_id = $1 AND principal_id = $2
+        UNION ALL
+        SELECT p.manager_id, up.id, up.depth + 1 FROM up JOIN principals p ON p.org_id = $1 AND p.principal_id = up.id
+         WHERE p.manager_id IS NOT NULL AND up.depth < 10000)
+     SELECT below FROM up WHERE id = $3 LIMIT 1`,
+    [orgId, managerId, memberId],
+  );
+  if (cycle) throw badRequest(field, `${cycle.below} reports to ${memberId}`);
+}
+
+/** A handle from a display name: accents folded, lowercase words joined by dots, at most 40 characters. */
+export function handleFrom(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '.')
+    .replace(/^\.+|\.+$/g, '')
+    .slice(0, 32)
+    .replace(/\.+$/, '');
+  return base || 'member';
+}
+
+/** The first free handle of base, base2, base3… in the org (callers hold the people lock). */
+export async function freeHandle(q: Queryable, orgId: string, table: 'principals' | 'teams', base: string): Promise<string> {
+  const rows = await q.query<{ handle: string }>(
+    `SELECT lower(handle) AS handle FROM ${table} WHERE org_id = $1 AND lower(handle) LIKE $2 || '%'${table === 'teams' ? ` AND status = 'live'` : ''}`,
+    [orgId, base],
+  );
+  const taken = new Set(rows.map((r) => r.handle));
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}${i}`)) return `${base}${i}`;
+}
+
+/** Live teams among ids, else BAD_REQUEST naming the first that is not. */
+export async function checkTeams(q: Queryable, orgId: string, teamIds: readonly string[], field: string): Promise<void> {
+  const rows = await q.query<{ team_id: string }>(`SELECT team_id FROM teams WHERE org_id = $1 AND team_id = ANY($2::text[]) AND status = 'live'`, [orgId, teamIds]);
+  const live = new Set(rows.map((r) => r.team_id));
+  const i = teamIds.findIndex((t) => !live.has(t));
+  if (i >= 0) throw badRequest(`${field}[${i}]`, `no live team ${teamIds[i]} in this org`);
+}
+
+/** Replace a member's team set; the primary one first (default the first listed). */
+export async function setTeams(q: Queryable, orgId: string, memberId: string, teamIds: readonly string[], primary?: string): Promise<void> {
+  const unique = [...new Set(teamIds)];
+  const first = primary ?? unique[0];
+  await q.query('DELETE FROM member_teams WHERE org_id = $1 AND member_id = $2', [orgId, memberId]);
+  if (unique.length === 0) return;
+  await q.query(
+    `INSERT INTO member_teams (org_id, member_id, team_id, is_primary)
+     SELECT $1, $2, t, t = $4 FROM unnest($3::text[]) AS t`,
+    [orgId, memberId, unique, first],
+  );
+}
+
+/** CONFLICT if another member of the org already has this email or handle (callers hold the people lock). */
+export async function checkUnique(q: Queryable, orgId: string, self: string | null, field: 'email' | 'handle', value: string): Promise<void> {
+  const [row] = await q.query<{ principal_id: string }>(
+    `SELECT principal_id FROM principals WHERE org_id = $1 AND lower(${field}) = lower($2) AND principal_id IS DISTINCT FROM $3 LIMIT 1`,
+    [orgId, value, self],
+  );
+  if (row) throw conflict(`${field}: already used by member ${row.principal_id}; choose another or update that member`);
+}
