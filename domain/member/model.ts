@@ -68,24 +68,44 @@ export async function lockPeople(q: Queryable, orgId: string): Promise<void> {
   await q.query(`SELECT pg_advisory_xact_lock(hashtext('people:' || $1))`, [orgId]);
 }
 
+/** BAD_REQUEST (naming `field`) unless `id` is a member of the org who may be named as a manager or lead (not archived). */
+export async function requireNamableMember(q: Queryable, orgId: string, id: string, field: string): Promise<void> {
+  const [row] = await q.query<{ status: string }>('SELECT status FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, id]);
+  if (!row) throw badRequest(field, `no member ${id} in this org`);
+  if (row.status === 'archived') throw badRequest(field, `${id} is archived`);
+}
+
+/** The trees people build: reporting lines on principals, nesting on teams (table, id column, parent column). */
+const TREES = {
+  reporting: { table: 'principals', id: 'principal_id', parent: 'manager_id' },
+  teams: { table: 'teams', id: 'team_id', parent: 'parent_team_id' },
+} as const;
+
+/**
+ * Walk up `tree` from `start` (the new parent): if it meets `node`, re-parenting node under start would close a
+ * cycle; the answer is the node directly below `node` on that path (for the message), else undefined.
+ */
+export async function cycleThrough(q: Queryable, orgId: string, tree: keyof typeof TREES, start: string, node: string): Promise<string | undefined> {
+  const { table, id, parent } = TREES[tree];
+  const [cycle] = await q.query<{ below: string }>(
+    `WITH RECURSIVE up(id, below, depth) AS (
+        SELECT ${id}, ${id}, 0 FROM ${table} WHERE org_id = $1 AND ${id} = $2
+        UNION ALL
+        SELECT t.${parent}, up.id, up.depth + 1 FROM up JOIN ${table} t ON t.org_id = $1 AND t.${id} = up.id
+         WHERE t.${parent} IS NOT NULL AND up.depth < 10000)
+     SELECT below FROM up WHERE id = $3 LIMIT 1`,
+    [orgId, start, node],
+  );
+  return cycle?.below;
+}
+
 /** BAD_REQUEST unless `managerId` is a member of the org that may lead (not archived) and not in memberId's subtree. */
 export async function checkManager(q: Queryable, orgId: string, memberId: string | null, managerId: string, field = 'params.managerId'): Promise<void> {
   if (managerId === memberId) throw badRequest(field, `${memberId} cannot report to itself`);
-  const [mgr] = await q.query<{ status: string }>('SELECT status FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, managerId]);
-  if (!mgr) throw badRequest(field, `no member ${managerId} in this org`);
-  if (mgr.status === 'archived') throw badRequest(field, `${managerId} is archived`);
+  await requireNamableMember(q, orgId, managerId, field);
   if (memberId === null) return;
-  // Walk up from the new manager: meeting memberId means the manager reports (indirectly) to it.
-  const [cycle] = await q.query<{ below: string }>(
-    `WITH RECURSIVE up(id, below, depth) AS (
-        SELECT principal_id, principal_id, 0 FROM principals WHERE org_id = $1 AND principal_id = $2
-        UNION ALL
-        SELECT p.manager_id, up.id, up.depth + 1 FROM up JOIN principals p ON p.org_id = $1 AND p.principal_id = up.id
-         WHERE p.manager_id IS NOT NULL AND up.depth < 10000)
-     SELECT below FROM up WHERE id = $3 LIMIT 1`,
-    [orgId, managerId, memberId],
-  );
-  if (cycle) throw badRequest(field, `${cycle.below} reports to ${memberId}`);
+  const below = await cycleThrough(q, orgId, 'reporting', managerId, memberId);
+  if (below) throw badRequest(field, `${below} reports to ${memberId}`);
 }
 
 /** A handle from a display name: accents folded, lowercase words joined by dots, at most 40 characters. */

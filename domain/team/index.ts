@@ -5,7 +5,7 @@ import { family } from '../family.js';
 import { handler } from '../handler.js';
 import { newId } from '../ids.js';
 import { checkVersion } from '../member/index.js';
-import { freeHandle, handleFrom, lockPeople } from '../member/model.js';
+import { cycleThrough, freeHandle, handleFrom, lockPeople, requireNamableMember } from '../member/model.js';
 
 /* team.*: nested groups of members. Events carry ids, statuses and field names, never team names. */
 
@@ -52,12 +52,8 @@ async function checkName(q: Queryable, orgId: string, self: string | null, field
   if (row) throw conflict(`${field}: already used by team ${row.team_id}; choose another`);
 }
 
-/** A lead must be a member of the org who is not archived. */
-async function checkLead(q: Queryable, orgId: string, leadId: string): Promise<void> {
-  const [row] = await q.query<{ status: string }>('SELECT status FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, leadId]);
-  if (!row) throw badRequest('params.leadId', `no member ${leadId} in this org`);
-  if (row.status === 'archived') throw badRequest('params.leadId', `${leadId} is archived`);
-}
+/** A lead must be a member of the org who is not archived (the member family's own check). */
+const checkLead = (q: Queryable, orgId: string, leadId: string): Promise<void> => requireNamableMember(q, orgId, leadId, 'params.leadId');
 
 /** The parent must be a live team of the org and, for an existing team, not the team itself or one below it. */
 async function checkParent(q: Queryable, orgId: string, teamId: string | null, parentId: string): Promise<void> {
@@ -65,16 +61,8 @@ async function checkParent(q: Queryable, orgId: string, teamId: string | null, p
   const [row] = await q.query<{ status: string }>('SELECT status FROM teams WHERE org_id = $1 AND team_id = $2', [orgId, parentId]);
   if (!row || row.status !== 'live') throw badRequest('params.parentTeamId', `no live team ${parentId} in this org`);
   if (teamId === null) return;
-  const [cycle] = await q.query<{ below: string }>(
-    `WITH RECURSIVE up(id, below, depth) AS (
-        SELECT team_id, team_id, 0 FROM teams WHERE org_id = $1 AND team_id = $2
-        UNION ALL
-        SELECT t.parent_team_id, up.id, up.depth + 1 FROM up JOIN teams t ON t.org_id = $1 AND t.team_id = up.id
-         WHERE t.parent_team_id IS NOT NULL AND up.depth < 10000)
-     SELECT below FROM up WHERE id = $3 LIMIT 1`,
-    [orgId, parentId, teamId],
-  );
-  if (cycle) throw badRequest('params.parentTeamId', `${cycle.below} is inside ${teamId}`);
+  const below = await cycleThrough(q, orgId, 'teams', parentId, teamId);
+  if (below) throw badRequest('params.parentTeamId', `${below} is inside ${teamId}`);
 }
 
 function refuseDeleted(row: TeamRow): void {

@@ -1,20 +1,10 @@
 import { z } from 'zod';
 import { read } from '../contract.js';
 import { limit } from '../schema.js';
-import { MemberTeam, MEMBER_STATUSES, teamId } from '../methods/member.js';
+import { Member, teamId } from '../methods/member.js';
 
-const Card = z.strictObject({
-  id: z.string().describe('usr_… or agt_…'),
-  kind: z.enum(['human', 'agent']),
-  name: z.string(),
-  handle: z.string().nullable(),
-  email: z.string().nullable(),
-  title: z.string().nullable(),
-  managerId: z.string().nullable(),
-  timezone: z.string().nullable(),
-  status: z.enum(MEMBER_STATUSES),
-  teams: z.array(MemberTeam),
-});
+/** A directory card: the member as member.get shows it, without its version and timestamps. */
+const Card = Member.omit({ version: true, createdAt: true, updatedAt: true });
 
 export const peopleReadContracts = {
   directory: read({

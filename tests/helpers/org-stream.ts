@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { sseParser } from './sse.js';
 
 /** One frame of GET /api/v1/org/stream: its id (the seq) and the event. */
 export interface OrgFrame {
@@ -44,23 +45,14 @@ export function openOrgStream(base: string, key: string, opts: OpenOptions = {})
       const waiters = new Set<() => void>();
       let last: number | undefined;
       let paused = false;
-      let buffer = '';
+      const parse = sseParser();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let id: number | undefined;
-          let data: string | undefined;
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else if (line.startsWith('id: ')) id = Number(line.slice(4));
-            else if (line.startsWith('data: ')) data = line.slice(6);
-          }
+        for (const block of parse(chunk)) {
+          comments.push(...block.comments);
+          const id = block.id === undefined ? undefined : Number(block.id);
           if (id !== undefined) last = id;
-          if (data !== undefined) frames.push({ id: id ?? NaN, data: JSON.parse(data) });
+          if (block.data !== undefined) frames.push({ id: id ?? NaN, data: JSON.parse(block.data) });
         }
         for (const w of [...waiters]) w();
         if (opts.pauseAfter !== undefined && frames.length >= opts.pauseAfter && !paused) {

@@ -11,6 +11,36 @@ export interface EventStream {
   close(): void;
 }
 
+/** One Server-Sent Events block: its event name, id and data lines, and its comments. */
+export interface SseBlock {
+  event?: string;
+  id?: string;
+  data?: string;
+  comments: string[];
+}
+
+/** A parser fed the text as it arrives: returns the blocks each chunk completes (blocks end at a blank line). */
+export function sseParser(): (chunk: string) => SseBlock[] {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk;
+    const blocks: SseBlock[] = [];
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block: SseBlock = { comments: [] };
+      for (const line of buffer.slice(0, cut).split('\n')) {
+        if (line.startsWith(':')) block.comments.push(line.slice(1).trim());
+        else if (line.startsWith('event: ')) block.event = line.slice(7);
+        else if (line.startsWith('id: ')) block.id = line.slice(4);
+        else if (line.startsWith('data: ')) block.data = line.slice(6);
+      }
+      buffer = buffer.slice(cut + 2);
+      blocks.push(block);
+    }
+    return blocks;
+  };
+}
+
 /** GET an event stream (the approval inbox's, with a session cookie) and collect its events as they come. */
 export function openEventStream(url: string, cookie: string, label = url): Promise<EventStream> {
   return new Promise((resolve, reject) => {
@@ -21,16 +51,10 @@ export function openEventStream(url: string, cookie: string, label = url): Promi
       }
       const events: { event: string; data: any }[] = [];
       const waiters: (() => void)[] = [];
-      let buffer = '';
+      const parse = sseParser();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event = /^event: (.+)$/m.exec(block)?.[1];
-          const data = /^data: (.+)$/m.exec(block)?.[1];
+        for (const { event, data } of parse(chunk)) {
           if (event) events.push({ event, data: data ? JSON.parse(data) : null });
           for (const w of waiters.splice(0)) w();
         }
