@@ -11,6 +11,7 @@ import { rawSha256, verifyWithCli } from './scenarios/verify.js';
 import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
 import { measureBlobUpload } from './scenarios/blobs.js';
+import { peopleStep } from './scenarios/people.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -299,5 +300,6 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   verify,
   stream,
   blobs,
+  people: peopleStep,
   coldstart: coldStart,
 };

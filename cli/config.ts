@@ -2,7 +2,7 @@ import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.j
 import { MAIL_ENV_HELP, loadMailConfig, type MailConfig } from '../mail/config.js';
 import { BLOBS_ENV_HELP, loadBlobConfig, type BlobConfig } from '../blobs/config.js';
 import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
-import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
+import { DEFAULT_BILLING_PLANS, DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
 
@@ -26,10 +26,14 @@ export interface ServerConfig {
   pairing: PairingLimits;
   publicUrl: string;
   holdTtlMs: number;
+  /** Plan names billing.update accepts (BILLING_PLANS). */
+  billingPlans: string[];
   /** approval.wait's safety re-read when no notification came (APPROVAL_WAIT_POLL_MS). */
   approvalWaitPollMs: number;
   /** The live stream (GET /api/v1/org/stream): head poll, heartbeat, how far a client may fall behind (STREAM_*). */
   stream: { pollMs: number; heartbeatMs: number; maxBufferedFrames: number };
+  /** Notification delivery's pass interval (NOTIFY_POLL_MS). */
+  notifyPollMs: number;
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
@@ -70,6 +74,7 @@ export const ENV_HELP = `Environment:
   PAIRING_ANSWER_FLOOR_MS     every pairing.request answer takes at least this long (default ${DEFAULT_PAIRING_LIMITS.answerFloorMs})
   PUBLIC_URL            base URL humans use to reach this server (default http://localhost:PORT)
   HOLD_TTL_MS           lifetime of a signature hold and its approval (default 86400000)
+  BILLING_PLANS         plan names billing.update accepts, comma-separated (default ${DEFAULT_BILLING_PLANS.join(',')})
   APPROVAL_WAIT_POLL_MS approval.wait re-reads this often even without a notification (default 5000; a
                         decision in any process wakes it at once through PostgreSQL LISTEN/NOTIFY)
   STREAM_POLL_MS        the live stream polls the ledger heads of orgs with open streams this often (default 1000): a
@@ -78,6 +83,9 @@ export const ENV_HELP = `Environment:
                         (default 15000)
   STREAM_MAX_BUFFERED   frames a stream's client may fall behind by before it is disconnected (default 1000; it resumes
                         with Last-Event-ID)
+  NOTIFY_POLL_MS        notification mail (domain/notification): each server process looks for new events and due
+                        mail this often (default 2000; at least 100); on PostgreSQL a commit in any process also
+                        wakes it at once. Digests and the end of quiet hours are found by this poll
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)
@@ -96,6 +104,15 @@ function trustProxy(raw: string | undefined): string[] | undefined {
   const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
   const bad = list.find((s) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s));
   if (bad !== undefined) throw new Error(`TRUST_PROXY: ${JSON.stringify(bad)} is not an address or a CIDR`);
+  return list;
+}
+
+/** BILLING_PLANS: plan names (letters, digits, dot, dash, underscore), comma-separated. */
+function billingPlans(raw: string | undefined): string[] {
+  if (!raw || !raw.trim()) return [...DEFAULT_BILLING_PLANS];
+  const list = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  const bad = list.find((s) => !/^[A-Za-z0-9._-]{1,64}$/.test(s));
+  if (bad !== undefined) throw new Error(`BILLING_PLANS: ${JSON.stringify(bad)} is not a plan name (letters, digits, . _ -, at most 64)`);
   return list;
 }
 
@@ -125,12 +142,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ''),
     holdTtlMs: envInt(env, 'HOLD_TTL_MS', 24 * 60 * 60 * 1000),
+    billingPlans: billingPlans(env.BILLING_PLANS),
     approvalWaitPollMs: Math.max(100, envInt(env, 'APPROVAL_WAIT_POLL_MS', 5000)),
     stream: {
       pollMs: Math.max(50, envInt(env, 'STREAM_POLL_MS', 1000)),
       heartbeatMs: Math.max(50, envInt(env, 'STREAM_HEARTBEAT_MS', 15_000)),
       maxBufferedFrames: Math.max(1, envInt(env, 'STREAM_MAX_BUFFERED', 1000)),
     },
+    notifyPollMs: Math.max(100, envInt(env, 'NOTIFY_POLL_MS', 2000)),
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: envInt(env, 'PG_POOL_SIZE', 20),
     lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),

@@ -8,6 +8,7 @@ import { findOrgBySlug } from '../domain/org/service.js';
 import { formatCents } from '../domain/books/money.js';
 import { firstUncoveredPayDate, loadedSchedules } from '../domain/books/rates/index.js';
 import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';
+import { demoPeople } from './demo-people.js';
 
 /*
  * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
@@ -129,5 +130,6 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const tb = await desk.at(end).call('books.reports', { report: 'trialBalance' });
   const bank = tb.lines.find((l: { account: string }) => l.account === '090');
   summary.push(`Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`);
+  summary.push(...(await demoPeople(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

@@ -1,9 +1,10 @@
 import type { Answerer } from '../ai-gateway/answerer.js';
 import { BOOKS_ANSWERER } from './books/ask/answerer.js';
+import { PERSONA_ANSWERER } from './persona/answerer.js';
 
 /**
  * Every family's AI answerer, registered with the gateway by the runtime (ai-gateway/answerer.ts). A family
  * that adds ask, summarise, triage, extractAction or rewriteInVoice adds its answerer here; a method not
  * listed is refused by the gateway before any model is called.
  */
-export const ANSWERERS: readonly Answerer[] = [BOOKS_ANSWERER];
+export const ANSWERERS: readonly Answerer[] = [BOOKS_ANSWERER, PERSONA_ANSWERER];

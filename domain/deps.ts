@@ -34,7 +34,13 @@ export interface DomainConfig {
   approvalWaitPollMs: number;
   /** The live stream (domain/stream) polls the heads of orgs with open streams this often: lost notifications only delay. */
   streamPollMs: number;
+  /** Notification delivery (domain/notification) runs at least this often in a process with workers (NOTIFY_POLL_MS). */
+  notifyPollMs: number;
+  /** The plan names billing.update accepts (BILLING_PLANS); the first is a new subscription's default. */
+  billingPlans: readonly string[];
 }
+
+export const DEFAULT_BILLING_PLANS: readonly string[] = ['starter', 'team', 'business', 'enterprise'];
 
 export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
   pairing: DEFAULT_PAIRING_LIMITS,
@@ -42,6 +48,8 @@ export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
   publicUrl: 'http://localhost:8080',
   approvalWaitPollMs: 5000,
   streamPollMs: 1000,
+  notifyPollMs: 2000,
+  billingPlans: DEFAULT_BILLING_PLANS,
 };
 
 export interface Logger {

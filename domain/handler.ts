@@ -114,6 +114,15 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
+/** A read's answer that is not a JSON payload (contract `media`): bytes of a type, or a redirect (status 302, Location). */
+export class ReadAnswer {
+  constructor(
+    readonly body: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly status: 200 | 302 = 200,
+  ) {}
+}
+
 export interface ReadHandler<C extends ReadContract = ReadContract> {
   contract: C;
   run(ctx: ReadCtx, query: z.output<C['query']>): Promise<unknown>;

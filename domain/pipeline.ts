@@ -15,7 +15,7 @@ import { fileReleaseApproval, heldActRunner } from './approval/release.js';
 import { HoldSignal, requireSignature, verifyProofIfGiven } from './approval/signature.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
-import { RawJson, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
+import { RawJson, ReadAnswer, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
 
 export interface CallRequest {
   method: string;
@@ -63,9 +63,11 @@ export interface ReadRequest {
 
 export interface ReadOutcome {
   status: number;
-  /** Bare payload on success, error frame otherwise, as JSON text. */
+  /** Bare payload on success, error frame otherwise, as JSON text; or a ReadAnswer's body. */
   body: string;
   payload?: unknown;
+  /** A ReadAnswer's headers (its Content-Type, a redirect's Location): the body is then not JSON. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const MAX_IDEMPOTENCY_KEY = 255;
@@ -384,6 +386,7 @@ export class Pipeline {
       const ctx = { q: this.deps.db, principal, orgId: principal.orgId, deps: this.deps, signal: req.signal ?? new AbortController().signal };
       const payload = await handler.run(ctx, query);
       if (payload instanceof RawJson) return { status: 200, body: payload.text };
+      if (payload instanceof ReadAnswer) return { status: payload.status, body: payload.body, headers: payload.headers };
       return { status: 200, body: JSON.stringify(payload), payload };
     } catch (err) {
       const { status, frame } = toErrorFrame(err, this.deps.log, { requestId, method: `GET /${req.path}` });

@@ -21,6 +21,7 @@ import { createMailService } from '../mail/service.js';
 import { createBlobService } from '../blobs/index.js';
 import { defaultBlobConfig, type BlobConfig } from '../blobs/config.js';
 import { StreamHub } from './stream/hub.js';
+import { startDelivery } from './notification/delivery.js';
 
 export interface RuntimeOptions extends OpenDbOptions {
   config?: Partial<DomainConfig>;
@@ -88,7 +89,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   if (opts.workers) await deps.jobs.startWorkers(opts.workers === true ? {} : opts.workers);
+  // Notifications are mailed by the processes that run workers (domain/notification/delivery.ts).
+  const delivery = opts.workers ? startDelivery(deps, { pollMs: config.notifyPollMs }) : undefined;
   const close = async () => {
+    await delivery?.stop(); // before the mail service and the database it uses
     await deps.jobs.close(); // first: a running job may still use the mail and the database
     await deps.mail.close();
     await deps.blobs.close();

@@ -8,7 +8,9 @@ import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
 import { blobRoutes } from './blobs.js';
 import { inboxRoutes, type InboxOptions } from './inbox/index.js';
+import { joinRoutes } from './join.js';
 import { streamRoutes, type StreamRouteOptions } from './stream.js';
+import { SCIM_PREFIX, scimRoutes } from './scim/index.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -31,8 +33,8 @@ export interface GatewayOptions {
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
-/** A signed URL's signature (blob downloads) is a bearer credential until it expires: never logged. */
-export const redactUrl = (url: string): string => url.replace(/([?&]sig=)[^&#]*/gi, '$1[Redacted]');
+/** A signed URL's signature (blob downloads) and an invitation link's token (/join) are bearer credentials: never logged. */
+export const redactUrl = (url: string): string => url.replace(/([?&](?:sig|token)=)[^&#]*/gi, '$1[Redacted]');
 
 type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
 type ReqSerializer = (req: ReqLike) => Record<string, unknown>;
@@ -128,6 +130,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(booksImportRoutes, { runtime: opts.runtime });
   await app.register(blobRoutes, { runtime: opts.runtime });
   await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
+  await app.register(joinRoutes, { runtime: opts.runtime });
   await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
+  await app.register(scimRoutes, { runtime: opts.runtime, prefix: SCIM_PREFIX });
   return app;
 }

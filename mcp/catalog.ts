@@ -217,7 +217,8 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
 
 function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined {
   const spec = READS.get(path) ?? STATIC_READS.get(path);
-  if (!spec) return undefined;
+  // A read that answers a file or an image (a vCard, an avatar) is for browsers and address books, not a tool.
+  if (!spec || handler.contract.media) return undefined;
   const tool = toolNameFor(path);
   return {
     tool,

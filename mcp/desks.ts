@@ -38,10 +38,12 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   ledger: books('ledger', 'accounts, journals and reports (books)'),
   work: { summary: 'tasks and workstreams: claim, work, comment, complete (board)', toolsets: ['board'], tools: [] },
   org: { summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)', toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'], tools: [] },
-  people: {
-    summary: 'members, teams, the org chart, profiles, personas, invitations',
-    toolsets: ['member', 'team', 'hierarchy', 'profile', 'persona', 'user', 'admin', 'invitation', 'notification', 'billing'],
-    tools: [],
+  people: { summary: 'members, teams, the org chart, profiles, notification preferences', toolsets: ['member', 'team', 'hierarchy', 'profile', 'notification'], tools: [] },
+  // Who may act, apart from who is who: one desk for all ten people families would list ~11,000 tokens.
+  access: {
+    summary: 'who may act: invitations, roles, offboarding, the kill switch, agent personas, seats and billing',
+    toolsets: ['invitation', 'user', 'admin', 'persona', 'billing'],
+    tools: ['member.list', 'member.get'],
   },
   directory: { summary: 'people and organisations outside the org, contacts', toolsets: ['directory', 'contact', 'contacts'], tools: [] },
   governance: { summary: 'decisions, the charter, compacts, policies, escalations, handoffs', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy', 'escalation', 'handoff'], tools: [] },

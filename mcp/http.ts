@@ -8,6 +8,7 @@ import { acceptedOrigins } from './config.js';
 import { JsonPostTransport, type JsonAnswer } from './json-post.js';
 import { META_TOOL_NAMES } from './meta-tools.js';
 import { createMcpServer } from './server.js';
+import { sessionSelection } from './persona.js';
 import { parseSelection, SelectionError, type Selection } from './toolsets.js';
 
 /*
@@ -107,7 +108,7 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
     }
     let selection: Selection;
     try {
-      selection = selectionFromHeaders(req);
+      selection = await sessionSelection(opts.pipeline, principal, selectionFromHeaders(req));
     } catch (err) {
       if (err instanceof SelectionError) return reply.code(400).send(errorFrame('BAD_REQUEST', err.message));
       throw err;

@@ -1,5 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Pipeline } from '../domain/pipeline.js';
+import { sessionSelection } from './persona.js';
 import { createMcpServer } from './server.js';
 import type { Selection } from './toolsets.js';
 
@@ -28,7 +29,8 @@ export interface StdioServer {
 
 export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const principal = await opts.pipeline.principalFor(opts.apiKey);
-  const server = createMcpServer({ pipeline: opts.pipeline, apiKey: opts.apiKey, principal, selection: opts.selection, publicUrl: opts.publicUrl, humanDecisions: opts.humanDecisions });
+  const selection = await sessionSelection(opts.pipeline, principal, opts.selection);
+  const server = createMcpServer({ pipeline: opts.pipeline, apiKey: opts.apiKey, principal, selection, publicUrl: opts.publicUrl, humanDecisions: opts.humanDecisions });
   const stdin = opts.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (opts.stdout ?? process.stdout) as typeof process.stdout);
   let done!: () => void;

@@ -48,6 +48,8 @@ export interface Selection {
   include: ReadonlySet<string>;
   /** Tool names (including meta-tools) never listed nor callable in this session. */
   exclude: ReadonlySet<string>;
+  /** No desk or toolset was named: the default desk, which an agent's persona toolsets replace (personaSelection). */
+  defaulted: boolean;
 }
 
 const deskTools = (desk: string): string[] => [...DESKS[desk].tools, ...CORE_TOOLS].map(toolNameFor);
@@ -59,6 +61,7 @@ export const DEFAULT_SELECTION: Selection = {
   readOnly: false,
   include: new Set(deskTools(DEFAULT_DESK)),
   exclude: new Set(),
+  defaulted: true,
 };
 
 /** Raw settings as a flag, an environment variable or a header gives them. */
@@ -124,7 +127,20 @@ export function parseSelection(input: SelectionInput, metaTools: readonly string
     readOnly: parseBoolean(input.readOnly, 'read-only'),
     include,
     exclude: new Set(list(input.exclude).map((t) => toolName(t, metaTools, 'exclude-tools'))),
+    defaulted: input.toolsets === undefined,
   };
+}
+
+/**
+ * An agent's persona picks its default tools: a session that named no desk lists the persona's toolsets (and
+ * the core tools) instead of the bare default desk. The persona's toolsets were checked against TOOLSETS when
+ * written; one whose families are not deployed here lists nothing and is not refused (the agent did not choose
+ * it for this server): `named` maps it to no toolsets, which requireDeployed passes.
+ */
+export function personaSelection(sel: Selection, toolsets: readonly string[]): Selection {
+  if (!sel.defaulted || toolsets.length === 0) return sel;
+  const known = toolsets.filter((t) => TOOLSETS.includes(t));
+  return { ...sel, toolsets: new Set(known), named: new Map(known.map((t) => [t, []])), defaulted: false };
 }
 
 /** Refuse a desk or toolset with nothing deployed on this server (it would list nothing of its own). */

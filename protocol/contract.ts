@@ -27,6 +27,11 @@ export interface ReadContract<Q extends z.ZodType = z.ZodType, R extends z.ZodTy
   query: Q;
   result?: R;
   example: z.input<Q>;
+  /**
+   * The read answers bytes of this type instead of a JSON payload (a vCard file, an image), or a redirect to
+   * them: the HTTP face sends them as they are; MCP does not offer it as a tool.
+   */
+  media?: { type: string; description: string; redirects?: string };
 }
 
 export function read<Q extends z.ZodType, R extends z.ZodType>(c: ReadContract<Q, R>): ReadContract<Q, R> {

@@ -155,15 +155,22 @@ function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs:
   const query = c ? schemaOf(c.query, 'input', `${spec.path}.query`, defs) : {};
   const props = (query.properties ?? {}) as Record<string, Json>;
   const required = new Set((query.required as string[] | undefined) ?? []);
-  const parameters = Object.entries(props).map(([name, schema]) => ({
+  const inPath = new Set([...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+  const parameters: Json[] = Object.entries(props).map(([name, schema]) => ({
     name,
-    in: 'query',
-    required: required.has(name),
+    in: inPath.has(name) ? 'path' : 'query',
+    required: inPath.has(name) || required.has(name),
     ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
     schema,
   }));
   const result = c?.result ? schemaOf(c.result, 'output', `${spec.path}.result`, defs) : {};
-  const id = spec.path.replace('/', '.');
+  const id = spec.path.replace(/[{}]/g, '').replace(/\//g, '.');
+  // The org reads answer with an ETag: If-None-Match with it gives 304 and no body.
+  const etag = spec.path.startsWith('org/');
+  if (etag) parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of an earlier answer: 304 if unchanged.', schema: { type: 'string' } });
+  const ok = c?.media
+    ? { description: c.media.description, content: { [c.media.type]: { schema: { type: 'string' } } } }
+    : { description: 'The bare payload.', content: { 'application/json': { schema: result } } };
   return {
     operationId: `read.${id}`,
     tags: ['reads'],
@@ -171,7 +178,7 @@ function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs:
     description: [
       c ? c.summary : 'Not deployed on this server: answers NOT_FOUND (404).',
       `Scope: \`${spec.scope}\`.`,
-      'Answers the bare payload on success and an error frame otherwise.',
+      c?.media ? 'Answers the file (or a redirect to it) on success and an error frame otherwise.' : 'Answers the bare payload on success and an error frame otherwise.',
     ].join('\n\n'),
     'x-scope': spec.scope,
     'x-flags': ['R'],
@@ -179,7 +186,9 @@ function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs:
     security: [{ bearer: [] }],
     ...(parameters.length ? { parameters } : {}),
     responses: {
-      '200': { description: 'The bare payload.', content: { 'application/json': { schema: result } } },
+      '200': ok,
+      ...(c?.media?.redirects ? { '302': { description: c.media.redirects, headers: { Location: { schema: { type: 'string' } } } } } : {}),
+      ...(etag ? { '304': { description: 'Not modified: the If-None-Match ETag is current.' } } : {}),
       ...errorResponses(READ_ERROR_STATUSES),
     },
   };

@@ -60,4 +60,12 @@ export function isWellFormedMethodName(name: string): boolean {
 }
 
 /** Static GET routes beside the 13 reads (spec: "org DTO reads under /api/v1/org/*"), same key and convention. */
-export const STATIC_READS: ReadonlyMap<string, ReadSpec> = new Map([['org/whoami', { path: 'org/whoami', scope: 'org.read' }]]);
+export const STATIC_READS: ReadonlyMap<string, ReadSpec> = new Map([
+  ['org/whoami', { path: 'org/whoami', scope: 'org.read' }],
+  ['org/billing', { path: 'org/billing', scope: 'org.read' }],
+  // Path parameters in braces: the gateway routes them and hands them to the read with the query.
+  ['org/members/{id}', { path: 'org/members/{id}', scope: 'org.read' }],
+  ['org/teams/{id}', { path: 'org/teams/{id}', scope: 'org.read' }],
+  ['org/avatar/{memberId}/{size}', { path: 'org/avatar/{memberId}/{size}', scope: 'org.read' }],
+  ['org/directory.vcf', { path: 'org/directory.vcf', scope: 'org.read' }],
+]);

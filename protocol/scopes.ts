@@ -19,11 +19,51 @@ export const TIERS = {
   admin: { principal: 'human', scopes: [...SCOPES] },
   /** Decides approvals and reads everything; a human principal. */
   approver: { principal: 'human', scopes: ['approval.decide', 'approval.request', ...READ_SCOPES] },
+  /** Every scope except admin and approval.decide; a human principal (the agent tier's scopes, for people). */
+  member: { principal: 'human', scopes: SCOPES.filter((s) => s !== 'admin' && s !== 'approval.decide') },
+  /** org.read and every *.read scope; a human principal. */
+  viewer: { principal: 'human', scopes: [...READ_SCOPES] },
   /** Every scope except admin and approval.decide; an agent principal. */
   agent: { principal: 'agent', scopes: SCOPES.filter((s) => s !== 'admin' && s !== 'approval.decide') },
   /** org.read and every *.read scope; an agent principal. */
   reader: { principal: 'agent', scopes: [...READ_SCOPES] },
+  /**
+   * The SCIM provisioner of an identity provider (gateway/scim): reads and writes members and teams, and admin
+   * for admin.deactivate/reactivate and user.deactivate; an agent principal exempt from agent-lane holds
+   * (domain/member/lane.ts): its humans decided in the identity provider.
+   */
+  scim: { principal: 'agent', scopes: ['org.read', 'org.write', 'admin'] },
 } as const satisfies Record<string, { principal: PrincipalKind; scopes: readonly Scope[] }>;
 
 export type Tier = keyof typeof TIERS;
 export const TIER_NAMES = Object.keys(TIERS) as Tier[];
+
+/**
+ * A human's role is the ceiling of every key it holds: the human tier of the same name. Roles are ordered by
+ * containment of their scopes, not by rank: admin covers all, approver and member each cover viewer, and
+ * neither of approver and member covers the other (approval.decide against the write scopes).
+ */
+export const ROLES = ['admin', 'approver', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const roleScopes = (role: Role): readonly Scope[] => TIERS[role].scopes;
+
+/** The scopes among `scopes` that `role` does not allow (empty: a key with them stays within the role). */
+export function beyondRole(scopes: readonly string[], role: Role): string[] {
+  const allowed = new Set<string>(roleScopes(role));
+  return scopes.filter((s) => !allowed.has(s));
+}
+
+/** Whether every scope of role `b` is one of role `a`'s. */
+export const roleCovers = (a: Role, b: Role): boolean => beyondRole(roleScopes(b), a).length === 0;
+
+/** The narrowest role whose scopes cover `scopes` (viewer, then approver, then member, then admin). */
+export function roleCovering(scopes: readonly string[]): Role {
+  return (['viewer', 'approver', 'member'] as const).find((r) => beyondRole(scopes, r).length === 0) ?? 'admin';
+}
+
+/** The human tier whose scopes are exactly `scopes`, if any (a clipped key keeps a tier name only when it is one). */
+export function humanTierOf(scopes: readonly string[]): Role | null {
+  const set = new Set(scopes);
+  return ROLES.find((r) => roleScopes(r).length === set.size && roleScopes(r).every((s) => set.has(s))) ?? null;
+}

@@ -1,5 +1,6 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
+import { refreshDirectoryTerms } from './terms.js';
 
 /** The member record is the principals row (migration 022): these helpers read and shape it. */
 
@@ -9,35 +10,47 @@ export interface MemberRow {
   name: string;
   handle: string | null;
   email: string | null;
+  user_name: string | null;
   title: string | null;
   manager_id: string | null;
   timezone: string | null;
   status: 'invited' | 'active' | 'suspended' | 'deactivated' | 'archived';
+  position: number | null;
+  dotted_line_ids: string[];
+  office: string | null;
+  employee_id: string | null;
+  external_id: string | null;
   version: number;
   created_at: string | Date;
   updated_at: string | Date;
   teams: { teamId: string; primary: boolean }[] | string | null;
 }
 
-export const MEMBER_COLUMNS = `p.principal_id, p.kind, p.name, p.handle, p.email, p.title, p.manager_id, p.timezone, p.status,
-  p.version, p.created_at, p.updated_at,
+export const MEMBER_COLUMNS = `p.principal_id, p.kind, p.name, p.handle, p.email, p.user_name, p.title, p.manager_id, p.timezone, p.status,
+  p.position, p.dotted_line_ids, p.office, p.employee_id, p.external_id, p.version, p.created_at, p.updated_at,
   (SELECT coalesce(json_agg(json_build_object('teamId', mt.team_id, 'primary', mt.is_primary) ORDER BY mt.is_primary DESC, mt.team_id), '[]'::json)
      FROM member_teams mt WHERE mt.org_id = p.org_id AND mt.member_id = p.principal_id) AS teams`;
 
 const iso = (v: string | Date) => new Date(v).toISOString();
 
 export function toMember(r: MemberRow) {
-  const teams = typeof r.teams === 'string' ? JSON.parse(r.teams) : (r.teams ?? []);
+  const teams: { teamId: string; primary: boolean }[] = typeof r.teams === 'string' ? JSON.parse(r.teams) : (r.teams ?? []);
   return {
     id: r.principal_id,
     kind: r.kind,
     name: r.name,
     handle: r.handle,
     email: r.email,
+    userName: r.user_name,
     title: r.title,
     managerId: r.manager_id,
     timezone: r.timezone,
     status: r.status,
+    position: r.position === null ? null : Number(r.position),
+    dottedLineIds: r.dotted_line_ids ?? [],
+    office: r.office,
+    employeeId: r.employee_id,
+    externalId: r.external_id,
     teams,
     version: Number(r.version),
     createdAt: iso(r.created_at),
@@ -45,6 +58,13 @@ export function toMember(r: MemberRow) {
   };
 }
 export type Member = ReturnType<typeof toMember>;
+
+/** CONFLICT when the caller's ifVersion is stale (members and teams share the wording). */
+export function checkVersion(kind: string, id: string, current: number, ifVersion: number | undefined): void {
+  if (ifVersion !== undefined && ifVersion !== Number(current)) {
+    throw conflict(`${kind} ${id} is at version ${current}, not ${ifVersion}: read it again and retry with ifVersion ${current}`);
+  }
+}
 
 /** The member, or NOT_FOUND (an id of another org looks exactly like one that never existed). */
 export async function getMember(q: Queryable, orgId: string, memberId: string, lock = ''): Promise<MemberRow> {
@@ -145,19 +165,53 @@ export async function setTeams(q: Queryable, orgId: string, memberId: string, te
   const unique = [...new Set(teamIds)];
   const first = primary ?? unique[0];
   await q.query('DELETE FROM member_teams WHERE org_id = $1 AND member_id = $2', [orgId, memberId]);
-  if (unique.length === 0) return;
-  await q.query(
-    `INSERT INTO member_teams (org_id, member_id, team_id, is_primary)
-     SELECT $1, $2, t, t = $4 FROM unnest($3::text[]) AS t`,
-    [orgId, memberId, unique, first],
-  );
+  if (unique.length > 0) {
+    await q.query(
+      `INSERT INTO member_teams (org_id, member_id, team_id, is_primary)
+       SELECT $1, $2, t, t = $4 FROM unnest($3::text[]) AS t`,
+      [orgId, memberId, unique, first],
+    );
+  }
+  await refreshDirectoryTerms(q, orgId, [memberId]);
 }
 
-/** CONFLICT if another member of the org already has this email or handle (callers hold the people lock). */
-export async function checkUnique(q: Queryable, orgId: string, self: string | null, field: 'email' | 'handle', value: string): Promise<void> {
+/** The member fields unique in the org: email, handle and userName ignore case; the HR and identity-provider ids do not. */
+const UNIQUE = {
+  email: { column: 'email', fold: true },
+  handle: { column: 'handle', fold: true },
+  // The name a member signs in with: its userName, else its email (so one member's userName cannot be another's email).
+  userName: { column: 'coalesce(user_name, email)', fold: true },
+  employeeId: { column: 'employee_id', fold: false },
+  externalId: { column: 'external_id', fold: false },
+} as const;
+
+/**
+ * CONFLICT if another member of the org already has this value of a unique field (callers hold the people lock);
+ * `param` names the param that gave the value when it is not the field itself (an email serving as userName).
+ */
+export async function checkUnique(q: Queryable, orgId: string, self: string | null, field: keyof typeof UNIQUE, value: string, param: string = field): Promise<void> {
+  const { column, fold } = UNIQUE[field];
   const [row] = await q.query<{ principal_id: string }>(
-    `SELECT principal_id FROM principals WHERE org_id = $1 AND lower(${field}) = lower($2) AND principal_id IS DISTINCT FROM $3 LIMIT 1`,
+    `SELECT principal_id FROM principals WHERE org_id = $1 AND ${fold ? `lower(${column}) = lower($2)` : `${column} = $2`} AND principal_id IS DISTINCT FROM $3 LIMIT 1`,
     [orgId, value, self],
   );
-  if (row) throw conflict(`${field}: already used by member ${row.principal_id}; choose another or update that member`);
+  if (row) throw conflict(`${param}: already used by member ${row.principal_id}${param === field ? '' : ` as its ${field}`}; choose another or update that member`);
+}
+
+/**
+ * A free handle for a new principal named `name`, for every path that creates one (member.create, key mint, org
+ * creation, pairing): takes the people lock so two creations of one name in one org cannot pick the same handle.
+ */
+export async function newMemberHandle(q: Queryable, orgId: string, name: string): Promise<string> {
+  await lockPeople(q, orgId);
+  return freeHandle(q, orgId, 'principals', handleFrom(name));
+}
+
+/** Active humans holding one of these roles (who may decide an approval), by id: the notifier's recipients. */
+export async function activeHumansWithRole(q: Queryable, orgId: string, roles: readonly string[]): Promise<string[]> {
+  const rows = await q.query<{ principal_id: string }>(
+    `SELECT principal_id FROM principals WHERE org_id = $1 AND kind = 'human' AND status = 'active' AND role = ANY($2::text[]) ORDER BY principal_id`,
+    [orgId, roles],
+  );
+  return rows.map((r) => r.principal_id);
 }

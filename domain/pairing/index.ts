@@ -5,7 +5,10 @@ import { hashApiKey } from '../auth.js';
 import { family } from '../family.js';
 import { handler, type HandlerCtx } from '../handler.js';
 import { newId, newSecret } from '../ids.js';
+import type { Queryable } from '../../db/types.js';
 import { mintKey } from '../org/keys.js';
+import { requireSeat } from '../billing/index.js';
+import { newMemberHandle } from '../member/model.js';
 import { findOrgBySlug } from '../org/service.js';
 import { decoyExpiry, decoyPairingId, decoyPollSecret } from './decoy.js';
 import { checkPendingCap, limitPairingCall, PAIRING_TTL_MS } from './limits.js';
@@ -113,6 +116,24 @@ export const request = handler(
   { limit: limitPairingCall, appendsOnChange: true, minDurationMs: (deps) => deps.config.pairing.answerFloorMs },
 );
 
+/**
+ * pairing.approve {agentId}: the agent must be an active agent member with no live key and no other approved
+ * pairing waiting to be claimed (CONFLICT naming the state; unknown or another org's: NOT_FOUND).
+ */
+async function requireKeylessAgent(q: Queryable, orgId: string, agentId: string): Promise<void> {
+  const [row] = await q.query<{ status: string; keys: number; waiting: string | null }>(
+    `SELECT p.status,
+            (SELECT count(*)::int FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL) AS keys,
+            (SELECT min(w.pairing_id) FROM pairings w WHERE w.org_id = p.org_id AND w.agent_id = p.principal_id AND w.status = 'approved') AS waiting
+       FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 AND p.kind = 'agent' FOR UPDATE OF p`,
+    [orgId, agentId],
+  );
+  if (!row) throw notFound(`agent ${agentId}`);
+  if (row.status !== 'active') throw new ApiError('CONFLICT', `agentId: ${agentId} is ${row.status}; reactivate it (admin.reactivate) before pairing it`);
+  if (Number(row.keys) > 0) throw new ApiError('CONFLICT', `agentId: ${agentId} already has ${row.keys} live API key(s); revoke them (settings.revokeApiKey) to pair it again`);
+  if (row.waiting) throw new ApiError('CONFLICT', `agentId: ${agentId} is already bound to approved pairing ${row.waiting}, whose key is not claimed yet`);
+}
+
 export const approve = handler(pairing.approve, async (ctx, p) => {
   const [row] = await ctx.q.query<PairingRow & { code: string }>(
     `SELECT agent_name, status, tier, expires_at, expires_at < now() AS expired, agent_id, code
@@ -123,8 +144,15 @@ export const approve = handler(pairing.approve, async (ctx, p) => {
   if (row.status !== 'pending') throw new ApiError('CONFLICT', `pairing ${p.pairingId} is already ${row.status}`);
   if (row.expired) throw new ApiError('CONFLICT', `pairing ${p.pairingId} expired at ${row.expires_at}; the agent must start again`);
   if (row.code !== p.code) throw new ApiError('CONFLICT', `code: does not match pairing ${p.pairingId}; check it with the agent`);
-  const agentId = newId('agt');
-  await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4)', [ctx.orgId, agentId, 'agent', row.agent_name]);
+  // With agentId the key goes to an existing agent (persona.generateAgentId made it); else a new agent is created.
+  const agentId = p.agentId ?? newId('agt');
+  if (p.agentId !== undefined) await requireKeylessAgent(ctx.q, ctx.orgId, p.agentId);
+  else {
+    const handle = await newMemberHandle(ctx.q, ctx.orgId, row.agent_name);
+    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name, handle) VALUES ($1, $2, $3, $4, $5)', [ctx.orgId, agentId, 'agent', row.agent_name, handle]);
+  }
+  // A free agent seat now, so an admin learns at approval, not the agent at its claim (after the people lock, as everywhere).
+  await requireSeat(ctx.q, ctx.orgId, 'agent', 'pairingId');
   await ctx.q.query(
     `UPDATE pairings SET status = 'approved', tier = $3, agent_id = $4, approved_by = $5 WHERE org_id = $1 AND pairing_id = $2`,
     [ctx.orgId, p.pairingId, p.tier, agentId, ctx.principal.id],

@@ -20,7 +20,7 @@ const HOUR = 60 * MINUTE;
  */
 export const PAIRING_TTL_MS = HOUR;
 
-interface Bucket {
+export interface Bucket {
   bucket: string;
   windowMs: number;
   max: number;
@@ -45,7 +45,7 @@ export function addressBucket(address: string): string {
     .join(':')}::/64`;
 }
 
-const hmac = (key: string, what: string, value: string) => createHmac('sha256', key).update(`${what}\u0000${value}`).digest('hex');
+export const hmac = (key: string, what: string, value: string) => createHmac('sha256', key).update(`${what}\u0000${value}`).digest('hex');
 
 // One statement for every bucket of the call: drop ended windows, count this call, return the counts. Ended
 // rows another statement is deleting are skipped, not waited for: two callers never wait on each other there.
@@ -60,7 +60,8 @@ SELECT bucket, n, 1, to_timestamp((n + 1) * ms / 1000.0) FROM b
 ON CONFLICT (bucket, window_no) DO UPDATE SET hits = pairing_limits.hits + 1
 RETURNING bucket, hits, ceil(extract(epoch FROM until - now()))::int AS retry_after`;
 
-async function count(db: Queryable, buckets: Bucket[]): Promise<void> {
+/** Count one call in each bucket (shared by every process); RATE_LIMITED naming the first bucket over its max. */
+export async function count(db: Queryable, buckets: Bucket[]): Promise<void> {
   if (buckets.length === 0) return;
   const rows = await db.query<{ bucket: string; hits: number; retry_after: number }>(COUNT_SQL, [
     buckets.map((b) => b.bucket),

@@ -6,6 +6,7 @@ import { handler } from '../handler.js';
 import { newId } from '../ids.js';
 import { checkVersion } from '../member/index.js';
 import { cycleThrough, freeHandle, handleFrom, lockPeople, requireNamableMember } from '../member/model.js';
+import { refreshDirectoryTerms, refreshTeamDirectoryTerms } from '../member/terms.js';
 
 /* team.*: nested groups of members. Events carry ids, statuses and field names, never team names. */
 
@@ -65,6 +66,11 @@ async function checkParent(q: Queryable, orgId: string, teamId: string | null, p
   if (below) throw badRequest('params.parentTeamId', `${below} is inside ${teamId}`);
 }
 
+/** One team of the org as team.* shows it (live or deleted), or NOT_FOUND: for reads outside this family. */
+export async function readTeam(q: Queryable, orgId: string, teamId: string): Promise<ReturnType<typeof toTeam>> {
+  return toTeam(await getTeam(q, orgId, teamId));
+}
+
 function refuseDeleted(row: TeamRow): void {
   if (row.status === 'deleted') throw conflict(`team ${row.team_id} is deleted; create a new team instead`);
 }
@@ -108,6 +114,7 @@ export const update = handler(c.update, async (ctx, p) => {
     `UPDATE teams SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND team_id = $2`,
     [ctx.orgId, p.teamId, ...fields.map((f) => p[f])],
   );
+  if (fields.includes('name')) await refreshTeamDirectoryTerms(ctx.q, ctx.orgId, p.teamId);
   const t = toTeam(await getTeam(ctx.q, ctx.orgId, p.teamId));
   await ctx.emit('team.record.update', p.teamId, { teamId: p.teamId, fields, parentTeamId: t.parentTeamId, leadId: t.leadId, version: t.version });
   return { team: t, changed: true };
@@ -138,6 +145,7 @@ export const remove = handler(c.delete, async (ctx, p) => {
     [ctx.orgId, unassigned.map((u) => u.member_id)],
   );
   await ctx.q.query(`UPDATE teams SET status = 'deleted', version = version + 1, updated_at = now() WHERE org_id = $1 AND team_id = $2`, [ctx.orgId, p.teamId]);
+  await refreshDirectoryTerms(ctx.q, ctx.orgId, unassigned.map((u) => u.member_id));
   const t = toTeam(await getTeam(ctx.q, ctx.orgId, p.teamId));
   await ctx.emit('team.record.delete', p.teamId, { teamId: p.teamId, status: 'deleted', membersUnassigned: unassigned.length, version: t.version });
   return { team: t, changed: true };

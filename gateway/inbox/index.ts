@@ -11,6 +11,7 @@ import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
 import { describeApproval } from './describe.js';
 import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
 import { startEventStream } from '../sse.js';
+import { sameOrigin as sameOriginAs } from '../web-assets.js';
 
 /**
  * The approval inbox for humans, at /approvals (the URL hold messages and approval views name):
@@ -83,19 +84,8 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     );
   const clearCookie = (req: FastifyRequest, reply: FastifyReply) => setCookie(req, reply, '', 0);
 
-  /**
-   * CSRF, first line: a state-changing request must come from this origin. Browsers send Origin on every
-   * cross-origin and same-origin POST/DELETE (and Sec-Fetch-Site where supported); the session cookie is also
-   * SameSite=Strict and session-bound calls carry x-csrf-token.
-   */
-  function sameOrigin(req: FastifyRequest): boolean {
-    const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin') return false;
-    const origin = req.headers.origin;
-    if (!origin) return false;
-    const host = req.headers.host;
-    return origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
-  }
+  /** CSRF: same origin (web-assets.ts); the session cookie is also SameSite=Strict and session-bound calls carry x-csrf-token. */
+  const sameOrigin = (req: FastifyRequest) => sameOriginAs(req, publicOrigin);
 
   /**
    * The request's live session and the principal of its key, authenticated again now (any process may have

@@ -14,7 +14,7 @@ export const MintKeyParams = z
     name: text({ min: 1, max: 100, description: 'A label for the key, e.g. "payroll agent" or "Dana (laptop)".' }),
     tier: z
       .enum(TIER_NAMES as [string, ...string[]])
-      .describe('admin: every scope (human). approver: approval.decide, approval.request and every read scope (human). agent: every scope except admin and approval.decide (agent). reader: org.read and every *.read scope (agent).')
+      .describe('admin: every scope (human). approver: approval.decide, approval.request and every read scope (human). member: every scope except admin and approval.decide (human). viewer: org.read and every *.read scope (human). agent: as member, for an agent. reader: as viewer, for an agent. A key for an existing human (principalId) may not exceed that human\'s role.')
       .optional(),
     scopes: z
       .array(z.enum(SCOPES))

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { method } from '../contract.js';
 import { id, text } from '../schema.js';
 import { Slug } from './org.js';
+import { agentId } from './persona.js';
 
 const pairingId = id('pair', 'The pairing (from the first pairing.request).');
 
@@ -41,11 +42,12 @@ export const pairing = {
     example: { orgSlug: 'default', agentName: 'bookkeeping agent' },
   }),
   approve: method({
-    summary: 'An admin approves a pending pairing after checking its code; the agent’s next pairing.request receives its key.',
+    summary: 'An admin approves a pending pairing after checking its code; the agent’s next pairing.request receives its key. With agentId the key is bound to that existing agent (and its persona) instead of a new one.',
     params: z.strictObject({
       pairingId,
       code: z.string().regex(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'must look like K7QM-4ZPX').describe('The code the agent showed.'),
       tier: z.enum(['agent', 'reader']).default('agent').describe('What the agent may do (default agent).'),
+      agentId: agentId('Bind the key to this existing agent (made by persona.generateAgentId: active, no live key) instead of creating a new one.').optional(),
     }),
     result: z.strictObject({ pairingId: z.string(), status: z.literal('approved'), agentId: z.string(), tier: z.string() }),
     example: { pairingId: 'pair_0123456789abcdef', code: 'K7QM-4ZPX', tier: 'agent' },

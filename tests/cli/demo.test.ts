@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoResult } from '../../cli/demo.js';
 import type { Runtime } from '../../domain/runtime.js';
-import { TestClient, testRuntime } from '../helpers/harness.js';
+import { TestClient, allEvents, testRuntime } from '../helpers/harness.js';
 import { buildApp } from '../../gateway/app.js';
 import { checkInvariants } from '../domain/books/setup.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
@@ -78,5 +78,92 @@ describe('npm run cli -- demo', () => {
 
   it('refuses to seed into an org that exists', async () => {
     await expect(seedDemo(runtime, { slug: demo.slug })).rejects.toThrow(/already exists/);
+  });
+});
+
+describe('npm run cli -- demo: the studio’s people', () => {
+  const text = () => demo.summary.join('\n');
+  const members = async (params: Record<string, unknown>) => (await client.ok('member.list', { limit: 500, ...params })).members as any[];
+
+  it('the directory, the chart, teams, profiles, preferences and billing show a believable studio', async () => {
+    const humans = await members({ kind: 'human' });
+    expect(humans.length).toBeGreaterThanOrEqual(14);
+    const byName = new Map(humans.map((m) => [m.name, m]));
+    const grace = byName.get('Grace Lin');
+    expect(grace).toMatchObject({ title: 'Managing director', office: 'Sydney studio', timezone: 'Australia/Sydney', managerId: null });
+    expect(byName.get('Mia Chen')).toMatchObject({ title: 'Senior designer', managerId: byName.get('Tom Okafor').id, employeeId: expect.stringMatching(/^emp_/) });
+    expect(byName.get('Chloe Martin').dottedLineIds).toEqual([byName.get('Tom Okafor').id]);
+    expect(new Set(humans.map((m) => m.timezone))).toEqual(new Set(['Australia/Sydney', 'Australia/Melbourne', 'Pacific/Auckland', 'Europe/London']));
+    expect(humans.filter((m) => m.status === 'invited').map((m) => m.name).sort()).toEqual(['Ella Brooks', 'Sam Patel']);
+    expect(byName.get('Ruby Walsh').status).toBe('deactivated');
+    const agents = await members({ kind: 'agent' });
+    expect(agents.map((a) => [a.name, a.status]).sort()).toEqual([['Bookkeeping agent', 'active'], ['Social scheduler', 'suspended'], ['Studio coordinator', 'active']]);
+
+    const found = await client.get('directory', { q: 'mia chen' });
+    expect(found.status, found.raw).toBe(200);
+    expect(found.body.members[0]).toMatchObject({ name: 'Mia Chen', title: 'Senior designer' });
+    expect((await client.get('directory', { q: 'olivr' })).body.members.map((m: any) => m.name)).toContain('Oliver Hughes');
+
+    const chart = await client.get('hierarchy');
+    expect(chart.status, chart.raw).toBe(200);
+    const top = chart.body.roots.find((r: any) => r.id === grace.id);
+    // Grace's reports in the order saved with member.savePosition, not by name.
+    expect(top.reports.map((r: any) => r.name)).toEqual(['Tom Okafor', 'Hana Sato', 'Oliver Hughes', 'Sofia Rossi', 'Priya Nair']);
+    const tom = top.reports[0];
+    expect(tom.reports.map((r: any) => r.name).sort()).toEqual(['Aroha Ngata', 'Ella Brooks', 'Mia Chen']);
+    const chloe = top.reports[2].reports.find((r: any) => r.name === 'Chloe Martin');
+    expect(chloe.dottedTo).toEqual([tom.id]);
+
+    const teams = (await client.ok('team.list', {})).teams as any[];
+    const team = new Map(teams.map((t) => [t.name, t]));
+    expect([...team.keys()].sort()).toEqual(['Brand', 'Client services', 'Design', 'Digital', 'Studio operations']);
+    expect(team.get('Brand')).toMatchObject({ parentTeamId: team.get('Design').id, leadId: byName.get('Mia Chen').id });
+    expect(team.get('Design').leadId).toBe(tom.id);
+    expect(teams.every((t) => t.leadId !== null && t.memberCount > 0)).toBe(true);
+
+    const profile = (await client.ok('profile.get', { memberId: grace.id })).profile;
+    expect(profile).toMatchObject({ headline: expect.any(String), phone: '+61255501020', pronouns: 'she/her' });
+    expect(profile.workingHours).toMatchObject({ timezone: 'Australia/Sydney', days: { mon: [{ start: '08:30', end: '17:00' }] } });
+    expect(profile.sections.map((s: any) => s.title)).toEqual(['How I work']);
+    expect(profile.avatar.sizes.map((s: any) => s.size)).toEqual([32, 96, 256]);
+    const image = await app.inject({ method: 'GET', url: profile.avatar.sizes[2].url });
+    expect([image.statusCode, image.headers['content-type']]).toEqual([200, 'image/webp']);
+
+    const priya = byName.get('Priya Nair');
+    const prefs = await client.ok('notification.getPreferences', { target: priya.id });
+    expect(prefs.preferences.events).toMatchObject({ 'approval.requested': 'instant', mention: 'digest', 'member.joined': 'digest', security: 'instant' });
+    expect(prefs.preferences.digest).toEqual({ frequency: 'weekly', hour: 8, weekday: 'mon' });
+    expect((await client.ok('notification.getPreferences', {})).preferences.quietHours).toEqual({ start: '19:00', end: '07:00', timezone: 'Australia/Sydney' });
+
+    const billing = await client.get('org/billing');
+    expect(billing.status, billing.raw).toBe(200);
+    expect(billing.body.billing).toMatchObject({ seats: 10, agentSeats: 5, cycle: 'annual' });
+    expect(billing.body.usage).toEqual({ seats: 4, agentSeats: 1, pendingInvitations: 2 });
+    expect(text()).toContain(`billing.update {"seats":3}`);
+  });
+
+  it('its ledger carries ids and counts only: no name, address, phone or free text of the people', async () => {
+    const events = (await allEvents(client)).filter((e) => /^(member|team|profile|persona|notification|invitation|user|admin|billing)\./.test(e.kind));
+    expect(events.length).toBeGreaterThan(40);
+    const leaver = events.find((e) => e.kind === 'user.access.deactivate');
+    expect(leaver.payload).toMatchObject({ itemsMoved: 2, agentsMoved: 1, keysRevoked: 1 });
+    const ledger = JSON.stringify(events);
+    for (const personal of ['Grace Lin', 'Okafor', 'harbourlane.example', '+61255501020', 'Mornings are for clients', 'Tom will show you around', 'client-side role', 'sign-off', 'plain Australian English']) {
+      expect(ledger).not.toContain(personal);
+    }
+    expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
+  });
+
+  it('the people try-lines behave as the summary says', async () => {
+    const refused = await client.rpc('billing.update', { seats: 3 });
+    expect(refused.body.error.code).toBe('BAD_REQUEST');
+    expect(refused.body.error.message).toMatch(/^params\.seats: 3 is below the 4 seats in use/);
+    const coordinator = /"agentId":"(agt_\w+)","field":"tone"/.exec(text())![1];
+    const held = await client.rpc('persona.editField', { agentId: coordinator, field: 'tone', value: 'brisk' }, { key: demo.keys.agent });
+    expect(held.body.result?.status, held.raw).toBe('approval_required');
+    const resend = await client.rpc('invitation.resend', { invitationId: /invitation\.resend \{"invitationId":"(ivt_\w+)"/.exec(text())![1] });
+    expect(resend.body.ok, resend.raw).toBe(true);
+    const scheduler = /admin\.reactivate \{"memberId":"(agt_\w+)"/.exec(text())![1];
+    expect((await client.ok('admin.reactivate', { memberId: scheduler })).member.status).toBe('active');
   });
 });

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHOD_HANDLERS } from '../../domain/deployed.js';
 import { buildOpenApi } from '../../protocol/openapi.js';
-import { METHODS } from '../../protocol/registry.js';
+import { METHODS, STATIC_READS } from '../../protocol/registry.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 
 const REGISTRY_JSON = fileURLToPath(new URL('../../docs/spec/registry.json', import.meta.url));
@@ -61,8 +61,9 @@ describe('GET /api/v1/openapi.json', () => {
       expect(o['x-scope']).toBe(r.scope);
     }
     expect(doc.paths['/api/v1/org/whoami'].get['x-scope']).toBe('org.read');
-    // Beside the registry: org/whoami, the live event stream and blobs (upload, download).
-    expect(Object.keys(doc.paths)).toHaveLength(424 + 13 + 1 + 3);
+    // Beside the registry: the org reads (/api/v1/org/*), the live event stream and blobs (upload, download).
+    expect(Object.keys(doc.paths)).toHaveLength(424 + 13 + STATIC_READS.size + 3);
+    for (const path of STATIC_READS.keys()) expect(doc.paths[`/api/v1/${path}`]?.get, path).toBeDefined();
     expect(doc.paths['/api/v1/org/stream'].get.responses['200'].content).toHaveProperty('text/event-stream');
     expect(doc.paths['/api/v1/blobs'].put.parameters[0].name).toBe('x-content-sha256');
     expect(doc.paths['/api/v1/blobs/{sha256}'].get.responses).toHaveProperty('206');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { METHODS, READS } from '../../protocol/registry.js';
+import { METHODS, READS, STATIC_READS } from '../../protocol/registry.js';
 import { isAdditive, toolNameFor } from '../../mcp/catalog.js';
 import { DESKS } from '../../mcp/desks.js';
 import { META_TOOL_NAMES, META_TOOLS } from '../../mcp/meta-tools.js';
@@ -105,7 +105,7 @@ describe('tools/list', () => {
           expect(tool.inputSchema.required ?? []).not.toContain('idempotencyKey');
         }
       }
-      const read = [...READS.keys(), 'org/whoami'].find((p) => toolNameFor(p) === tool.name);
+      const read = [...READS.keys(), ...STATIC_READS.keys()].find((p) => toolNameFor(p) === tool.name);
       if (read) expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
       if (!method && !read) expect(META_TOOL_NAMES).toContain(tool.name);
     }
@@ -195,8 +195,10 @@ describe('tools/list', () => {
     expect(orgSet).toEqual(expect.arrayContaining(['org_list', 'org_whoami', 'events', 'snapshot', 'settings_listApiKeys']));
     expect(orgSet).not.toContain('board_createTask');
     const all = names((await list(s.org.adminKey, { toolsets: 'all' })).tools);
-    // Every deployed tool but approval_resolve (a human's decision).
-    expect(all.length).toBe(s.runtime.pipeline.handlers.size + s.runtime.pipeline.reads.size + META_TOOL_NAMES.length - 1);
+    // Every deployed tool but approval_resolve (a human's decision) and the reads that answer files (vCard, avatar).
+    const fileReads = [...s.runtime.pipeline.reads.values()].filter((r) => r.contract.media).length;
+    expect(fileReads).toBe(2);
+    expect(all.length).toBe(s.runtime.pipeline.handlers.size + s.runtime.pipeline.reads.size - fileReads + META_TOOL_NAMES.length - 1);
     const none = names((await list(s.org.adminKey, { toolsets: 'none' })).tools);
     expect(none).toEqual(['approval_wait', ...META_TOOL_NAMES]);
   });

@@ -15,17 +15,17 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Top-level directories each layer may not import from. */
 const FORBIDDEN: Record<string, string[]> = {
   // Reading settings from the environment: below everything, importing nothing of the server.
-  config: ['protocol', 'db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
-  protocol: ['db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
-  db: ['ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
-  ledger: ['domain', 'ai-gateway', 'mail', 'blobs', 'inbox', 'gateway', 'mcp', 'cli'],
-  'ai-gateway': ['domain', 'inbox', 'gateway', 'mcp', 'cli'],
-  mail: ['domain', 'ai-gateway', 'inbox', 'gateway', 'mcp', 'cli'],
-  blobs: ['domain', 'ai-gateway', 'mail', 'inbox', 'gateway', 'mcp', 'cli'],
-  domain: ['inbox', 'gateway', 'mcp', 'cli'],
+  config: ['protocol', 'db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'web', 'gateway', 'mcp', 'cli'],
+  protocol: ['db', 'ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'web', 'gateway', 'mcp', 'cli'],
+  db: ['ledger', 'domain', 'ai-gateway', 'mail', 'blobs', 'web', 'gateway', 'mcp', 'cli'],
+  ledger: ['domain', 'ai-gateway', 'mail', 'blobs', 'web', 'gateway', 'mcp', 'cli'],
+  'ai-gateway': ['domain', 'web', 'gateway', 'mcp', 'cli'],
+  mail: ['domain', 'ai-gateway', 'web', 'gateway', 'mcp', 'cli'],
+  blobs: ['domain', 'ai-gateway', 'mail', 'web', 'gateway', 'mcp', 'cli'],
+  domain: ['web', 'gateway', 'mcp', 'cli'],
   // The faces stand side by side on domain: neither reaches into the other, nor into the composition root.
   gateway: ['mcp', 'cli'],
-  mcp: ['gateway', 'inbox', 'cli'],
+  mcp: ['gateway', 'web', 'cli'],
 };
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;

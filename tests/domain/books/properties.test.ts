@@ -214,7 +214,7 @@ describe('books invariants over random call sequences', () => {
     );
     console.log('[books properties] outcomes', tally);
     // Not vacuous: most runs post; some calls are refused. (Holds are random here; tests of the six acts pin them.)
-    expect(tally.ok).toBeGreaterThan(100);
+    expect(tally.ok).toBeGreaterThan(30); // 20 runs of 10..40 calls: typically 100-200 post, the floor allows an unlucky seed
     expect(tally.refused).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,57 @@
+import type { Queryable } from '../../db/types.js';
+
+/**
+ * Live teams by exact id or name, oldest first, with the total and each team's member ids: the lookups of a
+ * provisioning face (SCIM's `displayName eq`, paging by offset), which team.list's name cursor does not serve.
+ */
+export interface TeamCriteria {
+  ids?: readonly string[];
+  /** Compared ignoring case, as the live-name unique index does. */
+  names?: readonly string[];
+  offset: number;
+  /** 0: only the total. */
+  limit: number;
+}
+
+export interface FoundTeam {
+  id: string;
+  name: string;
+  memberIds: string[];
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  team_id: string;
+  name: string;
+  member_ids: string[] | null;
+  version: number;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+export async function findTeams(q: Queryable, orgId: string, c: TeamCriteria): Promise<{ total: number; teams: FoundTeam[] }> {
+  const where = `t.org_id = $1 AND t.status = 'live' AND ($2::text[] IS NULL OR t.team_id = ANY($2::text[]))
+    AND ($3::text[] IS NULL OR lower(t.name) = ANY($3::text[]))`;
+  const args = [orgId, c.ids ?? null, c.names?.map((n) => n.toLowerCase()) ?? null];
+  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM teams t WHERE ${where}`, args);
+  if (c.limit === 0 || Number(n) <= c.offset) return { total: Number(n), teams: [] };
+  const rows = await q.query<Row>(
+    `SELECT t.team_id, t.name, t.version, t.created_at, t.updated_at,
+            ARRAY(SELECT mt.member_id FROM member_teams mt WHERE mt.org_id = t.org_id AND mt.team_id = t.team_id ORDER BY mt.member_id) AS member_ids
+       FROM teams t WHERE ${where} ORDER BY t.created_at, t.team_id OFFSET $4 LIMIT $5`,
+    [...args, c.offset, c.limit],
+  );
+  return {
+    total: Number(n),
+    teams: rows.map((r) => ({
+      id: r.team_id,
+      name: r.name,
+      memberIds: r.member_ids ?? [],
+      version: Number(r.version),
+      createdAt: new Date(r.created_at).toISOString(),
+      updatedAt: new Date(r.updated_at).toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,6 @@
+import { family } from '../family.js';
+import { deactivate } from './offboard.js';
+import { updateRole } from './role.js';
+
+/** user.*: a human's role (the ceiling of its keys) and offboarding. admin.* suspends and reactivates anyone. */
+export const userHandlers = family('user', { updateRole, deactivate });

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, join } from 'node:path';
+import { fromProjectRoot } from '../db/project-root.js';
+
+/**
+ * The browser pages' files (web/<page>/ at the project root: plain ES modules, no build step), read once at start,
+ * and the front-end stack every page shares straight from node_modules (Preact, htm, canonicalize), so the pages
+ * need no CDN and work offline.
+ */
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.map': 'application/json; charset=utf-8',
+};
+
+const require = createRequire(import.meta.url);
+/** A package's folder, found along Node's module lookup paths (package.json is not in every package's exports). */
+function packageDir(name: string): string {
+  for (const base of require.resolve.paths(name) ?? []) {
+    const dir = join(base, name);
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  throw new Error(`the browser pages need the npm package ${name}: run npm install`);
+}
+
+/** Bare specifier -> [package, file inside it]. A page's import map points each at <page>/vendor/<name>. */
+const VENDOR: Record<string, { file: string; from: [pkg: string, path: string] }> = {
+  preact: { file: 'preact.mjs', from: ['preact', 'dist/preact.mjs'] },
+  'preact/hooks': { file: 'preact-hooks.mjs', from: ['preact', 'hooks/dist/hooks.mjs'] },
+  htm: { file: 'htm.mjs', from: ['htm', 'dist/htm.mjs'] },
+  'htm/preact': { file: 'htm-preact.mjs', from: ['htm', 'preact/index.mjs'] },
+  canonicalize: { file: 'canonicalize.js', from: ['canonicalize', 'lib/canonicalize.js'] },
+};
+
+/** The folder of one page's app: web/<page>. */
+export const webDir = (page: string) => fromProjectRoot('web', page);
+
+/** A page's own files (web/<page>/*) and the shared vendor modules. */
+export function loadAssets(page: string): { app: Map<string, Asset>; vendor: Map<string, Asset> } {
+  const dir = webDir(page);
+  const app = new Map<string, Asset>();
+  for (const name of readdirSync(dir)) {
+    const type = TYPES[extname(name)];
+    if (type) app.set(name, { type, body: readFileSync(join(dir, name)) });
+  }
+  const vendor = new Map<string, Asset>();
+  for (const { file, from } of Object.values(VENDOR)) {
+    // Source maps are not served: a page asking for one gets a 404 and the devtools say so.
+    const text = readFileSync(join(packageDir(from[0]), from[1]), 'utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n');
+    vendor.set(file, { type: TYPES['.mjs'], body: Buffer.from(text) });
+  }
+  return { app, vendor };
+}
+
+/** The import map of a page served under `base` (/approvals, /join): its only inline script. */
+export const importMap = (base: string) => JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, v]) => [spec, `${base}/vendor/${v.file}`])) });
+
+/** The policy of a page: its own files, and exactly its import map among inline scripts (by hash). */
+export function pageCsp(map: string): string {
+  const hash = createHash('sha256').update(map).digest('base64');
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'sha256-${hash}'`,
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * CSRF, first line, for a page's state-changing requests: they must come from the page's own origin. Browsers send
+ * Origin on every cross-origin and same-origin POST/DELETE (and Sec-Fetch-Site where supported).
+ */
+export function sameOrigin(req: FastifyRequest, publicOrigin: string): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return false;
+  const origin = req.headers.origin;
+  if (!origin) return false;
+  const host = req.headers.host;
+  return origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { method } from '../contract.js';
+import { proofFields } from '../schema.js';
+import { memberId } from './member.js';
+import { Access, reason } from './user.js';
+
+/** admin.*: suspend and reactivate any member (human or agent): the kill switch. Shapes shared with user.*. */
+
+const changed = z.boolean().describe('false when the call found the member already so (its event says noop).');
+
+export const admin = {
+  deactivate: method({
+    summary:
+      "Suspend a member (human or agent) at once: its keys stop working from its next call (kept, not revoked), its inbox sessions end, its board claims are released back to ready, and no new key can be minted for it. Reversible with admin.reactivate. Yourself or the last active admin is a CONFLICT; never held.",
+    params: z.strictObject({ memberId: memberId('The member to suspend.'), reason }),
+    result: z.strictObject({
+      member: Access,
+      released: z.strictObject({ claims: z.number().int(), sessions: z.number().int() }),
+      changed,
+    }),
+    example: { memberId: 'agt_0123456789abcdef', reason: 'Runaway agent' },
+  }),
+  reactivate: method({
+    summary:
+      'Make a suspended, deactivated or archived member active again: a suspended member’s kept keys work again; revoked keys stay revoked (mint new ones). No free seat is a CONFLICT. An agent calling it is held for a human’s approval.',
+    params: z.strictObject({
+      memberId: memberId('The member to reactivate.'),
+      reason: reason.optional(),
+      ...proofFields,
+    }),
+    result: z.strictObject({ member: Access, changed }),
+    example: { memberId: 'agt_0123456789abcdef' },
+  }),
+};
