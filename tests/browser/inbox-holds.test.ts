@@ -1,14 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort } from '../helpers/inbox.js';
+import { accessibilityViolations } from '../helpers/axe.js';
+import { HAVE_CHROMIUM, launchChromium, newPage, warnIfNoChromium } from '../helpers/browser.js';
 
 /*
  * A release hold in real headless Chromium (as tests/browser/inbox.test.ts): an agent's board.deleteWorkstream is
@@ -17,10 +16,7 @@ import { freePort } from '../helpers/inbox.js';
  * A human who is not the owner is told who decides.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`tests/browser/inbox-holds.test.ts SKIPPED: no Chromium at ${CHROMIUM} (see tests/browser/inbox.test.ts)`);
-const AXE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('axe-core')), 'axe.min.js'), 'utf8');
+warnIfNoChromium('tests/browser/inbox-holds.test.ts', 'the inbox’s release holds');
 
 let runtime: Runtime;
 let app: FastifyInstance;
@@ -44,7 +40,7 @@ beforeAll(async () => {
   approver = await admin.mint({ tier: 'approver' }, 'Dana Approver');
   owner = await admin.mint({ tier: 'approver' }, 'Olive Owner');
   await admin.ok('governance.set_decision_rights', { rights: [{ area: 'board', decidedBy: 'humans' }] });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -54,26 +50,11 @@ afterAll(async () => {
 });
 
 async function openSignedIn(url: string, key: string): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-AU' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/status of 40[13]/.test(msg.text())) problems.push(`console error: ${msg.text()}`);
-  });
+  const { page, problems } = await newPage(browser, { base, expectedStatuses: [401, 403], expectedFailure: (req) => req.url().endsWith('/approvals/api/stream') });
   await page.goto(url);
   await page.getByLabel('Human API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   return { page, problems };
-}
-
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => {
-    const w = globalThis as any;
-    return w.axe.run(w.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-  });
-  return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
 }
 
 const workstreamExists = async (id: string) => (await runtime.db.query('SELECT 1 FROM board_workstreams WHERE workstream_id = $1', [id])).length > 0;

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,8 @@ import type { Runtime } from '../../domain/runtime.js';
 import { TestClock } from '../domain/books/setup.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort, payRuns, type DraftRun } from '../helpers/inbox.js';
+import { accessibilityViolations } from '../helpers/axe.js';
+import { HAVE_CHROMIUM, launchChromium, newPage, warnIfNoChromium } from '../helpers/browser.js';
 
 /*
  * The approval inbox end to end in real headless Chromium (Debian's chromium, driven by playwright-core): a real
@@ -21,19 +22,11 @@ import { freePort, payRuns, type DraftRun } from '../helpers/inbox.js';
  * README's copy at docs/img/approval-inbox.png.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `tests/browser/inbox.test.ts SKIPPED: no Chromium at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) ` +
-      'or point CHROMIUM_PATH at a Chromium binary; the approval inbox is then tested in a real browser.',
-  );
-}
+warnIfNoChromium('tests/browser/inbox.test.ts', 'the approval inbox');
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = join(HERE, 'artifacts');
 const README_SHOT = join(HERE, '..', '..', 'docs', 'img', 'approval-inbox.png');
-const AXE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('axe-core')), 'axe.min.js'), 'utf8');
 
 let runtime: Runtime;
 let app: FastifyInstance;
@@ -62,11 +55,7 @@ beforeAll(async () => {
   approverId = approver.principal.id;
   nextRun = payRuns(admin, (await admin.mint({ tier: 'agent' }, 'hr agent')).apiKey);
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -75,41 +64,17 @@ afterAll(async () => {
   await runtime?.close();
 });
 
-/** A fresh browser profile; fails the test on any page error or console error other than an expected 4xx fetch. */
-async function newPage(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-AU', timezoneId: 'Australia/Sydney' });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() !== 'error') return;
-    // Chromium logs every 4xx fetch (the 401 of "am I signed in?", a refused sign-in) as a console error.
-    if (/Failed to load resource: the server responded with a status of 40[13]/.test(msg.text())) return;
-    problems.push(`console error: ${msg.text()}`);
+/** A fresh profile: the 401 of "am I signed in?" and a refused sign-in are expected, and so is the event stream the page closes when it signs out or leaves. */
+const open = () =>
+  newPage(browser, {
+    base,
+    expectedStatuses: [401, 403],
+    expectedFailure: (req) => req.url() === `${base}/approvals/api/stream` && req.failure()?.errorText === 'net::ERR_ABORTED',
   });
-  // Offline: anything not on this server is refused, so the page must need nothing from elsewhere.
-  await context.route(/.*/, (route) => (route.request().url().startsWith(base) ? route.continue() : route.abort('internetdisconnected')));
-  page.on('requestfailed', (req) => {
-    // The page closes its event stream when it signs out or leaves: an aborted stream is not a problem.
-    if (req.url() === `${base}/approvals/api/stream` && req.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
-  });
-  return { context, page, problems };
-}
 
 async function signIn(page: Page, key: string) {
   await page.getByLabel('Human API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/** axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is now (labels, contrast, landmarks, …). */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => {
-    const w = globalThis as any;
-    return w.axe.run(w.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-  });
-  return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
 }
 
 async function mcpAgent(): Promise<Client> {
@@ -139,7 +104,7 @@ const money = (cents: number) => `$${(cents / 100).toLocaleString('en-AU', { min
 
 describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
   it('an agent key cannot sign in: a clear refusal, no session cookie, the key in no URL', async () => {
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     await page.goto(`${base}/approvals`);
     await expect.poll(() => page.title()).toBe('Sign in · Approval inbox');
     await signIn(page, agentKey);
@@ -164,7 +129,7 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     expect(chase.body.result.status, JSON.stringify(chase.body)).toBe('approval_required');
     await agentCall('approval.request', { actionClass: chase.body.result.approval.actionClass, payloadHash: chase.body.result.approval.payloadHash, subject: chase.body.result.approval.subject });
 
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     await page.goto(`${base}/approvals`);
     await signIn(page, approverKey);
     await page.getByRole('heading', { level: 1, name: 'Pending approvals' }).waitFor();
@@ -250,7 +215,7 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     const { approvalId, url } = filed.body.result;
     expect(url).toBe(`${base}/approvals/${approvalId}`);
 
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     await page.goto(url);
     await expect.poll(() => page.locator('main').innerText()).toContain(`Sign in to open approval ${approvalId}.`);
     await signIn(page, approverKey);
@@ -304,7 +269,7 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
       [approvalId, damaged, JSON.stringify({ runId: 'pay_someotherrun0000' })],
     );
 
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     await page.goto(filed.body.result.url.replace(approvalId, damaged));
     await signIn(page, approverKey);
     await page.getByRole('heading', { level: 1, name: 'Sign a pay run' }).waitFor();

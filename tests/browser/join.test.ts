@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { accessibilityViolations } from '../helpers/axe.js';
+import { HAVE_CHROMIUM, launchChromium, newPage, warnIfNoChromium } from '../helpers/browser.js';
 
 /*
  * The /join page end to end in real headless Chromium (Debian's chromium, driven by playwright-core): a real
@@ -16,14 +17,7 @@ import { accessibilityViolations } from '../helpers/axe.js';
  * key. Screenshots go to tests/browser/artifacts/ (gitignored).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `tests/browser/join.test.ts SKIPPED: no Chromium at ${CHROMIUM}. Install Debian's package (apt-get install -y chromium) ` +
-      'or point CHROMIUM_PATH at a Chromium binary; the invitation page is then tested in a real browser.',
-  );
-}
+warnIfNoChromium('tests/browser/join.test.ts', 'the invitation page');
 
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
 
@@ -45,11 +39,7 @@ beforeAll(async () => {
   const org = await freshOrg(runtime, 'acme');
   admin = new TestClient(app, org.adminKey);
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -58,24 +48,8 @@ afterAll(async () => {
   await runtime?.close();
 });
 
-/** A fresh profile that may use the clipboard; fails the test on any page error, console error or request elsewhere. */
-async function newPage(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 800 }, locale: 'en-AU', timezoneId: 'Australia/Sydney' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() !== 'error') return;
-    // Chromium logs every 4xx fetch (an invalid link's 404, a used one's 409) as a console error.
-    if (/Failed to load resource: the server responded with a status of 4(04|09)/.test(msg.text())) return;
-    problems.push(`console error: ${msg.text()}`);
-  });
-  // Offline: anything not on this server is refused, so the page must need nothing from elsewhere.
-  await context.route(/.*/, (route) => (route.request().url().startsWith(base) ? route.continue() : route.abort('internetdisconnected')));
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
-  return { context, page, problems };
-}
+// Expected 4xx: an invalid link's 404, a used one's 409.
+const open = () => newPage(browser, { base, viewport: { width: 1000, height: 800 }, clipboard: true, expectedStatuses: [404, 409] });
 
 const invite = async (role = 'member') =>
   admin.ok('invitation.create', { email: `new.hire${++n}@example.com`, role, name: `New Hire ${n}` }) as Promise<{ acceptUrl: string; invitation: { id: string }; member: { id: string } }>;
@@ -83,7 +57,7 @@ const invite = async (role = 'member') =>
 describe.skipIf(!HAVE_CHROMIUM)('the /join page in headless Chromium', () => {
   it('shows the invitation, accepts it, shows the key once with a working copy button; accessible at each step', async () => {
     const r = await invite('approver');
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     await page.goto(r.acceptUrl);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Join Test acme-/);
     // The token leaves the address bar (and so any later Referer or screenshot of it).
@@ -124,7 +98,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the /join page in headless Chromium', () => {
       [`${base}/join?token=org_x.ivt_y.wjt_z`, 'This invitation link is not valid', /use the whole link from the newest invitation mail/],
       [`${base}/join`, 'Open the link from your invitation', /needs the whole link from your invitation mail/],
     ];
-    const { context, page, problems } = await newPage();
+    const { context, page, problems } = await open();
     for (const [url, title, what] of cases) {
       await page.goto(url);
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(title);
