@@ -85,7 +85,8 @@ export const get = handler(c.get, async (ctx, p) => {
   return { member: toMember(row), access: { liveKeys: Number(keys.n) }, persona: await personaOf(ctx.q, ctx.orgId, p.memberId) };
 });
 
-export const list = handler(c.list, async (ctx, p) => listMembers(ctx.q, ctx.orgId, { ...p, prefix: 'params' }));
+// An R method runs outside a transaction, and the search's fuzzy threshold is transaction-local: its own short one.
+export const list = handler(c.list, async (ctx, p) => ctx.deps.db.tx((q) => listMembers(q, ctx.orgId, { ...p, prefix: 'params' })));
 
 const EDITABLE = ['name', 'handle', 'email', 'userName', 'title', 'managerId', 'timezone', 'dottedLineIds', 'office', 'employeeId', 'externalId'] as const;
 const COLUMN: Record<(typeof EDITABLE)[number], keyof MemberRow> = {

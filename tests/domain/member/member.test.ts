@@ -186,7 +186,7 @@ describe('member records', () => {
     expect(p1.members.map((m: any) => m.name)).toEqual(['Xena Listwood', 'Yann Listwood']);
     const p2 = expectOk('member.list', await s.client.rpc('member.list', { teamId: team.id, limit: 2, cursor: p1.nextCursor }));
     expect(p2).toMatchObject({ members: [{ name: 'Zoe Listwood' }], nextCursor: null });
-    const typo = expectOk('member.list', await s.client.rpc('member.list', { q: 'listwod' }));
+    const typo = expectOk('member.list', await s.client.rpc('member.list', { q: 'lisstwod' }));
     expect(typo.members.map((m: any) => m.name).sort()).toEqual([...names].sort());
     const agents = expectOk('member.list', await s.client.rpc('member.list', { kind: 'agent', limit: 500 }));
     expect(agents.members.every((m: any) => m.kind === 'agent')).toBe(true);
