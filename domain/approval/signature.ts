@@ -25,7 +25,10 @@ export interface SignatureRequest {
    * transaction (domain/approval/release.ts); the caller only waits.
    */
   completion?: 'retry' | 'release';
-  /** Principal ids of the only humans who may decide it (decision rights, a reviewer); default any approver. */
+  /**
+   * Principal ids of the only humans who may decide it (decision rights, a reviewer); default any approver. The
+   * proof is checked against them again when used: an approval decided by someone no longer among them is refused.
+   */
   deciders?: string[];
   /** release only: the params a human may change before releasing (each checked by the method's schema). */
   amendable?: string[];
@@ -203,6 +206,14 @@ async function checkProof(
   }
   if (row.status === 'pending') {
     throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`);
+  }
+  // Who may decide is asked again now (decision rights may have changed since the hold): the decider must still be one.
+  if (req.deciders && row.decided_by && !req.deciders.includes(row.decided_by)) {
+    throw new ApiError(
+      'CONFLICT',
+      `approval ${approvalId} was decided by ${row.decided_by}, who is not among those who decide this act now (${req.deciders.join(', ')}): ` +
+        `call ${env.method} without proof for a new hold`,
+    );
   }
   if (!consume) return { approvalId, payloadHash };
   if (req.summary !== row.summary) {

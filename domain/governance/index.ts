@@ -3,6 +3,7 @@ import { METHODS } from '../../protocol/registry.js';
 import type { Queryable } from '../../db/types.js';
 import { family } from '../family.js';
 import { handler } from '../handler.js';
+import { validateRights } from './selectors.js';
 
 const GATED = [...METHODS.values()].filter((m) => m.governed).map((m) => m.name);
 
@@ -21,6 +22,9 @@ async function governanceState(q: Queryable, orgId: string) {
 }
 
 export const set_decision_rights = handler(governance.set_decision_rights, async (ctx, p) => {
+  // Each selector in its place (BAD_REQUEST `rights[3].decidedBy: …`); ids are checked by form, not membership, so
+  // a right may name someone before they join.
+  validateRights(p.rights);
   await ctx.q.query(
     'UPDATE orgs SET decision_rights = $2, decision_rights_at = now(), decision_rights_by = $3 WHERE org_id = $1',
     [ctx.orgId, JSON.stringify(p.rights), ctx.principal.id],

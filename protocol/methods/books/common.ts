@@ -56,7 +56,7 @@ export const abn = z
   .refine((v) => /^\d{11}$/.test(v) && abnChecksumOk(v), 'must be a valid 11-digit ABN')
   .describe('Australian Business Number, 11 digits (spaces allowed).');
 
-function abnChecksumOk(abnDigits: string): boolean {
+export function abnChecksumOk(abnDigits: string): boolean {
   const weights = [10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19];
   const digits = [...abnDigits].map(Number);
   digits[0] -= 1;

@@ -1,0 +1,66 @@
+import type { Queryable } from '../../db/types.js';
+
+/*
+ * Columns of other families that point at a party (WORKSPACE.md 1). A family declares them once, from its own
+ * index.ts, e.g. `declarePartyRefs('crm', [{ table: 'crm_deals', column: 'party_id' }])`; a directory merge
+ * repoints every such column from the merged party to the survivor, recording each change in the merge's change
+ * log (directory_merge_changes), so a revert restores exactly. A family whose rows cannot simply be repointed
+ * (two CRM contacts of one party fold into one) registers a hook instead, which writes its changes to the same log.
+ * The directory's own tables (channels, links, lists, awareness, captures) are the merge's own business.
+ */
+
+/** One column holding a party id (per_… or co_…); the table keys by org_id first, like every tenant table. */
+export interface PartyRef {
+  table: string;
+  column: string;
+}
+
+/** One recorded change, as directory_merge_changes stores it (row_key: the row's primary key without org_id). */
+export interface MergeChange {
+  table: string;
+  rowKey: Record<string, unknown>;
+  /** The column of an update; null for a whole-row insert or delete. */
+  column: string | null;
+  op: 'update' | 'insert' | 'delete';
+  before: unknown;
+  after: unknown;
+}
+
+/** Where a repoint hook records what it changed (the merge writes the log rows, in order). */
+export interface MergeChangeLog {
+  record(change: MergeChange): Promise<void>;
+}
+
+export interface RepointContext {
+  q: Queryable;
+  orgId: string;
+  mergeId: string;
+  survivorId: string;
+  mergedId: string;
+  log: MergeChangeLog;
+}
+
+/** A family's own repointing, for references a plain column update would break. */
+export type RepointHook = (ctx: RepointContext) => Promise<void>;
+
+export interface FamilyPartyRefs {
+  family: string;
+  refs: readonly PartyRef[];
+  hook?: RepointHook;
+}
+
+const declared = new Map<string, FamilyPartyRefs>();
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** Declare a family's party columns (and optionally its repoint hook). Once per family. */
+export function declarePartyRefs(family: string, refs: readonly PartyRef[], hook?: RepointHook): void {
+  if (declared.has(family)) throw new Error(`declarePartyRefs: ${family} already declared its party references`);
+  for (const ref of refs) {
+    if (!IDENT.test(ref.table) || !IDENT.test(ref.column)) throw new Error(`declarePartyRefs(${family}): ${ref.table}.${ref.column} is not a plain identifier`);
+    if (ref.table.startsWith('directory_')) throw new Error(`declarePartyRefs(${family}): ${ref.table} is the directory's own table`);
+  }
+  declared.set(family, { family, refs: [...refs], hook });
+}
+
+/** Every family's declared references, for the merge. */
+export const partyRefs = (): readonly FamilyPartyRefs[] => [...declared.values()];
