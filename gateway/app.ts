@@ -33,8 +33,13 @@ export interface GatewayOptions {
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
 
-/** A signed URL's signature (blob downloads) and an invitation link's token (/join) are bearer credentials: never logged. */
-export const redactUrl = (url: string): string => url.replace(/([?&](?:sig|token)=)[^&#]*/gi, '$1[Redacted]');
+/**
+ * Query values that are never logged: a signed URL's signature (blob downloads) and an invitation link's token (/join)
+ * are bearer credentials; search words (`q`), SCIM filters and the like carry names and addresses, which must stay
+ * erasable (WORKSPACE.md section 4), so they stay out of logs too.
+ */
+const REDACTED_QUERY = /([?&](?:sig|token|q|filter|email|name|question)=)[^&#]*/gi;
+export const redactUrl = (url: string): string => url.replace(REDACTED_QUERY, '$1[Redacted]');
 
 type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
 type ReqSerializer = (req: ReqLike) => Record<string, unknown>;

@@ -37,6 +37,10 @@ async function exercise(logger: object, secrets: string[]) {
     const signed = s.runtime.deps.blobs.signedPath(s.org.orgId, 'a'.repeat(64));
     secrets.push(new URL(signed.path, 'http://x').searchParams.get('sig')!);
     await app.inject({ method: 'GET', url: signed.path });
+    // Search words and filters name people: they must stay erasable, so out of logs.
+    await client.get('directory', { q: 'Zelda Quorrenby', limit: 5 });
+    await app.inject({ method: 'GET', url: `/scim/v2/Users?filter=${encodeURIComponent('userName eq "zelda.quorrenby@example.com"')}` });
+    secrets.push('Zelda', 'Quorrenby', 'quorrenby');
     for (let i = 0; i < 6; i++) await client.rpc('org.list'); // past the quota: 429s
   } finally {
     await app.close();
@@ -52,6 +56,8 @@ describe('logs', () => {
     expect(text).toContain('incoming request');
     expect(text).toContain('/api/v1/org.list');
     expect(text).toContain('sig=[Redacted]');
+    expect(text).toContain('/api/v1/directory?q=[Redacted]&limit=5');
+    expect(text).toContain('/scim/v2/Users?filter=[Redacted]');
     for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
   });
 
