@@ -60,8 +60,6 @@ export interface Searchable {
   /** What the table's generated columns must hold, from this declaration (tests compare the two). */
   readonly columns: { search_doc: string; search_fuzzy: string };
   search(q: Queryable, opts: SearchOptions): Promise<SearchPage>;
-  /** The page's SQL and parameters, for EXPLAIN in tests. */
-  plan(opts: SearchOptions): { sql: string; params: unknown[] } | undefined;
 }
 
 /** Longest query accepted: a search box, not a document (bounds parse and match work). */
@@ -104,17 +102,16 @@ export function defineSearch(spec: SearchSpec): Searchable {
     search_fuzzy: `wops_unaccent(${concat(fuzzy)})`,
   };
 
-  function plan(opts: SearchOptions): { sql: string; params: unknown[] } | undefined {
-    const qField = opts.fields?.q ?? 'params.q';
-    const text = cleanQuery(opts.q, qField);
-    if (!/[\p{L}\p{N}]/u.test(text)) return undefined; // only punctuation: nothing to match
-    const limit = opts.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest('params.limit', `an integer from 1 to ${MAX_LIMIT}`);
-    // $1 org, $2 the websearch query, $3 the fuzzy text (null: no fuzzy matching, $3 then unused but typed)
-    const params: unknown[] = [opts.org, text, plainWords(text) ? text : null];
+  /**
+   * The SQL of one tier, `take` rows from `after` on: 0 is the full-text hits by rank, 1 the trigram-only hits by
+   * similarity (a row of tier 0 is never also in tier 1). Tiers are asked in turn, so a query whose full-text hits
+   * fill the page never pays for similarity over the trigram candidates.
+   */
+  function tierSql(opts: SearchOptions, text: string, tier: 0 | 1, take: number, after: Cursor | undefined): { sql: string; params: unknown[] } {
+    // $1 org, $2 the query text (websearch syntax for tier 0, the words for tier 1)
+    const params: unknown[] = [opts.org, text];
     const query = `websearch_to_tsquery('wops_search', $2)`;
-    const fuzzyMatch = params[2] === null ? '' : ` OR wops_unaccent($3) <% ${fuzzyText}`;
-    const where = [`org_id = $1`, `(${doc} @@ ${query}${fuzzyMatch})`];
+    const where = [`org_id = $1`, tier === 0 ? `${doc} @@ ${query}` : `wops_unaccent($2) <% ${fuzzyText} AND NOT (${doc} @@ ${query})`];
     for (const [name, value] of Object.entries(opts.filters ?? {})) {
       if (value === undefined) continue;
       const column = spec.filters?.[name];
@@ -123,56 +120,62 @@ export function defineSearch(spec: SearchSpec): Searchable {
       else if (Array.isArray(value)) where.push(`${column}::text = ANY($${params.push(value.map(String))}::text[])`);
       else where.push(`${column}::text = $${params.push(String(value))}`);
     }
-    let after = '';
-    if (opts.cursor !== undefined) {
-      const c = decodeCursor(opts.cursor, opts.fields?.cursor ?? 'params.cursor');
-      const [t, s, id] = [params.push(c.tier), params.push(c.score), params.push(c.id)];
-      after = `WHERE tier > $${t} OR (tier = $${t} AND (score < $${s}::real OR (score = $${s}::real AND id > $${id})))`;
+    let from = '';
+    if (after) {
+      const [sc, id] = [params.push(after.score), params.push(after.id)];
+      from = `WHERE score < $${sc}::real OR (score = $${sc}::real AND id > $${id})`;
     }
+    const score = tier === 0 ? `ts_rank_cd('${RANK_WEIGHTS}', ${doc}, ${query})` : `word_similarity(wops_unaccent($2), ${fuzzyText})`;
     const marks = params.push(START + STOP);
     const options = params.push(HEADLINE);
     const highlights = textColumns
       .map((c) => `'${c}', ts_headline('wops_search', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
       .join(', ');
-    const sql = `WITH hits AS (
-        SELECT ${spec.id}::text AS id,
-               CASE WHEN ${doc} @@ ${query} THEN 0 ELSE 1 END AS tier,
-               CASE WHEN ${doc} @@ ${query} THEN ts_rank_cd('${RANK_WEIGHTS}', ${doc}, ${query})
-                    ELSE word_similarity(wops_unaccent($3::text), ${fuzzyText}) END AS score
-          FROM ${spec.table} WHERE ${where.join(' AND ')}),
-      page AS (SELECT * FROM hits ${after} ORDER BY tier, score DESC, id LIMIT ${limit + 1})
-      SELECT p.id, p.tier, p.score::text AS score, json_build_object(${highlights}) AS highlights
+    const sql = `WITH hits AS (SELECT ${spec.id}::text AS id, ${score} AS score FROM ${spec.table} WHERE ${where.join(' AND ')}),
+      page AS (SELECT * FROM hits ${from} ORDER BY score DESC, id LIMIT ${take})
+      SELECT p.id, p.score::text AS score, json_build_object(${highlights}) AS highlights
         FROM page p JOIN ${spec.table} t ON t.org_id = $1 AND t.${spec.id}::text = p.id
-       ORDER BY p.tier, p.score DESC, p.id`;
+       ORDER BY p.score DESC, p.id`;
     return { sql, params };
   }
 
   /** Run inside a transaction (a handler's q is one): the settings below are local to it. */
   async function search(q: Queryable, opts: SearchOptions): Promise<SearchPage> {
-    const planned = plan(opts);
-    if (!planned) return { items: [], nextCursor: null };
+    const text = cleanQuery(opts.q, opts.fields?.q ?? 'params.q');
+    if (!/[\p{L}\p{N}]/u.test(text)) return { items: [], nextCursor: null }; // only punctuation: nothing to match
+    const limit = opts.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest('params.limit', `an integer from 1 to ${MAX_LIMIT}`);
+    const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.fields?.cursor ?? 'params.cursor');
     // Local to the caller's transaction: the fuzzy threshold is a setting the index scan reads; and a plan made for
     // these very words, as a prepared statement's generic plan cannot see how selective they are (it scans the org).
     await q.query(
       `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
       [String(FUZZY_THRESHOLD)],
     );
-    const rows = await q.query<{ id: string; tier: number; score: string; highlights: Record<string, string> | string }>(planned.sql, planned.params);
-    const limit = opts.limit ?? DEFAULT_LIMIT;
+    type Row = { id: string; tier: 0 | 1; score: string; highlights: Record<string, string> | string };
+    const rows: Row[] = [];
+    for (const tier of [0, 1] as const) {
+      if (cursor && cursor.tier > tier) continue;
+      if (tier === 1 && !plainWords(text)) break;
+      const take = limit + 1 - rows.length;
+      if (take <= 0) break;
+      const planned = tierSql(opts, text, tier, take, cursor?.tier === tier ? cursor : undefined);
+      for (const r of await q.query<Omit<Row, 'tier'>>(planned.sql, planned.params)) rows.push({ ...r, tier });
+    }
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       items: page.map((r) => ({
         id: r.id,
-        matched: Number(r.tier) === 0 ? 'text' : 'fuzzy',
+        matched: r.tier === 0 ? 'text' : 'fuzzy',
         score: Number(r.score),
         highlights: toSegments(typeof r.highlights === 'string' ? JSON.parse(r.highlights) : r.highlights),
       })),
-      nextCursor: rows.length > limit && last ? encodeCursor({ tier: Number(last.tier), score: last.score, id: last.id }) : null,
+      nextCursor: rows.length > limit && last ? encodeCursor({ tier: last.tier, score: last.score, id: last.id }) : null,
     };
   }
 
-  const searchable: Searchable = { spec, columns, search, plan };
+  const searchable: Searchable = { spec, columns, search };
   registry.push(searchable);
   return searchable;
 }
@@ -210,7 +213,7 @@ function toSegments(raw: Record<string, string>): Record<string, Segment[]> {
 }
 
 interface Cursor {
-  tier: number;
+  tier: 0 | 1;
   /** The score as PostgreSQL printed it (a real prints exactly and reads back equal). */
   score: string;
   id: string;

@@ -158,13 +158,13 @@ describe('hostile queries answer, never INTERNAL', () => {
 });
 
 describe('indexes', () => {
-  it('every declared searchable has its two GIN indexes, its columns as declared, serving both operators', async () => {
+  it('every declared searchable has its two search GIN indexes, its columns as declared, serving both operators', async () => {
     for (const s of searchables()) {
       const rows = await runtime.db.query<{ indexname: string; indexdef: string }>(
         `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexdef LIKE '%USING gin%'`,
         [s.spec.table],
       );
-      expect(rows.map((r) => r.indexname).sort()).toEqual([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]);
+      expect(rows.map((r) => r.indexname)).toEqual(expect.arrayContaining([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]));
       // The migration's columns are the declaration's (rows of this file have text in every weight).
       const [differ] = await runtime.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
