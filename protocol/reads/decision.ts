@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { read } from '../contract.js';
-import { limit } from '../schema.js';
+import { limit, text } from '../schema.js';
 import { Decision, DECISION_STATUSES, decisionId, Signature } from '../methods/decision.js';
 
 /** One line of the decision log. */
@@ -40,10 +40,10 @@ export const decisionReadContracts = {
     query: z.strictObject({
       id: decisionId('One decision: the full record.').optional(),
       status: z.enum([...DECISION_STATUSES, 'open']).describe('Only this status; open is proposed or adjustment_requested.').optional(),
-      area: z.string().min(1).max(100, 'must be at most 100 characters').describe('Only this area (exactly).').optional(),
-      q: z.string().max(256, 'must be at most 256 characters').describe('Search words (websearch syntax); ranked, at most 100 per page.').optional(),
+      area: text({ min: 1, max: 100, description: 'Only this area (exactly).' }).optional(),
+      q: text({ max: 256, description: 'Search words (websearch syntax); ranked, at most 100 per page.' }).optional(),
       awaiting: z.enum(['me']).describe('me: open decisions waiting on the caller.').optional(),
-      cursor: z.string().max(200).describe('The nextCursor of the previous page.').optional(),
+      cursor: text({ max: 200, description: 'The nextCursor of the previous page.' }).optional(),
       limit: limit(500, 50),
     }),
     result: z.strictObject({

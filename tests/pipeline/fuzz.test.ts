@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS } from '../../protocol/registry.js';
-import { METHOD_HANDLERS } from '../../domain/deployed.js';
+import { METHOD_HANDLERS, READ_HANDLERS } from '../../domain/deployed.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 import { expectFrame } from '../helpers/frames.js';
@@ -101,6 +101,25 @@ describe('fuzzing every deployed method', () => {
     );
     // The fuzzer reached the method: something was answered.
     expect([...seen.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
+  // approval.wait is a long-poll (a random timeout would hold the test): its query is fuzzed in its own tests.
+  const fuzzedReads = [...READ_HANDLERS.keys()].filter((p) => p !== 'approval.wait' && p !== 'events').sort();
+  it.each(fuzzedReads)('GET %s with random query and path values: never INTERNAL', async (path) => {
+    const example = READ_HANDLERS.get(path)!.contract.example as Record<string, unknown>;
+    const keys = [...new Set([...Object.keys(example), 'x'])];
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...keys), fc.oneof(str, num.map(String)), { maxKeys: 4 }), async (query) => {
+        const inPath = (k: string) => path.includes(`{${k}}`);
+        const url = `/api/v1/${path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(String(query[k] ?? example[k] ?? 'x').toWellFormed()))}`;
+        const qs = new URLSearchParams(Object.entries(query).filter(([k]) => !inPath(k)).map(([k, v]): [string, string] => [k, String(v)])).toString();
+        const res = await s.app.inject({ method: 'GET', url: `${url}${qs ? `?${qs}` : ''}`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
+        const context = `${url}?${qs.slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
+        expect(res.statusCode, context).not.toBe(500);
+        if (res.statusCode >= 400) expectFrame({ status: res.statusCode, raw: res.body }, context);
+      }),
+      { numRuns: RUNS, interruptAfterTimeLimit: 60_000 },
+    );
   });
 
   it('GET /events with random query strings: never INTERNAL', async () => {
