@@ -21,6 +21,11 @@ export interface GroundingRules {
   citable?(tool: string, node: Readonly<Record<string, unknown>>): Citation[];
   /** Every claim must carry a quote (found verbatim in a record it cites); default: a quote is optional. */
   quotesRequired?: boolean;
+  /**
+   * The names a read node carries that, written in an answer, must come from a record the statement cites
+   * (directory: a party's name and aliases). Names of nodes this ask read only: a name nothing read is not known.
+   */
+  names?(node: Readonly<Record<string, unknown>>): string[];
   /** A family's own check after the gateway's (e.g. every date written must be a cited event's): the reason it fails, else undefined. */
   check?(draft: Extract<Draft, { kind: 'answer' }>, records: CitedRecords): string | undefined;
 }

@@ -17,11 +17,17 @@ const OPS = new Set(['value', 'sum', 'min', 'max', 'count']);
  *    `value` one citation, `count` no field) and must equal `value` exactly.
  * 4. A claim's quote appears verbatim (whitespace runs aside) in a text field of one of the records it cites;
  *    an answerer's rules may require every claim to quote.
- * 5. Every number written in the answer or a claim (money `$1,234.56` / `-$12.00`, integers) equals a figure
+ * 5. Every email address and phone number written, and every name the answerer's rules mark as a name
+ *    (directory: parties' names), is a field of a record the statement cites (a claim: its own citations; the
+ *    answer text: any claim's): an email as written in one of its strings, a phone by its digits (a national
+ *    0… form matching a +country one), a name equal to one of the record's names or strings, ignoring case.
+ *    A checked quote repeated in the text is exempt (it is the record's own words).
+ * 6. Every number written in the answer or a claim (money `$1,234.56` / `-$12.00`, integers) equals a figure
  *    of the answer. Not numbers for this rule: ISO dates and times, identifiers (inv_…, INV-0042, W2, 1A),
- *    an integer that is a cited account code or, written `#42` / `seq 42`, a cited event seq, and a claim's
- *    checked quote repeated in the text (its numbers are the record's own).
- * 6. The answerer's own check, if it has one.
+ *    an integer that is a cited account code or, written `#42` / `seq 42`, a cited event seq, a claim's
+ *    checked quote repeated in the text (its numbers are the record's own), and the emails and phone numbers
+ *    rule 5 checked.
+ * 7. The answerer's own check, if it has one.
  * A draft that cannot answer is not checked (it claims nothing). The first failure is the reason.
  */
 export function checkGrounding(draft: Draft, records: CitedRecords, rules: Omit<GroundingRules, 'citable'> = {}): GroundingVerdict {
@@ -32,7 +38,9 @@ export function checkGrounding(draft: Draft, records: CitedRecords, rules: Omit<
     const reason = checkClaim(claim, i + 1, records) ?? checkQuote(claim, i + 1, records, rules.quotesRequired === true);
     if (reason) return fail(reason);
   }
-  const numbers = checkNumbers(draft.answer, draft.claims);
+  const personal = checkPersonal(draft.answer, draft.claims, records, rules);
+  if (typeof personal === 'string') return fail(personal);
+  const numbers = checkNumbers(draft.answer, draft.claims, personal);
   if (!numbers.ok) return numbers;
   const own = rules.check?.(draft, records);
   return own === undefined ? { ok: true } : fail(own);
@@ -150,15 +158,85 @@ function moneyCents(token: string): number | undefined {
   return m[1] ? -cents : cents;
 }
 
-function checkNumbers(answer: string, claims: Claim[]): GroundingVerdict {
+/** Checked quotes of the claims, longest first. */
+const quotesOf = (claims: Claim[]) =>
+  claims.flatMap((c) => (typeof c.quote === 'string' && squash(c.quote) ? [squash(c.quote)] : [])).sort((a, b) => b.length - a.length);
+
+const EMAILS = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+/** A phone number: + or a leading 0 or bracket, then digits and separators, at least 8 digits. */
+const PHONES = /(?<![\p{L}\p{N}+$])(?:\+|\(?0)[\d\s().-]{6,}\d(?![\p{L}\p{N}])/gu;
+const digitsOf = (s: string) => s.replace(/\D/g, '');
+
+/** A written number is this field's: the same digits, or a national 0… form of a +country field. */
+function samePhone(written: string, field: string): boolean {
+  const w = digitsOf(written);
+  const f = digitsOf(field);
+  if (f.length < 8) return false;
+  if (w === f) return true;
+  const national = w.startsWith('0') ? w.slice(1) : null;
+  return national !== null && field.trim().startsWith('+') && f.endsWith(national) && f.length - national.length <= 3;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const fold = (s: string) => s.normalize('NFC').toLocaleLowerCase();
+
+/**
+ * Rule 5: emails, phones and names. Returns the texts it checked (emails and phones) for the numbers rule to
+ * pass over, or the reason it fails.
+ */
+function checkPersonal(answer: string, claims: Claim[], records: CitedRecords, rules: Pick<GroundingRules, 'names'>): string[] | string {
+  const quotes = quotesOf(claims);
+  const unquoted = (text: string) => quotes.reduce((t, q) => t.split(q).join(' '), squash(text));
+  const occurrencesOf = (cites: Citation[]) => distinct(cites.filter(isCitation)).flatMap((c) => [...records.occurrences(c)]);
+  const known = new Set<string>();
+  if (rules.names) {
+    for (const key of records.keys()) {
+      if (!key.startsWith('record:')) continue;
+      for (const node of records.occurrences({ kind: 'record', id: key.slice('record:'.length) })) {
+        for (const n of rules.names(node as Record<string, unknown>)) if (/\p{L}/u.test(n) && squash(n).length >= 3) known.add(squash(n));
+      }
+    }
+  }
+  const names = [...known].sort((a, b) => b.length - a.length);
+  const checked: string[] = [];
+  const allCites = claims.flatMap((c) => (Array.isArray(c.cites) ? c.cites : []));
+  const texts: [string, string, Citation[]][] = [['the answer', answer, allCites], ...claims.map((c, i): [string, string, Citation[]] => [`claim ${i + 1}`, c.text, Array.isArray(c.cites) ? c.cites : []])];
+  for (const [where, raw, cites] of texts) {
+    let text = unquoted(raw);
+    const occurrences = occurrencesOf(cites);
+    const strings = occurrences.flatMap((o) => textsOf(o));
+    for (const m of text.match(EMAILS) ?? []) {
+      if (!strings.some((s) => fold(s).includes(fold(m)))) return `${where} writes the email address ${m}, which is in none of the records it cites`;
+      checked.push(m);
+    }
+    text = text.replace(EMAILS, ' ');
+    for (const m of text.match(PHONES) ?? []) {
+      if (digitsOf(m).length < 8) continue;
+      if (!strings.some((s) => samePhone(m, s))) return `${where} writes the phone number ${m.trim()}, which is in none of the records it cites`;
+      checked.push(m.trim());
+    }
+    for (const name of names) {
+      const re = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRe(name)}(?![\\p{L}\\p{N}])`, 'giu');
+      if (!re.test(text)) continue;
+      const carried = occurrences.some((o) => (rules.names?.(o as Record<string, unknown>) ?? []).some((n) => fold(squash(n)) === fold(name)) || textsOf(o).some((s) => fold(squash(s)) === fold(name)));
+      if (!carried) return `${where} names ${name}, which is the name of none of the records it cites`;
+      // A longer name checked here is not read again as the shorter names inside it.
+      text = text.replace(re, ' ');
+    }
+  }
+  return checked;
+}
+
+function checkNumbers(answer: string, claims: Claim[], personal: readonly string[] = []): GroundingVerdict {
   const figures = claims.flatMap((c) => (c.figure ? [c.figure] : []));
   const cents = new Set(figures.filter((f) => f.unit === 'cents').map((f) => f.value));
   const plain = new Set(figures.filter((f) => f.unit !== 'cents').map((f) => f.value));
   const cites = claims.flatMap((c) => (Array.isArray(c.cites) ? c.cites : []));
   const codes = new Set(cites.flatMap((c) => (c.kind === 'account' ? [c.code] : [])));
   const seqs = new Set(cites.flatMap((c) => (c.kind === 'event' ? [String(c.seq)] : [])));
-  // A checked quote repeated in the text is the record's own words: its numbers are not the answer's.
-  const quotes = claims.flatMap((c) => (typeof c.quote === 'string' && squash(c.quote) ? [squash(c.quote)] : [])).sort((a, b) => b.length - a.length);
+  // A checked quote repeated in the text is the record's own words: its numbers are not the answer's; nor are
+  // the digits of an email or phone number rule 5 found in a cited record.
+  const quotes = [...quotesOf(claims), ...[...personal].map(squash).sort((a, b) => b.length - a.length)];
   const unquoted = (text: string) => quotes.reduce((t, q) => t.split(q).join(' '), squash(text));
   const texts: [string, string][] = [['the answer', answer], ...claims.map((c, i): [string, string] => [`claim ${i + 1}`, c.text])];
   for (const [where, raw] of texts) {

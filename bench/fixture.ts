@@ -29,6 +29,14 @@ export async function rpc(baseUrl: string, key: string, method: string, params: 
   return { status: res.status, body, replayed: res.headers.get('idempotent-replay') === 'true' };
 }
 
+/** GET /api/v1/<path> as the org's admin; anything but 200 stops the run. */
+export async function getOk(ctx: BenchContext, org: BenchOrg, path: string): Promise<any> {
+  const res = await fetch(`${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${org.key}` } });
+  const body = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return body;
+}
+
 /** Create `n` orgs through the API (org.create answers the new org's admin key). */
 export async function createOrgs(baseUrl: string, db: Db, adminKey: string, n: number, prefix: string): Promise<BenchOrg[]> {
   const orgs: BenchOrg[] = [];

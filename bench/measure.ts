@@ -99,3 +99,21 @@ export async function closedLoop(op: (i: number) => Promise<void>, opts: { worke
     failed,
   };
 }
+
+export interface Latencies {
+  p50Ms: number;
+  p95Ms: number;
+  samples: number;
+}
+
+/** `n` calls of `op`, one at a time (no load beside it): p50 and p95 of their wall times. */
+export async function latencies(n: number, op: (i: number) => Promise<void>): Promise<Latencies> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op(i);
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50Ms: percentile(ms, 50), p95Ms: percentile(ms, 95), samples: n };
+}

@@ -12,6 +12,8 @@ import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
 import { measureBlobUpload } from './scenarios/blobs.js';
 import { peopleStep } from './scenarios/people.js';
+import { directoryStep } from './scenarios/directory.js';
+import { governanceStep } from './scenarios/governance.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -301,5 +303,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   stream,
   blobs,
   people: peopleStep,
+  directory: directoryStep,
+  governance: governanceStep,
   coldstart: coldStart,
 };

@@ -8,9 +8,9 @@ export async function seedAndReport(runtime: Runtime, slug: string, out: (line: 
   const demo = await seedDemo(runtime, { slug, progress: (line) => out(`  ${line}…`) });
   out(`Seeded ${demo.slug} (${demo.orgId}) with ${demo.calls} API calls in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
   out(`Keys (shown once):`);
-  out(`  admin (human, every scope):          ${demo.keys.admin}`);
-  out(`  agent (books.write, approval.request): ${demo.keys.agent}`);
-  out(`  approver (human, approval.decide):   ${demo.keys.approver}`);
+  out(`  admin (Grace Lin, every scope):                ${demo.keys.admin}`);
+  out(`  agent (bookkeeping agent, not admin/decide):   ${demo.keys.agent}`);
+  out(`  approver (Priya Nair, approval.decide, reads): ${demo.keys.approver}`);
   for (const line of demo.summary) out(line);
 }
 

@@ -9,6 +9,8 @@ import { formatCents } from '../domain/books/money.js';
 import { firstUncoveredPayDate, loadedSchedules } from '../domain/books/rates/index.js';
 import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';
 import { demoPeople } from './demo-people.js';
+import { demoDirectory } from './demo-directory.js';
+import { demoGovernance } from './demo-governance.js';
 
 /*
  * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
@@ -17,11 +19,12 @@ import { demoPeople } from './demo-people.js';
  * completed quarter to today.
  */
 
-/** A clock the seed moves: each step happens on its own business date. */
+/** A clock the seed moves: each step happens on its own business date, or (live) at the real time. */
 class StoryClock implements Clock {
   date = new Date().toISOString().slice(0, 10);
+  live = false;
   now(): Date {
-    return new Date(`${this.date}T10:00:00Z`);
+    return this.live ? new Date() : new Date(`${this.date}T10:00:00Z`);
   }
 }
 
@@ -45,6 +48,13 @@ export class DemoDesk {
 
   at(date: string): this {
     this.clock.date = date;
+    this.clock.live = false;
+    return this;
+  }
+
+  /** From now on the real time: what the server reads from its clock later (an offer's expiry, an escalation's level) starts now. */
+  live(): this {
+    this.clock.live = true;
     return this;
   }
 
@@ -53,6 +63,12 @@ export class DemoDesk {
     const out = await this.pipeline.call({ method, params, apiKey: key, idempotencyKey: `demo-${++this.seq}` });
     if (!out.frame.ok) throw new Error(`${method} ${JSON.stringify(params)}: ${out.frame.error.code} ${out.frame.error.message}`);
     return out.frame.result as T;
+  }
+
+  /** The org's members by name (the people demo made them): name -> id. */
+  async memberIds(): Promise<Map<string, string>> {
+    const { members } = await this.call('member.list', { limit: 500 });
+    return new Map(members.map((m: { name: string; id: string }) => [m.name, m.id]));
   }
 
   /** The agent calls a signature act; if held, it files the approval, the human approver approves, it retries. */
@@ -131,5 +147,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const bank = tb.lines.find((l: { account: string }) => l.account === '090');
   summary.push(`Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`);
   summary.push(...(await demoPeople(desk, end, progress)));
+  summary.push(...(await demoDirectory(desk, progress)));
+  summary.push(...(await demoGovernance(desk, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

@@ -19,7 +19,7 @@ const HELP = `Usage: npm run mcp -- [options]   (or: wops-mcp [options], tsx cli
 Serves the workspace over MCP on stdin/stdout, as the API key in WOPS_API_KEY.
 
 Options (each also an environment variable; the flag wins):
-  --toolsets <a,b,...>      desks, families or books areas (books.payables, …) to list as tools, or all / none
+  --toolsets <a,b,...>      desks, families or family areas (books.payables, directory.merges, …) to list as tools, or all / none
                             WOPS_TOOLSETS (default ${DEFAULT_DESK}: the core tools; the meta-tools reach the rest)
   --read-only               list and allow only read-only tools          WOPS_READ_ONLY=true
   --tools <t1,t2,...>       single tools to list besides the toolsets    WOPS_TOOLS

@@ -14,8 +14,16 @@ export function migrationFiles(): { name: string; sql: string }[] {
     .map((name) => ({ name, sql: readFileSync(MIGRATIONS_DIR + name, 'utf8') }));
 }
 
+export interface MigrateOptions {
+  /**
+   * Stop after the file whose name starts with this (e.g. '033'): a test of a migration on data made before it
+   * seeds a database migrated this far, then migrates the rest. Default: every file.
+   */
+  upTo?: string;
+}
+
 /** Apply the SQL files of db/migrations in name order, each once, each in its own transaction. */
-export async function migrate(db: Db): Promise<string[]> {
+export async function migrate(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   const applied: string[] = [];
   await db.tx(async (q) => {
     // Another process may be migrating an empty database (seconds): wait for it beyond the pool's lock_timeout.
@@ -24,7 +32,10 @@ export async function migrate(db: Db): Promise<string[]> {
     await q.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await q.query<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name));
-    for (const file of migrationFiles()) {
+    const files = migrationFiles();
+    const last = opts.upTo === undefined ? files.length - 1 : files.findIndex((f) => f.name.startsWith(opts.upTo!));
+    if (opts.upTo !== undefined && last < 0) throw new Error(`migrate: no migration file starts with ${opts.upTo}`);
+    for (const file of files.slice(0, last + 1)) {
       if (done.has(file.name)) continue;
       // Each file's statements run in this transaction, so a failing file leaves nothing half-applied.
       for (const statement of splitStatements(file.sql)) await q.query(statement);

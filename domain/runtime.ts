@@ -8,7 +8,8 @@ import type { Db } from '../db/types.js';
 import { DEFAULT_DOMAIN_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler, ReadHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
-import { JOB_DEFINITIONS, METHOD_HANDLERS, READ_HANDLERS } from './deployed.js';
+import { JOB_DEFINITIONS, METHOD_HANDLERS, READ_HANDLERS, STARTUP_STEPS } from './deployed.js';
+import { runStartupSteps } from './startup.js';
 import type { JobDefinition } from './jobs/define.js';
 import { openJobs, type WorkerOptions } from './jobs/scheduler.js';
 import { DEFAULT_AI_CONFIG, type AiConfig } from '../ai-gateway/config.js';
@@ -86,6 +87,18 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     stream: new StreamHub(db, notifier, { pollMs: config.streamPollMs, onError }),
     jobs: await openJobs(db, [...JOB_DEFINITIONS, ...(opts.extraJobs ?? [])], () => deps, log),
   };
+  try {
+    // What the migrations left for the application (its normalisers, its ledger events), before any call.
+    await runStartupSteps(deps, STARTUP_STEPS);
+  } catch (err) {
+    await deps.jobs.close();
+    await deps.mail.close();
+    await deps.blobs.close();
+    await deps.stream.close();
+    await notifier.close();
+    await db.close();
+    throw err;
+  }
   const handlers = new Map<string, MethodHandler>([...METHOD_HANDLERS, ...(opts.extraHandlers ?? [])]);
   const pipeline = new Pipeline(deps, handlers, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
   if (opts.workers) await deps.jobs.startWorkers(opts.workers === true ? {} : opts.workers);

@@ -4,15 +4,16 @@
  * is about 440 tools). Each desk lists its toolsets, a few single tools, and the core tools; the meta-tools
  * (search_methods, describe_method, invoke_read, invoke_write) reach everything else from any desk.
  *
- * A desk named like a family is a superset of that family's toolset (its design group), so `governance` means
- * the same work whether read as the family or the desk. A desk whose toolsets have nothing deployed on this
- * server is refused when selected (mcp/toolsets.ts), never listed empty.
+ * A desk named like a family is that family's design group (`governance`: the governance family and the families
+ * of its design). Where a family is too large for one desk (books, directory), its areas are toolsets of their own
+ * (protocol/methods/areas.ts) and the desks divide them by kind of work. A desk whose toolsets have nothing deployed
+ * on this server is refused when selected (mcp/toolsets.ts), never listed empty.
  */
 
 export interface Desk {
   /** One line for --help and the README. */
   summary: string;
-  /** Families or books areas. */
+  /** Families or family areas. */
   toolsets: readonly string[];
   /** Single methods or reads besides the toolsets. */
   tools: readonly string[];
@@ -36,7 +37,8 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   tax: books('tax', 'BAS, obligations and lodgement (books)', ['books.reports']),
   assets: books('assets', 'fixed assets and depreciation (books)', ['books.reports']),
   ledger: books('ledger', 'accounts, journals and reports (books)'),
-  work: { summary: 'tasks and workstreams: claim, work, comment, complete (board)', toolsets: ['board'], tools: [] },
+  // Handing work over and escalating what blocks it are part of doing it (and keep the governance desk in budget).
+  work: { summary: 'tasks and workstreams: claim, work, comment, complete, hand over, escalate (board, handoff, escalation)', toolsets: ['board', 'handoff', 'escalation'], tools: [] },
   org: { summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)', toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'], tools: [] },
   people: { summary: 'members, teams, the org chart, profiles, notification preferences', toolsets: ['member', 'team', 'hierarchy', 'profile', 'notification'], tools: [] },
   // Who may act, apart from who is who: one desk for all ten people families would list ~11,000 tokens.
@@ -45,8 +47,18 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['invitation', 'user', 'admin', 'persona', 'billing'],
     tools: ['member.list', 'member.get'],
   },
-  directory: { summary: 'people and organisations outside the org, contacts', toolsets: ['directory', 'contact', 'contacts'], tools: [] },
-  governance: { summary: 'decisions, the charter, compacts, policies, escalations, handoffs', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy', 'escalation', 'handoff'], tools: [] },
+  // The directory family is too large for one desk: the address book itself, and the work of keeping it true and shared.
+  directory: {
+    summary: 'people and organisations outside the org: find, read, add, edit, their channels and links, vCard, ask; contact views',
+    toolsets: ['directory.parties', 'directory.listing', 'directory.channels', 'directory.links', 'directory.vcard', 'directory.ask', 'contact', 'contacts'],
+    tools: [],
+  },
+  curation: {
+    summary: 'keeping the directory true and shared: captures to review, duplicates to merge, lists, who knows whom and introductions',
+    toolsets: ['directory.captures', 'directory.merges', 'directory.lists', 'directory.awareness'],
+    tools: ['directory.search', 'directory.getPerson', 'directory.getOrg'],
+  },
+  governance: { summary: 'decision rights, decisions, the charter, compacts and policies (handoffs and escalations: the work desk)', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy'], tools: [] },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
   email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
   files: { summary: 'files, shares and annotations', toolsets: ['files', 'file', 'annotation'], tools: [] },

@@ -1,5 +1,5 @@
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
-import { BOOKS_AREAS } from '../protocol/methods/books/index.js';
+import { FAMILY_AREAS } from '../protocol/methods/areas.js';
 import type { Principal } from '../domain/auth.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { toolNameFor } from './names.js';
@@ -9,7 +9,7 @@ import { CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
  * Which tools a session lists. A model pays for every listed tool in context, so the list is cut down:
  *   1. only tools whose scope the key holds, and never a human's decision (approval.resolve) unless the
  *      operator allows decisions over MCP;
- *   2. only the chosen desks (mcp/desks.ts; default `core`) or toolsets (families, or a books area such as
+ *   2. only the chosen desks (mcp/desks.ts; default `core`) or toolsets (families, or a family area such as
  *      `books.payables`; `all` for every family);
  *   3. in read-only mode only R tools;
  *   4. single tools added (include) or removed (exclude) by name.
@@ -20,9 +20,11 @@ import { CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
 /** Scopes whose methods are a human's decision: the inbox and HTTP are their faces, not an agent's MCP session. */
 export const HUMAN_DECISION_SCOPES: ReadonlySet<string> = new Set(['approval.decide']);
 
-/** Toolsets narrower than a family: `books.<area>` for each books area (method name -> its area toolset). */
+/** Toolsets narrower than a family: `<family>.<area>` for each area (protocol/methods/areas.ts); method name -> its area. */
 export const AREA_TOOLSETS: ReadonlyMap<string, string> = new Map(
-  Object.entries(BOOKS_AREAS).flatMap(([area, contracts]) => Object.keys(contracts).map((suffix) => [`books.${suffix}`, `books.${area}`] as const)),
+  Object.entries(FAMILY_AREAS).flatMap(([family, areas]) =>
+    Object.entries(areas).flatMap(([area, contracts]) => Object.keys(contracts).map((suffix) => [`${family}.${suffix}`, `${family}.${area}`] as const)),
+  ),
 );
 
 /** Every toolset name a selection may use: the families and the areas. */
@@ -116,7 +118,7 @@ export function parseSelection(input: SelectionInput, metaTools: readonly string
       named.set(n, [n]);
     } else {
       throw new SelectionError(
-        `toolsets: unknown toolset ${JSON.stringify(n)}; use desks (${Object.keys(DESKS).join(', ')}), family names (${FAMILIES.join(', ')}), books areas (${[...new Set(AREA_TOOLSETS.values())].join(', ')}), all or none`,
+        `toolsets: unknown toolset ${JSON.stringify(n)}; use desks (${Object.keys(DESKS).join(', ')}), family names (${FAMILIES.join(', ')}), family areas (${[...new Set(AREA_TOOLSETS.values())].join(', ')}), all or none`,
       );
     }
   }

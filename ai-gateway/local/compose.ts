@@ -78,7 +78,17 @@ const RESERVE = { claims: 8, chars: 700 };
 export class DraftBuilder {
   private readonly claims: Claim[] = [];
   private readonly sentences: string[] = [];
+  private readonly verbatim = new Set<string>();
   private chars = 0;
+
+  /**
+   * An email address or phone number copied from a record the claim writing it cites: grounding checks it as
+   * such (rule 5), so its digits are not figures. Returns it, for the sentence.
+   */
+  contactValue(value: string): string {
+    this.verbatim.add(value.replace(/\s+/g, ' ').trim());
+    return value;
+  }
 
   /** Adds a claim whose text is `text(rendered figure)`; returns the rendered figure. */
   fact(f: Fact, text: (v: string) => string): string {
@@ -126,8 +136,9 @@ export class DraftBuilder {
     const rendered = new Set(figures.map((f) => renderFigure(f)));
     const codes = new Set(this.claims.flatMap((c) => c.cites.flatMap((x) => (x.kind === 'account' ? [x.code] : []))));
     const seqs = new Set(this.claims.flatMap((c) => c.cites.flatMap((x) => (x.kind === 'event' ? [String(x.seq)] : []))));
+    const verbatim = [...this.verbatim].sort((a, b) => b.length - a.length);
     for (const text of [answer, ...this.claims.map((c) => c.text)]) {
-      for (const token of numbersIn(text)) {
+      for (const token of numbersIn(verbatim.reduce((t, v) => t.split(v).join(' '), text.replace(/\s+/g, ' ')))) {
         const ok = rendered.has(token.text) || (!token.money && (codes.has(token.text) || (seqs.has(token.text) && /(#|seq |event )$/i.test(token.before))));
         if (!ok) throw new Error(`local answerer: ${token.text} in "${text}" is not one of its figures`);
       }

@@ -4,8 +4,8 @@ import { newId } from '../../domain/ids.js';
 import { SIBLING_ORDER } from '../../domain/member/chart.js';
 import { listMembers } from '../../domain/member/list.js';
 import { mintKey, revokeKeysOf } from '../../domain/org/keys.js';
-import { createOrgs, type BenchContext, type BenchOrg } from '../fixture.js';
-import { percentile } from '../measure.js';
+import { createOrgs, getOk, type BenchContext, type BenchOrg } from '../fixture.js';
+import { latencies } from '../measure.js';
 import type { Row } from '../report.js';
 import type { BenchRun } from '../steps.js';
 
@@ -63,24 +63,6 @@ export function fuzzyQueries(names: string[], n: number): string[] {
     const at = 1 + (k % Math.max(1, last.length - 2));
     return `${first} ${last.slice(0, at)}${last[at + 1] ?? ''}${last[at]}${last.slice(at + 2)}`;
   });
-}
-
-async function latencies(n: number, op: (i: number) => Promise<void>): Promise<{ p50Ms: number; p95Ms: number; samples: number }> {
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await op(i);
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return { p50Ms: percentile(ms, 50), p95Ms: percentile(ms, 95), samples: n };
-}
-
-async function getOk(ctx: BenchContext, org: BenchOrg, path: string): Promise<any> {
-  const res = await fetch(`${ctx.baseUrl}/api/v1/${path}`, { headers: { authorization: `Bearer ${org.key}` } });
-  const body = (await res.json()) as any;
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-  return body;
 }
 
 export interface DirectoryFigures {

@@ -49,3 +49,47 @@ export async function moveWorkstreams(q: Queryable, orgId: string, from: string,
   );
   return rows.length;
 }
+
+/*
+ * For handoffs (domain/handoff): who holds a task, and moving it to someone else. Board appends no event for
+ * either; the handoff's one event records what moved.
+ */
+
+export interface TaskHolding {
+  /** Its live claimer, else its assignee; null when nobody holds it. */
+  holder: string | null;
+  assignee: string | null;
+  /** The claimer while the lease is live. */
+  claimedBy: string | null;
+  col: string;
+}
+
+/** A task's holding, or undefined when the org has no such task; FOR UPDATE before transferTask. */
+export async function taskHolding(q: Queryable, orgId: string, taskId: string, lock: '' | 'FOR UPDATE' = ''): Promise<TaskHolding | undefined> {
+  const [row] = await q.query<{ assignee: string | null; claimed_by: string | null; col: string }>(
+    `SELECT assignee, CASE WHEN claim_expires_at > now() THEN claimed_by END AS claimed_by, col
+       FROM board_tasks WHERE org_id = $1 AND task_id = $2 ${lock}`,
+    [orgId, taskId],
+  );
+  if (!row) return undefined;
+  return { holder: row.claimed_by ?? row.assignee, assignee: row.assignee, claimedBy: row.claimed_by, col: row.col };
+}
+
+/**
+ * Give a task to `to` (a handoff accepted): `to` becomes its assignee and any claim, live or lapsed, is released;
+ * an item in doing goes to the end of todo, as releaseClaimsOf puts work down (positions as board.claim computes
+ * them, without the column lock, so this never waits on a mover while holding the task). Call with the task locked.
+ */
+export async function transferTask(q: Queryable, orgId: string, taskId: string, to: string): Promise<{ previousAssignee: string | null; claimReleased: boolean; col: string }> {
+  const before = await taskHolding(q, orgId, taskId, 'FOR UPDATE');
+  if (!before) throw new Error(`transferTask: no task ${taskId}`);
+  const [row] = await q.query<{ col: string }>(
+    `UPDATE board_tasks t SET assignee = $3, claimed_by = NULL, claim_expires_at = NULL,
+            position = CASE WHEN t.col = 'doing' THEN COALESCE((SELECT max(position) + 1 FROM board_tasks WHERE org_id = $1 AND col = 'todo'), 0) ELSE t.position END,
+            col = CASE WHEN t.col = 'doing' THEN 'todo' ELSE t.col END,
+            updated_at = now()
+      WHERE t.org_id = $1 AND t.task_id = $2 RETURNING col`,
+    [orgId, taskId, to],
+  );
+  return { previousAssignee: before.assignee, claimReleased: before.claimedBy !== null, col: row.col };
+}

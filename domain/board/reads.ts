@@ -2,6 +2,7 @@ import { WORK_TYPES } from '../../protocol/methods/board.js';
 import { CONTEXT_ATTACHMENTS, CONTEXT_COMMENTS, boardReadContracts as c } from '../../protocol/reads/board.js';
 import { reads } from '../family.js';
 import { readHandler } from '../handler.js';
+import { pendingOffer } from '../handoff/model.js';
 import {
   ATTACHMENT_COLUMNS,
   COMMENT_COLUMNS,
@@ -22,12 +23,15 @@ import {
   type TaskRow,
 } from './model.js';
 
-/** GET /board.context and GET /board.ready. Reads run outside a transaction and never write. */
+/**
+ * GET /board.context and GET /board.ready. Reads run outside a transaction and never write. The context shows a
+ * pending handoff offer of the item through the handoff family's export (expiry read from the clock).
+ */
 
 export const context = readHandler(c['board.context'], async (ctx, query) => {
   const { q, orgId } = ctx;
   const row = await getTask(q, orgId, query.taskId);
-  const [workstream, parent, children, links, comments, attachments, counts, blockers] = await Promise.all([
+  const [workstream, parent, children, links, comments, attachments, counts, blockers, handoff] = await Promise.all([
     row.workstream_id ? findWorkstream(q, orgId, row.workstream_id) : undefined,
     row.parent_id ? getTask(q, orgId, row.parent_id) : undefined,
     q.query<TaskRow>(
@@ -57,6 +61,7 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
       [orgId, row.task_id],
     ),
     openBlockers(q, orgId, row.task_id),
+    pendingOffer(q, orgId, 'task', row.task_id, ctx.deps.clock.now()),
   ]);
   return {
     task: toTask(row),
@@ -77,6 +82,7 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
     attachments: attachments.map(toAttachment),
     attachmentCount: counts[0].attachments,
     openBlockers: blockers,
+    pendingHandoff: handoff,
   };
 });
 

@@ -1,16 +1,18 @@
-import { policyReadContracts } from '../../protocol/reads/policy.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import type { Queryable } from '../../db/types.js';
+import type { Deps } from '../deps.js';
 import { booksPolicy } from './policy.js';
 import { today } from './dates.js';
 import { loadedSchedules, scheduleName, superGuaranteeRate } from './rates/index.js';
 
-/** The org's policy, with the rates in force today and the PAYG schedules loaded (a pay date outside them is refused). */
-export const policy = readHandler(policyReadContracts.policy, async (ctx) => ({
-  books: {
-    ...(await booksPolicy(ctx.q, ctx.orgId)),
-    superGuaranteeBasisPoints: superGuaranteeRate(today(ctx.deps)),
-    paygSchedules: (await loadedSchedules(ctx.q)).map((s) => ({
+/**
+ * The books part of GET /policy (domain/policy/read.ts): the org's policy, with the rates in force today and the
+ * PAYG schedules loaded (a pay date outside them is refused).
+ */
+export async function booksPolicyView(q: Queryable, orgId: string, deps: Pick<Deps, 'clock'>) {
+  return {
+    ...(await booksPolicy(q, orgId)),
+    superGuaranteeBasisPoints: superGuaranteeRate(today(deps)),
+    paygSchedules: (await loadedSchedules(q)).map((s) => ({
       name: scheduleName(s),
       year: s.label,
       from: s.from,
@@ -19,7 +21,5 @@ export const policy = readHandler(policyReadContracts.policy, async (ctx) => ({
       published: s.published,
       samples: s.samples.length,
     })),
-  },
-}));
-
-export const booksReads = reads({ policy });
+  };
+}

@@ -12,7 +12,7 @@ export interface BooksPolicy {
   /** Journals dated on or before it are refused; null when no period is locked. */
   lockDate: string | null;
   gstRateBasisPoints: number;
-  /** Days after a promised date before an unpaid promise counts as BROKEN. */
+  /** Days after a promised date before an unpaid promise counts as BROKEN (per org; policy.publish sets it). */
   promiseGraceDays: number;
   /** Purchases above this (GST-inclusive) need a tax invoice to claim GST credits. */
   taxInvoiceThresholdCents: number;
@@ -35,12 +35,18 @@ export const DEFAULT_POLICY: BooksPolicy = {
  */
 export async function booksPolicy(q: Queryable, orgId: string, opts: { forUpdate?: boolean; share?: boolean } = {}): Promise<BooksPolicy> {
   const lock = opts.forUpdate ? ' FOR UPDATE' : opts.share ? ' FOR SHARE' : '';
-  const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null; state: AuState }>(
-    `SELECT materiality_floor_cents, lock_date::text AS lock_date, state FROM books_settings WHERE org_id = $1${lock}`,
+  const [row] = await q.query<{ materiality_floor_cents: number; lock_date: string | null; state: AuState; promise_grace_days: number }>(
+    `SELECT materiality_floor_cents, lock_date::text AS lock_date, state, promise_grace_days FROM books_settings WHERE org_id = $1${lock}`,
     [orgId],
   );
   if (!row) return DEFAULT_POLICY;
-  return { ...DEFAULT_POLICY, materialityFloorCents: Number(row.materiality_floor_cents), lockDate: row.lock_date, state: row.state };
+  return {
+    ...DEFAULT_POLICY,
+    materialityFloorCents: Number(row.materiality_floor_cents),
+    lockDate: row.lock_date,
+    state: row.state,
+    promiseGraceDays: Number(row.promise_grace_days),
+  };
 }
 
 /** Refuse a posting into a locked period. */
@@ -57,4 +63,9 @@ export async function setLockDate(q: Queryable, orgId: string, lockDate: string)
 
 export async function setMaterialityFloor(q: Queryable, orgId: string, cents: number): Promise<void> {
   await q.query('UPDATE books_settings SET materiality_floor_cents = $2, updated_at = now() WHERE org_id = $1', [orgId, cents]);
+}
+
+/** Days after a promised date before an unpaid promise is BROKEN (policy.publish sets it, in its transaction). */
+export async function setPromiseGraceDays(q: Queryable, orgId: string, days: number): Promise<void> {
+  await q.query('UPDATE books_settings SET promise_grace_days = $2, updated_at = now() WHERE org_id = $1', [orgId, days]);
 }

@@ -16,7 +16,8 @@ async function getChannel(q: Queryable, orgId: string, channelId: string): Promi
   return row;
 }
 
-async function makePrimary(q: Queryable, orgId: string, ch: ChannelRow): Promise<string | null> {
+/** Make a channel its kind's primary (contact.update too); returns the previous primary's id. */
+export async function makePrimary(q: Queryable, orgId: string, ch: ChannelRow): Promise<string | null> {
   const [previous] = await q.query<{ channel_id: string }>(
     `UPDATE directory_channels SET is_primary = false WHERE org_id = $1 AND party_id = $2 AND kind = $3 AND is_primary RETURNING channel_id`,
     [orgId, ch.party_id, ch.kind],

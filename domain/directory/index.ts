@@ -3,6 +3,14 @@ import { addChannel, removeChannel, setPrimaryChannel } from './channels.js';
 import { listOrgs, listPeople, search } from './listing.js';
 import { archiveOrg, createOrg, getOrg, updateOrg } from './orgs.js';
 import { archivePerson, createPerson, getPerson, updatePerson } from './persons.js';
+import { linkParty, unlinkParty } from './links.js';
+import { addToList, createList, listLists, removeFromList, shareList } from './lists.js';
+import { setAwareness } from './awareness-levels.js';
+import { listAwarenessRequests, requestAwareness, resolveAwarenessRequest } from './awareness-requests.js';
+import { listCaptures, proposeCapture, resolveCapture } from './captures.js';
+import { executeMerge, listMerges, proposeMerge, revertMerge } from './merges.js';
+import { exportVcard } from './vcard-export.js';
+import { ask } from './ask/index.js';
 
 /*
  * directory.*: the people and organisations outside the org (parties per_ and co_), their channels, search and
@@ -18,6 +26,16 @@ export { declarePartyRefs, partyRefs, type PartyRef, type RepointHook, type Merg
 export { registerPartyRoles, rolesOf, type PartyRole, type PartyRoleSource } from './roles.js';
 export { candidatesFor, candidatesOf, factsOf, scorePair, type Candidate, type PartyFacts } from './dedupe.js';
 export { refreshEmployers, refreshEmployerName } from './terms.js';
+// The contact view (contact.*, contacts.upsert, GET /contacts.list): parties as flat address-book cards.
+export { toContact, toContactTombstone, listContacts, syncContacts } from './contact-view.js';
+export {
+  addMissingValue, checkKindFields, contactKey, createContactParty, employerNamed, hasStandInName, matchContact, renameChanges, setEmployer, setPrimaryValue, splitName,
+} from './contact-write.js';
+export { getPartyRow, noun } from './model.js';
+export { setArchived, writeChanges, type Change } from './party-write.js';
+export { lockKeys } from './channel-store.js';
+// Parties by name for families whose records name them (books contacts); merges (a family's repoint hook logs here).
+export { partiesNamed, lockPartyName, createOrgParty, type NamedParty } from './named.js';
 
 export const directoryHandlers = family('directory', {
   createPerson,
@@ -34,4 +52,24 @@ export const directoryHandlers = family('directory', {
   addChannel,
   removeChannel,
   setPrimaryChannel,
+  linkParty,
+  unlinkParty,
+  createList,
+  addToList,
+  removeFromList,
+  shareList,
+  listLists,
+  setAwareness,
+  requestAwareness,
+  resolveAwarenessRequest,
+  listAwarenessRequests,
+  proposeCapture,
+  resolveCapture,
+  listCaptures,
+  proposeMerge,
+  executeMerge,
+  revertMerge,
+  listMerges,
+  exportVcard,
+  ask,
 });

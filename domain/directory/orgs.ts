@@ -10,7 +10,7 @@ import { candidatesOf, identifierHolder } from './dedupe.js';
 import { orgDetail } from './detail.js';
 import { getPartyRow, requireWritableParty, toOrg, toTombstone } from './model.js';
 import { DEFAULT_COUNTRY, normaliseIdentifier, normaliseTags, normaliseWebsite } from './normalise.js';
-import { addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, setArchived, writeChanges } from './party-write.js';
+import { addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, insertParty, setArchived, writeChanges } from './party-write.js';
 import { refreshEmployerName } from './terms.js';
 
 /* directory.createOrg, updateOrg, archiveOrg, getOrg. An identifier is one organisation's: two active ones never share it. */
@@ -57,15 +57,10 @@ export const createOrg = handler(c.createOrg, async (ctx, p) => {
   const partyId = newId('co');
   const name = p.name.trim();
   const tags = normaliseTags(p.tags ?? []);
-  await ctx.q.query(
-    `INSERT INTO directory_parties (org_id, party_id, kind, display_name, legal_name, website, domain, aliases, tags, addresses, notes,
-       do_not_contact, origin, country, created_by)
-     VALUES ($1, $2, 'org', $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 'manual', $12, $13)`,
-    [
-      ctx.orgId, partyId, name, p.legalName ?? null, site?.website ?? null, site?.domain ?? null, cleanAliases(p.aliases ?? [], name), tags,
-      JSON.stringify(p.addresses ?? []), p.notes ?? null, p.doNotContact ?? false, p.country ?? null, ctx.principal.id,
-    ],
-  );
+  await insertParty(ctx, {
+    kind: 'org', partyId, displayName: name, origin: 'manual', legalName: p.legalName ?? null, website: site?.website ?? null, domain: site?.domain ?? null,
+    aliases: p.aliases, tags, addresses: p.addresses, notes: p.notes ?? null, doNotContact: p.doNotContact, country: p.country ?? null,
+  });
   await setIdentifiers(ctx, partyId, p.identifiers ?? {});
   await addNewChannels(ctx, partyId, 'org', channels, keys);
   const possibleDuplicates = await candidatesOf(ctx.q, ctx.orgId, partyId);

@@ -1,9 +1,11 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import type { HandlerCtx } from '../handler.js';
+import { newId } from '../ids.js';
 import { insertChannel, lockKeys } from './channel-store.js';
 import { emailHolder, identifierHolder, refuseHeldEmail } from './dedupe.js';
 import { normaliseChannel, type ChannelKey, type ChannelKind } from './normalise.js';
 import type { CountryCode } from 'libphonenumber-js/max';
+import { refreshEmployers } from './terms.js';
 import { bumpParty, getPartyRow, noun, requireWritableParty, resolveParty, type PartyKind, type PartyRow, type ResolvedParty } from './model.js';
 
 /* What creating, updating and archiving persons and organisations share. Events never carry names or values. */
@@ -30,13 +32,71 @@ export function channelKeys(channels: readonly ChannelParam[], country: CountryC
   return keys;
 }
 
-/** Lock the keys, refuse emails other people hold, then add the channels to the new party. */
-export async function addNewChannels(ctx: HandlerCtx, partyId: string, kind: PartyKind, channels: readonly ChannelParam[], keys: readonly ChannelKey[]): Promise<void> {
+/** Where a party or channel came from: directory.create* (manual), contact.add, contacts.upsert, a capture, an import. */
+export type PartyOrigin = 'manual' | 'contact' | 'contacts' | 'capture' | 'import';
+
+/**
+ * Lock the keys, refuse emails other people hold, then add the channels to the new party. `fields` names each
+ * channel's value in errors (default params.channels.<i>.value).
+ */
+export async function addNewChannels(
+  ctx: HandlerCtx,
+  partyId: string,
+  kind: PartyKind,
+  channels: readonly ChannelParam[],
+  keys: readonly ChannelKey[],
+  source: PartyOrigin = 'manual',
+  fields: readonly string[] = keys.map((_, i) => `params.channels.${i}.value`),
+): Promise<void> {
   await lockKeys(ctx.q, ctx.orgId, keys.map((k) => `${k.kind}:${k.key}`));
-  for (const [i, k] of keys.entries()) await refuseHeldEmail(ctx.q, ctx.orgId, kind, k, partyId, `params.channels.${i}.value`);
+  for (const [i, k] of keys.entries()) await refuseHeldEmail(ctx.q, ctx.orgId, kind, k, partyId, fields[i]);
   for (const [i, k] of keys.entries()) {
-    await insertChannel(ctx.q, ctx.orgId, partyId, k, { label: channels[i].label, primary: channels[i].primary, source: 'manual', createdBy: ctx.principal.id });
+    await insertChannel(ctx.q, ctx.orgId, partyId, k, { label: channels[i].label, primary: channels[i].primary, source, createdBy: ctx.principal.id });
   }
+}
+
+/** A new party's row (persons: given, family, title; organisations: legal name, website, domain). */
+export interface NewParty {
+  kind: PartyKind;
+  partyId: string;
+  displayName: string;
+  origin: PartyOrigin;
+  given?: string | null;
+  family?: string | null;
+  title?: string | null;
+  legalName?: string | null;
+  website?: string | null;
+  domain?: string | null;
+  aliases?: readonly string[];
+  /** Normalised already (normaliseTags). */
+  tags?: readonly string[];
+  addresses?: readonly unknown[];
+  notes?: string | null;
+  doNotContact?: boolean;
+  country?: string | null;
+}
+
+/** Insert a new party's row (its channels, identifiers and links are the caller's next steps). */
+export async function insertParty(ctx: HandlerCtx, p: NewParty): Promise<void> {
+  await ctx.q.query(
+    `INSERT INTO directory_parties (org_id, party_id, kind, display_name, given_name, family_name, title, legal_name, website, domain, aliases, tags,
+       addresses, notes, do_not_contact, origin, country, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18)`,
+    [
+      ctx.orgId, p.partyId, p.kind, p.displayName, p.given ?? null, p.family ?? null, p.title ?? null, p.legalName ?? null, p.website ?? null, p.domain ?? null,
+      cleanAliases(p.aliases ?? [], p.displayName), [...(p.tags ?? [])], JSON.stringify(p.addresses ?? []), p.notes ?? null, p.doNotContact ?? false, p.origin,
+      p.country ?? null, ctx.principal.id,
+    ],
+  );
+}
+
+/** A new person's primary employer: the works_at link, and the employer name on the person (its search document). */
+export async function linkFirstEmployer(ctx: HandlerCtx, personId: string, orgPartyId: string, role: string | null): Promise<void> {
+  await ctx.q.query(
+    `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, created_by) VALUES ($1, $2, $3, $4, 'works_at', $5, true, $6)`,
+    [ctx.orgId, newId('plk'), personId, orgPartyId, role, ctx.principal.id],
+  );
+  await refreshEmployers(ctx.q, ctx.orgId, [personId]);
 }
 
 export const joinName = (given: string, family: string | null | undefined): string => [given.trim(), family?.trim()].filter(Boolean).join(' ');

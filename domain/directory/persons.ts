@@ -7,8 +7,9 @@ import { candidatesOf } from './dedupe.js';
 import { personDetail } from './detail.js';
 import { getPartyRow, requireWritableParty, toPerson, toTombstone } from './model.js';
 import { DEFAULT_COUNTRY, normaliseTags } from './normalise.js';
-import { activeTarget, addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, joinName, setArchived, writeChanges } from './party-write.js';
-import { refreshEmployers } from './terms.js';
+import {
+  activeTarget, addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, insertParty, joinName, linkFirstEmployer, setArchived, writeChanges,
+} from './party-write.js';
 
 /* directory.createPerson, updatePerson, archivePerson, getPerson. */
 
@@ -20,23 +21,12 @@ export const createPerson = handler(c.createPerson, async (ctx, p) => {
   const partyId = newId('per');
   const displayName = p.displayName?.trim() || joinName(p.given, p.family);
   const tags = normaliseTags(p.tags ?? []);
-  await ctx.q.query(
-    `INSERT INTO directory_parties (org_id, party_id, kind, display_name, given_name, family_name, title, aliases, tags, addresses, notes,
-       do_not_contact, origin, country, created_by)
-     VALUES ($1, $2, 'person', $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, 'manual', $12, $13)`,
-    [
-      ctx.orgId, partyId, displayName, p.given.trim(), p.family?.trim() || null, p.title ?? null, cleanAliases(p.aliases ?? [], displayName), tags,
-      JSON.stringify(p.addresses ?? []), p.notes ?? null, p.doNotContact ?? false, p.country ?? null, ctx.principal.id,
-    ],
-  );
+  await insertParty(ctx, {
+    kind: 'person', partyId, displayName, origin: 'manual', given: p.given.trim(), family: p.family?.trim() || null, title: p.title ?? null,
+    aliases: p.aliases, tags, addresses: p.addresses, notes: p.notes ?? null, doNotContact: p.doNotContact, country: p.country ?? null,
+  });
   await addNewChannels(ctx, partyId, 'person', channels, keys);
-  if (employer) {
-    await ctx.q.query(
-      `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, created_by) VALUES ($1, $2, $3, $4, 'works_at', $5, true, $6)`,
-      [ctx.orgId, newId('plk'), partyId, employer.partyId, p.worksAt?.role ?? null, ctx.principal.id],
-    );
-    await refreshEmployers(ctx.q, ctx.orgId, [partyId]);
-  }
+  if (employer) await linkFirstEmployer(ctx, partyId, employer.partyId, p.worksAt?.role ?? null);
   const possibleDuplicates = await candidatesOf(ctx.q, ctx.orgId, partyId);
   const person = await personDetail(ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, partyId), ctx.principal.id);
   await ctx.emit('directory.person.create', partyId, {

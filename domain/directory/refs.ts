@@ -28,7 +28,15 @@ export interface MergeChange {
 
 /** Where a repoint hook records what it changed (the merge writes the log rows, in order). */
 export interface MergeChangeLog {
+  /**
+   * Record a write the hook made itself. before/after must be the values as the database's to_jsonb renders them:
+   * a revert compares the row's current to_jsonb with `after`.
+   */
   record(change: MergeChange): Promise<void>;
+  /** Set columns of one row (key: its primary key without org_id) and record each change; returns the columns changed. */
+  update(table: string, key: Record<string, unknown>, values: Record<string, unknown>): Promise<string[]>;
+  /** Delete one row, recorded whole (a revert re-inserts it). */
+  delete(table: string, key: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface RepointContext {

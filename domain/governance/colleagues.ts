@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/types.js';
+import { charterAutonomyOf, charterRoleMembers, charterRolesOf } from '../charter/authority.js';
 
 /*
  * What the charter's colleague records tell the decision rights (governance.md section 2: per colleague, authority
- * roles and autonomy). The charter family fills these in from its own tables; until it exists, nobody holds a role
- * (a `role:` selector names no one) and every agent has the standard autonomy. rights.ts asks only these three.
+ * roles and autonomy), read from the head charter (domain/charter/authority.ts). rights.ts asks only these three.
  */
 
 export const AUTONOMY = ['supervised', 'standard', 'delegated'] as const;
@@ -11,16 +11,16 @@ export const AUTONOMY = ['supervised', 'standard', 'delegated'] as const;
 export type Autonomy = (typeof AUTONOMY)[number];
 
 /** The charter role slugs `principalId` holds (authority roles). */
-export async function rolesOf(_q: Queryable, _orgId: string, _principalId: string): Promise<string[]> {
-  return [];
+export async function rolesOf(q: Queryable, orgId: string, principalId: string): Promise<string[]> {
+  return charterRolesOf(q, orgId, principalId);
 }
 
 /** The principal ids holding charter role `slug`. */
-export async function roleMembers(_q: Queryable, _orgId: string, _slug: string): Promise<string[]> {
-  return [];
+export async function roleMembers(q: Queryable, orgId: string, slug: string): Promise<string[]> {
+  return charterRoleMembers(q, orgId, slug);
 }
 
 /** An agent's autonomy from its colleague record (standard when it has none). */
-export async function autonomyOf(_q: Queryable, _orgId: string, _agentId: string): Promise<Autonomy> {
-  return 'standard';
+export async function autonomyOf(q: Queryable, orgId: string, agentId: string): Promise<Autonomy> {
+  return (await charterAutonomyOf(q, orgId, agentId)) ?? 'standard';
 }

@@ -210,6 +210,11 @@ export interface HoldSpec {
   amendable?: string[];
   /** Hold for these humans in preference (a compact's sponsor): those of them who decide, when any does. */
   preferDeciders?: readonly string[];
+  /**
+   * Why the act holds even when the caller satisfies the rights (an agent's binding charter edit, one's own
+   * authority): then it holds for the deciders other than the caller, or other admins when the rights name none.
+   */
+  alwaysHold?: string;
 }
 
 export interface Enforcement {
@@ -232,7 +237,7 @@ export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readon
   const resolved = list.map((a) => findRight(rights, a));
   const standings: Standing[] = [];
   for (const r of resolved) standings.push(await standing(ctx.q, ctx.orgId, ctx.principal, r));
-  if (standings.every((s) => s.satisfies)) return { rights: resolved, override: standings.some((s) => s.override), approvalId: null };
+  if (!hold.alwaysHold && standings.every((s) => s.satisfies)) return { rights: resolved, override: standings.some((s) => s.override), approvalId: null };
 
   let deciders: string[] | 'any' = 'any';
   for (const r of resolved) {
@@ -246,7 +251,21 @@ export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readon
     const narrowed = deciders === 'any' ? prefer : prefer.filter((id) => (deciders as string[]).includes(id));
     if (narrowed.length > 0) deciders = narrowed;
   }
+  if (hold.alwaysHold) {
+    if (deciders !== 'any' && deciders.length === 0) {
+      // Admin-scope humans satisfy any decidedBy: another admin decides what the rights give only the caller.
+      deciders = (await activeHumansWithRole(ctx.q, ctx.orgId, ['admin'])).filter((id) => id !== ctx.principal.id);
+    } else if (deciders === 'any' && (await activeHumansWithRole(ctx.q, ctx.orgId, ['admin', 'approver'])).every((id) => id === ctx.principal.id)) {
+      deciders = [];
+    }
+  }
   if (deciders !== 'any' && deciders.length === 0) {
+    if (hold.alwaysHold) {
+      throw new ApiError(
+        'FORBIDDEN_SCOPE',
+        `${ctx.method.name} holds for a human other than ${ctx.principal.id} (${hold.alwaysHold}), and no other active human who may decide approvals (role admin or approver) decides it: an admin names who decides (governance.set_decision_rights)`,
+      );
+    }
     const which = resolved.filter((_, i) => !standings[i].satisfies).map(describeRight).join(' and ');
     const supervised = standings.some((s) => s.autonomy === 'supervised') ? ' (a supervised agent holds on every governing act)' : '';
     throw new ApiError(

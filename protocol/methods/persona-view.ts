@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { FAMILIES } from '../registry.js';
-import { BOOKS_AREAS } from './books/index.js';
 
 /**
  * A persona as reads show it (member.get, GET /org/whoami, persona.*), apart from the persona methods' contracts
@@ -9,12 +7,6 @@ import { BOOKS_AREAS } from './books/index.js';
 
 /** The longest prompt block a persona compiles to (people.md). */
 export const MAX_PROMPT_CHARS = 10_000;
-
-/**
- * What a persona's toolsets may name: MCP's toolset names, i.e. the registry's families and the books areas
- * (`books.payables`). mcp/toolsets.ts builds its TOOLSETS from the same two lists; domain may not import mcp.
- */
-export const PERSONA_TOOLSETS: readonly string[] = [...FAMILIES, ...Object.keys(BOOKS_AREAS).map((a) => `books.${a}`)];
 
 export const Persona = z.strictObject({
   agentId: z.string(),

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { method } from '../contract.js';
 import { proofFields, text } from '../schema.js';
 import { ifVersion, Member, memberFields } from './member.js';
-import { MAX_PROMPT_CHARS, Persona, PERSONA_TOOLSETS } from './persona-view.js';
+import { FAMILIES } from '../registry.js';
+import { AREA_TOOLSET_NAMES } from './areas.js';
+import { MAX_PROMPT_CHARS, Persona } from './persona-view.js';
+
+/**
+ * What a persona's toolsets may name: MCP's toolset names, i.e. the registry's families and the family areas
+ * (`books.payables`, `directory.merges`). mcp/toolsets.ts builds its TOOLSETS from the same two lists; domain may
+ * not import mcp.
+ */
+export const PERSONA_TOOLSETS: readonly string[] = [...FAMILIES, ...AREA_TOOLSET_NAMES];
 
 /** Personas: an agent's mandate (role, goal, backstory, instructions, tone, toolsets) compiled into one prompt block. */
 
@@ -38,10 +47,10 @@ export const personaFields = {
     .describe('Rules it must follow, one per line; every line survives any regeneration verbatim.'),
   tone: text({ min: 1, max: 200, description: 'How it writes, e.g. "plain and brief".' }),
   toolsets: z
-    .array(z.enum(PERSONA_TOOLSETS as [string, ...string[]], { message: `must be a toolset: a family or a books area (${PERSONA_TOOLSETS.slice(0, 6).join(', ')}, …)` }))
+    .array(z.enum(PERSONA_TOOLSETS as [string, ...string[]], { message: `must be a toolset: a family or a family area (${PERSONA_TOOLSETS.slice(0, 6).join(', ')}, …)` }))
     .max(20, 'must list at most 20 toolsets')
     .refine((t) => new Set(t).size === t.length, 'must not repeat a toolset')
-    .describe('MCP toolsets (families or books areas such as books.payables) its sessions list when they name no desk.'),
+    .describe('MCP toolsets (families, or family areas such as books.payables) its sessions list when they name no desk.'),
 };
 export const PERSONA_FIELDS = ['role', 'goal', 'backstory', 'instructions', 'tone', 'toolsets'] as const;
 export type PersonaField = (typeof PERSONA_FIELDS)[number];

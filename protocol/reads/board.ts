@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { read } from '../contract.js';
 import { limit } from '../schema.js';
 import { Attachment, COLUMNS, Comment, RELATIONS, Task, WORK_TYPES, Workstream, taskId, workstreamId } from '../methods/board.js';
+import { Handoff } from '../methods/handoff.js';
 
 /** How many of an item's comments and attachments /board.context inlines; page the rest with the R methods. */
 export const CONTEXT_COMMENTS = 50;
@@ -22,7 +23,7 @@ const ContextLink = z.strictObject({
 export const boardReadContracts = {
   'board.context': read({
     summary:
-      'Everything needed to work on one item: the item, its workstream, parent, children, links, its latest 50 comments and first 100 attachments (with totals; page further with board.taskComments and board.taskAttachments).',
+      'Everything needed to work on one item: the item, its workstream, parent, children, links, its latest 50 comments and first 100 attachments (with totals; page further with board.taskComments and board.taskAttachments), and a pending handoff offer of it.',
     query: z.strictObject({ taskId: taskId('The item to load.') }),
     result: z.strictObject({
       task: Task,
@@ -35,6 +36,7 @@ export const boardReadContracts = {
       attachments: z.array(Attachment).describe(`The first ${CONTEXT_ATTACHMENTS} attachments, oldest first.`),
       attachmentCount: z.number().int(),
       openBlockers: z.array(z.string()).describe('Items that block this one and are not done yet.'),
+      pendingHandoff: Handoff.nullable().describe('An open offer to hand this item to someone (handoff.offer), until accepted, declined, cancelled or expired.'),
     }),
     example: { taskId: 'task_0123456789abcdef' },
   }),

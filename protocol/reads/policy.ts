@@ -1,11 +1,34 @@
 import { z } from 'zod';
 import { read } from '../contract.js';
+import { Compact } from '../methods/compact.js';
+import { DecisionRight } from '../methods/governance.js';
+import { Policy, PolicyKey, PolicySummary } from '../methods/policy.js';
+
+const PolicyVersion = z.strictObject({
+  version: z.number().int(),
+  title: z.string(),
+  status: z.enum(['published', 'retired']),
+  effectiveFrom: z.string(),
+  settings: z.record(z.string(), z.number()).nullable(),
+  contentHash: z.string(),
+  approvalId: z.string().nullable().describe('The approval of the human who decided, when the publisher did not.'),
+  publishedBy: z.string(),
+  publishedAt: z.string(),
+});
 
 export const policyReadContracts = {
   policy: read({
     summary:
-      "The org's operating policy: the books' materiality floor (matches above it are held, bills above it need a human signature), GST and superannuation rates, the promise grace days, the tax-invoice threshold and the period lock date set by the last lodged BAS.",
-    query: z.strictObject({}),
+      "The rules in force: the books' policy (materiality floor: matches above it are held, bills above it need a human signature; GST and superannuation rates, the promise grace days, the tax-invoice threshold and the period lock date set by the last lodged BAS), the decision rights, the published policies (without bodies) and the compacts (the org's, and the calling agent's or agentId's). With key: that policy's body and version history.",
+    query: z.strictObject({
+      key: PolicyKey.describe('Also return this policy with its body and version history (unknown: NOT_FOUND).').optional(),
+      agentId: z
+        .string()
+        .max(64, 'must be at most 64 characters')
+        .regex(/^agt_[A-Za-z0-9]+$/, 'must be an agent id (agt_…)')
+        .describe("Show this agent's compact (default: the calling agent's own).")
+        .optional(),
+    }),
     result: z.strictObject({
       books: z.strictObject({
         materialityFloorCents: z.number().int().describe('"Above the floor" means strictly greater than this.'),
@@ -31,6 +54,18 @@ export const policyReadContracts = {
           )
           .describe('PAYG withholding schedules loaded, oldest first; a pay run dated outside all of them is refused (load the next with npm run cli -- payg-import).'),
       }),
+      decisionRights: z.strictObject({
+        declared: z.boolean().describe('Whether decision rights are declared (governance.set_decision_rights).'),
+        rights: z.array(DecisionRight),
+      }),
+      policies: z.array(PolicySummary).describe('Every policy by key, published or retired, without bodies.'),
+      compacts: z.strictObject({
+        org: Compact.nullable().describe('The org compact every agent falls back on.'),
+        agent: Compact.nullable().describe("The calling agent's own compact, or agentId's."),
+      }),
+      policy: Policy.extend({ history: z.array(PolicyVersion).describe('Every version, newest first, without bodies.') })
+        .optional()
+        .describe('With key: that policy, its body and history.'),
     }),
     example: {},
   }),

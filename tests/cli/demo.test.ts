@@ -167,3 +167,141 @@ describe('npm run cli -- demo: the studio’s people', () => {
     expect((await client.ok('admin.reactivate', { memberId: scheduler })).member.status).toBe('active');
   });
 });
+
+describe('npm run cli -- demo: the directory', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+
+  it('holds the people behind the books’ clients and suppliers, who knows them, lists, a capture and a proposed merge', async () => {
+    const people = (await client.ok('directory.listPeople', { limit: 500 })).people as any[];
+    expect(people).toHaveLength(13);
+    expect(people.every((p) => p.email && p.employer)).toBe(true);
+    const byName = new Map(people.map((p) => [p.displayName, p]));
+    const realty = byName.get('Michael Brennan').employer;
+    expect(realty.name).toBe('Coastal Realty');
+    const jess = (await client.ok('directory.getPerson', { personId: byName.get('Jess Taylor').id })).person;
+    expect(jess.links.map((l: any) => [l.relation, l.other.displayName])).toEqual(expect.arrayContaining([['works_at', 'Coastal Realty'], ['reports_to', 'Michael Brennan']]));
+    expect(jess.roles).toEqual([]);
+    expect(byName.get('Trent Baxter').doNotContact).toBe(true);
+    // The organisations are the books' own (migration 034), now tagged.
+    const customers = (await client.ok('directory.listOrgs', { role: 'books.customer', limit: 100 })).orgs as any[];
+    expect(customers.find((o) => o.id === realty.id)?.tags).toEqual(['client', 'property']);
+    expect((await client.ok('directory.listOrgs', { tag: 'supplier', limit: 100 })).orgs.length).toBeGreaterThanOrEqual(4);
+
+    const hits = (await client.ok('directory.search', { q: '0491 570 110' })).hits as any[];
+    expect(hits.map((h) => h.party.displayName).sort()).toEqual(['Jess Taylor', 'Jessica Taylor']);
+    const proposed = (await client.ok('directory.listMerges', { status: 'proposed' })).merges as any[];
+    expect(proposed.map((m) => m.id)).toEqual([grab(/executeMerge \{"mergeId":"(mrg_\w+)"/)]);
+    expect(proposed[0]).toMatchObject({ score: 90, stale: false, survivorId: byName.get('Jess Taylor').id, mergedId: byName.get('Jessica Taylor').id });
+    expect((await client.ok('directory.listMerges', { status: 'dismissed' })).merges).toHaveLength(1);
+
+    const captures = (await client.ok('directory.listCaptures', {})).captures as any[];
+    const bookkeeper = (await client.ok('member.list', { kind: 'agent', q: 'bookkeeping' })).members[0].id;
+    expect(captures.map((c) => [c.id, c.status, c.proposedBy, c.evidence.length])).toEqual([[grab(/resolveCapture \{"captureId":"(cap_\w+)"/), 'pending', bookkeeper, 1]]);
+
+    const mia = (await client.ok('member.list', { q: 'mia chen' })).members[0].id;
+    expect((await client.ok('directory.listPeople', { knownBy: mia })).people.map((p: any) => p.displayName).sort()).toEqual(['Lucy Fraser', 'Rosa Medina']);
+    const requests = (await client.ok('directory.listAwarenessRequests', { box: 'mine', status: 'pending' })).requests as any[];
+    expect(requests.map((r) => [r.kind, r.targetId, r.party.displayName])).toEqual([['introduce', mia, 'Rosa Medina']]);
+
+    // The shared list is the admin's; the agent's private list only the agent sees.
+    const mine = (await client.ok('directory.listLists', {})).lists as any[];
+    expect(mine.map((l) => [l.id, l.visibility, l.memberCount, l.grants.length])).toEqual([[grab(/exportVcard \{"listId":"(lst_\w+)"/), 'shared', 5, 2]]);
+    const agents = (await client.ok('directory.listLists', { mine: true }, { key: demo.keys.agent })).lists as any[];
+    expect(agents.map((l) => [l.visibility, l.memberCount])).toEqual([['private', 2]]);
+  });
+
+  it('the directory try-lines behave as the summary says', async () => {
+    const asked = await client.ok('directory.ask', { question: 'Who knows Michael Brennan?' });
+    expect(asked.status, asked.reason).toBe('answered');
+    expect(asked.claims.flatMap((c: any) => c.cites.map((r: any) => r.id.slice(0, 4)))).toContain('awr_');
+    const dnc = await client.ok('directory.ask', { question: 'How do I reach Trent Baxter?' });
+    expect(JSON.stringify(dnc)).not.toContain('trent.baxter@');
+
+    const cards = await client.ok('directory.exportVcard', { listId: grab(/exportVcard \{"listId":"(lst_\w+)"/) });
+    expect([cards.count, cards.body.match(/BEGIN:VCARD/g).length]).toEqual([5, 5]);
+
+    const resolved = await client.ok('directory.resolveCapture', { captureId: grab(/resolveCapture \{"captureId":"(cap_\w+)"/), decision: 'create' });
+    expect(resolved.party).toMatchObject({ displayName: 'Hamish Reid', employer: { name: 'Northside Physio' } });
+
+    const mergeId = grab(/executeMerge \{"mergeId":"(mrg_\w+)"/);
+    expect((await client.ok('directory.executeMerge', { mergeId, decision: 'merge' })).merge.status).toBe('executed');
+    expect((await client.ok('directory.search', { q: 'jess taylor' })).hits.map((h: any) => h.party.displayName)).toEqual(['Jess Taylor']);
+    expect((await client.ok('directory.revertMerge', { mergeId })).merge.status).toBe('reverted');
+  });
+});
+
+describe('npm run cli -- demo: governance', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+  const decisions = async (query: Record<string, string> = {}, key?: string) => {
+    const res = await client.get('decision.list', { limit: 100, ...query }, key ? { key } : {});
+    expect(res.status, res.raw).toBe(200);
+    return res.body.decisions as any[];
+  };
+
+  it('holds decision rights, an amended charter, a decision log, compacts, a policy, an escalation and a handoff on offer', async () => {
+    const status = await client.ok('governance.status', {});
+    expect(status.declared).toBe(true);
+    expect(status.rights.map((r: any) => r.area)).toEqual(['pricing', 'finance', 'studio', 'charter', 'handoff', 'compact', '*']);
+
+    const { charter, history } = await client.ok('charter.get', {});
+    expect(charter.version).toBe(Number(grab(/the charter is at version (\d+)/)));
+    expect(charter.sections.map((s: any) => s.key)).toEqual(['how-we-work', 'money', 'clients', 'agents']);
+    expect(charter.sections.every((s: any) => s.clauses.length >= 2)).toBe(true);
+    const coordinator = (await client.ok('member.list', { kind: 'agent', q: 'studio coordinator' })).members[0].id;
+    expect(charter.colleagues.find((c: any) => c.principalId === coordinator)).toMatchObject({ autonomy: 'standard' });
+    expect(charter.colleagues.filter((c: any) => c.roles.length > 0)).toHaveLength(6);
+    expect(history[0]).toMatchObject({ method: 'amend', binding: true, decisionId: expect.stringMatching(/^dec_/) });
+
+    const log = await decisions();
+    const count = (s: string) => log.filter((d) => d.status === s).length;
+    expect([log.length, count('adopted'), count('superseded'), count('proposed'), count('adjustment_requested')]).toEqual([6, 3, 1, 1, 1]);
+    const awaiting = grab(/decision\.sign \{"decisionId":"(dec_\w+)"/);
+    expect((await decisions({ awaiting: 'me' })).map((d) => d.id)).toEqual([awaiting]);
+    // Priya agrees on pricing: the agent's surcharge proposal waits on her signature too (she signs through a relay).
+    expect((await decisions({ awaiting: 'me' }, demo.keys.approver)).map((d) => d.id)).toEqual([grab(/decision\.propose \{"decisionId":"(dec_\w+)"/)]);
+
+    const policy = await client.get('policy', { agentId: coordinator });
+    expect(policy.status, policy.raw).toBe(200);
+    expect(policy.body.books.promiseGraceDays).toBe(5);
+    expect(policy.body.policies.map((p: any) => [p.key, p.status, p.settings])).toEqual([['books.promises', 'published', { 'books.promiseGraceDays': 5 }]]);
+    expect(policy.body.compacts.org.terms.limits.maxOpenHandoffs).toBe(3);
+    expect(policy.body.compacts.agent).toMatchObject({ scope: coordinator, version: 1, acknowledgedVersion: null });
+
+    const open = (await client.ok('escalation.list', { status: 'open' })).escalations as any[];
+    expect(open.map((e) => [e.id, e.reason, e.chain.length])).toEqual([[grab(/escalation\.resolve \{"escalationId":"(esc_\w+)"/), 'blocked', 2]]);
+    const taskId = grab(/board\.context\?taskId=(task_\w+)/);
+    const context = await client.get('board.context', { taskId });
+    expect(context.status, context.raw).toBe(200);
+    expect(context.body.pendingHandoff).toMatchObject({ id: grab(/handoff\.accept \{"handoffId":"(hof_\w+)"/), status: 'offered' });
+  });
+
+  it('its ledger carries ids and counts only, and the chain verifies', async () => {
+    const events = (await allEvents(client)).filter((e) => /^(directory|decision|charter|compact|policy|escalation|handoff|governance)\./.test(e.kind));
+    expect(events.length).toBeGreaterThan(80);
+    const ledger = JSON.stringify(events);
+    for (const words of ['Brennan', 'coastalrealty', '0491 570', '+61491570110', 'Remittance', 'Day rate', 'Deposits on large', 'Phone Printworks', 'double charge', 'Working with agents', 'fit-out']) {
+      expect(ledger).not.toContain(words);
+    }
+    expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
+  });
+
+  it('the governance try-lines behave as the summary says', async () => {
+    const d5 = grab(/decision\.sign \{"decisionId":"(dec_\w+)"/);
+    expect((await client.ok('decision.sign', { decisionId: d5, version: 1 })).counts).toBe(true);
+    expect((await client.ok('decision.adopt', { decisionId: d5, version: 1 })).decision).toMatchObject({ status: 'adopted', adopted: { override: true } });
+    const d6 = grab(/decision\.propose \{"decisionId":"(dec_\w+)"/);
+    const v2 = await client.ok('decision.propose', { decisionId: d6, decision: 'Add a 1.5% surcharge to invoices paid by international credit cards.' }, { key: demo.keys.agent });
+    expect(v2.decision).toMatchObject({ version: 2, status: 'proposed' });
+
+    const accepted = await client.ok('handoff.accept', { handoffId: grab(/handoff\.accept \{"handoffId":"(hof_\w+)"/) });
+    expect(accepted.handoff.status).toBe('accepted');
+    const task = await client.get('board.context', { taskId: grab(/board\.context\?taskId=(task_\w+)/) });
+    expect([task.body.task.assignee, task.body.pendingHandoff]).toEqual([accepted.handoff.to, null]);
+    const escalationId = grab(/escalation\.resolve \{"escalationId":"(esc_\w+)"/);
+    const resolved = await client.ok('escalation.resolve', { escalationId, outcome: 'directed', resolution: 'Dispute it with the card issuer.' });
+    expect(resolved.escalation.status).toBe('resolved');
+    expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
+  });
+});

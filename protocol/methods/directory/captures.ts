@@ -20,7 +20,7 @@ export const CaptureFields = z
   .strictObject({
     given: text({ min: 1, max: 100, description: 'Person: given name.' }).optional(),
     family: text({ min: 1, max: 100, description: 'Person: family name.' }).optional(),
-    displayName: text({ min: 1, max: 200, description: 'Person: name as shown (default given + family).' }).optional(),
+    displayName: text({ min: 1, max: 200, description: 'Person: name as shown.' }).optional(),
     title: text({ min: 1, max: 120, description: 'Person: job title.' }).optional(),
     name: text({ min: 1, max: 200, description: 'Organisation: name.' }).optional(),
     legalName: text({ min: 1, max: 200, description: 'Organisation: registered name.' }).optional(),
@@ -36,8 +36,8 @@ const Evidence = z.strictObject({
     .string()
     .max(64, 'must be at most 64 characters')
     .regex(/^(msg|eml|mtg|fil)_[A-Za-z0-9]+$/, 'must be a msg_, eml_, mtg_ or fil_ id')
-    .describe('The record seen (msg_… for a message, eml_… a mail, mtg_… a meeting, fil_… a file).'),
-  snippet: text({ max: 280, description: 'The words that show it (erased when the capture is resolved; never in events).' }).optional(),
+    .describe('The record seen.'),
+  snippet: text({ max: 280, description: 'The words seen (erased on resolve).' }).optional(),
 });
 
 const Match = z
@@ -72,7 +72,7 @@ export const captures = {
       kind: z.enum(PARTY_KINDS).describe('person or org.'),
       fields: CaptureFields,
       channels: z.array(z.strictObject(capturedChannel)).max(10).optional().describe('Emails, phones, IM handles seen.'),
-      employerName: text({ min: 1, max: 200, description: 'Person: the organisation they appeared for.' }).optional(),
+      employerName: text({ min: 1, max: 200, description: 'Person: who they appeared for.' }).optional(),
       evidence: z.array(Evidence).min(1, 'must cite at least one record').max(MAX_EVIDENCE).describe('Where it was seen.'),
     }),
     result: z.strictObject({

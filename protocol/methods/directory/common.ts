@@ -86,7 +86,7 @@ const partyOut = {
   tags: z.array(z.string()),
   addresses: z.array(AddressOut),
   doNotContact: z.boolean(),
-  origin: z.string().describe('manual, contact, contacts, capture or import.'),
+  origin: z.string().describe('manual, contact, contacts, capture, import or books (made by a books document).'),
   country: z.string().nullable(),
   email: z.string().nullable().describe('The primary email, as given.'),
   phone: z.string().nullable().describe('The primary phone, as given.'),

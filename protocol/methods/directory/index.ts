@@ -5,12 +5,15 @@ import { links } from './links.js';
 import { lists } from './lists.js';
 import { awareness } from './awareness.js';
 import { captures } from './captures.js';
+import { merges } from './merges.js';
+import { vcard } from './vcard.js';
+import { ask } from './ask.js';
 
 /**
  * The directory family's areas: persons and organisations outside the org (parties), their channels, and
  * finding them. Merges, lists, links, awareness and captures add their areas here.
  */
-export const DIRECTORY_AREAS = { parties, listing, channels, links, lists, awareness, captures } as const;
+export const DIRECTORY_AREAS = { parties, listing, channels, links, lists, awareness, captures, merges, vcard, ask } as const;
 
 /** The directory family's contracts: every area's. */
 export const directory = {
@@ -21,4 +24,7 @@ export const directory = {
   ...DIRECTORY_AREAS.lists,
   ...DIRECTORY_AREAS.awareness,
   ...DIRECTORY_AREAS.captures,
+  ...DIRECTORY_AREAS.merges,
+  ...DIRECTORY_AREAS.vcard,
+  ...DIRECTORY_AREAS.ask,
 };

@@ -21,12 +21,12 @@ export const ListFilter = z
     tag: partyFilters.tag,
     role: partyFilters.role,
     knownBy: partyFilters.knownBy,
-    status: z.enum(['active', 'archived', 'all']).optional().describe('Default: whatever the read asks (active unless it says otherwise).'),
+    status: z.enum(['active', 'archived', 'all']).optional().describe('Default: as the read asks.'),
     updatedSince: partyFilters.updatedSince,
   })
   .describe('Dynamic lists: which parties belong, evaluated at every read.');
 
-const partyIds = z.array(partyId('A person or organisation (a merged id is followed to its survivor).')).min(1).max(500).describe('Up to 500 parties.');
+const partyIds = z.array(partyId('A person or organisation (a merged id is followed to its survivor).')).min(1, 'must list at least one party').max(500, 'must list at most 500 parties').describe('Up to 500 parties.');
 
 export const ListView = z.strictObject({
   id: z.string().describe('lst_…'),

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { decisionOrg, err, held, ok, proposal, record, setRights, type Org } from './setup.js';
 
 /*
- * Roles and autonomy come from the charter's colleague records (domain/governance/colleagues.ts), which the
- * charter family fills in later. Until it exists they are stood in for here, so the rights' rules on them run
- * end to end: role selectors, a delegated agent named by id, a supervised agent that holds on every governing act.
+ * Roles and autonomy come from the charter's colleague records (charter.editColleagueField, read by
+ * domain/governance/colleagues.ts), so the rights' rules on them run end to end: role selectors, a delegated
+ * agent named by id, a supervised agent that holds on every governing act. The org's admin writes the records
+ * (no charter right is declared: humans decide, and the admin's own record is never edited here).
  */
-const colleagues = vi.hoisted(() => ({
-  roles: new Map<string, string[]>(),
-  autonomy: new Map<string, 'supervised' | 'standard' | 'delegated'>(),
-}));
-vi.mock('../../../domain/governance/colleagues.js', async (importOriginal) => ({
-  ...(await importOriginal<object>()),
-  rolesOf: async (_q: unknown, _org: string, id: string) => [...colleagues.roles].filter(([, ids]) => ids.includes(id)).map(([slug]) => slug),
-  roleMembers: async (_q: unknown, _org: string, slug: string) => colleagues.roles.get(slug) ?? [],
-  autonomyOf: async (_q: unknown, _org: string, id: string) => colleagues.autonomy.get(id) ?? 'standard',
-}));
+const colleague = async (o: Org, principalId: string, field: 'roles' | 'autonomy', value: string[] | string) =>
+  ok(o.s, 'charter.editColleagueField', { principalId, field, value });
 
 let o: Org;
 beforeAll(async () => {
@@ -28,11 +21,13 @@ describe('charter roles and agent autonomy in the rights', () => {
   it('role:<slug> and a bare slug name the role’s members: as decider, as agree signatory, as the hold’s deciders', async () => {
     const { s, staff, cfo, agent, agent2 } = o;
     // Staff (role member) decides directly but cannot decide approvals: holds go to the CFO alone.
-    colleagues.roles.set('counsel', [staff.id, cfo.id]);
-    colleagues.roles.set('finance', [cfo.id, agent2.id]);
+    await colleague(o, staff.id, 'roles', ['counsel']);
+    await colleague(o, cfo.id, 'roles', ['counsel', 'finance']);
+    await colleague(o, agent2.id, 'roles', ['finance']);
     await setRights(s, [{ area: 'legal', decidedBy: 'role:counsel', agree: ['finance'] }]);
     const d = await proposal(s, agent.key, 'legal');
-    expect((await record(s, d.id)).requirements).toMatchObject({ missingSigners: ['finance'], decider: { humans: [staff.id, cfo.id] } });
+    // The role's members in id order (charter records), whoever was named first.
+    expect((await record(s, d.id)).requirements).toMatchObject({ missingSigners: ['finance'], decider: { humans: [staff.id, cfo.id].sort() } });
     // An agent holding the role endorses for it: agree names it through the role.
     expect((await ok(s, 'decision.sign', { decisionId: d.id, version: 1 }, agent2.key)).counts).toBe(true);
     expect((await record(s, d.id)).requirements.missingSigners).toEqual([]);
@@ -45,9 +40,9 @@ describe('charter roles and agent autonomy in the rights', () => {
     const { s, ceo, staff, agent, agent2 } = o;
     await setRights(s, [{ area: 'ops', decidedBy: agent2.id, escalateTo: ceo.id }, { area: 'ops.eu', decidedBy: 'role:finance' }]);
     const d = await proposal(s, staff.key, 'ops');
-    colleagues.autonomy.set(agent2.id, 'standard');
+    await colleague(o, agent2.id, 'autonomy', 'standard');
     expect((await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key)).deciders).toEqual([ceo.id]);
-    colleagues.autonomy.set(agent2.id, 'delegated');
+    await colleague(o, agent2.id, 'autonomy', 'delegated');
     const seq = await head(s.client);
     const adopted = await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key);
     expect(adopted.decision.adopted).toMatchObject({ by: agent2.id, override: false, approvalId: null });
@@ -67,12 +62,12 @@ describe('charter roles and agent autonomy in the rights', () => {
     await setRights(s, [{ area: 'desk', decidedBy: 'owner', escalateTo: ceo.id }]);
     const d = await proposal(s, agent.key, 'desk');
     await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 });
-    colleagues.autonomy.set(agent.id, 'standard');
+    await colleague(o, agent.id, 'autonomy', 'standard');
     const d2 = await proposal(s, agent.key, 'desk');
     await ok(s, 'decision.adopt', { decisionId: d2.id, version: 1 });
     // Standard: the owner (its driver) reverses its adopted decision itself.
     expect((await ok(s, 'decision.reverse', { decisionId: d2.id, reason: 'Done with it.' }, agent.key)).decision.status).toBe('reversed');
-    colleagues.autonomy.set(agent.id, 'supervised');
+    await colleague(o, agent.id, 'autonomy', 'supervised');
     const approval = await held(s, 'decision.reverse', { decisionId: d.id, reason: 'Done with it.' }, agent.key);
     expect(approval.deciders).toEqual([ceo.id]);
     // With no human to approve, a supervised agent is refused, naming the right.

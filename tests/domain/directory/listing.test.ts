@@ -172,7 +172,9 @@ describe('directory.listPeople', () => {
     expect((await call('directory.getPerson', { personId: payee.id })).person.roles).toEqual([{ family: 'testfam', role: 'testfam.payee', refId: 'tst_1' }]);
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Elsewhere' })).org;
     const seq = await head(s.client);
-    expect((await fail('directory.listPeople', { role: 'books.nothing' })).message).toBe('params.role: no family reports the role books.nothing (known: testfam.payee)');
+    expect((await fail('directory.listPeople', { role: 'books.nothing' })).message).toBe(
+      'params.role: no family reports the role books.nothing (known: books.contact, books.customer, books.supplier, testfam.payee)',
+    );
     expect(await fail('directory.listPeople', { orgId: foreign.id })).toEqual({ code: 'NOT_FOUND', message: `organisation ${foreign.id} not found` });
     expect((await fail('directory.listPeople', { limit: 501 })).message).toBe('limit: must be at most 500');
     expect((await fail('directory.listPeople', { updatedSince: 'yesterday' })).message).toBe('updatedSince: must be an ISO date-time');

@@ -1,0 +1,128 @@
+import { expect } from 'vitest';
+import { testServer, type TestServer } from '../../helpers/harness.js';
+import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
+import { TestClock } from '../books/setup.js';
+
+/*
+ * The escalation and handoff test kit: a server on a test clock (levels and offer expiry are read from it), people
+ * of known standing, calls that must succeed with exactly one event, calls that must fail appending nothing.
+ */
+
+export interface Person {
+  id: string;
+  key: string;
+}
+
+/**
+ * A human who decides approvals and works (org.write, handoff.send, board): role admin by its scopes (roleCovering),
+ * so it sits among the org's admin humans, but without the admin scope (never an override).
+ */
+export const LEAD_SCOPES = ['org.read', 'org.write', 'handoff.send', 'board.read', 'board.write', 'board.work', 'approval.request', 'approval.decide'];
+
+export interface GovOrg {
+  s: TestServer;
+  clock: TestClock;
+  /** The org's creator: a human with the admin scope. */
+  owner: Person;
+  lead: Person;
+  /** Humans of the member tier: write, hand off, never decide approvals. */
+  mia: Person;
+  max: Person;
+  agentA: Person;
+  agentB: Person;
+  reader: Person;
+  /** The org's admin humans (owner and lead), by id: the end of every escalation chain. */
+  admins: string[];
+}
+
+export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
+  const minted = await s.client.mint(spec, name);
+  return { id: minted.principal.id, key: minted.apiKey };
+}
+
+export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
+  const clock = new TestClock(date);
+  const s = await testServer({ clock });
+  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
+  const lead = await person(s, 'Lena Lead', { scopes: LEAD_SCOPES, principalKind: 'human' });
+  return {
+    s,
+    clock,
+    owner,
+    lead,
+    mia: await person(s, 'Mia Member', { tier: 'member' }),
+    max: await person(s, 'Max Member', { tier: 'member' }),
+    agentA: await person(s, 'agent A', { tier: 'agent' }),
+    agentB: await person(s, 'agent B', { tier: 'agent' }),
+    reader: await person(s, 'reader', { tier: 'reader' }),
+    admins: [owner.id, lead.id].sort(),
+  };
+}
+
+export async function setRights(s: TestServer, rights: unknown[]): Promise<void> {
+  expectOk('governance.set_decision_rights', await s.client.rpc('governance.set_decision_rights', { rights }));
+}
+
+export const rpc = (s: TestServer, method: string, params: unknown, key?: string, idem?: string) => s.client.rpc(method, params, { key, idem });
+
+/** A call that must succeed, checked against its contract. */
+export async function ok(s: TestServer, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
+  return expectOk(method, await rpc(s, method, params, key, idem));
+}
+
+/** A mutation that must succeed appending exactly one event of `kind`: the result and that event. */
+export async function mutate(s: TestServer, method: string, params: unknown, kind: string, key?: string): Promise<{ result: any; event: any }> {
+  const before = await head(s.client);
+  const result = await ok(s, method, params, key);
+  const events = await eventsAfter(s.client, before);
+  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
+  return { result, event: events[0] };
+}
+
+/** A call that must fail with `code`, appending nothing: its message. */
+export async function refused(s: TestServer, method: string, params: unknown, code: string, key?: string): Promise<string> {
+  const before = await head(s.client);
+  const res = await rpc(s, method, params, key);
+  expect(res.body.ok, `${method} should fail with ${code}: ${res.raw.slice(0, 300)}`).toBe(false);
+  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
+  expect(await head(s.client), `${method} refused with ${code} appends nothing`).toBe(before);
+  return res.body.error.message;
+}
+
+/** A call that must answer a hold frame: its approval block. */
+export async function held(s: TestServer, method: string, params: unknown, key: string): Promise<any> {
+  const res = await rpc(s, method, params, key);
+  expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
+  expect(res.body.result.status, `${method} should hold: ${res.raw.slice(0, 300)}`).toBe('approval_required');
+  return res.body.result.approval;
+}
+
+/** File the hold's approval as the requester and have `deciderKey` approve it: the approvalId. */
+export async function approved(s: TestServer, approval: any, requesterKey: string, deciderKey: string): Promise<string> {
+  const { actionClass, payloadHash, subject } = approval;
+  const filed = await ok(s, 'approval.request', { actionClass, payloadHash, subject }, requesterKey);
+  await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
+  return filed.approvalId;
+}
+
+/** Move the test clock on by whole days (it keeps 09:00). */
+export function daysLater(clock: TestClock, days: number): void {
+  const next = new Date(clock.now().getTime() + days * 86_400_000);
+  clock.set(next.toISOString().slice(0, 10));
+}
+
+let n = 0;
+/** A new task, assigned to `assignee` and claimed by `claimKey` when given. */
+export async function task(s: TestServer, claimKey?: string, assignee?: string): Promise<any> {
+  const t = await ok(s, 'board.createTask', { title: `task ${++n}` });
+  if (assignee) await ok(s, 'board.assignTask', { taskId: t.id, assignee });
+  if (claimKey) await ok(s, 'board.claim', { taskId: t.id, leaseSeconds: 3600 }, claimKey);
+  return t;
+}
+
+/** GET /board.context for a task. */
+export async function context(s: TestServer, taskId: string): Promise<any> {
+  const res = await s.client.get('board.context', { taskId });
+  expect(res.status, res.raw.slice(0, 300)).toBe(200);
+  return res.body;
+}
