@@ -1,6 +1,7 @@
 import { decision as c } from '../../protocol/methods/decision.js';
 import { handler } from '../handler.js';
-import { COMMENT_COLUMNS, decodeCursor, encodeCursor, getDecision, toComment, type CommentRow } from './model.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { COMMENT_COLUMNS, getDecision, toComment, type CommentRow } from './model.js';
 
 /**
  * decision.listComments: oldest first. The cursor is the last row's time in whole microseconds (exact on both

@@ -5,7 +5,8 @@ import { reads } from '../family.js';
 import { readHandler, type ReadCtx } from '../handler.js';
 import { readRights } from '../governance/rights.js';
 import { awaitingIds } from './awaiting.js';
-import { decodeCursor, encodeCursor, getDecision, SIGNATURE_COLUMNS, toDecision, toSignature, type DecisionRow, type SignatureRow } from './model.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { getDecision, SIGNATURE_COLUMNS, toDecision, toSignature, type DecisionRow, type SignatureRow } from './model.js';
 import { requirementsOf, rightOf } from './requirements.js';
 import { decisionSearch } from './search.js';
 
@@ -58,9 +59,13 @@ async function fullRecord(q: Queryable, orgId: string, id: string) {
 const statusesOf = (status: Query['status']): string[] | undefined =>
   status === undefined ? undefined : status === 'open' ? ['proposed', 'adjustment_requested'] : [status];
 
+/** The number a page by number starts below (its cursor). */
+const afterOf = (query: Query): number | undefined =>
+  query.cursor === undefined ? undefined : decodeCursor<[number]>(query.cursor, 'cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]))[0];
+
 async function page(q: Queryable, orgId: string, query: Query, only: string[] | undefined) {
   const statuses = statusesOf(query.status);
-  const after = query.cursor === undefined ? undefined : decodeCursor<[number]>(query.cursor, 'cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]))[0];
+  const after = afterOf(query);
   // Only the conditions asked for, so each query has the plain shape its index serves.
   const params: unknown[] = [orgId];
   const where = ['org_id = $1'];
@@ -99,9 +104,13 @@ async function searchPage(ctx: ReadCtx, query: Query, only: string[] | undefined
 
 export const list = readHandler(decisionReadContracts['decision.list'], async (ctx, query) => {
   if (query.id !== undefined) return fullRecord(ctx.q, ctx.orgId, query.id);
-  const only = query.awaiting === 'me' ? await awaitingIds(ctx.q, ctx.orgId, ctx.principal) : undefined;
+  const searching = query.q !== undefined && query.q.trim() !== '';
+  // A page by number and nothing else needs only its own awaiting decisions: awaiting.ts stops once it has them.
+  const bounded = !searching && query.status === undefined && query.area === undefined;
+  const only =
+    query.awaiting === 'me' ? await awaitingIds(ctx.q, ctx.orgId, ctx.principal, bounded ? { before: afterOf(query), limit: query.limit + 1 } : undefined) : undefined;
   if (only && only.length === 0) return { decisions: [], nextCursor: null };
-  return query.q !== undefined && query.q.trim() !== '' ? searchPage(ctx, query, only) : page(ctx.q, ctx.orgId, query, only);
+  return searching ? searchPage(ctx, query, only) : page(ctx.q, ctx.orgId, query, only);
 });
 
 export const decisionReads = reads({ 'decision.list': list });

@@ -234,15 +234,3 @@ export async function refreshOpenStatus(q: Queryable, orgId: string, decisionId:
   );
 }
 
-/** Opaque cursors: the sort key of the last row, base64url JSON. */
-export const encodeCursor = (key: readonly (string | number)[]): string => Buffer.from(JSON.stringify(key)).toString('base64url');
-
-export function decodeCursor<T extends readonly unknown[]>(raw: string, field: string, valid: (v: unknown[]) => boolean): T {
-  try {
-    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && valid(v)) return v as unknown as T;
-  } catch {
-    // refused below
-  }
-  throw badRequest(field, 'not a cursor this list returned');
-}

@@ -1,4 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { handler } from '../handler.js';
@@ -170,16 +171,6 @@ export const resolveAwarenessRequest = handler(c.resolveAwarenessRequest, async 
   return { request, raised, changed: true };
 });
 
-const encodeCursor = (at: string, id: string) => Buffer.from(JSON.stringify([at, id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0]))) return [v[0], v[1]];
-  } catch {
-    // refused below
-  }
-  throw badRequest('params.cursor', 'not a cursor this list returned');
-}
 
 export const listAwarenessRequests = handler(c.listAwarenessRequests, async (ctx, p) => {
   const params = new Params([ctx.orgId, ctx.principal.id]);
@@ -190,7 +181,7 @@ export const listAwarenessRequests = handler(c.listAwarenessRequests, async (ctx
     where.push(`r.party_id = ANY(${params.push([...new Set([p.partyId, party.partyId])], '::text[]')})`);
   }
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor(p.cursor);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
     where.push(`(r.created_at, r.request_id) < (${params.push(at, '::timestamptz')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<RequestRow>(
@@ -200,5 +191,18 @@ export const listAwarenessRequests = handler(c.listAwarenessRequests, async (ctx
   );
   const page = rows.slice(0, p.limit);
   const last = page[page.length - 1];
-  return { requests: page.map(toRequest), nextCursor: rows.length > p.limit && last ? encodeCursor(last.sort!, last.request_id) : null };
+  return { requests: page.map(toRequest), nextCursor: rows.length > p.limit && last ? encodeCursor([last.sort!, last.request_id]) : null };
 });
+
+/**
+ * The pending requests asked of `principalId` (listAwarenessRequests box to_me, status pending), newest first:
+ * what waits on it to accept, decline or do (GET /org/inbox).
+ */
+export async function pendingRequestsTo(q: Queryable, orgId: string, principalId: string, limit: number): Promise<ReturnType<typeof toRequest>[]> {
+  const rows = await q.query<RequestRow>(
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE r.org_id = $1 AND r.target_id = $2 AND r.status = 'pending'
+      ORDER BY r.created_at DESC, r.request_id DESC LIMIT $3`,
+    [orgId, principalId, limit],
+  );
+  return rows.map(toRequest);
+}

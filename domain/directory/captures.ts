@@ -1,4 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
 import { MAX_EVIDENCE, SOURCE_PREFIX, type SOURCES } from '../../protocol/methods/directory/captures.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
@@ -311,23 +312,13 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
   return { capture: toCapture(updated), party, changed: true };
 });
 
-const encodeCursor = (at: string, id: string) => Buffer.from(JSON.stringify([at, id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0]))) return [v[0], v[1]];
-  } catch {
-    // refused below
-  }
-  throw badRequest('params.cursor', 'not a cursor this list returned');
-}
 
 export const listCaptures = handler(c.listCaptures, async (ctx, p) => {
   const params = new Params([ctx.orgId]);
   const where = ['org_id = $1'];
   if (p.status !== 'all') where.push(`status = ${params.push(p.status)}`);
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor(p.cursor);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
     where.push(`(created_at, capture_id) > (${params.push(at, '::timestamptz')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<CaptureRow>(
@@ -337,5 +328,5 @@ export const listCaptures = handler(c.listCaptures, async (ctx, p) => {
   );
   const page = rows.slice(0, p.limit);
   const last = page[page.length - 1];
-  return { captures: page.map(toCapture), nextCursor: rows.length > p.limit && last ? encodeCursor(last.sort!, last.capture_id) : null };
+  return { captures: page.map(toCapture), nextCursor: rows.length > p.limit && last ? encodeCursor([last.sort!, last.capture_id]) : null };
 });

@@ -1,4 +1,5 @@
 import { badRequest } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { MAX_LIMIT as MAX_SEARCH_LIMIT, FUZZY_THRESHOLD } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';
 import { Params } from './filters.js';
@@ -43,16 +44,9 @@ export function queryKey(text: string): ChannelKey | null {
 
 type Cursor = [string, string];
 
-function decodeCursor(cursor: string, field: string, tag: string): Cursor {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 3 && v[0] === tag && typeof v[1] === 'string' && typeof v[2] === 'string') return [v[1], v[2]];
-  } catch {
-    // refused below
-  }
-  throw badRequest(field, 'not a cursor this list returned (with these params)');
-}
-const encodeCursor = (tag: string, c: Cursor) => Buffer.from(JSON.stringify([tag, ...c])).toString('base64url');
+/** A cursor of this list: its tag (c by name, u by change), then the key. */
+const tagged = (field: string, cursor: string, tag: string): Cursor =>
+  decodeCursor<[string, ...Cursor]>(cursor, field, (v) => v.length === 3 && v[0] === tag && typeof v[1] === 'string' && typeof v[2] === 'string', 'list returned (with these params)').slice(1) as Cursor;
 
 export interface ContactPage {
   rows: PartyRow[];
@@ -96,7 +90,7 @@ export async function listContacts(q: Queryable, orgId: string, o: ContactListOp
   const params = new Params([orgId, o.kinds, o.statuses]);
   let after = '';
   if (o.cursor !== undefined) {
-    const [name, id] = decodeCursor(o.cursor, 'params.cursor', 'c');
+    const [name, id] = tagged('params.cursor', o.cursor, 'c');
     after = `AND (lower(p.display_name), p.party_id) > (${params.push(name, '::text')}, ${params.push(id, '::text')})`;
   }
   const rows = await q.query<{ party_id: string; sort: string }>(
@@ -140,7 +134,7 @@ export async function syncContacts(q: Queryable, orgId: string, o: ContactSyncOp
     }
   }
   if (o.cursor !== undefined) {
-    const [at, id] = decodeCursor(o.cursor, 'query.cursor', 'u');
+    const [at, id] = tagged('query.cursor', o.cursor, 'u');
     where.push(`(p.updated_at, p.party_id) > (${params.push(at, '::timestamptz')}, ${params.push(id, '::text')})`);
   }
   const rows = await q.query<{ party_id: string; sort: string }>(
@@ -157,6 +151,6 @@ async function paged(q: Queryable, orgId: string, rows: { party_id: string; sort
   const last = page[page.length - 1];
   return {
     rows: await partyRows(q, orgId, page.map((r) => r.party_id)),
-    nextCursor: rows.length > limit && last ? encodeCursor(tag, [last.sort, last.party_id]) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor([tag, last.sort, last.party_id]) : null,
   };
 }

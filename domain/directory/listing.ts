@@ -1,5 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { badRequest } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { MAX_LIMIT as MAX_SEARCH_LIMIT } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../handler.js';
@@ -23,16 +23,7 @@ interface ListParams extends PartyFilter {
 
 type Cursor = ['n' | 'u', string, string];
 
-function decodeCursor(cursor: string, mode: 'n' | 'u'): Cursor {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 3 && v[0] === mode && typeof v[1] === 'string' && typeof v[2] === 'string') return v as Cursor;
-  } catch {
-    // refused below
-  }
-  throw badRequest('params.cursor', 'not a cursor this list returned (with these ordering params)');
-}
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+const ofMode = (mode: 'n' | 'u') => (v: unknown[]) => v.length === 3 && v[0] === mode && typeof v[1] === 'string' && typeof v[2] === 'string';
 
 async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: ListParams) {
   const params = new Params([ctx.orgId, kind]);
@@ -61,7 +52,7 @@ async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: Li
   const byUpdate = p.updatedSince !== undefined;
   const sort = byUpdate ? 'p.updated_at' : 'lower(p.display_name)';
   if (p.cursor !== undefined) {
-    const [, after, id] = decodeCursor(p.cursor, byUpdate ? 'u' : 'n');
+    const [, after, id] = decodeCursor<Cursor>(p.cursor, 'params.cursor', ofMode(byUpdate ? 'u' : 'n'), 'list returned (with these ordering params)');
     where.push(`(${sort}, p.party_id) > (${params.push(after, byUpdate ? '::timestamptz' : '::text')}, ${params.push(id, '::text')})`);
   }
   const rows = await q.query<{ party_id: string; sort: string }>(

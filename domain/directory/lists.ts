@@ -1,4 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
+import { decodeCursor, encodeCursor, strings } from '../cursor.js';
 import { MAX_LIST_MEMBERS } from '../../protocol/methods/directory/lists.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
@@ -236,16 +237,6 @@ export const shareList = handler(c.shareList, async (ctx, p) => {
   return { list, changed: true };
 });
 
-const encodeCursor = (name: string, id: string) => Buffer.from(JSON.stringify([name, id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
-  } catch {
-    // refused below
-  }
-  throw badRequest('params.cursor', 'not a cursor this list returned');
-}
 
 /** LIKE's own characters taken literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
@@ -256,7 +247,7 @@ export const listLists = handler(c.listLists, async (ctx, p) => {
   if (p.mine) where.push('l.owner_id = $2');
   if (p.q !== undefined) where.push(`lower(public.wops_unaccent(l.name)) LIKE '%' || lower(public.wops_unaccent(${params.push(likeEscape(p.q.trim()))})) || '%'`);
   if (p.cursor !== undefined) {
-    const [name, id] = decodeCursor(p.cursor);
+    const [name, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', strings(2));
     where.push(`(lower(l.name), l.list_id) > (${params.push(name, '::text')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<ListRow & { sort: string }>(
@@ -266,5 +257,5 @@ export const listLists = handler(c.listLists, async (ctx, p) => {
   );
   const page = rows.slice(0, p.limit);
   const last = page[page.length - 1];
-  return { lists: page.map((r) => toList(r, ctx.principal.id)), nextCursor: rows.length > p.limit && last ? encodeCursor(last.sort, last.list_id) : null };
+  return { lists: page.map((r) => toList(r, ctx.principal.id)), nextCursor: rows.length > p.limit && last ? encodeCursor([last.sort, last.list_id]) : null };
 });

@@ -1,5 +1,6 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { badRequest, conflict } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
+import { conflict } from '../../protocol/errors.js';
 import { handler, type HandlerCtx } from '../handler.js';
 import { mustHold } from '../member/lane.js';
 import { undoLog } from './merge-log.js';
@@ -157,18 +158,6 @@ export const revertMerge = handler(c.revertMerge, async (ctx, p) => {
   return { merge, restored, keptEdits: kept, changed: true };
 });
 
-type Cursor = [string, string];
-
-function decodeCursor(cursor: string): Cursor {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string')) return v as Cursor;
-  } catch {
-    // refused below
-  }
-  throw badRequest('params.cursor', 'not a cursor this list returned');
-}
-
 export const listMerges = handler(c.listMerges, async (ctx, p) => {
   const where = ['m.org_id = $1'];
   const args: unknown[] = [ctx.orgId];
@@ -180,7 +169,7 @@ export const listMerges = handler(c.listMerges, async (ctx, p) => {
     where.push(`(m.survivor_id = ${id} OR m.merged_id = ${id})`);
   }
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor(p.cursor);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
     where.push(`(m.created_at, m.merge_id) < (${arg(at)}::timestamptz, ${arg(id)})`);
   }
   const rows = await ctx.q.query<MergeRow & { at: string }>(
@@ -192,6 +181,6 @@ export const listMerges = handler(c.listMerges, async (ctx, p) => {
   const last = page[page.length - 1];
   return {
     merges: page.map(toMerge),
-    nextCursor: rows.length > p.limit && last ? Buffer.from(JSON.stringify([last.at, last.merge_id])).toString('base64url') : null,
+    nextCursor: rows.length > p.limit && last ? encodeCursor([last.at, last.merge_id]) : null,
   };
 });

@@ -3,7 +3,7 @@ import { ESCALATE_AFTER_MINUTES, escalation as c } from '../../protocol/methods/
 import type { Queryable } from '../../db/types.js';
 import { taskHolding } from '../board/people.js';
 import { decisionHolding } from '../decision/driver.js';
-import { decodeCursor, encodeCursor } from '../decision/model.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { family } from '../family.js';
 import { handler } from '../handler.js';
 import { newId } from '../ids.js';

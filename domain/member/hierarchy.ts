@@ -1,4 +1,5 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { MAX_TREE_NODES, peopleReadContracts } from '../../protocol/reads/people.js';
 import { readHandler } from '../handler.js';
 import { SIBLING_ORDER } from './chart.js';
@@ -38,19 +39,6 @@ const card = (r: ChartRow, reportCount: number) => ({
   reportCount,
 });
 
-function encodeCursor(revision: number, offset: number): string {
-  return Buffer.from(JSON.stringify([revision, offset])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [number, number] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n) && n >= 0)) return [v[0], v[1]];
-  } catch {
-    // not JSON: refused below
-  }
-  throw badRequest('query.cursor', 'not a cursor this read returned');
-}
 
 export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, query) => {
   const rows = await ctx.q.query<ChartRow>(
@@ -88,7 +76,7 @@ export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, 
   if (query.format === 'flat') {
     let offset = 0;
     if (query.cursor !== undefined) {
-      const [at, off] = decodeCursor(query.cursor);
+      const [at, off] = decodeCursor<[number, number]>(query.cursor, 'query.cursor', (v) => v.length === 2 && v.every((n) => Number.isSafeInteger(n) && (n as number) >= 0), 'read returned');
       if (at !== revision) throw conflict(`cursor: the chart changed (revision ${revision}, the cursor was read at ${at}); start again without cursor`);
       offset = off;
     }
@@ -97,7 +85,7 @@ export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, 
       revision,
       format: 'flat' as const,
       nodes: page.map(({ row, depth }) => ({ ...card(row, reportsOf(row).length), depth })),
-      nextCursor: offset + query.limit < order.length ? encodeCursor(revision, offset + query.limit) : null,
+      nextCursor: offset + query.limit < order.length ? encodeCursor([revision, offset + query.limit]) : null,
     };
   }
 

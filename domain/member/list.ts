@@ -1,4 +1,4 @@
-import { badRequest } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor, strings } from '../cursor.js';
 import { MEMBER_STATUSES } from '../../protocol/methods/member.js';
 import type { Queryable } from '../../db/types.js';
 import { getMembers, type Member } from './model.js';
@@ -40,7 +40,7 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
     });
     return { members: await getMembers(q, orgId, page.items.map((h) => h.id)), nextCursor: page.nextCursor };
   }
-  const after = o.cursor === undefined ? undefined : decodeCursor(o.cursor, `${o.prefix}.cursor`);
+  const after = o.cursor === undefined ? undefined : decodeCursor<[string, string]>(o.cursor, `${o.prefix}.cursor`, strings(2));
   const rows = await q.query<{ principal_id: string; sort: string }>(
     `SELECT principal_id, lower(name) AS sort FROM principals
       WHERE org_id = $1 AND status = ANY($2::text[])
@@ -54,16 +54,7 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
   const last = page[page.length - 1];
   return {
     members: await getMembers(q, orgId, page.map((r) => r.principal_id)),
-    nextCursor: rows.length > o.limit && last ? Buffer.from(JSON.stringify([last.sort, last.principal_id])).toString('base64url') : null,
+    nextCursor: rows.length > o.limit && last ? encodeCursor([last.sort, last.principal_id]) : null,
   };
 }
 
-function decodeCursor(cursor: string, field: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
-  } catch {
-    // not JSON: refused below
-  }
-  throw badRequest(field, 'not a cursor this list returned');
-}

@@ -1,4 +1,5 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
+import { decodeCursor, encodeCursor, strings } from '../cursor.js';
 import { team as c } from '../../protocol/methods/team.js';
 import type { Queryable } from '../../db/types.js';
 import { family } from '../family.js';
@@ -152,16 +153,7 @@ export const remove = handler(c.delete, async (ctx, p) => {
 });
 
 export const list = handler(c.list, async (ctx, p) => {
-  let after: [string, string] | undefined;
-  if (p.cursor !== undefined) {
-    try {
-      const v = JSON.parse(Buffer.from(p.cursor, 'base64url').toString('utf8')) as unknown;
-      if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') after = [v[0], v[1]];
-    } catch {
-      // refused below
-    }
-    if (!after) throw badRequest('params.cursor', 'not a cursor this list returned');
-  }
+  const after = p.cursor === undefined ? undefined : decodeCursor<[string, string]>(p.cursor, 'params.cursor', strings(2));
   const rows = await ctx.q.query<TeamRow & { sort: string }>(
     `SELECT ${TEAM_COLUMNS}, lower(t.name) AS sort FROM teams t
       WHERE t.org_id = $1 AND ($2::boolean OR t.status = 'live') AND ($3::text IS NULL OR t.parent_team_id = $3)
@@ -173,7 +165,7 @@ export const list = handler(c.list, async (ctx, p) => {
   const last = page[page.length - 1];
   return {
     teams: page.map(toTeam),
-    nextCursor: rows.length > p.limit && last ? Buffer.from(JSON.stringify([last.sort, last.team_id])).toString('base64url') : null,
+    nextCursor: rows.length > p.limit && last ? encodeCursor([last.sort, last.team_id]) : null,
   };
 });
 
