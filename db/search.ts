@@ -68,6 +68,13 @@ export const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 20;
 /** word_similarity at or above this is a fuzzy hit: "recieve" against "receive" scores 0.375. */
 export const FUZZY_THRESHOLD = 0.3;
+/**
+ * The trigram tier asks this threshold first. When a page's worth of rows reach it, they are the page: every other
+ * fuzzy hit scores lower. A prefix or a common word then ranks its close matches only, not the thousands of rows
+ * that share two trigrams with it (a 3-letter prefix scores 0.75 against the words it starts; "procurment" 0.82
+ * against "procurement").
+ */
+export const STRICT_FUZZY_THRESHOLD = 0.6;
 /** Private-use characters as highlight marks: removed from the text first, so a mark is always ours. */
 const START = '\uE000';
 const STOP = '\uE001';
@@ -159,7 +166,21 @@ export function defineSearch(spec: SearchSpec): Searchable {
       if (tier === 1 && !plainWords(text)) break;
       const take = limit + 1 - rows.length;
       if (take <= 0) break;
-      const planned = tierSql(opts, text, tier, take, cursor?.tier === tier ? cursor : undefined);
+      const after = cursor?.tier === tier ? cursor : undefined;
+      const planned = tierSql(opts, text, tier, take, after);
+      if (tier === 1 && !(after && Number(after.score) < STRICT_FUZZY_THRESHOLD)) {
+        // The strict pass, its threshold set around its statement alone (sent together: one round trip).
+        const setThreshold = `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`;
+        const [, strict] = await Promise.all([
+          q.query(setThreshold, [String(STRICT_FUZZY_THRESHOLD)]),
+          q.query<Omit<Row, 'tier'>>(planned.sql, planned.params),
+          q.query(setThreshold, [String(FUZZY_THRESHOLD)]),
+        ]);
+        if (strict.length >= take) {
+          for (const r of strict) rows.push({ ...r, tier });
+          continue;
+        }
+      }
       for (const r of await q.query<Omit<Row, 'tier'>>(planned.sql, planned.params)) rows.push({ ...r, tier });
     }
     const page = rows.slice(0, limit);

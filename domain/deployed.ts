@@ -32,12 +32,13 @@ import { ledgerReads } from './ledger-reads.js';
 import { aiReads } from './ai-reads.js';
 import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
+import { inboxReads } from './inbox/index.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
 export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers, ...personaHandlers, ...profileHandlers, ...notificationHandlers, ...hierarchyHandlers, ...userHandlers, ...adminHandlers, ...invitationHandlers, ...billingHandlers, ...decisionHandlers, ...charterHandlers, ...compactHandlers, ...policyHandlers, ...escalationHandlers, ...handoffHandlers, ...directoryHandlers, ...contactHandlers, ...contactsHandlers]);
 
 /** Every deployed GET read, by path. */
-export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...policyReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads, ...peopleReads, ...orgPeopleReads, ...billingReads, ...decisionReads, ...contactsReads]);
+export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...policyReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads, ...peopleReads, ...orgPeopleReads, ...billingReads, ...decisionReads, ...contactsReads, ...inboxReads]);
 
 /** Every family's scheduled jobs (domain/jobs): the server's workers run these. */
 export const JOB_DEFINITIONS: readonly JobDefinition<any>[] = [];

@@ -38,7 +38,7 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   assets: books('assets', 'fixed assets and depreciation (books)', ['books.reports']),
   ledger: books('ledger', 'accounts, journals and reports (books)'),
   // Handing work over and escalating what blocks it are part of doing it (and keep the governance desk in budget).
-  work: { summary: 'tasks and workstreams: claim, work, comment, complete, hand over, escalate (board, handoff, escalation)', toolsets: ['board', 'handoff', 'escalation'], tools: [] },
+  work: { summary: 'tasks and workstreams: claim, work, comment, complete, hand over, escalate (board, handoff, escalation)', toolsets: ['board', 'handoff', 'escalation'], tools: ['org/inbox'] },
   org: { summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)', toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'], tools: [] },
   people: { summary: 'members, teams, the org chart, profiles, notification preferences', toolsets: ['member', 'team', 'hierarchy', 'profile', 'notification'], tools: [] },
   // Who may act, apart from who is who: one desk for all ten people families would list ~11,000 tokens.
@@ -58,7 +58,7 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['directory.captures', 'directory.merges', 'directory.lists', 'directory.awareness'],
     tools: ['directory.search', 'directory.getPerson', 'directory.getOrg'],
   },
-  governance: { summary: 'decision rights, decisions, the charter, compacts and policies (handoffs and escalations: the work desk)', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy'], tools: [] },
+  governance: { summary: 'decision rights, decisions, the charter, compacts and policies (handoffs and escalations: the work desk)', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy'], tools: ['org/inbox'] },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
   email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
   files: { summary: 'files, shares and annotations', toolsets: ['files', 'file', 'annotation'], tools: [] },

@@ -68,4 +68,5 @@ export const STATIC_READS: ReadonlyMap<string, ReadSpec> = new Map([
   ['org/teams/{id}', { path: 'org/teams/{id}', scope: 'org.read' }],
   ['org/avatar/{memberId}/{size}', { path: 'org/avatar/{memberId}/{size}', scope: 'org.read' }],
   ['org/directory.vcf', { path: 'org/directory.vcf', scope: 'org.read' }],
+  ['org/inbox', { path: 'org/inbox', scope: 'org.read' }],
 ]);

@@ -194,10 +194,11 @@ export function planDirectory(persons: number, orgs: number, seed = 42): Directo
         addChannel(p.id, phone, 'mobile');
       } else phone = null;
     }
-    // 1.5% entered again: a short or unaccented given name and the same number, the same name at the same
-    // employer, or a typo in the surname at the same employer.
-    if (made < persons && r() < 0.015) {
-      const how = Math.floor(r() * 3);
+    // 1.5% entered again, in a way the dedupe rule sees: a short or unaccented given name and the same number, the
+    // same name at the same employer, or a typo in the surname at the same employer.
+    const ways = [...(phone ? [0] : []), ...(employer ? [1, 2] : [])];
+    if (made < persons && ways.length > 0 && r() < 0.015) {
+      const how = pick(r, ways);
       const againGiven = how === 0 ? (nick ?? ascii(given).replace(/^./, (c) => c.toUpperCase())) : given;
       const againFamily = how === 2 ? typo(r, family) : family;
       const twin = person(againGiven, againFamily, employer, null);

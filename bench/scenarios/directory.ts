@@ -88,7 +88,7 @@ interface Hit {
 /** Whether an answer holds what the query was after. */
 function found(query: Query, hits: readonly Hit[]): boolean {
   if (query.expect) return hits.some((h) => h.party.id === query.expect);
-  if (query.prefix) return hits.length > 0 && ascii(hits[0].party.displayName) !== '' && hits.some((h) => h.party.displayName.split(/[\s-]+/).some((w) => ascii(w).startsWith(query.prefix!)));
+  if (query.prefix) return hits.some((h) => h.party.displayName.split(/[\s-]+/).some((w) => ascii(w).startsWith(query.prefix!)));
   return true;
 }
 

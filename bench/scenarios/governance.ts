@@ -24,7 +24,8 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 export const QUERIES = ['page', 'status=open', 'area', 'id', 'awaiting=me', 'q'] as const;
 type Query = (typeof QUERIES)[number];
 
-const WORDS = ['pricing', 'vendor security reviews', 'hiring freeze', 'data warehouse', 'parental leave', 'onboarding checklist', 'reseller margins', 'cafe Zurich', 'EU guidance', 'on-call rotation', 'procurment', 'budget CFO sign-off'];
+/** What people look for in a decision log: an area's word, topics, a customer, a phrase, a typo (no full-text match). */
+const WORDS = ['pricing', 'vendor security reviews', 'hiring freeze', 'data residency', 'parental leave', 'onboarding checklist', 'reseller margins', 'Müller', 'EU guidance', 'on-call rotation', 'procurment', 'budget sign-off'];
 
 /** The query string of the i-th request of a kind. */
 function queryOf(kind: Query, i: number, ids: readonly string[], r: () => number): Record<string, string> {
@@ -109,6 +110,13 @@ export async function governanceStep(run: BenchRun): Promise<void> {
     [org.orgId],
   );
   log(`12. seeded in ${seedMs.toFixed(0)} ms: ${counts.open} open, ${counts.versions} versions, ${counts.signatures} signatures, ${counts.comments} comments`);
+  // How many decisions each search matches by full text (what its ranking has to order).
+  const matches: Record<string, number> = {};
+  for (const w of WORDS) {
+    const [m] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM decisions WHERE org_id = $1 AND search_doc @@ websearch_to_tsquery('wops_search', $2)`, [org.orgId, w]);
+    matches[w] = m.n;
+  }
+  log(`12. full-text matches: ${Object.entries(matches).map(([w, n]) => `${w} ${n}`).join(', ')}`);
   const runtime = await createRuntime({ databaseUrl: run.url, poolSize: 4 });
   let figures: Record<Query, QueryFigures>;
   try {
@@ -116,7 +124,7 @@ export async function governanceStep(run: BenchRun): Promise<void> {
   } finally {
     await runtime.close();
   }
-  run.raw.governance = { decisions: DECISIONS, seedMs, counts, queries: figures };
+  run.raw.governance = { decisions: DECISIONS, seedMs, counts, matches, queries: figures };
   for (const kind of QUERIES) {
     const f = figures[kind];
     const scenario = `12 GET /decision.list ${kind}, 50k`;

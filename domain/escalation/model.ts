@@ -150,3 +150,39 @@ export async function transferEscalation(q: Queryable, orgId: string, id: string
   ]);
   return { previousAssignee: row.chain[level - 1], previousLevel: level };
 }
+
+/** When `r` reached its current level: level_since plus one escalateAfter per level climbed. */
+export const levelReachedAt = (r: EscalationRow, now: Date): string =>
+  new Date(new Date(r.level_since).getTime() + (levelAt(r, now) - 1) * stepMs(r)).toISOString();
+
+/**
+ * What waits on `principalId` as of `now` (GET /org/inbox): the open escalations it is the assignee of (as
+ * escalation.list assignedTo=me), newest first, and when the next open one in whose chain it stands further up
+ * climbs to it (null: none will), so a reader knows when to look again. Open escalations naming it are few: the
+ * chain is read in full, the level computed here.
+ */
+export async function escalationsWaitingOn(
+  q: Queryable,
+  orgId: string,
+  principalId: string,
+  now: Date,
+  limit: number,
+): Promise<{ assigned: EscalationRow[]; nextArrivalAt: string | null }> {
+  const rows = await q.query<EscalationRow>(
+    `SELECT ${ESCALATION_COLUMNS} FROM escalations WHERE org_id = $1 AND status = 'open' AND $2 = ANY(chain)
+      ORDER BY raised_at DESC, escalation_id DESC`,
+    [orgId, principalId],
+  );
+  const assigned: EscalationRow[] = [];
+  let next: number | null = null;
+  for (const r of rows) {
+    const level = levelAt(r, now);
+    const mine = r.chain.indexOf(principalId) + 1;
+    if (mine === level) assigned.push(r);
+    else if (mine > level) {
+      const at = new Date(r.level_since).getTime() + (mine - 1) * stepMs(r);
+      if (next === null || at < next) next = at;
+    }
+  }
+  return { assigned: assigned.slice(0, limit), nextArrivalAt: next === null ? null : new Date(next).toISOString() };
+}

@@ -76,3 +76,16 @@ export async function pendingOffer(q: Queryable, orgId: string, kind: SubjectKin
   const row = await openOfferFor(q, orgId, kind, subjectId, now);
   return row ? toHandoff(row, now) : null;
 }
+
+/**
+ * The offers made to `principalId` still open as of `now` (offered, not expired), newest first: what waits on it
+ * to accept or decline (GET /org/inbox). Offered rows are few per org (one per subject at most).
+ */
+export async function offersTo(q: Queryable, orgId: string, principalId: string, now: Date, limit: number): Promise<HandoffRow[]> {
+  return q.query<HandoffRow>(
+    `SELECT ${HANDOFF_COLUMNS} FROM handoffs
+      WHERE org_id = $1 AND to_principal = $2 AND status = 'offered' AND expires_at > $3
+      ORDER BY offered_at DESC, handoff_id DESC LIMIT $4`,
+    [orgId, principalId, now.toISOString(), limit],
+  );
+}

@@ -5,10 +5,12 @@ import { errorFrame } from '../../protocol/frames.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { ApprovalView } from '../../protocol/methods/approval.js';
 import { authenticateKeyId, type Principal } from '../../domain/auth.js';
-import type { FeedEvent, Subscription } from '../../domain/stream/hub.js';
+import type { Subscription } from '../../domain/stream/hub.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
 import { describeApproval } from './describe.js';
+import { ledgerChanges } from './live.js';
+import { waitingRoute } from './waiting.js';
 import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
 import { startEventStream } from '../sse.js';
 import { sameOrigin as sameOriginAs } from '../web-assets.js';
@@ -18,7 +20,8 @@ import { sameOrigin as sameOriginAs } from '../web-assets.js';
  * - GET /approvals and /approvals/<approvalId>: the page (one shell; the app routes in the browser);
  * - /approvals/assets/* (the app) and /approvals/vendor/* (Preact, htm, canonicalize from node_modules);
  * - /approvals/api/*: sign-in (a human key for an HttpOnly session cookie), the lists, one approval, the
- *   decision, sign-out, and a Server-Sent Events stream of approvals filed and decided in the org.
+ *   decision, what waits on the human (waiting.ts), sign-out, and a Server-Sent Events stream of approvals filed and
+ *   decided and of changes to what waits (live.ts).
  * Every read and decision is a pipeline call as the principal of the session's key, authenticated again on each
  * request: scopes, the requester rule and the ledger (one event per decision) behave exactly as over /api/v1.
  * Sessions live in the database and live updates come from the org's live ledger, so any number of gateway processes
@@ -297,28 +300,17 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     },
   );
 
+  // What waits on the signed-in human across the families (GET /org/inbox as its principal).
+  waitingRoute(app, { pipeline, signedIn, names });
+
   // ---- live updates -----------------------------------------------------------------------------
 
   /**
-   * Server-Sent Events: `approval` events ({approvalId, change: requested | approved | rejected}) for this org,
-   * from the org's live ledger (domain/stream: the approval.* events, appended through any process). They carry
-   * ids only: the page reads the approval back through the pipeline. `resync` means the notifier's connection came
-   * back (the ledger misses nothing, but a session ended meanwhile may not have been heard): the page reads its
-   * lists again. The stream ends when the session does, whichever process ends it.
+   * Server-Sent Events of the org's live ledger (domain/stream, appended through any process), as live.ts maps them:
+   * `approval` (one filed or decided) and `waiting` (what GET /org/inbox gathers changed), ids only. `resync` means
+   * the notifier's connection came back (the ledger misses nothing, but a session ended meanwhile may not have been
+   * heard): the page reads its lists again. The stream ends when the session does, whichever process ends it.
    */
-  const CHANGES: Record<string, string> = { 'approval.requested': 'requested', 'approval.approved': 'approved', 'approval.rejected': 'rejected' };
-  const approvalChanges = (send: (event: string, data: unknown) => void) => (events: readonly FeedEvent[]) => {
-    for (const e of events) {
-      const change = e.row.family === 'approval' ? CHANGES[e.row.kind] : undefined;
-      if (change) send('approval', { approvalId: e.row.entity_id, change });
-      // A release hold's approval is filed by the server with the hold: `<family>.signature.hold` names it.
-      else if (e.row.kind.endsWith('.signature.hold')) {
-        const payload = (typeof e.row.payload === 'string' ? JSON.parse(e.row.payload) : e.row.payload) as { approvalId?: unknown } | null;
-        const filed = payload?.approvalId;
-        if (typeof filed === 'string') send('approval', { approvalId: filed, change: 'requested' });
-      }
-    }
-  };
   const subscriptions = [
     deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason)), () => {
       for (const s of streams) s.send('resync', {});
@@ -373,7 +365,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     req.raw.once('close', cleanup);
     res.write('retry: 3000\n\n');
     try {
-      live = await deps.stream.subscribe(session.orgId, undefined, approvalChanges(send));
+      live = await deps.stream.subscribe(session.orgId, undefined, ledgerChanges(send));
     } catch (err) {
       req.log.error({ err }, 'inbox stream: subscribing to the live ledger failed');
       close('the server could not read the ledger');

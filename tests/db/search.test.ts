@@ -96,6 +96,36 @@ describe('fuzzy', () => {
     expect(page.items[0]!.matched).toBe('fuzzy');
   });
 
+  it('a page the strict pass fills is the page the wide threshold would give, and paging crosses into the wider hits', async () => {
+    const own = (await freshOrg(runtime, 'strict')).orgId;
+    for (let i = 0; i < 12; i++) await addTask(own, `tsk_wh_${String(i).padStart(2, '0')}`, `Warehouse shelving ${i}`);
+    await addTask(own, 'tsk_wardrobe', 'Wardrobe repair');
+    await addTask(own, 'tsk_waratah', 'Waratah planting');
+    // The definition: every row at or above the fuzzy threshold, by similarity then id (no full-text hit here).
+    const expected = await runtime.db.tx(async (q) => {
+      await q.query(`SELECT set_config('pg_trgm.word_similarity_threshold', '0.3', true)`);
+      const rows = await q.query<{ task_id: string }>(
+        `SELECT task_id FROM board_tasks WHERE org_id = $1 AND wops_unaccent($2) <% search_fuzzy
+          ORDER BY word_similarity(wops_unaccent($2), search_fuzzy) DESC, task_id`,
+        [own, 'wareh'],
+      );
+      return rows.map((r) => r.task_id);
+    });
+    expect(expected).toHaveLength(14);
+    expect(expected.slice(0, 12).every((id) => id.startsWith('tsk_wh_'))).toBe(true);
+    const first = await search({ org: own, q: 'wareh', limit: 5 });
+    expect(first.items.map((i) => i.id)).toEqual(expected.slice(0, 5));
+    expect(first.items.every((i) => i.matched === 'fuzzy')).toBe(true);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await search({ org: own, q: 'wareh', limit: 5, cursor });
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+  });
+
   it('stays out of precise queries: phrases and exclusions do not match by trigrams', async () => {
     expect(await ids('"recieve"')).toEqual([]);
     expect(await ids('recieve -supplier')).toEqual([]);

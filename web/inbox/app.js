@@ -1,18 +1,21 @@
 // The approval inbox: Preact components written with htm tagged templates, served as plain ES modules (no
-// build step). Routes: /approvals (pending; ?view=decided for decided ones) and /approvals/<approvalId>.
+// build step). Routes: /approvals (pending; ?view=decided for decided ones, ?view=waiting for what waits on you)
+// and /approvals/<approvalId>.
 import { html, render } from 'htm/preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api.js';
 import { STATUS, hashInBrowser, timeLeft, urgent, when, who } from './format.js';
 import { DecisionForm, PayloadCheck, Released } from './decision.js';
+import { Waiting, useWaiting } from './waiting.js';
 
 const Navigate = createContext(() => {});
 
 function parseRoute(loc) {
   const m = /^\/approvals\/(apr_[0-9a-z]+)\/?$/.exec(loc.pathname);
   if (m) return { page: 'detail', id: m[1] };
-  return { page: 'list', view: new URLSearchParams(loc.search).get('view') === 'decided' ? 'decided' : 'pending' };
+  const view = new URLSearchParams(loc.search).get('view');
+  return { page: 'list', view: view === 'decided' || view === 'waiting' ? view : 'pending' };
 }
 
 /** An ordinary link (keyboard, new tab, copy) that navigates in place when simply clicked. */
@@ -267,6 +270,9 @@ function Inbox({ principal, route, onSignedOut }) {
   const pendingRef = useRef([]);
 
   const onAuthError = useCallback(() => onSignedOut('Your session ended (signed out, expired, or the key was revoked). Sign in again.'), [onSignedOut]);
+  const waiting = useWaiting({ onAuthError, announce: setAnnouncement });
+  const reloadWaiting = useRef(waiting.reload);
+  reloadWaiting.current = waiting.reload;
 
   const load = useCallback(async () => {
     try {
@@ -295,6 +301,7 @@ function Inbox({ principal, route, onSignedOut }) {
     stream.addEventListener('approval', async (e) => {
       const change = JSON.parse(e.data);
       const before = pendingRef.current;
+      reloadWaiting.current();
       const list = await loadRef.current();
       setVersion((v) => v + 1);
       if (!list) return;
@@ -310,8 +317,10 @@ function Inbox({ principal, route, onSignedOut }) {
       }
     });
     // (Re)connected, or the server's own notifications were interrupted: whatever happened meanwhile is read again.
-    stream.addEventListener('ready', () => loadRef.current());
-    stream.addEventListener('resync', () => loadRef.current());
+    // Something that waits on someone changed (a decision, an offer, an escalation, an introduction): read it again.
+    stream.addEventListener('waiting', () => reloadWaiting.current());
+    stream.addEventListener('ready', () => (loadRef.current(), reloadWaiting.current()));
+    stream.addEventListener('resync', () => (loadRef.current(), reloadWaiting.current()));
     stream.addEventListener('end', (e) => {
       stream.close();
       const { reason } = JSON.parse(e.data);
@@ -333,7 +342,7 @@ function Inbox({ principal, route, onSignedOut }) {
   // Move focus to the new view's heading (not on first load: the browser's own start point stays).
   useEffect(() => {
     setAnnouncement('');
-    if (route.page === 'list') document.title = `${route.view === 'pending' ? 'Pending' : 'Decided'} · Approval inbox`;
+    if (route.page === 'list') document.title = `${{ pending: 'Pending', decided: 'Decided', waiting: 'Waiting on you' }[route.view]} · Approval inbox`;
     if (first.current) {
       first.current = false;
       return;
@@ -363,6 +372,7 @@ function Inbox({ principal, route, onSignedOut }) {
     </header>
     <nav class="tabs wrap" aria-label="Approvals">
       <${Link} href="/approvals" aria-current=${current('pending')}>Pending${pending ? ` (${pending.length})` : ''}<//>
+      <${Link} href="/approvals?view=waiting" aria-current=${current('waiting')}>Waiting on you${waiting.waiting ? ` (${waiting.waiting.total})` : ''}<//>
       <${Link} href="/approvals?view=decided" aria-current=${current('decided')}>Decided<//>
     </nav>
     <div class="wrap">
@@ -372,7 +382,9 @@ function Inbox({ principal, route, onSignedOut }) {
     <main id="main" class="wrap" tabindex="-1">
       ${route.page === 'detail'
         ? html`<${Detail} key=${route.id} id=${route.id} principal=${principal} now=${now} version=${version} onAuthError=${onAuthError} />`
-        : html`<${List} view=${route.view} items=${route.view === 'pending' ? pending : decided} now=${now} fresh=${fresh} />`}
+        : route.view === 'waiting'
+          ? html`<${Waiting} state=${waiting} now=${now} Link=${Link} />`
+          : html`<${List} view=${route.view} items=${route.view === 'pending' ? pending : decided} now=${now} fresh=${fresh} />`}
     </main>
   `;
 }

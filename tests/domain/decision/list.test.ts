@@ -68,6 +68,11 @@ describe('GET /decision.list', () => {
     const { s, cfo, ceo, agent, staff } = o;
     // pricing.us falls to the pricing right: the CFO signs it too.
     expect(await listed({ awaiting: 'me' }, cfo.key)).toEqual([ids.us, ids.eu]);
+    // A page at a time (only as many judged as the page needs): the same decisions, in order; with a filter, all judged.
+    const one = await list({ awaiting: 'me', limit: 1 }, cfo.key);
+    expect(one.decisions.map((d: any) => d.id)).toEqual([ids.us]);
+    expect(await list({ awaiting: 'me', limit: 1, cursor: one.nextCursor }, cfo.key)).toEqual({ decisions: [expect.objectContaining({ id: ids.eu })], nextCursor: null });
+    expect(await listed({ awaiting: 'me', area: 'pricing', limit: 1 }, cfo.key)).toEqual([ids.eu]);
     expect(await listed({ awaiting: 'me' }, agent.key)).toEqual([ids.ops]);
     expect(await listed({ awaiting: 'me' }, ceo.key)).toEqual([]);
     expect(await listed({ awaiting: 'me' }, staff.key)).toEqual([]);

@@ -28,9 +28,14 @@ describe('charter roles and agent autonomy in the rights', () => {
     const d = await proposal(s, agent.key, 'legal');
     // The role's members in id order (charter records), whoever was named first.
     expect((await record(s, d.id)).requirements).toMatchObject({ missingSigners: ['finance'], decider: { humans: [staff.id, cfo.id].sort() } });
+    // awaiting=me reads the roles too: the role's signatory sees it, the role's decider only once it is signed.
+    const awaiting = async (key: string) => (await s.client.get('decision.list', { awaiting: 'me' }, { key })).body.decisions.map((x: any) => x.id);
+    expect(await awaiting(cfo.key)).toEqual([d.id]);
+    expect(await awaiting(staff.key)).toEqual([]);
     // An agent holding the role endorses for it: agree names it through the role.
     expect((await ok(s, 'decision.sign', { decisionId: d.id, version: 1 }, agent2.key)).counts).toBe(true);
     expect((await record(s, d.id)).requirements.missingSigners).toEqual([]);
+    expect(await awaiting(staff.key)).toEqual([d.id]);
     const approval = await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key);
     expect(approval.deciders).toEqual([cfo.id]);
     expect((await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 }, staff.key)).decision.adopted).toMatchObject({ by: staff.id, override: false });
