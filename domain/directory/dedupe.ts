@@ -244,11 +244,12 @@ async function personRules(c: RuleContext): Promise<void> {
   const close = `(p.name_fold = $6 OR similarity(p.name_fold, $6) >= ${PERSON_SIMILARITY})`;
   const pairs: { party_id: string; equal: boolean; domain: string | null; via: 'employer' | 'domain' }[] = [];
   if (facts.employerIds.length) {
+    // The employers' ids also bound `o` itself: otherwise the planner walks the org's whole key for a large employer.
     const rows = await q.query<{ party_id: string; equal: boolean; domain: string | null }>(
       `SELECT DISTINCT p.party_id, p.name_fold = $6 AS equal, o.domain
          FROM directory_links l
          JOIN directory_parties p ON p.org_id = l.org_id AND p.party_id = l.from_id
-         JOIN directory_parties o ON o.org_id = l.org_id AND o.party_id = l.to_id
+         JOIN directory_parties o ON o.org_id = l.org_id AND o.party_id = l.to_id AND o.party_id = ANY($7::text[])
         WHERE l.org_id = $1 AND l.relation = 'works_at' AND l.status = 'active' AND l.to_id = ANY($7::text[]) AND ${cond} AND ${close}`,
       [...base, fold, facts.employerIds],
     );
