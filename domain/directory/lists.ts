@@ -8,7 +8,7 @@ import { handler } from '../handler.js';
 import { newId } from '../ids.js';
 import { requireNamableMember } from '../member/model.js';
 import { Params, filterConditions, type PartyFilter } from './filters.js';
-import { visibleTo } from './list-scope.js';
+import { visibleTo, type ListRow as ScopedList } from './list-scope.js';
 import { noun, resolveParty, type PartyKind } from './model.js';
 
 /*
@@ -18,14 +18,8 @@ import { noun, resolveParty, type PartyKind } from './model.js';
  * counts and filter field names, never the list's name or filter values.
  */
 
-interface ListRow {
-  list_id: string;
-  name: string;
-  kind: 'static' | 'dynamic';
-  filter: Record<string, unknown> | null;
-  visibility: 'private' | 'shared' | 'workspace';
-  owner_id: string;
-  version: number;
+/** The list as list-scope.ts reads it, with what this family's reads show beside it. */
+interface ListRow extends ScopedList {
   created_at: string;
   updated_at: string;
   my_role: 'viewer' | 'editor' | null;

@@ -27,7 +27,7 @@ const spoken = (item) => `${KINDS[item.kind].badge}: ${item.title}${item.fromNam
 /**
  * The "Waiting on you" list and how it stays current: read once, again on reload() (the live stream), and when the
  * read's nextChangeAt comes (an expiry, an escalation climbing). Reloads asked for during a read run once after it.
- * Items that arrive after the first read are marked fresh and announced.
+ * Items that arrive after the first read are marked fresh and announced (approvals by the approvals list).
  */
 export function useWaiting({ onAuthError, announce }) {
   const [waiting, setWaiting] = useState(null);
@@ -54,7 +54,9 @@ export function useWaiting({ onAuthError, announce }) {
           setError('');
           if (arrived.length > 0) {
             setFresh((s) => new Set([...s, ...arrived.map((i) => i.id)]));
-            announce(`Now waiting on you: ${arrived.map(spoken).join(' ')}`);
+            // A new approval is announced by the approvals list already, in its own words: not twice.
+            const told = arrived.filter((i) => i.kind !== 'approval');
+            if (told.length > 0) announce(`Now waiting on you: ${told.map(spoken).join(' ')}`);
           }
         } catch (err) {
           if (err.code === 'UNAUTHORIZED') onAuthError(err);
