@@ -14,6 +14,7 @@ import { measureBlobUpload } from './scenarios/blobs.js';
 import { peopleStep } from './scenarios/people.js';
 import { directoryStep } from './scenarios/directory.js';
 import { governanceStep } from './scenarios/governance.js';
+import { messagingStep } from './scenarios/messaging.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -305,5 +306,6 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   people: peopleStep,
   directory: directoryStep,
   governance: governanceStep,
+  messaging: messagingStep,
   coldstart: coldStart,
 };

@@ -5,6 +5,7 @@ import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
 import { DEFAULT_BILLING_PLANS, DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
+import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/calling/config.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
@@ -45,6 +46,8 @@ export interface ServerConfig {
   blobs: BlobConfig;
   /** The MCP face: decisions over MCP, accepted browser origins (MCP_*). */
   mcp: McpConfig;
+  /** Call media (LIVEKIT_*); null = calls are control plane and record only. */
+  livekit: LivekitConfig | null;
 }
 
 export const ENV_HELP = `Environment:
@@ -96,7 +99,9 @@ ${MAIL_ENV_HELP}
 
 ${BLOBS_ENV_HELP}
 
-${MCP_ENV_HELP}`;
+${MCP_ENV_HELP}
+
+${LIVEKIT_ENV_HELP}`;
 
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
@@ -157,5 +162,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     mail: loadMailConfig(env, env.DATA_DIR || './.data'),
     blobs: loadBlobConfig(env, env.DATA_DIR || './.data'),
     mcp: loadMcpConfig(env),
+    livekit: loadLivekitConfig(env),
   };
 }

@@ -11,6 +11,7 @@ import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';
 import { demoPeople } from './demo-people.js';
 import { demoDirectory } from './demo-directory.js';
 import { demoGovernance } from './demo-governance.js';
+import { demoMessaging } from './demo-messaging.js';
 
 /*
  * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
@@ -149,5 +150,6 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoPeople(desk, end, progress)));
   summary.push(...(await demoDirectory(desk, progress)));
   summary.push(...(await demoGovernance(desk, progress)));
+  summary.push(...(await demoMessaging(desk, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

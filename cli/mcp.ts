@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     dataDir: config.dataDir,
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: Math.min(config.poolSize, 5),
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, billingPlans: config.billingPlans },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, billingPlans: config.billingPlans, livekit: config.livekit },
     ai: config.ai,
     log,
   });

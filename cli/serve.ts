@@ -19,7 +19,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, notifyPollMs: config.notifyPollMs, pairing: config.pairing, billingPlans: config.billingPlans },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, notifyPollMs: config.notifyPollMs, pairing: config.pairing, billingPlans: config.billingPlans, livekit: config.livekit },
     ai: config.ai,
     mail: config.mail,
     blobs: config.blobs,

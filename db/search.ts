@@ -20,6 +20,8 @@ export interface SearchSpec {
   fuzzy?: readonly string[];
   /** Equality filters a caller may apply: filter name -> column. */
   filters?: Readonly<Record<string, string>>;
+  /** Range filters a caller may apply (from inclusive, until exclusive): range name -> column. */
+  ranges?: Readonly<Record<string, string>>;
 }
 
 export type FilterValue = string | number | boolean | null | readonly (string | number)[];
@@ -30,6 +32,7 @@ export interface SearchOptions {
   limit?: number;
   cursor?: string;
   filters?: Readonly<Record<string, FilterValue | undefined>>;
+  ranges?: Readonly<Record<string, { from?: string | number; until?: string | number } | undefined>>;
   /** The request fields named in errors (default params.q and params.cursor). */
   fields?: { q?: string; cursor?: string };
 }
@@ -95,10 +98,11 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 export function defineSearch(spec: SearchSpec): Searchable {
   const fuzzy = spec.fuzzy ?? spec.weights.A;
   const textColumns = [...spec.weights.A, ...(spec.weights.B ?? []), ...(spec.weights.C ?? [])];
-  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {})]) {
+  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {}), ...Object.values(spec.ranges ?? {})]) {
     if (!IDENT.test(name)) throw new Error(`defineSearch(${spec.table}): ${JSON.stringify(name)} is not a plain identifier`);
   }
-  if (spec.weights.A.length === 0 || fuzzy.length === 0) throw new Error(`defineSearch(${spec.table}): needs A columns`);
+  // fuzzy: [] declares no trigram tier (long bodies: typo matching belongs to short names and titles).
+  if (spec.weights.A.length === 0) throw new Error(`defineSearch(${spec.table}): needs A columns`);
   // The stored generated columns wops_search_indexes adds (017_search.sql), and what they must equal.
   const doc = 'search_doc';
   const fuzzyText = 'search_fuzzy';
@@ -126,6 +130,13 @@ export function defineSearch(spec: SearchSpec): Searchable {
       if (value === null) where.push(`${column} IS NULL`);
       else if (Array.isArray(value)) where.push(`${column}::text = ANY($${params.push(value.map(String))}::text[])`);
       else where.push(`${column}::text = $${params.push(String(value))}`);
+    }
+    for (const [name, range] of Object.entries(opts.ranges ?? {})) {
+      if (range === undefined) continue;
+      const column = spec.ranges?.[name];
+      if (!column) throw new Error(`search(${spec.table}): no range ${name}`);
+      if (range.from !== undefined) where.push(`${column} >= $${params.push(range.from)}`);
+      if (range.until !== undefined) where.push(`${column} < $${params.push(range.until)}`);
     }
     let from = '';
     if (after) {
@@ -163,7 +174,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
     const rows: Row[] = [];
     for (const tier of [0, 1] as const) {
       if (cursor && cursor.tier > tier) continue;
-      if (tier === 1 && !plainWords(text)) break;
+      if (tier === 1 && (fuzzy.length === 0 || !plainWords(text))) break;
       const take = limit + 1 - rows.length;
       if (take <= 0) break;
       const after = cursor?.tier === tier ? cursor : undefined;

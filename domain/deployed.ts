@@ -33,15 +33,19 @@ import { aiReads } from './ai-reads.js';
 import { orgHandlers, settingsHandlers } from './org/index.js';
 import { orgReads } from './org/whoami.js';
 import { inboxReads } from './inbox/index.js';
+import { callingHandlers } from './calling/index.js';
+import { channelHandlers } from './channel/index.js';
+import { messagingHandlers } from './messaging/index.js';
+import { messagingLifecycleJobs } from './messaging/lifecycle.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
-export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers, ...personaHandlers, ...profileHandlers, ...notificationHandlers, ...hierarchyHandlers, ...userHandlers, ...adminHandlers, ...invitationHandlers, ...billingHandlers, ...decisionHandlers, ...charterHandlers, ...compactHandlers, ...policyHandlers, ...escalationHandlers, ...handoffHandlers, ...directoryHandlers, ...contactHandlers, ...contactsHandlers]);
+export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers, ...personaHandlers, ...profileHandlers, ...notificationHandlers, ...hierarchyHandlers, ...userHandlers, ...adminHandlers, ...invitationHandlers, ...billingHandlers, ...decisionHandlers, ...charterHandlers, ...compactHandlers, ...policyHandlers, ...escalationHandlers, ...handoffHandlers, ...directoryHandlers, ...contactHandlers, ...contactsHandlers, ...channelHandlers, ...messagingHandlers, ...callingHandlers]);
 
 /** Every deployed GET read, by path. */
 export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...policyReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads, ...peopleReads, ...orgPeopleReads, ...billingReads, ...decisionReads, ...contactsReads, ...inboxReads]);
 
 /** Every family's scheduled jobs (domain/jobs): the server's workers run these. */
-export const JOB_DEFINITIONS: readonly JobDefinition<any>[] = [];
+export const JOB_DEFINITIONS: readonly JobDefinition<any>[] = [...messagingLifecycleJobs];
 
 /** Work migrations leave for the application, run at every start (domain/startup.ts): each idempotent by its rows. */
 export const STARTUP_STEPS: readonly StartupStep[] = [importBooksContacts];

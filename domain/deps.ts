@@ -5,6 +5,7 @@ import type { MailService } from '../mail/types.js';
 import type { BlobService } from '../blobs/service.js';
 import type { Jobs } from './jobs/scheduler.js';
 import type { StreamHub } from './stream/hub.js';
+import type { LivekitConfig } from './calling/config.js';
 
 /** What an anonymous caller may cost an org through pairing.request (domain/pairing). 0 turns a limit off. */
 export interface PairingLimits {
@@ -38,6 +39,8 @@ export interface DomainConfig {
   notifyPollMs: number;
   /** The plan names billing.update accepts (BILLING_PLANS); the first is a new subscription's default. */
   billingPlans: readonly string[];
+  /** Call media (domain/calling, LIVEKIT_*); null: calls are control plane and record only. */
+  livekit: LivekitConfig | null;
 }
 
 export const DEFAULT_BILLING_PLANS: readonly string[] = ['starter', 'team', 'business', 'enterprise'];
@@ -50,6 +53,7 @@ export const DEFAULT_DOMAIN_CONFIG: DomainConfig = {
   streamPollMs: 1000,
   notifyPollMs: 2000,
   billingPlans: DEFAULT_BILLING_PLANS,
+  livekit: null,
 };
 
 export interface Logger {

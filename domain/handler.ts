@@ -45,6 +45,8 @@ export interface LimitCtx {
   readonly deps: Deps;
   /** The caller's network address as the face saw it (HTTP: the socket's); undefined for stdio and in-process. */
   readonly source: string | undefined;
+  /** The caller (anonymous for pre-auth methods): per-caller limits count by its id. */
+  readonly principal: Principal;
 }
 
 /**

@@ -180,7 +180,7 @@ export class Pipeline {
     } else principal = await authenticate(this.deps.db, req.apiKey);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
     const { handler, params } = this.admit(spec, principal, req.params);
-    if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source }, params);
+    if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source, principal }, params);
     if (spec.readOnly) {
       const prepared = await this.prepare(handler, principal, spec, params, requestId);
       const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);

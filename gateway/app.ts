@@ -11,6 +11,7 @@ import { inboxRoutes, type InboxOptions } from './inbox/index.js';
 import { joinRoutes } from './join.js';
 import { streamRoutes, type StreamRouteOptions } from './stream.js';
 import { SCIM_PREFIX, scimRoutes } from './scim/index.js';
+import { livekitWebhookRoutes } from './livekit-webhook.js';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -138,5 +139,6 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(joinRoutes, { runtime: opts.runtime });
   await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
   await app.register(scimRoutes, { runtime: opts.runtime, prefix: SCIM_PREFIX });
+  await app.register(livekitWebhookRoutes, { runtime: opts.runtime });
   return app;
 }

@@ -55,7 +55,16 @@ function openStream(baseUrl: string, key: string, onFrame: (seq: number, ms: num
  * Commit-to-frame latency: `streams` streams of one org open on streamUrl, then `events` createTask calls one at a
  * time (a pause between, so each is measured alone) through appendUrl, the same process or another one.
  */
-export async function streamLatency(opts: { appendUrl: string; streamUrl: string; org: BenchOrg; streams: number; events: number; tag: string }): Promise<StreamLatency> {
+export async function streamLatency(opts: {
+  appendUrl: string;
+  streamUrl: string;
+  org: BenchOrg;
+  streams: number;
+  events: number;
+  tag: string;
+  /** The i-th appending call (default board.createTask through appendUrl). */
+  append?: (i: number) => Promise<unknown>;
+}): Promise<StreamLatency> {
   const latencies: number[] = [];
   const perStream = new Array<number>(opts.streams).fill(0);
   const open: OpenStream[] = [];
@@ -70,7 +79,8 @@ export async function streamLatency(opts: { appendUrl: string; streamUrl: string
       open.push(...(await Promise.all(batch)));
     }
     for (let i = 0; i < opts.events; i++) {
-      await rpc(opts.appendUrl, opts.org.key, 'board.createTask', { title: `Stream bench ${i}`, priority: 'normal' }, `${opts.tag}-${i}`);
+      if (opts.append) await opts.append(i);
+      else await rpc(opts.appendUrl, opts.org.key, 'board.createTask', { title: `Stream bench ${i}`, priority: 'normal' }, `${opts.tag}-${i}`);
       const target = (i + 1) * opts.streams;
       const until = performance.now() + 10_000;
       while (latencies.length < target && performance.now() < until) await new Promise((r) => setTimeout(r, 1));

@@ -305,3 +305,38 @@ describe('npm run cli -- demo: governance', () => {
     expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
   });
 });
+
+describe('npm run cli -- demo: messaging', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+
+  it('holds channels with a thread, reactions, a pin, a bookmark, a poll, a DM, a group, a scheduled reminder and an ended call', async () => {
+    const studio = grab(/#studio \((ch_\w+)\)/);
+    const { channels } = await client.ok('messaging.channels', { limit: 100 });
+    expect(channels.map((c: any) => c.kind).sort()).toEqual(['dm', 'group', 'private', 'public']);
+    const page = await client.ok('messaging.history', { channelId: studio, limit: 50 });
+    const root = page.messages.find((m: any) => m.replyCount === 2);
+    expect(root).toMatchObject({ pinned: true, reactions: expect.arrayContaining([expect.objectContaining({ count: 1 })]) });
+    const poll = page.messages.find((m: any) => m.kind === 'poll');
+    expect(poll.poll.voterCount).toBe(2);
+    expect(page.messages.find((m: any) => m.kind === 'call').text).not.toBe('');
+    expect((await client.ok('messaging.history', { channelId: studio, bookmarks: true })).bookmarks).toHaveLength(1);
+    const found = await client.ok('messaging.history', { query: '"dark-mode palette"' });
+    expect(found.messages.length).toBeGreaterThan(0);
+    const callId = grab(/"callId":"(call_\w+)"/);
+    const vtt = await client.ok('calling.getTranscript', { callId, format: 'webvtt' });
+    expect(JSON.stringify(vtt)).toContain('WEBVTT');
+  });
+
+  it('its ledger carries ids and counts only; Tom and Sofia hold no live key after the story', async () => {
+    const events = (await allEvents(client)).filter((e) => /^(messaging|channel|calling)\./.test(e.kind));
+    expect(events.length).toBeGreaterThan(25);
+    const ledger = JSON.stringify(events);
+    for (const words of ['Tidewater', 'Friday drinks', 'Rooftop', 'handbook', 'timesheets', 'deeper navy', 'Wednesday review', 'studio-move', 'Studio move']) {
+      expect(ledger).not.toContain(words);
+    }
+    const keys = await client.ok('settings.listApiKeys', {});
+    expect(keys.keys.filter((k: any) => /demo messaging/.test(k.name))).toEqual([]);
+    expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
+  });
+});

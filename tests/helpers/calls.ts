@@ -35,3 +35,49 @@ export async function otherOrg(s: TestServer): Promise<TestClient> {
   const org = await freshOrg(s.runtime, 'other');
   return new TestClient(s.app, org.adminKey);
 }
+
+/* Calls against a test server for the family kits: each checks what the ledger gained. */
+
+export const rpc = (s: TestServer, method: string, params: unknown, key?: string, idem?: string) => s.client.rpc(method, params, { key, idem });
+
+/** A call that must succeed, checked against its contract. */
+export async function ok(s: TestServer, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
+  return expectOk(method, await rpc(s, method, params, key, idem));
+}
+
+/** A mutation that must succeed appending exactly one event of `kind`: the result and that event. */
+export async function mutate(s: TestServer, method: string, params: unknown, kind: string, key?: string): Promise<{ result: any; event: any }> {
+  const before = await head(s.client);
+  const result = await ok(s, method, params, key);
+  const events = await eventsAfter(s.client, before);
+  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
+  return { result, event: events[0] };
+}
+
+/** A call that must fail with `code`, appending nothing: its message. */
+export async function refused(s: TestServer, method: string, params: unknown, code: string, key?: string): Promise<string> {
+  const before = await head(s.client);
+  const res = await rpc(s, method, params, key);
+  expect(res.body.ok, `${method} should fail with ${code}: ${res.raw.slice(0, 300)}`).toBe(false);
+  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
+  expect(await head(s.client), `${method} refused with ${code} appends nothing`).toBe(before);
+  return res.body.error.message;
+}
+
+/** A call that must answer a hold frame (appending only `holdKind`, when given): its approval block. */
+export async function held(s: TestServer, method: string, params: unknown, key: string, holdKind?: string): Promise<any> {
+  const before = await head(s.client);
+  const res = await rpc(s, method, params, key);
+  expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
+  expect(res.body.result.status, `${method} should hold: ${res.raw.slice(0, 300)}`).toBe('approval_required');
+  if (holdKind) expect((await eventsAfter(s.client, before)).map((e) => e.kind)).toEqual([holdKind]);
+  return res.body.result.approval;
+}
+
+/** File the hold's approval as the requester and have `deciderKey` approve it: the approvalId. */
+export async function approved(s: TestServer, approval: any, requesterKey: string, deciderKey: string): Promise<string> {
+  const { actionClass, payloadHash, subject } = approval;
+  const filed = await ok(s, 'approval.request', { actionClass, payloadHash, subject }, requesterKey);
+  await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
+  return filed.approvalId;
+}

@@ -110,8 +110,8 @@ describe('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', (
     const toolset = run('node', ['bin/wops-mcp.js', '--toolsets', 'nope'], { WOPS_API_KEY: agentKey });
     expect(toolset.status).toBe(2);
     expect(toolset.stderr).toMatch(/unknown toolset "nope"/);
-    const empty = run('node', ['bin/wops-mcp.js', '--toolsets', 'messaging'], { WOPS_API_KEY: agentKey });
+    const empty = run('node', ['bin/wops-mcp.js', '--toolsets', 'crm'], { WOPS_API_KEY: agentKey });
     expect(empty.status).toBe(2);
-    expect(empty.stderr).toMatch(/"messaging" has nothing deployed on this server yet/);
+    expect(empty.stderr).toMatch(/"crm" has nothing deployed on this server yet/);
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
+import { approved, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
+
+export { approved, held, mutate, ok, refused, rpc };
 import { TestClock } from '../books/setup.js';
 
 /*
@@ -60,49 +62,7 @@ export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
 }
 
 export async function setRights(s: TestServer, rights: unknown[]): Promise<void> {
-  expectOk('governance.set_decision_rights', await s.client.rpc('governance.set_decision_rights', { rights }));
-}
-
-export const rpc = (s: TestServer, method: string, params: unknown, key?: string, idem?: string) => s.client.rpc(method, params, { key, idem });
-
-/** A call that must succeed, checked against its contract. */
-export async function ok(s: TestServer, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
-  return expectOk(method, await rpc(s, method, params, key, idem));
-}
-
-/** A mutation that must succeed appending exactly one event of `kind`: the result and that event. */
-export async function mutate(s: TestServer, method: string, params: unknown, kind: string, key?: string): Promise<{ result: any; event: any }> {
-  const before = await head(s.client);
-  const result = await ok(s, method, params, key);
-  const events = await eventsAfter(s.client, before);
-  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
-  return { result, event: events[0] };
-}
-
-/** A call that must fail with `code`, appending nothing: its message. */
-export async function refused(s: TestServer, method: string, params: unknown, code: string, key?: string): Promise<string> {
-  const before = await head(s.client);
-  const res = await rpc(s, method, params, key);
-  expect(res.body.ok, `${method} should fail with ${code}: ${res.raw.slice(0, 300)}`).toBe(false);
-  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
-  expect(await head(s.client), `${method} refused with ${code} appends nothing`).toBe(before);
-  return res.body.error.message;
-}
-
-/** A call that must answer a hold frame: its approval block. */
-export async function held(s: TestServer, method: string, params: unknown, key: string): Promise<any> {
-  const res = await rpc(s, method, params, key);
-  expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
-  expect(res.body.result.status, `${method} should hold: ${res.raw.slice(0, 300)}`).toBe('approval_required');
-  return res.body.result.approval;
-}
-
-/** File the hold's approval as the requester and have `deciderKey` approve it: the approvalId. */
-export async function approved(s: TestServer, approval: any, requesterKey: string, deciderKey: string): Promise<string> {
-  const { actionClass, payloadHash, subject } = approval;
-  const filed = await ok(s, 'approval.request', { actionClass, payloadHash, subject }, requesterKey);
-  await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
-  return filed.approvalId;
+  await ok(s, 'governance.set_decision_rights', { rights });
 }
 
 /** Move the test clock on by whole days (it keeps 09:00). */

@@ -1,0 +1,14 @@
+import { defineSearch } from '../../db/search.js';
+
+/**
+ * Full text over message bodies (039_messaging.sql declares the same columns): websearch syntax, ranked, with
+ * highlights. No trigram tier: bodies run to 16,000 characters. Tombstones have no text, so never match.
+ */
+export const messageSearch = defineSearch({
+  table: 'messages',
+  id: 'message_id',
+  weights: { A: ['text'] },
+  fuzzy: [],
+  filters: { channelId: 'channel_id', status: 'status', authorId: 'author_id' },
+  ranges: { postedAt: 'posted_at' },
+});

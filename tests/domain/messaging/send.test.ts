@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { head, otherOrg } from '../../helpers/calls.js';
+import { approved, held, person } from '../escalation/setup.js';
+import { history, msgOrg, mutate, newChannel, ok, refused, say, type MsgOrg } from './core-kit.js';
+
+/* messaging.send: posting, threads, mentions and task refs, idempotencyId dedupe, access, the broadcast hold. */
+
+let o: MsgOrg;
+beforeAll(async () => {
+  o = await msgOrg();
+}, 60_000);
+afterAll(() => o.s.close());
+
+describe('messaging.send', () => {
+  it('posts with the next seq; one messaging.message.sent event of ids and counts, never the text', async () => {
+    const ch = await newChannel(o, { members: [o.mia, o.max] });
+    const { result, event } = await mutate(
+      o.s,
+      'messaging.send',
+      { channelId: ch.id, idempotencyId: 'first', text: 'Deploy is live <@' + o.mia.id + '>', fileIds: ['fil_abc123'] },
+      'messaging.message.sent',
+      o.owner.key,
+    );
+    expect(result.changed).toBe(true);
+    expect(result.message).toMatchObject({ channelId: ch.id, seq: 1, authorId: o.owner.id, status: 'posted', kind: 'message', mentions: [o.mia.id], fileIds: ['fil_abc123'], replyCount: 0 });
+    expect(event.payload).toEqual({
+      channelId: ch.id,
+      messageId: result.message.id,
+      seq: 1,
+      threadId: null,
+      recipients: 2,
+      mentions: [o.mia.id],
+      mentionsChannel: false,
+      refs: [],
+      files: 1,
+      artifacts: 0,
+    });
+    expect(JSON.stringify(event)).not.toContain('Deploy is live');
+    const second = await say(o, o.mia, ch.id, 'second');
+    expect(second.seq).toBe(2);
+  });
+
+  it('the same idempotencyId and params return the same message (changed:false, noop event); other params: CONFLICT', async () => {
+    const ch = await newChannel(o, { members: [o.mia] });
+    const params = { channelId: ch.id, idempotencyId: 'retry-me', text: 'once' };
+    const first = await ok(o.s, 'messaging.send', params, o.mia.key);
+    const { result, event } = await mutate(o.s, 'messaging.send', params, 'messaging.message.sent', o.mia.key);
+    expect(result).toMatchObject({ changed: false, message: { id: first.message.id, seq: 1 } });
+    expect(event.payload).toMatchObject({ messageId: first.message.id, noop: true });
+    expect(await refused(o.s, 'messaging.send', { ...params, text: 'twice' }, 'CONFLICT', o.mia.key)).toMatch(/idempotencyId retry-me already names message msg_\w+ .* with other params/);
+    // Another member's idempotencyId is theirs: CONFLICT, without naming the message.
+    await ok(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.max.id }, o.owner.key);
+    expect(await refused(o.s, 'messaging.send', params, 'CONFLICT', o.max.key)).toMatch(/of another member/);
+    expect((await history(o, { channelId: ch.id })).messages).toHaveLength(1);
+  });
+
+  it('threads: a reply to a posted root of the same channel; a nested or foreign threadId is BAD_REQUEST', async () => {
+    const ch = await newChannel(o, { members: [o.mia] });
+    const other = await newChannel(o, { members: [o.mia] });
+    const root = await say(o, o.owner, ch.id, 'root');
+    const reply = await say(o, o.mia, ch.id, 'reply', { threadId: root.id });
+    expect(reply).toMatchObject({ threadId: root.id, seq: 2, alsoToChannel: false });
+    const shown = await say(o, o.mia, ch.id, 'also shown', { threadId: root.id, alsoToChannel: true });
+    expect(shown.alsoToChannel).toBe(true);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'n1', text: 'x', threadId: reply.id }, 'BAD_REQUEST', o.mia.key)).toMatch(/^threadId: msg_\w+ is a reply in thread/);
+    const foreign = await say(o, o.owner, other.id, 'elsewhere');
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'n2', text: 'x', threadId: foreign.id }, 'BAD_REQUEST', o.mia.key)).toMatch(/^threadId: no message/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'n3', text: 'x', threadId: 'msg_nope' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^threadId: /);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'n4', text: 'x', alsoToChannel: true }, 'BAD_REQUEST', o.mia.key)).toMatch(/^alsoToChannel: only with threadId/);
+    const [root2] = (await history(o, { messageId: root.id })).messages;
+    expect(root2.replyCount).toBe(2);
+  });
+
+  it('mentions must be members of the org; <!channel> is flagged; <task_…> refs are checked and returned', async () => {
+    const ch = await newChannel(o, { members: [o.mia] });
+    const t = await ok(o.s, 'board.createTask', { title: 'fix the deploy' });
+    const m = await say(o, o.mia, ch.id, `<!channel> see <${t.id}> and <@${o.agent.id}>`);
+    expect(m).toMatchObject({ mentionsChannel: true, refs: [t.id], mentions: [o.agent.id] });
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'm1', text: 'hi <@usr_nobody1>' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^text: <@usr_nobody1> is not a member/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'm2', text: 'see <task_nope1>' }, 'NOT_FOUND', o.mia.key)).toMatch(/task task_nope1 \(named in text\) not found/);
+  });
+
+  it('access: NOT_FOUND for a private channel you are not in, another org\'s or an unknown one; CONFLICT when not a member, an observer, archived or posting policy admins', async () => {
+    const priv = await newChannel(o, { private: true });
+    const pub = await newChannel(o);
+    for (const id of [priv.id, 'ch_unknown1']) {
+      expect(await refused(o.s, 'messaging.send', { channelId: id, idempotencyId: 'z', text: 'x' }, 'NOT_FOUND', o.mia.key)).toMatch(/^channel ch_\w+ not found/);
+    }
+    const theirs = await otherOrg(o.s);
+    const before = await head(o.s.client);
+    const res = await theirs.rpc('messaging.send', { channelId: pub.id, idempotencyId: 'z', text: 'x' });
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    expect(await head(o.s.client)).toBe(before);
+    expect(await refused(o.s, 'messaging.send', { channelId: pub.id, idempotencyId: 'z', text: 'x' }, 'CONFLICT', o.mia.key)).toMatch(/^not a member of ch_\w+: join it first/);
+    await ok(o.s, 'channel.addMember', { channelId: pub.id, principalId: o.mia.id, role: 'observer' }, o.owner.key);
+    expect(await refused(o.s, 'messaging.send', { channelId: pub.id, idempotencyId: 'z', text: 'x' }, 'CONFLICT', o.mia.key)).toMatch(/observer/);
+    const adminsOnly = await newChannel(o, { members: [o.mia], postingPolicy: 'admins' });
+    expect(await refused(o.s, 'messaging.send', { channelId: adminsOnly.id, idempotencyId: 'z', text: 'x' }, 'CONFLICT', o.mia.key)).toMatch(/posting policy admins/);
+    await say(o, o.owner, adminsOnly.id, 'owners post');
+    await ok(o.s, 'channel.update', { channelId: adminsOnly.id, archived: true }, o.owner.key);
+    expect(await refused(o.s, 'messaging.send', { channelId: adminsOnly.id, idempotencyId: 'z', text: 'x' }, 'CONFLICT', o.owner.key)).toMatch(/is archived: unarchive it first/);
+  });
+
+  it('bad input is BAD_REQUEST naming the field; a missing scope is FORBIDDEN_SCOPE', async () => {
+    const ch = await newChannel(o, { members: [o.mia] });
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, text: 'x' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^idempotencyId: required/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x'.repeat(16_001) }, 'BAD_REQUEST', o.mia.key)).toMatch(/^text: must be at most 16000/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: '' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^text: /);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x', colour: 'red' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^colour: unknown field/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x', fileIds: Array.from({ length: 11 }, (_, i) => `fil_${i}a`) }, 'BAD_REQUEST', o.mia.key)).toMatch(/^fileIds: must list at most 10/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x', artifactIds: ['fil_1'] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^artifactIds\.0: must be an id of the form art_/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x' }, 'FORBIDDEN_SCOPE', o.viewer.key)).toMatch(/missing scope messaging.write/);
+  });
+
+  it("holds an agent's <!channel> reaching more than 20 humans until a human approves; 20 or fewer post at once", async () => {
+    const humans = [];
+    for (let i = 0; i < 21; i++) humans.push(await person(o.s, `human ${i}`, { tier: 'member' }));
+    const ch = await newChannel(o, { members: [o.agent, ...humans.slice(0, 19)] });
+    // 19 humans plus the owner: 20 reached, no hold.
+    await say(o, o.agent, ch.id, '<!channel> standup');
+    await ok(o.s, 'channel.addMember', { channelId: ch.id, principalId: humans[20].id }, o.owner.key);
+    const params = { channelId: ch.id, idempotencyId: 'broadcast-1', text: '<!channel> all hands' };
+    const before = await head(o.s.client);
+    const approval = await held(o.s, 'messaging.send', params, o.agent.key);
+    expect(approval).toMatchObject({ actionClass: 'messaging.send', subject: { kind: 'messaging.signature', subjectId: ch.id } });
+    const events = (await o.s.client.get('events', { cursor: before, limit: 10 })).body.events;
+    expect(events.map((e: any) => e.kind)).toEqual(['messaging.signature.hold']);
+    expect((await history(o, { channelId: ch.id })).messages.map((m: any) => m.seq)).toEqual([1]);
+    const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
+    const posted = await ok(o.s, 'messaging.send', { ...params, approvalId }, o.agent.key);
+    expect(posted.message).toMatchObject({ seq: 2, mentionsChannel: true });
+    // A human's <!channel> never holds.
+    await say(o, o.mia, (await newChannel(o, { members: [o.mia, ...humans] })).id, '<!channel> hello');
+  }, 60_000);
+});
