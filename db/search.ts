@@ -22,6 +22,12 @@ export interface SearchSpec {
   filters?: Readonly<Record<string, string>>;
   /** Range filters a caller may apply (from inclusive, until exclusive): range name -> column. */
   ranges?: Readonly<Record<string, string>>;
+  /**
+   * Rank only the newest `candidates` full-text matches by `column` (an index on (org_id, column DESC) serves it):
+   * for large, time-ordered bodies (chat), where a common word matches tens of thousands of rows and ranking them
+   * all costs more than the answer is worth. Older matches are reached by narrowing (a range filter).
+   */
+  recent?: { column: string; candidates: number };
 }
 
 export type FilterValue = string | number | boolean | null | readonly (string | number)[];
@@ -98,7 +104,7 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 export function defineSearch(spec: SearchSpec): Searchable {
   const fuzzy = spec.fuzzy ?? spec.weights.A;
   const textColumns = [...spec.weights.A, ...(spec.weights.B ?? []), ...(spec.weights.C ?? [])];
-  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {}), ...Object.values(spec.ranges ?? {})]) {
+  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {}), ...Object.values(spec.ranges ?? {}), ...(spec.recent ? [spec.recent.column] : [])]) {
     if (!IDENT.test(name)) throw new Error(`defineSearch(${spec.table}): ${JSON.stringify(name)} is not a plain identifier`);
   }
   // fuzzy: [] declares no trigram tier (long bodies: typo matching belongs to short names and titles).
@@ -149,7 +155,12 @@ export function defineSearch(spec: SearchSpec): Searchable {
     const highlights = textColumns
       .map((c) => `'${c}', ts_headline('wops_search', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
       .join(', ');
-    const sql = `WITH hits AS (SELECT ${spec.id}::text AS id, ${score} AS score FROM ${spec.table} WHERE ${where.join(' AND ')}),
+    const matches = `SELECT ${spec.id}::text AS id, ${score} AS score FROM ${spec.table} WHERE ${where.join(' AND ')}`;
+    const hits =
+      tier === 0 && spec.recent
+        ? `SELECT id, score FROM (${matches} ORDER BY ${spec.recent.column} DESC LIMIT ${Math.trunc(spec.recent.candidates)}) newest`
+        : matches;
+    const sql = `WITH hits AS (${hits}),
       page AS (SELECT * FROM hits ${from} ORDER BY score DESC, id LIMIT ${take})
       SELECT p.id, p.score::text AS score, json_build_object(${highlights}) AS highlights
         FROM page p JOIN ${spec.table} t ON t.org_id = $1 AND t.${spec.id}::text = p.id

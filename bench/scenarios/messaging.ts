@@ -23,7 +23,8 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const SEARCHES = ['"deploy failed" -staging', 'rollback production', 'invoice refund', 'hotfix', 'migration index', 'pager incident'];
 
 type Read = 'newest page' | 'older page' | 'thread' | 'search' | 'channels';
-const TARGETS: Record<Read, number> = { 'newest page': 20, 'older page': 20, thread: 20, search: 150, channels: 20 };
+/** The design's targets (messaging.md section 8); the channel list (every channel with its unread count, 1,000 unread in each) has none. */
+const TARGETS: Record<Read, number | null> = { 'newest page': 20, 'older page': 20, thread: 20, search: 150, channels: null };
 
 function paramsOf(kind: Read, i: number, channels: readonly string[], r: () => number): Record<string, unknown> {
   const channelId = channels[Math.floor(r() * channels.length)];
@@ -77,9 +78,10 @@ export async function messagingStep(run: BenchRun): Promise<void> {
   run.raw.messaging = { messages: seed.messages, channels: CHANNELS, seedMs: seed.seedMs, reads, fanout };
   for (const kind of Object.keys(TARGETS) as Read[]) {
     const f = reads[kind];
+    const target = TARGETS[kind];
     run.rows.push({
       scenario: `13 messaging ${kind}, ${seed.messages / 1e6}M`, metric: 'p95', unit: 'ms', product: f.p95Ms, baseline: f.p50Ms, baselineLabel: 'p50',
-      ratio: f.p95Ms / f.p50Ms, target: `< ${TARGETS[kind]} ms`, met: f.p95Ms < TARGETS[kind],
+      ratio: f.p95Ms / f.p50Ms, target: target === null ? '' : `< ${target} ms`, met: target === null ? null : f.p95Ms < target,
     });
   }
   run.rows.push({

@@ -90,6 +90,8 @@ CREATE UNIQUE INDEX messages_idempotency ON messages (org_id, channel_id, idempo
 CREATE INDEX messages_thread ON messages (org_id, thread_id, seq) WHERE thread_id IS NOT NULL;
 CREATE INDEX messages_scheduled ON messages (org_id, author_id, post_at) WHERE status = 'scheduled';
 CREATE INDEX messages_pinned ON messages (org_id, channel_id, pinned_at) WHERE pinned_at IS NOT NULL;
+-- Search ranks the newest matches (domain/messaging/search.ts): a common word walks this index newest first.
+CREATE INDEX messages_recent ON messages (org_id, posted_at DESC) WHERE status = 'posted';
 -- Full text over the words (tombstones have none), ranked and highlighted by db/search.ts. No trigram column:
 -- bodies run to 16,000 characters, and typo matching belongs to short names and titles.
 SELECT wops_search_indexes('messages', ARRAY['text'], ARRAY[]::text[], ARRAY[]::text[], ARRAY[]::text[]);

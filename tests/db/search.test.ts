@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/runtime.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
-import { MAX_QUERY_CHARS, searchables, type SearchOptions } from '../../db/search.js';
+import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';
 import { ApiError } from '../../protocol/errors.js';
 import { freshOrg, testRuntime } from '../helpers/harness.js';
@@ -160,6 +160,29 @@ describe('scope and paging', () => {
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual(all);
+  });
+});
+
+describe('a recent-candidates window (chat-sized tables)', () => {
+  it('ranks only the newest `candidates` matches; narrowing by range reaches older ones', async () => {
+    const newest = defineSearch({
+      table: 'board_tasks',
+      id: 'task_id',
+      weights: { A: ['title'], B: ['description'] },
+      ranges: { createdAt: 'created_at' },
+      recent: { column: 'created_at', candidates: 2 },
+    });
+    const o = (await freshOrg(runtime, 'search')).orgId;
+    for (const [i, id] of ['tsk_w1', 'tsk_w2', 'tsk_w3'].entries()) {
+      await runtime.db.query(
+        `INSERT INTO board_tasks (org_id, task_id, title, description, col, created_by, created_at) VALUES ($1, $2, $3, '', 'todo', '', $4)`,
+        [o, id, i === 0 ? 'window window window cleaning' : 'window cleaning', `2026-0${i + 1}-01T00:00:00Z`],
+      );
+    }
+    const run = (opts: Partial<SearchOptions> = {}) => runtime.db.tx((q) => newest.search(q, { org: o, q: 'window', ...opts }));
+    // The oldest ranks highest (three matches of the word) but lies outside the newest two.
+    expect((await run()).items.map((i) => i.id).sort()).toEqual(['tsk_w2', 'tsk_w3']);
+    expect((await run({ ranges: { createdAt: { until: '2026-01-15T00:00:00Z' } } })).items.map((i) => i.id)).toEqual(['tsk_w1']);
   });
 });
 
