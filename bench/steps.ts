@@ -15,6 +15,7 @@ import { peopleStep } from './scenarios/people.js';
 import { directoryStep } from './scenarios/directory.js';
 import { governanceStep } from './scenarios/governance.js';
 import { messagingStep } from './scenarios/messaging.js';
+import { filesStep } from './scenarios/files.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -307,5 +308,6 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   directory: directoryStep,
   governance: governanceStep,
   messaging: messagingStep,
+  files: filesStep,
   coldstart: coldStart,
 };

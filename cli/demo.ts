@@ -12,6 +12,7 @@ import { demoPeople } from './demo-people.js';
 import { demoDirectory } from './demo-directory.js';
 import { demoGovernance } from './demo-governance.js';
 import { demoMessaging } from './demo-messaging.js';
+import { demoFiles } from './demo-files.js';
 
 /*
  * `npm run cli -- demo`: a believable small company to try every books method on. It is made the way a real one
@@ -151,5 +152,6 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoDirectory(desk, progress)));
   summary.push(...(await demoGovernance(desk, progress)));
   summary.push(...(await demoMessaging(desk, progress)));
+  summary.push(...(await demoFiles(desk, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

@@ -41,6 +41,11 @@ export interface SearchOptions {
   ranges?: Readonly<Record<string, { from?: string | number; until?: string | number } | undefined>>;
   /** The request fields named in errors (default params.q and params.cursor). */
   fields?: { q?: string; cursor?: string };
+  /**
+   * One more condition on the table's rows (columns qualified by the table's name), for what equality filters cannot
+   * say (files: readable by the caller). `param` binds a value and returns its placeholder.
+   */
+  where?: (param: (value: unknown) => string) => string;
 }
 
 /** A piece of highlighted text: `match` marks the words the query matched. */
@@ -144,6 +149,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
       if (range.from !== undefined) where.push(`${column} >= $${params.push(range.from)}`);
       if (range.until !== undefined) where.push(`${column} < $${params.push(range.until)}`);
     }
+    if (opts.where) where.push(`(${opts.where((value) => `$${params.push(value)}`)})`);
     let from = '';
     if (after) {
       const [sc, id] = [params.push(after.score), params.push(after.id)];

@@ -37,9 +37,12 @@ import { callingHandlers } from './calling/index.js';
 import { channelHandlers } from './channel/index.js';
 import { messagingHandlers } from './messaging/index.js';
 import { messagingLifecycleJobs } from './messaging/lifecycle.js';
+import { filesHandlers } from './files/index.js';
+import { annotationHandlers } from './annotation/index.js';
+import { fileHandlers } from './file/index.js';
 
 /** Every deployed method, by full name. A registry method missing here answers NOT_FOUND. */
-export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers, ...personaHandlers, ...profileHandlers, ...notificationHandlers, ...hierarchyHandlers, ...userHandlers, ...adminHandlers, ...invitationHandlers, ...billingHandlers, ...decisionHandlers, ...charterHandlers, ...compactHandlers, ...policyHandlers, ...escalationHandlers, ...handoffHandlers, ...directoryHandlers, ...contactHandlers, ...contactsHandlers, ...channelHandlers, ...messagingHandlers, ...callingHandlers]);
+export const METHOD_HANDLERS: ReadonlyMap<string, MethodHandler> = new Map([...boardHandlers, ...booksHandlers, ...governanceHandlers, ...orgHandlers, ...settingsHandlers, ...approvalHandlers, ...pairingHandlers, ...memberHandlers, ...teamHandlers, ...personaHandlers, ...profileHandlers, ...notificationHandlers, ...hierarchyHandlers, ...userHandlers, ...adminHandlers, ...invitationHandlers, ...billingHandlers, ...decisionHandlers, ...charterHandlers, ...compactHandlers, ...policyHandlers, ...escalationHandlers, ...handoffHandlers, ...directoryHandlers, ...contactHandlers, ...contactsHandlers, ...channelHandlers, ...messagingHandlers, ...callingHandlers, ...filesHandlers, ...annotationHandlers, ...fileHandlers]);
 
 /** Every deployed GET read, by path. */
 export const READ_HANDLERS: ReadonlyMap<string, ReadHandler> = new Map([...boardReads, ...policyReads, ...ledgerReads, ...orgReads, ...approvalReads, ...aiReads, ...peopleReads, ...orgPeopleReads, ...billingReads, ...decisionReads, ...contactsReads, ...inboxReads]);

@@ -9,6 +9,7 @@ import { booksImportRoutes } from './books-import.js';
 import { blobRoutes } from './blobs.js';
 import { inboxRoutes, type InboxOptions } from './inbox/index.js';
 import { joinRoutes } from './join.js';
+import { shareRoutes } from './share.js';
 import { streamRoutes, type StreamRouteOptions } from './stream.js';
 import { SCIM_PREFIX, scimRoutes } from './scim/index.js';
 import { livekitWebhookRoutes } from './livekit-webhook.js';
@@ -40,7 +41,9 @@ const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.he
  * erasable (WORKSPACE.md section 4), so they stay out of logs too.
  */
 const REDACTED_QUERY = /([?&](?:sig|token|q|filter|email|name|question)=)[^&#]*/gi;
-export const redactUrl = (url: string): string => url.replace(REDACTED_QUERY, '$1[Redacted]');
+/** A guest link's token travels in its path (/share/<token>, gateway/share.ts): redacted too. */
+const REDACTED_PATH = /^(\/share\/)[^/?#]+/;
+export const redactUrl = (url: string): string => url.replace(REDACTED_QUERY, '$1[Redacted]').replace(REDACTED_PATH, '$1[Redacted]');
 
 type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
 type ReqSerializer = (req: ReqLike) => Record<string, unknown>;
@@ -137,6 +140,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(blobRoutes, { runtime: opts.runtime });
   await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
   await app.register(joinRoutes, { runtime: opts.runtime });
+  await app.register(shareRoutes, { runtime: opts.runtime });
   await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
   await app.register(scimRoutes, { runtime: opts.runtime, prefix: SCIM_PREFIX });
   await app.register(livekitWebhookRoutes, { runtime: opts.runtime });

@@ -116,6 +116,12 @@ export async function callAccess(q: Queryable, orgId: string, callId: string, pr
   return { call, me, channel };
 }
 
+/** The call a transcript line belongs to, or undefined when the org has no such line (annotations' Line selectors). */
+export async function transcriptLineCall(q: Queryable, orgId: string, lineId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ call_id: string }>('SELECT call_id FROM call_transcript_lines WHERE org_id = $1 AND line_id = $2', [orgId, lineId]);
+  return row?.call_id;
+}
+
 /** CONFLICT unless the call is live. */
 export function requireLive(call: CallRow, doing: string): void {
   if (call.status !== 'live') throw conflict(`call ${call.call_id} has ended: ${doing} only in a live call; start a new one (calling.start)`);

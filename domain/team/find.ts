@@ -55,3 +55,13 @@ export async function findTeams(q: Queryable, orgId: string, c: TeamCriteria): P
     })),
   };
 }
+
+/** The live teams a member belongs to (file grants to a team reach its members). */
+export async function teamIdsOf(q: Queryable, orgId: string, memberId: string): Promise<string[]> {
+  const rows = await q.query<{ team_id: string }>(
+    `SELECT mt.team_id FROM member_teams mt JOIN teams t ON t.org_id = mt.org_id AND t.team_id = mt.team_id AND t.status = 'live'
+      WHERE mt.org_id = $1 AND mt.member_id = $2`,
+    [orgId, memberId],
+  );
+  return rows.map((r) => r.team_id);
+}

@@ -340,3 +340,28 @@ describe('npm run cli -- demo: messaging', () => {
     expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
   });
 });
+
+describe('npm run cli -- demo: files', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+
+  it('the files try-lines behave as the summary says', async () => {
+    const rates = grab(/holds the rate card \((fil_\w+)\)/);
+    expect((await client.ok('files.list', { query: 'day rate' })).files.map((f: any) => f.id)).toContain(rates);
+    const brief = grab(/"Tidewater brief" \((fil_\w+)/);
+    expect((await client.ok('files.comments', { fileId: brief })).comments.map((a: any) => [a.id, a.anchorStatus])).toEqual([[grab(/palette line \((ann_\w+)\)/), 'anchored']]);
+    const pinned = await client.ok('file.listPinned', { place: 'org' });
+    expect(pinned.pins.map((p: any) => p.targetId)).toEqual([grab(/Clients \((fil_\w+), pinned/)]);
+    expect((await client.ok('files.list', { view: 'trash' })).files.map((f: any) => f.name)).toEqual(['Old pitch notes']);
+    const exported = await client.ok('files.exportRequest', { fileId: brief, format: 'docx' });
+    expect(JSON.stringify(exported)).toContain('http');
+    const accepted = await client.ok('files.docSuggestResolve', { suggestionId: grab(/"suggestionId":"(sug_\w+)"/), action: 'accept' });
+    expect(accepted.suggestion.status).toBe('accepted');
+    const read = await client.ok('files.docRead', { fileId: brief, format: 'markdown' });
+    expect(read.blocks.map((b: any) => b.markdown).join('\n')).toContain('the rest in 14 days');
+    const guest = await app.inject({ method: 'GET', url: new URL(grab(/(http:\/\/\S+\/share\/\S+) is the brief/)).pathname });
+    expect(guest.statusCode).toBe(200);
+    const ledger = JSON.stringify((await allEvents(client)).filter((e) => /^(files|file|annotation)\./.test(e.kind)));
+    for (const words of ['Tidewater', 'rate card', 'Day rate', 'marketing@', 'Colour palette', 'Pitch ideas']) expect(ledger).not.toContain(words);
+  });
+});

@@ -81,3 +81,15 @@ export async function approved(s: TestServer, approval: any, requesterKey: strin
   await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
   return filed.approvalId;
 }
+
+/** A member of the test org with a key of its own: its principal id and the key. */
+export interface Person {
+  id: string;
+  key: string;
+}
+
+/** Mint a key for a new member (a tier, or explicit scopes and kind): the family kits' people. */
+export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
+  const minted = await s.client.mint(spec, name);
+  return { id: minted.principal.id, key: minted.apiKey };
+}

@@ -66,7 +66,7 @@ describe('tools/list', () => {
 
   it('a desk or toolset with nothing deployed here is refused, naming the desks that have tools', async () => {
     const principal = await s.runtime.pipeline.principalFor(s.org.adminKey);
-    for (const desk of ['crm', 'files', 'branding']) {
+    for (const desk of ['crm', 'branding']) {
       const make = () => createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: desk }, META_TOOL_NAMES) });
       expect(make).toThrow(SelectionError);
       expect(make).toThrow(new RegExp(`"${desk}" has nothing deployed on this server yet.*desks with tools here: core, receivables`));

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { expectOk } from '../../helpers/calls.js';
+import { expectOk, person } from '../../helpers/calls.js';
+
+export { person };
 
 /*
  * The decision family's test kit: a server with people of known standing, rights to declare, a proposal in one
@@ -26,10 +28,6 @@ export interface Org {
   reader: Person;
 }
 
-export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
-  const minted = await s.client.mint(spec, name);
-  return { id: minted.principal.id, key: minted.apiKey };
-}
 
 export async function decisionOrg(): Promise<Org> {
   const s = await testServer();

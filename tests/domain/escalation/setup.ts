@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { approved, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
+import { approved, held, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
 
-export { approved, held, mutate, ok, refused, rpc };
+export { approved, held, mutate, ok, person, refused, rpc };
 import { TestClock } from '../books/setup.js';
 
 /*
@@ -37,10 +37,6 @@ export interface GovOrg {
   admins: string[];
 }
 
-export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
-  const minted = await s.client.mint(spec, name);
-  return { id: minted.principal.id, key: minted.apiKey };
-}
 
 export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
   const clock = new TestClock(date);

@@ -1,8 +1,8 @@
 import type { Clock } from '../../../domain/deps.js';
 import type { RuntimeOptions } from '../../../domain/runtime.js';
-import { approved, held as sharedHeld, mutate, ok, refused, rpc } from '../../helpers/calls.js';
+import { approved, held as sharedHeld, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
 
-export { approved, mutate, ok, refused, rpc };
+export { approved, mutate, ok, person, refused, rpc };
 import { testServer, type TestServer } from '../../helpers/harness.js';
 
 /*
@@ -44,10 +44,6 @@ export interface Team {
   channelId: string;
 }
 
-export async function person(s: TestServer, name: string, spec: { tier: string }): Promise<Person> {
-  const minted = await s.client.mint(spec, name);
-  return { id: minted.principal.id, key: minted.apiKey };
-}
 
 export async function team(opts: Partial<RuntimeOptions> = {}): Promise<Team> {
   const clock = new OffsetClock();

@@ -1,0 +1,120 @@
+import { Readable } from 'node:stream';
+import type { z } from 'zod';
+import { badRequest } from '../../protocol/errors.js';
+import { drive as c, EXPORT_URL_TTL_MS, type Export } from '../../protocol/methods/files/drive.js';
+import type { Queryable, TxQueryable } from '../../db/types.js';
+import { referenceBlob } from '../../blobs/index.js';
+import { handler, type PrepareCtx } from '../handler.js';
+import { newId } from '../ids.js';
+import { callerOf, fileAccess, type FileRow } from './access.js';
+import { kindContent } from './kinds.js';
+
+/*
+ * files.exportRequest: the only download route, so every egress is a ledger event naming the bytes (sha256, size).
+ * An upload leaves as its original blob (any version); a native file is rendered by its kind (kindContent.exportAs)
+ * before the transaction, stored as a blob the export holds (exp_…). The answer is a signed download path valid
+ * 15 minutes, issued after the role check.
+ */
+
+export type ExportView = z.infer<typeof Export>;
+
+interface ExportRow {
+  export_id: string;
+  file_id: string;
+  format: string;
+  revision: number;
+  sha256: string;
+  size_bytes: string | number;
+  content_type: string;
+  created_by: string;
+  created_at: string | Date;
+}
+
+const EXPORT_COLUMNS = 'export_id, file_id, format, revision, sha256, size_bytes, content_type, created_by, created_at';
+
+const toExport = (r: ExportRow): ExportView => ({
+  id: r.export_id,
+  fileId: r.file_id,
+  format: r.format,
+  revision: Number(r.revision),
+  sha256: r.sha256,
+  sizeBytes: Number(r.size_bytes),
+  contentType: r.content_type,
+  createdBy: r.created_by,
+  createdAt: new Date(r.created_at).toISOString(),
+});
+
+/** A file's latest exports (files.get). */
+export async function recentExports(q: Queryable, orgId: string, fileId: string, limit = 20): Promise<ExportView[]> {
+  const rows = await q.query<ExportRow>(
+    `SELECT ${EXPORT_COLUMNS} FROM file_exports WHERE org_id = $1 AND file_id = $2 ORDER BY created_at DESC, export_id DESC LIMIT $3`,
+    [orgId, fileId, limit],
+  );
+  return rows.map(toExport);
+}
+
+interface Rendered {
+  sha256: string;
+  size: number;
+  contentType: string;
+}
+
+/** The formats a file offers: BAD_REQUEST params.format names them when the asked one is not among them. */
+function checkFormat(file: FileRow, format: string): void {
+  if (file.kind === 'folder') throw badRequest('fileId', `${file.file_id} is a folder: export the files in it`);
+  if (file.kind === 'upload') {
+    if (format !== 'original') throw badRequest('format', 'an upload exports as original (its bytes as uploaded)');
+    return;
+  }
+  const kind = kindContent(file.kind);
+  if (!kind) throw badRequest('fileId', `${file.kind} files are not available on this server yet`);
+  if (!kind.exportFormats.includes(format)) throw badRequest('format', `a ${file.kind} exports as ${kind.exportFormats.join(', ')}`);
+}
+
+/** Before the transaction: the role check, and a native file rendered and stored as a blob. */
+async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params>): Promise<Rendered | undefined> {
+  const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'viewer');
+  checkFormat(file, p.format);
+  if (file.kind === 'upload') return undefined;
+  if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
+  const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision);
+  const up = await ctx.deps.blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([out.bytes]), contentType: out.contentType });
+  return { sha256: up.sha256, size: up.size, contentType: out.contentType };
+}
+
+export const exportRequest = handler(
+  c.exportRequest,
+  async (ctx, p, rendered: Rendered | undefined) => {
+    const now = ctx.deps.clock.now();
+    const caller = callerOf(ctx.principal);
+    const { file } = await fileAccess(ctx.q, ctx.orgId, p.fileId, caller, 'viewer', { now });
+    checkFormat(file, p.format);
+    const exportId = newId('exp');
+    let bytes: Rendered;
+    let revision = p.revision ?? Number(file.revision);
+    if (file.kind === 'upload') {
+      const [v] = await ctx.q.query<{ sha256: string; size_bytes: string | number; content_type: string }>(
+        'SELECT sha256, size_bytes, content_type FROM file_versions WHERE org_id = $1 AND file_id = $2 AND version = $3',
+        [ctx.orgId, file.file_id, revision],
+      );
+      if (!v) throw badRequest('revision', `upload ${file.file_id} has versions 1 to ${file.revision}`);
+      bytes = { sha256: v.sha256, size: Number(v.size_bytes), contentType: v.content_type };
+    } else {
+      if (!rendered) throw new Error('exportRequest: a native file was not rendered');
+      bytes = rendered;
+      await referenceBlob(ctx.q as TxQueryable, { orgId: ctx.orgId, sha256: bytes.sha256, holder: exportId, by: caller.id });
+    }
+    const [row] = await ctx.q.query<ExportRow>(
+      `INSERT INTO file_exports (org_id, export_id, file_id, format, revision, sha256, size_bytes, content_type, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${EXPORT_COLUMNS}`,
+      [ctx.orgId, exportId, file.file_id, p.format, revision, bytes.sha256, bytes.size, bytes.contentType, caller.id, now.toISOString()],
+    );
+    revision = Number(row.revision);
+    const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS });
+    await ctx.emit('files.export.created', exportId, {
+      exportId, fileId: file.file_id, kind: file.kind, format: p.format, revision, sha256: bytes.sha256, sizeBytes: bytes.size,
+    });
+    return { export: toExport(row), url: `${ctx.deps.config.publicUrl}${signed.path}`, expiresAt: signed.expiresAt };
+  },
+  { prepare: render },
+);

@@ -1,0 +1,50 @@
+import type { Queryable } from '../../db/types.js';
+import { docContent } from './docs/content.js';
+
+/*
+ * The content of native files (doc, sheet, deck) belongs to each kind's own module, listed here; the drive
+ * (create, duplicate, recover to a revision, export, search text) calls through this table and never reads a kind's
+ * tables. A kind not listed cannot be created.
+ */
+
+export interface ContentResult {
+  /** The head revision after the write (1 for new content). */
+  revision: number;
+  /** SHA-256 of the head content as the kind defines it (a doc: canonical JSON of its tabs). */
+  sha256: string;
+  sizeBytes: number;
+  /** Plain text for search (bounded by the kind), or null. */
+  text: string | null;
+}
+
+export interface ExportResult {
+  bytes: Buffer;
+  contentType: string;
+  /** The file name's extension, without the dot. */
+  extension: string;
+}
+
+export interface KindContent {
+  /** Formats `files.exportRequest` offers for this kind. */
+  exportFormats: readonly string[];
+  /** A new file's first revision from files.create's `content` (undefined: empty). BAD_REQUEST names `params.content…`. */
+  create(q: Queryable, orgId: string, fileId: string, authorId: string, content: unknown, now: Date): Promise<ContentResult>;
+  /** Copy the head content of `fromId` as the first revision of `toId`. */
+  duplicate(q: Queryable, orgId: string, fromId: string, toId: string, authorId: string, now: Date): Promise<ContentResult>;
+  /** Make revision `revision` the new head (a new revision with its content); BAD_REQUEST when it does not exist. */
+  restoreRevision(q: Queryable, orgId: string, fileId: string, revision: number, authorId: string, now: Date): Promise<ContentResult>;
+  /** Render a revision (default the head) in a format of exportFormats. */
+  exportAs(q: Queryable, orgId: string, fileId: string, format: string, revision: number | undefined): Promise<ExportResult>;
+  /**
+   * Erase the file's content for good (files.delete permanent, in its transaction): revisions, text, and the blobs
+   * it holds under holders other than the file id (the drive releases holder `fil_…` itself). Optional until a kind
+   * has more than its rows to erase; without it the rows stay, unreachable (the file is purged).
+   */
+  purge?(q: Queryable, orgId: string, fileId: string): Promise<void>;
+}
+
+/** Each deployed kind's content module (doc: domain/files/docs, sheet, deck as they land). */
+const KINDS: Partial<Record<'doc' | 'sheet' | 'deck', KindContent>> = { doc: docContent };
+
+/** The kind's content module, or undefined when the kind is not deployed here. */
+export const kindContent = (kind: string): KindContent | undefined => KINDS[kind as keyof typeof KINDS];

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectBlobs } from '../../../blobs/gc.js';
+import { blobWorld, put, type Backend, type BlobWorld } from '../../blobs/kit.js';
+import { head, eventsAfter } from '../../helpers/calls.js';
+import { approved, driveOrg, folder, held, ok, refused, upload, type DriveOrg } from './drive-kit.js';
+
+/* files.md section 7, the drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
+
+const PDF_HEAD = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n3 0 obj\n<< /Length 0 >>\nstream\n', 'latin1');
+
+/** A ~n-byte PDF produced chunk by chunk (never held whole), and its SHA-256. */
+function bigPdf(n: number): { stream: () => Readable; sha256: string; size: number } {
+  const chunk = Buffer.alloc(256 * 1024, 0x20);
+  const tail = Buffer.from('\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n', 'latin1');
+  const middle = Math.floor((n - PDF_HEAD.length - tail.length) / chunk.length);
+  const parts = function* () {
+    yield PDF_HEAD;
+    for (let i = 0; i < middle; i++) yield chunk;
+    yield tail;
+  };
+  const hash = createHash('sha256');
+  let size = 0;
+  for (const p of parts()) {
+    hash.update(p);
+    size += p.length;
+  }
+  return { stream: () => Readable.from(parts()), sha256: hash.digest('hex'), size };
+}
+
+describe.each<Backend>(['disk', 's3'])('scenario 3, upload, on %s', (backend) => {
+  let w: BlobWorld;
+  beforeAll(async () => {
+    w = await blobWorld(backend, { maxBytes: 60 * 1024 * 1024 });
+  });
+  afterAll(() => w?.close());
+
+  it('a 50 MB PDF streams with flat memory, a wrong sha256 is BAD_REQUEST, search finds it, the download is byte-identical', async () => {
+    const pdf = bigPdf(50 * 1024 * 1024);
+    // Streaming, not buffering: the process grows far less than the file while it goes up (loose: GC is not ours).
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const up = await put(w, Readable.toWeb(pdf.stream()) as unknown as ReadableStream, { headers: { 'content-type': 'application/octet-stream' } });
+    clearInterval(sampler);
+    expect(up.status).toBe(201);
+    console.info(`[files scenario 3, ${backend}] RSS grew ${Math.round((peak - before) / 1e6)} MB during a ${Math.round(pdf.size / 1e6)} MB upload`);
+    expect(up.body.result).toMatchObject({ sha256: pdf.sha256, size: pdf.size });
+    expect(peak - before, `RSS grew ${Math.round((peak - before) / 1e6)} MB during a ${Math.round(pdf.size / 1e6)} MB upload`).toBeLessThan(pdf.size);
+
+    const wrong = `${pdf.sha256.slice(0, 63)}${pdf.sha256.endsWith('0') ? '1' : '0'}`;
+    const bad = await w.client.rpc('files.uploadRegister', { sha256: wrong, sizeBytes: pdf.size, name: 'Annual report 2025.pdf' });
+    expect(bad.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('sha256') });
+
+    const reg = await w.client.ok('files.uploadRegister', { sha256: pdf.sha256, sizeBytes: pdf.size, name: 'Annual report 2025.pdf' });
+    expect(reg.file).toMatchObject({ contentType: 'application/pdf', sizeBytes: pdf.size, sha256: pdf.sha256 });
+    const found = await w.client.ok('files.list', { query: 'annual report' });
+    expect(found.files.map((f: any) => f.id)).toContain(reg.file.id);
+
+    const exp = await w.client.ok('files.exportRequest', { fileId: reg.file.id, format: 'original' });
+    const res = await fetch(`${w.base}${new URL(exp.url).pathname}${new URL(exp.url).search}`);
+    expect(res.status).toBe(200);
+    const hash = createHash('sha256');
+    let got = 0;
+    for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(c);
+      got += c.length;
+    }
+    expect(got).toBe(pdf.size);
+    expect(hash.digest('hex')).toBe(pdf.sha256);
+  }, 120_000);
+});
+
+describe('scenarios 4 and 6', () => {
+  let o: DriveOrg;
+  beforeAll(async () => {
+    o = await driveOrg();
+  });
+  afterAll(() => o.s.close());
+
+  it('4. sharing: without a grant get, list and search show nothing; a viewer’s write is FORBIDDEN_SCOPE; an old guest URL is 404 after revoke; an agent’s email share holds', async () => {
+    const vault = await folder(o.s, o.mia.key, 'Acquisition', { restricted: true });
+    const memo = await upload(o.s, o.mia.key, 'term sheet.txt', 'the pangolin valuation', { parentId: vault.id });
+    await refused(o.s, 'files.get', { fileId: memo.id }, 'NOT_FOUND', o.max.key);
+    await refused(o.s, 'files.list', { parentId: vault.id }, 'NOT_FOUND', o.max.key);
+    expect((await ok(o.s, 'files.list', {}, o.max.key)).files.map((f: any) => f.id)).not.toContain(vault.id);
+    expect((await ok(o.s, 'files.list', { query: 'pangolin' }, o.max.key)).files).toEqual([]);
+    await refused(o.s, 'files.exportRequest', { fileId: memo.id, format: 'original' }, 'NOT_FOUND', o.max.key);
+
+    await ok(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
+    expect((await ok(o.s, 'files.list', { query: 'pangolin' }, o.max.key)).files.map((f: any) => f.id)).toEqual([memo.id]);
+    for (const [method, params] of [
+      ['files.rename', { fileId: memo.id, name: 'x' }],
+      ['files.delete', { fileId: memo.id }],
+      ['files.move', { fileId: memo.id, parentId: null }],
+      ['files.shareGrant', { fileId: memo.id, grantee: { org: true }, role: 'viewer' }],
+    ] as const) {
+      expect(await refused(o.s, method, params, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role (editor|manager)/);
+    }
+
+    const email = await ok(o.s, 'files.shareGrant', { fileId: memo.id, grantee: { email: 'banker@advisors.example' }, role: 'viewer' }, o.mia.key);
+    const path = new URL(email.guestUrl).pathname;
+    expect((await o.s.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+    await ok(o.s, 'files.shareRevoke', { fileId: memo.id, grantId: email.grant.id }, o.mia.key);
+    expect((await o.s.app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+
+    const agentFile = await upload(o.s, o.agent.key, 'pitch.txt', 'pitch');
+    const before = await head(o.s.client);
+    const hold = await held(o.s, 'files.shareGrant', { fileId: agentFile.id, grantee: { email: 'lead@prospect.example' }, role: 'viewer' }, o.agent.key);
+    expect(hold.actionClass).toBe('files.share_grant');
+    expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.signature.hold']);
+    expect((await ok(o.s, 'files.get', { fileId: agentFile.id }, o.agent.key)).grants).toEqual([]);
+  });
+
+  it('6. trash: a folder recovers its subtree; an agent’s purge holds, after approval its blobs go; a replay returns the same frame; a new key gets changed:false', async () => {
+    const dir = await folder(o.s, o.agent.key, 'Agent workspace');
+    const inner = await folder(o.s, o.agent.key, 'Drafts', { parentId: dir.id });
+    const a = await upload(o.s, o.agent.key, 'a.txt', 'alpha bytes', { parentId: inner.id });
+    const b = await upload(o.s, o.agent.key, 'b.txt', 'beta bytes', { parentId: dir.id });
+
+    await ok(o.s, 'files.delete', { fileId: dir.id }, o.agent.key);
+    const back = await ok(o.s, 'files.recover', { fileId: dir.id }, o.agent.key);
+    expect(back).toMatchObject({ files: 4, changed: true });
+    for (const f of [inner, a, b]) expect((await ok(o.s, 'files.get', { fileId: f.id }, o.agent.key)).file.status).toBe('active');
+
+    await ok(o.s, 'files.delete', { fileId: dir.id }, o.agent.key);
+    const approval = await held(o.s, 'files.delete', { fileId: dir.id, permanent: true }, o.agent.key, 'files.signature.hold');
+    const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
+    const params = { fileId: dir.id, permanent: true, approvalId };
+    const first = await o.s.client.rpc('files.delete', params, { key: o.agent.key, idem: 'purge-1' });
+    expect(first.body.result).toMatchObject({ status: 'purged', files: 4, changed: true });
+    const replay = await o.s.client.rpc('files.delete', params, { key: o.agent.key, idem: 'purge-1' });
+    expect(replay.raw).toBe(first.raw);
+    // A new key finds it purged already: changed:false (the proof was single-use, so none is sent again).
+    const again = await o.s.client.rpc('files.delete', { fileId: dir.id, permanent: true }, { key: o.agent.key, idem: 'purge-2' });
+    expect(again.body.result).toMatchObject({ status: 'purged', changed: false });
+
+    // Nothing holds the bytes any more: GC collects them.
+    const shas = [a.sha256, b.sha256];
+    const refs = await o.s.runtime.db.query('SELECT 1 FROM blob_refs WHERE org_id = $1 AND sha256 = ANY($2::text[])', [o.s.org.orgId, shas]);
+    expect(refs.length).toBe(0);
+    await collectBlobs(o.s.runtime.deps.blobs, { graceMs: 0 });
+    const rows = await o.s.runtime.db.query('SELECT 1 FROM blobs WHERE org_id = $1 AND sha256 = ANY($2::text[])', [o.s.org.orgId, shas]);
+    expect(rows.length).toBe(0);
+    await refused(o.s, 'files.get', { fileId: a.id }, 'NOT_FOUND', o.agent.key);
+  });
+});
