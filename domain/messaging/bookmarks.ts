@@ -7,6 +7,7 @@ import { channelAccess } from '../channel/access.js';
 import { handler } from '../handler.js';
 import { newId } from '../ids.js';
 import { messageAccess } from './model.js';
+import { checkFiles } from './text.js';
 
 /*
  * Channel bookmarks: a title and exactly one target (a posted message of the channel, an http(s) URL, a file).
@@ -75,6 +76,7 @@ export const bookmark = handler(c.bookmark, async (ctx, p) => {
   const target = targetOf(p);
   await channelAccess(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, 'write', { lock: true });
   if (target.kind === 'message') await checkMessageTarget(ctx.q, ctx.orgId, p.channelId, target.value, ctx.principal.id);
+  if (target.kind === 'file') await checkFiles(ctx.q, ctx.orgId, ctx.principal, [target.value], 'fileId');
   const [existing] = await ctx.q.query<BookmarkRow>(
     `SELECT ${BOOKMARK_COLUMNS} FROM channel_bookmarks WHERE org_id = $1 AND channel_id = $2 AND ${target.column} = $3 AND removed_at IS NULL
       ORDER BY created_at LIMIT 1`,

@@ -17,7 +17,7 @@ import { getMembers } from '../member/model.js';
 import { getMessage } from './model.js';
 import { nextSeq } from './post.js';
 import { checkPostingPolicy, checkThread, humansReached, sameIdempotencyId } from './send.js';
-import { readText } from './text.js';
+import { checkFiles, readText } from './text.js';
 import { shapeOf } from './writes.js';
 
 /*
@@ -80,6 +80,7 @@ export const schedule = handler(
     checkPostingPolicy(a);
     if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
     const links = await readText(ctx.q, ctx.orgId, p.text);
+    await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
     // Per author, across channels: one author's schedules queue behind each other, so the count holds.
     await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('messaging.schedule:' || $1 || ':' || $2))`, [ctx.orgId, me]);
     const [{ n: pending }] = await ctx.q.query<{ n: number }>(

@@ -9,7 +9,7 @@ import { getMembers } from '../member/model.js';
 import { handler } from '../handler.js';
 import { getMessage, MESSAGE_COLUMNS, messagesFor, type MessageRow } from './model.js';
 import { postMessage } from './post.js';
-import { readText } from './text.js';
+import { checkFiles, readText } from './text.js';
 
 /*
  * messaging.send: Matrix's txnId as idempotencyId. Under the channel's row lock, an existing message with the same
@@ -88,6 +88,7 @@ export const send = handler(
     checkPostingPolicy(a);
     if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
     const links = await readText(ctx.q, ctx.orgId, p.text);
+    await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
     if (links.mentionChannel && ctx.principal.kind === 'agent') {
       const humans = await humansReached(ctx.q, ctx.orgId, p.channelId, me);
       if (humans > BROADCAST_HUMANS) {

@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { taskHolding } from '../board/people.js';
+import { callerOf, canReadFile } from '../files/access.js';
 import { getMembers } from '../member/model.js';
 
 /*
@@ -39,4 +40,11 @@ export async function readText(q: Queryable, orgId: string, text: string, field 
     if (!(await taskHolding(q, orgId, taskId))) throw notFound(`task ${taskId} (named in ${field})`);
   }
   return { mentions, mentionChannel: CHANNEL.test(text), refs };
+}
+
+/** Attached files must be ones the sender can read (messaging.md section 4): another's private file is NOT_FOUND. */
+export async function checkFiles(q: Queryable, orgId: string, principal: { id: string; scopes: ReadonlySet<string> }, fileIds: readonly string[] | undefined, field = 'fileIds'): Promise<void> {
+  for (const fileId of fileIds ?? []) {
+    if (!(await canReadFile(q, orgId, fileId, callerOf(principal)))) throw notFound(`file ${fileId} (in ${field})`);
+  }
 }

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { METHOD_HANDLERS } from '../../domain/deployed.js';
-import { TestClient, freshOrg, type TestServer } from './harness.js';
+import { TestClient, freshOrg, testServer, type TestServer } from './harness.js';
 
 /** Call checks shared by the family test kits: results against the contract, the ledger head, other orgs. */
 
@@ -92,4 +92,28 @@ export interface Person {
 export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
   const minted = await s.client.mint(spec, name);
   return { id: minted.principal.id, key: minted.apiKey };
+}
+
+/** The family kits' usual people: the org's admin (its creator), two members, an agent and a read-only viewer. */
+export interface Cast {
+  s: TestServer;
+  owner: Person;
+  mia: Person;
+  max: Person;
+  agent: Person;
+  /** The viewer tier: every read scope, no write. */
+  viewer: Person;
+}
+
+export async function castServer(): Promise<Cast> {
+  const s = await testServer();
+  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
+  return {
+    s,
+    owner,
+    mia: await person(s, 'Mia Member', { tier: 'member' }),
+    max: await person(s, 'Max Member', { tier: 'member' }),
+    agent: await person(s, 'Agent A', { tier: 'agent' }),
+    viewer: await person(s, 'Vera Viewer', { tier: 'viewer' }),
+  };
 }

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { testServer, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, head, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
+import type { TestServer } from '../../helpers/harness.js';
+import { castServer, eventsAfter, head, mutate, ok, person, refused, rpc } from '../../helpers/calls.js';
 
 export { eventsAfter, head, mutate, ok, refused, rpc };
 
@@ -27,19 +27,9 @@ export interface AnnOrg {
   orgOnly: Person;
 }
 
-
 export async function annOrg(): Promise<AnnOrg> {
-  const s = await testServer();
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
-  return {
-    s,
-    owner,
-    mia: await person(s, 'Mia Member', { tier: 'member' }),
-    max: await person(s, 'Max Member', { tier: 'member' }),
-    agent: await person(s, 'Agent A', { tier: 'agent' }),
-    viewer: await person(s, 'Vera Viewer', { tier: 'viewer' }),
-    orgOnly: await person(s, 'Otto OrgOnly', { scopes: ['org.read', 'org.write'], principalKind: 'human' }),
-  };
+  const cast = await castServer();
+  return { ...cast, orgOnly: await person(cast.s, 'Otto OrgOnly', { scopes: ['org.read', 'org.write'], principalKind: 'human' }) };
 }
 
 let n = 0;

@@ -21,8 +21,10 @@ describe('messaging.bookmark', () => {
     const m = await post(t, 'the decision');
     const msg = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Decision', messageId: m.id }, 'messaging.bookmark.added', t.bob.key);
     expect(msg.event.payload).toMatchObject({ target: 'message', messageId: m.id, bookmarks: 2 });
-    const file = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Spec', fileId: 'fil_0123456789abcdef' }, 'messaging.bookmark.added', t.bob.key);
-    expect(file.event.payload).toMatchObject({ target: 'file', fileId: 'fil_0123456789abcdef', bookmarks: 3 });
+    const spec = (await ok(t.s, 'files.create', { kind: 'doc', name: 'Spec' }, t.bob.key)).file.id;
+    const file = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Spec', fileId: spec }, 'messaging.bookmark.added', t.bob.key);
+    expect(file.event.payload).toMatchObject({ target: 'file', fileId: spec, bookmarks: 3 });
+    expect(await refused(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Gone', fileId: 'fil_unknown1' }, 'NOT_FOUND', t.bob.key)).toContain('fil_unknown1');
 
     const listed = await ok(t.s, 'messaging.history', { channelId: t.channelId, bookmarks: true }, t.watcher.key);
     expect(listed.bookmarks.map((b: any) => b.id)).toEqual([url.result.bookmark.id, msg.result.bookmark.id, file.result.bookmark.id]);

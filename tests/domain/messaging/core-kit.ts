@@ -1,5 +1,6 @@
-import { testServer, type TestServer } from '../../helpers/harness.js';
-import { mutate, ok, person, refused, rpc, type Person } from '../escalation/setup.js';
+import type { TestServer } from '../../helpers/harness.js';
+import { castServer } from '../../helpers/calls.js';
+import { mutate, ok, refused, rpc, type Person } from '../escalation/setup.js';
 
 /*
  * The messaging core test kit: a server with people of known standing (the org's admin human, two member-tier
@@ -19,18 +20,7 @@ export interface MsgOrg {
   viewer: Person;
 }
 
-export async function msgOrg(): Promise<MsgOrg> {
-  const s = await testServer();
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
-  return {
-    s,
-    owner,
-    mia: await person(s, 'Mia Member', { tier: 'member' }),
-    max: await person(s, 'Max Member', { tier: 'member' }),
-    agent: await person(s, 'agent A', { tier: 'agent' }),
-    viewer: await person(s, 'Vera Viewer', { tier: 'viewer' }),
-  };
-}
+export const msgOrg = (): Promise<MsgOrg> => castServer();
 
 let n = 0;
 /** A unique channel name. */

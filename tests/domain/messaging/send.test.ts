@@ -12,17 +12,29 @@ beforeAll(async () => {
 afterAll(() => o.s.close());
 
 describe('messaging.send', () => {
+  it('attaches only files the sender can read: another member\'s private file, or an unknown one, is NOT_FOUND', async () => {
+    const ch = await newChannel(o, { members: [o.mia] });
+    const vault = (await ok(o.s, 'files.create', { kind: 'folder', name: 'Vault', restricted: true })).file.id;
+    const secret = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Salaries', parentId: vault })).file.id;
+    const send = (fileIds: string[]) => ({ channelId: ch.id, idempotencyId: `f-${fileIds.join()}`, text: 'see attached', fileIds });
+    expect(await refused(o.s, 'messaging.send', send([secret]), 'NOT_FOUND', o.mia.key)).toContain(secret);
+    expect(await refused(o.s, 'messaging.send', send(['fil_unknown1']), 'NOT_FOUND', o.mia.key)).toContain('fil_unknown1');
+    await ok(o.s, 'files.shareGrant', { fileId: secret, grantee: { principalId: o.mia.id }, role: 'viewer' });
+    expect((await ok(o.s, 'messaging.send', send([secret]), o.mia.key)).message.fileIds).toEqual([secret]);
+  });
+
   it('posts with the next seq; one messaging.message.sent event of ids and counts, never the text', async () => {
     const ch = await newChannel(o, { members: [o.mia, o.max] });
+    const notes = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Release notes' })).file.id;
     const { result, event } = await mutate(
       o.s,
       'messaging.send',
-      { channelId: ch.id, idempotencyId: 'first', text: 'Deploy is live <@' + o.mia.id + '>', fileIds: ['fil_abc123'] },
+      { channelId: ch.id, idempotencyId: 'first', text: 'Deploy is live <@' + o.mia.id + '>', fileIds: [notes] },
       'messaging.message.sent',
       o.owner.key,
     );
     expect(result.changed).toBe(true);
-    expect(result.message).toMatchObject({ channelId: ch.id, seq: 1, authorId: o.owner.id, status: 'posted', kind: 'message', mentions: [o.mia.id], fileIds: ['fil_abc123'], replyCount: 0 });
+    expect(result.message).toMatchObject({ channelId: ch.id, seq: 1, authorId: o.owner.id, status: 'posted', kind: 'message', mentions: [o.mia.id], fileIds: [notes], replyCount: 0 });
     expect(event.payload).toEqual({
       channelId: ch.id,
       messageId: result.message.id,
