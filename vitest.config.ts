@@ -11,10 +11,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Test files share each worker's module graph instead of importing the application again per file: the same
-    // 4,200 tests took 421 s instead of 637 s (imports 16 s against 359 s). Every file still opens its own database
-    // and org, so files share no rows; what they may share is module state, which is why none keeps any.
-    isolate: false,
     maxWorkers: 2,
     reporters: jsonReport ? ['default', 'json'] : ['default'],
     outputFile: jsonReport ? { json: jsonReport } : undefined,
