@@ -16,6 +16,7 @@ import { directoryStep } from './scenarios/directory.js';
 import { governanceStep } from './scenarios/governance.js';
 import { messagingStep } from './scenarios/messaging.js';
 import { filesStep } from './scenarios/files.js';
+import { schedulerStep } from './scenarios/scheduler.js';
 
 /** What every step shares: the running server and database, and where results go. */
 export interface BenchRun {
@@ -309,5 +310,6 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   governance: governanceStep,
   messaging: messagingStep,
   files: filesStep,
+  scheduler: schedulerStep,
   coldstart: coldStart,
 };

@@ -3,7 +3,7 @@
  * Nothing in blobs/ reads process.env itself (the AWS SDK reads its own credentials: AWS_ACCESS_KEY_ID, profiles...).
  */
 import { join } from 'node:path';
-import { envBool, envInt } from '../config/env.js';
+import { dataPath, envBool, envInt } from '../config/env.js';
 
 export interface S3Settings {
   bucket: string;
@@ -99,7 +99,7 @@ export function loadBlobConfig(env: NodeJS.ProcessEnv, dataDir: string): BlobCon
   const maxBytes = envInt(env, 'BLOB_MAX_BYTES', DEFAULT_BLOB_LIMITS.maxBytes, 1);
   if (s3 && maxBytes > S3_MAX_BLOB_BYTES) throw new Error(`BLOB_MAX_BYTES: at most ${S3_MAX_BLOB_BYTES} (5 GiB) with BLOBS_S3_BUCKET`);
   return {
-    dir: env.BLOBS_DIR?.trim() || join(dataDir, 'blobs'),
+    dir: env.BLOBS_DIR?.trim() || dataPath(dataDir, 'blobs'),
     s3,
     maxBytes,
     gcGraceMs: envInt(env, 'BLOB_GC_GRACE_MS', DEFAULT_BLOB_LIMITS.gcGraceMs, 0),

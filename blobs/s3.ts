@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Settings } from './config.js';
 import { BlobMissingError, checkAddress, meterFrom, type BlobStore, type ByteRange, type StagedBlob, type TrashEntry } from './store.js';
+
+// The SDK (a quarter of a second to load) is required when an S3 store is made, so only when S3 is configured, and
+// lib-storage at its first upload. Both packages are CommonJS only: require gives the very modules an import gives.
+const require = createRequire(import.meta.url);
+const sdk = () => require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+const storage = () => require('@aws-sdk/lib-storage') as typeof import('@aws-sdk/lib-storage');
 
 const notFound = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -30,9 +27,10 @@ export class S3BlobStore implements BlobStore {
   readonly client: S3Client;
   /** Parts uploaded by multipart uploads since start (tests check that large blobs really went multipart). */
   partsUploaded = 0;
+  private readonly s3 = sdk();
 
   constructor(readonly settings: S3Settings) {
-    this.client = new S3Client({
+    this.client = new this.s3.S3Client({
       endpoint: settings.endpoint,
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
@@ -58,7 +56,7 @@ export class S3BlobStore implements BlobStore {
     const meter = meterFrom(body, maxBytes);
     let streamError: Error | undefined;
     meter.once('error', (err) => (streamError = err));
-    const upload = new Upload({
+    const upload = new (storage().Upload)({
       client: this.client,
       params: { Bucket: this.settings.bucket, Key: tmpKey, Body: meter },
       partSize: this.settings.partSizeBytes,
@@ -85,7 +83,7 @@ export class S3BlobStore implements BlobStore {
       size: meter.seen,
       place: async () => {
         if (!(await this.keyExists(finalKey))) {
-          await this.client.send(new CopyObjectCommand({ Bucket: this.settings.bucket, Key: finalKey, CopySource: this.source(tmpKey) }));
+          await this.client.send(new this.s3.CopyObjectCommand({ Bucket: this.settings.bucket, Key: finalKey, CopySource: this.source(tmpKey) }));
         }
         await this.deleteKey(tmpKey);
       },
@@ -94,12 +92,12 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async deleteKey(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+    await this.client.send(new this.s3.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: key }));
   }
 
   private async keyExists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
+      await this.client.send(new this.s3.HeadObjectCommand({ Bucket: this.settings.bucket, Key: key }));
       return true;
     } catch (err) {
       if (notFound(err)) return false;
@@ -110,7 +108,7 @@ export class S3BlobStore implements BlobStore {
   async read(orgId: string, sha256: string, range?: ByteRange): Promise<Readable> {
     try {
       const got = await this.client.send(
-        new GetObjectCommand({
+        new this.s3.GetObjectCommand({
           Bucket: this.settings.bucket,
           Key: this.finalKey(orgId, sha256),
           Range: range ? `bytes=${range.start}-${range.end}` : undefined,
@@ -142,7 +140,7 @@ export class S3BlobStore implements BlobStore {
     const from = this.finalKey(orgId, sha256);
     const trashId = `${orgId}/${sha256}.${randomUUID()}`;
     try {
-      await this.client.send(new CopyObjectCommand({ Bucket: this.settings.bucket, Key: this.trashKey(trashId), CopySource: this.source(from) }));
+      await this.client.send(new this.s3.CopyObjectCommand({ Bucket: this.settings.bucket, Key: this.trashKey(trashId), CopySource: this.source(from) }));
     } catch (err) {
       if (notFound(err)) return null;
       throw err;
@@ -155,7 +153,7 @@ export class S3BlobStore implements BlobStore {
     const { orgId, sha256 } = this.parseTrashId(trashId);
     try {
       await this.client.send(
-        new CopyObjectCommand({ Bucket: this.settings.bucket, Key: this.finalKey(orgId, sha256), CopySource: this.source(this.trashKey(trashId)) }),
+        new this.s3.CopyObjectCommand({ Bucket: this.settings.bucket, Key: this.finalKey(orgId, sha256), CopySource: this.source(this.trashKey(trashId)) }),
       );
     } catch (err) {
       if (notFound(err)) return;
@@ -172,7 +170,7 @@ export class S3BlobStore implements BlobStore {
   private async *list(prefix: string): AsyncGenerator<{ key: string; modified?: Date }> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.client.send(new this.s3.ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: prefix, ContinuationToken: token }));
       for (const o of page.Contents ?? []) if (o.Key) yield { key: o.Key, modified: o.LastModified };
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -201,10 +199,10 @@ export class S3BlobStore implements BlobStore {
     }
     // Multipart uploads a crashed process never completed or aborted (a bucket lifecycle rule does the same).
     try {
-      const open = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.settings.bucket, Prefix: `${this.settings.prefix}.tmp/` }));
+      const open = await this.client.send(new this.s3.ListMultipartUploadsCommand({ Bucket: this.settings.bucket, Prefix: `${this.settings.prefix}.tmp/` }));
       for (const u of open.Uploads ?? []) {
         if (u.Key && u.UploadId && u.Initiated && u.Initiated < before) {
-          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.settings.bucket, Key: u.Key, UploadId: u.UploadId }));
+          await this.client.send(new this.s3.AbortMultipartUploadCommand({ Bucket: this.settings.bucket, Key: u.Key, UploadId: u.UploadId }));
           removed++;
         }
       }

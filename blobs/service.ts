@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../protocol/errors.js';
-import type { Db } from '../db/types.js';
+import type { Db, Queryable } from '../db/types.js';
 import type { BlobConfig } from './config.js';
+import { sniffFrom } from './sniff.js';
 import { SHA256_HEX, type BlobStore, type ByteRange } from './store.js';
 
 export interface UploadResult {
@@ -20,14 +21,36 @@ export interface BlobMeta {
   contentType: string;
 }
 
+/**
+ * What a signed URL is bound to besides org and sha256: a record (`kind:id`, e.g. export:exp_…, avatar:usr_…) and,
+ * when the URL was issued to someone, that principal. Each serve asks the record's check (bindRecord) again.
+ */
+export interface SignedRecord {
+  kind: string;
+  id: string;
+  principalId?: string;
+}
+
+/** Whether a bound URL may still be served: the record still holds the bytes and its reader may still read it. */
+export type RecordCheck = (q: Queryable, orgId: string, record: SignedRecord, sha256: string) => Promise<boolean>;
+
 /** Who asks to read a blob: a bearer key's principal, or a signed URL's parameters. */
 export type ReadAccess =
   | { kind: 'principal'; orgId: string; principalId: string }
-  | { kind: 'signed'; orgId: string; expires: number; signature: string };
+  | { kind: 'signed'; orgId: string; expires: number; signature: string; record?: SignedRecord };
 
 /** Every refusal reads the same: nobody learns whether a blob exists in an org they may not read it in. */
 export const blobNotFound = (sha256: string) =>
   new ApiError('NOT_FOUND', `blob ${sha256} not found (a blob a record holds is read through that record, which hands out a signed URL)`);
+
+const RECORD_KIND = /^[a-z][a-z0-9-]{0,30}$/;
+
+/** `rec=kind:id` and `as=principal` of a signed URL, or undefined when they are not of that form. */
+export function parseSignedRecord(rec: string | undefined, as: string | undefined): SignedRecord | undefined {
+  const m = rec === undefined ? null : /^([a-z][a-z0-9-]{0,30}):([A-Za-z0-9_#.-]{1,100})$/.exec(rec);
+  if (!m || (as !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(as))) return undefined;
+  return { kind: m[1], id: m[2], ...(as !== undefined ? { principalId: as } : {}) };
+}
 
 const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;\s*[a-z0-9!#$&^_.+-]+=("[^"\\\r\n]*"|[a-z0-9!#$&^_.+-]+))*$/i;
 
@@ -43,6 +66,7 @@ export function blobContentType(header: string | undefined): string {
  */
 export class BlobService {
   private readonly urlKey: Buffer;
+  private readonly records = new Map<string, RecordCheck>();
 
   constructor(
     readonly db: Db,
@@ -60,12 +84,16 @@ export class BlobService {
   }
 
   /**
-   * Stream a body into the store and record it. The row is written, and the bytes put in place, in one
+   * Stream a body into the store and record it, typed by its bytes (`contentType` only as the declared hint; with
+   * `madeHere`, bytes the server rendered itself, as given). The row is written, and the bytes put in place, in one
    * transaction holding the blob's row lock, which GC takes too (blobs/gc.ts): a committed row always has bytes.
    */
-  async upload(args: { orgId: string; principalId: string; body: Readable; contentType: string; declaredSha256?: string }): Promise<UploadResult> {
-    const staged = await this.store.stage(args.orgId, args.body, this.config.maxBytes);
+  async upload(args: { orgId: string; principalId: string; body: Readable; contentType: string; madeHere?: boolean; declaredSha256?: string }): Promise<UploadResult> {
+    // The uploader's type is a claim: the bytes decide (blobs/sniff.ts). Only bytes this server made keep theirs.
+    const sniffer = args.madeHere ? undefined : sniffFrom(args.body);
+    const staged = await this.store.stage(args.orgId, sniffer ?? args.body, this.config.maxBytes);
     try {
+      const contentType = sniffer ? await sniffer.type(args.contentType) : args.contentType;
       if (args.declaredSha256 !== undefined && args.declaredSha256 !== staged.sha256) {
         throw new ApiError('BAD_REQUEST', `x-content-sha256: the body's SHA-256 is ${staged.sha256}, not the declared ${args.declaredSha256}; nothing was kept`);
       }
@@ -74,7 +102,7 @@ export class BlobService {
           `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (org_id, sha256) DO UPDATE SET idle_since = now()
            RETURNING content_type`,
-          [args.orgId, staged.sha256, staged.size, args.contentType, args.principalId],
+          [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
         );
         await staged.place();
         const fresh = await q.query(
@@ -91,7 +119,11 @@ export class BlobService {
   /** The blob's metadata if `access` may read it, else NOT_FOUND (the same answer for every reason). */
   async authorize(sha256: string, access: ReadAccess): Promise<BlobMeta> {
     if (!SHA256_HEX.test(sha256)) throw blobNotFound(sha256);
-    if (access.kind === 'signed' && !this.verifySignature(access.orgId, sha256, access.expires, access.signature)) throw blobNotFound(sha256);
+    if (access.kind === 'signed' && !this.verifySignature(access.orgId, sha256, access.expires, access.signature, access.record)) throw blobNotFound(sha256);
+    if (access.kind === 'signed' && access.record) {
+      const check = this.records.get(access.record.kind);
+      if (!check || !(await check(this.db, access.orgId, access.record, sha256))) throw blobNotFound(sha256);
+    }
     const [row] = await this.db.query<{ size_bytes: number | string; content_type: string; uploader: boolean; referenced: boolean }>(
       `SELECT b.size_bytes, b.content_type,
               EXISTS (SELECT 1 FROM blob_uploaders u WHERE u.org_id = b.org_id AND u.sha256 = b.sha256 AND u.principal_id = $3) AS uploader,
@@ -109,31 +141,46 @@ export class BlobService {
     return this.store.read(meta.orgId, meta.sha256, range);
   }
 
-  private mac(orgId: string, sha256: string, expires: number): Buffer {
-    return createHmac('sha256', this.urlKey).update(`${orgId}\n${sha256}\n${expires}`).digest();
+  private mac(orgId: string, sha256: string, expires: number, record?: SignedRecord): Buffer {
+    const bound = record ? `\n${record.kind}:${record.id}\n${record.principalId ?? ''}` : '';
+    return createHmac('sha256', this.urlKey).update(`${orgId}\n${sha256}\n${expires}${bound}`).digest();
+  }
+
+  /** A family's check of the records its signed URLs are bound to (domain/deployed.ts registers them at start). */
+  bindRecord(kind: string, check: RecordCheck): void {
+    if (!RECORD_KIND.test(kind)) throw new Error(`bindRecord: ${kind} is not a record kind`);
+    this.records.set(kind, check);
   }
 
   /**
    * A signed download path for a blob, bound to the org and sha256, valid for ttlMs (default BLOB_URL_TTL_MS).
-   * Only a record's read calls this, after its own access check: whoever holds the URL may download until it expires.
+   * Only a record's read calls this, after its own access check. With `record` (whose kind must be bound), every
+   * download asks the record's check again, so a URL stops serving once the record is gone or its reader lost
+   * access; without one, whoever holds the URL may download until it expires.
    */
-  signedPath(orgId: string, sha256: string, opts: { ttlMs?: number } = {}): { path: string; expiresAt: string } {
+  signedPath(orgId: string, sha256: string, opts: { ttlMs?: number; record?: SignedRecord } = {}): { path: string; expiresAt: string } {
     if (!SHA256_HEX.test(sha256)) throw new Error('signedPath: not a sha256');
+    if (opts.record && !this.records.has(opts.record.kind)) throw new Error(`signedPath: no check is bound for ${opts.record.kind} records`);
     const expires = Math.ceil((this.now().getTime() + (opts.ttlMs ?? this.config.urlTtlMs)) / 1000);
-    const sig = this.mac(orgId, sha256, expires).toString('base64url');
-    const query = new URLSearchParams({ org: orgId, expires: String(expires), sig });
+    const sig = this.mac(orgId, sha256, expires, opts.record).toString('base64url');
+    const query = new URLSearchParams({ org: orgId, expires: String(expires) });
+    if (opts.record) {
+      query.set('rec', `${opts.record.kind}:${opts.record.id}`);
+      if (opts.record.principalId) query.set('as', opts.record.principalId);
+    }
+    query.set('sig', sig);
     return { path: `/api/v1/blobs/${sha256}?${query}`, expiresAt: new Date(expires * 1000).toISOString() };
   }
 
   /** Seconds a signed URL stays valid (0 when expired or forged). */
-  signatureValidFor(orgId: string, sha256: string, expires: number, signature: string): number {
-    return this.verifySignature(orgId, sha256, expires, signature) ? Math.max(0, expires - Math.floor(this.now().getTime() / 1000)) : 0;
+  signatureValidFor(orgId: string, sha256: string, expires: number, signature: string, record?: SignedRecord): number {
+    return this.verifySignature(orgId, sha256, expires, signature, record) ? Math.max(0, expires - Math.floor(this.now().getTime() / 1000)) : 0;
   }
 
-  private verifySignature(orgId: string, sha256: string, expires: number, signature: string): boolean {
+  private verifySignature(orgId: string, sha256: string, expires: number, signature: string, record?: SignedRecord): boolean {
     if (!Number.isSafeInteger(expires) || expires * 1000 <= this.now().getTime()) return false;
     const given = Buffer.from(signature, 'base64url');
-    const expected = this.mac(orgId, sha256, expires);
+    const expected = this.mac(orgId, sha256, expires, record);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 

@@ -2,7 +2,8 @@ import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.j
 import { MAIL_ENV_HELP, loadMailConfig, type MailConfig } from '../mail/config.js';
 import { BLOBS_ENV_HELP, loadBlobConfig, type BlobConfig } from '../blobs/config.js';
 import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
-import { DEFAULT_BILLING_PLANS, DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/deps.js';
+import { DEFAULT_BILLING_PLANS } from '../domain/billing/index.js';
+import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/calling/config.js';
@@ -35,6 +36,8 @@ export interface ServerConfig {
   stream: { pollMs: number; heartbeatMs: number; maxBufferedFrames: number };
   /** Notification delivery's pass interval (NOTIFY_POLL_MS). */
   notifyPollMs: number;
+  /** Scheduled jobs' effects one process runs at once (JOBS_CONCURRENCY; serve caps it at half the pool). */
+  jobsConcurrency: number;
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
@@ -89,6 +92,8 @@ export const ENV_HELP = `Environment:
   NOTIFY_POLL_MS        notification mail (domain/notification): each server process looks for new events and due
                         mail this often (default 2000; at least 100); on PostgreSQL a commit in any process also
                         wakes it at once. Digests and the end of quiet hours are found by this poll
+  JOBS_CONCURRENCY      scheduled jobs (domain/jobs) one server process runs at once, each in a transaction of its
+                        own (default 4; at most half of PG_POOL_SIZE, so the pool always has connections left)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   LOG_LEVEL             pino level (default info)
@@ -155,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       maxBufferedFrames: Math.max(1, envInt(env, 'STREAM_MAX_BUFFERED', 1000)),
     },
     notifyPollMs: Math.max(100, envInt(env, 'NOTIFY_POLL_MS', 2000)),
+    jobsConcurrency: Math.max(1, envInt(env, 'JOBS_CONCURRENCY', 4)),
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: envInt(env, 'PG_POOL_SIZE', 20),
     lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),

@@ -1,4 +1,4 @@
-import { newId } from '../domain/ids.js';
+import { newId } from '../domain/core/ids.js';
 import type { DemoDesk } from './demo.js';
 
 /*

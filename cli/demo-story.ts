@@ -1,14 +1,14 @@
 import { addDays, minDate, monthEnd, monthStart } from '../domain/books/dates.js';
 import { importStatement } from '../domain/books/reconciliation/index.js';
 import { recordStpResponse } from '../domain/books/payroll/index.js';
-import { addBusinessDays } from '../domain/books/calendar.js';
-import { DEFAULT_POLICY } from '../domain/books/policy.js';
+import { addSgBusinessDays } from '../domain/books/calendar.js';
 import { superDueDate, superRule } from '../domain/books/tax/model.js';
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane Studio, a small design studio in Sydney: three staff, a handful of customers and suppliers, a
- * quarter and a bit of trading. The story runs from the first day of the last completed quarter to today, and
+ * Harbour Lane Studio, a small design studio in Sydney: four staff (one on each kind of PAYG declaration the
+ * desk sees most, and a director paid above the super contribution base), a handful of customers and suppliers,
+ * a quarter and a bit of trading. The story runs from the first day of the last completed quarter to today, and
  * leaves one of everything waiting so a newcomer can try each books method (the summary says what and how).
  */
 
@@ -31,6 +31,8 @@ interface BankLine {
   description: string;
   /** What to match it to once imported; none leaves it for the newcomer. */
   match?: Record<string, unknown>;
+  /** Super sent by this line: the day the clearing house says the funds received it. */
+  superReceivedOn?: string;
 }
 
 /** The pay dates the story drafts pay runs for: each month end from the last completed quarter to this month's. */
@@ -52,24 +54,28 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     date: addDays(q0, -1),
     narration: 'Opening balances',
     lines: [
-      { account: '090', amountCents: 6_000_000, description: 'Cash at bank' },
+      { account: '090', amountCents: 45_000_000, description: 'Cash at bank' },
       { account: '710', amountCents: 1_200_000, description: 'Studio furniture (at cost)' },
-      { account: '960', amountCents: -7_200_000, description: 'Retained earnings' },
+      { account: '960', amountCents: -46_200_000, description: 'Retained earnings' },
     ],
   });
 
   // ---- people ------------------------------------------------------------------------------------------------
-  progress(`Hiring three staff from ${q0}`);
+  progress(`Hiring four staff from ${q0}`);
   const staff: Record<string, string> = {};
-  for (const [person, role, rate] of [
-    ['Mia Chen', 'Senior designer', { basis: 'ANNUAL', amountCents: 9_500_000, hoursPerWeek: 38 }],
-    ['Leo Park', 'Designer', { basis: 'ANNUAL', amountCents: 7_200_000, hoursPerWeek: 38 }],
-    ['Ava Singh', 'Bookkeeper', { basis: 'HOURLY', amountCents: 4_800, hoursPerWeek: 24 }],
+  // Their tax file number declarations pick the PAYG scale: Mia claims the tax-free threshold (scale 2), Leo has
+  // not given a TFN yet (scale 4, 47%), Ava's main job is elsewhere (no threshold here: scale 1), and Grace, the
+  // director, is paid above the maximum super contribution base, so her super stops at it.
+  for (const [person, role, rate, declaration] of [
+    ['Mia Chen', 'Senior designer', { basis: 'ANNUAL', amountCents: 9_500_000, hoursPerWeek: 38 }, { tfn: '123 456 782', claimsTaxFreeThreshold: true }],
+    ['Leo Park', 'Designer', { basis: 'ANNUAL', amountCents: 7_200_000, hoursPerWeek: 38 }, { tfn: null }],
+    ['Ava Singh', 'Bookkeeper', { basis: 'HOURLY', amountCents: 4_800, hoursPerWeek: 24 }, { tfn: '123 456 782', claimsTaxFreeThreshold: false }],
+    ['Grace Lin', 'Managing director', { basis: 'ANNUAL', amountCents: 84_000_000, hoursPerWeek: 38 }, { tfn: '123 456 782', claimsTaxFreeThreshold: true }],
   ] as const) {
     desk.at(addDays(q0, -7));
     const started = await desk.call('books.onboardingStart', { person, role, startDate: q0, rate });
     const id = started.onboarding.id;
-    await desk.call('books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123 456 782', claimsTaxFreeThreshold: true } });
+    await desk.call('books.onboardingAdvance', { id, step: 'tfn', data: declaration });
     await desk.call('books.onboardingAdvance', { id, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: `M-${person.split(' ')[0].toUpperCase()}` } });
     await desk.call('books.onboardingAdvance', { id, step: 'bank', data: { bsb: '082-001', accountNumber: '20418890', accountName: person } });
     await desk.signed('books.onboardingAdvance', { id, step: 'contract', data: { contractRef: `contracts/${person.toLowerCase().replace(' ', '-')}.pdf`, signedOn: addDays(q0, -7) } });
@@ -89,8 +95,6 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   };
 
   const months = [0, 1, 2, 3, 4, 5].filter((n) => monthEnd(monthStart(q0, n)) < today);
-  // The studio keeps the default state (NSW): its public holidays count for Payday Super.
-  const state = DEFAULT_POLICY.state;
   let unpaidSuper: UnpaidSuper | null = null;
   for (const n of months) {
     const start = monthStart(q0, n);
@@ -108,9 +112,19 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     const last = n === months[months.length - 1];
     // Super goes to the clearing house five business days after payday (inside Payday Super's seven), except on
     // the latest run: that one is left unpaid, for books.taxObligations to show due or overdue.
-    const superPaid = addBusinessDays(state, monthEnd(start), 5);
+    const superPaid = addSgBusinessDays(monthEnd(start), 5);
     if (last || superPaid > today) unpaidSuper ??= { runId: signed.payRun.id, month: start.slice(0, 7), payDate: monthEnd(start), firstPay: n === months[0] };
-    else bank.push({ date: superPaid, cents: -signed.payRun.superCents, description: `SUPER CLEARING HOUSE ${start.slice(0, 7)}`, match: { kind: 'account', account: '826' } });
+    else {
+      // The clearing house reports the funds' receipt two business days later (if that day has come).
+      const received = addSgBusinessDays(superPaid, 2);
+      bank.push({
+        date: superPaid,
+        cents: -signed.payRun.superCents,
+        description: `SUPER CLEARING HOUSE ${start.slice(0, 7)}`,
+        match: { kind: 'account', account: '826' },
+        ...(received <= today ? { superReceivedOn: received } : {}),
+      });
+    }
     await desk.runtime.db.tx((q) =>
       recordStpResponse(q, desk.orgId, signed.payRun.stp.id, last ? { status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee address incomplete (Ava Singh)' } : { status: 'ACCEPTED' }),
     );
@@ -172,7 +186,23 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   const lines = await desk.runtime.db.query<{ line_id: string; bank_txn_id: string }>('SELECT line_id, bank_txn_id FROM books_feed_lines WHERE org_id = $1', [desk.orgId]);
   const lineOf = new Map(lines.map((l) => [l.bank_txn_id, l.line_id]));
   for (const [i, l] of bank.entries()) {
-    if (l.match) await desk.call('books.matchAccept', { lineId: lineOf.get(`DEMO-${i + 1}`), target: l.match });
+    if (!l.match) continue;
+    const lineId = lineOf.get(`DEMO-${i + 1}`);
+    const matched = await desk.call('books.matchAccept', { lineId, target: l.match });
+    // Super above the materiality floor (the director's) is held for a human, who releases it.
+    if (l.match.account === '826' && matched.line.status === 'HELD') await desk.signed('books.matchHoldResolve', { lineId, decision: 'approve' });
+  }
+  // Super counts when the fund receives it: the clearing house's acknowledgements, each against the line that sent it.
+  for (const [i, l] of bank.entries()) {
+    if (!l.superReceivedOn) continue;
+    await desk.call('books.receiptsRegister', {
+      supplier: 'Beam clearing house',
+      date: l.superReceivedOn,
+      totalCents: -l.cents,
+      fileRef: `super/acknowledgement-${l.date}.pdf`,
+      taxInvoice: false,
+      link: { kind: 'super', lineId: lineOf.get(`DEMO-${i + 1}`) },
+    });
   }
 
   progress('Dunning, a promise to pay, the BAS');
@@ -198,15 +228,31 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     `Try these (each is waiting in the books):`,
     `  books.taxSignLodge {"id":"${bas.lodgement.id}"}: lodge the prepared BAS (${q0}..${qEnd}): a signature act, it holds for a human`,
     `  books.payrollSign {"runId":"${draftRun.payRun.id}"}: sign this month's drafted pay run (signature act)`,
+    payrollLine(draftRun.payRun),
     `  books.billApprove {"id":"${rentChanged.bill.id}"}: rent with CHANGED bank details: NEW PAYEE, refused until a human signs (PB-B1)`,
     `  books.billScheduleRun {"payDate":"${addDays(today, 1)}","billIds":["${supplies.id}"]}: pay Office Supplies Co (signature act)`,
     `  books.invoiceChaseStep {"id":"${realty.id}","step":2}: a firm reminder to Coastal Realty (signature act)`,
     `  books.matchAccept {"lineId":"${held}","target":{"kind":"invoice","invoiceId":"${website.id}"}}: $77,000 received, above the floor: HELD, then books.matchHoldResolve`,
     `  books.onboardingAdvance {"id":"${noah.onboarding.id}","step":"contract","data":{"contractRef":"contracts/noah.pdf","signedOn":"${today}"}}: a contract (signature act)`,
     `  books.stpResubmit {"eventId":"${stp[0]?.stp_id}"}: resend the pay event the ATO rejected`,
-    ...(unpaidSuper ? [superLine(unpaidSuper, state, today)] : []),
+    ...(unpaidSuper ? [superLine(unpaidSuper, today)] : []),
     `  books.invoiceSend, books.expenseApprove, books.leaveApprove, books.feedLines {"status":"UNMATCHED"}, books.reports {"report":"agedReceivables"}`,
   ];
+}
+
+interface DraftSlip {
+  employee: { name: string };
+  paygScale: string | null;
+  grossCents: number;
+  superCents: number;
+  superBase: { explanation: string } | null;
+}
+
+/** What this month's draft shows of the declarations and the contribution base: the scale of each, the director's super. */
+function payrollLine(run: { paygSchedule: string | null; payslips: DraftSlip[] }): string {
+  const scales = run.payslips.map((s) => `${s.employee.name} scale ${s.paygScale}`).join(', ');
+  const grace = run.payslips.find((s) => s.employee.name === 'Grace Lin');
+  return `    its PAYG is under ${run.paygSchedule}: ${scales}${grace?.superBase ? `; Grace Lin's super: ${grace.superBase.explanation}` : ''}`;
 }
 
 interface UnpaidSuper {
@@ -218,8 +264,8 @@ interface UnpaidSuper {
 }
 
 /** The summary line of the super left unpaid: when it is due under the rule of its pay date, and whether it is late. */
-function superLine(u: UnpaidSuper, state: typeof DEFAULT_POLICY.state, today: string): string {
-  const due = superDueDate(u.payDate, state, u.firstPay);
+function superLine(u: UnpaidSuper, today: string): string {
+  const due = superDueDate(u.payDate, u.firstPay);
   const late = due < today ? `, overdue since ${due}` : `, due ${due}`;
   return `  books.taxObligations {}: the super of the ${u.month} pay run (${u.runId}) is unpaid${late} (${superRule(u.payDate)}); pay it with a bank line coded to 826`;
 }

@@ -1,7 +1,7 @@
-import type { Clock } from '../domain/deps.js';
+import type { Clock } from '../domain/core/deps.js';
 import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
-import type { ReadHandler } from '../domain/handler.js';
-import { Pipeline } from '../domain/pipeline.js';
+import type { ReadHandler } from '../domain/core/handler.js';
+import { Pipeline } from '../domain/core/pipeline.js';
 import type { Runtime } from '../domain/runtime.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
 import { findOrgBySlug } from '../domain/org/service.js';

@@ -11,8 +11,11 @@ import { importSchedule, scheduleName } from '../domain/books/rates/index.js';
 
 /**
  * The CSV form, one fact per line (# starts a comment): `meta,<label|from|to|source|published>,<value>`,
- * `coefficient,<scale>,<lessThan, empty on the last row>,<a>,<b>` in the ATO's table order, and
- * `sample,<scale>,<weekly earnings>,<withheld>`. It becomes the JSON form, checked the same way.
+ * `coefficient,<scale 1|2|3|5|6>,<lessThan, empty on the last row>,<a>,<b>` in the ATO's table order,
+ * `scale4,<resident rate>,<foreign rate>` (no TFN, e.g. 0.47 and 0.45), and
+ * `sample,<scale>,<WEEKLY|FORTNIGHTLY|MONTHLY>,<gross dollars>,<withheld dollars>[,<RESIDENT|FOREIGN> for scale 4]`;
+ * the older `sample,<scale>,<weekly earnings>,<withheld>` is read as a weekly sample. It becomes the JSON form,
+ * checked the same way.
  */
 export function scheduleFromCsv(text: string): unknown {
   const out: Record<string, unknown> = { scales: {} as Record<string, unknown[]>, samples: [] as unknown[] };
@@ -30,8 +33,17 @@ export function scheduleFromCsv(text: string): unknown {
     else if (kind === 'coefficient' && f.length === 4) {
       const rows = ((out.scales as Record<string, unknown[]>)[f[0]] ??= []);
       rows.push([f[1] === '' ? null : num(f[1], where), num(f[2], where), num(f[3], where)]);
-    } else if (kind === 'sample' && f.length === 3) (out.samples as unknown[]).push({ scale: f[0], weeklyEarnings: num(f[1], where), withheld: num(f[2], where) });
-    else throw new Error(`${where}: expected meta,<name>,<value> | coefficient,<scale>,<lessThan>,<a>,<b> | sample,<scale>,<weekly>,<withheld>`);
+    } else if (kind === 'scale4' && f.length === 2) (out.scales as Record<string, unknown>)['4'] = { resident: num(f[0], where), foreign: num(f[1], where) };
+    else if (kind === 'sample' && f.length === 3) (out.samples as unknown[]).push({ scale: f[0], weeklyEarnings: num(f[1], where), withheld: num(f[2], where) });
+    else if (kind === 'sample' && (f.length === 4 || f.length === 5)) {
+      const dollars = num(f[2], where);
+      if (Math.abs(dollars * 100 - Math.round(dollars * 100)) > 1e-6) throw new Error(`${where}: gross ${f[2]} must be dollars with at most 2 decimals`);
+      (out.samples as unknown[]).push({ scale: f[0], frequency: f[1], grossCents: Math.round(dollars * 100), withheld: num(f[3], where), ...(f[4] ? { residency: f[4] } : {}) });
+    } else {
+      throw new Error(
+        `${where}: expected meta,<name>,<value> | coefficient,<scale>,<lessThan>,<a>,<b> | scale4,<resident>,<foreign> | sample,<scale>,<frequency>,<gross>,<withheld>[,<residency>]`,
+      );
+    }
   });
   return out;
 }
@@ -66,5 +78,5 @@ export async function paygImportCommand(db: Db, f: { raw: unknown; fileName: str
     throw new Error(`${f.fileName}: ${(err as Error).message}`);
   }
   const s = r.schedule;
-  return `${r.replaced ? 'Replaced' : 'Loaded'} ${scheduleName(s)}: payments ${s.from} to ${s.to}, scales ${Object.keys(s.scales).join(' and ')}, ${s.samples.length} ATO sample rows reproduced; source ${s.source} (published ${s.published}); ledgered in ${r.orgs} orgs`;
+  return `${r.replaced ? 'Replaced' : 'Loaded'} ${scheduleName(s)}: payments ${s.from} to ${s.to}, scales ${Object.keys(s.scales).sort().join(', ')}, ${s.samples.length} sample rows reproduced; source ${s.source} (published ${s.published}); ledgered in ${r.orgs} orgs`;
 }

@@ -24,7 +24,8 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     mail: config.mail,
     blobs: config.blobs,
     log,
-    workers: true, // the server runs the families' scheduled jobs (domain/jobs)
+    // The server runs the families' scheduled jobs (domain/jobs); each running effect holds a pool connection.
+    workers: { concurrency: Math.max(1, Math.min(config.jobsConcurrency, Math.floor(config.poolSize / 2))) },
   });
   const boot = await bootstrapIfEmpty(runtime.db, config.bootstrapAdminKey);
   if (opts.demo && !(await findOrgBySlug(runtime.db, 'demo'))) {

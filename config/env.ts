@@ -1,8 +1,16 @@
 /*
  * Reading settings from the environment, the one way every module does it: an unset or empty variable takes the
- * default, anything else must parse, and a bad value is refused naming the variable. Imports nothing, so every
- * layer may use it (only composition roots read process.env and pass it in).
+ * default, anything else must parse, and a bad value is refused naming the variable. Imports nothing of the
+ * project, so every layer may use it (only composition roots read process.env and pass it in).
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Where a store keeps its files under DATA_DIR. DATA_DIR=memory (the embedded database in memory) writes nothing
+ * under the working directory: its files go to the system's temp dir.
+ */
+export const dataPath = (dataDir: string, name: string): string => (dataDir === 'memory' ? join(tmpdir(), `wops-memory-${name}`) : join(dataDir, name));
 
 /** An integer of at least `min`. */
 export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {

@@ -1,7 +1,4 @@
 import { migrate } from './migrate.js';
-import { openPglite } from './pglite.js';
-import { DEFAULT_TEMPLATE_DIR, ensureTemplate } from './pglite-template.js';
-import { openPostgres } from './postgres.js';
 import type { Db } from './types.js';
 
 export type { Db, Queryable } from './types.js';
@@ -27,9 +24,12 @@ export interface OpenDbOptions {
   onListenError?: (err: Error, what: string) => void;
 }
 
-/** Open the configured database and bring its schema up to date. */
+/**
+ * Open the configured database and bring its schema up to date. Its driver (pg, or PGlite's WASM PostgreSQL) is
+ * imported here, so a process loads only the one it opens.
+ */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
-  const db = opts.databaseUrl ? openPostgres(opts.databaseUrl, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs, onError: opts.onListenError }) : await openEmbedded(opts);
+  const db = opts.databaseUrl ? await openServer(opts.databaseUrl, opts) : await openEmbedded(opts);
   try {
     await migrate(db);
   } catch (err) {
@@ -39,7 +39,13 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   return db;
 }
 
-function openEmbedded(opts: OpenDbOptions): Promise<Db> {
+async function openServer(url: string, opts: OpenDbOptions): Promise<Db> {
+  const { openPostgres } = await import('./postgres.js');
+  return openPostgres(url, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs, onError: opts.onListenError });
+}
+
+async function openEmbedded(opts: OpenDbOptions): Promise<Db> {
+  const [{ openPglite }, { DEFAULT_TEMPLATE_DIR, ensureTemplate }] = await Promise.all([import('./pglite.js'), import('./pglite-template.js')]);
   const dataDir = opts.inMemory || opts.dataDir === 'memory' ? undefined : (opts.dataDir ?? './.data');
   const templateDir = opts.pgliteTemplateDir === undefined ? DEFAULT_TEMPLATE_DIR : opts.pgliteTemplateDir;
   const notice = opts.notice ?? (() => {});

@@ -2,8 +2,8 @@ import { aiReadContracts as c } from '../protocol/reads/ai.js';
 import { badRequest } from '../protocol/errors.js';
 import { auditHead, readAudit } from '../ai-gateway/audit.js';
 import { budgetState } from '../ai-gateway/budget.js';
-import { reads } from './family.js';
-import { RawJson, readHandler, type ReadCtx } from './handler.js';
+import { reads, type Family } from './core/family.js';
+import { RawJson, readHandler, type ReadCtx } from './core/handler.js';
 
 const nowOf = (ctx: ReadCtx) => (ctx.deps.ai.now ?? (() => new Date()))();
 
@@ -79,3 +79,6 @@ export const costRollup = readHandler(c['cost.rollup'], async (ctx, query) => {
 });
 
 export const aiReads = reads({ ops, 'cost.rollup': costRollup });
+
+/** The AI gateway's reads (usage, audit), deployed like a family's (domain/deployed.ts lists it). */
+export const aiReadsFamily: Family = { name: 'ai', reads: aiReads };

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
+import { reservedKeyIssue } from '../protocol/json-bounds.js';
 import type { Runtime } from '../domain/runtime.js';
 import { registerRateLimit } from './rate-limit.js';
 import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.js';
@@ -91,16 +92,22 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     },
   });
 
-  // JSON bodies: empty means no params; anything unparsable is BAD_REQUEST naming the body.
+  // JSON bodies: empty means no params; anything unparsable is BAD_REQUEST naming the body. A reserved key
+  // (__proto__, constructor, prototype) anywhere is refused by name here, for every route (fastify's own parser
+  // would refuse __proto__ alone, without naming it); the pipeline refuses them in params from any face too.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch (err) {
-      done(Object.assign(new Error(`body: invalid JSON (${(err as Error).message})`), { statusCode: 400, code: 'BAD_JSON' }), undefined);
+      return done(Object.assign(new Error(`body: invalid JSON (${(err as Error).message})`), { statusCode: 400, code: 'BAD_JSON' }), undefined);
     }
+    const reserved = reservedKeyIssue(parsed, { prefix: 'body' });
+    if (reserved) return done(Object.assign(new Error(reserved), { statusCode: 400, code: 'BAD_JSON' }), undefined);
+    done(null, parsed);
   });
 
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {

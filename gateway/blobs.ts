@@ -2,10 +2,10 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../protocol/errors.js';
 import { errorFrame, okFrame } from '../protocol/frames.js';
-import { bearerFrom } from '../domain/auth.js';
-import { toErrorFrame } from '../domain/errors.js';
+import { bearerFrom } from '../domain/core/auth.js';
+import { toErrorFrame } from '../domain/core/errors.js';
 import type { Runtime } from '../domain/runtime.js';
-import { blobContentType, blobNotFound, type BlobMeta, type ReadAccess } from '../blobs/service.js';
+import { blobContentType, blobNotFound, parseSignedRecord, type BlobMeta, type ReadAccess } from '../blobs/service.js';
 import { BlobMissingError, BlobTooLargeError, SHA256_HEX, type ByteRange } from '../blobs/store.js';
 
 /*
@@ -101,14 +101,17 @@ export async function blobRoutes(app: FastifyInstance, opts: { runtime: Runtime 
       try {
         const { sha256 } = req.params;
         if (!SHA256_HEX.test(sha256)) throw new ApiError('BAD_REQUEST', 'sha256: 64 lowercase hex digits');
-        const { org, expires, sig } = req.query;
+        const { org, expires, sig, rec, as } = req.query;
         let access: ReadAccess;
         let maxAge = 0;
         if (sig !== undefined || org !== undefined || expires !== undefined) {
-          // A signed URL stands alone: no key needed (an <img src>), bound to org + sha256, expiring.
+          // A signed URL stands alone: no key needed (an <img src>), bound to org + sha256, expiring; one bound to a
+          // record (rec, and as: who it was issued to) is checked against that record at every download.
           if (!org || !expires || !sig || !/^\d{1,12}$/.test(expires)) throw blobNotFound(sha256);
-          access = { kind: 'signed', orgId: org, expires: Number(expires), signature: sig };
-          maxAge = blobs.signatureValidFor(org, sha256, Number(expires), sig);
+          const record = rec === undefined && as === undefined ? undefined : parseSignedRecord(rec, as);
+          if ((rec !== undefined || as !== undefined) && !record) throw blobNotFound(sha256);
+          access = { kind: 'signed', orgId: org, expires: Number(expires), signature: sig, record };
+          maxAge = blobs.signatureValidFor(org, sha256, Number(expires), sig, record);
         } else {
           const principal = await runtime.pipeline.principalFor(bearerFrom(req.headers.authorization));
           access = { kind: 'principal', orgId: principal.orgId, principalId: principal.id };

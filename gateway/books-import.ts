@@ -3,9 +3,9 @@ import { ApiError } from '../protocol/errors.js';
 import { okFrame } from '../protocol/frames.js';
 import { ImportStatementBody } from '../protocol/methods/books/reconciliation.js';
 import { parseParams } from '../protocol/schema.js';
-import { bearerFrom } from '../domain/auth.js';
+import { bearerFrom } from '../domain/core/auth.js';
 import { importStatement } from '../domain/books/reconciliation/index.js';
-import { toErrorFrame } from '../domain/errors.js';
+import { toErrorFrame } from '../domain/core/errors.js';
 import type { Runtime } from '../domain/runtime.js';
 
 /**

@@ -3,7 +3,7 @@ import { ERROR_STATUS } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/frames.js';
 import { acceptInvitation, viewInvitation } from '../domain/invitation/accept.js';
 import type { Runtime } from '../domain/runtime.js';
-import { toErrorFrame } from '../domain/errors.js';
+import { toErrorFrame } from '../domain/core/errors.js';
 import { importMap, loadAssets, pageCsp, sameOrigin, type Asset } from './web-assets.js';
 
 /**

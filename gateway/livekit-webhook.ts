@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { WebhookReceiver } from 'livekit-server-sdk';
 import { errorFrame } from '../protocol/frames.js';
 import type { Runtime } from '../domain/runtime.js';
 import { applyLivekitWebhook } from '../domain/calling/webhook.js';
@@ -23,6 +22,8 @@ export async function livekitWebhookRoutes(app: FastifyInstance, opts: { runtime
     if (!cfg) return reply.code(404).send(errorFrame('NOT_FOUND', 'no LiveKit is configured on this server (LIVEKIT_URL)'));
     const body = typeof req.body === 'string' ? req.body : '';
     const auth = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+    // The SDK is loaded by the first webhook, not with the server (domain/calling/media.ts loads it likewise).
+    const { WebhookReceiver } = await import('livekit-server-sdk');
     let event;
     try {
       event = await new WebhookReceiver(cfg.apiKey, cfg.apiSecret).receive(body, auth);

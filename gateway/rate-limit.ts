@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { errorFrame } from '../protocol/frames.js';
-import { hashApiKey, bearerFrom } from '../domain/auth.js';
+import { hashApiKey, bearerFrom } from '../domain/core/auth.js';
 
 /*
  * Requests per minute per credential (or per address without one). Each process counts alone unless a Redis

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { bearerFrom } from '../domain/auth.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import { bearerFrom } from '../domain/core/auth.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { STATIC_READS } from '../protocol/registry.js';
 
 /** `{ params: {...} }`, or a bare params object as the whole body (the spec accepts both). */

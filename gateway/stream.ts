@@ -4,10 +4,13 @@ import { z } from 'zod';
 import { ApiError, ERROR_STATUS } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/frames.js';
 import { ledgerReadContracts } from '../protocol/reads/ledger.js';
-import { authenticateKeyId, bearerFrom, type Principal } from '../domain/auth.js';
-import { hiddenFamilies } from '../domain/ledger-reads.js';
+import { tierScopeNote } from '../protocol/scopes.js';
+import { authenticateKeyId, bearerFrom, type Principal } from '../domain/core/auth.js';
+import { refuseBeyondHead } from '../domain/ledger-reads.js';
 import type { Runtime } from '../domain/runtime.js';
+import { watchAccess } from '../domain/stream/access-watch.js';
 import type { FeedEvent, Subscription } from '../domain/stream/hub.js';
+import type { EventFilter } from '../domain/stream/visibility.js';
 import { startEventStream } from './sse.js';
 
 export interface StreamRouteOptions {
@@ -35,24 +38,31 @@ function fail(reply: FastifyReply, err: ApiError) {
 
 /**
  * GET /api/v1/org/stream: the org's ledger as Server-Sent Events, each frame one event the key may see (the rule
- * of GET /events: domain/ledger-reads.ts hiddenFamilies), `id:` its seq and `data:` its JSON exactly as GET /events
- * shows it (no `event:` line: every frame is a `message`, its kind is in the data). `Last-Event-ID` (or `?after=`,
- * which the header overrides, as a browser's EventSource resends its first URL) resumes strictly after that seq:
- * the backlog from the ledger, then live, with no gap or duplicate. Optional `family` and `kind` as on /events.
+ * of GET /events: family scope, then per-event visibility of access-controlled rows, domain/stream/visibility.ts),
+ * `id:` its seq and `data:` its JSON exactly as GET /events shows it (no `event:` line: every frame is a `message`,
+ * its kind is in the data). `Last-Event-ID` (or `?after=`, which the header overrides, as a browser's EventSource
+ * resends its first URL) resumes strictly after that seq: the backlog from the ledger, then live, with no gap or
+ * duplicate; a seq beyond the org's head is refused (BAD_REQUEST naming the field and the head). Optional `family`
+ * and `kind` as on /events. The stream ends as soon as its key stops authenticating (revoked, member suspended or
+ * deactivated, org deleted: access-watch.ts, in every process), and its view follows a change of the key's scopes.
  */
 export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOptions & { runtime: Runtime }) {
   const { pipeline, deps } = opts.runtime;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const maxBuffered = opts.maxBufferedFrames ?? 1000;
   const open = new Set<(comment: string) => void>();
+  /** Open streams by their key, re-checked at once when the database says their access changed. */
+  const holders = new Set<{ orgId: string; principalId: string; keyId: string; recheck: () => void }>();
+  const stopWatch = watchAccess(deps.notifier, () => holders, (h) => h.recheck());
 
   app.get(STREAM_PATH, async (req: FastifyRequest, reply) => {
     let principal: Principal;
     let after: number | undefined;
+    let field = 'after';
     let query: z.output<typeof StreamQuery>;
     try {
       principal = await pipeline.principalFor(bearerFrom(req.headers.authorization));
-      if (!principal.scopes.has(READ_SCOPE)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${READ_SCOPE} for ${STREAM_PATH}`);
+      if (!principal.scopes.has(READ_SCOPE)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${READ_SCOPE} for ${STREAM_PATH}${tierScopeNote(principal.tier)}`);
       const parsed = StreamQuery.safeParse(req.query ?? {});
       if (!parsed.success) throw new ApiError('BAD_REQUEST', `query: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ')}`);
       query = parsed.data;
@@ -61,15 +71,17 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
         const id = LastEventId.safeParse(header);
         if (!id.success) throw new ApiError('BAD_REQUEST', 'last-event-id: must be a seq (a non-negative integer)');
         after = id.data;
+        field = 'last-event-id';
       } else after = query.after;
+      if (after !== undefined && after > 0) await refuseBeyondHead(deps.db, principal.orgId, field, after);
     } catch (err) {
       if (err instanceof ApiError) return fail(reply, err);
       throw err;
     }
 
-    const hidden = new Set(hiddenFamilies(principal));
-    const wanted = (e: FeedEvent) =>
-      !hidden.has(e.row.family) && (query.family === undefined || e.row.family === query.family) && (query.kind === undefined || e.row.kind === query.kind);
+    const asked = (e: FeedEvent) => (query.family === undefined || e.row.family === query.family) && (query.kind === undefined || e.row.kind === query.kind);
+    // The principal's view, kept across batches (it caches what it read until an event may change access).
+    let view: EventFilter = deps.events.reader(deps.db, principal, { cache: true });
 
     reply.hijack();
     const res: ServerResponse = reply.raw;
@@ -85,10 +97,19 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
     let behind = 0;
     res.on('drain', () => (behind = 0));
 
-    const frames = (events: readonly FeedEvent[]) => {
+    /** The frames of a batch: what was asked for, of what the principal may see (every batch goes to the view). */
+    const frames = async (events: readonly FeedEvent[]): Promise<{ text: string; count: number }> => {
+      const byRow = new Map(events.map((e) => [e.row, e]));
+      const shown = await view.visible(events.map((e) => e.row));
       let text = '';
-      for (const e of events) if (wanted(e)) text += `id: ${e.row.seq}\ndata: ${e.json}\n\n`;
-      return text;
+      let count = 0;
+      for (const row of shown) {
+        const e = byRow.get(row)!;
+        if (!asked(e)) continue;
+        text += `id: ${e.row.seq}\ndata: ${e.json}\n\n`;
+        count++;
+      }
+      return { text, count };
     };
     const end = (comment: string) => {
       if (closed) return;
@@ -103,45 +124,84 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
       clearInterval(heartbeat);
       subscription?.close();
       open.delete(end);
+      holders.delete(holder);
     };
     open.add(end);
     req.raw.once('close', cleanup);
 
-    // The backlog waits for the socket to drain; live batches never wait, and a client too far behind is let go.
-    const catchUp = async (events: readonly FeedEvent[]) => {
-      const text = frames(events);
-      if (closed || text === '' || res.write(text)) return;
-      await new Promise<void>((done) => {
-        res.once('drain', done);
-        res.once('close', done);
-      });
-    };
+    // Every batch is checked in order, one after the other (the view may query). The backlog waits for the socket
+    // to drain; live batches never wait, events waiting to be checked count as behind, and a client too far behind
+    // is let go.
+    let queue: Promise<void> = Promise.resolve();
+    let waiting = 0;
+    const catchUp = (events: readonly FeedEvent[]) =>
+      (queue = queue.then(async () => {
+        const { text } = await frames(events);
+        if (closed || text === '' || res.write(text)) return;
+        await new Promise<void>((done) => {
+          res.once('drain', done);
+          res.once('close', done);
+        });
+      }));
     const live = (events: readonly FeedEvent[]) => {
-      const text = frames(events);
-      if (closed || text === '') return;
-      if (!res.writableNeedDrain) behind = 0;
-      else behind += events.filter(wanted).length;
-      res.write(text);
-      if (behind > maxBuffered) end(`end: more than ${maxBuffered} frames behind; reconnect with Last-Event-ID to resume`);
+      waiting += events.length;
+      queue = queue.then(async () => {
+        let out: { text: string; count: number } | undefined;
+        try {
+          out = closed ? undefined : await frames(events);
+        } catch (err) {
+          req.log.error({ err }, 'stream: checking what the key may see failed');
+          end('end: the server could not check what this key may see; reconnect with Last-Event-ID to resume');
+        }
+        waiting -= events.length;
+        if (closed || !out || out.text === '') return;
+        if (!res.writableNeedDrain) behind = 0;
+        else behind += out.count;
+        res.write(out.text);
+        if (behind > maxBuffered) end(`end: more than ${maxBuffered} frames behind; reconnect with Last-Event-ID to resume`);
+      });
+      if (waiting > maxBuffered * 10) end(`end: more than ${maxBuffered * 10} events waiting to be checked; reconnect with Last-Event-ID to resume`);
     };
 
+    // The key is checked again at every heartbeat and at once when the database says its access changed: a key
+    // that no longer authenticates ends the stream; changed scopes give a new view (in order with the batches).
     let checking = false;
-    const heartbeat = setInterval(() => {
-      if (checking || closed) return;
+    let again = false;
+    const check = (heartbeatAfter: boolean) => {
+      if (closed) return;
+      if (checking) {
+        again = true;
+        return;
+      }
       checking = true;
       authenticateKeyId(deps.db, principal.orgId, principal.keyId).then(
-        () => {
+        (now) => {
           checking = false;
-          if (!closed) res.write(': heartbeat\n\n');
+          if (closed) return;
+          if (!sameScopes(now, principal)) {
+            principal = now;
+            queue = queue.then(() => {
+              view = deps.events.reader(deps.db, now, { cache: true });
+            });
+            if (!now.scopes.has(READ_SCOPE)) return end(`end: the key no longer holds ${READ_SCOPE}`);
+          }
+          if (heartbeatAfter) res.write(': heartbeat\n\n');
+          if (again) {
+            again = false;
+            check(false);
+          }
         },
         (err: Error) => {
           checking = false;
-          if (err instanceof ApiError && err.code === 'UNAUTHORIZED') end('end: the key is no longer valid (revoked?)');
+          if (err instanceof ApiError && err.code === 'UNAUTHORIZED') end('end: the key is no longer valid (revoked, or its member suspended or deactivated)');
           else req.log.warn({ err }, 'stream: key check failed');
         },
       );
-    }, heartbeatMs);
+    };
+    const heartbeat = setInterval(() => check(true), heartbeatMs);
     heartbeat.unref();
+    const holder = { orgId: principal.orgId, principalId: principal.id, keyId: principal.keyId, recheck: () => check(false) };
+    holders.add(holder);
 
     let liveNow = false;
     try {
@@ -158,6 +218,9 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
 
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => {
+    stopWatch();
     for (const end of [...open]) end('end: the server is shutting down; reconnect to resume');
   });
 }
+
+const sameScopes = (a: Principal, b: Principal): boolean => a.scopes.size === b.scopes.size && [...a.scopes].every((s) => b.scopes.has(s));

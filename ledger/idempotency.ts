@@ -40,7 +40,7 @@ export function paramsHash(params: unknown, without: readonly string[] = []): st
 
 const KEY_ARGS = (s: IdempotencyScope) => [s.orgId, s.actor, s.method, s.key];
 
-/** The columns a stored call is read from (domain/auth.ts reads them beside the principal, prefixed). */
+/** The columns a stored call is read from (domain/core/auth.ts reads them beside the principal, prefixed). */
 export const STORED_COLUMNS = ['frame', 'sealed_frame', 'params_hash', 'created_at'] as const;
 
 export interface StoredRow {

@@ -4,8 +4,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { envBool, envInt } from '../config/env.js';
+import { dataPath, envBool, envInt } from '../config/env.js';
 
 export interface SmtpSettings {
   host: string;
@@ -106,5 +105,5 @@ export function loadMailConfig(env: NodeJS.ProcessEnv, dataDir: string): MailCon
         poolSize: envInt(env, 'SMTP_POOL_SIZE', 5, 1),
       }
     : undefined;
-  return { smtp, dkim: loadDkim(env), outboxDir: env.MAIL_OUTBOX_DIR || join(dataDir, 'outbox') };
+  return { smtp, dkim: loadDkim(env), outboxDir: env.MAIL_OUTBOX_DIR || dataPath(dataDir, 'outbox') };
 }

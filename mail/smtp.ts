@@ -1,5 +1,5 @@
-/** The relay: one pooled nodemailer transport per service (so per server process). */
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+/** The relay: one pooled nodemailer transport per service (so per server process), made at the first send. */
+import type { SendMailOptions } from 'nodemailer';
 import type { DkimSettings, SmtpSettings } from './config.js';
 import type { Refusal } from './types.js';
 
@@ -25,11 +25,9 @@ function refusal(err: SmtpError): Refusal {
   return { address: (err.recipient ?? '').toLowerCase(), response: err.response ?? err.message, temporary: temporary(err) };
 }
 
-export class Relay {
-  private readonly transport;
-
-  constructor(readonly settings: SmtpSettings, dkim?: DkimSettings) {
-    this.transport = nodemailer.createTransport({
+function openPool(settings: SmtpSettings, dkim?: DkimSettings) {
+  return import('nodemailer').then(({ default: nodemailer }) =>
+    nodemailer.createTransport({
       pool: true,
       maxConnections: settings.poolSize,
       host: settings.host,
@@ -43,12 +41,22 @@ export class Relay {
       disableFileAccess: true,
       disableUrlAccess: true,
       ...(dkim ? { dkim } : {}),
-    });
-  }
+    }),
+  );
+}
+
+export class Relay {
+  private transport?: ReturnType<typeof openPool>;
+
+  constructor(
+    readonly settings: SmtpSettings,
+    private readonly dkim?: DkimSettings,
+  ) {}
 
   async send(options: SendMailOptions): Promise<RelayResult> {
+    const transport = await (this.transport ??= openPool(this.settings, this.dkim));
     try {
-      const info = await this.transport.sendMail(options);
+      const info = await transport.sendMail(options);
       const refusals = ((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map(refusal);
       return { accepted: (info.accepted as Array<string | { address: string }>).map((a) => (typeof a === 'string' ? a : a.address).toLowerCase()), refusals };
     } catch (e) {
@@ -60,6 +68,7 @@ export class Relay {
   }
 
   close(): void {
-    this.transport.close();
+    // A transport that never opened (nodemailer failed to load) has nothing to close; its send already failed.
+    void this.transport?.then((t) => t.close(), () => {});
   }
 }

@@ -5,7 +5,7 @@ import { METHODS } from '../protocol/registry.js';
 import type { ApprovalView } from '../protocol/methods/approval.js';
 import { completeElicitation, presentHold } from './holds.js';
 import { decisionNext, explainProofRefusal } from './decisions.js';
-import { derivedIdempotencyKey, errorResult, frameResult, META, okResult, replayNote, type ToolResult } from './results.js';
+import { dedupeNote, derivedIdempotencyKey, errorResult, frameResult, META, okResult, replayNote, type ToolResult } from './results.js';
 import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
@@ -36,7 +36,7 @@ export async function invokeMethod(
   const key = (opts.givenKey as string | undefined) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
   const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
-  const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId };
+  const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId, replayedKey: out.replayed && key ? key : undefined };
   if (out.frame.ok && isHoldResult(out.frame.result)) return presentHold(session, call, out.frame.result, presentation);
   // A refused act (PB-B1) takes the hold's path: its approval is filed for the agent, its next step said.
   if (out.refusedHold) return presentHold(session, call, out.refusedHold.hold, { ...presentation, refusal: out.refusedHold.reason });
@@ -45,7 +45,12 @@ export async function invokeMethod(
     const explained = await explainProofRefusal(session, call, params, opts.retry, out.frame.error.message);
     if (explained) return explained;
   }
-  return frameResult(withoutUsedTokens(method, out.frame), meta, out.replayed && key ? replayNote(key) : undefined);
+  // A replay, of this key's earlier call or of the act the method's own dedupe field names (dedupeBy): said first.
+  const dedupeBy = spec ? session.pipeline.handlers.get(method)?.contract.dedupeBy : undefined;
+  const deduped = out.frame.ok && dedupeBy !== undefined && (out.frame.result as { replayed?: unknown } | null)?.replayed === true;
+  const note = out.replayed && key ? replayNote(key, dedupeBy) : deduped ? dedupeNote(dedupeBy!, (params as Record<string, unknown>)[dedupeBy!]) : undefined;
+  const shownMeta = deduped && meta ? { ...meta, [META.replayed]: true } : meta;
+  return frameResult(withoutUsedTokens(method, out.frame), shownMeta, note);
 }
 
 /**

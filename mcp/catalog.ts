@@ -1,9 +1,11 @@
 import type { z } from 'zod';
+import type { HoldDeclaration } from '../protocol/contract.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
-import type { MethodHandler, ReadHandler } from '../domain/handler.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import type { MethodHandler, ReadHandler } from '../domain/core/handler.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { ANY_OBJECT, isObjectSchema, jsonSchemaOf, mergeBranches, outline, type JsonSchema } from './json-schema.js';
 import { HeldToolResult } from './holds.js';
+import { holdListingNote } from './hold-notes.js';
 import { toolNameFor } from './names.js';
 import { toolsetsOf } from './toolsets.js';
 
@@ -58,6 +60,8 @@ export interface CatalogEntry {
   idempotent: boolean;
   /** A signature act: may answer with a hold instead of its result. */
   mayHold: boolean;
+  /** How it holds (its contract's declaration), for the words that describe it. */
+  hold?: HoldDeclaration;
   preAuth: boolean;
   /** The contract behind the tool: for describe_method. */
   summary: string;
@@ -104,13 +108,12 @@ export function readFamily(path: string): string {
 
 /**
  * What a caller must know beyond the flag letters (the server instructions explain M, I, G and R): a
- * governance gate and a signature hold, unless the description already says so.
+ * governance gate unless the description already says so, and how it holds, from its contract's declaration.
  */
-function flagNotes(flags: readonly Flag[], mayHold: boolean, brief: string): string {
+function flagNotes(flags: readonly Flag[], hold: HoldDeclaration | undefined, brief: string): string {
   const notes: string[] = [];
   if (flags.includes('G') && !/governance-gated/i.test(brief)) notes.push('Governance-gated.');
-  if (mayHold && !/signature act/i.test(brief)) notes.push('Signature act.');
-  if (mayHold) notes.push('Without approvalId or signatureToken it returns a hold (status approval_required) for a human to approve.');
+  if (hold) notes.push(holdListingNote(hold, brief));
   return notes.length ? ` ${notes.join(' ')}` : '';
 }
 
@@ -142,14 +145,14 @@ const BRIEF_CHARS = 160;
  * is cut at a word and marked …), the scope and flags, and what the flags mean for a caller. describe_method gives
  * the whole summary.
  */
-export function listingDescription(summary: string, flags: readonly Flag[], scope: string, mayHold = false): string {
+export function listingDescription(summary: string, flags: readonly Flag[], scope: string, hold?: HoldDeclaration): string {
   const [first, ...rest] = sentences(summary);
   let brief = first.length > BRIEF_CHARS ? `${first.slice(0, first.lastIndexOf(' ', BRIEF_CHARS))} …` : first;
   for (const s of rest) {
     if (brief.length + s.length > BRIEF_CHARS) break;
     brief = `${brief} ${s}`;
   }
-  return `${brief} [${scope}; ${flags.join(',')}]${flagNotes(flags, mayHold, brief)}`;
+  return `${brief} [${scope}; ${flags.join(',')}]${flagNotes(flags, hold, brief)}`;
 }
 
 export const firstSentence = (summary: string): string => sentences(summary)[0];
@@ -197,6 +200,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     readOnly: spec.readOnly,
     idempotent,
     mayHold: handler.mayHold,
+    hold: handler.contract.hold,
     preAuth: spec.preAuth,
     summary: handler.contract.summary,
     params: handler.contract.params,
@@ -205,7 +209,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     definition: {
       name: tool,
       title: titleFor(name),
-      description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.mayHold),
+      description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.contract.hold),
       inputSchema: inputSchemaFor(handler.contract.params, idempotent),
       outputSchema: outputSchemaFor(handler.contract.result, handler.mayHold),
       annotations: spec.readOnly

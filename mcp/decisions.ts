@@ -67,7 +67,9 @@ async function approvalOf(session: McpSession, call: ToolCall, approvalId: strin
 export async function explainProofRefusal(session: McpSession, call: ToolCall, params: unknown, retry: string, message: string): Promise<ToolResult | undefined> {
   const given = params as { approvalId?: unknown; signatureToken?: unknown } | null;
   const approvalId = typeof given?.approvalId === 'string' ? given.approvalId : typeof given?.signatureToken === 'string' ? given.signatureToken.split('.')[0] : undefined;
-  if (!approvalId) return undefined;
+  // Only a refusal of that proof is explained by the approval's state; another rule's refusal (an agent adopting its
+  // own proposal, with an approvalId in its params) keeps the server's own words.
+  if (!approvalId || !message.startsWith(`approval ${approvalId} `)) return undefined;
   const view = await approvalOf(session, call, approvalId);
   if (!view) return undefined;
   const text =

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HoldResult } from '../protocol/frames.js';
 import { ApprovalStatus, type ApprovalView } from '../protocol/methods/approval.js';
 import { derivedIdempotencyKey, okResult, type ToolResult } from './results.js';
+import { rejectionText } from './decisions.js';
 import { credential, type McpSession, type ToolCall } from './session.js';
 
 /*
@@ -19,9 +20,11 @@ export const HeldToolResult = HoldResult.extend({
   approvalStatus: ApprovalStatus.nullable().describe('Its status as recorded now (pending until a human decides).'),
   url: z.string().describe('Where a human decides: the approval’s page in the approval inbox (the inbox when none was filed).'),
   elicitation: z
-    .enum(['accept', 'decline', 'cancel'])
+    .enum(['accept', 'decline', 'cancel', 'requested'])
     .nullable()
-    .describe('What the client answered when asked to open url for its user; null when not asked. Never an approval.'),
+    .describe(
+      'What the client answered when asked to open url for its user (requested: asked, no answer yet; the call does not wait for one); null when not asked. Never an approval.',
+    ),
   next: z.string().describe('What to do next.'),
 });
 export type HeldToolResult = z.infer<typeof HeldToolResult>;
@@ -47,22 +50,41 @@ async function currentView(session: McpSession, call: ToolCall, view: ApprovalVi
   return got.frame.ok ? (got.frame.result as ApprovalView) : view;
 }
 
+/**
+ * How long a hold waits for the client's answer to its URL elicitation: only an answer the client gives at once
+ * (it opened the page, or its user declined) is reported. The elicitation itself stays open in the background up
+ * to elicitationTimeoutMs; the tool call never waits on a human, so it ends well inside a client's 60 s timeout.
+ */
+export const ELICITATION_ANSWER_MS = 2_000;
+
 /** Ask the client to open the approval page for its user, when it can. Its answer is reported, never trusted. */
 async function elicit(session: McpSession, call: ToolCall, view: ApprovalView, summary: string): Promise<HeldToolResult['elicitation']> {
   if (view.status !== 'pending' || !session.server.getClientCapabilities()?.elicitation?.url) return null;
-  try {
-    const answer = await session.server.elicitInput(
+  // One open elicitation per approval and session: a retried hold does not ask (nor wait) again.
+  const open = session.openElicitations;
+  if (open.has(view.approvalId)) return 'requested';
+  open.add(view.approvalId);
+  const asked = session.server
+    .elicitInput(
       {
         mode: 'url',
         elicitationId: view.approvalId,
         url: view.url,
         message: `A human with approval rights must approve this before it runs: ${summary}. Open the approval inbox to review and decide.`,
       },
-      { timeout: session.elicitationTimeoutMs, signal: call.signal },
-    );
-    return answer.action;
-  } catch {
-    return null;
+      { timeout: session.elicitationTimeoutMs },
+    )
+    .then((answer) => answer.action)
+    .catch(() => null)
+    .finally(() => open.delete(view.approvalId));
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'requested'>((resolve) => {
+    timer = setTimeout(() => resolve('requested'), Math.min(ELICITATION_ANSWER_MS, session.elicitationTimeoutMs));
+  });
+  try {
+    return await Promise.race([asked, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -70,17 +92,21 @@ function nextStep(retry: string, filed: Filed, inbox: string): string {
   if ('error' in filed) {
     return `Not executed. ${filed.error} (${inbox}). Once a human has filed and approved it, call ${retry} again with approvalId (or signatureToken).`;
   }
-  const { approvalId, status } = filed.view;
+  const view = filed.view;
+  const { approvalId, status } = view;
   const proof = `call ${retry} again with the same arguments plus approvalId "${approvalId}" and a new idempotencyKey (or none)`;
   switch (status) {
     case 'pending':
-      return `Not executed. Tell the user a human must approve "${filed.view.subject.summary}" at ${filed.view.url}. Call approval_wait with approvalId "${approvalId}" until it is decided; once approved, ${proof}.`;
+      return `Not executed. Tell the user a human must approve "${view.subject.summary}" at ${view.url}. Call approval_wait with approvalId "${approvalId}" until it is decided; once approved, ${proof}.`;
     case 'approved':
-      return filed.view.used
+      return view.used
         ? `Not executed by this call. Approval ${approvalId} was already used by an earlier call; to act again, call ${retry} with a new idempotencyKey to get a new hold.`
         : `Approved by a human: ${proof}.`;
-    default:
-      return `Not executed. Approval ${approvalId} is ${status}; the act cannot run on it. To try again, call ${retry} with a new idempotencyKey to get a new hold.`;
+    case 'rejected':
+      // A rejection is final: never a hint to try again.
+      return `Not executed. ${rejectionText(view)}`;
+    case 'expired':
+      return `Not executed. Approval ${approvalId} expired without a decision; the act cannot run on it. To ask again, call ${retry} with a new idempotencyKey to get a new hold.`;
   }
 }
 
@@ -93,21 +119,50 @@ export interface HoldPresentation {
   ledgerId?: string;
   /** A refused act (PB-B1): why it cannot run without a signature. */
   refusal?: string;
+  /** The hold is a replay of an earlier call under this idempotencyKey: said first, with the approval as it stands now. */
+  replayedKey?: string;
+}
+
+/** The approval's state in the hold's own first sentence: a decided approval is never "needs a human's approval". */
+function stateOf(view: ApprovalView | null, summary: string, ledger: string): string {
+  switch (view?.status ?? 'pending') {
+    case 'approved':
+      return view?.used
+        ? `Not executed by this call: ${summary} was approved, and its approval was already used by an earlier call${ledger}.`
+        : `Not executed yet: a human approved ${summary}; the act runs only when it is called again with the proof${ledger}.`;
+    case 'rejected':
+      return `Not executed: a human rejected ${summary}; it will not run${ledger}.`;
+    case 'expired':
+      return `Not executed: the approval for ${summary} expired without a decision${ledger}.`;
+    default:
+      return `Held, not executed: ${summary} needs a human's approval${ledger}.`;
+  }
 }
 
 /**
- * The hold's message in MCP's words: what was not done and why, with no HTTP route or header, and never "file
- * approval.request" once the server filed it. The HTTP message is in the hold frame over HTTP.
+ * The hold's message in MCP's words: what was not done and why, with no HTTP route or header, never "file
+ * approval.request" once the server filed it, and the approval's state as recorded now. The HTTP message is in
+ * the hold frame over HTTP.
  */
-function mcpMessage(hold: HoldResult, opts: HoldPresentation, filed: boolean): string {
+function mcpMessage(hold: HoldResult, opts: HoldPresentation, filed: Filed): string {
   const ledger = opts.ledgerId ? ` (ledger #${opts.ledgerId})` : '';
-  const why = opts.refusal
-    ? `Refused, not executed: ${opts.refusal.replace(/\.$/, '')}${ledger}.`
-    : `Held, not executed: ${hold.approval.subject.summary} needs a human's approval${ledger}.`;
-  const what = filed
-    ? ' The server already filed the approval for you.'
+  const view = 'view' in filed ? filed.view : null;
+  const why =
+    opts.refusal && (view === null || view.status === 'pending')
+      ? `Refused, not executed: ${opts.refusal.replace(/\.$/, '')}${ledger}.`
+      : stateOf(view, hold.approval.subject.summary, ledger);
+  const what = view
+    ? view.status === 'pending'
+      ? ' The server already filed the approval for you.'
+      : ''
     : ' This key cannot file the approval: a human files and decides it in the approval inbox.';
   return `${why}${what} Relay this to your user; never report the act as done.`;
+}
+
+/** What a replayed hold says first, in text: the earlier call's hold, and the approval as it stands now. */
+function holdReplayNote(key: string, view: ApprovalView | null): string {
+  const now = view ? ` Its approval ${view.approvalId} is ${view.used ? 'approved and used' : view.status} now${view.status === 'rejected' ? ': stop, the act will not run' : ''}.` : '';
+  return `Replayed: a call with idempotencyKey ${key} already answered with this hold; nothing ran again.${now} Read next for what to do.`;
 }
 
 /**
@@ -124,18 +179,18 @@ export async function presentHold(session: McpSession, call: ToolCall, hold: Hol
     // The approval's summary: what the human will read (the server's, from the hold it was bound to).
     elicitation = await elicit(session, call, filed.view, filed.view.subject.summary);
     // Whatever the client answered, report the approval as recorded.
-    if (elicitation !== null) final = { view: await currentView(session, call, filed.view) };
+    if (elicitation !== null && elicitation !== 'requested') final = { view: await currentView(session, call, filed.view) };
   }
   const result: HeldToolResult = {
     ...hold,
-    message: mcpMessage(hold, opts, 'view' in final),
+    message: mcpMessage(hold, opts, final),
     approvalId: 'view' in final ? final.view.approvalId : null,
     approvalStatus: 'view' in final ? final.view.status : null,
     url: 'view' in final ? final.view.url : inbox,
     elicitation,
     next: nextStep(opts.retry, final, inbox),
   };
-  return okResult(result, opts.meta);
+  return okResult(result, opts.meta, opts.replayedKey ? holdReplayNote(opts.replayedKey, 'view' in final ? final.view : null) : undefined);
 }
 
 /** After approval_wait sees a decision, close the URL elicitation the client may still show. */
@@ -168,17 +223,26 @@ async function presentRelease(
   let elicitation: HeldToolResult['elicitation'] = null;
   if (view) {
     elicitation = await elicit(session, call, view, view.subject.summary);
-    if (elicitation !== null) view = await currentView(session, call, view);
+    if (elicitation !== null && elicitation !== 'requested') view = await currentView(session, call, view);
   }
   const amendable = hold.approval.amendable?.length ? ` (they may amend ${hold.approval.amendable.join(', ')} first)` : '';
   const status = view?.status ?? null;
+  const summary = hold.approval.subject.summary;
+  const ledger = opts.ledgerId ? ` (ledger #${opts.ledgerId})` : '';
   const next =
     status === 'approved'
       ? `Released: a human approved approval "${approvalId}" and the act ran in that decision${view?.released?.amended.length ? `, with ${view.released.amended.join(', ')} amended` : ''}. Do not call ${opts.retry} again.`
+      : status === 'rejected' && view
+        ? `Not executed. ${rejectionText(view)}`
+        : status === 'expired'
+          ? `Not executed. Approval "${approvalId}" expired without a decision; the act will not run. To ask again, call ${opts.retry} with a new idempotencyKey for a new hold.`
+          : `Not executed yet, and not to be retried: the server filed approval "${approvalId}" for it. Tell the user a human must decide "${summary}" at ${url}${amendable}; approving it runs the act itself, in that decision. Call approval_wait with approvalId "${approvalId}" until it is decided: approved means it ran (see released), rejected means it never will.`;
+  const message =
+    status === 'approved'
+      ? `Released: ${summary} ran when a human approved it${ledger}. This call ran nothing again.`
       : status === 'rejected' || status === 'expired'
-        ? `Not executed. Approval "${approvalId}" is ${status}; the act will not run. To ask again, call ${opts.retry} with a new idempotencyKey for a new hold.`
-        : `Not executed yet, and not to be retried: the server filed approval "${approvalId}" for it. Tell the user a human must decide "${hold.approval.subject.summary}" at ${url}${amendable}; approving it runs the act itself, in that decision. Call approval_wait with approvalId "${approvalId}" until it is decided: approved means it ran (see released), rejected means it never will.`;
-  const message = `Held, not executed: ${hold.approval.subject.summary} needs a human's decision${opts.ledgerId ? ` (ledger #${opts.ledgerId})` : ''}. The server filed approval ${approvalId}; a human's approve runs it. Relay this to your user; never report the act as done until approval_wait says approved.`;
+        ? `${stateOf(view, summary, ledger)} Relay this to your user; never report the act as done.`
+        : `Held, not executed: ${summary} needs a human's decision${ledger}. The server filed approval ${approvalId}; a human's approve runs it. Relay this to your user; never report the act as done until approval_wait says approved.`;
   const result: HeldToolResult = { ...hold, message, approvalId, approvalStatus: status, url, elicitation, next };
-  return okResult(result, opts.meta);
+  return okResult(result, opts.meta, opts.replayedKey ? holdReplayNote(opts.replayedKey, view) : undefined);
 }

@@ -1,5 +1,5 @@
 import { METHODS, READS } from '../protocol/registry.js';
-import type { Principal } from '../domain/auth.js';
+import type { Principal } from '../domain/core/auth.js';
 import { META_TOOLS } from './meta-tools.js';
 import { APPROVAL_TEMPLATE, LEDGER_URI } from './resources.js';
 import { describeSelection, type Selection } from './toolsets.js';

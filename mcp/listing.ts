@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/auth.js';
+import type { Principal } from '../domain/core/auth.js';
 import type { Catalog, ToolDefinition } from './catalog.js';
 import { META_DEFINITIONS, META_TOOL_NAMES, META_TOOLS } from './meta-tools.js';
 import { hiddenBecause, mayWrite, type Selection } from './toolsets.js';

@@ -3,10 +3,11 @@ import { formatIssue } from '../protocol/schema.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
 import { invokeMethod, invokeRead } from './calls.js';
 import { firstSentence, readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
+import { holdDescribeNote } from './hold-notes.js';
 import { ANY_OBJECT, jsonSchemaOf, outline, type JsonSchema } from './json-schema.js';
 import { errorResult, okResult, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
-import { hiddenBecause, humanDecisionRefusal } from './toolsets.js';
+import { hiddenBecause, humanDecisionError } from './toolsets.js';
 
 /*
  * Three meta-tools reach the whole registry (424 methods, 13 reads) whatever the session lists: search,
@@ -155,22 +156,74 @@ function matchOf(session: McpSession, call: ToolCall, item: RegistryItem, withDe
 /** Lowercase words of a name and summary; camelCase split (`invoiceSend` -> invoice, send). */
 const words = (text: string) => text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 
+/** Words a plain-English query carries that say nothing about a method ("search the directory for a person"). */
+const STOP_WORDS = new Set(
+  ('a an the to for of in on at by with from into onto about as and or but not no is are be been was were it its this that these those ' +
+    'i me my we our us you your he she they them their his her there here what which who whom whose when where why how ' +
+    'do does did can could should would will shall may might must please want need like just some any all each every one ' +
+    'get let make show tell give use using via new').split(' '),
+);
+
+/** Plain words for what names say otherwise: a query's word also finds these. */
+const SYNONYMS: Record<string, readonly string[]> = {
+  add: ['create', 'new'],
+  create: ['add'],
+  find: ['search', 'list', 'get'],
+  look: ['search', 'get'],
+  lookup: ['search', 'get'],
+  search: ['find', 'query'],
+  person: ['people', 'member', 'contact'],
+  people: ['person', 'member', 'contact'],
+  document: ['doc', 'file'],
+  doc: ['document', 'file'],
+  remove: ['delete'],
+  delete: ['remove'],
+  message: ['send', 'messaging'],
+  comment: ['annotation'],
+  note: ['comment', 'annotation'],
+};
+
+/** A word without a plural s (invoices -> invoice), so either form matches. */
+const stem = (w: string) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
+
+/** The query's words that carry meaning, stemmed. */
+export const queryTerms = (query: string): string[] =>
+  [...new Set(words(query).split(/[^a-z0-9_]+/).filter((t) => t && !STOP_WORDS.has(t)).map(stem))];
+
+/** How well one query word matches a set of words: itself 1, a synonym 0.8, a prefix of one (3+ letters) 0.5. */
+function wordMatch(term: string, set: ReadonlySet<string>): number {
+  if (set.has(term)) return 1;
+  if ((SYNONYMS[term] ?? []).some((s) => set.has(stem(s)))) return 0.8;
+  if (term.length >= 3) for (const w of set) if (w.startsWith(term) || (w.length >= 3 && term.startsWith(w))) return 0.5;
+  return 0;
+}
+
+const wordSet = (text: string): Set<string> => new Set(words(text).split(/[^a-z0-9]+/).filter(Boolean).map(stem));
+
 function search(session: McpSession, call: ToolCall, args: z.infer<typeof SearchArgs>): ToolResult {
   if (args.family && !FAMILIES.includes(args.family) && args.family !== 'org') {
     return errorResult('BAD_REQUEST', `family: unknown family ${JSON.stringify(args.family)}`);
   }
-  const terms = words(args.query ?? '').split(/[^a-z0-9_]+/).filter(Boolean);
+  const terms = queryTerms(args.query ?? '');
   const scored = REGISTRY.filter((i) => (!args.family || i.family === args.family) && (!args.scope || i.scope === args.scope))
     .filter((i) => args.includeUndeployed || session.catalog.byTarget.has(i.name))
     .map((item) => {
       const entry = session.catalog.byTarget.get(item.name);
-      // A word of the name counts more than one of the summary (summaries mention other methods).
-      const name = words(`${item.name} ${item.scope}`);
-      const summary = words(entry?.summary ?? '');
-      const score = terms.reduce((sum, t) => sum + (name.includes(t) ? 3 : 0) + (summary.includes(t) ? 1 : 0), 0);
+      // Whole words (stop words dropped), not substrings: "a" or "to" no longer match every name. A word of the
+      // name counts more than one of the summary (summaries mention other methods); the first sentence more than the rest.
+      const name = wordSet(`${item.name} ${item.scope}`);
+      // The act itself: the first word of the method's own name (search in directory.search, create in annotation.create).
+      const verb = wordSet(words(item.name.split(/[./]/)[1] ?? item.name).split(' ')[0]);
+      const brief = wordSet(entry ? firstSentence(entry.summary) : '');
+      const summary = wordSet(entry?.summary ?? '');
+      const each = terms.map((t) => 3 * wordMatch(t, name) + wordMatch(t, verb) + wordMatch(t, brief) + 0.5 * wordMatch(t, summary));
+      // A method that answers every word of the query ranks above one that answers some of them strongly.
+      const coverage = terms.length ? each.filter((v) => v > 0).length / terms.length : 1;
+      const score = each.reduce((a, b) => a + b, 0) * (0.5 + 0.5 * coverage);
       return { item, score, deployed: entry !== undefined };
     })
-    .filter((s) => terms.length === 0 || s.score > 0)
+    // A query of stop words only asks for nothing in particular: it matches nothing (no query lists everything).
+    .filter((s) => !args.query?.trim() || s.score > 0)
     .sort((a, b) => b.score - a.score || Number(b.deployed) - Number(a.deployed) || a.item.name.localeCompare(b.item.name));
   return okResult({ matches: scored.slice(0, args.limit).map((s) => matchOf(session, call, s.item, args.includeUndeployed)), total: scored.length });
 }
@@ -195,7 +248,7 @@ function describe(session: McpSession, call: ToolCall, args: z.infer<typeof Desc
     );
   }
   const notes = item.flags.map((f) => FLAG_NOTES[f]);
-  if (entry.mayHold) notes.push('Signature act: without approvalId or signatureToken it answers a hold (status approval_required); a human must approve before it runs.');
+  if (entry.hold) notes.push(holdDescribeNote(entry.hold));
   const { name, scope, flags, allowed, tool } = matchOf(session, call, item, false);
   return okResult({
     name,
@@ -220,7 +273,8 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
     return errorResult('NOT_FOUND', `${entry.target} is excluded in this session`);
   }
   if (entry && hiddenBecause(entry, call.principal, session.selection) === 'humanDecision') {
-    return errorResult('NOT_FOUND', humanDecisionRefusal(entry.target, session.publicUrl));
+    const refused = humanDecisionError(entry, call.principal, session.publicUrl);
+    return errorResult(refused.code, refused.message);
   }
   const tool = write ? META_TOOLS.write : META_TOOLS.read;
   if (item && item.flags.includes('R') === write) {

@@ -1,5 +1,5 @@
-import type { Principal } from '../domain/auth.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import type { Principal } from '../domain/core/auth.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { personaOf } from '../domain/persona/model.js';
 import { personaSelection, type Selection } from './toolsets.js';
 

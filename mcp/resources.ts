@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../domain/auth.js';
+import type { Principal } from '../domain/core/auth.js';
 import { credential, type McpSession } from './session.js';
 
 /*
@@ -46,7 +46,7 @@ export function registerResources(mcp: McpServer, session: McpSession, principal
     LEDGER_URI,
     {
       title: 'Ledger head and recent events',
-      description: `The org's hash-chained ledger: head {seq, rowHash} and the latest ${RECENT_EVENTS} events (oldest first).`,
+      description: `The org's hash-chained ledger: head {seq, rowHash} and, of the latest ${RECENT_EVENTS} seqs, the events this key may see (oldest first; as GET /events shows them: private channels, restricted files and calls it cannot read are left out).`,
       mimeType: 'application/json',
     },
     async (uri, extra) => {

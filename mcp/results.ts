@@ -73,9 +73,18 @@ export function okResult(value: unknown, meta?: Record<string, unknown>, note?: 
   return { content: note ? [{ type: 'text', text: note }, text] : [text], structuredContent: content, ...(meta ? { _meta: meta } : {}) };
 }
 
-/** What a replayed write says first, in text: most clients never show `_meta` to the model. */
-export const replayNote = (key: string): string =>
-  `Replayed: a call with idempotencyKey ${key} already ran; this is its stored result and nothing ran again. To do it again on purpose, call with a new idempotencyKey.`;
+/**
+ * What a replayed write says first, in text: most clients never show `_meta` to the model. A method that also
+ * dedupes by a field of its own (dedupeBy: messaging.send's idempotencyId) repeats only with a new value of it.
+ */
+export const replayNote = (key: string, dedupeBy?: string): string =>
+  `Replayed: a call with idempotencyKey ${key} already ran; this is its stored result and nothing ran again. To do it again on purpose, call with ${
+    dedupeBy ? `a new ${dedupeBy} (and a new idempotencyKey, or none): a new idempotencyKey alone answers the same earlier result` : 'a new idempotencyKey'
+  }.`;
+
+/** What a domain-level replay says first: the method's own dedupe field named an earlier call (result.replayed). */
+export const dedupeNote = (field: string, value: unknown): string =>
+  `Replayed: ${field} ${JSON.stringify(value)} already named an earlier call; this is its result and nothing ran again (changed is false). To do it again on purpose, call with a new ${field}.`;
 
 /**
  * Failure: a tool error whose text is the spec's error frame verbatim, `{"ok":false,"error":{code,message}}`,

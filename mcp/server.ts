@@ -3,8 +3,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../protocol/errors.js';
-import type { Principal } from '../domain/auth.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import type { Principal } from '../domain/core/auth.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { invokeMethod, invokeRead } from './calls.js';
 import { catalogFor, IDEMPOTENCY_ARG } from './catalog.js';
 import { buildInstructions } from './instructions.js';
@@ -13,7 +13,7 @@ import { META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
 import { registerResources } from './resources.js';
 import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
-import { DEFAULT_SELECTION, hiddenBecause, humanDecisionRefusal, mayWrite, requireDeployed, type Hidden, type Selection } from './toolsets.js';
+import { DEFAULT_SELECTION, hiddenBecause, humanDecisionError, mayWrite, requireDeployed, type Hidden, type Selection } from './toolsets.js';
 
 export const SERVER_INFO = { name: 'workspace-ops', version: '0.1.0' };
 
@@ -69,7 +69,10 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
   const entry = session.catalog.byTool.get(name);
   if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
   const hidden = hiddenBecause(entry, principal, session.selection);
-  if (hidden === 'humanDecision') return errorResult('NOT_FOUND', humanDecisionRefusal(entry.target, session.publicUrl));
+  if (hidden === 'humanDecision') {
+    const refused = humanDecisionError(entry, principal, session.publicUrl);
+    return errorResult(refused.code, refused.message);
+  }
   // Hidden for want of scope: the pipeline answers FORBIDDEN_SCOPE naming it, exactly as over HTTP.
   if (hidden && hidden !== 'scope') {
     return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session: ${HIDDEN_REASON[hidden]}; ${META_TOOLS.read}/${META_TOOLS.write} reach it unless excluded or read-only`);
@@ -87,7 +90,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   const listedCount = listedTools(catalog, selection, opts.principal).length;
   const mcp = new McpServer(SERVER_INFO, {
     jsonSchemaValidator: validator,
-    capabilities: { tools: { listChanged: false }, resources: {} },
+    capabilities: { tools: {}, resources: {} },
     instructions: buildInstructions(opts.principal, selection, listedCount),
   });
   const session: McpSession = {
@@ -98,6 +101,7 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     publicUrl: (opts.publicUrl ?? opts.pipeline.deps.config.publicUrl).replace(/\/$/, ''),
     server: mcp.server,
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 120_000,
+    openElicitations: new Set(),
     freshPrincipal: opts.principalIsFresh ? opts.principal : undefined,
   };
 
@@ -119,5 +123,8 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     }
   });
   registerResources(mcp, session, opts.principal);
+  // The SDK's McpServer advertises listChanged true for the tools and resources it handles; this server never
+  // sends a list_changed notification (its lists are fixed for a connection), so the initialize result says so.
+  mcp.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return mcp;
 }

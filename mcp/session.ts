@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Principal } from '../domain/auth.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import type { Principal } from '../domain/core/auth.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import type { Catalog } from './catalog.js';
 import type { Selection } from './toolsets.js';
 
@@ -15,8 +15,10 @@ export interface McpSession {
   publicUrl: string;
   /** The SDK server, for client capabilities and elicitation. */
   server: Server;
-  /** How long a URL elicitation may wait for the client's answer before the hold result is returned anyway. */
+  /** How long a URL elicitation stays open for the client's answer (in the background: a hold never waits for it). */
   elicitationTimeoutMs: number;
+  /** Approvals whose URL elicitation is still open in this session: a retried hold does not ask again. */
+  openElicitations: Set<string>;
   /** Set when the server serves one request whose key was just authenticated: no need to authenticate again. */
   freshPrincipal?: Principal;
 }

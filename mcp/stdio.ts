@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Pipeline } from '../domain/pipeline.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { sessionSelection } from './persona.js';
 import { createMcpServer } from './server.js';
 import type { Selection } from './toolsets.js';

@@ -1,6 +1,6 @@
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
 import { FAMILY_AREAS } from '../protocol/methods/areas.js';
-import type { Principal } from '../domain/auth.js';
+import type { Principal } from '../domain/core/auth.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { toolNameFor } from './names.js';
 import { CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
@@ -172,6 +172,23 @@ export function hiddenBecause(entry: CatalogEntry, principal: Principal, sel: Se
 /** Why a human's decision is not an agent's tool, and where it is made instead. */
 export const humanDecisionRefusal = (target: string, publicUrl: string): string =>
   `${target} records a human's decision and is not served over MCP on this server: a human decides in the approval inbox (${publicUrl}/approvals) or over HTTP; tell your user what waits for them`;
+
+/**
+ * The answer to a call of a human's decision that this session does not serve, with the code of its cause: a key
+ * without the scope (an agent's) is missing it, FORBIDDEN_SCOPE naming it as over HTTP, and is told what it can do
+ * next; a key that holds it is refused by this server's choice (MCP_ALLOW_DECISIONS off), NOT_FOUND on this face.
+ */
+export function humanDecisionError(entry: CatalogEntry, principal: Principal, publicUrl: string): { code: 'FORBIDDEN_SCOPE' | 'NOT_FOUND'; message: string } {
+  if (!principal.scopes.has(entry.scope)) {
+    return {
+      code: 'FORBIDDEN_SCOPE',
+      message:
+        `missing scope ${entry.scope} for ${entry.target}: it records a human's decision, which this key never makes (over MCP or HTTP). ` +
+        `A human decides in the approval inbox (${publicUrl}/approvals); wait for the decision with approval_wait and tell your user what waits for them`,
+    };
+  }
+  return { code: 'NOT_FOUND', message: humanDecisionRefusal(entry.target, publicUrl) };
+}
 
 /** invoke_write is offered only to a key that may call some deployed write here (not in read-only mode). */
 export function mayWrite(catalog: Catalog, principal: Principal, sel: Selection): boolean {

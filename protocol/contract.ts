@@ -15,6 +15,29 @@ export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.Zod
    * Each field must accept null in `result`, which must also allow `secretWithheld` (a string).
    */
   secrets?: { fields: readonly string[]; ifLost: string };
+  /**
+   * A signature act (the signature law): what a call without proof does when it holds for a human. Declared here
+   * once: the handler may hold because of it, the pipeline refuses a hold of another completion, and MCP's tool
+   * descriptions and describe_method say it in words generated from it.
+   */
+  hold?: HoldDeclaration;
+  /**
+   * A params field by which the caller names the act (messaging.send's idempotencyId, a comment's clientMsgId):
+   * the same value again answers the earlier result with `replayed: true` in it and does nothing again. The
+   * result schema must allow `replayed` (protocol/schema.ts replayedField).
+   */
+  dedupeBy?: string;
+}
+
+/** How a signature act holds: MethodContract.hold. */
+export interface HoldDeclaration {
+  /**
+   * retry: the hold names an approval to file; once a human approves it, the caller calls again with its proof.
+   * release: the server files the approval as it holds, and a human's approve runs the act in that decision.
+   */
+  completion: 'retry' | 'release';
+  /** When it holds, completing "It holds for a human when …" (an agent's call, a step 2 or 3); omitted: every call without proof. */
+  when?: string;
 }
 
 export function method<P extends z.ZodType, R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {

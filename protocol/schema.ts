@@ -1,20 +1,21 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
+import { TEXT_RULE_MESSAGE, wellFormedText } from './input-rules.js';
 import { fieldName, fieldPath, jsonBoundsIssue } from './json-bounds.js';
+import { unionMessage } from './union-message.js';
 
 /**
  * Shared field builders, so every family spells the same kind of field the same way.
- * Strings are well-formed Unicode without NUL (PostgreSQL refuses NUL; a lone surrogate would be silently
- * replaced on the way to the database and break the hash of what was stored).
+ * Strings are well-formed Unicode without NUL (input-rules.ts): text() states the rule in the contract, and
+ * parseParams applies it to every string and key of every params value, whatever builder its field used.
  */
-const wellFormed = (s: string) => !s.includes('\u0000') && s.isWellFormed();
 
 export function text(opts: { min?: number; max: number; description: string }) {
   let schema = z.string();
   if (opts.min !== undefined) schema = schema.min(opts.min, `must be at least ${opts.min} character${opts.min === 1 ? '' : 's'}`);
   return schema
     .max(opts.max, `must be at most ${opts.max} characters`)
-    .refine(wellFormed, 'must be well-formed Unicode text without NUL characters')
+    .refine(wellFormedText, TEXT_RULE_MESSAGE)
     .describe(opts.description);
 }
 
@@ -81,6 +82,11 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
     const more = issue.keys.length - keys.length;
     return `${keys.join(', ')}${more > 0 ? ` and ${more} more` : ''}: unknown field${issue.keys.length > 1 ? 's' : ''}`;
   }
+  if (issue.code === 'invalid_union') {
+    // The value has the keys of exactly one accepted shape and fails inside it: that shape's own reason, by path.
+    const near = closestOption(issue.errors);
+    if (near) return formatIssue({ ...near, path: [...issue.path, ...near.path] } as z.core.$ZodIssue, root);
+  }
   const field = path || root;
   const input = (issue as { input?: unknown }).input;
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && input === undefined) return `${field}: required`;
@@ -97,12 +103,24 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
   return `${field}: ${issue.message}`;
 }
 
+/**
+ * Of a union's options, the one the value plainly meant: the only one whose every issue lies inside the value
+ * (no unknown key, no wrong type at the top). Undefined when none or several do.
+ */
+function closestOption(errors: readonly (readonly z.core.$ZodIssue[])[]): z.core.$ZodIssue | undefined {
+  const near = errors.filter((issues) => issues.length > 0 && issues.every((i) => i.path.length > 0 && i.code !== 'unrecognized_keys'));
+  return near.length === 1 ? near[0][0] : undefined;
+}
+
+/** How parseParams runs zod: the input kept for messages, a union's issue naming the shapes it accepts. */
+export const PARSE_CONTEXT = { reportInput: true, error: unionMessage } as const;
+
 /** Parse or throw BAD_REQUEST naming the first offending field. */
 export function parseParams<S extends z.ZodType>(schema: S, value: unknown, root = 'params'): z.output<S> {
   // Depth and size first: nothing after this (zod, logs, hashing) meets a value that could overflow the stack.
   const unbounded = jsonBoundsIssue(value, { root });
   if (unbounded) throw new ApiError('BAD_REQUEST', unbounded);
-  const parsed = schema.safeParse(value, { reportInput: true });
+  const parsed = schema.safeParse(value, PARSE_CONTEXT);
   if (parsed.success) return parsed.data;
   throw new ApiError('BAD_REQUEST', formatIssue(parsed.error.issues[0], root));
 }

@@ -13,7 +13,7 @@ export type PrincipalKind = 'human' | 'agent';
 
 const READ_SCOPES = SCOPES.filter((s) => s.endsWith('.read'));
 
-/** Key tiers. Every tier holds org.read (spec: Authentication, rule 3). */
+/** Key tiers. Every /api/v1 tier holds org.read (spec: Authentication, rule 3); scim is a key of /scim/v2, not of /api/v1. */
 export const TIERS = {
   /** Every scope; a human principal. */
   admin: { principal: 'human', scopes: [...SCOPES] },
@@ -28,14 +28,20 @@ export const TIERS = {
   /** org.read and every *.read scope; an agent principal. */
   reader: { principal: 'agent', scopes: [...READ_SCOPES] },
   /**
-   * The SCIM provisioner of an identity provider (gateway/scim): reads and writes members and teams, and admin
-   * for admin.deactivate/reactivate and user.deactivate; an agent principal exempt from agent-lane holds
+   * The SCIM provisioner of an identity provider: a key for /scim/v2 only, holding no /api/v1 scope (not even
+   * org.read), so every /api/v1 method, read, the stream and MCP refuse it with FORBIDDEN_SCOPE. The SCIM face
+   * makes its registry calls with a capability of its own (gateway/scim/calls.ts: exactly the methods a SCIM
+   * write makes, with the scopes they need). An agent principal exempt from agent-lane holds
    * (domain/member/lane.ts): its humans decided in the identity provider.
    */
-  scim: { principal: 'agent', scopes: ['org.read', 'org.write', 'admin'] },
+  scim: { principal: 'agent', scopes: [] },
 } as const satisfies Record<string, { principal: PrincipalKind; scopes: readonly Scope[] }>;
 
 export type Tier = keyof typeof TIERS;
+
+/** What a missing scope means for a key of this tier, beyond the scope: a scim key serves /scim/v2 only. */
+export const tierScopeNote = (tier: string | null): string =>
+  tier === 'scim' ? ': a key of tier scim serves /scim/v2 only (SCIM provisioning); /api/v1 takes a key of another tier' : '';
 export const TIER_NAMES = Object.keys(TIERS) as Tier[];
 
 /**

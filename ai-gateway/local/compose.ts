@@ -103,6 +103,17 @@ export class DraftBuilder {
     this.claims.push({ text, cites: dedupe(cites) });
   }
 
+  /**
+   * A claim quoting a cited record's own words (a schedule's name, a payslip's reason): grounding checks the quote
+   * (rule 4), so its numbers are the record's and not figures. Returns it, for the sentence.
+   */
+  quote(words: string, cites: Citation[]): string {
+    if (cites.length === 0) throw new Error('local answerer: a claim must cite a record');
+    this.claims.push({ text: words, cites: dedupe(cites), quote: words });
+    this.verbatim.add(words.replace(/\s+/g, ' ').trim());
+    return words;
+  }
+
   say(sentence: string): this {
     this.sentences.push(sentence);
     this.chars += sentence.length + 1;

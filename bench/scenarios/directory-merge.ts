@@ -1,4 +1,5 @@
 import { partyRefs } from '../../domain/directory/index.js';
+import { DEPLOYED } from '../../domain/deployed.js';
 import { tryPhone } from '../../domain/directory/normalise.js';
 import { rpc, type BenchContext, type BenchOrg } from '../fixture.js';
 import { rng, pick } from './directory-names.js';
@@ -102,7 +103,7 @@ async function onePair(ctx: BenchContext, org: BenchOrg, plan: DirectoryPlan, i:
     foreignRows += row.other;
   }
   // Other families' declared references to a party (books' roles…): rows written must point at the pair.
-  for (const ref of partyRefs().flatMap((f) => f.refs)) {
+  for (const ref of partyRefs(DEPLOYED).flatMap((f) => f.refs)) {
     const [row] = await ctx.db.query<{ n: number; other: number }>(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${ref.column} IN ($2, $3)))::int AS other FROM ${ref.table} WHERE org_id = $1 AND xmin = $4::text::xid`,
       [org.orgId, s, l, xid],

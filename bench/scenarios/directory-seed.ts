@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../../domain/ids.js';
+import { newId } from '../../domain/core/ids.js';
 import { cleanAliases, joinName } from '../../domain/directory/party-write.js';
 import { normaliseTags, normaliseWebsite, tryEmail, tryPhone, type ChannelKey } from '../../domain/directory/normalise.js';
 import { abnChecksumOk } from '../../protocol/methods/books/common.js';

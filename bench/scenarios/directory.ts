@@ -1,6 +1,6 @@
 import { createOrg } from '../../domain/org/service.js';
 import { createRuntime, type Runtime } from '../../domain/runtime.js';
-import type { Principal } from '../../domain/auth.js';
+import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';
 import type { Row } from '../report.js';

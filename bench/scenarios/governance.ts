@@ -1,5 +1,5 @@
 import { createRuntime, type Runtime } from '../../domain/runtime.js';
-import type { Principal } from '../../domain/auth.js';
+import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, getOk, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';
 import type { Row } from '../report.js';

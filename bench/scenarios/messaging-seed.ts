@@ -1,5 +1,5 @@
 import type { Db } from '../../db/types.js';
-import { newId } from '../../domain/ids.js';
+import { newId } from '../../domain/core/ids.js';
 
 /*
  * A year of chat in one org, inserted in bulk as messaging.send writes it: channels with their members (the

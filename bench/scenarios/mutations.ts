@@ -1,7 +1,7 @@
 import { appendEvent } from '../../ledger/append.js';
 import { claimKey, paramsHash, storeFrame } from '../../ledger/idempotency.js';
 import { TASK_COLUMNS, endOfColumn } from '../../domain/board/model.js';
-import { newId } from '../../domain/ids.js';
+import { newId } from '../../domain/core/ids.js';
 import type { Db } from '../../db/types.js';
 import type { BenchContext, BenchOrg } from '../fixture.js';
 import { closedLoop, httpLoad, type Throughput } from '../measure.js';

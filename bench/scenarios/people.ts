@@ -1,6 +1,6 @@
 import type { Db } from '../../db/types.js';
 import { moveOpenItems, moveWorkstreams, releaseClaimsOf } from '../../domain/board/people.js';
-import { newId } from '../../domain/ids.js';
+import { newId } from '../../domain/core/ids.js';
 import { SIBLING_ORDER } from '../../domain/member/chart.js';
 import { listMembers } from '../../domain/member/list.js';
 import { mintKey, revokeKeysOf } from '../../domain/org/keys.js';

@@ -8,7 +8,7 @@ import { openPostgres } from '../../db/postgres.js';
  * What one call costs the database, counted on the wire side of node-postgres: every statement the call
  * sends, and every round trip (a statement sent while nothing is in flight on its connection, i.e. the
  * caller had to wait for an answer before it could send it; statements pipelined behind one in flight
- * ride the same round trip). Counted in this process with the server's own pipeline (domain/pipeline.ts,
+ * ride the same round trip). Counted in this process with the server's own pipeline (domain/core/pipeline.ts,
  * the code behind POST /api/v1/:method) on the bench database, one call at a time.
  */
 export interface CallCost {

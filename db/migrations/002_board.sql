@@ -1,3 +1,4 @@
+-- tables: board: board_workstreams, board_tasks, board_comments, board_attachments, board_links
 -- The board family: workstreams, items (tasks, bugs, notes, milestones), comments, attachments, links.
 -- org_id is the first column of every key, and every reference stays inside its org.
 

@@ -1,3 +1,4 @@
+-- tables: books: books_settings, books_counters, books_contacts, books_journals, books_journal_lines, books_payments
 -- Books core: policy, document counters, contacts, the general ledger (journals and their lines), payments.
 -- The chart of accounts is code (domain/books/chart.ts): no method creates accounts.
 

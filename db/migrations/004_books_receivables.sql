@@ -1,3 +1,4 @@
+-- tables: books: books_invoices, books_credit_notes, books_promises, books_chases, books_statement_runs
 -- Receivables: invoices, credit notes, promises to pay, dunning steps, statement runs.
 
 -- Status and payment are separate: amount due = total - paid - credited; PAID exactly when that is 0.

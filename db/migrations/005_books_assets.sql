@@ -1,3 +1,4 @@
+-- tables: books: books_assets
 -- The fixed asset register. Assets arrive from purchases coded to a fixed asset cost account (710, 720):
 -- an approved bill line or a bank line coded directly; the demo seed registers one too.
 CREATE TABLE books_assets (

@@ -1,3 +1,4 @@
+-- tables: books: books_bills, books_bill_lines, books_payment_runs
 -- Payables: supplier bills, their lines, and signed payment runs.
 
 -- Status and payment are separate: amount due = total - paid; PAID exactly when paid = total.

@@ -1,3 +1,5 @@
+-- tables: books: books_employees, books_onboardings, books_pay_runs, books_payslips, books_stp_events, books_leave
+-- tables: books: books_expense_claims
 -- Payroll and people (employees, onboardings, pay runs and payslips, STP events, leave) and expense claims.
 -- Control checks: 804 Wages payable = -sum(net_cents - paid_cents) over POSTED runs; 801 Unpaid expense claims
 -- = -sum(total_cents - paid_cents) over AUTHORISED claims. A TFN and bank account numbers live only here:

@@ -1,3 +1,4 @@
+-- tables: books: books_tax_lodgements, books_depreciation_runs, books_depreciation
 -- Tax (BAS lodgements) and fixed-asset depreciation.
 
 -- A BAS for one period: DRAFT (returned to the preparer) -> PREPARED (labels snapshotted) -> HELD (lodging

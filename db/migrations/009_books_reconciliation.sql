@@ -1,3 +1,4 @@
+-- tables: books: books_bank_imports, books_feed_lines, books_receipts
 -- Reconciliation: bank statement imports, the bank feed lines they bring, and purchase receipts.
 -- Feed lines arrive only from the bank (a statement import); matching and coding them is books.matchAccept.
 

@@ -1,3 +1,4 @@
+-- tables: ai-gateway: ai_settings, ai_audit_heads, ai_audit
 -- The AI gateway's self-audit: one record per books.ask (every model call and every local answer), in a
 -- per-org hash chain of its own, beside the ledger and verified like it (ai-gateway/audit.ts).
 

@@ -1,3 +1,4 @@
+-- tables: books: books_payg_schedules
 -- PAYG withholding schedules (ATO Schedule 1) an operator loaded with `payg-import`, beside the ones shipped in
 -- domain/books/rates/schedules/. Global, not per org: the ATO's coefficients are the law for every employer,
 -- and one import serves every org (each org's ledger records it). A later import with the same `from` replaces

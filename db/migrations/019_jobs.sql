@@ -1,3 +1,5 @@
+-- tables: jobs: pgboss.version, pgboss.queue, pgboss.schedule, pgboss.subscription, pgboss.bam, pgboss.job
+-- tables: jobs: pgboss.job_common, pgboss.warning, pgboss.queue_stats, pgboss.job_dependency, pgboss.instance
 -- pg-boss 12.38.0 (schema version 46): its construction plan, getConstructionPlans('pgboss'), without the
 -- BEGIN/SET LOCAL timeouts/advisory lock/COMMIT around it (db/migrate.ts runs each file in one transaction under its own lock).
 -- Installed here, not by pg-boss at start, so it is in the PGlite template and every process starts on it.

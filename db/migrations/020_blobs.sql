@@ -1,3 +1,4 @@
+-- tables: blobs: blobs, blob_uploaders, blob_refs
 -- Blobs (blobs/): bytes addressed by SHA-256 per org, never across orgs. The bytes live in the blob store (disk or
 -- S3); these rows say which exist, who uploaded them and which records hold them.
 CREATE TABLE blobs (

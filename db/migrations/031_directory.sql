@@ -1,3 +1,6 @@
+-- tables: directory: directory_parties, directory_identifiers, directory_channels, directory_links, directory_lists
+-- tables: directory: directory_list_members, directory_list_grants, directory_captures, directory_merges
+-- tables: directory: directory_merge_changes, directory_awareness, directory_awareness_requests
 -- The directory (issue 18): one record per outside person (per_) or organisation (co_), a "party". Persons and
 -- organisations share one table with a kind: search, dedupe, lists, links, awareness, captures and merges all
 -- point at "a party" of either kind, so one id column, one search index and one merge repoint serve them all.

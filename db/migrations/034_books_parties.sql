@@ -1,3 +1,5 @@
+-- tables: books: books_contact_roles, books_contacts
+-- tables: directory: directory_books_imports
 -- Books contacts become the finance role of a directory party (WORKSPACE.md 1: one person, one record). Each
 -- contact con_X becomes an organisation party co_X (the same 16 characters) with its ABN as an identifier and its
 -- email as the primary channel. The contact row keeps its con_ id (posted journals and ledger payloads cite it),

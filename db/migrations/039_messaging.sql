@@ -1,3 +1,6 @@
+-- tables: channel: channels, channel_members
+-- tables: messaging: messages, message_revisions, message_reactions, channel_bookmarks, message_polls
+-- tables: messaging: message_poll_options, message_poll_votes
 -- Messaging (messaging.md): channels and their members, messages with revisions, reactions, bookmarks and polls.
 -- Bodies, titles, topics, emoji and poll texts live only in these rows, never in the ledger. Nothing is counted in
 -- a stored counter except a channel's last_seq (the next message's seq): unread and mention counts are read from

@@ -1,3 +1,4 @@
+-- tables: files: files, file_grants, file_stars, file_versions, file_exports
 -- Files (files.md): the org's drive. Every file belongs to the org (nothing is orphaned when people leave); access
 -- is a role (viewer < commenter < editor < manager) computed over the grants on the file's access path, which this
 -- table keeps: the file's ancestors from the top of its inheritance down to itself. A restricted folder starts a

@@ -1,3 +1,4 @@
+-- tables: files: doc_blocks, doc_revisions, doc_suggestions
 -- Native docs (files.md section 1, Doc model): ProseMirror JSON in tabs of top-level blocks with stable ids. A
 -- revision is immutable: the doc's tabs in order, each its blocks as (blockId, hash). A block's content is stored
 -- once per file under the SHA-256 of its canonical JSON, so a revision costs its block list, an edit stores only

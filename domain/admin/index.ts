@@ -2,16 +2,17 @@ import { conflict } from '../../protocol/errors.js';
 import { admin as c } from '../../protocol/methods/admin.js';
 import { requireSeat } from '../billing/seats.js';
 import { releaseClaimsOf } from '../board/people.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { mustHold } from '../member/lane.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { laneHold, laneSignature } from '../member/lane.js';
 import { lockPeople } from '../member/model.js';
 import { endInboxSessions, lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from '../user/access.js';
 
 /*
  * admin.*: the kill switch. Suspending blocks a member's keys at once without revoking them (the authentication
- * statement admits active members only), so reactivating restores exactly the access it had. Cutting access never
- * waits for anyone; giving it back is an agent's to ask for and a human's to decide.
+ * statement admits active members only), so reactivating restores exactly the access it had. Cutting an agent's
+ * access never waits for anyone; an agent suspending a human, or giving access back, holds for a human to decide
+ * (the agent lane, domain/member/lane.ts).
  */
 
 export const deactivate = handler(c.deactivate, async (ctx, p) => {
@@ -27,6 +28,13 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
     throw conflict(`member ${p.memberId} is ${row.status}: it has no access to suspend; ${fix}`);
   }
   await refuseLastAdmin(ctx.q, ctx.orgId, row, `suspend ${p.memberId}`);
+  // The agent lane (domain/member/lane.ts): an agent's access is cut at once (the kill switch); a human's by a human.
+  await laneSignature(ctx, row.kind === 'human', {
+    subjectId: p.memberId,
+    summary: `Suspend ${row.name} (${p.memberId}), a human: ${Number(row.live_keys)} key${Number(row.live_keys) === 1 ? '' : 's'} blocked at once, board claims released`,
+    params: p,
+    completion: 'release',
+  });
   const released = {
     claims: await releaseClaimsOf(ctx.q, ctx.orgId, p.memberId),
     sessions: await endInboxSessions(ctx.q, ctx.orgId, p.memberId),
@@ -59,14 +67,14 @@ export const reactivate = handler(
       params: p,
     };
     if (row.status === 'active') {
-      if (mustHold(ctx.principal)) await ctx.verifyProof(hold);
+      if (laneHold(ctx.principal, 'admin.reactivate')) await ctx.verifyProof(hold);
       await ctx.emit('admin.member.reactivate', p.memberId, { memberId: p.memberId, status: row.status, version: Number(row.version), noop: true });
       return { member: toAccess(row), changed: false };
     }
     if (row.status === 'invited') throw conflict(`member ${p.memberId} is invited: it becomes active by accepting its invitation (invitation.resend sends a new link)`);
     // A member with kept keys takes a seat again the moment it is active; one without keys is free until minted one.
     if (keys > 0) await requireSeat(ctx.q, ctx.orgId, row.kind, 'params.memberId');
-    const proof = mustHold(ctx.principal) ? await ctx.requireSignature(hold) : null;
+    const proof = laneHold(ctx.principal, 'admin.reactivate') ? await ctx.requireSignature(hold) : null;
     await setStatus(ctx.q, ctx.orgId, p.memberId, 'active', p.reason ?? null, ctx.principal.id);
     const after = await lockAccess(ctx.q, ctx.orgId, p.memberId);
     await ctx.emit('admin.member.reactivate', p.memberId, {
@@ -80,7 +88,9 @@ export const reactivate = handler(
     });
     return { member: toAccess(after), changed: true };
   },
-  { mayHold: true },
 );
 
 export const adminHandlers = family('admin', { deactivate, reactivate });
+
+/** The admin family, as domain/deployed.ts lists it. */
+export const adminFamily: Family = { name: 'admin', methods: adminHandlers };

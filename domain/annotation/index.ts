@@ -1,10 +1,11 @@
 import { annotation as c } from '../../protocol/methods/annotation.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { readTarget } from '../refs.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { readTarget, references } from '../refs.js';
 import { getThread, list } from './list.js';
 import { requireCommenter, requireDismisser, setStatus, statusChange, threadFor, toAnnotation, toReply, findAnnotation } from './model.js';
 import { commentOn, startThread } from './threads.js';
+import { recordVisibility } from '../event-records.js';
 
 /*
  * annotation.*: the one store of threads on any readable record (files.md section 3). Scopes are org.read and
@@ -13,7 +14,7 @@ import { commentOn, startThread } from './threads.js';
  */
 
 export const create = handler(c.create, async (ctx, p) => {
-  const target = await readTarget(ctx.q, ctx.orgId, p.targetId, ctx.principal);
+  const target = await readTarget(ctx.deps.families, ctx.q, ctx.orgId, p.targetId, ctx.principal);
   const w = await startThread(ctx, target, p);
   await ctx.emit('annotation.thread.created', w.row.annotation_id, {
     annotationId: w.row.annotation_id,
@@ -27,11 +28,12 @@ export const create = handler(c.create, async (ctx, p) => {
     comments: Number(w.row.comment_count),
     ...(w.changed ? {} : { noop: true }),
   });
-  return { annotation: toAnnotation(w.row), changed: w.changed };
+  // Unchanged only when clientMsgId named an earlier comment (threads.ts): a replay, said so in the result.
+  return { annotation: toAnnotation(w.row), changed: w.changed, ...(w.changed ? {} : { replayed: true as const }) };
 });
 
 export const comment = handler(c.comment, async (ctx, p) => {
-  const { row, target } = await threadFor(ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
+  const { row, target } = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
   const w = await commentOn(ctx, row, target, p.body, p.clientMsgId);
   await ctx.emit('annotation.comment.added', row.annotation_id, {
     annotationId: row.annotation_id,
@@ -43,11 +45,11 @@ export const comment = handler(c.comment, async (ctx, p) => {
     comments: Number(w.row.comment_count),
     ...(w.changed ? {} : { noop: true }),
   });
-  return { annotation: toAnnotation(w.row), comment: toReply(w.reply!), changed: w.changed };
+  return { annotation: toAnnotation(w.row), comment: toReply(w.reply!), changed: w.changed, ...(w.changed ? {} : { replayed: true as const }) };
 });
 
 export const resolve = handler(c.resolve, async (ctx, p) => {
-  const { row, target } = await threadFor(ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
+  const { row, target } = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
   requireCommenter(target);
   const next = statusChange(row, p.reopen ? 'open' : 'resolved');
   if (next !== null) await setStatus(ctx.q, ctx.orgId, row.annotation_id, next, ctx.principal.id, ctx.deps.clock.now());
@@ -64,7 +66,7 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
 });
 
 export const dismiss = handler(c.dismiss, async (ctx, p) => {
-  const { row, target } = await threadFor(ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
+  const { row, target } = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
   requireDismisser(row, target, ctx.principal);
   const changed = row.status !== 'dismissed';
   if (changed) await setStatus(ctx.q, ctx.orgId, row.annotation_id, 'dismissed', ctx.principal.id, ctx.deps.clock.now());
@@ -81,3 +83,15 @@ export const dismiss = handler(c.dismiss, async (ctx, p) => {
 });
 
 export const annotationHandlers = family('annotation', { create, comment, resolve, dismiss, getThread, list });
+
+/** Who sees an annotation event: those who may read its target (a file, message, call, event, ...), its actor. */
+export const annotationEvents = recordVisibility({ records: (e, p) => [p.targetId ?? p.subjectId] });
+
+/** The annotation family, as domain/deployed.ts lists it. */
+export const annotationFamily: Family = {
+  name: 'annotation',
+  methods: annotationHandlers,
+  eventVisibility: { annotation: annotationEvents },
+  // Threads point at what families contribute as references: two families claiming one id prefix fail the start.
+  verify: (set) => void references(set),
+};

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { annotation as c, type Annotation } from '../../protocol/methods/annotation.js';
-import type { Principal } from '../auth.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { Principal } from '../core/auth.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { readableMemo, readTarget } from '../refs.js';
 import { ANNOTATION_COLUMNS, REPLY_COLUMNS, threadFor, toAnnotation, toReply, type AnnotationRow, type ReplyRow } from './model.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * Reads: a thread with its comments, and threads newest first. On one target the target is checked once; across
@@ -31,7 +32,7 @@ export interface ThreadFilter {
  * Threads newest first. With a targetId the caller has read it already; without one, only threads on targets
  * the caller can read are returned.
  */
-export async function listThreads(q: Queryable, orgId: string, p: Principal, f: ThreadFilter): Promise<{ annotations: z.infer<typeof Annotation>[]; nextCursor: string | null }> {
+export async function listThreads(families: FamilySet, q: Queryable, orgId: string, p: Principal, f: ThreadFilter): Promise<{ annotations: z.infer<typeof Annotation>[]; nextCursor: string | null }> {
   const params: unknown[] = [orgId];
   const where = ['a.org_id = $1'];
   if (f.targetId !== undefined) where.push(`a.target_id = $${params.push(f.targetId)}`);
@@ -39,7 +40,7 @@ export async function listThreads(q: Queryable, orgId: string, p: Principal, f: 
   if (f.status !== undefined) where.push(`a.status = $${params.push(f.status)}`);
   if (f.anchorStatus !== undefined) where.push(`a.anchor_status = $${params.push(f.anchorStatus)}`);
   let after = f.cursor === undefined ? null : decodeCursor<[string, string]>(f.cursor, 'params.cursor', timeAndId);
-  const visible = f.targetId === undefined ? readableMemo(q, orgId, p) : async () => true;
+  const visible = f.targetId === undefined ? readableMemo(families, q, orgId, p) : async () => true;
   const shown: AnnotationRow[] = [];
   let scanned = 0;
   let lastScanned: AnnotationRow | undefined;
@@ -72,8 +73,8 @@ export async function listThreads(q: Queryable, orgId: string, p: Principal, f: 
 }
 
 export const list = handler(c.list, async (ctx, p) => {
-  if (p.targetId !== undefined) await readTarget(ctx.q, ctx.orgId, p.targetId, ctx.principal);
-  return listThreads(ctx.q, ctx.orgId, ctx.principal, p);
+  if (p.targetId !== undefined) await readTarget(ctx.deps.families, ctx.q, ctx.orgId, p.targetId, ctx.principal);
+  return listThreads(ctx.deps.families, ctx.q, ctx.orgId, ctx.principal, p);
 });
 
 /** The seq a comments cursor resumes after (0 without one); BAD_REQUEST when it is not one. */
@@ -92,6 +93,6 @@ export async function threadComments(q: Queryable, orgId: string, annotationId: 
 }
 
 export const getThread = handler(c.getThread, async (ctx, p) => {
-  const { row } = await threadFor(ctx.q, ctx.orgId, p.annotationId, ctx.principal);
+  const { row } = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, p.annotationId, ctx.principal);
   return { annotation: toAnnotation(row), ...(await threadComments(ctx.q, ctx.orgId, row.annotation_id, p.cursor, p.limit)) };
 });

@@ -2,10 +2,11 @@ import type { z } from 'zod';
 import { ApiError, conflict, notFound } from '../../protocol/errors.js';
 import type { Annotation, Reply, SelectorValue } from '../../protocol/methods/annotation.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { roleRank } from '../files/access.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { readTarget, type Target, type TargetType } from '../refs.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * Annotation rows and the shapes every view answers with (annotation.*, file.*Comment(s), files.comment*): the same
@@ -97,10 +98,10 @@ export async function findAnnotation(q: Queryable, orgId: string, annotationId: 
 }
 
 /** A thread and its target as the caller may read them: NOT_FOUND (named as the thread) when either is not there. */
-export async function threadFor(q: Queryable, orgId: string, annotationId: string, p: Principal, lock = false): Promise<{ row: AnnotationRow; target: Target }> {
+export async function threadFor(families: FamilySet, q: Queryable, orgId: string, annotationId: string, p: Principal, lock = false): Promise<{ row: AnnotationRow; target: Target }> {
   const row = await findAnnotation(q, orgId, annotationId, lock);
   if (!row) throw notFound(`annotation ${annotationId}`);
-  const target = await readTarget(q, orgId, row.target_id, p, `annotation ${annotationId}`);
+  const target = await readTarget(families, q, orgId, row.target_id, p, `annotation ${annotationId}`);
   return { row, target };
 }
 
@@ -210,5 +211,5 @@ export function statusChange(row: AnnotationRow, want: 'resolved' | 'open'): Ann
 /** Who dismisses a thread: its author, or an editor of its target (FORBIDDEN_SCOPE otherwise). */
 export function requireDismisser(row: AnnotationRow, target: Target, p: Principal): void {
   if (row.created_by === p.id || target.editor) return;
-  throw new ApiError('FORBIDDEN_SCOPE', `only its author (${row.created_by}) or an editor of ${row.target_id} dismisses annotation ${row.annotation_id}`);
+  throw new ApiError('FORBIDDEN_SCOPE', `missing role editor on ${row.target_id}: only its author (${row.created_by}) or an editor of ${row.target_id} dismisses annotation ${row.annotation_id}`);
 }

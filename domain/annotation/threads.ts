@@ -1,7 +1,7 @@
 import { badRequest } from '../../protocol/errors.js';
 import type { SelectorValue } from '../../protocol/methods/annotation.js';
-import type { HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import type { Target } from '../refs.js';
 import {
   ANNOTATION_COLUMNS,

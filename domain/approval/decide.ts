@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { ApiError } from '../../protocol/errors.js';
 import type { approval } from '../../protocol/methods/approval.js';
-import type { HandlerCtx } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
 import { approvalView, loadApproval, type ApprovalRow } from './service.js';
+import { heldActRunner } from './release.js';
 
 /*
  * The parts of approval.request and approval.resolve that holds beyond the books added (migration 018): who may
@@ -21,7 +22,7 @@ export async function assertDecider(ctx: HandlerCtx, row: ApprovalRow): Promise<
   );
   const names = new Map(named.map((r) => [r.principal_id, r.name]));
   const who = row.deciders.map((id) => (names.has(id) ? `${names.get(id)} (${id})` : id)).join(', ');
-  throw new ApiError('FORBIDDEN_SCOPE', `approval ${row.approval_id} may be decided only by ${who}; ${ctx.principal.id} is not among them`);
+  throw new ApiError('CONFLICT', `approval ${row.approval_id} may be decided only by ${who}; ${ctx.principal.id} is not among them, so nothing changed: one of them decides it`);
 }
 
 /**
@@ -59,7 +60,8 @@ export async function requestRelease(ctx: HandlerCtx, p: RequestParams) {
  * decision is refused (CONFLICT) and nothing is recorded.
  */
 export async function approveRelease(ctx: HandlerCtx, row: ApprovalRow, p: ResolveParams) {
-  const prepared = await ctx.release.prepare(row, p.amendments ?? {});
+  const runner = heldActRunner(ctx.releaseEnv);
+  const prepared = await runner.prepare(row, p.amendments ?? {});
   await ctx.q.query(
     `UPDATE approvals SET status = 'approved', decided_by = $3, decided_at = now(), note = $4, released_params = $5::jsonb, released_hash = $6,
             amended = $7::text[], consumed_at = now(), consumed_by = $8
@@ -69,7 +71,7 @@ export async function approveRelease(ctx: HandlerCtx, row: ApprovalRow, p: Resol
   );
   // Read before the act appends its event (the org's head lock is then held until commit).
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, row.approval_id), ctx);
-  const act = await ctx.release.run(prepared);
+  const act = await runner.run(prepared);
   await ctx.emit('approval.approved', row.approval_id, {
     approvalId: row.approval_id,
     actionClass: row.action_class,

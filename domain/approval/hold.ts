@@ -1,7 +1,7 @@
 import type { HoldResult } from '../../protocol/frames.js';
 import type { Queryable } from '../../db/types.js';
 import type { AppendedEvent } from '../../ledger/append.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { signatureKind, type HoldSignal } from './signature.js';
 
 /** The event of a held act: `<family>.signature.hold` (books: exactly the spec's `books.signature.hold`). */

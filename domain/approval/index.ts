@@ -1,12 +1,13 @@
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { approval } from '../../protocol/methods/approval.js';
 import { approvalReadContracts } from '../../protocol/reads/approval.js';
-import { family, reads } from '../family.js';
-import { handler, readHandler } from '../handler.js';
-import { newId } from '../ids.js';
+import { family, reads, type Family } from '../core/family.js';
+import { handler, readHandler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { bindingFor } from './binding.js';
 import { approveRelease, assertDecider, requestRelease } from './decide.js';
 import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
+import { holdKeeper } from './keeper.js';
 
 
 export const request = handler(approval.request, async (ctx, p) => {
@@ -49,11 +50,11 @@ export const request = handler(approval.request, async (ctx, p) => {
 
 export const resolve = handler(approval.resolve, async (ctx, p) => {
   if (ctx.principal.kind !== 'human') {
-    throw new ApiError('FORBIDDEN_SCOPE', `approval.resolve needs a human principal; ${ctx.principal.id} is an agent`);
+    throw new ApiError('GOVERNANCE_NOT_READY', `approval.resolve records a human's decision and ${ctx.principal.id} is an agent: a human decides approval ${p.approvalId} in the approval inbox or over HTTP; wait for it (approval.wait)`);
   }
   const row = await loadApproval(ctx.q, ctx.orgId, p.approvalId, true);
   if (row.requested_by === ctx.principal.id) {
-    throw new ApiError('FORBIDDEN_SCOPE', `approval ${p.approvalId} was requested by ${row.requested_by}; another human must decide it`);
+    throw new ApiError('CONFLICT', `approval ${p.approvalId} was requested by ${row.requested_by}, who never decides their own request: another human must decide it`);
   }
   await assertDecider(ctx, row);
   if (row.status !== 'pending') {
@@ -91,10 +92,11 @@ export const list = handler(approval.list, async (ctx, p) => {
     expired: `a.status = 'pending' AND a.expires_at < now()`,
     approved: `a.status = 'approved'`,
     rejected: `a.status = 'rejected'`,
-  }[p.status ?? 'pending'];
+    all: 'true',
+  }[p.status];
   const rows = await ctx.q.query<Parameters<typeof approvalView>[0]>(
     `${APPROVAL_SELECT}
-      WHERE a.org_id = $1 ${p.status ? `AND ${statusFilter}` : ''}
+      WHERE a.org_id = $1 AND ${statusFilter}
         AND ($2::timestamptz IS NULL OR (a.requested_at, a.approval_id) < ($2::timestamptz, $3))
       ORDER BY a.requested_at DESC, a.approval_id DESC LIMIT $4`,
     [ctx.orgId, after?.[0] ?? null, after?.[1] ?? '', p.limit + 1],
@@ -150,3 +152,6 @@ export const wait = readHandler(approvalReadContracts['approval.wait'], async (c
 
 export const approvalHandlers = family('approval', { request, resolve, get, list });
 export const approvalReads = reads({ 'approval.wait': wait });
+
+/** The approval family, as domain/deployed.ts lists it. */
+export const approvalFamily: Family = { name: 'approval', methods: approvalHandlers, reads: approvalReads, holds: holdKeeper };

@@ -3,9 +3,10 @@ import { canonicalJson } from '../../protocol/hashing.js';
 import { METHODS, type MethodSpec } from '../../protocol/registry.js';
 import type { Queryable } from '../../db/types.js';
 import type { AppendedEvent } from '../../ledger/append.js';
-import { authenticateKeyId, type Principal } from '../auth.js';
-import type { HandlerCtx, MethodHandler } from '../handler.js';
-import { newId } from '../ids.js';
+import { authenticateKeyId, type Principal } from '../core/auth.js';
+import type { MethodHandler } from '../core/handler.js';
+import type { ReleaseEnv } from '../core/holds.js';
+import { newId } from '../core/ids.js';
 import { signatureKind, signaturePayloadHash, type HoldSignal, type SignatureProof, type SignatureRequest } from './signature.js';
 
 /*
@@ -68,21 +69,12 @@ export interface PreparedRelease {
   amended: string[];
 }
 
-/** What approval.resolve reaches through ctx.release (the pipeline builds it; nothing else should use it). */
+/** What approval.resolve runs a held act with, over the pipeline's ctx.releaseEnv (nothing else should use it). */
 export interface HeldActRunner {
   /** Check the amendments and the requester, and parse the final params with the method's schema. */
   prepare(approval: ReleasableApproval, amendments: Record<string, unknown>): Promise<PreparedRelease>;
   /** Run the prepared act in this transaction; it appends its own event (naming approvalId). */
   run(prepared: PreparedRelease): Promise<{ event: AppendedEvent | undefined; result: unknown }>;
-}
-
-/** What the pipeline lends the runner: its transaction, handlers and the checks every call passes. */
-export interface ReleaseEnv {
-  orgId: string;
-  q: Queryable;
-  handlers: ReadonlyMap<string, MethodHandler>;
-  admit(spec: MethodSpec, principal: Principal, params: unknown): { handler: MethodHandler; params: unknown };
-  context(principal: Principal, spec: MethodSpec, handler: MethodHandler): HandlerCtx & { emitted?: AppendedEvent };
 }
 
 const undecided = (approvalId: string, why: string) =>

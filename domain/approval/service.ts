@@ -1,8 +1,8 @@
 import { ApiError, notFound } from '../../protocol/errors.js';
 import type { ApprovalView } from '../../protocol/methods/approval.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
-import type { Deps } from '../deps.js';
+import type { Principal } from '../core/auth.js';
+import type { Deps } from '../core/deps.js';
 import { signatureToken } from './signature.js';
 
 export interface ApprovalRow {

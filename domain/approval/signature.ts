@@ -2,52 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
+import { HoldSignal, type SignatureProof, type SignatureRequest } from '../core/holds.js';
 
-/** A signature act asks for proof with this. */
-export interface SignatureRequest {
-  /** `<family>.<snake_case_act>`, e.g. `books.payroll_sign`, `board.delete_workstream`. */
-  actionClass: string;
-  /** The row to be signed. */
-  subjectId: string;
-  /** Short human-readable description: what would happen, to what, for how much. */
-  summary: string;
-  /** The act's params as parsed; approvalId and signatureToken are left out of the hash. */
-  params: Record<string, unknown>;
-  /**
-   * Without proof, refuse with GOVERNANCE_NOT_READY (this text first) instead of answering a hold frame.
-   * The act is still recorded as held (no ledger event), so approval.request can be filed for it (PB-B1).
-   */
-  refuseWithoutProof?: string;
-  /**
-   * How the hold completes (default retry). retry: the caller files approval.request and retries with the proof.
-   * release: the server files the approval as it holds, and a human's approve runs the act in the decision's own
-   * transaction (domain/approval/release.ts); the caller only waits.
-   */
-  completion?: 'retry' | 'release';
-  /**
-   * Principal ids of the only humans who may decide it (decision rights, a reviewer); default any approver. The
-   * proof is checked against them again when used: an approval decided by someone no longer among them is refused.
-   */
-  deciders?: string[];
-  /** release only: the params a human may change before releasing (each checked by the method's schema). */
-  amendable?: string[];
-}
-
-export interface SignatureProof {
-  approvalId: string;
-  payloadHash: string;
-}
-
-/** Thrown by requireSignature when no proof was given: the pipeline turns it into the hold frame (or the refusal). */
-export class HoldSignal extends Error {
-  constructor(
-    readonly request: SignatureRequest,
-    readonly payloadHash: string,
-  ) {
-    super(`signature required for ${request.actionClass}`);
-  }
-}
+export { HoldSignal, type SignatureProof, type SignatureRequest } from '../core/holds.js';
 
 const PROOF_FIELDS = new Set(['approvalId', 'signatureToken']);
 

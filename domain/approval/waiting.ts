@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { APPROVAL_SELECT, type ApprovalRow } from './service.js';
 
 /**

@@ -1,12 +1,14 @@
 import { badRequest } from '../../protocol/errors.js';
 import { billing as c } from '../../protocol/methods/billing.js';
 import { orgReadContracts } from '../../protocol/reads/org.js';
-import { family, reads } from '../family.js';
-import { handler, readHandler } from '../handler.js';
-import { mustHold } from '../member/lane.js';
+import { family, reads, type Family } from '../core/family.js';
+import { handler, readHandler } from '../core/handler.js';
+import { laneHold } from '../member/lane.js';
 import { lockSeats, seatUsage, subscriptionOf, type SubscriptionRow } from './seats.js';
+import { DEFAULT_BILLING_PLANS } from './config.js';
 
 export { requireSeat, seatUsage } from './seats.js';
+export { DEFAULT_BILLING_PLANS } from './config.js';
 
 /*
  * billing.update and GET /api/v1/org/billing. No payment provider in v1 (people.md section 5): the subscription
@@ -67,11 +69,11 @@ export const update = handler(
     };
     if (before && fields.length === 0) {
       // Nothing to do; a proof given anyway is still checked (a used or foreign one is refused).
-      const shown = mustHold(ctx.principal) ? await ctx.verifyProof(signature) : null;
+      const shown = laneHold(ctx.principal, 'billing.update') ? await ctx.verifyProof(signature) : null;
       await ctx.emit('billing.subscription.update', ctx.orgId, { ...figures, fields: [], version: Number(before.version), noop: true, ...(shown ? { approvalId: shown.approvalId } : {}) });
       return { billing: toBilling(before), usage, changed: false };
     }
-    const proof = mustHold(ctx.principal) ? await ctx.requireSignature(signature) : null;
+    const proof = laneHold(ctx.principal, 'billing.update') ? await ctx.requireSignature(signature) : null;
     const [row] = await ctx.q.query<SubscriptionRow>(
       `INSERT INTO billing_subscriptions AS b (org_id, plan, cycle, seats, agent_seats, contact, tax_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -88,7 +90,6 @@ export const update = handler(
     });
     return { billing: toBilling(row), usage, changed: true };
   },
-  { mayHold: true },
 );
 
 /** GET /api/v1/org/billing: the subscription (null: no limits) and the seats in use. */
@@ -99,3 +100,6 @@ export const billingRead = readHandler(orgReadContracts['org/billing'], async (c
 
 export const billingHandlers = family('billing', { update });
 export const billingReads = reads({ 'org/billing': billingRead });
+
+/** The billing family, as domain/deployed.ts lists it. */
+export const billingFamily: Family = { name: 'billing', methods: billingHandlers, reads: billingReads, config: { billingPlans: DEFAULT_BILLING_PLANS } };

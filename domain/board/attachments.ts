@@ -1,7 +1,7 @@
 import { notFound } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { ATTACHMENT_COLUMNS, getTask, toAttachment, type AttachmentRow } from './model.js';
 
 /**
@@ -78,7 +78,6 @@ export const removeTaskAttachment = handler(
     });
     return { attachmentId: p.attachmentId, taskId: att.task_id, removed: true as const };
   },
-  { mayHold: true },
 );
 
 export const taskAttachments = handler(c.taskAttachments, async (ctx, p) => {

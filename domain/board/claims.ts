@@ -1,7 +1,7 @@
 import { ApiError, conflict } from '../../protocol/errors.js';
 import { WORK_TYPES, board as c } from '../../protocol/methods/board.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { NO_OPEN_BLOCKER, TASK_COLUMNS, endOfColumn, getTask, openBlockers, rawClaim, toTask, type TaskRow } from './model.js';
 
 /*

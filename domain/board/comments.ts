@@ -1,7 +1,7 @@
 import { board as c, type Comment } from '../../protocol/methods/board.js';
 import type { Queryable } from '../../db/types.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { COMMENT_COLUMNS, getTask, getWorkstream, toComment, type CommentRow } from './model.js';
 
 /** Comments on items and workstreams. The ledger records a comment's id and length, never its text. */

@@ -1,10 +1,12 @@
-import { family } from '../family.js';
+import { family, type Family } from '../core/family.js';
 import { addTaskAttachment, removeTaskAttachment, taskAttachments, updateTaskAttachment } from './attachments.js';
 import { block, claim, complete, heartbeat } from './claims.js';
 import { addTaskComment, comment, taskComments } from './comments.js';
 import { link } from './links.js';
 import { assignTask, create, createTask, decompose, moveTask, updateTask } from './tasks.js';
 import { assign, createWorkstream, deleteWorkstream, moveWorkstream, updateWorkstream } from './workstreams.js';
+import { boardReads } from './reads.js';
+import { boardReferences } from './references.js';
 
 export { boardReads } from './reads.js';
 
@@ -38,3 +40,6 @@ export const boardHandlers = family('board', {
   deleteWorkstream,
   assign,
 });
+
+/** The board family, as domain/deployed.ts lists it. */
+export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, contributes: { references: boardReferences } };

@@ -1,7 +1,7 @@
 import { conflict } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getTask, lockBoard, toLink, type LinkRow } from './model.js';
 
 /**

@@ -1,7 +1,7 @@
 import { WORK_TYPES } from '../../protocol/methods/board.js';
 import { CONTEXT_ATTACHMENTS, CONTEXT_COMMENTS, boardReadContracts as c } from '../../protocol/reads/board.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import { reads } from '../core/family.js';
+import { readHandler } from '../core/handler.js';
 import { pendingOffer } from '../handoff/model.js';
 import {
   ATTACHMENT_COLUMNS,

@@ -1,7 +1,7 @@
 import { conflict } from '../../protocol/errors.js';
 import { board as c, type Task } from '../../protocol/methods/board.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import {
   TASK_COLUMNS,
   endOfColumn,

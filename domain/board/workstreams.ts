@@ -1,8 +1,8 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import {
   WORKSTREAM_COLUMNS,
   getWorkstream,
@@ -124,7 +124,6 @@ export const deleteWorkstream = handler(
     });
     return { workstreamId: p.workstreamId, deleted: true as const, movedTasks, detachedTasks };
   },
-  { mayHold: true },
 );
 
 /** The owner as the one decider, when the owner is a human (the decision right over the workstream). */

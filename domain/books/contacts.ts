@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { createOrgParty, lockPartyName, partiesNamed, type NamedParty } from '../directory/index.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 
 /*
  * Contacts: the finance role of a directory party (books_contact_roles: the con_ id that journals cite, the

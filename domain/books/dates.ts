@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 
 /** Business dates are `YYYY-MM-DD` strings in UTC; arithmetic goes through whole days. */
 

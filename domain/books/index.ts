@@ -1,4 +1,4 @@
-import { family } from '../family.js';
+import { family, type Family } from '../core/family.js';
 import { reconciliationHandlers } from './reconciliation/index.js';
 import { receivablesHandlers } from './receivables/index.js';
 import { taxHandlers } from './tax/index.js';
@@ -8,14 +8,11 @@ import { payrollHandlers } from './payroll/index.js';
 import { expensesHandlers } from './expenses/index.js';
 import { ledgerHandlers } from './ledger/index.js';
 import { askHandlers } from './ask/index.js';
-import { declarePartyRefs } from '../directory/index.js';
-// Registers books' party roles with the directory (a contact is a party's finance role).
-import './parties.js';
+import { booksPartyRoles } from './parties.js';
+import { BOOKS_ANSWERER } from './ask/answerer.js';
 
 export { booksPolicyView } from './policy-read.js';
 
-// A directory merge repoints a contact's party inside its change log (a revert restores it); the con_ id stays.
-declarePartyRefs('books', [{ table: 'books_contact_roles', column: 'party_id' }]);
 
 /** The books family, area by area; each area's folder holds its handlers, model and reads. */
 export const booksHandlers = family('books', {
@@ -29,3 +26,16 @@ export const booksHandlers = family('books', {
   ...ledgerHandlers,
   ...askHandlers,
 });
+
+/** The books family, as domain/deployed.ts lists it. */
+export const booksFamily: Family = {
+  name: 'books',
+  methods: booksHandlers,
+  answerers: [BOOKS_ANSWERER],
+  contributes: {
+    // A contact is a party's finance role (parties.ts); a directory merge repoints a contact's party inside its
+    // change log (a revert restores it), and the con_ id stays.
+    partyRoles: booksPartyRoles,
+    partyRefs: { refs: [{ table: 'books_contact_roles', column: 'party_id' }] },
+  },
+};

@@ -1,7 +1,7 @@
 import { ApiError } from '../../protocol/errors.js';
 import { ACCOUNTS, type TaxCode } from '../../protocol/methods/books/chart.js';
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { assertPeriodOpen, booksPolicy } from './policy.js';
 
 /*

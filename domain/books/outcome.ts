@@ -1,4 +1,4 @@
-import type { HandlerCtx } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
 
 /**
  * End a books mutation: append its one ledger event (last, so the head lock is held only to commit) and

@@ -1,15 +1,15 @@
-import { registerPartyRoles, type PartyRole } from '../directory/index.js';
+import type { PartyRole, PartyRoleSource } from '../directory/index.js';
 
 /*
  * Books' side of one record (WORKSPACE.md 1): a contact is the finance role of a directory party. The directory
- * shows the roles (getPerson/getOrg, the role filter); books/index.ts declares the party column a merge repoints.
+ * shows the roles (getPerson/getOrg, the role filter); the books descriptor (index.ts) contributes these and the party
+ * column a merge repoints.
  * The con_ id never changes: journals and ledger payloads cite it.
  */
 
 const ROLES = ['books.contact', 'books.customer', 'books.supplier'] as const;
 
-registerPartyRoles({
-  family: 'books',
+export const booksPartyRoles: PartyRoleSource = {
   roles: ROLES,
   async read(q, orgId, partyIds) {
     const rows = await q.query<{ party_id: string; contact_id: string; is_customer: boolean; is_supplier: boolean }>(
@@ -28,4 +28,4 @@ registerPartyRoles({
     const rows = await q.query<{ party_id: string }>(`SELECT DISTINCT party_id FROM books_contact_roles WHERE org_id = $1 ${where}`, [orgId]);
     return rows.map((r) => r.party_id);
   },
-});
+};

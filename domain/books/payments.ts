@@ -1,6 +1,6 @@
 import { ACC } from '../../protocol/methods/books/chart.js';
-import type { HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { postJournal } from './journal.js';
 
 /**

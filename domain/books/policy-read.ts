@@ -1,12 +1,13 @@
 import type { Queryable } from '../../db/types.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { booksPolicy } from './policy.js';
 import { today } from './dates.js';
 import { loadedSchedules, scheduleName, superGuaranteeRate } from './rates/index.js';
+import { rulesTable } from './rates/rules.js';
 
 /**
- * The books part of GET /policy (domain/policy/read.ts): the org's policy, with the rates in force today and the
- * PAYG schedules loaded (a pay date outside them is refused).
+ * The books part of GET /policy (domain/policy/read.ts): the org's policy, with the rates in force today, the
+ * PAYG schedules loaded (a pay date outside them is refused) and the dated rules table with each row's law.
  */
 export async function booksPolicyView(q: Queryable, orgId: string, deps: Pick<Deps, 'clock'>) {
   return {
@@ -21,5 +22,6 @@ export async function booksPolicyView(q: Queryable, orgId: string, deps: Pick<De
       published: s.published,
       samples: s.samples.length,
     })),
+    rules: (await rulesTable(q)).map((r) => ({ ...r, per: r.per ?? null })),
   };
 }

@@ -16,7 +16,7 @@ export interface BooksPolicy {
   promiseGraceDays: number;
   /** Purchases above this (GST-inclusive) need a tax invoice to claim GST credits. */
   taxInvoiceThresholdCents: number;
-  /** The org's state: its public holidays (with the national ones) are not business days for Payday Super. */
+  /** The org's state: its public holidays (with the national ones) are not the org's business days (Payday Super uses every state's). */
   state: AuState;
 }
 

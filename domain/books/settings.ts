@@ -5,7 +5,8 @@ import { AU_STATES, isAuState, type AuState } from './calendar.js';
 
 /**
  * An operator act (npm run cli -- books-settings): set the org's state, whose public holidays (with the national
- * ones) are not business days for Payday Super due dates. The v1 method registry is frozen, so it is not an API
+ * ones) make the org's own business days (calendar.ts). Payday Super due dates use the law's calendar instead,
+ * the same in every state. The v1 method registry is frozen, so it is not an API
  * method; ledgered like the other operator acts, with the system actor, as `books.settings.state`.
  */
 export async function setBooksState(db: Db, slug: string, state: string): Promise<{ state: AuState; previous: AuState }> {

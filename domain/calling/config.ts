@@ -1,6 +1,6 @@
 /**
  * LiveKit settings (messaging.md section 5), read once from the environment by the CLI and passed down
- * (runtime options -> DomainConfig.livekit). Unset, calling is control plane and record only: no media tokens,
+ * (runtime options -> DomainConfig.livekit, declared below). Unset, calling is control plane and record only: no media tokens,
  * no room or egress calls.
  */
 import { envInt } from '../../config/env.js';
@@ -14,6 +14,13 @@ export interface LivekitConfig {
   tokenTtlSeconds: number;
   /** Timeout of one server API request (seconds). */
   requestTimeoutSeconds: number;
+}
+
+declare module '../core/deps.js' {
+  interface FamilyConfig {
+    /** Call media (LIVEKIT_*); null: calls are control plane and record only. */
+    livekit: LivekitConfig | null;
+  }
 }
 
 export const LIVEKIT_ENV_HELP = `Calls (LiveKit media; unset = calls are control plane and record only):

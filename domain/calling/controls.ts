@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import { conflict } from '../../protocol/errors.js';
 import { calling as c } from '../../protocol/methods/calling.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { messageByIdempotencyId } from '../messaging/calls.js';
 import { getMessage, messagesFor } from '../messaging/model.js';
 import { postMessage } from '../messaging/post.js';
@@ -140,7 +140,7 @@ export const chat = handler(c.chat, async (ctx, p) => {
       }
       const [message] = await messagesFor(ctx.q, ctx.orgId, [earlier], ctx.principal.id, { now });
       await ctx.emit('calling.chat.sent', a.call.call_id, { callId: a.call.call_id, channelId, messageId: earlier.message_id, noop: true });
-      return { message, changed: false };
+      return { message, changed: false, replayed: true };
     }
   }
   const posted = await postMessage(ctx.q, ctx.orgId, {

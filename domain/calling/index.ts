@@ -1,9 +1,9 @@
 import { conflict, notFound } from '../../protocol/errors.js';
 import { calling as c } from '../../protocol/methods/calling.js';
 import { channelAccess } from '../channel/access.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import { postMessage } from '../messaging/post.js';
 import { chat, lowerHand, raiseHand, react, setLock, setMute } from './controls.js';
@@ -12,6 +12,8 @@ import { mediaFor } from './media.js';
 import { callAccess, callShape, channelStanding, getCallRow, participantRow, requireJoined, type CallRow } from './model.js';
 import { recordingStart, recordingStop } from './recording.js';
 import { addTranscriptLine, getTranscript } from './transcript.js';
+import { recordVisibility } from '../event-records.js';
+import { callingReferences } from './references.js';
 
 /*
  * calling.*: a call is a huddle in a channel (messaging.md). start, join, invite and getDetails here; leaving and
@@ -146,3 +148,9 @@ export const callingHandlers = family('calling', {
   getDetails,
   getTranscript,
 });
+
+/** Who sees a calling event: those who may read the call (a participant, or a live member of its channel), its actor. */
+export const callingEvents = recordVisibility({ records: (e, p) => [p.callId ?? p.subjectId ?? e.entity_id] });
+
+/** The calling family, as domain/deployed.ts lists it. */
+export const callingFamily: Family = { name: 'calling', methods: callingHandlers, eventVisibility: { calling: callingEvents }, config: { livekit: null }, contributes: { references: callingReferences } };

@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../../protocol/errors.js';
 import { calling as c } from '../../protocol/methods/calling.js';
 import type { Queryable } from '../../db/types.js';
-import { handler, type HandlerCtx } from '../handler.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
 import { callSummaryText, summariseCallMessage } from '../messaging/calls.js';
 import { afterCommitMedia } from './media.js';
 import { callAccess, callShape, joinedIds, participantRow, requireHost, requireLive, type CallRow } from './model.js';

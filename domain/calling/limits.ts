@@ -1,5 +1,5 @@
 import { ApiError } from '../../protocol/errors.js';
-import type { LimitCtx } from '../handler.js';
+import type { LimitCtx } from '../core/handler.js';
 
 /*
  * calling.react: more than 5 reactions a second per caller is RATE_LIMITED. Counted in PostgreSQL before the

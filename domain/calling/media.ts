@@ -1,10 +1,10 @@
-import { AccessToken, EgressClient, EncodedFileOutput, EncodedFileType, RoomServiceClient, ServerError, TrackType } from 'livekit-server-sdk';
+import type { TrackType } from 'livekit-server-sdk';
 import type { z } from 'zod';
 import type { Media } from '../../protocol/methods/calling.js';
 import type { Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
-import type { Deps } from '../deps.js';
-import type { HandlerCtx } from '../handler.js';
+import type { Deps } from '../core/deps.js';
+import type { HandlerCtx } from '../core/handler.js';
 import type { LivekitConfig } from './config.js';
 
 /*
@@ -12,11 +12,16 @@ import type { LivekitConfig } from './config.js';
  * observers cannot publish), minted in the call; room and egress calls only after the call's commit, never inside
  * a transaction (a LiveKit server that hangs must not hold a row lock, and PGlite has a single connection).
  * Each is retried a few times with backoff and logged when it finally fails. Not a pg-boss job: a job's effect
- * runs inside its own transaction. Without LiveKit all of this is skipped: calls are control plane and record only.
+ * runs inside its own transaction. Without LiveKit all of this is skipped: calls are control plane and record only,
+ * and the SDK (a fifth of a second to load) is never loaded.
  */
+
+type Livekit = typeof import('livekit-server-sdk');
+const livekit = (): Promise<Livekit> => import('livekit-server-sdk');
 
 export async function mediaFor(cfg: LivekitConfig | null, callId: string, principalId: string, canPublish: boolean): Promise<z.infer<typeof Media>> {
   if (!cfg) return null;
+  const { AccessToken } = await livekit();
   const token = new AccessToken(cfg.apiKey, cfg.apiSecret, { identity: principalId, ttl: cfg.tokenTtlSeconds });
   token.addGrant({ roomJoin: true, room: callId, canSubscribe: true, canPublish, canPublishData: canPublish });
   // The SDK stamps nbf/exp from the wall clock, so expiresAt does too.
@@ -52,18 +57,18 @@ export function launch(deps: Deps, cfg: LivekitConfig, action: MediaAction): voi
   void p.finally(() => inFlight.delete(p));
 }
 
-const rooms = (cfg: LivekitConfig) => new RoomServiceClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
-const egress = (cfg: LivekitConfig) => new EgressClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
+const rooms = (lk: Livekit, cfg: LivekitConfig) => new lk.RoomServiceClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
+const egress = (lk: Livekit, cfg: LivekitConfig) => new lk.EgressClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
 
-const notThere = (err: unknown) => err instanceof ServerError && (err.status === 404 || err.code === 'not_found');
+const notThere = (lk: Livekit, err: unknown) => err instanceof lk.ServerError && (err.status === 404 || err.code === 'not_found');
 
 /** Retries on transport errors and 5xx (1 s, 2 s, 4 s apart); a 4xx is final. */
-async function retrying<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
+async function retrying<T>(lk: Livekit, fn: () => Promise<T>, attempts = 4): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await fn();
     } catch (err) {
-      const final = err instanceof ServerError && err.status < 500;
+      const final = err instanceof lk.ServerError && err.status < 500;
       if (final || i + 1 >= attempts) throw err;
       await new Promise((r) => setTimeout(r, 1000 * 2 ** i));
     }
@@ -71,40 +76,41 @@ async function retrying<T>(fn: () => Promise<T>, attempts = 4): Promise<T> {
 }
 
 /** Gone already counts as done: a participant who left the room, a room LiveKit closed itself. */
-async function unlessGone(fn: () => Promise<unknown>): Promise<void> {
+async function unlessGone(lk: Livekit, fn: () => Promise<unknown>): Promise<void> {
   try {
-    await retrying(fn);
+    await retrying(lk, fn);
   } catch (err) {
-    if (!notThere(err)) throw err;
+    if (!notThere(lk, err)) throw err;
   }
 }
 
 async function perform(deps: Deps, cfg: LivekitConfig, a: MediaAction): Promise<void> {
+  const lk = await livekit();
   switch (a.op) {
     case 'mute':
       for (const identity of a.principalIds) {
         // Server-side mute of the microphone only (LiveKit's MutePublishedTrack): unmuting is the participant's own act.
         let tracks: { sid: string; type: TrackType; muted: boolean }[] = [];
         try {
-          tracks = (await retrying(() => rooms(cfg).getParticipant(a.callId, identity))).tracks;
+          tracks = (await retrying(lk, () => rooms(lk, cfg).getParticipant(a.callId, identity))).tracks;
         } catch (err) {
-          if (notThere(err)) continue;
+          if (notThere(lk, err)) continue;
           throw err;
         }
-        for (const t of tracks.filter((t) => t.type === TrackType.AUDIO && !t.muted)) {
-          await unlessGone(() => rooms(cfg).mutePublishedTrack(a.callId, identity, t.sid, true));
+        for (const t of tracks.filter((t) => t.type === lk.TrackType.AUDIO && !t.muted)) {
+          await unlessGone(lk, () => rooms(lk, cfg).mutePublishedTrack(a.callId, identity, t.sid, true));
         }
       }
       return;
     case 'remove':
-      for (const identity of a.principalIds) await unlessGone(() => rooms(cfg).removeParticipant(a.callId, identity));
+      for (const identity of a.principalIds) await unlessGone(lk, () => rooms(lk, cfg).removeParticipant(a.callId, identity));
       return;
     case 'deleteRoom':
-      return unlessGone(() => rooms(cfg).deleteRoom(a.callId));
+      return unlessGone(lk, () => rooms(lk, cfg).deleteRoom(a.callId));
     case 'egressStop':
-      return unlessGone(() => egress(cfg).stopEgress(a.egressId));
+      return unlessGone(lk, () => egress(lk, cfg).stopEgress(a.egressId));
     case 'egressStart':
-      return startEgress(deps, cfg, a);
+      return startEgress(lk, deps, cfg, a);
   }
 }
 
@@ -117,12 +123,12 @@ async function systemEvent(q: Queryable, orgId: string, kind: string, entityId: 
  * Room composite to a file. Once LiveKit answers, the recording keeps its egress id and turns active; if it was
  * stopped meanwhile, the egress is stopped at once. If LiveKit refuses, the recording fails.
  */
-async function startEgress(deps: Deps, cfg: LivekitConfig, a: Extract<MediaAction, { op: 'egressStart' }>): Promise<void> {
+async function startEgress(lk: Livekit, deps: Deps, cfg: LivekitConfig, a: Extract<MediaAction, { op: 'egressStart' }>): Promise<void> {
   let egressId: string | null = null;
   let failure: string | null = null;
   try {
-    const output = new EncodedFileOutput({ fileType: EncodedFileType.MP4, filepath: `${a.orgId}/${a.callId}/${a.recordingId}.mp4` });
-    egressId = (await retrying(() => egress(cfg).startRoomCompositeEgress(a.callId, output, { layout: 'grid' }))).egressId;
+    const output = new lk.EncodedFileOutput({ fileType: lk.EncodedFileType.MP4, filepath: `${a.orgId}/${a.callId}/${a.recordingId}.mp4` });
+    egressId = (await retrying(lk, () => egress(lk, cfg).startRoomCompositeEgress(a.callId, output, { layout: 'grid' }))).egressId;
   } catch (err) {
     failure = `LiveKit egress did not start: ${(err as Error).message}`.slice(0, 500);
   }

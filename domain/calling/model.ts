@@ -116,6 +116,16 @@ export async function callAccess(q: Queryable, orgId: string, callId: string, pr
   return { call, me, channel };
 }
 
+/**
+ * SQL: the ids among `ids` (a text[] expression) of calls `principal` may read, as `id`: the batch form of
+ * callAccess (a participant, ever invited, or a live member of the call's channel).
+ */
+export const READABLE_CALL_IDS_SQL = (org: string, principal: string, ids: string) =>
+  `SELECT k.call_id AS id FROM calls k
+    WHERE k.org_id = ${org} AND k.call_id = ANY(${ids}) AND (
+      EXISTS (SELECT 1 FROM call_participants cp WHERE cp.org_id = k.org_id AND cp.call_id = k.call_id AND cp.principal_id = ${principal})
+      OR EXISTS (SELECT 1 FROM channel_members m WHERE m.org_id = k.org_id AND m.channel_id = k.channel_id AND m.principal_id = ${principal} AND m.removed_at IS NULL))`;
+
 /** The call a transcript line belongs to, or undefined when the org has no such line (annotations' Line selectors). */
 export async function transcriptLineCall(q: Queryable, orgId: string, lineId: string): Promise<string | undefined> {
   const [row] = await q.query<{ call_id: string }>('SELECT call_id FROM call_transcript_lines WHERE org_id = $1 AND line_id = $2', [orgId, lineId]);

@@ -1,6 +1,6 @@
 import { calling as c } from '../../protocol/methods/calling.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import { afterCommitMedia } from './media.js';
 import { callAccess, callShape, joinedIds, latestRecording, requireHost, requireLive } from './model.js';
@@ -49,7 +49,6 @@ export const recordingStart = handler(
     await ctx.emit('calling.recording.started', callId, { callId, recordingId, status, ...(approvalId ? { approvalId } : {}) });
     return { call: shape, changed: true };
   },
-  { mayHold: true },
 );
 
 export const recordingStop = handler(c.recordingStop, async (ctx, p) => {

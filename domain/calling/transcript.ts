@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { calling as c, type TranscriptLine } from '../../protocol/methods/calling.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import { callAccess, iso } from './model.js';
 import { toWebVtt } from './webvtt.js';
@@ -65,7 +65,8 @@ export const addTranscriptLine = handler(c.addTranscriptLine, async (ctx, p) => 
   );
   if (earlier) {
     await ctx.emit('calling.transcript.line_added', callId, { callId, lineId: earlier.line_id, lineSeq: Number(earlier.line_seq), noop: true });
-    return { line: toLine(earlier), changed: false };
+    // The same speaker and startMs: a replay of the earlier line, said so in the result (nothing added).
+    return { line: toLine(earlier), changed: false, replayed: true };
   }
   const [{ last_line_seq: lineSeq }] = await ctx.q.query<{ last_line_seq: number }>(
     'UPDATE calls SET last_line_seq = last_line_seq + 1 WHERE org_id = $1 AND call_id = $2 RETURNING last_line_seq',

@@ -1,6 +1,6 @@
-import { EgressStatus, type EgressInfo, type WebhookEvent } from 'livekit-server-sdk';
+import type { EgressInfo, WebhookEvent } from 'livekit-server-sdk';
 import { appendEvent } from '../../ledger/append.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 
 /*
  * LiveKit's webhook (signed with the API secret; gateway/livekit-webhook.ts checks it) moves a recording on:
@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 
 type Outcome = { status: 'active' } | { status: 'ready'; location: string | null; size: number | null; durationMs: number | null } | { status: 'failed'; failure: string };
 
-function outcomeOf(info: EgressInfo): Outcome | null {
+function outcomeOf({ EgressStatus }: typeof import('livekit-server-sdk'), info: EgressInfo): Outcome | null {
   const file = info.fileResults[0] ?? (info.result.case === 'file' ? info.result.value : undefined);
   switch (info.status) {
     case EgressStatus.EGRESS_ACTIVE:
@@ -39,7 +39,8 @@ function outcomeOf(info: EgressInfo): Outcome | null {
 export async function applyLivekitWebhook(deps: Deps, event: WebhookEvent): Promise<'applied' | 'ignored'> {
   const info = event.egressInfo;
   if (!info || !event.event.startsWith('egress_')) return 'ignored';
-  const outcome = outcomeOf(info);
+  // The SDK is loaded here, not with the server: an event reaches this only from a configured LiveKit.
+  const outcome = outcomeOf(await import('livekit-server-sdk'), info);
   if (!outcome) return 'ignored';
   const [call] = await deps.db.query<{ org_id: string; call_id: string }>('SELECT org_id, call_id FROM calls WHERE call_id = $1', [info.roomName]);
   if (!call) return 'ignored';

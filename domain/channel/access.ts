@@ -76,3 +76,12 @@ export const managesChannel = (role: ChannelRole | null): boolean => role === 'o
 export const READABLE_CHANNELS_SQL = (org: string, principal: string) =>
   `(SELECT channel_id FROM channel_members WHERE org_id = ${org} AND principal_id = ${principal} AND removed_at IS NULL
     UNION SELECT channel_id FROM channels WHERE org_id = ${org} AND kind = 'public')`;
+
+/** SQL: `principal` may read channel row `c` (a live member, or a public channel): channelAccess's read check. */
+export const CAN_READ_CHANNEL_SQL = (c: string, principal: string) =>
+  `(${c}.kind = 'public' OR EXISTS (SELECT 1 FROM channel_members cm
+     WHERE cm.org_id = ${c}.org_id AND cm.channel_id = ${c}.channel_id AND cm.principal_id = ${principal} AND cm.removed_at IS NULL))`;
+
+/** SQL: the ids among `ids` (a text[] expression) of channels `principal` may read, as `id` (event visibility's batch). */
+export const READABLE_CHANNEL_IDS_SQL = (org: string, principal: string, ids: string) =>
+  `SELECT c.channel_id AS id FROM channels c WHERE c.org_id = ${org} AND c.channel_id = ANY(${ids}) AND ${CAN_READ_CHANNEL_SQL('c', principal)}`;

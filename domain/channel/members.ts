@@ -1,6 +1,6 @@
 import { conflict } from '../../protocol/errors.js';
 import { channel as c } from '../../protocol/methods/channel.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { channelAccess, managesChannel, type ChannelAccess } from './access.js';
 import { requireMembers } from './create.js';
 import { addMembers, lockedOwners, memberRow, toMember } from './model.js';

@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { channel as c } from '../../protocol/methods/channel.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { messageAccess } from '../messaging/model.js';
 import { channelAccess, managesChannel } from './access.js';
 import { channelView, memberRow, readMarks } from './model.js';

@@ -2,7 +2,7 @@ import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { canonicalJson } from '../../protocol/hashing.js';
 import { CHARTER_OP_PARAMS, charter as c, MAX_CHARTER_BYTES, type CharterOp } from '../../protocol/methods/charter.js';
 import { formatIssue } from '../../protocol/schema.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { amendmentOf, markAmendmentApplied } from '../decision/amendment.js';
 import { hashOf, sizeOf, type CharterDoc } from './document.js';
 import { headView } from './get.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { badRequest } from '../../protocol/errors.js';
 import { charter as c, type CharterHead, type CharterVersion } from '../../protocol/methods/charter.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { diffMarkdown, EMPTY_CHARTER, hashOf } from './document.js';
 import { documentAt, historyPage, readHead, versionRow, type HeadRow, type VersionRow } from './store.js';
 

@@ -1,7 +1,7 @@
 import { badRequest } from '../../protocol/errors.js';
 import { charter as c, MAX_CHARTER_BYTES, type CharterOp } from '../../protocol/methods/charter.js';
-import { family } from '../family.js';
-import { handler, type HandlerCtx } from '../handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
 import { enforceRights, verifyGivenProof, type HoldSpec } from '../governance/rights.js';
 import { amend } from './amend.js';
 import { hashOf, sizeOf } from './document.js';
@@ -77,8 +77,8 @@ async function write<K extends CharterOp>(ctx: HandlerCtx, op: K, p: WriteParams
 
 const answer = (r: { head: HeadRow; changed: boolean; extra: object }) => ({ charter: headView(r.head), ...r.extra, changed: r.changed });
 
-export const update = handler(c.update, async (ctx, p) => answer(await write(ctx, 'update', p)), { mayHold: true });
-export const addSection = handler(c.addSection, async (ctx, p) => answer(await write(ctx, 'addSection', p)), { mayHold: true });
+export const update = handler(c.update, async (ctx, p) => answer(await write(ctx, 'update', p)));
+export const addSection = handler(c.addSection, async (ctx, p) => answer(await write(ctx, 'addSection', p)));
 export const updateSection = handler(c.updateSection, async (ctx, p) => answer(await write(ctx, 'updateSection', p)));
 export const deleteSection = handler(
   c.deleteSection,
@@ -86,13 +86,15 @@ export const deleteSection = handler(
     const r = await write(ctx, 'deleteSection', p);
     return { charter: headView(r.head), sectionId: p.sectionId, changed: r.changed };
   },
-  { mayHold: true },
 );
 export const reorderSections = handler(c.reorderSections, async (ctx, p) => {
   const r = await write(ctx, 'reorderSections', p);
   return { charter: headView(r.head), order: r.head.document.sections.map((s) => s.id), changed: r.changed };
 });
-export const updateClauses = handler(c.updateClauses, async (ctx, p) => answer(await write(ctx, 'updateClauses', p)), { mayHold: true });
-export const editColleagueField = handler(c.editColleagueField, async (ctx, p) => answer(await write(ctx, 'editColleagueField', p)), { mayHold: true });
+export const updateClauses = handler(c.updateClauses, async (ctx, p) => answer(await write(ctx, 'updateClauses', p)));
+export const editColleagueField = handler(c.editColleagueField, async (ctx, p) => answer(await write(ctx, 'editColleagueField', p)));
 
 export const charterHandlers = family('charter', { get, update, addSection, updateSection, deleteSection, reorderSections, updateClauses, editColleagueField, amend });
+
+/** The charter family, as domain/deployed.ts lists it. */
+export const charterFamily: Family = { name: 'charter', methods: charterHandlers };

@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import { compact as c } from '../../protocol/methods/compact.js';
-import type { HandlerCtx } from '../handler.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import { sponsorOf } from '../persona/model.js';
 import { enforceRights, verifyGivenProof, type HoldSpec } from '../governance/rights.js';
@@ -28,7 +28,7 @@ const counts = (t: TermsDoc['commitments']) => ({ agent: t.agent.length, sponsor
 async function acknowledge(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
   for (const f of ['sponsorId', 'baseVersion'] as const) if (p[f] !== undefined) throw badRequest(f, 'not with acknowledgeVersion (an acknowledgement changes no terms)');
   if (p.scope === 'org') throw badRequest('acknowledgeVersion', 'only an agent acknowledges its own compact; the org compact has no acknowledgement');
-  if (ctx.principal.id !== p.scope) throw new ApiError('FORBIDDEN_SCOPE', `only ${p.scope} acknowledges its own compact (its side of it); ${ctx.principal.id} may not`);
+  if (ctx.principal.id !== p.scope) throw new ApiError('CONFLICT', `only ${p.scope} acknowledges its own compact (its side of it), with its own key; ${ctx.principal.id} may not, and nothing changed`);
   if (!row) throw notFound(`compact of ${p.scope}`);
   const version = Number(row.version);
   if (p.acknowledgeVersion !== version) {
@@ -133,7 +133,9 @@ export const upsert = handler(
     const row = await compactRow(ctx.q, ctx.orgId, p.scope, 'FOR UPDATE');
     return p.acknowledgeVersion !== undefined ? acknowledge(ctx, p, row) : writeTerms(ctx, p, row);
   },
-  { mayHold: true },
 );
 
 export const compactHandlers = family('compact', { upsert });
+
+/** The compact family, as domain/deployed.ts lists it. */
+export const compactFamily: Family = { name: 'compact', methods: compactHandlers };

@@ -1,6 +1,6 @@
 import { contact as c } from '../../protocol/methods/contact.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
 import { checkVersion } from '../member/index.js';
 import {
   candidatesOf, checkKindFields, createContactParty, employerNamed, getPartyRow, listContacts, noun, refreshEmployerName, renameChanges, requireWritableParty,
@@ -80,3 +80,6 @@ const archive = handler(c.delete, async (ctx, p) => {
 });
 
 export const contactHandlers = family('contact', { list, add, update, delete: archive });
+
+/** The contact family, as domain/deployed.ts lists it. */
+export const contactFamily: Family = { name: 'contact', methods: contactHandlers };

@@ -1,7 +1,7 @@
 import { contacts as c } from '../../protocol/methods/contacts.js';
 import { contactsReadContracts } from '../../protocol/reads/contacts.js';
-import { family, reads } from '../family.js';
-import { handler, readHandler } from '../handler.js';
+import { family, reads, type Family } from '../core/family.js';
+import { handler, readHandler } from '../core/handler.js';
 import {
   addMissingValue, candidatesOf, contactKey, createContactParty, employerNamed, getPartyRow, hasStandInName, lockKeys, matchContact, requireWritableParty,
   setEmployer, splitName, syncContacts, toContact, toContactTombstone, writeChanges, type Change,
@@ -85,3 +85,6 @@ export const list = readHandler(contactsReadContracts['contacts.list'], async (c
 );
 
 export const contactsReads = reads({ 'contacts.list': list });
+
+/** The contacts family, as domain/deployed.ts lists it. */
+export const contactsFamily: Family = { name: 'contacts', methods: contactsHandlers, reads: contactsReads };

@@ -1,8 +1,8 @@
 import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { decision as c } from '../../protocol/methods/decision.js';
 import type { Queryable } from '../../db/types.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
 import { describeRight, enforceRights, readRights, verifyGivenProof, type HoldSpec, type ResolvedRight } from '../governance/rights.js';
 import { getDecision, isOpen, lockDecisions, ref, refuseClosed, refuseStale, toDecision, type DecisionRow } from './model.js';
 import { actOf, requirementsOf, rightOf } from './requirements.js';
@@ -10,13 +10,13 @@ import { actOf, requirementsOf, rightOf } from './requirements.js';
 /*
  * The governing acts on a decision: adopt, supersede (adopt + close the targets, one transaction), reverse
  * (withdraw an open one, reverse an adopted one). Each runs under enforceRights (governance/rights.ts): the caller
- * decides, or the act holds for the humans who do, or FORBIDDEN_SCOPE names the right.
+ * decides, or the act holds for the humans who do, or GOVERNANCE_NOT_READY names the right (nobody may decide it).
  */
 
 /** An agent never adopts its own proposal, whatever its autonomy: a human who decides adopts it. */
 function refuseOwnProposal(ctx: HandlerCtx, r: DecisionRow): void {
   if (ctx.principal.kind === 'agent' && r.driver === ctx.principal.id) {
-    throw new ApiError('FORBIDDEN_SCOPE', `${ctx.principal.id} proposed decision ${ref(r)}: an agent never adopts its own proposal; a human who decides its area adopts it`);
+    throw new ApiError('GOVERNANCE_NOT_READY', `${ctx.principal.id} proposed decision ${ref(r)}: an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it (tell your user it waits for them)`);
   }
 }
 
@@ -77,7 +77,6 @@ export const adopt = handler(
     await ctx.emit('decision.record.adopt', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
     return { decision: toDecision(updated), changed: true };
   },
-  { mayHold: true },
 );
 
 export const supersede = handler(
@@ -122,7 +121,6 @@ export const supersede = handler(
     await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
     return { decision: toDecision(after.get(p.decisionId)!), superseded: p.supersedes.map((id) => toDecision(after.get(id)!)), changed: true };
   },
-  { mayHold: true },
 );
 
 /**
@@ -155,5 +153,4 @@ export const reverse = handler(
     await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status, override: how.override, approvalId: how.approvalId });
     return { decision: toDecision(updated), changed: true };
   },
-  { mayHold: true },
 );

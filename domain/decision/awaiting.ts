@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { roleMembers } from '../governance/colleagues.js';
 import { findRight, readRights, selects, standing, type ResolvedRight, type Standing, type Who } from '../governance/rights.js';
 import { parseSelector } from '../governance/selectors.js';

@@ -1,6 +1,6 @@
 import { decision as c } from '../../protocol/methods/decision.js';
-import { handler } from '../handler.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { handler } from '../core/handler.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { COMMENT_COLUMNS, getDecision, toComment, type CommentRow } from './model.js';
 
 /**

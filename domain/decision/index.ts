@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { decision as c } from '../../protocol/methods/decision.js';
-import type { HandlerCtx } from '../handler.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { activeHumansWithRole, getMembers } from '../member/model.js';
 import { readRights } from '../governance/rights.js';
 import { adopt, reverse, supersede } from './adopt.js';
@@ -14,6 +14,8 @@ import {
   toDecision, toSignature, type CommentRow, type Content, type SignatureRow, COMMENT_COLUMNS,
 } from './model.js';
 import { counts, mayBlock, rightOf } from './requirements.js';
+import { decisionReads } from './list.js';
+import { decisionReferences } from './references.js';
 
 /*
  * decision.*: proposals, versions, comments, adjustment requests and signatures (adopt, supersede and reverse in
@@ -84,7 +86,7 @@ async function proposeNext(ctx: HandlerCtx, decisionId: string, p: ProposeParams
   const row = await getDecision(ctx.q, ctx.orgId, decisionId, 'FOR UPDATE');
   if (row.driver !== ctx.principal.id) {
     throw new ApiError(
-      'FORBIDDEN_SCOPE',
+      'CONFLICT',
       `decision ${ref(row)} is driven by ${row.driver}: only its driver proposes its next version; comment (decision.comment) or request an adjustment (decision.requestAdjustment) instead`,
     );
   }
@@ -166,7 +168,7 @@ export const requestAdjustment = handler(c.requestAdjustment, async (ctx, p) => 
   const resolved = rightOf((await readRights(ctx.q, ctx.orgId)).rights, row);
   if (!(await mayBlock(ctx.q, ctx.orgId, row, resolved, ctx.principal))) {
     throw new ApiError(
-      'FORBIDDEN_SCOPE',
+      'CONFLICT',
       `only a signatory (agree: ${(resolved.right.agree ?? []).join(', ') || 'none'}) or a decider (decidedBy ${resolved.right.decidedBy}) of decision ${ref(row)} ` +
         `may block its adoption; ${ctx.principal.id} is neither: comment instead (decision.comment)`,
     );
@@ -245,7 +247,9 @@ export const sign = handler(
     });
     return { decision: toDecision(updated), signature: toSignature(added, Number(updated.version)), counts: countsFor, changed: true };
   },
-  { mayHold: true },
 );
 
 export const decisionHandlers = family('decision', { propose, comment, requestAdjustment, sign, adopt, supersede, reverse, listComments });
+
+/** The decision family, as domain/deployed.ts lists it. */
+export const decisionFamily: Family = { name: 'decision', methods: decisionHandlers, reads: decisionReads, contributes: { references: decisionReferences } };

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { decisionReadContracts, type DecisionSummary } from '../../protocol/reads/decision.js';
 import type { Queryable } from '../../db/types.js';
-import { reads } from '../family.js';
-import { readHandler, type ReadCtx } from '../handler.js';
+import { reads } from '../core/family.js';
+import { readHandler, type ReadCtx } from '../core/handler.js';
 import { readRights } from '../governance/rights.js';
 import { awaitingIds } from './awaiting.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { getDecision, SIGNATURE_COLUMNS, toDecision, toSignature, type DecisionRow, type SignatureRow } from './model.js';
 import { requirementsOf, rightOf } from './requirements.js';
 import { decisionSearch } from './search.js';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Requirements } from '../../protocol/reads/decision.js';
 import type { Queryable } from '../../db/types.js';
 import { decidersOf, findRight, selects, selectsAny, standing, type GoverningAct, type ResolvedRight, type Right } from '../governance/rights.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { isOpen, openAdjustments, signaturesOn, type DecisionRow, type SignatureRow } from './model.js';
 
 /* What adopting a decision's current version needs under the org's rights: the agree signatures and no open adjustment. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { awaitingWhy, type AwaitingWhy } from './awaiting.js';
 
 /** An open decision waiting on the caller (awaiting=me), with what GET /org/inbox shows of it. */

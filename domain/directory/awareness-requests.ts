@@ -1,9 +1,9 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import type { AwarenessLevel } from './awareness.js';
 import { raiseAwareness, toAwareness } from './awareness-levels.js';

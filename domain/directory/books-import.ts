@@ -1,8 +1,9 @@
 import type { Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
-import type { StartupStep } from '../startup.js';
+import type { StartupStep } from '../core/startup.js';
 import { proposePair } from './merge-propose.js';
 import { tryEmail } from './normalise.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * The first start after migration 034 (books contacts became organisation parties): for each org that had
@@ -16,7 +17,7 @@ interface Imported {
   party_id: string;
 }
 
-async function importOrg(q: Queryable, orgId: string): Promise<boolean> {
+async function importOrg(families: FamilySet, q: Queryable, orgId: string): Promise<boolean> {
   const [pending] = await q.query<{ contacts: number }>(
     'SELECT contacts FROM directory_books_imports WHERE org_id = $1 AND appended_seq IS NULL FOR UPDATE SKIP LOCKED',
     [orgId],
@@ -55,7 +56,7 @@ async function importOrg(q: Queryable, orgId: string): Promise<boolean> {
   for (const { members } of groups) {
     const [survivor, ...others] = [...new Set(members)];
     for (const merged of others) {
-      const { changed } = await proposePair(q, orgId, { survivorId: survivor, mergedId: merged, fieldChoices: {}, proposedBy: '' });
+      const { changed } = await proposePair(families, q, orgId, { survivorId: survivor, mergedId: merged, fieldChoices: {}, proposedBy: '' });
       if (changed) merges += 1;
     }
   }
@@ -75,7 +76,7 @@ export const importBooksContacts: StartupStep = {
   async run(deps) {
     const pending = await deps.db.query<{ org_id: string }>('SELECT org_id FROM directory_books_imports WHERE appended_seq IS NULL ORDER BY org_id');
     let done = 0;
-    for (const { org_id } of pending) if (await deps.db.tx((q) => importOrg(q, org_id))) done += 1;
+    for (const { org_id } of pending) if (await deps.db.tx((q) => importOrg(deps.families, q, org_id))) done += 1;
     return done;
   },
 };

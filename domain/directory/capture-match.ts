@@ -1,8 +1,8 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { badRequest, conflict } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { insertChannel, lockKeys } from './channel-store.js';
 import { candidatesFor, emailHolder, type Candidate } from './dedupe.js';
 import { isFreeMail } from './free-mail.js';

@@ -1,11 +1,11 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { MAX_EVIDENCE, SOURCE_PREFIX, type SOURCES } from '../../protocol/methods/directory/captures.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import {
   addChannels,
   applyToParty,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { normaliseIm, tryEmail, tryPhone, type ChannelKey, type ChannelKind } from './normalise.js';
 import { resolveParty, type PartyKind } from './model.js';
 

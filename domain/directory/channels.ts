@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { directory as c } from '../../protocol/methods/directory/index.js';
 import { conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { CHANNEL_COLUMNS, insertChannel, lockKeys, toChannel, type ChannelRow } from './channel-store.js';
 import { refuseHeldEmail } from './dedupe.js';
 import { bumpParty, requireWritableParty } from './model.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../protocol/errors.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { MAX_LIMIT as MAX_SEARCH_LIMIT, FUZZY_THRESHOLD } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';
 import { Params } from './filters.js';

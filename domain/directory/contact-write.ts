@@ -1,7 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { badRequest, conflict } from '../../protocol/errors.js';
-import type { HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { activeChannels, insertChannel, lockKeys, resolveChannel, type ChannelRow } from './channel-store.js';
 import { makePrimary } from './channels.js';
 import { refuseHeldEmail } from './dedupe.js';

@@ -3,6 +3,7 @@ import { activeChannels, toChannel } from './channel-store.js';
 import { visibleTo } from './list-scope.js';
 import { toOrg, toPerson, type PartyKind, type PartyRow } from './model.js';
 import { rolesOf } from './roles.js';
+import type { FamilySet } from '../core/family.js';
 
 /* A party with everything around it: channels, links, the lists the caller sees, awareness and roles. */
 
@@ -19,7 +20,7 @@ interface LinkRow {
   other_name: string;
 }
 
-async function around(q: Queryable, orgId: string, partyId: string, principalId: string) {
+async function around(families: FamilySet, q: Queryable, orgId: string, partyId: string, principalId: string) {
   const links = await q.query<LinkRow>(
     `SELECT l.link_id, l.relation, l.from_id, l.to_id, l.role, l.is_primary, l.since::text AS since, l.until::text AS until,
             o.kind AS other_kind, o.display_name AS other_name
@@ -40,7 +41,7 @@ async function around(q: Queryable, orgId: string, partyId: string, principalId:
       ORDER BY array_position(ARRAY['close', 'works_with', 'met', 'knows_of'], level) NULLS LAST, last_interaction_at DESC NULLS LAST, principal_id`,
     [orgId, partyId],
   );
-  const roles = (await rolesOf(q, orgId, [partyId])).get(partyId) ?? [];
+  const roles = (await rolesOf(families, q, orgId, [partyId])).get(partyId) ?? [];
   return {
     channels: (await activeChannels(q, orgId, partyId)).map(toChannel),
     links: links.map((l) => {
@@ -67,10 +68,10 @@ async function around(q: Queryable, orgId: string, partyId: string, principalId:
   };
 }
 
-export async function personDetail(q: Queryable, orgId: string, row: PartyRow, principalId: string) {
-  return { ...toPerson(row), notes: row.notes, ...(await around(q, orgId, row.party_id, principalId)) };
+export async function personDetail(families: FamilySet, q: Queryable, orgId: string, row: PartyRow, principalId: string) {
+  return { ...toPerson(row), notes: row.notes, ...(await around(families, q, orgId, row.party_id, principalId)) };
 }
 
-export async function orgDetail(q: Queryable, orgId: string, row: PartyRow, principalId: string) {
-  return { ...toOrg(row), notes: row.notes, ...(await around(q, orgId, row.party_id, principalId)) };
+export async function orgDetail(families: FamilySet, q: Queryable, orgId: string, row: PartyRow, principalId: string) {
+  return { ...toOrg(row), notes: row.notes, ...(await around(families, q, orgId, row.party_id, principalId)) };
 }

@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/types.js';
 import { readableList } from './list-scope.js';
 import { resolveParty, type PartyKind } from './model.js';
 import { roleHolders } from './roles.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * The filters of listPeople/listOrgs as SQL conditions on a party aliased p. A dynamic list is a stored filter of
@@ -41,6 +42,8 @@ export function storedFilter(raw: Record<string, unknown> | null): PartyFilter {
 
 export interface FilterScope {
   q: Queryable;
+  /** The runtime's families: a role filter asks the families that report roles. */
+  families: FamilySet;
   orgId: string;
   principalId: string;
   /** The listed kind (people or organisations). */
@@ -80,7 +83,7 @@ export async function filterConditions(s: FilterScope, f: PartyFilter, params: P
     }
   }
   if (f.tag !== undefined) where.push(`${params.push(f.tag.trim().toLowerCase())} = ANY(p.tags)`);
-  if (f.role !== undefined) where.push(`p.party_id = ANY(${params.push(await roleHolders(s.q, s.orgId, f.role, `${s.prefix}.role`), '::text[]')})`);
+  if (f.role !== undefined) where.push(`p.party_id = ANY(${params.push(await roleHolders(s.families, s.q, s.orgId, f.role, `${s.prefix}.role`), '::text[]')})`);
   if (f.knownBy !== undefined) {
     where.push(
       `EXISTS (SELECT 1 FROM directory_awareness a WHERE a.org_id = p.org_id AND a.party_id = p.party_id AND a.principal_id = ${params.push(f.knownBy)} AND a.level IS NOT NULL)`,

@@ -1,4 +1,4 @@
-import { family } from '../family.js';
+import { family, type Family } from '../core/family.js';
 import { addChannel, removeChannel, setPrimaryChannel } from './channels.js';
 import { listOrgs, listPeople, search } from './listing.js';
 import { archiveOrg, createOrg, getOrg, updateOrg } from './orgs.js';
@@ -11,19 +11,24 @@ import { listCaptures, proposeCapture, resolveCapture } from './captures.js';
 import { executeMerge, listMerges, proposeMerge, revertMerge } from './merges.js';
 import { exportVcard } from './vcard-export.js';
 import { ask } from './ask/index.js';
+import { DIRECTORY_ANSWERER } from './ask/answerer.js';
+import { importBooksContacts } from './books-import.js';
+import { checkPartyRefs } from './refs.js';
+import { checkPartyRoles } from './roles.js';
 
 /*
  * directory.*: the people and organisations outside the org (parties per_ and co_), their channels, search and
  * dedupe. What other families call (never the tables): resolveParty, requireWritableParty (model.ts),
- * resolveChannel (channel-store.ts), touchAwareness (awareness.ts), declarePartyRefs (refs.ts),
- * registerPartyRoles (roles.ts), the dedupe rule (dedupe.ts) and the normalisers (normalise.ts).
+ * resolveChannel (channel-store.ts), touchAwareness (awareness.ts), the dedupe rule (dedupe.ts) and the normalisers
+ * (normalise.ts). Families offer it party columns (`contributes.partyRefs`, refs.ts) and roles (`contributes.partyRoles`,
+ * roles.ts) from their descriptors.
  */
 
 export { resolveParty, requireWritableParty, type ResolvedParty } from './model.js';
 export { resolveChannel, type ResolvedChannel } from './channel-store.js';
 export { touchAwareness, AWARENESS_LEVELS, type AwarenessLevel } from './awareness.js';
-export { declarePartyRefs, partyRefs, type PartyRef, type RepointHook, type MergeChangeLog, type MergeChange } from './refs.js';
-export { registerPartyRoles, rolesOf, type PartyRole, type PartyRoleSource } from './roles.js';
+export { partyRefs, type PartyRef, type PartyRefs, type RepointHook, type MergeChangeLog, type MergeChange } from './refs.js';
+export { rolesOf, type PartyRole, type PartyRoleSource } from './roles.js';
 export { candidatesFor, candidatesOf, factsOf, scorePair, type Candidate, type PartyFacts } from './dedupe.js';
 export { refreshEmployers, refreshEmployerName } from './terms.js';
 // The contact view (contact.*, contacts.upsert, GET /contacts.list): parties as flat address-book cards.
@@ -73,3 +78,16 @@ export const directoryHandlers = family('directory', {
   exportVcard,
   ask,
 });
+
+/** The directory family, as domain/deployed.ts lists it. */
+export const directoryFamily: Family = {
+  name: 'directory',
+  methods: directoryHandlers,
+  answerers: [DIRECTORY_ANSWERER],
+  startup: [importBooksContacts],
+  // What other families contributed to the directory's extension points is checked once, as the runtime is built.
+  verify(set) {
+    checkPartyRefs(set);
+    checkPartyRoles(set);
+  },
+};

@@ -1,9 +1,9 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { MAX_LIMIT as MAX_SEARCH_LIMIT } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
 import { candidatesOf } from './dedupe.js';
 import { Params, filterConditions, listScope, narrows, type PartyFilter } from './filters.js';
 import { partyRows, resolveParty, toListed, toParty, type PartyKind } from './model.js';
@@ -27,7 +27,7 @@ const ofMode = (mode: 'n' | 'u') => (v: unknown[]) => v.length === 3 && v[0] ===
 
 async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: ListParams) {
   const params = new Params([ctx.orgId, kind]);
-  const scope = { q, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params' };
+  const scope = { q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params' };
   if (p.q !== undefined && p.q.trim() !== '') {
     // Filters beyond kind and status narrow the search to the ids they match.
     let ids: string[] | undefined;
@@ -96,7 +96,7 @@ interface Hit {
 export const search = handler(c.search, async (ctx, p) =>
   ctx.deps.db.tx(async (q) => {
     const kinds: PartyKind[] = p.kinds ? [...new Set(p.kinds)] : ['person', 'org'];
-    const scopeIds = p.listId === undefined ? undefined : await listScope({ q, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, kinds);
+    const scopeIds = p.listId === undefined ? undefined : await listScope({ q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, kinds);
     const inScope = (id: string) => scopeIds === undefined || scopeIds.includes(id);
     const hits: Hit[] = [];
     if (p.duplicatesOf !== undefined) {

@@ -1,11 +1,11 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { decodeCursor, encodeCursor, strings } from '../cursor.js';
+import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
 import { MAX_LIST_MEMBERS } from '../../protocol/methods/directory/lists.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { requireNamableMember } from '../member/model.js';
 import { Params, filterConditions, type PartyFilter } from './filters.js';
 import { visibleTo, type ListRow as ScopedList } from './list-scope.js';
@@ -98,7 +98,7 @@ async function resolveAll(ctx: HandlerCtx, partyIds: readonly string[], activeOn
 async function checkFilter(ctx: HandlerCtx, filter: PartyFilter): Promise<void> {
   if (filter.knownBy !== undefined) await requireNamableMember(ctx.q, ctx.orgId, filter.knownBy, 'params.filter.knownBy');
   for (const kind of ['person', 'org'] as const) {
-    await filterConditions({ q: ctx.q, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params.filter' }, filter, new Params([ctx.orgId, kind]));
+    await filterConditions({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params.filter' }, filter, new Params([ctx.orgId, kind]));
   }
 }
 

@@ -1,10 +1,11 @@
 import { badRequest } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { scorePair } from './dedupe.js';
 import { checkChoices, type Choices } from './merge-fields.js';
 import { getMerge, previewMerge, savePreview, type MergeRow } from './merge-view.js';
 import { noun, requireWritableParty, type PartyRow } from './model.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * Proposing a merge (directory.proposeMerge, and the books import's proposals): one open proposal per pair. The
@@ -35,7 +36,7 @@ export async function lockPair(q: Queryable, orgId: string, survivorId: string, 
   return { s, l };
 }
 
-export async function proposePair(q: Queryable, orgId: string, p: Proposal): Promise<{ row: MergeRow; changed: boolean; revised: boolean }> {
+export async function proposePair(families: FamilySet, q: Queryable, orgId: string, p: Proposal): Promise<{ row: MergeRow; changed: boolean; revised: boolean }> {
   const { s, l } = await lockPair(q, orgId, p.survivorId, p.mergedId);
   checkChoices(s.kind, p.fieldChoices);
   const choices = Object.fromEntries(Object.entries(p.fieldChoices).filter(([, v]) => v !== undefined).sort(([x], [y]) => x.localeCompare(y)));
@@ -70,7 +71,7 @@ export async function proposePair(q: Queryable, orgId: string, p: Proposal): Pro
       [orgId, mergeId, s.kind, p.survivorId, p.mergedId, score, JSON.stringify(reasons), JSON.stringify(choices), versions.s, versions.l, p.proposedBy],
     );
   }
-  await savePreview(q, orgId, mergeId, await previewMerge(q, orgId, { mergeId, survivorId: p.survivorId, mergedId: p.mergedId, fieldChoices: choices }));
+  await savePreview(q, orgId, mergeId, await previewMerge(families, q, orgId, { mergeId, survivorId: p.survivorId, mergedId: p.mergedId, fieldChoices: choices }));
   return { row: await getMerge(q, orgId, mergeId), changed: true, revised: Boolean(open) };
 }
 

@@ -6,6 +6,7 @@ import { bumpParty, getPartyRow, type PartyKind } from './model.js';
 import { partyRefs } from './refs.js';
 import { rolesOf } from './roles.js';
 import { refreshEmployerName, refreshEmployers } from './terms.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * Executing a merge: every write through the merge's ChangeWriter, so revertMerge can undo it exactly. Touches
@@ -48,14 +49,14 @@ const CHANNELS = 'directory_channels';
 const LINKS = 'directory_links';
 const AWARENESS = 'directory_awareness';
 
-export async function runMerge(q: Queryable, orgId: string, m: MergeInput): Promise<MergeOutcome> {
+export async function runMerge(families: FamilySet, q: Queryable, orgId: string, m: MergeInput): Promise<MergeOutcome> {
   const log = new ChangeWriter(q, orgId, m.mergeId);
   const S = m.survivorId;
   const L = m.mergedId;
   const s = await getPartyRow(q, orgId, S, true);
   const l = await getPartyRow(q, orgId, L, true);
   const counts = { ...ZERO_COUNTS };
-  const roles = (await rolesOf(q, orgId, [L])).get(L) ?? [];
+  const roles = (await rolesOf(families, q, orgId, [L])).get(L) ?? [];
   const [{ now }] = await q.query<{ now: string }>(`SELECT to_jsonb(now()) #>> '{}' AS now`);
 
   counts.fields = (await log.update(PARTIES, { party_id: S }, mergedColumns(s, l, m.fieldChoices))).length;
@@ -108,7 +109,7 @@ export async function runMerge(q: Queryable, orgId: string, m: MergeInput): Prom
 
   // Every family's declared references, then their hooks (one mechanism: the same log).
   const references: MergeOutcome['references'] = [];
-  for (const fam of partyRefs()) {
+  for (const fam of partyRefs(families)) {
     const before = log.changes.length;
     for (const ref of fam.refs) await log.repoint(ref.table, ref.column, L, S);
     if (fam.hook) await fam.hook({ q, orgId, mergeId: m.mergeId, survivorId: S, mergedId: L, log });

@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/types.js';
 import type { Choices } from './merge-fields.js';
 import { runMerge, type MergeOutcome } from './merge-run.js';
 import { getPartyRow, toParty, type PartyKind } from './model.js';
+import type { FamilySet } from '../core/family.js';
 
 /* Merge rows (directory_merges), their view, and the preview: the merge run in a savepoint, then rolled back. */
 
@@ -77,10 +78,10 @@ export interface Preview extends MergeOutcome {
  * What executing would do, exactly: the merge run (other families' hooks included) inside a savepoint, the
  * survivor read as it would be, then everything rolled back. The merge row must exist (its log rows point at it).
  */
-export async function previewMerge(q: Queryable, orgId: string, m: { mergeId: string; survivorId: string; mergedId: string; fieldChoices: Choices }): Promise<Preview> {
+export async function previewMerge(families: FamilySet, q: Queryable, orgId: string, m: { mergeId: string; survivorId: string; mergedId: string; fieldChoices: Choices }): Promise<Preview> {
   await q.query('SAVEPOINT merge_preview');
   try {
-    const outcome = await runMerge(q, orgId, m);
+    const outcome = await runMerge(families, q, orgId, m);
     return { survivor: toParty(await getPartyRow(q, orgId, m.survivorId)), ...outcome };
   } finally {
     await q.query('ROLLBACK TO SAVEPOINT merge_preview');

@@ -1,7 +1,7 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { decodeCursor, encodeCursor, timeAndId } from '../cursor.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { conflict } from '../../protocol/errors.js';
-import { handler, type HandlerCtx } from '../handler.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
 import { mustHold } from '../member/lane.js';
 import { undoLog } from './merge-log.js';
 import { lockPair, mergeSummary, proposePair } from './merge-propose.js';
@@ -33,7 +33,7 @@ async function lockMerge(ctx: HandlerCtx, mergeId: string): Promise<MergeRow> {
 const ids = (m: MergeRow) => ({ mergeId: m.merge_id, kind: m.kind, survivorId: m.survivor_id, mergedId: m.merged_id });
 
 export const proposeMerge = handler(c.proposeMerge, async (ctx, p) => {
-  const { row, changed, revised } = await proposePair(ctx.q, ctx.orgId, {
+  const { row, changed, revised } = await proposePair(ctx.deps.families, ctx.q, ctx.orgId, {
     survivorId: p.survivorId,
     mergedId: p.mergedId,
     fieldChoices: p.fieldChoices ?? {},
@@ -99,7 +99,7 @@ export const executeMerge = handler(
     }
     const { s, l } = await lockPair(ctx.q, ctx.orgId, m.survivor_id, m.merged_id);
     requireAsProposed(m, s, l);
-    const roles = [...(await rolesOf(ctx.q, ctx.orgId, [s.party_id, l.party_id])).values()].flat().filter((r) => GUARDED_FAMILIES.has(r.family));
+    const roles = [...(await rolesOf(ctx.deps.families, ctx.q, ctx.orgId, [s.party_id, l.party_id])).values()].flat().filter((r) => GUARDED_FAMILIES.has(r.family));
     const proof =
       mustHold(ctx.principal) && (Number(m.score) < UNSIGNED_SCORE || roles.length > 0)
         ? await ctx.requireSignature({
@@ -110,7 +110,7 @@ export const executeMerge = handler(
             params: { ...p, survivorId: s.party_id, survivorVersion: Number(s.version), mergedId: l.party_id, mergedVersion: Number(l.version) },
           })
         : null;
-    const outcome = await runMerge(ctx.q, ctx.orgId, { mergeId: m.merge_id, survivorId: m.survivor_id, mergedId: m.merged_id, fieldChoices: m.field_choices });
+    const outcome = await runMerge(ctx.deps.families, ctx.q, ctx.orgId, { mergeId: m.merge_id, survivorId: m.survivor_id, mergedId: m.merged_id, fieldChoices: m.field_choices });
     await ctx.q.query(
       `UPDATE directory_merges SET status = 'executed', decided_by = $3, executed_at = now(), updated_at = now() WHERE org_id = $1 AND merge_id = $2`,
       [ctx.orgId, m.merge_id, ctx.principal.id],
@@ -126,7 +126,6 @@ export const executeMerge = handler(
     });
     return { merge, changed: true };
   },
-  { mayHold: true },
 );
 
 export const revertMerge = handler(c.revertMerge, async (ctx, p) => {

@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import { getDomain, parse } from 'tldts';
-import validator from 'validator';
+import type { CountryCode } from 'libphonenumber-js/max';
+import type Validator from 'validator';
+import { lazyModule as lazy } from '../../config/lazy.js';
 import { badRequest } from '../../protocol/errors.js';
 import { abnChecksumOk } from '../../protocol/methods/books/common.js';
 
@@ -9,6 +9,12 @@ import { abnChecksumOk } from '../../protocol/methods/books/common.js';
  * What matching compares. A channel keeps the value as given (shown back, exported) and a key: the email key,
  * E.164 for a phone, service:handle for an IM. Errors name the caller's field (`params.channels.1.value: …`).
  */
+
+// Loaded by the first value that needs them: libphonenumber-js with its full metadata, tldts and validator cost
+// about 0.4 s together.
+const phones = lazy<typeof import('libphonenumber-js/max')>('libphonenumber-js/max');
+const domains = lazy<typeof import('tldts')>('tldts');
+const validator = lazy<typeof Validator>('validator');
 
 /**
  * Phone numbers without a country code are read as this country's. The org records no country of its own (its
@@ -47,7 +53,7 @@ const PROVIDER_RULES = {
 
 /** The registrable domain of a host name (private suffixes count: two github.io sites are two domains). */
 export function registrableDomain(host: string): string | null {
-  return getDomain(host, { allowPrivateDomains: true });
+  return domains().getDomain(host, { allowPrivateDomains: true });
 }
 
 /** An email address's key and domain, or null when it is not an address. Domains as IDNA ASCII, lower case. */
@@ -58,8 +64,8 @@ export function tryEmail(value: string): ChannelKey | null {
   const host = domainToASCII(trimmed.slice(at + 1).toLowerCase());
   if (!host) return null;
   const address = `${trimmed.slice(0, at).normalize('NFC')}@${host}`;
-  if (!validator.isEmail(address, { allow_utf8_local_part: true, require_tld: true, allow_ip_domain: false })) return null;
-  const key = validator.normalizeEmail(address, PROVIDER_RULES);
+  if (!validator().isEmail(address, { allow_utf8_local_part: true, require_tld: true, allow_ip_domain: false })) return null;
+  const key = validator().normalizeEmail(address, PROVIDER_RULES);
   if (!key) return null;
   const keyHost = key.slice(key.lastIndexOf('@') + 1);
   return { kind: 'email', service: null, value: trimmed, key, domain: registrableDomain(keyHost) ?? keyHost };
@@ -75,7 +81,7 @@ export function normaliseEmail(value: string, field: string): ChannelKey {
 export function tryPhone(value: string, country: CountryCode = DEFAULT_COUNTRY): ChannelKey | null {
   const trimmed = value.trim();
   if (!/\d/.test(trimmed)) return null;
-  const parsed = parsePhoneNumberFromString(trimmed, country);
+  const parsed = phones().parsePhoneNumberFromString(trimmed, country);
   if (!parsed || !parsed.isValid()) return null;
   return { kind: 'phone', service: null, value: trimmed, key: parsed.number, domain: null };
 }
@@ -118,7 +124,7 @@ export function normaliseWebsite(website: string, field: string): { website: str
   } catch {
     throw badRequest(field, 'not a web address');
   }
-  const parsed = parse(host, { allowPrivateDomains: true });
+  const parsed = domains().parse(host, { allowPrivateDomains: true });
   if (!parsed.domain || !(parsed.isIcann || parsed.isPrivate)) throw badRequest(field, 'not a public web address (no registrable domain)');
   const domain = parsed.domain;
   return { website: withScheme, domain };

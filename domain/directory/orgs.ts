@@ -1,9 +1,9 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { directory as c } from '../../protocol/methods/directory/index.js';
 import { conflict } from '../../protocol/errors.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { checkVersion } from '../member/index.js';
 import { lockKeys } from './channel-store.js';
 import { candidatesOf, identifierHolder } from './dedupe.js';
@@ -64,7 +64,7 @@ export const createOrg = handler(c.createOrg, async (ctx, p) => {
   await setIdentifiers(ctx, partyId, p.identifiers ?? {});
   await addNewChannels(ctx, partyId, 'org', channels, keys);
   const possibleDuplicates = await candidatesOf(ctx.q, ctx.orgId, partyId);
-  const org = await orgDetail(ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, partyId), ctx.principal.id);
+  const org = await orgDetail(ctx.deps.families, ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, partyId), ctx.principal.id);
   await ctx.emit('directory.org.create', partyId, {
     partyId,
     origin: 'manual',
@@ -99,14 +99,14 @@ export const updateOrg = handler(c.updateOrg, async (ctx, p) => {
   const identifiersChanged = p.identifiers === undefined ? false : await setIdentifiers(ctx, p.orgId, p.identifiers);
   const fields = [...changes.map((ch) => ch.field), ...(identifiersChanged ? ['identifiers'] : [])];
   if (fields.length === 0) {
-    const org = await orgDetail(ctx.q, ctx.orgId, row, ctx.principal.id);
+    const org = await orgDetail(ctx.deps.families, ctx.q, ctx.orgId, row, ctx.principal.id);
     await ctx.emit('directory.org.update', p.orgId, { partyId: p.orgId, fields: [], version: Number(row.version), noop: true });
     return { org, changed: false };
   }
   await writeChanges(ctx, p.orgId, changes);
   // Its people's search documents hold the employer's name: carried over in this transaction.
   if (renamed) await refreshEmployerName(ctx.q, ctx.orgId, p.orgId);
-  const org = await orgDetail(ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, p.orgId), ctx.principal.id);
+  const org = await orgDetail(ctx.deps.families, ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, p.orgId), ctx.principal.id);
   await ctx.emit('directory.org.update', p.orgId, { partyId: p.orgId, fields, version: org.version });
   return { org, changed: true };
 });
@@ -120,5 +120,5 @@ export const archiveOrg = handler(c.archiveOrg, async (ctx, p) => {
 export const getOrg = handler(c.getOrg, async (ctx, p) => {
   const row = await getPartyRow(ctx.q, ctx.orgId, p.orgId);
   if (row.status === 'merged') return { org: toTombstone(row) };
-  return { org: await orgDetail(ctx.q, ctx.orgId, row, ctx.principal.id) };
+  return { org: await orgDetail(ctx.deps.families, ctx.q, ctx.orgId, row, ctx.principal.id) };
 });

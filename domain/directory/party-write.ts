@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
-import type { HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { insertChannel, lockKeys } from './channel-store.js';
 import { emailHolder, identifierHolder, refuseHeldEmail } from './dedupe.js';
 import { normaliseChannel, type ChannelKey, type ChannelKind } from './normalise.js';

@@ -1,7 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { checkVersion } from '../member/index.js';
 import { candidatesOf } from './dedupe.js';
 import { personDetail } from './detail.js';
@@ -28,7 +28,7 @@ export const createPerson = handler(c.createPerson, async (ctx, p) => {
   await addNewChannels(ctx, partyId, 'person', channels, keys);
   if (employer) await linkFirstEmployer(ctx, partyId, employer.partyId, p.worksAt?.role ?? null);
   const possibleDuplicates = await candidatesOf(ctx.q, ctx.orgId, partyId);
-  const person = await personDetail(ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, partyId), ctx.principal.id);
+  const person = await personDetail(ctx.deps.families, ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, partyId), ctx.principal.id);
   await ctx.emit('directory.person.create', partyId, {
     partyId,
     origin: 'manual',
@@ -68,12 +68,12 @@ export const updatePerson = handler(c.updatePerson, async (ctx, p) => {
     { field: 'country', column: 'country', value: p.country, current: row.country },
   ]);
   if (changes.length === 0) {
-    const person = await personDetail(ctx.q, ctx.orgId, row, ctx.principal.id);
+    const person = await personDetail(ctx.deps.families, ctx.q, ctx.orgId, row, ctx.principal.id);
     await ctx.emit('directory.person.update', p.personId, { partyId: p.personId, fields: [], version: Number(row.version), noop: true });
     return { person, changed: false };
   }
   await writeChanges(ctx, p.personId, changes);
-  const person = await personDetail(ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, p.personId), ctx.principal.id);
+  const person = await personDetail(ctx.deps.families, ctx.q, ctx.orgId, await getPartyRow(ctx.q, ctx.orgId, p.personId), ctx.principal.id);
   await ctx.emit('directory.person.update', p.personId, { partyId: p.personId, fields: changes.map((ch) => ch.field), version: person.version });
   return { person, changed: true };
 });
@@ -87,5 +87,5 @@ export const archivePerson = handler(c.archivePerson, async (ctx, p) => {
 export const getPerson = handler(c.getPerson, async (ctx, p) => {
   const row = await getPartyRow(ctx.q, ctx.orgId, p.personId);
   if (row.status === 'merged') return { person: toTombstone(row) };
-  return { person: await personDetail(ctx.q, ctx.orgId, row, ctx.principal.id) };
+  return { person: await personDetail(ctx.deps.families, ctx.q, ctx.orgId, row, ctx.principal.id) };
 });

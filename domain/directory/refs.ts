@@ -1,11 +1,12 @@
 import type { Queryable } from '../../db/types.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
- * Columns of other families that point at a party (WORKSPACE.md 1). A family declares them once, from its own
- * index.ts, e.g. `declarePartyRefs('crm', [{ table: 'crm_deals', column: 'party_id' }])`; a directory merge
+ * Columns of other families that point at a party (WORKSPACE.md 1). A family declares them in its descriptor, e.g.
+ * `contributes: { partyRefs: { refs: [{ table: 'crm_deals', column: 'party_id' }] } }`; a directory merge
  * repoints every such column from the merged party to the survivor, recording each change in the merge's change
  * log (directory_merge_changes), so a revert restores exactly. A family whose rows cannot simply be repointed
- * (two CRM contacts of one party fold into one) registers a hook instead, which writes its changes to the same log.
+ * (two CRM contacts of one party fold into one) declares a hook instead, which writes its changes to the same log.
  * The directory's own tables (channels, links, lists, awareness, captures) are the merge's own business.
  */
 
@@ -51,24 +52,31 @@ export interface RepointContext {
 /** A family's own repointing, for references a plain column update would break. */
 export type RepointHook = (ctx: RepointContext) => Promise<void>;
 
-export interface FamilyPartyRefs {
-  family: string;
+/** A family's party columns, and optionally its repoint hook. */
+export interface PartyRefs {
   refs: readonly PartyRef[];
   hook?: RepointHook;
 }
 
-const declared = new Map<string, FamilyPartyRefs>();
+declare module '../core/family.js' {
+  interface Contributions {
+    /** Columns pointing at a directory party, repointed by a merge (directory/refs.ts). */
+    partyRefs: PartyRefs;
+  }
+}
+
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
-/** Declare a family's party columns (and optionally its repoint hook). Once per family. */
-export function declarePartyRefs(family: string, refs: readonly PartyRef[], hook?: RepointHook): void {
-  if (declared.has(family)) throw new Error(`declarePartyRefs: ${family} already declared its party references`);
-  for (const ref of refs) {
-    if (!IDENT.test(ref.table) || !IDENT.test(ref.column)) throw new Error(`declarePartyRefs(${family}): ${ref.table}.${ref.column} is not a plain identifier`);
-    if (ref.table.startsWith('directory_')) throw new Error(`declarePartyRefs(${family}): ${ref.table} is the directory's own table`);
+/** The runtime's check of every family's declared columns (the directory descriptor's verify). */
+export function checkPartyRefs(families: FamilySet): void {
+  for (const { family, value } of families.contributions('partyRefs')) {
+    for (const ref of value.refs) {
+      if (!IDENT.test(ref.table) || !IDENT.test(ref.column)) throw new Error(`partyRefs of ${family}: ${ref.table}.${ref.column} is not a plain identifier`);
+      if (ref.table.startsWith('directory_')) throw new Error(`partyRefs of ${family}: ${ref.table} is the directory's own table`);
+    }
   }
-  declared.set(family, { family, refs: [...refs], hook });
 }
 
 /** Every family's declared references, for the merge. */
-export const partyRefs = (): readonly FamilyPartyRefs[] => [...declared.values()];
+export const partyRefs = (families: FamilySet): readonly (PartyRefs & { family: string })[] =>
+  families.contributions('partyRefs').map(({ family, value }) => ({ family, ...value }));

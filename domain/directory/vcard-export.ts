@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { directory as c } from '../../protocol/methods/directory/index.js';
 import { MAX_AGENT_EXPORT } from '../../protocol/methods/directory/vcard.js';
 import { badRequest, notFound } from '../../protocol/errors.js';
-import type { HandlerCtx } from '../handler.js';
-import { handler } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
 import { mustHold } from '../member/lane.js';
 import { listScope } from './filters.js';
 import { kindOf, noun, partyRows, resolveParty } from './model.js';
@@ -69,7 +69,7 @@ function readCursor(key: string, cursor: string, exportId: string, principalId: 
 /** Every party of the export, sorted by id: the ids asked for (merged ones followed to their survivors), or the list's active members. */
 async function selectionIds(ctx: HandlerCtx, p: Params): Promise<string[]> {
   if (p.listId !== undefined) {
-    const ids = await listScope({ q: ctx.q, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, ['person', 'org']);
+    const ids = await listScope({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, ['person', 'org']);
     return [...new Set(ids)].sort();
   }
   const asked = [...new Set([...(p.personIds ?? []), ...(p.orgIds ?? [])])];
@@ -139,5 +139,4 @@ export const exportVcard = handler(
       nextCursor,
     };
   },
-  { mayHold: true },
 );

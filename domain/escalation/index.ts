@@ -3,10 +3,10 @@ import { ESCALATE_AFTER_MINUTES, escalation as c } from '../../protocol/methods/
 import type { Queryable } from '../../db/types.js';
 import { taskHolding } from '../board/people.js';
 import { decisionHolding } from '../decision/driver.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { assigneeAt, buildChain, ESCALATION_COLUMNS, findEscalation, getEscalation, LEVEL_SQL, levelAt, toEscalation, type EscalationRow } from './model.js';
 
 /*
@@ -102,16 +102,16 @@ function mayResolve(row: EscalationRow, principal: { id: string; kind: string; s
   const resolvers = `a human of its chain (${row.chain.join(', ')}) or an admin`;
   if (outcome === 'withdrawn') {
     if (principal.id !== row.raised_by) {
-      throw new ApiError('FORBIDDEN_SCOPE', `only its raiser ${row.raised_by} withdraws ${ref}; ${resolvers} resolves it as directed, decided or dismissed`);
+      throw new ApiError('CONFLICT', `only its raiser ${row.raised_by} withdraws ${ref}; ${resolvers} resolves it as directed, decided or dismissed`);
     }
     return;
   }
   if (principal.kind === 'agent') {
-    throw new ApiError('FORBIDDEN_SCOPE', `an agent never resolves an escalation (it may withdraw one it raised): ${resolvers} resolves ${ref}`);
+    throw new ApiError('GOVERNANCE_NOT_READY', `an agent never resolves an escalation (it may withdraw one it raised): ${resolvers} resolves ${ref}; nothing changed, tell your user it waits for them`);
   }
-  if (principal.id === row.raised_by) throw new ApiError('FORBIDDEN_SCOPE', `you raised ${ref}: you only withdraw it (outcome withdrawn); ${resolvers} resolves it`);
+  if (principal.id === row.raised_by) throw new ApiError('CONFLICT', `you raised ${ref}: you only withdraw it (outcome withdrawn); ${resolvers} resolves it`);
   if (!row.chain.includes(principal.id) && !principal.scopes.has('admin')) {
-    throw new ApiError('FORBIDDEN_SCOPE', `${principal.id} is not in the chain of ${ref}: ${resolvers} resolves it`);
+    throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for escalation.resolve: ${principal.id} is not in the chain of ${ref}, so ${resolvers} resolves it`);
   }
 }
 
@@ -152,3 +152,6 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
 });
 
 export const escalationHandlers = family('escalation', { create, list, resolve });
+
+/** The escalation family, as domain/deployed.ts lists it. */
+export const escalationFamily: Family = { name: 'escalation', methods: escalationHandlers };

@@ -2,10 +2,11 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { MAX_PINS_PER_PLACE, type Pin } from '../../protocol/methods/file.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
+import type { Principal } from '../core/auth.js';
 import { roleRank } from '../files/access.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { readableMemo, readTarget, type Target, type TargetType } from '../refs.js';
+import type { FamilySet } from '../core/family.js';
 
 /*
  * Pins (files.md: file.pin, files.pin): a readable record pinned to a place, at most 50 live per place. The org
@@ -47,10 +48,10 @@ const PLACE_TYPES: Readonly<Record<string, PlaceType>> = { team: 'team', ws: 'wo
  * The place as the caller may use it: NOT_FOUND (or FORBIDDEN_SCOPE for the key's missing read scope) when it
  * cannot read it; a file that is not a folder is BAD_REQUEST; pinning into a folder (`write`) needs role editor.
  */
-export async function checkPlace(q: Queryable, orgId: string, place: string, p: Principal, write: boolean, field = 'params.place'): Promise<PlaceType> {
+export async function checkPlace(families: FamilySet, q: Queryable, orgId: string, place: string, p: Principal, write: boolean, field = 'params.place'): Promise<PlaceType> {
   if (place === 'org') return 'org';
   const type = PLACE_TYPES[place.slice(0, place.indexOf('_'))];
-  const t = await readTarget(q, orgId, place, p, `place ${place}`);
+  const t = await readTarget(families, q, orgId, place, p, `place ${place}`);
   if (type === 'folder') {
     const f = t.file!;
     if (f.file.kind !== 'folder') throw badRequest(field, `${place} is ${f.file.kind === 'upload' ? 'an' : 'a'} ${f.file.kind}, not a folder: pin to a folder, a team, a workstream or org`);
@@ -111,10 +112,10 @@ export async function unpinRow(q: Queryable, orgId: string, pin: PinRow, by: str
 }
 
 /** A pin the caller may see (its target and place readable): NOT_FOUND otherwise. */
-export async function pinFor(q: Queryable, orgId: string, pinId: string, p: Principal): Promise<PinRow> {
+export async function pinFor(families: FamilySet, q: Queryable, orgId: string, pinId: string, p: Principal): Promise<PinRow> {
   const [pin] = await q.query<PinRow>(`SELECT ${PIN_COLUMNS} FROM file_pins WHERE org_id = $1 AND pin_id = $2 FOR UPDATE`, [orgId, pinId]);
   if (!pin) throw notFound(`pin ${pinId}`);
-  await readTarget(q, orgId, pin.target_id, p, `pin ${pinId}`);
+  await readTarget(families, q, orgId, pin.target_id, p, `pin ${pinId}`);
   return pin;
 }
 
@@ -129,12 +130,12 @@ export async function pinOf(q: Queryable, orgId: string, place: string, targetId
 }
 
 /** Live pins at a place, newest first, leaving out those whose target the caller cannot read. */
-export async function pinsAt(q: Queryable, orgId: string, place: string, p: Principal): Promise<PinRow[]> {
+export async function pinsAt(families: FamilySet, q: Queryable, orgId: string, place: string, p: Principal): Promise<PinRow[]> {
   const rows = await q.query<PinRow>(
     `SELECT ${PIN_COLUMNS} FROM file_pins WHERE org_id = $1 AND place = $2 AND removed_at IS NULL ORDER BY pinned_at DESC, pin_id DESC`,
     [orgId, place],
   );
-  const readable = readableMemo(q, orgId, p);
+  const readable = readableMemo(families, q, orgId, p);
   const out: PinRow[] = [];
   for (const r of rows) if (await readable(r.target_id)) out.push(r);
   return out;

@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { teamIdsOf } from '../team/find.js';
+import { TEAM_IDS_SQL, teamIdsOf } from '../team/find.js';
 
 /*
  * Who may do what with a file (files.md section 2, Access). A role is the highest of:
@@ -124,6 +124,15 @@ export const READABLE_FILE_SQL = (org: string, caller: string, teams: string, no
     SELECT 1 FROM file_grants g
      WHERE g.org_id = ${org} AND g.file_id = ANY(${f}.access_path) AND g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ${now})
        AND ((g.grantee_kind = 'principal' AND g.grantee = ${caller}) OR (g.grantee_kind = 'team' AND g.grantee = ANY(${teams}::text[])) OR g.grantee_kind = 'org')))`;
+
+/**
+ * SQL: the ids among `ids` (a text[] expression) of files `principal` had a role on, as `id`, whatever their status
+ * (a purged file keeps its row and path): the batch form of roleOn for ledger event visibility. Admin keys are
+ * the audit view (domain/stream/visibility.ts) and never get here.
+ */
+export const READABLE_FILE_IDS_SQL = (org: string, principal: string, ids: string) =>
+  `SELECT f.file_id AS id FROM files f
+    WHERE f.org_id = ${org} AND f.file_id = ANY(${ids}) AND ${READABLE_FILE_SQL(org, principal, TEAM_IDS_SQL(org, principal), 'now()')}`;
 
 /**
  * Where a new file sits: its parent's path plus itself, or a new path when it is a restricted folder or at the

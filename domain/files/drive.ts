@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c } from '../../protocol/methods/files/drive.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { callerOf, fileAccess, READABLE_FILE_SQL, type FileRow } from './access.js';
 import { kindContent } from './kinds.js';
 import { grantsReaching } from './grants.js';

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
-import { badRequest } from '../../protocol/errors.js';
+import { ApiError, badRequest } from '../../protocol/errors.js';
 import { drive as c, EXPORT_URL_TTL_MS, type Export } from '../../protocol/methods/files/drive.js';
 import type { Queryable, TxQueryable } from '../../db/types.js';
-import { referenceBlob } from '../../blobs/index.js';
-import { handler, type PrepareCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
+import { handler, type PrepareCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { callerOf, fileAccess, type FileRow } from './access.js';
 import { kindContent } from './kinds.js';
 
@@ -13,7 +13,8 @@ import { kindContent } from './kinds.js';
  * files.exportRequest: the only download route, so every egress is a ledger event naming the bytes (sha256, size).
  * An upload leaves as its original blob (any version); a native file is rendered by its kind (kindContent.exportAs)
  * before the transaction, stored as a blob the export holds (exp_…). The answer is a signed download path valid
- * 15 minutes, issued after the role check.
+ * 15 minutes, issued after the role check and bound to the export and its requester: every download checks again
+ * that the file is live and the requester may still read it (exportServable).
  */
 
 export type ExportView = z.infer<typeof Export>;
@@ -78,9 +79,40 @@ async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params
   if (file.kind === 'upload') return undefined;
   if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
   const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision);
-  const up = await ctx.deps.blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([out.bytes]), contentType: out.contentType });
+  const up = await ctx.deps.blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([out.bytes]), contentType: out.contentType, madeHere: true });
   return { sha256: up.sha256, size: up.size, contentType: out.contentType };
 }
+
+/** The record kind of an export's signed URL (rec=export:exp_…). */
+export const EXPORT_RECORD = 'export';
+
+/**
+ * Whether a download of export `record.id` may still be served (a signed URL, GET /api/v1/blobs): the export
+ * exists with these bytes, its file is neither purged nor in the trash, and the principal it was issued to is
+ * active and may still read the file (a revoked grant, a restricted folder, an archived member: refused).
+ */
+export const exportServable: RecordCheck = async (q, orgId, record, sha256) => {
+  if (!record.principalId) return false;
+  const [row] = await q.query<{ file_id: string; sha256: string }>(
+    'SELECT file_id, sha256 FROM file_exports WHERE org_id = $1 AND export_id = $2 AND created_by = $3',
+    [orgId, record.id, record.principalId],
+  );
+  if (!row || row.sha256 !== sha256) return false;
+  // The requester as a caller: active, and admin while it still holds a live admin key (as callerOf reads a key).
+  const [who] = await q.query<{ admin: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL AND 'admin' = ANY(k.scopes)) AS admin
+       FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 AND p.status = 'active'`,
+    [orgId, record.principalId],
+  );
+  if (!who) return false;
+  try {
+    const { file } = await fileAccess(q, orgId, row.file_id, { id: record.principalId, admin: who.admin }, 'viewer');
+    return file.status === 'active';
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN_SCOPE')) return false;
+    throw err;
+  }
+};
 
 export const exportRequest = handler(
   c.exportRequest,
@@ -110,7 +142,8 @@ export const exportRequest = handler(
       [ctx.orgId, exportId, file.file_id, p.format, revision, bytes.sha256, bytes.size, bytes.contentType, caller.id, now.toISOString()],
     );
     revision = Number(row.revision);
-    const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS });
+    // Bound to this export and its requester: each download checks both again (exportServable).
+    const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS, record: { kind: EXPORT_RECORD, id: exportId, principalId: caller.id } });
     await ctx.emit('files.export.created', exportId, {
       exportId, fileId: file.file_id, kind: file.kind, format: p.format, revision, sha256: bytes.sha256, sizeBytes: bytes.size,
     });

@@ -2,7 +2,7 @@ import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
 import type { BlobMeta } from '../../blobs/index.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { addressBucket, count, hmac } from '../pairing/limits.js';
 import { FILE_COLUMNS, type FileRow } from './access.js';
 import { GRANT_COLUMNS, grantStatus, type GrantRow } from './grants.js';

@@ -1,6 +1,7 @@
-import { family } from '../family.js';
+import { family, type Family } from '../core/family.js';
 import { create, duplicate, get, rename, star } from './drive.js';
-import { exportRequest } from './export.js';
+import { EXPORT_RECORD, exportRequest, exportServable } from './export.js';
+import type { RecordCheck } from '../../blobs/index.js';
 import { list } from './list.js';
 import { move } from './move.js';
 import { shareGrant, shareRevoke } from './sharing.js';
@@ -8,6 +9,8 @@ import { del, recover } from './trash.js';
 import { uploadRegister } from './upload.js';
 import { docsHandlers } from './docs/index.js';
 import { commentHandlers } from './comments/index.js';
+import { recordVisibility } from '../event-records.js';
+import { filesReferences } from './references.js';
 
 /*
  * files.*: the drive (this folder), the doc area (docs/) and comments (comments/) add their spread lines here.
@@ -30,3 +33,14 @@ export const filesHandlers = family('files', {
   ...docsHandlers,
   ...commentHandlers,
 });
+
+/** Who sees a files event: those with a role on the file (open to the org, created it, or granted on its path), its actor. */
+export const filesEvents = recordVisibility({ records: (e, p) => [p.fileId ?? p.subjectId ?? e.entity_id] });
+
+/** The records files' signed download URLs are bound to (domain/deployed.ts binds them at start). */
+export const filesSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[EXPORT_RECORD, exportServable]]);
+
+/** The files family, as domain/deployed.ts lists it. */
+export const filesFamily: Family = { name: 'files', methods: filesHandlers, eventVisibility: { files: filesEvents }, signedRecords: filesSignedRecords, contributes: { references: filesReferences } };
+
+export type { FileAccess } from './access.js';

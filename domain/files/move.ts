@@ -1,7 +1,7 @@
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c } from '../../protocol/methods/files/drive.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { callerOf, placeUnder } from './access.js';
 import { activeFile, fileView, targetFolder } from './model.js';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { badRequest, notFound } from '../../protocol/errors.js';
 import { drive as c, EMAIL_GRANT_DEFAULT_DAYS, EMAIL_GRANT_MAX_DAYS } from '../../protocol/methods/files/drive.js';
-import type { Deps } from '../deps.js';
-import { handler } from '../handler.js';
-import { newId, newSecret } from '../ids.js';
+import type { Deps } from '../core/deps.js';
+import { handler } from '../core/handler.js';
+import { newId, newSecret } from '../core/ids.js';
 import { checkTeams, requireNamableMember } from '../member/model.js';
 import { callerOf, fileAccess } from './access.js';
 import { emailDomain, GRANT_COLUMNS, toGrant, type GrantRow } from './grants.js';
@@ -120,7 +120,6 @@ export const shareGrant = handler(
     });
     return { grant: toGrant(row, { forFileId: p.fileId, manager: true, now }), ...(url ? { guestUrl: url } : {}), changed: true };
   },
-  { mayHold: true },
 );
 
 export const shareRevoke = handler(c.shareRevoke, async (ctx, p) => {

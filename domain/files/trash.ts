@@ -2,7 +2,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.
 import { drive as c } from '../../protocol/methods/files/drive.js';
 import type { Queryable, TxQueryable } from '../../db/types.js';
 import { releaseHolder } from '../../blobs/index.js';
-import { handler, type HandlerCtx } from '../handler.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
 import { callerOf, FILE_COLUMNS, roleOn, roleRank, type FileRole, type FileRow } from './access.js';
 import { kindContent } from './kinds.js';
 import { activeFile, eventIds, fileView, setHead } from './model.js';
@@ -104,7 +104,6 @@ export const del = handler(
     });
     return { file: view, status: 'purged', files: ids.length, changed: true };
   },
-  { mayHold: true },
 );
 
 export const recover = handler(c.recover, async (ctx, p) => {

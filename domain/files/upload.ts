@@ -1,15 +1,15 @@
 import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
-import { fileTypeFromBuffer } from 'file-type';
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c, MAX_INLINE_UPLOAD_BYTES } from '../../protocol/methods/files/drive.js';
 import type { Queryable, TxQueryable } from '../../db/types.js';
 import { referenceBlob, type BlobService } from '../../blobs/index.js';
 import { S3_MAX_BLOB_BYTES } from '../../blobs/config.js';
-import type { Logger } from '../deps.js';
-import type { PrepareCtx } from '../handler.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { sniffedType } from '../../blobs/sniff.js';
+import type { Logger } from '../core/deps.js';
+import type { PrepareCtx } from '../core/handler.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { callerOf, FILE_COLUMNS, type FileRow } from './access.js';
 import { activeFile, boundText, eventIds, fileView, filesFor, insertFile, targetFolder } from './model.js';
 
@@ -108,6 +108,7 @@ async function collect(stream: Readable, max: number): Promise<Buffer> {
 export async function describeBytes(blobs: BlobService, orgId: string, blob: UploadedBlob, log: Logger): Promise<PreparedUpload> {
   if (blob.size === 0) return { ...blob, contentType: 'application/octet-stream', text: null };
   const head = await collect(await blobs.store.read(orgId, blob.sha256, { start: 0, end: Math.min(blob.size, SNIFF_BYTES) - 1 }), SNIFF_BYTES);
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   if (sniffed) {
     let text: string | null = null;
@@ -116,11 +117,11 @@ export async function describeBytes(blobs: BlobService, orgId: string, blob: Upl
     }
     return { ...blob, contentType: sniffed.mime, text };
   }
-  // No magic number: text if the head is UTF-8 without NUL (the declared text type kept), else opaque bytes.
+  // No magic number: text if the head is UTF-8 without NUL (typed as the blob was: an inert text type, never HTML or
+  // SVG; blobs/sniff.ts), else opaque bytes.
   const cut = head.length === SNIFF_BYTES ? trimPartial(head) : head;
   if (cut.includes(0) || !isUtf8(cut)) return { ...blob, contentType: 'application/octet-stream', text: null };
-  const declared = blob.contentType.toLowerCase();
-  const contentType = declared.startsWith('text/') ? blob.contentType : 'text/plain; charset=utf-8';
+  const contentType = await sniffedType(cut, true, blob.contentType);
   const body = await collect(await blobs.store.read(orgId, blob.sha256), Math.min(blob.size, 4 * 200_000));
   return { ...blob, contentType, text: boundText(body.toString('utf8')) };
 }

@@ -1,8 +1,8 @@
 import { governance } from '../../protocol/methods/governance.js';
 import { METHODS } from '../../protocol/registry.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
 import { validateRights } from './selectors.js';
 
 const GATED = [...METHODS.values()].filter((m) => m.governed).map((m) => m.name);
@@ -37,3 +37,6 @@ export const set_decision_rights = handler(governance.set_decision_rights, async
 export const status = handler(governance.status, async (ctx) => governanceState(ctx.q, ctx.orgId));
 
 export const governanceHandlers = family('governance', { set_decision_rights, status });
+
+/** The governance family, as domain/deployed.ts lists it. */
+export const governanceFamily: Family = { name: 'governance', methods: governanceHandlers };

@@ -1,7 +1,7 @@
 import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
-import type { HandlerCtx } from '../handler.js';
+import type { Principal } from '../core/auth.js';
+import type { HandlerCtx } from '../core/handler.js';
 import { actionClassOf } from '../approval/signature.js';
 import { activeHumansWithRole, getMembers } from '../member/model.js';
 import { autonomyOf, rolesOf, roleMembers, type Autonomy } from './colleagues.js';
@@ -12,7 +12,7 @@ import { parseSelector, type Right } from './selectors.js';
  * act kind's lookup order), who satisfies it, and the one enforcement every governing act calls, in its own
  * transaction: the caller satisfies the right -> the act runs; else, if a human would -> the hold frame for those
  * humans (approval.resolve refuses everyone else, and the proof is re-checked against them at the retry); else
- * FORBIDDEN_SCOPE naming the right.
+ * GOVERNANCE_NOT_READY naming the right (no human may decide it under the rights as declared).
  */
 
 export type { Right } from './selectors.js';
@@ -226,10 +226,10 @@ export interface Enforcement {
 }
 
 /**
- * The enforcement every governing act calls, before its writes, in its transaction (handler option mayHold). One
+ * The enforcement every governing act calls, before its writes, in its transaction (its contract declares hold). One
  * act or several at once (supersede decides the new decision and each target): the caller must satisfy them all;
  * a hold is then for the humans who decide every one. Returns how it may run, or ends the call with the hold frame
- * (`<family>.signature.hold`, class from the method) or FORBIDDEN_SCOPE naming the right.
+ * (`<family>.signature.hold`, class from the method) or GOVERNANCE_NOT_READY naming the right when no human may decide it.
  */
 export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readonly GoverningAct[], hold: HoldSpec): Promise<Enforcement> {
   const list: readonly GoverningAct[] = Array.isArray(acts) ? acts : [acts as GoverningAct];
@@ -262,14 +262,14 @@ export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readon
   if (deciders !== 'any' && deciders.length === 0) {
     if (hold.alwaysHold) {
       throw new ApiError(
-        'FORBIDDEN_SCOPE',
+        'GOVERNANCE_NOT_READY',
         `${ctx.method.name} holds for a human other than ${ctx.principal.id} (${hold.alwaysHold}), and no other active human who may decide approvals (role admin or approver) decides it: an admin names who decides (governance.set_decision_rights)`,
       );
     }
     const which = resolved.filter((_, i) => !standings[i].satisfies).map(describeRight).join(' and ');
     const supervised = standings.some((s) => s.autonomy === 'supervised') ? ' (a supervised agent holds on every governing act)' : '';
     throw new ApiError(
-      'FORBIDDEN_SCOPE',
+      'GOVERNANCE_NOT_READY',
       `${ctx.method.name} needs ${which}: ${ctx.principal.id} does not hold it${supervised}, and no other active human who may decide approvals (role admin or approver) does; ` +
         `an admin may act, or an admin names who decides (governance.set_decision_rights)`,
     );

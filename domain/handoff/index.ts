@@ -1,9 +1,9 @@
 import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { handoff as c } from '../../protocol/methods/handoff.js';
-import type { HandlerCtx } from '../handler.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { getMembers } from '../member/model.js';
 import { describeRight, enforceRights, findRight, readRights, selectsAny, standing, type GoverningAct } from '../governance/rights.js';
 import { maxOpenHandoffsOf } from '../compact/index.js';
@@ -108,7 +108,6 @@ export const offer = handler(
     });
     return { handoff: toHandoff(row, now), changed: true };
   },
-  { mayHold: true },
 );
 
 /** The offer's subject locked (first: the order every act takes), then the offer. */
@@ -120,7 +119,7 @@ async function lockBoth(ctx: HandlerCtx, handoffId: string, now: Date): Promise<
 
 function onlyRecipient(ctx: HandlerCtx, r: HandoffRow, act: string): void {
   if (ctx.principal.id !== r.to_principal) {
-    throw new ApiError('FORBIDDEN_SCOPE', `handoff ${r.handoff_id} is offered to ${r.to_principal}: only they ${act} it`);
+    throw new ApiError('CONFLICT', `handoff ${r.handoff_id} is offered to ${r.to_principal}: only they ${act} it; nothing changed`);
   }
 }
 
@@ -186,7 +185,7 @@ export const cancel = handler(c.cancel, async (ctx, p) => {
     const resolved = findRight((await readRights(ctx.q, ctx.orgId)).rights, actOf(row.area, holding));
     const st = await standing(ctx.q, ctx.orgId, ctx.principal, resolved);
     if (!st.satisfies) {
-      throw new ApiError('FORBIDDEN_SCOPE', `only its offerer ${row.from_principal} or the handoff's decider (${describeRight(resolved)}) cancels handoff ${row.handoff_id}`);
+      throw new ApiError('CONFLICT', `only its offerer ${row.from_principal} or the handoff's decider (${describeRight(resolved)}) cancels handoff ${row.handoff_id}; nothing changed: ask one of them`);
     }
     override = st.override;
   }
@@ -196,3 +195,6 @@ export const cancel = handler(c.cancel, async (ctx, p) => {
 });
 
 export const handoffHandlers = family('handoff', { offer, accept, decline, cancel });
+
+/** The handoff family, as domain/deployed.ts lists it. */
+export const handoffFamily: Family = { name: 'handoff', methods: handoffHandlers };

@@ -1,10 +1,10 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { hierarchy as c } from '../../protocol/methods/hierarchy.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
 import { bumpChartRevision, chartRevision, setManagers } from '../member/chart.js';
-import { mustHold } from '../member/lane.js';
+import { laneHold } from '../member/lane.js';
 import { lockPeople } from '../member/model.js';
 
 /*
@@ -90,7 +90,7 @@ export const set = handler(
     }
     // A reorg changes who approves what: an agent's waits for a human (retry mode), with counts only in the summary.
     // The class is the method's own (signature.ts derives one from the other): hierarchy.set.
-    const proof = mustHold(ctx.principal)
+    const proof = laneHold(ctx.principal, 'hierarchy.set')
       ? await ctx.requireSignature({
           actionClass: 'hierarchy.set',
           subjectId: ctx.orgId,
@@ -113,7 +113,9 @@ export const set = handler(
     });
     return { lines: p.lines.length, moved: moved.length, revision, changed: true };
   },
-  { mayHold: true },
 );
 
 export const hierarchyHandlers = family('hierarchy', { set });
+
+/** The hierarchy family, as domain/deployed.ts lists it. */
+export const hierarchyFamily: Family = { name: 'hierarchy', methods: hierarchyHandlers };

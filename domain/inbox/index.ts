@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { INBOX_KIND_CAP, INBOX_KINDS, inboxReadContracts, type InboxItem } from '../../protocol/reads/inbox.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import { reads, type Family } from '../core/family.js';
+import { readHandler } from '../core/handler.js';
 import { approvalsAwaiting } from '../approval/waiting.js';
 import { awaitingMe } from '../decision/waiting.js';
 import { pendingRequestsTo } from '../directory/awareness-requests.js';
@@ -119,3 +119,6 @@ export const inbox = readHandler(inboxReadContracts['org/inbox'], async (ctx, qu
 });
 
 export const inboxReads = reads({ 'org/inbox': inbox });
+
+/** The inbox family, as domain/deployed.ts lists it. */
+export const inboxFamily: Family = { name: 'inbox', reads: inboxReads };

@@ -1,7 +1,7 @@
 import { ApiError, conflict } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { getMember } from '../member/model.js';
 import { mintKey } from '../org/keys.js';
 import { findOrgById } from '../org/service.js';

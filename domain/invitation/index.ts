@@ -2,10 +2,10 @@ import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { invitation as c } from '../../protocol/methods/invitation.js';
 import type { Queryable } from '../../db/types.js';
 import { requireSeat } from '../billing/index.js';
-import { family } from '../family.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
-import { mustHold } from '../member/lane.js';
+import { family, type Family } from '../core/family.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
+import { laneHold } from '../member/lane.js';
 import { checkManager, checkTeams, checkUnique, getMember, lockPeople, newMemberHandle, setTeams, toMember, type MemberRow } from '../member/model.js';
 import { findOrgById } from '../org/service.js';
 import {
@@ -84,7 +84,7 @@ export const create = handler(
     // Seats last among the checks: its lock is held to commit, taken after the people lock like every path.
     await requireSeat(ctx.q, ctx.orgId, 'human', 'params.email');
     // An agent grants access only with a human's approval (people.md: the agent lane).
-    const proof = mustHold(ctx.principal)
+    const proof = laneHold(ctx.principal, 'invitation.create')
       ? await ctx.requireSignature({
           actionClass: 'invitation.create',
           subjectId: target?.principal_id ?? ctx.orgId,
@@ -145,7 +145,6 @@ export const create = handler(
     });
     return { invitation: inv, member: m, acceptUrl: url, changed: true };
   },
-  { mayHold: true },
 );
 
 export const resend = handler(c.resend, async (ctx, p) => {
@@ -221,3 +220,6 @@ export const revoke = handler(c.revoke, async (ctx, p) => {
 });
 
 export const invitationHandlers = family('invitation', { create, resend, revoke });
+
+/** The invitation family, as domain/deployed.ts lists it. */
+export const invitationFamily: Family = { name: 'invitation', methods: invitationHandlers };

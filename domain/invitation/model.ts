@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { Deps } from '../deps.js';
-import { newSecret } from '../ids.js';
+import type { Deps } from '../core/deps.js';
+import { newSecret } from '../core/ids.js';
 
 /*
  * Invitation rows, links and mail. A link is `<PUBLIC_URL>/join?token=<orgId>.<invitationId>.<secret>`: the org and

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/types.js';
 import type { AppendedEvent } from '../../ledger/append.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 
 /**
  * Scheduled work (domain/jobs): a family defines a job by name; a handler schedules it in its call's transaction

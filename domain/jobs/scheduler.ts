@@ -1,8 +1,8 @@
-import { PgBoss, type Db as BossDb, type JobInsert, type JobWithMetadata } from 'pg-boss';
+import type { PgBoss, Db as BossDb, JobInsert, JobResult, JobWithMetadata } from 'pg-boss';
 import { splitStatements } from '../../db/migrate.js';
 import { isSqlError, SQLSTATE, type Db, type Queryable, type SqlError } from '../../db/types.js';
 import { appendEvent, type AppendedEvent } from '../../ledger/append.js';
-import type { Deps, Logger } from '../deps.js';
+import type { Deps, Logger } from '../core/deps.js';
 import { checkSchedule, type JobCtx, type JobData, type JobDefinition, type ScheduleOptions } from './define.js';
 
 /**
@@ -30,6 +30,13 @@ export interface PendingJob {
 export interface WorkerOptions {
   /** How often an idle worker looks for due jobs (default 2 s; at least 0.5). */
   pollingIntervalSeconds?: number;
+  /**
+   * Effects this process runs at once, across every job name (default 4): each holds one pool connection for its
+   * transaction, so keep it well under the pool size (the server caps it at half of PG_POOL_SIZE).
+   */
+  concurrency?: number;
+  /** Jobs one fetch takes (default 2 x concurrency); a full batch fetches again at once, not at the next poll. */
+  batchSize?: number;
   /** How often expired jobs (held by a process that died) are failed into a retry, and old ones deleted (default 60 s). */
   maintenanceIntervalSeconds?: number;
   /** How long close() waits for running jobs before failing them into a retry (default 5 s, within the server's 10 s grace). */
@@ -85,7 +92,9 @@ function adapter(q: Queryable, db: Db | undefined, inFlight: Set<Promise<unknown
   };
 }
 
+/** Opens the scheduler; pg-boss (a quarter of a second to load) is imported here, with the runtime, not with the server's code. */
 export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[], deps: () => Deps, log: Logger): Promise<Jobs> {
+  const { PgBoss } = await import('pg-boss');
   const defs = new Map<string, JobDefinition>();
   for (const def of definitions) {
     if (defs.has(def.name)) throw new Error(`job ${def.name} is defined twice`);
@@ -95,6 +104,7 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
   const shared = adapter(db, db, inFlight, log);
   let boss: PgBoss | undefined;
   const workerIds = new Map<string, string>();
+  const alarms = dueAlarms((name) => jobs.wake([name]));
   let stopTimeoutMs = 5000;
   const newBoss = (opts: WorkerOptions) => {
     const b = new PgBoss({
@@ -135,6 +145,13 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
       for (const j of pending) byName.set(j.name, [...(byName.get(j.name) ?? []), j]);
       const db = adapter(q, undefined, inFlight);
       for (const [name, jobs] of byName) await idle.insert(name, jobs.map((j) => insertRow(orgId, causeSeq, j)), { db });
+      // This process's workers look when each comes due rather than at their next poll (a rolled-back call's
+      // alarm costs one empty fetch); other processes find them by polling.
+      const now = Date.now();
+      for (const j of pending) {
+        const at = j.opts.startAfter?.getTime() ?? (j.opts.delaySeconds ? now + j.opts.delaySeconds * 1000 : undefined);
+        if (at !== undefined) alarms.set(j.name, at);
+      }
     },
     wake(names) {
       for (const name of names) {
@@ -147,15 +164,31 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
     },
     async startWorkers(opts = {}) {
       if (boss || defs.size === 0) return;
+      const concurrency = wholeAtLeastOne('concurrency', opts.concurrency ?? 4);
+      const batchSize = wholeAtLeastOne('batchSize', opts.batchSize ?? 2 * concurrency);
       const b = newBoss(opts);
       stopTimeoutMs = opts.stopTimeoutMs ?? 5000;
       await b.start();
       boss = b;
+      const slot = slots(concurrency);
       for (const def of defs.values()) {
         const id = await b.work(
           def.name,
-          { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1, includeMetadata: true },
-          ([job]: JobWithMetadata<StoredJobData>[]) => runJob(db, def, job, deps(), b),
+          // A batch's jobs run side by side (within the process's slots), each in its own transaction that
+          // completes it, fenced to its attempt; pg-boss settles each by the result: a completion it finds already
+          // done (or an attempt no longer active) changes nothing, a failure goes to a retry.
+          { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize, burstWhenBatchFull: true, includeMetadata: true, perJobResults: true },
+          (batch: JobWithMetadata<StoredJobData>[]) =>
+            Promise.all(
+              batch.map(async (job): Promise<JobResult> => {
+                try {
+                  const appended = await slot(() => runJob(db, def, job, deps(), b));
+                  return { id: job.id, status: 'completed', output: { appended } };
+                } catch (err) {
+                  return { id: job.id, status: 'failed', output: err };
+                }
+              }),
+            ),
         );
         workerIds.set(def.name, id);
       }
@@ -164,12 +197,80 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
       const b = boss;
       boss = undefined;
       workerIds.clear();
+      alarms.clear();
       // pg-boss 12's stop waits for running handlers (up to timeout), then fails what is left into a retry.
       await b?.stop({ close: false, graceful: true, timeout: stopTimeoutMs });
       await Promise.allSettled([...inFlight]);
     },
   };
   return jobs;
+}
+
+/** Alarms further ahead are not kept (polling finds those jobs); nor more than this many distinct instants. */
+const ALARM_HORIZON_MS = 24 * 3600_000;
+const MAX_ALARMS = 1000;
+
+/**
+ * Wake-ups at the instants jobs come due, per job name: one timer per name, at its earliest instant (rounded up
+ * to 100 ms, so 1,000 messages for 9:00 are one alarm). Best effort: what it drops, the poll still finds.
+ */
+function dueAlarms(wake: (name: string) => void) {
+  const instants = new Map<string, number[]>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const arm = (name: string) => {
+    clearTimeout(timers.get(name));
+    timers.delete(name);
+    const list = instants.get(name);
+    if (!list?.length) return;
+    const timer = setTimeout(() => {
+      timers.delete(name);
+      const now = Date.now();
+      instants.set(name, list.filter((at) => at > now));
+      wake(name);
+      arm(name);
+    }, Math.max(0, list[0] - Date.now()));
+    timer.unref();
+    timers.set(name, timer);
+  };
+  return {
+    set(name: string, at: number) {
+      const instant = Math.ceil(at / 100) * 100;
+      if (instant - Date.now() > ALARM_HORIZON_MS) return;
+      const list = instants.get(name) ?? [];
+      if (list.includes(instant) || list.length >= MAX_ALARMS) return;
+      list.push(instant);
+      list.sort((a, b) => a - b);
+      instants.set(name, list);
+      if (list[0] === instant) arm(name);
+    },
+    clear() {
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      instants.clear();
+    },
+  };
+}
+
+function wholeAtLeastOne(field: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`workers.${field}: a whole number, 1 or more (got ${n})`);
+  return n;
+}
+
+/** At most `n` calls of fn at once; the rest wait in order. */
+function slots(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let free = n;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (free > 0) free--;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
 }
 
 function insertRow(orgId: string, causeSeq: number, j: PendingJob): JobInsert<StoredJobData> {
@@ -209,7 +310,7 @@ async function ensureQueues(boss: PgBoss, defs: ReadonlyMap<string, JobDefinitio
  * One run of a job: the family's effect in one transaction, completing the job in that same transaction, so an
  * effect that commits is never run again for that attempt. A throw fails the attempt: pg-boss retries it.
  */
-async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJobData>, deps: Deps, boss: PgBoss): Promise<void> {
+async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJobData>, deps: Deps, boss: PgBoss): Promise<boolean> {
   const { orgId, causeSeq, data } = job.data;
   const family = def.name.slice(0, def.name.indexOf('.'));
   let emitted: AppendedEvent | undefined;
@@ -244,4 +345,5 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
   });
   // Committed: live streams see the effect now, not at their next poll.
   if (emitted) deps.stream.appended(orgId, emitted.seq);
+  return emitted !== undefined;
 }

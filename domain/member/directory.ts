@@ -1,6 +1,6 @@
 import { peopleReadContracts } from '../../protocol/reads/people.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import { reads } from '../core/family.js';
+import { readHandler } from '../core/handler.js';
 import { hierarchy } from './hierarchy.js';
 import { listMembers } from './list.js';
 

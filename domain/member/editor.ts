@@ -1,5 +1,5 @@
 import { member as c } from '../../protocol/methods/member.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { getMember } from './model.js';
 
 /*

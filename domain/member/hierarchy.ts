@@ -1,7 +1,7 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { MAX_TREE_NODES, peopleReadContracts } from '../../protocol/reads/people.js';
-import { readHandler } from '../handler.js';
+import { readHandler } from '../core/handler.js';
 import { SIBLING_ORDER } from './chart.js';
 
 /*

@@ -1,9 +1,10 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { member as c } from '../../protocol/methods/member.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
+import { laneSignature } from './lane.js';
 import { bumpChartRevision, checkDottedLines, dropDottedLinesTo, moveUnder } from './chart.js';
 import { getEditorOptions } from './editor.js';
 import { listMembers } from './list.js';
@@ -21,6 +22,7 @@ import {
   toMember,
   type MemberRow,
 } from './model.js';
+import { peopleReads } from './directory.js';
 
 /*
  * member.*: the directory record of each principal. Events carry ids, statuses, versions and the names of the
@@ -126,6 +128,13 @@ export const update = handler(c.update, async (ctx, p) => {
   if (fields.includes('managerId') && p.managerId !== null) await checkManager(ctx.q, ctx.orgId, p.memberId, p.managerId!);
   const manager = p.managerId !== undefined ? p.managerId : row.manager_id;
   if (fields.includes('dottedLineIds')) await checkDottedLines(ctx.q, ctx.orgId, p.memberId, manager, p.dottedLineIds!);
+  // The agent lane (lane.ts): a human's record changes by a human's hand or approval.
+  await laneSignature(ctx, row.kind === 'human', {
+    subjectId: p.memberId,
+    summary: `Change ${fields.join(', ')} of ${row.name} (${p.memberId}), a human member`,
+    params: p,
+    completion: 'release',
+  });
   const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}`);
   await ctx.q.query(
     `UPDATE principals SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`,
@@ -160,6 +169,12 @@ export const archive = handler(c.archive, async (ctx, p) => {
   if (Number(keys.n) > 0) {
     throw conflict(`member ${p.memberId} is ${row.status} with ${keys.n} live API key(s): revoke them first (settings.revokeApiKey), then archive`);
   }
+  await laneSignature(ctx, row.kind === 'human', {
+    subjectId: p.memberId,
+    summary: `Archive ${row.name} (${p.memberId}), a human member now ${row.status}: out of the directory and the chart`,
+    params: p,
+    completion: 'release',
+  });
   // Out of the chart: its reports move up to its manager, no dotted line points at it, it leads no team and belongs to none.
   const reportIds = await ctx.q.query<{ principal_id: string }>('SELECT principal_id FROM principals WHERE org_id = $1 AND manager_id = $2', [ctx.orgId, p.memberId]);
   const reports = await moveUnder(ctx.q, ctx.orgId, reportIds.map((r) => r.principal_id), row.manager_id);
@@ -195,6 +210,14 @@ export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
     await ctx.emit('member.teams.assign', p.memberId, { memberId: p.memberId, teamIds: wanted, primaryTeamId: primary, version: Number(row.version), noop: true });
     return { member: toMember(row), changed: false };
   }
+  const added = wanted.filter((t) => !before.some((b) => b.teamId === t));
+  // A team's file shares reach its members: adding one grants access, so it holds for an agent like a human's teams do.
+  await laneSignature(ctx, row.kind === 'human' || added.length > 0, {
+    subjectId: p.memberId,
+    summary: `Set the teams of ${row.name} (${p.memberId}, ${row.kind === 'human' ? 'a human' : 'an agent'}) to ${wanted.length ? wanted.join(', ') : 'none'}${added.length ? `, adding ${added.join(', ')}` : ''}`,
+    params: p,
+    completion: 'release',
+  });
   await setTeams(ctx.q, ctx.orgId, p.memberId, wanted, primary ?? undefined);
   await bump(ctx.q, ctx.orgId, p.memberId);
   const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
@@ -205,3 +228,6 @@ export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
 export const memberHandlers = family('member', {
   create, get, list, update, archive, assignTeam, getEditorOptions, reassignReporting, savePosition, resetPositions,
 });
+
+/** The member family, as domain/deployed.ts lists it. */
+export const memberFamily: Family = { name: 'member', methods: memberHandlers, reads: peopleReads };

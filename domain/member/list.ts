@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, strings } from '../cursor.js';
+import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
 import { MEMBER_STATUSES } from '../../protocol/methods/member.js';
 import type { Queryable } from '../../db/types.js';
 import { getMembers, type Member } from './model.js';

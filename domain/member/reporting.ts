@@ -1,8 +1,9 @@
 import { badRequest } from '../../protocol/errors.js';
 import { member as c } from '../../protocol/methods/member.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { bumpChartRevision, chartRevision, moveUnder, renumber, siblingsOf } from './chart.js';
+import { laneSignature } from './lane.js';
 import { checkVersion, getMember, lockPeople, requireNamableMember, toMember } from './model.js';
 
 /*
@@ -51,6 +52,19 @@ export const reassignReporting = handler(c.reassignReporting, async (ctx, p) => 
       throw badRequest('params.toManagerId', `${reason}; leave it out of memberIds or pick another manager`);
     }
   }
+  const humans = moving.length
+    ? await ctx.q.query<{ principal_id: string }>(
+        `SELECT principal_id FROM principals WHERE org_id = $1 AND principal_id = ANY($2::text[]) AND kind = 'human' ORDER BY principal_id`,
+        [ctx.orgId, moving],
+      )
+    : [];
+  // The agent lane (lane.ts): humans' reporting lines move by a human's hand or approval.
+  await laneSignature(ctx, humans.length > 0, {
+    subjectId: p.fromManagerId,
+    summary: `Move ${moving.length} report${moving.length === 1 ? '' : 's'} of ${p.fromManagerId} (${humans.length} human${humans.length === 1 ? '' : 's'}: ${humans.map((h) => h.principal_id).join(', ')}) to ${p.toManagerId}`,
+    params: p,
+    completion: 'release',
+  });
   const moved = await moveUnder(ctx.q, ctx.orgId, moving, p.toManagerId);
   const revision = moved.length > 0 ? await bumpChartRevision(ctx.q, ctx.orgId) : await chartRevision(ctx.q, ctx.orgId);
   await ctx.emit('member.reports.reassign', p.fromManagerId, {

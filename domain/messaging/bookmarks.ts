@@ -4,8 +4,8 @@ import { MAX_BOOKMARKS, messagingLifecycle as c } from '../../protocol/methods/m
 import type { Bookmark } from '../../protocol/methods/messaging/shapes.js';
 import type { Queryable } from '../../db/types.js';
 import { channelAccess } from '../channel/access.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { messageAccess } from './model.js';
 import { checkFiles } from './text.js';
 

@@ -1,8 +1,8 @@
 import { messagingCore as c } from '../../protocol/methods/messaging/core.js';
 import { READABLE_CHANNELS_SQL } from '../channel/access.js';
 import { channelsView } from '../channel/model.js';
-import { decodeCursor, encodeCursor, strings } from '../cursor.js';
-import { handler } from '../handler.js';
+import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
+import { handler } from '../core/handler.js';
 
 /*
  * messaging.channels: the channels the caller is in (or also every public one), by name (a group by its title; DMs,

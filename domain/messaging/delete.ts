@@ -2,7 +2,7 @@ import { conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Queryable } from '../../db/types.js';
 import { managesChannel } from '../channel/access.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { getMessage, messageAccess, seqOf } from './model.js';
 import { shapeOf } from './writes.js';
 
@@ -64,5 +64,4 @@ export const del = handler(
     await ctx.emit('messaging.message.deleted', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
     return { message: shape, changed: true };
   },
-  { mayHold: true },
 );

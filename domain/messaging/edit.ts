@@ -1,7 +1,7 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { MAX_REVISIONS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { getMessage, messageAccess } from './model.js';
 import { readText } from './text.js';
 import { broadcastHold, checkPostAt, schedulePosting } from './schedule.js';
@@ -67,7 +67,7 @@ export const edit = handler(c.edit, async (ctx, p) => {
     ...(approvalId ? { approvalId } : {}),
   });
   return { message: shape, changed: true };
-}, { mayHold: true });
+});
 
 /** Keep `text` as the next revision, dropping the oldest beyond 50; the number kept. */
 async function keepRevision(q: Queryable, orgId: string, messageId: string, text: string, at: string): Promise<number> {

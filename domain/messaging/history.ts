@@ -3,8 +3,8 @@ import { badRequest } from '../../protocol/errors.js';
 import { messagingCore as c } from '../../protocol/methods/messaging/core.js';
 import type { Queryable } from '../../db/types.js';
 import { channelAccess, managesChannel } from '../channel/access.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
-import { handler, type HandlerCtx } from '../handler.js';
+import { decodeCursor, encodeCursor } from '../core/cursor.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
 import { bookmarksPage, pinnedPage, scheduledPage, searchPage } from './history-lists.js';
 import { MESSAGE_COLUMNS, messageAccess, messagesFor, type MessageRow } from './model.js';
 

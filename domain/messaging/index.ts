@@ -1,11 +1,28 @@
-import { family } from '../family.js';
+import { family, type Family } from '../core/family.js';
 import { channels } from './channels.js';
 import { history } from './history.js';
 import { send } from './send.js';
 import { messagingLifecycleHandlers } from './lifecycle.js';
+import { recordVisibility } from '../event-records.js';
+import { messagingLifecycleJobs } from './lifecycle.js';
+import { messagingReferences } from './references.js';
 
 /*
  * messaging.*: the core (send, history, channels). The message lifecycle (edit, delete, pin, react, bookmark,
  * polls, schedule) joins this family with its own handlers. Events carry ids, seqs and counts: never a word.
  */
 export const messagingHandlers = family('messaging', { send, history, channels, ...messagingLifecycleHandlers });
+
+/**
+ * Who sees a messaging event on GET /events and the stream: those who may read its channel (a hold: its subject),
+ * its actor, and the principal it names; a scheduled or failed message's events are its author's alone.
+ */
+export const messagingEvents = recordVisibility({
+  records: (e, p) => [p.channelId ?? p.subjectId ?? e.entity_id],
+  ownOnly: (e, p) =>
+    e.kind === 'messaging.message.scheduled' || e.kind === 'messaging.message.failed' || p.status === 'scheduled' || p.status === 'failed' ||
+    p.from === 'scheduled' || p.from === 'failed',
+});
+
+/** The messaging family, as domain/deployed.ts lists it. */
+export const messagingFamily: Family = { name: 'messaging', methods: messagingHandlers, eventVisibility: { messaging: messagingEvents }, jobs: messagingLifecycleJobs, contributes: { references: messagingReferences } };

@@ -12,5 +12,5 @@ import { postScheduled, schedule } from './schedule.js';
  */
 export const messagingLifecycleHandlers = { schedule, edit, delete: del, pin, unpin, react, bookmark, unbookmark, createPoll, votePoll };
 
-/** The lifecycle's scheduled jobs (domain/deployed.ts JOB_DEFINITIONS). */
+/** The lifecycle's scheduled jobs (its descriptor lists them). */
 export const messagingLifecycleJobs = [postScheduled];

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ApiError, notFound } from '../../protocol/errors.js';
 import type { Message, Poll, Reaction } from '../../protocol/methods/messaging/shapes.js';
 import type { Queryable } from '../../db/types.js';
-import { channelAccess, type ChannelAccess, type ChannelIntent } from '../channel/access.js';
+import { CAN_READ_CHANNEL_SQL, channelAccess, type ChannelAccess, type ChannelIntent } from '../channel/access.js';
 
 /*
  * A message row and the Message shape messaging, channel and calling answer with. messagesFor builds a page of
@@ -91,6 +91,15 @@ export async function messageAccess(
   if (intent !== 'read') access = await channelAccess(q, orgId, message.channel_id, principalId, intent);
   return { message, access };
 }
+
+/**
+ * SQL: the ids among `ids` (a text[] expression) of messages `principal` may read, as `id`: the batch form of
+ * messageAccess's read check (its channel readable; never posted: its author's alone).
+ */
+export const READABLE_MESSAGE_IDS_SQL = (org: string, principal: string, ids: string) =>
+  `SELECT m.message_id AS id FROM messages m JOIN channels c ON c.org_id = m.org_id AND c.channel_id = m.channel_id
+    WHERE m.org_id = ${org} AND m.message_id = ANY(${ids}) AND ${CAN_READ_CHANNEL_SQL('c', principal)}
+      AND (m.author_id = ${principal} OR NOT (m.status IN ('scheduled', 'failed') OR (m.status = 'deleted' AND m.seq IS NULL)))`;
 
 interface ReactionAgg {
   message_id: string;

@@ -1,7 +1,7 @@
 import { conflict } from '../../protocol/errors.js';
 import { MAX_PINS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';
 
 /*

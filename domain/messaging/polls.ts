@@ -1,8 +1,8 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import { channelAccess } from '../channel/access.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { postMessage } from './post.js';
 import { checkPostingPolicy } from './send.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';

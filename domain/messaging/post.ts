@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import type { MessageKind } from './model.js';
 
 /*

@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { MAX_DISTINCT_REACTIONS, SHORTCODE, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';
 
 /*

@@ -10,8 +10,8 @@ import { proofFields } from '../../protocol/schema.js';
 import type { Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelRole } from '../channel/access.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { defineJob } from '../jobs/define.js';
 import { getMembers } from '../member/model.js';
 import { getMessage } from './model.js';
@@ -75,7 +75,7 @@ export const schedule = handler(
     if (existing) {
       const shape = await shapeOf(ctx, existing.message_id);
       await ctx.emit('messaging.message.scheduled', existing.message_id, { channelId: p.channelId, messageId: existing.message_id, status: existing.status, noop: true });
-      return { message: shape, changed: false };
+      return { message: shape, changed: false, replayed: true };
     }
     checkPostingPolicy(a);
     if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
@@ -117,7 +117,6 @@ export const schedule = handler(
     });
     return { message: shape, changed: true };
   },
-  { mayHold: true },
 );
 
 /** Why the author may no longer post a message in the channel, as a code for the ledger and words for the author; null if it may. */

@@ -6,7 +6,7 @@ import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelAccess } from '../channel/access.js';
 import { liveMemberIds } from '../channel/model.js';
 import { getMembers } from '../member/model.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { getMessage, MESSAGE_COLUMNS, messagesFor, type MessageRow } from './model.js';
 import { postMessage } from './post.js';
 import { checkFiles, readText } from './text.js';
@@ -83,7 +83,8 @@ export const send = handler(
         seq: message.seq,
         noop: true,
       });
-      return { message, changed: false };
+      // The same idempotencyId and params: a replay of the earlier send, said so in the result (nothing posted).
+      return { message, changed: false, replayed: true };
     }
     checkPostingPolicy(a);
     if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
@@ -136,5 +137,4 @@ export const send = handler(
     });
     return { message, changed: true };
   },
-  { mayHold: true },
 );

@@ -1,5 +1,5 @@
 import { conflict } from '../../protocol/errors.js';
-import type { HandlerCtx } from '../handler.js';
+import type { HandlerCtx } from '../core/handler.js';
 import { channelAccess, type ChannelAccess, type ChannelIntent } from '../channel/access.js';
 import { getMessage, messageAccess, messagesFor, type MessageRow, type MessageShape } from './model.js';
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/types.js';
 import type { MailMessage } from '../../mail/types.js';
 import { loadApproval } from '../approval/service.js';
 import { getTask } from '../board/model.js';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../core/deps.js';
 import { getMembers, type Member } from '../member/model.js';
 import { findOrgById } from '../org/service.js';
 

@@ -1,8 +1,9 @@
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { NOTIFICATION_TYPES, notification as c, type Mode, type NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
-import type { Principal } from '../auth.js';
-import { handler } from '../handler.js';
+import type { Principal } from '../core/auth.js';
+import { handler } from '../core/handler.js';
+import { laneSignature } from '../member/lane.js';
 import { getMember } from '../member/model.js';
 
 /*
@@ -141,6 +142,14 @@ export const updatePreferences = handler(c.updatePreferences, async (ctx, p) => 
     await ctx.emit('notification.preferences.update', target, { target, fields: [], version, noop: true });
     return { target, preferences: effective(before), changed: false };
   }
+  // The agent lane (domain/member/lane.ts): what a human is told (or every human, the org's defaults) is a human's to change.
+  const member = target === 'org' ? null : await getMember(ctx.q, ctx.orgId, target);
+  await laneSignature(ctx, member === null || member.kind === 'human', {
+    subjectId: target,
+    summary: `Change ${fields.join(', ')} in the notification preferences of ${member ? `${member.name} (${target}), a human` : "the org (every member's defaults)"}`,
+    params: p,
+    completion: 'release',
+  });
   await ctx.q.query(
     `UPDATE notification_preferences SET events = $3::jsonb, digest = $4::jsonb, quiet_hours = $5::jsonb, version = version + 1, updated_at = now()
       WHERE org_id = $1 AND target = $2`,

@@ -2,12 +2,15 @@ import { notFound, ApiError } from '../../protocol/errors.js';
 import { org } from '../../protocol/methods/org.js';
 import { settings } from '../../protocol/methods/settings.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
+import { family, type Family } from '../core/family.js';
+import { laneHold, laneSignature } from '../member/lane.js';
+import { handler } from '../core/handler.js';
 import { mintKey, mintedKeyEvent, revokeKey } from './keys.js';
 import { createOrg } from './service.js';
+import { orgReads } from './whoami.js';
 
 export const create = handler(org.create, async (ctx, p) => {
+  laneHold(ctx.principal, 'org.create');
   const created = await createOrg(ctx.q, { slug: p.slug, name: p.name, parentOrgId: ctx.orgId, createdBy: ctx.principal.id });
   await ctx.emit('org.created', created.orgId, { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId });
   return { orgId: created.orgId, slug: created.slug, name: created.name, adminKey: created.admin.apiKey, adminKeyId: created.admin.keyId };
@@ -20,6 +23,7 @@ export const remove = handler(org.delete, async (ctx, p) => {
   );
   if (!row) throw notFound(`org ${p.orgId}`);
   if (row.slug !== p.confirmSlug) throw new ApiError('BAD_REQUEST', `confirmSlug: does not match the slug of ${p.orgId}`);
+  await laneSignature(ctx, undefined, { subjectId: p.orgId, summary: `Delete the org ${row.slug} (${p.orgId}): every key of it stops working`, params: p, completion: 'release' });
   await ctx.q.query('UPDATE orgs SET deleted_at = now() WHERE org_id = $1', [p.orgId]);
   await ctx.emit('org.deleted', p.orgId, { orgId: p.orgId, slug: row.slug });
   return { orgId: p.orgId, deleted: true as const };
@@ -38,6 +42,8 @@ export const list = handler(org.list, async (ctx) => {
 
 const mint = (contract: typeof org.mintApiKey | typeof settings.mintApiKey) =>
   handler(contract, async (ctx, p) => {
+    // No agent mints a key (the secret would be the agent's): the agent lane refuses it (domain/member/lane.ts).
+    laneHold(ctx.principal, contract === org.mintApiKey ? 'org.mintApiKey' : 'settings.mintApiKey');
     const minted = await mintKey(ctx.q, ctx.orgId, { ...p, createdBy: ctx.principal.id });
     await ctx.emit('org.key.minted', minted.keyId, mintedKeyEvent(minted));
     return minted;
@@ -45,6 +51,20 @@ const mint = (contract: typeof org.mintApiKey | typeof settings.mintApiKey) =>
 
 const revoke = (contract: typeof org.revokeApiKey | typeof settings.revokeApiKey) =>
   handler(contract, async (ctx, p) => {
+    const [key] = await ctx.q.query<{ name: string; principal_id: string; kind: string; principal_name: string; revoked_at: string | null }>(
+      `SELECT k.name, k.principal_id, p.kind, p.name AS principal_name, k.revoked_at FROM api_keys k
+         JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id WHERE k.org_id = $1 AND k.key_id = $2`,
+      [ctx.orgId, p.keyId],
+    );
+    // The agent lane: an agent's key is revoked at once (the kill switch); a human's live key by a human's hand or approval.
+    if (key && key.revoked_at === null) {
+      await laneSignature(ctx, key.kind === 'human', {
+        subjectId: p.keyId,
+        summary: `Revoke the key "${key.name}" (${p.keyId}) of ${key.principal_name} (${key.principal_id}), a human`,
+        params: p,
+        completion: 'release',
+      });
+    }
     const revoked = await revokeKey(ctx.q, ctx.orgId, p.keyId);
     await ctx.emit('org.key.revoked', p.keyId, { keyId: p.keyId });
     return revoked;
@@ -109,3 +129,6 @@ export const settingsHandlers = family('settings', {
   listApiKeys,
   renameApiKey,
 });
+
+/** The org family, as domain/deployed.ts lists it. */
+export const orgFamily: Family = { name: 'org', methods: new Map([...orgHandlers, ...settingsHandlers]), reads: orgReads };

@@ -1,10 +1,10 @@
 import { ApiError, badRequest, notFound } from '../../protocol/errors.js';
 import { TIERS, beyondRole, roleCovering, type PrincipalKind, type Role, type Tier } from '../../protocol/scopes.js';
 import type { Queryable } from '../../db/types.js';
-import { hashApiKey } from '../auth.js';
+import { hashApiKey } from '../core/auth.js';
 import { requireSeat } from '../billing/index.js';
 import { newMemberHandle } from '../member/model.js';
-import { newApiKeySecret, newId } from '../ids.js';
+import { newApiKeySecret, newId } from '../core/ids.js';
 
 export interface MintRequest {
   name: string;

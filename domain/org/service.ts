@@ -2,7 +2,7 @@ import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { createLedgerHead } from '../../ledger/append.js';
 import { isSqlError, SQLSTATE } from '../../db/types.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { mintKey, type MintedKey } from './keys.js';
 
 export interface CreatedOrg {

@@ -1,7 +1,7 @@
 import { notFound } from '../../protocol/errors.js';
 import { orgReadContracts } from '../../protocol/reads/org.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import { reads } from '../core/family.js';
+import { readHandler } from '../core/handler.js';
 import { getMember, toMember } from '../member/model.js';
 import { personaOf } from '../persona/model.js';
 

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 
 /*
  * A pairing for a slug no org has: answered exactly like a real one and stored nowhere. Its pairingId carries
@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
  * later poll recognises it ("pending" until it expires, then "expired", as a real one no admin approved) without
  * a row, and nobody without the key can tell one from a real pairing or mint one that polls as valid.
  *
- * Shapes match the real ones (domain/ids.ts): `pair_` + 16 base-36 characters, `pps_` + 40. The 16 are 7 random
+ * Shapes match the real ones (domain/core/ids.ts): `pair_` + 16 base-36 characters, `pps_` + 40. The 16 are 7 random
  * characters (a nonce) and the expiry in milliseconds as 9 base-36 digits, each shifted by a digit of
  * HMAC(slug, nonce) mod 36: uniform like the random ids, and decodable only with the key.
  */

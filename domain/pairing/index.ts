@@ -1,17 +1,19 @@
 import { randomInt } from 'node:crypto';
 import { ApiError, notFound } from '../../protocol/errors.js';
 import { pairing } from '../../protocol/methods/pairing.js';
-import { hashApiKey } from '../auth.js';
-import { family } from '../family.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId, newSecret } from '../ids.js';
+import { hashApiKey } from '../core/auth.js';
+import { family, type Family } from '../core/family.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId, newSecret } from '../core/ids.js';
 import type { Queryable } from '../../db/types.js';
 import { mintKey } from '../org/keys.js';
 import { requireSeat } from '../billing/index.js';
+import { laneHold } from '../member/lane.js';
 import { newMemberHandle } from '../member/model.js';
 import { findOrgBySlug } from '../org/service.js';
 import { decoyExpiry, decoyPairingId, decoyPollSecret } from './decoy.js';
 import { checkPendingCap, limitPairingCall, PAIRING_TTL_MS } from './limits.js';
+import { DEFAULT_PAIRING_LIMITS } from './config.js';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const pairingCode = () => {
@@ -135,6 +137,8 @@ async function requireKeylessAgent(q: Queryable, orgId: string, agentId: string)
 }
 
 export const approve = handler(pairing.approve, async (ctx, p) => {
+  // Pairing is a human admin's act: an agent never approves one (the agent lane, domain/member/lane.ts).
+  laneHold(ctx.principal, 'pairing.approve');
   const [row] = await ctx.q.query<PairingRow & { code: string }>(
     `SELECT agent_name, status, tier, expires_at, expires_at < now() AS expired, agent_id, code
        FROM pairings WHERE org_id = $1 AND pairing_id = $2 FOR UPDATE`,
@@ -162,3 +166,8 @@ export const approve = handler(pairing.approve, async (ctx, p) => {
 });
 
 export const pairingHandlers = family('pairing', { request, approve });
+
+/** The pairing family, as domain/deployed.ts lists it. */
+export const pairingFamily: Family = { name: 'pairing', methods: pairingHandlers, config: { pairing: DEFAULT_PAIRING_LIMITS } };
+
+export { DEFAULT_PAIRING_LIMITS, type PairingLimits } from './config.js';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import type { LimitCtx } from '../handler.js';
+import type { LimitCtx } from '../core/handler.js';
 
 /*
  * pairing.request needs no credential, so what one anonymous caller can cost is bounded here, in PostgreSQL,

@@ -2,13 +2,14 @@ import { ask as askGateway } from '../../ai-gateway/gateway.js';
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { persona as c } from '../../protocol/methods/persona.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
-import { mustHold } from '../member/lane.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
+import { laneHold } from '../member/lane.js';
 import { checkManager, checkVersion, freeHandle, getMember, getMembers, handleFrom, lockPeople, toMember } from '../member/model.js';
 import { PERSONA_METHOD, rewriteQuestion } from './answerer.js';
 import { compilePrompt, FIELD_COLUMN, getPersona, missingLines, orgFacts, PERSONA_COLUMNS, promptHash, sponsorOf, toPersona, type PersonaRow } from './model.js';
+import { PERSONA_ANSWERER } from './answerer.js';
 
 /*
  * persona.*: an agent's mandate. Writing one is what "no agent writes a mandate alone" guards: an agent's
@@ -43,7 +44,7 @@ export const generateAgentId = handler(
     await lockPeople(ctx.q, ctx.orgId);
     const sponsor = await checkSponsor(ctx.q, ctx.orgId, p.sponsorId);
     if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, null, p.managerId);
-    const proof = mustHold(ctx.principal)
+    const proof = laneHold(ctx.principal, 'persona.generateAgentId')
       ? await ctx.requireSignature({
           actionClass: 'persona.generate_agent_id',
           subjectId: p.sponsorId,
@@ -85,7 +86,6 @@ export const generateAgentId = handler(
       next: `Agent ${agentId} has no API key yet. Have it call pairing.request {orgSlug: "${ctx.principal.orgSlug}", agentName}, then approve with pairing.approve {pairingId, code, agentId: "${agentId}"}: its key is bound to this agent and persona.`,
     };
   },
-  { mayHold: true },
 );
 
 export const editField = handler(
@@ -102,11 +102,11 @@ export const editField = handler(
     };
     const column = FIELD_COLUMN[p.field];
     if (JSON.stringify(row[column] ?? null) === JSON.stringify(p.value)) {
-      if (mustHold(ctx.principal)) await ctx.verifyProof(hold);
+      if (laneHold(ctx.principal, 'persona.editField')) await ctx.verifyProof(hold);
       await ctx.emit('persona.field.edit', p.agentId, { agentId: p.agentId, field: p.field, version: Number(row.version), noop: true });
       return { persona: toPersona(row), changed: false };
     }
-    const proof = mustHold(ctx.principal) ? await ctx.requireSignature(hold) : null;
+    const proof = laneHold(ctx.principal, 'persona.editField') ? await ctx.requireSignature(hold) : null;
     await ctx.q.query(`UPDATE personas SET ${column} = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND agent_id = $2`, [
       ctx.orgId,
       p.agentId,
@@ -122,7 +122,6 @@ export const editField = handler(
     });
     return { persona, changed: true };
   },
-  { mayHold: true },
 );
 
 /** What mode model brings from prepare: the prompt it rewrote (hash and version) and the gateway's outcome. */
@@ -144,7 +143,7 @@ export const regenerate = handler(
     checkVersion('persona', p.agentId, row.version, p.ifVersion);
     const stale = Number(row.compiled_version) < Number(row.version);
     let proof = null;
-    if (p.mode === 'model' && mustHold(ctx.principal)) {
+    if (laneHold(ctx.principal, 'persona.regenerate', p.mode === 'model')) {
       proof = await ctx.requireSignature({
         actionClass: 'persona.regenerate',
         subjectId: p.agentId,
@@ -184,12 +183,11 @@ export const regenerate = handler(
     return { persona, changed: true, status, reason, ai };
   },
   {
-    mayHold: true,
     // mode model: the model runs here, before the transaction (never inside one), and only when the act may run:
     // an agent without proof is held by run first, so no model is paid for a hold.
     async prepare(ctx, p): Promise<Rewrite | null> {
       if (p.mode !== 'model') return null;
-      if (mustHold(ctx.principal) && p.approvalId === undefined && p.signatureToken === undefined) return null;
+      if (laneHold(ctx.principal, 'persona.regenerate', true) && p.approvalId === undefined && p.signatureToken === undefined) return null;
       const row = await getPersona(ctx.db, ctx.orgId, p.agentId);
       checkVersion('persona', p.agentId, row.version, p.ifVersion);
       if (Number(row.compiled_version) < Number(row.version)) throw conflict(staleMessage(row));
@@ -218,3 +216,6 @@ export const regenerate = handler(
 );
 
 export const personaHandlers = family('persona', { generateAgentId, editField, regenerate });
+
+/** The persona family, as domain/deployed.ts lists it. */
+export const personaFamily: Family = { name: 'persona', methods: personaHandlers, answerers: [PERSONA_ANSWERER] };

@@ -2,15 +2,16 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import { policy as c, type Settings } from '../../protocol/methods/policy.js';
-import type { HandlerCtx } from '../handler.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import type { HandlerCtx } from '../core/handler.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { activeHumansWithRole } from '../member/model.js';
 import { booksPolicy, setMaterialityFloor, setPromiseGraceDays } from '../books/policy.js';
 import { today } from '../books/dates.js';
 import { formatCents } from '../books/money.js';
 import { POLICY_COLUMNS, policyRow, toPolicy, type PolicyRow } from './model.js';
+import { policyReads } from './read.js';
 
 /*
  * policy.publish: versions of the org's published policies. Settings apply to the books in publish's own
@@ -47,7 +48,7 @@ async function decidersFor(ctx: HandlerCtx, raising: boolean): Promise<string[] 
     const others = (await activeHumansWithRole(ctx.q, ctx.orgId, ['admin', 'approver'])).filter((id) => id !== ctx.principal.id);
     if (others.length === 0) {
       throw new ApiError(
-        'FORBIDDEN_SCOPE',
+        'GOVERNANCE_NOT_READY',
         `raising the materiality floor needs a second human, and no active human other than ${ctx.principal.id} may decide approvals (role admin or approver): add one first`,
       );
     }
@@ -127,7 +128,9 @@ export const publish = handler(
     await ctx.emit('policy.version.publish', policyId, { ...base, policyId, version, contentHash: hash, settings: moves, approvalId: proof?.approvalId ?? null });
     return { policy: toPolicy(saved), changed: true };
   },
-  { mayHold: true },
 );
 
 export const policyHandlers = family('policy', { publish });
+
+/** The policy family, as domain/deployed.ts lists it. */
+export const policyFamily: Family = { name: 'policy', methods: policyHandlers, reads: policyReads };

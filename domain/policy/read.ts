@@ -1,7 +1,7 @@
 import { policyReadContracts } from '../../protocol/reads/policy.js';
 import { notFound } from '../../protocol/errors.js';
-import { reads } from '../family.js';
-import { readHandler } from '../handler.js';
+import { reads } from '../core/family.js';
+import { readHandler } from '../core/handler.js';
 import { booksPolicyView } from '../books/index.js';
 import { readRights } from '../governance/rights.js';
 import { compactsFor } from '../compact/model.js';

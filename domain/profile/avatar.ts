@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { AVATAR_SIZES, MAX_AVATAR_BYTES, profile as c } from '../../protocol/methods/profile.js';
 import { referenceBlob, releaseHolder } from '../../blobs/refs.js';
 import type { BlobService } from '../../blobs/service.js';
 import type { TxQueryable } from '../../db/types.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
+import { laneSignature } from '../member/lane.js';
 import { checkVersion } from '../member/model.js';
 import { avatarHolder, avatarOf, loadProfile, lockProfile, requireProfileWriter } from './model.js';
 
@@ -30,6 +30,8 @@ const MAX_INPUT_PIXELS = 40_000_000;
 export async function avatarImages(bytes: Buffer): Promise<Map<number, Buffer>> {
   const format = sniff(bytes);
   if (!format) throw badRequest('params.blob', 'must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
+  // sharp (libvips, a fifth of a second to load) is loaded by the first avatar, not with the server.
+  const { default: sharp } = await import('sharp');
   try {
     const base = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' });
     const meta = await base.metadata();
@@ -82,6 +84,13 @@ export const updateAvatar = handler(
       await ctx.emit('profile.avatar.update', p.memberId, { ...payload, version: Number(row.version), noop: true });
       return { profile: view, changed: false };
     }
+    // The agent lane (domain/member/lane.ts): retry mode, as the images are made before the transaction (prepare).
+    await laneSignature(ctx, member.kind === 'human', {
+      subjectId: p.memberId,
+      summary: `${sizes === null ? 'Remove the picture' : 'Set a new picture'} on the profile of ${member.name} (${p.memberId}), a human`,
+      params: p,
+      completion: 'retry',
+    });
     const holder = avatarHolder(p.memberId);
     // ctx.q is the call's transaction (the blob references must commit or roll back with the profile).
     const tx = ctx.q as TxQueryable;

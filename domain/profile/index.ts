@@ -1,24 +1,30 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { lazyModule } from '../../config/lazy.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { MAX_SECTIONS, profile as c } from '../../protocol/methods/profile.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler, type HandlerCtx } from '../handler.js';
-import { newId } from '../ids.js';
+import { family, type Family } from '../core/family.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { newId } from '../core/ids.js';
+import { laneSignature } from '../member/lane.js';
 import { checkVersion } from '../member/model.js';
-import { getMember } from '../member/model.js';
+import { getMember, type MemberRow } from '../member/model.js';
 import { refreshDirectoryTerms } from '../member/terms.js';
 import { updateAvatar } from './avatar.js';
 import { loadProfile, lockProfile, requireProfileWriter, toSection, type SectionRow } from './model.js';
+import { orgPeopleReads } from './org-reads.js';
+import { profileSignedRecords } from './model.js';
 
 /*
  * profile.*: what a member tells the org about themselves. Events carry ids, versions, positions and the NAMES of
  * the fields changed, never their values (a bio, a phone number, a section's text are personal data).
  */
 
+/** libphonenumber-js (its metadata, about 0.1 s) is loaded by the first number. */
+const phones = lazyModule<typeof import('libphonenumber-js')>('libphonenumber-js');
+
 /** E.164 from an international number, else BAD_REQUEST naming params.phone. */
 export function normalisePhone(raw: string): string {
-  const parsed = parsePhoneNumberFromString(raw.trim());
+  const parsed = phones().parsePhoneNumberFromString(raw.trim());
   if (!parsed || !parsed.isValid()) throw badRequest('params.phone', 'not a valid phone number; give it in international form, e.g. +49 30 901820');
   return parsed.number;
 }
@@ -81,6 +87,12 @@ export const update = handler(c.update, async (ctx, p) => {
     await ctx.emit('profile.fields.update', p.memberId, { memberId: p.memberId, fields: [], version: Number(row.version), noop: true });
     return { profile: view, changed: false };
   }
+  await laneSignature(ctx, member.kind === 'human', {
+    subjectId: p.memberId,
+    summary: `Change ${fields.join(', ')} on the profile of ${member.name} (${p.memberId}), a human`,
+    params: p,
+    completion: 'release',
+  });
   const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}${JSONB.has(f) ? '::jsonb' : ''}`);
   await ctx.q.query(
     `UPDATE profiles SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND member_id = $2`,
@@ -122,19 +134,29 @@ async function renumber(q: Queryable, orgId: string, memberId: string, sectionId
 /** The section's profile owner may be written by this caller; the profile row is locked (sections serialise on it). */
 async function writableSection(ctx: HandlerCtx, method: string, sectionId: string) {
   const row = await getSection(ctx.q, ctx.orgId, sectionId);
-  await requireProfileWriter(ctx.q, ctx.principal, method, ctx.orgId, row.member_id);
+  const member = await requireProfileWriter(ctx.q, ctx.principal, method, ctx.orgId, row.member_id);
   await lockProfile(ctx.q, ctx.orgId, row.member_id);
-  return getSection(ctx.q, ctx.orgId, sectionId, 'FOR UPDATE');
+  return { row: await getSection(ctx.q, ctx.orgId, sectionId, 'FOR UPDATE'), member };
 }
 
+/** The agent lane (domain/member/lane.ts): a human's profile changes by a human's hand or approval. */
+const humanProfileHold = (ctx: HandlerCtx, member: MemberRow, what: string, params: Record<string, unknown>) =>
+  laneSignature(ctx, member.kind === 'human', {
+    subjectId: member.principal_id,
+    summary: `${what} on the profile of ${member.name} (${member.principal_id}), a human`,
+    params,
+    completion: 'release',
+  });
+
 export const addSection = handler(c.addSection, async (ctx, p) => {
-  await requireProfileWriter(ctx.q, ctx.principal, 'profile.addSection', ctx.orgId, p.memberId);
+  const member = await requireProfileWriter(ctx.q, ctx.principal, 'profile.addSection', ctx.orgId, p.memberId);
   await lockProfile(ctx.q, ctx.orgId, p.memberId);
   const [{ n }] = await ctx.q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM profile_sections WHERE org_id = $1 AND member_id = $2 AND status = 'live'`,
     [ctx.orgId, p.memberId],
   );
   if (Number(n) >= MAX_SECTIONS) throw conflict(`profile of ${p.memberId} already has ${MAX_SECTIONS} sections, the most it may hold: delete one (profile.deleteSection) or add to an existing one`);
+  await humanProfileHold(ctx, member, `Add the section "${p.title}"`, p);
   const sectionId = newId('psec');
   await ctx.q.query(
     `INSERT INTO profile_sections (org_id, section_id, member_id, title, body, position) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -147,7 +169,7 @@ export const addSection = handler(c.addSection, async (ctx, p) => {
 });
 
 export const updateSection = handler(c.updateSection, async (ctx, p) => {
-  const row = await writableSection(ctx, 'profile.updateSection', p.sectionId);
+  const { row, member } = await writableSection(ctx, 'profile.updateSection', p.sectionId);
   checkVersion('section', p.sectionId, row.version, p.ifVersion);
   if (row.status === 'deleted') throw conflict(`section ${p.sectionId} is deleted; add a new one (profile.addSection)`);
   const fields = (['title', 'body', 'position'] as const).filter((f) => p[f] !== undefined && p[f] !== (f === 'position' ? Number(row.position) : row[f]));
@@ -155,6 +177,7 @@ export const updateSection = handler(c.updateSection, async (ctx, p) => {
     await ctx.emit('profile.section.update', p.sectionId, { sectionId: p.sectionId, memberId: row.member_id, fields: [], version: Number(row.version), noop: true });
     return { section: toSection(row), changed: false };
   }
+  await humanProfileHold(ctx, member, `Change ${fields.join(', ')} of the section "${row.title}" (${p.sectionId})`, p);
   await ctx.q.query(
     `UPDATE profile_sections SET title = coalesce($3, title), body = coalesce($4, body), version = version + 1, updated_at = now()
       WHERE org_id = $1 AND section_id = $2`,
@@ -167,12 +190,13 @@ export const updateSection = handler(c.updateSection, async (ctx, p) => {
 });
 
 export const deleteSection = handler(c.deleteSection, async (ctx, p) => {
-  const row = await writableSection(ctx, 'profile.deleteSection', p.sectionId);
+  const { row, member } = await writableSection(ctx, 'profile.deleteSection', p.sectionId);
   checkVersion('section', p.sectionId, row.version, p.ifVersion);
   if (row.status === 'deleted') {
     await ctx.emit('profile.section.delete', p.sectionId, { sectionId: p.sectionId, memberId: row.member_id, status: 'deleted', version: Number(row.version), noop: true });
     return { section: toSection(row), changed: false };
   }
+  await humanProfileHold(ctx, member, `Delete the section "${row.title}" (${p.sectionId})`, p);
   await ctx.q.query(
     // The tombstone keeps ids and position, not the words: a deleted section is gone for its author.
     `UPDATE profile_sections SET status = 'deleted', title = '', body = '', version = version + 1, updated_at = now() WHERE org_id = $1 AND section_id = $2`,
@@ -185,3 +209,6 @@ export const deleteSection = handler(c.deleteSection, async (ctx, p) => {
 });
 
 export const profileHandlers = family('profile', { get, update, updateAvatar, addSection, updateSection, deleteSection });
+
+/** The profile family, as domain/deployed.ts lists it. */
+export const profileFamily: Family = { name: 'profile', methods: profileHandlers, reads: orgPeopleReads, signedRecords: profileSignedRecords };

@@ -1,8 +1,8 @@
 import { ApiError, conflict, notFound } from '../../protocol/errors.js';
 import { AVATAR_SIZES } from '../../protocol/methods/profile.js';
 import type { Queryable } from '../../db/types.js';
-import type { BlobService } from '../../blobs/service.js';
-import type { Principal } from '../auth.js';
+import type { BlobService, RecordCheck } from '../../blobs/service.js';
+import type { Principal } from '../core/auth.js';
 import { getMember, type MemberRow } from '../member/model.js';
 
 /** The profile row and its sections (migration 027), shaped for the contract. */
@@ -54,21 +54,34 @@ export const avatarOf = (r: Pick<ProfileRow, 'avatar'> | undefined): Record<stri
 /** The blob holder of a member's avatar images (blobs/refs.ts). */
 export const avatarHolder = (memberId: string) => `${memberId}#avatar`;
 
+/** The record kind of an avatar's signed URL (rec=avatar:usr_…). */
+const AVATAR_RECORD = 'avatar';
+
 /**
- * Signed URLs that stay the same for a whole window (valid at least BLOB_URL_TTL_MS, at most twice that), so a
- * read that shows them keeps its ETag and browsers keep the image cached within the window.
+ * Whether an avatar URL may still be served: the member's profile still holds those bytes (a replaced or removed
+ * picture stops serving). Not bound to a reader: every member of the org sees every picture, in pages shown to others.
  */
-export function stableSignedPath(blobs: BlobService, orgId: string, sha256: string, now = Date.now()): { path: string; expiresAt: string } {
+const avatarServable: RecordCheck = async (q, orgId, record, sha256) =>
+  (await q.query('SELECT 1 AS x FROM blob_refs WHERE org_id = $1 AND sha256 = $2 AND holder = $3', [orgId, sha256, avatarHolder(record.id)])).length === 1;
+
+/** The records profile's signed URLs are bound to (domain/deployed.ts binds them at start). */
+export const profileSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[AVATAR_RECORD, avatarServable]]);
+
+/**
+ * Signed URLs of a member's avatar that stay the same for a whole window (valid at least BLOB_URL_TTL_MS, at most
+ * twice that), so a read that shows them keeps its ETag and browsers keep the image cached within the window.
+ */
+export function stableSignedPath(blobs: BlobService, orgId: string, memberId: string, sha256: string, now = Date.now()): { path: string; expiresAt: string } {
   const window = Math.max(1000, Math.ceil(blobs.config.urlTtlMs / 1000) * 1000);
   const expiresAt = Math.ceil((now + window) / window) * window;
-  return blobs.signedPath(orgId, sha256, { ttlMs: expiresAt - now });
+  return blobs.signedPath(orgId, sha256, { ttlMs: expiresAt - now, record: { kind: AVATAR_RECORD, id: memberId } });
 }
 
-export function avatarView(blobs: BlobService, orgId: string, avatar: Record<string, string> | null) {
+export function avatarView(blobs: BlobService, orgId: string, memberId: string, avatar: Record<string, string> | null) {
   if (!avatar) return null;
   const now = Date.now();
   const sizes = AVATAR_SIZES.filter((s) => avatar[s]).map((size) => {
-    const signed = stableSignedPath(blobs, orgId, avatar[size], now);
+    const signed = stableSignedPath(blobs, orgId, memberId, avatar[size], now);
     return { size, sha256: avatar[size], url: signed.path, expiresAt: signed.expiresAt };
   });
   return { sizes: sizes.map(({ size, sha256, url }) => ({ size, sha256, url })), expiresAt: sizes[0]?.expiresAt ?? new Date(now).toISOString() };
@@ -105,7 +118,7 @@ export async function loadProfile(q: Queryable, blobs: BlobService, orgId: strin
     links: row ? json(row.links) : [],
     expertise: row?.expertise ?? [],
     workingHours: hours ? { timezone: member.timezone, days: hours } : null,
-    avatar: avatarView(blobs, orgId, avatarOf(row)),
+    avatar: avatarView(blobs, orgId, member.principal_id, avatarOf(row)),
     sections: sections.map(toSection),
     version: row ? Number(row.version) : 1,
     updatedAt: row ? iso(row.updated_at) : null,

@@ -1,7 +1,7 @@
 import { orgPeopleReadContracts as c } from '../../protocol/reads/people.js';
 import type { Db } from '../../db/types.js';
-import { reads } from '../family.js';
-import { ReadAnswer, readHandler } from '../handler.js';
+import { reads } from '../core/family.js';
+import { ReadAnswer, readHandler } from '../core/handler.js';
 import { getMember, toMember, type Member } from '../member/model.js';
 import { listMembers } from '../member/list.js';
 import { findOrgBySlug } from '../org/service.js';
@@ -32,7 +32,7 @@ export const avatarRead = readHandler(c['org/avatar/{memberId}/{size}'], async (
   const member = await getMember(ctx.q, ctx.orgId, query.memberId);
   const sha256 = avatarOf(await readProfileRow(ctx.q, ctx.orgId, member.principal_id))?.[query.size];
   if (sha256) {
-    const signed = stableSignedPath(ctx.deps.blobs, ctx.orgId, sha256);
+    const signed = stableSignedPath(ctx.deps.blobs, ctx.orgId, member.principal_id, sha256);
     const maxAge = Math.max(0, Math.floor((Date.parse(signed.expiresAt) - Date.now()) / 1000) - 60);
     return new ReadAnswer('', { location: signed.path, 'cache-control': `private, max-age=${maxAge}` }, 302);
   }

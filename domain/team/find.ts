@@ -56,6 +56,11 @@ export async function findTeams(q: Queryable, orgId: string, c: TeamCriteria): P
   };
 }
 
+/** SQL: the live teams of `member` as a text[] expression (teamIdsOf inside another statement). */
+export const TEAM_IDS_SQL = (org: string, member: string) =>
+  `ARRAY(SELECT mt.team_id FROM member_teams mt JOIN teams t ON t.org_id = mt.org_id AND t.team_id = mt.team_id AND t.status = 'live'
+          WHERE mt.org_id = ${org} AND mt.member_id = ${member})`;
+
 /** The live teams a member belongs to (file grants to a team reach its members). */
 export async function teamIdsOf(q: Queryable, orgId: string, memberId: string): Promise<string[]> {
   const rows = await q.query<{ team_id: string }>(

@@ -1,13 +1,15 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
-import { decodeCursor, encodeCursor, strings } from '../cursor.js';
+import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
 import { team as c } from '../../protocol/methods/team.js';
 import type { Queryable } from '../../db/types.js';
-import { family } from '../family.js';
-import { handler } from '../handler.js';
-import { newId } from '../ids.js';
+import { family, type Family } from '../core/family.js';
+import { handler } from '../core/handler.js';
+import { newId } from '../core/ids.js';
 import { checkVersion } from '../member/index.js';
+import { laneSignature } from '../member/lane.js';
 import { cycleThrough, freeHandle, handleFrom, lockPeople, requireNamableMember } from '../member/model.js';
 import { refreshDirectoryTerms, refreshTeamDirectoryTerms } from '../member/terms.js';
+import { teamReferences } from './references.js';
 
 /* team.*: nested groups of members. Events carry ids, statuses and field names, never team names. */
 
@@ -136,6 +138,18 @@ export const remove = handler(c.delete, async (ctx, p) => {
   if (subs.length > 0) {
     throw conflict(`team ${p.teamId} is live with sub-teams (${subs.map((s) => s.team_id).join(', ')}): move them (team.update parentTeamId) or delete them first`);
   }
+  const [humans] = await ctx.q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM member_teams mt JOIN principals p ON p.org_id = mt.org_id AND p.principal_id = mt.member_id
+      WHERE mt.org_id = $1 AND mt.team_id = $2 AND p.kind = 'human'`,
+    [ctx.orgId, p.teamId],
+  );
+  // The agent lane (domain/member/lane.ts): humans leave a team by a human's hand or approval.
+  await laneSignature(ctx, Number(humans.n) > 0, {
+    subjectId: p.teamId,
+    summary: `Delete team ${row.name} (${p.teamId}): its ${Number(humans.n)} human member${Number(humans.n) === 1 ? '' : 's'} leave it`,
+    params: p,
+    completion: 'release',
+  });
   const unassigned = await ctx.q.query<{ member_id: string }>('DELETE FROM member_teams WHERE org_id = $1 AND team_id = $2 RETURNING member_id', [ctx.orgId, p.teamId]);
   // A member whose primary team this was gets its first remaining team as primary.
   await ctx.q.query(
@@ -170,3 +184,6 @@ export const list = handler(c.list, async (ctx, p) => {
 });
 
 export const teamHandlers = family('team', { create, update, delete: remove, list });
+
+/** The team family, as domain/deployed.ts lists it. */
+export const teamFamily: Family = { name: 'team', methods: teamHandlers, contributes: { references: teamReferences } };

@@ -3,8 +3,9 @@ import { user as c } from '../../protocol/methods/user.js';
 import type { Queryable } from '../../db/types.js';
 import { moveOpenItems, moveWorkstreams, releaseClaimsOf } from '../board/people.js';
 import { revokeInvitationsOf } from '../invitation/model.js';
-import { handler } from '../handler.js';
+import { handler } from '../core/handler.js';
 import { bumpChartRevision, moveUnder } from '../member/chart.js';
+import { laneSignature } from '../member/lane.js';
 import { cycleThrough, lockPeople } from '../member/model.js';
 import { revokeKeysOf } from '../org/keys.js';
 import { endInboxSessions, lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from './access.js';
@@ -57,6 +58,14 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   const [sponsored] = await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]);
   await checkTransferee(ctx.q, ctx.orgId, p.userId, transferTo, p.transferTo !== undefined, Number(sponsored.n) > 0);
 
+  // The agent lane (domain/member/lane.ts): a human is offboarded by a human's hand or approval, who may name transferTo.
+  await laneSignature(ctx, undefined, {
+    subjectId: p.userId,
+    summary: `Offboard ${row.name} (${p.userId}): keys and invitations revoked, work, reports and sponsored agents to ${transferTo}`,
+    params: p,
+    completion: 'release',
+    amendable: ['transferTo'],
+  });
   // Every way in first, then every piece of work.
   const handedOver = {
     keysRevoked: await revokeKeysOf(ctx.q, ctx.orgId, p.userId),

@@ -1,7 +1,7 @@
 import { user as c } from '../../protocol/methods/user.js';
 import { TIERS, beyondRole, humanTierOf, roleCovers, type Role } from '../../protocol/scopes.js';
-import { handler } from '../handler.js';
-import { mustHold } from '../member/lane.js';
+import { handler } from '../core/handler.js';
+import { laneHold } from '../member/lane.js';
 import { lockPeople } from '../member/model.js';
 import { liveKeysOf, setKeyScopes, type LiveKey } from '../org/keys.js';
 import { lockAccess, refuseLastAdmin, toAccess } from './access.js';
@@ -34,7 +34,7 @@ export const updateRole = handler(
       summary: `Change the role of ${row.name} (${p.userId}) from ${from ?? 'none'} to ${p.role}`,
       params: p,
     };
-    const agentWidens = mustHold(ctx.principal) && (from === null || !roleCovers(from, p.role));
+    const agentWidens = laneHold(ctx.principal, 'user.updateRole', from === null || !roleCovers(from, p.role));
     if (from === p.role) {
       if (agentWidens) await ctx.verifyProof(hold);
       await ctx.emit('user.role.update', p.userId, { userId: p.userId, role: p.role, version: Number(row.version), noop: true });
@@ -67,5 +67,4 @@ export const updateRole = handler(
     });
     return { user: toAccess(after), keys, changed: true };
   },
-  { mayHold: true },
 );

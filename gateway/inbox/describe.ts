@@ -46,13 +46,21 @@ type Describer = (summary: string, params: Record<string, unknown>) => PlainAct;
 const ACTS: Record<string, Describer> = {
   'books.payroll_sign': (s) => ({
     title: 'Sign a pay run',
-    facts: pick(s, new RegExp(`^Pay run (?<period>.+?): (?<staff>\\d+) staff, gross (?<gross>${MONEY}), net (?<net>${MONEY}), paid (?<paid>${DATE})`), [
-      ['period', 'Period'],
-      ['staff', 'Employees'],
-      ['gross', 'Gross wages'],
-      ['net', 'Net pay'],
-      ['paid', 'Pay date'],
-    ]),
+    facts: [
+      ...pick(s, new RegExp(`^Pay run (?<period>.+?): (?<staff>\\d+) staff, gross (?<gross>${MONEY}), net (?<net>${MONEY}), paid (?<paid>${DATE})`), [
+        ['period', 'Period'],
+        ['staff', 'Employees'],
+        ['gross', 'Gross wages'],
+        ['net', 'Net pay'],
+        ['paid', 'Pay date'],
+      ]),
+      // `; PAYG $604.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 2: tax-free threshold claimed`
+      ...pick(s, new RegExp(`; PAYG (?<payg>${MONEY}) under (?<schedule>ATO Schedule 1 .+? \\(from ${DATE}\\))(?:, (?<scales>scale .+))?$`), [
+        ['payg', 'PAYG withheld'],
+        ['schedule', 'PAYG schedule'],
+        ['scales', 'PAYG scales'],
+      ]),
+    ],
   }),
   'books.bill_approve': (s) => ({
     title: s.startsWith('Release the hold') ? 'Release the hold on a bill' : 'Approve a bill',

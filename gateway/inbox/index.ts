@@ -4,7 +4,8 @@ import { ApiError, type ErrorCode, ERROR_STATUS } from '../../protocol/errors.js
 import { errorFrame } from '../../protocol/frames.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { ApprovalView } from '../../protocol/methods/approval.js';
-import { authenticateKeyId, type Principal } from '../../domain/auth.js';
+import { authenticateKeyId, type Principal } from '../../domain/core/auth.js';
+import { watchAccess } from '../../domain/stream/access-watch.js';
 import type { Subscription } from '../../domain/stream/hub.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
@@ -76,7 +77,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const assets = loadAssets();
   const publicOrigin = new URL(deps.config.publicUrl).origin;
-  const streams = new Set<{ session: Session; send: (event: string, data: unknown) => void; close: (reason: string) => void }>();
+  const streams = new Set<{ session: Session; send: (event: string, data: unknown) => void; close: (reason: string) => void; recheck: () => void }>();
   const noLimit = { rateLimit: false } as const;
 
   const secureCookie = (req: FastifyRequest) => publicOrigin.startsWith('https:') || req.protocol === 'https';
@@ -315,6 +316,13 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason)), () => {
       for (const s of streams) s.send('resync', {});
     }),
+    // The database says a key's access changed (revoked, member suspended or deactivated, session deleted): the
+    // streams it may concern check their session now, in every process, rather than at the next heartbeat.
+    watchAccess(
+      deps.notifier,
+      () => [...streams].map((s) => ({ orgId: s.session.orgId, principalId: s.session.principalId, keyId: s.session.keyId, sessionId: s.session.sessionId, s })),
+      (h) => h.s.recheck(),
+    ),
   ];
 
   app.get('/approvals/api/stream', { config: noLimit }, async (req, reply) => {
@@ -327,25 +335,35 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     const send = (event: string, data: unknown) => {
       if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    // The heartbeat also ends a stream whose session expired or whose key was revoked without a notification.
+    // The session is checked at every heartbeat (an expiry sends no notification) and at once on an access change.
     let checking = false;
-    const heartbeat = setInterval(() => {
-      if (checking) return;
+    let again = false;
+    const check = (keepAlive: boolean) => {
+      if (closed) return;
+      if (checking) {
+        again = true;
+        return;
+      }
       checking = true;
       sessions.isLive(session).then(
         (live) => {
           checking = false;
-          if (!live) return close('the session ended');
-          if (!closed) res.write(': keep-alive\n\n');
+          if (!live) return close('the session ended (signed out, expired, key revoked, or the member suspended or deactivated)');
+          if (keepAlive && !closed) res.write(': keep-alive\n\n');
+          if (again) {
+            again = false;
+            check(false);
+          }
         },
         (err: Error) => {
           checking = false;
           req.log.warn({ err }, 'inbox stream: session check failed');
         },
       );
-    }, heartbeatMs);
+    };
+    const heartbeat = setInterval(() => check(true), heartbeatMs);
     heartbeat.unref();
-    const entry = { session, send, close: (reason: string) => close(reason) };
+    const entry = { session, send, close: (reason: string) => close(reason), recheck: () => check(false) };
     let closed = false;
     let live: Subscription | undefined;
     function cleanup() {

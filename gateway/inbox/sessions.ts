@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../../db/types.js';
-import { newId } from '../../domain/ids.js';
+import { newId } from '../../domain/core/ids.js';
 
 /**
  * Inbox sessions, in the database (inbox_sessions) so that any gateway process serves any request: the cookie
@@ -93,11 +93,16 @@ export class SessionStore {
     return undefined;
   }
 
-  /** Whether a session is still open and its key not revoked (without marking it used): live streams check this. */
+  /**
+   * Whether a session is still open and its key would still authenticate (not revoked, its member active, its org
+   * not deleted: domain/core/auth.ts's checks), without marking it used: live streams check this.
+   */
   async isLive(session: Session): Promise<boolean> {
     const rows = await this.db.query(
       `SELECT 1 FROM inbox_sessions s JOIN api_keys k ON k.org_id = s.org_id AND k.key_id = s.key_id
-        WHERE s.org_id = $3 AND s.session_id = $1 AND k.revoked_at IS NULL AND ${LIVE('$2')}`,
+         JOIN principals p ON p.org_id = k.org_id AND p.principal_id = k.principal_id
+         JOIN orgs o ON o.org_id = s.org_id
+        WHERE s.org_id = $3 AND s.session_id = $1 AND k.revoked_at IS NULL AND p.status = 'active' AND o.deleted_at IS NULL AND ${LIVE('$2')}`,
       [session.sessionId, this.idleMs, session.orgId],
     );
     return rows.length > 0;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../domain/auth.js';
-import type { Pipeline } from '../../domain/pipeline.js';
+import type { Principal } from '../../domain/core/auth.js';
+import type { Pipeline } from '../../domain/core/pipeline.js';
 import type { Session } from './sessions.js';
 
 /*

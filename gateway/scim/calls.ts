@@ -1,7 +1,8 @@
 import { ApiError } from '../../protocol/errors.js';
+import { METHODS } from '../../protocol/registry.js';
 import { parseParams } from '../../protocol/schema.js';
-import type { Principal } from '../../domain/auth.js';
-import type { Pipeline } from '../../domain/pipeline.js';
+import type { Principal } from '../../domain/core/auth.js';
+import type { Pipeline } from '../../domain/core/pipeline.js';
 import { fromFrame, ScimError } from './errors.js';
 
 /**
@@ -14,6 +15,25 @@ import { fromFrame, ScimError } from './errors.js';
 export interface PlannedCall {
   method: string;
   params: Record<string, unknown>;
+}
+
+/**
+ * The registry methods a SCIM write makes, and so the only ones the provisioner may call. Its key holds no
+ * /api/v1 scope (protocol/scopes.ts, tier scim): each of these calls runs as the provisioner with a capability
+ * that exists only in this process, built per call below, holding the scopes these methods need: theirs
+ * (org.write; admin for admin.* and user.deactivate) and the admin scope member.update asks of a change to
+ * another member's email. A key minted on /api/v1 can never carry it.
+ */
+export const SCIM_METHODS: ReadonlySet<string> = new Set([
+  'member.create', 'member.update', 'member.assignTeam', 'admin.deactivate', 'admin.reactivate', 'user.deactivate',
+  'team.create', 'team.update', 'team.delete',
+]);
+const CAPABILITY_SCOPES: ReadonlySet<string> = new Set(['org.read', 'admin', ...[...SCIM_METHODS].map((m) => METHODS.get(m)!.scope)]);
+
+/** The provisioner as one SCIM call acts: its principal with the capability's scopes, for a method of SCIM_METHODS only. */
+function acting(principal: Principal, method: string): Principal {
+  if (!SCIM_METHODS.has(method)) throw new Error(`gateway/scim calls ${method}, which is not among SCIM_METHODS`);
+  return { ...principal, scopes: CAPABILITY_SCOPES };
 }
 
 /** Registry field names -> the SCIM attributes they came from, for error details. */
@@ -39,6 +59,7 @@ export class RegistryCalls {
   /** Check every call's params against its method's contract, as the pipeline will. */
   check(calls: readonly PlannedCall[]): void {
     for (const c of calls) {
+      acting(this.principal, c.method);
       const handler = this.pipeline.handlers.get(c.method);
       if (!handler) throw new ScimError(501, `${c.method} is not deployed on this server`);
       try {
@@ -52,7 +73,7 @@ export class RegistryCalls {
 
   /** Run one call; its result, or the SCIM error its frame says. */
   async run<T = any>(method: string, params: Record<string, unknown>): Promise<T> {
-    const outcome = await this.pipeline.call({ method, params, principal: this.principal, requestId: this.requestId });
+    const outcome = await this.pipeline.call({ method, params, principal: acting(this.principal, method), requestId: this.requestId });
     if (!outcome.frame.ok) throw fromFrame(outcome.frame.error, this.rename, outcome.retryAfterSeconds);
     if (outcome.event) this.made.push(method);
     const result = outcome.frame.result as { status?: string; message?: string };

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../domain/auth.js';
+import type { Principal } from '../../domain/core/auth.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { RegistryCalls, renamer } from './calls.js';
 import { invalid, SCIM_JSON } from './errors.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../protocol/errors.js';
-import { bearerFrom } from '../../domain/auth.js';
+import { reservedKeyIssue } from '../../protocol/json-bounds.js';
+import { bearerFrom } from '../../domain/core/auth.js';
 import { isScimProvisioner } from '../../domain/member/lane.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { listResponse, sendScim, type ScimRequest } from './common.js';
@@ -40,11 +41,16 @@ export async function scimRoutes(app: FastifyInstance, opts: { runtime: Runtime 
   const ctx = (req: unknown): ScimRequest => requests.get(req as object)!;
 
   app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (_req, body, done) => {
+    let parsed: unknown;
     try {
-      done(null, String(body).trim() === '' ? undefined : JSON.parse(String(body)));
+      parsed = String(body).trim() === '' ? undefined : JSON.parse(String(body));
     } catch (err) {
-      done(new ScimError(400, `body: invalid JSON (${(err as Error).message})`, 'invalidSyntax'), undefined);
+      return done(new ScimError(400, `body: invalid JSON (${(err as Error).message})`, 'invalidSyntax'), undefined);
     }
+    // A reserved key (__proto__, constructor, prototype) is refused by name before any route sees the body.
+    const reserved = reservedKeyIssue(parsed, { prefix: 'body' });
+    if (reserved) return done(new ScimError(400, reserved, 'invalidValue'), undefined);
+    done(null, parsed);
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string; error?: { message?: string } }, req, reply: FastifyReply) => {

@@ -10,8 +10,9 @@ const changed = z.boolean().describe('false when the call found the member alrea
 
 export const admin = {
   deactivate: method({
+    hold: { completion: 'release', when: 'an agent suspends a human' },
     summary:
-      "Suspend a member (human or agent) at once: its keys stop working from its next call (kept, not revoked), its inbox sessions end, its board claims are released back to ready, and no new key can be minted for it. Reversible with admin.reactivate. Yourself or the last active admin is a CONFLICT; never held.",
+      "Suspend a member (human or agent) at once: its keys stop working from its next call (kept, not revoked), its inbox sessions end, its board claims are released back to ready, and no new key can be minted for it. Reversible with admin.reactivate. Yourself or the last active admin is a CONFLICT. An agent suspending an agent is never held (the kill switch); an agent suspending a human is.",
     params: z.strictObject({ memberId: memberId('The member to suspend.'), reason }),
     result: z.strictObject({
       member: Access,
@@ -21,6 +22,7 @@ export const admin = {
     example: { memberId: 'agt_0123456789abcdef', reason: 'Runaway agent' },
   }),
   reactivate: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Make a suspended, deactivated or archived member active again: a suspended member’s kept keys work again; revoked keys stay revoked (mint new ones). No free seat is a CONFLICT. An agent calling it is held for a human’s approval.',
     params: z.strictObject({

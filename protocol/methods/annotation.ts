@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replayedField } from '../dedupe.js';
 import { method } from '../contract.js';
 import { id, limit, text } from '../schema.js';
 
@@ -148,13 +149,15 @@ export const annotation = {
       body: body('The opening comment (required for kind comment).').optional(),
       clientMsgId: clientMsgId.optional(),
     }),
-    result: z.strictObject({ annotation: Annotation, changed }),
+    result: z.strictObject({ annotation: Annotation, changed, replayed: replayedField('clientMsgId') }),
+    dedupeBy: 'clientMsgId',
     example: { targetId: 'fil_0123456789abcdef', kind: 'comment', selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: 'blk_0123456789abcdef', start: 0, end: 5, quote: { exact: 'Hello' } }, body: 'Is this right?' },
   }),
   comment: method({
     summary: 'Add a comment to a thread; a resolved or dismissed thread reopens. The same clientMsgId again returns the first comment (changed:false).',
     params: z.strictObject({ annotationId: ann, body: body('The comment.'), clientMsgId: clientMsgId.optional() }),
-    result: z.strictObject({ annotation: Annotation, comment: Reply, changed }),
+    result: z.strictObject({ annotation: Annotation, comment: Reply, changed, replayed: replayedField('clientMsgId') }),
+    dedupeBy: 'clientMsgId',
     example: { annotationId: 'ann_0123456789abcdef', body: 'Fixed in the next revision.', clientMsgId: 'c-1' },
   }),
   resolve: method({

@@ -98,9 +98,12 @@ export const approval = {
     example: { approvalId: 'apr_0123456789abcdef' },
   }),
   list: method({
-    summary: 'Approvals of this org, newest first, optionally by status (status pending: what still waits for a human).',
+    summary: 'Approvals of this org, newest first: pending ones (what still waits for a human) unless status asks for another status, or all.',
     params: z.strictObject({
-      status: ApprovalStatus.describe('Only approvals in this status.').optional(),
+      status: z
+        .enum([...ApprovalStatus.options, 'all'])
+        .default('pending')
+        .describe('Only approvals in this status (default pending); all: every status.'),
       cursor: z.string().max(200).describe('nextCursor of the previous page; omit for the first page.').optional(),
       limit: z.number().int().min(1).max(200).default(50).describe('Page size, 1 to 200 (default 50).'),
     }),

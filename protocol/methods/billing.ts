@@ -23,6 +23,7 @@ export const Usage = z.strictObject({
 
 export const billing = {
   update: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Set the subscription: plan (one the operator configured), cycle, seats, agentSeats, billing contact, tax id; fields left out keep their value (the first call must give plan, seats and agentSeats). Seats below what is in use -> BAD_REQUEST. Suspended, deactivated and directory-only members use no seat. From an agent it is a signature act (retry mode, action class billing.update).',
     params: z.strictObject({

@@ -322,6 +322,7 @@ export const board = {
     example: { attachmentId: 'att_0123456789abcdef', name: 'march-statement-v2.pdf' },
   }),
   removeTaskAttachment: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Remove an attachment from its item. From an agent it is a signature act (retry mode): without approvalId or signatureToken it answers a hold frame (board.remove_task_attachment).',
     params: z.strictObject({ attachmentId: attachmentId(), ...proofFields }),
@@ -363,6 +364,7 @@ export const board = {
     example: { workstreamId: 'ws_0123456789abcdef', position: 0 },
   }),
   deleteWorkstream: method({
+    hold: { completion: 'release', when: 'an agent calls it (the workstream\'s human owner decides)' },
     summary:
       'Delete a workstream and its comments. While it holds open (not done) items it answers CONFLICT unless moveTasksTo names a workstream to move all its items to; otherwise its done items are left without a workstream. From an agent it holds in release mode: the server files the approval, and a human’s approve (its owner’s, when a human owns it) deletes it, possibly with moveTasksTo amended; do not retry, wait.',
     params: z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replayedField } from '../dedupe.js';
 import { method } from '../contract.js';
 import { id, limit, proofFields, text } from '../schema.js';
 import { Message, channelId, changed, principalId } from './messaging/shapes.js';
@@ -185,10 +186,12 @@ export const calling = {
       text: text({ min: 1, max: 16_000, description: 'The message, up to 16,000 characters.' }),
       idempotencyId: text({ min: 1, max: 128, description: 'Your id for this message (1-128 characters): a retry with it posts nothing new.' }).optional(),
     }),
-    result: z.strictObject({ message: Message, changed }),
+    result: z.strictObject({ message: Message, changed, replayed: replayedField('idempotencyId') }),
+    dedupeBy: 'idempotencyId',
     example: { callId: 'call_0123456789abcdef', text: 'Sharing the runbook now.', idempotencyId: 'chat-1' },
   }),
   recordingStart: method({
+    hold: { completion: 'retry', when: 'an agent starts it while a human is in the call' },
     summary:
       'Start recording a live call (host only): LiveKit\'s egress when configured, else a record of it. Recording already: changed:false. An agent recording while a human is in the call holds for a human\'s approval (calling.recording_start).',
     params: z.strictObject({ callId: call, ...proofFields }),
@@ -212,7 +215,8 @@ export const calling = {
       startMs: z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`).describe('When the line starts, in ms from the call\'s start.'),
       endMs: z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`).describe('When it ends (>= startMs).'),
     }),
-    result: z.strictObject({ line: TranscriptLine, changed }),
+    result: z.strictObject({ line: TranscriptLine, changed, replayed: replayedField('startMs') }),
+    dedupeBy: 'startMs',
     example: { callId: 'call_0123456789abcdef', speaker: 'usr_0123456789abcdef', text: 'Let us start with the timeline.', startMs: 1200, endMs: 4800 },
   }),
   end: method({

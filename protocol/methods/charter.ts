@@ -155,12 +155,14 @@ export const charter = {
     example: { diffFrom: 1, limit: 20 },
   }),
   update: method({
+    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
     summary: 'Set the charter’s title and mission (the mission is binding: decision rights charter.update). Unchanged: changed:false.',
     params: write(CHARTER_OP_PARAMS.update, true),
     result: CharterWrite,
     example: { title: 'Acme charter', mission: 'Make bookkeeping effortless for small firms.', baseVersion: 3 },
   }),
   addSection: method({
+    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
     summary: 'Add a section (default last); its clauses bind (rights charter.addSection). A taken key: CONFLICT.',
     params: write(CHARTER_OP_PARAMS.addSection, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
@@ -173,6 +175,7 @@ export const charter = {
     example: { sectionId: 'sec_0123456789abcdef', heading: 'Spending and budgets' },
   }),
   deleteSection: method({
+    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
     summary: 'Delete a section (binding when it has clauses: decision rights charter.deleteSection). Already deleted: changed:false.',
     params: write(CHARTER_OP_PARAMS.deleteSection, true),
     result: z.strictObject({ charter: CharterHead, sectionId: z.string(), changed }),
@@ -185,12 +188,14 @@ export const charter = {
     example: { order: ['sec_0123456789abcdef', 'sec_fedcba9876543210'] },
   }),
   updateClauses: method({
+    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
     summary: `Replace a section’s clauses (at most ${MAX_CLAUSES}; binding: decision rights charter.updateClauses). Kept clauses name their id; new ones get one.`,
     params: write(CHARTER_OP_PARAMS.updateClauses, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
     example: { sectionId: 'sec_0123456789abcdef', clauses: [{ text: 'Agents never sign contracts.' }, { text: 'Refunds above $500 need a human.' }] },
   }),
   editColleagueField: method({
+    hold: { completion: 'retry', when: 'an agent makes a binding edit, a caller sets their own authority, or the caller\'s decision rights do not cover it' },
     summary:
       'Set one field of a colleague’s charter record. Authority fields bind (rights charter.editColleagueField); one’s own authority always holds for another human.',
     params: write(CHARTER_OP_PARAMS.editColleagueField, true),

@@ -52,6 +52,7 @@ export const Compact = z.strictObject({
 
 export const compact = {
   upsert: method({
+    hold: { completion: 'retry', when: 'an agent writes terms (its sponsor decides), or the caller\'s decision rights do not cover them' },
     summary:
       'Write a compact’s terms (version + 1), or with acknowledgeVersion acknowledge your own (agent) compact’s current version. Terms run for a human who decides (rights compact, *: humans); an agent’s hold for the sponsor. Same terms: changed:false.',
     params: z.strictObject({

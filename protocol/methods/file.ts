@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replayedField } from '../dedupe.js';
 import { method } from '../contract.js';
 import { id, limit, text } from '../schema.js';
 import { clientMsgId, Reply, TargetRef, TARGET_TYPES } from './annotation.js';
@@ -42,7 +43,8 @@ export const file = {
       body: text({ min: 1, max: 10_000, description: 'The comment.' }),
       clientMsgId: clientMsgId.optional(),
     }),
-    result: z.strictObject({ annotationId: z.string().describe('The discussion thread (ann_…).'), comment: Reply, changed }),
+    result: z.strictObject({ annotationId: z.string().describe('The discussion thread (ann_…).'), comment: Reply, changed, replayed: replayedField('clientMsgId') }),
+    dedupeBy: 'clientMsgId',
     example: { targetId: 'task_0123456789abcdef', body: 'Blocked on the vendor reply.', clientMsgId: 'c-1' },
   }),
   listComments: method({

@@ -61,6 +61,7 @@ const reason = text({ min: 1, max: 2_000, description: 'Why.' });
 
 export const handoff = {
   offer: method({
+    hold: { completion: 'retry', when: 'the caller neither holds the subject nor decides it under the decision rights' },
     summary:
       'Offer a task, decision or escalation you hold (or decide under the rights; else a hold for who decides) to another member. One open offer per subject; at most your compact’s maxOpenHandoffs; `to` within the area’s perform, if any.',
     params: z.strictObject({

@@ -35,6 +35,7 @@ const linkSecret = { fields: ['acceptUrl'], ifLost: 'call invitation.resend with
 
 export const invitation = {
   create: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Invite a human by email to join with a role: makes the member (status invited), or links an existing member without access, and mails the link (valid 7 days). The link is in the result once. A member who already has access, a pending invitation for the address or no free seat is a CONFLICT naming it. From an agent it is a signature act (retry mode, action class invitation.create).',
     params: z.strictObject({

@@ -135,6 +135,7 @@ export const member = {
     example: { kind: 'human', limit: 50 },
   }),
   update: method({
+    hold: { completion: 'release', when: "an agent changes a human member's record" },
     summary:
       'Change member fields (not role, status or chart position: member.savePosition). A manager that would close a reporting cycle is a BAD_REQUEST naming it; a taken email, handle, userName, employeeId or externalId is a CONFLICT naming the field; ifVersion guards against lost updates.',
     params: z.strictObject({
@@ -156,6 +157,7 @@ export const member = {
     example: { memberId: 'usr_0123456789abcdef', title: 'Head of Finance', ifVersion: 1 },
   }),
   archive: method({
+    hold: { completion: 'release', when: 'an agent archives a human member' },
     summary:
       'Take a member out of the directory and chart. A member with live keys, or yourself, is a CONFLICT naming the fix; its reports move to its manager.',
     params: z.strictObject({ memberId: memberId('The member.'), ifVersion }),
@@ -163,6 +165,7 @@ export const member = {
     example: { memberId: 'usr_0123456789abcdef' },
   }),
   assignTeam: method({
+    hold: { completion: 'release', when: "an agent changes a human member's teams, or adds any member to a team" },
     summary: 'Set the whole set of teams a member belongs to (an empty list leaves all), and which one is primary (default the first).',
     params: z.strictObject({
       memberId: memberId('The member.'),
@@ -178,7 +181,7 @@ export const member = {
       "Everything a member form needs: each field's type and limits, the live teams, the members who may be its manager (active or invited, not the member itself or anyone below it; capped, with the total), the offices in use and the time zones.",
     params: z.strictObject({
       memberId: memberId('The member being edited; omit for a new member (then every active or invited member may manage).').optional(),
-      q: z.string().max(256, 'must be at most 256 characters').describe('Narrow the managers to names or handles containing this.').optional(),
+      q: text({ max: 256, description: 'Narrow the managers to names or handles containing this.' }).optional(),
       limit: limit(500, 100),
     }),
     result: z.strictObject({
@@ -191,6 +194,7 @@ export const member = {
     example: { memberId: 'usr_0123456789abcdef', limit: 50 },
   }),
   reassignReporting: method({
+    hold: { completion: 'release', when: 'an agent moves a human to another manager' },
     summary:
       "Move a manager's direct reports (all, or the memberIds listed) to another manager in one step, e.g. before a manager leaves. A new manager inside a moved member's subtree is a BAD_REQUEST naming the cycle.",
     params: z.strictObject({

@@ -60,6 +60,7 @@ export const notification = {
     example: { target: 'org' },
   }),
   updatePreferences: method({
+    hold: { completion: 'release', when: "an agent changes a human's preferences or the org's defaults" },
     summary:
       'Set notification preferences: a mode per event type, the digest schedule, quiet hours (null inherits each again). Your own; the org’s defaults or another member’s need the admin scope. security can never be off.',
     params: z.strictObject({

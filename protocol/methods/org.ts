@@ -39,6 +39,7 @@ export const org = {
     },
   }),
   delete: method({
+    hold: { completion: 'release', when: 'an agent calls it' },
     summary: 'Delete an org this org created: its keys stop working at once; its ledger is kept. confirmSlug must repeat its slug.',
     params: z.strictObject({
       orgId: id('org', 'The org to delete (one this org created).'),
@@ -61,6 +62,7 @@ export const org = {
     secrets: mintSecrets('org'),
   }),
   revokeApiKey: method({
+    hold: { completion: 'release', when: "an agent revokes a human's key" },
     summary: 'Revoke a key: it answers UNAUTHORIZED from the next call on.',
     params: KeyIdParams,
     result: RevokedKey,

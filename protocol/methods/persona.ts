@@ -61,6 +61,7 @@ const changed = z.boolean().describe('false when the call found the persona alre
 
 export const persona = {
   generateAgentId: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Create an agent (agt_) with a persona: its member row (active, sponsored by a human, optionally under a manager) and persona version 1 with its compiled prompt, and no API key. Pair it with pairing.approve {agentId} to give it one. From an agent it is a signature act (retry mode: persona.generate_agent_id).',
     params: z.strictObject({
@@ -84,6 +85,7 @@ export const persona = {
     example: { name: 'Payables agent', role: 'Accounts payable clerk', goal: 'Capture and route supplier bills', instructions: ['Never approve a bill yourself.'], toolsets: ['books.payables'], sponsorId: 'usr_0123456789abcdef' },
   }),
   editField: method({
+    hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
       'Change one persona field (role, goal, backstory, instructions, tone or toolsets): version + 1 and promptStale true until persona.regenerate recompiles the prompt; the same value answers changed:false. From an agent it is a signature act (retry mode: persona.edit_field).',
     params: z
@@ -111,6 +113,7 @@ export const persona = {
     example: { agentId: 'agt_0123456789abcdef', field: 'instructions', value: ['Never approve a bill yourself.', 'Ask your sponsor when unsure.'] },
   }),
   regenerate: method({
+    hold: { completion: 'retry', when: 'an agent calls it with mode model' },
     summary:
       `Recompile the prompt from the fields and org facts (org name, manager and sponsor handles, teams). mode template (default) is deterministic: the same prompt hash answers changed:false; over ${MAX_PROMPT_CHARS} characters is a CONFLICT naming the field to shorten. mode model rewrites the compiled prompt through the AI gateway and keeps it only if every instruction line survives verbatim, else status refused and nothing changes; from an agent it is a signature act (retry mode: persona.regenerate).`,
     params: z.strictObject({

@@ -49,6 +49,7 @@ export const Policy = PolicySummary.extend({ body: z.string() });
 
 export const policy = {
   publish: method({
+    hold: { completion: 'retry', when: 'an agent publishes, or a caller raises the materiality floor (a human other than the caller decides)' },
     summary:
       'Publish a policy version by key, or retire it. settings apply to the books at publish (so not with a future effectiveFrom). An agent’s publish holds for a human; raising the floor holds for a human other than the caller. Unchanged: changed:false.',
     params: z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, text } from '../schema.js';
+import { id, proofFields, text } from '../schema.js';
 import { ifVersion, memberId } from './member.js';
 
 /** Profiles: what a member tells the org about themselves, beside the member record (people.md). */
@@ -103,6 +103,7 @@ export const profile = {
     example: { memberId: 'usr_0123456789abcdef' },
   }),
   update: method({
+    hold: { completion: 'release', when: "an agent changes a human's profile" },
     summary:
       'Change profile fields (null clears one). Your own profile or an agent’s; another human’s needs the admin scope. A phone is checked and stored as E.164; links must be https.',
     params: z.strictObject({
@@ -120,6 +121,7 @@ export const profile = {
     example: { memberId: 'usr_0123456789abcdef', headline: 'Month-end close', phone: '+49 30 901820', expertise: ['accounts payable'] },
   }),
   updateAvatar: method({
+    hold: { completion: 'retry', when: "an agent changes a human's profile" },
     summary:
       'Set the avatar from a PNG, JPEG or WebP of at most 5 MB that you uploaded (PUT /api/v1/blobs): stored as square WebP images of 32, 96 and 256 pixels with all metadata (EXIF, GPS) removed. null removes the avatar.',
     params: z.strictObject({
@@ -130,11 +132,13 @@ export const profile = {
         .nullable()
         .describe('The SHA-256 PUT /api/v1/blobs answered for the image; null removes the avatar.'),
       ifVersion,
+      ...proofFields,
     }),
     result: z.strictObject({ profile: Profile, changed }),
     example: { memberId: 'usr_0123456789abcdef', blob: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
   }),
   addSection: method({
+    hold: { completion: 'release', when: "an agent changes a human's profile" },
     summary: `Add a section (title and markdown body) to a profile, at position (default last). A profile holds at most ${MAX_SECTIONS} sections.`,
     params: z.strictObject({
       memberId: who,
@@ -146,6 +150,7 @@ export const profile = {
     example: { memberId: 'usr_0123456789abcdef', title: 'How I work', body: 'Mornings are for deep work.' },
   }),
   updateSection: method({
+    hold: { completion: 'release', when: "an agent changes a human's profile" },
     summary: 'Change a section’s title, body or position.',
     params: z.strictObject({
       sectionId: sectionId('The section.'),
@@ -158,6 +163,7 @@ export const profile = {
     example: { sectionId: 'psec_0123456789abcdef', body: 'Afternoons too.' },
   }),
   deleteSection: method({
+    hold: { completion: 'release', when: "an agent changes a human's profile" },
     summary: 'Delete a section (it stays as a tombstone; deleting it again changes nothing).',
     params: z.strictObject({ sectionId: sectionId('The section.'), ifVersion }),
     result: z.strictObject({ section: Section, changed }),

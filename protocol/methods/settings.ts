@@ -25,6 +25,7 @@ export const settings = {
     secrets: mintSecrets('settings'),
   }),
   revokeApiKey: method({
+    hold: { completion: 'release', when: "an agent revokes a human's key" },
     summary: 'Revoke a key (same as org.revokeApiKey).',
     params: KeyIdParams,
     result: RevokedKey,

@@ -51,6 +51,7 @@ export const team = {
     example: { teamId: 'team_0123456789abcdef', name: 'Finance & Ops' },
   }),
   delete: method({
+    hold: { completion: 'release', when: 'an agent deletes a team a human belongs to' },
     summary: 'Delete a team: its members are unassigned and a tombstone stays. A team with live sub-teams is a CONFLICT (move or delete them first).',
     params: z.strictObject({ teamId: teamId('The team.'), ifVersion }),
     result: z.strictObject({ team: Team, changed }),

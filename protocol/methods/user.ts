@@ -33,6 +33,7 @@ const changed = z.boolean().describe('false when the call found the member alrea
 
 export const user = {
   updateRole: method({
+    hold: { completion: 'retry', when: 'an agent widens a role' },
     summary:
       "Set a human's role (admin, approver, member, viewer): its live keys are re-tiered in place (keys at the old role's tier take the new one; every other key is clipped to the new role). Demoting the last active admin is a CONFLICT. An agent widening a role is held for a human's approval.",
     params: z.strictObject({
@@ -52,6 +53,7 @@ export const user = {
     example: { userId: 'usr_0123456789abcdef', role: 'viewer' },
   }),
   deactivate: method({
+    hold: { completion: 'release', when: 'an agent calls it' },
     summary:
       "Offboard a human in one transaction: keys and pending invitations revoked, inbox sessions ended, board claims released, open items and owned workstreams moved to transferTo (default the user's manager), direct reports moved to the user's manager (or transferTo), sponsored agents to transferTo; status deactivated. Yourself or the last admin is a CONFLICT.",
     params: z.strictObject({

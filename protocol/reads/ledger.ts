@@ -22,7 +22,9 @@ export const ledgerReadContracts = {
   events: read({
     summary:
       "A page of the org's ledger in seq order, after `cursor`. Payloads are verbatim, so any client can recompute every row_hash. " +
-      'Optional `family` and `kind` keep only those events; a key without a family\'s read scope (books.read for books) does not see that family. ' +
+      'Optional `family` and `kind` keep only those events; a key without a family\'s read scope (books.read for books) does not see that family, ' +
+      'and events of rows it may not read (a private channel it is not in, a restricted file, a call) are left out (a human admin key sees all). ' +
+      'A cursor beyond the head is BAD_REQUEST naming the head. ' +
       'Filtered, a page may hold fewer than `limit` events before the end: page on with nextCursor until it stops moving.',
     query: z.strictObject({
       cursor,

@@ -404,7 +404,7 @@ export const EVAL_SET: EvalCase[] = [
     question: () => 'When is our super due?',
     expect: (f) => {
       // Payday Super: the newest run's super, unpaid in the demo, 7 business days after payday (NSW, the demo's state).
-      const due = superDueDate(f.latestRun.payDate, 'NSW');
+      const due = superDueDate(f.latestRun.payDate);
       return answered(['Payday Super', f.latestRun.id, due, ...(due < f.today ? ['overdue'] : [])], [{ kind: 'account', code: '826' }]);
     },
   },

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceBlob, releaseBlob } from '../../blobs/refs.js';
 import { collectBlobs } from '../../blobs/gc.js';
@@ -46,7 +47,9 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
   afterAll(() => w?.close());
 
   it('round trip: PUT answers the sha256 (201, then 200 for the same uploader), GET and HEAD serve the bytes', async () => {
-    const data = bytes(300_000);
+    // A PNG (its signature and header chunk) with random bytes after: typed image/png by its bytes.
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#36c' } }).png().toBuffer();
+    const data = Buffer.concat([png, bytes(300_000)]);
     const up = await put(w, data, { headers: { 'content-type': 'image/png' } });
     expect(up.status).toBe(201);
     expect(up.body).toEqual({ ok: true, result: { sha256: sha256(data), size: data.length, contentType: 'image/png' } });
@@ -73,13 +76,14 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     expect(await w.leftovers()).toEqual([]);
   });
 
-  it('an empty body is a blob too; an HTML upload is served as an attachment, never inline', async () => {
+  it('an empty body is a blob too; an HTML upload is served as text, never as a page', async () => {
     const empty = await put(w, new Uint8Array(0));
-    expect(empty.body.result).toMatchObject({ sha256: sha256(Buffer.alloc(0)), size: 0 });
+    expect(empty.body.result).toMatchObject({ sha256: sha256(Buffer.alloc(0)), size: 0, contentType: 'application/octet-stream' });
     const html = Buffer.from('<script>alert(1)</script>');
     await put(w, html, { headers: { 'content-type': 'text/html' } });
     const got = await get(w, `/api/v1/blobs/${sha256(html)}`);
-    expect(got.headers.get('content-disposition')).toBe('attachment');
+    expect(got.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(got.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
     // No Content-Type and no Content-Length (chunked): still streamed, typed application/octet-stream.
     const raw = bytes(70_000);
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
@@ -94,6 +98,31 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     });
     expect(answer.status).toBe(201);
     expect(answer.body.result).toEqual({ sha256: sha256(raw), size: raw.length, contentType: 'application/octet-stream' });
+  });
+
+  it('the type comes from the bytes, not the header: HTML or SVG as image/png is never served as a page or an image', async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#c63' } }).png().toBuffer();
+    const cases: { body: Buffer; declared: string; stored: string; disposition: string }[] = [
+      { body: Buffer.from(`<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>${backend}`), declared: 'image/png', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
+      { body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>${backend}`), declared: 'image/png', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
+      { body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(3)</script></svg>${backend}`), declared: 'image/svg+xml', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
+      { body: Buffer.from(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(4)</script></svg>${backend}`), declared: 'image/svg+xml', stored: 'application/xml', disposition: 'attachment' },
+      { body: Buffer.from(`<p>hi</p>${backend}`), declared: 'text/html; charset=utf-8', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
+      { body: Buffer.from(`a,b\n1,2\n${backend}`), declared: 'text/csv', stored: 'text/csv; charset=utf-8', disposition: 'attachment' },
+      { body: Buffer.concat([png, Buffer.from(backend)]), declared: 'text/html', stored: 'image/png', disposition: 'inline' },
+      // Not UTF-8 (a lone continuation byte after 5,000 ASCII bytes): opaque, whatever the header says.
+      { body: Buffer.concat([Buffer.alloc(5000, 0x61), Buffer.from([0x80]), Buffer.from(backend)]), declared: 'text/plain', stored: 'application/octet-stream', disposition: 'attachment' },
+      { body: Buffer.from(`nul\u0000inside${backend}`), declared: 'text/plain', stored: 'application/octet-stream', disposition: 'attachment' },
+    ];
+    for (const c of cases) {
+      const up = await put(w, c.body, { headers: { 'content-type': c.declared } });
+      expect(up.body.result.contentType, c.body.toString('latin1').slice(0, 40)).toBe(c.stored);
+      const got = await get(w, `/api/v1/blobs/${sha256(c.body)}`);
+      expect(got.headers.get('content-type')).toBe(c.stored);
+      expect(got.headers.get('content-type')).not.toMatch(/html|svg/);
+      expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(got.headers.get('content-disposition')).toBe(c.disposition);
+    }
   });
 
   it('streams 32 MB, hashing on the way (S3: a multipart upload)', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -25,6 +25,8 @@ export interface BlobWorld {
   client: TestClient;
   /** Temporary uploads and trash left in the store (must be none after every upload settles). */
   leftovers(): Promise<string[]>;
+  /** Bytes the store holds on disk now (the blobs dir, or the S3 server's), uploads in progress included. */
+  storedBytes(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,15 @@ export async function blobWorld(backend: Backend, extra: Partial<BlobConfig> = {
       const tmp = (await readdir(join(root, '.tmp')).catch(() => [])).map((n) => `.tmp/${n}`);
       const trash = (await readdir(join(root, '.trash'), { recursive: true }).catch(() => [])).filter((n) => /[0-9a-f]{64}\./.test(String(n)));
       return [...tmp, ...trash.map((n) => `.trash/${n}`)];
+    },
+    async storedBytes() {
+      // Everything the store keeps on disk: the blobs dir, or s3rver's (it writes each part as it arrives).
+      let total = 0;
+      for (const n of await readdir(dir, { recursive: true }).catch(() => [] as string[])) {
+        const st = await stat(join(dir, String(n))).catch(() => null);
+        if (st?.isFile()) total += st.size;
+      }
+      return total;
     },
     async close() {
       await app.close();

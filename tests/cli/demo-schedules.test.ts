@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo, storyEnd } from '../../cli/demo.js';
+import { storyEnd } from '../../cli/demo.js';
 import { demoPayDates } from '../../cli/demo-story.js';
 import { createRuntime, type Runtime } from '../../domain/runtime.js';
 import { findOrgBySlug } from '../../domain/org/service.js';
@@ -7,10 +7,10 @@ import { DATABASE_URL } from '../helpers/harness.js';
 import { freshDatabase } from '../multiprocess/harness.js';
 
 /*
- * Without the PAYG schedule of today's pay runs (the ATO's 2026-27 Schedule 1 is not shipped: README "The books"),
- * the demo company trades up to the last day the loaded schedules cover, and says so; with no covering day at all
- * it refuses before it creates anything, naming what to load, rather than stopping half-seeded.
- * Its own database: the shared test helpers load a stand-in schedule that this test must not see.
+ * The demo company trades up to today when the loaded PAYG schedules cover every pay date of its story (2024-25
+ * and 2026-27 ship: today is covered until 30 June 2027). Past the last covered day it trades up to that day and
+ * says so; with no covering day at all it refuses before it creates anything, naming what to load, rather than
+ * stopping half-seeded. Its own database, so no other test's imported schedule can cover a date for it.
  */
 let runtime: Runtime;
 let drop: (() => Promise<void>) | undefined;
@@ -24,24 +24,19 @@ afterAll(async () => {
   await drop?.();
 });
 
-describe('npm run cli -- demo without the schedule of its pay dates', () => {
-  it('trades up to the last day the loaded schedules cover, saying so, with every pay run under a real schedule', async () => {
+describe('npm run cli -- demo and the PAYG schedules of its pay dates', () => {
+  it('trades up to today while the shipped schedules cover it, with no notice', async () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(demoPayDates(today).some((d) => d >= '2026-07-01')).toBe(true);
     const { end, notice } = await storyEnd(runtime, today);
-    expect(end).toBe('2026-06-30');
-    expect(notice).toMatch(/^no PAYG schedule loaded for payments on \d{4}-\d\d-\d\d: load the ATO's Schedule 1 for \d{4}-\d\d with npm run cli -- payg-import <file>.*The demo company trades up to 2026-06-30/);
-    const demo = await seedDemo(runtime, { slug: 'demo-anchored' });
-    expect(demo.summary[0]).toBe(`Note: ${notice}.`);
-    const runs = await runtime.db.query<{ pay_date: string; payg_schedule: string | null }>(
-      `SELECT pay_date::text AS pay_date, payg_schedule FROM books_pay_runs WHERE org_id = $1 ORDER BY pay_date`,
-      [demo.orgId],
-    );
-    expect(runs.length).toBeGreaterThanOrEqual(4);
-    for (const r of runs) {
-      expect(r.pay_date <= '2026-06-30').toBe(true);
-      expect(r.payg_schedule).toMatch(/2024-25/);
-    }
+    if (today <= '2027-06-30') expect({ end, notice }).toEqual({ end: today, notice: undefined });
+    else expect(end < today).toBe(true);
+  });
+
+  it('past the last covered day, trades up to it and says why and what to load', async () => {
+    const { end, notice } = await storyEnd(runtime, '2027-09-15');
+    expect(end).toBe('2027-06-30');
+    expect(notice).toMatch(/^no PAYG schedule loaded for payments on 2027-07-31: load the ATO's Schedule 1 for 2027-28 with npm run cli -- payg-import <file>.*The demo company trades up to 2027-06-30/);
   });
 
   it('with no day covered at all, refuses before seeding anything, naming the year to load and the command', async () => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../protocol/contract.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
+import { handler, type MethodHandler } from '../../domain/core/handler.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 

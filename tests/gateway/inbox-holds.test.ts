@@ -153,7 +153,7 @@ describe('board holds in the inbox', () => {
     const seen = (await inboxGet(`/approvals/api/approvals/${approvalId}`, other)).json().result;
     expect(seen).toMatchObject({ deciders: [owner.principal.id], deciderNames: [`Olive Owner (${owner.principal.id})`], notDecider: true });
     const refused = await decide(approvalId, other, { decision: 'approve' });
-    expect(refused.statusCode).toBe(403);
+    expect(refused.statusCode).toBe(409);
     expect(refused.json().error.message).toContain(`may be decided only by Olive Owner (${owner.principal.id})`);
     expect(await workstreamExists(ws.id)).toBe(true);
     const theOwner = await signIn(owner.apiKey);

@@ -282,7 +282,8 @@ describe('approvals through the pipeline', () => {
       plain: { title: 'Sign a pay run' },
     });
     const facts = Object.fromEntries(item.plain.facts.map((f: any) => [f.label, f.value]));
-    expect(Object.keys(facts)).toEqual(['Period', 'Employees', 'Gross wages', 'Net pay', 'Pay date']);
+    expect(Object.keys(facts)).toEqual(['Period', 'Employees', 'Gross wages', 'Net pay', 'Pay date', 'PAYG withheld', 'PAYG schedule', 'PAYG scales']);
+    expect(facts['PAYG schedule']).toBe(run.paygSchedule);
     expect(facts['Net pay']).toBe(`$${(run.netCents / 100).toLocaleString('en-AU', { minimumFractionDigits: 2 })}`);
     expect(facts.Employees).toBe('1');
 
@@ -379,8 +380,8 @@ describe('approvals through the pipeline', () => {
     const one = (await inboxGet(`/approvals/api/approvals/${filed.approvalId}`, s.cookie)).json().result;
     expect(one.mine).toBe(true);
     const res = await inboxPost(`/approvals/api/approvals/${filed.approvalId}/decision`, s, { decision: 'approve' });
-    expect(res.statusCode).toBe(403);
-    expect(res.json().error.message).toMatch(/another human must decide it/);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/another human must decide it/) });
   });
 });
 

@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/runtime.js';
 import { createOrg } from '../../domain/org/service.js';
-import { newId } from '../../domain/ids.js';
-import { loadTestPaygFixture } from './payg-fixture.js';
+import { newId } from '../../domain/core/ids.js';
 
 /** PostgreSQL when DATABASE_URL is set (CI's second run), otherwise in-memory PGlite. */
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;
@@ -11,7 +10,6 @@ export const onPostgres = DATABASE_URL !== undefined;
 
 export async function testRuntime(opts: Partial<RuntimeOptions> = {}): Promise<Runtime> {
   const runtime = await createRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
-  await loadTestPaygFixture(runtime.db);
   return runtime;
 }
 

@@ -10,6 +10,8 @@ export interface DraftRun {
   id: string;
   netCents: number;
   staffCount?: number;
+  /** The PAYG schedule the run was drafted under, e.g. "ATO Schedule 1 2026-27 (from 2026-07-01)". */
+  paygSchedule?: string;
 }
 
 /**

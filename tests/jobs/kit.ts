@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../db/types.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
-import { newId } from '../../domain/ids.js';
+import { handler, type MethodHandler } from '../../domain/core/handler.js';
+import { newId } from '../../domain/core/ids.js';
 import { defineJob, type ScheduleOptions } from '../../domain/jobs/define.js';
 import { BOSS_SCHEMA } from '../../domain/jobs/scheduler.js';
 import { board } from '../../protocol/methods/board.js';
@@ -26,6 +26,11 @@ export const control = {
   failuresLeft: 0,
   nextOptions: {} as ScheduleOptions,
   holdMs: 0,
+  /** Every run waits this long inside its transaction (runs that overlap, to count them). */
+  pauseMs: 0,
+  /** Runs in progress now, and the most seen at once. */
+  running: 0,
+  mostRunning: 0,
   runs: [] as { jobId: string; taskId: string; retryCount: number; at: number }[],
   onRun: (_line: string) => {},
 };
@@ -43,6 +48,12 @@ export const moveTask = defineJob<MoveData>({
     if (control.failuresLeft > 0) {
       control.failuresLeft--;
       throw new Error('transient failure of the test job\nsecond line');
+    }
+    control.mostRunning = Math.max(control.mostRunning, ++control.running);
+    try {
+      if (control.pauseMs) await sleep(control.pauseMs);
+    } finally {
+      control.running--;
     }
     const [row] = await ctx.q.query<{ col: string }>('SELECT col FROM board_tasks WHERE org_id = $1 AND task_id = $2 FOR UPDATE', [ctx.orgId, data.taskId]);
     if (!row || row.col !== data.from) return; // the row moved on: nothing to do

@@ -48,6 +48,9 @@ beforeEach(() => {
   control.failuresLeft = 0;
   control.nextOptions = {};
   control.holdMs = 0;
+  control.pauseMs = 0;
+  control.running = 0;
+  control.mostRunning = 0;
   control.runs = [];
 });
 
@@ -164,6 +167,46 @@ describe('scheduled jobs', () => {
     expect(overrun).toHaveLength(onPostgres ? 1 : 0);
   });
 
+  it('50 jobs due at one instant: fetched in batches, run side by side within the slots, each once', async () => {
+    control.nextOptions = { delaySeconds: 600 };
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push(((await createTask(`due together ${i}`)).frame as { result: { id: string } }).result.id);
+    control.pauseMs = 100;
+    // Every one due at the same instant.
+    await runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = ANY($1::text[])`, [ids]);
+    runtime.deps.jobs.wake(['jobtest.moveTask']);
+    const [{ n }] = await until('all 50 effects', async () => {
+      const rows = await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved' AND entity_id = ANY($2::text[])`, [org.orgId, ids]);
+      return Number(rows[0].n) === 50 ? rows : undefined;
+    }, 60_000);
+    expect(n).toBe(50);
+    for (const id of ids) expect(runsOf(id), id).toHaveLength(1);
+    const jobs = await runtime.db.query<{ state: string; retry_count: number; output: unknown; started: string }>(
+      `SELECT state::text, retry_count, output, started_on::text AS started FROM ${BOSS_SCHEMA}.job WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = ANY($1::text[])`,
+      [ids],
+    );
+    expect(jobs).toHaveLength(50);
+    for (const j of jobs) expect(j).toMatchObject({ state: 'completed', retry_count: 0, output: { appended: true } });
+    // One fetch stamps its whole batch with one started_on: batches of more than one, at most batchSize (2 x 4).
+    const batches = [...Map.groupBy(jobs, (j) => j.started).values()].map((b) => b.length);
+    expect(Math.max(...batches)).toBeGreaterThan(1);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(8);
+    // Side by side on PostgreSQL, never more than the 4 slots; PGlite's one connection runs one transaction at a time.
+    if (onPostgres) expect(control.mostRunning).toBeGreaterThan(1);
+    expect(control.mostRunning).toBeLessThanOrEqual(onPostgres ? 4 : 1);
+  });
+
+  it('worker options are checked: concurrency and batchSize are whole numbers, 1 or more', async () => {
+    const rt = await testRuntime({ ...EXTRA, workers: false, log: collect });
+    try {
+      await expect(rt.deps.jobs.startWorkers({ concurrency: 0 })).rejects.toThrow(/^workers\.concurrency: a whole number, 1 or more/);
+      await expect(rt.deps.jobs.startWorkers({ batchSize: 1.5 })).rejects.toThrow(/^workers\.batchSize: a whole number, 1 or more/);
+      expect(rt.deps.jobs.working).toBe(false);
+    } finally {
+      await rt.close();
+    }
+  });
+
   it('scheduling after the event is refused: the call fails and leaves neither task nor job', async () => {
     const call = await createTask('misuse: schedule after emit');
     expect(call.frame).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
@@ -182,6 +225,26 @@ describe('scheduled jobs', () => {
     expect(() => runtime.deps.jobs.check('jobtest.moveTask', { nested: {} as never })).toThrow(/^data\.nested:/);
     expect(() => runtime.deps.jobs.check('jobtest.nope', {})).toThrow(/job jobtest\.nope is not defined/);
     expect(() => runtime.deps.jobs.check('jobtest.moveTask', {}, { delaySeconds: -1 })).toThrow(/^delaySeconds:/);
+  });
+});
+
+describe('due alarms', () => {
+  it('a job runs when it comes due, not at the next poll (polling every 300 s here)', async () => {
+    // A database of its own: on PostgreSQL the suite's runtime (polling every 0.5 s) would otherwise take the job.
+    const fresh = onPostgres ? await freshDatabase(DATABASE_URL!, 'wops_jobs') : undefined;
+    const rt = await createRuntime({ databaseUrl: fresh?.url, inMemory: !fresh, ...EXTRA, workers: { pollingIntervalSeconds: 300 }, log: collect });
+    try {
+      const alarmOrg = await freshOrg(rt, 'jobs-alarm');
+      control.nextOptions = { startAfter: new Date(Date.now() + 1500) };
+      const call = await createTask('due in 1.5 s', rt, alarmOrg.adminKey);
+      const taskId = (call.frame as { result: { id: string } }).result.id;
+      await until('the effect at its due time', async () => ((await movedEvents(rt.db, alarmOrg.orgId, taskId)).length ? true : undefined), 20_000);
+      expect(runsOf(taskId)).toHaveLength(1);
+      expect(runsOf(taskId)[0].at).toBeGreaterThanOrEqual(control.nextOptions.startAfter!.getTime());
+    } finally {
+      await rt.close();
+      await fresh?.drop();
+    }
   });
 });
 

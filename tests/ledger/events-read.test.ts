@@ -79,8 +79,11 @@ describe('GET /events', () => {
       cursor = page.body.nextCursor;
     }
     expect(seen).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    // At the head: an empty page that keeps the cursor. Beyond it: refused, naming the field and the head (a cursor
+    // this ledger never reached would otherwise answer nothing forever, then skip the seqs it grows into).
+    expect((await bigClient.get('events', { cursor: N })).body).toEqual({ events: [], nextCursor: N });
     const past = await bigClient.get('events', { cursor: N + 50 });
-    expect(past.body).toEqual({ events: [], nextCursor: N + 50 });
+    expect(expectError(past, 'BAD_REQUEST').message).toMatch(new RegExp(`^cursor: ${N + 50} is beyond the org's head seq ${N}`));
   });
 
   it('a cursor mid-chain starts right after it', async () => {

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV_HELP, loadConfig } from '../../cli/config.js';
@@ -14,6 +15,9 @@ describe('mail settings from the environment', () => {
     expect(loadMailConfig({}, './.data')).toEqual({ smtp: undefined, dkim: undefined, outboxDir: '.data/outbox' });
     expect(loadConfig({ DATABASE_URL: 'postgres://x@h/db' }).mail.outboxDir).toBe('.data/outbox');
     expect(loadConfig({ DATA_DIR: '/srv/wops' }).mail.outboxDir).toBe('/srv/wops/outbox');
+    // In memory, nothing is written under the working directory (a ./memory folder appeared before).
+    expect(loadConfig({ DATA_DIR: 'memory' }).mail.outboxDir).toBe(join(tmpdir(), 'wops-memory-outbox'));
+    expect(loadConfig({ DATA_DIR: 'memory' }).blobs.dir).toBe(join(tmpdir(), 'wops-memory-blobs'));
     expect(loadConfig({ DATA_DIR: '/srv/wops', MAIL_OUTBOX_DIR: '/var/spool/wops' }).mail.outboxDir).toBe('/var/spool/wops');
   });
 

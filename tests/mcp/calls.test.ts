@@ -61,11 +61,15 @@ describe('calling tools', () => {
   it('a human decision is no tool: approval.resolve is refused over MCP even for a key that holds approval.decide', async () => {
     const admin = await connectInMemory(s.runtime, s.org.adminKey, { toolsets: 'all' });
     try {
-      for (const c of [agent, admin]) {
-        const refused = toolError(await call(c, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
-        expect(refused.code).toBe('NOT_FOUND');
-        expect(refused.message).toMatch(/^approval\.resolve records a human's decision and is not served over MCP on this server: a human decides in the approval inbox \(http.*\/approvals\)/);
-      }
+      // A key without approval.decide (an agent's) is missing that scope, and is told where a human decides and what to do.
+      const byAgent = toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
+      expect(byAgent.code).toBe('FORBIDDEN_SCOPE');
+      expect(byAgent.message).toMatch(/^missing scope approval\.decide for approval\.resolve: it records a human's decision, .*approval inbox \(http.*\/approvals\); wait for the decision with approval_wait/);
+      expect(toolError(await call(agent, 'approval_resolve', { approvalId: 'apr_x', decision: 'approve' }))).toEqual(byAgent);
+      // A key holding it is refused by this server's choice: the tool is not served on this face.
+      const byAdmin = toolError(await call(admin, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
+      expect(byAdmin.code).toBe('NOT_FOUND');
+      expect(byAdmin.message).toMatch(/^approval\.resolve records a human's decision and is not served over MCP on this server: a human decides in the approval inbox \(http.*\/approvals\)/);
       expect(toolError(await call(admin, 'approval_resolve', { approvalId: 'apr_x', decision: 'approve' })).message).toMatch(/records a human's decision/);
       const found = structured(await call(admin, META_TOOLS.search, { scope: 'approval.decide' }));
       expect(found.matches).toEqual([expect.objectContaining({ name: 'approval.resolve', allowed: false, tool: null })]);

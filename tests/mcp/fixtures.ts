@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Runtime } from '../../domain/runtime.js';
+import { mcpHttp } from '../../mcp/http.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { META_TOOL_NAMES } from '../../mcp/meta-tools.js';
 import { parseSelection, type SelectionInput } from '../../mcp/toolsets.js';
@@ -12,6 +13,13 @@ import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js
 /** Runtime + gateway + fresh org: the whole books family deployed, so the signature acts are the real ones. */
 export function mcpTestServer(opts: { rateLimitPerMinute?: number; config?: { publicUrl?: string } } = {}): Promise<TestServer> {
   return testServer(opts);
+}
+
+/** mcpTestServer with the Streamable HTTP face at /mcp as well (the server's own options). */
+export async function mcpHttpTestServer(opts: Parameters<typeof mcpTestServer>[0] = {}): Promise<TestServer> {
+  const s = await mcpTestServer(opts);
+  await s.app.register(mcpHttp, { pipeline: s.runtime.pipeline });
+  return s;
 }
 
 export interface DraftRun {

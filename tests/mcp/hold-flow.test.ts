@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
+import { ELICITATION_ANSWER_MS } from '../../mcp/holds.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
@@ -72,9 +73,10 @@ describe('hold frames over MCP', () => {
       const waiting = structured(await call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 0 }));
       expect(waiting).toMatchObject({ status: 'pending', timedOut: true });
       // The agent cannot decide it: a human's decision is no MCP tool.
-      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } })).message).toMatch(
-        /records a human's decision and is not served over MCP/,
-      );
+      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } }))).toMatchObject({
+        code: 'FORBIDDEN_SCOPE',
+        message: expect.stringMatching(/^missing scope approval\.decide for approval\.resolve: it records a human's decision/),
+      });
 
       // A human approves over HTTP while the agent long-polls.
       const wait = call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 20000 });
@@ -100,6 +102,34 @@ describe('hold frames over MCP', () => {
         code: 'GOVERNANCE_NOT_READY',
         message: expect.stringMatching(/already used/),
       });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a client that never answers the URL elicitation gets the hold at once, and a retry does not ask or wait again', async () => {
+    let asked = 0;
+    const agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'payroll' }, { elicitation: { url: {} } });
+    // Like a stdio client whose user never looks: the elicitation is never answered.
+    agent.client.setRequestHandler(ElicitRequestSchema, () => {
+      asked++;
+      return new Promise(() => {});
+    });
+    try {
+      const run = await draftRun();
+      const started = Date.now();
+      const hold = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
+      const took = Date.now() - started;
+      expect(hold).toMatchObject({ status: 'approval_required', approvalStatus: 'pending', elicitation: 'requested' });
+      expect(hold.approvalId).toMatch(/^apr_/);
+      // Well inside a client's 60 s request timeout: bounded by the short wait for an immediate answer.
+      expect(took).toBeLessThan(ELICITATION_ANSWER_MS + 3_000);
+      const retryStarted = Date.now();
+      const again = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
+      // asked stays 1: the retry neither asks again nor waits for an answer (the bound is loose: shared machines).
+      expect(Date.now() - retryStarted).toBeLessThan(ELICITATION_ANSWER_MS + 3_000);
+      expect(again).toMatchObject({ approvalId: hold.approvalId, approvalStatus: 'pending', elicitation: 'requested' });
+      expect(asked).toBe(1);
     } finally {
       await agent.close();
     }
@@ -150,7 +180,8 @@ describe('hold frames over MCP', () => {
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'reject', note: 'wrong period' }, { key: approver.apiKey });
       const replay = structured(await call(agent, 'books_payrollSign', { runId: run.id }));
       expect(replay.approvalStatus).toBe('rejected');
-      expect(replay.next).toMatch(/rejected; the act cannot run on it/);
+      // A rejection is final: the replayed hold says stop, never to get a new hold.
+      expect(replay.next).toMatch(/^Not executed\. Stop: .* rejected .* with the note: "wrong period"\..* do not retry it or work around it\.$/);
       expect(toolError(await call(agent, 'books_payrollSign', { runId: run.id, approvalId: hold.approvalId })).message).toMatch(/rejected/);
       expect(await payRunState(s, run.id)).toBe(untouched);
     } finally {

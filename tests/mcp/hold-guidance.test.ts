@@ -80,7 +80,7 @@ describe('one hold path over MCP', () => {
     const got = structured(await call('approval_get', { approvalId: hold.approvalId }));
     expect(got).toMatchObject({ used: true });
     expect(got).not.toHaveProperty('signatureToken');
-    const listed = structured(await call('approval_list', { limit: 5 }));
+    const listed = structured(await call('approval_list', { status: 'approved', limit: 5 }));
     expect(listed.approvals.find((a: { approvalId: string }) => a.approvalId === hold.approvalId)).not.toHaveProperty('signatureToken');
     expect((await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: agentKey })).signatureToken).toMatch(/^apr_/);
   });
@@ -94,6 +94,26 @@ describe('one hold path over MCP', () => {
     expect(waited.next).toBe(stop);
     const retried = toolError(await call('books_payrollSign', { runId: run.id, approvalId: hold.approvalId }));
     expect(retried).toEqual({ code: 'GOVERNANCE_NOT_READY', message: `Not executed. ${stop}` });
+  });
+
+  it('a replayed hold shows the approval as it stands now: after a rejection it says Replayed and Stop, never to get a new hold', async () => {
+    const run = await nextPayRun();
+    const hold = await call('books_payrollSign', { runId: run.id });
+    expect((hold.content as unknown[]).length).toBe(1);
+    const held = structured(hold);
+    await s.client.ok('approval.resolve', { approvalId: held.approvalId, decision: 'reject', note: 'Not this fortnight.' }, { key: approverKey });
+    const waited = structured(await call('approval_wait', { approvalId: held.approvalId, timeoutMs: 0 }));
+    // The same call again replays the stored hold: said first, and its approval read as it is now.
+    const replay = await call('books_payrollSign', { runId: run.id });
+    const [note] = replay.content as { text: string }[];
+    expect(note.text).toMatch(/^Replayed: a call with idempotencyKey mcp-[0-9a-f]+ already answered with this hold; nothing ran again\. Its approval apr_\w+ is rejected now: stop, the act will not run\./);
+    const again = structured(replay);
+    expect(again).toMatchObject({ status: 'approval_required', approvalId: held.approvalId, approvalStatus: 'rejected' });
+    expect(again.message).toMatch(/^Not executed: a human rejected Pay run .*; it will not run\./);
+    expect(again.message).not.toMatch(/needs a human's approval/);
+    expect(again.next).toBe(`Not executed. ${waited.next}`);
+    expect(again.next).not.toMatch(/new hold|try again|To ask again/i);
+    expect(replay._meta).toMatchObject({ 'wops/idempotentReplay': true });
   });
 
   it('approval_wait refuses to wait past 50 s, below the 60 s request timeout of common clients', async () => {

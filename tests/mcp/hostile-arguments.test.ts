@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpHttp } from '../../mcp/http.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { connectInMemory, mcpTestServer, toolError, type Connected } from './fixtures.js';
+import { connectInMemory, mcpHttpTestServer, toolError, type Connected } from './fixtures.js';
 
 /*
  * Defect 6: hostile tool arguments. 10,000 levels of nesting answered INTERNAL (the derived idempotency key
@@ -15,8 +14,7 @@ let s: TestServer;
 let agent: Connected;
 let agentKey: string;
 beforeAll(async () => {
-  s = await mcpTestServer();
-  await s.app.register(mcpHttp, { pipeline: s.runtime.pipeline });
+  s = await mcpHttpTestServer();
   agentKey = (await s.client.mint({ tier: 'agent' }, 'hostile agent')).apiKey;
   agent = await connectInMemory(s.runtime, agentKey, { toolsets: 'all' });
 });

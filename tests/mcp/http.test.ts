@@ -6,7 +6,7 @@ import { mcpHttp } from '../../mcp/http.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
 import { allEvents, type TestServer } from '../helpers/harness.js';
-import { payRunState, mcpTestServer, payRuns, structured, toolError } from './fixtures.js';
+import { payRunState, mcpHttpTestServer, mcpTestServer, payRuns, structured, toolError } from './fixtures.js';
 
 /*
  * Streamable HTTP at /mcp on a running gateway (a real socket), with the SDK's client transport. The plugin
@@ -20,8 +20,7 @@ let agentKey: string;
 let approverKey: string;
 
 beforeAll(async () => {
-  s = await mcpTestServer({ config: { publicUrl: PUBLIC_URL } });
-  await s.app.register(mcpHttp, { pipeline: s.runtime.pipeline });
+  s = await mcpHttpTestServer({ config: { publicUrl: PUBLIC_URL } });
   base = await s.app.listen({ port: 0, host: '127.0.0.1' });
   agentKey = (await s.client.mint({ tier: 'agent' }, 'http agent')).apiKey;
   approverKey = (await s.client.mint({ tier: 'approver' }, 'http approver')).apiKey;

@@ -120,7 +120,7 @@ describe('tools/list', () => {
     expect(createTask.inputSchema.additionalProperties).toBe(false);
     const payroll = tools.find((t) => t.name === 'books_payrollSign')!;
     expect(payroll.description).toMatch(/Signature act/);
-    expect(payroll.description).toMatch(/returns a hold \(status approval_required\)/);
+    expect(payroll.description).toMatch(/Signature act: holds \(approval_required\) for a human; once approved, call again with approvalId\./);
     expect(JSON.stringify(payroll.outputSchema)).toContain('approval_required');
     // A union of params (books.reports by report) is one object: the discriminator an enum, each value described.
     const reports = tools.find((t) => t.name === 'books_reports')!.inputSchema as any;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { method } from '../../protocol/contract.js';
 import { METHODS } from '../../protocol/registry.js';
 import { METHOD_HANDLERS } from '../../domain/deployed.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
+import { handler, type MethodHandler } from '../../domain/core/handler.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
 import { freshOrg, TestClient, testServer, type TestServer } from '../helpers/harness.js';
 import { expectError, expectFrame } from '../helpers/frames.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../protocol/contract.js';
 import { proofFields } from '../../protocol/schema.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
+import { handler, type MethodHandler } from '../../domain/core/handler.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 import { expectError } from '../helpers/frames.js';
 import { headOf } from '../helpers/ledger.js';
@@ -15,6 +15,7 @@ import { headOf } from '../helpers/ledger.js';
 const act = handler(
   method({
     summary: 'stand-in signature act',
+    hold: { completion: 'retry' },
     params: z.strictObject({ runId: z.string(), amountCents: z.number().int(), ...proofFields }),
     example: { runId: 'run_1', amountCents: 100 },
   }),
@@ -23,7 +24,6 @@ const act = handler(
     await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
     return { runId: p.runId, status: 'POSTED' };
   },
-  { mayHold: true },
 );
 
 let s: TestServer;

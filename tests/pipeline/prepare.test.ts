@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ask, type AskOutcome } from '../../ai-gateway/gateway.js';
 import { localProvider } from '../../ai-gateway/local/index.js';
 import type { Provider } from '../../ai-gateway/types.js';
-import { handler, type MethodHandler } from '../../domain/handler.js';
+import { handler, type MethodHandler } from '../../domain/core/handler.js';
 import { method } from '../../protocol/contract.js';
 import { BOARD_ANSWERER, BOARD_METHOD } from '../ai-gateway/board-answerer.js';
 import { auditChain } from '../ai-gateway/kit.js';

@@ -1,7 +1,7 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, readImports, sourceFiles } from '../helpers/imports.js';
 
 /*
  * The layers point down (ARCHITECTURE.md): protocol <- db <- ledger <- domain <- gateway / mcp, with the
@@ -9,8 +9,6 @@ import { describe, expect, it } from 'vitest';
  * the server's source (static, `export … from`, dynamic `import()`, type-only too) and names each one that
  * points the wrong way.
  */
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Top-level directories each layer may not import from. */
 const FORBIDDEN: Record<string, string[]> = {
@@ -28,31 +26,14 @@ const FORBIDDEN: Record<string, string[]> = {
   mcp: ['gateway', 'web', 'cli'],
 };
 
-const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.(ts|mts|js|mjs)$/.test(name)) out.push(path);
-  }
-  return out;
-}
-
 /** `from -> to` for every relative import whose target's top-level directory the importer's layer forbids. */
 function violations(layer: string, forbidden = FORBIDDEN[layer]): string[] {
   const dir = join(ROOT, layer);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return [];
-  const out: string[] = [];
-  for (const file of sourceFiles(dir)) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(IMPORT)) {
-      const target = relative(ROOT, resolve(dirname(file), m[1]));
-      if (forbidden.includes(target.split('/')[0])) out.push(`${relative(ROOT, file)} -> ${target}`);
-    }
-  }
-  return out;
+  return sourceFiles(dir)
+    .flatMap(readImports)
+    .filter((i) => forbidden.includes(i.target.split('/')[0]))
+    .map((i) => `${i.file} -> ${i.target}`);
 }
 
 describe('layers', () => {
@@ -66,7 +47,7 @@ describe('layers', () => {
     // domain may import ai-gateway; asked to forbid it, the scan must find books.ask's imports, type-only ones too.
     const found = violations('domain', ['ai-gateway']);
     expect(found).toContain('domain/books/ask/index.ts -> ai-gateway/gateway.js');
-    expect(found).toContain('domain/deps.ts -> ai-gateway/providers.js');
+    expect(found).toContain('domain/core/deps.ts -> ai-gateway/providers.js');
     expect(violations('ai-gateway', ['protocol']).some((v) => v.startsWith('ai-gateway/answerer.ts -> protocol/'))).toBe(true);
   });
 });

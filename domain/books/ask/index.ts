@@ -1,7 +1,7 @@
 import { ask as askContract, ASK_NOTICE } from '../../../protocol/methods/books/ask.js';
 import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import { LEDGER_EVENTS_TOOL } from '../../../ai-gateway/ledger-events.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { BOOKS_READS } from './answerer.js';
 

@@ -1,8 +1,8 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { assets as c } from '../../../protocol/methods/books/assets.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { postJournal, type JournalLine } from '../journal.js';
 import { formatCents, gstOf } from '../money.js';
 import { finish } from '../outcome.js';

@@ -1,5 +1,5 @@
 import { assets as c } from '../../../protocol/methods/books/assets.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { pageByN } from '../paging.js';
 import { ASSET_SELECT, assetView, type AssetRow } from './model.js';
 

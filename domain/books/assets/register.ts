@@ -1,6 +1,6 @@
 import { ACCOUNTS } from '../../../protocol/methods/books/chart.js';
 import type { Queryable } from '../../../db/types.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../core/ids.js';
 
 /** Effective lives by cost account (ATO TR 2022/1 ranges, rounded): office equipment 10 years, computers 4. */
 export const DEFAULT_LIFE_YEARS: Record<string, number> = { '710': 10, '720': 4 };

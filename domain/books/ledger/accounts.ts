@@ -1,6 +1,6 @@
 import { CHART } from '../../../protocol/methods/books/chart.js';
 import { ledger as c } from '../../../protocol/methods/books/ledger.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { accountTotals } from './balances.js';
 

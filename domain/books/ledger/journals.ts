@@ -1,6 +1,6 @@
 import { ACCOUNTS } from '../../../protocol/methods/books/chart.js';
 import { ledger as c } from '../../../protocol/methods/books/ledger.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { pageByN } from '../paging.js';
 import type { JournalLineRow } from '../journal.js';
 

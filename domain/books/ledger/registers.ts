@@ -2,7 +2,6 @@ import type { Queryable } from '../../../db/types.js';
 import { computeBas } from '../tax/bas.js';
 import { isPaydaySuper, superDueDate, superRule } from '../tax/model.js';
 import { superObligations } from '../tax/super.js';
-import { booksPolicy } from '../policy.js';
 
 /** Reports built from the subledgers: BAS summary, payroll summary, asset register. */
 
@@ -47,10 +46,40 @@ export async function payRuns(q: Queryable, orgId: string, from: string, to: str
   };
 }
 
+interface PaygSourceRow {
+  run_id: string;
+  employee_id: string;
+  payg_schedule: string | null;
+  payg_scale: string | null;
+  payg_scale_reason: string | null;
+  payg_cents: number;
+}
+
+/** The payslips of posted runs paid in [from, to]: which schedule and scale each PAYG amount came from. */
+const paygSources = (q: Queryable, orgId: string, from: string, to: string) =>
+  q.query<PaygSourceRow>(
+    `SELECT s.run_id, s.employee_id, s.payg_schedule, s.payg_scale, s.payg_scale_reason, s.payg_cents
+       FROM books_payslips s JOIN books_pay_runs r ON r.org_id = s.org_id AND r.run_id = s.run_id
+      WHERE s.org_id = $1 AND r.status = 'POSTED' AND r.pay_date BETWEEN $2 AND $3 ORDER BY r.pay_date, r.n, s.n`,
+    [orgId, from, to],
+  );
+
+/** An employee's PAYG in the period split by schedule and scale (in pay date order of first use). */
+function paygBy(rows: readonly PaygSourceRow[], employeeId: string) {
+  const by = new Map<string, { schedule: string | null; scale: string | null; reason: string | null; paygCents: number }>();
+  for (const r of rows.filter((x) => x.employee_id === employeeId)) {
+    const key = `${r.payg_schedule}|${r.payg_scale}|${r.payg_scale_reason}`;
+    const seen = by.get(key);
+    if (seen) seen.paygCents += r.payg_cents;
+    else by.set(key, { schedule: r.payg_schedule, scale: r.payg_scale, reason: r.payg_scale_reason, paygCents: r.payg_cents });
+  }
+  return [...by.values()];
+}
+
 /** Posted pay runs paid in the period (recalled and draft runs are not payroll), by run and by employee. */
 export async function payrollSummary(q: Queryable, orgId: string, from: string, to: string) {
-  const runs = await q.query<{ run_id: string; pay_date: string; status: string; gross_cents: number; payg_cents: number; super_cents: number; net_cents: number }>(
-    `SELECT run_id, pay_date, status, gross_cents, payg_cents, super_cents, net_cents FROM books_pay_runs
+  const runs = await q.query<{ run_id: string; pay_date: string; status: string; gross_cents: number; payg_cents: number; super_cents: number; net_cents: number; payg_schedule: string | null }>(
+    `SELECT run_id, pay_date, status, gross_cents, payg_cents, super_cents, net_cents, payg_schedule FROM books_pay_runs
       WHERE org_id = $1 AND status = 'POSTED' AND pay_date BETWEEN $2 AND $3 ORDER BY pay_date, n`,
     [orgId, from, to],
   );
@@ -63,9 +92,9 @@ export async function payrollSummary(q: Queryable, orgId: string, from: string, 
     [orgId, from, to],
   );
   const total = (k: 'gross_cents' | 'payg_cents' | 'super_cents' | 'net_cents') => runs.reduce((s, r) => s + r[k], 0);
+  const payg = await paygSources(q, orgId, from, to);
   // Each run's super due dates, as the obligations calendar computes them (first pays split out).
-  const { state } = await booksPolicy(q, orgId);
-  const dues = runs.some((r) => isPaydaySuper(r.pay_date)) ? await superObligations(q, orgId, state, to, to) : [];
+  const dues = runs.some((r) => isPaydaySuper(r.pay_date)) ? await superObligations(q, orgId, to, to) : [];
   return {
     report: 'payrollSummary' as const,
     from,
@@ -78,12 +107,14 @@ export async function payrollSummary(q: Queryable, orgId: string, from: string, 
       paygCents: r.payg_cents,
       superCents: r.super_cents,
       netCents: r.net_cents,
+      paygSchedule: r.payg_schedule,
+      paygScales: [...new Set(payg.filter((x) => x.run_id === r.run_id && x.payg_scale).map((x) => x.payg_scale as string))].sort(),
       superRule: superRule(r.pay_date),
       superDue: isPaydaySuper(r.pay_date)
         ? dues.filter((o) => o.runId === r.run_id).map((o) => ({ dueDate: o.dueDate, amountCents: o.amountCents, firstPay: o.firstPay }))
-        : [{ dueDate: superDueDate(r.pay_date, state), amountCents: r.super_cents, firstPay: false }],
+        : [{ dueDate: superDueDate(r.pay_date), amountCents: r.super_cents, firstPay: false }],
     })),
-    employees: employees.map((e) => ({ id: e.employee_id, name: e.name, grossCents: e.gross, paygCents: e.payg, superCents: e.super, netCents: e.net })),
+    employees: employees.map((e) => ({ id: e.employee_id, name: e.name, grossCents: e.gross, paygCents: e.payg, superCents: e.super, netCents: e.net, paygBy: paygBy(payg, e.employee_id) })),
     totals: { grossCents: total('gross_cents'), paygCents: total('payg_cents'), superCents: total('super_cents'), netCents: total('net_cents') },
   };
 }

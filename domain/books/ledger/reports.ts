@@ -1,5 +1,5 @@
 import { ledger as c } from '../../../protocol/methods/books/ledger.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { agedPayables, agedReceivables } from './aged.js';
 import { balanceSheet, profitAndLoss, trialBalance } from './financial.js';

@@ -1,7 +1,7 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { payables as c } from '../../../protocol/methods/books/payables.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { isAssetCostAccount, registerAsset } from '../assets/register.js';
 import { maskAccount, setContactBankDetails } from '../contacts.js';
 import { today } from '../dates.js';
@@ -148,5 +148,4 @@ export const billApprove = handler(
       `Approved bill ${billLabel(row)}: posted on ${date} Dr ${formatCents(row.total_cents - row.gst_cents)} over ${lines.length} line${lines.length === 1 ? '' : 's'} + Dr 820 GST ${formatCents(row.gst_cents)} / Cr 800 ${formatCents(row.total_cents)}${notes.length ? `; ${notes.join('; ')}` : ''}`,
     );
   },
-  { mayHold: true },
 );

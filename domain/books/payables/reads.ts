@@ -1,5 +1,5 @@
 import { payables as c } from '../../../protocol/methods/books/payables.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { pageByN } from '../paging.js';
 import { BILL_SELECT, billViews, type BillRow } from './model.js';

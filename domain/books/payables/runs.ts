@@ -3,7 +3,7 @@ import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { sha256Hex } from '../../../protocol/hashing.js';
 import { payables as c, type PaymentRun } from '../../../protocol/methods/books/payables.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';
@@ -146,8 +146,7 @@ export const billScheduleRun = handler(
       ctx,
       event({ totalCents: total, approvalId: proof.approvalId }),
       { run, changed: true },
-      `Payment run ${runId}: paid ${rows.length} bill${rows.length === 1 ? '' : 's'} on ${p.payDate} for ${formatCents(total)} (Dr 800 / Cr 090 each), signed off under approval ${proof.approvalId}`,
+      `Payment run ${runId}: recorded ${rows.length} bill${rows.length === 1 ? '' : 's'} as paid on ${p.payDate} for ${formatCents(total)} (Dr 800 / Cr 090 each), signed off under approval ${proof.approvalId}; no money moved: this server makes no bank payments, so pay them from the bank`,
     );
   },
-  { mayHold: true },
 );

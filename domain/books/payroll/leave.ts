@@ -1,8 +1,8 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { payroll as c } from '../../../protocol/methods/books/payroll.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler, type HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { daysBetween, daysInclusive } from '../dates.js';
 import { finish } from '../outcome.js';
 import { loadEmployee, type EmployeeRow } from './model.js';

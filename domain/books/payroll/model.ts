@@ -3,6 +3,7 @@ import { ONBOARDING_STEPS, type Employee, type Onboarding } from '../../../proto
 import type { Queryable } from '../../../db/types.js';
 import { maskAccount } from '../contacts.js';
 import { formatCents } from '../money.js';
+import { paygScale, type PaygDeclaration } from './payg.js';
 
 /** Employees and onboardings: rows, views (TFN and account number masked), loading with or without the lock. */
 
@@ -13,12 +14,17 @@ export interface EmployeeRow {
   email: string | null;
   role: string;
   start_date: string;
-  status: 'PENDING' | 'ACTIVE';
+  status: 'PENDING' | 'ACTIVE' | 'ENDED';
+  /** A re-employment: the former record this one follows. */
+  rehire_of: string | null;
   pay_basis: 'ANNUAL' | 'HOURLY';
   rate_cents: number;
   hours_per_week: number;
   tfn: string | null;
   claims_tax_free_threshold: boolean | null;
+  /** The PAYG declaration (migration 046): null until the tfn step; no TFN declared is tfn null with residency set. */
+  residency: 'RESIDENT' | 'FOREIGN' | null;
+  medicare_levy_variation: 'NONE' | 'HALF' | 'FULL' | null;
   super_fund_name: string | null;
   super_usi: string | null;
   super_member_number: string | null;
@@ -49,6 +55,27 @@ export type Step = (typeof ONBOARDING_STEPS)[number];
 /** `••••••782`: what reads show of a TFN. */
 export const maskTfn = (tfn: string | null): string | null => (tfn ? `••••••${tfn.slice(-3)}` : null);
 
+type DeclarationColumns = Pick<EmployeeRow, 'tfn' | 'residency' | 'claims_tax_free_threshold' | 'medicare_levy_variation'>;
+
+/**
+ * The declaration pay runs withhold on. An ACTIVE employee always made one (migration 046); without one the
+ * employee is treated as having declared no TFN (scale 4), never silently as scale 2.
+ */
+export const employeePaygDeclaration = (r: DeclarationColumns): PaygDeclaration => ({
+  tfnProvided: r.tfn !== null && r.residency !== null,
+  residency: r.residency ?? 'RESIDENT',
+  claimsTaxFreeThreshold: r.claims_tax_free_threshold === true,
+  medicareLevyVariation: r.medicare_levy_variation ?? 'NONE',
+});
+
+/** The PAYG declaration the employee made at the tfn step (null before it), and the scale it withholds on. */
+export function employeeDeclaration(r: DeclarationColumns): Employee['declaration'] {
+  if (r.residency === null || r.claims_tax_free_threshold === null) return null;
+  const d = employeePaygDeclaration(r);
+  const { scale, why } = paygScale(d);
+  return { ...d, paygScale: scale, paygScaleReason: `scale ${scale}: ${why}` };
+}
+
 export function employeeView(r: EmployeeRow): Employee {
   return {
     id: r.employee_id,
@@ -60,10 +87,12 @@ export function employeeView(r: EmployeeRow): Employee {
     rate: { basis: r.pay_basis, amountCents: r.rate_cents, hoursPerWeek: r.hours_per_week },
     tfn: maskTfn(r.tfn),
     claimsTaxFreeThreshold: r.claims_tax_free_threshold,
+    declaration: employeeDeclaration(r),
     super: r.super_usi ? { fundName: r.super_fund_name as string, usi: r.super_usi, memberNumber: r.super_member_number as string } : null,
     bank: r.bank_account
       ? { bsb: r.bank_bsb as string, accountNumber: maskAccount(r.bank_account) as string, accountName: r.bank_account_name as string }
       : null,
+    rehireOf: r.rehire_of,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -87,8 +116,8 @@ export function onboardingView(r: OnboardingRow, e: EmployeeRow): Onboarding {
 }
 
 const EMPLOYEE_COLUMNS = `n, employee_id, name, email, role, start_date, status, pay_basis, rate_cents, hours_per_week, tfn,
-  claims_tax_free_threshold, super_fund_name, super_usi, super_member_number, bank_bsb, bank_account, bank_account_name,
-  created_at, updated_at`;
+  claims_tax_free_threshold, residency, medicare_levy_variation, super_fund_name, super_usi, super_member_number, bank_bsb, bank_account, bank_account_name,
+  rehire_of, created_at, updated_at`;
 
 /** The employee, locked for the call's transaction when `lock`. */
 export async function loadEmployee(q: Queryable, orgId: string, employeeId: string, lock = false): Promise<EmployeeRow> {

@@ -1,10 +1,12 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { ONBOARDING_STEPS, payroll as c } from '../../../protocol/methods/books/payroll.js';
-import { handler, type HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { today } from '../dates.js';
 import { finish } from '../outcome.js';
 import { employeeView, loadEmployee, loadOnboarding, onboardingView, rateLabel, stepDoneAt, type Step } from './model.js';
+import { changeFund, endFormer, saveFund, superChanged, tidy } from './super-fund.js';
+import { changeDeclaration, declarationChanged, saveDeclaration } from './declaration.js';
 
 /**
  * Onboarding: a new employee is PENDING until four steps are done (tfn, super, bank, contract); the contract
@@ -17,7 +19,6 @@ async function views(ctx: HandlerCtx, onboardingId: string) {
   return { onboarding: onboardingView(onboarding, employee), employee: employeeView(employee) };
 }
 
-const tidy = (s: string): string => s.trim().replace(/\s+/g, ' ');
 
 export const onboardingStart = handler(c.onboardingStart, async (ctx, p) => {
   const employeeId = newId('emp');
@@ -26,10 +27,12 @@ export const onboardingStart = handler(c.onboardingStart, async (ctx, p) => {
   const role = tidy(p.role);
   if (!name) throw badRequest('person', 'must not be blank');
   if (!role) throw badRequest('role', 'must not be blank');
+  // A re-employment ends the former record (no exit act exists); the new record's first pay has 20 business days.
+  const former = p.rehireOf ? await endFormer(ctx, p.rehireOf, p.startDate) : null;
   await ctx.q.query(
-    `INSERT INTO books_employees (org_id, employee_id, name, email, role, start_date, status, pay_basis, rate_cents, hours_per_week, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $9, $10)`,
-    [ctx.orgId, employeeId, name, p.email ?? null, role, p.startDate, p.rate.basis, p.rate.amountCents, p.rate.hoursPerWeek, ctx.principal.id],
+    `INSERT INTO books_employees (org_id, employee_id, name, email, role, start_date, status, pay_basis, rate_cents, hours_per_week, created_by, rehire_of)
+     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $9, $10, $11)`,
+    [ctx.orgId, employeeId, name, p.email ?? null, role, p.startDate, p.rate.basis, p.rate.amountCents, p.rate.hoursPerWeek, ctx.principal.id, former?.employee_id ?? null],
   );
   await ctx.q.query(
     `INSERT INTO books_onboardings (org_id, onboarding_id, employee_id, status, created_by) VALUES ($1, $2, $3, 'PENDING', $4)`,
@@ -41,10 +44,10 @@ export const onboardingStart = handler(c.onboardingStart, async (ctx, p) => {
     {
       kind: 'books.onboarding.start',
       entityId: onboardingId,
-      payload: { onboardingId, employeeId, name, role, startDate: p.startDate, basis: p.rate.basis, amountCents: p.rate.amountCents, hoursPerWeek: p.rate.hoursPerWeek },
+      payload: { onboardingId, employeeId, name, role, startDate: p.startDate, basis: p.rate.basis, amountCents: p.rate.amountCents, hoursPerWeek: p.rate.hoursPerWeek, rehireOf: former?.employee_id ?? null },
     },
     { ...v, changed: true },
-    `Started onboarding ${onboardingId} for ${name} (${role} from ${p.startDate}, ${rateLabel({ pay_basis: p.rate.basis, rate_cents: p.rate.amountCents, hours_per_week: p.rate.hoursPerWeek })}); steps to do: tfn, super, bank and contract (books.onboardingAdvance)`,
+    `Started onboarding ${onboardingId} for ${name}${former ? ` (re-employed: former record ${former.employee_id} has ENDED and is no longer paid; the first pay has 20 business days for super)` : ''} (${role} from ${p.startDate}, ${rateLabel({ pay_basis: p.rate.basis, rate_cents: p.rate.amountCents, hours_per_week: p.rate.hoursPerWeek })}); steps to do: tfn, super, bank and contract (books.onboardingAdvance)`,
   );
 });
 
@@ -59,6 +62,9 @@ export const onboardingAdvance = handler(
       payload: { onboardingId: row.onboarding_id, employeeId: emp.employee_id, step: p.step, ...payload },
     });
     const doneAt = stepDoneAt(row, p.step);
+    // The super step again with other details: a change of fund (super-fund.ts); the tfn step, a new declaration.
+    if (doneAt && p.step === 'super' && superChanged(emp, p.data)) return changeFund(ctx, row.onboarding_id, emp, p.data, () => views(ctx, row.onboarding_id));
+    if (doneAt && p.step === 'tfn' && declarationChanged(emp, p.data)) return changeDeclaration(ctx, row.onboarding_id, emp, p.data, () => views(ctx, row.onboarding_id));
     if (doneAt) {
       // A done step is never redone: a replay, or details that were already recorded. A proof given anyway is
       // checked (another act's: CONFLICT; a used one: refused), never consumed.
@@ -73,21 +79,16 @@ export const onboardingAdvance = handler(
 
     let approvalId: string | null = null;
     let detail: Record<string, unknown> = {};
+    let note = '';
     switch (p.step) {
-      case 'tfn':
-        await ctx.q.query(
-          'UPDATE books_employees SET tfn = $3, claims_tax_free_threshold = $4, updated_at = now() WHERE org_id = $1 AND employee_id = $2',
-          [ctx.orgId, emp.employee_id, p.data.tfn, p.data.claimsTaxFreeThreshold],
-        );
-        detail = { claimsTaxFreeThreshold: p.data.claimsTaxFreeThreshold };
+      case 'tfn': {
+        const { scale, why, ...d } = await saveDeclaration(ctx, emp.employee_id, p.data);
+        note = ` (PAYG scale ${scale}: ${why})`;
+        detail = { tfnProvided: d.tfn !== null, claimsTaxFreeThreshold: d.claimsTaxFreeThreshold, residency: d.residency, medicareLevyVariation: d.medicareLevyVariation, paygScale: scale };
         break;
+      }
       case 'super':
-        await ctx.q.query(
-          `UPDATE books_employees SET super_fund_name = $3, super_usi = $4, super_member_number = $5, updated_at = now()
-            WHERE org_id = $1 AND employee_id = $2`,
-          [ctx.orgId, emp.employee_id, tidy(p.data.fundName), p.data.usi, p.data.memberNumber],
-        );
-        detail = { fundName: tidy(p.data.fundName), usi: p.data.usi };
+        detail = { fundName: await saveFund(ctx, emp.employee_id, p.data), usi: p.data.usi };
         break;
       case 'bank':
         await ctx.q.query(
@@ -132,9 +133,8 @@ export const onboardingAdvance = handler(
       event({ ...detail, completed, employeeStatus: v.employee.status }),
       { ...v, approvalId, changed: true },
       completed
-        ? `Onboarding ${row.onboarding_id} COMPLETED with the ${p.step} step: ${emp.name} is ACTIVE and paid by pay runs from ${emp.start_date}`
-        : `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) done${approvalId ? ` under approval ${approvalId}` : ''}; still to do: ${remaining.join(', ')}`,
+        ? `Onboarding ${row.onboarding_id} COMPLETED with the ${p.step} step${note}: ${emp.name} is ACTIVE and paid by pay runs from ${emp.start_date}`
+        : `Step ${p.step} of onboarding ${row.onboarding_id} (${emp.name}) done${note}${approvalId ? ` under approval ${approvalId}` : ''}; still to do: ${remaining.join(', ')}`,
     );
   },
-  { mayHold: true },
 );

@@ -1,24 +1,36 @@
 import type { Queryable } from '../../../db/types.js';
 import { daysInclusive, maxDate, minDate } from '../dates.js';
-import { divRound, percentOf } from '../money.js';
-import { activeEmployees, type EmployeeRow } from './model.js';
+import { divRound } from '../money.js';
+import { activeEmployees, employeePaygDeclaration, type EmployeeRow } from './model.js';
+import { assertBaseKnown, earningsPaid, superOn, superTerms, type SuperTerms } from './super-base.js';
 import type { PaygScheduleData } from '../rates/payg-schedule.js';
-import { withholdingCents, type PayFrequency } from './payg.js';
+import { withholding, type PayFrequency, type Withholding } from './payg.js';
 
 /**
- * What each employee earns in a pay period: gross over the days employed, less scheduled unpaid leave at the
- * hourly equivalent, PAYG withheld on that gross, super on top, net = gross - PAYG.
+ * What each employee earns in a pay period: the contract's pay for the period (a full month of a salary is a
+ * twelfth, a fortnight a 26th, a week a 52nd), by calendar days for a period started part-way, less scheduled
+ * unpaid leave at the hourly equivalent; PAYG withheld on that gross; super on top up to the maximum
+ * contribution base (super-base.ts); net = gross - PAYG. docs/decisions.md "A salary pays what the contract says".
  */
 
 export interface PayslipCalc {
   employee: EmployeeRow;
   daysEmployed: number;
+  /** What a full period pays under the contract (before any part-period or leave). */
+  periodPayCents: number;
   /** Hundredths of an hour, so leave such as 7.6 hours stays exact. */
   unpaidLeaveHundredths: number;
   unpaidLeaveCents: number;
   grossCents: number;
   paygCents: number;
+  /** The Schedule 1 scale the employee's declaration gives, and why. */
+  paygScale: Withholding['scale'];
+  paygScaleReason: string;
   superCents: number;
+  /** Earnings already paid in the base period and the part of this gross super was computed on. */
+  superEarlierCents: number;
+  superEarningsCents: number;
+  superTerms: SuperTerms;
   netCents: number;
 }
 
@@ -29,13 +41,23 @@ interface UnpaidLeave {
   hundredths: number;
 }
 
-/** Gross for `days` days: ANNUAL amount * days / 365, HOURLY amount * hoursPerWeek * days / 7. */
-export const grossForDays = (e: Pick<EmployeeRow, 'pay_basis' | 'rate_cents' | 'hours_per_week'>, days: number): number =>
-  e.pay_basis === 'ANNUAL' ? divRound(e.rate_cents * days, 365) : divRound(e.rate_cents * e.hours_per_week * days, 7);
+type PayTerms = Pick<EmployeeRow, 'pay_basis' | 'rate_cents' | 'hours_per_week'>;
 
-/** Pay for `hundredths` hundredths of an hour; a salary's hourly equivalent is its week (amount * 7 / 365) / hoursPerWeek. */
-export const payForHours = (e: Pick<EmployeeRow, 'pay_basis' | 'rate_cents' | 'hours_per_week'>, hundredths: number): number =>
-  e.pay_basis === 'ANNUAL' ? divRound(e.rate_cents * 7 * hundredths, 365 * e.hours_per_week * 100) : divRound(e.rate_cents * hundredths, 100);
+/** Pay periods in a year by frequency: a week is a 52nd of the year, a fortnight a 26th, a month a 12th. */
+export const PERIODS_PER_YEAR: Record<PayFrequency, number> = { WEEKLY: 52, FORTNIGHTLY: 26, MONTHLY: 12 };
+
+/** A year's pay: the salary, or the hourly rate for hoursPerWeek over 52 weeks. */
+const annualCents = (e: PayTerms): number => (e.pay_basis === 'ANNUAL' ? e.rate_cents : e.rate_cents * e.hours_per_week * 52);
+
+/** What a full period of `frequency` pays: the year's pay / 52, 26 or 12. */
+export const periodPayCents = (e: PayTerms, frequency: PayFrequency): number => divRound(annualCents(e), PERIODS_PER_YEAR[frequency]);
+
+/** Pay for `days` of a `periodDays`-day period: the full period's pay when all of it, else its share by calendar days. */
+export const payForDays = (e: PayTerms, frequency: PayFrequency, days: number, periodDays: number): number =>
+  days === periodDays ? periodPayCents(e, frequency) : divRound(annualCents(e) * days, PERIODS_PER_YEAR[frequency] * periodDays);
+
+/** Pay for `hundredths` hundredths of an hour: the hourly rate, or for a salary its hourly equivalent (a year / 52 / hoursPerWeek). */
+export const payForHours = (e: PayTerms, hundredths: number): number => divRound(annualCents(e) * hundredths, 52 * e.hours_per_week * 100);
 
 /**
  * The hours of a leave that fall in [from, to]: a leave spanning the period's edge counts pro rata by days
@@ -52,7 +74,7 @@ export async function computePayslips(
   q: Queryable,
   orgId: string,
   period: { start: string; end: string },
-  superBasisPoints: number,
+  payDate: string,
   payg: { schedule: PaygScheduleData; frequency: PayFrequency },
 ): Promise<PayslipCalc[]> {
   const employees = await activeEmployees(q, orgId, period.end);
@@ -61,24 +83,37 @@ export async function computePayslips(
       WHERE org_id = $1 AND kind = 'UNPAID' AND status = 'SCHEDULED' AND start_date <= $3::date AND end_date >= $2::date`,
     [orgId, period.start, period.end],
   );
+  // Earnings already paid in the base period (quarter or financial year of the pay date) by posted runs.
+  const terms = superTerms(payDate);
+  const earlier = await earningsPaid(q, orgId, terms.start, terms.end, null);
+  const periodDays = daysInclusive(period.start, period.end);
   return employees.map((employee) => {
     const from = maxDate(period.start, employee.start_date);
     const daysEmployed = daysInclusive(from, period.end);
-    const full = grossForDays(employee, daysEmployed);
+    const full = payForDays(employee, payg.frequency, daysEmployed, periodDays);
     const unpaidLeaveHundredths = leave
       .filter((l) => l.employee_id === employee.employee_id)
       .reduce((sum, l) => sum + leaveHundredthsIn(l, from, period.end), 0);
     const unpaidLeaveCents = Math.min(full, payForHours(employee, unpaidLeaveHundredths));
     const grossCents = full - unpaidLeaveCents;
-    const paygCents = withholdingCents(payg.schedule, grossCents, payg.frequency, employee.claims_tax_free_threshold === true);
+    const payg_ = withholding(payg.schedule, grossCents, payg.frequency, employeePaygDeclaration(employee));
+    const paygCents = payg_.cents;
+    const sup = superOn(grossCents, earlier.get(employee.employee_id) ?? 0, terms);
+    assertBaseKnown({ ...sup, grossCents }, terms, employee.name, payDate);
     return {
       employee,
       daysEmployed,
+      periodPayCents: periodPayCents(employee, payg.frequency),
       unpaidLeaveHundredths,
       unpaidLeaveCents,
       grossCents,
       paygCents,
-      superCents: percentOf(grossCents, superBasisPoints),
+      paygScale: payg_.scale,
+      paygScaleReason: payg_.reason,
+      superCents: sup.superCents,
+      superEarlierCents: sup.earlierCents,
+      superEarningsCents: sup.earningsCents,
+      superTerms: terms,
       netCents: grossCents - paygCents,
     };
   });

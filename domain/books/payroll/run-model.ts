@@ -3,7 +3,9 @@ import type { PayRun } from '../../../protocol/methods/books/payroll.js';
 import type { Queryable } from '../../../db/types.js';
 import { firstPaySql, periodLabel } from './model.js';
 import { payslipSuperRule, superRule } from '../tax/model.js';
+import { newFundSql } from './super-fund.js';
 import { latestPayEvent, stpView } from './stp.js';
+import { PAYSLIP_TERMS_COLUMNS, earningsTerms, superBaseTerms, type PayslipTermsRow } from './payslip-terms.js';
 
 /** The pay run row, its payslips, its view, and loading with or without the row lock. */
 
@@ -19,6 +21,8 @@ export interface PayRunRow {
   super_cents: number;
   net_cents: number;
   payg_schedule: string | null;
+  /** Paid outside the regular cycle (Payday Super: due after the next regular payday). */
+  out_of_cycle: boolean;
   paid_cents: number;
   journal_id: string | null;
   recall_journal_id: string | null;
@@ -27,7 +31,7 @@ export interface PayRunRow {
   updated_at: string;
 }
 
-interface PayslipRow {
+interface PayslipRow extends PayslipTermsRow {
   payslip_id: string;
   employee_id: string;
   employee_name: string;
@@ -43,11 +47,13 @@ interface PayslipRow {
   super_cents: number;
   net_cents: number;
   payg_schedule: string | null;
+  payg_scale: PayRun['paygScales'][number] | null;
+  payg_scale_reason: string | null;
   first_pay: boolean;
 }
 
 const RUN_COLUMNS = `run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
-  paid_cents, journal_id, recall_journal_id, approval_id, created_at, updated_at`;
+  out_of_cycle, paid_cents, journal_id, recall_journal_id, approval_id, created_at, updated_at`;
 
 export async function loadRun(q: Queryable, orgId: string, runId: string, lock = false): Promise<PayRunRow> {
   const [row] = await q.query<PayRunRow>(`SELECT ${RUN_COLUMNS} FROM books_pay_runs WHERE org_id = $1 AND run_id = $2${lock ? ' FOR UPDATE' : ''}`, [orgId, runId]);
@@ -66,7 +72,7 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
   const slips = await q.query<PayslipRow>(
     `SELECT payslip_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week, claims_tax_free_threshold,
             unpaid_leave_hours::float8 AS unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
-            ${firstPaySql('s', '$3::date')} AS first_pay
+            payg_scale, payg_scale_reason, (${firstPaySql('s', '$3::date')} OR ${newFundSql('s', '$3::date')} IS NOT NULL) AS first_pay, ${PAYSLIP_TERMS_COLUMNS}
        FROM books_payslips s WHERE org_id = $1 AND run_id = $2 ORDER BY n`,
     [orgId, r.run_id, r.pay_date],
   );
@@ -83,6 +89,8 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
     superCents: r.super_cents,
     netCents: r.net_cents,
     paygSchedule: r.payg_schedule,
+    paygScales: [...new Set(slips.flatMap((s) => (s.payg_scale ? [s.payg_scale] : [])))].sort(),
+    outOfCycle: r.out_of_cycle,
     superRule: superRule(r.pay_date),
     paidCents: r.paid_cents,
     unpaidCents: wagesOwed(r),
@@ -92,6 +100,8 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
       daysEmployed: s.days_employed,
       rate: { basis: s.pay_basis, amountCents: s.rate_cents, hoursPerWeek: s.hours_per_week },
       taxScale: s.claims_tax_free_threshold ? 'TAX_FREE_THRESHOLD' : 'NO_TAX_FREE_THRESHOLD',
+      paygScale: s.payg_scale,
+      paygScaleReason: s.payg_scale_reason,
       unpaidLeaveHours: s.unpaid_leave_hours,
       unpaidLeaveCents: s.unpaid_leave_cents,
       grossCents: s.gross_cents,
@@ -99,7 +109,9 @@ export async function payRunView(q: Queryable, orgId: string, r: PayRunRow): Pro
       superCents: s.super_cents,
       netCents: s.net_cents,
       paygSchedule: s.payg_schedule,
-      superRule: payslipSuperRule(r.pay_date, s.first_pay),
+      superRule: payslipSuperRule(r.pay_date, s.first_pay, r.out_of_cycle),
+      earnings: earningsTerms(s, r),
+      superBase: superBaseTerms(s, r.pay_date),
     })),
     stp: stp ? stpView(stp) : null,
     journalId: r.journal_id,

@@ -2,8 +2,8 @@ import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { MAX_PERIOD_DAYS, payroll as c } from '../../../protocol/methods/books/payroll.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { daysInclusive, today } from '../dates.js';
 import { postJournal, reverseJournal } from '../journal.js';
 import { formatCents } from '../money.js';
@@ -12,8 +12,10 @@ import { assertPeriodOpen, booksPolicy } from '../policy.js';
 import { periodLabel } from './model.js';
 import { computePayslips } from './payslips.js';
 import { payFrequency } from './payg.js';
-import { paygSchedule, scheduleName, superGuaranteeRate } from '../rates/index.js';
+import { paygSchedule, scheduleName } from '../rates/index.js';
+import { assertSuperBaseCurrent } from './super-base.js';
 import { loadRun, loadRunView, runLabel, type PayRunRow } from './run-model.js';
+import { onlyNamed, outOfCycleIds, overlappingRuns } from './out-of-cycle.js';
 import { latestPayEvent, queuePayEvent } from './stp.js';
 
 /** Pay runs: draft (payslips), sign (a signature act that posts and queues STP), recall (delete or reverse). */
@@ -27,20 +29,38 @@ async function lockPayroll(q: Queryable, orgId: string): Promise<void> {
   );
 }
 
+/** The scales a run's payslips were withheld on, ascending. */
+const scalesUsed = (slips: readonly { paygScale: string }[]): string[] => [...new Set(slips.map((x) => x.paygScale))].sort();
+
+/** `scale 2: tax-free threshold claimed` or `scale 2: tax-free threshold claimed (2 staff); scale 4: no TFN declared, resident 47% (1 staff)`. */
+function scalesLabel(slips: readonly { paygScaleReason: string }[]): string {
+  const byReason = new Map<string, number>();
+  for (const x of slips) byReason.set(x.paygScaleReason, (byReason.get(x.paygScaleReason) ?? 0) + 1);
+  if (byReason.size === 1) return slips[0].paygScaleReason;
+  return [...byReason].sort(([a], [b]) => (a < b ? -1 : 1)).map(([reason, n]) => `${reason} (${n} staff)`).join('; ');
+}
+
+/** `PAYG $604.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 2: …`: where a run's PAYG came from ('' before schedules were recorded). */
+async function paygLabel(q: Queryable, orgId: string, row: PayRunRow): Promise<string> {
+  if (!row.payg_schedule) return '';
+  const slips = await q.query<{ payg_scale_reason: string | null }>('SELECT payg_scale_reason FROM books_payslips WHERE org_id = $1 AND run_id = $2 ORDER BY n', [orgId, row.run_id]);
+  const reasons = slips.flatMap((x) => (x.payg_scale_reason ? [{ paygScaleReason: x.payg_scale_reason }] : []));
+  return `; PAYG ${formatCents(row.payg_cents)} under ${row.payg_schedule}${reasons.length ? `, ${scalesLabel(reasons)}` : ''}`;
+}
+
 export const payrollDraft = handler(c.payrollDraft, async (ctx, p) => {
   if (p.periodEnd < p.periodStart) throw badRequest('periodEnd', `${p.periodEnd} is before periodStart ${p.periodStart}`);
   const days = daysInclusive(p.periodStart, p.periodEnd);
   if (days > MAX_PERIOD_DAYS) throw badRequest('periodEnd', `${p.periodStart} to ${p.periodEnd} is ${days} days; a pay period is at most ${MAX_PERIOD_DAYS} days`);
   if (p.payDate < p.periodEnd) throw badRequest('payDate', `${p.payDate} is before the period ends (${p.periodEnd}); wages are paid for a period once it ends`);
+  const named = outOfCycleIds(p);
   await lockPayroll(ctx.q, ctx.orgId);
   const period = periodLabel(p.periodStart, p.periodEnd);
 
-  const overlapping = await ctx.q.query<PayRunRow>(
-    `SELECT run_id, period_start, period_end, pay_date, status FROM books_pay_runs
-      WHERE org_id = $1 AND status IN ('DRAFT', 'POSTED') AND period_start <= $3::date AND period_end >= $2::date ORDER BY n`,
-    [ctx.orgId, p.periodStart, p.periodEnd],
+  const overlapping = await overlappingRuns(ctx.q, ctx.orgId, p.periodStart, p.periodEnd, named);
+  const same = overlapping.find(
+    (r) => r.status === 'DRAFT' && r.period_start === p.periodStart && r.period_end === p.periodEnd && r.pay_date === p.payDate && r.out_of_cycle === (named !== null),
   );
-  const same = overlapping.find((r) => r.status === 'DRAFT' && r.period_start === p.periodStart && r.period_end === p.periodEnd && r.pay_date === p.payDate);
   if (same) {
     return finish(
       ctx,
@@ -61,7 +81,7 @@ export const payrollDraft = handler(c.payrollDraft, async (ctx, p) => {
   const frequency = payFrequency(p.periodStart, p.periodEnd);
   const schedule = await paygSchedule(ctx.q, p.payDate);
   const paygScheduleName = scheduleName(schedule);
-  const slips = await computePayslips(ctx.q, ctx.orgId, { start: p.periodStart, end: p.periodEnd }, superGuaranteeRate(p.payDate), { schedule, frequency });
+  const slips = onlyNamed(await computePayslips(ctx.q, ctx.orgId, { start: p.periodStart, end: p.periodEnd }, p.payDate, { schedule, frequency }), named, period);
   if (slips.length === 0) {
     throw new ApiError('CONFLICT', `no ACTIVE staff are employed in ${period}: complete an onboarding first (books.onboardingStart, books.onboardingAdvance)`);
   }
@@ -71,25 +91,29 @@ export const payrollDraft = handler(c.payrollDraft, async (ctx, p) => {
 
   const runId = newId('pay');
   await ctx.q.query(
-    `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, created_by, payg_schedule)
-     VALUES ($1, $2, $3, $4, $5, 'DRAFT', $6, $7, $8, $9, $10, $11, $12)`,
-    [ctx.orgId, runId, p.periodStart, p.periodEnd, p.payDate, slips.length, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, ctx.principal.id, paygScheduleName],
+    `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, created_by, payg_schedule, out_of_cycle)
+     VALUES ($1, $2, $3, $4, $5, 'DRAFT', $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [ctx.orgId, runId, p.periodStart, p.periodEnd, p.payDate, slips.length, totals.grossCents, totals.paygCents, totals.superCents, totals.netCents, ctx.principal.id, paygScheduleName, named !== null],
   );
   for (const s of slips) {
     const e = s.employee;
     await ctx.q.query(
       `INSERT INTO books_payslips (org_id, payslip_id, run_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week,
-              claims_tax_free_threshold, unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric / 100, $12, $13, $14, $15, $16, $17)`,
+              claims_tax_free_threshold, unpaid_leave_hours, unpaid_leave_cents, gross_cents, payg_cents, super_cents, net_cents, payg_schedule,
+              period_pay_cents, super_rate_bp, super_base_cents, super_base_per, super_base_start, super_base_end, super_earlier_cents, super_earnings_cents,
+              payg_scale, payg_scale_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::numeric / 100, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
       [ctx.orgId, newId('psl'), runId, e.employee_id, e.name, s.daysEmployed, e.pay_basis, e.rate_cents, e.hours_per_week, e.claims_tax_free_threshold === true,
-        s.unpaidLeaveHundredths, s.unpaidLeaveCents, s.grossCents, s.paygCents, s.superCents, s.netCents, paygScheduleName],
+        s.unpaidLeaveHundredths, s.unpaidLeaveCents, s.grossCents, s.paygCents, s.superCents, s.netCents, paygScheduleName,
+        s.periodPayCents, s.superTerms.rateBasisPoints, s.superTerms.baseCents, s.superTerms.per, s.superTerms.start, s.superTerms.end, s.superEarlierCents, s.superEarningsCents,
+        s.paygScale, s.paygScaleReason],
     );
   }
   return finish(
     ctx,
-    { kind: 'books.payroll.draft', entityId: runId, payload: { runId, periodStart: p.periodStart, periodEnd: p.periodEnd, payDate: p.payDate, staffCount: slips.length, ...totals, paygSchedule: paygScheduleName } },
+    { kind: 'books.payroll.draft', entityId: runId, payload: { runId, periodStart: p.periodStart, periodEnd: p.periodEnd, payDate: p.payDate, staffCount: slips.length, ...totals, paygSchedule: paygScheduleName, paygScales: scalesUsed(slips), outOfCycle: named !== null } },
     { payRun: await loadRunView(ctx.q, ctx.orgId, runId), journalId: null, changed: true },
-    `Drafted pay run ${runId} for ${period}: ${slips.length} staff, gross ${formatCents(totals.grossCents)}, PAYG ${formatCents(totals.paygCents)}, super ${formatCents(totals.superCents)}, net ${formatCents(totals.netCents)} to be paid ${p.payDate} (PAYG under ${paygScheduleName}); nothing posts until it is signed (books.payrollSign)`,
+    `Drafted ${named ? 'out-of-cycle ' : ''}pay run ${runId} for ${period}: ${slips.length} staff, gross ${formatCents(totals.grossCents)}, PAYG ${formatCents(totals.paygCents)}, super ${formatCents(totals.superCents)}, net ${formatCents(totals.netCents)} to be paid ${p.payDate} (PAYG under ${paygScheduleName}, ${scalesLabel(slips)})${named ? '; out of cycle, so its super is due 7 business days after the next regular payday' : ''}; nothing posts until it is signed (books.payrollSign)`,
   );
 });
 
@@ -111,11 +135,15 @@ export const payrollSign = handler(
     if (row.status !== 'DRAFT') throw new ApiError('CONFLICT', `${runLabel(row)} is ${row.status}; it cannot be signed: draft the period again (books.payrollDraft)`);
     const period = periodLabel(row.period_start, row.period_end);
     assertPeriodOpen(await booksPolicy(ctx.q, ctx.orgId), row.pay_date, `pay run ${period}`);
+    const payg = await paygLabel(ctx.q, ctx.orgId, row);
+    // Signing posts the drafted super: refused if runs posted or recalled since change what the base allows.
+    await lockPayroll(ctx.q, ctx.orgId);
+    await assertSuperBaseCurrent(ctx.q, ctx.orgId, { run_id: row.run_id, pay_date: row.pay_date, label: runLabel(row) });
     // Validated first, so a hold is only ever filed for an act that could run.
     const proof = await ctx.requireSignature({
       actionClass: 'books.payroll_sign',
       subjectId: row.run_id,
-      summary: `Pay run ${period}: ${row.staff_count} staff, gross ${formatCents(row.gross_cents)}, net ${formatCents(row.net_cents)}, paid ${row.pay_date}`,
+      summary: `Pay run ${period}: ${row.staff_count} staff, gross ${formatCents(row.gross_cents)}, net ${formatCents(row.net_cents)}, paid ${row.pay_date}${payg}`,
       params: p,
     });
     const journalId = await postJournal(ctx.q, ctx.orgId, {
@@ -141,10 +169,9 @@ export const payrollSign = handler(
       ctx,
       event({ journalId, approvalId: proof.approvalId, stpId: stp.stp_id, payDate: row.pay_date, grossCents: row.gross_cents, paygCents: row.payg_cents, superCents: row.super_cents, netCents: row.net_cents }),
       { payRun: await loadRunView(ctx.q, ctx.orgId, row.run_id), journalId, approvalId: proof.approvalId, changed: true },
-      `Signed and posted ${runLabel(row)} under approval ${proof.approvalId}: gross ${formatCents(row.gross_cents)}, net ${formatCents(row.net_cents)} owed to ${row.staff_count} staff on ${row.pay_date}; STP pay event ${stp.stp_id} queued`,
+      `Signed and posted ${runLabel(row)} under approval ${proof.approvalId}: gross ${formatCents(row.gross_cents)}, net ${formatCents(row.net_cents)} owed to ${row.staff_count} staff on ${row.pay_date}${payg}; STP pay event ${stp.stp_id} queued`,
     );
   },
-  { mayHold: true },
 );
 
 export const payrollRecall = handler(c.payrollRecall, async (ctx, p) => {

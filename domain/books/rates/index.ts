@@ -2,14 +2,15 @@ import { ApiError } from '../../../protocol/errors.js';
 import type { Db, Queryable } from '../../../db/types.js';
 import { appendEvent } from '../../../ledger/append.js';
 import { financialYear } from '../payroll/model.js';
-import { parseSchedule, scheduleName, type PaygScheduleData } from './payg-schedule.js';
+import { parseSample, parseSchedule, scheduleName, type PaygScheduleData } from './payg-schedule.js';
 import { ATO_2024_25 } from './schedules/ato-2024-25.js';
+import { ATO_2026_27 } from './schedules/ato-2026-27.js';
 
 export { superGuaranteeRate } from './super.js';
 export { scheduleName, type PaygScheduleData } from './payg-schedule.js';
 
-/** The schedules shipped with the release (each checked against the ATO's page it names). */
-const SHIPPED: readonly PaygScheduleData[] = [ATO_2024_25];
+/** The schedules shipped with the release (each checked against the sources it names, and its worked amounts). */
+const SHIPPED: readonly PaygScheduleData[] = [ATO_2024_25, ATO_2026_27];
 
 interface ScheduleRow {
   from_date: string;
@@ -18,7 +19,7 @@ interface ScheduleRow {
   source: string;
   published: string;
   scales: PaygScheduleData['scales'];
-  samples: PaygScheduleData['samples'];
+  samples: unknown[];
 }
 
 /** Every loaded schedule, shipped and imported (an import with the same `from` replaces the shipped one), by `from`. */
@@ -27,7 +28,11 @@ export async function loadedSchedules(q: Queryable): Promise<PaygScheduleData[]>
     `SELECT from_date::text AS from_date, to_date::text AS to_date, label, source, published::text AS published, scales, samples FROM books_payg_schedules`,
   );
   const byFrom = new Map<string, PaygScheduleData>(SHIPPED.map((s) => [s.from, s]));
-  for (const r of rows) byFrom.set(r.from_date, { label: r.label, from: r.from_date, to: r.to_date, source: r.source, published: r.published, scales: r.scales, samples: r.samples });
+  for (const r of rows) {
+    // Files imported before samples named their frequency hold {scale, weeklyEarnings, withheld}: read as WEEKLY.
+    const samples = r.samples.map((x, i) => parseSample(x, `samples[${i}]`));
+    byFrom.set(r.from_date, { label: r.label, from: r.from_date, to: r.to_date, source: r.source, published: r.published, scales: r.scales, samples });
+  }
   return [...byFrom.values()].sort((a, b) => (a.from < b.from ? -1 : 1));
 }
 

@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { CHASE_STEPS, receivables as c } from '../../../protocol/methods/books/receivables.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { today } from '../dates.js';
 import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';
@@ -70,10 +70,10 @@ export const invoiceChaseStep = handler(
       ctx,
       event({ amountDueCents: due, daysOverdue: view.daysOverdue, approvalId }),
       { invoice, reminder: reminderFor(row, step, due, view.daysOverdue), approvalId, changed: true },
-      `Chase step ${step} (${CHASE_STEPS[step]}) taken on ${invoiceLabel(row)} for ${formatCents(due)}${approvalId ? `, signed off under approval ${approvalId}` : ''}; send the reminder`,
+      // Nothing here mails the customer (no email family yet): say what was recorded and what was not done.
+      `Chase step ${step} (${CHASE_STEPS[step]}) recorded on ${invoiceLabel(row)} for ${formatCents(due)}${approvalId ? `, signed off under approval ${approvalId}` : ''}; not sent: this server sends no reminders, so the customer has it only once someone sends the reminder text in this result`,
     );
   },
-  { mayHold: true },
 );
 
 export const invoicePromise = handler(c.invoicePromise, async (ctx, p) => {

@@ -1,8 +1,8 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { receivables as c } from '../../../protocol/methods/books/receivables.js';
-import { handler, type HandlerCtx } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { findOrCreateContact } from '../contacts.js';
 import { addDays, today } from '../dates.js';
 import { postJournal, reverseJournal } from '../journal.js';
@@ -75,7 +75,8 @@ export const invoiceSend = handler(c.invoiceSend, async (ctx, p) => {
     ctx,
     { kind: 'books.invoice.send', entityId: row.invoice_id, payload: { invoiceId: row.invoice_id, number, totalCents: row.total_cents, dueDate, journalId } },
     { invoice: await view(ctx, row.invoice_id), journalId, changed: true },
-    `Sent invoice ${number} to ${row.contact_name}: ${formatCents(row.total_cents)} due ${dueDate}`,
+    // AUTHORISED and posted; nothing here mails it to the customer (no email family yet).
+    `Invoice ${number} to ${row.contact_name} authorised and posted as sent: ${formatCents(row.total_cents)} due ${dueDate}; not emailed: this server sends no invoices, so send it to the customer yourself`,
   );
 });
 

@@ -1,5 +1,5 @@
 import { receivables as c } from '../../../protocol/methods/books/receivables.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { today } from '../dates.js';
 import { pageByN } from '../paging.js';
 import { booksPolicy } from '../policy.js';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
-import type { HandlerCtx } from '../../handler.js';
+import type { HandlerCtx } from '../../core/handler.js';
 import { postPayment } from '../payments.js';
 import { invoiceLabel, loadInvoice, requireOpen } from './model.js';
 

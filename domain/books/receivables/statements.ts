@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { receivables as c, type Statement } from '../../../protocol/methods/books/receivables.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { getContact } from '../contacts.js';
 import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../../db/types.js';
 import { appendEvent } from '../../../ledger/append.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../core/ids.js';
 import { parseCsv } from './csv.js';
 import { parseOfx } from './ofx.js';
 import { assignBankIds, type ParsedLine } from './statement.js';

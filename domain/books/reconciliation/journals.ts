@@ -1,8 +1,8 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { ACCOUNTS, MANUAL_JOURNAL_FORBIDDEN } from '../../../protocol/methods/books/chart.js';
 import { reconciliation as c } from '../../../protocol/methods/books/reconciliation.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { postJournal } from '../journal.js';
 import { formatCents } from '../money.js';
 import { finish } from '../outcome.js';

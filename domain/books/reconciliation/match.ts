@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { reconciliation as c, type MatchTarget } from '../../../protocol/methods/books/reconciliation.js';
-import { handler, type HandlerCtx } from '../../handler.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
 import { registerAsset, isAssetCostAccount } from '../assets/register.js';
 import { postJournal } from '../journal.js';
 import { formatCents } from '../money.js';
@@ -275,5 +275,4 @@ export const matchHoldResolve = handler(
       `Released ${lineLabel(row)} to ${label}${approvalId ? ` under approval ${approvalId}` : ''}${posted.journalId ? `: posted ${posted.journalId}` : ''}${posted.assetId ? `, registered fixed asset ${posted.assetId}` : ''}`,
     );
   },
-  { mayHold: true },
 );

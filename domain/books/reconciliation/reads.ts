@@ -1,5 +1,5 @@
 import { reconciliation as c } from '../../../protocol/methods/books/reconciliation.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { pageByN } from '../paging.js';
 import { LINE_COLUMNS, lineView, type FeedLineRow } from './model.js';
 import { suggestionsFor } from './suggestions.js';

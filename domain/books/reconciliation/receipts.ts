@@ -1,8 +1,9 @@
-import { badRequest, notFound } from '../../../protocol/errors.js';
+import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { reconciliation as c } from '../../../protocol/methods/books/reconciliation.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
+import { today } from '../dates.js';
 import { formatCents, gstOf } from '../money.js';
 import { finish } from '../outcome.js';
 import { booksPolicy } from '../policy.js';
@@ -14,7 +15,39 @@ const LINKS = {
   line: { table: 'books_feed_lines', idColumn: 'line_id', noun: 'bank feed line' },
   bill: { table: 'books_bills', idColumn: 'bill_id', noun: 'bill' },
   claim: { table: 'books_expense_claims', idColumn: 'claim_id', noun: 'expense claim' },
+  super: { table: 'books_feed_lines', idColumn: 'line_id', noun: 'super payment (bank line)' },
 } as const;
+
+/**
+ * A fund's acknowledgement of super sent by a bank line: the line must have sent super (reconciled, coded to 826,
+ * money out), the receipt dated on or after it and not in the future, and the line's acknowledgements at most
+ * what it sent. Returns what the line sent.
+ */
+async function checkSuperAck(ctx: HandlerCtx, lineId: string, p: { date: string; totalCents: number; gstCents?: number; taxInvoice: boolean }): Promise<number> {
+  const [line] = await ctx.q.query<{ date: string; amount_cents: number; status: string; account_code: string | null }>(
+    `SELECT date::text AS date, amount_cents, status, account_code FROM books_feed_lines WHERE org_id = $1 AND line_id = $2 FOR UPDATE`,
+    [ctx.orgId, lineId],
+  );
+  if (!line) throw notFound(`bank feed line ${lineId}`);
+  if (line.status !== 'RECONCILED' || line.account_code !== '826' || Number(line.amount_cents) >= 0) {
+    throw new ApiError('CONFLICT', `bank line ${lineId} did not send super: a fund acknowledges money out coded to 826 Superannuation payable; code the payment first (books.matchAccept target account 826)`);
+  }
+  if ((p.gstCents ?? 0) !== 0) throw badRequest('gstCents', 'a super contribution carries no GST: leave it out or send 0');
+  if (p.taxInvoice) throw badRequest('taxInvoice', 'a fund acknowledgement is not a tax invoice: send false');
+  if (p.date < line.date) throw badRequest('date', `${p.date} is before the bank line sent it (${line.date}); the date is when the fund received it`);
+  const now = today(ctx.deps);
+  if (p.date > now) throw badRequest('date', `${p.date} is in the future (today is ${now}); record the acknowledgement once the fund has received it`);
+  const sent = -Number(line.amount_cents);
+  const [acked] = await ctx.q.query<{ v: number }>(
+    `SELECT coalesce(sum(total_cents), 0)::bigint AS v FROM books_receipts WHERE org_id = $1 AND link_kind = 'super' AND link_id = $2`,
+    [ctx.orgId, lineId],
+  );
+  const left = sent - Number(acked.v);
+  if (p.totalCents > left) {
+    throw badRequest('totalCents', `${formatCents(p.totalCents)} is more than the ${formatCents(left)} of bank line ${lineId} not yet acknowledged (it sent ${formatCents(sent)})`);
+  }
+  return sent;
+}
 
 async function requireLinked(q: Queryable, orgId: string, kind: keyof typeof LINKS, id: string): Promise<void> {
   const { table, idColumn, noun } = LINKS[kind];
@@ -24,13 +57,15 @@ async function requireLinked(q: Queryable, orgId: string, kind: keyof typeof LIN
 }
 
 export const receiptsRegister = handler(c.receiptsRegister, async (ctx, p) => {
-  const maxGst = gstOf(p.totalCents);
-  const gstCents = p.gstCents ?? maxGst;
+  const link = p.link ? { kind: p.link.kind, id: p.link.kind === 'line' || p.link.kind === 'super' ? p.link.lineId : p.link.kind === 'bill' ? p.link.billId : p.link.claimId } : null;
+  const superAck = link?.kind === 'super';
+  const maxGst = superAck ? 0 : gstOf(p.totalCents);
+  const gstCents = superAck ? 0 : (p.gstCents ?? maxGst);
   if (gstCents > maxGst) throw badRequest('gstCents', `${gstCents} is more than the GST a ${formatCents(p.totalCents)} purchase can include (round(total / 11) = ${maxGst})`);
-  const link = p.link ? { kind: p.link.kind, id: p.link.kind === 'line' ? p.link.lineId : p.link.kind === 'bill' ? p.link.billId : p.link.claimId } : null;
-  if (link) await requireLinked(ctx.q, ctx.orgId, link.kind, link.id);
+  if (link && superAck) await checkSuperAck(ctx, link.id, p);
+  else if (link) await requireLinked(ctx.q, ctx.orgId, link.kind, link.id);
   const policy = await booksPolicy(ctx.q, ctx.orgId);
-  const noTaxInvoice = p.totalCents > policy.taxInvoiceThresholdCents && !p.taxInvoice;
+  const noTaxInvoice = !superAck && p.totalCents > policy.taxInvoiceThresholdCents && !p.taxInvoice;
   const flags = noTaxInvoice ? (['NO TAX INVOICE'] as const) : [];
   const receiptId = newId('rcpt');
   const [row] = await ctx.q.query<{ created_at: string }>(
@@ -47,7 +82,7 @@ export const receiptsRegister = handler(c.receiptsRegister, async (ctx, p) => {
     gstCents,
     fileRef: p.fileRef,
     taxInvoice: p.taxInvoice,
-    gstClaimable: !noTaxInvoice,
+    gstClaimable: !noTaxInvoice && !superAck,
     flags: [...flags],
     link,
     createdAt: row.created_at,
@@ -61,7 +96,9 @@ export const receiptsRegister = handler(c.receiptsRegister, async (ctx, p) => {
       payload: { receiptId, supplier: p.supplier, date: p.date, totalCents: p.totalCents, gstCents, taxInvoice: p.taxInvoice, flags: [...flags], linkKind: link?.kind ?? null, linkId: link?.id ?? null },
     },
     { receipt, changed: true },
-    noTaxInvoice
+    superAck
+      ? `Recorded ${p.supplier}'s acknowledgement ${receiptId}: the fund received ${formatCents(p.totalCents)} on ${p.date} of the super sent by bank line ${link!.id}; super obligations count it as received from that day (books.taxObligations)`
+      : noTaxInvoice
       ? `Registered receipt ${receiptId} from ${p.supplier} for ${formatCents(p.totalCents)}${linked}, flagged NO TAX INVOICE: above ${formatCents(policy.taxInvoiceThresholdCents)} without a valid tax invoice, so the ${formatCents(gstCents)} GST cannot be claimed as a credit; ask the supplier for a tax invoice`
       : `Registered receipt ${receiptId} from ${p.supplier} for ${formatCents(p.totalCents)} (GST ${formatCents(gstCents)})${linked}`,
   );

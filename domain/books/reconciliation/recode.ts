@@ -1,7 +1,7 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { reconciliation as c } from '../../../protocol/methods/books/reconciliation.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { isAssetCostAccount, registerAsset } from '../assets/register.js';
 import { postJournal, type JournalLine } from '../journal.js';
 import { finish } from '../outcome.js';

@@ -1,7 +1,7 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import { tax as c } from '../../../protocol/methods/books/tax.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { addDays, today } from '../dates.js';
 import { postJournal, type JournalLine } from '../journal.js';
 import { formatCents } from '../money.js';
@@ -106,8 +106,7 @@ export const taxSignLodge = handler(
         payload: { lodgementId: row.lodgement_id, periodStart: row.period_start, periodEnd: row.period_end, netCents: row.net_cents, journalId, approvalId: proof.approvalId, lockDate: row.period_end },
       },
       { lodgement, journalId, approvalId: proof.approvalId, changed: true },
-      `Lodged ${label} under approval ${proof.approvalId}: ${netPhrase(row.net_cents)}; ${journalId ? `cleared to 830 in journal ${journalId}` : 'nothing to clear'}; the books are locked through ${row.period_end}`,
+      `Lodged ${label} in the books under approval ${proof.approvalId} (not submitted to the ATO: this server has no ATO channel, so lodge these figures there): ${netPhrase(row.net_cents)}; ${journalId ? `cleared to 830 in journal ${journalId}` : 'nothing to clear'}; the books are locked through ${row.period_end}`,
     );
   },
-  { mayHold: true },
 );

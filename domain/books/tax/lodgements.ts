@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { tax as c } from '../../../protocol/methods/books/tax.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { finish } from '../outcome.js';
 import { booksPolicy } from '../policy.js';
 import { computeBas } from './bas.js';

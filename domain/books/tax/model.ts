@@ -1,7 +1,7 @@
 import { notFound } from '../../../protocol/errors.js';
 import { BAS_LABELS, type BasLabel, type Lodgement } from '../../../protocol/methods/books/tax.js';
 import type { Queryable } from '../../../db/types.js';
-import { addBusinessDays, type AuState } from '../calendar.js';
+import { addSgBusinessDays } from '../calendar.js';
 import { addDays } from '../dates.js';
 import { formatCents } from '../money.js';
 
@@ -159,36 +159,51 @@ export function basDueDate(start: string, end: string): string {
 
 // ---- the super guarantee: quarterly before 1 July 2026, Payday Super from it ------------------------
 
-/** Payday Super (passed 4 November 2025) applies to wages paid from this day; the quarterly rule before it. */
+/** Payday Super (Act No. 57 of 2025, assented 6 November 2025) applies to QE days (paydays) from this day. */
 export const PAYDAY_SUPER_FROM = '2026-07-01';
 export const PAYDAY_SUPER_DAYS = 7;
-/** A new employee's first payday: 20 business days. */
+/** The "extended usual period" (SGAA s 6(1) as amended): a first contribution for a new employee or to a new fund. */
 export const PAYDAY_SUPER_FIRST_PAY_DAYS = 20;
 
+/** Which rule set a super due date: what obligations, payslips and books.ask name. */
+export const SUPER_DUE_RULES = ['PAYDAY', 'FIRST_CONTRIBUTION', 'OUT_OF_CYCLE', 'QUARTERLY'] as const;
+export type SuperDueRule = (typeof SUPER_DUE_RULES)[number];
+
 export const QUARTERLY_RULE = 'quarterly SG: due 28 days after the quarter';
-export const PAYDAY_RULE = `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday (${PAYDAY_SUPER_FIRST_PAY_DAYS} for a new employee's first pay)`;
+export const PAYDAY_RULE = `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday (${PAYDAY_SUPER_FIRST_PAY_DAYS} for a first contribution: a new or re-employed employee's first pay, or the first pay to a new fund; out-of-cycle runs ${PAYDAY_SUPER_DAYS} after the next regular payday)`;
+
+/** Each rule in words, with its numbers (notes and payslips; books.ask words them without digits). */
+export const RULE_WORDS: Record<SuperDueRule, string> = {
+  PAYDAY: `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday`,
+  FIRST_CONTRIBUTION: `Payday Super, first contribution: due ${PAYDAY_SUPER_FIRST_PAY_DAYS} business days after payday`,
+  OUT_OF_CYCLE: `Payday Super, out of cycle: due ${PAYDAY_SUPER_DAYS} business days after the next regular payday`,
+  QUARTERLY: QUARTERLY_RULE,
+};
 
 export const isPaydaySuper = (payDate: string): boolean => payDate >= PAYDAY_SUPER_FROM;
 
 /** The rule super paid on a date is computed under, in words (pay runs and reports name it). */
 export const superRule = (payDate: string): string => (isPaydaySuper(payDate) ? PAYDAY_RULE : QUARTERLY_RULE);
 
-/** A payslip's rule: a first pay in the org has 20 business days under Payday Super. */
-export const payslipSuperRule = (payDate: string, firstPay: boolean): string => {
+/** A payslip's rule: out of cycle, or a first contribution (20 business days), or the ordinary 7. */
+export const payslipSuperRule = (payDate: string, firstPay: boolean, outOfCycle = false): string => {
   if (!isPaydaySuper(payDate)) return QUARTERLY_RULE;
-  return firstPay
-    ? `Payday Super, first pay: due ${PAYDAY_SUPER_FIRST_PAY_DAYS} business days after payday`
-    : `Payday Super: due ${PAYDAY_SUPER_DAYS} business days after payday`;
+  if (outOfCycle) return RULE_WORDS.OUT_OF_CYCLE;
+  return firstPay ? RULE_WORDS.FIRST_CONTRIBUTION : RULE_WORDS.PAYDAY;
 };
 
-/** Quarterly super guarantee (before Payday Super): 28 days after the quarter (28 Oct, 28 Jan, 28 Apr, 28 Jul). */
+/**
+ * Quarterly super guarantee (before Payday Super): 28 calendar days after the quarter (28 Oct, 28 Jan, 28 Apr,
+ * 28 Jul), as the books have always computed it: not moved off a weekend or holiday.
+ */
 export const quarterlySuperDueDate = (quarterEnd: string): string => addDays(quarterEnd, 28);
 
 /**
  * When super on wages paid on `payDate` must reach the fund: from 1 July 2026, 7 business days after the pay
- * date (20 for an employee's first pay) in the org's state; before, 28 days after the quarter of the pay date.
+ * date (20 for a first contribution) in the law's calendar (calendar.ts: a state-wide holiday anywhere is not a
+ * business day, wherever the employer is); before, 28 days after the quarter of the pay date.
  */
-export function superDueDate(payDate: string, state: AuState, firstPay = false): string {
+export function superDueDate(payDate: string, firstPay = false): string {
   if (!isPaydaySuper(payDate)) return quarterlySuperDueDate(quarterOf(payDate).end);
-  return addBusinessDays(state, payDate, firstPay ? PAYDAY_SUPER_FIRST_PAY_DAYS : PAYDAY_SUPER_DAYS);
+  return addSgBusinessDays(payDate, firstPay ? PAYDAY_SUPER_FIRST_PAY_DAYS : PAYDAY_SUPER_DAYS);
 }

@@ -1,11 +1,10 @@
 import type { z } from 'zod';
 import { tax as c, type Obligation } from '../../../protocol/methods/books/tax.js';
 import type { Queryable } from '../../../db/types.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { addDays, minDate, today } from '../dates.js';
 import { formatCents } from '../money.js';
 import { computeBas } from './bas.js';
-import { booksPolicy } from '../policy.js';
 import { LODGEMENT_SELECT, basDueDate, isQuarter, lodgementLabel, periodLabel, quarterOf, type LodgementRow } from './model.js';
 import { superItems } from './super.js';
 
@@ -169,7 +168,7 @@ export const taxObligations = handler(c.taxObligations, async (ctx, p) => {
   const previous = quarterOf(addDays(current.start, -1));
   const items = [
     ...(await basItems(ctx.q, ctx.orgId, asOf, current, previous)),
-    ...(await superItems(ctx.q, ctx.orgId, (await booksPolicy(ctx.q, ctx.orgId)).state, asOf, previous.start, current.end)),
+    ...(await superItems(ctx.q, ctx.orgId, asOf, previous.start, current.end)),
     ...(await stpItems(ctx.q, ctx.orgId, asOf, previous.start, current.end)),
   ].sort((a, b) => a.dueDate.localeCompare(b.dueDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.periodStart.localeCompare(b.periodStart) || a.key.localeCompare(b.key));
   const start = p.cursor;

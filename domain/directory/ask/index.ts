@@ -2,7 +2,7 @@ import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import type { Claim } from '../../../ai-gateway/types.js';
 import { DIRECTORY_ASK_NOTICE } from '../../../protocol/methods/directory/ask.js';
 import { directory as c } from '../../../protocol/methods/directory/index.js';
-import { handler } from '../../handler.js';
+import { handler } from '../../core/handler.js';
 import { DIRECTORY_ASK_METHOD, DIRECTORY_READS } from './answerer.js';
 
 /*

@@ -4,7 +4,7 @@ import { listThreads } from '../../annotation/list.js';
 import { requireCommenter, setStatus, statusChange, threadFor, toAnnotation, toReply, findAnnotation } from '../../annotation/model.js';
 import { commentOn, startThread } from '../../annotation/threads.js';
 import { checkPlace, livePins, pinAt, pinOf, toPin, unpinRow } from '../../file/pins.js';
-import { handler, type HandlerCtx } from '../../handler.js';
+import { handler, type HandlerCtx } from '../../core/handler.js';
 import { readTarget } from '../../refs.js';
 
 /*
@@ -14,18 +14,18 @@ import { readTarget } from '../../refs.js';
  */
 
 /** The file as the caller reads it (files.read is the method's own scope). */
-const fileTarget = (ctx: HandlerCtx, fileId: string) => readTarget(ctx.q, ctx.orgId, fileId, ctx.principal, `file ${fileId}`);
+const fileTarget = (ctx: HandlerCtx, fileId: string) => readTarget(ctx.deps.families, ctx.q, ctx.orgId, fileId, ctx.principal, `file ${fileId}`);
 
 /** A thread of this file, locked: another file's thread is NOT_FOUND here. */
 async function fileThread(ctx: HandlerCtx, fileId: string, annotationId: string) {
-  const t = await threadFor(ctx.q, ctx.orgId, annotationId, ctx.principal, true);
+  const t = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, annotationId, ctx.principal, true);
   if (t.row.target_id !== fileId) throw notFound(`annotation ${annotationId} on ${fileId}`);
   return t;
 }
 
 export const comments = handler(c.comments, async (ctx, p) => {
   await fileTarget(ctx, p.fileId);
-  const page = await listThreads(ctx.q, ctx.orgId, ctx.principal, { targetId: p.fileId, status: p.status, cursor: p.cursor, limit: p.limit });
+  const page = await listThreads(ctx.deps.families, ctx.q, ctx.orgId, ctx.principal, { targetId: p.fileId, status: p.status, cursor: p.cursor, limit: p.limit });
   return { comments: page.annotations, nextCursor: page.nextCursor };
 });
 
@@ -51,7 +51,8 @@ export const commentAdd = handler(c.commentAdd, async (ctx, p) => {
     comments: Number(w.row.comment_count),
     ...(w.changed ? {} : { noop: true }),
   });
-  return { annotation: toAnnotation(w.row), comment: toReply(w.reply!), changed: w.changed };
+  // Unchanged only when clientMsgId named an earlier comment (annotation/threads.ts): a replay, said so in the result.
+  return { annotation: toAnnotation(w.row), comment: toReply(w.reply!), changed: w.changed, ...(w.changed ? {} : { replayed: true as const }) };
 });
 
 export const commentResolve = handler(c.commentResolve, async (ctx, p) => {
@@ -75,7 +76,7 @@ export const pin = handler(c.pin, async (ctx, p) => {
   const f = target.file!.file;
   // Default place: the file's folder (pinned in it), or the org home for a file at the root.
   const place = p.place ?? f.parent_id ?? 'org';
-  const placeType = await checkPlace(ctx.q, ctx.orgId, place, ctx.principal, true);
+  const placeType = await checkPlace(ctx.deps.families, ctx.q, ctx.orgId, place, ctx.principal, true);
   const now = ctx.deps.clock.now();
   const w = p.pinned ? await pinAt(ctx.q, ctx.orgId, target, place, placeType, ctx.principal.id, now) : await unpinFile(ctx, place, p.fileId, now);
   await ctx.emit('files.pin.set', p.fileId, {

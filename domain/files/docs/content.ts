@@ -2,7 +2,7 @@ import type { Node } from 'prosemirror-model';
 import { badRequest } from '../../../protocol/errors.js';
 import { BLOCK_ID, docFromJson, docSchema, TAB_ID } from '../../../protocol/doc-schema.js';
 import type { Queryable } from '../../../db/types.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../core/ids.js';
 import type { ContentResult, KindContent } from '../kinds.js';
 import { exportDoc, DOC_EXPORT_FORMATS } from './export.js';
 import { markdownToBlocks } from './markdown.js';

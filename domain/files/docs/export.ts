@@ -1,18 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import {
-  AlignmentType,
-  BorderStyle,
-  Document,
-  ExternalHyperlink,
-  HeadingLevel,
-  LevelFormat,
-  Packer,
-  PageBreak,
-  Paragraph,
-  TextRun,
-  type ParagraphChild,
-} from 'docx';
+import type { LevelFormat, Paragraph, ParagraphChild } from 'docx';
 import type { Mark, Node } from 'prosemirror-model';
 import { badRequest } from '../../../protocol/errors.js';
 import type { ExportResult } from '../kinds.js';
@@ -113,12 +101,12 @@ export function toHtml(tabs: readonly ExportTab[]): string {
   return `<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>${esc(tabs[0]?.title ?? 'Doc')}</title>\n</head>\n<body>\n${body}</body>\n</html>\n`;
 }
 
-/* docx */
+/* docx: the package (docx 9) is imported by the first docx export, not with the server. */
 
-const HEADINGS = [HeadingLevel.HEADING_1, HeadingLevel.HEADING_2, HeadingLevel.HEADING_3, HeadingLevel.HEADING_4, HeadingLevel.HEADING_5, HeadingLevel.HEADING_6];
+type Docx = typeof import('docx');
 const MONO = 'Courier New';
 
-function docxRuns(node: Node): ParagraphChild[] {
+function docxRuns({ TextRun, ExternalHyperlink }: Docx, node: Node): ParagraphChild[] {
   const out: ParagraphChild[] = [];
   node.forEach((c) => {
     if (c.type.name === 'hardBreak') out.push(new TextRun({ text: '', break: 1 }));
@@ -134,16 +122,20 @@ function docxRuns(node: Node): ParagraphChild[] {
 }
 
 interface DocxState {
+  docx: Docx;
   lists: number;
 }
 
 function docxBlocks(node: Node, st: DocxState, indent: number, list?: { reference: string; level: number; instance: number }): Paragraph[] {
+  const { BorderStyle, HeadingLevel, Paragraph, TextRun } = st.docx;
   const quote = indent > 0 ? { indent: { left: 720 * indent }, border: { left: { style: BorderStyle.SINGLE, size: 6, color: 'AAAAAA', space: 8 } } } : {};
   switch (node.type.name) {
     case 'paragraph':
-      return [new Paragraph({ children: docxRuns(node), ...(list ? { numbering: list } : quote) })];
-    case 'heading':
-      return [new Paragraph({ children: docxRuns(node), heading: HEADINGS[(node.attrs.level as number) - 1], ...quote })];
+      return [new Paragraph({ children: docxRuns(st.docx, node), ...(list ? { numbering: list } : quote) })];
+    case 'heading': {
+      const headings = [HeadingLevel.HEADING_1, HeadingLevel.HEADING_2, HeadingLevel.HEADING_3, HeadingLevel.HEADING_4, HeadingLevel.HEADING_5, HeadingLevel.HEADING_6];
+      return [new Paragraph({ children: docxRuns(st.docx, node), heading: headings[(node.attrs.level as number) - 1], ...quote })];
+    }
     case 'blockquote':
       return node.children.flatMap((c) => docxBlocks(c, st, indent + 1));
     case 'bulletList':
@@ -164,11 +156,13 @@ function docxBlocks(node: Node, st: DocxState, indent: number, list?: { referenc
   }
 }
 
-const listLevels = (format: (typeof LevelFormat)[keyof typeof LevelFormat], text: (l: number) => string) =>
+const listLevels = ({ AlignmentType }: Docx, format: (typeof LevelFormat)[keyof typeof LevelFormat], text: (l: number) => string) =>
   Array.from({ length: 9 }, (_, level) => ({ level, format, text: text(level), alignment: AlignmentType.LEFT, style: { paragraph: { indent: { left: 720 * (level + 1), hanging: 360 } } } }));
 
 async function toDocx(tabs: readonly ExportTab[]): Promise<Buffer> {
-  const st: DocxState = { lists: 0 };
+  const docx = await import('docx');
+  const { Document, HeadingLevel, LevelFormat, Packer, PageBreak, Paragraph, TextRun } = docx;
+  const st: DocxState = { docx, lists: 0 };
   const children = tabs.flatMap((t, i) => [
     ...(several(tabs) ? [new Paragraph({ children: i > 0 ? [new PageBreak(), new TextRun(t.title)] : [new TextRun(t.title)], heading: HeadingLevel.TITLE })] : []),
     ...t.blocks.flatMap((b) => docxBlocks(b, st, 0)),
@@ -176,8 +170,8 @@ async function toDocx(tabs: readonly ExportTab[]): Promise<Buffer> {
   const doc = new Document({
     numbering: {
       config: [
-        { reference: 'bullets', levels: listLevels(LevelFormat.BULLET, (l) => ['•', '◦', '▪'][l % 3]) },
-        { reference: 'numbers', levels: listLevels(LevelFormat.DECIMAL, (l) => `%${l + 1}.`) },
+        { reference: 'bullets', levels: listLevels(docx, LevelFormat.BULLET, (l) => ['•', '◦', '▪'][l % 3]) },
+        { reference: 'numbers', levels: listLevels(docx, LevelFormat.DECIMAL, (l) => `%${l + 1}.`) },
       ],
     },
     sections: [{ children }],

@@ -1,6 +1,7 @@
-import MarkdownIt, { type StateCore, type StateInline, type Token } from 'markdown-it';
-import { MarkdownParser, MarkdownSerializer, type MarkdownSerializerState } from 'prosemirror-markdown';
+import type { MarkdownIt, StateCore, StateInline, Token } from 'markdown-it';
+import type { MarkdownParser, MarkdownSerializer, MarkdownSerializerState, ParseSpec } from 'prosemirror-markdown';
 import type { Node } from 'prosemirror-model';
+import { lazyModule } from '../../../config/lazy.js';
 import { badRequest } from '../../../protocol/errors.js';
 import { docNodeFromJson, docSchema } from '../../../protocol/doc-schema.js';
 
@@ -15,10 +16,6 @@ import { docNodeFromJson, docSchema } from '../../../protocol/doc-schema.js';
 /** Deepest markdown-it nesting level (each list, item and quote adds one or two): deeper input is refused. */
 const MAX_LEVEL = 30;
 
-const tokenizer = new MarkdownIt('default', { html: false, linkify: false, typographer: false }).disable(['table']);
-tokenizer.set({ maxNesting: MAX_LEVEL + 10 });
-// markdown-it refuses javascript:, data: and the like by default; the schema then allows only http(s), mailto and fil_.
-
 /** `<@usr_…>` / `<@agt_…>`: a mention, as in messages. */
 function mention(state: StateInline, silent: boolean): boolean {
   const m = /^<@((?:usr|agt)_[A-Za-z0-9]{1,60})>/.exec(state.src.slice(state.pos, state.pos + 70));
@@ -30,7 +27,6 @@ function mention(state: StateInline, silent: boolean): boolean {
   state.pos += m[0].length;
   return true;
 }
-tokenizer.inline.ruler.before('autolink', 'mention', mention);
 
 /**
  * Images are blocks in the doc model (Tiptap's default), inline in Markdown: a paragraph holding images is split
@@ -83,7 +79,6 @@ function liftImages(state: StateCore): void {
   }
   state.tokens = out;
 }
-tokenizer.core.ruler.after('inline', 'lift_images', liftImages);
 
 const FILE_SRC = /^fil_[A-Za-z0-9]{1,60}$/;
 const LINK_HREF = /^(https?:\/\/\S+|mailto:\S+|fil_[A-Za-z0-9]{1,60}(#blk_[A-Za-z0-9]{1,60})?)$/i;
@@ -92,7 +87,7 @@ const checked = (v: string | null, re: RegExp, what: string, must: string): stri
   return v;
 };
 
-const parser = new MarkdownParser(docSchema, tokenizer as never, {
+const PARSE_TOKENS: Record<string, ParseSpec> = {
   blockquote: { block: 'blockquote' },
   paragraph: { block: 'paragraph' },
   list_item: { block: 'listItem' },
@@ -113,7 +108,7 @@ const parser = new MarkdownParser(docSchema, tokenizer as never, {
   s: { mark: 'strike' },
   link: { mark: 'link', getAttrs: (tok) => ({ href: checked(tok.attrGet('href'), LINK_HREF, 'link', 'an http(s) or mailto URL or a file fil_…'), title: tok.attrGet('title') || null }) },
   code_inline: { mark: 'code', noCloseToken: true },
-});
+};
 
 const deepest = (tokens: Token[]): number => tokens.reduce((max, t) => Math.max(max, t.level), 0);
 
@@ -123,6 +118,7 @@ const deepest = (tokens: Token[]): number => tokens.reduce((max, t) => Math.max(
  */
 export function markdownToBlocks(markdown: string, field: string): Node[] {
   if (markdown.includes('\u0000') || !markdown.isWellFormed()) throw badRequest(field, 'must be well-formed Unicode text without NUL characters');
+  const { tokenizer, parser } = markdownTools();
   const tokens = tokenizer.parse(markdown, {}) as Token[];
   if (deepest(tokens) >= MAX_LEVEL) throw badRequest(field, `nested more than ${MAX_LEVEL} levels deep (lists and quotes)`);
   let doc: Node;
@@ -176,7 +172,7 @@ const run = (parent: Node, index: number): number => {
   return n;
 };
 
-const serializer = new MarkdownSerializer(
+const SERIALIZE: ConstructorParameters<typeof MarkdownSerializer> = [
   {
     blockquote: (state, node) => state.wrapBlock('> ', null, node, () => state.renderContent(node)),
     codeBlock: (state, node) => {
@@ -266,9 +262,27 @@ const serializer = new MarkdownSerializer(
     // Not in the option's type, read by renderList: lists come out tight (no blank line between items).
     ...({ tightLists: true } as object),
   },
-);
+];
+
+// The instances an import gives, so prosemirror-markdown builds on protocol/doc-schema's prosemirror-model.
+const markdownIt = lazyModule<typeof import('markdown-it')>('markdown-it');
+const prosemirrorMarkdown = lazyModule<typeof import('prosemirror-markdown')>('prosemirror-markdown');
+
+let tools: { tokenizer: MarkdownIt; parser: MarkdownParser; serializer: MarkdownSerializer } | undefined;
+/** markdown-it and prosemirror-markdown (a quarter of a second to load) are loaded by the first conversion. */
+function markdownTools() {
+  if (tools) return tools;
+  const { default: MarkdownIt } = markdownIt();
+  const { MarkdownParser, MarkdownSerializer } = prosemirrorMarkdown();
+  const tokenizer = new MarkdownIt('default', { html: false, linkify: false, typographer: false }).disable(['table']);
+  tokenizer.set({ maxNesting: MAX_LEVEL + 10 });
+  // markdown-it refuses javascript:, data: and the like by default; the schema then allows only http(s), mailto and fil_.
+  tokenizer.inline.ruler.before('autolink', 'mention', mention);
+  tokenizer.core.ruler.after('inline', 'lift_images', liftImages);
+  return (tools = { tokenizer, parser: new MarkdownParser(docSchema, tokenizer as never, PARSE_TOKENS), serializer: new MarkdownSerializer(...SERIALIZE) });
+}
 
 /** GFM Markdown of top-level blocks (a whole tab, or one block), blocks separated by a blank line. */
 export function blocksToMarkdown(blocks: readonly Node[]): string {
-  return serializer.serialize(docSchema.node('doc', null, blocks.length > 0 ? [...blocks] : [docSchema.node('paragraph')]));
+  return markdownTools().serializer.serialize(docSchema.node('doc', null, blocks.length > 0 ? [...blocks] : [docSchema.node('paragraph')]));
 }

@@ -3,7 +3,7 @@ import { badRequest, conflict } from '../../../protocol/errors.js';
 import { canonicalJson } from '../../../protocol/hashing.js';
 import { BLOCK_ID, docBlockFromJson, docFromJson, docSchema } from '../../../protocol/doc-schema.js';
 import type { DocOpInput } from '../../../protocol/methods/files/docs.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../core/ids.js';
 import { markdownToBlocks } from './markdown.js';
 import { blockNode, blockRecord, type BlockRef, type StoredBlock, type TabDraft, type TabState } from './store.js';
 

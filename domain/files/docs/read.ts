@@ -1,7 +1,7 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { docs as c } from '../../../protocol/methods/files/docs.js';
-import { decodeCursor, encodeCursor } from '../../cursor.js';
-import { handler } from '../../handler.js';
+import { decodeCursor, encodeCursor } from '../../core/cursor.js';
+import { handler } from '../../core/handler.js';
 import { blocksToMarkdown } from './markdown.js';
 import { docAccess, headOf, tabInfo } from './revise.js';
 import { blockNode, loadBlocks, loadRevision, type BlockRef, type TabState } from './store.js';

@@ -1,7 +1,7 @@
 import { badRequest } from '../../../protocol/errors.js';
 import type { Queryable } from '../../../db/types.js';
 import { reanchorDocThreads } from '../../annotation/anchor.js';
-import type { HandlerCtx } from '../../handler.js';
+import type { HandlerCtx } from '../../core/handler.js';
 import { callerOf, type FileAccess, type FileRole } from '../access.js';
 import { activeFile, setHead } from '../model.js';
 import { fileAccess } from '../access.js';

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import { ApiError, conflict, notFound } from '../../../protocol/errors.js';
 import { docs as c, type Suggestion } from '../../../protocol/methods/files/docs.js';
 import type { Queryable } from '../../../db/types.js';
-import { decodeCursor, encodeCursor, timeAndId } from '../../cursor.js';
-import { handler } from '../../handler.js';
+import { decodeCursor, encodeCursor, timeAndId } from '../../core/cursor.js';
+import { handler } from '../../core/handler.js';
 import { roleRank } from '../access.js';
 import { blocksToMarkdown } from './markdown.js';
 import { applyOps, opsFromJson, staleTargets, type OpChange, type Targets } from './ops.js';
@@ -169,5 +169,4 @@ export const docSuggestResolve = handler(
     });
     return out;
   },
-  { mayHold: true },
 );

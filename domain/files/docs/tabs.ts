@@ -1,8 +1,8 @@
 import { badRequest, conflict } from '../../../protocol/errors.js';
 import { docSchema } from '../../../protocol/doc-schema.js';
 import { docs as c } from '../../../protocol/methods/files/docs.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { commitForCall, docAccess, headWithBlocks, tabInfo } from './revise.js';
 import { blockRecord, MAX_TABS, type StoredBlock, type TabDraft } from './store.js';
 

@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { docs as c } from '../../../protocol/methods/files/docs.js';
-import { handler } from '../../handler.js';
-import { newId } from '../../ids.js';
+import { handler } from '../../core/handler.js';
+import { newId } from '../../core/ids.js';
 import { roleRank } from '../access.js';
 import { applyOps, opsToJson, resolveOps, type Applied } from './ops.js';
 import { commitForCall, docAccess, headWithBlocks } from './revise.js';

@@ -117,13 +117,27 @@ export const ReportResult = z.discriminatedUnion('report', [
         paygCents: z.number().int(),
         superCents: z.number().int(),
         netCents: z.number().int(),
+        paygSchedule: z.string().nullable().describe('The ATO Schedule 1 its PAYG was computed under, e.g. "ATO Schedule 1 2026-27 (from 2026-07-01)" (null on runs drafted before schedules were recorded).'),
+        paygScales: z.array(z.string()).describe('The Schedule 1 scales its payslips were withheld on ("1" to "6"), ascending.'),
         superRule: z.string().describe('Payday Super from 1 July 2026 (7 business days after payday, 20 for a first pay), quarterly SG before.'),
         superDue: z
           .array(z.strictObject({ dueDate: z.string(), amountCents: z.number().int(), firstPay: z.boolean() }))
           .describe("When the run's super must reach the funds: one date, or two when it holds new employees' first pays (paid status: books.taxObligations)."),
       }),
     ),
-    employees: z.array(z.strictObject({ id: z.string(), name: z.string(), grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() })),
+    employees: z.array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string(),
+        grossCents: z.number().int(),
+        paygCents: z.number().int(),
+        superCents: z.number().int(),
+        netCents: z.number().int(),
+        paygBy: z
+          .array(z.strictObject({ schedule: z.string().nullable(), scale: z.string().nullable(), reason: z.string().nullable(), paygCents: z.number().int() }))
+          .describe('Where the PAYG came from: per ATO schedule and scale (with why, e.g. "scale 2: tax-free threshold claimed"), the amount withheld; null schedule or scale on payslips drafted before they were recorded.'),
+      }),
+    ),
     totals: z.strictObject({ grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() }),
   }),
   z.strictObject({

@@ -137,9 +137,10 @@ export const payables = {
     },
   }),
   billApprove: method({
+    hold: { completion: 'retry', when: 'the bill is flagged (heldReason ABOVE FLOOR or NEW PAYEE, rule PB-B1)' },
     summary:
       'Approve a draft bill: DRAFT -> AUTHORISED, posting Dr each line’s net on its account + Dr 820 GST / Cr 800 total, dated the issue date (today if that period is locked); 710/720 lines register fixed assets. ' +
-      'A flagged bill (heldReason ABOVE FLOOR or NEW PAYEE, rule PB-B1) is refused with GOVERNANCE_NOT_READY naming what to file until a human signature backs it: file approval.request, then retry with approvalId and a fresh idempotency key; a signed NEW PAYEE approval also makes the bill’s bank details the supplier’s approved ones. ' +
+      'A flagged bill (heldReason ABOVE FLOOR or NEW PAYEE, rule PB-B1) is refused with GOVERNANCE_NOT_READY (its message says how the approval is filed) until a human signature backs it; once approved, retry with approvalId; a signed NEW PAYEE approval also makes the bill’s bank details the supplier’s approved ones. ' +
       'An approved bill on hold is released from the hold (no journal; a flagged bill’s release needs a new signature). An approved or paid bill otherwise stays as it is (changed false). Returned bills are refused.',
     params: z.strictObject({ id: billId, ...proofFields }),
     result: z.strictObject({
@@ -167,10 +168,11 @@ export const payables = {
     example: { id: 'bill_0123456789abcdef', reason: 'Billed twice for the same delivery' },
   }),
   billScheduleRun: method({
+    hold: { completion: 'retry' },
     summary:
       'Pay authorised bills in full on a date: a signature act. The run id is brun_ + the first 16 hex of sha256(payDate, newline, sorted bill ids joined by commas), so a retry in any order names the same run. ' +
       'Every bill must exist (NOT_FOUND) and be AUTHORISED, not on hold, with money due and issued by payDate (CONFLICT naming each bill and why). A run already executed is a no-op replay. ' +
-      'Without proof it answers a hold frame (file approval.request, retry with approvalId and a fresh idempotency key); with it, each bill is paid Dr 800 / Cr 090 on payDate and becomes PAID.',
+      'Without proof it answers a hold frame (once a human approves, retry with approvalId); with it, each bill is paid Dr 800 / Cr 090 on payDate and becomes PAID.',
     params: z.strictObject({
       payDate: date('When the money leaves the bank: today or later.'),
       billIds: z

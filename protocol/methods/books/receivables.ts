@@ -95,8 +95,9 @@ export const receivables = {
     example: { id: 'inv_0123456789abcdef' },
   }),
   invoiceChaseStep: method({
+    hold: { completion: 'retry', when: 'the step is 2 or 3' },
     summary:
-      'Take a dunning step on an authorised invoice with money due: 1 friendly, 2 firm, 3 final; steps only move forward and an open promise to pay pauses chasing. Step 2 or 3 is a signature act: without proof it answers a hold frame (file approval.request, retry with approvalId and a fresh idempotency key). Returns the reminder to send.',
+      'Take a dunning step on an authorised invoice with money due: 1 friendly, 2 firm, 3 final; steps only move forward and an open promise to pay pauses chasing. Step 2 or 3 is a signature act: without proof it answers a hold frame (once a human approves, retry with approvalId). Records the step and returns the reminder text; this server sends nothing to the customer.',
     params: z.strictObject({
       id: invoiceId,
       step: z
@@ -111,7 +112,7 @@ export const receivables = {
       invoice: Invoice,
       reminder: z
         .strictObject({ step: z.number().int(), tone: z.enum(['friendly', 'firm', 'final']), subject: z.string(), body: z.string() })
-        .describe('The reminder for this step, ready to send to the customer.'),
+        .describe('The reminder for this step, for someone to send to the customer: this server does not send it.'),
       approvalId: z.string().nullable().describe('The approval that backed a step 2 or 3.'),
       ...outcome,
     }),

@@ -103,7 +103,10 @@ export const Receipt = z.strictObject({
   taxInvoice: z.boolean(),
   gstClaimable: z.boolean().describe('false when the purchase is above the tax-invoice threshold without a valid tax invoice.'),
   flags: z.array(z.literal('NO TAX INVOICE')),
-  link: z.strictObject({ kind: z.enum(['line', 'bill', 'claim']), id: z.string() }).nullable(),
+  link: z
+    .strictObject({ kind: z.enum(['line', 'bill', 'claim', 'super']), id: z.string() })
+    .nullable()
+    .describe('What it supports; super: a fund’s acknowledgement of the super contribution sent by that bank line.'),
   createdAt: z.string(),
 });
 
@@ -130,8 +133,9 @@ export const reconciliation = {
     example: { lineId: 'fl_0123456789abcdef', target: { kind: 'account', account: '429', taxCode: 'GST' } },
   }),
   matchHoldResolve: method({
+    hold: { completion: 'retry', when: 'it approves a line above the materiality floor' },
     summary:
-      'Resolve a HELD bank line. approve: re-checks that the stored target still fits, then posts exactly as books.matchAccept would; above the floor it is a signature act (action class books.match_hold_resolve, subject the line): without proof it answers a hold frame (file approval.request, retry with approvalId and a fresh idempotency key), and the proof must be filed after the line was held. reject: the line returns to UNMATCHED with its target cleared; it moves no money, so it needs no signature. A line that is not HELD is CONFLICT.',
+      'Resolve a HELD bank line. approve: re-checks that the stored target still fits, then posts exactly as books.matchAccept would; above the floor it is a signature act (action class books.match_hold_resolve, subject the line): without proof it answers a hold frame (once a human approves, retry with approvalId), and the proof must be filed after the line was held. reject: the line returns to UNMATCHED with its target cleared; it moves no money, so it needs no signature. A line that is not HELD is CONFLICT.',
     params: z.strictObject({
       lineId,
       decision: z.enum(['approve', 'reject']).describe('approve posts the held match; reject returns the line to UNMATCHED.'),
@@ -150,7 +154,8 @@ export const reconciliation = {
   }),
   receiptsRegister: method({
     summary:
-      'Record a purchase receipt: supplier, ABN, date, GST-inclusive total, GST (default round(total / 11), at most that), the stored file’s reference, whether it is a valid tax invoice, and optionally the bank line, bill or claim it supports (which must exist). Above the tax-invoice threshold ($82.50) without a tax invoice it is flagged NO TAX INVOICE: no GST credit can be claimed on it. Posts no journal.',
+      'Record a purchase receipt: supplier, ABN, date, GST-inclusive total, GST (default round(total / 11), at most that), the stored file’s reference, whether it is a valid tax invoice, and optionally the bank line, bill or claim it supports (which must exist). Above the tax-invoice threshold ($82.50) without a tax invoice it is flagged NO TAX INVOICE: no GST credit can be claimed on it. ' +
+      'Also records a super fund’s acknowledgement (link kind super, the bank line coded to 826 that sent it): supplier is the fund or clearing house, date the day the fund received the money (on or after the line’s date, not in the future), totalCents what it received (at most what the line sent less earlier acknowledgements of it), no GST; super obligations count it as received. Posts no journal.',
     params: z.strictObject({
       supplier: name('The supplier, as on the receipt.'),
       abn: abn.optional(),
@@ -169,8 +174,11 @@ export const reconciliation = {
           z.strictObject({ kind: z.literal('line'), lineId }),
           z.strictObject({ kind: z.literal('bill'), billId: ids.bill() }),
           z.strictObject({ kind: z.literal('claim'), claimId: ids.claim() }),
+          z
+            .strictObject({ kind: z.literal('super'), lineId: ids.feedLine('The bank line that sent the super (coded to 826).') })
+            .describe('A super fund’s (or clearing house’s) acknowledgement that the fund received the contribution sent by this bank line; date is the day the fund received it, totalCents what it received. Super counts when the fund receives it: books.taxObligations shows it RECEIVED, and late when received after its due date. No GST: gstCents must be 0 or left out, taxInvoice false.'),
         ])
-        .describe('What the receipt supports: a bank line, a bill or an expense claim of this org.')
+        .describe('What the receipt supports: a bank line, a bill, an expense claim of this org, or (super) a fund’s acknowledgement of super sent by a bank line.')
         .optional(),
     }),
     result: z.strictObject({ receipt: Receipt, ...outcome }),

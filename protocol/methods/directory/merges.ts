@@ -86,6 +86,7 @@ export const merges = {
     example: { survivorId: 'per_0123456789abcdef', mergedId: 'per_fedcba9876543210' },
   }),
   executeMerge: method({
+    hold: { completion: 'retry', when: 'an agent merges a pair scoring below 90, or a party with a books or CRM role' },
     summary:
       'Merge or dismiss a proposal. The survivor wins, blanks filled, fieldChoices override, the merged name becomes an alias; channels, lists, links, awareness and roles move, logged so revertMerge is exact. An agent\'s merge holds (directory.execute_merge) below score 90 or when a party has a books or CRM role. Dismissed pairs are not proposed again.',
     params: z.strictObject({

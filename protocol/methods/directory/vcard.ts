@@ -20,6 +20,7 @@ export const EXPORT_FORMATS = ['vcard', 'jcard'] as const;
 
 export const vcard = {
   exportVcard: method({
+    hold: { completion: 'retry', when: `an agent exports more than ${MAX_AGENT_EXPORT} parties, or a list` },
     summary: `Export persons, organisations or a list's members as vCard 4.0, 3.0 or jCard. UIDs are stable across exports; merged ids export their survivor. An agent exporting over ${MAX_AGENT_EXPORT} parties, or a list, is held for a human (retry with approvalId); nextCursor pages on.`,
     params: z
       .strictObject({

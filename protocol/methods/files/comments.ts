@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replayedField } from '../../dedupe.js';
 import { method } from '../../contract.js';
 import { id, limit, text } from '../../schema.js';
 import { Annotation, ANNOTATION_STATUSES, annotationId, clientMsgId, FileSelector, Reply } from '../annotation.js';
@@ -35,7 +36,8 @@ export const comments = {
       annotationId: annotationId('Reply to this thread of the file instead of starting one.').optional(),
       clientMsgId: clientMsgId.optional(),
     }),
-    result: z.strictObject({ annotation: Annotation, comment: Reply, changed }),
+    result: z.strictObject({ annotation: Annotation, comment: Reply, changed, replayed: replayedField('clientMsgId') }),
+    dedupeBy: 'clientMsgId',
     example: { fileId: 'fil_0123456789abcdef', body: 'Typo here.', selector: { type: 'cell', tabId: 'tab_0123456789abcdef', a1: 'B7' } },
   }),
   commentResolve: method({

@@ -177,8 +177,9 @@ export const docs = {
     example: { fileId: 'fil_0123456789abcdef', status: 'open' },
   }),
   docSuggestResolve: method({
+    hold: { completion: 'retry', when: 'an agent accepts' },
     summary:
-      'Accept (a new revision) or reject a suggestion (editor; its author may reject it). A stale one is CONFLICT and nothing changes. An agent’s accept holds for a human (files.doc_suggest_resolve): file approval.request, retry with approvalId.',
+      'Accept (a new revision) or reject a suggestion (editor; its author may reject it). A stale one is CONFLICT and nothing changes. An agent’s accept holds for a human (files.doc_suggest_resolve).',
     params: z.strictObject({
       suggestionId: id('sug', 'The suggestion.'),
       action: z.enum(['accept', 'reject']).describe('accept: apply it as a new revision; reject: close it.'),

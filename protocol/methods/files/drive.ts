@@ -168,6 +168,7 @@ export const drive = {
     example: { fileId: 'fil_0123456789abcdef' },
   }),
   delete: method({
+    hold: { completion: 'retry', when: 'an agent purges (permanent)' },
     summary:
       'Trash a file and its subtree (editor); permanent:true purges a trashed one for good (manager; an agent’s purge holds).',
     params: z.strictObject({
@@ -194,6 +195,7 @@ export const drive = {
     example: { fileId: 'fil_0123456789abcdef', starred: true },
   }),
   shareGrant: method({
+    hold: { completion: 'retry', when: 'an agent shares with an outside email' },
     summary:
       'Share a file (manager) with a member, team, the org or an outside email (viewer, expiring, guest link shown once; an agent’s holds).',
     params: z.strictObject({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { replayedField } from '../../dedupe.js';
 import { method } from '../../contract.js';
-import { limit, proofFields } from '../../schema.js';
+import { limit, proofFields, text } from '../../schema.js';
 import { Bookmark, CHANNEL_KINDS, Channel, Message, changed, channelId, messageId, principalId } from './shapes.js';
 import { sendParams } from './send.js';
 
@@ -32,10 +33,12 @@ const Revision = z.strictObject({
 
 export const messagingCore = {
   send: method({
+    hold: { completion: 'retry', when: 'an agent\'s <!channel> would reach more than 20 humans' },
     summary:
       'Post a message to a channel or, with threadId, a thread. The same idempotencyId and params again: the same message (changed:false); other params: CONFLICT. An agent\'s <!channel> reaching more than 20 humans holds for a human.',
     params: z.strictObject({ ...sendParams.shape, ...proofFields }),
-    result: z.strictObject({ message: Message, changed }),
+    result: z.strictObject({ message: Message, changed, replayed: replayedField('idempotencyId') }),
+    dedupeBy: 'idempotencyId',
     example: { channelId: 'ch_0123456789abcdef', idempotencyId: 'deploy-1042-done', text: 'Deploy 1042 is live <@usr_0123456789abcdef>' },
   }),
   history: method({
@@ -45,12 +48,7 @@ export const messagingCore = {
       channelId: channelId('A channel: its messages newest first (or its pins, bookmarks; or the channel a query searches).').optional(),
       threadId: messageId('A thread: its root, then its replies oldest first.').optional(),
       messageId: messageId('One message, with its earlier texts (revisions) for its author and the channel\'s owners and admins.').optional(),
-      query: z
-        .string()
-        .min(1, 'must be at least 1 character')
-        .max(256, 'must be at most 256 characters')
-        .describe('Full text search (websearch syntax: "exact phrase", -exclude, or). Ranked, with highlights; at most 100 a page.')
-        .optional(),
+      query: text({ min: 1, max: 256, description: 'Full text search (websearch syntax: "exact phrase", -exclude, or). Ranked, with highlights; at most 100 a page.' }).optional(),
       pinned: z.literal(true, { message: 'must be true' }).describe('With channelId: its pinned messages, latest pin first.').optional(),
       bookmarks: z.literal(true, { message: 'must be true' }).describe('With channelId: its bookmarks, oldest first.').optional(),
       scheduled: z.literal(true, { message: 'must be true' }).describe('Your own scheduled messages, soonest first.').optional(),
@@ -99,12 +97,7 @@ export const messagingCore = {
         .max(4, 'must list at most 4 kinds')
         .describe('Only these kinds (public, private, dm, group).')
         .optional(),
-      query: z
-        .string()
-        .min(1, 'must be at least 1 character')
-        .max(80, 'must be at most 80 characters')
-        .describe('Only channels whose name (or group title) starts with this, case-insensitive.')
-        .optional(),
+      query: text({ min: 1, max: 80, description: 'Only channels whose name (or group title) starts with this, case-insensitive.' }).optional(),
       includeArchived: z.boolean().default(false).describe('Also archived channels.'),
       cursor: cursor.optional(),
       limit: limit(MAX_HISTORY_LIMIT, 100),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { replayedField } from '../../dedupe.js';
 import { method } from '../../contract.js';
 import { id, proofFields, text } from '../../schema.js';
 import { Bookmark, Message, changed, channelId, messageId } from './shapes.js';
@@ -33,12 +34,15 @@ export const bookmarkId = (description: string) => id('bkm', description);
 
 export const messagingLifecycle = {
   schedule: method({
+    hold: { completion: 'retry', when: 'an agent\'s <!channel> will reach more than 20 humans' },
     summary: `Schedule a message: send's params plus postAt (${POST_AT_MIN_SECONDS} s to ${POST_AT_MAX_DAYS} days ahead). Only you see it until it posts (an agent's <!channel> reaching more than 20 humans holds for a human); at postAt it posts if you may still write there, else it fails with a reason. At most ${MAX_PENDING_SCHEDULED} pending per author. The same idempotencyId and params: changed:false.`,
     params: z.strictObject({ ...sendParams.shape, postAt, ...proofFields }),
-    result: messageResult,
+    result: messageResult.extend({ replayed: replayedField('idempotencyId') }),
+    dedupeBy: 'idempotencyId',
     example: { channelId: 'ch_0123456789abcdef', idempotencyId: 'standup-2026-11-02', text: 'Standup in 5 minutes <!channel>', postAt: '2026-11-02T08:55:00Z' },
   }),
   edit: method({
+    hold: { completion: 'retry', when: 'an agent\'s edit adds <!channel> to a scheduled message that will reach more than 20 humans' },
     summary: `Edit your own message: new text (the old kept as a revision, the last ${MAX_REVISIONS}; mentions and task refs read again) and, while it is scheduled, postAt. The same text: changed:false.`,
     params: z.strictObject({
       messageId: msg,
@@ -50,6 +54,7 @@ export const messagingLifecycle = {
     example: { messageId: 'msg_0123456789abcdef', text: 'Deploy is done (edited: staging too).' },
   }),
   delete: method({
+    hold: { completion: 'retry', when: 'an agent deletes another member\'s message' },
     summary:
       'Delete a message (its author, or an owner or admin of the channel): a tombstone keeps id, seq and thread; text, revisions, reactions, votes, pin and bookmarks of it are erased. Cancels a scheduled one. An agent deleting another\'s message holds for a human. Already deleted: changed:false.',
     params: z.strictObject({ messageId: msg, ...proofFields }),

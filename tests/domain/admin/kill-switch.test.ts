@@ -135,9 +135,14 @@ describe('admin.deactivate', () => {
       message: `member ${adminId} is the last active admin of the org: make another human admin first (user.updateRole), then suspend ${adminId}`,
     });
     expect(await head(s.client)).toBe(seq);
-    // Cutting access never waits: the same agent suspends a member directly, no hold.
-    const m = await s.client.mint({ tier: 'member' }, 'Cut By Agent');
-    expect(expectOk('admin.deactivate', await rpc('admin.deactivate', { memberId: m.principal.id, reason: 'x' }, ops.apiKey)).changed).toBe(true);
+    // Cutting an agent's access never waits: the same agent suspends another agent directly, no hold.
+    const a = await s.client.mint({ tier: 'agent' }, 'Cut By Agent');
+    expect(expectOk('admin.deactivate', await rpc('admin.deactivate', { memberId: a.principal.id, reason: 'x' }, ops.apiKey)).changed).toBe(true);
+    // A human is suspended by a human: the agent's call holds (release mode), and the human keeps access meanwhile.
+    const m = await s.client.mint({ tier: 'member' }, 'Held For A Human');
+    const held = await rpc('admin.deactivate', { memberId: m.principal.id, reason: 'x' }, ops.apiKey);
+    expect(held.body.result).toMatchObject({ status: 'approval_required', subjectId: m.principal.id });
+    expect((await s.client.get('org/whoami', {}, { key: m.apiKey })).status).toBe(200);
   });
 
   it('bad input: unknown or another org -> NOT_FOUND; missing reason, unknown field -> BAD_REQUEST; no admin scope -> FORBIDDEN_SCOPE', async () => {

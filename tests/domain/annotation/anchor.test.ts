@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locate, quoteOf, reanchorDocThreads, type DocBlock } from '../../../domain/annotation/anchor.js';
 import type { Runtime } from '../../../domain/runtime.js';
-import { newId } from '../../../domain/ids.js';
+import { newId } from '../../../domain/core/ids.js';
 import { freshOrg, testRuntime } from '../../helpers/harness.js';
 
 /* Re-anchoring on block lists: the quote in its block, then anywhere in the tab, else orphaned. */

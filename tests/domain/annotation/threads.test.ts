@@ -58,7 +58,7 @@ describe('annotation.create', () => {
     const params = { targetId: t, kind: 'comment', body: 'first', clientMsgId: 'create-1' };
     const first = (await mutate(o.s, 'annotation.create', params, 'annotation.thread.created', o.mia.key)).result;
     const again = await mutate(o.s, 'annotation.create', params, 'annotation.thread.created', o.mia.key);
-    expect(again.result).toEqual({ annotation: first.annotation, changed: false });
+    expect(again.result).toEqual({ annotation: first.annotation, changed: false, replayed: true });
     expect(again.event.payload).toMatchObject({ annotationId: first.annotation.id, noop: true });
     // Someone else's clientMsgId is their own.
     expect((await ok(o.s, 'annotation.create', params, o.max.key)).annotation.id).not.toBe(first.annotation.id);

@@ -63,8 +63,9 @@ describe('approval.resolve', () => {
   it('the requesting human may not decide their own request', async () => {
     const a = await s.client.ok('approval.request', generic('plan_4'));
     const own = await s.client.rpc('approval.resolve', { approvalId: a.approvalId, decision: 'approve' });
-    expect(own.status).toBe(403);
-    expect(own.body.error.message).toMatch(/another human/);
+    // A rule about who decides, not a missing scope: CONFLICT.
+    expect(own.status).toBe(409);
+    expect(own.body.error).toEqual({ code: 'CONFLICT', message: expect.stringMatching(/who never decides their own request: another human must decide it$/) });
   });
 
   it('an agent key lacks approval.decide; an agent principal with the scope is still refused', async () => {
@@ -73,8 +74,12 @@ describe('approval.resolve', () => {
     expect(plain.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope approval.decide for approval.resolve' });
     const sneaky = await s.client.mint({ scopes: ['approval.decide'], principalKind: 'agent' });
     const res = await s.client.rpc('approval.resolve', { approvalId: a.approvalId, decision: 'approve' }, { key: sneaky.apiKey });
-    expect(res.status).toBe(403);
-    expect(res.body.error.message).toMatch(/human principal/);
+    // The scope is held; a human's decision is what is missing: GOVERNANCE_NOT_READY saying where a human makes it.
+    expect(res.status).toBe(423);
+    expect(res.body.error).toEqual({
+      code: 'GOVERNANCE_NOT_READY',
+      message: `approval.resolve records a human's decision and ${sneaky.principal.id} is an agent: a human decides approval ${a.approvalId} in the approval inbox or over HTTP; wait for it (approval.wait)`,
+    });
   });
 
   it('another org’s approval is NOT_FOUND', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../../protocol/contract.js';
 import { HoldResult } from '../../../protocol/frames.js';
-import { handler, type MethodHandler } from '../../../domain/handler.js';
+import { handler, type MethodHandler } from '../../../domain/core/handler.js';
 import { signaturePayloadHash } from '../../../domain/approval/signature.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
@@ -15,6 +15,7 @@ import { testServer, type TestServer } from '../../helpers/harness.js';
  */
 const sendContract = method({
   summary: 'test release act',
+  hold: { completion: 'release' },
   params: z.strictObject({
     messageId: z.string().regex(/^[a-z0-9]+$/),
     to: z.string().email(),
@@ -42,7 +43,6 @@ const send = handler(
     const event = await ctx.emit('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
     return { messageId: p.messageId, sent: true, ledgerId: event.ledgerId };
   },
-  { mayHold: true },
 );
 
 let s: TestServer;
@@ -160,8 +160,11 @@ describe('release mode', () => {
     expect(named.approval.deciders).toEqual([second.principal.id]);
     const approvalId = named.approval.approvalId;
     const other = await s.client.rpc('approval.resolve', { approvalId, decision: 'approve' }, { key: approver.apiKey });
-    expect(other.status).toBe(403);
-    expect(other.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: `approval ${approvalId} may be decided only by Sam Second (${second.principal.id}); ${approver.principal.id} is not among them` });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toEqual({
+      code: 'CONFLICT',
+      message: `approval ${approvalId} may be decided only by Sam Second (${second.principal.id}); ${approver.principal.id} is not among them, so nothing changed: one of them decides it`,
+    });
     expect((await s.client.rpc('approval.resolve', { approvalId, decision: 'approve' }, { key: agent.apiKey })).body.error.code).toBe('FORBIDDEN_SCOPE');
     expect(await sentTo('m7')).toBeNull();
     await s.client.ok('approval.resolve', { approvalId, decision: 'approve' }, { key: second.apiKey });
@@ -170,7 +173,7 @@ describe('release mode', () => {
     // A human's own release hold: that human may not decide it, even when named.
     const mine = (await hold('m8', { reviewer: approver.principal.id }, s.org.adminKey)).body.result.approval.approvalId;
     const self = await s.client.rpc('approval.resolve', { approvalId: mine, decision: 'approve' });
-    expect(self.body.error).toMatchObject({ code: 'FORBIDDEN_SCOPE', message: expect.stringMatching(/another human must decide it/) });
+    expect(self.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/another human must decide it/) });
     await s.client.ok('approval.resolve', { approvalId: mine, decision: 'approve' }, { key: approver.apiKey });
     expect(await sentTo('m8')).toBe('to client@example.com');
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../../protocol/contract.js';
 import { proofFields } from '../../../protocol/schema.js';
-import { handler, type MethodHandler } from '../../../domain/handler.js';
+import { handler, type MethodHandler } from '../../../domain/core/handler.js';
 import { signaturePayloadHash } from '../../../domain/approval/signature.js';
 import { allEvents, testServer, type TestServer } from '../../helpers/harness.js';
 
@@ -12,6 +12,7 @@ import { allEvents, testServer, type TestServer } from '../../helpers/harness.js
  */
 const actContract = method({
   summary: 'test signature act',
+  hold: { completion: 'retry' },
   params: z.strictObject({ runId: z.string(), amountCents: z.number().int(), ...proofFields }),
   example: { runId: 'run_1', amountCents: 100 },
 });
@@ -23,7 +24,6 @@ const act = handler(
     const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
     return { runId: p.runId, status: 'POSTED', ledgerId: event.ledgerId };
   },
-  { mayHold: true },
 );
 
 let s: TestServer;

@@ -226,8 +226,12 @@ describe('board.deleteWorkstream from an agent: release mode', () => {
     expect(hold.approval.deciders).toEqual([owner.principal.id]);
     expect(hold.approval.subject.summary).toBe('Delete workstream "Owned" and its 0 comments; leave its 0 items (all done) without a workstream');
     const approvalId = hold.approval.approvalId;
-    expectError(await rpc('approval.resolve', { approvalId, decision: 'approve' }, approver.apiKey), 'FORBIDDEN_SCOPE', `approval ${approvalId} may be decided only by Olive Owner (${owner.principal.id}); ${approver.principal.id} is not among them`);
-    expectError(await rpc('approval.resolve', { approvalId, decision: 'reject' }), 'FORBIDDEN_SCOPE', /may be decided only by Olive Owner/);
+    expectError(
+      await rpc('approval.resolve', { approvalId, decision: 'approve' }, approver.apiKey),
+      'CONFLICT',
+      `approval ${approvalId} may be decided only by Olive Owner (${owner.principal.id}); ${approver.principal.id} is not among them, so nothing changed: one of them decides it`,
+    );
+    expectError(await rpc('approval.resolve', { approvalId, decision: 'reject' }), 'CONFLICT', /may be decided only by Olive Owner/);
     expectError(await rpc('approval.resolve', { approvalId, decision: 'approve' }, agent.apiKey), 'FORBIDDEN_SCOPE');
     expect(await workstream(ws.id)).toBeDefined();
     expect((await s.client.ok('approval.get', { approvalId })).deciders).toEqual([owner.principal.id]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { reconcilePaymentRun, settleBill } from '../../../domain/books/payables/settle.js';
-import type { HandlerCtx } from '../../../domain/handler.js';
+import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { MISSING, approveHold, booksServer, checkInvariants, expectHold, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
 
@@ -71,6 +71,8 @@ describe('books.billScheduleRun', () => {
     const approvalId = await approveHold(s, hold);
     const { result, event } = await mutate(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'books.bill.schedule_run', agent());
     expect(result.run).toMatchObject({ id: runId, payDate: PAY_DATE, totalCents: 640000, approvalId, feedLineId: null });
+    // Recorded as paid in the books; no money moves, and the message says so.
+    expect(result.message).toMatch(/^Payment run brun_\w+: recorded 2 bills as paid on .*; no money moved: this server makes no bank payments, so pay them from the bank/);
     expect(result.run.bills.map((x: any) => [x.billId, x.amountCents])).toEqual(sorted.map((id) => [id, id === a.id ? 600000 : 40000]));
     expect(event.payload).toEqual({ runId, payDate: PAY_DATE, billIds: sorted, totalCents: 640000, approvalId });
     expect(event.entity_id).toBe(runId);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { setLockDate } from '../../../domain/books/policy.js';
 import { settleBill } from '../../../domain/books/payables/settle.js';
-import type { HandlerCtx } from '../../../domain/handler.js';
+import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { MISSING, booksServer, checkInvariants, expectOk, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
 

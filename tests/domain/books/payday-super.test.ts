@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBusinessDays, holidayOn, isBusinessDay } from '../../../domain/books/calendar.js';
-import { postJournal } from '../../../domain/books/journal.js';
 import { loadRunView } from '../../../domain/books/payroll/run-model.js';
 import { setBooksState } from '../../../domain/books/settings.js';
 import { PAYDAY_RULE, QUARTERLY_RULE, superDueDate } from '../../../domain/books/tax/model.js';
-import { newId } from '../../../domain/ids.js';
-import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { payrollKit } from './payroll-kit.js';
-import { feedLine } from './reconciliation-kit.js';
 import { booksServer, checkInvariants, type BooksServer } from './setup.js';
+import { ack, brief, payRun as kitPayRun, paySuper as kitPaySuper, superAsAt, desk as superDesk, type Desk, type Slip } from './super-kit.js';
 
 /*
- * Payday Super (issue 14): from 1 July 2026 each pay run's super is due 7 business days after its pay date (20
- * for an employee's first pay in the org), business days skipping weekends and the public holidays of Australia
- * and the org's state; before, 28 days after the quarter. Overdue from the day after the due date.
+ * Payday Super (issues 14, 27): from 1 July 2026 each pay run's super is due 7 business days after its pay date
+ * (20 for an employee's first pay in the org), business days skipping weekends and any day that is a public holiday
+ * throughout any state or territory, wherever the org is; before, 28 days after the quarter. Super counts when the
+ * fund receives it: overdue from the day after the due date unless received by then. payday-super-law.test.ts has
+ * the calendar's holidays, fund changes, re-employment and out-of-cycle runs.
  */
 
 let s: BooksServer;
@@ -39,96 +38,30 @@ describe('business days and due dates', () => {
 
   it('Payday Super: 7 business days after payday, 20 for a first pay; quarterly before 1 July 2026', () => {
     // Christmas: 24 Dec is day 1; 25 and 28 Dec and 1 Jan are holidays -> 6 Jan (day 7), 25 Jan (day 20).
-    expect(superDueDate('2026-12-23', 'NSW')).toBe('2027-01-06');
-    expect(superDueDate('2026-12-23', 'NSW', true)).toBe('2027-01-25');
+    expect(superDueDate('2026-12-23')).toBe('2027-01-06');
+    expect(superDueDate('2026-12-23', true)).toBe('2027-01-25');
     // Easter 2027: Good Friday 26 Mar and Easter Monday 29 Mar are skipped.
-    expect(superDueDate('2027-03-24', 'NSW')).toBe('2027-04-06');
-    // Labour Day 5 Oct is a holiday in NSW, not in Victoria.
-    expect(superDueDate('2026-09-30', 'NSW')).toBe('2026-10-12');
-    expect(superDueDate('2026-09-30', 'VIC')).toBe('2026-10-09');
+    expect(superDueDate('2027-03-24')).toBe('2027-04-06');
+    // Labour Day 5 Oct is a holiday throughout NSW (and ACT, SA; QLD's King's Birthday): not a business day for a
+    // Victorian employer either, under the law's definition.
+    expect(superDueDate('2026-09-30')).toBe('2026-10-12');
+    expect(superDueDate('2026-09-30')).toBe('2026-10-12');
     // A first pay across Australia Day (Tue 26 Jan 2027).
-    expect(superDueDate('2027-01-04', 'NSW', true)).toBe('2027-02-02');
+    expect(superDueDate('2027-01-04', true)).toBe('2027-02-02');
     // The boundary: 30 June 2026 is the last quarterly pay date (28 days after the quarter), 1 July the first Payday Super one.
-    expect(superDueDate('2026-06-30', 'NSW')).toBe('2026-07-28');
-    expect(superDueDate('2026-06-30', 'NSW', true)).toBe('2026-07-28');
-    expect(superDueDate('2026-07-01', 'NSW')).toBe('2026-07-10');
+    expect(superDueDate('2026-06-30')).toBe('2026-07-28');
+    expect(superDueDate('2026-06-30', true)).toBe('2026-07-28');
+    expect(superDueDate('2026-07-01')).toBe('2026-07-10');
     expect(addBusinessDays('NSW', '2026-07-03', 1)).toBe('2026-07-06');
   });
 });
 
 // ---- obligations from pay runs --------------------------------------------------------------------
 
-interface Desk {
-  client: TestClient;
-  orgId: string;
-  slug: string;
-  agent: string;
-  approver: string;
-}
+const desk = () => superDesk(s);
+const payRun = (d: Desk, periodStart: string, periodEnd: string, payDate: string, slips: Slip[]) => kitPayRun(s, d, periodStart, periodEnd, payDate, slips);
+const paySuper = (d: Desk, amountCents: number, date: string) => kitPaySuper(s, d, amountCents, date);
 
-async function desk(): Promise<Desk> {
-  const org = await freshOrg(s.runtime, 'super');
-  const client = new TestClient(s.app, org.adminKey);
-  return {
-    client,
-    orgId: org.orgId,
-    slug: org.slug,
-    agent: (await client.mint({ tier: 'agent' }, 'agent')).apiKey,
-    approver: (await client.mint({ tier: 'approver' }, 'approver')).apiKey,
-  };
-}
-
-/**
- * A signed pay run as books.payrollSign leaves it (POSTED row, payslips, the journal Dr 477, 478 / Cr 825, 826,
- * 804), recorded directly so these tests do not depend on which PAYG schedules are loaded (payroll.test.ts
- * covers drafting and signing). Gross is 10x the super, PAYG 2x.
- */
-async function payRun(d: Desk, periodStart: string, periodEnd: string, payDate: string, slips: { employee: { id: string; name: string }; superCents: number }[]): Promise<string> {
-  const runId = newId('pay');
-  const sum = (f: (x: { superCents: number }) => number) => slips.reduce((t, x) => t + f(x), 0);
-  const [gross, payg, sup] = [sum((x) => x.superCents * 10), sum((x) => x.superCents * 2), sum((x) => x.superCents)];
-  await s.runtime.db.tx(async (q) => {
-    await q.query(
-      `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, created_by)
-       VALUES ($1, $2, $3, $4, $5, 'DRAFT', $6, $7, $8, $9, $10, 'test')`,
-      [d.orgId, runId, periodStart, periodEnd, payDate, slips.length, gross, payg, sup, gross - payg],
-    );
-    for (const x of slips) {
-      await q.query(
-        `INSERT INTO books_payslips (org_id, payslip_id, run_id, employee_id, employee_name, days_employed, pay_basis, rate_cents, hours_per_week,
-                claims_tax_free_threshold, gross_cents, payg_cents, super_cents, net_cents)
-         VALUES ($1, $2, $3, $4, $5, 14, 'ANNUAL', 7800000, 38, true, $6, $7, $8, $9)`,
-        [d.orgId, newId('psl'), runId, x.employee.id, x.employee.name, x.superCents * 10, x.superCents * 2, x.superCents, x.superCents * 8],
-      );
-    }
-    const journalId = await postJournal(q, d.orgId, {
-      date: payDate,
-      narration: `Pay run ${periodStart}..${periodEnd}`,
-      sourceKind: 'pay_run',
-      sourceId: runId,
-      postedBy: 'test',
-      lines: [
-        { account: '477', amountCents: gross, description: 'Gross wages' },
-        { account: '478', amountCents: sup, description: 'Super guarantee' },
-        { account: '825', amountCents: -payg, description: 'PAYG withheld' },
-        { account: '826', amountCents: -sup, description: 'Super guarantee payable' },
-        { account: '804', amountCents: -(gross - payg), description: 'Net wages payable' },
-      ],
-    });
-    await q.query(`UPDATE books_pay_runs SET status = 'POSTED', journal_id = $3, posted_at = now() WHERE org_id = $1 AND run_id = $2`, [d.orgId, runId, journalId]);
-  });
-  return runId;
-}
-
-/** Super paid to the funds the way it happens: a bank line out, coded to 826. */
-async function paySuper(d: Desk, amountCents: number, date: string): Promise<void> {
-  const lineId = await feedLine(s, d, -amountCents, { date, description: 'SUPER CLEARING HOUSE' });
-  await d.client.ok('books.matchAccept', { lineId, target: { kind: 'account', account: '826' } });
-}
-
-const superAsAt = async (d: Desk, asOf: string) =>
-  (await d.client.ok('books.taxObligations', { asOf, limit: 200 })).obligations.filter((o: any) => o.kind === 'SUPER');
-const brief = (items: any[]) => items.map((o) => [o.key.replace(/pay_\w+/, 'RUN'), o.periodEnd, o.dueDate, o.amountCents, o.status, o.overdue]);
 
 describe('books.taxObligations: super by pay run', () => {
   it('a quarter around Christmas: per-run due dates with holidays skipped, a first pay at 20 days, overdue on the 8th business day, paying clears', async () => {
@@ -153,30 +86,53 @@ describe('books.taxObligations: super by pay run', () => {
     expect(jan6.find(key(r2)).key).toBe(`SUPER ${r2}`);
     const christmas = jan6.find((x: any) => x.key === `SUPER ${r3}`);
     expect(christmas.note).toContain('Payday Super: due 7 business days after payday');
-    expect(christmas.note).toMatch(/skips Christmas Day 2026-12-25, Boxing Day \(substitute day\) 2026-12-28, New Year's Day 2027-01-01 \(NSW\)/);
-    expect(jan6.find(key(r1)).note).toMatch(/20 business days after a new employee's first payday; skips Labour Day 2026-10-05 \(NSW\)/);
+    expect(christmas.note).toContain(
+      "skips Christmas Day 2026-12-25 (all states), Boxing Day (substitute day) 2026-12-28 (ACT, NSW, NT, QLD, VIC, WA), Proclamation Day 2026-12-28 (SA), Boxing Day 2026-12-28 (TAS), New Year's Day 2027-01-01 (all states)",
+    );
+    expect(christmas).toMatchObject({ dueRule: 'PAYDAY', estimated: false, sentCents: 0, receivedCents: 0 });
+    expect(christmas.holidaysSkipped.map((h: any) => h.date)).toEqual(['2026-12-25', '2026-12-28', '2026-12-28', '2026-12-28', '2027-01-01']);
+    expect(jan6.find(key(r1)).note).toMatch(/first contributions for Jane Citizen: .*first contribution: due 20 business days after payday; skips Labour Day 2026-10-05 \(ACT, NSW, SA\), King's Birthday 2026-10-05 \(QLD\)\)/);
 
     // 7 Jan, the 8th business day: overdue.
     const jan7 = await superAsAt(d, '2027-01-07');
     expect(jan7.find((x: any) => x.key === `SUPER ${r3}`)).toMatchObject({ status: 'UNPAID', overdue: true });
     expect(jan7.find((x: any) => x.key === `SUPER ${r3}`).note).toContain('overdue since 2027-01-06');
 
-    // A payment on 8 Jan settles the oldest due first: r2, r1, then Jane's on r3; 5,000 of Sam's first pay.
-    await paySuper(d, 95_000, '2027-01-08');
+    // Sent on 8 Jan, settling the oldest due first: r2, r1, Jane's on r3, $50 of Sam's first pay. Sent is not
+    // received: super counts when the fund receives it, so what was due stays overdue.
+    const line1 = await paySuper(d, 95_000, '2027-01-08');
     const jan8 = await superAsAt(d, '2027-01-08');
     expect(brief(jan8)).toEqual([
-      ['SUPER RUN', '2026-10-14', '2026-10-23', 30_000, 'PAID', false],
-      ['SUPER RUN', '2026-12-23', '2027-01-06', 30_000, 'PAID', false],
-      ['SUPER RUN first pay', '2026-12-23', '2027-01-25', 15_000, 'PART_PAID', false],
+      ['SUPER RUN', '2026-10-14', '2026-10-23', 30_000, 'SENT', true],
+      ['SUPER RUN first pay', '2026-09-30', '2026-10-29', 30_000, 'SENT', true],
+      ['SUPER RUN', '2026-12-23', '2027-01-06', 30_000, 'SENT', true],
+      ['SUPER RUN first pay', '2026-12-23', '2027-01-25', 15_000, 'SENT', false],
     ]);
-    expect(jan8[2].note).toContain('$100.00 unpaid ($50.00 paid)');
-    // As at the day before the payment nothing changed: the books as at a date.
-    expect((await superAsAt(d, '2027-01-07')).filter((x: any) => x.overdue)).toHaveLength(3);
-    // Sam's first-pay super overdue the day after its 20th business day, then paid.
-    expect((await superAsAt(d, '2027-01-25')).find(key(`${r3} first`))).toMatchObject({ overdue: false });
-    expect((await superAsAt(d, '2027-01-26')).find(key(`${r3} first`))).toMatchObject({ status: 'PART_PAID', overdue: true });
-    await paySuper(d, 10_000, '2027-01-27');
-    expect((await superAsAt(d, '2027-01-27')).find(key(`${r3} first`))).toMatchObject({ status: 'PAID', overdue: false });
+    expect(jan8[2]).toMatchObject({ sentCents: 30_000, receivedCents: 0, receivedOn: null, dueRule: 'PAYDAY' });
+    expect(jan8[2].note).toContain('$300.00 sent by 2027-01-08, $0.00 received; overdue since 2027-01-06: no receipt from the funds is recorded for $300.00');
+    expect(jan8[3]).toMatchObject({ sentCents: 5_000, receivedCents: 0, overdue: false, dueRule: 'FIRST_CONTRIBUTION' });
+    expect(jan8[3].note).toContain('it counts when the fund receives it: record the fund’s acknowledgement with books.receiptsRegister');
+    // As at the day before it was sent nothing changed: the books as at a date.
+    expect((await superAsAt(d, '2027-01-07')).filter((x: any) => x.overdue && x.status === 'UNPAID')).toHaveLength(3);
+
+    // The fund acknowledges all of it on 12 Jan: the three already due were received late and stay overdue.
+    s.clock.set('2027-01-31');
+    expect((await ack(d, line1, 95_000, '2027-01-12')).receipt).toMatchObject({ gstCents: 0, flags: [], link: { kind: 'super', id: line1 } });
+    const jan12 = await superAsAt(d, '2027-01-12');
+    expect(brief(jan12)).toEqual([
+      ['SUPER RUN', '2026-10-14', '2026-10-23', 30_000, 'RECEIVED', true],
+      ['SUPER RUN', '2026-12-23', '2027-01-06', 30_000, 'RECEIVED', true],
+      ['SUPER RUN first pay', '2026-12-23', '2027-01-25', 15_000, 'SENT', false],
+    ]);
+    expect(jan12[1].note).toContain('received by the funds 2027-01-12, after its due date 2027-01-06: late');
+    expect(jan12[2]).toMatchObject({ sentCents: 5_000, receivedCents: 5_000 });
+    // Sam's first pay: the rest sent 20 Jan, received 22 Jan, before its due date 25 Jan: not overdue, ever.
+    await ack(d, await paySuper(d, 10_000, '2027-01-20'), 10_000, '2027-01-22');
+    for (const asOf of ['2027-01-22', '2027-01-26', '2027-03-01']) {
+      expect((await superAsAt(d, asOf)).find(key(`${r3} first`))).toMatchObject({ status: 'RECEIVED', overdue: false, receivedOn: '2027-01-22' });
+    }
+    expect((await superAsAt(d, '2027-01-26')).find(key(`${r3} first`)).note).toContain('received by the funds 2027-01-22, on time');
+    s.clock.set('2027-01-06');
 
     // The payroll summary names each run's rule and due dates; the run itself names its rule.
     const summary = await d.client.ok('books.reports', { report: 'payrollSummary', from: '2026-12-01', to: '2026-12-31' });
@@ -192,9 +148,9 @@ describe('books.taxObligations: super by pay run', () => {
     expect(view.superRule).toBe(PAYDAY_RULE);
     expect(view.payslips.map((p) => [p.employee.name, p.superRule])).toEqual([
       ['Jane Citizen', 'Payday Super: due 7 business days after payday'],
-      ['Sam Lee', 'Payday Super, first pay: due 20 business days after payday'],
+      ['Sam Lee', 'Payday Super, first contribution: due 20 business days after payday'],
     ]);
-    expect((await loadRunView(s.runtime.db, d.orgId, r1)).payslips[0].superRule).toBe('Payday Super, first pay: due 20 business days after payday');
+    expect((await loadRunView(s.runtime.db, d.orgId, r1)).payslips[0].superRule).toBe('Payday Super, first contribution: due 20 business days after payday');
     await checkInvariants(s.runtime.db, d.orgId);
   });
 
@@ -221,18 +177,19 @@ describe('books.taxObligations: super by pay run', () => {
     ]);
   });
 
-  it("the org's state decides its holidays: an operator sets it, ledgered, and GET /policy shows it", async () => {
+  it("the org's state: an operator sets it, ledgered, and GET /policy shows it; Payday Super due dates do not depend on it", async () => {
     const d = await desk();
     const jane = await k.hire(d, { startDate: '2026-09-01' });
     await payRun(d, '2026-09-01', '2026-09-14', '2026-09-16', [{ employee: jane, superCents: 10_000 }]);
     await payRun(d, '2026-09-17', '2026-09-30', '2026-09-30', [{ employee: jane, superCents: 10_000 }]);
     expect((await d.client.get('policy')).body.books.state).toBe('NSW');
     const due = async () => (await superAsAt(d, '2026-10-01')).map((x: any) => x.dueDate);
-    expect(await due()).toEqual(['2026-10-12', '2026-10-15']); // the first pay (16 Sep): 20 business days, past Labour Day
+    // The first pay (16 Sep): 20 business days, past AFL Grand Final Friday (VIC), King's Birthday (WA) and Labour Day.
+    expect(await due()).toEqual(['2026-10-12', '2026-10-19']);
     expect(await setBooksState(s.runtime.db, d.slug, 'VIC')).toEqual({ state: 'VIC', previous: 'NSW' });
     expect((await d.client.get('policy')).body.books.state).toBe('VIC');
-    // Victoria: no Labour Day in October, but the AFL Grand Final Friday (25 Sep) is a holiday there.
-    expect(await due()).toEqual(['2026-10-09', '2026-10-15']);
+    // The law's business days are the same wherever the employer is: the state moves no Payday Super due date.
+    expect(await due()).toEqual(['2026-10-12', '2026-10-19']);
     const [event] = await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
       `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.state'`,
       [d.orgId],

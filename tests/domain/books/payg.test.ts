@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { tfnValid } from '../../../protocol/methods/books/payroll.js';
 import { financialYear, maskTfn, periodLabel } from '../../../domain/books/payroll/model.js';
-import { payFrequency, withholdingCents } from '../../../domain/books/payroll/payg.js';
+import { payFrequency, withholding } from '../../../domain/books/payroll/payg.js';
 import { weeklyWithholdingDollars as weeklyOn } from '../../../domain/books/rates/payg-schedule.js';
 import { ATO_2024_25 } from '../../../domain/books/rates/schedules/ato-2024-25.js';
 
 const weeklyWithholdingDollars = (weekly: number, threshold: boolean) => weeklyOn(ATO_2024_25.scales[threshold ? '2' : '1'], weekly);
-import { grossForDays, leaveHundredthsIn, payForHours } from '../../../domain/books/payroll/payslips.js';
+import { leaveHundredthsIn, payForDays, payForHours } from '../../../domain/books/payroll/payslips.js';
 
 /*
  * PAYG withholding (ATO Schedule 1, NAT 1004, 2024-25 coefficients): y = a * x - b on x = weekly whole dollars +
@@ -68,17 +68,18 @@ describe('weekly withholding, scale 1 (no tax-free threshold)', () => {
 });
 
 describe('withholding per pay frequency (Schedule 1, "Working out the weekly earnings")', () => {
-  const w = (gross: number, f: 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY', threshold = true) => withholdingCents(ATO_2024_25, gross, f, threshold);
+  const w = (gross: number, f: 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY', threshold = true) => withholding(ATO_2024_25, gross, f, { tfnProvided: true, residency: 'RESIDENT', claimsTaxFreeThreshold: threshold, medicareLevyVariation: 'NONE' }).cents;
 
   it('a fortnight of $2,000: half is $1,000 -> $143 a week -> $286 a fortnight', () => {
     expect(w(200_000, 'FORTNIGHTLY')).toBe(28_600);
   });
 
-  it('$78,000 a year for 14 days: gross 299178; half 149589 cents -> $1,495 -> $302 -> $604', () => {
-    const gross = grossForDays({ pay_basis: 'ANNUAL', rate_cents: 7_800_000, hours_per_week: 38 }, 14);
-    // 7,800,000 * 14 / 365 = 299,178.08 -> 299,178.
-    expect(gross).toBe(299_178);
-    expect(w(gross, 'FORTNIGHTLY')).toBe(60_400);
+  it('$78,000 a year for a full fortnight: a 26th, gross 300000; half $1,500 -> $304 -> $608', () => {
+    const gross = payForDays({ pay_basis: 'ANNUAL', rate_cents: 7_800_000, hours_per_week: 38 }, 'FORTNIGHTLY', 14, 14);
+    // 7,800,000 / 26 = 300,000: the contract's fortnight (it was 14/365 of the year, 299,178, before that rule).
+    expect(gross).toBe(300_000);
+    // x = 1500.99: 0.32 * 1500.99 - 176.5769 = 303.74 -> $304 a week -> $608.
+    expect(w(gross, 'FORTNIGHTLY')).toBe(60_800);
   });
 
   it('a month of $5,000: * 3 / 13 = $1,153.84 -> $1,153 -> $192 a week -> 192 * 13 / 3 = 832 -> $832', () => {
@@ -113,11 +114,11 @@ describe('withholding per pay frequency (Schedule 1, "Working out the weekly ear
 });
 
 describe('pay for hours and leave spread over a period', () => {
-  it('an hourly wage pays its rate per hour; a salary its week over its hours', () => {
+  it('an hourly wage pays its rate per hour; a salary its year / 52 over its hours a week', () => {
     // 8 hours at $45: $360.
     expect(payForHours({ pay_basis: 'HOURLY', rate_cents: 4_500, hours_per_week: 20 }, 800)).toBe(36_000);
-    // $78,000 * 7 / 365 / 38 per hour * 15.2 h = 7,800,000 * 7 * 1520 / (365 * 38 * 100) = 59,835.6 -> 59,836.
-    expect(payForHours({ pay_basis: 'ANNUAL', rate_cents: 7_800_000, hours_per_week: 38 }, 1_520)).toBe(59_836);
+    // A salary's hour is a year / 52 / hours a week: 7,800,000 * 1520 / (52 * 38 * 100) = 60,000 (15.2 h of 38 h is 0.4 of a week).
+    expect(payForHours({ pay_basis: 'ANNUAL', rate_cents: 7_800_000, hours_per_week: 38 }, 1_520)).toBe(60_000);
   });
 
   it('leave spanning the edge of a period counts pro rata by days', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Queryable } from '../../../db/types.js';
-import type { HandlerCtx } from '../../../domain/handler.js';
+import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { settleClaim } from '../../../domain/books/expenses/index.js';
 import { recordStpResponse, settlePayRun } from '../../../domain/books/payroll/index.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';

@@ -130,17 +130,17 @@ describe('STP events', () => {
     await k.draft(d, { periodStart: '2026-07-29', periodEnd: '2026-08-11', payDate: '2026-08-12' }); // a DRAFT: not counted
     await k.ato(d, july.stp.id, 'ACCEPTED');
     const { result, event } = await mutate(d.client, 'books.stpResubmit', { eventId: july.stp.id }, 'books.stp.resubmit');
-    // Jane, two fortnights of $78,000: 2 * 299178 gross, 2 * 60400 PAYG, 2 * 35901 super.
-    // Bob, $30 * 38 h: 7 days (8-14 Jul) 114000 gross in a fortnightly run, so withheld as a fortnightly pay: half
-    // is $570 -> 0.26 * 570.99 - 107.8462 = 40.61 -> $41 -> $82 PAYG, 13680 super; then 14 days 228000 gross,
-    // 37600 PAYG, 27360 super.
+    // Jane, two full fortnights of $78,000: 2 * 300000 gross (a 26th each: the contract's fortnight), 2 * 59800 PAYG
+    // (2026-27 Schedule 1, scale 2), 2 * 36000 super.
+    // Bob, $30 * 38 h: 7 of the fortnight's 14 days (8-14 Jul) 114000 gross, withheld as a fortnightly pay (2026-27
+    // scale 2 on $570 a week), 13680 super; then a full fortnight 228000 gross, 27360 super: PAYG 43600 in all.
     expect(result.stpEvent).toMatchObject({
       kind: 'UPDATE', status: 'QUEUED', attempt: 1, follows: july.stp.id, runId: july.id, payDate: '2026-07-15', financialYear: '2026-27',
       employees: [
-        { employeeId: jane.id, name: 'Jane Citizen', grossCents: 598_356, paygCents: 120_800, superCents: 71_802 },
-        { employeeId: bob.id, name: 'Bob Hart', grossCents: 342_000, paygCents: 45_800, superCents: 41_040 },
+        { employeeId: jane.id, name: 'Jane Citizen', grossCents: 600_000, paygCents: 119_600, superCents: 72_000 },
+        { employeeId: bob.id, name: 'Bob Hart', grossCents: 342_000, paygCents: 43_600, superCents: 41_040 },
       ],
-      grossCents: 940_356, paygCents: 166_600, superCents: 112_842,
+      grossCents: 942_000, paygCents: 163_200, superCents: 113_040,
     });
     expect(event.payload).toMatchObject({ stpId: july.stp.id, action: 'update', updateId: result.stpEvent.id, financialYear: '2026-27', employees: 2 });
     const key = idem('stp');

@@ -63,8 +63,9 @@ describe('books.onboardingAdvance', () => {
     expect(JSON.stringify(tfn.result)).not.toContain('123456782');
     const [stored] = await s.runtime.db.query<{ tfn: string; bank_account: string }>('SELECT tfn, bank_account FROM books_employees WHERE employee_id = $1', [tfn.result.employee.id]);
     expect(stored).toEqual({ tfn: '123456782', bank_account: '10987654' });
-    // Replays (even with other details) change nothing.
-    const again = await mutate(d.client, 'books.onboardingAdvance', { id: onboarding.id, step: 'tfn', data: { tfn: '000000000', claimsTaxFreeThreshold: false } }, 'books.onboarding.advance');
+    // A replay (the same declaration, spaced differently) changes nothing; other details are a new declaration
+    // (payg-declaration.test.ts) or a new fund (payday-super-law.test.ts).
+    const again = await mutate(d.client, 'books.onboardingAdvance', { id: onboarding.id, step: 'tfn', data: { ...TFN, tfn: '123-456-782' } }, 'books.onboarding.advance');
     expect(again.result).toMatchObject({ changed: false, employee: { claimsTaxFreeThreshold: true } });
     expect(again.event.payload.noop).toBe(true);
   });
@@ -100,7 +101,7 @@ describe('books.onboardingAdvance', () => {
     const { onboarding } = await s.client.ok('books.onboardingStart', { person: 'Val', role: 'Clerk', startDate: '2026-11-09', rate: RATE });
     const id = onboarding.id;
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456789', claimsTaxFreeThreshold: true } }, 'BAD_REQUEST', /^data\.tfn: .*check digit/);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', 'data.claimsTaxFreeThreshold: required');
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', 'data.claimsTaxFreeThreshold: required with a TFN: true or false, as the TFN declaration says');
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'super', data: { ...SUPER, usi: '!' } }, 'BAD_REQUEST', /^data\.usi: /);
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: { ...BANK, bsb: '12' } }, 'BAD_REQUEST', /^data\.bsb: /);
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: TFN }, 'BAD_REQUEST', /^data\./);
@@ -123,17 +124,19 @@ describe('books.payrollDraft', () => {
     await k.hire(d, { person: 'Later Lou', startDate: '2026-12-01' });
     const { result, event } = await mutate(d.client, 'books.payrollDraft', NOV1, 'books.payroll.draft');
     const run = result.payRun;
-    // Jane, 14 days on $78,000: gross 299178, PAYG 60400, super 35901 (see payg.test.ts).
-    // Sam, 5-14 Nov = 10 days at $45 * 20 h: gross 128571, withheld as a fortnightly pay (the run's frequency, not his
-    // 10 days): half is $642.855 -> $642, scale 1 0.3227 * 642.99 - 68.2367 = 139.26 -> $139 -> $278 a fortnight;
-    // super 128571 * 12% = 15428.52 -> 15429.
+    // Jane, a full fortnight of $78,000: a 26th, gross 300000 (the contract's pay; it was 14/365 of a year, 299178,
+    // before the rule changed: docs/decisions.md "A salary pays what the contract says"); super 36000.
+    // Sam, 5-14 Nov = 10 of the fortnight's 14 days of $45 * 20 h * 2 = $1,800: gross 128571, withheld as a fortnightly
+    // pay (the run's frequency, not his 10 days); super 128571 * 12% = 15428.52 -> 15429.
+    // PAYG under the 2026-27 Schedule 1 (2026-27 scale 2 on $1,500 a week, scale 1 on $642 a week).
     expect(run.payslips.map((p: any) => [p.employee.id, p.daysEmployed, p.taxScale, p.grossCents, p.paygCents, p.superCents, p.netCents])).toEqual([
-      [jane.id, 14, 'TAX_FREE_THRESHOLD', 299_178, 60_400, 35_901, 238_778],
-      [sam.id, 10, 'NO_TAX_FREE_THRESHOLD', 128_571, 27_800, 15_429, 100_771],
+      [jane.id, 14, 'TAX_FREE_THRESHOLD', 300_000, 59_800, 36_000, 240_200],
+      [sam.id, 10, 'NO_TAX_FREE_THRESHOLD', 128_571, 26_600, 15_429, 101_971],
     ]);
-    expect(run).toMatchObject({ status: 'DRAFT', staffCount: 2, grossCents: 427_749, paygCents: 88_200, superCents: 51_330, netCents: 339_549, paidCents: 0, unpaidCents: 0, stp: null, journalId: null });
+    expect(run.payslips.map((p: any) => [p.earnings.rule, p.earnings.reasons])).toEqual([['FULL_PERIOD', []], ['PART_PERIOD', ['STARTED_IN_PERIOD']]]);
+    expect(run).toMatchObject({ status: 'DRAFT', staffCount: 2, grossCents: 428_571, paygCents: 86_400, superCents: 51_429, netCents: 342_171, paidCents: 0, unpaidCents: 0, stp: null, journalId: null });
     expect(result.journalId).toBeNull();
-    expect(event.payload).toMatchObject({ runId: run.id, staffCount: 2, grossCents: 427_749, netCents: 339_549 });
+    expect(event.payload).toMatchObject({ runId: run.id, staffCount: 2, grossCents: 428_571, netCents: 342_171 });
     expect(await k.journalCount(d)).toBe(0);
     const again = await mutate(d.client, 'books.payrollDraft', NOV1, 'books.payroll.draft');
     expect(again.result).toMatchObject({ changed: false, payRun: { id: run.id } });
@@ -146,9 +149,9 @@ describe('books.payrollDraft', () => {
     const leave = (await d.client.ok('books.leaveRequest', { employeeId: sam.id, kind: 'UNPAID', startDate: '2026-11-20', endDate: '2026-11-20', hours: 8 })).leave;
     await d.client.ok('books.leaveApprove', { id: leave.id, decision: 'approve' });
     const run = await k.draft(d, NOV2);
-    // 14 days: 4500 * 20 * 14 / 7 = 180000, less 8 h * $45 = 36000 -> 144000; weekly $720 on scale 1:
-    // 0.3227 * 720.99 - 68.2367 = 164.43 -> $164 -> $328 a fortnight; super 17280; net 111200.
-    expect(run.payslips.find((p: any) => p.employee.id === sam.id)).toMatchObject({ unpaidLeaveHours: 8, unpaidLeaveCents: 36_000, grossCents: 144_000, paygCents: 32_800, superCents: 17_280, netCents: 111_200 });
+    // A full fortnight: 4500 * 20 * 2 = 180000, less 8 h * $45 = 36000 -> 144000; weekly $720 on the 2026-27 scale 1
+    // -> $316 a fortnight; super 17280; net 112400.
+    expect(run.payslips.find((p: any) => p.employee.id === sam.id)).toMatchObject({ unpaidLeaveHours: 8, unpaidLeaveCents: 36_000, grossCents: 144_000, paygCents: 31_600, superCents: 17_280, netCents: 112_400 });
   });
 
   it('refuses bad periods, overlapping runs and an org without active staff', async () => {
@@ -169,22 +172,22 @@ describe('books.payrollSign', () => {
     const { d } = await k.staffed();
     const run = await k.draft(d);
     const hold = await expectHold(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll_sign', { key: d.agent, idem: idem() });
-    expect(hold.approval.subject.summary).toBe('Pay run 1–14 Nov 2026: 2 staff, gross $4,277.49, net $3,395.49, paid 2026-11-15');
+    expect(hold.approval.subject.summary).toBe('Pay run 1–14 Nov 2026: 2 staff, gross $4,285.71, net $3,421.71, paid 2026-11-15; PAYG $864.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 1: tax-free threshold not claimed (1 staff); scale 2: tax-free threshold claimed (1 staff)');
     expect(await k.journalCount(d)).toBe(0);
     expect((await d.client.ok('books.payrollDraft', NOV1)).payRun.status).toBe('DRAFT');
 
     const approvalId = await k.approve(d, hold);
     const { result, event } = await mutate(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'books.payroll.sign', { key: d.agent, idem: idem() });
-    expect(result).toMatchObject({ changed: true, approvalId, payRun: { status: 'POSTED', unpaidCents: 339_549, approvalId, journalId: result.journalId } });
+    expect(result).toMatchObject({ changed: true, approvalId, payRun: { status: 'POSTED', unpaidCents: 342_171, approvalId, journalId: result.journalId } });
     expect(await k.lines(result.journalId)).toEqual([
-      line('477', 427_749),
-      line('478', 51_330),
-      line('825', -88_200),
-      line('826', -51_330),
-      line('804', -339_549),
+      line('477', 428_571),
+      line('478', 51_429),
+      line('825', -86_400),
+      line('826', -51_429),
+      line('804', -342_171),
     ]);
     expect(await k.journalHead(result.journalId)).toMatchObject({ date: '2026-11-15', source_kind: 'pay_run', source_id: run.id });
-    expect(result.payRun.stp).toMatchObject({ kind: 'PAY', status: 'QUEUED', attempt: 1, payDate: '2026-11-15', financialYear: '2026-27', grossCents: 427_749, paygCents: 88_200, superCents: 51_330 });
+    expect(result.payRun.stp).toMatchObject({ kind: 'PAY', status: 'QUEUED', attempt: 1, payDate: '2026-11-15', financialYear: '2026-27', grossCents: 428_571, paygCents: 86_400, superCents: 51_429 });
     expect(result.payRun.stp.employees).toHaveLength(2);
     expect(event.payload).toMatchObject({ runId: run.id, journalId: result.journalId, approvalId, stpId: result.payRun.stp.id });
     await k.invariants(d);
@@ -277,13 +280,13 @@ describe('settlePayRun (bank matching pays net wages)', () => {
     expect(await k.lines(part.journalId)).toEqual([line('804', 300_000), line('090', -300_000)]);
     expect(part.label).toContain(run.id);
     await k.invariants(d);
-    await expect(k.payWages(d, run.id, 39_550)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^amountCents: / });
+    await expect(k.payWages(d, run.id, 42_172)).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^amountCents: / });
     await expect(k.payWages(d, run.id, 100, '2026-11-13')).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^date: / });
-    await k.payWages(d, run.id, 39_549);
+    await k.payWages(d, run.id, 42_171);
     const [row] = await s.runtime.db.query<{ paid_cents: number; status: string }>('SELECT paid_cents, status FROM books_pay_runs WHERE run_id = $1', [run.id]);
-    expect(row).toEqual({ paid_cents: 339_549, status: 'POSTED' });
+    expect(row).toEqual({ paid_cents: 342_171, status: 'POSTED' });
     const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>('SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n', [run.id]);
-    expect(payments).toEqual([{ doc_kind: 'pay_run', amount_cents: 300_000 }, { doc_kind: 'pay_run', amount_cents: 39_549 }]);
+    expect(payments).toEqual([{ doc_kind: 'pay_run', amount_cents: 300_000 }, { doc_kind: 'pay_run', amount_cents: 42_171 }]);
     await expect(k.payWages(d, run.id, 1)).rejects.toMatchObject({ code: 'CONFLICT' });
     const later = await k.draft(d, NOV2);
     await expect(k.payWages(d, later.id, 1, '2026-11-29')).rejects.toMatchObject({ code: 'CONFLICT', message: /DRAFT/ });

@@ -54,6 +54,8 @@ describe('books.invoiceSend', () => {
     expect(result.invoice).toMatchObject({ status: 'AUTHORISED', issueDate: '2026-11-02', dueDate: '2026-11-16', amountDueCents: 110000 });
     expect(result.invoice.number).toMatch(/^INV-\d{4}$/);
     expect(result.message).toContain(result.invoice.number);
+    // AUTHORISED and posted, but nothing emails it: never "Sent invoice".
+    expect(result.message).toMatch(/authorised and posted as sent: .*; not emailed: this server sends no invoices/);
     expect(event.payload.journalId).toBe(result.journalId);
     expect(await journal(result.journalId)).toEqual([
       { account_code: '610', amount_cents: 110000, tax_code: null, tax_cents: 0 },
@@ -233,6 +235,9 @@ describe('books.invoiceChaseStep', () => {
     const approvalId = await approveHold(s, hold);
     const { result } = await mutate(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2, approvalId }, 'books.invoice.chase', { key: s.agent.apiKey, idem: idem() });
     expect(result).toMatchObject({ approvalId, changed: true, reminder: { tone: 'firm' } });
+    // Nothing mails the customer: the message says what was recorded and that nothing was sent.
+    expect(result.message).toMatch(/^Chase step 2 \(firm\) recorded on .*, signed off under approval apr_\w+; not sent: this server sends no reminders/);
+    expect(result.message).not.toMatch(/send the reminder/);
     // Step 3 with the step-2 proof: another payload -> CONFLICT.
     await refused(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 3, approvalId }, 'CONFLICT', /payloadHash/, { key: s.agent.apiKey, idem: idem() });
   });

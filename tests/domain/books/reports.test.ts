@@ -191,9 +191,10 @@ describe('books.reports, recomputed from the journals', () => {
     expect(bas.labels).toEqual(expected);
     expect(bas.netAmountCents).toBe(expected['1A'] + expected.W2 - expected['1B']);
     // By hand: sales 110000 + 55000 - 11000 + 220000; GST 10000 + 5000 - 1000 + 20000; purchases 33000 and the
-    // 330000 laptop (GST 3000 + 30000); a month of $78,000 a year = 78000 * 31 / 365 = $6,624.66. The bank fee was
-    // a manual journal, and manual journals are not on the BAS.
-    expect(bas.labels).toMatchObject({ G1: 374_000, '1A': 34_000, G10: 330_000, G11: 33_000, '1B': 33_000, W1: 662_466 });
+    // 330000 laptop (GST 3000 + 30000); a full month of $78,000 a year = a twelfth, $6,500.00 (the contract's
+    // month; it was 31/365 of the year, $6,624.66, before that rule). The bank fee was a manual journal, and manual
+    // journals are not on the BAS.
+    expect(bas.labels).toMatchObject({ G1: 374_000, '1A': 34_000, G10: 330_000, G11: 33_000, '1B': 33_000, W1: 650_000 });
     expect(bas.lodgement).toBeNull();
     // Prepared and held: the summary says HELD, never lodged.
     const prepared = await client.ok('books.taxPrepare', { periodStart: '2026-07-01', periodEnd: '2026-09-30' });

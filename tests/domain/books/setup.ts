@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ErrorCode } from '../../../protocol/errors.js';
-import type { Clock } from '../../../domain/deps.js';
+import type { Clock } from '../../../domain/core/deps.js';
 import type { Queryable } from '../../../db/types.js';
 import { HoldResult } from '../../../protocol/frames.js';
 import { TestClient, testServer, type TestServer } from '../../helpers/harness.js';
@@ -32,9 +32,9 @@ export interface BooksServer extends TestServer {
   agent: { apiKey: string; principal: { id: string } };
 }
 
-export async function booksServer(date?: string): Promise<BooksServer> {
+export async function booksServer(date?: string, opts: { databaseUrl?: string } = {}): Promise<BooksServer> {
   const clock = new TestClock(date);
-  const s = await testServer({ clock });
+  const s = await testServer({ clock, ...opts });
   const approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
   const agent = await s.client.mint({ tier: 'agent' }, 'books agent');
   return { ...s, clock, approver, agent };

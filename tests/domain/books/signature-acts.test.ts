@@ -156,7 +156,7 @@ describe.each(ACTS)('signature act $method', (act) => {
     const humanHold = await o.client.ok(act.method, other, { idem: idem() });
     expect(humanHold.status).toBe('approval_required');
     const own = await o.client.ok('approval.request', { actionClass: humanHold.approval.actionClass, payloadHash: humanHold.approval.payloadHash, subject: humanHold.approval.subject });
-    await refused(o.client, 'approval.resolve', { approvalId: own.approvalId, decision: 'approve' }, 'FORBIDDEN_SCOPE', /another human must decide/);
+    await refused(o.client, 'approval.resolve', { approvalId: own.approvalId, decision: 'approve' }, 'CONFLICT', /another human must decide/);
     // Still pending: the retry is refused and changes nothing.
     await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /pending/, { key: o.agent, idem: idem() });
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve', note: 'checked' }, { key: o.approver });

@@ -45,7 +45,7 @@ describe('books.taxSignLodge', () => {
     const { result, event } = await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'books.tax.lodge', { key: o.agent.apiKey, idem: idem() });
     expect(result).toMatchObject({ changed: true, approvalId, lodgement: { status: 'LODGED', approvalId, journalId: result.journalId } });
     expect(result.lodgement.lodgedAt).toBeTruthy();
-    expect(result.message).toMatch(/^Lodged BAS 1 Jul–30 Sep 2026 .* locked through 2026-09-30/);
+    expect(result.message).toMatch(/^Lodged BAS 1 Jul–30 Sep 2026 .* in the books under approval apr_\w+ \(not submitted to the ATO: this server has no ATO channel, so lodge these figures there\).* locked through 2026-09-30/);
     expect(event.payload).toMatchObject({ lodgementId: l.id, journalId: result.journalId, approvalId, netCents: Q3_NET, lockDate: '2026-09-30' });
     // Dr 820 by 1A - 1B = 14000 - 25000 (a credit), Dr 825 by W2 100000 / Cr 830 by the net 89000.
     expect(await k.lines(o, result.journalId)).toEqual([

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import type { Clock } from '../../../domain/deps.js';
+import type { Clock } from '../../../domain/core/deps.js';
 import type { LivekitConfig } from '../../../domain/calling/config.js';
 import { mutate, ok, person, refused, rpc, type Person } from '../escalation/setup.js';
 

@@ -207,7 +207,7 @@ describe('charter.editColleagueField', () => {
 
     // An org whose only human edits their own authority: no one else may decide it.
     const lone = await other.rpc('charter.editColleagueField', { principalId: (await other.get('org/whoami')).body.principal.id, field: 'roles', value: ['ceo'] });
-    expect(lone.body.error?.code, lone.raw).toBe('FORBIDDEN_SCOPE');
+    expect(lone.body.error?.code, lone.raw).toBe('GOVERNANCE_NOT_READY');
     expect(lone.body.error.message).toMatch(/holds for a human other than usr_\w+ \(one’s own authority is decided by another human\)/);
   });
 });

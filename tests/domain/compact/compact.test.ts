@@ -47,7 +47,7 @@ describe('compact.upsert: terms', () => {
     const approval = await held(s, 'compact.upsert', params, bot.key);
     expect(approval).toMatchObject({ actionClass: 'compact.upsert', deciders: [cfo.id], subject: { kind: 'compact.signature', subjectId: bot.id } });
     const filed = await ok(s, 'approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, bot.key);
-    expect((await rpc(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).body.error.code).toBe('FORBIDDEN_SCOPE');
+    expect((await rpc(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).body.error.code).toBe('CONFLICT');
     await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, cfo.key);
     const done = await appended(s, async () => expect((await ok(s, 'compact.upsert', { ...params, approvalId: filed.approvalId }, bot.key)).compact.version).toBe(3));
     expect(done[0].payload).toMatchObject({ approvalId: filed.approvalId, version: 3 });
@@ -95,8 +95,8 @@ describe('compact.upsert: acknowledgement (the agent’s own side)', () => {
     expect(events.map((e) => [e.kind, e.payload.mode, e.payload.acknowledgedVersion])).toEqual([['compact.terms.upsert', 'acknowledge', current.version]]);
     expect((await ok(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, bot.key)).changed).toBe(false);
     await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version - 1 }, bot.key, 'CONFLICT', new RegExp(`is at version ${current.version}, not ${current.version - 1}`));
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, agent.key, 'FORBIDDEN_SCOPE', `only ${bot.id} acknowledges its own compact (its side of it); ${agent.id} may not`);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, ceo.key, 'FORBIDDEN_SCOPE');
+    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, agent.key, 'CONFLICT', `only ${bot.id} acknowledges its own compact (its side of it), with its own key; ${agent.id} may not, and nothing changed`);
+    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, ceo.key, 'CONFLICT');
     await refusedQuietly(s, 'compact.upsert', { scope: 'org', acknowledgeVersion: 1 }, bot.key, 'BAD_REQUEST', /^acknowledgeVersion: only an agent acknowledges its own compact/);
     await refusedQuietly(s, 'compact.upsert', { scope: agent.id, acknowledgeVersion: 1 }, agent.key, 'NOT_FOUND', `compact of ${agent.id} not found`);
     await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: 1, sponsorId: o.cfo.id }, bot.key, 'BAD_REQUEST', /^sponsorId: not with acknowledgeVersion/);

@@ -28,7 +28,14 @@ describe('decision over MCP', () => {
       expect(signed).toMatchObject({ changed: true, signature: { signer: o.cfo.id, relayedBy: o.agent.id } });
 
       // Its own proposal: refused; another agent's adoption holds for the CEO.
-      expect(toolError(await proposer.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1 } })).code).toBe('FORBIDDEN_SCOPE');
+      // No scope is missing: a human's decision is (GOVERNANCE_NOT_READY), and the text says who makes it.
+      const own = toolError(await proposer.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1 } }));
+      expect(own.code).toBe('GOVERNANCE_NOT_READY');
+      expect(own.message).toMatch(/an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it/);
+      // With an approvalId in its params the rule still speaks, not the approval's state.
+      const ownWithProof = toolError(await proposer.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1, approvalId: relay.approvalId } }));
+      expect(ownWithProof.code).toBe('GOVERNANCE_NOT_READY');
+      expect(ownWithProof.message).toMatch(/an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it/);
       const hold = structured(await adopter.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1 } }));
       expect(hold).toMatchObject({ status: 'approval_required', approval: { deciders: [o.ceo.id] } });
       await ok(o.s, 'approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, o.ceo.key);

@@ -65,13 +65,13 @@ describe('decision.propose', () => {
     expect(await message({ decisionId: mine.id, links: [{ rel: 'refines', target: mine.id }] })).toBe('links[0].target: a decision does not link to itself');
     for (const id of [foreign.id, 'dec_unknown1']) expect((await err(s, 'decision.propose', { decisionId: id, title: 'x' }, staff.key)).code).toBe('NOT_FOUND');
     const notDriver = await err(s, 'decision.propose', { decisionId: mine.id, title: 'Mine now' }, cfo.key);
-    expect(notDriver.code).toBe('FORBIDDEN_SCOPE');
+    expect(notDriver.code).toBe('CONFLICT');
     expect(notDriver.message).toContain(`is driven by ${staff.id}`);
     const shut = await err(s, 'decision.propose', { decisionId: closed.id, title: 'Again' }, staff.key);
     expect(shut.code).toBe('CONFLICT');
     expect(shut.message).toMatch(/is withdrawn: closed is final; propose a new decision instead/);
     expect((await err(s, 'decision.propose', { title: 't', area: 'a', decision: 'd' }, reader.key)).code).toBe('FORBIDDEN_SCOPE');
-    expect((await err(s, 'decision.propose', { decisionId: mine.id, title: 'x' }, ceo.key)).code).toBe('FORBIDDEN_SCOPE');
+    expect((await err(s, 'decision.propose', { decisionId: mine.id, title: 'x' }, ceo.key)).code).toBe('CONFLICT');
     expect(await head(s.client)).toBe(seq);
   });
 });
@@ -136,7 +136,7 @@ describe('decision.requestAdjustment', () => {
     const before = await head(s.client);
     for (const who of [staff, agent]) {
       const e = await err(s, 'decision.requestAdjustment', { decisionId: d.id, version: 1, body: 'x' }, who.key);
-      expect(e.code).toBe('FORBIDDEN_SCOPE');
+      expect(e.code).toBe('CONFLICT');
       expect(e.message).toContain(`only a signatory (agree: ${cfo.id}) or a decider (decidedBy ${ceo.id})`);
     }
     // An admin decides anything (override), so it may block too.

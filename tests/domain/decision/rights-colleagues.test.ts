@@ -55,7 +55,7 @@ describe('charter roles and agent autonomy in the rights', () => {
 
     const own = await proposal(s, agent2.key, 'ops');
     const e = await err(s, 'decision.adopt', { decisionId: own.id, version: 1 }, agent2.key);
-    expect(e.code).toBe('FORBIDDEN_SCOPE');
+    expect(e.code).toBe('GOVERNANCE_NOT_READY');
     expect(e.message).toMatch(/never adopts its own proposal/);
     // agent2 holds role finance, but a role does not make an agent a decider, delegated or not.
     const eu = await proposal(s, staff.key, 'ops.eu');
@@ -78,7 +78,7 @@ describe('charter roles and agent autonomy in the rights', () => {
     // With no human to approve, a supervised agent is refused, naming the right.
     await setRights(s, [{ area: 'desk', decidedBy: 'owner' }]);
     const refused = await err(s, 'decision.reverse', { decisionId: d.id, reason: 'Done with it.' }, agent.key);
-    expect(refused.code).toBe('FORBIDDEN_SCOPE');
+    expect(refused.code).toBe('GOVERNANCE_NOT_READY');
     expect(refused.message).toMatch(/the right "desk" \(decidedBy owner\).*a supervised agent holds on every governing act/);
   });
 });

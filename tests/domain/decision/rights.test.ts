@@ -118,10 +118,10 @@ describe('enforcement on decision acts', () => {
     const legal = await proposal(s, agent.key, 'legal');
     const seq = await head(s.client);
     const named = await err(s, 'decision.adopt', { decisionId: infra.id, version: 1 }, agent2.key);
-    expect(named.code).toBe('FORBIDDEN_SCOPE');
+    expect(named.code).toBe('GOVERNANCE_NOT_READY');
     expect(named.message).toContain(`the right "infra" (decidedBy ${agent2.id})`);
     const role = await err(s, 'decision.adopt', { decisionId: legal.id, version: 1 }, staff.key);
-    expect(role.code).toBe('FORBIDDEN_SCOPE');
+    expect(role.code).toBe('GOVERNANCE_NOT_READY');
     expect(role.message).toContain('the right "legal" (decidedBy role:counsel)');
     expect(await head(s.client)).toBe(seq);
 
@@ -144,7 +144,7 @@ describe('enforcement on decision acts', () => {
     const theirs = await proposal(s, staff.key, 'team');
     expect((await record(s, theirs.id)).requirements.decider).toEqual({ decidedBy: 'owner', escalateTo: null, humans: [staff.id] });
     const e = await err(s, 'decision.adopt', { decisionId: theirs.id, version: 1 }, ceo.key);
-    expect(e.code).toBe('FORBIDDEN_SCOPE');
+    expect(e.code).toBe('GOVERNANCE_NOT_READY');
     expect(e.message).toContain('no other active human who may decide approvals (role admin or approver) does');
   });
 

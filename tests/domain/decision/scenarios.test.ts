@@ -45,7 +45,7 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
 
     const filed = await file(s, approval, agent2.key);
     const byCfo = await err(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, cfo.key);
-    expect(byCfo.code).toBe('FORBIDDEN_SCOPE');
+    expect(byCfo.code).toBe('CONFLICT');
     expect(byCfo.message).toContain(ceo.id);
     await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key);
 
@@ -60,7 +60,7 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
     expect(again.message).toMatch(/already used/);
     // The proposing agent itself never adopts its own proposal.
     const other = await proposal(s, agent.key, 'pricing');
-    expect((await err(s, 'decision.adopt', { decisionId: other.id, version: 1 }, agent.key)).code).toBe('FORBIDDEN_SCOPE');
+    expect((await err(s, 'decision.adopt', { decisionId: other.id, version: 1 }, agent.key)).code).toBe('GOVERNANCE_NOT_READY');
   });
 });
 

@@ -50,7 +50,7 @@ describe('decision.sign', () => {
     expect(approval).toMatchObject({ actionClass: 'decision.sign', deciders: [cfo.id], subject: { subjectId: d.id } });
     expect(approval.subject.summary).toContain(`(version 1, content ${d.contentHash.slice(0, 12)})`);
     const filed = await file(s, approval, agent.key);
-    expect((await err(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).code).toBe('FORBIDDEN_SCOPE');
+    expect((await err(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).code).toBe('CONFLICT');
     await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, cfo.key);
     const signed = await ok(s, 'decision.sign', { ...params, approvalId: filed.approvalId }, agent.key);
     expect(signed).toMatchObject({ changed: true, counts: true, signature: { signer: cfo.id, signerKind: 'human', relayedBy: agent.id, approvalId: filed.approvalId } });
@@ -146,7 +146,7 @@ describe('decision.supersede', () => {
     await ok(s, 'decision.sign', { decisionId: n.id, version: 1 }, agent.key);
     // The CEO decides ops but not legal (the CFO does): a hold, yet no single human decides both.
     const refused = await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, ceo.key);
-    expect(refused.code).toBe('FORBIDDEN_SCOPE');
+    expect(refused.code).toBe('GOVERNANCE_NOT_READY');
     expect(refused.message).toContain(`the right "legal" (decidedBy ${cfo.id})`);
     await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }, { area: 'ops', decidedBy: ceo.id, agree: ['agents'] }, { area: 'legal', decidedBy: 'humans' }]);
     const approval = await held(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, o.agent2.key);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { candidatesFor, candidatesOf, scorePair, SCORES, type PartyFacts } from '../../../domain/directory/dedupe.js';
-import { newId } from '../../../domain/ids.js';
+import { newId } from '../../../domain/core/ids.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 import { ok, org, person } from './kit.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { touchAwareness } from '../../../domain/directory/index.js';
-import { registerPartyRoles } from '../../../domain/directory/roles.js';
-import { newId } from '../../../domain/ids.js';
+import { newId } from '../../../domain/core/ids.js';
+import type { Family } from '../../../domain/core/family.js';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
 import { head, otherOrg } from '../../helpers/calls.js';
 import { err, keyWith, markMerged, ok, org, person } from './kit.js';
@@ -13,8 +13,20 @@ let other: TestClient;
 let me: string;
 let colleague: { id: string; key: string };
 let orgReadOnly: string;
+/** A family of the test's own reporting one role, for the party it names once the test has made it. */
+let payeeId = '';
+const testfam: Family = {
+  name: 'testfam',
+  contributes: {
+    partyRoles: {
+      roles: ['testfam.payee'],
+      read: async (_q, _org, partyIds) => partyIds.filter((id) => id === payeeId).map((id) => ({ partyId: id, role: 'testfam.payee', refId: 'tst_1' })),
+      holders: async () => [payeeId],
+    },
+  },
+};
 beforeAll(async () => {
-  s = await testServer();
+  s = await testServer({ extraFamilies: [testfam] });
   other = await otherOrg(s);
   me = (await s.client.get('org/whoami')).body.principal.id;
   const minted = await s.client.mint({ tier: 'member' }, 'colleague');
@@ -162,12 +174,7 @@ describe('directory.listPeople', () => {
 
   it('roles from a registered family source; unknown role, foreign org, bad input, missing scope', async () => {
     const payee = await person(s.client, { given: 'Role', family: 'Holder' });
-    registerPartyRoles({
-      family: 'testfam',
-      roles: ['testfam.payee'],
-      read: async (_q, _org, partyIds) => partyIds.filter((id) => id === payee.id).map((id) => ({ partyId: id, role: 'testfam.payee', refId: 'tst_1' })),
-      holders: async () => [payee.id],
-    });
+    payeeId = payee.id;
     expect(ids((await call('directory.listPeople', { role: 'testfam.payee' })).people)).toEqual([payee.id]);
     expect((await call('directory.getPerson', { personId: payee.id })).person.roles).toEqual([{ family: 'testfam', role: 'testfam.payee', refId: 'tst_1' }]);
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Elsewhere' })).org;

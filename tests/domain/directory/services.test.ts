@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  declarePartyRefs,
-  partyRefs,
   requireWritableParty,
   resolveChannel,
   resolveParty,
   touchAwareness,
 } from '../../../domain/directory/index.js';
 import { partySearch } from '../../../domain/directory/search.js';
+import { partyRefs } from '../../../domain/directory/refs.js';
+import { FamilySet, type Family } from '../../../domain/core/family.js';
+import { DEPLOYED } from '../../../domain/deployed.js';
 import { ApiError } from '../../../protocol/errors.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 import { head } from '../../helpers/calls.js';
@@ -92,12 +93,16 @@ describe('touchAwareness', () => {
 });
 
 describe('partyRefs', () => {
+  // A family's columns are its descriptor's contribution: one per family by construction (a family listed twice is
+  // refused), checked when the runtime's family set is built.
+  const declaring = (name: string, table: string, column = 'party_id'): Family => ({ name, contributes: { partyRefs: { refs: [{ table, column }] } } });
   it('a family declares its party columns once; plain identifiers only; not the directory tables', () => {
-    declarePartyRefs('testrefs', [{ table: 'test_rows', column: 'party_id' }]);
-    expect(partyRefs().find((f) => f.family === 'testrefs')?.refs).toEqual([{ table: 'test_rows', column: 'party_id' }]);
-    expect(() => declarePartyRefs('testrefs', [])).toThrow(/already declared/);
-    expect(() => declarePartyRefs('bad1', [{ table: 'x; drop', column: 'y' }])).toThrow(/plain identifier/);
-    expect(() => declarePartyRefs('bad2', [{ table: 'directory_channels', column: 'party_id' }])).toThrow(/directory's own/);
+    const set = DEPLOYED.with([declaring('testrefs', 'test_rows')]);
+    expect(partyRefs(set).find((f) => f.family === 'testrefs')?.refs).toEqual([{ table: 'test_rows', column: 'party_id' }]);
+    expect(() => set.with([declaring('testrefs', 'test_rows')])).toThrow(/listed twice/);
+    expect(() => DEPLOYED.with([declaring('bad1', 'x; drop', 'y')])).toThrow(/plain identifier/);
+    expect(() => DEPLOYED.with([declaring('bad2', 'directory_channels')])).toThrow(/directory's own/);
+    expect(() => new FamilySet([declaring('alone', 'test_rows')])).not.toThrow();
   });
 });
 

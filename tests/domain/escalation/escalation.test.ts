@@ -168,16 +168,16 @@ describe('escalation.resolve', () => {
     );
   });
 
-  it('the raiser only withdraws: an agent’s or the raiser’s other outcome, and anyone else’s withdrawal -> FORBIDDEN_SCOPE', async () => {
+  it('the raiser only withdraws: an agent’s other outcome -> GOVERNANCE_NOT_READY; the raiser’s other outcome or anyone else’s withdrawal -> CONFLICT', async () => {
     const e = await raise(o.agentA.key);
-    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'directed', resolution: 'Do it.' }, 'FORBIDDEN_SCOPE', o.agentA.key)).toMatch(/^an agent never resolves an escalation/);
-    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'dismissed', resolution: 'No.' }, 'FORBIDDEN_SCOPE', o.agentB.key)).toMatch(/^an agent never resolves/);
-    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'withdrawn', resolution: 'Mine now.' }, 'FORBIDDEN_SCOPE', o.mia.key)).toMatch(/^only its raiser agt_\w+ withdraws/);
+    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'directed', resolution: 'Do it.' }, 'GOVERNANCE_NOT_READY', o.agentA.key)).toMatch(/^an agent never resolves an escalation/);
+    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'dismissed', resolution: 'No.' }, 'GOVERNANCE_NOT_READY', o.agentB.key)).toMatch(/^an agent never resolves/);
+    expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'withdrawn', resolution: 'Mine now.' }, 'CONFLICT', o.mia.key)).toMatch(/^only its raiser agt_\w+ withdraws/);
     const { result } = await mutate(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'withdrawn', resolution: 'Solved it myself.' }, 'escalation.case.resolve', o.agentA.key);
     expect(result.escalation).toMatchObject({ status: 'resolved', outcome: 'withdrawn', resolvedBy: o.agentA.id });
 
     const byHuman = await raise(o.mia.key);
-    expect(await refused(o.s, 'escalation.resolve', { escalationId: byHuman.id, outcome: 'dismissed', resolution: 'x' }, 'FORBIDDEN_SCOPE', o.mia.key)).toMatch(/^you raised .*: you only withdraw it/);
+    expect(await refused(o.s, 'escalation.resolve', { escalationId: byHuman.id, outcome: 'dismissed', resolution: 'x' }, 'CONFLICT', o.mia.key)).toMatch(/^you raised .*: you only withdraw it/);
   });
 
   it('a human outside the chain who is not an admin -> FORBIDDEN_SCOPE; an admin outside it resolves', async () => {

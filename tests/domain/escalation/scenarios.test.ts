@@ -20,7 +20,7 @@ describe('scenario 6 (escalation half): an escalation climbs with the clock; an 
     try {
       const [now] = (await ok(o.s, 'escalation.list', { status: 'open', assignedTo: 'me' }, o.max.key)).escalations;
       expect(now).toMatchObject({ id: e.id, level: 2, assignee: o.max.id });
-      expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'dismissed', resolution: 'Never mind.' }, 'FORBIDDEN_SCOPE', o.agentB.key)).toMatch(
+      expect(await refused(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'dismissed', resolution: 'Never mind.' }, 'GOVERNANCE_NOT_READY', o.agentB.key)).toMatch(
         /^an agent never resolves an escalation/,
       );
       const done = await ok(o.s, 'escalation.resolve', { escalationId: e.id, outcome: 'directed', resolution: 'Give 10%, no more.' }, o.max.key);

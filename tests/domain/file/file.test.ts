@@ -24,7 +24,7 @@ describe('file.addComment and file.listComments', () => {
     expect(JSON.stringify(first.event)).not.toContain('hunter2');
 
     const retry = await mutate(o.s, 'file.addComment', { targetId: t, body: SECRET, clientMsgId: 'd-1' }, 'file.comment.added', o.mia.key);
-    expect(retry.result).toEqual({ ...first.result, changed: false });
+    expect(retry.result).toEqual({ ...first.result, changed: false, replayed: true });
     expect(retry.event.payload.noop).toBe(true);
     const second = await mutate(o.s, 'file.addComment', { targetId: t, body: 'second' }, 'file.comment.added', o.max.key);
     expect(second.result).toMatchObject({ annotationId, comment: { seq: 2 } });

@@ -264,21 +264,18 @@ describe('files.docWriteRevision', () => {
     expect(await eventsAfter(o.s.client, before)).toEqual([]);
   });
 
-  it('a 1k-block doc: an edit takes well under 100 ms at p95 (measured in the call, PGlite or PostgreSQL)', async () => {
+  it('a 1k-block doc: twenty edits by block id each land in their own block (its speed is a bench step: npm run bench, files)', async () => {
     const md = Array.from({ length: 1_000 }, (_, i) => `Paragraph number ${i} of a long doc, with some words in it.`).join('\n\n');
     const file = await makeDoc(o, o.mia.key, { markdown: md });
     const ids = (await readAll(o, file.id, o.mia.key)).blocks.map((b) => b.attrs.id);
     expect(ids).toHaveLength(1_000);
-    const times: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const t0 = performance.now();
       await write(o, o.mia.key, file.id, i + 1, [{ op: 'replaceText', blockId: ids[i * 37], find: 'some words', replace: `edit ${i}` }]);
-      times.push(performance.now() - t0);
     }
-    times.sort((x, y) => x - y);
-    const p95 = times[Math.ceil(times.length * 0.95) - 1];
-    console.log(`1k-block doc edit over HTTP inject: p50 ${times[10].toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`);
-    expect(p95).toBeLessThan(250);
+    const blocks = (await readAll(o, file.id, o.mia.key)).blocks;
+    expect(blocks).toHaveLength(1_000);
+    for (let i = 0; i < 20; i++) expect(JSON.stringify(blocks[i * 37])).toContain(`edit ${i}`);
+    expect(JSON.stringify(blocks[1])).toContain('some words');
   }, 60_000);
 });
 

@@ -44,6 +44,41 @@ describe('files.exportRequest', () => {
     await refused(o.s, 'files.exportRequest', { fileId: hidden.id, format: 'original' }, 'NOT_FOUND', o.max.key);
   });
 
+  it('a signed export URL is bound to the export and its requester: a revoked grant, a trashed or purged file stop it', async () => {
+    const dir = await folder(o.s, o.mia.key, 'Board papers', { restricted: true });
+    const f = await upload(o.s, o.mia.key, 'minutes.txt', 'the minutes', { parentId: dir.id });
+    const grant = (await ok(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key)).grant;
+    const maxUrl = (await ok(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, o.max.key)).url as string;
+    const miaUrl = (await ok(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, o.mia.key)).url as string;
+    expect(new URL(maxUrl).searchParams.get('as')).toBe(o.max.id);
+    expect((await download(o.s, maxUrl)).status).toBe(200);
+
+    // Max's grant is revoked: his URL stops at once (the same answer as an unknown blob); Mia's still serves.
+    await ok(o.s, 'files.shareRevoke', { fileId: dir.id, grantId: grant.id }, o.mia.key);
+    const refusedDownload = await download(o.s, maxUrl);
+    expect(refusedDownload.status).toBe(404);
+    expect(JSON.parse(refusedDownload.bytes.toString()).error.code).toBe('NOT_FOUND');
+    expect((await download(o.s, miaUrl)).status).toBe(200);
+
+    // The binding is signed: moving the URL to another export or another requester breaks it.
+    const forged = new URL(miaUrl, 'http://x');
+    forged.searchParams.set('as', o.max.id);
+    expect((await download(o.s, `${forged.pathname}${forged.search}`)).status).toBe(404);
+    const unbound = new URL(miaUrl, 'http://x');
+    unbound.searchParams.delete('rec');
+    unbound.searchParams.delete('as');
+    expect((await download(o.s, `${unbound.pathname}${unbound.search}`)).status).toBe(404);
+
+    // Trashed: no download (recover it to download again); purged: gone.
+    await ok(o.s, 'files.delete', { fileId: f.id }, o.mia.key);
+    expect((await download(o.s, miaUrl)).status).toBe(404);
+    await ok(o.s, 'files.recover', { fileId: f.id }, o.mia.key);
+    expect((await download(o.s, miaUrl)).status).toBe(200);
+    await ok(o.s, 'files.delete', { fileId: f.id }, o.mia.key);
+    await ok(o.s, 'files.delete', { fileId: f.id, permanent: true }, o.mia.key);
+    expect((await download(o.s, miaUrl)).status).toBe(404);
+  });
+
   it.runIf(kindContent('doc') !== undefined)('a native doc is rendered by its kind and the rendering held by the export', async () => {
     const doc = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Memo', content: { markdown: '# Memo\n\nThe pelican clause.' } }, o.mia.key)).file;
     const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: doc.id, format: 'md' }, 'files.export.created', o.mia.key);

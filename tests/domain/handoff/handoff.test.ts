@@ -47,9 +47,9 @@ describe('handoff.offer', () => {
     expect((await context(o.s, t.id)).pendingHandoff).toMatchObject({ id: result.handoff.id, to: o.agentB.id, status: 'offered' });
   });
 
-  it('an admin offers a task it does not hold (override); a non-holder agent -> FORBIDDEN_SCOPE naming the right', async () => {
+  it('an admin offers a task it does not hold (override); a non-holder agent -> GOVERNANCE_NOT_READY naming the right', async () => {
     const t = await task(o.s, o.agentA.key);
-    expect(await refused(o.s, 'handoff.offer', offerOf(taskRef(t), o.mia.id), 'FORBIDDEN_SCOPE', o.agentB.key)).toMatch(/needs the default right for a handoff \(decidedBy owner/);
+    expect(await refused(o.s, 'handoff.offer', offerOf(taskRef(t), o.mia.id), 'GOVERNANCE_NOT_READY', o.agentB.key)).toMatch(/needs the default right for a handoff \(decidedBy owner/);
     const { result, event } = await mutate(o.s, 'handoff.offer', offerOf(taskRef(t), o.mia.id), 'handoff.offer.create', o.owner.key);
     expect(result.handoff).toMatchObject({ from: o.owner.id, holderAtOffer: o.agentA.id, override: true });
     expect(event.payload.override).toBe(true);
@@ -133,7 +133,7 @@ describe('handoff.accept', () => {
       status: 'accepted',
     });
     expect((await o.s.client.get('decision.list', { id: d.id })).body.decision.driver).toBe(o.agentB.id);
-    expect(await refused(o.s, 'decision.propose', { decisionId: d.id, decision: 'Cap at 500.' }, 'FORBIDDEN_SCOPE', o.agentA.key)).toMatch(/driven by agt_/);
+    expect(await refused(o.s, 'decision.propose', { decisionId: d.id, decision: 'Cap at 500.' }, 'CONFLICT', o.agentA.key)).toMatch(/driven by agt_/);
   });
 
   it('an escalation: the recipient is its assignee, the chain restarting at them (level 1 from now)', async () => {
@@ -151,7 +151,7 @@ describe('handoff.accept', () => {
   it('misuse: not the recipient -> FORBIDDEN_SCOPE; again -> changed:false; subject moved -> CONFLICT; unknown or another org’s id -> NOT_FOUND', async () => {
     const t = await task(o.s, undefined, o.agentA.id);
     const h = (await ok(o.s, 'handoff.offer', offerOf(taskRef(t), o.agentB.id), o.agentA.key)).handoff;
-    expect(await refused(o.s, 'handoff.accept', { handoffId: h.id }, 'FORBIDDEN_SCOPE', o.agentA.key)).toBe(`handoff ${h.id} is offered to ${o.agentB.id}: only they accept it`);
+    expect(await refused(o.s, 'handoff.accept', { handoffId: h.id }, 'CONFLICT', o.agentA.key)).toBe(`handoff ${h.id} is offered to ${o.agentB.id}: only they accept it; nothing changed`);
     // Someone else took the task meanwhile (a claim): the offer no longer stands.
     await ok(o.s, 'board.claim', { taskId: t.id }, o.mia.key);
     expect(await refused(o.s, 'handoff.accept', { handoffId: h.id }, 'CONFLICT', o.agentB.key)).toMatch(
@@ -181,7 +181,7 @@ describe('handoff.decline', () => {
   it('the recipient declines with a reason; again -> changed:false; anyone else -> FORBIDDEN_SCOPE; then the subject may be offered again', async () => {
     const t = await task(o.s, o.agentA.key);
     const h = (await ok(o.s, 'handoff.offer', offerOf(taskRef(t), o.agentB.id), o.agentA.key)).handoff;
-    expect(await refused(o.s, 'handoff.decline', { handoffId: h.id, reason: 'no' }, 'FORBIDDEN_SCOPE', o.agentA.key)).toMatch(/only they decline it/);
+    expect(await refused(o.s, 'handoff.decline', { handoffId: h.id, reason: 'no' }, 'CONFLICT', o.agentA.key)).toMatch(/only they decline it/);
     const { result, event } = await mutate(o.s, 'handoff.decline', { handoffId: h.id, reason: 'I am at capacity.' }, 'handoff.offer.decline', o.agentB.key);
     expect(result.handoff).toMatchObject({ status: 'declined', reason: 'I am at capacity.', closedBy: o.agentB.id });
     expect(event.payload).toEqual({ handoffId: h.id, subjectKind: 'task', subjectId: t.id, status: 'declined' });
@@ -197,7 +197,7 @@ describe('handoff.cancel', () => {
   it('the offerer cancels; again -> changed:false; the decider (an admin) cancels another; anyone else -> FORBIDDEN_SCOPE; accepted -> CONFLICT', async () => {
     const t = await task(o.s, o.agentA.key);
     const h = (await ok(o.s, 'handoff.offer', offerOf(taskRef(t), o.agentB.id), o.agentA.key)).handoff;
-    expect(await refused(o.s, 'handoff.cancel', { handoffId: h.id, reason: 'mine' }, 'FORBIDDEN_SCOPE', o.agentB.key)).toMatch(/^only its offerer agt_\w+ or the handoff's decider/);
+    expect(await refused(o.s, 'handoff.cancel', { handoffId: h.id, reason: 'mine' }, 'CONFLICT', o.agentB.key)).toMatch(/^only its offerer agt_\w+ or the handoff's decider/);
     const { result, event } = await mutate(o.s, 'handoff.cancel', { handoffId: h.id, reason: 'Changed plans.' }, 'handoff.offer.cancel', o.agentA.key);
     expect(result.handoff).toMatchObject({ status: 'cancelled', reason: 'Changed plans.' });
     expect(event.payload).toEqual({ handoffId: h.id, subjectKind: 'task', subjectId: t.id, status: 'cancelled', override: false });

@@ -21,7 +21,7 @@ describe('escalation and handoff over MCP', () => {
 
       const e = structured(await a.client.callTool({ name: 'escalation_create', arguments: { title: 'Contract clause unclear', reason: 'outside_rights', to: o.lead.id } })).escalation;
       expect(e).toMatchObject({ level: 1, assignee: o.lead.id });
-      expect(toolError(await a.client.callTool({ name: 'escalation_resolve', arguments: { escalationId: e.id, outcome: 'dismissed', resolution: 'n/a' } })).code).toBe('FORBIDDEN_SCOPE');
+      expect(toolError(await a.client.callTool({ name: 'escalation_resolve', arguments: { escalationId: e.id, outcome: 'dismissed', resolution: 'n/a' } })).code).toBe('GOVERNANCE_NOT_READY');
 
       const t = await task(o.s, o.agentA.key);
       const args = { subject: { kind: 'task', id: t.id }, to: o.agentB.id, brief: 'Legal review left.', area: 'legal' };

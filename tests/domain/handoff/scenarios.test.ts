@@ -53,7 +53,7 @@ describe('scenario 5: A offers its claimed task to B; a second offer conflicts; 
     expect(after.task).toMatchObject({ assignee: b.id, claimedBy: null, claimExpiresAt: null, col: 'todo' });
     expect(after.pendingHandoff).toBeNull();
     // A no longer holds it: it cannot offer it again; B can.
-    expect(await refused(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: o.mia.id, brief: 'x' }, 'FORBIDDEN_SCOPE', a.key)).toMatch(/decidedBy owner/);
+    expect(await refused(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: o.mia.id, brief: 'x' }, 'GOVERNANCE_NOT_READY', a.key)).toMatch(/decidedBy owner/);
 
     // An offer left unanswered past its 72 hours: accepting it is a CONFLICT, and a new offer may be made.
     const late = (await ok(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: a.id, brief: 'Back to you.' }, b.key)).handoff;

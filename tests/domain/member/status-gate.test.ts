@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticateKeyId } from '../../../domain/auth.js';
+import { authenticateKeyId } from '../../../domain/core/auth.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
 

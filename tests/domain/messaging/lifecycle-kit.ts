@@ -1,4 +1,4 @@
-import type { Clock } from '../../../domain/deps.js';
+import type { Clock } from '../../../domain/core/deps.js';
 import type { RuntimeOptions } from '../../../domain/runtime.js';
 import { approved, held as sharedHeld, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
 

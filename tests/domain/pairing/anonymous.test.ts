@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../gateway/app.js';
-import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../../../domain/deps.js';
+import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../../../domain/pairing/index.js';
 import { decoyExpiry, decoyPairingId, decoyPollSecret } from '../../../domain/pairing/decoy.js';
 import { addressBucket } from '../../../domain/pairing/limits.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, testServer, type TestServer } from '../../helpers/harness.js';

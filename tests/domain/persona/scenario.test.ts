@@ -75,7 +75,7 @@ describe('scenario 2: agent hire', () => {
     const filed = expectOk('approval.request', await rpc('approval.request', { actionClass, payloadHash, subject }, key));
     expect(filed).toMatchObject({ status: 'pending', deciders: [sponsor.principal.id] });
     // Only the sponsor decides: another approver is refused.
-    expect((await rpc('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, approver.apiKey)).body.error.code).toBe('FORBIDDEN_SCOPE');
+    expect((await rpc('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, approver.apiKey)).body.error.code).toBe('CONFLICT');
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: sponsor.apiKey });
 
     const done = expectOk('persona.editField', await rpc('persona.editField', { ...edit, approvalId: filed.approvalId }, key, 'edit-2'));

@@ -119,7 +119,7 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
     expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['policy.signature.hold']);
     expect((await policy()).books.materialityFloorCents).toBe(500_000);
     const filed = await ok('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject });
-    expect((await rpc('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' })).body.error.code).toBe('FORBIDDEN_SCOPE');
+    expect((await rpc('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' })).body.error.code).toBe('CONFLICT');
     await ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, s.approver.apiKey);
     const raised = await ok('policy.publish', { ...raise, approvalId: filed.approvalId });
     expect(raised.policy.settings).toEqual({ 'books.materialityFloorCents': 1_000_000 });
@@ -139,7 +139,7 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
 
   it('with no second human who may decide, raising the floor is refused', async () => {
     const res = await other.rpc('policy.publish', { key: 'floor', title: 'Floor', body: 'Higher.', settings: { 'books.materialityFloorCents': 900_000 } });
-    expect(res.body.error).toMatchObject({ code: 'FORBIDDEN_SCOPE', message: expect.stringMatching(/^raising the materiality floor needs a second human/) });
+    expect(res.body.error).toMatchObject({ code: 'GOVERNANCE_NOT_READY', message: expect.stringMatching(/^raising the materiality floor needs a second human/) });
     expect((await other.get('policy')).body.books.materialityFloorCents).toBe(500_000);
   });
 });

@@ -64,7 +64,11 @@ describe('profile.updateAvatar', () => {
   });
 
   it('the same image again changes nothing (noop event); a new one releases the old blobs; null removes it', async () => {
-    const first = expectOk('profile.get', await s.client.rpc('profile.get', { memberId: me })).profile.avatar.sizes.map((x: { sha256: string }) => x.sha256);
+    const shown = expectOk('profile.get', await s.client.rpc('profile.get', { memberId: me })).profile.avatar.sizes as { sha256: string; url: string }[];
+    const first = shown.map((x) => x.sha256);
+    // Its URLs are bound to the member's avatar (rec=avatar:<member>): they serve while the profile holds the picture.
+    expect(new URL(shown[0].url, 'http://x').searchParams.get('rec')).toBe(`avatar:${me}`);
+    expect((await fetchPath(shown[0].url)).statusCode).toBe(200);
     const same = await upload(await photo({ r: 200, g: 40, b: 40 }), 'image/jpeg');
     const again = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: me, blob: same }));
     expect(again.changed).toBe(false);
@@ -75,9 +79,14 @@ describe('profile.updateAvatar', () => {
     expect(await avatarRefs(me)).toEqual([...now].sort());
     const released = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND sha256 = ANY($2::text[])`, [s.org.orgId, first]);
     expect(Number(released[0].n)).toBe(0);
+    // A replaced picture's URLs stop serving at once (the bytes stay until GC; the URL does not reach them).
+    for (const { url } of shown) expect((await fetchPath(url)).statusCode).toBe(404);
+    const current = next.profile.avatar.sizes[0].url as string;
+    expect((await fetchPath(current)).statusCode).toBe(200);
     const removed = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: me, blob: null }));
     expect(removed).toMatchObject({ changed: true, profile: { avatar: null } });
     expect(await avatarRefs(me)).toEqual([]);
+    expect((await fetchPath(current)).statusCode).toBe(404);
   });
 
   it('SVG, GIF, broken and 6 MB images, and blobs the caller did not upload -> BAD_REQUEST params.blob; nothing appended', async () => {

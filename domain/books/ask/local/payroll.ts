@@ -61,6 +61,7 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
   const payg = b.fact(sumOf(runs, rec, 'paygCents'), (v) => `PAYG withheld from them: ${v}.`);
   const net = b.fact(sumOf(runs, rec, 'netCents'), (v) => `Net pay to staff from them: ${v}.`);
   b.say(`${plural(n, 'posted pay run')} paid ${when}: gross wages ${gross}, super on top ${sup}; of the gross, ${payg} was withheld as PAYG and ${net} is net pay to staff.`);
+  paygSources(b, runs, summary.employees, when);
   const people = [...summary.employees].sort((a, b) => b.grossCents - a.grossCents);
   if (people.length > 0) {
     const { parts, omitted } = b.each(people, 1, (e) => `${nameOf(e)} ${b.fact(valueOf(e, rec(e), 'grossCents'), (v) => `${nameOf(e)} gross ${when}: ${v}.`)}`);
@@ -70,6 +71,34 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
   await superDue(ctx, b);
   b.say('Draft pay runs are not counted until a human signs them.');
   return b.build();
+}
+
+/**
+ * Where each PAYG figure came from: the ATO schedule of each run's pay date and each employee's scale, quoted
+ * from the report's records (their names hold numbers that are the records' words, not figures).
+ */
+function paygSources(b: DraftBuilder, runs: PayrollSummary['runs'], employees: PayrollSummary['employees'], when: string): void {
+  const rec = (x: { id: string }) => record(x.id);
+  const bySchedule = new Map<string, PayrollSummary['runs']>();
+  for (const r of runs) if (r.paygSchedule) bySchedule.set(r.paygSchedule, [...(bySchedule.get(r.paygSchedule) ?? []), r]);
+  if (bySchedule.size > 0) {
+    const parts = [...bySchedule].map(([name, rs]) => {
+      const quoted = b.quote(name, rs.map(rec));
+      return `${b.fact(sumOf(rs, rec, 'paygCents'), (v) => `PAYG withheld ${when} under ${quoted}: ${v}.`)} under ${quoted}`;
+    });
+    b.say(`PAYG by the schedule of each pay date: ${parts.join('; ')}.`);
+  }
+  const people = employees.filter((e) => e.paygBy.some((x) => x.reason));
+  if (people.length === 0) return;
+  const { parts, omitted } = b.each(people, 4, (e) => {
+    const each = e.paygBy.flatMap((x, i) => {
+      if (!x.reason) return [];
+      const reason = b.quote(x.reason, [rec(e)]);
+      return [`${b.fact(valueOf(e, rec(e), `paygBy.${i}.paygCents`), (v) => `${nameOf(e)}: PAYG ${v} on ${reason}.`)} on ${reason}`];
+    });
+    return `${nameOf(e)} ${each.join(' and ')}`;
+  });
+  b.say(`PAYG by employee and scale: ${parts.join(', ')}${more(omitted, 'books.reports payrollSummary')}.`);
 }
 
 /** What payroll still owes as at today: the credit balances of the payroll liabilities in the trial balance. */

@@ -76,8 +76,16 @@ export interface PayrollSummary {
   report: 'payrollSummary';
   from: string;
   to: string;
-  runs: { id: string; payDate: string; status: string; grossCents: number; paygCents: number; superCents: number; netCents: number }[];
-  employees: { id: string; name: string; grossCents: number; paygCents: number; superCents: number; netCents: number }[];
+  runs: { id: string; payDate: string; status: string; grossCents: number; paygCents: number; superCents: number; netCents: number; paygSchedule: string | null }[];
+  employees: {
+    id: string;
+    name: string;
+    grossCents: number;
+    paygCents: number;
+    superCents: number;
+    netCents: number;
+    paygBy: { schedule: string | null; scale: string | null; reason: string | null; paygCents: number }[];
+  }[];
   totals: { grossCents: number; paygCents: number; superCents: number; netCents: number };
 }
 

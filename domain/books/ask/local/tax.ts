@@ -1,5 +1,5 @@
 import type { Draft } from '../../../../ai-gateway/types.js';
-import { DraftBuilder, account, countOf, record, valueOf } from '../../../../ai-gateway/local/compose.js';
+import { DraftBuilder, account, countOf, list, more, record, valueOf } from '../../../../ai-gateway/local/compose.js';
 import type { AskContext } from './context.js';
 import { quarter, type Period } from './period.js';
 import { readAll, trialBalance, type BasSummary } from './reads.js';
@@ -10,6 +10,34 @@ interface Obligation {
   periodEnd: string;
   dueDate: string;
   overdue: boolean;
+  status: string;
+  estimated: boolean;
+  dueRule?: 'PAYDAY' | 'FIRST_CONTRIBUTION' | 'OUT_OF_CYCLE' | 'QUARTERLY';
+  holidaysSkipped?: { date: string; name: string; states: string[] }[];
+}
+
+/** Where a super due date came from, in words without digits (the grounding rule reads digits as figures). */
+const RULE_WORDS = {
+  PAYDAY: 'seven business days after payday (Payday Super)',
+  FIRST_CONTRIBUTION: 'twenty business days after payday, a first contribution (a new or re-employed employee\'s first pay, or the first pay to a new fund)',
+  OUT_OF_CYCLE: 'seven business days after the next regular payday, an out-of-cycle run',
+  QUARTERLY: 'twenty-eight days after the quarter, the quarterly rule before Payday Super',
+} as const;
+
+const SUPER_STATE: Record<string, string> = {
+  UNPAID: 'nothing sent yet',
+  SENT: 'sent, but the funds have not acknowledged receiving all of it (super counts when the fund receives it)',
+  RECEIVED: 'received by the funds',
+};
+
+/** One super obligation: its period, due date, the rule behind it, the holidays it skipped and where it stands. */
+function superLine(o: Obligation): string {
+  const skipped = o.holidaysSkipped?.length
+    ? `, skipping ${list(o.holidaysSkipped.map((h) => `${h.name} ${h.date} (${h.states.length === 8 ? 'all states' : h.states.join(', ')})`))}`
+    : '';
+  const rule = o.dueRule ? RULE_WORDS[o.dueRule] : 'its rule';
+  const late = o.overdue ? (o.status === 'RECEIVED' ? ', received late' : ', overdue') : '';
+  return `super for ${o.periodStart} to ${o.periodEnd} due ${o.dueDate}${o.estimated ? ' (estimated)' : ''}: ${rule}${skipped}; ${SUPER_STATE[o.status] ?? o.status}${late}`;
 }
 
 /*
@@ -68,6 +96,12 @@ export async function tax(ctx: AskContext, asked: Period | null): Promise<Draft>
     .filter((o) => o.overdue && o !== due && !(o.kind === 'PAYGW' && o.periodStart === period.from && o.periodEnd === period.to))
     .map((o) => `${o.kind} ${o.periodStart} to ${o.periodEnd} (due ${o.dueDate})`);
   if (late.length) b.say(`Other overdue obligations there: ${late.join('; ')}.`);
+  // Super: each open or late obligation with the rule its due date came from and the holidays it skipped.
+  const supers = obligations.filter((o) => o.kind === 'SUPER' && (o.status !== 'RECEIVED' || o.overdue));
+  if (supers.length) {
+    const { parts, omitted } = b.each(supers, 0, superLine);
+    b.say(`Super guarantee, from books.taxObligations: ${parts.join('; ')}${more(omitted, 'books.taxObligations')}.`);
+  }
   b.say('The balances cover every period not yet cleared by a lodged BAS.');
   return b.build();
 }

@@ -1,0 +1,395 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../../protocol/errors.js';
+import { errorFrame, okFrame, type CallFrame, type HoldResult } from '../../protocol/frames.js';
+import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec } from '../../protocol/registry.js';
+import { parseParams, proofFields } from '../../protocol/schema.js';
+import { tierScopeNote } from '../../protocol/scopes.js';
+import type { Queryable } from '../../db/types.js';
+import { appendEvent, type AppendedEvent } from '../../ledger/append.js';
+import type { PendingJob } from '../jobs/scheduler.js';
+import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../../ledger/idempotency.js';
+import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
+import { frameAtRest, replayBody } from './secrets.js';
+import { HoldSignal, type HoldKeeper } from './holds.js';
+import type { Deps } from './deps.js';
+import { toErrorFrame } from './errors.js';
+import { RawJson, ReadAnswer, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
+
+export interface CallRequest {
+  method: string;
+  params: unknown;
+  /** The bearer secret, as the face received it. */
+  apiKey?: string;
+  /**
+   * The principal this same request has just authenticated (the MCP HTTP transport from apiKey, the approval
+   * inbox from its session's key id with authenticateKeyId): used as is, not authenticated again. A face that
+   * outlives one request and holds the key (stdio) leaves it unset, so every call re-checks the key and a
+   * revoked key stops at once.
+   */
+  principal?: Principal;
+  idempotencyKey?: string;
+  /** The caller's network address (HTTP: the socket's), for the limits of pre-auth methods. */
+  source?: string;
+  /** How the face names idempotencyKey in its errors (default the HTTP header, `x-idempotency-key`). */
+  idempotencyKeyName?: string;
+  requestId?: string;
+}
+
+export interface CallOutcome {
+  /** Advisory HTTP status of the frame. */
+  status: number;
+  frame: CallFrame;
+  /** The frame as JSON text: for a replay, the stored bytes verbatim. */
+  body: string;
+  replayed: boolean;
+  retryAfterSeconds?: number;
+  /** The ledger event this call appended, if it appended one. */
+  event?: AppendedEvent;
+  /** A signature act refused for want of proof (PB-B1, GOVERNANCE_NOT_READY): why, and what to file, as a hold would say. */
+  refusedHold?: { hold: HoldResult; reason: string };
+}
+
+export interface ReadRequest {
+  path: string;
+  query: unknown;
+  apiKey?: string;
+  /** As CallRequest.principal. */
+  principal?: Principal;
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
+export interface ReadOutcome {
+  status: number;
+  /** Bare payload on success, error frame otherwise, as JSON text; or a ReadAnswer's body. */
+  body: string;
+  payload?: unknown;
+  /** A ReadAnswer's headers (its Content-Type, a redirect's Location): the body is then not JSON. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+export const MAX_IDEMPOTENCY_KEY = 255;
+
+const PROOF_FIELDS = Object.keys(proofFields);
+
+const ANONYMOUS: Principal = {
+  orgId: '',
+  orgSlug: '',
+  keyId: '',
+  id: '',
+  kind: 'agent',
+  name: 'anonymous',
+  tier: null,
+  scopes: new Set(),
+  governanceReady: false,
+};
+
+/**
+ * The call pipeline every face shares:
+ * name -> principal -> registry -> scope -> handler -> params -> governance -> the handler's limit, if any
+ * (pre-auth methods; outside any transaction) -> a committed replay, if any -> the handler's prepare, if any
+ * (model calls; outside any transaction) -> one transaction (idempotency claim, handler, ledger append,
+ * idempotency store, commit).
+ */
+export class Pipeline {
+  constructor(
+    readonly deps: Deps,
+    readonly handlers: ReadonlyMap<string, MethodHandler>,
+    readonly reads: ReadonlyMap<string, ReadHandler>,
+  ) {}
+
+  async call(req: CallRequest): Promise<CallOutcome> {
+    const requestId = req.requestId ?? randomUUID();
+    const started = performance.now();
+    try {
+      return await this.run(req, requestId);
+    } catch (err) {
+      const { status, frame, retryAfterSeconds } = toErrorFrame(err, this.deps.log, { requestId, method: req.method });
+      return { status, frame, body: JSON.stringify(frame), replayed: false, retryAfterSeconds };
+    } finally {
+      // A pre-auth method's floor: its answers take the same time whatever path they took (domain/pairing).
+      const wait = (this.handlers.get(req.method)?.minDurationMs?.(this.deps) ?? 0) - (performance.now() - started);
+      if (wait > 0) await sleep(Math.ceil(wait));
+    }
+  }
+
+  /**
+   * Run an R method as an already authenticated principal (books.ask's toolbox): registry, scope, deployment,
+   * params and org binding exactly as call() applies them. Throws ApiError; returns the bare result.
+   */
+  async readAs(principal: Principal, method: string, params: unknown, requestId: string = randomUUID()): Promise<unknown> {
+    const spec = METHODS.get(method);
+    if (!spec) throw new ApiError('NOT_FOUND', `method ${method} not found`);
+    if (!spec.readOnly) throw new ApiError('BAD_REQUEST', `method: ${method} is not a read (R) method`);
+    const { handler, params: parsed } = this.admit(spec, principal, params);
+    const prepared = await this.prepare(handler, principal, spec, parsed, requestId);
+    return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed, prepared);
+  }
+
+  /** A handler's prepare step, outside any transaction: where a model is called (HandlerOptions.prepare). */
+  private async prepare(handler: MethodHandler, principal: Principal, spec: MethodSpec, params: unknown, requestId: string): Promise<unknown> {
+    if (!handler.prepare) return undefined;
+    const readAs = (name: string, p: unknown) => this.readAs(principal, name, p, requestId);
+    return handler.prepare({ db: this.deps.db, principal, orgId: principal.orgId, method: spec, requestId, deps: this.deps, readAs }, params);
+  }
+
+  /** What every call passes once its principal is known: scope, a deployed handler, valid params, the governance gate. */
+  private admit(spec: MethodSpec, principal: Principal, rawParams: unknown): { handler: MethodHandler; params: unknown } {
+    if (!spec.preAuth && !principal.scopes.has(spec.scope)) {
+      throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for ${spec.name}${tierScopeNote(principal.tier)}`);
+    }
+    const handler = this.handlers.get(spec.name);
+    if (!handler) throw new ApiError('NOT_FOUND', `method ${spec.name} is not deployed on this server`);
+    const params = parseParams(handler.contract.params, rawParams ?? {});
+    if (spec.governed && !principal.governanceReady) {
+      throw new ApiError(
+        'GOVERNANCE_NOT_READY',
+        `${spec.name} is governance-gated: decision rights are not declared for this org; an admin must call governance.set_decision_rights first`,
+      );
+    }
+    return { handler, params };
+  }
+
+  /** Resolve what a caller may call, without calling: used by faces to list tools. */
+  async principalFor(apiKey: string | undefined): Promise<Principal> {
+    return authenticate(this.deps.db, apiKey);
+  }
+
+  private async run(req: CallRequest, requestId: string): Promise<CallOutcome> {
+    if (typeof req.method !== 'string' || !isWellFormedMethodName(req.method)) {
+      throw new ApiError('BAD_REQUEST', `method: malformed method name ${JSON.stringify(String(req.method).slice(0, 80))}; expected <family>.<method>`);
+    }
+    const spec = METHODS.get(req.method);
+    // An I method called with a usable key: the replay lookup rides on the authentication statement.
+    const replayKey =
+      spec && !spec.preAuth && !spec.readOnly && spec.idempotent && typeof req.idempotencyKey === 'string' &&
+      req.idempotencyKey.length > 0 && req.idempotencyKey.length <= MAX_IDEMPOTENCY_KEY
+        ? req.idempotencyKey
+        : undefined;
+    let principal: Principal;
+    let prefetched: { stored: StoredCall | undefined } | undefined;
+    if (spec?.preAuth) principal = ANONYMOUS;
+    // Already authenticated by this request: the replay lookup below runs on its own (findReplay).
+    else if (req.principal) principal = req.principal;
+    else if (spec && replayKey !== undefined) {
+      const authed = await authenticateWithReplay(this.deps.db, req.apiKey, { method: spec.name, key: replayKey });
+      principal = authed.principal;
+      prefetched = authed;
+    } else principal = await authenticate(this.deps.db, req.apiKey);
+    if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
+    const { handler, params } = this.admit(spec, principal, req.params);
+    if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source, principal }, params);
+    if (spec.readOnly) {
+      const prepared = await this.prepare(handler, principal, spec, params, requestId);
+      const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
+      return this.ok(okFrame(await handler.run(ctx, params, prepared)));
+    }
+    const key = spec.idempotent ? req.idempotencyKey : undefined;
+    const keyName = req.idempotencyKeyName ?? 'x-idempotency-key';
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
+      throw new ApiError('BAD_REQUEST', `${keyName}: must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`);
+    }
+    // The params as validated are hashed, so key order and defaults do not make a repeat look like another act.
+    // A signature act's proof is not part of it: the held call retried with its proof under the same key replays
+    // the hold (spec, idempotency rule 8), as the proof's payloadHash leaves the proof out too.
+    const keyed: KeyedCall | undefined = key
+      ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key, paramsHash: paramsHash(params, handler.mayHold ? PROOF_FIELDS : []), keyName }
+      : undefined;
+    if (keyed) {
+      // A committed first attempt answers before any transaction opens (looked up with the authentication).
+      const stored = prefetched && key === replayKey ? prefetched.stored && repeatOf(prefetched.stored, keyed) : await findReplay(this.deps.db, keyed);
+      if (stored !== undefined) return this.replay(replayBody(stored, req.apiKey, keyed));
+    }
+    // After the replay lookup (a replay calls no model), before the transaction opens.
+    const prepared = await this.prepare(handler, principal, spec, params, requestId);
+    return this.mutate(spec, handler, principal, params, keyed, requestId, req.apiKey, prepared);
+  }
+
+  private async mutate(
+    spec: MethodSpec,
+    handler: MethodHandler,
+    principal: Principal,
+    params: unknown,
+    scope: KeyedCall | undefined,
+    requestId: string,
+    /** The caller's API key: a secret-bearing result is stored sealed under it (domain/core/secrets.ts). */
+    bearer: string | undefined,
+    /** What the handler's prepare returned, before this transaction. */
+    prepared: unknown,
+  ): Promise<CallOutcome> {
+    const committed: (() => void)[] = [];
+    const outcome = await this.deps.db.tx(async (q) => {
+      if (scope) {
+        const { replay } = await claimKey(q, scope);
+        if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
+      }
+      const ctx = this.context(q, principal, spec, handler, requestId, committed);
+      if (handler.mayHold) await q.query('SAVEPOINT before_act');
+      let result: unknown;
+      try {
+        result = await handler.run(ctx, params, prepared);
+      } catch (err) {
+        if (!(err instanceof HoldSignal)) throw err;
+        // The act is held: undo whatever the handler did, then the keeper records the attempt and nothing else.
+        if (handler.mayHold) await q.query('ROLLBACK TO SAVEPOINT before_act');
+        const held = await this.holds().hold(q, { orgId: ctx.orgId, principal, method: spec.name, signal: err, deps: this.deps });
+        if ('refusal' in held) {
+          if (scope) await releaseKey(q, scope);
+          const frame = errorFrame('GOVERNANCE_NOT_READY', held.refusal.message);
+          return { status: 423, frame, body: JSON.stringify(frame), replayed: false, refusedHold: { hold: held.refusal.hold, reason: held.refusal.reason } } satisfies CallOutcome;
+        }
+        ctx.emitted = held.event;
+        result = held.result;
+      }
+      if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
+      if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
+      const outcome = this.ok(okFrame(result), ctx.emitted);
+      // Once committed, the org's live streams in every process hear of it (domain/stream).
+      const appended = ctx.emitted;
+      if (appended) committed.push(() => this.deps.stream.appended(ctx.orgId, appended.seq));
+      // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
+      if (scope) {
+        const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
+        storeFrame(q, scope, atRest.frame, atRest.sealedFrame);
+      }
+      return outcome;
+    });
+    for (const fn of committed) {
+      try {
+        fn();
+      } catch (err) {
+        this.deps.log.error({ err, requestId, method: spec.name }, 'after-commit hook failed');
+      }
+    }
+    return outcome;
+  }
+
+  private context(
+    q: Queryable,
+    principal: Principal,
+    spec: MethodSpec,
+    handler: MethodHandler,
+    requestId: string,
+    committed: (() => void)[],
+  ): HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } {
+    const deps = this.deps;
+    const self = this;
+    let orgId = principal.orgId;
+    const ctx: HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } = {
+      // Jobs scheduled by the handler, inserted at emit: the causing seq is known only then.
+      pendingJobs: [],
+      // Once the event is appended the head lock is held until commit: no more work may queue behind it.
+      q: {
+        query: (sql, args) => {
+          if (ctx.emitted) return Promise.reject(new Error(`${spec.name} queried after emitting its event`));
+          return q.query(sql, args);
+        },
+      },
+      principal,
+      get orgId() {
+        return orgId;
+      },
+      method: spec,
+      requestId,
+      deps,
+      async emit(kind, entityId, payload) {
+        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
+        if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
+        if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
+        ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
+        if (ctx.pendingJobs.length) {
+          // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
+          await deps.jobs.enqueue(q, orgId, ctx.emitted.seq, ctx.pendingJobs);
+          const names = ctx.pendingJobs.map((j) => j.name);
+          committed.push(() => deps.jobs.wake(names));
+        }
+        return ctx.emitted;
+      },
+      requireSignature(req) {
+        // Without the savepoint a hold could not undo the handler's writes.
+        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} asks for a signature but its contract declares no hold`));
+        // What describe_method and the tool listing say of the hold is generated from the declaration: it must be true.
+        const declared = handler.contract.hold?.completion;
+        if ((req.completion ?? 'retry') !== declared) {
+          return Promise.reject(new Error(`${spec.name} holds in ${req.completion ?? 'retry'} mode but its contract declares ${declared}`));
+        }
+        return self.holds().requireSignature(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
+      },
+      verifyProof(req) {
+        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} verifies a proof but its contract declares no hold`));
+        return self.holds().verifyProofIfGiven(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
+      },
+      afterCommit(fn) {
+        committed.push(fn);
+      },
+      schedule(name, data, opts) {
+        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not schedule jobs`);
+        if (ctx.emitted) throw new Error(`${spec.name} scheduled a job after emitting its event`);
+        ctx.pendingJobs.push(deps.jobs.check(name, data, opts));
+      },
+      readAs: (name, params) => this.readAs(principal, name, params, requestId),
+      // approval.resolve's release of a held act, in this transaction (core/holds.ts ReleaseEnv).
+      releaseEnv: {
+        get orgId() {
+          return orgId;
+        },
+        q,
+        handlers: this.handlers,
+        admit: (s, p, raw) => this.admit(s, p, raw),
+        context: (p, s, h) => this.context(q, p, s, h, requestId, committed),
+      },
+      bindOrg(id) {
+        if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');
+        orgId = id;
+      },
+    };
+    return ctx;
+  }
+
+  /** The family that keeps signature holds (approval); a handler that holds without one deployed is a wiring error. */
+  private holds(): HoldKeeper {
+    const keeper = this.deps.families.holds;
+    if (!keeper) throw new Error('a signature act ran but no deployed family keeps holds (the approval family)');
+    return keeper;
+  }
+
+  private ok(frame: CallFrame, event?: AppendedEvent): CallOutcome {
+    return { status: 200, frame, body: JSON.stringify(frame), replayed: false, event };
+  }
+
+  private replay(stored: string): CallOutcome {
+    // The stored bytes are the answer; the frame is parsed only for a face that asks for it (MCP).
+    let frame: CallFrame | undefined;
+    return {
+      status: 200,
+      get frame() {
+        return (frame ??= JSON.parse(stored) as CallFrame);
+      },
+      body: stored,
+      replayed: true,
+    };
+  }
+
+  /** GET reads: principal -> registry -> scope -> query -> handler. Success is the bare payload. */
+  async read(req: ReadRequest): Promise<ReadOutcome> {
+    const requestId = req.requestId ?? randomUUID();
+    try {
+      const principal = req.principal ?? (await authenticate(this.deps.db, req.apiKey));
+      const spec = READS.get(req.path) ?? STATIC_READS.get(req.path);
+      if (!spec) throw new ApiError('NOT_FOUND', `read /${req.path} not found`);
+      if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for /${spec.path}${tierScopeNote(principal.tier)}`);
+      const handler = this.reads.get(spec.path);
+      if (!handler) throw new ApiError('NOT_FOUND', `read /${spec.path} is not deployed on this server`);
+      const query = parseParams(handler.contract.query, req.query ?? {}, 'query');
+      const ctx = { q: this.deps.db, principal, orgId: principal.orgId, deps: this.deps, signal: req.signal ?? new AbortController().signal };
+      const payload = await handler.run(ctx, query);
+      if (payload instanceof RawJson) return { status: 200, body: payload.text };
+      if (payload instanceof ReadAnswer) return { status: payload.status, body: payload.body, headers: payload.headers };
+      return { status: 200, body: JSON.stringify(payload), payload };
+    } catch (err) {
+      const { status, frame } = toErrorFrame(err, this.deps.log, { requestId, method: `GET /${req.path}` });
+      return { status, body: JSON.stringify(frame) };
+    }
+  }
+}
