@@ -8,6 +8,7 @@ import { bindingFor } from './binding.js';
 import { approveRelease, assertDecider, requestRelease } from './decide.js';
 import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
 import { holdKeeper } from './keeper.js';
+import { approvalWaiting } from './waiting.js';
 
 
 export const request = handler(approval.request, async (ctx, p) => {
@@ -154,4 +155,4 @@ export const approvalHandlers = family('approval', { request, resolve, get, list
 export const approvalReads = reads({ 'approval.wait': wait });
 
 /** The approval family, as domain/deployed.ts lists it. */
-export const approvalFamily: Family = { name: 'approval', methods: approvalHandlers, reads: approvalReads, holds: holdKeeper };
+export const approvalFamily: Family = { name: 'approval', methods: approvalHandlers, reads: approvalReads, holds: holdKeeper, contributes: { waiting: approvalWaiting } };

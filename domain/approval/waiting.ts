@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/types.js';
 import type { Principal } from '../core/auth.js';
 import { APPROVAL_SELECT, type ApprovalRow } from './service.js';
+import { earliest, type InboxEntry, type WaitingSource } from '../inbox/index.js';
 
 /**
  * The pending approvals `me` may decide now, newest first (GET /org/inbox): what approval.resolve would accept
@@ -17,3 +18,20 @@ export async function approvalsAwaiting(q: Queryable, orgId: string, me: Princip
     [orgId, me.id, limit],
   );
 }
+
+/** The approval family's part of GET /org/inbox: approvals the caller may decide, until they expire. */
+export const approvalWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
+  const items = (await approvalsAwaiting(q, orgId, me, cap)).map(
+    (a): InboxEntry => ({
+      kind: 'approval',
+      id: a.approval_id,
+      title: a.summary,
+      since: a.requested_at,
+      from: a.requested_by,
+      link: { method: 'approval.resolve', params: { approvalId: a.approval_id } },
+      actionClass: a.action_class,
+      expiresAt: a.expires_at,
+    }),
+  );
+  return { items, nextChangeAt: earliest(items.map((a) => (a.kind === 'approval' ? a.expiresAt : null))) };
+};

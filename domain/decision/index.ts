@@ -16,6 +16,7 @@ import {
 import { counts, mayBlock, rightOf } from './requirements.js';
 import { decisionReads } from './list.js';
 import { decisionReferences } from './references.js';
+import { decisionWaiting } from './waiting.js';
 
 /*
  * decision.*: proposals, versions, comments, adjustment requests and signatures (adopt, supersede and reverse in
@@ -252,4 +253,4 @@ export const sign = handler(
 export const decisionHandlers = family('decision', { propose, comment, requestAdjustment, sign, adopt, supersede, reverse, listComments });
 
 /** The decision family, as domain/deployed.ts lists it. */
-export const decisionFamily: Family = { name: 'decision', methods: decisionHandlers, reads: decisionReads, contributes: { references: decisionReferences } };
+export const decisionFamily: Family = { name: 'decision', methods: decisionHandlers, reads: decisionReads, contributes: { references: decisionReferences, waiting: decisionWaiting } };

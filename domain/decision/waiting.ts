@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/types.js';
 import type { Principal } from '../core/auth.js';
 import { awaitingWhy, type AwaitingWhy } from './awaiting.js';
+import type { InboxEntry, WaitingSource } from '../inbox/index.js';
 
 /** An open decision waiting on the caller (awaiting=me), with what GET /org/inbox shows of it. */
 export interface AwaitingDecision {
@@ -40,3 +41,20 @@ export async function awaitingMe(q: Queryable, orgId: string, me: Principal): Pr
     since: r.since,
   }));
 }
+
+/** The decision family's part of GET /org/inbox: decisions waiting on the caller's signature or decision. */
+export const decisionWaiting: WaitingSource = async ({ q, orgId, me, cap }) => ({
+  items: (await awaitingMe(q, orgId, me)).slice(0, cap).map(
+    (d): InboxEntry => ({
+      kind: d.why,
+      id: d.id,
+      title: d.title,
+      since: d.since,
+      from: d.driver,
+      link: { method: d.why === 'signature' ? 'decision.sign' : 'decision.adopt', params: { decisionId: d.id, version: d.version } },
+      number: d.number,
+      version: d.version,
+      area: d.area,
+    }),
+  ),
+});

@@ -1,4 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
+import type { InboxEntry, WaitingSource } from '../inbox/index.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
@@ -206,3 +207,24 @@ export async function pendingRequestsTo(q: Queryable, orgId: string, principalId
   );
   return rows.map(toRequest);
 }
+
+/**
+ * The directory's part of GET /org/inbox: introduction requests to the caller. Introductions are directory data,
+ * shown to a key that may read the directory, as listAwarenessRequests is.
+ */
+export const introductionsWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
+  if (!me.scopes.has('directory.read')) return { items: [] };
+  const items = (await pendingRequestsTo(q, orgId, me.id, cap)).map(
+    (r): InboxEntry => ({
+      kind: 'introduction',
+      id: r.id,
+      title: r.party.displayName,
+      since: r.createdAt,
+      from: r.requesterId,
+      link: { method: 'directory.resolveAwarenessRequest', params: { requestId: r.id } },
+      requestKind: r.kind,
+      party: { id: r.party.id, kind: r.party.kind },
+    }),
+  );
+  return { items };
+};

@@ -15,6 +15,7 @@ import { DIRECTORY_ANSWERER } from './ask/answerer.js';
 import { importBooksContacts } from './books-import.js';
 import { checkPartyRefs } from './refs.js';
 import { checkPartyRoles } from './roles.js';
+import { introductionsWaiting } from './awareness-requests.js';
 
 /*
  * directory.*: the people and organisations outside the org (parties per_ and co_), their channels, search and
@@ -85,6 +86,7 @@ export const directoryFamily: Family = {
   methods: directoryHandlers,
   answerers: [DIRECTORY_ANSWERER],
   startup: [importBooksContacts],
+  contributes: { waiting: introductionsWaiting },
   // What other families contributed to the directory's extension points is checked once, as the runtime is built.
   verify(set) {
     checkPartyRefs(set);

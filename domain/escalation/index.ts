@@ -8,6 +8,7 @@ import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { assigneeAt, buildChain, ESCALATION_COLUMNS, findEscalation, getEscalation, LEVEL_SQL, levelAt, toEscalation, type EscalationRow } from './model.js';
+import { escalationWaiting } from './waiting.js';
 
 /*
  * escalation.*: raise (the chain fixed then), list (level and assignee as of the clock's now) and resolve. No job
@@ -154,4 +155,4 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
 export const escalationHandlers = family('escalation', { create, list, resolve });
 
 /** The escalation family, as domain/deployed.ts lists it. */
-export const escalationFamily: Family = { name: 'escalation', methods: escalationHandlers };
+export const escalationFamily: Family = { name: 'escalation', methods: escalationHandlers, contributes: { waiting: escalationWaiting } };

@@ -9,6 +9,7 @@ import { describeRight, enforceRights, findRight, readRights, selectsAny, standi
 import { maxOpenHandoffsOf } from '../compact/index.js';
 import { getHandoff, HANDOFF_COLUMNS, isExpired, openOfferFor, toHandoff, type HandoffRow } from './model.js';
 import { holdingOf, transfer, type Holding, type Subject } from './subjects.js';
+import { handoffWaiting } from './waiting.js';
 
 /*
  * handoff.*: offer, accept, decline, cancel (all governance-gated: the pipeline answers 423 until rights exist).
@@ -197,4 +198,4 @@ export const cancel = handler(c.cancel, async (ctx, p) => {
 export const handoffHandlers = family('handoff', { offer, accept, decline, cancel });
 
 /** The handoff family, as domain/deployed.ts lists it. */
-export const handoffFamily: Family = { name: 'handoff', methods: handoffHandlers };
+export const handoffFamily: Family = { name: 'handoff', methods: handoffHandlers, contributes: { waiting: handoffWaiting } };
