@@ -2,8 +2,8 @@ import { AI_ENV_HELP, loadAiConfig, type AiConfig } from '../ai-gateway/config.j
 import { MAIL_ENV_HELP, loadMailConfig, type MailConfig } from '../mail/config.js';
 import { BLOBS_ENV_HELP, loadBlobConfig, type BlobConfig } from '../blobs/config.js';
 import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
-import { DEFAULT_BILLING_PLANS } from '../domain/billing/index.js';
-import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/pairing/index.js';
+import { DEFAULT_BILLING_PLANS } from '../domain/people/billing/index.js';
+import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/people/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/calling/config.js';

@@ -4,7 +4,7 @@ import type { ReadHandler } from '../domain/core/handler.js';
 import { Pipeline } from '../domain/core/pipeline.js';
 import type { Runtime } from '../domain/runtime.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
-import { findOrgBySlug } from '../domain/org/service.js';
+import { findOrgBySlug } from '../domain/people/org/service.js';
 import { formatCents } from '../domain/books/money.js';
 import { firstUncoveredPayDate, loadedSchedules } from '../domain/books/rates/index.js';
 import { DEMO_NAME, demoPayDates, demoStory } from './demo-story.js';

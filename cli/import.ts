@@ -3,7 +3,7 @@ import { basename, extname } from 'node:path';
 import { ApiError } from '../protocol/errors.js';
 import type { Db } from '../db/types.js';
 import { importStatement, type ImportResult, type StatementFormat } from '../domain/books/reconciliation/index.js';
-import { findOrgBySlug } from '../domain/org/service.js';
+import { findOrgBySlug } from '../domain/people/org/service.js';
 
 /** `import <file> [--org <slug>] [--format csv|ofx]`: a bank statement into an org's feed lines, as the operator (actor ""). */
 

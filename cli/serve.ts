@@ -6,7 +6,7 @@ import { bootstrapIfEmpty } from '../domain/system.js';
 import { mcpHttp } from '../mcp/http.js';
 import type { ServerConfig } from './config.js';
 import { seedAndReport } from './demo-command.js';
-import { findOrgBySlug } from '../domain/org/service.js';
+import { findOrgBySlug } from '../domain/people/org/service.js';
 import { startBlobGc } from '../blobs/gc.js';
 
 /** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */

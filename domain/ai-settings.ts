@@ -1,6 +1,6 @@
 import type { Db } from '../db/types.js';
 import { appendEvent } from '../ledger/append.js';
-import { findOrgBySlug } from './org/service.js';
+import { findOrgBySlug } from './people/index.js';
 
 export interface AiSettingsChange {
   /** Micro-dollars a month; null: back to the server default (AI_MONTHLY_BUDGET_USD); undefined: unchanged. */

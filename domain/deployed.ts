@@ -1,8 +1,6 @@
 import { FamilySet, type Family } from './core/family.js';
-import { adminFamily } from './admin/index.js';
 import { annotationFamily } from './annotation/index.js';
 import { approvalFamily } from './approval/index.js';
-import { billingFamily } from './billing/index.js';
 import { boardFamily } from './board/index.js';
 import { booksFamily } from './books/index.js';
 import { callingFamily } from './calling/index.js';
@@ -18,19 +16,23 @@ import { fileFamily } from './file/index.js';
 import { filesFamily } from './files/index.js';
 import { governanceFamily } from './governance/index.js';
 import { handoffFamily } from './handoff/index.js';
-import { hierarchyFamily } from './hierarchy/index.js';
 import { inboxFamily } from './inbox/index.js';
-import { invitationFamily } from './invitation/index.js';
-import { memberFamily } from './member/index.js';
 import { messagingFamily } from './messaging/index.js';
 import { notificationFamily } from './notification/index.js';
-import { orgFamily } from './org/index.js';
-import { pairingFamily } from './pairing/index.js';
-import { personaFamily } from './persona/index.js';
 import { policyFamily } from './policy/index.js';
-import { profileFamily } from './profile/index.js';
-import { teamFamily } from './team/index.js';
-import { userFamily } from './user/index.js';
+import {
+  adminFamily,
+  billingFamily,
+  hierarchyFamily,
+  invitationFamily,
+  memberFamily,
+  orgFamily,
+  pairingFamily,
+  personaFamily,
+  profileFamily,
+  teamFamily,
+  userFamily,
+} from './people/index.js';
 import { aiReadsFamily } from './ai-reads.js';
 import { ledgerReadsFamily } from './ledger-reads.js';
 

@@ -1,7 +1,6 @@
 import type { Db, Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
-import { mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
-import { createOrg, findOrgBySlug, type CreatedOrg } from './org/service.js';
+import { type CreatedOrg, type MintRequest, type MintedKey, createOrg, findOrgBySlug, mintKey, mintedKeyEvent } from './people/index.js';
 
 /*
  * Acts of the operator (CLI, first start) rather than of an API caller. They are ledgered like calls, with

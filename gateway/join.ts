@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/frames.js';
-import { acceptInvitation, viewInvitation } from '../domain/invitation/accept.js';
+import { acceptInvitation, viewInvitation } from '../domain/people/invitation/accept.js';
 import type { Runtime } from '../domain/runtime.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { importMap, loadAssets, pageCsp, sameOrigin, type Asset } from './web-assets.js';
@@ -13,7 +13,7 @@ import { importMap, loadAssets, pageCsp, sameOrigin, type Asset } from './web-as
  * - POST /join/api/invitation {token}: whose invitation, to which org, and its state;
  * - POST /join/api/accept {token}: the member becomes active and gets one key of its role, shown once.
  * The token travels in POST bodies (the first GET's query is redacted from logs); both calls are counted per
- * address in PostgreSQL before the token is looked at (domain/invitation/accept.ts).
+ * address in PostgreSQL before the token is looked at (domain/people/invitation/accept.ts).
  */
 
 const IMPORT_MAP = importMap('/join');

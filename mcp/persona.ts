@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/core/auth.js';
 import type { Pipeline } from '../domain/core/pipeline.js';
-import { personaOf } from '../domain/persona/model.js';
+import { personaOf } from '../domain/people/persona/model.js';
 import { personaSelection, type Selection } from './toolsets.js';
 
 /**

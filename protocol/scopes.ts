@@ -32,7 +32,7 @@ export const TIERS = {
    * org.read), so every /api/v1 method, read, the stream and MCP refuse it with FORBIDDEN_SCOPE. The SCIM face
    * makes its registry calls with a capability of its own (gateway/scim/calls.ts: exactly the methods a SCIM
    * write makes, with the scopes they need). An agent principal exempt from agent-lane holds
-   * (domain/member/lane.ts): its humans decided in the identity provider.
+   * (domain/people/member/lane.ts): its humans decided in the identity provider.
    */
   scim: { principal: 'agent', scopes: [] },
 } as const satisfies Record<string, { principal: PrincipalKind; scopes: readonly Scope[] }>;

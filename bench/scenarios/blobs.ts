@@ -62,7 +62,7 @@ function upload(url: string, key: string, bytes: number): Promise<{ status: numb
 async function child(bytes: number): Promise<void> {
   const { createRuntime } = await import(pathToFileURL(path.join(ROOT, 'domain/runtime.ts')).href);
   const { buildApp } = await import(pathToFileURL(path.join(ROOT, 'gateway/app.ts')).href);
-  const { createOrg } = await import(pathToFileURL(path.join(ROOT, 'domain/org/service.ts')).href);
+  const { createOrg } = await import(pathToFileURL(path.join(ROOT, 'domain/people/org/service.ts')).href);
   const dir = mkdtempSync(path.join(tmpdir(), 'wops-blob-bench-'));
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const runtime = await createRuntime({ databaseUrl, inMemory: !databaseUrl, poolSize: 4, blobs: { dir, maxBytes: bytes + MB } });

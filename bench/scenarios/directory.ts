@@ -1,4 +1,4 @@
-import { createOrg } from '../../domain/org/service.js';
+import { createOrg } from '../../domain/people/org/service.js';
 import { createRuntime, type Runtime } from '../../domain/runtime.js';
 import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, type BenchContext, type BenchOrg } from '../fixture.js';

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/types.js';
 import { moveOpenItems, moveWorkstreams, releaseClaimsOf } from '../../domain/board/people.js';
 import { newId } from '../../domain/core/ids.js';
-import { SIBLING_ORDER } from '../../domain/member/chart.js';
-import { listMembers } from '../../domain/member/list.js';
-import { mintKey, revokeKeysOf } from '../../domain/org/keys.js';
+import { SIBLING_ORDER } from '../../domain/people/member/chart.js';
+import { listMembers } from '../../domain/people/member/list.js';
+import { mintKey, revokeKeysOf } from '../../domain/people/org/keys.js';
 import { createOrgs, getOk, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies } from '../measure.js';
 import type { Row } from '../report.js';

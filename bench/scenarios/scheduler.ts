@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../db/types.js';
-import { createOrg } from '../../domain/org/service.js';
+import { createOrg } from '../../domain/people/org/service.js';
 import { createRuntime } from '../../domain/runtime.js';
 import { createOrgs, rpc } from '../fixture.js';
 import { percentile } from '../measure.js';

@@ -1,8 +1,8 @@
--- tables: org: orgs, api_keys
--- tables: member: principals
+-- tables: people: orgs, api_keys
+-- tables: people: principals
 -- tables: ledger: ledger_heads, events, idempotency
 -- tables: approval: approvals, signature_holds
--- tables: pairing: pairings
+-- tables: people: pairings
 -- tables: core: instance_secrets
 -- Tenancy, credentials, the hash-chained ledger, idempotency, approvals, pairing.
 -- org_id is the first column of every key, ready for distribution by org.

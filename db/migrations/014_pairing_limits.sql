@@ -1,4 +1,4 @@
--- tables: pairing: pairing_limits
+-- tables: people: pairing_limits
 -- What an anonymous caller may cost (pairing.request): fixed-window counters shared by every server process.
 -- A bucket is `addr:` or `org:` and an HMAC (instance key) of the source address or the org slug asked for,
 -- so neither addresses nor slugs are stored; a row lives until its window ends and is then deleted.

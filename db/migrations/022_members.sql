@@ -1,5 +1,5 @@
--- tables: team: teams
--- tables: member: member_teams
+-- tables: people: teams
+-- tables: people: member_teams
 -- People, first slice: a member is the org record of one principal, so the principals row IS the member row.
 -- New columns carry defaults (status active, version 1): every path that inserts a principal (org create, key
 -- mint, pairing approve, bootstrap, the demo) writes a complete member in the same statement, and existing

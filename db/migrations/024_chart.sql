@@ -1,4 +1,4 @@
--- tables: member: org_charts
+-- tables: people: org_charts
 -- The org chart (people.md: hierarchy, positions). Every reporting change (a manager, a dotted line, a sibling
 -- position, a member leaving the chart) bumps the org's chart revision under the people lock, so a reorg can say
 -- which chart it was computed from (hierarchy.set expectedRevision) and a flat page knows the chart moved.

@@ -1,5 +1,5 @@
--- tables: invitation: invitations
--- tables: billing: billing_subscriptions
+-- tables: people: invitations
+-- tables: people: billing_subscriptions
 -- Invitations and billing (people.md: invitation, billing; seats).
 -- An invitation gives one human member access: its link carries the org id, the invitation id and a secret, so
 -- acceptance finds the row by its primary key (no lookup across orgs) and only the secret's SHA-256 is stored.

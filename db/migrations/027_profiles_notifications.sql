@@ -1,4 +1,4 @@
--- tables: profile: profiles, profile_sections
+-- tables: people: profiles, profile_sections
 -- tables: notification: notification_preferences, notification_cursors, notifications
 -- Profiles (people.md: what a member tells the org about themselves) and notification preferences and delivery.
 -- A profile row appears on the member's first profile write; a member without one has an empty profile.

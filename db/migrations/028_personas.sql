@@ -1,4 +1,4 @@
--- tables: persona: personas
+-- tables: people: personas
 -- Personas (people.md: an agent's mandate compiled into one bounded prompt block). One row per agent that has
 -- one; the agent's member row is its principal (agt_). version counts edits of the fields; compiled_version is
 -- the version the stored prompt was compiled from, so prompt_stale is version > compiled_version.

@@ -7,6 +7,7 @@ import { assignTask, create, createTask, decompose, moveTask, updateTask } from 
 import { assign, createWorkstream, deleteWorkstream, moveWorkstream, updateWorkstream } from './workstreams.js';
 import { boardReads } from './reads.js';
 import { boardReferences } from './references.js';
+import { boardHeldWork } from './people.js';
 
 export { boardReads } from './reads.js';
 
@@ -42,4 +43,4 @@ export const boardHandlers = family('board', {
 });
 
 /** The board family, as domain/deployed.ts lists it. */
-export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, contributes: { references: boardReferences } };
+export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, contributes: { references: boardReferences, heldWork: boardHeldWork } };

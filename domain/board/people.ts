@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/types.js';
+import type { HeldWork } from '../people/index.js';
 import { lockBoard } from './model.js';
 
 /*
@@ -49,6 +50,9 @@ export async function moveWorkstreams(q: Queryable, orgId: string, from: string,
   );
   return rows.length;
 }
+
+/** The board's part in cutting a person's access (the people group's `heldWork` extension point). */
+export const boardHeldWork: HeldWork = { releaseClaims: releaseClaimsOf, moveOpenItems, moveWorkstreams };
 
 /*
  * For handoffs (domain/handoff): who holds a task, and moving it to someone else. Board appends no event for

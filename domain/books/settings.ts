@@ -1,6 +1,6 @@
 import type { Db } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
-import { findOrgBySlug } from '../org/service.js';
+import { findOrgBySlug } from '../people/index.js';
 import { AU_STATES, isAuState, type AuState } from './calendar.js';
 
 /**

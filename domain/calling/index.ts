@@ -4,7 +4,7 @@ import { channelAccess } from '../channel/access.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { postMessage } from '../messaging/post.js';
 import { chat, lowerHand, raiseHand, react, setLock, setMute } from './controls.js';
 import { end, removeParticipant } from './leave.js';

@@ -1,7 +1,7 @@
 import { calling as c } from '../../protocol/methods/calling.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { afterCommitMedia } from './media.js';
 import { callAccess, callShape, joinedIds, latestRecording, requireHost, requireLive } from './model.js';
 

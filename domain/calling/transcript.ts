@@ -4,7 +4,7 @@ import { calling as c, type TranscriptLine } from '../../protocol/methods/callin
 import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { callAccess, iso } from './model.js';
 import { toWebVtt } from './webvtt.js';
 

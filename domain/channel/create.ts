@@ -1,7 +1,7 @@
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { channel as c } from '../../protocol/methods/channel.js';
 import type { Queryable } from '../../db/types.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import type { ChannelKind, ChannelRole } from './access.js';

@@ -3,7 +3,7 @@ import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { AUTHORITY_FIELDS, AUTONOMY_LEVELS, MAX_SECTIONS, type CHARTER_OP_PARAMS, type CharterOp } from '../../protocol/methods/charter.js';
 import type { Queryable } from '../../db/types.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { parseSelector } from '../governance/selectors.js';
 import { blankColleague, sortColleagues, type CharterDoc, type ClauseDoc, type ColleagueDoc, type SectionDoc } from './document.js';
 import { sectionStanding } from './store.js';

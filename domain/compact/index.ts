@@ -6,8 +6,7 @@ import type { HandlerCtx } from '../core/handler.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
-import { sponsorOf } from '../persona/model.js';
+import { getMembers, sponsorOf } from '../people/index.js';
 import { enforceRights, verifyGivenProof, type HoldSpec } from '../governance/rights.js';
 import { COMPACT_COLUMNS, compactRow, toCompact, type CompactRow, type TermsDoc } from './model.js';
 

@@ -1,7 +1,7 @@
 import { contact as c } from '../../protocol/methods/contact.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
-import { checkVersion } from '../member/index.js';
+import { checkVersion } from '../people/index.js';
 import {
   candidatesOf, checkKindFields, createContactParty, employerNamed, getPartyRow, listContacts, noun, refreshEmployerName, renameChanges, requireWritableParty,
   setArchived, setEmployer, setPrimaryValue, toContact, writeChanges, type Change,

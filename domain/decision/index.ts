@@ -5,7 +5,7 @@ import type { HandlerCtx } from '../core/handler.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { activeHumansWithRole, getMembers } from '../member/model.js';
+import { activeHumansWithRole, getMembers } from '../people/index.js';
 import { readRights } from '../governance/rights.js';
 import { adopt, reverse, supersede } from './adopt.js';
 import { listComments } from './comments.js';

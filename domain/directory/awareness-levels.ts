@@ -2,7 +2,7 @@ import { directory as c } from '../../protocol/methods/directory/index.js';
 import type { Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { requireNamableMember } from '../member/model.js';
+import { requireNamableMember } from '../people/index.js';
 import { AWARENESS_LEVELS, type AwarenessLevel } from './awareness.js';
 import { lockKeys } from './channel-store.js';
 import { resolveParty } from './model.js';

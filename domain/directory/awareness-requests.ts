@@ -5,7 +5,7 @@ import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import type { AwarenessLevel } from './awareness.js';
 import { raiseAwareness, toAwareness } from './awareness-levels.js';
 import { lockKeys } from './channel-store.js';

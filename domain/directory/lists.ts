@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { requireNamableMember } from '../member/model.js';
+import { requireNamableMember } from '../people/index.js';
 import { Params, filterConditions, type PartyFilter } from './filters.js';
 import { visibleTo, type ListRow as ScopedList } from './list-scope.js';
 import { noun, resolveParty, type PartyKind } from './model.js';

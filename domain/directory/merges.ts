@@ -2,7 +2,7 @@ import { directory as c } from '../../protocol/methods/directory/index.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { conflict } from '../../protocol/errors.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
-import { mustHold } from '../member/lane.js';
+import { mustHold } from '../people/index.js';
 import { undoLog } from './merge-log.js';
 import { lockPair, mergeSummary, proposePair } from './merge-propose.js';
 import { refreshAround, runMerge } from './merge-run.js';

@@ -4,7 +4,7 @@ import { conflict } from '../../protocol/errors.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { checkVersion } from '../member/index.js';
+import { checkVersion } from '../people/index.js';
 import { lockKeys } from './channel-store.js';
 import { candidatesOf, identifierHolder } from './dedupe.js';
 import { orgDetail } from './detail.js';

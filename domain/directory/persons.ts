@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { directory as c } from '../../protocol/methods/directory/index.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { checkVersion } from '../member/index.js';
+import { checkVersion } from '../people/index.js';
 import { candidatesOf } from './dedupe.js';
 import { personDetail } from './detail.js';
 import { getPartyRow, requireWritableParty, toPerson, toTombstone } from './model.js';

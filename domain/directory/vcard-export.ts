@@ -5,7 +5,7 @@ import { MAX_AGENT_EXPORT } from '../../protocol/methods/directory/vcard.js';
 import { badRequest, notFound } from '../../protocol/errors.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
-import { mustHold } from '../member/lane.js';
+import { mustHold } from '../people/index.js';
 import { listScope } from './filters.js';
 import { kindOf, noun, partyRows, resolveParty } from './model.js';
 import { JCARD_MEDIA_TYPE, VCARD_MEDIA_TYPE, channelsOf, exportBody, partyCard } from './vcard-cards.js';

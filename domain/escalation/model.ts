@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { badRequest, notFound } from '../../protocol/errors.js';
 import type { Escalation } from '../../protocol/methods/escalation.js';
 import type { Queryable } from '../../db/types.js';
-import { activeHumansWithRole, getMembers } from '../member/model.js';
+import { activeHumansWithRole, getMembers } from '../people/index.js';
 import { findRight, humansNamed, readRights } from '../governance/rights.js';
 
 /*

@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { TEAM_IDS_SQL, teamIdsOf } from '../team/find.js';
+import { TEAM_IDS_SQL, teamIdsOf } from '../people/index.js';
 
 /*
  * Who may do what with a file (files.md section 2, Access). A role is the highest of:

@@ -9,7 +9,7 @@ import { grantsReaching } from './grants.js';
 import { recentExports } from './export.js';
 import { activeFile, eventIds, fileView, filesFor, insertFile, setHead, targetFolder } from './model.js';
 import { holdUpload, prepareUpload, type PreparedUpload } from './upload.js';
-import { teamIdsOf } from '../team/find.js';
+import { teamIdsOf } from '../people/index.js';
 
 /*
  * files.get and files.create, rename, duplicate, star: one file at a time. Move, trash, sharing, uploads and

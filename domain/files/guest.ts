@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
 import type { BlobMeta } from '../../blobs/index.js';
 import type { Deps } from '../core/deps.js';
-import { addressBucket, count, hmac } from '../pairing/limits.js';
+import { addressBucket, count, hmac } from '../people/index.js';
 import { FILE_COLUMNS, type FileRow } from './access.js';
 import { GRANT_COLUMNS, grantStatus, type GrantRow } from './grants.js';
 import { parseGuestToken } from './sharing.js';

@@ -4,7 +4,7 @@ import { badRequest } from '../../protocol/errors.js';
 import { drive as c } from '../../protocol/methods/files/drive.js';
 import { decodeCursor, encodeCursor, strings, timeAndId } from '../core/cursor.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
-import { teamIdsOf } from '../team/find.js';
+import { teamIdsOf } from '../people/index.js';
 import { callerOf, FILE_COLUMNS, fileAccess, READABLE_FILE_SQL, type FileRow } from './access.js';
 import { filesFor } from './model.js';
 

@@ -4,7 +4,7 @@ import { drive as c, EMAIL_GRANT_DEFAULT_DAYS, EMAIL_GRANT_MAX_DAYS } from '../.
 import type { Deps } from '../core/deps.js';
 import { handler } from '../core/handler.js';
 import { newId, newSecret } from '../core/ids.js';
-import { checkTeams, requireNamableMember } from '../member/model.js';
+import { checkTeams, requireNamableMember } from '../people/index.js';
 import { callerOf, fileAccess } from './access.js';
 import { emailDomain, GRANT_COLUMNS, toGrant, type GrantRow } from './grants.js';
 import { activeFile } from './model.js';

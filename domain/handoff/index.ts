@@ -4,7 +4,7 @@ import type { HandlerCtx } from '../core/handler.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { describeRight, enforceRights, findRight, readRights, selectsAny, standing, type GoverningAct } from '../governance/rights.js';
 import { maxOpenHandoffsOf } from '../compact/index.js';
 import { getHandoff, HANDOFF_COLUMNS, isExpired, openOfferFor, toHandoff, type HandoffRow } from './model.js';

@@ -13,7 +13,7 @@ import { channelAccess, managesChannel, type ChannelRole } from '../channel/acce
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { defineJob } from '../jobs/define.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { getMessage } from './model.js';
 import { nextSeq } from './post.js';
 import { checkPostingPolicy, checkThread, humansReached, sameIdempotencyId } from './send.js';

@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelAccess } from '../channel/access.js';
 import { liveMemberIds } from '../channel/model.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { handler } from '../core/handler.js';
 import { getMessage, MESSAGE_COLUMNS, messagesFor, type MessageRow } from './model.js';
 import { postMessage } from './post.js';

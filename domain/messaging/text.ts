@@ -2,7 +2,7 @@ import { badRequest, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { taskHolding } from '../board/people.js';
 import { callerOf, canReadFile } from '../files/access.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 
 /*
  * What a message's words point at: `<@usr_…>` / `<@agt_…>` mention members of the org, `<!channel>` the whole

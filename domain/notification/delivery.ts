@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/types.js';
 import type { Delivery } from '../../mail/types.js';
 import type { Deps } from '../core/deps.js';
-import { getMembers, type Member } from '../member/model.js';
+import { getMembers, type Member } from '../people/index.js';
 import { LEDGER_APPENDED } from '../stream/hub.js';
 import { composeMail, type Item } from './mail.js';
 import { effectivePreferences } from './preferences.js';

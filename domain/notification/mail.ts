@@ -4,8 +4,7 @@ import type { MailMessage } from '../../mail/types.js';
 import { loadApproval } from '../approval/service.js';
 import { getTask } from '../board/model.js';
 import type { Deps } from '../core/deps.js';
-import { getMembers, type Member } from '../member/model.js';
-import { findOrgById } from '../org/service.js';
+import { type Member, findOrgById, getMembers } from '../people/index.js';
 
 /*
  * The words of a notification mail, built at send time from the records themselves (the task, the approval, the

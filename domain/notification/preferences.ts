@@ -3,8 +3,7 @@ import { NOTIFICATION_TYPES, notification as c, type Mode, type NotificationType
 import type { Queryable } from '../../db/types.js';
 import type { Principal } from '../core/auth.js';
 import { handler } from '../core/handler.js';
-import { laneSignature } from '../member/lane.js';
-import { getMember } from '../member/model.js';
+import { getMember, laneSignature } from '../people/index.js';
 
 /*
  * Preferences are a sparse overlay: built-in defaults, then the org's (target 'org'), then the member's own.
@@ -142,7 +141,7 @@ export const updatePreferences = handler(c.updatePreferences, async (ctx, p) => 
     await ctx.emit('notification.preferences.update', target, { target, fields: [], version, noop: true });
     return { target, preferences: effective(before), changed: false };
   }
-  // The agent lane (domain/member/lane.ts): what a human is told (or every human, the org's defaults) is a human's to change.
+  // The agent lane (domain/people/member/lane.ts): what a human is told (or every human, the org's defaults) is a human's to change.
   const member = target === 'org' ? null : await getMember(ctx.q, ctx.orgId, target);
   await laneSignature(ctx, member === null || member.kind === 'human', {
     subjectId: target,

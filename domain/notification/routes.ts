@@ -1,7 +1,7 @@
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
 import { loadApproval } from '../approval/service.js';
-import { activeHumansWithRole, getMembers } from '../member/model.js';
+import { activeHumansWithRole, getMembers } from '../people/index.js';
 
 /*
  * Which ledger events concern whom. Only ids and statuses are read from an event (that is all it holds); the

@@ -6,7 +6,7 @@ import type { HandlerCtx } from '../core/handler.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { activeHumansWithRole } from '../member/model.js';
+import { activeHumansWithRole } from '../people/index.js';
 import { booksPolicy, setMaterialityFloor, setPromiseGraceDays } from '../books/policy.js';
 import { today } from '../books/dates.js';
 import { formatCents } from '../books/money.js';

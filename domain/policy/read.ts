@@ -5,7 +5,7 @@ import { readHandler } from '../core/handler.js';
 import { booksPolicyView } from '../books/index.js';
 import { readRights } from '../governance/rights.js';
 import { compactsFor } from '../compact/model.js';
-import { getMembers } from '../member/model.js';
+import { getMembers } from '../people/index.js';
 import { policyHistory, policyRow, policySummaries, toPolicy } from './model.js';
 
 /*

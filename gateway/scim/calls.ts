@@ -77,7 +77,7 @@ export class RegistryCalls {
     if (!outcome.frame.ok) throw fromFrame(outcome.frame.error, this.rename, outcome.retryAfterSeconds);
     if (outcome.event) this.made.push(method);
     const result = outcome.frame.result as { status?: string; message?: string };
-    // The provisioner is exempt from holds (domain/member/lane.ts); a hold here means a human must decide first.
+    // The provisioner is exempt from holds (domain/people/member/lane.ts); a hold here means a human must decide first.
     if (result?.status === 'approval_required') throw new ScimError(409, `${method} needs a human's approval: ${result.message ?? ''}`);
     return result as T;
   }

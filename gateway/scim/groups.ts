@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { findMembers } from '../../domain/member/find.js';
-import { findTeams, type FoundTeam } from '../../domain/team/find.js';
+import { findMembers } from '../../domain/people/member/find.js';
+import { findTeams, type FoundTeam } from '../../domain/people/team/find.js';
 import type { RegistryCalls } from './calls.js';
 import { attributeQuery, callsFor, listQuery, listResponse, project, sendScim, type ScimRequest } from './common.js';
 import { invalid, ScimError } from './errors.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../protocol/errors.js';
 import { reservedKeyIssue } from '../../protocol/json-bounds.js';
 import { bearerFrom } from '../../domain/core/auth.js';
-import { isScimProvisioner } from '../../domain/member/lane.js';
+import { isScimProvisioner } from '../../domain/people/member/lane.js';
 import type { Runtime } from '../../domain/runtime.js';
 import { listResponse, sendScim, type ScimRequest } from './common.js';
 import { fromFrame, ScimError, sendScimError } from './errors.js';

@@ -1,4 +1,4 @@
-import type { Member } from '../../domain/member/model.js';
+import type { Member } from '../../domain/people/member/model.js';
 import { invalid } from './errors.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from './schemas.js';
 

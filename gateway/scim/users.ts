@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { findMembers, type MemberCriteria } from '../../domain/member/find.js';
-import type { Member } from '../../domain/member/model.js';
-import { findTeams } from '../../domain/team/find.js';
+import { findMembers, type MemberCriteria } from '../../domain/people/member/find.js';
+import type { Member } from '../../domain/people/member/model.js';
+import { findTeams } from '../../domain/people/team/find.js';
 import type { PlannedCall } from './calls.js';
 import { attributeQuery, callsFor, listQuery, listResponse, project, sendScim, type ScimRequest } from './common.js';
 import { invalid, ScimError } from './errors.js';

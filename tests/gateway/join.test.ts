@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../gateway/app.js';
-import { JOIN_PER_ADDRESS_PER_MINUTE } from '../../domain/invitation/accept.js';
+import { JOIN_PER_ADDRESS_PER_MINUTE } from '../../domain/people/invitation/accept.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 import { eventsAfter, expectOk, head } from '../helpers/calls.js';
 

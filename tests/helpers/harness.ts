@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/runtime.js';
-import { createOrg } from '../../domain/org/service.js';
+import { createOrg } from '../../domain/people/org/service.js';
 import { newId } from '../../domain/core/ids.js';
 
 /** PostgreSQL when DATABASE_URL is set (CI's second run), otherwise in-memory PGlite. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitStatements } from '../../db/migrate.js';
-import { createOrg } from '../../domain/org/service.js';
+import { createOrg } from '../../domain/people/org/service.js';
 import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
 import { expectOk } from '../helpers/calls.js';
 import { headOf } from '../helpers/ledger.js';

@@ -10,7 +10,7 @@ import { FAMILIES, ROOT, familyOf, readImports, sourceFiles, sourceOf, type Impo
  * needed. After moving code, UPDATE_BOUNDARIES=1 npx vitest run tests/protocol/family-imports.test.ts rewrites it.
  *
  * A family is a folder directly under domain/ except core, jobs, stream and inbox (tests/helpers/imports.ts says
- * why). Those and the files directly under domain/ (deployed.ts, refs.ts, event-records.ts, ...) are not restricted
+ * why); a group folder (domain/people: member, team, org, ...) is one module, reached through domain/people/index.ts. Those and the files directly under domain/ (deployed.ts, refs.ts, event-records.ts, ...) are not restricted
  * by the first rule, but imports through them count for cycles: X -> refs.ts -> Y is X needing Y.
  */
 
@@ -146,15 +146,16 @@ describe('family boundaries', () => {
     expect(IMPORTS).toContainEqual({ file: 'domain/jobs/scheduler.ts', target: 'domain/jobs/define.ts', typeOnly: false });
     expect(IMPORTS).toContainEqual({ file: 'domain/jobs/define.ts', target: 'domain/core/deps.ts', typeOnly: true });
     expect(familyOf('domain/books/ask/answerer.ts')).toBe('books');
+    expect(familyOf('domain/people/member/lane.ts')).toBe('people'); // a group folder is one module
     expect([familyOf('domain/core/pipeline.ts'), familyOf('domain/deployed.ts'), familyOf('domain/inbox/index.ts')]).toEqual([undefined, undefined, undefined]);
     const made: Import[] = [
-      { file: 'domain/board/tasks.ts', target: 'domain/member/model.ts', typeOnly: true },
-      { file: 'domain/board/tasks.ts', target: 'domain/member/index.ts', typeOnly: false },
-      { file: 'domain/member/list.ts', target: 'domain/refs.ts', typeOnly: false },
+      { file: 'domain/board/tasks.ts', target: 'domain/people/member/model.ts', typeOnly: true },
+      { file: 'domain/board/tasks.ts', target: 'domain/people/index.ts', typeOnly: false },
+      { file: 'domain/people/member/list.ts', target: 'domain/refs.ts', typeOnly: false },
       { file: 'domain/refs.ts', target: 'domain/board/index.ts', typeOnly: false },
     ];
-    expect(indexExceptions(made)).toEqual({ 'board -> member': ['domain/board/tasks.ts -> domain/member/model.ts'] });
-    expect(cycleEdges(made)).toEqual(['board -> member', 'domain/refs.ts -> board', 'member -> domain/refs.ts']);
+    expect(indexExceptions(made)).toEqual({ 'board -> people': ['domain/board/tasks.ts -> domain/people/member/model.ts'] });
+    expect(cycleEdges(made)).toEqual(['board -> people', 'domain/refs.ts -> board', 'people -> domain/refs.ts']);
     expect(cycleEdges(made.slice(1))).toEqual(cycleEdges(made)); // the type-only import closes no cycle
     expect(cycleEdges(made.slice(0, 3))).toEqual([]);
   });

@@ -21,7 +21,7 @@ const HEAVY: Record<string, string> = {
   'prosemirror-markdown': 'with markdown-it, about 140 ms; domain/files/docs/markdown.ts, at the first Markdown conversion',
   'markdown-it': 'about 100 ms; domain/files/docs/markdown.ts, at the first Markdown conversion',
   'file-type': 'about 120 ms; blobs/sniff.ts and domain/files/upload.ts, at the first upload',
-  sharp: 'libvips, about 200 ms; domain/profile/avatar.ts, at the first avatar',
+  sharp: 'libvips, about 200 ms; domain/people/profile/avatar.ts, at the first avatar',
   'livekit-server-sdk': 'about 210 ms; domain/calling, only when LiveKit is configured',
   'date-holidays': 'about 340 ms; domain/books/calendar.ts, at the first business-day question',
   'libphonenumber-js': 'its metadata, about 200 ms; at the first phone number (directory, profile)',

@@ -21,7 +21,7 @@ const UPDATE = process.env.UPDATE_BOUNDARIES === '1';
 /**
  * Every row is keyed by its org, and every family records people as principal ids (actors, assignees, members),
  * so joining orgs or principals to show a name, a kind or a status is a read any family may make. Writing them
- * stays with their owners (org, member).
+ * stays with their owner (people).
  */
 const READ_BY_ALL = new Set(['orgs', 'principals']);
 
