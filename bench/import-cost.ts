@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
  * import is imported alone in a fresh process, to show what it costs. Each figure is the best of RUNS.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRIES = ['domain/runtime.ts', 'gateway/app.ts', 'mcp/server.ts'];
+const ENTRIES = ['domain/deployed.ts', 'gateway/app.ts', 'mcp/server.ts'];
 const RUNS = Number(process.env.IMPORT_COST_RUNS ?? 3);
 /** Under this a package is not worth loading lazily. */
 const CHEAP_MS = 20;

@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime } from '../domain/runtime.js';
+import { createRuntime, type Runtime } from '../domain/deployed.js';
 import type { ServerConfig } from './config.js';
 import { seedDemo } from './demo.js';
 

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/core/deps.js';
 import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
 import type { ReadHandler } from '../domain/core/handler.js';
 import { Pipeline } from '../domain/core/pipeline.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
 import { findOrgBySlug } from '../domain/people/org/service.js';
 import { formatCents } from '../domain/books/money.js';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { ApiError } from '../protocol/errors.js';
 import { fromProjectRoot } from '../db/project-root.js';
-import { createRuntime } from '../domain/runtime.js';
+import { createRuntime } from '../domain/deployed.js';
 import { META_TOOL_NAMES } from '../mcp/meta-tools.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { DESKS, DEFAULT_DESK } from '../mcp/desks.js';

@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import pino from 'pino';
 import { buildApp } from '../gateway/app.js';
-import { createRuntime } from '../domain/runtime.js';
+import { createRuntime } from '../domain/deployed.js';
 import { bootstrapIfEmpty } from '../domain/system.js';
 import { mcpHttp } from '../mcp/http.js';
 import type { ServerConfig } from './config.js';

@@ -1,4 +1,5 @@
 import { FamilySet, type Family } from './core/family.js';
+import { openRuntime, type Runtime, type RuntimeOptions } from './core/runtime.js';
 import { annotationFamily } from './annotation/index.js';
 import { approvalFamily } from './approval/index.js';
 import { boardFamily } from './board/index.js';
@@ -86,3 +87,10 @@ export const METHOD_HANDLERS = DEPLOYED.methods;
 
 /** Every deployed GET read, by path. */
 export const READ_HANDLERS = DEPLOYED.reads;
+
+export type { Runtime, RuntimeOptions } from './core/runtime.js';
+
+/** A runtime over the deployed families: what the server, the CLI and the tests open. */
+export function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  return openRuntime(DEPLOYED, opts);
+}

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
 import { reservedKeyIssue } from '../protocol/json-bounds.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { registerRateLimit } from './rate-limit.js';
 import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.js';
 import { rpcRoutes } from './rpc.js';

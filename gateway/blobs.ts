@@ -4,7 +4,7 @@ import { ApiError } from '../protocol/errors.js';
 import { errorFrame, okFrame } from '../protocol/frames.js';
 import { bearerFrom } from '../domain/core/auth.js';
 import { toErrorFrame } from '../domain/core/errors.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { blobContentType, blobNotFound, parseSignedRecord, type BlobMeta, type ReadAccess } from '../blobs/service.js';
 import { BlobMissingError, BlobTooLargeError, SHA256_HEX, type ByteRange } from '../blobs/store.js';
 

@@ -6,7 +6,7 @@ import { parseParams } from '../protocol/schema.js';
 import { bearerFrom } from '../domain/core/auth.js';
 import { importStatement } from '../domain/books/reconciliation/index.js';
 import { toErrorFrame } from '../domain/core/errors.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 
 /**
  * POST /api/v1/admin/books.importStatement: the bank statement import for an org's admin (scope `admin`). Not a

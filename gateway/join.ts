@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS } from '../protocol/errors.js';
 import { errorFrame } from '../protocol/frames.js';
 import { acceptInvitation, viewInvitation } from '../domain/people/invitation/accept.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { importMap, loadAssets, pageCsp, sameOrigin, type Asset } from './web-assets.js';
 

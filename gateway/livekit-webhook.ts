@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { applyLivekitWebhook } from '../domain/calling/webhook.js';
 
 /**

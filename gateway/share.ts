@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../protocol/errors.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { guestDownload, guestPage, type GuestFile, type GuestPage } from '../domain/files/guest.js';
 

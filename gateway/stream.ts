@@ -7,7 +7,7 @@ import { ledgerReadContracts } from '../protocol/reads/ledger.js';
 import { tierScopeNote } from '../protocol/scopes.js';
 import { authenticateKeyId, bearerFrom, type Principal } from '../domain/core/auth.js';
 import { refuseBeyondHead } from '../domain/ledger-reads.js';
-import type { Runtime } from '../domain/runtime.js';
+import type { Runtime } from '../domain/deployed.js';
 import { watchAccess } from '../domain/stream/access-watch.js';
 import type { FeedEvent, Subscription } from '../domain/stream/hub.js';
 import type { EventFilter } from '../domain/stream/visibility.js';

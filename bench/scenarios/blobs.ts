@@ -60,7 +60,7 @@ function upload(url: string, key: string, bytes: number): Promise<{ status: numb
 }
 
 async function child(bytes: number): Promise<void> {
-  const { createRuntime } = await import(pathToFileURL(path.join(ROOT, 'domain/runtime.ts')).href);
+  const { createRuntime } = await import(pathToFileURL(path.join(ROOT, 'domain/deployed.ts')).href);
   const { buildApp } = await import(pathToFileURL(path.join(ROOT, 'gateway/app.ts')).href);
   const { createOrg } = await import(pathToFileURL(path.join(ROOT, 'domain/people/org/service.ts')).href);
   const dir = mkdtempSync(path.join(tmpdir(), 'wops-blob-bench-'));

@@ -1,5 +1,5 @@
 import { createOrg } from '../../domain/people/org/service.js';
-import { createRuntime, type Runtime } from '../../domain/runtime.js';
+import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';

@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime } from '../../domain/runtime.js';
+import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, getOk, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';

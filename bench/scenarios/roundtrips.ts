@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createRuntime } from '../../domain/runtime.js';
+import { createRuntime } from '../../domain/deployed.js';
 import type { BenchOrg } from '../fixture.js';
 import { createTaskDirect } from './mutations.js';
 import { openPostgres } from '../../db/postgres.js';

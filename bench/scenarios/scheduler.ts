@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../db/types.js';
 import { createOrg } from '../../domain/people/org/service.js';
-import { createRuntime } from '../../domain/runtime.js';
+import { createRuntime } from '../../domain/deployed.js';
 import { createOrgs, rpc } from '../fixture.js';
 import { percentile } from '../measure.js';
 import type { BenchRun } from '../steps.js';

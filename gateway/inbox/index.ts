@@ -7,7 +7,7 @@ import type { ApprovalView } from '../../protocol/methods/approval.js';
 import { authenticateKeyId, type Principal } from '../../domain/core/auth.js';
 import { watchAccess } from '../../domain/stream/access-watch.js';
 import type { Subscription } from '../../domain/stream/hub.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
 import { describeApproval } from './describe.js';
 import { ledgerChanges } from './live.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/core/auth.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { RegistryCalls, renamer } from './calls.js';
 import { invalid, SCIM_JSON } from './errors.js';
 import { LIST_SCHEMA, MAX_PAGE } from './schemas.js';

@@ -3,7 +3,7 @@ import { ApiError } from '../../protocol/errors.js';
 import { reservedKeyIssue } from '../../protocol/json-bounds.js';
 import { bearerFrom } from '../../domain/core/auth.js';
 import { isScimProvisioner } from '../../domain/people/member/lane.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { listResponse, sendScim, type ScimRequest } from './common.js';
 import { fromFrame, ScimError, sendScimError } from './errors.js';
 import { groupRoutes } from './groups.js';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { createToolbox, type CitingToolbox } from '../../ai-gateway/toolbox.js';
 import { BOOKS_ANSWERER } from '../../domain/books/ask/answerer.js';
 import type { AskInput, Draft, Provider, ProviderResult, Toolbox } from '../../ai-gateway/types.js';

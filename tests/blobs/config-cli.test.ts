@@ -7,7 +7,7 @@ import { DEFAULT_BLOB_LIMITS, loadBlobConfig, type BlobConfig } from '../../blob
 import { startBlobGc } from '../../blobs/gc.js';
 import { blobsGcCommand } from '../../cli/blobs-gc.js';
 import { loadConfig, ENV_HELP } from '../../cli/config.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, testRuntime, type TestOrg } from '../helpers/harness.js';
 import { eventually } from './kit.js';
 

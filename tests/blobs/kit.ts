@@ -7,7 +7,7 @@ import { ListObjectsV2Command, ListMultipartUploadsCommand } from '@aws-sdk/clie
 // @ts-expect-error no declaration file
 import S3rver from 's3rver';
 import { buildApp } from '../../gateway/app.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import type { BlobConfig } from '../../blobs/config.js';
 import { S3BlobStore } from '../../blobs/s3.js';
 import { freshOrg, testRuntime, TestClient, type TestOrg } from '../helpers/harness.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { testRuntime } from '../helpers/harness.js';
 import { HAVE_CHROMIUM, launchChromium, newPage, warnIfNoChromium } from '../helpers/browser.js';
 

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort } from '../helpers/inbox.js';
 import { accessibilityViolations } from '../helpers/axe.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { accessibilityViolations } from '../helpers/axe.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storyEnd } from '../../cli/demo.js';
 import { demoPayDates } from '../../cli/demo-story.js';
-import { createRuntime, type Runtime } from '../../domain/runtime.js';
+import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import { findOrgBySlug } from '../../domain/people/org/service.js';
 import { DATABASE_URL } from '../helpers/harness.js';
 import { freshDatabase } from '../multiprocess/harness.js';

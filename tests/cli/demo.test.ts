@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoResult } from '../../cli/demo.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { TestClient, allEvents, testRuntime } from '../helpers/harness.js';
 import { buildApp } from '../../gateway/app.js';
 import { checkInvariants } from '../domain/books/setup.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../domain/runtime.js';
+import { createRuntime } from '../../domain/deployed.js';
 import { cliOnTempDataDir } from '../helpers/cli.js';
 import { freshOrg } from '../helpers/harness.js';
 import { EXTRA, control, until } from '../jobs/kit.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../protocol/contract.js';
 import { handler, type MethodHandler } from '../../domain/core/handler.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 
 /*

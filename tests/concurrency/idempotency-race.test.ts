@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NOTIFY_BYTES, notifyMessage, openNotifier, type NotifyPayload } from '../../db/notifier.js';
 import { openPostgres } from '../../db/postgres.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { DATABASE_URL, TestClient, freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 import { buildApp } from '../../gateway/app.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../db/index.js';
 import { migrationFiles } from '../../db/migrate.js';
 import { buildTemplate, ensureTemplate, readTemplate, templateName } from '../../db/pglite-template.js';
-import { createRuntime } from '../../domain/runtime.js';
+import { createRuntime } from '../../domain/deployed.js';
 import { pgliteTemplateCommand } from '../../cli/pglite-template.js';
 import { loadConfig } from '../../cli/config.js';
 import { openPglite } from '../../db/pglite.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
 import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '../../db/search.js';
 import type { Queryable } from '../../db/types.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { eventsAfter, head } from '../helpers/calls.js';

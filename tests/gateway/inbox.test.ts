@@ -5,7 +5,7 @@ import { openEventStream } from '../helpers/sse.js';
 import { buildApp } from '../../gateway/app.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { SessionStore } from '../../gateway/inbox/sessions.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { TestClock } from '../domain/books/setup.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { eventsAfter, head } from '../helpers/calls.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, type TestOrg } from '../helpers/harness.js';
 import { openOrgStream, type OrgStream } from '../helpers/org-stream.js';
 import { openEventStream, type EventStream } from '../helpers/sse.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import type { Notifier } from '../../db/notifier.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { LEDGER_APPENDED, StreamHub, type FeedEvent } from '../../domain/stream/hub.js';
 import { appendEvent } from '../../ledger/append.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, type TestOrg } from '../helpers/harness.js';

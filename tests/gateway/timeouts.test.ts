@@ -6,7 +6,7 @@ import { buildApp } from '../../gateway/app.js';
 import { DEFAULT_TIMEOUTS } from '../../gateway/timeouts.js';
 import { ENV_HELP, loadConfig } from '../../cli/config.js';
 import { approvalReadContracts } from '../../protocol/reads/approval.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, TestClient, testRuntime } from '../helpers/harness.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../gateway/app.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/deployed.js';
 import { createOrg } from '../../domain/people/org/service.js';
 import { newId } from '../../domain/core/ids.js';
 

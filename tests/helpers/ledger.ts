@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { readSnapshot } from '../../ledger/read.js';
 
 /** The org's chain head straight from the database. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Runtime } from '../../domain/runtime.js';
-import { createRuntime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
+import { createRuntime } from '../../domain/deployed.js';
 import { DATABASE_URL, freshOrg, onPostgres, type TestOrg } from '../helpers/harness.js';
 import { freshDatabase, ROOT, runVerify } from '../multiprocess/harness.js';
 import { EXTRA, control, jobsOfTask, movedEvents, until } from './kit.js';

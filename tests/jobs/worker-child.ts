@@ -1,4 +1,4 @@
-import { createRuntime } from '../../domain/runtime.js';
+import { createRuntime } from '../../domain/deployed.js';
 import { EXTRA, control } from './kit.js';
 
 /*

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../protocol/errors.js';
 import { claimKey, findReplay, paramsHash, type KeyedCall } from '../../ledger/idempotency.js';
 import { openFrame, sealFrame } from '../../ledger/sealed-frame.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, testRuntime, type TestOrg } from '../helpers/harness.js';
 
 /** The idempotency store below the pipeline: the params check on every lookup, and sealed frames. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { testRuntime } from '../helpers/harness.js';
 import { startSink, type Sink } from './sink.js';
 import { relayConfig, tempDir } from './kit.js';

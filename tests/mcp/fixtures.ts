@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { Runtime } from '../../domain/runtime.js';
+import type { Runtime } from '../../domain/deployed.js';
 import { mcpHttp } from '../../mcp/http.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { META_TOOL_NAMES } from '../../mcp/meta-tools.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locate, quoteOf, reanchorDocThreads, type DocBlock } from '../../../domain/annotation/anchor.js';
-import type { Runtime } from '../../../domain/runtime.js';
+import type { Runtime } from '../../../domain/deployed.js';
 import { newId } from '../../../domain/core/ids.js';
 import { freshOrg, testRuntime } from '../../helpers/harness.js';
 

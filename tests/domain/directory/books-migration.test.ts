@@ -7,7 +7,7 @@ import { migrate } from '../../../db/migrate.js';
 import { openPglite } from '../../../db/pglite.js';
 import { openPostgres } from '../../../db/postgres.js';
 import type { Db, Queryable } from '../../../db/types.js';
-import { createRuntime, type Runtime } from '../../../domain/runtime.js';
+import { createRuntime, type Runtime } from '../../../domain/deployed.js';
 import { buildApp } from '../../../gateway/app.js';
 import { verifyOrgChain } from '../../../ledger/verify.js';
 import { DATABASE_URL, TestClient, allEvents, onPostgres, testRuntime } from '../../helpers/harness.js';

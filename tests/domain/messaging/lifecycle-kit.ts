@@ -1,5 +1,5 @@
 import type { Clock } from '../../../domain/core/deps.js';
-import type { RuntimeOptions } from '../../../domain/runtime.js';
+import type { RuntimeOptions } from '../../../domain/deployed.js';
 import { approved, held as sharedHeld, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
 
 export { approved, mutate, ok, person, refused, rpc };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime } from '../../../domain/runtime.js';
+import { createRuntime } from '../../../domain/deployed.js';
 import { NotificationDelivery } from '../../../domain/notification/delivery.js';
 import { expectOk } from '../../helpers/calls.js';
 import { onPostgres } from '../../helpers/harness.js';

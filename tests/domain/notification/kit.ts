@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { NotificationDelivery, type DeliveryOptions } from '../../../domain/notification/delivery.js';
-import type { RuntimeOptions } from '../../../domain/runtime.js';
+import type { RuntimeOptions } from '../../../domain/deployed.js';
 import { DATABASE_URL, onPostgres, testServer, type TestServer } from '../../helpers/harness.js';
 import { expectOk } from '../../helpers/calls.js';
 import { freshDatabase } from '../../multiprocess/harness.js';

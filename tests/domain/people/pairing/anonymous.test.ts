@@ -6,7 +6,7 @@ import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../../../../domain/p
 import { decoyExpiry, decoyPairingId, decoyPollSecret } from '../../../../domain/people/pairing/decoy.js';
 import { addressBucket } from '../../../../domain/people/pairing/limits.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, testServer, type TestServer } from '../../../helpers/harness.js';
-import type { Runtime } from '../../../../domain/runtime.js';
+import type { Runtime } from '../../../../domain/deployed.js';
 
 /*
  * Defect 3: what an anonymous caller can cost an org through pairing.request. Pending pairings per org are
