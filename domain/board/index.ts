@@ -8,6 +8,7 @@ import { assign, createWorkstream, deleteWorkstream, moveWorkstream, updateWorks
 import { boardReads } from './reads.js';
 import { boardReferences } from './references.js';
 import { boardHeldWork } from './people.js';
+import { boardHoldActs } from './hold-acts.js';
 
 export { boardReads } from './reads.js';
 
@@ -43,4 +44,4 @@ export const boardHandlers = family('board', {
 });
 
 /** The board family, as domain/deployed.ts lists it. */
-export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, contributes: { references: boardReferences, heldWork: boardHeldWork } };
+export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, holdActs: boardHoldActs, contributes: { references: boardReferences, heldWork: boardHeldWork } };

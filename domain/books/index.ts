@@ -10,6 +10,7 @@ import { ledgerHandlers } from './ledger/index.js';
 import { askHandlers } from './ask/index.js';
 import { booksPartyRoles } from './parties.js';
 import { BOOKS_ANSWERER } from './ask/answerer.js';
+import { booksHoldActs } from './hold-acts.js';
 
 export { booksPolicyView } from './policy-read.js';
 
@@ -32,6 +33,7 @@ export const booksFamily: Family = {
   name: 'books',
   methods: booksHandlers,
   answerers: [BOOKS_ANSWERER],
+  holdActs: booksHoldActs,
   contributes: {
     // A contact is a party's finance role (parties.ts); a directory merge repoints a contact's party inside its
     // change log (a revert restores it), and the con_ id stays.

@@ -3,6 +3,7 @@ import type { RecordCheck } from '../../blobs/index.js';
 import type { JobDefinition } from '../jobs/define.js';
 import type { EventVisibility } from '../stream/visibility.js';
 import type { Deps, FamilyConfig } from './deps.js';
+import type { HoldActDescriber } from './hold-acts.js';
 import type { HoldKeeper } from './holds.js';
 import type { MethodHandler, ReadHandler } from './handler.js';
 import type { StartupStep } from './startup.js';
@@ -46,6 +47,8 @@ export interface Family {
   eventVisibility?: Readonly<Record<string, EventVisibility>>;
   /** Records signed blob URLs are bound to, by kind (rec=<kind>:<id>). */
   signedRecords?: ReadonlyMap<string, RecordCheck>;
+  /** How its held acts read in the approval inbox, by action class (core/hold-acts.ts); others read generically. */
+  holdActs?: Readonly<Record<string, HoldActDescriber>>;
   /** Keeps every family's signature holds (core/holds.ts): exactly one deployed family, approval, has it. */
   holds?: HoldKeeper;
   /** Defaults of the settings it declares in FamilyConfig (core/deps.ts); the runtime's options override them. */
@@ -73,6 +76,7 @@ export class FamilySet {
   readonly answerers: readonly Answerer[];
   readonly eventVisibility: ReadonlyMap<string, EventVisibility>;
   readonly signedRecords: ReadonlyMap<string, RecordCheck>;
+  readonly holdActs: ReadonlyMap<string, HoldActDescriber>;
   /** The family that keeps signature holds, if one is deployed. */
   readonly holds: HoldKeeper | undefined;
   /** Every family's setting defaults, merged. */
@@ -91,6 +95,11 @@ export class FamilySet {
     this.answerers = list.flatMap((f) => f.answerers ?? []);
     this.eventVisibility = merged(list, 'event visibility', (f) => f.eventVisibility && new Map(Object.entries(f.eventVisibility)));
     this.signedRecords = merged(list, 'signed record kind', (f) => f.signedRecords);
+    this.holdActs = merged(list, 'hold act wording', (f) => f.holdActs && new Map(Object.entries(f.holdActs)));
+    for (const f of list) {
+      const foreign = Object.keys(f.holdActs ?? {}).filter((c) => !c.startsWith(`${f.name}.`));
+      if (foreign.length) throw new Error(`holdActs of ${f.name}: ${foreign.join(', ')} are not ${f.name}'s action classes`);
+    }
     const keepers = list.filter((f) => f.holds);
     if (keepers.length > 1) throw new Error(`signature holds are kept by ${keepers.map((f) => f.name).join(' and ')}: one family keeps them`);
     this.holds = keepers[0]?.holds;

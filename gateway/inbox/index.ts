@@ -151,7 +151,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     const byId = await names(session.orgId, views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '', ...(v.deciders ?? [])]));
     return views.map(({ signatureToken: _token, ...v }) => ({
       ...v,
-      plain: describeApproval(v),
+      plain: describeApproval(v, deps.families.holdActs),
       requestedByName: byId.get(v.requestedBy) ?? null,
       decidedByName: v.decidedBy ? (byId.get(v.decidedBy) ?? null) : null,
       mine: v.requestedBy === session.principalId,

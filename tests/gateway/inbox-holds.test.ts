@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
+import { DEPLOYED } from '../../domain/deployed.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
 import type { Runtime } from '../../domain/deployed.js';
@@ -211,7 +212,7 @@ describe('the generic describer', () => {
       actionClass: 'crm.share_deal',
       subject: { summary: 'Share the Acme deal ($12,000.00) with legal@acme.example' },
       heldAct: { method: 'crm.shareDeal', params: { dealId: 'deal_1', withEmail: 'legal@acme.example', expiresInDays: 7, notify: true, scopes: ['read'] } },
-    });
+    }, DEPLOYED.holdActs);
     expect(p).toEqual({
       title: 'Share deal',
       facts: [

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventStream } from '../helpers/sse.js';
 import { buildApp } from '../../gateway/app.js';
+import { DEPLOYED } from '../../domain/deployed.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { SessionStore } from '../../gateway/inbox/sessions.js';
 import type { Runtime } from '../../domain/deployed.js';
@@ -456,7 +457,7 @@ describe('the live stream', () => {
 
 describe('plain words for each signature act', () => {
   const plain = (actionClass: string, summary: string, params: Record<string, unknown> = {}) => {
-    const p = describeApproval({ actionClass, subject: { summary }, heldAct: { method: 'm', params } });
+    const p = describeApproval({ actionClass, subject: { summary }, heldAct: { method: 'm', params } }, DEPLOYED.holdActs);
     return { title: p.title, facts: Object.fromEntries(p.facts.map((f) => [f.label, f.value])) };
   };
 
@@ -515,7 +516,7 @@ describe('plain words for each signature act', () => {
   });
 
   it('falls back to the amounts in the summary for anything else', () => {
-    const p = describeApproval({ actionClass: 'crm.big_discount', subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' }, heldAct: { method: 'crm.bigDiscount', params: {} } });
+    const p = describeApproval({ actionClass: 'crm.big_discount', subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' }, heldAct: { method: 'crm.bigDiscount', params: {} } }, DEPLOYED.holdActs);
     expect(p.title).toBe('Big discount');
     expect(p.facts).toEqual([
       { label: 'Amount', value: '$1,000.00' },
@@ -524,7 +525,7 @@ describe('plain words for each signature act', () => {
   });
 
   it('never titles an approval bound to no held act as a signature act, whatever its class and words', () => {
-    const p = describeApproval({ actionClass: 'books.payroll_sign', subject: { summary: 'Pay run 1–14 Nov 2026: 3 staff, gross $10.00, net $8.00, paid 2026-11-15' }, heldAct: null });
+    const p = describeApproval({ actionClass: 'books.payroll_sign', subject: { summary: 'Pay run 1–14 Nov 2026: 3 staff, gross $10.00, net $8.00, paid 2026-11-15' }, heldAct: null }, DEPLOYED.holdActs);
     expect(p.title).toBe('Not a signature: Payroll sign');
     expect(p.facts.map((f) => f.label)).toEqual(['Amount', 'Amount']);
   });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYED } from '../../../domain/deployed.js';
 import { describeApproval } from '../../../gateway/inbox/describe.js';
 import { paygScale, withholding, type PaygDeclaration } from '../../../domain/books/payroll/payg.js';
 import { noTfnWithholdingDollars } from '../../../domain/books/rates/payg-schedule.js';
@@ -162,7 +163,7 @@ describe('where each PAYG figure came from', () => {
     const summary = held.body.result.approval.subject.summary;
     const payg = '; PAYG $2,008.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 2: tax-free threshold claimed (1 staff); scale 4: no TFN declared, resident 47% (1 staff)';
     expect(summary).toMatch(new RegExp(`^Pay run 1–14 Nov 2026: 2 staff, gross \\$6,000\\.00, net \\$3,992\\.00, paid 2026-11-15${payg.replace(/[$().]/g, '\\$&')}$`));
-    const facts = Object.fromEntries(describeApproval({ actionClass: 'books.payroll_sign', subject: { summary }, heldAct: { method: 'books.payrollSign', params: { runId: run.id } } }).facts.map((f) => [f.label, f.value]));
+    const facts = Object.fromEntries(describeApproval({ actionClass: 'books.payroll_sign', subject: { summary }, heldAct: { method: 'books.payrollSign', params: { runId: run.id } } }, DEPLOYED.holdActs).facts.map((f) => [f.label, f.value]));
     expect(facts).toMatchObject({
       'PAYG withheld': '$2,008.00',
       'PAYG schedule': 'ATO Schedule 1 2026-27 (from 2026-07-01)',
