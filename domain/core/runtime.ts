@@ -24,6 +24,11 @@ import { StreamHub } from '../stream/hub.js';
 import { EventAccess } from '../stream/visibility.js';
 
 export interface RuntimeOptions extends OpenDbOptions {
+  /**
+   * An open, migrated database (openDb) to use instead of opening one; the runtime does not close it. Tests on
+   * PGlite share one per worker, as the PostgreSQL run shares one database.
+   */
+  db?: Db;
   config?: Partial<DomainConfig>;
   log?: Logger;
   /** Business time for the books (default: the system clock). */
@@ -68,12 +73,13 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   const ai = await aiDeps(families, opts); // a provider misconfigured fails here, before the database is opened
   const log = opts.log ?? silentLogger;
   const onError = (err: Error, what: string) => log.warn({ err }, what);
-  const db = await openDb({ notice: (message) => opts.log?.info({}, message), onListenError: onError, ...opts });
+  const db = opts.db ?? (await openDb({ notice: (message) => opts.log?.info({}, message), onListenError: onError, ...opts }));
+  const closeDb = () => (opts.db ? Promise.resolve() : db.close());
   let notifier: Deps['notifier'];
   try {
     notifier = await openNotifier(db, { onError });
   } catch (err) {
-    await db.close();
+    await closeDb();
     throw err;
   }
   // The families' settings are declared and defaulted by them (FamilyConfig); a setting none declares stays unset.
@@ -107,7 +113,7 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
     await deps.blobs.close();
     await deps.stream.close();
     await notifier.close();
-    await db.close();
+    await closeDb();
     throw err;
   }
   // A test's extra handler may stand in for a deployed method of the same name.
@@ -125,7 +131,7 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
     for (const dir of [blobs.tempDir, outboxTemp]) if (dir) await rm(dir, TEMP_RM);
     await deps.stream.close();
     await notifier.close();
-    await db.close();
+    await closeDb();
   };
   return { db, deps, pipeline, close };
 }

@@ -3,14 +3,38 @@ import { buildApp } from '../../gateway/app.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/deployed.js';
 import { createOrg } from '../../domain/people/org/service.js';
 import { newId } from '../../domain/core/ids.js';
+import { borrowSharedDb } from './shared-db.js';
 
 /** PostgreSQL when DATABASE_URL is set (CI's second run), otherwise in-memory PGlite. */
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;
 export const onPostgres = DATABASE_URL !== undefined;
 
+/** Options that choose a database of its own: a runtime given any of them does not share the worker's. */
+const OWN_DATABASE: readonly (keyof RuntimeOptions)[] = ['db', 'databaseUrl', 'dataDir', 'inMemory', 'pgliteTemplateDir', 'lockTimeoutMs', 'notice'];
+
+/**
+ * A runtime on the test database: PostgreSQL's (one database for the whole run) or, on PGlite, the worker's shared
+ * in-memory database (tests/helpers/shared-db.ts), unless the options ask for a database of its own.
+ */
 export async function testRuntime(opts: Partial<RuntimeOptions> = {}): Promise<Runtime> {
-  const runtime = await createRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
-  return runtime;
+  if (DATABASE_URL || OWN_DATABASE.some((k) => opts[k] !== undefined)) {
+    return createRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
+  }
+  const lease = await borrowSharedDb();
+  try {
+    // inMemory: its blobs and outbox in temp dirs of its own, as an in-memory runtime keeps them.
+    const runtime = await createRuntime({ inMemory: true, ...opts, db: lease.db });
+    return {
+      ...runtime,
+      async close() {
+        await runtime.close();
+        await lease.release();
+      },
+    };
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
 }
 
 export interface TestOrg {
