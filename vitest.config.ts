@@ -16,6 +16,8 @@ const SLOW = [
   'tests/db/pglite-template.test.ts',
   'tests/db/pglite-lock.test.ts',
   'tests/domain/files/scenarios.test.ts',
+  'tests/domain/books/import.test.ts',
+  'tests/jobs/processes.test.ts',
 ];
 
 export default defineConfig({
@@ -32,7 +34,7 @@ export default defineConfig({
     outputFile: jsonReport ? { json: jsonReport } : undefined,
     projects: [
       // Shared workers: the server's modules load once per worker, not once per file (every registry is built per
-      // runtime). A full PGlite run: 1,180 s (import 91 s) against 1,569 s (import 598 s) isolated.
+      // runtime), and on PGlite the files share the worker's database (tests/helpers/shared-db.ts).
       { extends: true, test: { name: 'fast', include: ['tests/**/*.test.ts'], exclude: SLOW, isolate: false } },
       { extends: true, test: { name: 'slow', include: SLOW.map((p) => (p.endsWith('**') ? `${p}/*.test.ts` : p)) } },
     ],
