@@ -303,6 +303,11 @@ async function ensureQueues(boss: PgBoss, defs: ReadonlyMap<string, JobDefinitio
     else if ((['policy', 'retryLimit', 'retryDelay', 'retryBackoff', 'expireInSeconds'] as const).some((k) => (had[k] ?? null) !== (options[k] ?? null))) {
       await boss.updateQueue(def.name, options);
     }
+    // pg-boss caches a queue's row the first time it inserts into it, reading it on its own connection. Inside a
+    // call's transaction on PGlite (one connection) that read waits for the transaction: the first job sent after
+    // reopening a database whose queues exist hung forever. An empty insert now, outside any transaction, caches
+    // it (createQueue caches a new one).
+    else await boss.insert(def.name, []);
   }
 }
 

@@ -40,7 +40,10 @@ interface Feed {
   seq: number;
   subs: Set<Subscriber>;
   reading: boolean;
+  /** Woken without a seq (a resync, a feed opening) while reading: read once more after. */
   again: boolean;
+  /** The highest seq announced while reading: read on until it is read, and no further. */
+  wanted: number;
 }
 
 /**
@@ -75,7 +78,7 @@ export class StreamHub {
       LEDGER_APPENDED,
       (m) => {
         const feed = this.feeds.get(String(m.orgId));
-        if (feed && Number(m.seq) > feed.seq) this.wake(feed);
+        if (feed) this.wake(feed, Number(m.seq));
       },
       () => {
         for (const feed of this.feeds.values()) this.wake(feed);
@@ -131,7 +134,7 @@ export class StreamHub {
   appended(orgId: string, seq: number): void {
     if (this.closed) return;
     const feed = this.feeds.get(orgId);
-    if (feed && seq > feed.seq) this.wake(feed);
+    if (feed) this.wake(feed, seq);
     // Embedded PGlite is one process: there is nobody else to tell, and its one connection has better uses.
     if (this.db.kind === 'pglite') return;
     if (seq > (this.unsent.get(orgId) ?? 0)) this.unsent.set(orgId, seq);
@@ -173,7 +176,7 @@ export class StreamHub {
     if (!opening) {
       opening = (async () => {
         const [head] = await this.db.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [orgId]);
-        const feed: Feed = { orgId, seq: head?.seq ?? 0, subs: new Set(), reading: false, again: false };
+        const feed: Feed = { orgId, seq: head?.seq ?? 0, subs: new Set(), reading: false, again: false, wanted: 0 };
         this.feeds.set(orgId, feed);
         // A notification that came while the head was read found no feed: look once now.
         this.wake(feed);
@@ -191,10 +194,16 @@ export class StreamHub {
     if (feed.subs.size === 0 && this.feeds.get(feed.orgId) === feed) this.feeds.delete(feed.orgId);
   }
 
-  /** Read what is new, once, and hand it to every live subscriber; a wake during a read reads again after it. */
-  private wake(feed: Feed): void {
+  /**
+   * Read what is new, once, and hand it to every live subscriber. A wake naming a seq already read costs nothing
+   * (this process's own append and its NOTIFY coming back are one read); one during a read reads again after it only
+   * if that read did not reach the seq it names.
+   */
+  private wake(feed: Feed, seq?: number): void {
+    if (seq !== undefined && seq <= feed.seq) return;
     if (feed.reading) {
-      feed.again = true;
+      if (seq === undefined) feed.again = true;
+      else feed.wanted = Math.max(feed.wanted, seq);
       return;
     }
     feed.reading = true;
@@ -204,12 +213,15 @@ export class StreamHub {
           feed.again = false;
           this.feedReads++;
           const rows = await readEvents(this.db, feed.orgId, feed.seq, this.pageSize);
-          if (rows.length === 0) continue;
+          if (rows.length === 0) {
+            feed.wanted = feed.seq; // not visible here (yet): the next wake-up or poll looks again
+            continue;
+          }
           feed.seq = rows[rows.length - 1].seq;
           const events = rows.map(toFeedEvent);
           for (const sub of [...feed.subs]) if (sub.live && !sub.closed) this.hand(feed, sub, events);
           if (rows.length === this.pageSize) feed.again = true;
-        } while (feed.again && this.feeds.get(feed.orgId) === feed);
+        } while ((feed.again || feed.wanted > feed.seq) && this.feeds.get(feed.orgId) === feed);
       } catch (err) {
         // The next notification or poll reads again from the same seq: nothing is skipped.
         this.opts.onError?.(err as Error, `stream: reading new events of ${feed.orgId} failed`);
@@ -243,7 +255,7 @@ export class StreamHub {
       );
       for (const h of heads) {
         const feed = this.feeds.get(h.org_id);
-        if (feed && h.seq > feed.seq) this.wake(feed);
+        if (feed) this.wake(feed, h.seq);
       }
     } catch (err) {
       this.opts.onError?.(err as Error, 'stream: polling the ledger heads failed');

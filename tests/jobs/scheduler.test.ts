@@ -249,6 +249,29 @@ describe('due alarms', () => {
 });
 
 describe('restart', () => {
+  it('the first job a call sends after a restart is queued at once (on PGlite, pg-boss reading its queue on the one connection the call holds hung)', async () => {
+    const fresh = onPostgres ? await freshDatabase(DATABASE_URL!, 'wops_jobs') : undefined;
+    const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'wops-jobs-'));
+    const open = () => createRuntime({ databaseUrl: fresh?.url, dataDir, ...EXTRA, log: collect });
+    try {
+      const first = await open();
+      const org = await freshOrg(first, 'jobs-reopen');
+      await first.close();
+      const second = await open();
+      try {
+        const hung = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the call hung')), 15_000).unref());
+        const call = await Promise.race([createTask('first job after the restart', second, org.adminKey), hung]);
+        const taskId = (call.frame as { result: { id: string } }).result.id;
+        expect((await jobsOfTask(second.db, taskId)).map((j) => j.state)).toEqual(['created']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await fresh?.drop();
+    }
+  });
+
   it('jobs pending when the database closes run once it reopens (a PGlite data dir; on PostgreSQL a database of its own)', async () => {
     // A database of its own: on PostgreSQL the suite's runtime would otherwise run the job before the restart.
     const fresh = onPostgres ? await freshDatabase(DATABASE_URL!, 'wops_jobs') : undefined;
