@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASK_NOTICE } from '../../protocol/methods/books/ask.js';
 import { expectOk, head } from '../helpers/calls.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { askServer, fakeProvider, lastAudit, owedAnswer, sentInvoice, type AskServer } from './kit.js';
 
 /** books.ask over HTTP: the contract, scopes and params, the notice and actOnWith, no ledger event. */

@@ -3,7 +3,7 @@ import { setAiSettings } from '../../domain/ai-settings.js';
 import { costOf } from '../../ai-gateway/prices.js';
 import { formatMicroUsd } from '../../ai-gateway/budget.js';
 import { freshOrg, testServer, TestClient, type TestServer } from '../helpers/harness.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { SwitchProvider, auditChain, fakeProvider, owedAnswer, sentInvoice } from './kit.js';
 
 /** Cost (GET /cost.rollup) and the per-org monthly budget, which fails closed. */

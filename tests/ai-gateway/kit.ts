@@ -3,7 +3,7 @@ import { createToolbox, type CitingToolbox } from '../../ai-gateway/toolbox.js';
 import { BOOKS_ANSWERER } from '../../domain/books/ask/answerer.js';
 import type { AskInput, Draft, Provider, ProviderResult, Toolbox } from '../../ai-gateway/types.js';
 import type { Queryable } from '../../db/types.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { testServer, type TestClient, type TestServer } from '../helpers/harness.js';
 
 /**

@@ -12,7 +12,7 @@ import { setAiSettings } from '../../domain/ai-settings.js';
 import { BOOKS_ANSWERER } from '../../domain/books/ask/answerer.js';
 import { formatCents } from '../../domain/books/money.js';
 import { ApiError } from '../../protocol/errors.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { freshOrg, testServer, TestClient, type TestServer } from '../helpers/harness.js';
 import { BOARD_ANSWERER, BOARD_METHOD } from './board-answerer.js';
 import { SwitchProvider, auditChain, fakeProvider, owedAnswer, sentInvoice } from './kit.js';

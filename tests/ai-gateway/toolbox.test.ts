@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from '../../ai-gateway/types.js';
-import { booksServer, otherOrg, type BooksServer } from '../domain/books/setup.js';
+import { booksServer, type BooksServer } from '../domain/books/setup.js';
+import { otherOrg } from '../helpers/calls.js';
 import { toolboxFor } from './kit.js';
 
 let s: BooksServer;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import { mcpHttp } from '../../mcp/http.js';
 import type { Runtime } from '../../domain/deployed.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { freePort, payRuns, type DraftRun } from '../helpers/inbox.js';
 import { accessibilityViolations } from '../helpers/axe.js';

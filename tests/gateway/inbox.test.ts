@@ -7,7 +7,7 @@ import { DEPLOYED } from '../../domain/deployed.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { SessionStore } from '../../gateway/inbox/sessions.js';
 import type { Runtime } from '../../domain/deployed.js';
-import { TestClock } from '../domain/books/setup.js';
+import { TestClock } from '../helpers/clock.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { eventsAfter, head } from '../helpers/calls.js';
 import { payRuns, type DraftRun } from '../helpers/inbox.js';

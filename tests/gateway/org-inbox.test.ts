@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_KINDS, inboxReadContracts } from '../../protocol/reads/inbox.js';
-import { head, otherOrg } from '../helpers/calls.js';
+import { head, held, ok, otherOrg } from '../helpers/calls.js';
 import { openEventStream } from '../helpers/sse.js';
-import { daysLater, govOrg, held, ok, person, setRights, task, type GovOrg, type Person } from '../domain/escalation/setup.js';
+import { daysLater, govOrg, task, type GovOrg } from '../domain/escalation/setup.js';
+import { person, setRights, type Person } from '../helpers/people.js';
 
 /*
  * GET /api/v1/org/inbox: each kind (approval, signature, decision, handoff, escalation, introduction) for the
@@ -58,7 +59,7 @@ beforeAll(async () => {
   legal = (await ok(o.s, 'decision.propose', { title: 'New NDA template', area: 'legal', decision: 'Use v3.' }, o.agentA.key)).decision;
   research = (await ok(o.s, 'decision.propose', { title: 'Fund the pilot', area: 'research', decision: 'Yes.' }, o.agentB.key)).decision;
   // The agent relays the lead's signature: held for the lead alone.
-  const hold = await held(o.s, 'decision.sign', { decisionId: legal.id, version: 1, onBehalfOf: o.lead.id }, o.agentA.key);
+  const hold = await held(o.s, 'decision.sign', { decisionId: legal.id, version: 1, onBehalfOf: o.lead.id }, { key: o.agentA.key });
   relayed = (await ok(o.s, 'approval.request', { actionClass: hold.actionClass, payloadHash: hold.payloadHash, subject: hold.subject }, o.agentA.key)).approvalId;
   const t1 = await task(o.s, o.agentA.key);
   offerB = (await ok(o.s, 'handoff.offer', { subject: { kind: 'task', id: t1.id }, to: o.agentB.id, brief: 'Tests pass; deploy left.' }, o.agentA.key)).handoff;

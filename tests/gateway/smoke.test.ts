@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testServer, type TestServer } from '../helpers/harness.js';
-
-let s: TestServer;
-beforeAll(async () => {
-  s = await testServer();
-});
-afterAll(() => s.close());
+import { describe, expect } from 'vitest';
+import { it } from '../helpers/fixtures.js';
 
 describe('gateway smoke', () => {
-  it('serves health', async () => {
+  it('serves health', async ({ server: s }) => {
     const res = await s.app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ ok: true });
   });
 
-  it('declares governance and appends one event', async () => {
+  it('declares governance and appends one event', async ({ server: s }) => {
     const r = await s.client.rpc('governance.set_decision_rights', { rights: [{ area: 'board', decidedBy: 'humans' }] });
     expect(r.status).toBe(200);
     expect(r.body.result.declared).toBe(true);
@@ -26,7 +20,7 @@ describe('gateway smoke', () => {
     expect(snap.body).toEqual({ orgId: s.org.orgId, head: { seq: 1, rowHash: ev.body.events[0].row_hash } });
   });
 
-  it('whoami', async () => {
+  it('whoami', async ({ server: s }) => {
     const r = await s.client.get('org/whoami', { slug: s.org.slug });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ orgId: s.org.orgId, tier: 'admin', principal: { kind: 'human' } });

@@ -1,8 +1,17 @@
 import { expect } from 'vitest';
 import { METHOD_HANDLERS } from '../../domain/deployed.js';
-import { TestClient, freshOrg, testServer, type TestServer } from './harness.js';
+import type { ErrorCode } from '../../protocol/errors.js';
+import { expectError } from './frames.js';
+import { TestClient, freshOrg, type CallOptions, type TestServer } from './harness.js';
 
-/** Call checks shared by the family test kits: results against the contract, the ledger head, other orgs. */
+/**
+ * The call words every family's tests share. Each takes a test server (its admin client calls) or a client first;
+ * the ledger around a call is read with that client's own key, so it sees every event of the org.
+ */
+
+export type Caller = TestServer | TestClient;
+
+export const clientOf = (on: Caller): TestClient => ('client' in on ? on.client : on);
 
 type Res = { status: number; body: any; raw: string; headers: Record<string, unknown> };
 
@@ -17,15 +26,16 @@ export function expectOk(method: string, res: Res): any {
   return res.body.result;
 }
 
-export async function head(client: TestClient, key?: string): Promise<number> {
-  const snap = await client.get('snapshot', {}, { key });
+/** The org's head seq. */
+export async function head(on: Caller, key?: string): Promise<number> {
+  const snap = await clientOf(on).get('snapshot', {}, { key });
   expect(snap.status).toBe(200);
   return snap.body.head.seq as number;
 }
 
 /** Events appended after `afterSeq`. */
-export async function eventsAfter(client: TestClient, afterSeq: number, key?: string): Promise<any[]> {
-  const page = await client.get('events', { cursor: afterSeq, limit: 500 }, { key });
+export async function eventsAfter(on: Caller, afterSeq: number, key?: string): Promise<any[]> {
+  const page = await clientOf(on).get('events', { cursor: afterSeq, limit: 500 }, { key });
   expect(page.status).toBe(200);
   return page.body.events;
 }
@@ -36,84 +46,85 @@ export async function otherOrg(s: TestServer): Promise<TestClient> {
   return new TestClient(s.app, org.adminKey);
 }
 
-/* Calls against a test server for the family kits: each checks what the ledger gained. */
+/** A call as it answers, unchecked. */
+export const rpc = (on: Caller, method: string, params: unknown, key?: string, idem?: string) => clientOf(on).rpc(method, params, { key, idem });
 
-export const rpc = (s: TestServer, method: string, params: unknown, key?: string, idem?: string) => s.client.rpc(method, params, { key, idem });
-
-/** A call that must succeed, checked against its contract. */
-export async function ok(s: TestServer, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
-  return expectOk(method, await rpc(s, method, params, key, idem));
+/** A call that must succeed, checked against its contract: its result. */
+export async function ok(on: Caller, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
+  return expectOk(method, await rpc(on, method, params, key, idem));
 }
 
-/** A mutation that must succeed appending exactly one event of `kind`: the result and that event. */
-export async function mutate(s: TestServer, method: string, params: unknown, kind: string, key?: string): Promise<{ result: any; event: any }> {
-  const before = await head(s.client);
-  const result = await ok(s, method, params, key);
-  const events = await eventsAfter(s.client, before);
+/** A call that must fail (any code): its error {code, message}. */
+export async function err(on: Caller, method: string, params: unknown, key?: string): Promise<{ code: string; message: string }> {
+  const res = await rpc(on, method, params, key);
+  expect(res.body.ok, `${method} should fail: ${res.raw.slice(0, 300)}`).toBe(false);
+  return res.body.error;
+}
+
+export interface MutateOptions extends CallOptions {
+  /** The id the event must be about, read from the result. */
+  entityId?: (result: any) => string;
+}
+
+/**
+ * A mutation that must succeed appending exactly one event of `kind`, of the method's family (and about `entityId`
+ * when given): the result checked against its contract, the event, and the response.
+ */
+export async function mutate(on: Caller, method: string, params: unknown, kind: string, opts: MutateOptions = {}): Promise<{ result: any; event: any; res: Res }> {
+  const client = clientOf(on);
+  const before = await head(client);
+  const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
+  const result = expectOk(method, res);
+  const events = await eventsAfter(client, before);
   expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
-  return { result, event: events[0] };
+  expect(events[0].family, `${method} appends an event of its family`).toBe(method.slice(0, method.indexOf('.')));
+  if (opts.entityId) expect(events[0].entity_id).toBe(opts.entityId(result));
+  return { result, event: events[0], res };
 }
 
-/** A call that must fail with `code`, appending nothing: its message. */
-export async function refused(s: TestServer, method: string, params: unknown, code: string, key?: string): Promise<string> {
-  const before = await head(s.client);
-  const res = await rpc(s, method, params, key);
-  expect(res.body.ok, `${method} should fail with ${code}: ${res.raw.slice(0, 300)}`).toBe(false);
-  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
-  expect(await head(s.client), `${method} refused with ${code} appends nothing`).toBe(before);
-  return res.body.error.message;
+/** A call that must fail with `code` (and, when given, a message matching), appending nothing: its message. */
+export async function refused(on: Caller, method: string, params: unknown, code: ErrorCode, opts: CallOptions & { message?: string | RegExp } = {}): Promise<string> {
+  const client = clientOf(on);
+  const before = await head(client);
+  const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
+  const error = expectError(res, code, opts.message, method);
+  expect(await head(client), `${method} refused with ${code} appends nothing`).toBe(before);
+  return error.message;
 }
 
 /** A call that must answer a hold frame (appending only `holdKind`, when given): its approval block. */
-export async function held(s: TestServer, method: string, params: unknown, key: string, holdKind?: string): Promise<any> {
-  const before = await head(s.client);
-  const res = await rpc(s, method, params, key);
+export async function held(on: Caller, method: string, params: unknown, opts: CallOptions & { holdKind?: string } = {}): Promise<any> {
+  const client = clientOf(on);
+  const before = opts.holdKind ? await head(client) : 0;
+  const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
   expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
   expect(res.body.result.status, `${method} should hold: ${res.raw.slice(0, 300)}`).toBe('approval_required');
-  if (holdKind) expect((await eventsAfter(s.client, before)).map((e) => e.kind)).toEqual([holdKind]);
+  if (opts.holdKind) expect((await eventsAfter(client, before)).map((e) => e.kind)).toEqual([opts.holdKind]);
   return res.body.result.approval;
 }
 
-/** File the hold's approval as the requester and have `deciderKey` approve it: the approvalId. */
-export async function approved(s: TestServer, approval: any, requesterKey: string, deciderKey: string): Promise<string> {
+/** What approval.request files: a hold frame's approval block, or what a refusal names. */
+export interface FiledApproval {
+  actionClass: string;
+  payloadHash: string;
+  subject: { kind: string; subjectId: string; summary: string };
+}
+
+/**
+ * File `approval.request` for `approval` as `requester`, and have a human decide it: `approver`, or the client's
+ * own key (an org admin). Returns the approvalId (the requester retries with it).
+ */
+export async function fileAndApprove(
+  on: Caller,
+  approval: FiledApproval,
+  opts: { requester: string; approver?: string; decision?: 'approve' | 'reject' },
+): Promise<string> {
   const { actionClass, payloadHash, subject } = approval;
-  const filed = await ok(s, 'approval.request', { actionClass, payloadHash, subject }, requesterKey);
-  await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
-  return filed.approvalId;
+  const filed = await ok(on, 'approval.request', { actionClass, payloadHash, subject }, opts.requester);
+  await ok(on, 'approval.resolve', { approvalId: filed.approvalId, decision: opts.decision ?? 'approve' }, opts.approver);
+  return filed.approvalId as string;
 }
 
-/** A member of the test org with a key of its own: its principal id and the key. */
-export interface Person {
-  id: string;
-  key: string;
-}
-
-/** Mint a key for a new member (a tier, or explicit scopes and kind): the family kits' people. */
-export async function person(s: TestServer, name: string, spec: { tier: string } | { scopes: string[]; principalKind: 'human' | 'agent' }): Promise<Person> {
-  const minted = await s.client.mint(spec, name);
-  return { id: minted.principal.id, key: minted.apiKey };
-}
-
-/** The family kits' usual people: the org's admin (its creator), two members, an agent and a read-only viewer. */
-export interface Cast {
-  s: TestServer;
-  owner: Person;
-  mia: Person;
-  max: Person;
-  agent: Person;
-  /** The viewer tier: every read scope, no write. */
-  viewer: Person;
-}
-
-export async function castServer(): Promise<Cast> {
-  const s = await testServer();
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
-  return {
-    s,
-    owner,
-    mia: await person(s, 'Mia Member', { tier: 'member' }),
-    max: await person(s, 'Max Member', { tier: 'member' }),
-    agent: await person(s, 'Agent A', { tier: 'agent' }),
-    viewer: await person(s, 'Vera Viewer', { tier: 'viewer' }),
-  };
-}
+/** fileAndApprove with both people named: the approvalId. */
+export const approved = (on: Caller, approval: FiledApproval, requesterKey: string, deciderKey: string): Promise<string> =>
+  fileAndApprove(on, approval, { requester: requesterKey, approver: deciderKey });

@@ -1,5 +1,5 @@
 import type { TestClient } from './harness.js';
-import { fileAndApprove } from '../domain/books/setup.js';
+import { fileAndApprove } from './calls.js';
 import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js';
 
 /** Shared by the approval inbox tests (tests/gateway/inbox.test.ts, tests/browser/inbox.test.ts). */

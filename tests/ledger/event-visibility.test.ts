@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED, METHOD_HANDLERS } from '../../domain/deployed.js';
-import { castServer, head, ok, person, type Cast, type Person } from '../helpers/calls.js';
+import { head, ok } from '../helpers/calls.js';
+import { castServer, person, type Cast, type Person } from '../helpers/people.js';
 import { expectError } from '../helpers/frames.js';
 import { openOrgStream, type OrgStream } from '../helpers/org-stream.js';
 

@@ -4,7 +4,7 @@ import { catalogFor } from '../../mcp/catalog.js';
 import { holdDescribeNote, holdListingNote } from '../../mcp/hold-notes.js';
 import { META_TOOLS } from '../../mcp/meta-tools.js';
 import { META } from '../../mcp/results.js';
-import { castServer, type Cast } from '../helpers/calls.js';
+import { castServer, type Cast } from '../helpers/people.js';
 import { newChannel } from '../domain/messaging/core-kit.js';
 import { connectInMemory, structured, type Connected } from './fixtures.js';
 

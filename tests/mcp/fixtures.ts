@@ -7,7 +7,7 @@ import { createMcpServer } from '../../mcp/server.js';
 import { META_TOOL_NAMES } from '../../mcp/meta-tools.js';
 import { parseSelection, type SelectionInput } from '../../mcp/toolsets.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
-import { fileAndApprove } from '../domain/books/setup.js';
+import { fileAndApprove } from '../helpers/calls.js';
 import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js';
 
 /** Runtime + gateway + fresh org: the whole books family deployed, so the signature acts are the real ones. */

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { MAX_PINS_PER_PLACE } from '../../../protocol/methods/file.js';
-import { annOrg, ok, rpc, task, workstream, type AnnOrg } from './kit.js';
+import { task, workstream } from './kit.js';
+import { ok, rpc } from '../../helpers/calls.js';
 
 /*
  * Races (meaningful on PostgreSQL, where calls run in parallel): the same clientMsgId sent at once makes one
@@ -8,14 +10,8 @@ import { annOrg, ok, rpc, task, workstream, type AnnOrg } from './kit.js';
  * discussion thread.
  */
 
-let o: AnnOrg;
-beforeAll(async () => {
-  o = await annOrg();
-});
-afterAll(() => o.s.close());
-
 describe('concurrency', () => {
-  it('the same clientMsgId at once: one comment, the others changed:false', async () => {
+  it('the same clientMsgId at once: one comment, the others changed:false', async ({ annotation: o }) => {
     const t = await task(o.s);
     const a = (await ok(o.s, 'annotation.create', { targetId: t, kind: 'flag' })).annotation;
     const results = await Promise.all(Array.from({ length: 6 }, () => rpc(o.s, 'annotation.comment', { annotationId: a.id, body: 'once', clientMsgId: 'race-1' }, o.mia.key)));
@@ -25,7 +21,7 @@ describe('concurrency', () => {
     expect((await ok(o.s, 'annotation.getThread', { annotationId: a.id })).comments).toHaveLength(1);
   });
 
-  it('first comments racing on a record make one discussion thread', async () => {
+  it('first comments racing on a record make one discussion thread', async ({ annotation: o }) => {
     const t = await task(o.s);
     const results = await Promise.all(Array.from({ length: 5 }, (_, i) => rpc(o.s, 'file.addComment', { targetId: t, body: `c${i}` }, o.mia.key)));
     expect(results.every((r) => r.body.ok)).toBe(true);
@@ -33,7 +29,7 @@ describe('concurrency', () => {
     expect((await ok(o.s, 'file.listComments', { targetId: t })).comments.map((c: any) => c.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('pins racing for the last slot of a place: exactly 50 live', async () => {
+  it('pins racing for the last slot of a place: exactly 50 live', async ({ annotation: o }) => {
     const ws = await workstream(o.s);
     for (let i = 0; i < MAX_PINS_PER_PLACE - 1; i++) await ok(o.s, 'file.pin', { targetId: await task(o.s), place: ws });
     const racers = await Promise.all(Array.from({ length: 4 }, () => task(o.s)));

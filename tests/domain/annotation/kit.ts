@@ -1,28 +1,16 @@
 import { expect } from 'vitest';
 import type { TestServer } from '../../helpers/harness.js';
-import { castServer, eventsAfter, head, mutate, ok, person, refused, rpc } from '../../helpers/calls.js';
-
-export { eventsAfter, head, mutate, ok, refused, rpc };
+import { eventsAfter, head, ok } from '../../helpers/calls.js';
+import { castServer, person, type Cast, type Person } from '../../helpers/people.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 /*
  * The annotation and pin test kit: an org with people of known standing (the admin owner, two members, an agent, a
  * read-only viewer, and a key holding only org.read/org.write), records to annotate in several families, and a
- * check that a mutation appended exactly one event.
+ * check that a call appended exactly one event.
  */
 
-export interface Person {
-  id: string;
-  key: string;
-}
-
-export interface AnnOrg {
-  s: TestServer;
-  owner: Person;
-  mia: Person;
-  max: Person;
-  agent: Person;
-  /** viewer tier: every read scope, no write. */
-  viewer: Person;
+export interface AnnOrg extends Cast {
   /** org.read + org.write only: no files.read, board.read or messaging.read. */
   orgOnly: Person;
 }
@@ -33,8 +21,9 @@ export async function annOrg(): Promise<AnnOrg> {
 }
 
 let n = 0;
-export const task = async (s: TestServer, key?: string): Promise<string> => (await ok(s, 'board.createTask', { title: `task ${++n}` }, key)).id;
-export const workstream = async (s: TestServer, key?: string): Promise<string> => (await ok(s, 'board.createWorkstream', { name: `stream ${++n}` }, key)).id;
+/** A new task's or workstream's id. */
+export const task = async (s: TestServer, key?: string): Promise<string> => (await newTask(s, {}, key)).id;
+export const workstream = async (s: TestServer, key?: string): Promise<string> => (await newWorkstream(s, {}, key)).id;
 export const team = async (s: TestServer): Promise<string> => (await ok(s, 'team.create', { name: `team ${++n}` })).team.id;
 export const folder = async (s: TestServer, key: string, extra: Record<string, unknown> = {}): Promise<any> =>
   (await ok(s, 'files.create', { kind: 'folder', name: `folder ${++n}`, ...extra }, key)).file;

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { annOrg, ok, task, type AnnOrg } from './kit.js';
+import { task } from './kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /* Annotations, discussions and pins over MCP (the files desk): listed tools, a thread's life, a pin, an error frame. */
 
-let o: AnnOrg;
-beforeAll(async () => {
-  o = await annOrg();
-});
-afterAll(() => o.s.close());
-
 describe('annotations over MCP', () => {
-  it('an agent annotates a task, comments, pins it; a human resolves; errors come back as frames', async () => {
+  it('an agent annotates a task, comments, pins it; a human resolves; errors come back as frames', async ({ annotation: o }) => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annOrg, channel, folder, ok, refused, team, tinyWav, upload, workstream, type AnnOrg } from './kit.js';
+import { annOrg, channel, folder, team, tinyWav, type AnnOrg, upload, workstream } from './kit.js';
+import { ok, refused } from '../../helpers/calls.js';
 
 /*
  * domain/refs.ts through annotation.create, getThread and file.pin: each prefix's own family decides who reads
@@ -22,10 +23,10 @@ describe('references', () => {
     const onMsg = (await flag(msg, o.agent.key)).annotation;
     expect(onMsg).toMatchObject({ targetType: 'message' });
     expect((await flag(priv, o.mia.key)).annotation.targetType).toBe('channel');
-    for (const id of [priv, msg]) expect(await refused(o.s, 'annotation.create', { targetId: id, kind: 'flag' }, 'NOT_FOUND', o.max.key)).toBe(`${id} not found`);
-    expect(await refused(o.s, 'annotation.getThread', { annotationId: onMsg.id }, 'NOT_FOUND', o.max.key)).toBe(`annotation ${onMsg.id} not found`);
+    for (const id of [priv, msg]) expect(await refused(o.s, 'annotation.create', { targetId: id, kind: 'flag' }, 'NOT_FOUND', { key: o.max.key })).toBe(`${id} not found`);
+    expect(await refused(o.s, 'annotation.getThread', { annotationId: onMsg.id }, 'NOT_FOUND', { key: o.max.key })).toBe(`annotation ${onMsg.id} not found`);
     expect((await ok(o.s, 'annotation.list', {}, o.max.key)).annotations.map((a: any) => a.id)).not.toContain(onMsg.id);
-    expect(await refused(o.s, 'annotation.create', { targetId: msg, kind: 'flag' }, 'FORBIDDEN_SCOPE', o.orgOnly.key)).toMatch(/scope messaging\.read/);
+    expect(await refused(o.s, 'annotation.create', { targetId: msg, kind: 'flag' }, 'FORBIDDEN_SCOPE', { key: o.orgOnly.key })).toMatch(/scope messaging\.read/);
     // The author dismisses any thread on their message; another member of the channel who is not an editor of it cannot.
     const byAgent = (await flag(msg, o.agent.key)).annotation;
     expect((await ok(o.s, 'annotation.dismiss', { annotationId: byAgent.id }, o.mia.key)).changed).toBe(true);
@@ -45,22 +46,22 @@ describe('references', () => {
     expect(onLine).toMatchObject({ targetType: 'call', selector: { type: 'line', lineId: line } });
     const onTime = (await ok(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'time', startMs: 0, endMs: 500 } }, o.max.key)).annotation;
     expect(onTime.selector).toEqual({ type: 'time', startMs: 0, endMs: 500 });
-    expect(await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'line', lineId: 'tl_0123456789abcdef' } }, 'BAD_REQUEST', o.max.key)).toMatch(
+    expect(await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'line', lineId: 'tl_0123456789abcdef' } }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
       /^params\.selector\.lineId: no transcript line tl_0123456789abcdef in call_/,
     );
-    expect(await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'slide', slideId: 'sld_1' } }, 'BAD_REQUEST', o.max.key)).toMatch(
+    expect(await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'slide', slideId: 'sld_1' } }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
       /^params\.selector\.type: a call \(call_\w+\) takes line or time selectors, not slide/,
     );
     // Someone outside the channel and not invited cannot see the call.
-    expect(await refused(o.s, 'annotation.getThread', { annotationId: onLine.id }, 'NOT_FOUND', o.agent.key)).toMatch(/not found/);
+    expect(await refused(o.s, 'annotation.getThread', { annotationId: onLine.id }, 'NOT_FOUND', { key: o.agent.key })).toMatch(/not found/);
   });
 
   it('files: a restricted folder is NOT_FOUND to others; files.read is needed; a folder takes no selector, an audio upload a time', async () => {
     const secret = await folder(o.s, o.mia.key, { restricted: true });
     expect((await flag(secret.id, o.mia.key)).annotation.targetType).toBe('file');
-    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag' }, 'NOT_FOUND', o.max.key)).toBe(`${secret.id} not found`);
-    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag' }, 'FORBIDDEN_SCOPE', o.orgOnly.key)).toMatch(/scope files\.read/);
-    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag', selector: { type: 'time', startMs: 0, endMs: 1 } }, 'BAD_REQUEST', o.mia.key)).toMatch(
+    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag' }, 'NOT_FOUND', { key: o.max.key })).toBe(`${secret.id} not found`);
+    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag' }, 'FORBIDDEN_SCOPE', { key: o.orgOnly.key })).toMatch(/scope files\.read/);
+    expect(await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag', selector: { type: 'time', startMs: 0, endMs: 1 } }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
       /^params\.selector\.type: a folder \(fil_\w+\) takes no selector/,
     );
     // A WAV sniffs as audio: it takes time selectors, not cells.

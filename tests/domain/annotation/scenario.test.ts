@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { annOrg, eventsAfter, head, ok, someEvent, task, type AnnOrg } from './kit.js';
+import { annOrg, someEvent, task, type AnnOrg } from './kit.js';
+import { eventsAfter, head, ok } from '../../helpers/calls.js';
 
 /*
  * Acceptance scenario 5 (files.md section 7), end to end over HTTP: threads on a doc range, on a ledger event and on

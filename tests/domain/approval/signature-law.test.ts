@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signaturePayloadHash, signatureToken } from '../../../domain/approval/signature.js';
 import { META_TOOLS } from '../../../mcp/meta-tools.js';
-import { booksServer, head, idem, refused, refusalApproval, type BooksServer } from '../books/setup.js';
+import { booksServer, idem, refusalApproval, type BooksServer } from '../books/setup.js';
+import { head, refused } from '../../helpers/calls.js';
 import { connectInMemory, payRuns, structured, toolError, type DraftRun } from '../../mcp/fixtures.js';
 
 /*
@@ -50,18 +51,18 @@ describe('the issue’s attack over HTTP', () => {
   it('an approval filed under another kind, with the agent’s own summary, is refused and releases nothing', async () => {
     const { run, hold } = await heldRun();
     for (const kind of NEAR_MISSES) {
-      const message = await refused(s.client, 'approval.request', file(hold, { kind, summary: 'Pay run: gross $10.00' }), 'BAD_REQUEST', undefined, { key: agent() });
+      const message = await refused(s.client, 'approval.request', file(hold, { kind, summary: 'Pay run: gross $10.00' }), 'BAD_REQUEST', { key: agent() });
       expect(message, JSON.stringify(kind)).toMatch(/^subject\.kind: /);
       expect(message).toContain('"books.signature"');
     }
     // Any other kind, for a held act's hash: refused, so no human is asked to approve the agent's words for it.
     for (const kind of ['anything', 'books.review']) {
-      const message = await refused(s.client, 'approval.request', file(hold, { kind, summary: 'gross $10.00' }), 'BAD_REQUEST', /^subject\.kind: /, { key: agent() });
+      const message = await refused(s.client, 'approval.request', file(hold, { kind, summary: 'gross $10.00' }), 'BAD_REQUEST', { message: /^subject\.kind: /, key: agent() });
       expect(message).toMatch(/books\.payrollSign/);
     }
     // Nor under a class that names no method: the hash is a held act, filed only as what its hold frame names.
     const generic = file(hold, { kind: 'acme.review', summary: 'gross $10.00' }, 'acme.payroll_sign');
-    await refused(s.client, 'approval.request', generic, 'BAD_REQUEST', /^subject\.kind: payloadHash \w+ is a held act of books\.payrollSign: .*"books\.signature"/, { key: agent() });
+    await refused(s.client, 'approval.request', generic, 'BAD_REQUEST', { message: /^subject\.kind: payloadHash \w+ is a held act of books\.payrollSign: .*"books\.signature"/, key: agent() });
     const pending = (await s.client.ok('approval.list', { status: 'pending', limit: 200 })).approvals.filter((a: any) => a.subject.subjectId === run.id);
     expect(pending).toEqual([]);
     expect(await payRun(run.id)).toMatchObject({ status: 'DRAFT', journal_id: null });
@@ -71,8 +72,8 @@ describe('the issue’s attack over HTTP', () => {
     const run = await draftRun();
     const hash = signaturePayloadHash('books.payroll_sign', run.id, { runId: run.id });
     const as = (kind: string, actionClass = 'books.payroll_sign') => ({ actionClass, payloadHash: hash, subject: { kind, subjectId: run.id, summary: 'gross $10.00' } });
-    await refused(s.client, 'approval.request', as('books.signature'), 'NOT_FOUND', /held act with payloadHash/, { key: agent() });
-    await refused(s.client, 'approval.request', as('anything'), 'BAD_REQUEST', /^subject\.kind: actionClass books\.payroll_sign is the act books\.payrollSign/, { key: agent() });
+    await refused(s.client, 'approval.request', as('books.signature'), 'NOT_FOUND', { message: /held act with payloadHash/, key: agent() });
+    await refused(s.client, 'approval.request', as('anything'), 'BAD_REQUEST', { message: /^subject\.kind: actionClass books\.payroll_sign is the act books\.payrollSign/, key: agent() });
 
     // Under a class that names no method it files, but bound to nothing: no held call, no token, never a proof.
     const filed = await s.client.ok('approval.request', as('anything', 'acme.payroll_sign'), { key: agent() });
@@ -80,11 +81,11 @@ describe('the issue’s attack over HTTP', () => {
     const decided = await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver() });
     expect(decided.status).toBe('approved');
     expect(decided.signatureToken).toBeUndefined();
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', /is not bound to a held act/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', { message: /is not bound to a held act/, key: agent(), idem: idem() });
     // Even once the act is held for that very hash, the approval stays what it was: bound to nothing.
     const hold = await s.client.ok('books.payrollSign', { runId: run.id }, { key: agent(), idem: idem() });
     expect(hold.approval.payloadHash).toBe(hash);
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', /is not bound to a held act/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', { message: /is not bound to a held act/, key: agent(), idem: idem() });
     expect(await payRun(run.id)).toMatchObject({ status: 'DRAFT', journal_id: null });
   });
 
@@ -98,9 +99,9 @@ describe('the issue’s attack over HTTP', () => {
        VALUES ($1, $2, 'books.payroll_sign', $3, 'books.signature ', $4, 'gross $10.00', 'approved', $5, now() + interval '1 hour', $6, now())`,
       [s.org.orgId, approvalId, hold.approval.payloadHash, run.id, s.agent.principal.id, s.approver.principal.id],
     );
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId }, 'CONFLICT', /is not bound to a held act \(filed as subject\.kind "books\.signature "/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId }, 'CONFLICT', { message: /is not bound to a held act \(filed as subject\.kind "books\.signature "/, key: agent(), idem: idem() });
     const token = signatureToken(s.runtime.deps.signingKey, { orgId: s.org.orgId, actionClass: 'books.payroll_sign', subjectId: run.id, payloadHash: hold.approval.payloadHash, approvalId });
-    await refused(s.client, 'books.payrollSign', { runId: run.id, signatureToken: token }, 'CONFLICT', /is not bound to a held act/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, signatureToken: token }, 'CONFLICT', { message: /is not bound to a held act/, key: agent(), idem: idem() });
     expect((await s.client.ok('approval.get', { approvalId })).signatureToken).toBeUndefined();
     expect(await payRun(run.id)).toMatchObject({ status: 'DRAFT', journal_id: null });
   });
@@ -151,7 +152,7 @@ describe('what the human approved is what runs', () => {
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver() });
     // The run is re-drafted to other figures under the same runId (and payload hash) after the human decided.
     await s.runtime.db.query('UPDATE books_pay_runs SET gross_cents = gross_cents + 1000000, net_cents = net_cents + 1000000 WHERE org_id = $1 AND run_id = $2', [s.org.orgId, run.id]);
-    const message = await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', undefined, { key: agent(), idem: idem() });
+    const message = await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'CONFLICT', { key: agent(), idem: idem() });
     expect(message).toContain(`showed the human "${hold.approval.subject.summary}"`);
     expect(message).toMatch(/would now run as "Pay run .*gross \$/);
     expect(await payRun(run.id)).toMatchObject({ status: 'DRAFT', journal_id: null });
@@ -171,7 +172,7 @@ describe('what the human approved is what runs', () => {
     expect(second.approvalId).not.toBe(first.approvalId);
     expect(second.subject.summary).toBe(again.approval.subject.summary);
     await s.client.ok('approval.resolve', { approvalId: first.approvalId, decision: 'approve' }, { key: approver() });
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: first.approvalId }, 'CONFLICT', /showed the human/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: first.approvalId }, 'CONFLICT', { message: /showed the human/, key: agent(), idem: idem() });
     await s.client.ok('approval.resolve', { approvalId: second.approvalId, decision: 'approve' }, { key: approver() });
     const done = await s.client.ok('books.payrollSign', { runId: run.id, approvalId: second.approvalId }, { key: agent(), idem: idem() });
     expect(done).toMatchObject({ changed: true, approvalId: second.approvalId, payRun: { status: 'POSTED' } });
@@ -186,7 +187,7 @@ describe('what the human approved is what runs', () => {
     const filed = await s.client.ok('approval.request', file(hold, { kind: 'books.signature', summary: 'x' }), { key: agent() });
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver() });
     await s.client.ok('books.invoiceRecordPayment', { id: inv.id, amountCents: 25_000 });
-    const message = await refused(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2, approvalId: filed.approvalId }, 'CONFLICT', undefined, { key: agent(), idem: idem() });
+    const message = await refused(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2, approvalId: filed.approvalId }, 'CONFLICT', { key: agent(), idem: idem() });
     expect(message).toMatch(/\$550\.00 due.*would now run as ".*\$300\.00 due/);
     expect((await s.client.ok('books.invoices', { limit: 200 })).invoices.find((i: any) => i.id === inv.id).chaseStep).toBe(1);
   });
@@ -196,7 +197,7 @@ describe('what the human approved is what runs', () => {
     const res = await s.client.rpc('books.billApprove', { id: bill.id }, { key: agent(), idem: idem() });
     expect(res.body.error.code).toBe('GOVERNANCE_NOT_READY');
     const named = refusalApproval(res.body.error.message, 'books.bill_approve', bill.id);
-    await refused(s.client, 'approval.request', { ...named, subject: { kind: 'anything', subjectId: bill.id, summary: 'Approve bill for $1.00' } }, 'BAD_REQUEST', /^subject\.kind: /, { key: agent() });
+    await refused(s.client, 'approval.request', { ...named, subject: { kind: 'anything', subjectId: bill.id, summary: 'Approve bill for $1.00' } }, 'BAD_REQUEST', { message: /^subject\.kind: /, key: agent() });
     const filed = await s.client.ok('approval.request', { ...named, subject: { ...named.subject, summary: 'Approve bill for $1.00' } }, { key: agent() });
     expect(filed.subject.summary).toMatch(/^Approve bill .* for \$6,600\.00 incl\. GST/);
     expect(filed.heldAct).toEqual({ method: 'books.billApprove', params: { id: bill.id } });
@@ -213,13 +214,13 @@ describe('every other way in', () => {
     // The proof is of the act the human read, whoever filed it: the holder's retry runs exactly that act, once.
     const done = await s.client.ok('books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, { key: agent(), idem: idem() });
     expect(done).toMatchObject({ changed: true, payRun: { status: 'POSTED' } });
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: other, idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: other, idem: idem() });
   });
 
   it('an expired hold binds nothing; the approval of a fresh hold expires with it', async () => {
     const { hold } = await heldRun();
     await s.runtime.db.query(`UPDATE signature_holds SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND payload_hash = $2`, [s.org.orgId, hold.approval.payloadHash]);
-    await refused(s.client, 'approval.request', file(hold, { kind: 'books.signature', summary: 'x' }), 'GOVERNANCE_NOT_READY', /the hold expired/, { key: agent() });
+    await refused(s.client, 'approval.request', file(hold, { kind: 'books.signature', summary: 'x' }), 'GOVERNANCE_NOT_READY', { message: /the hold expired/, key: agent() });
     const again = await s.client.ok('books.payrollSign', { runId: hold.subjectId }, { key: agent(), idem: idem() });
     const filed = await s.client.ok('approval.request', file(again, { kind: 'books.signature', summary: 'x' }), { key: agent() });
     const [row] = await s.runtime.db.query<{ expires_at: string }>('SELECT expires_at FROM signature_holds WHERE org_id = $1 AND payload_hash = $2', [s.org.orgId, hold.approval.payloadHash]);
@@ -249,9 +250,9 @@ describe('the approval row', () => {
       await expect(s.runtime.db.query(`UPDATE approvals SET ${column} = $2 WHERE approval_id = $1`, [filed.approvalId, value]), column).rejects.toThrow(/keeps what its human was shown/);
     }
     const otherParams = await copyApproved(filed.approvalId, 'p', { params: { runId: 'pay_someotherrun0000' } });
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: otherParams }, 'CONFLICT', /does not hash to its payloadHash/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: otherParams }, 'CONFLICT', { message: /does not hash to its payloadHash/, key: agent(), idem: idem() });
     const otherMethod = await copyApproved(filed.approvalId, 'm', { method: 'books.taxSignLodge' });
-    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: otherMethod }, 'CONFLICT', /was filed for a hold of books\.taxSignLodge, not books\.payrollSign/, { key: agent(), idem: idem() });
+    await refused(s.client, 'books.payrollSign', { runId: run.id, approvalId: otherMethod }, 'CONFLICT', { message: /was filed for a hold of books\.taxSignLodge, not books\.payrollSign/, key: agent(), idem: idem() });
     expect(await payRun(run.id)).toMatchObject({ status: 'DRAFT', journal_id: null });
   });
 });

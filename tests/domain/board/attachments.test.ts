@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, expectOk, head, mutate, newTask, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -56,7 +58,7 @@ describe('board.addTaskAttachment', () => {
     ['body: unknown field', { body: 'bytes' }],
   ])('bad params -> BAD_REQUEST %s', async (message, extra) => {
     const t = await newTask(c);
-    await refused(c, 'board.addTaskAttachment', { taskId: t.id, name: 'f', url: 'https://x.example/f', ...extra }, 'BAD_REQUEST', message);
+    await refused(c, 'board.addTaskAttachment', { taskId: t.id, name: 'f', url: 'https://x.example/f', ...extra }, 'BAD_REQUEST', { message });
   });
 
   it('a missing or another org’s item -> NOT_FOUND', async () => {
@@ -87,10 +89,10 @@ describe('board.updateTaskAttachment', () => {
     const t = await newTask(c);
     const att = await attach(t.id);
     const theirs = await attach((await newTask(other)).id, {}, other);
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id }, 'BAD_REQUEST', 'params: give at least one of name, url, mimeType, sizeBytes');
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id, url: 'ftp://x.example/f' }, 'BAD_REQUEST', 'url: must be an http(s) URL');
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: 'task_1', name: 'x' }, 'BAD_REQUEST', 'attachmentId: must be an id of the form att_…');
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: theirs.id, name: 'x' }, 'NOT_FOUND', `attachment ${theirs.id} not found`);
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id }, 'BAD_REQUEST', { message: 'params: give at least one of name, url, mimeType, sizeBytes' });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id, url: 'ftp://x.example/f' }, 'BAD_REQUEST', { message: 'url: must be an http(s) URL' });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: 'task_1', name: 'x' }, 'BAD_REQUEST', { message: 'attachmentId: must be an id of the form att_…' });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: theirs.id, name: 'x' }, 'NOT_FOUND', { message: `attachment ${theirs.id} not found` });
     await refused(c, 'board.updateTaskAttachment', { attachmentId: MISSING.att, name: 'x' }, 'NOT_FOUND');
   });
 });
@@ -113,7 +115,7 @@ describe('board.removeTaskAttachment', () => {
     const theirs = await attach(theirTask.id, {}, other);
     await refused(c, 'board.removeTaskAttachment', { attachmentId: theirs.id }, 'NOT_FOUND');
     expect((await other.ok('board.taskAttachments', { taskId: theirTask.id })).attachments).toHaveLength(1);
-    await refused(c, 'board.removeTaskAttachment', {}, 'BAD_REQUEST', 'attachmentId: required');
+    await refused(c, 'board.removeTaskAttachment', {}, 'BAD_REQUEST', { message: 'attachmentId: required' });
   });
 });
 
@@ -137,6 +139,6 @@ describe('board.taskAttachments', () => {
     const theirs = await newTask(other);
     await refused(c, 'board.taskAttachments', { taskId: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.taskAttachments', { taskId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.taskAttachments', { taskId: theirs.id, limit: 'many' }, 'BAD_REQUEST', /^limit: /);
+    await refused(c, 'board.taskAttachments', { taskId: theirs.id, limit: 'many' }, 'BAD_REQUEST', { message: /^limit: / });
   });
 });

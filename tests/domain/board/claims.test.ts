@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, eventsAfter, expectOk, head, mutate, newTask, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { eventsAfter, expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -45,8 +47,8 @@ describe('board.claim', () => {
   it('a second claim on a claimed item -> CONFLICT, whoever asks', async () => {
     const t = await newTask(c);
     await c.ok('board.claim', { taskId: t.id }, { key: agent.apiKey });
-    await refused(c, 'board.claim', { taskId: t.id }, 'CONFLICT', new RegExp(`already claimed by ${agent.id} until`));
-    await refused(c, 'board.claim', { taskId: t.id }, 'CONFLICT', /already claimed by you/, { key: agent.apiKey });
+    await refused(c, 'board.claim', { taskId: t.id }, 'CONFLICT', { message: new RegExp(`already claimed by ${agent.id} until`) });
+    await refused(c, 'board.claim', { taskId: t.id }, 'CONFLICT', { message: /already claimed by you/, key: agent.apiKey });
   });
 
   it('a lapsed claim can be taken over', async () => {
@@ -62,19 +64,19 @@ describe('board.claim', () => {
   it('done, blocked, non-work items and items blocked by an open item -> CONFLICT', async () => {
     const done = await newTask(c);
     await c.ok('board.complete', { taskId: done.id });
-    await refused(c, 'board.claim', { taskId: done.id }, 'CONFLICT', /is done/);
+    await refused(c, 'board.claim', { taskId: done.id }, 'CONFLICT', { message: /is done/ });
 
     const blocked = await newTask(c);
     await c.ok('board.block', { taskId: blocked.id, reason: 'vendor' });
-    await refused(c, 'board.claim', { taskId: blocked.id }, 'CONFLICT', /is blocked \(vendor\)/);
+    await refused(c, 'board.claim', { taskId: blocked.id }, 'CONFLICT', { message: /is blocked \(vendor\)/ });
 
     const note = await c.ok('board.create', { type: 'note', title: 'n' });
-    await refused(c, 'board.claim', { taskId: note.id }, 'CONFLICT', /is a note; only task and bug items can be claimed/);
+    await refused(c, 'board.claim', { taskId: note.id }, 'CONFLICT', { message: /is a note; only task and bug items can be claimed/ });
 
     const blocker = await newTask(c);
     const waiting = await newTask(c);
     await c.ok('board.link', { fromTaskId: blocker.id, toTaskId: waiting.id, relation: 'blocks' });
-    await refused(c, 'board.claim', { taskId: waiting.id }, 'CONFLICT', new RegExp(`blocked by open item ${blocker.id}`));
+    await refused(c, 'board.claim', { taskId: waiting.id }, 'CONFLICT', { message: new RegExp(`blocked by open item ${blocker.id}`) });
     await c.ok('board.complete', { taskId: blocker.id });
     expect((await c.ok('board.claim', { taskId: waiting.id })).claimedBy).toBe(me);
 
@@ -91,14 +93,14 @@ describe('board.claim', () => {
     ['until: unknown field', { until: 'tomorrow' }],
   ])('bad params -> BAD_REQUEST %s', async (message, extra) => {
     const t = await newTask(c);
-    await refused(c, 'board.claim', { taskId: t.id, ...extra }, 'BAD_REQUEST', message);
+    await refused(c, 'board.claim', { taskId: t.id, ...extra }, 'BAD_REQUEST', { message });
   });
 
   it('a missing or another org’s item -> NOT_FOUND', async () => {
     const theirs = await newTask(other);
-    await refused(c, 'board.claim', { taskId: theirs.id }, 'NOT_FOUND', `task ${theirs.id} not found`);
+    await refused(c, 'board.claim', { taskId: theirs.id }, 'NOT_FOUND', { message: `task ${theirs.id} not found` });
     await refused(c, 'board.claim', { taskId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.claim', {}, 'BAD_REQUEST', 'taskId: required');
+    await refused(c, 'board.claim', {}, 'BAD_REQUEST', { message: 'taskId: required' });
   });
 });
 
@@ -145,11 +147,11 @@ describe('board.heartbeat', () => {
 
   it('anyone but the claimer, an unclaimed item and a lapsed claim -> CONFLICT', async () => {
     const t = await newTask(c);
-    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', /is not claimed; claim it first/);
+    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', { message: /is not claimed; claim it first/ });
     await c.ok('board.claim', { taskId: t.id }, { key: agent.apiKey });
-    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', new RegExp(`claimed by ${agent.id}; only the claimer may heartbeat`));
+    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', { message: new RegExp(`claimed by ${agent.id}; only the claimer may heartbeat`) });
     await lapse(t.id);
-    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', /lapsed .*claim it again/, { key: agent.apiKey });
+    await refused(c, 'board.heartbeat', { taskId: t.id }, 'CONFLICT', { message: /lapsed .*claim it again/, key: agent.apiKey });
   });
 
   it('bad input, missing and foreign items', async () => {
@@ -157,7 +159,7 @@ describe('board.heartbeat', () => {
     await other.ok('board.claim', { taskId: theirs.id });
     await refused(c, 'board.heartbeat', { taskId: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.heartbeat', { taskId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.heartbeat', { taskId: 'ws_123' }, 'BAD_REQUEST', 'taskId: must be an id of the form task_…');
+    await refused(c, 'board.heartbeat', { taskId: 'ws_123' }, 'BAD_REQUEST', { message: 'taskId: must be an id of the form task_…' });
   });
 });
 
@@ -184,20 +186,20 @@ describe('board.block', () => {
   it('someone else’s live claim, already blocked, done -> CONFLICT', async () => {
     const t = await newTask(c);
     await c.ok('board.claim', { taskId: t.id }, { key: agent.apiKey });
-    await refused(c, 'board.block', { taskId: t.id, reason: 'r' }, 'CONFLICT', /only the claimer may block it/);
+    await refused(c, 'board.block', { taskId: t.id, reason: 'r' }, 'CONFLICT', { message: /only the claimer may block it/ });
     await c.ok('board.block', { taskId: t.id, reason: 'first' }, { key: agent.apiKey });
-    await refused(c, 'board.block', { taskId: t.id, reason: 'again' }, 'CONFLICT', /already blocked \(first\)/);
+    await refused(c, 'board.block', { taskId: t.id, reason: 'again' }, 'CONFLICT', { message: /already blocked \(first\)/ });
     const d = await newTask(c);
     await c.ok('board.complete', { taskId: d.id });
-    await refused(c, 'board.block', { taskId: d.id, reason: 'r' }, 'CONFLICT', /is done/);
+    await refused(c, 'board.block', { taskId: d.id, reason: 'r' }, 'CONFLICT', { message: /is done/ });
   });
 
   it('bad input, missing and foreign items', async () => {
     const t = await newTask(c);
     const theirs = await newTask(other);
-    await refused(c, 'board.block', { taskId: t.id }, 'BAD_REQUEST', 'reason: required');
-    await refused(c, 'board.block', { taskId: t.id, reason: '' }, 'BAD_REQUEST', 'reason: must be at least 1 character');
-    await refused(c, 'board.block', { taskId: t.id, reason: 'x'.repeat(1001) }, 'BAD_REQUEST', 'reason: must be at most 1000 characters');
+    await refused(c, 'board.block', { taskId: t.id }, 'BAD_REQUEST', { message: 'reason: required' });
+    await refused(c, 'board.block', { taskId: t.id, reason: '' }, 'BAD_REQUEST', { message: 'reason: must be at least 1 character' });
+    await refused(c, 'board.block', { taskId: t.id, reason: 'x'.repeat(1001) }, 'BAD_REQUEST', { message: 'reason: must be at most 1000 characters' });
     await refused(c, 'board.block', { taskId: theirs.id, reason: 'r' }, 'NOT_FOUND');
     await refused(c, 'board.block', { taskId: MISSING.task, reason: 'r' }, 'NOT_FOUND');
   });
@@ -224,13 +226,13 @@ describe('board.complete', () => {
   it('someone else’s live claim, already done, open children -> CONFLICT', async () => {
     const t = await newTask(c);
     await c.ok('board.claim', { taskId: t.id }, { key: agent.apiKey });
-    await refused(c, 'board.complete', { taskId: t.id }, 'CONFLICT', /only the claimer may complete it/);
+    await refused(c, 'board.complete', { taskId: t.id }, 'CONFLICT', { message: /only the claimer may complete it/ });
     await c.ok('board.complete', { taskId: t.id }, { key: agent.apiKey });
-    await refused(c, 'board.complete', { taskId: t.id }, 'CONFLICT', /already done/);
+    await refused(c, 'board.complete', { taskId: t.id }, 'CONFLICT', { message: /already done/ });
 
     const parent = await newTask(c);
     const child = await c.ok('board.create', { type: 'task', title: 'child', parentId: parent.id });
-    await refused(c, 'board.complete', { taskId: parent.id }, 'CONFLICT', /has 1 open child item; complete them first/);
+    await refused(c, 'board.complete', { taskId: parent.id }, 'CONFLICT', { message: /has 1 open child item; complete them first/ });
     await c.ok('board.complete', { taskId: child.id });
     expect((await c.ok('board.complete', { taskId: parent.id })).col).toBe('done');
   });
@@ -239,7 +241,7 @@ describe('board.complete', () => {
     const theirs = await newTask(other);
     await refused(c, 'board.complete', { taskId: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.complete', { taskId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.complete', { taskId: 'task_' }, 'BAD_REQUEST', 'taskId: must be an id of the form task_…');
+    await refused(c, 'board.complete', { taskId: 'task_' }, 'BAD_REQUEST', { message: 'taskId: must be an id of the form task_…' });
     expect((await other.get('board.context', { taskId: theirs.id })).body.task.col).toBe('triage');
   });
 });

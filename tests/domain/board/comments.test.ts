@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, expectOk, head, mutate, newTask, newWorkstream, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -32,11 +34,11 @@ describe('board.addTaskComment', () => {
   it('bad input, missing and foreign items', async () => {
     const t = await newTask(c);
     const theirs = await newTask(other);
-    await refused(c, 'board.addTaskComment', { taskId: t.id }, 'BAD_REQUEST', 'body: required');
-    await refused(c, 'board.addTaskComment', { taskId: t.id, body: '' }, 'BAD_REQUEST', 'body: must be at least 1 character');
-    await refused(c, 'board.addTaskComment', { taskId: t.id, body: 'x'.repeat(10_001) }, 'BAD_REQUEST', 'body: must be at most 10000 characters');
-    await refused(c, 'board.addTaskComment', { taskId: t.id, body: 'hi', workstreamId: 'ws_1' }, 'BAD_REQUEST', 'workstreamId: unknown field');
-    await refused(c, 'board.addTaskComment', { taskId: theirs.id, body: 'hi' }, 'NOT_FOUND', `task ${theirs.id} not found`);
+    await refused(c, 'board.addTaskComment', { taskId: t.id }, 'BAD_REQUEST', { message: 'body: required' });
+    await refused(c, 'board.addTaskComment', { taskId: t.id, body: '' }, 'BAD_REQUEST', { message: 'body: must be at least 1 character' });
+    await refused(c, 'board.addTaskComment', { taskId: t.id, body: 'x'.repeat(10_001) }, 'BAD_REQUEST', { message: 'body: must be at most 10000 characters' });
+    await refused(c, 'board.addTaskComment', { taskId: t.id, body: 'hi', workstreamId: 'ws_1' }, 'BAD_REQUEST', { message: 'workstreamId: unknown field' });
+    await refused(c, 'board.addTaskComment', { taskId: theirs.id, body: 'hi' }, 'NOT_FOUND', { message: `task ${theirs.id} not found` });
     await refused(c, 'board.addTaskComment', { taskId: MISSING.task, body: 'hi' }, 'NOT_FOUND');
   });
 });
@@ -55,15 +57,15 @@ describe('board.comment', () => {
   it('needs exactly one of taskId and workstreamId', async () => {
     const t = await newTask(c);
     const ws = await newWorkstream(c);
-    await refused(c, 'board.comment', { body: 'x' }, 'BAD_REQUEST', 'taskId: give exactly one of taskId and workstreamId');
-    await refused(c, 'board.comment', { taskId: t.id, workstreamId: ws.id, body: 'x' }, 'BAD_REQUEST', 'taskId: give exactly one of taskId and workstreamId');
-    await refused(c, 'board.comment', { taskId: t.id }, 'BAD_REQUEST', 'body: required');
+    await refused(c, 'board.comment', { body: 'x' }, 'BAD_REQUEST', { message: 'taskId: give exactly one of taskId and workstreamId' });
+    await refused(c, 'board.comment', { taskId: t.id, workstreamId: ws.id, body: 'x' }, 'BAD_REQUEST', { message: 'taskId: give exactly one of taskId and workstreamId' });
+    await refused(c, 'board.comment', { taskId: t.id }, 'BAD_REQUEST', { message: 'body: required' });
   });
 
   it('missing and foreign targets -> NOT_FOUND', async () => {
     const theirWs = await other.ok('board.createWorkstream', { name: 'w' });
     const theirTask = await newTask(other);
-    await refused(c, 'board.comment', { workstreamId: theirWs.id, body: 'x' }, 'NOT_FOUND', `workstream ${theirWs.id} not found`);
+    await refused(c, 'board.comment', { workstreamId: theirWs.id, body: 'x' }, 'NOT_FOUND', { message: `workstream ${theirWs.id} not found` });
     await refused(c, 'board.comment', { taskId: theirTask.id, body: 'x' }, 'NOT_FOUND');
     await refused(c, 'board.comment', { workstreamId: MISSING.ws, body: 'x' }, 'NOT_FOUND');
   });
@@ -110,8 +112,8 @@ describe('board.taskComments', () => {
     await other.ok('board.addTaskComment', { taskId: theirs.id, body: 'private' });
     await refused(c, 'board.taskComments', { taskId: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.taskComments', { taskId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.taskComments', { taskId: t.id, limit: 0 }, 'BAD_REQUEST', 'limit: must be >= 1');
-    await refused(c, 'board.taskComments', { taskId: t.id, limit: 101 }, 'BAD_REQUEST', 'limit: must be at most 100');
-    await refused(c, 'board.taskComments', { taskId: t.id, cursor: -1 }, 'BAD_REQUEST', 'cursor: must be >= 0');
+    await refused(c, 'board.taskComments', { taskId: t.id, limit: 0 }, 'BAD_REQUEST', { message: 'limit: must be >= 1' });
+    await refused(c, 'board.taskComments', { taskId: t.id, limit: 101 }, 'BAD_REQUEST', { message: 'limit: must be at most 100' });
+    await refused(c, 'board.taskComments', { taskId: t.id, cursor: -1 }, 'BAD_REQUEST', { message: 'cursor: must be >= 0' });
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { declareGovernance, eventsAfter, head, newTask, newWorkstream } from './setup.js';
+import { declareGovernance } from './setup.js';
+import { eventsAfter, head } from '../../helpers/calls.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 /**
  * Acts that touch several rows, fired at once through the pipeline. Every call must end in a contract

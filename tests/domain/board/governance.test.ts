@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, declareGovernance, head, mutate, newTask, newWorkstream, otherOrg, refused } from './setup.js';
+import { MISSING, declareGovernance } from './setup.js';
+import { head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 /** board.assign and board.decompose are governance-gated (G): they refuse until decision rights are declared. */
 
@@ -21,14 +23,14 @@ describe('before governance.set_decision_rights', () => {
   it('board.assign and board.decompose answer 423 GOVERNANCE_NOT_READY and change nothing', async () => {
     const ws = await newWorkstream(c);
     const t = await newTask(c);
-    await refused(c, 'board.assign', { workstreamId: ws.id, owner: me }, 'GOVERNANCE_NOT_READY', /^board\.assign is governance-gated/);
-    await refused(c, 'board.decompose', { taskId: t.id, titles: ['a'] }, 'GOVERNANCE_NOT_READY', /^board\.decompose is governance-gated/);
+    await refused(c, 'board.assign', { workstreamId: ws.id, owner: me }, 'GOVERNANCE_NOT_READY', { message: /^board\.assign is governance-gated/ });
+    await refused(c, 'board.decompose', { taskId: t.id, titles: ['a'] }, 'GOVERNANCE_NOT_READY', { message: /^board\.decompose is governance-gated/ });
     const ctx = await c.get('board.context', { taskId: t.id });
     expect(ctx.body.children).toEqual([]);
   });
 
   it('bad params are still BAD_REQUEST first', async () => {
-    await refused(c, 'board.decompose', { taskId: MISSING.task, titles: [] }, 'BAD_REQUEST', 'titles: must have at least 1 title');
+    await refused(c, 'board.decompose', { taskId: MISSING.task, titles: [] }, 'BAD_REQUEST', { message: 'titles: must have at least 1 title' });
   });
 });
 
@@ -53,9 +55,9 @@ describe('after governance.set_decision_rights', () => {
       const ws = await newWorkstream(c);
       const theirWs = await other.ok('board.createWorkstream', { name: 'w' });
       const theirPrincipal = (await other.get('org/whoami')).body.principal.id;
-      await refused(c, 'board.assign', { workstreamId: ws.id }, 'BAD_REQUEST', 'owner: required');
-      await refused(c, 'board.assign', { workstreamId: ws.id, owner: 'humans' }, 'BAD_REQUEST', 'owner: must be a principal id usr_… or agt_…');
-      await refused(c, 'board.assign', { workstreamId: ws.id, owner: theirPrincipal }, 'NOT_FOUND', `principal ${theirPrincipal} not found`);
+      await refused(c, 'board.assign', { workstreamId: ws.id }, 'BAD_REQUEST', { message: 'owner: required' });
+      await refused(c, 'board.assign', { workstreamId: ws.id, owner: 'humans' }, 'BAD_REQUEST', { message: 'owner: must be a principal id usr_… or agt_…' });
+      await refused(c, 'board.assign', { workstreamId: ws.id, owner: theirPrincipal }, 'NOT_FOUND', { message: `principal ${theirPrincipal} not found` });
       await refused(c, 'board.assign', { workstreamId: theirWs.id, owner: me }, 'NOT_FOUND');
       await refused(c, 'board.assign', { workstreamId: MISSING.ws, owner: me }, 'NOT_FOUND');
     });
@@ -86,21 +88,21 @@ describe('after governance.set_decision_rights', () => {
       const res = await c.ok('board.decompose', { taskId: parent.id, titles: Array.from({ length: 50 }, (_, i) => `part ${i}`) });
       expect(res.children).toHaveLength(50);
       expect(await head(c)).toBe(before + 1);
-      await refused(c, 'board.decompose', { taskId: parent.id, titles: Array.from({ length: 51 }, () => 'x') }, 'BAD_REQUEST', 'titles: must have at most 50 titles');
+      await refused(c, 'board.decompose', { taskId: parent.id, titles: Array.from({ length: 51 }, () => 'x') }, 'BAD_REQUEST', { message: 'titles: must have at most 50 titles' });
     });
 
     it('a done item -> CONFLICT', async () => {
       const t = await newTask(c);
       await c.ok('board.complete', { taskId: t.id });
-      await refused(c, 'board.decompose', { taskId: t.id, titles: ['a'] }, 'CONFLICT', /is done/);
+      await refused(c, 'board.decompose', { taskId: t.id, titles: ['a'] }, 'CONFLICT', { message: /is done/ });
     });
 
     it('bad input, missing and foreign items', async () => {
       const t = await newTask(c);
       const theirs = await newTask(other);
-      await refused(c, 'board.decompose', { taskId: t.id }, 'BAD_REQUEST', 'titles: required');
-      await refused(c, 'board.decompose', { taskId: t.id, titles: ['ok', ''] }, 'BAD_REQUEST', 'titles.1: must be at least 1 character');
-      await refused(c, 'board.decompose', { taskId: t.id, titles: 'a' }, 'BAD_REQUEST', 'titles: expected array, got string');
+      await refused(c, 'board.decompose', { taskId: t.id }, 'BAD_REQUEST', { message: 'titles: required' });
+      await refused(c, 'board.decompose', { taskId: t.id, titles: ['ok', ''] }, 'BAD_REQUEST', { message: 'titles.1: must be at least 1 character' });
+      await refused(c, 'board.decompose', { taskId: t.id, titles: 'a' }, 'BAD_REQUEST', { message: 'titles: expected array, got string' });
       await refused(c, 'board.decompose', { taskId: theirs.id, titles: ['a'] }, 'NOT_FOUND');
       await refused(c, 'board.decompose', { taskId: MISSING.task, titles: ['a'] }, 'NOT_FOUND');
     });

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldResult } from '../../../protocol/frames.js';
 import { signaturePayloadHash } from '../../../domain/approval/signature.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { declareGovernance, eventsAfter, expectError, expectOk, head, newTask, newWorkstream } from './setup.js';
+import { declareGovernance } from './setup.js';
+import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
+import { expectError } from '../../helpers/frames.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 /*
  * The board as the first family beyond the books to hold (issue 15): an agent removing an attachment holds in

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, mutate, newTask, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -32,19 +34,19 @@ describe('board.link', () => {
     const a = await newTask(c);
     const b = await newTask(c);
     await c.ok('board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'relates' });
-    await refused(c, 'board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'relates' }, 'CONFLICT', /already relates to/);
-    await refused(c, 'board.link', { fromTaskId: b.id, toTaskId: a.id, relation: 'relates' }, 'CONFLICT', /already relates to/);
+    await refused(c, 'board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'relates' }, 'CONFLICT', { message: /already relates to/ });
+    await refused(c, 'board.link', { fromTaskId: b.id, toTaskId: a.id, relation: 'relates' }, 'CONFLICT', { message: /already relates to/ });
     await c.ok('board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'duplicates' });
-    await refused(c, 'board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'duplicates' }, 'CONFLICT', /already duplicates/);
+    await refused(c, 'board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'duplicates' }, 'CONFLICT', { message: /already duplicates/ });
     await c.ok('board.link', { fromTaskId: b.id, toTaskId: a.id, relation: 'duplicates' });
   });
 
   it('a cycle of blocks -> CONFLICT, directly or through other items', async () => {
     const [a, b, d] = [await newTask(c), await newTask(c), await newTask(c)];
     await c.ok('board.link', { fromTaskId: a.id, toTaskId: b.id, relation: 'blocks' });
-    await refused(c, 'board.link', { fromTaskId: b.id, toTaskId: a.id, relation: 'blocks' }, 'CONFLICT', /would close a cycle/);
+    await refused(c, 'board.link', { fromTaskId: b.id, toTaskId: a.id, relation: 'blocks' }, 'CONFLICT', { message: /would close a cycle/ });
     await c.ok('board.link', { fromTaskId: b.id, toTaskId: d.id, relation: 'blocks' });
-    await refused(c, 'board.link', { fromTaskId: d.id, toTaskId: a.id, relation: 'blocks' }, 'CONFLICT', /would close a cycle/);
+    await refused(c, 'board.link', { fromTaskId: d.id, toTaskId: a.id, relation: 'blocks' }, 'CONFLICT', { message: /would close a cycle/ });
     // Not a cycle: another path to the same item.
     await c.ok('board.link', { fromTaskId: a.id, toTaskId: d.id, relation: 'blocks' });
   });
@@ -60,13 +62,13 @@ describe('board.link', () => {
     const { same, ...rest } = extra as { same?: boolean };
     const params = { fromTaskId: a.id, toTaskId: same ? a.id : b.id, relation: 'relates', ...rest };
     // relation: undefined must reach the server as absent.
-    await refused(c, 'board.link', JSON.parse(JSON.stringify(params)), 'BAD_REQUEST', message.startsWith('relation: required') ? /^relation: (required|must be one of)/ : message);
+    await refused(c, 'board.link', JSON.parse(JSON.stringify(params)), 'BAD_REQUEST', { message: message.startsWith('relation: required') ? /^relation: (required|must be one of)/ : message });
   });
 
   it('a missing or another org’s item on either side -> NOT_FOUND', async () => {
     const mine = await newTask(c);
     const theirs = await newTask(other);
-    await refused(c, 'board.link', { fromTaskId: mine.id, toTaskId: theirs.id, relation: 'blocks' }, 'NOT_FOUND', `task ${theirs.id} not found`);
+    await refused(c, 'board.link', { fromTaskId: mine.id, toTaskId: theirs.id, relation: 'blocks' }, 'NOT_FOUND', { message: `task ${theirs.id} not found` });
     await refused(c, 'board.link', { fromTaskId: theirs.id, toTaskId: mine.id, relation: 'blocks' }, 'NOT_FOUND');
     await refused(c, 'board.link', { fromTaskId: mine.id, toTaskId: MISSING.task, relation: 'relates' }, 'NOT_FOUND');
   });

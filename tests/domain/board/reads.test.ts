@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, expectError, expectRead, head, newTask, newWorkstream, otherOrg } from './setup.js';
+import { MISSING, expectRead } from './setup.js';
+import { expectError } from '../../helpers/frames.js';
+import { head, otherOrg } from '../../helpers/calls.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS } from '../../../protocol/registry.js';
 import { METHOD_HANDLERS } from '../../../domain/deployed.js';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { expectError, head, newTask } from './setup.js';
+import { expectError } from '../../helpers/frames.js';
+import { head } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;

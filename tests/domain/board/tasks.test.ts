@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, eventsAfter, expectError, expectOk, head, mutate, newTask, newWorkstream, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { eventsAfter, expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { expectError } from '../../helpers/frames.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -48,12 +51,12 @@ describe('board.createTask', () => {
     ['col: unknown field', { title: 'ok', col: 'todo' }],
     ['workstreamId: must be an id of the form ws_…', { title: 'ok', workstreamId: 'task_abc' }],
   ])('bad params -> BAD_REQUEST %s', async (message, params) => {
-    await refused(c, 'board.createTask', params, 'BAD_REQUEST', message);
+    await refused(c, 'board.createTask', params, 'BAD_REQUEST', { message });
   });
 
   it('a workstream that is missing or another org’s -> NOT_FOUND', async () => {
     const theirs = await other.ok('board.createWorkstream', { name: 'theirs' });
-    await refused(c, 'board.createTask', { title: 'x', workstreamId: theirs.id }, 'NOT_FOUND', `workstream ${theirs.id} not found`);
+    await refused(c, 'board.createTask', { title: 'x', workstreamId: theirs.id }, 'NOT_FOUND', { message: `workstream ${theirs.id} not found` });
     await refused(c, 'board.createTask', { title: 'x', workstreamId: MISSING.ws }, 'NOT_FOUND');
   });
 
@@ -98,7 +101,7 @@ describe('board.create', () => {
 
   it('a missing type -> BAD_REQUEST naming type', async () => {
     // zod reports a missing enum as invalid_value, so the core formats it as "must be one of" (see report).
-    await refused(c, 'board.create', { title: 'x' }, 'BAD_REQUEST', /^type: (required|must be one of "task")/);
+    await refused(c, 'board.create', { title: 'x' }, 'BAD_REQUEST', { message: /^type: (required|must be one of "task")/ });
   });
 
   it.each([
@@ -106,15 +109,15 @@ describe('board.create', () => {
     ['col: must be one of "triage", "todo"', { type: 'task', title: 'x', col: 'done' }],
     ['assignee: must be a principal id usr_… or agt_…', { type: 'task', title: 'x', assignee: 'bob' }],
   ])('bad params -> BAD_REQUEST %s', async (message, params) => {
-    await refused(c, 'board.create', params, 'BAD_REQUEST', message);
+    await refused(c, 'board.create', params, 'BAD_REQUEST', { message });
   });
 
   it('a parent or assignee that is missing or another org’s -> NOT_FOUND', async () => {
     const theirs = await newTask(other);
     const theirPrincipal = (await other.get('org/whoami')).body.principal.id;
-    await refused(c, 'board.create', { type: 'task', title: 'x', parentId: theirs.id }, 'NOT_FOUND', `task ${theirs.id} not found`);
+    await refused(c, 'board.create', { type: 'task', title: 'x', parentId: theirs.id }, 'NOT_FOUND', { message: `task ${theirs.id} not found` });
     await refused(c, 'board.create', { type: 'task', title: 'x', parentId: MISSING.task }, 'NOT_FOUND');
-    await refused(c, 'board.create', { type: 'task', title: 'x', assignee: theirPrincipal }, 'NOT_FOUND', `principal ${theirPrincipal} not found`);
+    await refused(c, 'board.create', { type: 'task', title: 'x', assignee: theirPrincipal }, 'NOT_FOUND', { message: `principal ${theirPrincipal} not found` });
   });
 });
 
@@ -137,17 +140,17 @@ describe('board.updateTask', () => {
 
   it('needs at least one field, and valid ones', async () => {
     const t = await newTask(c);
-    await refused(c, 'board.updateTask', { taskId: t.id }, 'BAD_REQUEST', 'params: give at least one of title, description, priority, workstreamId');
-    await refused(c, 'board.updateTask', { taskId: t.id, title: '' }, 'BAD_REQUEST', 'title: must be at least 1 character');
-    await refused(c, 'board.updateTask', { taskId: t.id, col: 'done' }, 'BAD_REQUEST', 'col: unknown field');
-    await refused(c, 'board.updateTask', { title: 'x' }, 'BAD_REQUEST', 'taskId: required');
+    await refused(c, 'board.updateTask', { taskId: t.id }, 'BAD_REQUEST', { message: 'params: give at least one of title, description, priority, workstreamId' });
+    await refused(c, 'board.updateTask', { taskId: t.id, title: '' }, 'BAD_REQUEST', { message: 'title: must be at least 1 character' });
+    await refused(c, 'board.updateTask', { taskId: t.id, col: 'done' }, 'BAD_REQUEST', { message: 'col: unknown field' });
+    await refused(c, 'board.updateTask', { title: 'x' }, 'BAD_REQUEST', { message: 'taskId: required' });
   });
 
   it('a missing task, another org’s task or workstream -> NOT_FOUND', async () => {
     const t = await newTask(c);
     const theirs = await newTask(other);
     const theirWs = await other.ok('board.createWorkstream', { name: 'w' });
-    await refused(c, 'board.updateTask', { taskId: MISSING.task, title: 'x' }, 'NOT_FOUND', `task ${MISSING.task} not found`);
+    await refused(c, 'board.updateTask', { taskId: MISSING.task, title: 'x' }, 'NOT_FOUND', { message: `task ${MISSING.task} not found` });
     await refused(c, 'board.updateTask', { taskId: theirs.id, title: 'x' }, 'NOT_FOUND');
     await refused(c, 'board.updateTask', { taskId: t.id, workstreamId: theirWs.id }, 'NOT_FOUND');
   });
@@ -193,11 +196,11 @@ describe('board.moveTask', () => {
 
   it('refuses the same column without a position (CONFLICT) and columns entered by other acts (BAD_REQUEST)', async () => {
     const t = await newTask(c);
-    await refused(c, 'board.moveTask', { taskId: t.id, col: 'triage' }, 'CONFLICT', /already in triage/);
-    await refused(c, 'board.moveTask', { taskId: t.id, col: 'done' }, 'BAD_REQUEST', 'col: must be one of "triage", "todo", "doing"');
-    await refused(c, 'board.moveTask', { taskId: t.id, col: 'blocked' }, 'BAD_REQUEST', /^col: /);
-    await refused(c, 'board.moveTask', { taskId: t.id }, 'BAD_REQUEST', 'params: give at least one of col, position');
-    await refused(c, 'board.moveTask', { taskId: t.id, position: -1 }, 'BAD_REQUEST', 'position: must be >= 0');
+    await refused(c, 'board.moveTask', { taskId: t.id, col: 'triage' }, 'CONFLICT', { message: /already in triage/ });
+    await refused(c, 'board.moveTask', { taskId: t.id, col: 'done' }, 'BAD_REQUEST', { message: 'col: must be one of "triage", "todo", "doing"' });
+    await refused(c, 'board.moveTask', { taskId: t.id, col: 'blocked' }, 'BAD_REQUEST', { message: /^col: / });
+    await refused(c, 'board.moveTask', { taskId: t.id }, 'BAD_REQUEST', { message: 'params: give at least one of col, position' });
+    await refused(c, 'board.moveTask', { taskId: t.id, position: -1 }, 'BAD_REQUEST', { message: 'position: must be >= 0' });
   });
 
   it('a missing or another org’s task -> NOT_FOUND', async () => {
@@ -226,8 +229,8 @@ describe('board.assignTask', () => {
     const t = await newTask(c);
     const theirs = await newTask(other);
     const theirPrincipal = (await other.get('org/whoami')).body.principal.id;
-    await refused(c, 'board.assignTask', { taskId: t.id }, 'BAD_REQUEST', 'assignee: required');
-    await refused(c, 'board.assignTask', { taskId: t.id, assignee: 'key_123' }, 'BAD_REQUEST', 'assignee: must be a principal id usr_… or agt_…');
+    await refused(c, 'board.assignTask', { taskId: t.id }, 'BAD_REQUEST', { message: 'assignee: required' });
+    await refused(c, 'board.assignTask', { taskId: t.id, assignee: 'key_123' }, 'BAD_REQUEST', { message: 'assignee: must be a principal id usr_… or agt_…' });
     await refused(c, 'board.assignTask', { taskId: t.id, assignee: theirPrincipal }, 'NOT_FOUND');
     await refused(c, 'board.assignTask', { taskId: theirs.id, assignee: me }, 'NOT_FOUND');
     await refused(c, 'board.assignTask', { taskId: MISSING.task, assignee: me }, 'NOT_FOUND');

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { MISSING, expectOk, head, mutate, newTask, newWorkstream, otherOrg, refused } from './setup.js';
+import { MISSING } from './setup.js';
+import { expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
+import { newTask, newWorkstream } from '../../helpers/tasks.js';
 
 let s: TestServer;
 let c: TestClient;
@@ -51,7 +53,7 @@ describe('board.createWorkstream', () => {
     ['owner: unknown field', { name: 'n', owner: 'usr_1' }],
     ['name: must be well-formed Unicode text without NUL characters', { name: 'bad\u0000nul' }],
   ])('bad params -> BAD_REQUEST %s', async (message, params) => {
-    await refused(c, 'board.createWorkstream', params, 'BAD_REQUEST', message);
+    await refused(c, 'board.createWorkstream', params, 'BAD_REQUEST', { message });
   });
 });
 
@@ -69,9 +71,9 @@ describe('board.updateWorkstream', () => {
   it('bad input, missing and foreign workstreams', async () => {
     const ws = await newWorkstream(c);
     const theirs = await other.ok('board.createWorkstream', { name: 'theirs' });
-    await refused(c, 'board.updateWorkstream', { workstreamId: ws.id }, 'BAD_REQUEST', 'params: give at least one of name, description');
-    await refused(c, 'board.updateWorkstream', { workstreamId: ws.id, name: '' }, 'BAD_REQUEST', 'name: must be at least 1 character');
-    await refused(c, 'board.updateWorkstream', { workstreamId: theirs.id, name: 'x' }, 'NOT_FOUND', `workstream ${theirs.id} not found`);
+    await refused(c, 'board.updateWorkstream', { workstreamId: ws.id }, 'BAD_REQUEST', { message: 'params: give at least one of name, description' });
+    await refused(c, 'board.updateWorkstream', { workstreamId: ws.id, name: '' }, 'BAD_REQUEST', { message: 'name: must be at least 1 character' });
+    await refused(c, 'board.updateWorkstream', { workstreamId: theirs.id, name: 'x' }, 'NOT_FOUND', { message: `workstream ${theirs.id} not found` });
     await refused(c, 'board.updateWorkstream', { workstreamId: MISSING.ws, name: 'x' }, 'NOT_FOUND');
     expect((await other.ok('board.updateWorkstream', { workstreamId: theirs.id, description: 'still theirs' })).name).toBe('theirs');
   });
@@ -98,8 +100,8 @@ describe('board.moveWorkstream', () => {
   it('bad input, missing and foreign workstreams', async () => {
     const ws = await newWorkstream(c);
     const theirs = await other.ok('board.createWorkstream', { name: 'theirs' });
-    await refused(c, 'board.moveWorkstream', { workstreamId: ws.id }, 'BAD_REQUEST', 'position: required');
-    await refused(c, 'board.moveWorkstream', { workstreamId: ws.id, position: -2 }, 'BAD_REQUEST', 'position: must be >= 0');
+    await refused(c, 'board.moveWorkstream', { workstreamId: ws.id }, 'BAD_REQUEST', { message: 'position: required' });
+    await refused(c, 'board.moveWorkstream', { workstreamId: ws.id, position: -2 }, 'BAD_REQUEST', { message: 'position: must be >= 0' });
     await refused(c, 'board.moveWorkstream', { workstreamId: theirs.id, position: 0 }, 'NOT_FOUND');
     await refused(c, 'board.moveWorkstream', { workstreamId: MISSING.ws, position: 0 }, 'NOT_FOUND');
   });
@@ -122,7 +124,7 @@ describe('board.deleteWorkstream', () => {
     const open = await newTask(c, { workstreamId: ws.id });
     const done = await newTask(c, { workstreamId: ws.id });
     await c.ok('board.complete', { taskId: done.id });
-    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id }, 'CONFLICT', /still has 1 open item; .*moveTasksTo/);
+    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id }, 'CONFLICT', { message: /still has 1 open item; .*moveTasksTo/ });
     await c.ok('board.complete', { taskId: open.id });
     const { result } = await mutate(c, 'board.deleteWorkstream', { workstreamId: ws.id }, 'workstream.deleted');
     expect(result).toMatchObject({ movedTasks: 0, detachedTasks: 2 });
@@ -144,12 +146,12 @@ describe('board.deleteWorkstream', () => {
   it('bad input, missing and foreign workstreams', async () => {
     const ws = await newWorkstream(c);
     const theirs = await other.ok('board.createWorkstream', { name: 'theirs' });
-    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: ws.id }, 'BAD_REQUEST', /^moveTasksTo: must be another workstream/);
+    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: ws.id }, 'BAD_REQUEST', { message: /^moveTasksTo: must be another workstream/ });
     await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: MISSING.ws }, 'NOT_FOUND');
     await refused(c, 'board.deleteWorkstream', { workstreamId: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.deleteWorkstream', { workstreamId: MISSING.ws }, 'NOT_FOUND');
-    await refused(c, 'board.deleteWorkstream', {}, 'BAD_REQUEST', 'workstreamId: required');
+    await refused(c, 'board.deleteWorkstream', {}, 'BAD_REQUEST', { message: 'workstreamId: required' });
     expect((await other.ok('board.updateWorkstream', { workstreamId: theirs.id, name: 'alive' })).name).toBe('alive');
   });
 });

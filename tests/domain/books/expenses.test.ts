@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLockDate } from '../../../domain/books/policy.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, mutate, type BooksServer } from './setup.js';
+import { otherOrg, refused } from '../../helpers/calls.js';
 import { payrollKit, type Desk } from './payroll-kit.js';
 
 /** Expense claims: submitted, approved onto 801 Unpaid expense claims, reimbursed through settleClaim. */
@@ -48,16 +49,16 @@ describe('books.expenseClaim', () => {
   it('refuses accounts that are not claimable, bad input, future dates; missing and other org employees', async () => {
     const { d, employeeId } = await claimant();
     const base = { employeeId, date: '2026-10-20', merchant: 'Officeworks', totalCents: 8_800, account: '429' };
-    await refused(d.client, 'books.expenseClaim', { ...base, account: '090' }, 'BAD_REQUEST', 'account: must be an expense account a purchase can be coded to (404, 429)');
-    await refused(d.client, 'books.expenseClaim', { ...base, account: '477' }, 'BAD_REQUEST', /^account: must be an expense account/);
-    await refused(d.client, 'books.expenseClaim', { ...base, account: '999' }, 'BAD_REQUEST', /^account: /);
-    await refused(d.client, 'books.expenseClaim', { ...base, taxCode: 'VAT' }, 'BAD_REQUEST', /^taxCode: /);
-    await refused(d.client, 'books.expenseClaim', { ...base, totalCents: 0 }, 'BAD_REQUEST', /^totalCents: /);
-    await refused(d.client, 'books.expenseClaim', { ...base, merchant: '' }, 'BAD_REQUEST', /^merchant: /);
-    await refused(d.client, 'books.expenseClaim', { ...base, merchant: ' ' }, 'BAD_REQUEST', 'merchant: must not be blank');
-    await refused(d.client, 'books.expenseClaim', { ...base, date: '2026-11-03' }, 'BAD_REQUEST', /^date: .*future/);
-    await refused(d.client, 'books.expenseClaim', { ...base, employeeId: MISSING.employee }, 'NOT_FOUND', /employee .* not found/);
-    await refused(other, 'books.expenseClaim', base, 'NOT_FOUND', /employee .* not found/);
+    await refused(d.client, 'books.expenseClaim', { ...base, account: '090' }, 'BAD_REQUEST', { message: 'account: must be an expense account a purchase can be coded to (404, 429)' });
+    await refused(d.client, 'books.expenseClaim', { ...base, account: '477' }, 'BAD_REQUEST', { message: /^account: must be an expense account/ });
+    await refused(d.client, 'books.expenseClaim', { ...base, account: '999' }, 'BAD_REQUEST', { message: /^account: / });
+    await refused(d.client, 'books.expenseClaim', { ...base, taxCode: 'VAT' }, 'BAD_REQUEST', { message: /^taxCode: / });
+    await refused(d.client, 'books.expenseClaim', { ...base, totalCents: 0 }, 'BAD_REQUEST', { message: /^totalCents: / });
+    await refused(d.client, 'books.expenseClaim', { ...base, merchant: '' }, 'BAD_REQUEST', { message: /^merchant: / });
+    await refused(d.client, 'books.expenseClaim', { ...base, merchant: ' ' }, 'BAD_REQUEST', { message: 'merchant: must not be blank' });
+    await refused(d.client, 'books.expenseClaim', { ...base, date: '2026-11-03' }, 'BAD_REQUEST', { message: /^date: .*future/ });
+    await refused(d.client, 'books.expenseClaim', { ...base, employeeId: MISSING.employee }, 'NOT_FOUND', { message: /employee .* not found/ });
+    await refused(other, 'books.expenseClaim', base, 'NOT_FOUND', { message: /employee .* not found/ });
   });
 });
 
@@ -99,9 +100,9 @@ describe('books.expenseApprove', () => {
   it('refuses missing, other org and bad ids', async () => {
     const { d, employeeId } = await claimant();
     const c = await claim(d, employeeId);
-    await refused(d.client, 'books.expenseApprove', { id: MISSING.claim }, 'NOT_FOUND', /expense claim .* not found/);
+    await refused(d.client, 'books.expenseApprove', { id: MISSING.claim }, 'NOT_FOUND', { message: /expense claim .* not found/ });
     await refused(other, 'books.expenseApprove', { id: c.id }, 'NOT_FOUND');
-    await refused(d.client, 'books.expenseApprove', { id: 'inv_1' }, 'BAD_REQUEST', /^id: /);
+    await refused(d.client, 'books.expenseApprove', { id: 'inv_1' }, 'BAD_REQUEST', { message: /^id: / });
   });
 });
 

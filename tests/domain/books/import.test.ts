@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../db/index.js';
 import { parseCsv } from '../../../domain/books/reconciliation/csv.js';
 import { parseOfx } from '../../../domain/books/reconciliation/ofx.js';
-import { booksServer, eventsAfter, head, type BooksServer } from './setup.js';
+import { booksServer, type BooksServer } from './setup.js';
+import { eventsAfter, head } from '../../helpers/calls.js';
 import { csvOf, freshDesk, postImport, type Desk } from './reconciliation-kit.js';
 
 /** The bank statement import: CSV and OFX (1.x SGML, 2.x XML), dedupe, errors naming the line, the admin path, the CLI. */

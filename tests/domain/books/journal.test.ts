@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { ApiError } from '../../../protocol/errors.js';
 import { postJournal, reverseJournal } from '../../../domain/books/journal.js';
 import { setLockDate } from '../../../domain/books/policy.js';
 import { freshOrg } from '../../helpers/harness.js';
-import { booksServer, checkInvariants, type BooksServer } from './setup.js';
+import { checkInvariants } from './setup.js';
 
 /** The posting engine and the database's own guarantees: balance at commit, posted journals immutable. */
-
-let s: BooksServer;
-beforeAll(async () => {
-  s = await booksServer('2026-11-02');
-});
-afterAll(() => s.close());
 
 const base = { narration: 'test', sourceKind: 'manual', sourceId: 'x', postedBy: 'usr_test' };
 
 describe('postJournal', () => {
-  it('posts balanced journals and refuses unbalanced or one-line ones before writing', async () => {
+  it('posts balanced journals and refuses unbalanced or one-line ones before writing', async ({ books: s }) => {
     const id = await s.runtime.db.tx((q) =>
       postJournal(q, s.org.orgId, { ...base, date: '2026-11-01', lines: [{ account: '429', amountCents: 500 }, { account: '090', amountCents: -500 }, { account: '404', amountCents: 0 }] }),
     );
@@ -28,7 +23,7 @@ describe('postJournal', () => {
     await checkInvariants(s.runtime.db, s.org.orgId);
   });
 
-  it('the database refuses an unbalanced journal at commit, and any change to a posted one', async () => {
+  it('the database refuses an unbalanced journal at commit, and any change to a posted one', async ({ books: s }) => {
     const insert = (amounts: number[]) =>
       s.runtime.db.tx(async (q) => {
         await q.query(`INSERT INTO books_journals (org_id, journal_id, date, narration, source_kind, source_id, posted_by) VALUES ($1, 'jnl_raw${amounts.join('_').replace(/-/g, 'm')}', '2026-11-01', 'raw', 'manual', 'x', 'usr_x')`, [s.org.orgId]);
@@ -45,7 +40,7 @@ describe('postJournal', () => {
     await checkInvariants(s.runtime.db, s.org.orgId);
   });
 
-  it('reverses exactly once, and refuses dates in a locked period with CONFLICT', async () => {
+  it('reverses exactly once, and refuses dates in a locked period with CONFLICT', async ({ books: s }) => {
     const o = await freshOrg(s.runtime, 'lock');
     const id = await s.runtime.db.tx((q) => postJournal(q, o.orgId, { ...base, date: '2026-10-15', lines: [{ account: '429', amountCents: 700, taxCode: 'GST', taxCents: 64 }, { account: '820', amountCents: 64 }, { account: '090', amountCents: -764 }] }));
     const rev = await s.runtime.db.tx((q) => reverseJournal(q, o.orgId, id, { date: '2026-10-20', narration: 'undo', sourceKind: 'manual', sourceId: 'x', postedBy: 'usr_test' }));

@@ -3,7 +3,8 @@ import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { reconcilePaymentRun, settleBill } from '../../../domain/books/payables/settle.js';
 import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { MISSING, approveHold, booksServer, checkInvariants, expectHold, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, approveHold, booksServer, checkInvariants, expectHold, idem, mutate, type BooksServer } from './setup.js';
+import { otherOrg, refused } from '../../helpers/calls.js';
 
 let s: BooksServer;
 let other: TestClient;
@@ -91,7 +92,7 @@ describe('books.billScheduleRun', () => {
     const replay = await mutate(s.client, RUN, { payDate: PAY_DATE, billIds: ids }, 'books.bill.schedule_run', agent());
     expect(replay.result).toMatchObject({ changed: false, run: { id: runId, totalCents: 640000, approvalId } });
     expect(replay.event.payload.noop).toBe(true);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'GOVERNANCE_NOT_READY', /already used .*the act it approved has run/, agent());
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used .*the act it approved has run/, ...agent() });
     expect(await count(`books_payments WHERE org_id = $1 AND doc_kind = 'bill' AND doc_id = ANY($2)`, [s.org.orgId, ids])).toBe(2);
     expect((await s.client.ok('approval.get', { approvalId })).used).toBe(true);
     // billApprove on a paid bill: the event names the run.
@@ -105,15 +106,15 @@ describe('books.billScheduleRun', () => {
     const d = await authorised('Cedar Joinery', 22000);
     const hold = await expectHold(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id] }, CLASS, agent());
     const filed = await s.client.ok('approval.request', { actionClass: CLASS, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: s.agent.apiKey });
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /pending/, agent());
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /pending/, ...agent() });
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: s.approver.apiKey });
     const approvalId = filed.approvalId;
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', new RegExp(`subject ${hold.subjectId}, not ${runIdOf(PAY_DATE, [d.id])}`), agent());
-    await refused(s.client, RUN, { payDate: '2026-12-01', billIds: [c.id], approvalId }, 'CONFLICT', /subject/, agent());
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', { message: new RegExp(`subject ${hold.subjectId}, not ${runIdOf(PAY_DATE, [d.id])}`), ...agent() });
+    await refused(s.client, RUN, { payDate: '2026-12-01', billIds: [c.id], approvalId }, 'CONFLICT', { message: /subject/, ...agent() });
     await s.client.ok(RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId }, agent());
     // Used on its run, the proof cannot back another one.
     await expectHold(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id] }, CLASS, agent());
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', /approval .* was filed for subject/, agent());
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', { message: /approval .* was filed for subject/, ...agent() });
     expect(await billById(d.id)).toMatchObject({ status: 'AUTHORISED', runId: null });
     await invariants();
   });
@@ -131,13 +132,13 @@ describe('books.billScheduleRun', () => {
 
   it('refuses bad input, missing or other-org bills, and names every bill that cannot be paid and why', async () => {
     const ok = await authorised('Dune Electrical', 5000);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [] }, 'BAD_REQUEST', /^billIds: /);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, ok.id] }, 'BAD_REQUEST', 'billIds: must not repeat a bill');
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: Array.from({ length: 101 }, (_, i) => `bill_x${i}`) }, 'BAD_REQUEST', /^billIds: .*at most 100/);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: ['inv_123'] }, 'BAD_REQUEST', /^billIds\.0: /);
-    await refused(s.client, RUN, { payDate: '30/11/2026', billIds: [ok.id] }, 'BAD_REQUEST', /^payDate: /);
-    await refused(s.client, RUN, { payDate: '2026-11-01', billIds: [ok.id] }, 'BAD_REQUEST', /^payDate: .*past/);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, MISSING.bill] }, 'NOT_FOUND', new RegExp(`bill ${MISSING.bill} not found`));
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [] }, 'BAD_REQUEST', { message: /^billIds: / });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, ok.id] }, 'BAD_REQUEST', { message: 'billIds: must not repeat a bill' });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: Array.from({ length: 101 }, (_, i) => `bill_x${i}`) }, 'BAD_REQUEST', { message: /^billIds: .*at most 100/ });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: ['inv_123'] }, 'BAD_REQUEST', { message: /^billIds\.0: / });
+    await refused(s.client, RUN, { payDate: '30/11/2026', billIds: [ok.id] }, 'BAD_REQUEST', { message: /^payDate: / });
+    await refused(s.client, RUN, { payDate: '2026-11-01', billIds: [ok.id] }, 'BAD_REQUEST', { message: /^payDate: .*past/ });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, MISSING.bill] }, 'NOT_FOUND', { message: new RegExp(`bill ${MISSING.bill} not found`) });
     await refused(other, RUN, { payDate: PAY_DATE, billIds: [ok.id] }, 'NOT_FOUND');
 
     const draftBill = await draft('Dune Electrical', 5001);
@@ -146,7 +147,7 @@ describe('books.billScheduleRun', () => {
     const paid = await authorised('Dune Electrical', 5003);
     await direct((ctx) => settleBill(ctx, paid.id, { amountCents: 5003, date: '2026-11-02' }));
     const future = await authorised('Dune Electrical', 5004, { issueDate: '2026-12-05', dueDate: '2026-12-31' });
-    const msg = await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, draftBill.id, held.id, paid.id, future.id] }, 'CONFLICT', /^billScheduleRun: 4 of 5 bills cannot be paid/);
+    const msg = await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, draftBill.id, held.id, paid.id, future.id] }, 'CONFLICT', { message: /^billScheduleRun: 4 of 5 bills cannot be paid/ });
     expect(msg).toContain(`${draftBill.id} (Dune Electrical, ref ${draftBill.reference}, $50.01) is a DRAFT`);
     expect(msg).toContain(`${held.id} (Dune Electrical, ref ${held.reference}, $50.02) is on hold (Invoice disputed)`);
     expect(msg).toContain(`${paid.id} (Dune Electrical, ref ${paid.reference}, $50.03) is PAID`);

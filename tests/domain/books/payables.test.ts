@@ -4,7 +4,9 @@ import { setLockDate } from '../../../domain/books/policy.js';
 import { settleBill } from '../../../domain/books/payables/settle.js';
 import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { MISSING, booksServer, checkInvariants, expectOk, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, checkInvariants, idem, mutate, type BooksServer } from './setup.js';
+import { expectOk, otherOrg, refused } from '../../helpers/calls.js';
+import { fileRefusal } from './reconciliation-kit.js';
 
 let s: BooksServer;
 let other: TestClient;
@@ -43,15 +45,8 @@ async function approve(billId: string, desk = main()) {
   const first = await desk.client.rpc('books.billApprove', { id: billId }, { key: desk.agent, idem: idem() });
   if (first.body.ok) return first.body.result;
   expect(first.body.error.code, first.raw).toBe('GOVERNANCE_NOT_READY');
-  const approvalId = await fileAndApprove(desk, 'books.bill_approve', billId, first.body.error.message);
+  const approvalId = await fileRefusal(desk, 'books.bill_approve', billId, first.body.error.message);
   return desk.client.ok('books.billApprove', { id: billId, approvalId }, { key: desk.agent, idem: idem() });
-}
-async function fileAndApprove(desk: Desk, actionClass: string, subjectId: string, refusal: string, decision = 'approve') {
-  const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(refusal)?.[1];
-  expect(payloadHash, refusal).toBeDefined();
-  const filed = await desk.client.ok('approval.request', { actionClass, payloadHash, subject: { kind: 'books.signature', subjectId, summary: 'bill' } }, { key: desk.agent });
-  await desk.client.ok('approval.resolve', { approvalId: filed.approvalId, decision }, { key: desk.approver });
-  return filed.approvalId as string;
 }
 const approveHash = (billId: string) => sha256Hex(canonicalJson({ actionClass: 'books.bill_approve', subjectId: billId, params: { id: billId } }));
 
@@ -138,21 +133,21 @@ describe('books.billCapture', () => {
 
   it('refuses bad input naming the field', async () => {
     const base = { ...BILL, reference: 'BAD-1' };
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, lines: [{ description: 'x', account: '429', amountCents: 100 }] }, 'BAD_REQUEST', /^totalCents: .*not both/);
-    await refused(s.client, 'books.billCapture', base, 'BAD_REQUEST', /^lines: required/);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, dueDate: '2026-10-19' }, 'BAD_REQUEST', /^dueDate: .*before the issue date/);
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '200', amountCents: 100 }] }, 'BAD_REQUEST', /^lines\.0\.account: /);
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }, { description: 'y', account: '800', amountCents: 1 }] }, 'BAD_REQUEST', /^lines\.1\.account: /);
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 0 }] }, 'BAD_REQUEST', /^lines\.0\.amountCents: /);
-    await refused(s.client, 'books.billCapture', { ...base, lines: [] }, 'BAD_REQUEST', /^lines: /);
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, lines: [{ description: 'x', account: '429', amountCents: 100 }] }, 'BAD_REQUEST', { message: /^totalCents: .*not both/ });
+    await refused(s.client, 'books.billCapture', base, 'BAD_REQUEST', { message: /^lines: required/ });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, dueDate: '2026-10-19' }, 'BAD_REQUEST', { message: /^dueDate: .*before the issue date/ });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '200', amountCents: 100 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: / });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }, { description: 'y', account: '800', amountCents: 1 }] }, 'BAD_REQUEST', { message: /^lines\.1\.account: / });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 0 }] }, 'BAD_REQUEST', { message: /^lines\.0\.amountCents: / });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [] }, 'BAD_REQUEST', { message: /^lines: / });
     const many = Array.from({ length: 51 }, () => ({ description: 'x', account: '429', amountCents: 1 }));
-    await refused(s.client, 'books.billCapture', { ...base, lines: many }, 'BAD_REQUEST', /^lines: .*at most 50/);
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }], account: '429' }, 'BAD_REQUEST', /^account: only with totalCents/);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, account: '090' }, 'BAD_REQUEST', /^account: /);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, abn: '12 345 678 901' }, 'BAD_REQUEST', /^abn: /);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, bank: { ...BANK_A, bsb: '12' } }, 'BAD_REQUEST', /^bank\.bsb: /);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, issueDate: '2026-02-30' }, 'BAD_REQUEST', /^issueDate: /);
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, extra: 1 }, 'BAD_REQUEST', 'extra: unknown field');
+    await refused(s.client, 'books.billCapture', { ...base, lines: many }, 'BAD_REQUEST', { message: /^lines: .*at most 50/ });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }], account: '429' }, 'BAD_REQUEST', { message: /^account: only with totalCents/ });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, account: '090' }, 'BAD_REQUEST', { message: /^account: / });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, abn: '12 345 678 901' }, 'BAD_REQUEST', { message: /^abn: / });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, bank: { ...BANK_A, bsb: '12' } }, 'BAD_REQUEST', { message: /^bank\.bsb: / });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, issueDate: '2026-02-30' }, 'BAD_REQUEST', { message: /^issueDate: / });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, extra: 1 }, 'BAD_REQUEST', { message: 'extra: unknown field' });
   });
 
   it('an idempotency key replays the stored frame', async () => {
@@ -204,7 +199,7 @@ describe('books.billApprove', () => {
 
   it('PB-B1 ABOVE FLOOR: refused GOVERNANCE_NOT_READY naming what to file, appends nothing; approves once a human signs', async () => {
     const bill = await capture({ supplierName: 'Big Ticket Fitouts', reference: 'BT-9', totalCents: 600000 });
-    const msg = await refused(s.client, 'books.billApprove', { id: bill.id }, 'GOVERNANCE_NOT_READY', undefined, { key: s.agent.apiKey, idem: idem() });
+    const msg = await refused(s.client, 'books.billApprove', { id: bill.id }, 'GOVERNANCE_NOT_READY', { key: s.agent.apiKey, idem: idem() });
     expect(msg).toContain(`billApprove: bill ${bill.id} from Big Ticket Fitouts for $6,000.00 is held ABOVE FLOOR (floor $5,000.00)`);
     expect(msg).toContain('rule PB-B1');
     expect(msg).toContain('actionClass books.bill_approve');
@@ -215,10 +210,10 @@ describe('books.billApprove', () => {
     expect(await journalsOf(bill.id)).toEqual([]);
 
     // A rejected approval is no proof.
-    const rejected = await fileAndApprove(main(), 'books.bill_approve', bill.id, msg, 'reject');
-    await refused(s.client, 'books.billApprove', { id: bill.id, approvalId: rejected }, 'GOVERNANCE_NOT_READY', /rejected/, { key: s.agent.apiKey, idem: idem() });
+    const rejected = await fileRefusal(main(), 'books.bill_approve', bill.id, msg, 'reject');
+    await refused(s.client, 'books.billApprove', { id: bill.id, approvalId: rejected }, 'GOVERNANCE_NOT_READY', { message: /rejected/, key: s.agent.apiKey, idem: idem() });
 
-    const approvalId = await fileAndApprove(main(), 'books.bill_approve', bill.id, msg);
+    const approvalId = await fileRefusal(main(), 'books.bill_approve', bill.id, msg);
     const { result, event } = await mutate(s.client, 'books.billApprove', { id: bill.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
     expect(result).toMatchObject({ changed: true, approvalId, bill: { status: 'AUTHORISED', approvalId, heldReason: 'ABOVE FLOOR' } });
     expect(result.message).toContain(approvalId);
@@ -246,10 +241,10 @@ describe('books.billApprove', () => {
 
     const changed = await capture({ supplierName: supplier, totalCents: 5502, bank: BANK_B });
     expect(changed).toMatchObject({ flags: ['NEW PAYEE'], heldReason: 'NEW PAYEE', bank: { accountNumber: '••••7766' }, payeeBank: { accountNumber: '••••5678' } });
-    const msg = await refused(s.client, 'books.billApprove', { id: changed.id }, 'GOVERNANCE_NOT_READY', /NEW PAYEE \(its bank details differ/, { key: s.agent.apiKey, idem: idem() });
+    const msg = await refused(s.client, 'books.billApprove', { id: changed.id }, 'GOVERNANCE_NOT_READY', { message: /NEW PAYEE \(its bank details differ/, key: s.agent.apiKey, idem: idem() });
     expect(msg).toContain(`payloadHash ${approveHash(changed.id)}`);
     expect(await contactBank(first.contact.id)).toEqual({ bank_bsb: '062000', bank_account: '12345678' });
-    const approvalId = await fileAndApprove(main(), 'books.bill_approve', changed.id, msg);
+    const approvalId = await fileRefusal(main(), 'books.bill_approve', changed.id, msg);
     const { result, event } = await mutate(s.client, 'books.billApprove', { id: changed.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
     expect(event.payload).toEqual({ payee: supplier, totalCents: 5502, heldReason: 'NEW PAYEE', runId: null });
     expect(result.bill.payeeBank).toEqual({ bsb: '083004', accountNumber: '••••7766', accountName: BANK_B.accountName });
@@ -283,9 +278,9 @@ describe('books.billApprove', () => {
     const big = await capture({ supplierName: 'Hold Co', totalCents: 700000 });
     const approved = await approve(big.id);
     await s.client.ok('books.billHold', { id: big.id, reason: 'Supplier dispute' });
-    await refused(s.client, 'books.billApprove', { id: big.id, approvalId: approved.approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: s.agent.apiKey, idem: idem() });
-    const msg = await refused(s.client, 'books.billApprove', { id: big.id }, 'GOVERNANCE_NOT_READY', /releasing the hold .* ABOVE FLOOR/, { key: s.agent.apiKey, idem: idem() });
-    const approvalId = await fileAndApprove(main(), 'books.bill_approve', big.id, msg);
+    await refused(s.client, 'books.billApprove', { id: big.id, approvalId: approved.approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: s.agent.apiKey, idem: idem() });
+    const msg = await refused(s.client, 'books.billApprove', { id: big.id }, 'GOVERNANCE_NOT_READY', { message: /releasing the hold .* ABOVE FLOOR/, key: s.agent.apiKey, idem: idem() });
+    const approvalId = await fileRefusal(main(), 'books.bill_approve', big.id, msg);
     const released = await mutate(s.client, 'books.billApprove', { id: big.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
     expect(released.result).toMatchObject({ changed: true, approvalId, journalId: null, bill: { onHold: false, approvalId: approved.approvalId } });
     expect(await journalsOf(big.id)).toHaveLength(1);
@@ -303,10 +298,10 @@ describe('books.billApprove', () => {
   it('refuses returned bills, missing, other org and bad ids', async () => {
     const bill = await capture({ totalCents: 300 });
     await refused(other, 'books.billApprove', { id: bill.id }, 'NOT_FOUND');
-    await refused(s.client, 'books.billApprove', { id: MISSING.bill }, 'NOT_FOUND', /bill .* not found/);
-    await refused(s.client, 'books.billApprove', { id: 'inv_123' }, 'BAD_REQUEST', /^id: /);
+    await refused(s.client, 'books.billApprove', { id: MISSING.bill }, 'NOT_FOUND', { message: /bill .* not found/ });
+    await refused(s.client, 'books.billApprove', { id: 'inv_123' }, 'BAD_REQUEST', { message: /^id: / });
     await s.client.ok('books.billReturn', { id: bill.id, reason: 'Not ours' });
-    await refused(s.client, 'books.billApprove', { id: bill.id }, 'CONFLICT', /DELETED/);
+    await refused(s.client, 'books.billApprove', { id: bill.id }, 'CONFLICT', { message: /DELETED/ });
   });
 });
 
@@ -324,15 +319,15 @@ describe('books.billHold', () => {
 
   it('refuses paid and returned bills, missing, other org, no reason', async () => {
     const bill = await capture({ totalCents: 1300 });
-    await refused(s.client, 'books.billHold', { id: bill.id }, 'BAD_REQUEST', 'reason: required');
+    await refused(s.client, 'books.billHold', { id: bill.id }, 'BAD_REQUEST', { message: 'reason: required' });
     await refused(other, 'books.billHold', { id: bill.id, reason: 'x' }, 'NOT_FOUND');
     await refused(s.client, 'books.billHold', { id: MISSING.bill, reason: 'x' }, 'NOT_FOUND');
     await s.client.ok('books.billReturn', { id: bill.id, reason: 'Wrong' });
-    await refused(s.client, 'books.billHold', { id: bill.id, reason: 'x' }, 'CONFLICT', /DELETED/);
+    await refused(s.client, 'books.billHold', { id: bill.id, reason: 'x' }, 'CONFLICT', { message: /DELETED/ });
     const voided = await capture({ supplierName: 'Hold Co', totalCents: 1400 });
     await s.client.ok('books.billApprove', { id: voided.id });
     await s.client.ok('books.billReturn', { id: voided.id, reason: 'Wrong' });
-    await refused(s.client, 'books.billHold', { id: voided.id, reason: 'x' }, 'CONFLICT', /VOIDED/);
+    await refused(s.client, 'books.billHold', { id: voided.id, reason: 'x' }, 'CONFLICT', { message: /VOIDED/ });
   });
 });
 
@@ -381,8 +376,8 @@ describe('books.billReturn', () => {
     const dis = await desk.client.ok('books.billApprove', { id: disposed.id });
     await desk.client.ok('books.assetDispose', { id: dis.assetIds[0], date: '2026-10-01', proceedsCents: 0 });
     await desk.client.ok('books.assetDepreciationRun', { periodEnd: '2026-10-31' });
-    await refused(desk.client, 'books.billReturn', { id: depreciated.id, reason: 'x' }, 'CONFLICT', new RegExp(`${dep.assetIds[0]}.*depreciation posted`));
-    await refused(desk.client, 'books.billReturn', { id: disposed.id, reason: 'x' }, 'CONFLICT', new RegExp(`${dis.assetIds[0]}.*disposed`));
+    await refused(desk.client, 'books.billReturn', { id: depreciated.id, reason: 'x' }, 'CONFLICT', { message: new RegExp(`${dep.assetIds[0]}.*depreciation posted`) });
+    await refused(desk.client, 'books.billReturn', { id: disposed.id, reason: 'x' }, 'CONFLICT', { message: new RegExp(`${dis.assetIds[0]}.*disposed`) });
     const still = (await desk.client.ok('books.bills', { status: 'AUTHORISED' })).bills.map((b: any) => b.id);
     expect(still).toEqual([known.id, depreciated.id, disposed.id]);
     await invariants(desk.orgId);
@@ -393,7 +388,7 @@ describe('books.billReturn', () => {
     await s.client.ok('books.billApprove', { id: bill.id });
     // Part paid through the bank (the settlement path bank matching uses).
     await s.runtime.db.tx((q) => settleBill({ q, orgId: s.org.orgId, principal: { id: 'bank-test' } } as unknown as HandlerCtx, bill.id, { amountCents: 400, date: '2026-11-02' }));
-    await refused(s.client, 'books.billReturn', { id: bill.id, reason: 'x' }, 'CONFLICT', /\$4\.00 paid.*refund/);
+    await refused(s.client, 'books.billReturn', { id: bill.id, reason: 'x' }, 'CONFLICT', { message: /\$4\.00 paid.*refund/ });
     await refused(s.client, 'books.billReturn', { id: MISSING.bill, reason: 'x' }, 'NOT_FOUND');
     await refused(other, 'books.billReturn', { id: bill.id, reason: 'x' }, 'NOT_FOUND');
     await invariants();
@@ -429,11 +424,11 @@ describe('books.bills', () => {
     const late = (await desk.client.ok('books.bills', { status: 'AUTHORISED' })).bills;
     expect(late.map((b: any) => [b.amountDueCents, b.daysOverdue])).toEqual([[1000, 6], [1001, 6]]);
     s.clock.set('2026-11-02');
-    await refused(desk.client, 'books.bills', { status: 'OPEN' }, 'BAD_REQUEST', /^status: /);
-    await refused(desk.client, 'books.bills', { limit: 201 }, 'BAD_REQUEST', /^limit: /);
+    await refused(desk.client, 'books.bills', { status: 'OPEN' }, 'BAD_REQUEST', { message: /^status: / });
+    await refused(desk.client, 'books.bills', { limit: 201 }, 'BAD_REQUEST', { message: /^limit: / });
     const reader = await desk.client.mint({ tier: 'reader' });
     expect((await desk.client.rpc('books.bills', {}, { key: reader.apiKey })).status).toBe(200);
-    await refused(desk.client, 'books.billCapture', { ...BILL, reference: 'R', totalCents: 1 }, 'FORBIDDEN_SCOPE', 'missing scope books.write for books.billCapture', { key: reader.apiKey });
+    await refused(desk.client, 'books.billCapture', { ...BILL, reference: 'R', totalCents: 1 }, 'FORBIDDEN_SCOPE', { message: 'missing scope books.write for books.billCapture', key: reader.apiKey });
     await invariants(desk.orgId);
   });
 });

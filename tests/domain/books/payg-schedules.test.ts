@@ -12,7 +12,8 @@ import { verifyOrgChain } from '../../../ledger/verify.js';
 import { allEvents, DATABASE_URL, testServer } from '../../helpers/harness.js';
 import { expectError } from '../../helpers/frames.js';
 import { freshDatabase } from '../../multiprocess/harness.js';
-import { TestClock, type BooksServer } from './setup.js';
+import type { BooksServer } from './setup.js';
+import { TestClock } from '../../helpers/clock.js';
 import { payrollKit } from './payroll-kit.js';
 
 /*
@@ -30,7 +31,8 @@ beforeAll(async () => {
   const own = DATABASE_URL ? await freshDatabase(DATABASE_URL, 'wops_payg') : undefined;
   drop = own?.drop;
   const clock = new TestClock('2026-11-02');
-  const base = await testServer({ clock, ...(own ? { databaseUrl: own.url } : {}) });
+  // Imports here change what every org of the database sees: a database of its own (PGlite's too, not the worker's).
+  const base = await testServer({ clock, ...(own ? { databaseUrl: own.url } : { inMemory: true }) });
   const approver = await base.client.mint({ tier: 'approver' }, 'finance lead');
   const agent = await base.client.mint({ tier: 'agent' }, 'books agent');
   s = { ...base, clock, approver, agent };

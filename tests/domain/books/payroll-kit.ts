@@ -4,7 +4,8 @@ import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { settleClaim } from '../../../domain/books/expenses/index.js';
 import { recordStpResponse, settlePayRun } from '../../../domain/books/payroll/index.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { checkInvariants, fileAndApprove, idem, type BooksServer } from './setup.js';
+import { checkInvariants, idem, type BooksServer } from './setup.js';
+import { fileAndApprove } from '../../helpers/calls.js';
 
 /** Helpers of the payroll, leave/STP and expenses tests: clean orgs, hiring, signing, journals, settlement. */
 

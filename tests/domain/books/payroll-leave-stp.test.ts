@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, eventsAfter, head, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, idem, mutate, type BooksServer } from './setup.js';
+import { eventsAfter, head, otherOrg, refused } from '../../helpers/calls.js';
 import { NOV1, payrollKit } from './payroll-kit.js';
 
 /** Leave (requests against accrued balances, decisions) and Single Touch Payroll events. */
@@ -31,7 +32,7 @@ describe('books.leaveRequest', () => {
     const second = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-05', endDate: '2027-01-05', hours: 7.6 });
     expect(second.balance).toEqual({ kind: 'ANNUAL', accruedHours: 39.97, committedHours: 30.4, availableHours: 9.57 });
     // By 6 Jan (97 days): 40.39 accrued, 38 committed: 2.39 available.
-    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 }, 'CONFLICT', 'Jane Citizen has 2.39 hours of ANNUAL leave available on 2027-01-06 (40.39 accrued, 38 already requested or scheduled); 7.6 requested');
+    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 }, 'CONFLICT', { message: 'Jane Citizen has 2.39 hours of ANNUAL leave available on 2027-01-06 (40.39 accrued, 38 already requested or scheduled); 7.6 requested' });
     // A rejected request no longer counts.
     await d.client.ok('books.leaveApprove', { id: result.leave.id, decision: 'reject' });
     expect((await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 })).balance.availableHours).toBe(32.79);
@@ -44,7 +45,7 @@ describe('books.leaveRequest', () => {
     // 40 days to 10 Nov: 38 * 2 * 40 / 365 = 8.33 -> 8.32 (rounded down).
     const first = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-10', endDate: '2026-11-10', hours: 7.6 });
     expect(first.balance).toEqual({ kind: 'PERSONAL', accruedHours: 8.32, committedHours: 0, availableHours: 8.32 });
-    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-12', endDate: '2026-11-12', hours: 7.6 }, 'CONFLICT', /1\.14 hours of PERSONAL leave available/);
+    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-12', endDate: '2026-11-12', hours: 7.6 }, 'CONFLICT', { message: /1\.14 hours of PERSONAL leave available/ });
     const unpaid = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'UNPAID', startDate: '2026-11-16', endDate: '2026-11-27', hours: 76 });
     expect(unpaid).toMatchObject({ balance: null, leave: { kind: 'UNPAID', status: 'REQUESTED' } });
   });
@@ -53,17 +54,17 @@ describe('books.leaveRequest', () => {
     const d = await k.desk();
     const jane = await k.hire(d);
     const base = { employeeId: jane.id, kind: 'UNPAID', startDate: '2026-11-16', endDate: '2026-11-16', hours: 7.6 };
-    await refused(d.client, 'books.leaveRequest', { ...base, endDate: '2026-11-15' }, 'BAD_REQUEST', /^endDate: .*before startDate/);
-    await refused(d.client, 'books.leaveRequest', { ...base, hours: 0 }, 'BAD_REQUEST', 'hours: must be more than 0');
-    await refused(d.client, 'books.leaveRequest', { ...base, hours: 7.555 }, 'BAD_REQUEST', 'hours: must have at most 2 decimals');
-    await refused(d.client, 'books.leaveRequest', { ...base, hours: 39 }, 'BAD_REQUEST', /^hours: .*at most 38 hours/);
-    await refused(d.client, 'books.leaveRequest', { ...base, kind: 'SICK' }, 'BAD_REQUEST', /^kind: /);
-    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-09-30' }, 'BAD_REQUEST', /^startDate: .*before Jane Citizen started/);
+    await refused(d.client, 'books.leaveRequest', { ...base, endDate: '2026-11-15' }, 'BAD_REQUEST', { message: /^endDate: .*before startDate/ });
+    await refused(d.client, 'books.leaveRequest', { ...base, hours: 0 }, 'BAD_REQUEST', { message: 'hours: must be more than 0' });
+    await refused(d.client, 'books.leaveRequest', { ...base, hours: 7.555 }, 'BAD_REQUEST', { message: 'hours: must have at most 2 decimals' });
+    await refused(d.client, 'books.leaveRequest', { ...base, hours: 39 }, 'BAD_REQUEST', { message: /^hours: .*at most 38 hours/ });
+    await refused(d.client, 'books.leaveRequest', { ...base, kind: 'SICK' }, 'BAD_REQUEST', { message: /^kind: / });
+    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-09-30' }, 'BAD_REQUEST', { message: /^startDate: .*before Jane Citizen started/ });
     await d.client.ok('books.leaveRequest', { ...base, endDate: '2026-11-18', hours: 22.8 });
-    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-11-18', endDate: '2026-11-19' }, 'CONFLICT', /overlapping/);
+    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-11-18', endDate: '2026-11-19' }, 'CONFLICT', { message: /overlapping/ });
     const pending = (await k.start(d, { person: 'Pat Pending' })).employee;
-    await refused(d.client, 'books.leaveRequest', { ...base, employeeId: pending.id }, 'CONFLICT', /PENDING/);
-    await refused(d.client, 'books.leaveRequest', { ...base, employeeId: MISSING.employee }, 'NOT_FOUND', /employee .* not found/);
+    await refused(d.client, 'books.leaveRequest', { ...base, employeeId: pending.id }, 'CONFLICT', { message: /PENDING/ });
+    await refused(d.client, 'books.leaveRequest', { ...base, employeeId: MISSING.employee }, 'NOT_FOUND', { message: /employee .* not found/ });
     await refused(other, 'books.leaveRequest', base, 'NOT_FOUND');
   });
 });
@@ -80,12 +81,12 @@ describe('books.leaveApprove', () => {
     const again = await mutate(d.client, 'books.leaveApprove', { id: leave.id, decision: 'approve' }, 'books.leave.approve');
     expect(again.result).toMatchObject({ changed: false, leave: { status: 'SCHEDULED', note: 'Enjoy the break' } });
     expect(again.event.payload.noop).toBe(true);
-    await refused(d.client, 'books.leaveApprove', { id: leave.id, decision: 'reject' }, 'CONFLICT', /already SCHEDULED; a decision is final/);
+    await refused(d.client, 'books.leaveApprove', { id: leave.id, decision: 'reject' }, 'CONFLICT', { message: /already SCHEDULED; a decision is final/ });
     const rejected = (await (await request(d.client, jane.id, 'UNPAID', '2027-02-01', '2027-02-01', 7.6)).body.result).leave;
     expect((await d.client.ok('books.leaveApprove', { id: rejected.id, decision: 'reject' })).leave.status).toBe('REJECTED');
-    await refused(d.client, 'books.leaveApprove', { id: rejected.id, decision: 'approve' }, 'CONFLICT', /already REJECTED/);
-    await refused(d.client, 'books.leaveApprove', { id: leave.id, decision: 'maybe' }, 'BAD_REQUEST', /^decision: /);
-    await refused(d.client, 'books.leaveApprove', { id: MISSING.leave, decision: 'approve' }, 'NOT_FOUND', /leave request .* not found/);
+    await refused(d.client, 'books.leaveApprove', { id: rejected.id, decision: 'approve' }, 'CONFLICT', { message: /already REJECTED/ });
+    await refused(d.client, 'books.leaveApprove', { id: leave.id, decision: 'maybe' }, 'BAD_REQUEST', { message: /^decision: / });
+    await refused(d.client, 'books.leaveApprove', { id: MISSING.leave, decision: 'approve' }, 'NOT_FOUND', { message: /leave request .* not found/ });
     await refused(other, 'books.leaveApprove', { id: leave.id, decision: 'approve' }, 'NOT_FOUND');
   });
 
@@ -103,11 +104,11 @@ describe('STP events', () => {
     const { d } = await k.staffed();
     const run = await k.posted(d);
     const stpId = run.stp.id;
-    await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', /QUEUED: still in flight/);
+    await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', { message: /QUEUED: still in flight/ });
     const before = await head(d.client);
     expect(await k.ato(d, stpId, 'SUBMITTED')).toMatchObject({ status: 'SUBMITTED' });
     expect(await k.ato(d, stpId, 'SUBMITTED')).toMatchObject({ status: 'SUBMITTED' });
-    await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', /SUBMITTED: still in flight/);
+    await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', { message: /SUBMITTED: still in flight/ });
     expect(await k.ato(d, stpId, 'FAILED', 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch')).toMatchObject({ status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch' });
     const answers = await eventsAfter(d.client, before);
     expect(answers.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['books.stp.response', '', 'SUBMITTED'], ['books.stp.response', '', 'FAILED']]);
@@ -154,10 +155,10 @@ describe('STP events', () => {
     const { d } = await k.staffed();
     const run = await k.posted(d, NOV1);
     await d.client.ok('books.payrollRecall', { runId: run.id });
-    await refused(d.client, 'books.stpResubmit', { eventId: run.stp.id }, 'CONFLICT', /CANCELLED/);
+    await refused(d.client, 'books.stpResubmit', { eventId: run.stp.id }, 'CONFLICT', { message: /CANCELLED/ });
     await expect(k.ato(d, run.stp.id, 'ACCEPTED')).rejects.toMatchObject({ code: 'CONFLICT' });
-    await refused(d.client, 'books.stpResubmit', { eventId: MISSING.stp }, 'NOT_FOUND', /STP event .* not found/);
+    await refused(d.client, 'books.stpResubmit', { eventId: MISSING.stp }, 'NOT_FOUND', { message: /STP event .* not found/ });
     await refused(other, 'books.stpResubmit', { eventId: run.stp.id }, 'NOT_FOUND');
-    await refused(d.client, 'books.stpResubmit', { eventId: 'pay_1' }, 'BAD_REQUEST', /^eventId: /);
+    await refused(d.client, 'books.stpResubmit', { eventId: 'pay_1' }, 'BAD_REQUEST', { message: /^eventId: / });
   });
 });

@@ -4,7 +4,8 @@ import { superOn } from '../../../domain/books/payroll/super-base.js';
 import { importSchedule, loadedSchedules } from '../../../domain/books/rates/index.js';
 import { DATABASE_URL } from '../../helpers/harness.js';
 import { freshDatabase } from '../../multiprocess/harness.js';
-import { booksServer, refused, type BooksServer } from './setup.js';
+import { booksServer, type BooksServer } from './setup.js';
+import { refused } from '../../helpers/calls.js';
 import { payrollKit, type Desk } from './payroll-kit.js';
 
 /*
@@ -148,7 +149,7 @@ describe('super stops at the maximum contribution base', () => {
       s.clock.set('2026-11-02');
     }
     // The May draft was computed with April's $50,000 paid; April is recalled, so its super is now short.
-    await refused(d.client, 'books.payrollSign', { runId: may.id }, 'CONFLICT', /Pat High's super of \$1,500\.00 was drafted with \$50,000\.00 already paid in the quarter 1 Apr – 30 Jun 2026; posted runs now show \$0\.00 .* makes it \$6,000\.00 .*recall this draft \(books\.payrollRecall\) and draft the period again/);
+    await refused(d.client, 'books.payrollSign', { runId: may.id }, 'CONFLICT', { message: /Pat High's super of \$1,500\.00 was drafted with \$50,000\.00 already paid in the quarter 1 Apr – 30 Jun 2026; posted runs now show \$0\.00 .* makes it \$6,000\.00 .*recall this draft \(books\.payrollRecall\) and draft the period again/ });
     await d.client.ok('books.payrollRecall', { runId: may.id });
     const again = await k.draft(d, month('2026-05-01', '2026-05-31'));
     expect(slipOf(again, pat.id)).toMatchObject({ superCents: 600_000, superBase: { earlierEarningsCents: 0, earningsCents: 5_000_000 } });
@@ -158,20 +159,18 @@ describe('super stops at the maximum contribution base', () => {
 
   it('past the last recorded year (2027-28 has no base yet) the latest base is a floor: super under it is paid, a payslip reaching it is refused', async () => {
     // A 2027-28 PAYG schedule, so only the missing base stops the run: the 2026-27 coefficients re-dated (a test
-    // stand-in). An import covers 2027-28 for every org of its database: on PostgreSQL, where test files share one,
-    // this runs on a database of its own so no other file sees it.
+    // stand-in). An import covers 2027-28 for every org of its database: test files share one (a worker's on
+    // PGlite, the run's on PostgreSQL), so this runs on a database of its own and no other file sees it.
     const own = DATABASE_URL ? await freshDatabase(DATABASE_URL, 'wops_terms') : undefined;
-    const s2 = own ? await booksServer('2026-11-02', { databaseUrl: own.url }) : s;
-    const k2 = own ? payrollKit(s2) : k;
+    const s2 = await booksServer('2026-11-02', own ? { databaseUrl: own.url } : { inMemory: true });
+    const k2 = payrollKit(s2);
     try {
       const current = (await loadedSchedules(s2.runtime.db)).find((x) => x.from === '2026-07-01');
       await importSchedule(s2.runtime.db, { ...current, label: '2027-28', from: '2027-07-01', to: '2028-06-30', source: 'https://test-fixture.invalid/2027-28-stand-in' });
       await pastTheLastYear(k2);
     } finally {
-      if (own) {
-        await s2.close();
-        await own.drop();
-      }
+      await s2.close();
+      await own?.drop();
     }
   });
 
@@ -183,7 +182,7 @@ describe('super stops at the maximum contribution base', () => {
     expect(supers(jul, pat.id, max.id)).toEqual([[5_000_000, 600_000], [25_000_000, 3_000_000]]);
     expect(slipOf(jul, max.id).superBase).toMatchObject({ baseCents: 27_083_000, per: 'FINANCIAL_YEAR', periodStart: '2027-07-01', periodEnd: '2028-06-30' });
     expect(slipOf(jul, max.id).superBase.law).toMatch(/^no base is recorded for the financial year 1 Jul 2027 – 30 Jun 2028 yet: the 2026-07-01 to 2027-06-30 base/);
-    await refused(d.client, 'books.payrollDraft', month('2027-08-01', '2027-08-31'), 'CONFLICT', /^payDate: Max Higher's earnings in the financial year 1 Jul 2027 – 30 Jun 2028 would pass \$270,830\.00, the latest maximum contribution base recorded \(2027-28 has none yet\)/);
+    await refused(d.client, 'books.payrollDraft', month('2027-08-01', '2027-08-31'), 'CONFLICT', { message: /^payDate: Max Higher's earnings in the financial year 1 Jul 2027 – 30 Jun 2028 would pass \$270,830\.00, the latest maximum contribution base recorded \(2027-28 has none yet\)/ });
   }
 });
 

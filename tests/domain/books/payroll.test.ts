@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, expectHold, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
+import { otherOrg, refused } from '../../helpers/calls.js';
 import { BANK, CONTRACT, NOV1, NOV2, RATE, SUPER, TFN, payrollKit } from './payroll-kit.js';
 
 let s: BooksServer;
@@ -33,14 +34,14 @@ describe('books.onboardingStart', () => {
 
   it('refuses bad input naming the field', async () => {
     const ok = { person: 'X', role: 'Y', startDate: '2026-11-09', rate: RATE };
-    await refused(s.client, 'books.onboardingStart', { ...ok, person: '' }, 'BAD_REQUEST', /^person: /);
-    await refused(s.client, 'books.onboardingStart', { ...ok, person: '   ' }, 'BAD_REQUEST', 'person: must not be blank');
-    await refused(s.client, 'books.onboardingStart', { ...ok, startDate: 'soon' }, 'BAD_REQUEST', /^startDate: /);
-    await refused(s.client, 'books.onboardingStart', { ...ok, rate: undefined }, 'BAD_REQUEST', 'rate: required');
-    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, hoursPerWeek: 61 } }, 'BAD_REQUEST', /^rate\.hoursPerWeek: /);
-    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { basis: 'HOURLY', amountCents: 1_000_001 } }, 'BAD_REQUEST', 'rate.amountCents: must be at most 1000000 cents for HOURLY pay');
-    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, basis: 'DAILY' } }, 'BAD_REQUEST', /^rate\.basis: /);
-    await refused(s.client, 'books.onboardingStart', { ...ok, email: 'not-mail' }, 'BAD_REQUEST', /^email: /);
+    await refused(s.client, 'books.onboardingStart', { ...ok, person: '' }, 'BAD_REQUEST', { message: /^person: / });
+    await refused(s.client, 'books.onboardingStart', { ...ok, person: '   ' }, 'BAD_REQUEST', { message: 'person: must not be blank' });
+    await refused(s.client, 'books.onboardingStart', { ...ok, startDate: 'soon' }, 'BAD_REQUEST', { message: /^startDate: / });
+    await refused(s.client, 'books.onboardingStart', { ...ok, rate: undefined }, 'BAD_REQUEST', { message: 'rate: required' });
+    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, hoursPerWeek: 61 } }, 'BAD_REQUEST', { message: /^rate\.hoursPerWeek: / });
+    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { basis: 'HOURLY', amountCents: 1_000_001 } }, 'BAD_REQUEST', { message: 'rate.amountCents: must be at most 1000000 cents for HOURLY pay' });
+    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, basis: 'DAILY' } }, 'BAD_REQUEST', { message: /^rate\.basis: / });
+    await refused(s.client, 'books.onboardingStart', { ...ok, email: 'not-mail' }, 'BAD_REQUEST', { message: /^email: / });
   });
 });
 
@@ -83,14 +84,14 @@ describe('books.onboardingAdvance', () => {
     expect(unchanged).toEqual({ contract_done_at: null, status: 'PENDING' });
 
     const approvalId = await k.approve(d, hold);
-    await refused(d.client, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT, approvalId }, 'CONFLICT', /subject/, { key: d.agent, idem: idem() });
+    await refused(d.client, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT, approvalId }, 'CONFLICT', { message: /subject/, key: d.agent, idem: idem() });
     const { result, event } = await mutate(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'books.onboarding.advance', { key: d.agent, idem: idem() });
     expect(result).toMatchObject({ approvalId, changed: true, onboarding: { status: 'COMPLETED', contract: { contractRef: 'contracts/offer.pdf', signedOn: '2026-09-20', approvalId } }, employee: { status: 'ACTIVE' } });
     expect(result.onboarding.completedAt).not.toBeNull();
     expect(event.payload).toMatchObject({ step: 'contract', completed: true, approvalId, employeeStatus: 'ACTIVE' });
     const replay = await mutate(d.client, 'books.onboardingAdvance', params, 'books.onboarding.advance', { key: d.agent, idem: idem() });
     expect(replay.result).toMatchObject({ changed: false, approvalId });
-    await refused(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: d.agent, idem: idem() });
+    await refused(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: d.agent, idem: idem() });
     // The contract can come first: the onboarding stays PENDING until the rest is done.
     const first = await k.signed(d, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT });
     expect(first).toMatchObject({ onboarding: { status: 'PENDING' }, employee: { status: 'PENDING' } });
@@ -100,17 +101,17 @@ describe('books.onboardingAdvance', () => {
   it('refuses bad data per step, unknown steps, future signing, proof fields off the contract step; missing and other org', async () => {
     const { onboarding } = await s.client.ok('books.onboardingStart', { person: 'Val', role: 'Clerk', startDate: '2026-11-09', rate: RATE });
     const id = onboarding.id;
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456789', claimsTaxFreeThreshold: true } }, 'BAD_REQUEST', /^data\.tfn: .*check digit/);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', 'data.claimsTaxFreeThreshold: required with a TFN: true or false, as the TFN declaration says');
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'super', data: { ...SUPER, usi: '!' } }, 'BAD_REQUEST', /^data\.usi: /);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: { ...BANK, bsb: '12' } }, 'BAD_REQUEST', /^data\.bsb: /);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: TFN }, 'BAD_REQUEST', /^data\./);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-02-30' } }, 'BAD_REQUEST', /^data\.signedOn: /);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-11-03' } }, 'BAD_REQUEST', /^data\.signedOn: .*future/);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'payslip', data: {} }, 'BAD_REQUEST', /^step: /);
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN, approvalId: 'apr_x1' }, 'BAD_REQUEST', 'approvalId: unknown field');
-    await refused(s.client, 'books.onboardingAdvance', { id: 'emp_1', step: 'tfn', data: TFN }, 'BAD_REQUEST', /^id: /);
-    await refused(s.client, 'books.onboardingAdvance', { id: MISSING.onboarding, step: 'tfn', data: TFN }, 'NOT_FOUND', /onboarding .* not found/);
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456789', claimsTaxFreeThreshold: true } }, 'BAD_REQUEST', { message: /^data\.tfn: .*check digit/ });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', { message: 'data.claimsTaxFreeThreshold: required with a TFN: true or false, as the TFN declaration says' });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'super', data: { ...SUPER, usi: '!' } }, 'BAD_REQUEST', { message: /^data\.usi: / });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: { ...BANK, bsb: '12' } }, 'BAD_REQUEST', { message: /^data\.bsb: / });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: TFN }, 'BAD_REQUEST', { message: /^data\./ });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-02-30' } }, 'BAD_REQUEST', { message: /^data\.signedOn: / });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-11-03' } }, 'BAD_REQUEST', { message: /^data\.signedOn: .*future/ });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'payslip', data: {} }, 'BAD_REQUEST', { message: /^step: / });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN, approvalId: 'apr_x1' }, 'BAD_REQUEST', { message: 'approvalId: unknown field' });
+    await refused(s.client, 'books.onboardingAdvance', { id: 'emp_1', step: 'tfn', data: TFN }, 'BAD_REQUEST', { message: /^id: / });
+    await refused(s.client, 'books.onboardingAdvance', { id: MISSING.onboarding, step: 'tfn', data: TFN }, 'NOT_FOUND', { message: /onboarding .* not found/ });
     await refused(other, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN }, 'NOT_FOUND');
   });
 });
@@ -156,14 +157,14 @@ describe('books.payrollDraft', () => {
 
   it('refuses bad periods, overlapping runs and an org without active staff', async () => {
     const { d } = await k.staffed();
-    await refused(d.client, 'books.payrollDraft', { ...NOV1, periodEnd: '2026-10-31' }, 'BAD_REQUEST', /^periodEnd: .*before periodStart/);
-    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-13' }, 'BAD_REQUEST', /^payDate: /);
-    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-12-02', payDate: '2026-12-02' }, 'BAD_REQUEST', /^periodEnd: .*at most 31 days/);
-    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: 'Friday' }, 'BAD_REQUEST', /^payDate: /);
+    await refused(d.client, 'books.payrollDraft', { ...NOV1, periodEnd: '2026-10-31' }, 'BAD_REQUEST', { message: /^periodEnd: .*before periodStart/ });
+    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-13' }, 'BAD_REQUEST', { message: /^payDate: / });
+    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-12-02', payDate: '2026-12-02' }, 'BAD_REQUEST', { message: /^periodEnd: .*at most 31 days/ });
+    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: 'Friday' }, 'BAD_REQUEST', { message: /^payDate: / });
     const run = await k.draft(d);
-    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-08', periodEnd: '2026-11-21', payDate: '2026-11-22' }, 'CONFLICT', new RegExp(`${run.id}.*DRAFT.*overlaps`));
-    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-16' }, 'CONFLICT', /overlaps/);
-    await refused((await k.desk()).client, 'books.payrollDraft', NOV1, 'CONFLICT', /no ACTIVE staff/);
+    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-08', periodEnd: '2026-11-21', payDate: '2026-11-22' }, 'CONFLICT', { message: new RegExp(`${run.id}.*DRAFT.*overlaps`) });
+    await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-16' }, 'CONFLICT', { message: /overlaps/ });
+    await refused((await k.desk()).client, 'books.payrollDraft', NOV1, 'CONFLICT', { message: /no ACTIVE staff/ });
   });
 });
 
@@ -194,13 +195,13 @@ describe('books.payrollSign', () => {
 
     const replay = await mutate(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll.sign', { key: d.agent, idem: idem() });
     expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId });
-    await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: d.agent, idem: idem() });
+    await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: d.agent, idem: idem() });
     expect(await k.journalCount(d)).toBe(1);
     // The proof was consumed with the act: single-use, and bound to this run.
     const [proof] = await s.runtime.db.query<{ consumed_at: string | null }>('SELECT consumed_at FROM approvals WHERE approval_id = $1', [approvalId]);
     expect(proof.consumed_at).not.toBeNull();
     const next = await k.draft(d, NOV2);
-    await refused(d.client, 'books.payrollSign', { runId: next.id, approvalId }, 'CONFLICT', /subject/, { key: d.agent, idem: idem() });
+    await refused(d.client, 'books.payrollSign', { runId: next.id, approvalId }, 'CONFLICT', { message: /subject/, key: d.agent, idem: idem() });
     expect(await k.journalCount(d)).toBe(1);
   });
 
@@ -208,13 +209,13 @@ describe('books.payrollSign', () => {
     const { d } = await k.staffed();
     const deleted = await k.draft(d);
     await d.client.ok('books.payrollRecall', { runId: deleted.id });
-    await refused(d.client, 'books.payrollSign', { runId: deleted.id }, 'CONFLICT', /DELETED/);
+    await refused(d.client, 'books.payrollSign', { runId: deleted.id }, 'CONFLICT', { message: /DELETED/ });
     const run = await k.posted(d);
     await d.client.ok('books.payrollRecall', { runId: run.id });
-    await refused(d.client, 'books.payrollSign', { runId: run.id }, 'CONFLICT', /RECALLED/);
-    await refused(d.client, 'books.payrollSign', { runId: MISSING.payRun }, 'NOT_FOUND', /pay run .* not found/);
+    await refused(d.client, 'books.payrollSign', { runId: run.id }, 'CONFLICT', { message: /RECALLED/ });
+    await refused(d.client, 'books.payrollSign', { runId: MISSING.payRun }, 'NOT_FOUND', { message: /pay run .* not found/ });
     await refused(other, 'books.payrollSign', { runId: run.id }, 'NOT_FOUND');
-    await refused(d.client, 'books.payrollSign', { runId: 'inv_1' }, 'BAD_REQUEST', /^runId: /);
+    await refused(d.client, 'books.payrollSign', { runId: 'inv_1' }, 'BAD_REQUEST', { message: /^runId: / });
   });
 });
 
@@ -249,7 +250,7 @@ describe('books.payrollRecall', () => {
     const due = await k.posted(d);
     s.clock.set('2026-11-15');
     try {
-      await refused(d.client, 'books.payrollRecall', { runId: due.id }, 'CONFLICT', /due to be paid on 2026-11-15 \(today is 2026-11-15\)/);
+      await refused(d.client, 'books.payrollRecall', { runId: due.id }, 'CONFLICT', { message: /due to be paid on 2026-11-15 \(today is 2026-11-15\)/ });
     } finally {
       s.clock.set('2026-11-02');
     }
@@ -262,10 +263,10 @@ describe('books.payrollRecall', () => {
     }
     const paid = await k.posted(d, NOV2);
     await k.payWages(d, paid.id, 100, '2026-11-28');
-    await refused(d.client, 'books.payrollRecall', { runId: paid.id }, 'CONFLICT', /\$1\.00 of net wages already paid/);
+    await refused(d.client, 'books.payrollRecall', { runId: paid.id }, 'CONFLICT', { message: /\$1\.00 of net wages already paid/ });
     const filed = await k.posted(d, { periodStart: '2026-11-29', periodEnd: '2026-12-12', payDate: '2026-12-13' });
     await k.ato(d, filed.stp.id, 'ACCEPTED');
-    await refused(d.client, 'books.payrollRecall', { runId: filed.id }, 'CONFLICT', new RegExp(`accepted STP event ${filed.stp.id}`));
+    await refused(d.client, 'books.payrollRecall', { runId: filed.id }, 'CONFLICT', { message: new RegExp(`accepted STP event ${filed.stp.id}`) });
     await refused(d.client, 'books.payrollRecall', { runId: MISSING.payRun }, 'NOT_FOUND');
     await refused(other, 'books.payrollRecall', { runId: filed.id }, 'NOT_FOUND');
     await k.invariants(d);

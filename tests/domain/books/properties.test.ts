@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { booksServer, checkInvariants, eventsAfter, fileAndApprove, head, refusalApproval, withSignature, type BooksServer } from './setup.js';
+import { booksServer, checkInvariants, refusalApproval, type BooksServer, withSignature } from './setup.js';
+import { eventsAfter, fileAndApprove, head } from '../../helpers/calls.js';
 
 /*
  * Property: over random sequences of books calls (valid and invalid, from an agent and a human), after every

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, idem, mutate, type BooksServer } from './setup.js';
+import { otherOrg, refused } from '../../helpers/calls.js';
 import { feedLine, fileRefusal, freshDesk, invariants, journal, readLine, signed, type Desk } from './reconciliation-kit.js';
 
 /*
@@ -61,12 +62,12 @@ describe('bills and payment runs', () => {
   it('refuses more than due, a line before the bill, the wrong direction, missing and other org bills', async () => {
     const bill = await approvedBill('Coastal Office Supplies', 10000);
     const target = { kind: 'bill', billId: bill.id };
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -10001), target }, 'BAD_REQUEST', /^target\.billId: the line's \$100\.01 is more than the \$100\.00 due/);
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-10-19' }), target }, 'BAD_REQUEST', /^target\.billId: .*before bill/);
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, 100), target }, 'CONFLICT', /money in; a bill match needs money out/);
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100), target: { kind: 'bill', billId: MISSING.bill } }, 'NOT_FOUND', /bill .* not found/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -10001), target }, 'BAD_REQUEST', { message: /^target\.billId: the line's \$100\.01 is more than the \$100\.00 due/ });
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-10-19' }), target }, 'BAD_REQUEST', { message: /^target\.billId: .*before bill/ });
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, 100), target }, 'CONFLICT', { message: /money in; a bill match needs money out/ });
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100), target: { kind: 'bill', billId: MISSING.bill } }, 'NOT_FOUND', { message: /bill .* not found/ });
     const foreign = await feedLine(s, { ...d, client: other, orgId: (await other.get('org/whoami')).body.orgId }, -100);
-    await refused(other, 'books.matchAccept', { lineId: foreign, target }, 'NOT_FOUND', /bill .* not found/);
+    await refused(other, 'books.matchAccept', { lineId: foreign, target }, 'NOT_FOUND', { message: /bill .* not found/ });
   });
 
   it('one debit reconciles an executed payment run exactly (no journal: the run posted), once', async () => {
@@ -83,11 +84,11 @@ describe('bills and payment runs', () => {
     expect(await row('SELECT feed_line_id FROM books_payment_runs WHERE org_id = $1 AND run_id = $2', [d.orgId, run.id])).toEqual({ feed_line_id: lineId });
     const again = await feedLine(s, d, -33000);
     expect((await readLine(s, d, again)).suggestions.some((x: any) => x.kind === 'paymentRun')).toBe(false);
-    await refused(d.client, 'books.matchAccept', { lineId: again, target: { kind: 'paymentRun', paymentRunId: run.id } }, 'CONFLICT', /already reconciled to bank feed line/);
-    await refused(d.client, 'books.matchAccept', { lineId: again, target: { kind: 'paymentRun', paymentRunId: 'brun_doesnotexist0000' } }, 'NOT_FOUND', /payment run/);
+    await refused(d.client, 'books.matchAccept', { lineId: again, target: { kind: 'paymentRun', paymentRunId: run.id } }, 'CONFLICT', { message: /already reconciled to bank feed line/ });
+    await refused(d.client, 'books.matchAccept', { lineId: again, target: { kind: 'paymentRun', paymentRunId: 'brun_doesnotexist0000' } }, 'NOT_FOUND', { message: /payment run/ });
     const c = await approvedBill('Harbour Printing', 5000);
     const run2 = (await signed(d, 'books.billScheduleRun', { payDate: '2026-11-11', billIds: [c.id] })).run;
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -4000), target: { kind: 'paymentRun', paymentRunId: run2.id } }, 'BAD_REQUEST', /^target\.paymentRunId: .*must be equal/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -4000), target: { kind: 'paymentRun', paymentRunId: run2.id } }, 'BAD_REQUEST', { message: /^target\.paymentRunId: .*must be equal/ });
     await invariants(s, d.orgId);
   });
 });
@@ -97,14 +98,14 @@ describe('expense claims and pay runs', () => {
     const employeeId = await activeEmployee('Jane Citizen');
     const claim = (await d.client.ok('books.expenseClaim', { employeeId, date: '2026-11-01', merchant: 'Officeworks', totalCents: 8800, account: '429' })).claim;
     const target = { kind: 'claim', claimId: claim.id };
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -8800), target }, 'CONFLICT', /SUBMITTED; approve it first/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -8800), target }, 'CONFLICT', { message: /SUBMITTED; approve it first/ });
     await d.client.ok('books.expenseApprove', { id: claim.id });
     const lineId = await feedLine(s, d, -8800, { date: '2026-11-04', payee: 'JANE CITIZEN', description: 'REIMBURSE JANE CITIZEN' });
     expect((await readLine(s, d, lineId)).suggestion).toMatchObject({ kind: 'claim', id: claim.id, score: { contactMatchPercent: 100 } });
     const { result } = await mutate(d.client, 'books.matchAccept', { lineId, target }, 'books.feed.match');
     expect(await journal(s, d.orgId, result.journalId)).toEqual([j('801', 8800), j('090', -8800)]);
     expect(await row('SELECT status, paid_cents FROM books_expense_claims WHERE claim_id = $1', [claim.id])).toEqual({ status: 'PAID', paid_cents: 8800 });
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100), target }, 'CONFLICT', /PAID with nothing owed/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100), target }, 'CONFLICT', { message: /PAID with nothing owed/ });
     await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100), target: { kind: 'claim', claimId: MISSING.claim } }, 'NOT_FOUND');
     await invariants(s, d.orgId);
   });
@@ -113,18 +114,18 @@ describe('expense claims and pay runs', () => {
     await activeEmployee('Sam Worker');
     const draft = (await d.client.ok('books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-11-14', payDate: '2026-11-15' })).payRun;
     const target = { kind: 'payRun', payRunId: draft.id };
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-11-15' }), target }, 'CONFLICT', /DRAFT/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-11-15' }), target }, 'CONFLICT', { message: /DRAFT/ });
     const run = (await signed(d, 'books.payrollSign', { runId: draft.id })).payRun;
     const net = run.netCents as number;
     expect(net).toBeGreaterThan(0);
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -net, { date: '2026-11-13' }), target }, 'BAD_REQUEST', /^target\.payRunId: .*before .* ends/);
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -(net + 1), { date: '2026-11-15' }), target }, 'BAD_REQUEST', /^target\.payRunId: .*more than/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -net, { date: '2026-11-13' }), target }, 'BAD_REQUEST', { message: /^target\.payRunId: .*before .* ends/ });
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -(net + 1), { date: '2026-11-15' }), target }, 'BAD_REQUEST', { message: /^target\.payRunId: .*more than/ });
     const lineId = await feedLine(s, d, -net, { date: '2026-11-15', description: 'PAYROLL' });
     expect((await readLine(s, d, lineId)).suggestions.map((x: any) => x.id)).toContain(draft.id);
     const { result } = await mutate(d.client, 'books.matchAccept', { lineId, target }, 'books.feed.match');
     expect(await journal(s, d.orgId, result.journalId)).toEqual([j('804', net), j('090', -net)]);
     expect(await row('SELECT paid_cents FROM books_pay_runs WHERE run_id = $1', [draft.id])).toEqual({ paid_cents: net });
-    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-11-15' }), target: { kind: 'payRun', payRunId: MISSING.payRun } }, 'NOT_FOUND', /pay run/);
+    await refused(d.client, 'books.matchAccept', { lineId: await feedLine(s, d, -100, { date: '2026-11-15' }), target: { kind: 'payRun', payRunId: MISSING.payRun } }, 'NOT_FOUND', { message: /pay run/ });
     await invariants(s, d.orgId);
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { checkInvariants, expectOk, fileAndApprove, idem, refusalApproval, withSignature, type BooksServer } from './setup.js';
+import { checkInvariants, idem, refusalApproval, type BooksServer, withSignature } from './setup.js';
+import { expectOk, fileAndApprove } from '../../helpers/calls.js';
 
 /** Helpers of the reconciliation tests: feed lines arrive through the real import, as they do in production. */
 
@@ -94,9 +95,9 @@ export const journalCount = async (s: BooksServer, orgId: string) =>
 
 export const invariants = (s: BooksServer, orgId: string) => checkInvariants(s.runtime.db, orgId);
 
-/** File the approval named by a GOVERNANCE_NOT_READY refusal (PB-B1) and have the human approve it. */
-export const fileRefusal = (desk: Desk, actionClass: string, subjectId: string, refusal: string): Promise<string> =>
-  fileAndApprove(desk.client, refusalApproval(refusal, actionClass, subjectId), { requester: desk.agent, approver: desk.approver });
+/** File the approval named by a GOVERNANCE_NOT_READY refusal (PB-B1) and have the human decide it (approve, unless told). */
+export const fileRefusal = (desk: Desk, actionClass: string, subjectId: string, refusal: string, decision: 'approve' | 'reject' = 'approve'): Promise<string> =>
+  fileAndApprove(desk.client, refusalApproval(refusal, actionClass, subjectId), { requester: desk.agent, approver: desk.approver, decision });
 
 /** File the approval a hold frame names and have the human approve it. */
 export const approveHoldOf = (desk: Desk, hold: any): Promise<string> => fileAndApprove(desk.client, hold.approval, { requester: desk.agent, approver: desk.approver });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setLockDate, setMaterialityFloor } from '../../../domain/books/policy.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, expectHold, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
+import { otherOrg, refused } from '../../helpers/calls.js';
 import { approveHoldOf, feedLine, freshDesk, invariants, journal, journalCount, mainDesk, readLine, type Desk } from './reconciliation-kit.js';
 
 let s: BooksServer;
@@ -52,7 +53,7 @@ describe('books.matchAccept: invoices', () => {
     expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId });
     expect(replay.event.payload.noop).toBe(true);
     expect(await count()).toBe(before);
-    await refused(s.client, 'books.matchAccept', { lineId, target: accountTarget('429') }, 'CONFLICT', /already RECONCILED to invoice/);
+    await refused(s.client, 'books.matchAccept', { lineId, target: accountTarget('429') }, 'CONFLICT', { message: /already RECONCILED to invoice/ });
     await check();
   });
 
@@ -61,13 +62,13 @@ describe('books.matchAccept: invoices', () => {
     const target = { kind: 'invoice', invoiceId: inv.id };
     await mutate(s.client, 'books.matchAccept', { lineId: await line(20000, { date: '2026-11-06' }), target }, 'books.feed.match');
     expect(await invoiceRow(inv.id)).toEqual({ status: 'AUTHORISED', paid_cents: 20000 });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(40000), target }, 'BAD_REQUEST', /^target\.invoiceId: the line's \$400\.00 is more than the \$300\.00 due/);
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000, { date: '2026-11-01' }), target }, 'BAD_REQUEST', /^target\.invoiceId: .*before .* was issued \(2026-11-02\)/);
+    await refused(s.client, 'books.matchAccept', { lineId: await line(40000), target }, 'BAD_REQUEST', { message: /^target\.invoiceId: the line's \$400\.00 is more than the \$300\.00 due/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000, { date: '2026-11-01' }), target }, 'BAD_REQUEST', { message: /^target\.invoiceId: .*before .* was issued \(2026-11-02\)/ });
     const draft = (await s.client.ok('books.invoiceDraft', { payeeName: 'Draft Co', description: 'x', totalCents: 1000, dueDays: 7 })).invoice;
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: draft.id } }, 'CONFLICT', /DRAFT/);
-    await refused(s.client, 'books.matchAccept', { lineId: await line(-1000), target }, 'CONFLICT', /is money out; an invoice match needs money in/);
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: MISSING.invoice } }, 'NOT_FOUND', /invoice .* not found/);
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'bill', billId: MISSING.bill } }, 'CONFLICT', /money in; a bill match needs money out/);
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: draft.id } }, 'CONFLICT', { message: /DRAFT/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(-1000), target }, 'CONFLICT', { message: /is money out; an invoice match needs money in/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: MISSING.invoice } }, 'NOT_FOUND', { message: /invoice .* not found/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'bill', billId: MISSING.bill } }, 'CONFLICT', { message: /money in; a bill match needs money out/ });
     await check();
   });
 });
@@ -92,7 +93,7 @@ describe('books.matchAccept: direct coding', () => {
     const before = await count();
     expect((await mutate(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'GST') }, 'books.feed.match')).result.changed).toBe(false);
     expect(await count()).toBe(before);
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'GST_FREE') }, 'CONFLICT', /books\.lineRecode/);
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'GST_FREE') }, 'CONFLICT', { message: /books\.lineRecode/ });
     await check();
   });
 
@@ -110,16 +111,16 @@ describe('books.matchAccept: direct coding', () => {
     const out = await line(-1000);
     const cases: [string, RegExp][] = [['090', /850 Suspense/], ['610', /kind: "invoice"/], ['800', /kind: "bill"/], ['801', /kind: "claim"/], ['804', /kind: "payRun"/], ['820', /taxCode GST/], ['711', /depreciation/]];
     for (const [account, why] of cases) {
-      const message = await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget(account) }, 'BAD_REQUEST', /^target\.account: /);
+      const message = await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget(account) }, 'BAD_REQUEST', { message: /^target\.account: / });
       expect(message).toMatch(why);
     }
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: accountTarget('720') }, 'BAD_REQUEST', /^target\.account: money in cannot be coded to 720/);
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('999') }, 'BAD_REQUEST', /^target\.account: must be an account code/);
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'VAT') }, 'BAD_REQUEST', /^target\.taxCode: /);
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'cheque' } }, 'BAD_REQUEST', /^target\.kind: /);
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'invoice' } }, 'BAD_REQUEST', 'target.invoiceId: required');
-    await refused(s.client, 'books.matchAccept', { lineId: 'inv_1', target: accountTarget('429') }, 'BAD_REQUEST', /^lineId: /);
-    await refused(s.client, 'books.matchAccept', { lineId: MISSING.line, target: accountTarget('429') }, 'NOT_FOUND', /bank feed line .* not found/);
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: accountTarget('720') }, 'BAD_REQUEST', { message: /^target\.account: money in cannot be coded to 720/ });
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('999') }, 'BAD_REQUEST', { message: /^target\.account: must be an account code/ });
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'VAT') }, 'BAD_REQUEST', { message: /^target\.taxCode: / });
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'cheque' } }, 'BAD_REQUEST', { message: /^target\.kind: / });
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'invoice' } }, 'BAD_REQUEST', { message: 'target.invoiceId: required' });
+    await refused(s.client, 'books.matchAccept', { lineId: 'inv_1', target: accountTarget('429') }, 'BAD_REQUEST', { message: /^lineId: / });
+    await refused(s.client, 'books.matchAccept', { lineId: MISSING.line, target: accountTarget('429') }, 'NOT_FOUND', { message: /bank feed line .* not found/ });
     await refused(other, 'books.matchAccept', { lineId: out, target: accountTarget('429') }, 'NOT_FOUND');
     expect((await readLine(s, desk, out)).status).toBe('UNMATCHED');
   });
@@ -128,7 +129,7 @@ describe('books.matchAccept: direct coding', () => {
     const d = await freshDesk(s);
     const lineId = await feedLine(s, d, -5000, { date: '2026-10-15' });
     await setLockDate(s.runtime.db, d.orgId, '2026-10-31');
-    await refused(d.client, 'books.matchAccept', { lineId, target: accountTarget('429') }, 'CONFLICT', /locked through 2026-10-31/);
+    await refused(d.client, 'books.matchAccept', { lineId, target: accountTarget('429') }, 'CONFLICT', { message: /locked through 2026-10-31/ });
     expect(await count(d.orgId)).toBe(0);
   });
 });
@@ -146,7 +147,7 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     expect(held.event.payload).toMatchObject({ status: 'HELD', journalId: null });
     expect(await count()).toBe(before);
     expect(await invoiceRow(inv.id)).toEqual({ status: 'AUTHORISED', paid_cents: 0 });
-    await refused(s.client, 'books.matchAccept', { lineId, target }, 'CONFLICT', /HELD .* books\.matchHoldResolve/);
+    await refused(s.client, 'books.matchAccept', { lineId, target }, 'CONFLICT', { message: /HELD .* books\.matchHoldResolve/ });
 
     const hold = await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent());
     expect(hold.subjectId).toBe(lineId);
@@ -167,14 +168,14 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     const replay = await s.client.rpc('books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, { key: s.agent.apiKey, idem: key });
     expect(replay.headers['idempotent-replay']).toBe('true');
     // A retry with a fresh key: the used proof is refused; without a proof the release replays as a no-op.
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'GOVERNANCE_NOT_READY', /already used/, agent());
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, ...agent() });
     const noop = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.feed.resolve', agent());
     expect(noop.result).toMatchObject({ changed: false, approvalId, journalId: released.result.journalId });
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', /already resolved/, agent());
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', { message: /already resolved/, ...agent() });
     // The proof on another held line: it was filed for this line, not that one.
     const second = await line(-600000, { payee: 'BIG SUPPLIER' });
     await s.client.ok('books.matchAccept', { lineId: second, target: accountTarget('429') });
-    await refused(s.client, 'books.matchHoldResolve', { lineId: second, decision: 'approve', approvalId }, 'CONFLICT', /was filed for subject/, agent());
+    await refused(s.client, 'books.matchHoldResolve', { lineId: second, decision: 'approve', approvalId }, 'CONFLICT', { message: /was filed for subject/, ...agent() });
     await check();
   });
 
@@ -189,11 +190,11 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     expect(result.message).toMatch(/no money moved/);
     expect(event.payload).toMatchObject({ decision: 'reject', targetKind: 'account', targetId: '429' });
     expect(await count()).toBe(before);
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', /UNMATCHED, not held/);
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', { message: /UNMATCHED, not held/ });
 
     // Held again for another target: the approval filed for the first hold is refused (and not consumed).
     await s.client.ok('books.matchAccept', { lineId, target: accountTarget('720') });
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, agent());
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, ...agent() });
     const fresh = await approveHoldOf(desk, await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()));
     const released = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: fresh }, 'books.feed.resolve', agent());
     expect(await lines(released.result.journalId)).toEqual([j('720', 636364, 'GST', 63636), j('820', 63636), j('090', -700000)]);
@@ -207,7 +208,7 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     const lineId = await feedLine(s, d, 900000, { payee: 'STALE CO' });
     await d.client.ok('books.matchAccept', { lineId, target: { kind: 'invoice', invoiceId: inv.id } });
     await d.client.ok('books.invoiceCreditNote', { id: inv.id, amountCents: 100000, reason: 'Discount' });
-    await refused(d.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', /no longer fits: the line's \$9,000\.00 is more than the \$8,000\.00 due/);
+    await refused(d.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', { message: /no longer fits: the line's \$9,000\.00 is more than the \$8,000\.00 due/ });
     await d.client.ok('books.matchHoldResolve', { lineId, decision: 'reject' });
 
     const out = await feedLine(s, d, -600000);
@@ -221,10 +222,10 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
   it('refuses missing, other org, unmatched lines and bad decisions', async () => {
     const lineId = await line(-100);
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', /UNMATCHED, not held; match it with books\.matchAccept/);
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', { message: /UNMATCHED, not held; match it with books\.matchAccept/ });
     await refused(s.client, 'books.matchHoldResolve', { lineId: MISSING.line, decision: 'approve' }, 'NOT_FOUND');
     await refused(other, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'NOT_FOUND');
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'maybe' }, 'BAD_REQUEST', /^decision: /);
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'maybe' }, 'BAD_REQUEST', { message: /^decision: / });
   });
 });
 
@@ -262,7 +263,7 @@ describe('books.lineRecode', () => {
     expect(await lines(result.journalId)).toEqual([j('429', -40000, 'GST', -4000), j('720', 40000, 'GST', 4000)]);
     const [asset] = await s.runtime.db.query('SELECT cost_cents, cost_account FROM books_assets WHERE asset_id = $1', [result.assetId]);
     expect(asset).toEqual({ cost_cents: 40000, cost_account: '720' });
-    await refused(s.client, 'books.lineRecode', { lineId, account: '429' }, 'CONFLICT', new RegExp(`fixed asset ${result.assetId}`));
+    await refused(s.client, 'books.lineRecode', { lineId, account: '429' }, 'CONFLICT', { message: new RegExp(`fixed asset ${result.assetId}`) });
     await check();
   });
 
@@ -270,16 +271,16 @@ describe('books.lineRecode', () => {
     const inv = await sentInvoice('Recode Co', 5000);
     const matched = await line(5000);
     await s.client.ok('books.matchAccept', { lineId: matched, target: { kind: 'invoice', invoiceId: inv.id } });
-    await refused(s.client, 'books.lineRecode', { lineId: matched, account: '260' }, 'CONFLICT', new RegExp(`matched to invoice ${inv.id}.*fix the document`));
+    await refused(s.client, 'books.lineRecode', { lineId: matched, account: '260' }, 'CONFLICT', { message: new RegExp(`matched to invoice ${inv.id}.*fix the document`) });
     const open = await line(-5000);
-    await refused(s.client, 'books.lineRecode', { lineId: open, account: '429' }, 'CONFLICT', /UNMATCHED, not reconciled/);
+    await refused(s.client, 'books.lineRecode', { lineId: open, account: '429' }, 'CONFLICT', { message: /UNMATCHED, not reconciled/ });
     const held = await line(-800000);
     await s.client.ok('books.matchAccept', { lineId: held, target: accountTarget('429') });
-    await refused(s.client, 'books.lineRecode', { lineId: held, account: '404' }, 'CONFLICT', /HELD.*matchHoldResolve/);
+    await refused(s.client, 'books.lineRecode', { lineId: held, account: '404' }, 'CONFLICT', { message: /HELD.*matchHoldResolve/ });
     const coded = await line(-5000);
     await s.client.ok('books.matchAccept', { lineId: coded, target: accountTarget('429') });
-    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '610' }, 'BAD_REQUEST', /^account: 610 Accounts receivable is a control account/);
-    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '999' }, 'BAD_REQUEST', /^account: /);
+    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '610' }, 'BAD_REQUEST', { message: /^account: 610 Accounts receivable is a control account/ });
+    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '999' }, 'BAD_REQUEST', { message: /^account: / });
     await refused(s.client, 'books.lineRecode', { lineId: MISSING.line, account: '404' }, 'NOT_FOUND');
     await refused(other, 'books.lineRecode', { lineId: coded, account: '404' }, 'NOT_FOUND');
 
@@ -287,7 +288,7 @@ describe('books.lineRecode', () => {
     const old = await feedLine(s, d, -5000, { date: '2026-10-20' });
     await d.client.ok('books.matchAccept', { lineId: old, target: accountTarget('429') });
     await setLockDate(s.runtime.db, d.orgId, '2026-10-31');
-    await refused(d.client, 'books.lineRecode', { lineId: old, account: '404' }, 'CONFLICT', /locked through 2026-10-31/);
+    await refused(d.client, 'books.lineRecode', { lineId: old, account: '404' }, 'CONFLICT', { message: /locked through 2026-10-31/ });
   });
 });
 
@@ -308,16 +309,16 @@ describe('books.journalPost', () => {
 
   it('refuses unbalanced lines, control and tax accounts, bad lines and locked periods', async () => {
     const base = { date: '2026-11-10', narration: 'x' };
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '850', amountCents: -90 }] }, 'BAD_REQUEST', /^lines: debits and credits differ by 10 cents/);
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '610', amountCents: -100 }] }, 'BAD_REQUEST', /^lines\.1\.account: 610 Accounts receivable is a control account/);
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '820', amountCents: 100 }, { account: '850', amountCents: -100 }] }, 'BAD_REQUEST', /^lines\.0\.account: 820 GST is a tax account/);
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }] }, 'BAD_REQUEST', 'lines: must have at least 2 lines');
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 0 }, { account: '850', amountCents: 0 }] }, 'BAD_REQUEST', 'lines.0.amountCents: must not be zero');
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '999', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'BAD_REQUEST', /^lines\.0\.account: /);
-    await refused(s.client, 'books.journalPost', { date: '2026-11-10', lines: [] }, 'BAD_REQUEST', 'narration: required');
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '850', amountCents: -90 }] }, 'BAD_REQUEST', { message: /^lines: debits and credits differ by 10 cents/ });
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '610', amountCents: -100 }] }, 'BAD_REQUEST', { message: /^lines\.1\.account: 610 Accounts receivable is a control account/ });
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '820', amountCents: 100 }, { account: '850', amountCents: -100 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: 820 GST is a tax account/ });
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }] }, 'BAD_REQUEST', { message: 'lines: must have at least 2 lines' });
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 0 }, { account: '850', amountCents: 0 }] }, 'BAD_REQUEST', { message: 'lines.0.amountCents: must not be zero' });
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '999', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: / });
+    await refused(s.client, 'books.journalPost', { date: '2026-11-10', lines: [] }, 'BAD_REQUEST', { message: 'narration: required' });
     const d = await freshDesk(s);
     await setLockDate(s.runtime.db, d.orgId, '2026-10-31');
-    await refused(d.client, 'books.journalPost', { ...base, date: '2026-10-31', lines: [{ account: '429', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'CONFLICT', /locked through 2026-10-31/);
+    await refused(d.client, 'books.journalPost', { ...base, date: '2026-10-31', lines: [{ account: '429', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'CONFLICT', { message: /locked through 2026-10-31/ });
   });
 });
 
@@ -347,15 +348,15 @@ describe('books.receiptsRegister', () => {
 
   it('refuses GST above round(total / 11), links to rows that do not exist here, bad input', async () => {
     const base = { supplier: 'Officeworks', date: '2026-11-03', totalCents: 12980, fileRef: 'r.pdf', taxInvoice: true };
-    await refused(s.client, 'books.receiptsRegister', { ...base, gstCents: 1181 }, 'BAD_REQUEST', /^gstCents: 1181 is more than/);
-    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'line', lineId: MISSING.line } }, 'NOT_FOUND', /bank feed line/);
-    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'bill', billId: MISSING.bill } }, 'NOT_FOUND', /bill/);
-    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'claim', claimId: MISSING.claim } }, 'NOT_FOUND', /expense claim/);
+    await refused(s.client, 'books.receiptsRegister', { ...base, gstCents: 1181 }, 'BAD_REQUEST', { message: /^gstCents: 1181 is more than/ });
+    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'line', lineId: MISSING.line } }, 'NOT_FOUND', { message: /bank feed line/ });
+    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'bill', billId: MISSING.bill } }, 'NOT_FOUND', { message: /bill/ });
+    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'claim', claimId: MISSING.claim } }, 'NOT_FOUND', { message: /expense claim/ });
     await refused(other, 'books.receiptsRegister', { ...base, link: { kind: 'line', lineId: await line(-100) } }, 'NOT_FOUND');
-    await refused(s.client, 'books.receiptsRegister', { ...base, abn: '12 345 678 901' }, 'BAD_REQUEST', /^abn: /);
-    await refused(s.client, 'books.receiptsRegister', { ...base, fileRef: undefined }, 'BAD_REQUEST', 'fileRef: required');
-    await refused(s.client, 'books.receiptsRegister', { ...base, taxInvoice: undefined }, 'BAD_REQUEST', 'taxInvoice: required');
-    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'invoice' } }, 'BAD_REQUEST', /^link\.kind: /);
+    await refused(s.client, 'books.receiptsRegister', { ...base, abn: '12 345 678 901' }, 'BAD_REQUEST', { message: /^abn: / });
+    await refused(s.client, 'books.receiptsRegister', { ...base, fileRef: undefined }, 'BAD_REQUEST', { message: 'fileRef: required' });
+    await refused(s.client, 'books.receiptsRegister', { ...base, taxInvoice: undefined }, 'BAD_REQUEST', { message: 'taxInvoice: required' });
+    await refused(s.client, 'books.receiptsRegister', { ...base, link: { kind: 'invoice' } }, 'BAD_REQUEST', { message: /^link\.kind: / });
   });
 });
 
@@ -406,8 +407,8 @@ describe('books.feedLines', () => {
 
     const reader = await d.client.mint({ tier: 'reader' });
     expect((await d.client.rpc('books.feedLines', {}, { key: reader.apiKey })).status).toBe(200);
-    await refused(d.client, 'books.feedLines', { status: 'OPEN' }, 'BAD_REQUEST', /^status: /);
-    await refused(d.client, 'books.feedLines', { dateFrom: '16/11/2026' }, 'BAD_REQUEST', /^dateFrom: /);
-    await refused(d.client, 'books.matchAccept', { lineId: l3, target: accountTarget('429') }, 'FORBIDDEN_SCOPE', /books\.write/, { key: reader.apiKey });
+    await refused(d.client, 'books.feedLines', { status: 'OPEN' }, 'BAD_REQUEST', { message: /^status: / });
+    await refused(d.client, 'books.feedLines', { dateFrom: '16/11/2026' }, 'BAD_REQUEST', { message: /^dateFrom: / });
+    await refused(d.client, 'books.matchAccept', { lineId: l3, target: accountTarget('429') }, 'FORBIDDEN_SCOPE', { message: /books\.write/, key: reader.apiKey });
   });
 });

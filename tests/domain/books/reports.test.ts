@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { approveFlaggedBill, booksServer, checkInvariants, expectOk, refused, withSignature, type BooksServer } from './setup.js';
+import { approveFlaggedBill, booksServer, checkInvariants, type BooksServer, withSignature } from './setup.js';
+import { expectOk, refused } from '../../helpers/calls.js';
 
 /*
  * The general ledger reads. A quarter of activity is built through the API (invoices, a credit note, bills with
@@ -226,13 +227,13 @@ describe('books.reports, recomputed from the journals', () => {
   });
 
   it('bad input names the field; another org sees none of it', async () => {
-    await refused(client, 'books.reports', { report: 'profitAndLoss', from: '2026-07-01' }, 'BAD_REQUEST', 'to: required');
-    await refused(client, 'books.reports', { report: 'trialBalance', asOf: '31/10/2026' }, 'BAD_REQUEST', /^asOf: /);
-    await refused(client, 'books.reports', { report: 'cashFlow' }, 'BAD_REQUEST', /^report: /);
-    await refused(client, 'books.journals', { account: '999' }, 'BAD_REQUEST', /^account: /);
-    await refused(client, 'books.journals', { journalId: MISSING_JOURNAL.replace('jnl_', 'inv_') }, 'BAD_REQUEST', /^journalId: /);
-    await refused(client, 'books.accounts', { asOf: 'today' }, 'BAD_REQUEST', /^asOf: /);
-    await refused(client, 'books.accounts', { limit: 0 }, 'BAD_REQUEST', /^limit: /);
+    await refused(client, 'books.reports', { report: 'profitAndLoss', from: '2026-07-01' }, 'BAD_REQUEST', { message: 'to: required' });
+    await refused(client, 'books.reports', { report: 'trialBalance', asOf: '31/10/2026' }, 'BAD_REQUEST', { message: /^asOf: / });
+    await refused(client, 'books.reports', { report: 'cashFlow' }, 'BAD_REQUEST', { message: /^report: / });
+    await refused(client, 'books.journals', { account: '999' }, 'BAD_REQUEST', { message: /^account: / });
+    await refused(client, 'books.journals', { journalId: MISSING_JOURNAL.replace('jnl_', 'inv_') }, 'BAD_REQUEST', { message: /^journalId: / });
+    await refused(client, 'books.accounts', { asOf: 'today' }, 'BAD_REQUEST', { message: /^asOf: / });
+    await refused(client, 'books.accounts', { limit: 0 }, 'BAD_REQUEST', { message: /^limit: / });
     expect((await client.ok('books.journals', { journalId: MISSING_JOURNAL })).journals).toEqual([]);
     const stranger = await freshOrg(s.runtime, 'rep2');
     const other = new TestClient(s.app, stranger.adminKey);

@@ -1,22 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { STATIC_RULES, rulesMarkdown, rulesTable } from '../../../domain/books/rates/rules.js';
 import { covers, ruleInForce } from '../../../domain/books/rates/rule.js';
 import { maxContributionBase, superGuaranteeRate } from '../../../domain/books/rates/super.js';
 import { loadedSchedules, scheduleName } from '../../../domain/books/rates/index.js';
 import { fromProjectRoot } from '../../../db/project-root.js';
-import { booksServer, type BooksServer } from './setup.js';
 
 /*
  * The dated rules table (domain/books/rates): values by date with their law and status, the lookups code uses,
  * GET /policy's books.rules, and the table in docs/books.md, which must equal what the rows render.
  */
-
-let s: BooksServer;
-beforeAll(async () => {
-  s = await booksServer('2026-11-02');
-});
-afterAll(() => s.close());
 
 const DOC = fromProjectRoot('docs', 'books.md');
 const START = '<!-- rules:start (generated from domain/books/rates by tests/domain/books/rules.test.ts) -->';
@@ -66,7 +60,7 @@ describe('the rules table', () => {
 });
 
 describe('GET /policy books.rules', () => {
-  it('returns the whole table, each row with law, source and status, the PAYG schedules loaded among them', async () => {
+  it('returns the whole table, each row with law, source and status, the PAYG schedules loaded among them', async ({ books: s }) => {
     const res = await s.client.get('policy');
     expect(res.status, res.raw).toBe(200);
     const rules = res.body.books.rules;

@@ -1,29 +1,11 @@
 import { expect } from 'vitest';
-import type { ErrorCode } from '../../../protocol/errors.js';
-import type { Clock } from '../../../domain/core/deps.js';
 import type { Queryable } from '../../../db/types.js';
 import { HoldResult } from '../../../protocol/frames.js';
+import { eventsAfter, fileAndApprove, head, mutate as sharedMutate, type Caller, type FiledApproval, type MutateOptions } from '../../helpers/calls.js';
+import { TestClock } from '../../helpers/clock.js';
 import { TestClient, testServer, type TestServer } from '../../helpers/harness.js';
-import { expectError } from '../../helpers/frames.js';
 
-/** Shared kit for the books tests: a settable business clock, checked calls, and the books invariants. */
-
-/** Business time the tests move: `clock.set('2026-11-01')`. */
-export class TestClock implements Clock {
-  private current: Date;
-  constructor(date = '2026-11-02') {
-    this.current = new Date(`${date}T09:00:00Z`);
-  }
-  now(): Date {
-    return new Date(this.current);
-  }
-  set(date: string): void {
-    this.current = new Date(`${date}T09:00:00Z`);
-  }
-  today(): string {
-    return this.current.toISOString().slice(0, 10);
-  }
-}
+/** The books tests' own kit: a server on a settable business clock, the books' checks on top of the shared calls, and the books invariants. */
 
 export interface BooksServer extends TestServer {
   clock: TestClock;
@@ -32,7 +14,8 @@ export interface BooksServer extends TestServer {
   agent: { apiKey: string; principal: { id: string } };
 }
 
-export async function booksServer(date?: string, opts: { databaseUrl?: string } = {}): Promise<BooksServer> {
+/** `opts`: a database of its own (databaseUrl, or inMemory: true for a PGlite one apart from the worker's). */
+export async function booksServer(date?: string, opts: { databaseUrl?: string; inMemory?: boolean } = {}): Promise<BooksServer> {
   const clock = new TestClock(date);
   const s = await testServer({ clock, ...opts });
   const approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
@@ -40,32 +23,15 @@ export async function booksServer(date?: string, opts: { databaseUrl?: string } 
   return { ...s, clock, approver, agent };
 }
 
-export { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
-import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
-
-
-
-
 /**
- * Call a books mutation that must succeed and append exactly one event of `kind`; its result's ledgerId is the
- * event's row_hash prefix and its message quotes it. Returns the result and the event.
+ * The shared mutate, plus the books' receipt: the result's ledgerId is the event's row_hash prefix and its message
+ * quotes it.
  */
-export async function mutate(
-  client: TestClient,
-  method: string,
-  params: unknown,
-  kind: string,
-  opts: { key?: string; idem?: string } = {},
-): Promise<{ result: any; event: any }> {
-  const before = await head(client, opts.key);
-  const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
-  const result = expectOk(method, res);
-  const events = await eventsAfter(client, before, opts.key);
-  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
-  expect(events[0].family).toBe('books');
-  expect(result.ledgerId).toBe(events[0].row_hash.slice(0, 8));
-  expect(result.message).toContain(`ledger #${result.ledgerId}`);
-  return { result, event: events[0] };
+export async function mutate(on: Caller, method: string, params: unknown, kind: string, opts: MutateOptions = {}) {
+  const done = await sharedMutate(on, method, params, kind, opts);
+  expect(done.result.ledgerId).toBe(done.event.row_hash.slice(0, 8));
+  expect(done.result.message).toContain(`ledger #${done.result.ledgerId}`);
+  return done;
 }
 
 /** A signature act called without proof: the hold frame, one books.signature.hold event, nothing else. */
@@ -84,49 +50,12 @@ export async function expectHold(client: TestClient, method: string, params: unk
   return hold;
 }
 
-/** A call that must fail with `code` and append nothing. Returns the message. */
-export async function refused(
-  client: TestClient,
-  method: string,
-  params: unknown,
-  code: ErrorCode,
-  message?: string | RegExp,
-  opts: { key?: string; idem?: string } = {},
-): Promise<string> {
-  const before = await head(client, opts.key);
-  const res = await client.rpc(method, params, opts);
-  const error = expectError(res, code, message, method);
-  expect(await head(client, opts.key), `${method} refused with ${code} appends nothing`).toBe(before);
-  return error.message;
-}
-
-
 /**
  * File the approval a hold names, have the human approver approve it, and return the approvalId (the agent
  * retries with it). The requester is the agent unless `requesterKey` says otherwise.
  */
 export async function approveHold(s: BooksServer, hold: any, requesterKey = s.agent.apiKey, decision: 'approve' | 'reject' = 'approve'): Promise<string> {
   return fileAndApprove(s.client, hold.approval, { requester: requesterKey, approver: s.approver.apiKey, decision });
-}
-
-export interface FiledApproval {
-  actionClass: string;
-  payloadHash: string;
-  subject: { kind: string; subjectId: string; summary: string };
-}
-
-/**
- * File `approval.request` with what a hold frame (or a PB-B1 refusal) names, as `requester`, and have a human
- * decide it: `approver`, or the client's default key (an org admin). Returns the approvalId.
- */
-export async function fileAndApprove(
-  client: TestClient,
-  approval: FiledApproval,
-  opts: { requester: string; approver?: string; decision?: 'approve' | 'reject' },
-): Promise<string> {
-  const filed = await client.ok('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, { key: opts.requester });
-  await client.ok('approval.resolve', { approvalId: filed.approvalId, decision: opts.decision ?? 'approve' }, { key: opts.approver });
-  return filed.approvalId as string;
 }
 
 /** What a PB-B1 refusal names to file, read from its message. */

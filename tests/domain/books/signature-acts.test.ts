@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { approveFlaggedBill, booksServer, checkInvariants, expectHold, head, idem, refused, withSignature, type BooksServer } from './setup.js';
+import { approveFlaggedBill, booksServer, checkInvariants, expectHold, idem, type BooksServer, withSignature } from './setup.js';
+import { head, refused } from '../../helpers/calls.js';
 import { feedLine } from './reconciliation-kit.js';
 
 /*
@@ -151,18 +152,18 @@ describe.each(ACTS)('signature act $method', (act) => {
 
     // The agent files; neither the agent nor the requesting human can decide it.
     const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent });
-    await refused(o.client, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, 'FORBIDDEN_SCOPE', 'missing scope approval.decide for approval.resolve', { key: o.agent });
+    await refused(o.client, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, 'FORBIDDEN_SCOPE', { message: 'missing scope approval.decide for approval.resolve', key: o.agent });
     // A human (the admin) calling the act is held just the same, and cannot approve the request they filed.
     const humanHold = await o.client.ok(act.method, other, { idem: idem() });
     expect(humanHold.status).toBe('approval_required');
     const own = await o.client.ok('approval.request', { actionClass: humanHold.approval.actionClass, payloadHash: humanHold.approval.payloadHash, subject: humanHold.approval.subject });
-    await refused(o.client, 'approval.resolve', { approvalId: own.approvalId, decision: 'approve' }, 'CONFLICT', /another human must decide/);
+    await refused(o.client, 'approval.resolve', { approvalId: own.approvalId, decision: 'approve' }, 'CONFLICT', { message: /another human must decide/ });
     // Still pending: the retry is refused and changes nothing.
-    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /pending/, { key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /pending/, key: o.agent, idem: idem() });
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve', note: 'checked' }, { key: o.approver });
 
     // A valid, unused proof on another subject of the same kind: CONFLICT, and the proof is not burnt.
-    await refused(o.client, act.method, { ...other, approvalId: filed.approvalId }, 'CONFLICT', /was filed for/, { key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...other, approvalId: filed.approvalId }, 'CONFLICT', { message: /was filed for/, key: o.agent, idem: idem() });
 
     // The retry with the proof and a fresh key executes.
     const mark = await head(o.client);
@@ -178,12 +179,12 @@ describe.each(ACTS)('signature act $method', (act) => {
     expect((await o.client.ok('approval.get', { approvalId: filed.approvalId }, { key: o.agent })).used).toBe(true);
 
     // Reused, on its own subject or another: refused, nothing appended.
-    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { key: o.agent, idem: idem() });
-    await refused(o.client, act.method, { ...other, approvalId: filed.approvalId }, 'CONFLICT', /was filed for/, { key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...other, approvalId: filed.approvalId }, 'CONFLICT', { message: /was filed for/, key: o.agent, idem: idem() });
     // The signatureToken form is bound the same way: the token of this approval does not fit the other subject.
     const token = (await o.client.ok('approval.get', { approvalId: filed.approvalId }, { key: o.agent })).signatureToken;
     expect(token).toMatch(/^apr_/);
-    await refused(o.client, act.method, { ...other, signatureToken: token }, 'CONFLICT', undefined, { key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...other, signatureToken: token }, 'CONFLICT', { key: o.agent, idem: idem() });
   });
 });
 
@@ -194,6 +195,6 @@ describe('a rejected approval', () => {
     const hold = await expectHold(o.client, 'books.invoiceChaseStep', params, 'books.invoice_chase_step', { key: o.agent });
     const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent });
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'reject', note: 'Customer is on a payment plan' }, { key: o.approver });
-    await refused(o.client, 'books.invoiceChaseStep', { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /rejected/, { key: o.agent, idem: idem() });
+    await refused(o.client, 'books.invoiceChaseStep', { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /rejected/, key: o.agent, idem: idem() });
   });
 });

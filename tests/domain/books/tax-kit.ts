@@ -1,6 +1,7 @@
 import { postJournal, type JournalLine } from '../../../domain/books/journal.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
-import { checkInvariants, fileAndApprove, type BooksServer } from './setup.js';
+import { checkInvariants, type BooksServer } from './setup.js';
+import { fileAndApprove } from '../../helpers/calls.js';
 
 /** Kit of the tax and assets tests: clean orgs, activity built by hand, the invariants. */
 

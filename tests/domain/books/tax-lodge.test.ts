@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { booksServer, expectHold, idem, mutate, refused, type BooksServer } from './setup.js';
+import { booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
+import { refused } from '../../helpers/calls.js';
 import { CLAIMS_LODGED, Q3, Q3_NET, TODAY, taxKit } from './tax-kit.js';
 
 /** books.taxSignLodge: the signature act, the clearing journal and the period lock. */
@@ -19,7 +20,7 @@ describe('books.taxSignLodge', () => {
     const l = await k.prepared(o);
     // The period must have ended.
     s.clock.set('2026-09-30');
-    await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', /has not ended/);
+    await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', { message: /has not ended/ });
     s.clock.set('2026-10-05');
 
     const journals = await k.journalCount(o);
@@ -66,25 +67,25 @@ describe('books.taxSignLodge', () => {
     const replay = await mutate(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax.lodge');
     expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId, lodgement: { status: 'LODGED' } });
     expect(replay.event.payload.noop).toBe(true);
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'GOVERNANCE_NOT_READY', /already used/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, idem: idem() });
     expect(await k.journalCount(o)).toBe(journalsAfter);
 
     // The proof cannot lodge another lodgement.
     await k.sale(o, '2026-10-20', 11000);
     const next = await k.prepared(o, { periodStart: '2026-10-01', periodEnd: '2026-10-31' });
     s.clock.set('2026-11-02');
-    await refused(o.client, 'books.taxSignLodge', { id: next.id, approvalId }, 'CONFLICT', /approval .* was filed for/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: next.id, approvalId }, 'CONFLICT', { message: /approval .* was filed for/, idem: idem() });
     expect((await k.row(o, next.id)).status).toBe('PREPARED');
 
     // The lock: nothing more posts into the lodged period, and it cannot be prepared again.
     s.clock.set('2026-09-15');
     const inv = (await o.client.ok('books.invoiceDraft', { payeeName: 'Late Co', description: 'x', totalCents: 1100, dueDays: 7 })).invoice;
-    await refused(o.client, 'books.invoiceSend', { id: inv.id }, 'CONFLICT', /locked through 2026-09-30/);
+    await refused(o.client, 'books.invoiceSend', { id: inv.id }, 'CONFLICT', { message: /locked through 2026-09-30/ });
     s.clock.set(TODAY);
     await expect(k.post(o, '2026-09-30', 'manual', [{ account: '429', amountCents: 100 }, { account: '090', amountCents: -100 }])).rejects.toMatchObject({ code: 'CONFLICT' });
-    await refused(o.client, 'books.taxPrepare', Q3, 'CONFLICT', /locked through 2026-09-30/);
-    await refused(o.client, 'books.taxHold', { id: l.id, reason: 'x' }, 'CONFLICT', /LODGED/);
-    await refused(o.client, 'books.taxReturn', { id: l.id, reason: 'x' }, 'CONFLICT', /LODGED/);
+    await refused(o.client, 'books.taxPrepare', Q3, 'CONFLICT', { message: /locked through 2026-09-30/ });
+    await refused(o.client, 'books.taxHold', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /LODGED/ });
+    await refused(o.client, 'books.taxReturn', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /LODGED/ });
     await k.invariants(o);
   });
 
@@ -96,11 +97,11 @@ describe('books.taxSignLodge', () => {
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey, idem: idem() });
     const approvalId = await k.approve(o, hold);
     await k.purchase(o, '2026-09-29', '429', 11000, 'GST'); // the books move: 1B + 1000
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /no longer matches the books \(G11 \$425\.00 -> \$535\.00, 1B \$250\.00 -> \$260\.00\): the books moved .*re-prepare/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /no longer matches the books \(G11 \$425\.00 -> \$535\.00, 1B \$250\.00 -> \$260\.00\): the books moved .*re-prepare/, idem: idem() });
     expect(await k.row(o, l.id)).toMatchObject({ status: 'PREPARED', lodged_at: null });
     // Re-prepared, the snapshot matches the books again, but the human approved the old figures.
     await o.client.ok('books.taxPrepare', Q3);
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, idem: idem() });
     // A fresh hold shows the new figures; its approval lodges them.
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey, idem: idem() });
     expect(fresh.approval.subject.summary).toContain('net $880.00 payable');
@@ -125,7 +126,7 @@ describe('books.taxSignLodge', () => {
     const approvalId = await k.approve(o, hold);
     await o.client.ok('books.taxReturn', { id: l.id, reason: 'Check the wages' });
     await o.client.ok('books.taxPrepare', Q3); // the same figures, a new preparation
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', /was filed for payloadHash .*the params differ from the held act/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, idem: idem() });
     expect((await k.row(o, l.id)).status).toBe('PREPARED');
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey });
     const { result } = await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId: await k.approve(o, fresh) }, 'books.tax.lodge', { idem: idem() });
@@ -164,14 +165,14 @@ describe('books.taxSignLodge', () => {
     const o = await k.booksOrg();
     const l = await k.prepared(o);
     s.clock.set('2026-10-05');
-    await refused(o.client, 'books.taxSignLodge', { id: 'bas_' }, 'BAD_REQUEST', /^id: /);
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId: 'apr_nothing' }, 'CONFLICT', /not a proof/, { idem: idem() });
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, extra: true }, 'BAD_REQUEST', 'extra: unknown field');
+    await refused(o.client, 'books.taxSignLodge', { id: 'bas_' }, 'BAD_REQUEST', { message: /^id: / });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId: 'apr_nothing' }, 'CONFLICT', { message: /not a proof/, idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, extra: true }, 'BAD_REQUEST', { message: 'extra: unknown field' });
     // A rejected approval does not lodge.
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey });
     const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent.apiKey });
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'reject' }, { key: o.approver.apiKey });
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', /rejected/, { idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /rejected/, idem: idem() });
     expect((await k.row(o, l.id)).status).toBe('PREPARED');
     s.clock.set(TODAY);
   });

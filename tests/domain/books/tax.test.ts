@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHOD_HANDLERS } from '../../../domain/deployed.js';
 import { computeBas } from '../../../domain/books/tax/index.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { MISSING, booksServer, expectHold, expectOk, head, idem, mutate, otherOrg, refused, type BooksServer } from './setup.js';
+import { MISSING, booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
+import { expectOk, head, otherOrg, refused } from '../../helpers/calls.js';
 import { CLAIMS_LODGED, Q3, Q3_LABELS, Q3_NET, TODAY, taxKit, type Org } from './tax-kit.js';
 
 /** Tax: BAS labels, books.taxPrepare, books.taxHold, books.taxReturn and books.taxObligations (lodging: tax-lodge.test.ts). */
@@ -101,19 +102,19 @@ describe('books.taxPrepare', () => {
 
   it('refuses bad periods, overlaps and locked periods', async () => {
     const o = await k.booksOrg();
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-07-01' }, 'BAD_REQUEST', /^periodEnd: 2026-07-01 is before periodStart/);
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-1', periodEnd: '2026-09-30' }, 'BAD_REQUEST', /^periodStart: /);
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-01' }, 'BAD_REQUEST', 'periodEnd: required');
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-07-01' }, 'BAD_REQUEST', { message: /^periodEnd: 2026-07-01 is before periodStart/ });
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-1', periodEnd: '2026-09-30' }, 'BAD_REQUEST', { message: /^periodStart: / });
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-01' }, 'BAD_REQUEST', { message: 'periodEnd: required' });
     const l = await k.prepared(o);
     const msg = await refused(o.client, 'books.taxPrepare', { periodStart: '2026-08-01', periodEnd: '2026-10-31' }, 'CONFLICT');
     expect(msg).toContain(l.id);
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-09-30' }, 'CONFLICT', /overlaps BAS 1 Jul–30 Sep 2026/);
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-09-30' }, 'CONFLICT', { message: /overlaps BAS 1 Jul–30 Sep 2026/ });
     // A one-day period is a period: it may be prepared when nothing overlaps it.
     await mutate(o.client, 'books.taxPrepare', { periodStart: '2026-10-01', periodEnd: '2026-10-01' }, 'books.tax.prepare');
     // Locked periods (a lodged BAS sets the lock; here set directly) cannot be prepared.
     const p = await k.booksOrg();
     await s.runtime.db.query('UPDATE books_settings SET lock_date = $2 WHERE org_id = $1', [p.orgId, '2026-06-30']);
-    await refused(p.client, 'books.taxPrepare', { periodStart: '2026-06-01', periodEnd: '2026-07-31' }, 'CONFLICT', /locked through 2026-06-30/);
+    await refused(p.client, 'books.taxPrepare', { periodStart: '2026-06-01', periodEnd: '2026-07-31' }, 'CONFLICT', { message: /locked through 2026-06-30/ });
   });
 });
 
@@ -134,10 +135,10 @@ describe('books.taxHold and books.taxReturn', () => {
     expect(again.event.payload.noop).toBe(true);
 
     s.clock.set('2026-10-05');
-    const lodging = await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', /held, not lodged .*books\.taxReturn.*re-prepare/);
+    const lodging = await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', { message: /held, not lodged .*books\.taxReturn.*re-prepare/ });
     expect(lodging).not.toMatch(CLAIMS_LODGED);
     s.clock.set(TODAY);
-    await refused(o.client, 'books.taxPrepare', Q3, 'CONFLICT', /is held \(Query on the July bills\): return it to the preparer first/);
+    await refused(o.client, 'books.taxPrepare', Q3, 'CONFLICT', { message: /is held \(Query on the July bills\): return it to the preparer first/ });
     expect((await k.row(o, l.id)).status).toBe('HELD');
     await k.invariants(o);
   });
@@ -151,10 +152,10 @@ describe('books.taxHold and books.taxReturn', () => {
     expect(result.lodgement).toMatchObject({ status: 'DRAFT', returnReason: 'Recode the bank fees' });
     expect(result.lodgement.statusNote).toMatch(/With the preparer \(returned: Recode the bank fees\)/);
     expect(event.payload).toMatchObject({ previousStatus: 'HELD', status: 'DRAFT', reason: 'Recode the bank fees' });
-    await refused(o.client, 'books.taxReturn', { id: l.id, reason: 'x' }, 'CONFLICT', /already with the preparer/);
-    await refused(o.client, 'books.taxHold', { id: l.id, reason: 'x' }, 'CONFLICT', /DRAFT/);
+    await refused(o.client, 'books.taxReturn', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /already with the preparer/ });
+    await refused(o.client, 'books.taxHold', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /DRAFT/ });
     s.clock.set('2026-10-05');
-    await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', /DRAFT with the preparer/);
+    await refused(o.client, 'books.taxSignLodge', { id: l.id }, 'CONFLICT', { message: /DRAFT with the preparer/ });
     s.clock.set(TODAY);
 
     // Re-preparing a DRAFT is a change even with the same figures (it is PREPARED again).
@@ -178,11 +179,11 @@ describe('books.taxHold and books.taxReturn', () => {
     const o = await k.booksOrg();
     const l = await k.prepared(o);
     for (const method of ['books.taxHold', 'books.taxReturn']) {
-      await refused(o.client, method, { id: MISSING.lodgement, reason: 'x' }, 'NOT_FOUND', /lodgement bas_doesnotexist0000 not found/);
+      await refused(o.client, method, { id: MISSING.lodgement, reason: 'x' }, 'NOT_FOUND', { message: /lodgement bas_doesnotexist0000 not found/ });
       await refused(other, method, { id: l.id, reason: 'x' }, 'NOT_FOUND');
-      await refused(o.client, method, { id: 'inv_123', reason: 'x' }, 'BAD_REQUEST', /^id: /);
-      await refused(o.client, method, { id: l.id }, 'BAD_REQUEST', 'reason: required');
-      await refused(o.client, method, { id: l.id, reason: '' }, 'BAD_REQUEST', /^reason: /);
+      await refused(o.client, method, { id: 'inv_123', reason: 'x' }, 'BAD_REQUEST', { message: /^id: / });
+      await refused(o.client, method, { id: l.id }, 'BAD_REQUEST', { message: 'reason: required' });
+      await refused(o.client, method, { id: l.id, reason: '' }, 'BAD_REQUEST', { message: /^reason: / });
     }
     await refused(o.client, 'books.taxSignLodge', { id: MISSING.lodgement }, 'NOT_FOUND');
     await refused(other, 'books.taxSignLodge', { id: l.id }, 'NOT_FOUND');
@@ -234,8 +235,8 @@ describe('books.taxObligations', () => {
       ['2026-07-01', false],
     ]);
     expect((await other.ok('books.taxObligations', {})).obligations.some((x: any) => x.lodgementId === l.id)).toBe(false);
-    await refused(o.client, 'books.taxObligations', { asOf: 'soon' }, 'BAD_REQUEST', /^asOf: /);
-    await refused(o.client, 'books.taxObligations', { limit: 0 }, 'BAD_REQUEST', /^limit: /);
+    await refused(o.client, 'books.taxObligations', { asOf: 'soon' }, 'BAD_REQUEST', { message: /^asOf: / });
+    await refused(o.client, 'books.taxObligations', { limit: 0 }, 'BAD_REQUEST', { message: /^limit: / });
     const reader = await o.client.mint({ tier: 'reader' });
     expect((await o.client.rpc('books.taxObligations', {}, { key: reader.apiKey })).status).toBe(200);
   });

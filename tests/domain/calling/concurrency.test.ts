@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { person } from '../escalation/setup.js';
-import { callOrg, channel, ok, rpc, startCall, type CallOrg, type Person } from './kit.js';
+import { person, type Person } from '../../helpers/people.js';
+import { ok, rpc } from '../../helpers/calls.js';
+import { callOrg, channel, startCall, type CallOrg } from './kit.js';
 
 /* Calls raced (on PostgreSQL truly concurrent; on PGlite one after another): one live call per channel, one queue of hands. */
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calling } from '../../../protocol/methods/calling.js';
 import { expectFrame } from '../../helpers/frames.js';
-import { callOrg, ok, startCall, type CallOrg } from './kit.js';
+import { callOrg, startCall, type CallOrg } from './kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /*
  * tests/pipeline/fuzz.test.ts reaches calling with ids that do not exist; this fuzzes every calling method at a

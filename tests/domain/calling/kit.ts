@@ -1,30 +1,18 @@
-import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import type { Clock } from '../../../domain/core/deps.js';
 import type { LivekitConfig } from '../../../domain/calling/config.js';
-import { mutate, ok, person, refused, rpc, type Person } from '../escalation/setup.js';
+import { ok } from '../../helpers/calls.js';
+import { OffsetClock } from '../../helpers/clock.js';
+import { ownerOf, person, type Person } from '../../helpers/people.js';
 
 /*
  * The calling test kit: a server (with or without LiveKit) on a clock the test can move, people of known
- * standing, a channel they share, and shorthands for calls.
+ * standing, a channel they share, and shorthands for calls. The clock is real time plus an offset the test moves
+ * (transcripts close 24 h after a call ends).
  */
-
-export { mutate, ok, refused, rpc, type Person };
-
-/** Wall-clock time plus an offset the test moves (transcripts close 24 h after a call ends). */
-export class ShiftClock implements Clock {
-  offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
 
 export interface CallOrg {
   s: TestServer;
-  clock: ShiftClock;
+  clock: OffsetClock;
   /** The org's creator: a human with every scope (approves holds). */
   owner: Person;
   mia: Person;
@@ -39,9 +27,9 @@ export interface CallOrg {
 }
 
 export async function callOrg(opts: { livekit?: LivekitConfig } = {}): Promise<CallOrg> {
-  const clock = new ShiftClock();
+  const clock = new OffsetClock();
   const s = await testServer({ clock, config: { livekit: opts.livekit ?? null } });
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
+  const owner = await ownerOf(s);
   const mia = await person(s, 'Mia Member', { tier: 'member' });
   const max = await person(s, 'Max Member', { tier: 'member' });
   const olga = await person(s, 'Olga Outsider', { tier: 'member' });
@@ -79,10 +67,4 @@ export async function eventually(check: () => void | Promise<void>, ms = 5000): 
       await new Promise((r) => setTimeout(r, 25));
     }
   }
-}
-
-export function expectCode(res: { body: any; raw: string }, code: string): string {
-  expect(res.body.ok, res.raw.slice(0, 300)).toBe(false);
-  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
-  return res.body.error.message;
 }

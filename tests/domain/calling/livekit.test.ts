@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenVerifier } from 'livekit-server-sdk';
-import { eventsAfter, head } from '../../helpers/calls.js';
+import { eventsAfter, head, mutate, ok } from '../../helpers/calls.js';
 import { mediaSettled } from '../../../domain/calling/media.js';
 import { LIVEKIT_WEBHOOK_PATH } from '../../../gateway/livekit-webhook.js';
-import { callOrg, channel, mutate, ok, participant, startCall, type CallOrg } from './kit.js';
+import { callOrg, channel, participant, startCall, type CallOrg } from './kit.js';
 import { fakeLivekit, type FakeLivekit } from './livekit-fake.js';
 
 /*

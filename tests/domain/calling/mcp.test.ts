@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { approved } from '../escalation/setup.js';
-import { callOrg, ok, participant, type CallOrg } from './kit.js';
+import { approved, ok } from '../../helpers/calls.js';
+import { participant } from './kit.js';
 
 /* Calls over MCP: an agent starts, chats, reads and asks to record through tools; the recording holds for a human. */
 
-let o: CallOrg;
-beforeAll(async () => {
-  o = await callOrg();
-});
-afterAll(() => o.s.close());
-
 describe('calling over MCP', () => {
-  it('an agent hosts through tools; a human joins; the agent\'s recording holds until approved', async () => {
+  it('an agent hosts through tools; a human joins; the agent\'s recording holds until approved', async ({ calling: o }) => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'calling' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);

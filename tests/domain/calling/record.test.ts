@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otherOrg } from '../../helpers/calls.js';
-import { callOrg, mutate, ok, refused, rpc, startCall, type CallOrg } from './kit.js';
+import { mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
+import { callOrg, startCall, type CallOrg } from './kit.js';
 
 /* Recording without LiveKit (a record of it) and the transcript: lines, paging, WebVTT, the 24-hour window. */
 
@@ -14,13 +14,13 @@ describe('recording without LiveKit', () => {
   it('the host starts and stops it; the same again is changed:false; others are refused', async () => {
     const { call } = await startCall(o);
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);
-    expect(await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'CONFLICT', o.mia.key)).toMatch(/only the host/);
+    expect(await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
     const started = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started');
     expect(started.result.call.recording).toMatchObject({ status: 'active', startedBy: o.owner.id, approvalId: null, fileId: null });
     expect(started.event.payload).toEqual({ callId: call.id, recordingId: started.result.call.recording.id, status: 'active' });
     const again = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started');
     expect([again.result.changed, again.event.payload.noop, again.result.call.recording.id]).toEqual([false, true, started.result.call.recording.id]);
-    expect(await refused(o.s, 'calling.recordingStop', { callId: call.id }, 'CONFLICT', o.mia.key)).toMatch(/only the host/);
+    expect(await refused(o.s, 'calling.recordingStop', { callId: call.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
     const stopped = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stopped');
     expect(stopped.result.call.recording).toMatchObject({ status: 'stopped', id: started.result.call.recording.id });
     const none = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stopped');
@@ -33,12 +33,12 @@ describe('recording without LiveKit', () => {
     expect(ended.result.call.recording).toMatchObject({ id: second.id, status: 'stopped' });
     expect(await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'CONFLICT')).toMatch(/has ended/);
     expect(await refused(o.s, 'calling.recordingStart', { callId: 'call_nosuchcall0000' }, 'NOT_FOUND')).toMatch(/not found/);
-    await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'FORBIDDEN_SCOPE', o.viewer.key);
+    await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'FORBIDDEN_SCOPE', { key: o.viewer.key });
   });
 
   it('an agent hosting alone, or with other agents, records without a hold', async () => {
     const { call } = await startCall(o, o.agent);
-    const { result } = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started', o.agent.key);
+    const { result } = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started', { key: o.agent.key });
     expect(result.call.recording).toMatchObject({ status: 'active', approvalId: null });
     await ok(o.s, 'calling.end', { callId: call.id }, o.agent.key);
   });
@@ -52,11 +52,11 @@ describe('the transcript', () => {
   });
 
   it('participants add lines; the same speaker and startMs again is changed:false; events carry no words', async () => {
-    const { result, event } = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 }, 'calling.transcript.line_added', o.mia.key);
+    const { result, event } = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 }, 'calling.transcript.line_added', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, line: { speaker: o.mia.id, speakerLabel: null, text: 'Morning all', startMs: 1000, endMs: 2500, lineSeq: 1, addedBy: o.mia.id } });
     expect(result.line.id).toMatch(/^tl_/);
     expect(event.payload).toEqual({ callId, lineId: result.line.id, lineSeq: 1, speaker: o.mia.id, startMs: 1000, endMs: 2500 });
-    const again = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 }, 'calling.transcript.line_added', o.owner.key);
+    const again = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 }, 'calling.transcript.line_added', { key: o.owner.key });
     expect([again.result.changed, again.result.line.id, again.result.line.text, again.event.payload.noop]).toEqual([false, result.line.id, 'Morning all', true]);
     const guest = await ok(o.s, 'calling.addTranscriptLine', { callId, speakerLabel: 'Guest <Acme>', text: 'Hi & thanks --> next', startMs: 200, endMs: 900 }, o.owner.key);
     expect(guest.line).toMatchObject({ speaker: null, speakerLabel: 'Guest <Acme>', lineSeq: 2 });
@@ -72,8 +72,8 @@ describe('the transcript', () => {
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, startMs: -1 }, 'BAD_REQUEST')).toMatch(/^startMs:/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, startMs: 1.5 }, 'BAD_REQUEST')).toMatch(/^startMs:/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: 'usr_nosuchmember00' }, 'NOT_FOUND')).toBe('member usr_nosuchmember00 not found');
-    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'CONFLICT', o.max.key)).toMatch(/not been in call/);
-    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'NOT_FOUND', o.olga.key)).toMatch(/not found/);
+    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'CONFLICT', { key: o.max.key })).toMatch(/not been in call/);
+    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'NOT_FOUND', { key: o.olga.key })).toMatch(/not found/);
     expect((await (await otherOrg(o.s)).rpc('calling.addTranscriptLine', { ...line, speaker: o.mia.id })).body.error.code).toBe('NOT_FOUND');
   });
 
@@ -105,7 +105,7 @@ describe('the transcript', () => {
     o.clock.advance(23 * 3_600_000);
     expect((await ok(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Late line', startMs: 9000, endMs: 9100 }, o.mia.key)).changed).toBe(true);
     o.clock.advance(2 * 3_600_000);
-    expect(await refused(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Too late', startMs: 9500, endMs: 9600 }, 'CONFLICT', o.mia.key)).toMatch(/ended more than 24 hours ago/);
+    expect(await refused(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Too late', startMs: 9500, endMs: 9600 }, 'CONFLICT', { key: o.mia.key })).toMatch(/ended more than 24 hours ago/);
     o.clock.offsetMs = 0;
   });
 });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
+import { approved, eventsAfter, head, held, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import { mediaSettled } from '../../../domain/calling/media.js';
-import { approved, held } from '../escalation/setup.js';
-import { callOrg, channel, ok, participant, refused, rpc, startCall, type CallOrg } from './kit.js';
+import { callOrg, channel, participant, startCall, type CallOrg } from './kit.js';
 import { fakeLivekit, type FakeLivekit } from './livekit-fake.js';
 
 /* messaging.md section 7: scenario 4 (a call) end to end, with LiveKit; scenario 6's bad inputs for calling. */
@@ -34,15 +33,15 @@ describe('scenario 4: a call', () => {
 
     // The host mutes mia (her microphone, on the media server too) but cannot unmute her; she unmutes herself.
     await ok(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: true }, o.agent.key);
-    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: false }, 'CONFLICT', o.agent.key)).toMatch(/no remote unmute/);
-    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: 'all', muted: false }, 'CONFLICT', o.agent.key)).toMatch(/no remote unmute/);
+    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(/no remote unmute/);
+    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: 'all', muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(/no remote unmute/);
     expect(participant((await ok(o.s, 'calling.setMute', { callId: call.id, muted: false }, o.mia.key)).call, o.mia.id).muted).toBe(false);
     await mediaSettled();
     expect(lk.of('MutePublishedTrack').filter((c) => c.body.room === call.id).map((c) => c.body.muted)).toEqual([true]);
 
     // The agent's recording, with humans present, holds: nothing is recorded until a human approves.
     const before = await head(o.s.client);
-    const approval = await held(o.s, 'calling.recordingStart', { callId: call.id }, o.agent.key);
+    const approval = await held(o.s, 'calling.recordingStart', { callId: call.id }, { key: o.agent.key });
     expect(approval).toMatchObject({ actionClass: 'calling.recording_start', subject: { kind: 'calling.signature', subjectId: call.id } });
     expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['calling.signature.hold']);
     await mediaSettled();
@@ -98,7 +97,7 @@ describe('scenario 6: bad inputs change nothing and append no event', () => {
     expect(await head(o.s.client)).toBe(before);
     for (const method of ['calling.start', 'calling.join', 'calling.chat', 'calling.end']) {
       const params = method === 'calling.start' ? { channelId: o.channelId } : { callId: call.id, text: 'hi' };
-      await refused(o.s, method, method === 'calling.chat' ? params : { ...params, text: undefined }, 'FORBIDDEN_SCOPE', o.viewer.key);
+      await refused(o.s, method, method === 'calling.chat' ? params : { ...params, text: undefined }, 'FORBIDDEN_SCOPE', { key: o.viewer.key });
     }
     expect(await state()).toBe(was);
     await ok(o.s, 'calling.end', { callId: call.id });

@@ -1,7 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, launchChromium, warnIfNoChromium } from '../../helpers/browser.js';
-import { callOrg, ok, startCall, type CallOrg } from './kit.js';
+import { callOrg, startCall, type CallOrg } from './kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /*
  * The transcript as WebVTT, parsed by a real browser: headless Chromium loads calling.getTranscript's document as

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otherOrg } from '../../helpers/calls.js';
-import { appended, approved, charterGet, govOrg, held, ok, proposal, record, refusedQuietly, setRights, type GovOrg } from './setup.js';
+import { approved, held, ok, otherOrg, refused } from '../../helpers/calls.js';
+import { appended, charterGet, govOrg, type GovOrg } from './setup.js';
+import { proposal, record } from '../decision/setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /* charter.amend, and governance.md section 7 acceptance scenario 4 end to end. */
 
@@ -52,15 +54,15 @@ describe('scenario 4: charter.amend of an adopted decision; agents hold; stale b
     expect(again.map((e) => [e.kind, e.payload.noop, e.payload.appliedVersion])).toEqual([['charter.document.amend', true, base.version + 1]]);
 
     // The agent's own clause edit holds; so does its own autonomy (now supervised by the amendment).
-    const clauses = await held(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: 'Agents decide.' }] }, agent.key);
+    const clauses = await held(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: 'Agents decide.' }] }, { key: agent.key });
     expect(clauses).toMatchObject({ actionClass: 'charter.update_clauses' });
-    const autonomy = await held(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated' }, agent.key);
+    const autonomy = await held(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated' }, { key: agent.key });
     const approvalId = await approved(s, autonomy, agent.key, ceo.key);
     expect((await ok(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated', approvalId }, agent.key)).colleague.autonomy).toBe('delegated');
 
     // A stale baseVersion: CONFLICT naming the head, nothing appended.
     const head = (await charterGet(s)).charter;
-    await refusedQuietly(s, 'charter.updateSection', { sectionId: sec.id, heading: 'Behaviour', baseVersion: base.version }, undefined, 'CONFLICT', new RegExp(`^the charter is at version ${head.version} \\(content ${head.contentHash.slice(0, 12)}\\), not ${base.version}`));
+    await refused(s, 'charter.updateSection', { sectionId: sec.id, heading: 'Behaviour', baseVersion: base.version }, 'CONFLICT', { message: new RegExp(`^the charter is at version ${head.version} \\(content ${head.contentHash.slice(0, 12)}\\), not ${base.version}`) });
     // An applied amendment answers changed:false whatever the head (a replay), before any baseVersion check.
     expect((await ok(s, 'charter.amend', { decisionId: d.id, baseVersion: base.version })).changed).toBe(false);
   });
@@ -70,16 +72,16 @@ describe('charter.amend misuse', () => {
   it('not adopted, no amendment, closed: CONFLICT naming the state; another org’s or unknown decision: NOT_FOUND; missing scope', async () => {
     const { s, staff, ceo, reader } = o;
     const open = await proposal(s, staff.key, 'charter', { amendment: { ops: [{ op: 'update', params: { title: 'Draft' } }] } });
-    await refusedQuietly(s, 'charter.amend', { decisionId: open.id }, undefined, 'CONFLICT', `decision D-${open.number} (${open.id}) is proposed, not adopted: its amendment applies once it is adopted (decision.adopt)`);
+    await refused(s, 'charter.amend', { decisionId: open.id }, 'CONFLICT', { message: `decision D-${open.number} (${open.id}) is proposed, not adopted: its amendment applies once it is adopted (decision.adopt)` });
     await ok(s, 'decision.reverse', { decisionId: open.id, reason: 'Not now.' }, staff.key);
-    await refusedQuietly(s, 'charter.amend', { decisionId: open.id }, undefined, 'CONFLICT', /is withdrawn, not adopted: .*never applies/);
+    await refused(s, 'charter.amend', { decisionId: open.id }, 'CONFLICT', { message: /is withdrawn, not adopted: .*never applies/ });
     const plain = await proposal(s, staff.key, 'charter');
     await ok(s, 'decision.adopt', { decisionId: plain.id, version: 1 }, ceo.key);
-    await refusedQuietly(s, 'charter.amend', { decisionId: plain.id }, undefined, 'CONFLICT', /carries no amendment/);
+    await refused(s, 'charter.amend', { decisionId: plain.id }, 'CONFLICT', { message: /carries no amendment/ });
     const foreign = (await (await otherOrg(s)).ok<any>('decision.propose', { title: 't', area: 'charter', decision: 'd' })).decision;
-    for (const id of [foreign.id, 'dec_unknown000000']) await refusedQuietly(s, 'charter.amend', { decisionId: id }, undefined, 'NOT_FOUND', `decision ${id} not found`);
-    await refusedQuietly(s, 'charter.amend', { decisionId: plain.id }, reader.key, 'FORBIDDEN_SCOPE');
-    await refusedQuietly(s, 'charter.amend', { decisionId: 'nope' }, undefined, 'BAD_REQUEST', /^decisionId: /);
+    for (const id of [foreign.id, 'dec_unknown000000']) await refused(s, 'charter.amend', { decisionId: id }, 'NOT_FOUND', { message: `decision ${id} not found` });
+    await refused(s, 'charter.amend', { decisionId: plain.id }, 'FORBIDDEN_SCOPE', { key: reader.key });
+    await refused(s, 'charter.amend', { decisionId: 'nope' }, 'BAD_REQUEST', { message: /^decisionId: / });
   });
 
   it('an op stale against the head: CONFLICT naming the op; three-way: what it edits changed since its base version', async () => {
@@ -89,7 +91,7 @@ describe('charter.amend misuse', () => {
     const d = await adoptedAmendment({ baseVersion: v, ops: [{ op: 'updateClauses', params: { sectionId: sec.id, clauses: [{ text: 'Use the books.' }] } }] });
     // Someone edits the same section's clauses after the decision was written: the merge conflicts.
     await ok(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: 'Use the general ledger.' }] });
-    await refusedQuietly(s, 'charter.amend', { decisionId: d.id }, undefined, 'CONFLICT', new RegExp(`op 0 \\(updateClauses\\) is stale against charter version ${v + 1}: what it edits changed since version ${v}`));
+    await refused(s, 'charter.amend', { decisionId: d.id }, 'CONFLICT', { message: new RegExp(`op 0 \\(updateClauses\\) is stale against charter version ${v + 1}: what it edits changed since version ${v}`) });
     // An edit elsewhere does not: a second decision on another section still merges.
     const other = (await ok(s, 'charter.addSection', { key: 'people', heading: 'People' })).section;
     const w = (await charterGet(s)).charter.version;
@@ -100,12 +102,12 @@ describe('charter.amend misuse', () => {
     // Without a base version, ops that no longer apply are stale; params that do not fit the method too.
     await ok(s, 'charter.deleteSection', { sectionId: other.id });
     const gone = await adoptedAmendment({ ops: [{ op: 'updateSection', params: { sectionId: other.id, heading: 'Staff' } }] });
-    await refusedQuietly(s, 'charter.amend', { decisionId: gone.id }, undefined, 'CONFLICT', /op 0 \(updateSection\) is stale .*was deleted in charter version/);
+    await refused(s, 'charter.amend', { decisionId: gone.id }, 'CONFLICT', { message: /op 0 \(updateSection\) is stale .*was deleted in charter version/ });
     const taken = await adoptedAmendment({ ops: [{ op: 'addSection', params: { key: 'tools', heading: 'Tools again' } }] });
-    await refusedQuietly(s, 'charter.amend', { decisionId: taken.id }, undefined, 'CONFLICT', /op 0 \(addSection\) is stale .*section key "tools" is taken/);
+    await refused(s, 'charter.amend', { decisionId: taken.id }, 'CONFLICT', { message: /op 0 \(addSection\) is stale .*section key "tools" is taken/ });
     const bad = await adoptedAmendment({ ops: [{ op: 'update', params: { title: 'ok' } }, { op: 'reorderSections', params: { order: 'all' } }] });
-    await refusedQuietly(s, 'charter.amend', { decisionId: bad.id }, undefined, 'CONFLICT', /op 1 \(reorderSections\) is stale .*its params do not fit charter.reorderSections: order: expected array/);
+    await refused(s, 'charter.amend', { decisionId: bad.id }, 'CONFLICT', { message: /op 1 \(reorderSections\) is stale .*its params do not fit charter.reorderSections: order: expected array/ });
     const future = await adoptedAmendment({ baseVersion: 9_999, ops: [{ op: 'update', params: { title: 'Later' } }] });
-    await refusedQuietly(s, 'charter.amend', { decisionId: future.id }, undefined, 'CONFLICT', /written against charter version 9999, but the charter is at version/);
+    await refused(s, 'charter.amend', { decisionId: future.id }, 'CONFLICT', { message: /written against charter version 9999, but the charter is at version/ });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otherOrg } from '../../helpers/calls.js';
+import { approved, held, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { appended, approved, charterGet, govOrg, held, ok, refusedQuietly, rpc, type GovOrg } from './setup.js';
+import { appended, charterGet, govOrg, type GovOrg } from './setup.js';
 
 /*
  * charter.*: every write's main path, its no-op, its misuse (another org's or unknown id, wrong state, bad input,
@@ -36,22 +36,22 @@ describe('charter.update', () => {
     const v1 = (await charterGet(s)).charter;
     const retitled = await ok(s, 'charter.update', { title: 'Acme’s charter', baseVersion: 1 });
     expect(retitled.charter).toMatchObject({ version: 2, parentHash: v1.contentHash });
-    await refusedQuietly(s, 'charter.update', { title: 'x', baseVersion: 1 }, undefined, 'CONFLICT', /^the charter is at version 2 \(content [0-9a-f]{12}\), not 1: read it \(charter.get \{diffFrom: 1\}\) and retry against baseVersion 2$/);
+    await refused(s, 'charter.update', { title: 'x', baseVersion: 1 }, 'CONFLICT', { message: /^the charter is at version 2 \(content [0-9a-f]{12}\), not 1: read it \(charter.get \{diffFrom: 1\}\) and retry against baseVersion 2$/ });
   });
 
   it('misuse: bad input names the field; missing scope; nothing appended', async () => {
     const { s, reader } = o;
-    await refusedQuietly(s, 'charter.update', { title: '' }, undefined, 'BAD_REQUEST', /^title: /);
-    await refusedQuietly(s, 'charter.update', { mission: 'x'.repeat(20_001) }, undefined, 'BAD_REQUEST', /^mission: must be at most 20000/);
-    await refusedQuietly(s, 'charter.update', { title: 'x', colour: 'red' }, undefined, 'BAD_REQUEST', 'colour: unknown field');
-    await refusedQuietly(s, 'charter.update', { title: 'x', baseVersion: -1 }, undefined, 'BAD_REQUEST', /^baseVersion: /);
-    await refusedQuietly(s, 'charter.update', { title: 'x' }, reader.key, 'FORBIDDEN_SCOPE');
+    await refused(s, 'charter.update', { title: '' }, 'BAD_REQUEST', { message: /^title: / });
+    await refused(s, 'charter.update', { mission: 'x'.repeat(20_001) }, 'BAD_REQUEST', { message: /^mission: must be at most 20000/ });
+    await refused(s, 'charter.update', { title: 'x', colour: 'red' }, 'BAD_REQUEST', { message: 'colour: unknown field' });
+    await refused(s, 'charter.update', { title: 'x', baseVersion: -1 }, 'BAD_REQUEST', { message: /^baseVersion: / });
+    await refused(s, 'charter.update', { title: 'x' }, 'FORBIDDEN_SCOPE', { key: reader.key });
   });
 
   it('an agent may retitle (not binding) but its mission edit holds', async () => {
     const { s, agent } = o;
     expect((await ok(s, 'charter.update', { title: 'Acme charter (agents welcome)' }, agent.key)).changed).toBe(true);
-    const approval = await held(s, 'charter.update', { mission: 'Agents run the company.' }, agent.key);
+    const approval = await held(s, 'charter.update', { mission: 'Agents run the company.' }, { key: agent.key });
     expect(approval).toMatchObject({ actionClass: 'charter.update', subject: { kind: 'charter.signature' } });
   });
 });
@@ -69,13 +69,13 @@ describe('charter.addSection', () => {
 
     // Not binding without clauses: the agent adds directly; with clauses it holds.
     expect((await ok(s, 'charter.addSection', { key: 'notes', heading: 'Notes' }, agent.key)).changed).toBe(true);
-    expect((await held(s, 'charter.addSection', { key: 'limits', heading: 'Limits', clauses: [{ text: 'No spend.' }] }, agent.key)).actionClass).toBe('charter.add_section');
+    expect((await held(s, 'charter.addSection', { key: 'limits', heading: 'Limits', clauses: [{ text: 'No spend.' }] }, { key: agent.key })).actionClass).toBe('charter.add_section');
 
-    await refusedQuietly(s, 'charter.addSection', { key: 'purpose', heading: 'Again' }, undefined, 'CONFLICT', `section key "purpose" is taken by section ${a.section.id}: choose another key, or edit that section (charter.updateSection)`);
-    await refusedQuietly(s, 'charter.addSection', { key: 'Bad Key', heading: 'x' }, undefined, 'BAD_REQUEST', /^key: must be 1 to 63 lowercase/);
-    await refusedQuietly(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: [{ id: 'cls_0123456789abcdef', text: 'y' }] }, undefined, 'BAD_REQUEST', /^clauses\[0\]\.id: a new section’s clauses take new ids/);
-    await refusedQuietly(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: Array.from({ length: 101 }, () => ({ text: 'c' })) }, undefined, 'BAD_REQUEST', /^clauses: must list at most 100/);
-    await refusedQuietly(s, 'charter.addSection', { key: 'big', heading: 'Big', body: 'x'.repeat(100_001) }, undefined, 'BAD_REQUEST', /^body: must be at most 100000/);
+    await refused(s, 'charter.addSection', { key: 'purpose', heading: 'Again' }, 'CONFLICT', { message: `section key "purpose" is taken by section ${a.section.id}: choose another key, or edit that section (charter.updateSection)` });
+    await refused(s, 'charter.addSection', { key: 'Bad Key', heading: 'x' }, 'BAD_REQUEST', { message: /^key: must be 1 to 63 lowercase/ });
+    await refused(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: [{ id: 'cls_0123456789abcdef', text: 'y' }] }, 'BAD_REQUEST', { message: /^clauses\[0\]\.id: a new section’s clauses take new ids/ });
+    await refused(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: Array.from({ length: 101 }, () => ({ text: 'c' })) }, 'BAD_REQUEST', { message: /^clauses: must list at most 100/ });
+    await refused(s, 'charter.addSection', { key: 'big', heading: 'Big', body: 'x'.repeat(100_001) }, 'BAD_REQUEST', { message: /^body: must be at most 100000/ });
   });
 });
 
@@ -89,25 +89,25 @@ describe('charter.updateSection and deleteSection', () => {
     });
     expect(edited.map((e) => [e.kind, e.entity_id, e.payload.fields, e.payload.binding])).toEqual([['charter.section.update', sec.id, ['heading', 'body'], false]]);
     expect((await ok(s, 'charter.updateSection', { sectionId: sec.id, heading: 'Temp' })).changed).toBe(false);
-    await refusedQuietly(s, 'charter.updateSection', { sectionId: sec.id, key: 'purpose' }, undefined, 'CONFLICT', /^section key "purpose" is taken/);
+    await refused(s, 'charter.updateSection', { sectionId: sec.id, key: 'purpose' }, 'CONFLICT', { message: /^section key "purpose" is taken/ });
 
     // Deleting a section with clauses binds: the agent holds; the admin deletes.
-    await held(s, 'charter.deleteSection', { sectionId: sec.id }, agent.key);
+    await held(s, 'charter.deleteSection', { sectionId: sec.id }, { key: agent.key });
     const gone = await appended(s, async () => expect((await ok(s, 'charter.deleteSection', { sectionId: sec.id })).changed).toBe(true));
     expect(gone[0].payload).toMatchObject({ sectionId: sec.id, clauses: 1, binding: true });
     const again = await appended(s, async () => expect((await ok(s, 'charter.deleteSection', { sectionId: sec.id }, agent.key)).changed).toBe(false));
     expect(again.map((e) => [e.kind, e.payload.noop, e.payload.gone])).toEqual([['charter.section.delete', true, true]]);
     const v = await headVersion();
-    await refusedQuietly(s, 'charter.updateSection', { sectionId: sec.id, body: 'x' }, undefined, 'CONFLICT', `charter section ${sec.id} was deleted in charter version ${v}: add a new section (charter.addSection) instead`);
+    await refused(s, 'charter.updateSection', { sectionId: sec.id, body: 'x' }, 'CONFLICT', { message: `charter section ${sec.id} was deleted in charter version ${v}: add a new section (charter.addSection) instead` });
 
     const foreign = (await other.ok<any>('charter.addSection', { key: 'theirs', heading: 'Theirs' })).section;
     for (const id of [foreign.id, 'sec_unknown0000000']) {
-      await refusedQuietly(s, 'charter.updateSection', { sectionId: id, body: 'x' }, undefined, 'NOT_FOUND', `charter section ${id} not found`);
-      await refusedQuietly(s, 'charter.deleteSection', { sectionId: id }, undefined, 'NOT_FOUND');
-      await refusedQuietly(s, 'charter.updateClauses', { sectionId: id, clauses: [] }, undefined, 'NOT_FOUND');
+      await refused(s, 'charter.updateSection', { sectionId: id, body: 'x' }, 'NOT_FOUND', { message: `charter section ${id} not found` });
+      await refused(s, 'charter.deleteSection', { sectionId: id }, 'NOT_FOUND');
+      await refused(s, 'charter.updateClauses', { sectionId: id, clauses: [] }, 'NOT_FOUND');
     }
-    await refusedQuietly(s, 'charter.updateSection', { sectionId: 'tmp' }, undefined, 'BAD_REQUEST', /^sectionId: must be an id of the form sec_/);
-    await refusedQuietly(s, 'charter.deleteSection', { sectionId: foreign.id }, o.reader.key, 'FORBIDDEN_SCOPE');
+    await refused(s, 'charter.updateSection', { sectionId: 'tmp' }, 'BAD_REQUEST', { message: /^sectionId: must be an id of the form sec_/ });
+    await refused(s, 'charter.deleteSection', { sectionId: foreign.id }, 'FORBIDDEN_SCOPE', { key: o.reader.key });
   });
 });
 
@@ -120,9 +120,9 @@ describe('charter.reorderSections', () => {
     const r = await ok(s, 'charter.reorderSections', { order: reversed }, agent.key);
     expect(r).toMatchObject({ changed: true, order: reversed });
     expect((await ok(s, 'charter.reorderSections', { order: reversed })).changed).toBe(false);
-    await refusedQuietly(s, 'charter.reorderSections', { order: reversed.slice(1) }, undefined, 'BAD_REQUEST', `order: list each of the ${n} sections once`);
-    await refusedQuietly(s, 'charter.reorderSections', { order: [...reversed.slice(1), reversed[1]] }, undefined, 'BAD_REQUEST', `order: list each of the ${n} sections once`);
-    await refusedQuietly(s, 'charter.reorderSections', { order: [...reversed.slice(1), 'sec_0123456789abcdef'] }, undefined, 'BAD_REQUEST', `order: list each of the ${n} sections once`);
+    await refused(s, 'charter.reorderSections', { order: reversed.slice(1) }, 'BAD_REQUEST', { message: `order: list each of the ${n} sections once` });
+    await refused(s, 'charter.reorderSections', { order: [...reversed.slice(1), reversed[1]] }, 'BAD_REQUEST', { message: `order: list each of the ${n} sections once` });
+    await refused(s, 'charter.reorderSections', { order: [...reversed.slice(1), 'sec_0123456789abcdef'] }, 'BAD_REQUEST', { message: `order: list each of the ${n} sections once` });
   });
 });
 
@@ -136,16 +136,16 @@ describe('charter.updateClauses', () => {
     expect((await ok(s, 'charter.updateClauses', { sectionId: sec.id, clauses: r.section.clauses }, agent.key)).changed).toBe(false);
 
     const params = { sectionId: sec.id, clauses: [{ id: keep, text: 'No spend above $2,000.' }] };
-    const approval = await held(s, 'charter.updateClauses', params, agent.key);
+    const approval = await held(s, 'charter.updateClauses', params, { key: agent.key });
     expect(approval).toMatchObject({ actionClass: 'charter.update_clauses', subject: { kind: 'charter.signature', subjectId: sec.id } });
     const approvalId = await approved(s, approval, agent.key, ceo.key);
     const done = await appended(s, async () => expect((await ok(s, 'charter.updateClauses', { ...params, approvalId }, agent.key)).section.clauses).toEqual(params.clauses));
     expect(done[0].payload).toMatchObject({ approvalId, binding: true, clauses: 1, previousClauses: 2, kept: 1 });
     expect((await charterGet(s)).history[0]).toMatchObject({ method: 'updateClauses', approvalId, by: agent.id, binding: true });
 
-    await refusedQuietly(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ id: 'cls_0123456789abcdef', text: 'x' }] }, undefined, 'BAD_REQUEST', `clauses[0].id: no clause cls_0123456789abcdef in section ${sec.id}; omit id for a new clause`);
-    await refusedQuietly(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ id: keep, text: 'a' }, { id: keep, text: 'b' }] }, undefined, 'BAD_REQUEST', `clauses[1].id: ${keep} is listed twice`);
-    await refusedQuietly(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: '' }] }, undefined, 'BAD_REQUEST', /^clauses\.0\.text: must be at least 1/);
+    await refused(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ id: 'cls_0123456789abcdef', text: 'x' }] }, 'BAD_REQUEST', { message: `clauses[0].id: no clause cls_0123456789abcdef in section ${sec.id}; omit id for a new clause` });
+    await refused(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ id: keep, text: 'a' }, { id: keep, text: 'b' }] }, 'BAD_REQUEST', { message: `clauses[1].id: ${keep} is listed twice` });
+    await refused(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: '' }] }, 'BAD_REQUEST', { message: /^clauses\.0\.text: must be at least 1/ });
   });
 
   it('follows declared rights: charter.updateClauses decided by the CFO: the CEO holds for the CFO alone; the admin overrides', async () => {
@@ -153,7 +153,7 @@ describe('charter.updateClauses', () => {
     await ok(s, 'governance.set_decision_rights', { rights: [{ area: 'charter.updateClauses', decidedBy: cfo.id }] }, admin.key);
     const sec = (await ok(s, 'charter.addSection', { key: 'risk', heading: 'Risk' })).section;
     const params = { sectionId: sec.id, clauses: [{ text: 'Two humans approve any wire.' }] };
-    expect((await held(s, 'charter.updateClauses', params, ceo.key)).deciders).toEqual([cfo.id]);
+    expect((await held(s, 'charter.updateClauses', params, { key: ceo.key })).deciders).toEqual([cfo.id]);
     const over = await appended(s, async () => expect((await ok(s, 'charter.updateClauses', params, admin.key)).changed).toBe(true));
     expect(over[0].payload).toMatchObject({ override: true });
     await ok(s, 'governance.set_decision_rights', { rights: [{ area: 'pricing', decidedBy: 'humans' }] }, admin.key);
@@ -169,15 +169,15 @@ describe('charter.editColleagueField', () => {
 
     // Authority: the CEO sets the CFO's roles directly; the CFO's own roles hold for another human.
     expect((await ok(s, 'charter.editColleagueField', { principalId: cfo.id, field: 'roles', value: ['finance', 'counsel'] }, ceo.key)).colleague.roles).toEqual(['finance', 'counsel']);
-    const own = await held(s, 'charter.editColleagueField', { principalId: cfo.id, field: 'roles', value: ['finance', 'counsel', 'ceo'] }, cfo.key);
+    const own = await held(s, 'charter.editColleagueField', { principalId: cfo.id, field: 'roles', value: ['finance', 'counsel', 'ceo'] }, { key: cfo.key });
     expect(own.actionClass).toBe('charter.edit_colleague_field');
     // Even the admin, who satisfies any right, holds on its own authority.
-    await held(s, 'charter.editColleagueField', { principalId: admin.id, field: 'domains', value: ['everything'] }, admin.key);
+    await held(s, 'charter.editColleagueField', { principalId: admin.id, field: 'domains', value: ['everything'] }, { key: admin.key });
 
     // An agent's own autonomy holds; another agent's too (binding).
-    const auto = await held(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated' }, agent.key);
+    const auto = await held(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated' }, { key: agent.key });
     expect(auto.subject.subjectId).toBe(agent.id);
-    await held(s, 'charter.editColleagueField', { principalId: agent2.id, field: 'autonomy', value: 'delegated' }, agent.key);
+    await held(s, 'charter.editColleagueField', { principalId: agent2.id, field: 'autonomy', value: 'delegated' }, { key: agent.key });
     const set = await appended(s, async () => ok(s, 'charter.editColleagueField', { principalId: agent2.id, field: 'autonomy', value: 'supervised' }, ceo.key));
     expect(set.map((e) => [e.kind, e.entity_id, e.payload.field, e.payload.authority, e.payload.binding])).toEqual([['charter.colleague.edit', agent2.id, 'autonomy', true, true]]);
     expect((await ok(s, 'charter.editColleagueField', { principalId: agent2.id, field: 'autonomy', value: 'supervised' }, ceo.key)).changed).toBe(false);
@@ -187,23 +187,23 @@ describe('charter.editColleagueField', () => {
   it('misuse: each field’s value, unknown or another org’s member, a loop, no other human to decide one’s own authority', async () => {
     const { s, ceo, agent, agent2 } = o;
     const edit = (principalId: string, field: string, value: unknown) => ({ principalId, field, value });
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'autonomy', 'free'), undefined, 'BAD_REQUEST', 'value: autonomy must be supervised, standard, delegated or null');
-    await refusedQuietly(s, 'charter.editColleagueField', edit(ceo.id, 'autonomy', 'delegated'), undefined, 'BAD_REQUEST', `value: autonomy is an agent’s; ${ceo.id} is a human`);
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['ok', 'Not A Slug']), undefined, 'BAD_REQUEST', /^value\[1\]: a role is a slug/);
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['a', 'a']), undefined, 'BAD_REQUEST', 'value[1]: role "a" is listed twice');
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'roles', 'finance'), undefined, 'BAD_REQUEST', 'value: roles is a list of texts (or null to clear it)');
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'title', ['a']), undefined, 'BAD_REQUEST', 'value: title is a text (or null to clear it), not a list');
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'title', 'x'.repeat(201)), undefined, 'BAD_REQUEST', 'value: title must be at most 200 characters');
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'reportsTo', agent.id), undefined, 'BAD_REQUEST', `value: ${agent.id} cannot report to itself`);
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'reportsTo', 'boss'), undefined, 'BAD_REQUEST', /^value: reportsTo must be a member id/);
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'autonomy', 'free'), 'BAD_REQUEST', { message: 'value: autonomy must be supervised, standard, delegated or null' });
+    await refused(s, 'charter.editColleagueField', edit(ceo.id, 'autonomy', 'delegated'), 'BAD_REQUEST', { message: `value: autonomy is an agent’s; ${ceo.id} is a human` });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['ok', 'Not A Slug']), 'BAD_REQUEST', { message: /^value\[1\]: a role is a slug/ });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['a', 'a']), 'BAD_REQUEST', { message: 'value[1]: role "a" is listed twice' });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', 'finance'), 'BAD_REQUEST', { message: 'value: roles is a list of texts (or null to clear it)' });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'title', ['a']), 'BAD_REQUEST', { message: 'value: title is a text (or null to clear it), not a list' });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'title', 'x'.repeat(201)), 'BAD_REQUEST', { message: 'value: title must be at most 200 characters' });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'reportsTo', agent.id), 'BAD_REQUEST', { message: `value: ${agent.id} cannot report to itself` });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'reportsTo', 'boss'), 'BAD_REQUEST', { message: /^value: reportsTo must be a member id/ });
     await ok(s, 'charter.editColleagueField', edit(agent.id, 'reportsTo', agent2.id));
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent2.id, 'reportsTo', agent.id), undefined, 'BAD_REQUEST', /would close a loop/);
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'colour', 'red'), undefined, 'BAD_REQUEST', /^field: must be one of/);
+    await refused(s, 'charter.editColleagueField', edit(agent2.id, 'reportsTo', agent.id), 'BAD_REQUEST', { message: /would close a loop/ });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'colour', 'red'), 'BAD_REQUEST', { message: /^field: must be one of/ });
     const foreign = await other.mint({ tier: 'agent' });
     for (const id of [foreign.principal.id, 'agt_unknown000000']) {
-      await refusedQuietly(s, 'charter.editColleagueField', edit(id, 'title', 'x'), undefined, 'NOT_FOUND', `member ${id} not found`);
+      await refused(s, 'charter.editColleagueField', edit(id, 'title', 'x'), 'NOT_FOUND', { message: `member ${id} not found` });
     }
-    await refusedQuietly(s, 'charter.editColleagueField', edit(agent.id, 'title', 'x'), o.reader.key, 'FORBIDDEN_SCOPE');
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'title', 'x'), 'FORBIDDEN_SCOPE', { key: o.reader.key });
 
     // An org whose only human edits their own authority: no one else may decide it.
     const lone = await other.rpc('charter.editColleagueField', { principalId: (await other.get('org/whoami')).body.principal.id, field: 'roles', value: ['ceo'] });
@@ -225,9 +225,9 @@ describe('scopes', () => {
       ['charter.editColleagueField', { principalId: reader.id, field: 'title', value: 'x' }],
       ['charter.amend', { decisionId: 'dec_0123456789abcdef' }],
     ];
-    for (const [method, params] of writes) await refusedQuietly(s, method, params, reader.key, 'FORBIDDEN_SCOPE', new RegExp(`missing scope charter.write for ${method.replace('.', '\\.')}`));
+    for (const [method, params] of writes) await refused(s, method, params, 'FORBIDDEN_SCOPE', { key: reader.key, message: new RegExp(`missing scope charter.write for ${method.replace('.', '\\.')}`) });
     const none = (await s.client.mint({ scopes: [], principalKind: 'agent' })).apiKey;
-    await refusedQuietly(s, 'charter.get', {}, none, 'FORBIDDEN_SCOPE');
+    await refused(s, 'charter.get', {}, 'FORBIDDEN_SCOPE', { key: none });
     expect(await appended(s, () => charterGet(s, { diffFrom: 0 }, reader.key))).toEqual([]);
   });
 });

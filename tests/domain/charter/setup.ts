@@ -1,14 +1,11 @@
-import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, head } from '../../helpers/calls.js';
-import { ok, person, type Person } from '../decision/setup.js';
+import { eventsAfter, head, ok } from '../../helpers/calls.js';
+import { ownerOf, person, type Person } from '../../helpers/people.js';
 
 /*
  * The governance test kit beyond decisions: people of known standing for the charter, compacts and policies, an
  * agent with a sponsor (persona.generateAgentId, then a key for it), and the ledger around one call.
  */
-
-export { approved, err, file, held, ok, person, proposal, record, rpc, setRights, type Person } from '../decision/setup.js';
 
 /** A human who writes the charter and decides approvals, without the admin scope. */
 export const CHARTER_DECIDER = ['org.read', 'org.write', 'charter.write', 'decision.write', 'approval.request', 'approval.decide'];
@@ -28,10 +25,9 @@ export interface GovOrg {
 
 export async function govOrg(): Promise<GovOrg> {
   const s = await testServer();
-  const who = (await s.client.get('org/whoami')).body;
   return {
     s,
-    admin: { id: who.principal.id, key: s.org.adminKey },
+    admin: await ownerOf(s),
     ceo: await person(s, 'Cleo CEO', { scopes: CHARTER_DECIDER, principalKind: 'human' }),
     cfo: await person(s, 'Carl CFO', { scopes: CHARTER_DECIDER, principalKind: 'human' }),
     staff: await person(s, 'Stan Staff', { scopes: ['org.read', 'org.write', 'charter.write', 'decision.write', 'approval.request'], principalKind: 'human' }),
@@ -53,18 +49,6 @@ export async function appended(s: TestServer, fn: () => Promise<unknown>): Promi
   const seq = await head(s.client);
   await fn();
   return eventsAfter(s.client, seq);
-}
-
-/** Run a call that must be refused: the error, and nothing appended. */
-export async function refusedQuietly(s: TestServer, method: string, params: unknown, key: string | undefined, code: string, message?: string | RegExp) {
-  const seq = await head(s.client);
-  const res = await s.client.rpc(method, params, { key });
-  expect(res.body.ok, `${method} should fail: ${res.raw.slice(0, 300)}`).toBe(false);
-  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
-  if (typeof message === 'string') expect(res.body.error.message).toBe(message);
-  else if (message) expect(res.body.error.message).toMatch(message);
-  expect(await head(s.client), `${method} refused but appended`).toBe(seq);
-  return res.body.error;
 }
 
 /** charter.get as a caller. */

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { onPostgres } from '../../helpers/harness.js';
-import { charterGet, govOrg, ok, refusedQuietly, rpc, type GovOrg } from './setup.js';
+import { charterGet } from './setup.js';
+import { ok, refused, rpc } from '../../helpers/calls.js';
 
 /*
  * charter.get and how versions are kept: every version rebuilds to the content hash recorded for it (snapshots
@@ -9,16 +11,10 @@ import { charterGet, govOrg, ok, refusedQuietly, rpc, type GovOrg } from './setu
  * the 256 KB limit, and two writers racing on one head (PostgreSQL).
  */
 
-let o: GovOrg;
-beforeAll(async () => {
-  o = await govOrg();
-});
-afterAll(() => o.s.close());
-
 const docHash = (c: any) => sha256Hex(canonicalJson({ title: c.title, mission: c.mission, sections: c.sections, colleagues: c.colleagues }));
 
 describe('charter.get: any version, history, diff', () => {
-  it('120 versions: each rebuilds to its recorded hash, the parent chain links, snapshots stay few', async () => {
+  it('120 versions: each rebuilds to its recorded hash, the parent chain links, snapshots stay few', async ({ charter: o }) => {
     const { s } = o;
     // A large part that stays put, and small edits: deltas, with a snapshot every 50 versions.
     await ok(s, 'charter.addSection', { key: 'static', heading: 'Static', body: 'The unchanging part. '.repeat(2_400) });
@@ -51,7 +47,7 @@ describe('charter.get: any version, history, diff', () => {
     expect(stored.deltas).toBe(120 - stored.snapshots);
   });
 
-  it('diffFrom: a unified diff of two versions as markdown; version 0 is the empty charter; past the head: NOT_FOUND', async () => {
+  it('diffFrom: a unified diff of two versions as markdown; version 0 is the empty charter; past the head: NOT_FOUND', async ({ charter: o }) => {
     const { s } = o;
     const { charter } = await charterGet(s, { limit: 1 });
     const r = await charterGet(s, { version: 4, diffFrom: 3, limit: 1 });
@@ -65,27 +61,27 @@ describe('charter.get: any version, history, diff', () => {
     const zero = await charterGet(s, { version: 0, diffFrom: charter.version, limit: 1 });
     expect(zero.charter).toMatchObject({ version: 0, title: '', sections: [], parentHash: null });
     expect(zero.diff.markdown).toContain('-## Log');
-    await refusedQuietly(s, 'charter.get', { version: charter.version + 1 }, undefined, 'NOT_FOUND', `charter version ${charter.version + 1} (the head is version ${charter.version}) not found`);
-    await refusedQuietly(s, 'charter.get', { diffFrom: charter.version + 5 }, undefined, 'NOT_FOUND');
-    await refusedQuietly(s, 'charter.get', { cursor: 'abc' }, undefined, 'BAD_REQUEST', 'cursor: not a cursor this read returned');
-    await refusedQuietly(s, 'charter.get', { limit: 501 }, undefined, 'BAD_REQUEST', 'limit: must be at most 500');
+    await refused(s, 'charter.get', { version: charter.version + 1 }, 'NOT_FOUND', { message: `charter version ${charter.version + 1} (the head is version ${charter.version}) not found` });
+    await refused(s, 'charter.get', { diffFrom: charter.version + 5 }, 'NOT_FOUND');
+    await refused(s, 'charter.get', { cursor: 'abc' }, 'BAD_REQUEST', { message: 'cursor: not a cursor this read returned' });
+    await refused(s, 'charter.get', { limit: 501 }, 'BAD_REQUEST', { message: 'limit: must be at most 500' });
     // Any member reads it (org.read); no event.
     expect((await charterGet(s, { limit: 1 }, o.reader.key)).charter.version).toBe(charter.version);
   });
 
-  it('the charter stays within 256 KB: a write that would pass it is a BAD_REQUEST naming the field, nothing written', async () => {
+  it('the charter stays within 256 KB: a write that would pass it is a BAD_REQUEST naming the field, nothing written', async ({ charter: o }) => {
     const { s } = o;
     const big = 'x'.repeat(99_000); // the static section holds about 50 KB already
     await ok(s, 'charter.addSection', { key: 'big-1', heading: 'Big 1', body: big });
     await ok(s, 'charter.addSection', { key: 'big-2', heading: 'Big 2', body: big });
     const v = (await charterGet(s, { limit: 1 })).charter.version;
-    await refusedQuietly(s, 'charter.addSection', { key: 'big-3', heading: 'Big 3', body: big }, undefined, 'BAD_REQUEST', /^body: the charter would be \d+ bytes, over its limit of 262144 \(256 KB\)/);
+    await refused(s, 'charter.addSection', { key: 'big-3', heading: 'Big 3', body: big }, 'BAD_REQUEST', { message: /^body: the charter would be \d+ bytes, over its limit of 262144 \(256 KB\)/ });
     expect((await charterGet(s, { limit: 1 })).charter.version).toBe(v);
   });
 });
 
 describe.skipIf(!onPostgres)('two writers on one head (PostgreSQL; on PGlite calls run one at a time, so this is skipped)', () => {
-  it('both name the same baseVersion: one makes the next version, the other is a CONFLICT naming it', async () => {
+  it('both name the same baseVersion: one makes the next version, the other is a CONFLICT naming it', async ({ charter: o }) => {
     const { s } = o;
     const v = (await charterGet(s, { limit: 1 })).charter.version;
     const results = await Promise.all([1, 2, 3].map((i) => rpc(s, 'charter.update', { title: `Race ${i}`, baseVersion: v })));

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compactLimitsOf, maxOpenHandoffsOf } from '../../../domain/compact/index.js';
-import { otherOrg } from '../../helpers/calls.js';
+import { held, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
-import { appended, approved, govOrg, held, ok, refusedQuietly, rpc, setRights, sponsoredAgent, type GovOrg, type Person } from '../charter/setup.js';
+import { appended, govOrg, sponsoredAgent, type GovOrg } from '../charter/setup.js';
+import { setRights, type Person } from '../../helpers/people.js';
 
 /* compact.upsert: terms (humans under the rights; an agent holds for its sponsor), acknowledgement, limits for other families. */
 
@@ -38,13 +39,13 @@ describe('compact.upsert: terms', () => {
     expect(same.map((e) => e.payload.noop)).toEqual([true]);
     const v2 = await ok(s, 'compact.upsert', { ...params, terms: terms({ monthlySpendCents: 60_000, maxOpenHandoffs: 3 }), baseVersion: 1 }, ceo.key);
     expect(v2.compact.version).toBe(2);
-    await refusedQuietly(s, 'compact.upsert', { ...params, baseVersion: 1 }, ceo.key, 'CONFLICT', `compact ${v2.compact.id} is at version 2, not 1: read it (GET /api/v1/policy) and retry with baseVersion 2`);
+    await refused(s, 'compact.upsert', { ...params, baseVersion: 1 }, 'CONFLICT', { key: ceo.key, message: `compact ${v2.compact.id} is at version 2, not 1: read it (GET /api/v1/policy) and retry with baseVersion 2` });
   });
 
   it('an agent’s terms hold for its sponsor; the sponsor approves; the retry writes them with the approval', async () => {
     const { s, cfo, ceo } = o;
     const params = { scope: bot.id, terms: terms({ monthlySpendCents: 0 }) };
-    const approval = await held(s, 'compact.upsert', params, bot.key);
+    const approval = await held(s, 'compact.upsert', params, { key: bot.key });
     expect(approval).toMatchObject({ actionClass: 'compact.upsert', deciders: [cfo.id], subject: { kind: 'compact.signature', subjectId: bot.id } });
     const filed = await ok(s, 'approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, bot.key);
     expect((await rpc(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).body.error.code).toBe('CONFLICT');
@@ -57,30 +58,30 @@ describe('compact.upsert: terms', () => {
     const { s, staff, agent, cfo, ceo } = o;
     const org = await ok(s, 'compact.upsert', { scope: 'org', terms: terms({ maxOpenHandoffs: 10, escalationResponseMinutes: 240 }) }, staff.key);
     expect(org.compact).toMatchObject({ scope: 'org', sponsorId: null, version: 1 });
-    await held(s, 'compact.upsert', { scope: 'org', terms: terms({ maxOpenHandoffs: 100 }) }, agent.key);
+    await held(s, 'compact.upsert', { scope: 'org', terms: terms({ maxOpenHandoffs: 100 }) }, { key: agent.key });
 
     await setRights(s, [{ area: 'compact', decidedBy: 'owner' }]);
     const mine = { scope: bot.id, terms: terms({ monthlySpendCents: 1 }) };
-    expect((await held(s, 'compact.upsert', mine, ceo.key)).deciders).toEqual([cfo.id]);
+    expect((await held(s, 'compact.upsert', mine, { key: ceo.key })).deciders).toEqual([cfo.id]);
     expect((await ok(s, 'compact.upsert', mine, cfo.key)).changed).toBe(true);
     await setRights(s, [{ area: 'pricing', decidedBy: 'humans' }]);
   });
 
   it('misuse: a sponsor that is not a human, no sponsor, unknown or another org’s agent, neither or both modes, missing scope', async () => {
     const { s, agent, reader } = o;
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, sponsorId: agent.id, terms: terms() }, undefined, 'BAD_REQUEST', 'sponsorId: must be a human');
-    await refusedQuietly(s, 'compact.upsert', { scope: agent.id, terms: terms() }, undefined, 'BAD_REQUEST', `sponsorId: ${agent.id} has no sponsor: name the sponsoring human`);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, sponsorId: 'usr_unknown000000', terms: terms() }, undefined, 'BAD_REQUEST', 'sponsorId: no active human member usr_unknown000000 in this org');
+    await refused(s, 'compact.upsert', { scope: bot.id, sponsorId: agent.id, terms: terms() }, 'BAD_REQUEST', { message: 'sponsorId: must be a human' });
+    await refused(s, 'compact.upsert', { scope: agent.id, terms: terms() }, 'BAD_REQUEST', { message: `sponsorId: ${agent.id} has no sponsor: name the sponsoring human` });
+    await refused(s, 'compact.upsert', { scope: bot.id, sponsorId: 'usr_unknown000000', terms: terms() }, 'BAD_REQUEST', { message: 'sponsorId: no active human member usr_unknown000000 in this org' });
     const foreign = await other.mint({ tier: 'agent' });
     for (const id of [foreign.principal.id, 'agt_unknown000000', o.ceo.id.replace('usr_', 'agt_')]) {
-      await refusedQuietly(s, 'compact.upsert', { scope: id, terms: terms() }, undefined, 'NOT_FOUND', `agent ${id} not found`);
+      await refused(s, 'compact.upsert', { scope: id, terms: terms() }, 'NOT_FOUND', { message: `agent ${id} not found` });
     }
-    await refusedQuietly(s, 'compact.upsert', { scope: o.ceo.id, terms: terms() }, undefined, 'BAD_REQUEST', /^scope: must be org or an agent id/);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id }, undefined, 'BAD_REQUEST', /^terms: give the terms to write, or acknowledgeVersion/);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, terms: terms(), acknowledgeVersion: 1 }, undefined, 'BAD_REQUEST', /^terms: /);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, terms: terms({ maxOpenHandoffs: -1 }) }, undefined, 'BAD_REQUEST', /^terms\.limits\.maxOpenHandoffs: must be >= 0/);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, terms: { ...terms(), extra: 1 } }, undefined, 'BAD_REQUEST', 'terms.extra: unknown field');
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, terms: terms() }, reader.key, 'FORBIDDEN_SCOPE');
+    await refused(s, 'compact.upsert', { scope: o.ceo.id, terms: terms() }, 'BAD_REQUEST', { message: /^scope: must be org or an agent id/ });
+    await refused(s, 'compact.upsert', { scope: bot.id }, 'BAD_REQUEST', { message: /^terms: give the terms to write, or acknowledgeVersion/ });
+    await refused(s, 'compact.upsert', { scope: bot.id, terms: terms(), acknowledgeVersion: 1 }, 'BAD_REQUEST', { message: /^terms: / });
+    await refused(s, 'compact.upsert', { scope: bot.id, terms: terms({ maxOpenHandoffs: -1 }) }, 'BAD_REQUEST', { message: /^terms\.limits\.maxOpenHandoffs: must be >= 0/ });
+    await refused(s, 'compact.upsert', { scope: bot.id, terms: { ...terms(), extra: 1 } }, 'BAD_REQUEST', { message: 'terms.extra: unknown field' });
+    await refused(s, 'compact.upsert', { scope: bot.id, terms: terms() }, 'FORBIDDEN_SCOPE', { key: reader.key });
   });
 });
 
@@ -94,12 +95,12 @@ describe('compact.upsert: acknowledgement (the agent’s own side)', () => {
     });
     expect(events.map((e) => [e.kind, e.payload.mode, e.payload.acknowledgedVersion])).toEqual([['compact.terms.upsert', 'acknowledge', current.version]]);
     expect((await ok(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, bot.key)).changed).toBe(false);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version - 1 }, bot.key, 'CONFLICT', new RegExp(`is at version ${current.version}, not ${current.version - 1}`));
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, agent.key, 'CONFLICT', `only ${bot.id} acknowledges its own compact (its side of it), with its own key; ${agent.id} may not, and nothing changed`);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, ceo.key, 'CONFLICT');
-    await refusedQuietly(s, 'compact.upsert', { scope: 'org', acknowledgeVersion: 1 }, bot.key, 'BAD_REQUEST', /^acknowledgeVersion: only an agent acknowledges its own compact/);
-    await refusedQuietly(s, 'compact.upsert', { scope: agent.id, acknowledgeVersion: 1 }, agent.key, 'NOT_FOUND', `compact of ${agent.id} not found`);
-    await refusedQuietly(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: 1, sponsorId: o.cfo.id }, bot.key, 'BAD_REQUEST', /^sponsorId: not with acknowledgeVersion/);
+    await refused(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version - 1 }, 'CONFLICT', { key: bot.key, message: new RegExp(`is at version ${current.version}, not ${current.version - 1}`) });
+    await refused(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, 'CONFLICT', { key: agent.key, message: `only ${bot.id} acknowledges its own compact (its side of it), with its own key; ${agent.id} may not, and nothing changed` });
+    await refused(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: current.version }, 'CONFLICT', { key: ceo.key });
+    await refused(s, 'compact.upsert', { scope: 'org', acknowledgeVersion: 1 }, 'BAD_REQUEST', { key: bot.key, message: /^acknowledgeVersion: only an agent acknowledges its own compact/ });
+    await refused(s, 'compact.upsert', { scope: agent.id, acknowledgeVersion: 1 }, 'NOT_FOUND', { key: agent.key, message: `compact of ${agent.id} not found` });
+    await refused(s, 'compact.upsert', { scope: bot.id, acknowledgeVersion: 1, sponsorId: o.cfo.id }, 'BAD_REQUEST', { key: bot.key, message: /^sponsorId: not with acknowledgeVersion/ });
   });
 });
 

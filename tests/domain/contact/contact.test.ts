@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from '../directory/kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from '../directory/kit.js';
 
 /** contact.list, add, update, delete: the address-book view of directory parties (per_/co_), never copies. */
 
@@ -64,22 +64,22 @@ describe('contact.add', () => {
   });
 
   it('an organisation is found by its folded name; an organisation contact; dedupe hints as the directory gives them', async () => {
-    const acme = await org(s.client, { name: 'Harbourside Freight Pty Ltd' });
+    const acme = await newOrg(s.client, { name: 'Harbourside Freight Pty Ltd' });
     const c = await add({ name: 'Tom Nguyen', organisation: 'HARBOURSIDE FREIGHT LIMITED' });
     expect(c).toMatchObject({ organisationId: acme.id, organisation: 'Harbourside Freight Pty Ltd' });
     const co = await add({ kind: 'org', name: 'Blue Gum Nursery', email: 'hello@bluegum-nursery.com.au', phone: '(02) 9555 0102' });
     expect(co).toMatchObject({ kind: 'org', name: 'Blue Gum Nursery', organisation: null, organisationId: null, title: null, email: 'hello@bluegum-nursery.com.au' });
     expect(co.id).toMatch(/^co_/);
     // Same E.164 as an existing person: the directory's hint (90), nothing merged.
-    const jo = await person(s.client, { given: 'Jo', family: 'Bloggs', channels: [{ kind: 'phone', value: '0412 555 102' }] });
+    const jo = await newPerson(s.client, { given: 'Jo', family: 'Bloggs', channels: [{ kind: 'phone', value: '0412 555 102' }] });
     const hinted = await call('contact.add', { name: 'Joanne Bloggs', phone: '+61 412 555 102' });
     expect(hinted.possibleDuplicates).toEqual([{ partyId: jo.id, kind: 'person', displayName: 'Jo Bloggs', score: 90, reasons: ['same_phone'] }]);
   });
 
   it('misuse: a held email, an ambiguous organisation, bad values, person-only fields on an organisation, scope; nothing appended', async () => {
-    const holder = await person(s.client, { given: 'Held', family: 'Mail', channels: [{ kind: 'email', value: 'held.mail@example.org' }] });
-    await org(s.client, { name: 'Twin Peaks Co' });
-    await org(s.client, { name: 'Twin Peaks Company' });
+    const holder = await newPerson(s.client, { given: 'Held', family: 'Mail', channels: [{ kind: 'email', value: 'held.mail@example.org' }] });
+    await newOrg(s.client, { name: 'Twin Peaks Co' });
+    await newOrg(s.client, { name: 'Twin Peaks Company' });
     const seq = await head(s.client);
     expect(await fail('contact.add', { name: 'X', email: 'HELD.MAIL@example.org' })).toEqual({
       code: 'CONFLICT',

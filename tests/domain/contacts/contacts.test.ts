@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from '../directory/kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from '../directory/kit.js';
 
 /** contacts.upsert and GET /contacts.list: find-or-add a party by email or phone; the sync read by last change. */
 
@@ -53,20 +53,20 @@ describe('contacts.upsert', () => {
   });
 
   it('matches the one active person holding a phone; two holders or an organisation only: a new person; fills the email', async () => {
-    const solo = await person(s.client, { given: 'Rangi', family: 'Parata', channels: [{ kind: 'phone', value: '0412 555 301' }] });
+    const solo = await newPerson(s.client, { given: 'Rangi', family: 'Parata', channels: [{ kind: 'phone', value: '0412 555 301' }] });
     const byPhone = await upsert({ phone: '+61 412 555 301', email: 'rangi@parata.example' });
     expect(byPhone).toMatchObject({ created: false, matchedBy: 'phone', filled: ['email'], contact: { id: solo.id, name: 'Rangi Parata', email: 'rangi@parata.example' } });
-    await person(s.client, { given: 'Twin', family: 'One', channels: [{ kind: 'phone', value: '0412 555 302' }] });
-    await person(s.client, { given: 'Twin', family: 'Two', channels: [{ kind: 'phone', value: '0412 555 302' }] });
+    await newPerson(s.client, { given: 'Twin', family: 'One', channels: [{ kind: 'phone', value: '0412 555 302' }] });
+    await newPerson(s.client, { given: 'Twin', family: 'Two', channels: [{ kind: 'phone', value: '0412 555 302' }] });
     const shared = await upsert({ phone: '0412555302', name: 'Twin Three' });
     expect(shared).toMatchObject({ created: true, contact: { name: 'Twin Three', phone: '0412555302' } });
     expect(shared.contact.id).toMatch(/^per_/);
     // An email an organisation holds matches the organisation (persons first, then organisations).
-    const co = await org(s.client, { name: 'Shoreline Books', channels: [{ kind: 'email', value: 'hello@shoreline-books.example' }] });
+    const co = await newOrg(s.client, { name: 'Shoreline Books', channels: [{ kind: 'email', value: 'hello@shoreline-books.example' }] });
     expect(await upsert({ email: 'HELLO@shoreline-books.example', name: 'Reception' })).toMatchObject({ created: false, matchedBy: 'email', filled: [], contact: { id: co.id, kind: 'org' } });
     // A merged holder: its survivor.
-    const loser = await person(s.client, { given: 'Old', family: 'Record', channels: [{ kind: 'email', value: 'old.record@merge.example' }] });
-    const survivor = await person(s.client, { given: 'New', family: 'Record' });
+    const loser = await newPerson(s.client, { given: 'Old', family: 'Record', channels: [{ kind: 'email', value: 'old.record@merge.example' }] });
+    const survivor = await newPerson(s.client, { given: 'New', family: 'Record' });
     await markMerged(s, loser.id, survivor.id);
     expect((await upsert({ email: 'old.record@merge.example' })).contact.id).toBe(survivor.id);
   });
@@ -77,7 +77,7 @@ describe('contacts.upsert', () => {
     const again = await s.client.rpc('contacts.upsert', { email: 'replay@upsert.example', source: 'calendar' }, { idem: 'upsert-1' });
     expect(again.body.result).toEqual(first.body.result);
     expect(await head(s.client)).toBe(at);
-    const archived = await person(s.client, { given: 'Arch', family: 'Ived', channels: [{ kind: 'email', value: 'arch@ived.example' }] });
+    const archived = await newPerson(s.client, { given: 'Arch', family: 'Ived', channels: [{ kind: 'email', value: 'arch@ived.example' }] });
     await call('directory.archivePerson', { personId: archived.id });
     const seq = await head(s.client);
     expect((await fail('contacts.upsert', { name: 'X', source: 'email' })).message).toBe('email: an email or a phone is required');

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../helpers/harness.js';
-import { decisionOrg, ok, proposal, rpc, setRights, type Org } from './setup.js';
+import { decisionOrg, proposal, type Org } from './setup.js';
+import { ok, rpc } from '../../helpers/calls.js';
+import { setRights } from '../../helpers/people.js';
 
 /*
  * Races, on PostgreSQL only (PGlite runs one connection: calls cannot overlap there, so this file is skipped on

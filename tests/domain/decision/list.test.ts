@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFrame } from '../../helpers/frames.js';
-import { head, otherOrg } from '../../helpers/calls.js';
+import { head, ok, otherOrg } from '../../helpers/calls.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { decisionOrg, ok, person, proposal, record, setRights, type Org, type Person } from './setup.js';
+import { decisionOrg, proposal, record, type Org } from './setup.js';
+import { person, setRights, type Person } from '../../helpers/people.js';
 
 /* GET /decision.list: the log, its filters, full text, awaiting=me, and one full record. */
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { decisionOrg, ok, setRights, type Org } from './setup.js';
+import { decisionOrg, type Org } from './setup.js';
+import { ok } from '../../helpers/calls.js';
+import { setRights } from '../../helpers/people.js';
 
 /* The decision family over MCP (the governance desk): its tools and read, and a held adoption completed by a human. */
 

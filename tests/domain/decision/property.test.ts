@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOrgChain } from '../../../ledger/verify.js';
 import { expectFrame } from '../../helpers/frames.js';
-import { decisionOrg, rpc, setRights, type Org, type Person } from './setup.js';
+import { decisionOrg, type Org } from './setup.js';
+import { rpc } from '../../helpers/calls.js';
+import { setRights, type Person } from '../../helpers/people.js';
 
 /*
  * A property over random act sequences by six principals (propose, re-propose, sign, relayed sign with its

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
+import { err, eventsAfter, head, ok, otherOrg, rpc } from '../../helpers/calls.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { decisionOrg, err, ok, proposal, record, rpc, setRights, type Org } from './setup.js';
+import { decisionOrg, proposal, record, type Org } from './setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /* decision.propose, comment, listComments and requestAdjustment: main paths and misuse. */
 

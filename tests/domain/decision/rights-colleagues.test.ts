@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head } from '../../helpers/calls.js';
-import { decisionOrg, err, held, ok, proposal, record, setRights, type Org } from './setup.js';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
+import { err, eventsAfter, head, held, ok } from '../../helpers/calls.js';
+import { proposal, record, type Org } from './setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /*
  * Roles and autonomy come from the charter's colleague records (charter.editColleagueField, read by
@@ -11,14 +13,8 @@ import { decisionOrg, err, held, ok, proposal, record, setRights, type Org } fro
 const colleague = async (o: Org, principalId: string, field: 'roles' | 'autonomy', value: string[] | string) =>
   ok(o.s, 'charter.editColleagueField', { principalId, field, value });
 
-let o: Org;
-beforeAll(async () => {
-  o = await decisionOrg();
-});
-afterAll(() => o.s.close());
-
 describe('charter roles and agent autonomy in the rights', () => {
-  it('role:<slug> and a bare slug name the role’s members: as decider, as agree signatory, as the hold’s deciders', async () => {
+  it('role:<slug> and a bare slug name the role’s members: as decider, as agree signatory, as the hold’s deciders', async ({ decision: o }) => {
     const { s, staff, cfo, agent, agent2 } = o;
     // Staff (role member) decides directly but cannot decide approvals: holds go to the CFO alone.
     await colleague(o, staff.id, 'roles', ['counsel']);
@@ -36,17 +32,17 @@ describe('charter roles and agent autonomy in the rights', () => {
     expect((await ok(s, 'decision.sign', { decisionId: d.id, version: 1 }, agent2.key)).counts).toBe(true);
     expect((await record(s, d.id)).requirements.missingSigners).toEqual([]);
     expect(await awaiting(staff.key)).toEqual([d.id]);
-    const approval = await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key);
+    const approval = await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, { key: agent2.key });
     expect(approval.deciders).toEqual([cfo.id]);
     expect((await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 }, staff.key)).decision.adopted).toMatchObject({ by: staff.id, override: false });
   });
 
-  it('an agent named by id decides only when delegated, never its own proposal; a group or role never makes an agent a decider', async () => {
+  it('an agent named by id decides only when delegated, never its own proposal; a group or role never makes an agent a decider', async ({ decision: o }) => {
     const { s, ceo, staff, agent, agent2 } = o;
     await setRights(s, [{ area: 'ops', decidedBy: agent2.id, escalateTo: ceo.id }, { area: 'ops.eu', decidedBy: 'role:finance' }]);
     const d = await proposal(s, staff.key, 'ops');
     await colleague(o, agent2.id, 'autonomy', 'standard');
-    expect((await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key)).deciders).toEqual([ceo.id]);
+    expect((await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, { key: agent2.key })).deciders).toEqual([ceo.id]);
     await colleague(o, agent2.id, 'autonomy', 'delegated');
     const seq = await head(s.client);
     const adopted = await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key);
@@ -59,10 +55,10 @@ describe('charter roles and agent autonomy in the rights', () => {
     expect(e.message).toMatch(/never adopts its own proposal/);
     // agent2 holds role finance, but a role does not make an agent a decider, delegated or not.
     const eu = await proposal(s, staff.key, 'ops.eu');
-    expect((await held(s, 'decision.adopt', { decisionId: eu.id, version: 1 }, agent2.key)).deciders).toEqual([o.cfo.id]);
+    expect((await held(s, 'decision.adopt', { decisionId: eu.id, version: 1 }, { key: agent2.key })).deciders).toEqual([o.cfo.id]);
   });
 
-  it('a supervised agent holds on every governing act, even where it would decide as the owner', async () => {
+  it('a supervised agent holds on every governing act, even where it would decide as the owner', async ({ decision: o }) => {
     const { s, ceo, agent } = o;
     await setRights(s, [{ area: 'desk', decidedBy: 'owner', escalateTo: ceo.id }]);
     const d = await proposal(s, agent.key, 'desk');
@@ -73,7 +69,7 @@ describe('charter roles and agent autonomy in the rights', () => {
     // Standard: the owner (its driver) reverses its adopted decision itself.
     expect((await ok(s, 'decision.reverse', { decisionId: d2.id, reason: 'Done with it.' }, agent.key)).decision.status).toBe('reversed');
     await colleague(o, agent.id, 'autonomy', 'supervised');
-    const approval = await held(s, 'decision.reverse', { decisionId: d.id, reason: 'Done with it.' }, agent.key);
+    const approval = await held(s, 'decision.reverse', { decisionId: d.id, reason: 'Done with it.' }, { key: agent.key });
     expect(approval.deciders).toEqual([ceo.id]);
     // With no human to approve, a supervised agent is refused, naming the right.
     await setRights(s, [{ area: 'desk', decidedBy: 'owner' }]);

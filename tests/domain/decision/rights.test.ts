@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { findRight, lookupOrder, type Right } from '../../../domain/governance/rights.js';
-import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
-import { approved, decisionOrg, err, held, ok, proposal, record, setRights, type Org } from './setup.js';
+import { approved, err, eventsAfter, expectOk, head, held, ok } from '../../helpers/calls.js';
+import { proposal, record } from './setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /*
  * governance.set_decision_rights with meaning: RAPID fields, selectors checked by place, the lookup order per act
  * kind, and the enforcement (caller decides -> runs; a human would -> hold for them; else FORBIDDEN_SCOPE naming the right).
  */
 
-let o: Org;
-beforeAll(async () => {
-  o = await decisionOrg();
-});
-afterAll(() => o.s.close());
-
 describe('governance.set_decision_rights: selectors and RAPID', () => {
-  it('declares decidedBy, escalateTo, agree, perform and input as given; governance.status echoes them; one event', async () => {
+  it('declares decidedBy, escalateTo, agree, perform and input as given; governance.status echoes them; one event', async ({ decision: o }) => {
     const rights = [
       { area: 'pricing', decidedBy: o.ceo.id, escalateTo: 'humans', agree: [o.cfo.id, 'role:finance', 'cfo'], perform: ['agents', o.agent.id], input: ['anyone'] },
       { area: 'handoff', decidedBy: 'owner' },
@@ -29,7 +25,7 @@ describe('governance.set_decision_rights: selectors and RAPID', () => {
     expect(events.map((e) => [e.kind, e.payload])).toEqual([['governance.decision_rights.set', { areas: ['pricing', 'handoff', '*'], count: 3 }]]);
   });
 
-  it('a bad selector is BAD_REQUEST naming rights[i].field; groups only in agree, perform, input; one right per area; nothing appended', async () => {
+  it('a bad selector is BAD_REQUEST naming rights[i].field; groups only in agree, perform, input; one right per area; nothing appended', async ({ decision: o }) => {
     const good = { area: 'a', decidedBy: 'humans' };
     const seq = await head(o.s.client);
     const cases: [unknown[], RegExp][] = [
@@ -90,7 +86,7 @@ describe('lookup: first match per act kind', () => {
 });
 
 describe('enforcement on decision acts', () => {
-  it('an admin outside the rights adopts by override (event override:true); humans decide by default; agents hold for any human', async () => {
+  it('an admin outside the rights adopts by override (event override:true); humans decide by default; agents hold for any human', async ({ decision: o }) => {
     const { s, ceo, staff, agent } = o;
     await setRights(s, [{ area: 'board', decidedBy: ceo.id }]);
     const d = await proposal(s, staff.key, 'board');
@@ -101,13 +97,13 @@ describe('enforcement on decision acts', () => {
 
     // No right matches `misc`: humans decide; a human adopts directly; an agent holds for any human (no deciders named).
     const m = await proposal(s, agent.key, 'misc');
-    const approval = await held(s, 'decision.adopt', { decisionId: m.id, version: 1 }, o.agent2.key);
+    const approval = await held(s, 'decision.adopt', { decisionId: m.id, version: 1 }, { key: o.agent2.key });
     expect(approval.deciders).toBeUndefined();
     const m2 = await proposal(s, agent.key, 'misc');
     expect((await ok(s, 'decision.adopt', { decisionId: m2.id, version: 1 }, staff.key)).decision.adopted.override).toBe(false);
   });
 
-  it('decidedBy an agent (standard autonomy) or an empty role: FORBIDDEN_SCOPE naming the right; escalateTo humans approve the hold', async () => {
+  it('decidedBy an agent (standard autonomy) or an empty role: FORBIDDEN_SCOPE naming the right; escalateTo humans approve the hold', async ({ decision: o }) => {
     const { s, ceo, staff, agent, agent2 } = o;
     await setRights(s, [
       { area: 'infra', decidedBy: agent2.id },
@@ -126,19 +122,19 @@ describe('enforcement on decision acts', () => {
     expect(await head(s.client)).toBe(seq);
 
     const data = await proposal(s, agent.key, 'data');
-    const approval = await held(s, 'decision.adopt', { decisionId: data.id, version: 1 }, agent2.key);
+    const approval = await held(s, 'decision.adopt', { decisionId: data.id, version: 1 }, { key: agent2.key });
     expect(approval.deciders).toEqual([ceo.id]);
     const approvalId = await approved(s, approval, agent2.key, ceo.key);
     expect((await ok(s, 'decision.adopt', { decisionId: data.id, version: 1, approvalId }, agent2.key)).decision.status).toBe('adopted');
   });
 
-  it('owner: the driver decides its decision; another human holds for the driver, if the driver may decide approvals', async () => {
+  it('owner: the driver decides its decision; another human holds for the driver, if the driver may decide approvals', async ({ decision: o }) => {
     const { s, ceo, cfo, staff } = o;
     await setRights(s, [{ area: 'team', decidedBy: 'owner' }]);
     const mine = await proposal(s, staff.key, 'team');
     expect((await ok(s, 'decision.adopt', { decisionId: mine.id, version: 1 }, staff.key)).decision.adopted.by).toBe(staff.id);
     const cfos = await proposal(s, cfo.key, 'team');
-    const approval = await held(s, 'decision.adopt', { decisionId: cfos.id, version: 1 }, ceo.key);
+    const approval = await held(s, 'decision.adopt', { decisionId: cfos.id, version: 1 }, { key: ceo.key });
     expect(approval.deciders).toEqual([cfo.id]);
     // Staff (role member) decides its own decision but cannot decide an approval: no hold that would wait forever.
     const theirs = await proposal(s, staff.key, 'team');
@@ -148,11 +144,11 @@ describe('enforcement on decision acts', () => {
     expect(e.message).toContain('no other active human who may decide approvals (role admin or approver) does');
   });
 
-  it('a proof decided by someone who no longer decides (rights changed since the hold) is refused at the retry', async () => {
+  it('a proof decided by someone who no longer decides (rights changed since the hold) is refused at the retry', async ({ decision: o }) => {
     const { s, ceo, cfo, agent, agent2 } = o;
     await setRights(s, [{ area: 'fleet', decidedBy: ceo.id }]);
     const d = await proposal(s, agent.key, 'fleet');
-    const approval = await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, agent2.key);
+    const approval = await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, { key: agent2.key });
     const approvalId = await approved(s, approval, agent2.key, ceo.key);
     await setRights(s, [{ area: 'fleet', decidedBy: cfo.id }]);
     const seq = await head(s.client);

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { freshOrg, TestClient } from '../../helpers/harness.js';
-import { eventsAfter, head } from '../../helpers/calls.js';
-import { approved, decisionOrg, err, file, held, ok, proposal, record, rpc, setRights, type Org } from './setup.js';
+import { err, eventsAfter, head, held, ok, rpc } from '../../helpers/calls.js';
+import { file, proposal, record } from './setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /* governance.md section 7: acceptance scenarios 1, 2 and the decision parts of 3, end to end over HTTP. */
 
-let o: Org;
-beforeAll(async () => {
-  o = await decisionOrg();
-});
-afterAll(() => o.s.close());
-
 describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signature, held adoption decided by the CEO', () => {
-  it('agent proposes (replay: no new event); adopt -> CONFLICT naming the CFO; CFO signs; adopt holds; CFO resolve refused; CEO approves; retry adopts; reuse refused', async () => {
+  it('agent proposes (replay: no new event); adopt -> CONFLICT naming the CFO; CFO signs; adopt holds; CFO resolve refused; CEO approves; retry adopts; reuse refused', async ({ decision: o }) => {
     const { s, ceo, cfo, agent, agent2 } = o;
     await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }]);
 
@@ -38,7 +34,7 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
 
     // The coordinator agent does not decide pricing: a hold for the CEO alone.
     const before = await head(s.client);
-    const approval = await held(s, 'decision.adopt', adopt, agent2.key);
+    const approval = await held(s, 'decision.adopt', adopt, { key: agent2.key });
     expect(approval).toMatchObject({ actionClass: 'decision.adopt', deciders: [ceo.id], subject: { kind: 'decision.signature', subjectId: d.id } });
     expect((await eventsAfter(s.client, before)).map((e) => [e.kind, e.actor])).toEqual([['decision.signature.hold', agent2.id]]);
     expect((await record(s, d.id)).decision.status).toBe('proposed');
@@ -65,7 +61,7 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
 });
 
 describe('scenario 2: adjustment, re-proposal, stale signature', () => {
-  it('requestAdjustment; adopt -> CONFLICT; re-propose v2; sign v1 -> CONFLICT; sign and adopt v2', async () => {
+  it('requestAdjustment; adopt -> CONFLICT; re-propose v2; sign v1 -> CONFLICT; sign and adopt v2', async ({ decision: o }) => {
     const { s, ceo, cfo, staff } = o;
     await setRights(s, [{ area: 'hiring', decidedBy: ceo.id, agree: [cfo.id] }]);
     const d = await proposal(s, staff.key, 'hiring', { title: 'Hire two engineers' });
@@ -96,7 +92,7 @@ describe('scenario 2: adjustment, re-proposal, stale signature', () => {
 });
 
 describe('scenario 3 (decision parts): no rights -> 423; supersede links both ways; a superseded decision is not reversed', () => {
-  it('without rights adopt answers GOVERNANCE_NOT_READY; D2 supersedes D1, both linked; reverse D1 -> CONFLICT', async () => {
+  it('without rights adopt answers GOVERNANCE_NOT_READY; D2 supersedes D1, both linked; reverse D1 -> CONFLICT', async ({ decision: o }) => {
     const bare = await freshOrg(o.s.runtime, 'norights');
     const admin = new TestClient(o.s.app, bare.adminKey);
     const d = (await admin.ok('decision.propose', { title: 'Open on Sundays', area: 'ops', decision: 'Open the shop on Sundays.' })).decision;

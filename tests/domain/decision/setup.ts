@@ -1,18 +1,12 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { expectOk, person } from '../../helpers/calls.js';
-
-export { person };
+import { ok } from '../../helpers/calls.js';
+import { person, type Person } from '../../helpers/people.js';
 
 /*
- * The decision family's test kit: a server with people of known standing, rights to declare, a proposal in one
- * call, and the hold flow (hold -> approval.request by the caller -> approval.resolve by a human -> approvalId).
+ * The decision family's test kit: a server with people of known standing, a proposal in one call, and the first
+ * half of the hold flow (hold -> approval.request by the caller); held and approved are the shared words.
  */
-
-export interface Person {
-  id: string;
-  key: string;
-}
 
 /** A human who signs and decides (decision.write, approval.decide) without the admin scope, so never by override. */
 export const DECIDER_SCOPES = ['org.read', 'decision.write', 'approval.request', 'approval.decide'];
@@ -28,7 +22,6 @@ export interface Org {
   reader: Person;
 }
 
-
 export async function decisionOrg(): Promise<Org> {
   const s = await testServer();
   return {
@@ -42,24 +35,6 @@ export async function decisionOrg(): Promise<Org> {
   };
 }
 
-export async function setRights(s: TestServer, rights: unknown[]): Promise<void> {
-  expectOk('governance.set_decision_rights', await s.client.rpc('governance.set_decision_rights', { rights }));
-}
-
-export const rpc = (s: TestServer, method: string, params: unknown, key?: string, idem?: string) => s.client.rpc(method, params, { key, idem });
-
-/** A call that must succeed, checked against its contract. */
-export async function ok(s: TestServer, method: string, params: unknown, key?: string, idem?: string): Promise<any> {
-  return expectOk(method, await rpc(s, method, params, key, idem));
-}
-
-/** A call that must fail: its error {code, message}. */
-export async function err(s: TestServer, method: string, params: unknown, key?: string): Promise<{ code: string; message: string }> {
-  const res = await rpc(s, method, params, key);
-  expect(res.body.ok, `${method} should fail: ${res.raw.slice(0, 300)}`).toBe(false);
-  return res.body.error;
-}
-
 let n = 0;
 /** A fresh proposal in an area; returns the decision. */
 export async function proposal(s: TestServer, key: string | undefined, area: string, extra: Record<string, unknown> = {}): Promise<any> {
@@ -67,25 +42,10 @@ export async function proposal(s: TestServer, key: string | undefined, area: str
   return (await ok(s, 'decision.propose', { title: `Decision ${n}`, area, decision: `We do thing ${n}.`, ...extra }, key)).decision;
 }
 
-/** A call that must answer a hold frame: its approval block. */
-export async function held(s: TestServer, method: string, params: unknown, key: string): Promise<any> {
-  const res = await rpc(s, method, params, key);
-  expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
-  expect(res.body.result.status, `${method} should hold: ${res.raw.slice(0, 300)}`).toBe('approval_required');
-  return res.body.result.approval;
-}
-
 /** File the hold's approval as the requester: its approval view. */
 export async function file(s: TestServer, approval: any, requesterKey: string): Promise<any> {
   const { actionClass, payloadHash, subject } = approval;
   return ok(s, 'approval.request', { actionClass, payloadHash, subject }, requesterKey);
-}
-
-/** File and have `deciderKey` approve it: the approvalId. */
-export async function approved(s: TestServer, approval: any, requesterKey: string, deciderKey: string): Promise<string> {
-  const filed = await file(s, approval, requesterKey);
-  await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
-  return filed.approvalId;
 }
 
 /** GET /decision.list?id=…: the full record. */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
+import { approved, err, eventsAfter, head, held, ok, otherOrg } from '../../helpers/calls.js';
 import type { TestClient } from '../../helpers/harness.js';
-import { approved, decisionOrg, err, file, held, ok, proposal, record, setRights, type Org } from './setup.js';
+import { decisionOrg, file, proposal, record, type Org } from './setup.js';
+import { setRights } from '../../helpers/people.js';
 
 /* decision.sign, adopt, supersede and reverse: main paths, holds, no-ops and misuse. */
 
@@ -46,7 +47,7 @@ describe('decision.sign', () => {
     const { s, staff, cfo, ceo, agent } = o;
     const d = await proposal(s, staff.key, 'pricing');
     const params = { decisionId: d.id, version: 1, onBehalfOf: cfo.id };
-    const approval = await held(s, 'decision.sign', params, agent.key);
+    const approval = await held(s, 'decision.sign', params, { key: agent.key });
     expect(approval).toMatchObject({ actionClass: 'decision.sign', deciders: [cfo.id], subject: { subjectId: d.id } });
     expect(approval.subject.summary).toContain(`(version 1, content ${d.contentHash.slice(0, 12)})`);
     const filed = await file(s, approval, agent.key);
@@ -149,7 +150,7 @@ describe('decision.supersede', () => {
     expect(refused.code).toBe('GOVERNANCE_NOT_READY');
     expect(refused.message).toContain(`the right "legal" (decidedBy ${cfo.id})`);
     await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }, { area: 'ops', decidedBy: ceo.id, agree: ['agents'] }, { area: 'legal', decidedBy: 'humans' }]);
-    const approval = await held(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, o.agent2.key);
+    const approval = await held(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, { key: o.agent2.key });
     expect(approval.deciders).toEqual([ceo.id]);
     const approvalId = await approved(s, approval, o.agent2.key, ceo.key);
     expect((await ok(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id], approvalId }, o.agent2.key)).decision.adopted.approvalId).toBe(approvalId);
@@ -187,8 +188,8 @@ describe('decision.reverse', () => {
     const a = await proposal(s, staff.key, 'legal');
     await ok(s, 'decision.adopt', { decisionId: a.id, version: 1 }, cfo.key);
     // The agent does not decide legal: its reversal holds for the CFO; the driver (staff) is no decider either.
-    expect((await held(s, 'decision.reverse', { decisionId: a.id, reason: 'Wrong.' }, agent.key)).deciders).toEqual([cfo.id]);
-    expect((await held(s, 'decision.reverse', { decisionId: a.id, reason: 'Wrong.' }, staff.key)).deciders).toEqual([cfo.id]);
+    expect((await held(s, 'decision.reverse', { decisionId: a.id, reason: 'Wrong.' }, { key: agent.key })).deciders).toEqual([cfo.id]);
+    expect((await held(s, 'decision.reverse', { decisionId: a.id, reason: 'Wrong.' }, { key: staff.key })).deciders).toEqual([cfo.id]);
     const r = await ok(s, 'decision.reverse', { decisionId: a.id, reason: 'Wrong.' }, cfo.key);
     expect(r.decision).toMatchObject({ status: 'reversed', adopted: { version: 1 }, closed: { by: cfo.id, reason: 'Wrong.' } });
   });

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localProvider } from '../../../ai-gateway/local/index.js';
 import { DIRECTORY_ASK_NOTICE } from '../../../protocol/methods/directory/ask.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
+import { err, eventsAfter, expectOk, head, ok } from '../../helpers/calls.js';
 import { SwitchProvider, fakeProvider, lastAudit } from '../../ai-gateway/kit.js';
-import { err, keyWith, ok, org, person } from './kit.js';
+import { keyWith, newOrg, newPerson } from './kit.js';
 
 /**
  * directory.ask through the AI gateway: the local answerer's questions (who knows X, who we know at X, how to
@@ -26,8 +26,8 @@ beforeAll(async () => {
   s = await testServer({ aiProvider: provider });
   ann = await s.client.mint({ tier: 'member' }, 'Ann Member');
   raj = await s.client.mint({ tier: 'member' }, 'Raj Member');
-  acme = await org(s.client, { name: 'Acme Widgets', channels: [{ kind: 'email', value: 'hello@acme-widgets.example' }] });
-  jane = await person(s.client, {
+  acme = await newOrg(s.client, { name: 'Acme Widgets', channels: [{ kind: 'email', value: 'hello@acme-widgets.example' }] });
+  jane = await newPerson(s.client, {
     given: 'Jane',
     family: 'Doe',
     title: 'CFO',
@@ -37,8 +37,8 @@ beforeAll(async () => {
       { kind: 'phone', value: '0412 555 601' },
     ],
   });
-  bob = await person(s.client, { given: 'Bob', family: 'Stone', title: 'Buyer', worksAt: { orgId: acme.id } });
-  dnc = await person(s.client, { given: 'Quiet', family: 'Person', doNotContact: true, channels: [{ kind: 'email', value: 'quiet@private.example' }] });
+  bob = await newPerson(s.client, { given: 'Bob', family: 'Stone', title: 'Buyer', worksAt: { orgId: acme.id } });
+  dnc = await newPerson(s.client, { given: 'Quiet', family: 'Person', doNotContact: true, channels: [{ kind: 'email', value: 'quiet@private.example' }] });
   await ok(s.client, 'directory.setAwareness', { partyId: jane.id, level: 'met' }, ann.apiKey);
   await ok(s.client, 'directory.setAwareness', { partyId: jane.id, level: 'close' }, raj.apiKey);
 });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { touchAwareness } from '../../../domain/directory/index.js';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 import { type TestClient } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, person } from './kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newPerson } from './kit.js';
 
 /** directory.setAwareness, requestAwareness, resolveAwarenessRequest, listAwarenessRequests, and the awareness part of scenario 6. */
 
@@ -37,7 +37,7 @@ const touch = (partyId: string, principalId: string) => s.runtime.db.tx((q) => t
 
 describe('scenario 6: awareness (request -> done)', () => {
   it('asks the colleague who knows Jane best; they accept and mark it done; the requester now has met her', async () => {
-    const jane = await person(s.client, { given: 'Jane', family: 'Known' });
+    const jane = await newPerson(s.client, { given: 'Jane', family: 'Known' });
     await call('directory.setAwareness', { partyId: jane.id, level: 'met' }, ann.key);
     await call('directory.setAwareness', { partyId: jane.id, level: 'close' }, bob.key);
     await touch(jane.id, cat.id);
@@ -69,7 +69,7 @@ describe('scenario 6: awareness (request -> done)', () => {
 
 describe('directory.setAwareness', () => {
   it('declares, changes and clears a level (for the caller or a colleague); the same again is changed:false; a touch never overrides it', async () => {
-    const p = await person(s.client, { given: 'Level', family: 'Set' });
+    const p = await newPerson(s.client, { given: 'Level', family: 'Set' });
     const seq = await head(s.client);
     const set = await call('directory.setAwareness', { partyId: p.id, level: 'works_with' });
     expect(set).toMatchObject({ changed: true, awareness: { partyId: p.id, principalId: me, level: 'works_with', source: 'declared', interactions: 0 } });
@@ -97,8 +97,8 @@ describe('directory.setAwareness', () => {
   });
 
   it('a merged party is followed; unknown and foreign parties, a non-member, bad levels and a missing scope are refused, appending nothing', async () => {
-    const survivor = await person(s.client, { given: 'Aware', family: 'Survivor' });
-    const gone = await person(s.client, { given: 'Aware', family: 'Gone' });
+    const survivor = await newPerson(s.client, { given: 'Aware', family: 'Survivor' });
+    const gone = await newPerson(s.client, { given: 'Aware', family: 'Gone' });
     await markMerged(s, gone.id, survivor.id);
     const followed = await call('directory.setAwareness', { partyId: gone.id, level: 'met' });
     expect(followed.awareness.partyId).toBe(survivor.id);
@@ -117,7 +117,7 @@ describe('directory.setAwareness', () => {
 
 describe('directory.requestAwareness', () => {
   it('a named colleague; the same open request again is changed:false; replayed by key; nobody knowing the party is a CONFLICT', async () => {
-    const p = await person(s.client, { given: 'Req', family: 'Named' });
+    const p = await newPerson(s.client, { given: 'Req', family: 'Named' });
     const seq = await head(s.client);
     const first = await s.client.rpc('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: ann.id }, { idem: 'awq-1' });
     expect(first.body.result).toMatchObject({ changed: true, request: { targetId: ann.id, kind: 'brief', status: 'pending', note: null } });
@@ -125,7 +125,7 @@ describe('directory.requestAwareness', () => {
     expect(replay.body.result).toEqual(first.body.result);
     const again = await call('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: ann.id });
     expect(again).toMatchObject({ changed: false, request: { id: first.body.result.request.id } });
-    const nobody = await person(s.client, { given: 'Req', family: 'Unknown' });
+    const nobody = await newPerson(s.client, { given: 'Req', family: 'Unknown' });
     await call('directory.setAwareness', { partyId: nobody.id, level: 'close' });
     const before = await head(s.client);
     expect(await fail('directory.requestAwareness', { partyId: nobody.id, kind: 'introduce' })).toEqual({
@@ -144,7 +144,7 @@ describe('directory.requestAwareness', () => {
   });
 
   it('a knower who is not an active member is passed over; asking yourself, a non-member, an unknown party, bad input and a missing scope are refused', async () => {
-    const p = await person(s.client, { given: 'Req', family: 'Passed' });
+    const p = await newPerson(s.client, { given: 'Req', family: 'Passed' });
     const leaver = await s.client.mint({ tier: 'member' }, 'leaver');
     await call('directory.setAwareness', { partyId: p.id, principalId: leaver.principal.id, level: 'close' });
     await call('directory.setAwareness', { partyId: p.id, principalId: cat.id, level: 'knows_of' });
@@ -168,7 +168,7 @@ describe('directory.requestAwareness', () => {
 
 describe('directory.resolveAwarenessRequest', () => {
   it('the colleague asked decides, the requester cancels, anyone else and finished requests are CONFLICTs; the same decision again is changed:false', async () => {
-    const p = await person(s.client, { given: 'Res', family: 'Olve' });
+    const p = await newPerson(s.client, { given: 'Res', family: 'Olve' });
     const req = async (kind = 'brief') => (await call('directory.requestAwareness', { partyId: p.id, kind, targetPrincipalId: ann.id })).request.id;
     const r1 = await req();
     const seq = await head(s.client);
@@ -232,8 +232,8 @@ describe('directory.listAwarenessRequests', () => {
     // A colleague of its own: nothing asked of them before.
     const dee = await s.client.mint({ tier: 'member' }, 'dee');
     const cat = { id: dee.principal.id, key: dee.apiKey };
-    const p = await person(s.client, { given: 'List', family: 'Req' });
-    const q2 = await person(s.client, { given: 'List', family: 'Other' });
+    const p = await newPerson(s.client, { given: 'List', family: 'Req' });
+    const q2 = await newPerson(s.client, { given: 'List', family: 'Other' });
     const a = (await call('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: cat.id })).request;
     const b = (await call('directory.requestAwareness', { partyId: q2.id, kind: 'brief', targetPrincipalId: cat.id })).request;
     const c2 = (await call('directory.requestAwareness', { partyId: p.id, kind: 'introduce', targetPrincipalId: me }, cat.key)).request;
@@ -260,7 +260,7 @@ describe('directory.listAwarenessRequests', () => {
 
 describe('directory awareness: the redaction canary', () => {
   it('no note reaches an event or a log line', async () => {
-    const p = await person(s.client, { given: `Canary${CANARY}` });
+    const p = await newPerson(s.client, { given: `Canary${CANARY}` });
     const r = (await call('directory.requestAwareness', { partyId: p.id, kind: 'introduce', targetPrincipalId: ann.id, note: `Because ${CANARY}` })).request;
     await call('directory.resolveAwarenessRequest', { requestId: r.id, decision: 'done' }, ann.key);
     await call('directory.listAwarenessRequests', { box: 'all' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, testServer, type TestServer } from '../../helpers/harness.js';
-import { ok, org } from './kit.js';
+import { newOrg } from './kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /*
  * Books contacts as the finance role of a party (domain/books/contacts.ts findOrCreateContact): the party of that
@@ -43,12 +44,12 @@ describe('findOrCreateContact', () => {
   });
 
   it('the one active organisation of that name takes the role; several, or only an archived one, make a new one', async () => {
-    const solo = await org(s.client, { name: 'Solo Directory Org' });
+    const solo = await newOrg(s.client, { name: 'Solo Directory Org' });
     const c = await draft('solo directory org');
     expect(await partyOf(c.id)).toBe(solo.id);
     expect((await getOrg(solo.id)).roles).toEqual([{ family: 'books', role: 'books.customer', refId: c.id }]);
 
-    const twins = [await org(s.client, { name: 'Twin Org' }), await org(s.client, { name: 'Twin Org' })];
+    const twins = [await newOrg(s.client, { name: 'Twin Org' }), await newOrg(s.client, { name: 'Twin Org' })];
     const made = await draft('Twin Org');
     const party = await partyOf(made.id);
     expect(twins.map((t) => t.id)).not.toContain(party);
@@ -58,7 +59,7 @@ describe('findOrCreateContact', () => {
     // From now on that name finds the party with the role.
     expect((await draft('Twin Org')).id).toBe(made.id);
 
-    const gone = await org(s.client, { name: 'Archived Only Org' });
+    const gone = await newOrg(s.client, { name: 'Archived Only Org' });
     await call('directory.archiveOrg', { orgId: gone.id });
     expect(await partyOf((await draft('Archived Only Org')).id)).not.toBe(gone.id);
   });

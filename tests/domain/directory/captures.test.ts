@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, ok, org, person } from './kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, newOrg, newPerson } from './kit.js';
 
 /** directory.proposeCapture, resolveCapture, listCaptures, and scenario 2. */
 
@@ -31,7 +31,7 @@ const propose = (params: Record<string, unknown>, key = agent.key) =>
 
 describe('scenario 2: capture (an agent proposes, cannot resolve its own; a human creates; the same email again is attached by rule; a rejected identity stays suppressed)', () => {
   it('runs end to end', async () => {
-    const acme = await org(s.client, { name: 'Acme', website: 'https://acme.com' });
+    const acme = await newOrg(s.client, { name: 'Acme', website: 'https://acme.com' });
     const ref = msg();
     const proposed = await call(
       'directory.proposeCapture',
@@ -136,8 +136,8 @@ describe('directory.proposeCapture', () => {
   });
 
   it('attached by rule: blanks filled and new channels added, never over what the party holds; a disagreement waits with its match', async () => {
-    const co = await org(s.client, { name: 'Rule Co' });
-    const sam = await person(s.client, { given: 'Sam', family: 'Rule', worksAt: { orgId: co.id }, channels: [{ kind: 'email', value: 'sam@rule.example' }] });
+    const co = await newOrg(s.client, { name: 'Rule Co' });
+    const sam = await newPerson(s.client, { given: 'Sam', family: 'Rule', worksAt: { orgId: co.id }, channels: [{ kind: 'email', value: 'sam@rule.example' }] });
     const filled = await propose({
       fields: { given: 'Sam', title: 'Head of Ops' },
       channels: [{ kind: 'email', value: 'sam@rule.example' }, { kind: 'phone', value: '0412 345 902', label: 'mobile' }],
@@ -158,7 +158,7 @@ describe('directory.proposeCapture', () => {
   });
 
   it('organisations: identity by company domain; a new one waits; an email one organisation holds attaches by rule', async () => {
-    const globex = await org(s.client, { name: 'Globex', channels: [{ kind: 'email', value: 'info@globexcorp.com' }] });
+    const globex = await newOrg(s.client, { name: 'Globex', channels: [{ kind: 'email', value: 'info@globexcorp.com' }] });
     const attached = await propose({ kind: 'org', fields: { name: 'Globex', website: 'globexcorp.com/contact' }, channels: [{ kind: 'email', value: 'info@globexcorp.com' }] });
     expect(attached).toMatchObject({ outcome: 'attached', capture: { partyId: globex.id } });
     expect((await call('directory.getOrg', { orgId: globex.id })).org).toMatchObject({ website: 'https://globexcorp.com/contact', domain: 'globexcorp.com' });
@@ -226,8 +226,8 @@ describe('directory.proposeCapture', () => {
 
 describe('directory.resolveCapture', () => {
   it('attach to the match with corrections; attach elsewhere; employers by name or id; snippets erased; decided again is changed:false', async () => {
-    const co = await org(s.client, { name: 'Attach Co' });
-    const lee = await person(s.client, { given: 'Lee', family: 'Attach', title: 'CEO', channels: [{ kind: 'email', value: 'lee@attach.example' }] });
+    const co = await newOrg(s.client, { name: 'Attach Co' });
+    const lee = await newPerson(s.client, { given: 'Lee', family: 'Attach', title: 'CEO', channels: [{ kind: 'email', value: 'lee@attach.example' }] });
     const cap = await propose({ fields: { given: 'Lee', title: 'Chief Executive' }, channels: [{ kind: 'email', value: 'lee@attach.example' }], employerName: 'Attach Co' });
     expect(cap.outcome).toBe('pending');
     const seq = await head(s.client);
@@ -247,8 +247,8 @@ describe('directory.resolveCapture', () => {
     ]);
 
     // Two organisations of the name: create asks for employerId, then links the one given.
-    await org(s.client, { name: 'Twin Co' });
-    const twin2 = await org(s.client, { name: 'Twin Co Pty Ltd' });
+    await newOrg(s.client, { name: 'Twin Co' });
+    const twin2 = await newOrg(s.client, { name: 'Twin Co Pty Ltd' });
     const twinCap = await propose({ fields: { given: 'Tess', family: 'Twin' }, employerName: 'Twin Co' });
     expect(await fail('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create' })).toMatchObject({ code: 'CONFLICT' });
     expect((await fail('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create' })).message).toMatch(/^the capture's employerName names several organisations \(co_/);
@@ -261,13 +261,13 @@ describe('directory.resolveCapture', () => {
     expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach', partyId: co.id })).message).toBe(
       'params.partyId: a person capture attaches to a person (per_…)',
     );
-    const target = await person(s.client, { given: 'Target' });
+    const target = await newPerson(s.client, { given: 'Target' });
     const attachedElsewhere = await call('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach', partyId: target.id });
     expect(attachedElsewhere.party).toMatchObject({ id: target.id, displayName: 'Target', family: 'Matched' });
   });
 
   it('an email another person holds, a capture already decided otherwise, the wrong party, unknown and foreign captures and a missing scope are refused, appending nothing', async () => {
-    const holder = await person(s.client, { given: 'Holds', family: 'Email', title: 'CEO', channels: [{ kind: 'email', value: 'holds@refuse.example' }] });
+    const holder = await newPerson(s.client, { given: 'Holds', family: 'Email', title: 'CEO', channels: [{ kind: 'email', value: 'holds@refuse.example' }] });
     const disagreeing = await propose({ fields: { given: 'Holds', title: 'CFO' }, channels: [{ kind: 'email', value: 'holds@refuse.example' }] });
     const rejected = await propose({ fields: { given: 'Gone' }, channels: [{ kind: 'email', value: 'gone@refuse.example' }] });
     await call('directory.resolveCapture', { captureId: rejected.capture.id, decision: 'reject' });

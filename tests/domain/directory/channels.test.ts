@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 
 /** directory.addChannel, removeChannel, setPrimaryChannel. */
 
@@ -21,7 +21,7 @@ const channelsOf = async (personId: string) => (await call('directory.getPerson'
 
 describe('directory.addChannel', () => {
   it('adds (the first of a kind is primary), a held key again is changed:false, primary:true moves the primary; one event each, no values', async () => {
-    const p = await person(s.client, { given: 'Chan', family: 'Nel' });
+    const p = await newPerson(s.client, { given: 'Chan', family: 'Nel' });
     const seq = await head(s.client);
     const first = await call('directory.addChannel', { partyId: p.id, kind: 'phone', value: '0412 345 101', label: 'mobile' });
     expect(first).toMatchObject({ changed: true, channel: { kind: 'phone', key: '+61412345101', value: '0412 345 101', label: 'mobile', primary: true, source: 'manual', status: 'active' } });
@@ -45,13 +45,13 @@ describe('directory.addChannel', () => {
   });
 
   it("another active person's email is a CONFLICT naming them; organisations may share; wrong input and states refused", async () => {
-    const holder = await person(s.client, { given: 'Has', channels: [{ kind: 'email', value: 'taken@add.example' }] });
-    const p = await person(s.client, { given: 'Wants' });
-    const co = await org(s.client, { name: 'Add Co', channels: [{ kind: 'email', value: 'taken@add.example' }] });
-    const archived = await person(s.client, { given: 'Archived' });
+    const holder = await newPerson(s.client, { given: 'Has', channels: [{ kind: 'email', value: 'taken@add.example' }] });
+    const p = await newPerson(s.client, { given: 'Wants' });
+    const co = await newOrg(s.client, { name: 'Add Co', channels: [{ kind: 'email', value: 'taken@add.example' }] });
+    const archived = await newPerson(s.client, { given: 'Archived' });
     await call('directory.archivePerson', { personId: archived.id });
-    const survivor = await person(s.client, { given: 'Kept' });
-    const merged = await person(s.client, { given: 'Gone' });
+    const survivor = await newPerson(s.client, { given: 'Kept' });
+    const merged = await newPerson(s.client, { given: 'Gone' });
     await markMerged(s, merged.id, survivor.id);
     const foreign = (await ok(other, 'directory.createPerson', { given: 'Theirs' })).person;
     const seq = await head(s.client);
@@ -73,13 +73,13 @@ describe('directory.addChannel', () => {
     expect(await head(s.client)).toBe(seq);
     // An organisation may hold an address a person holds (info@ of a group).
     expect((await call('directory.addChannel', { partyId: co.id, kind: 'email', value: 'Taken@add.example' })).changed).toBe(false);
-    const group = await org(s.client, { name: 'Add Group' });
+    const group = await newOrg(s.client, { name: 'Add Group' });
     expect((await call('directory.addChannel', { partyId: group.id, kind: 'email', value: 'taken@add.example' })).changed).toBe(true);
   });
 
   it.skipIf(!onPostgres)('racing writers of one email to two people (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is a CONFLICT', async () => {
-    const a = await person(s.client, { given: 'Racer', family: 'A' });
-    const b = await person(s.client, { given: 'Racer', family: 'B' });
+    const a = await newPerson(s.client, { given: 'Racer', family: 'A' });
+    const b = await newPerson(s.client, { given: 'Racer', family: 'B' });
     const results = await Promise.all(
       [a, b].map((p) => s.client.rpc('directory.addChannel', { partyId: p.id, kind: 'email', value: 'race@race.example' })),
     );
@@ -94,7 +94,7 @@ describe('directory.addChannel', () => {
 
 describe('directory.removeChannel', () => {
   it('removes (kept as history), the next oldest of its kind becomes primary; again is changed:false', async () => {
-    const p = await person(s.client, {
+    const p = await newPerson(s.client, {
       given: 'Remo',
       channels: [
         { kind: 'email', value: 'one@remo.example' },
@@ -117,13 +117,13 @@ describe('directory.removeChannel', () => {
       ['directory.channel.remove', null, true],
     ]);
     // A removed email frees the address for someone else.
-    await person(s.client, { given: 'Next', channels: [{ kind: 'email', value: 'one@remo.example' }] });
+    await newPerson(s.client, { given: 'Next', channels: [{ kind: 'email', value: 'one@remo.example' }] });
   });
 
   it('unknown, foreign, merged party, missing scope', async () => {
     const foreign = (await ok(other, 'directory.createPerson', { given: 'F', channels: [{ kind: 'phone', value: '0412 345 199' }] })).person;
-    const survivor = await person(s.client, { given: 'S' });
-    const merged = await person(s.client, { given: 'M', channels: [{ kind: 'phone', value: '0412 345 198' }] });
+    const survivor = await newPerson(s.client, { given: 'S' });
+    const merged = await newPerson(s.client, { given: 'M', channels: [{ kind: 'phone', value: '0412 345 198' }] });
     await markMerged(s, merged.id, survivor.id);
     const [mine] = (await call('directory.getPerson', { personId: survivor.id })).person.channels;
     expect(mine).toBeUndefined();
@@ -140,7 +140,7 @@ describe('directory.removeChannel', () => {
 
 describe('directory.setPrimaryChannel', () => {
   it('moves the primary of its kind; already primary is changed:false; removed is a CONFLICT naming the way forward', async () => {
-    const p = await person(s.client, { given: 'Prim', channels: [{ kind: 'phone', value: '0412 345 201' }, { kind: 'phone', value: '0412 345 202' }] });
+    const p = await newPerson(s.client, { given: 'Prim', channels: [{ kind: 'phone', value: '0412 345 201' }, { kind: 'phone', value: '0412 345 202' }] });
     const [a, b] = (await channelsOf(p.id)).filter((c) => c.kind === 'phone');
     const seq = await head(s.client);
     expect(await call('directory.setPrimaryChannel', { channelId: b.id })).toMatchObject({ changed: true, channel: { id: b.id, primary: true } });

@@ -1,19 +1,11 @@
-import { expectOk } from '../../helpers/calls.js';
+import { ok } from '../../helpers/calls.js';
 import type { TestClient, TestServer } from '../../helpers/harness.js';
 
-/** Shared calls of the directory tests. */
+/** The directory tests' own words: parties to work on, a merge's tombstone, a key of chosen scopes. */
 
-export const ok = async (client: TestClient, method: string, params: Record<string, unknown>, key?: string) =>
-  expectOk(method, await client.rpc(method, params, { key }));
-
-export const err = async (client: TestClient, method: string, params: unknown, key?: string) => {
-  const res = await client.rpc(method, params, { key });
-  if (res.body.ok !== false) throw new Error(`${method} did not fail: ${res.raw.slice(0, 300)}`);
-  return res.body.error as { code: string; message: string };
-};
-
-export const person = async (client: TestClient, params: Record<string, unknown>) => (await ok(client, 'directory.createPerson', params)).person;
-export const org = async (client: TestClient, params: Record<string, unknown>) => (await ok(client, 'directory.createOrg', params)).org;
+/** A new directory party of kind person or org (not a member of the org: see `person` in tests/helpers). */
+export const newPerson = async (client: TestClient, params: Record<string, unknown>) => (await ok(client, 'directory.createPerson', params)).person;
+export const newOrg = async (client: TestClient, params: Record<string, unknown>) => (await ok(client, 'directory.createOrg', params)).org;
 
 /**
  * What an executed merge leaves (directory.executeMerge is another part's): the merged party's row as a tombstone

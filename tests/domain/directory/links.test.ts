@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 
 /** directory.linkParty and unlinkParty (the canary server: its logs are checked too). */
 
@@ -24,9 +24,9 @@ const getPerson = async (personId: string) => (await call('directory.getPerson',
 
 describe('directory.linkParty', () => {
   it('works_at: the first is primary and sets the employer, primary:true moves it; the same link again is changed:false; one event each', async () => {
-    const acme = await org(s.client, { name: 'Acme Links' });
-    const beta = await org(s.client, { name: 'Beta Links' });
-    const jane = await person(s.client, { given: 'Jane', family: 'Linker' });
+    const acme = await newOrg(s.client, { name: 'Acme Links' });
+    const beta = await newOrg(s.client, { name: 'Beta Links' });
+    const jane = await newPerson(s.client, { given: 'Jane', family: 'Linker' });
     const seq = await head(s.client);
     const first = await call('directory.linkParty', { fromId: jane.id, toId: acme.id, relation: 'works_at', role: 'CFO', since: '2020-01-01' });
     expect(first).toMatchObject({ changed: true, link: { fromId: jane.id, toId: acme.id, relation: 'works_at', role: 'CFO', primary: true, since: '2020-01-01', until: null, status: 'active' } });
@@ -59,8 +59,8 @@ describe('directory.linkParty', () => {
   });
 
   it('an idempotency key replays the stored frame; another role on an active link is a CONFLICT naming the way forward', async () => {
-    const co = await org(s.client, { name: 'Replay Links' });
-    const p = await person(s.client, { given: 'Rep', family: 'Lay' });
+    const co = await newOrg(s.client, { name: 'Replay Links' });
+    const p = await newPerson(s.client, { given: 'Rep', family: 'Lay' });
     const firstRes = await s.client.rpc('directory.linkParty', { fromId: p.id, toId: co.id, relation: 'works_at', role: 'Buyer' }, { idem: 'link-replay-1' });
     const at = await head(s.client);
     const again = await s.client.rpc('directory.linkParty', { fromId: p.id, toId: co.id, relation: 'works_at', role: 'Buyer' }, { idem: 'link-replay-1' });
@@ -75,8 +75,8 @@ describe('directory.linkParty', () => {
   });
 
   it('the other relations: kinds checked, reporting and subsidiary cycles refused, partner_of is the same link both ways', async () => {
-    const [a, b, c2] = [await person(s.client, { given: 'Ann' }), await person(s.client, { given: 'Ben' }), await person(s.client, { given: 'Cy' })];
-    const [parent, sub, subsub] = [await org(s.client, { name: 'Parent Group' }), await org(s.client, { name: 'Sub One' }), await org(s.client, { name: 'Sub Two' })];
+    const [a, b, c2] = [await newPerson(s.client, { given: 'Ann' }), await newPerson(s.client, { given: 'Ben' }), await newPerson(s.client, { given: 'Cy' })];
+    const [parent, sub, subsub] = [await newOrg(s.client, { name: 'Parent Group' }), await newOrg(s.client, { name: 'Sub One' }), await newOrg(s.client, { name: 'Sub Two' })];
     await link({ fromId: a.id, toId: b.id, relation: 'reports_to' });
     await link({ fromId: b.id, toId: c2.id, relation: 'reports_to' });
     await link({ fromId: c2.id, toId: a.id, relation: 'assistant_of' });
@@ -101,22 +101,22 @@ describe('directory.linkParty', () => {
   });
 
   it('a merged target is followed to its survivor; a merged or archived from, an archived target, unknown and foreign ids and a missing scope are refused, appending nothing', async () => {
-    const survivor = await org(s.client, { name: 'Survivor Co' });
-    const mergedOrg = await org(s.client, { name: 'Merged Co' });
+    const survivor = await newOrg(s.client, { name: 'Survivor Co' });
+    const mergedOrg = await newOrg(s.client, { name: 'Merged Co' });
     await markMerged(s, mergedOrg.id, survivor.id);
-    const p = await person(s.client, { given: 'Follow', family: 'Me' });
+    const p = await newPerson(s.client, { given: 'Follow', family: 'Me' });
     expect(await call('directory.linkParty', { fromId: p.id, toId: mergedOrg.id, relation: 'works_at' })).toMatchObject({
       changed: true,
       link: { toId: survivor.id },
     });
     const events = await eventsAfter(s.client, (await head(s.client)) - 1);
     expect(events[0].payload).toMatchObject({ toId: survivor.id, followedFrom: mergedOrg.id });
-    const keeper = await person(s.client, { given: 'Keeper' });
-    const gone = await person(s.client, { given: 'Gone' });
+    const keeper = await newPerson(s.client, { given: 'Keeper' });
+    const gone = await newPerson(s.client, { given: 'Gone' });
     await markMerged(s, gone.id, keeper.id);
-    const shelved = await org(s.client, { name: 'Shelved Co' });
+    const shelved = await newOrg(s.client, { name: 'Shelved Co' });
     await call('directory.archiveOrg', { orgId: shelved.id });
-    const archivedPerson = await person(s.client, { given: 'Archived' });
+    const archivedPerson = await newPerson(s.client, { given: 'Archived' });
     await call('directory.archivePerson', { personId: archivedPerson.id });
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Theirs' })).org;
     const seq = await head(s.client);
@@ -139,8 +139,8 @@ describe('directory.linkParty', () => {
   it.skipIf(!onPostgres)('racing links that together close a reporting loop (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is refused', async () => {
     // Several rounds: a deadlock between the two (each holding the row the other's link points at) shows up as a CONFLICT.
     for (let round = 0; round < 5; round++) {
-      const x = await person(s.client, { given: 'Race', family: `X${round}` });
-      const y = await person(s.client, { given: 'Race', family: `Y${round}` });
+      const x = await newPerson(s.client, { given: 'Race', family: `X${round}` });
+      const y = await newPerson(s.client, { given: 'Race', family: `Y${round}` });
       const results = await Promise.all([
         s.client.rpc('directory.linkParty', { fromId: x.id, toId: y.id, relation: 'reports_to' }),
         s.client.rpc('directory.linkParty', { fromId: y.id, toId: x.id, relation: 'reports_to' }),
@@ -153,9 +153,9 @@ describe('directory.linkParty', () => {
 
 describe('directory.unlinkParty', () => {
   it('ends a link, keeping it as history; the next oldest works_at becomes primary and the employer follows; ended again is changed:false', async () => {
-    const first = await org(s.client, { name: 'First Employer' });
-    const second = await org(s.client, { name: 'Second Employer' });
-    const p = await person(s.client, { given: 'Mover', worksAt: { orgId: first.id } });
+    const first = await newOrg(s.client, { name: 'First Employer' });
+    const second = await newOrg(s.client, { name: 'Second Employer' });
+    const p = await newPerson(s.client, { given: 'Mover', worksAt: { orgId: first.id } });
     const primary = (await getPerson(p.id)).links[0];
     const other2 = await link({ fromId: p.id, toId: second.id, relation: 'works_at', since: '2021-03-01' });
     const seq = await head(s.client);
@@ -184,8 +184,8 @@ describe('directory.unlinkParty', () => {
   });
 
   it('until before since, in the future, unknown and foreign links and a missing scope are refused, appending nothing; an archived party may end its links', async () => {
-    const co = await org(s.client, { name: 'Until Co' });
-    const p = await person(s.client, { given: 'Until' });
+    const co = await newOrg(s.client, { name: 'Until Co' });
+    const p = await newPerson(s.client, { given: 'Until' });
     const l = await link({ fromId: p.id, toId: co.id, relation: 'works_at', since: '2022-05-01' });
     const theirCo = (await ok(other, 'directory.createOrg', { name: 'Their Co' })).org;
     const theirs = (await ok(other, 'directory.createPerson', { given: 'Their', worksAt: { orgId: theirCo.id } })).person.links[0];
@@ -204,8 +204,8 @@ describe('directory.unlinkParty', () => {
 
 describe('directory links: the redaction canary', () => {
   it('no role reaches an event or a log line', async () => {
-    const co = await org(s.client, { name: `Canary Co ${CANARY}` });
-    const p = await person(s.client, { given: `Canary${CANARY}` });
+    const co = await newOrg(s.client, { name: `Canary Co ${CANARY}` });
+    const p = await newPerson(s.client, { given: `Canary${CANARY}` });
     const l = await link({ fromId: p.id, toId: co.id, relation: 'works_at', role: `Role ${CANARY}` });
     await link({ fromId: p.id, toId: co.id, relation: 'client_of', role: `Client ${CANARY}` });
     expect((await fail('directory.linkParty', { fromId: p.id, toId: co.id, relation: 'works_at', role: `Other ${CANARY}` })).code).toBe('CONFLICT');

@@ -3,8 +3,8 @@ import { touchAwareness } from '../../../domain/directory/index.js';
 import { newId } from '../../../domain/core/ids.js';
 import type { Family } from '../../../domain/core/family.js';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { err, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 
 /** directory.listPeople, listOrgs and search, including scenario 4 (run on PGlite and on PostgreSQL). */
 
@@ -55,8 +55,8 @@ async function makeList(owner: string, kind: 'static' | 'dynamic', visibility: s
 
 describe('scenario 4: search, both databases ("jose alvares" finds "José Álvarez", "0412345678" by E.164, prefix "alv")', () => {
   it('folds accents and typos, finds by phone key and by prefix; appends nothing', async () => {
-    const jose = await person(s.client, { given: 'José', family: 'Álvarez', channels: [{ kind: 'phone', value: '+61 412 345 678' }, { kind: 'email', value: 'jose@alvarez.example' }] });
-    await person(s.client, { given: 'Maria', family: 'Gonzalez' });
+    const jose = await newPerson(s.client, { given: 'José', family: 'Álvarez', channels: [{ kind: 'phone', value: '+61 412 345 678' }, { kind: 'email', value: 'jose@alvarez.example' }] });
+    await newPerson(s.client, { given: 'Maria', family: 'Gonzalez' });
     const seq = await head(s.client);
     const typo = await call('directory.search', { q: 'jose alvares' });
     expect(typo.hits[0]).toMatchObject({ party: { id: jose.id, displayName: 'José Álvarez' }, matched: 'fuzzy', reasons: ['name'] });
@@ -73,11 +73,11 @@ describe('scenario 4: search, both databases ("jose alvares" finds "José Álvar
 
 describe('directory.search', () => {
   it('aliases, tags and employer words; kinds; honorifics and legal forms folded; archived and merged left out', async () => {
-    const umbrella = await org(s.client, { name: 'Umbrella Holdings Pty Ltd', aliases: ['Umbrella Corp'] });
-    const alice = await person(s.client, { given: 'Alice', family: 'Abernathy', title: 'Chief Scientist', worksAt: { orgId: umbrella.id }, tags: ['Research'] });
-    const gone = await person(s.client, { given: 'Alice', family: 'Archived' });
+    const umbrella = await newOrg(s.client, { name: 'Umbrella Holdings Pty Ltd', aliases: ['Umbrella Corp'] });
+    const alice = await newPerson(s.client, { given: 'Alice', family: 'Abernathy', title: 'Chief Scientist', worksAt: { orgId: umbrella.id }, tags: ['Research'] });
+    const gone = await newPerson(s.client, { given: 'Alice', family: 'Archived' });
     await call('directory.archivePerson', { personId: gone.id });
-    const merged = await person(s.client, { given: 'Alice', family: 'Abernathey' });
+    const merged = await newPerson(s.client, { given: 'Alice', family: 'Abernathey' });
     await markMerged(s, merged.id, alice.id);
     expect(await hitIds({ q: 'umbrella corp', kinds: ['org'] })).toEqual([umbrella.id]);
     expect((await call('directory.search', { q: 'umbrella corp', kinds: ['org'] })).hits[0].reasons).toContain('aliases');
@@ -92,20 +92,20 @@ describe('directory.search', () => {
   });
 
   it('duplicatesOf: the dedupe candidates with scores and reasons; a merged id is followed to its survivor', async () => {
-    const co = await org(s.client, { name: 'Dupe Finders', website: 'dupefinders.example.com' });
-    const a = await person(s.client, { given: 'Jon', family: 'Smith', worksAt: { orgId: co.id }, channels: [{ kind: 'phone', value: '0412 345 301' }] });
-    const b = await person(s.client, { given: 'John', family: 'Smith', channels: [{ kind: 'phone', value: '+61 412 345 301' }] });
+    const co = await newOrg(s.client, { name: 'Dupe Finders', website: 'dupefinders.example.com' });
+    const a = await newPerson(s.client, { given: 'Jon', family: 'Smith', worksAt: { orgId: co.id }, channels: [{ kind: 'phone', value: '0412 345 301' }] });
+    const b = await newPerson(s.client, { given: 'John', family: 'Smith', channels: [{ kind: 'phone', value: '+61 412 345 301' }] });
     const res = await call('directory.search', { duplicatesOf: a.id });
     expect(res.hits).toEqual([expect.objectContaining({ party: expect.objectContaining({ id: b.id }), score: 90, matched: 'duplicate', reasons: ['same_phone'] })]);
-    const old = await person(s.client, { given: 'Jon', family: 'Old' });
+    const old = await newPerson(s.client, { given: 'Jon', family: 'Old' });
     await markMerged(s, old.id, b.id);
     expect(await hitIds({ duplicatesOf: old.id })).toEqual([a.id]);
     expect(await hitIds({ duplicatesOf: a.id, kinds: ['org'] })).toEqual([]);
   });
 
   it('listId limits to the list the caller sees; bad input and missing scope refused; nothing appended', async () => {
-    const inList = await person(s.client, { given: 'Listed', family: 'Lemon' });
-    const outList = await person(s.client, { given: 'Unlisted', family: 'Lemon' });
+    const inList = await newPerson(s.client, { given: 'Listed', family: 'Lemon' });
+    const outList = await newPerson(s.client, { given: 'Unlisted', family: 'Lemon' });
     const mine = await makeList(me, 'static', 'private', [inList.id]);
     const theirs = await makeList(colleague.id, 'static', 'private', [outList.id]);
     expect(await hitIds({ q: 'lemon', listId: mine })).toEqual([inList.id]);
@@ -124,12 +124,12 @@ describe('directory.search', () => {
 
 describe('directory.listPeople', () => {
   it('by name with a cursor; filters by employer, tag, who knows them, list (static and dynamic), role, status', async () => {
-    const co = await org(s.client, { name: 'Listing Employer' });
+    const co = await newOrg(s.client, { name: 'Listing Employer' });
     const names = ['Zed Quill', 'Amy Quill', 'Bob Quill', 'Cat Quill'];
     const people: any[] = [];
     for (const n of names) {
       const [given, family] = n.split(' ');
-      people.push(await person(s.client, { given, family, tags: n === 'Bob Quill' ? ['Quillvip'] : [], worksAt: n === 'Zed Quill' ? undefined : { orgId: co.id } }));
+      people.push(await newPerson(s.client, { given, family, tags: n === 'Bob Quill' ? ['Quillvip'] : [], worksAt: n === 'Zed Quill' ? undefined : { orgId: co.id } }));
     }
     const [zed, amy, bob, cat] = people;
     const seq = await head(s.client);
@@ -156,8 +156,8 @@ describe('directory.listPeople', () => {
 
   it('updatedSince orders by change and pages; merged parties list as tombstones', async () => {
     const since = new Date().toISOString();
-    const a = await person(s.client, { given: 'Sync', family: 'One' });
-    const b = await person(s.client, { given: 'Sync', family: 'Two' });
+    const a = await newPerson(s.client, { given: 'Sync', family: 'One' });
+    const b = await newPerson(s.client, { given: 'Sync', family: 'Two' });
     await call('directory.updatePerson', { personId: a.id, title: 'Later' });
     await markMerged(s, b.id, a.id);
     const all = await call('directory.listPeople', { updatedSince: since, status: 'all', limit: 500 });
@@ -173,7 +173,7 @@ describe('directory.listPeople', () => {
   });
 
   it('roles from a registered family source; unknown role, foreign org, bad input, missing scope', async () => {
-    const payee = await person(s.client, { given: 'Role', family: 'Holder' });
+    const payee = await newPerson(s.client, { given: 'Role', family: 'Holder' });
     payeeId = payee.id;
     expect(ids((await call('directory.listPeople', { role: 'testfam.payee' })).people)).toEqual([payee.id]);
     expect((await call('directory.getPerson', { personId: payee.id })).person.roles).toEqual([{ family: 'testfam', role: 'testfam.payee', refId: 'tst_1' }]);
@@ -194,9 +194,9 @@ describe('directory.listPeople', () => {
 
 describe('directory.listOrgs', () => {
   it('by name; orgId lists organisations linked either way; tag and q; misuse', async () => {
-    const parent = await org(s.client, { name: 'Parent Conglomerate', tags: ['group'] });
-    const sub = await org(s.client, { name: 'Daughter Ventures' });
-    const unrelated = await org(s.client, { name: 'Unrelated Ventures' });
+    const parent = await newOrg(s.client, { name: 'Parent Conglomerate', tags: ['group'] });
+    const sub = await newOrg(s.client, { name: 'Daughter Ventures' });
+    const unrelated = await newOrg(s.client, { name: 'Unrelated Ventures' });
     await s.runtime.db.query(
       `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, created_by) VALUES ($1, $2, $3, $4, 'subsidiary_of', $5)`,
       [s.org.orgId, newId('plk'), sub.id, parent.id, me],

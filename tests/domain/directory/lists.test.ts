@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 
 /** directory.createList, addToList, removeFromList, shareList, listLists, and the list parts of scenario 5. */
 
@@ -33,7 +33,7 @@ const peopleIn = async (listId: string, key?: string, extra: Record<string, unkn
 
 describe('scenario 5: lists (a private list is NOT_FOUND to others; a viewer cannot add: CONFLICT)', () => {
   it('private to its owner, shared with a viewer who reads but cannot add, an editor who can', async () => {
-    const jane = await person(s.client, { given: 'Jane', family: 'Scenario' });
+    const jane = await newPerson(s.client, { given: 'Jane', family: 'Scenario' });
     const list = await newList({ name: 'Board', kind: 'static' });
     expect(list).toMatchObject({ visibility: 'private', ownerId: me, access: 'owner', grants: [], memberCount: 0, kind: 'static', filter: null });
     await call('directory.addToList', { listId: list.id, partyIds: [jane.id] });
@@ -51,22 +51,22 @@ describe('scenario 5: lists (a private list is NOT_FOUND to others; a viewer can
       message: `you may only view list ${list.id}; its owner ${me} can make you an editor (directory.shareList)`,
     });
     expect(await head(s.client)).toBe(seq);
-    const john = await person(s.client, { given: 'John', family: 'Scenario' });
+    const john = await newPerson(s.client, { given: 'John', family: 'Scenario' });
     expect(await call('directory.addToList', { listId: list.id, partyIds: [john.id] }, bob.key)).toMatchObject({ added: [john.id], already: [], list: { access: 'editor', memberCount: 2 } });
   });
 });
 
 describe('directory.createList', () => {
   it('static and dynamic lists; a dynamic one is its filter, evaluated at every read; one event without the name', async () => {
-    const co = await org(s.client, { name: 'Dynamic Employer' });
+    const co = await newOrg(s.client, { name: 'Dynamic Employer' });
     const seq = await head(s.client);
     const stat = await newList({ name: `Static ${CANARY}` });
     expect(stat).toMatchObject({ kind: 'static', visibility: 'private', memberCount: 0, version: 1 });
     const dyn = await newList({ name: 'Dynamic', kind: 'dynamic', filter: { orgId: co.id, tag: 'dynvip' }, visibility: 'workspace' });
     expect(dyn).toMatchObject({ kind: 'dynamic', filter: { orgId: co.id, tag: 'dynvip' }, memberCount: null, visibility: 'workspace' });
     expect(await peopleIn(dyn.id)).toEqual([]);
-    const hit = await person(s.client, { given: 'Dyn', family: 'Hit', tags: ['DynVip'], worksAt: { orgId: co.id } });
-    await person(s.client, { given: 'Dyn', family: 'Miss', tags: ['dynvip'] });
+    const hit = await newPerson(s.client, { given: 'Dyn', family: 'Hit', tags: ['DynVip'], worksAt: { orgId: co.id } });
+    await newPerson(s.client, { given: 'Dyn', family: 'Miss', tags: ['dynvip'] });
     expect(await peopleIn(dyn.id)).toEqual([hit.id]);
     expect(await peopleIn(dyn.id, ann.key)).toEqual([hit.id]);
     const events = await eventsAfter(s.client, seq);
@@ -97,9 +97,9 @@ describe('directory.createList', () => {
 
 describe('directory.addToList', () => {
   it('adds, reports those already in, follows merged ids, counts; one event with ids and counts', async () => {
-    const [a, b, c2] = [await person(s.client, { given: 'Add', family: 'A' }), await person(s.client, { given: 'Add', family: 'B' }), await person(s.client, { given: 'Add', family: 'C' })];
-    const co = await org(s.client, { name: 'Add Org' });
-    const gone = await person(s.client, { given: 'Add', family: 'Gone' });
+    const [a, b, c2] = [await newPerson(s.client, { given: 'Add', family: 'A' }), await newPerson(s.client, { given: 'Add', family: 'B' }), await newPerson(s.client, { given: 'Add', family: 'C' })];
+    const co = await newOrg(s.client, { name: 'Add Org' });
+    const gone = await newPerson(s.client, { given: 'Add', family: 'Gone' });
     await markMerged(s, gone.id, c2.id);
     const list = await newList({ name: 'Adds' });
     const seq = await head(s.client);
@@ -120,8 +120,8 @@ describe('directory.addToList', () => {
   });
 
   it('a dynamic list, an archived party, unknown and foreign ids, more than 500, bad input and a missing scope are refused, appending nothing', async () => {
-    const p = await person(s.client, { given: 'Refused', family: 'Add' });
-    const shelved = await person(s.client, { given: 'Shelved', family: 'Add' });
+    const p = await newPerson(s.client, { given: 'Refused', family: 'Add' });
+    const shelved = await newPerson(s.client, { given: 'Shelved', family: 'Add' });
     await call('directory.archivePerson', { personId: shelved.id });
     const list = await newList({ name: 'Refusals' });
     const dyn = await newList({ name: 'Dyn refusals', kind: 'dynamic', filter: { tag: 'x' } });
@@ -160,7 +160,7 @@ describe('directory.addToList', () => {
       `INSERT INTO directory_list_members (org_id, list_id, party_id, added_by) SELECT $1, $2, party_id, $3 FROM directory_parties WHERE org_id = $1 AND party_id LIKE 'per_bulk%'`,
       [s.org.orgId, list.id, me],
     );
-    const [x, y] = [await person(s.client, { given: 'Fifty', family: 'Thousand' }), await person(s.client, { given: 'One', family: 'Over' })];
+    const [x, y] = [await newPerson(s.client, { given: 'Fifty', family: 'Thousand' }), await newPerson(s.client, { given: 'One', family: 'Over' })];
     const seq = await head(s.client);
     expect(await fail('directory.addToList', { listId: list.id, partyIds: [x.id, y.id] })).toEqual({
       code: 'CONFLICT',
@@ -176,7 +176,7 @@ describe('directory.addToList', () => {
   }, 120_000);
 
   it.skipIf(!onPostgres)('racing adds of one party to one list (PostgreSQL only: skipped on PGlite, one connection): added once, the other finds it already in', async () => {
-    const p = await person(s.client, { given: 'Race', family: 'List' });
+    const p = await newPerson(s.client, { given: 'Race', family: 'List' });
     const list = await newList({ name: 'Race list' });
     const results = await Promise.all([1, 2].map(() => s.client.rpc('directory.addToList', { listId: list.id, partyIds: [p.id] })));
     expect(results.map((r) => r.status)).toEqual([200, 200]);
@@ -187,8 +187,8 @@ describe('directory.addToList', () => {
 
 describe('directory.removeFromList', () => {
   it('removes, reports the absent, follows merged ids; viewers and dynamic lists refused', async () => {
-    const [a, b] = [await person(s.client, { given: 'Rem', family: 'A' }), await person(s.client, { given: 'Rem', family: 'B' })];
-    const gone = await person(s.client, { given: 'Rem', family: 'Gone' });
+    const [a, b] = [await newPerson(s.client, { given: 'Rem', family: 'A' }), await newPerson(s.client, { given: 'Rem', family: 'B' })];
+    const gone = await newPerson(s.client, { given: 'Rem', family: 'Gone' });
     const list = await newList({ name: 'Removals', visibility: 'workspace' });
     await call('directory.addToList', { listId: list.id, partyIds: [a.id, b.id, gone.id] });
     await markMerged(s, gone.id, b.id);
@@ -300,7 +300,7 @@ describe('directory.listLists', () => {
 
 describe('directory lists: the redaction canary', () => {
   it('no list name, filter value or query reaches an event or a log line', async () => {
-    const p = await person(s.client, { given: `Canary${CANARY}` });
+    const p = await newPerson(s.client, { given: `Canary${CANARY}` });
     const l = await newList({ name: `Secret list ${CANARY}` });
     await newList({ name: `Dyn ${CANARY}`, kind: 'dynamic', filter: { tag: `tag${CANARY}` } });
     await call('directory.addToList', { listId: l.id, partyIds: [p.id] });

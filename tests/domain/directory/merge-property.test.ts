@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { ok } from './kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /*
  * Property: whatever two parties hold (fields, channels shared or not, links in and out and between them, list

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, ok, org, person } from './kit.js';
+import { err, eventsAfter, expectOk, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, newOrg, newPerson } from './kit.js';
 
 /**
  * directory.proposeMerge, executeMerge, revertMerge, listMerges; acceptance scenario 3. The server keeps every log
@@ -32,8 +32,8 @@ const execute = (mergeId: string, decision = 'merge', key?: string) => call('dir
 
 describe('scenario 3: merge', () => {
   it('"Jon Smith" 0412 345 678 and "John Smith" +61 412 345 678 at Acme -> hint 90; execute; revert -> both read as before (bar version); again -> changed:false', async () => {
-    const acme = await org(s.client, { name: 'Acme Merge Scenario' });
-    const jon = await person(s.client, { given: 'Jon', family: 'Smith', channels: [{ kind: 'phone', value: '0412 345 678' }] });
+    const acme = await newOrg(s.client, { name: 'Acme Merge Scenario' });
+    const jon = await newPerson(s.client, { given: 'Jon', family: 'Smith', channels: [{ kind: 'phone', value: '0412 345 678' }] });
     const made = await call('directory.createPerson', {
       given: 'John',
       family: 'Smith',
@@ -83,8 +83,8 @@ describe('scenario 3: merge', () => {
 
 describe('directory.proposeMerge', () => {
   it('the same open proposal is changed:false; other choices revise it; an I replay answers the same frame', async () => {
-    const a = await person(s.client, { given: 'Prop', family: 'Osal', title: 'CTO', channels: [{ kind: 'email', value: 'prop.osal@propose.example' }] });
-    const b = await person(s.client, { given: 'Prop', family: 'Osal', channels: [{ kind: 'email', value: 'p.osal@propose.example' }] });
+    const a = await newPerson(s.client, { given: 'Prop', family: 'Osal', title: 'CTO', channels: [{ kind: 'email', value: 'prop.osal@propose.example' }] });
+    const b = await newPerson(s.client, { given: 'Prop', family: 'Osal', channels: [{ kind: 'email', value: 'p.osal@propose.example' }] });
     const first = await s.client.rpc('directory.proposeMerge', { survivorId: a.id, mergedId: b.id }, { idem: 'prop-1' });
     const merge = expectOk('directory.proposeMerge', first).merge;
     expect(merge).toMatchObject({ score: 80, reasons: ['same_name_domain'], fieldChoices: {}, proposedBy: expect.stringMatching(/^usr_/) });
@@ -113,9 +113,9 @@ describe('directory.proposeMerge', () => {
   });
 
   it('kinds differ, the same party, unknown choices, merged, foreign and unknown ids, missing scope: refused, nothing appended', async () => {
-    const p = await person(s.client, { given: 'Kind', family: 'Person' });
-    const q = await person(s.client, { given: 'Kind', family: 'Other' });
-    const co = await org(s.client, { name: 'Kind Org' });
+    const p = await newPerson(s.client, { given: 'Kind', family: 'Person' });
+    const q = await newPerson(s.client, { given: 'Kind', family: 'Other' });
+    const co = await newOrg(s.client, { name: 'Kind Org' });
     const foreign = (await ok(other, 'directory.createPerson', { given: 'Foreign' })).person;
     const seq = await head(s.client);
     expect(await fail('directory.proposeMerge', { survivorId: p.id, mergedId: co.id })).toEqual({
@@ -134,7 +134,7 @@ describe('directory.proposeMerge', () => {
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
     // A merged party is refused naming its survivor.
-    const r = await person(s.client, { given: 'Kind', family: 'Third' });
+    const r = await newPerson(s.client, { given: 'Kind', family: 'Third' });
     await execute((await propose({ survivorId: q.id, mergedId: r.id })).merge.id);
     const merged = await fail('directory.proposeMerge', { survivorId: p.id, mergedId: r.id });
     expect(merged).toEqual({ code: 'CONFLICT', message: `person ${r.id} was merged into ${q.id}; write to ${q.id} instead` });
@@ -145,8 +145,8 @@ describe('directory.executeMerge', () => {
   it('survivor wins, blanks filled, choices override; tags, addresses, lists and awareness unioned; doNotContact kept', async () => {
     const member = (await s.client.mint({ tier: 'member' }, 'knower')).principal.id;
     const address = { lines: ['1 Merge St'], locality: 'Sydney', country: 'AU' };
-    const a = await person(s.client, { given: 'Ada', family: 'Union', tags: ['vip'], channels: [{ kind: 'email', value: 'ada@union.example' }, { kind: 'phone', value: '0412 345 901' }] });
-    const b = await person(s.client, {
+    const a = await newPerson(s.client, { given: 'Ada', family: 'Union', tags: ['vip'], channels: [{ kind: 'email', value: 'ada@union.example' }, { kind: 'phone', value: '0412 345 901' }] });
+    const b = await newPerson(s.client, {
       given: 'Adah',
       family: 'Union',
       title: 'Director',
@@ -189,9 +189,9 @@ describe('directory.executeMerge', () => {
   });
 
   it('dismiss sticks for dedupe and refuses a later merge; unknown, foreign, bad decision, missing scope', async () => {
-    const co = await org(s.client, { name: 'Dismiss Employer' });
-    const a = await person(s.client, { given: 'Dee', family: 'Zellweg', worksAt: { orgId: co.id } });
-    const b = await person(s.client, { given: 'Dee', family: 'Zellweg', worksAt: { orgId: co.id } });
+    const co = await newOrg(s.client, { name: 'Dismiss Employer' });
+    const a = await newPerson(s.client, { given: 'Dee', family: 'Zellweg', worksAt: { orgId: co.id } });
+    const b = await newPerson(s.client, { given: 'Dee', family: 'Zellweg', worksAt: { orgId: co.id } });
     const dup = async () => (await call('directory.search', { duplicatesOf: a.id })).hits.map((h: any) => h.party.id);
     expect(await dup()).toEqual([b.id]);
     const merge = (await propose({ survivorId: a.id, mergedId: b.id })).merge;
@@ -246,9 +246,9 @@ describe('directory.executeMerge', () => {
 
 describe('directory.revertMerge', () => {
   it('later edits are kept and listed; a later merge on the survivor is a CONFLICT naming it; proposed, unknown, foreign, missing scope', async () => {
-    const a = await person(s.client, { given: 'Rev', family: 'Ert', channels: [{ kind: 'email', value: 'rev@revert.example' }] });
-    const b = await person(s.client, { given: 'Rev', family: 'Ert', title: 'Analyst', channels: [{ kind: 'email', value: 'r.ert@revert.example' }] });
-    const c = await person(s.client, { given: 'Rev', family: 'Ert', channels: [{ kind: 'email', value: 'rev.ert@revert.example' }] });
+    const a = await newPerson(s.client, { given: 'Rev', family: 'Ert', channels: [{ kind: 'email', value: 'rev@revert.example' }] });
+    const b = await newPerson(s.client, { given: 'Rev', family: 'Ert', title: 'Analyst', channels: [{ kind: 'email', value: 'r.ert@revert.example' }] });
+    const c = await newPerson(s.client, { given: 'Rev', family: 'Ert', channels: [{ kind: 'email', value: 'rev.ert@revert.example' }] });
     const first = (await propose({ survivorId: a.id, mergedId: b.id })).merge;
     expect((await fail('directory.revertMerge', { mergeId: first.id })).message).toBe(`merge ${first.id} is proposed; only an executed merge is reverted`);
     await execute(first.id);
@@ -277,9 +277,9 @@ describe('directory.revertMerge', () => {
 
 describe('directory.listMerges', () => {
   it('newest first with previews, by status and by party, paged; reads append nothing', async () => {
-    const co = await org(s.client, { name: 'List Merges Co' });
+    const co = await newOrg(s.client, { name: 'List Merges Co' });
     const people = [];
-    for (const given of ['Lee', 'Lee', 'Lee']) people.push(await person(s.client, { given, family: 'Lister', worksAt: { orgId: co.id } }));
+    for (const given of ['Lee', 'Lee', 'Lee']) people.push(await newPerson(s.client, { given, family: 'Lister', worksAt: { orgId: co.id } }));
     const m1 = (await propose({ survivorId: people[0].id, mergedId: people[1].id })).merge;
     const m2 = (await propose({ survivorId: people[0].id, mergedId: people[2].id })).merge;
     await execute(m1.id, 'dismiss');
@@ -306,9 +306,9 @@ describe('executeMerge by an agent', () => {
   it('holds below 90 (hold -> approval.request -> a human approves -> retry with approvalId); at 90 without roles it runs; an edit since the hold is a CONFLICT', async () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'dedupe agent');
     const approver = await s.client.mint({ tier: 'approver' }, 'merge approver');
-    const co = await org(s.client, { name: 'Agent Merge Co' });
-    const a = await person(s.client, { given: 'Agnes', family: 'Hold', worksAt: { orgId: co.id } });
-    const b = await person(s.client, { given: 'Agnes', family: 'Hold', worksAt: { orgId: co.id } });
+    const co = await newOrg(s.client, { name: 'Agent Merge Co' });
+    const a = await newPerson(s.client, { given: 'Agnes', family: 'Hold', worksAt: { orgId: co.id } });
+    const b = await newPerson(s.client, { given: 'Agnes', family: 'Hold', worksAt: { orgId: co.id } });
     const merge = (await call('directory.proposeMerge', { survivorId: a.id, mergedId: b.id }, agent.apiKey)).merge;
     expect(merge.score).toBe(80);
     const seq = await head(s.client);
@@ -332,15 +332,15 @@ describe('executeMerge by an agent', () => {
     expect(executed.payload.approvalId).toBe(filed.approvalId);
 
     // Score 90 and no books or CRM role: an agent merges alone.
-    const c = await person(s.client, { given: 'Phil', family: 'Ninety', channels: [{ kind: 'phone', value: '0412 345 911' }] });
-    const d = await person(s.client, { given: 'Philip', family: 'Other', channels: [{ kind: 'phone', value: '0412345911' }] });
+    const c = await newPerson(s.client, { given: 'Phil', family: 'Ninety', channels: [{ kind: 'phone', value: '0412 345 911' }] });
+    const d = await newPerson(s.client, { given: 'Philip', family: 'Other', channels: [{ kind: 'phone', value: '0412345911' }] });
     const m90 = (await propose({ survivorId: c.id, mergedId: d.id })).merge;
     expect(m90.score).toBe(90);
     expect(await execute(m90.id, 'merge', agent.apiKey)).toMatchObject({ changed: true });
 
     // Held, then one party edited: the approval no longer fits, the proposal is stale.
-    const e = await person(s.client, { given: 'Edith', family: 'Later', worksAt: { orgId: co.id } });
-    const f = await person(s.client, { given: 'Edith', family: 'Later', worksAt: { orgId: co.id } });
+    const e = await newPerson(s.client, { given: 'Edith', family: 'Later', worksAt: { orgId: co.id } });
+    const f = await newPerson(s.client, { given: 'Edith', family: 'Later', worksAt: { orgId: co.id } });
     const m2 = (await propose({ survivorId: e.id, mergedId: f.id })).merge;
     const held2 = (await s.client.rpc('directory.executeMerge', { mergeId: m2.id, decision: 'merge' }, { key: agent.apiKey })).body.result;
     const filed2 = await call('approval.request', { actionClass: held2.approval.actionClass, payloadHash: held2.approval.payloadHash, subject: held2.approval.subject }, agent.apiKey);
@@ -361,7 +361,7 @@ describe('executeMerge by an agent', () => {
     const inv = (await call('books.invoiceDraft', { payeeName: 'Role Hold Pty Ltd', description: 'x', totalCents: 1_100, dueDays: 7 })).invoice;
     const withRole = (await call('directory.listOrgs', { q: 'Role Hold', role: 'books.customer' })).orgs[0];
     await call('directory.updateOrg', { orgId: withRole.id, identifiers: { abn: '51 824 753 556' } });
-    const plain = await org(s.client, { name: 'Role Hold Holdings' });
+    const plain = await newOrg(s.client, { name: 'Role Hold Holdings' });
     await s.runtime.db.query('INSERT INTO directory_identifiers (org_id, party_id, scheme, value) VALUES ($1, $2, $3, $4)', [s.org.orgId, plain.id, 'abn', '51824753556']);
     const merge = (await propose({ survivorId: withRole.id, mergedId: plain.id })).merge;
     expect(merge.score).toBe(100);
@@ -373,9 +373,9 @@ describe('executeMerge by an agent', () => {
 
 describe('merges at once (PostgreSQL; PGlite runs one call at a time, so skipped there)', () => {
   it.skipIf(!onPostgres)('one pair proposed twice at once is one proposal; executed twice at once, merged once; a revision racing an execution waits', async () => {
-    const co = await org(s.client, { name: 'Race Merge Co' });
-    const a = await person(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
-    const b = await person(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
+    const co = await newOrg(s.client, { name: 'Race Merge Co' });
+    const a = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
+    const b = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
     const proposed = await Promise.all([propose({ survivorId: a.id, mergedId: b.id }), propose({ survivorId: a.id, mergedId: b.id })]);
     expect(proposed[0].merge.id).toBe(proposed[1].merge.id);
     expect(proposed.map((p) => p.changed).sort()).toEqual([false, true]);
@@ -387,8 +387,8 @@ describe('merges at once (PostgreSQL; PGlite runs one call at a time, so skipped
     expect(x.changed).toBe(true);
     // The revision either ran first (then the execution found its proposal changed) or found the pair merged.
     expect(y.body.ok === false ? y.body.error.code : 'ok').toMatch(/^(CONFLICT|ok)$/);
-    const c = await person(s.client, { given: 'Rex', family: 'Concurrent', channels: [{ kind: 'phone', value: '0412 345 955' }] });
-    const d = await person(s.client, { given: 'Rex', family: 'Twice', channels: [{ kind: 'phone', value: '0412345955' }] });
+    const c = await newPerson(s.client, { given: 'Rex', family: 'Concurrent', channels: [{ kind: 'phone', value: '0412 345 955' }] });
+    const d = await newPerson(s.client, { given: 'Rex', family: 'Twice', channels: [{ kind: 'phone', value: '0412345955' }] });
     const m = (await propose({ survivorId: c.id, mergedId: d.id })).merge;
     const twice = await Promise.all([execute(m.id), execute(m.id)]);
     expect(twice.map((t) => t.changed).sort()).toEqual([false, true]);

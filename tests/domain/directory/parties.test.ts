@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { err, eventsAfter, expectOk, head, ok, otherOrg } from '../../helpers/calls.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 
 /** directory.createPerson, createOrg, updatePerson, updateOrg, archivePerson, archiveOrg, getPerson, getOrg. */
 
@@ -22,7 +22,7 @@ const fail = (method: string, params: unknown, key?: string) => err(s.client, me
 
 describe('directory.createPerson', () => {
   it('creates with channels and an employer; one event of ids and counts; an I replay answers the same frame', async () => {
-    const acme = await org(s.client, { name: 'Acme Widgets Pty Ltd', website: 'acme-widgets.com.au' });
+    const acme = await newOrg(s.client, { name: 'Acme Widgets Pty Ltd', website: 'acme-widgets.com.au' });
     const seq = await head(s.client);
     const res = await call('directory.createPerson', {
       given: 'Jane',
@@ -82,25 +82,25 @@ describe('directory.createPerson', () => {
   });
 
   it('an email another active person holds is a CONFLICT naming them; archived holders and organisations do not count', async () => {
-    const holder = await person(s.client, { given: 'Hold', family: 'Er', channels: [{ kind: 'email', value: 'held@example.net' }] });
+    const holder = await newPerson(s.client, { given: 'Hold', family: 'Er', channels: [{ kind: 'email', value: 'held@example.net' }] });
     const seq = await head(s.client);
     const clash = await fail('directory.createPerson', { given: 'Other', channels: [{ kind: 'phone', value: '0412 345 002' }, { kind: 'email', value: 'HELD@example.net' }] });
     expect(clash).toMatchObject({ code: 'CONFLICT' });
     expect(clash.message).toBe(`params.channels.1.value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`);
     expect(await head(s.client)).toBe(seq);
     // The gmail key: dots and +tags are the same mailbox.
-    await person(s.client, { given: 'Gee', channels: [{ kind: 'email', value: 'gee.mail@gmail.com' }] });
+    await newPerson(s.client, { given: 'Gee', channels: [{ kind: 'email', value: 'gee.mail@gmail.com' }] });
     expect((await fail('directory.createPerson', { given: 'Gee2', channels: [{ kind: 'email', value: 'GeeMail+x@googlemail.com' }] })).code).toBe('CONFLICT');
     await call('directory.archivePerson', { personId: holder.id });
-    const again = await person(s.client, { given: 'Second', channels: [{ kind: 'email', value: 'held@example.net' }] });
+    const again = await newPerson(s.client, { given: 'Second', channels: [{ kind: 'email', value: 'held@example.net' }] });
     expect(again.email).toBe('held@example.net');
-    await org(s.client, { name: 'Shared Inbox Co', channels: [{ kind: 'email', value: 'info@shared-inbox.example' }] });
-    await person(s.client, { given: 'Reads', family: 'Info', channels: [{ kind: 'email', value: 'info@shared-inbox.example' }] });
+    await newOrg(s.client, { name: 'Shared Inbox Co', channels: [{ kind: 'email', value: 'info@shared-inbox.example' }] });
+    await newPerson(s.client, { given: 'Reads', family: 'Info', channels: [{ kind: 'email', value: 'info@shared-inbox.example' }] });
   });
 
   it('bad input, foreign or archived employer, missing scope: the field named, nothing appended', async () => {
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Foreign Co' })).org;
-    const gone = await org(s.client, { name: 'Gone Pty Ltd' });
+    const gone = await newOrg(s.client, { name: 'Gone Pty Ltd' });
     await call('directory.archiveOrg', { orgId: gone.id });
     const seq = await head(s.client);
     expect((await fail('directory.createPerson', { given: 'X', colour: 'red' })).message).toBe('colour: unknown field');
@@ -173,7 +173,7 @@ describe('directory.createOrg', () => {
 
 describe('directory.updatePerson', () => {
   it('renames keep an alias, derived names follow, null clears; no-op and stale ifVersion', async () => {
-    const p = await person(s.client, { given: 'Jon', family: 'Smyth', title: 'Buyer' });
+    const p = await newPerson(s.client, { given: 'Jon', family: 'Smyth', title: 'Buyer' });
     const seq = await head(s.client);
     const renamed = await call('directory.updatePerson', { personId: p.id, given: 'John', family: 'Smith', title: null, ifVersion: 1 });
     expect(renamed).toMatchObject({ changed: true, person: { displayName: 'John Smith', aliases: ['Jon Smyth'], title: null, version: 2 } });
@@ -199,9 +199,9 @@ describe('directory.updatePerson', () => {
   });
 
   it('archived, merged, foreign, unknown, bad input, missing scope', async () => {
-    const a = await person(s.client, { given: 'Arch' });
-    const survivor = await person(s.client, { given: 'Survivor' });
-    const loser = await person(s.client, { given: 'Loser' });
+    const a = await newPerson(s.client, { given: 'Arch' });
+    const survivor = await newPerson(s.client, { given: 'Survivor' });
+    const loser = await newPerson(s.client, { given: 'Loser' });
     await markMerged(s, loser.id, survivor.id);
     await call('directory.archivePerson', { personId: a.id });
     const foreign = (await ok(other, 'directory.createPerson', { given: 'Foreign' })).person;
@@ -224,9 +224,9 @@ describe('directory.updatePerson', () => {
 
 describe('directory.updateOrg', () => {
   it('a rename keeps an alias and re-indexes its people; website, identifiers set and removed; held identifier; no-op', async () => {
-    const initech = await org(s.client, { name: 'Initech', identifiers: { acn: '123 456 789' } });
-    const peter = await person(s.client, { given: 'Peter', family: 'Gibbons', worksAt: { orgId: initech.id } });
-    const held = await org(s.client, { name: 'Holder', identifiers: { vat: 'NL123' } });
+    const initech = await newOrg(s.client, { name: 'Initech', identifiers: { acn: '123 456 789' } });
+    const peter = await newPerson(s.client, { given: 'Peter', family: 'Gibbons', worksAt: { orgId: initech.id } });
+    const held = await newOrg(s.client, { name: 'Holder', identifiers: { vat: 'NL123' } });
     const seq = await head(s.client);
     const res = await call('directory.updateOrg', { orgId: initech.id, name: 'Initrode', website: 'initrode.example.com', identifiers: { acn: null, abn: '53 004 085 616' } });
     expect(res.org).toMatchObject({ displayName: 'Initrode', aliases: ['Initech'], domain: 'example.com', identifiers: { abn: '53004085616' }, version: 2 });
@@ -252,11 +252,11 @@ describe('directory.updateOrg', () => {
 
 describe('directory.archivePerson and archiveOrg', () => {
   it('archive, repeat as a no-op, restore; a restore that would make two holders of an email is a CONFLICT', async () => {
-    const p = await person(s.client, { given: 'Ann', channels: [{ kind: 'email', value: 'ann@archive.example' }] });
+    const p = await newPerson(s.client, { given: 'Ann', channels: [{ kind: 'email', value: 'ann@archive.example' }] });
     const seq = await head(s.client);
     expect(await call('directory.archivePerson', { personId: p.id })).toMatchObject({ changed: true, person: { status: 'archived', version: 2 } });
     expect(await call('directory.archivePerson', { personId: p.id, archived: true })).toMatchObject({ changed: false });
-    const taker = await person(s.client, { given: 'Ann2', channels: [{ kind: 'email', value: 'ann@archive.example' }] });
+    const taker = await newPerson(s.client, { given: 'Ann2', channels: [{ kind: 'email', value: 'ann@archive.example' }] });
     const clash = await fail('directory.archivePerson', { personId: p.id, archived: false });
     expect(clash).toEqual({ code: 'CONFLICT', message: `params.personId: an email of ${p.id} is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)` });
     await call('directory.archivePerson', { personId: taker.id });
@@ -271,13 +271,13 @@ describe('directory.archivePerson and archiveOrg', () => {
   });
 
   it('organisations likewise; merged, unknown, foreign, missing scope', async () => {
-    const o = await org(s.client, { name: 'Archivable', identifiers: { lei: 'ABCDEF1234567890XYZ1' } });
+    const o = await newOrg(s.client, { name: 'Archivable', identifiers: { lei: 'ABCDEF1234567890XYZ1' } });
     expect(await call('directory.archiveOrg', { orgId: o.id })).toMatchObject({ changed: true, org: { status: 'archived' } });
-    const taker = await org(s.client, { name: 'Taker', identifiers: { lei: 'abcdef1234567890xyz1' } });
+    const taker = await newOrg(s.client, { name: 'Taker', identifiers: { lei: 'abcdef1234567890xyz1' } });
     expect((await fail('directory.archiveOrg', { orgId: o.id, archived: false })).message).toBe(
       `params.orgId: its lei is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
     );
-    const loser = await org(s.client, { name: 'Merged Away' });
+    const loser = await newOrg(s.client, { name: 'Merged Away' });
     await markMerged(s, loser.id, taker.id);
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Theirs' })).org;
     const seq = await head(s.client);
@@ -293,9 +293,9 @@ describe('directory.archivePerson and archiveOrg', () => {
 
 describe('directory.getPerson and getOrg', () => {
   it('the record with channels, links both ways, awareness; a merged id answers a tombstone; reads append nothing', async () => {
-    const co = await org(s.client, { name: 'Readable Co', channels: [{ kind: 'phone', value: '02 9999 0001' }] });
-    const p = await person(s.client, { given: 'Rita', family: 'Reader', worksAt: { orgId: co.id } });
-    const loser = await person(s.client, { given: 'Rita', family: 'Old' });
+    const co = await newOrg(s.client, { name: 'Readable Co', channels: [{ kind: 'phone', value: '02 9999 0001' }] });
+    const p = await newPerson(s.client, { given: 'Rita', family: 'Reader', worksAt: { orgId: co.id } });
+    const loser = await newPerson(s.client, { given: 'Rita', family: 'Old' });
     await markMerged(s, loser.id, p.id);
     const seq = await head(s.client);
     const got = await call('directory.getOrg', { orgId: co.id });

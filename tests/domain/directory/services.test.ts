@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  requireWritableParty,
-  resolveChannel,
-  resolveParty,
-  touchAwareness,
-} from '../../../domain/directory/index.js';
+import { requireWritableParty, resolveChannel, resolveParty, touchAwareness } from '../../../domain/directory/index.js';
 import { partySearch } from '../../../domain/directory/search.js';
 import { partyRefs } from '../../../domain/directory/refs.js';
 import { FamilySet, type Family } from '../../../domain/core/family.js';
 import { DEPLOYED } from '../../../domain/deployed.js';
 import { ApiError } from '../../../protocol/errors.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { head } from '../../helpers/calls.js';
-import { markMerged, ok, org, person } from './kit.js';
+import { head, ok } from '../../helpers/calls.js';
+import { markMerged, newOrg, newPerson } from './kit.js';
 
 /** What other families call (resolveParty, resolveChannel, touchAwareness, requireWritableParty, partyRefs) and the SQL underneath. */
 
@@ -34,9 +29,9 @@ const refusal = async (p: Promise<unknown>) => {
 
 describe('resolveParty and requireWritableParty', () => {
   it('follow a chain of merges to the survivor; writing to a merged id is a CONFLICT naming it', async () => {
-    const a = await person(s.client, { given: 'Chain', family: 'A' });
-    const b = await person(s.client, { given: 'Chain', family: 'B' });
-    const c = await person(s.client, { given: 'Chain', family: 'C', doNotContact: true });
+    const a = await newPerson(s.client, { given: 'Chain', family: 'A' });
+    const b = await newPerson(s.client, { given: 'Chain', family: 'B' });
+    const c = await newPerson(s.client, { given: 'Chain', family: 'C', doNotContact: true });
     await markMerged(s, a.id, b.id);
     await markMerged(s, b.id, c.id);
     expect(await tx((q) => resolveParty(q, s.org.orgId, a.id))).toEqual({
@@ -57,8 +52,8 @@ describe('resolveParty and requireWritableParty', () => {
 
 describe('resolveChannel', () => {
   it('finds the holder of an address or number by its key: active people before organisations; doNotContact carried', async () => {
-    const co = await org(s.client, { name: 'Resolve Co', channels: [{ kind: 'email', value: 'hello@resolve.example' }] });
-    const p = await person(s.client, { given: 'Res', doNotContact: true, channels: [{ kind: 'email', value: 'hello@resolve.example' }, { kind: 'phone', value: '0412 345 501' }] });
+    const co = await newOrg(s.client, { name: 'Resolve Co', channels: [{ kind: 'email', value: 'hello@resolve.example' }] });
+    const p = await newPerson(s.client, { given: 'Res', doNotContact: true, channels: [{ kind: 'email', value: 'hello@resolve.example' }, { kind: 'phone', value: '0412 345 501' }] });
     const byEmail = await tx((q) => resolveChannel(q, s.org.orgId, { kind: 'email', value: 'HELLO@Resolve.example' }));
     expect(byEmail).toMatchObject({ partyId: p.id, partyKind: 'person', partyStatus: 'active', kind: 'email', key: 'hello@resolve.example', doNotContact: true });
     expect((await tx((q) => resolveChannel(q, s.org.orgId, { kind: 'phone', value: '+61412345501' })))?.partyId).toBe(p.id);
@@ -71,7 +66,7 @@ describe('resolveChannel', () => {
 
 describe('touchAwareness', () => {
   it('records interactions and lifts an unset level to knows_of; a declared level (even cleared) stays; merged ids followed', async () => {
-    const p = await person(s.client, { given: 'Aware' });
+    const p = await newPerson(s.client, { given: 'Aware' });
     const member = (await s.client.mint({ tier: 'member' }, 'aware')).principal.id;
     const seq = await head(s.client);
     const id = await tx((q) => touchAwareness(q, s.org.orgId, { partyId: p.id, principalId: member, at: '2026-01-02T03:04:05.000Z' }));
@@ -85,7 +80,7 @@ describe('touchAwareness', () => {
     await s.runtime.db.query(`UPDATE directory_awareness SET level = NULL, level_source = 'declared' WHERE org_id = $1 AND awareness_id = $2`, [s.org.orgId, id]);
     await tx((q) => touchAwareness(q, s.org.orgId, { partyId: p.id, principalId: member }));
     expect((await ok(s.client, 'directory.getPerson', { personId: p.id })).person.awareness[0].level).toBeNull();
-    const survivor = await person(s.client, { given: 'Aware', family: 'Survivor' });
+    const survivor = await newPerson(s.client, { given: 'Aware', family: 'Survivor' });
     await markMerged(s, p.id, survivor.id);
     await tx((q) => touchAwareness(q, s.org.orgId, { partyId: p.id, principalId: member }));
     expect((await ok(s.client, 'directory.getPerson', { personId: survivor.id })).person.awareness).toMatchObject([{ principalId: member, level: 'knows_of' }]);
@@ -125,8 +120,8 @@ describe('dir_fold and the search columns', () => {
   });
 
   it('the stored search columns are what the declaration says; the indexes serve equal names and trigrams', async () => {
-    await org(s.client, { name: 'Columns Check Pty Ltd', aliases: ['Old Columns'], tags: ['x'], website: 'columns.example.com' });
-    await person(s.client, { given: 'Col', family: 'Umns', title: 'Checker', tags: ['y'] });
+    await newOrg(s.client, { name: 'Columns Check Pty Ltd', aliases: ['Old Columns'], tags: ['x'], website: 'columns.example.com' });
+    await newPerson(s.client, { given: 'Col', family: 'Umns', title: 'Checker', tags: ['y'] });
     const [differ] = await s.runtime.db.query<{ n: number; total: number }>(
       `SELECT count(*) FILTER (WHERE search_doc IS DISTINCT FROM ${partySearch.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${partySearch.columns.search_fuzzy})::int AS n,
               count(*)::int AS total

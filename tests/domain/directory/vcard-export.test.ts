@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
+import { err, eventsAfter, expectOk, head, ok, otherOrg } from '../../helpers/calls.js';
 import { PARTY_UID_NAMESPACE } from '../../../domain/directory/vcard-cards.js';
 import { uuidV5Urn } from '../../../domain/vcard.js';
-import { err, keyWith, markMerged, ok, org, person } from './kit.js';
+import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
 import { VOBJECT_MISSING, parseCards, prop, props, pythonUuid5 } from './vcard-kit.js';
 
 /**
@@ -21,7 +21,7 @@ beforeAll(async () => {
   s = await testServer();
   other = await otherOrg(s);
   noRead = await keyWith(s, ['org.read', 'directory.write']);
-  acme = await org(s.client, {
+  acme = await newOrg(s.client, {
     name: 'Smith, Jones; Partners',
     website: 'https://sjp.example.com.au',
     channels: [{ kind: 'email', value: 'info@sjp.example.com.au' }, { kind: 'phone', value: '(02) 9555 0401', label: 'work' }],
@@ -29,7 +29,7 @@ beforeAll(async () => {
     tags: ['supplier'],
     notes: 'Org notes: pays late',
   });
-  jane = await person(s.client, {
+  jane = await newPerson(s.client, {
     given: 'Jane',
     family: 'Doe-Ng',
     title: 'CFO, Finance; Treasury',
@@ -146,8 +146,8 @@ describe('directory.exportVcard', () => {
 
   it('pages follow by a signed cursor, each page one event; a merged id exports its survivor; a forged cursor is refused', async () => {
     const people = [];
-    for (let i = 0; i < 5; i++) people.push(await person(s.client, { given: `Page${'abcde'[i]}`, family: 'Person' }));
-    const loser = await person(s.client, { given: 'Merged', family: 'Away' });
+    for (let i = 0; i < 5; i++) people.push(await newPerson(s.client, { given: `Page${'abcde'[i]}`, family: 'Person' }));
+    const loser = await newPerson(s.client, { given: 'Merged', family: 'Away' });
     await markMerged(s, loser.id, people[0].id);
     const ids = [...people.map((p) => p.id), loser.id];
     const seq = await head(s.client);
@@ -204,7 +204,7 @@ describe('scenario 5: lists and export (the export parts)', () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'export agent');
     const human = await s.client.mint({ tier: 'approver' }, 'Hana Human');
     const ids: string[] = [];
-    for (let i = 0; i < 60; i++) ids.push((await person(s.client, { given: `Bulk${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, family: 'Export', channels: [{ kind: 'email', value: `bulk.${i}@bulk.example` }] })).id);
+    for (let i = 0; i < 60; i++) ids.push((await newPerson(s.client, { given: `Bulk${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`, family: 'Export', channels: [{ kind: 'email', value: `bulk.${i}@bulk.example` }] })).id);
     const params = { personIds: ids, version: '3.0', limit: 50 };
 
     // 25 is the most an agent exports alone.

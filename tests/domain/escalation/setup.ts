@@ -1,19 +1,14 @@
 import { expect } from 'vitest';
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { approved, held, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
-
-export { approved, held, mutate, ok, person, refused, rpc };
-import { TestClock } from '../books/setup.js';
+import { ok } from '../../helpers/calls.js';
+import { TestClock } from '../../helpers/clock.js';
+import { ownerOf, person, type Person } from '../../helpers/people.js';
+import { newTask } from '../../helpers/tasks.js';
 
 /*
  * The escalation and handoff test kit: a server on a test clock (levels and offer expiry are read from it), people
- * of known standing, calls that must succeed with exactly one event, calls that must fail appending nothing.
+ * of known standing, and tasks to hand off.
  */
-
-export interface Person {
-  id: string;
-  key: string;
-}
 
 /**
  * A human who decides approvals and works (org.write, handoff.send, board): role admin by its scopes (roleCovering),
@@ -41,7 +36,7 @@ export interface GovOrg {
 export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
   const clock = new TestClock(date);
   const s = await testServer({ clock });
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
+  const owner = await ownerOf(s);
   const lead = await person(s, 'Lena Lead', { scopes: LEAD_SCOPES, principalKind: 'human' });
   return {
     s,
@@ -57,20 +52,15 @@ export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
   };
 }
 
-export async function setRights(s: TestServer, rights: unknown[]): Promise<void> {
-  await ok(s, 'governance.set_decision_rights', { rights });
-}
-
 /** Move the test clock on by whole days (it keeps 09:00). */
 export function daysLater(clock: TestClock, days: number): void {
   const next = new Date(clock.now().getTime() + days * 86_400_000);
   clock.set(next.toISOString().slice(0, 10));
 }
 
-let n = 0;
 /** A new task, assigned to `assignee` and claimed by `claimKey` when given. */
 export async function task(s: TestServer, claimKey?: string, assignee?: string): Promise<any> {
-  const t = await ok(s, 'board.createTask', { title: `task ${++n}` });
+  const t = await newTask(s);
   if (assignee) await ok(s, 'board.assignTask', { taskId: t.id, assignee });
   if (claimKey) await ok(s, 'board.claim', { taskId: t.id, leaseSeconds: 3600 }, claimKey);
   return t;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otherOrg } from '../../helpers/calls.js';
-import { annOrg, folder, head, mutate, ok, refused, type AnnOrg } from '../annotation/kit.js';
+import { head, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
+import { annOrg, folder, type AnnOrg } from '../annotation/kit.js';
 
 /*
  * files.comments, commentAdd, commentResolve and pin: views of the annotation store and pins under files.read /
@@ -29,7 +29,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     const d = await doc(o.mia.key, '# Plan\n\nThe budget is 100k this year.\n');
     const [, para] = await blocksOf(d.id);
     const selector = { type: 'block', tabId: para.tabId, blockId: para.id, start: 4, end: 10 };
-    const { result, event } = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: SECRET, selector }, 'files.comment.added', o.max.key);
+    const { result, event } = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: SECRET, selector }, 'files.comment.added', { key: o.max.key });
     const a = result.annotation;
     expect(a).toMatchObject({ targetId: d.id, targetType: 'file', kind: 'comment', status: 'open', body: SECRET, commentCount: 1 });
     expect(a.selector).toEqual({ ...selector, quote: { exact: 'budget', prefix: 'The ', suffix: ' is 100k this year.' } });
@@ -47,16 +47,16 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     });
     expect(JSON.stringify(event)).not.toMatch(/Bluebird|budget/);
 
-    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', o.mia.key);
+    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', { key: o.mia.key });
     expect(resolved.result.annotation).toMatchObject({ status: 'resolved', resolvedBy: o.mia.id });
     expect(resolved.event.payload).toEqual({ fileId: d.id, annotationId: a.id, from: 'open', status: 'resolved' });
-    const again = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', o.mia.key);
+    const again = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', { key: o.mia.key });
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
 
-    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', o.mia.key);
+    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', { key: o.mia.key });
     expect(reply.result).toMatchObject({ changed: true, annotation: { status: 'open', commentCount: 2 }, comment: { seq: 2, clientMsgId: 'r-1' } });
     expect(reply.event.payload).toMatchObject({ newThread: false, reopened: true });
-    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', o.mia.key);
+    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', { key: o.mia.key });
     expect(retry.result).toMatchObject({ changed: false, comment: reply.result.comment });
 
     const before = await head(o.s.client);
@@ -72,17 +72,17 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     const f = await folder(o.s, o.mia.key, { restricted: true });
     const d = await doc(o.mia.key, 'Secret plans.', { parentId: f.id });
     const a = (await ok(o.s, 'files.commentAdd', { fileId: d.id, body: 'mine' }, o.mia.key)).annotation;
-    expect(await refused(o.s, 'files.comments', { fileId: d.id }, 'NOT_FOUND', o.max.key)).toBe(`file ${d.id} not found`);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'NOT_FOUND', o.max.key)).toBe(`file ${d.id} not found`);
-    expect(await refused(o.s, 'annotation.getThread', { annotationId: a.id }, 'NOT_FOUND', o.max.key)).toBe(`annotation ${a.id} not found`);
+    expect(await refused(o.s, 'files.comments', { fileId: d.id }, 'NOT_FOUND', { key: o.max.key })).toBe(`file ${d.id} not found`);
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'NOT_FOUND', { key: o.max.key })).toBe(`file ${d.id} not found`);
+    expect(await refused(o.s, 'annotation.getThread', { annotationId: a.id }, 'NOT_FOUND', { key: o.max.key })).toBe(`annotation ${a.id} not found`);
 
     await ok(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     expect((await ok(o.s, 'files.comments', { fileId: d.id }, o.max.key)).comments.map((x: any) => x.id)).toEqual([a.id]);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(`missing role commenter on ${d.id} (you are viewer)`);
-    expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role commenter/);
-    expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x' }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role commenter/);
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(`missing role commenter on ${d.id} (you are viewer)`);
+    expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role commenter/);
+    expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role commenter/);
     // A viewer cannot dismiss someone else's thread (not its author, not an editor).
-    expect(await refused(o.s, 'annotation.dismiss', { annotationId: a.id }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/only its author/);
+    expect(await refused(o.s, 'annotation.dismiss', { annotationId: a.id }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/only its author/);
 
     await ok(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: o.max.id }, role: 'commenter' }, o.mia.key);
     const mine = (await ok(o.s, 'files.commentAdd', { fileId: d.id, body: 'now I may' }, o.max.key)).annotation;
@@ -92,7 +92,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     expect((await ok(o.s, 'annotation.dismiss', { annotationId: a.id }, o.mia.key)).annotation.status).toBe('dismissed');
     // A trashed file takes no new comments.
     await ok(o.s, 'files.delete', { fileId: d.id }, o.mia.key);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'CONFLICT', o.mia.key)).toMatch(/is in the trash: recover it first \(files\.recover\)/);
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'CONFLICT', { key: o.mia.key })).toMatch(/is in the trash: recover it first \(files\.recover\)/);
   });
 
   it('misuse: bad selectors and fields are BAD_REQUEST naming them; a thread of another file, unknown or foreign ids NOT_FOUND', async () => {
@@ -131,8 +131,8 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
       expect(await refused(o.s, 'files.pin', { fileId, pinned: true }, 'NOT_FOUND')).toBe(`file ${fileId} not found`);
     }
     const filesReadOnly = (await o.s.client.mint({ scopes: ['org.read', 'files.read'], principalKind: 'human' }, 'files reader')).apiKey;
-    expect(await refused(o.s, 'files.commentAdd', base, 'FORBIDDEN_SCOPE', filesReadOnly)).toMatch(/files\.write/);
-    expect(await refused(o.s, 'files.comments', { fileId: d.id }, 'FORBIDDEN_SCOPE', o.orgOnly.key)).toMatch(/files\.read/);
+    expect(await refused(o.s, 'files.commentAdd', base, 'FORBIDDEN_SCOPE', { key: filesReadOnly })).toMatch(/files\.write/);
+    expect(await refused(o.s, 'files.comments', { fileId: d.id }, 'FORBIDDEN_SCOPE', { key: o.orgOnly.key })).toMatch(/files\.read/);
   });
 });
 
@@ -140,27 +140,27 @@ describe('files.pin', () => {
   it('pins a file in its folder by default (org home at the root), unpins it; a folder place needs editor', async () => {
     const f = await folder(o.s, o.mia.key);
     const d = await doc(o.mia.key, 'Pinned.', { parentId: f.id });
-    const { result, event } = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: true }, 'files.pin.set', o.max.key);
+    const { result, event } = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: true }, 'files.pin.set', { key: o.max.key });
     expect(result).toMatchObject({ changed: true, pin: { place: f.id, placeType: 'folder', targetId: d.id, targetType: 'file' } });
     expect(event.payload).toEqual({ fileId: d.id, pinId: result.pin.id, place: f.id, placeType: 'folder', pinned: true, pins: 1 });
     // The same pin through file.*.
     expect((await ok(o.s, 'file.listPinned', { place: f.id })).pins).toEqual([result.pin]);
-    const again = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: true }, 'files.pin.set', o.max.key);
+    const again = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: true }, 'files.pin.set', { key: o.max.key });
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
-    const off = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: false }, 'files.pin.set', o.max.key);
+    const off = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: false }, 'files.pin.set', { key: o.max.key });
     expect(off.result).toMatchObject({ changed: true, pin: { id: result.pin.id, removedBy: o.max.id } });
     expect(off.event.payload).toMatchObject({ pinned: false, pins: 0 });
-    const offAgain = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: false }, 'files.pin.set', o.max.key);
+    const offAgain = await mutate(o.s, 'files.pin', { fileId: d.id, pinned: false }, 'files.pin.set', { key: o.max.key });
     expect([offAgain.result.changed, offAgain.event.payload.noop]).toEqual([false, true]);
 
     const atRoot = await doc(o.mia.key, 'Root.');
     expect((await ok(o.s, 'files.pin', { fileId: atRoot.id, pinned: true }, o.mia.key)).pin.place).toBe('org');
-    expect(await refused(o.s, 'files.pin', { fileId: atRoot.id, pinned: false, place: 'team_0123456789abcdef' }, 'NOT_FOUND', o.mia.key)).toBe('place team_0123456789abcdef not found');
+    expect(await refused(o.s, 'files.pin', { fileId: atRoot.id, pinned: false, place: 'team_0123456789abcdef' }, 'NOT_FOUND', { key: o.mia.key })).toBe('place team_0123456789abcdef not found');
 
     const locked = await folder(o.s, o.mia.key, { restricted: true });
     await ok(o.s, 'files.shareGrant', { fileId: locked.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     const inside = await doc(o.mia.key, 'Inside.', { parentId: locked.id });
-    expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: true }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(`missing role editor on ${locked.id}`);
+    expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(`missing role editor on ${locked.id}`);
     expect((await ok(o.s, 'files.pin', { fileId: inside.id, pinned: true, place: 'org' }, o.max.key)).pin.place).toBe('org');
     expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: 'yes' }, 'BAD_REQUEST')).toMatch(/^pinned:/);
   });

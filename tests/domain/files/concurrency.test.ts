@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveOrg, folder, rpc, type DriveOrg } from './drive-kit.js';
+import { driveOrg, folder, type DriveOrg } from './drive-kit.js';
+import { rpc } from '../../helpers/calls.js';
 
 /*
  * Paths stay true under concurrency: moves and trashes of a folder race creates deep inside it, and afterwards

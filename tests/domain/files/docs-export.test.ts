@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseOffice } from 'officeparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { download } from './drive-kit.js';
-import { driveOrg, makeDoc, ok, readAll, refused, sha256, write, type DriveOrg } from './docs-kit.js';
+import { download, driveOrg, type DriveOrg } from './drive-kit.js';
+import { makeDoc, readAll, sha256, write } from './docs-kit.js';
+import { ok, refused } from '../../helpers/calls.js';
 
 /* files.exportRequest of a doc: md, html, docx and pdf rendered from a revision; docx and pdf read back by officeparser. */
 
@@ -99,7 +100,7 @@ describe('doc exports', () => {
   it('a past revision exports as it was; a bad format or revision is BAD_REQUEST', async () => {
     const { bytes } = await exported('md', 1);
     expect(bytes.toString('utf8')).not.toContain('Appendix');
-    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'xlsx' }, 'BAD_REQUEST', o.mia.key)).toMatch(/format: a doc exports as docx, pdf, md, html/);
-    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'md', revision: 99 }, 'BAD_REQUEST', o.mia.key)).toMatch(/revision: /);
+    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'xlsx' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/format: a doc exports as docx, pdf, md, html/);
+    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'md', revision: 99 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/revision: /);
   });
 });

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { expect } from 'vitest';
-import { driveOrg, folder, type DriveOrg, type Person } from './drive-kit.js';
-import { approved, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
-
-export { approved, held, mutate, ok, refused, rpc, driveOrg, folder, type DriveOrg, type Person };
+import { folder, type DriveOrg } from './drive-kit.js';
+import { ok } from '../../helpers/calls.js';
+import type { Person } from '../../helpers/people.js';
 
 /*
  * The doc tests' kit: docs made through files.create, read back whole, and the hash a client computes of a read

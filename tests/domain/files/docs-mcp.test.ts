@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { approved, driveOrg, makeDoc, ok, readAll, textOf, type DriveOrg } from './docs-kit.js';
+import { makeDoc, readAll, textOf } from './docs-kit.js';
+import { approved, ok } from '../../helpers/calls.js';
 
 /* Docs over MCP (the files desk): an agent reads Markdown with block ids, suggests on a review-mode doc, and its accept holds. */
 
-let o: DriveOrg;
-beforeAll(async () => {
-  o = await driveOrg();
-});
-afterAll(() => o.s.close());
-
 describe('docs over MCP', () => {
-  it('an agent reads by block, edits as a suggestion, and its accept completes after a human approves', async () => {
+  it('an agent reads by block, edits as a suggestion, and its accept completes after a human approves', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: '# Brief\n\nDeadline is Friday.' }, { reviewMode: true });
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });
     try {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { approved, clientSha, driveOrg, held, makeDoc, mutate, ok, readAll, refused, sharedDoc, textOf, write, type DriveOrg } from './docs-kit.js';
+import { approved, eventsAfter, head, held, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
+import { clientSha, makeDoc, readAll, sharedDoc, textOf, write } from './docs-kit.js';
+import { driveOrg, type DriveOrg } from './drive-kit.js';
 
 /* Suggestions: files.docWriteRevision in suggest mode or by an agent on a review-mode doc, docSuggestions, docSuggestResolve. */
 
@@ -22,7 +23,7 @@ describe('acceptance scenario 1: review', () => {
       'files.docWriteRevision',
       { fileId: file.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: terms, find: '30 days', replace: '14 days' }] },
       'files.doc.suggested',
-      o.agent.key,
+      { key: o.agent.key },
     );
     expect(edit).toMatchObject({ outcome: 'suggested', revision: 1, suggestionId: expect.stringMatching(/^sug_/), changedBlocks: [terms], changed: true });
     expect(event.payload).toEqual({ fileId: file.id, baseRevision: 1, ops: 1, suggestionId: edit.suggestionId, blocks: 1, reviewMode: true });
@@ -37,12 +38,12 @@ describe('acceptance scenario 1: review', () => {
       changes: [{ index: 0, op: 'replaceText', blockIds: [terms], before: 'Payment within 30 days.', after: 'Payment within 14 days.' }],
     });
 
-    const approval = await held(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept' }, o.agent.key, 'files.signature.hold');
+    const approval = await held(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept' }, { key: o.agent.key, holdKind: 'files.signature.hold' });
     expect(approval).toMatchObject({ actionClass: 'files.doc_suggest_resolve' });
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
 
-    const { result: accepted, event: acceptedEvent } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept', approvalId }, 'files.suggestion.accepted', o.agent.key);
+    const { result: accepted, event: acceptedEvent } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept', approvalId }, 'files.suggestion.accepted', { key: o.agent.key });
     expect(accepted).toMatchObject({ revision: 2, changed: true, suggestion: { status: 'accepted', revision: 2, resolvedBy: o.agent.id } });
     expect(acceptedEvent.payload).toMatchObject({ fileId: file.id, suggestionId: edit.suggestionId, revision: 2, contentSha256: accepted.contentSha256, approvalId });
     const { doc, blocks, read } = await readAll(o, file.id, o.mia.key);
@@ -66,14 +67,14 @@ describe('acceptance scenario 1: review', () => {
     expect(await suggestions(file.id, o.mia.key, { status: 'stale' })).toHaveLength(1);
 
     const before = await readAll(o, file.id, o.mia.key);
-    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', o.mia.key)).toMatch(new RegExp(`suggestion ${sug} is stale: ${price} changed since its base revision 1 \\(the head is 3\\); nothing was changed`));
+    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.mia.key })).toMatch(new RegExp(`suggestion ${sug} is stale: ${price} changed since its base revision 1 \\(the head is 3\\); nothing was changed`));
     // The agent is refused too, before any hold.
-    await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', o.agent.key);
+    await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.agent.key });
     const after = await readAll(o, file.id, o.mia.key);
     expect(after.read.contentSha256).toBe(before.read.contentSha256);
     expect((await suggestions(file.id, o.mia.key))[0].status).toBe('stale');
     // Rejecting a stale one is fine.
-    await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', o.mia.key);
+    await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.mia.key });
   });
 });
 
@@ -88,37 +89,37 @@ describe('suggest mode, reviewing and misuse', () => {
       { index: 0, op: 'insert', tabId: expect.any(String), blockIds: sug.results[0].blockIds, before: null, after: 'One and a half.' },
       { index: 1, op: 'delete', tabId: expect.any(String), blockIds: [two], before: 'Two.', after: null },
     ]);
-    await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'FORBIDDEN_SCOPE', o.max.key);
+    await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'FORBIDDEN_SCOPE', { key: o.max.key });
     await write(o, o.owner.key, file.id, 1, [{ op: 'insert', markdown: 'Three.' }]);
-    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', o.owner.key);
+    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', { key: o.owner.key });
     expect(result).toMatchObject({ revision: 3, changed: true });
     const blocks = (await readAll(o, file.id, o.owner.key)).blocks;
     expect(blocks.map(textOf)).toEqual(['One.', 'One and a half.', 'Three.']);
     // The inserted block has the id the suggestion showed.
     expect(blocks[1].attrs.id).toBe(sug.results[0].blockIds[0]);
     // Accepting again: changed:false, a noop event; rejecting now: CONFLICT.
-    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', o.owner.key);
+    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', { key: o.owner.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
-    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'reject' }, 'CONFLICT', o.owner.key)).toMatch(/is accepted \(revision 3\)/);
+    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'reject' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is accepted \(revision 3\)/);
   });
 
   it('its author may reject it; a viewer may not suggest; unknown and foreign suggestions are NOT_FOUND', async () => {
     const file = await sharedDoc(o, o.max, 'commenter', 'Text.');
     const id = (await readAll(o, file.id, o.max.key)).blocks[0].attrs.id;
     const sug = (await write(o, o.max.key, file.id, 1, [{ op: 'replace', blockId: id, markdown: 'Better text.' }], 'suggest')).suggestionId;
-    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', o.max.key);
+    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.max.key });
     expect(result.suggestion).toMatchObject({ status: 'rejected', resolvedBy: o.max.id, revision: null });
     expect(event.payload).toMatchObject({ by: 'author', suggestionId: sug });
-    const noop = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', o.max.key);
+    const noop = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.max.key });
     expect(noop.result.changed).toBe(false);
-    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', o.owner.key)).toMatch(/is rejected/);
+    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is rejected/);
     expect(await suggestions(file.id, o.owner.key, { status: 'rejected' })).toHaveLength(1);
 
     const viewed = await sharedDoc(o, o.mia, 'viewer');
     const vid = (await readAll(o, viewed.id, o.mia.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, mode: 'suggest', ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', o.mia.key)).toMatch(/missing role commenter/);
-    await refused(o.s, 'files.docSuggestResolve', { suggestionId: 'sug_unknown0000000', action: 'reject' }, 'NOT_FOUND', o.owner.key);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, mode: 'suggest', ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', { key: o.mia.key })).toMatch(/missing role commenter/);
+    await refused(o.s, 'files.docSuggestResolve', { suggestionId: 'sug_unknown0000000', action: 'reject' }, 'NOT_FOUND', { key: o.owner.key });
     const other = await otherOrg(o.s);
     expect((await other.rpc('files.docSuggestResolve', { suggestionId: sug, action: 'reject' })).body.error.code).toBe('NOT_FOUND');
     expect((await other.rpc('files.docSuggestions', { fileId: file.id })).body.error.code).toBe('NOT_FOUND');
@@ -142,7 +143,7 @@ describe('suggest mode, reviewing and misuse', () => {
     const id = (await readAll(o, file.id, o.agent.key)).blocks[0].attrs.id;
     const sug = (await write(o, o.agent.key, file.id, 1, [{ op: 'delete', blockId: id }], 'suggest')).suggestionId;
     const before = await head(o.s.client);
-    await held(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, o.agent.key, 'files.signature.hold');
+    await held(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, { key: o.agent.key, holdKind: 'files.signature.hold' });
     expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.signature.hold']);
     expect((await suggestions(file.id, o.mia.key))[0].status).toBe('open');
   });

@@ -1,21 +1,16 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { clientSha, driveOrg, makeDoc, mutate, ok, readAll, refused, rpc, sharedDoc, textOf, write, type DriveOrg } from './docs-kit.js';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
+import { eventsAfter, head, mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
+import { clientSha, makeDoc, readAll, sharedDoc, textOf, write } from './docs-kit.js';
 
 /* files.docRead and files.docWriteRevision: the doc model, block ops, concurrency by block, misuse. */
-
-let o: DriveOrg;
-beforeAll(async () => {
-  o = await driveOrg();
-});
-afterAll(() => o.s.close());
 
 const MD = '# Plan\n\nFirst **bold** paragraph.\n\n- one\n- two\n\nLast paragraph about Q3.';
 
 describe('files.create content and files.docRead', () => {
-  it('a doc from Markdown: blocks get blk_ ids, one tab_, and contentSha256 is the sha256 of the canonical read', async () => {
+  it('a doc from Markdown: blocks get blk_ ids, one tab_, and contentSha256 is the sha256 of the canonical read', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: MD });
     expect(file).toMatchObject({ kind: 'doc', revision: 1 });
     const { read, doc, blocks } = await readAll(o, file.id, o.mia.key);
@@ -37,7 +32,7 @@ describe('files.create content and files.docRead', () => {
     expect(await found('zanzibar')).toContain(file.id);
   });
 
-  it('markdown and text formats give each block with its id', async () => {
+  it('markdown and text formats give each block with its id', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: MD });
     const md = await ok(o.s, 'files.docRead', { fileId: file.id, format: 'markdown' }, o.mia.key);
     expect(md.blocks.map((b: any) => b.markdown)).toEqual(['# Plan', 'First **bold** paragraph.', '- one\n- two', 'Last paragraph about Q3.']);
@@ -47,7 +42,7 @@ describe('files.create content and files.docRead', () => {
     expect(text.blocks[0].id).toBe(md.blocks[0].id);
   });
 
-  it('Tiptap JSON goes in as it is: extra attributes dropped, ids kept when valid and free, given otherwise', async () => {
+  it('Tiptap JSON goes in as it is: extra attributes dropped, ids kept when valid and free, given otherwise', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, {
       json: {
         type: 'doc',
@@ -64,8 +59,8 @@ describe('files.create content and files.docRead', () => {
     expect(blocks[2]).toMatchObject({ type: 'image', attrs: { src: 'fil_pic0001', alt: 'A picture' } });
   });
 
-  it('refuses bad content naming the field: unknown node, image URL, bad heading level, unknown shape', async () => {
-    const bad = (content: unknown) => refused(o.s, 'files.create', { kind: 'doc', name: 'x', content }, 'BAD_REQUEST', o.mia.key);
+  it('refuses bad content naming the field: unknown node, image URL, bad heading level, unknown shape', async ({ drive: o }) => {
+    const bad = (content: unknown) => refused(o.s, 'files.create', { kind: 'doc', name: 'x', content }, 'BAD_REQUEST', { key: o.mia.key });
     expect(await bad({ json: { type: 'doc', content: [{ type: 'paragraph' }, { type: 'table' }] } })).toMatch(/^params\.content\.json\.content\[1\]\.type: unknown node type "table"/);
     expect(await bad({ json: { type: 'doc', content: [{ type: 'image', attrs: { src: 'https://x.test/a.png' } }] } })).toMatch(/^params\.content\.json\.content\[0\]\.attrs\.src: must be a file id/);
     expect(await bad({ json: { type: 'doc', content: [{ type: 'heading', attrs: { level: 9 } }] } })).toMatch(/^params\.content\.json\.content\[0\]\.attrs\.level: must be an integer 1 to 6/);
@@ -74,18 +69,18 @@ describe('files.create content and files.docRead', () => {
     expect(await bad({ html: '<p>x</p>' })).toMatch(/^params\.content: must be \{markdown\} or \{json\}/);
   });
 
-  it('reads a past revision; refuses one past the head, an unknown tab and a foreign cursor', async () => {
+  it('reads a past revision; refuses one past the head, an unknown tab and a foreign cursor', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'one' });
     const { blocks } = await readAll(o, file.id, o.mia.key);
     await write(o, o.mia.key, file.id, 1, [{ op: 'replaceText', blockId: blocks[0].attrs.id, find: 'one', replace: 'two' }]);
     expect(textOf((await readAll(o, file.id, o.mia.key, { revision: 1 })).blocks[0])).toBe('one');
     expect(textOf((await readAll(o, file.id, o.mia.key)).blocks[0])).toBe('two');
-    expect(await refused(o.s, 'files.docRead', { fileId: file.id, revision: 3 }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.revision: the head is revision 2/);
-    expect(await refused(o.s, 'files.docRead', { fileId: file.id, tabId: 'tab_nope' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.tabId: /);
-    expect(await refused(o.s, 'files.docRead', { fileId: file.id, cursor: 'garbage' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.cursor: /);
+    expect(await refused(o.s, 'files.docRead', { fileId: file.id, revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.revision: the head is revision 2/);
+    expect(await refused(o.s, 'files.docRead', { fileId: file.id, tabId: 'tab_nope' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.tabId: /);
+    expect(await refused(o.s, 'files.docRead', { fileId: file.id, cursor: 'garbage' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.cursor: /);
   });
 
-  it('pages a long doc by blocks; a cursor keeps reading the revision it started on', async () => {
+  it('pages a long doc by blocks; a cursor keeps reading the revision it started on', async ({ drive: o }) => {
     const md = Array.from({ length: 1_200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
     const file = await makeDoc(o, o.mia.key, { markdown: md });
     const first = await ok(o.s, 'files.docRead', { fileId: file.id, format: 'text', limit: 500 }, o.mia.key);
@@ -101,7 +96,7 @@ describe('files.create content and files.docRead', () => {
 });
 
 describe('files.docWriteRevision', () => {
-  it('replace, insert, delete, replaceText and setContent by block id; one files.doc.revised event with no text', async () => {
+  it('replace, insert, delete, replaceText and setContent by block id; one files.doc.revised event with no text', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: MD });
     const { blocks } = await readAll(o, file.id, o.mia.key);
     const [h, p1, list, last] = blocks.map((b) => b.attrs.id);
@@ -121,7 +116,7 @@ describe('files.docWriteRevision', () => {
         ],
       },
       'files.doc.revised',
-      o.mia.key,
+      { key: o.mia.key },
     );
     expect(result).toMatchObject({ outcome: 'revised', revision: 2, suggestionId: null, changed: true });
     expect(result.results.map((r: any) => r.blockIds.length)).toEqual([1, 2, 1, 0, 1, 1]);
@@ -145,7 +140,7 @@ describe('files.docWriteRevision', () => {
     expect(got).toMatchObject({ revision: 2, sha256: result.contentSha256, updatedBy: o.mia.id });
   });
 
-  it('setContent keeps the ids of unchanged blocks; replaceText keeps marks and refuses ambiguity', async () => {
+  it('setContent keeps the ids of unchanged blocks; replaceText keeps marks and refuses ambiguity', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Alpha.\n\nBeta **bold beta** beta.\n\nGamma.' });
     const before = (await readAll(o, file.id, o.mia.key)).blocks.map((b) => b.attrs.id);
     await write(o, o.mia.key, file.id, 1, [{ op: 'setContent', markdown: 'Alpha.\n\nNew.\n\nGamma.' }]);
@@ -156,8 +151,8 @@ describe('files.docWriteRevision', () => {
 
     const doc2 = await makeDoc(o, o.mia.key, { markdown: 'Beta **bold beta** beta.' });
     const id = (await readAll(o, doc2.id, o.mia.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'beta', replace: 'x' }] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.ops\[0\]\.find: occurs 2 times/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'zeta', replace: 'x' }] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.ops\[0\]\.find: not found/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'beta', replace: 'x' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.find: occurs 2 times/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'zeta', replace: 'x' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.find: not found/);
     await write(o, o.mia.key, doc2.id, 1, [{ op: 'replaceText', blockId: id, find: 'bold beta', replace: 'BOLD' }]);
     expect((await readAll(o, doc2.id, o.mia.key)).blocks[0].content).toEqual([
       { type: 'text', text: 'Beta ' },
@@ -168,7 +163,7 @@ describe('files.docWriteRevision', () => {
     expect(textOf((await readAll(o, doc2.id, o.mia.key)).blocks[0])).toBe('BETA BOLD bETA.');
   });
 
-  it('concurrency by block: untouched blocks merge onto the head; a changed target is CONFLICT naming it, changing nothing', async () => {
+  it('concurrency by block: untouched blocks merge onto the head; a changed target is CONFLICT naming it, changing nothing', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Block A.\n\nBlock B.\n\nBlock C.' });
     const [a, b, cc] = (await readAll(o, file.id, o.mia.key)).blocks.map((x) => x.attrs.id);
     await write(o, o.mia.key, file.id, 1, [{ op: 'replaceText', blockId: a, find: 'A', replace: 'A by Mia' }]);
@@ -177,25 +172,25 @@ describe('files.docWriteRevision', () => {
     expect(merged.revision).toBe(3);
     expect((await readAll(o, file.id, o.max.key)).blocks.map(textOf)).toEqual(['Block A by Mia.', 'Block B by Max.', 'Block C.']);
     // An edit of A, or a delete of B, against revision 1 is stale.
-    const message = await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cc }, { op: 'replace', blockId: a, markdown: 'x' }, { op: 'delete', blockId: b }] }, 'CONFLICT', o.max.key);
+    const message = await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cc }, { op: 'replace', blockId: a, markdown: 'x' }, { op: 'delete', blockId: b }] }, 'CONFLICT', { key: o.max.key });
     expect(message).toContain(`${a}, ${b} changed since revision 1 (the head is 3): ops[1], ops[2] cannot apply`);
     expect((await readAll(o, file.id, o.max.key)).read.revision).toBe(3);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 4, ops: [{ op: 'delete', blockId: cc }] }, 'BAD_REQUEST', o.max.key)).toMatch(/^params\.baseRevision: revision 4 is ahead of the head \(3\)/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 4, ops: [{ op: 'delete', blockId: cc }] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^params\.baseRevision: revision 4 is ahead of the head \(3\)/);
   });
 
-  it('the same content again is changed:false with a noop event and no revision', async () => {
+  it('the same content again is changed:false with a noop event and no revision', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Same.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
-    const { result, event } = await mutate(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] }, 'files.doc.revised', o.mia.key);
+    const { result, event } = await mutate(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] }, 'files.doc.revised', { key: o.mia.key });
     expect(result).toMatchObject({ outcome: 'unchanged', revision: 1, changed: false, changedBlocks: [] });
     expect(event.payload).toMatchObject({ noop: true, revision: 1 });
   });
 
-  it('misuse: NOT_FOUND (unknown, other org), FORBIDDEN_SCOPE (viewer role, read-only key), BAD_REQUEST ops[i], over 500 ops, CONFLICT trashed', async () => {
+  it('misuse: NOT_FOUND (unknown, other org), FORBIDDEN_SCOPE (viewer role, read-only key), BAD_REQUEST ops[i], over 500 ops, CONFLICT trashed', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Text.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
     const op = { op: 'delete', blockId: id };
-    await refused(o.s, 'files.docWriteRevision', { fileId: 'fil_unknown000000', baseRevision: 1, ops: [op] }, 'NOT_FOUND', o.mia.key);
+    await refused(o.s, 'files.docWriteRevision', { fileId: 'fil_unknown000000', baseRevision: 1, ops: [op] }, 'NOT_FOUND', { key: o.mia.key });
     const other = await otherOrg(o.s);
     const res = await other.rpc('files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] });
     expect(res.body.error.code).toBe('NOT_FOUND');
@@ -203,32 +198,32 @@ describe('files.docWriteRevision', () => {
 
     const viewed = await sharedDoc(o, o.max, 'viewer');
     const vid = (await readAll(o, viewed.id, o.max.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role editor .*\(you are viewer\)/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role editor .*\(you are viewer\)/);
     const commented = await sharedDoc(o, o.max, 'commenter');
     const cid = (await readAll(o, commented.id, o.max.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: commented.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cid }] }, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role editor .*mode "suggest"/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: commented.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cid }] }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role editor .*mode "suggest"/);
     const reader = await o.s.client.mint({ tier: 'viewer' }, 'Reader');
-    await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'FORBIDDEN_SCOPE', reader.apiKey);
+    await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'FORBIDDEN_SCOPE', { key: reader.apiKey });
 
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, { op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: '' }] }] }] }, 'BAD_REQUEST', o.mia.key)).toMatch(
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, { op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: '' }] }] }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
       /^params\.ops\[1\]\.nodes\[0\]\.content\[0\]\.text: required: a non-empty string/,
     );
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: 'blk_nothere' }] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.ops\[0\]\.blockId: no block blk_nothere/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, op] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.ops\[1\]\.blockId: block .* was deleted by ops\[0\]/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id }] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.ops\[0\]: give exactly one of node, markdown/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: Array.from({ length: 501 }, () => op) }, 'BAD_REQUEST', o.mia.key)).toMatch(/^ops: at most 500 ops/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'explode' }] }, 'BAD_REQUEST', o.mia.key)).toMatch(/^ops\.0\.op: /);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: 'blk_nothere' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.blockId: no block blk_nothere/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, op] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[1\]\.blockId: block .* was deleted by ops\[0\]/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]: give exactly one of node, markdown/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: Array.from({ length: 501 }, () => op) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^ops: at most 500 ops/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'explode' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^ops\.0\.op: /);
     const folderFile = (await ok(o.s, 'files.create', { kind: 'folder', name: 'F' }, o.mia.key)).file;
-    expect(await refused(o.s, 'files.docRead', { fileId: folderFile.id }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.fileId: .* is a folder, not a doc/);
+    expect(await refused(o.s, 'files.docRead', { fileId: folderFile.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.fileId: .* is a folder, not a doc/);
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
 
     await ok(o.s, 'files.delete', { fileId: file.id }, o.mia.key);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'CONFLICT', o.mia.key)).toMatch(/in the trash/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'CONFLICT', { key: o.mia.key })).toMatch(/in the trash/);
     // A trashed doc still reads.
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
   });
 
-  it('the drive restores a revision as a new head and duplicates a doc through the doc kind', async () => {
+  it('the drive restores a revision as a new head and duplicates a doc through the doc kind', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Version one.' });
     const { blocks, read: r1 } = await readAll(o, file.id, o.mia.key);
     await write(o, o.mia.key, file.id, 1, [{ op: 'replaceText', blockId: blocks[0].attrs.id, find: 'one', replace: 'two' }]);
@@ -236,13 +231,13 @@ describe('files.docWriteRevision', () => {
     expect(restored.file).toMatchObject({ revision: 3, sha256: r1.contentSha256 });
     const { read: r3, blocks: b3 } = await readAll(o, file.id, o.mia.key);
     expect([r3.revision, textOf(b3[0]), b3[0].attrs.id]).toEqual([3, 'Version one.', blocks[0].attrs.id]);
-    expect(await refused(o.s, 'files.recover', { fileId: file.id, toRevision: 9 }, 'BAD_REQUEST', o.mia.key)).toMatch(/toRevision/);
+    expect(await refused(o.s, 'files.recover', { fileId: file.id, toRevision: 9 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/toRevision/);
     const copy = (await ok(o.s, 'files.duplicate', { fileId: file.id }, o.max.key)).file;
     expect(copy).toMatchObject({ kind: 'doc', revision: 1, sha256: r1.contentSha256 });
     expect((await readAll(o, copy.id, o.max.key)).blocks.map(textOf)).toEqual(['Version one.']);
   });
 
-  it('a purge erases the text: revisions, blocks and suggestions are gone', async () => {
+  it('a purge erases the text: revisions, blocks and suggestions are gone', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Erase me.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
     await write(o, o.mia.key, file.id, 1, [{ op: 'replace', blockId: id, markdown: 'Erase me too.' }]);
@@ -253,10 +248,10 @@ describe('files.docWriteRevision', () => {
       const [{ n }] = await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1 AND file_id = $2`, [o.s.org.orgId, file.id]);
       expect(n, table).toBe(0);
     }
-    await refused(o.s, 'files.docRead', { fileId: file.id }, 'NOT_FOUND', o.mia.key);
+    await refused(o.s, 'files.docRead', { fileId: file.id }, 'NOT_FOUND', { key: o.mia.key });
   });
 
-  it('reads append no event', async () => {
+  it('reads append no event', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Quiet.' });
     const before = await head(o.s.client);
     await rpc(o.s, 'files.docRead', { fileId: file.id, format: 'markdown' }, o.mia.key);
@@ -264,7 +259,7 @@ describe('files.docWriteRevision', () => {
     expect(await eventsAfter(o.s.client, before)).toEqual([]);
   });
 
-  it('a 1k-block doc: twenty edits by block id each land in their own block (its speed is a bench step: npm run bench, files)', async () => {
+  it('a 1k-block doc: twenty edits by block id each land in their own block (its speed is a bench step: npm run bench, files)', async ({ drive: o }) => {
     const md = Array.from({ length: 1_000 }, (_, i) => `Paragraph number ${i} of a long doc, with some words in it.`).join('\n\n');
     const file = await makeDoc(o, o.mia.key, { markdown: md });
     const ids = (await readAll(o, file.id, o.mia.key)).blocks.map((b) => b.attrs.id);
@@ -280,16 +275,16 @@ describe('files.docWriteRevision', () => {
 });
 
 describe('files.docTabOp', () => {
-  it('add (nested), rename, move, delete with child tabs; each a revision with one files.doc_tab.changed event', async () => {
+  it('add (nested), rename, move, delete with child tabs; each a revision with one files.doc_tab.changed event', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Main text.' });
     const first = (await readAll(o, file.id, o.mia.key)).read.tabs[0].id;
-    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.changed', o.mia.key);
+    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.changed', { key: o.mia.key });
     expect(added).toMatchObject({ revision: 2, changed: true, tabId: expect.stringMatching(/^tab_/) });
     expect(event.payload).toEqual({ fileId: file.id, tabId: added.tabId, op: 'add', revision: 2, contentSha256: added.contentSha256, tabs: 2 });
     const child = (await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Sub', parentTabId: added.tabId }, o.mia.key)).tabId;
     const renamed = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, o.mia.key);
     expect(renamed.tabs.map((t: any) => [t.title, t.parentTabId])).toEqual([['Tab 1', null], ['Annex', null], ['Sub', added.tabId]]);
-    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.changed', o.mia.key);
+    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.changed', { key: o.mia.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
     const moved = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, position: 0 }, o.mia.key);
@@ -299,26 +294,26 @@ describe('files.docTabOp', () => {
     expect(doc.tabs.map((t: any) => t.content.content.length)).toEqual([1, 1, 1]);
     // Text goes into a tab by its id.
     await write(o, o.mia.key, file.id, read.revision, [{ op: 'insert', tabId: child, markdown: 'Sub text.' }]);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, parentTabId: child }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.parentTabId: .* is tab_.* or a tab inside it/);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: 'tab_nope' , title: 'x' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.tabId: no tab tab_nope/);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'add' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^params\.title: required for op add/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, parentTabId: child }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.parentTabId: .* is tab_.* or a tab inside it/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: 'tab_nope' , title: 'x' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.tabId: no tab tab_nope/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'add' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.title: required for op add/);
     const deleted = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: added.tabId }, o.mia.key);
     expect(deleted.tabs.map((t: any) => t.id)).toEqual([first]);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: first }, 'CONFLICT', o.mia.key)).toMatch(/is the doc's last tab/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: first }, 'CONFLICT', { key: o.mia.key })).toMatch(/is the doc's last tab/);
     const viewed = await sharedDoc(o, o.max, 'commenter');
-    await refused(o.s, 'files.docTabOp', { fileId: viewed.id, op: 'add', title: 'Mine' }, 'FORBIDDEN_SCOPE', o.max.key);
+    await refused(o.s, 'files.docTabOp', { fileId: viewed.id, op: 'add', title: 'Mine' }, 'FORBIDDEN_SCOPE', { key: o.max.key });
   });
 
-  it('an op naming a tab deleted since the base is CONFLICT', async () => {
+  it('an op naming a tab deleted since the base is CONFLICT', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key);
     const tab = (await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Later' }, o.mia.key)).tabId;
     await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: tab }, o.mia.key);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 2, ops: [{ op: 'setContent', tabId: tab, markdown: 'x' }] }, 'CONFLICT', o.mia.key)).toContain(`${tab} changed since revision 2`);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 2, ops: [{ op: 'setContent', tabId: tab, markdown: 'x' }] }, 'CONFLICT', { key: o.mia.key })).toContain(`${tab} changed since revision 2`);
   });
 });
 
 describe('comment threads follow the text (re-anchored in the write)', () => {
-  it('moved text keeps its anchor; a deleted block orphans it', async () => {
+  it('moved text keeps its anchor; a deleted block orphans it', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'The quick brown fox.\n\nOther words.' });
     const { read, blocks } = await readAll(o, file.id, o.mia.key);
     const [first, second] = blocks.map((b) => b.attrs.id);
@@ -339,7 +334,7 @@ describe('comment threads follow the text (re-anchored in the write)', () => {
 });
 
 describe('random ops on a real doc', () => {
-  it('never answer 5xx, and the doc still reads whole', async () => {
+  it('never answer 5xx, and the doc still reads whole', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'One.\n\n- a\n- b\n\n> quote' });
     const { blocks, read } = await readAll(o, file.id, o.mia.key);
     const ids = [...blocks.map((b) => b.attrs.id), 'blk_unknown1', 'x'];

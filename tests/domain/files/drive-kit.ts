@@ -1,17 +1,11 @@
 import { testServer, type TestServer } from '../../helpers/harness.js';
-import { approved, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
-
-export { approved, held, mutate, ok, refused, rpc };
+import { ok } from '../../helpers/calls.js';
+import { ownerOf, person, type Person } from '../../helpers/people.js';
 
 /*
  * The drive's test kit: a server with people of known standing (the admin owner, two members, an agent), and
  * short-hands for folders and inline uploads.
  */
-
-export interface Person {
-  id: string;
-  key: string;
-}
 
 export interface DriveOrg {
   s: TestServer;
@@ -22,15 +16,16 @@ export interface DriveOrg {
   agent: Person;
 }
 
-async function person(s: TestServer, name: string, tier: string): Promise<Person> {
-  const minted = await s.client.mint({ tier }, name);
-  return { id: minted.principal.id, key: minted.apiKey };
-}
-
 export async function driveOrg(opts: Parameters<typeof testServer>[0] = {}): Promise<DriveOrg> {
   const s = await testServer(opts);
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
-  return { s, owner, mia: await person(s, 'Mia Member', 'member'), max: await person(s, 'Max Member', 'member'), agent: await person(s, 'Agent A', 'agent') };
+  const owner = await ownerOf(s);
+  return {
+    s,
+    owner,
+    mia: await person(s, 'Mia Member', { tier: 'member' }),
+    max: await person(s, 'Max Member', { tier: 'member' }),
+    agent: await person(s, 'Agent A', { tier: 'agent' }),
+  };
 }
 
 export async function folder(s: TestServer, key: string, name: string, extra: Record<string, unknown> = {}): Promise<any> {

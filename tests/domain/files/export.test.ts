@@ -1,23 +1,19 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { kindContent } from '../../../domain/files/kinds.js';
-import { download, driveOrg, folder, mutate, ok, refused, upload, type DriveOrg } from './drive-kit.js';
+import { download, folder, upload } from './drive-kit.js';
+import { mutate, ok, refused } from '../../helpers/calls.js';
 
 /* files.exportRequest: every download is an export, ledgered with the bytes' hash and size. */
-
-let o: DriveOrg;
-beforeAll(async () => {
-  o = await driveOrg();
-});
-afterAll(() => o.s.close());
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('files.exportRequest', () => {
-  it('an upload leaves as its original bytes through a 15-minute signed URL; the event names hash and size', async () => {
+  it('an upload leaves as its original bytes through a 15-minute signed URL; the event names hash and size', async ({ drive: o }) => {
     const bytes = Buffer.from('the exact bytes, byte for byte');
     const f = await upload(o.s, o.mia.key, 'exact.txt', bytes);
-    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, 'files.export.created', o.max.key);
+    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, 'files.export.created', { key: o.max.key });
     expect(result.export).toMatchObject({ fileId: f.id, format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length, createdBy: o.max.id });
     expect(event.payload).toEqual({ exportId: result.export.id, fileId: f.id, kind: 'upload', format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length });
     expect(JSON.stringify(event)).not.toContain('/api/v1/blobs');
@@ -30,21 +26,21 @@ describe('files.exportRequest', () => {
     expect((await ok(o.s, 'files.get', { fileId: f.id }, o.mia.key)).exports.map((e: any) => e.id)).toEqual([result.export.id]);
   });
 
-  it('an older version by revision; bad format, folder or revision is BAD_REQUEST; unreadable is NOT_FOUND', async () => {
+  it('an older version by revision; bad format, folder or revision is BAD_REQUEST; unreadable is NOT_FOUND', async ({ drive: o }) => {
     const f = await upload(o.s, o.mia.key, 'v.txt', 'version one');
     await ok(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('version two').toString('base64') }, o.mia.key);
     const old = await ok(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 1 }, o.mia.key);
     expect((await download(o.s, old.url)).bytes.toString()).toBe('version one');
-    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 3 }, 'BAD_REQUEST', o.mia.key)).toContain('revision');
-    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'pdf' }, 'BAD_REQUEST', o.mia.key)).toContain('format');
-    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'PDF!' }, 'BAD_REQUEST', o.mia.key)).toContain('format');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toContain('revision');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'pdf' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('format');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'PDF!' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('format');
     const dir = await folder(o.s, o.mia.key, 'Nothing to download', { restricted: true });
-    expect(await refused(o.s, 'files.exportRequest', { fileId: dir.id, format: 'original' }, 'BAD_REQUEST', o.mia.key)).toContain('fileId');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: dir.id, format: 'original' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('fileId');
     const hidden = await upload(o.s, o.mia.key, 'hidden.txt', 'h', { parentId: dir.id });
-    await refused(o.s, 'files.exportRequest', { fileId: hidden.id, format: 'original' }, 'NOT_FOUND', o.max.key);
+    await refused(o.s, 'files.exportRequest', { fileId: hidden.id, format: 'original' }, 'NOT_FOUND', { key: o.max.key });
   });
 
-  it('a signed export URL is bound to the export and its requester: a revoked grant, a trashed or purged file stop it', async () => {
+  it('a signed export URL is bound to the export and its requester: a revoked grant, a trashed or purged file stop it', async ({ drive: o }) => {
     const dir = await folder(o.s, o.mia.key, 'Board papers', { restricted: true });
     const f = await upload(o.s, o.mia.key, 'minutes.txt', 'the minutes', { parentId: dir.id });
     const grant = (await ok(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key)).grant;
@@ -79,15 +75,15 @@ describe('files.exportRequest', () => {
     expect((await download(o.s, miaUrl)).status).toBe(404);
   });
 
-  it.runIf(kindContent('doc') !== undefined)('a native doc is rendered by its kind and the rendering held by the export', async () => {
+  it.runIf(kindContent('doc') !== undefined)('a native doc is rendered by its kind and the rendering held by the export', async ({ drive: o }) => {
     const doc = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Memo', content: { markdown: '# Memo\n\nThe pelican clause.' } }, o.mia.key)).file;
-    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: doc.id, format: 'md' }, 'files.export.created', o.mia.key);
+    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: doc.id, format: 'md' }, 'files.export.created', { key: o.mia.key });
     expect(event.payload).toMatchObject({ kind: 'doc', format: 'md', revision: doc.revision });
     const got = await download(o.s, result.url);
     expect(got.bytes.toString()).toContain('pelican');
     expect(sha(got.bytes)).toBe(result.export.sha256);
     const held = await o.s.runtime.db.query('SELECT holder FROM blob_refs WHERE org_id = $1 AND holder = $2', [o.s.org.orgId, result.export.id]);
     expect(held.length).toBe(1);
-    expect(await refused(o.s, 'files.exportRequest', { fileId: doc.id, format: 'original' }, 'BAD_REQUEST', o.mia.key)).toContain('format');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: doc.id, format: 'original' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('format');
   });
 });

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveOrg, folder, ok, refused, upload, type DriveOrg } from './drive-kit.js';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
+import { folder, upload } from './drive-kit.js';
+import { ok, refused } from '../../helpers/calls.js';
 
 /* files.list: children, views, search; only what the caller may read; keyset pages. */
-
-let o: DriveOrg;
-beforeAll(async () => {
-  o = await driveOrg();
-});
-afterAll(() => o.s.close());
 
 const names = (r: any) => r.files.map((f: any) => f.name);
 
 describe('files.list', () => {
-  it('lists a folder’s children folders first, by name, in keyset pages; R calls append nothing', async () => {
+  it('lists a folder’s children folders first, by name, in keyset pages; R calls append nothing', async ({ drive: o }) => {
     const top = await folder(o.s, o.mia.key, 'Top');
     for (const n of ['b.txt', 'a.txt', 'c.txt']) await upload(o.s, o.mia.key, n, n, { parentId: top.id });
     for (const n of ['Zeta', 'Alpha']) await folder(o.s, o.mia.key, n, { parentId: top.id });
@@ -28,12 +24,12 @@ describe('files.list', () => {
     expect(names(await ok(o.s, 'files.list', {}, o.max.key))).toContain('Top');
   });
 
-  it('leaves out what the caller cannot read (a restricted folder, its contents, the search)', async () => {
+  it('leaves out what the caller cannot read (a restricted folder, its contents, the search)', async ({ drive: o }) => {
     const secret = await folder(o.s, o.mia.key, 'Secret plans', { restricted: true });
     await upload(o.s, o.mia.key, 'launch codes.txt', 'zanzibar orbit', { parentId: secret.id });
     expect(names(await ok(o.s, 'files.list', {}, o.max.key))).not.toContain('Secret plans');
     expect(names(await ok(o.s, 'files.list', {}, o.mia.key))).toContain('Secret plans');
-    await refused(o.s, 'files.list', { parentId: secret.id }, 'NOT_FOUND', o.max.key);
+    await refused(o.s, 'files.list', { parentId: secret.id }, 'NOT_FOUND', { key: o.max.key });
     expect((await ok(o.s, 'files.list', { query: 'zanzibar' }, o.max.key)).files).toEqual([]);
     const mine = await ok(o.s, 'files.list', { query: 'zanzibar' }, o.mia.key);
     expect(names(mine)).toEqual(['launch codes.txt']);
@@ -43,7 +39,7 @@ describe('files.list', () => {
     expect(names(await ok(o.s, 'files.list', { query: 'lanch' }, o.mia.key))).toContain('launch codes.txt');
   });
 
-  it('views: shared with you, recent, trash', async () => {
+  it('views: shared with you, recent, trash', async ({ drive: o }) => {
     const vault = await folder(o.s, o.mia.key, 'Shared vault', { restricted: true });
     await ok(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     expect(names(await ok(o.s, 'files.list', { view: 'shared' }, o.max.key))).toEqual(['Shared vault']);
@@ -60,13 +56,13 @@ describe('files.list', () => {
     expect(names(await ok(o.s, 'files.list', { view: 'recent', limit: 500 }, o.mia.key))).not.toContain('old.txt');
   });
 
-  it('bad input is BAD_REQUEST naming the field', async () => {
+  it('bad input is BAD_REQUEST naming the field', async ({ drive: o }) => {
     const f = await upload(o.s, o.mia.key, 'f.txt', 'f');
-    expect(await refused(o.s, 'files.list', { view: 'nope' }, 'BAD_REQUEST', o.mia.key)).toContain('view');
-    expect(await refused(o.s, 'files.list', { view: 'trash', parentId: f.id }, 'BAD_REQUEST', o.mia.key)).toContain('view');
-    expect(await refused(o.s, 'files.list', { query: 'x', view: 'trash' }, 'BAD_REQUEST', o.mia.key)).toContain('query');
-    expect(await refused(o.s, 'files.list', { parentId: f.id }, 'BAD_REQUEST', o.mia.key)).toContain('parentId');
-    expect(await refused(o.s, 'files.list', { cursor: 'garbage' }, 'BAD_REQUEST', o.mia.key)).toContain('cursor');
-    expect(await refused(o.s, 'files.list', { limit: 501 }, 'BAD_REQUEST', o.mia.key)).toContain('limit');
+    expect(await refused(o.s, 'files.list', { view: 'nope' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('view');
+    expect(await refused(o.s, 'files.list', { view: 'trash', parentId: f.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain('view');
+    expect(await refused(o.s, 'files.list', { query: 'x', view: 'trash' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('query');
+    expect(await refused(o.s, 'files.list', { parentId: f.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain('parentId');
+    expect(await refused(o.s, 'files.list', { cursor: 'garbage' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('cursor');
+    expect(await refused(o.s, 'files.list', { limit: 501 }, 'BAD_REQUEST', { key: o.mia.key })).toContain('limit');
   });
 });

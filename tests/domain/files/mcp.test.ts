@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { driveOrg, ok, type DriveOrg } from './drive-kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /* The drive over MCP (the files desk): an agent files, finds, downloads; a viewer's write and an email share are refused or held. */
 
-let o: DriveOrg;
-beforeAll(async () => {
-  o = await driveOrg();
-});
-afterAll(() => o.s.close());
-
 describe('files over MCP', () => {
-  it('an agent creates, uploads, searches and exports through tools; its email share holds', async () => {
+  it('an agent creates, uploads, searches and exports through tools; its email share holds', async ({ drive: o }) => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);
@@ -33,7 +28,7 @@ describe('files over MCP', () => {
     }
   });
 
-  it('a viewer’s write over MCP is FORBIDDEN_SCOPE naming the role', async () => {
+  it('a viewer’s write over MCP is FORBIDDEN_SCOPE naming the role', async ({ drive: o }) => {
     const vault = (await ok(o.s, 'files.create', { kind: 'folder', name: 'Vault', restricted: true }, o.mia.key)).file;
     await ok(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.agent.id }, role: 'viewer' }, o.mia.key);
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });

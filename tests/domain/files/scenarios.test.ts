@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBlobs } from '../../../blobs/gc.js';
 import { blobWorld, put, type Backend, type BlobWorld } from '../../blobs/kit.js';
-import { head, eventsAfter } from '../../helpers/calls.js';
-import { approved, driveOrg, folder, held, ok, refused, upload, type DriveOrg } from './drive-kit.js';
+import { approved, eventsAfter, head, held, ok, refused } from '../../helpers/calls.js';
+import { driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
 
 /* files.md section 7, the drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
 
@@ -115,11 +115,11 @@ describe('scenarios 4 and 6', () => {
   it('4. sharing: without a grant get, list and search show nothing; a viewer’s write is FORBIDDEN_SCOPE; an old guest URL is 404 after revoke; an agent’s email share holds', async () => {
     const vault = await folder(o.s, o.mia.key, 'Acquisition', { restricted: true });
     const memo = await upload(o.s, o.mia.key, 'term sheet.txt', 'the pangolin valuation', { parentId: vault.id });
-    await refused(o.s, 'files.get', { fileId: memo.id }, 'NOT_FOUND', o.max.key);
-    await refused(o.s, 'files.list', { parentId: vault.id }, 'NOT_FOUND', o.max.key);
+    await refused(o.s, 'files.get', { fileId: memo.id }, 'NOT_FOUND', { key: o.max.key });
+    await refused(o.s, 'files.list', { parentId: vault.id }, 'NOT_FOUND', { key: o.max.key });
     expect((await ok(o.s, 'files.list', {}, o.max.key)).files.map((f: any) => f.id)).not.toContain(vault.id);
     expect((await ok(o.s, 'files.list', { query: 'pangolin' }, o.max.key)).files).toEqual([]);
-    await refused(o.s, 'files.exportRequest', { fileId: memo.id, format: 'original' }, 'NOT_FOUND', o.max.key);
+    await refused(o.s, 'files.exportRequest', { fileId: memo.id, format: 'original' }, 'NOT_FOUND', { key: o.max.key });
 
     await ok(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     expect((await ok(o.s, 'files.list', { query: 'pangolin' }, o.max.key)).files.map((f: any) => f.id)).toEqual([memo.id]);
@@ -129,7 +129,7 @@ describe('scenarios 4 and 6', () => {
       ['files.move', { fileId: memo.id, parentId: null }],
       ['files.shareGrant', { fileId: memo.id, grantee: { org: true }, role: 'viewer' }],
     ] as const) {
-      expect(await refused(o.s, method, params, 'FORBIDDEN_SCOPE', o.max.key)).toMatch(/missing role (editor|manager)/);
+      expect(await refused(o.s, method, params, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role (editor|manager)/);
     }
 
     const email = await ok(o.s, 'files.shareGrant', { fileId: memo.id, grantee: { email: 'banker@advisors.example' }, role: 'viewer' }, o.mia.key);
@@ -140,7 +140,7 @@ describe('scenarios 4 and 6', () => {
 
     const agentFile = await upload(o.s, o.agent.key, 'pitch.txt', 'pitch');
     const before = await head(o.s.client);
-    const hold = await held(o.s, 'files.shareGrant', { fileId: agentFile.id, grantee: { email: 'lead@prospect.example' }, role: 'viewer' }, o.agent.key);
+    const hold = await held(o.s, 'files.shareGrant', { fileId: agentFile.id, grantee: { email: 'lead@prospect.example' }, role: 'viewer' }, { key: o.agent.key });
     expect(hold.actionClass).toBe('files.share_grant');
     expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.signature.hold']);
     expect((await ok(o.s, 'files.get', { fileId: agentFile.id }, o.agent.key)).grants).toEqual([]);
@@ -158,7 +158,7 @@ describe('scenarios 4 and 6', () => {
     for (const f of [inner, a, b]) expect((await ok(o.s, 'files.get', { fileId: f.id }, o.agent.key)).file.status).toBe('active');
 
     await ok(o.s, 'files.delete', { fileId: dir.id }, o.agent.key);
-    const approval = await held(o.s, 'files.delete', { fileId: dir.id, permanent: true }, o.agent.key, 'files.signature.hold');
+    const approval = await held(o.s, 'files.delete', { fileId: dir.id, permanent: true }, { key: o.agent.key, holdKind: 'files.signature.hold' });
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
     const params = { fileId: dir.id, permanent: true, approvalId };
     const first = await o.s.client.rpc('files.delete', params, { key: o.agent.key, idem: 'purge-1' });
@@ -176,6 +176,6 @@ describe('scenarios 4 and 6', () => {
     await collectBlobs(o.s.runtime.deps.blobs, { graceMs: 0 });
     const rows = await o.s.runtime.db.query('SELECT 1 FROM blobs WHERE org_id = $1 AND sha256 = ANY($2::text[])', [o.s.org.orgId, shas]);
     expect(rows.length).toBe(0);
-    await refused(o.s, 'files.get', { fileId: a.id }, 'NOT_FOUND', o.agent.key);
+    await refused(o.s, 'files.get', { fileId: a.id }, 'NOT_FOUND', { key: o.agent.key });
   });
 });

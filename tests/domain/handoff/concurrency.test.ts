@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../helpers/harness.js';
-import { context, govOrg, ok, rpc, setRights, task, type GovOrg } from '../escalation/setup.js';
+import { context, govOrg, task, type GovOrg } from '../escalation/setup.js';
+import { ok, rpc } from '../../helpers/calls.js';
+import { setRights } from '../../helpers/people.js';
 
 /*
  * Races, on PostgreSQL only (PGlite runs one connection: calls cannot overlap there, so this file is skipped on

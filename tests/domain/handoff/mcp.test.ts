@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { context, govOrg, ok, setRights, task, type GovOrg } from '../escalation/setup.js';
+import { context, govOrg, task, type GovOrg } from '../escalation/setup.js';
+import { ok } from '../../helpers/calls.js';
+import { setRights } from '../../helpers/people.js';
 
 /* Escalations and handoffs over MCP (the governance desk): the tools listed, a held offer a human decides, acceptance. */
 

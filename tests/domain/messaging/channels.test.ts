@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { head } from '../../helpers/calls.js';
-import { msgOrg, newChannel, ok, refused, say, type MsgOrg } from './core-kit.js';
+import { head, ok, refused } from '../../helpers/calls.js';
+import { msgOrg, newChannel, say, type MsgOrg } from './core-kit.js';
 
 /* messaging.channels: visibility, filters, paging, and unread/mention counts read from the rows. */
 
@@ -59,6 +59,6 @@ describe('messaging.channels', () => {
     expect(await refused(o.s, 'messaging.channels', { cursor: 'nope' }, 'BAD_REQUEST')).toMatch(/^cursor: not a cursor/);
     expect(await refused(o.s, 'messaging.channels', { limit: 0 }, 'BAD_REQUEST')).toMatch(/^limit: must be >= 1/);
     const noRead = await o.s.client.mint({ scopes: ['org.read'], principalKind: 'agent' }, 'no read');
-    expect(await refused(o.s, 'messaging.channels', {}, 'FORBIDDEN_SCOPE', noRead.apiKey)).toMatch(/missing scope messaging.read/);
+    expect(await refused(o.s, 'messaging.channels', {}, 'FORBIDDEN_SCOPE', { key: noRead.apiKey })).toMatch(/missing scope messaging.read/);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../../helpers/harness.js';
-import { history, msgOrg, newChannel, ok, rpc, type MsgOrg } from './core-kit.js';
+import { history, msgOrg, newChannel, type MsgOrg } from './core-kit.js';
+import { ok, rpc } from '../../helpers/calls.js';
 
 /*
  * Races that only PostgreSQL can stage: embedded PGlite has one connection, so its transactions never overlap and

@@ -1,24 +1,13 @@
-import type { TestServer } from '../../helpers/harness.js';
-import { castServer } from '../../helpers/calls.js';
-import { mutate, ok, refused, rpc, type Person } from '../escalation/setup.js';
+import { ok } from '../../helpers/calls.js';
+import { castServer, type Cast, type Person } from '../../helpers/people.js';
 
 /*
  * The messaging core test kit: a server with people of known standing (the org's admin human, two member-tier
  * humans, an agent, a read-only human), and shorthands for a channel and a message.
  */
 
-export { mutate, ok, refused, rpc, type Person };
-
-export interface MsgOrg {
-  s: TestServer;
-  /** The org's creator: a human with every scope. */
-  owner: Person;
-  mia: Person;
-  max: Person;
-  agent: Person;
-  /** messaging.read but not messaging.write. */
-  viewer: Person;
-}
+/** The cast: the owner has every scope; the viewer messaging.read but not messaging.write. */
+export type MsgOrg = Cast;
 
 export const msgOrg = (): Promise<MsgOrg> => castServer();
 

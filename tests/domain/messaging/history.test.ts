@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { head, otherOrg } from '../../helpers/calls.js';
-import { history, msgOrg, newChannel, refused, say, type MsgOrg } from './core-kit.js';
+import { head, otherOrg, refused } from '../../helpers/calls.js';
+import { history, msgOrg, newChannel, say, type MsgOrg } from './core-kit.js';
 
 /* messaging.history: every mode, paging, tombstones, long-polling, access; no event. */
 
@@ -88,7 +88,7 @@ describe('messaging.history by channel', () => {
     expect((await history(o, { scheduled: true }, o.mia)).messages).toMatchObject([{ id: 'msg_sched1', status: 'scheduled', seq: null }]);
     expect((await history(o, { scheduled: true }, o.owner)).messages).toEqual([]);
     // Nobody else sees a scheduled message, nor does it show in the channel.
-    expect(await refused(o.s, 'messaging.history', { messageId: 'msg_sched1' }, 'NOT_FOUND', o.owner.key)).toMatch(/^message msg_sched1 not found/);
+    expect(await refused(o.s, 'messaging.history', { messageId: 'msg_sched1' }, 'NOT_FOUND', { key: o.owner.key })).toMatch(/^message msg_sched1 not found/);
     expect(seqs(await history(o, { channelId: c4.id }))).toEqual([2, 1]);
   });
 });
@@ -110,7 +110,7 @@ describe('messaging.history by query', () => {
     expect((await history(o, { query: 'invoice', until: '2000-01-01T00:00:00Z' }, o.mia)).messages).toEqual([]);
     // The owner reads the private channel too.
     expect((await history(o, { query: 'invoice' }, o.owner)).messages).toHaveLength(3);
-    expect(await refused(o.s, 'messaging.history', { query: 'invoice', channelId: priv.id }, 'NOT_FOUND', o.mia.key)).toMatch(/not found/);
+    expect(await refused(o.s, 'messaging.history', { query: 'invoice', channelId: priv.id }, 'NOT_FOUND', { key: o.mia.key })).toMatch(/not found/);
   });
 });
 
@@ -155,14 +155,14 @@ describe('messaging.history refusals', () => {
   it('a private channel you are not in, another org\'s or an unknown one: NOT_FOUND; a missing scope: FORBIDDEN_SCOPE', async () => {
     const priv = await newChannel(o, { private: true });
     const m = await say(o, o.owner, priv.id, 'private words');
-    expect(await refused(o.s, 'messaging.history', { channelId: priv.id }, 'NOT_FOUND', o.mia.key)).toMatch(/^channel ch_\w+ not found/);
-    expect(await refused(o.s, 'messaging.history', { messageId: m.id }, 'NOT_FOUND', o.mia.key)).toMatch(/^message msg_\w+ not found/);
-    expect(await refused(o.s, 'messaging.history', { threadId: m.id }, 'NOT_FOUND', o.mia.key)).toMatch(/not found/);
+    expect(await refused(o.s, 'messaging.history', { channelId: priv.id }, 'NOT_FOUND', { key: o.mia.key })).toMatch(/^channel ch_\w+ not found/);
+    expect(await refused(o.s, 'messaging.history', { messageId: m.id }, 'NOT_FOUND', { key: o.mia.key })).toMatch(/^message msg_\w+ not found/);
+    expect(await refused(o.s, 'messaging.history', { threadId: m.id }, 'NOT_FOUND', { key: o.mia.key })).toMatch(/not found/);
     const theirs = await otherOrg(o.s);
     expect((await theirs.rpc('messaging.history', { channelId: ch.id })).body.error.code).toBe('NOT_FOUND');
     // A public channel is readable by anyone of the org with messaging.read.
     expect((await history(o, { channelId: ch.id, limit: 1 }, o.viewer)).messages).toHaveLength(1);
     const noRead = await o.s.client.mint({ scopes: ['org.read'], principalKind: 'human' }, 'no read');
-    expect(await refused(o.s, 'messaging.history', { channelId: ch.id }, 'FORBIDDEN_SCOPE', noRead.apiKey)).toMatch(/missing scope messaging.read/);
+    expect(await refused(o.s, 'messaging.history', { channelId: ch.id }, 'FORBIDDEN_SCOPE', { key: noRead.apiKey })).toMatch(/missing scope messaging.read/);
   });
 });

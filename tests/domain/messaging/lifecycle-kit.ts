@@ -1,28 +1,14 @@
-import type { Clock } from '../../../domain/core/deps.js';
 import type { RuntimeOptions } from '../../../domain/deployed.js';
-import { approved, held as sharedHeld, mutate, ok, refused, rpc, person } from '../../helpers/calls.js';
-
-export { approved, mutate, ok, person, refused, rpc };
-import { testServer, type TestServer } from '../../helpers/harness.js';
+import { held as sharedHeld, ok, type Caller } from '../../helpers/calls.js';
+import { OffsetClock } from '../../helpers/clock.js';
+import { testServer, type CallOptions, type TestServer } from '../../helpers/harness.js';
+import { ownerOf, person, type Person } from '../../helpers/people.js';
 
 /*
  * The message lifecycle's test kit: an org with people of known standing in one public channel, a clock the tests
- * move (polls close and postAt is checked by it), calls that must succeed with exactly one event, and calls that
- * must fail appending nothing.
+ * move (polls close and postAt is checked by it; real time plus an offset, as pg-boss runs jobs on the database's
+ * real time), and messaging's hold.
  */
-
-export interface Person {
-  id: string;
-  key: string;
-}
-
-/** Real time plus an offset the test moves (pg-boss runs jobs on the database's real time). */
-export class OffsetClock implements Clock {
-  offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-}
 
 export interface Team {
   s: TestServer;
@@ -48,7 +34,7 @@ export interface Team {
 export async function team(opts: Partial<RuntimeOptions> = {}): Promise<Team> {
   const clock = new OffsetClock();
   const s = await testServer({ clock, ...opts });
-  const owner = { id: (await s.client.get('org/whoami')).body.principal.id as string, key: s.org.adminKey };
+  const owner = await ownerOf(s);
   const alice = await person(s, 'Alice', { tier: 'member' });
   const bob = await person(s, 'Bob', { tier: 'member' });
   const agent = await person(s, 'Agent', { tier: 'agent' });
@@ -69,8 +55,8 @@ export async function channel(t: Team, name: string, memberIds: string[], opts: 
 }
 
 
-/** A call that must answer messaging's hold frame, appending only its hold event: its approval block. */
-export const held = (s: TestServer, method: string, params: unknown, key: string) => sharedHeld(s, method, params, key, 'messaging.signature.hold');
+/** The shared held, appending only messaging's hold event. */
+export const held = (on: Caller, method: string, params: unknown, opts: CallOptions) => sharedHeld(on, method, params, { ...opts, holdKind: 'messaging.signature.hold' });
 
 let sends = 0;
 /** A posted message by `key` in the channel: its Message. */

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { approved, inSeconds, ok, post, team, type Team } from './lifecycle-kit.js';
+import { inSeconds, post } from './lifecycle-kit.js';
+import { approved, ok } from '../../helpers/calls.js';
 
 /* The message lifecycle over MCP (the messaging desk): an agent schedules, edits, reacts, polls and votes; its delete of another's message holds. */
 
-let t: Team;
-beforeAll(async () => {
-  t = await team();
-});
-afterAll(() => t.s.close());
-
 describe('message lifecycle over MCP', () => {
-  it('an agent works a message\'s life through tools', async () => {
+  it('an agent works a message\'s life through tools', async ({ team: t }) => {
     const a = await connectInMemory(t.s.runtime, t.agent.key, { toolsets: 'messaging' });
     try {
       const tools = (await a.client.listTools()).tools.map((x) => x.name);

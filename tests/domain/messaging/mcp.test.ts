@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { it } from '../../helpers/fixtures.js';
 import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
-import { msgOrg, ok, type MsgOrg } from './core-kit.js';
+import { ok } from '../../helpers/calls.js';
 
 /* The channel family and the messaging core over MCP (the messaging desk): an agent opens a DM, posts, long-polls. */
 
-let o: MsgOrg;
-beforeAll(async () => {
-  o = await msgOrg();
-}, 60_000);
-afterAll(() => o.s.close());
-
 describe('messaging over MCP', () => {
-  it('an agent lists the tools, opens a DM, sends (a retry is the same message), reads history and waits for the answer', async () => {
+  it('an agent lists the tools, opens a DM, sends (a retry is the same message), reads history and waits for the answer', async ({ cast: o }) => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'messaging' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);

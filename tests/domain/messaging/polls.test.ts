@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
-import { inSeconds, mutate, ok, refused, rpc, team, view, type Team } from './lifecycle-kit.js';
+import { eventsAfter, head, mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
+import { inSeconds, team, type Team, view } from './lifecycle-kit.js';
 
 /*
  * messaging.createPoll / votePoll: a poll is a message of kind poll; ballots replace each other; anonymous polls
@@ -23,7 +23,7 @@ describe('messaging.createPoll', () => {
       'messaging.createPoll',
       { channelId: t.channelId, question: 'Ship on Friday?', options: ['Yes', 'No'], multiple: true, anonymous: false, closesAt: inSeconds(t, 3600) },
       'messaging.poll.created',
-      t.alice.key,
+      { key: t.alice.key },
     );
     const m = result.message;
     expect(result.changed).toBe(true);
@@ -39,16 +39,16 @@ describe('messaging.createPoll', () => {
   });
 
   it('refuses bad inputs naming the field, appending nothing', async () => {
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['only one'] }, 'BAD_REQUEST', t.alice.key)).toMatch(/^options: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['only one'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options: /);
     const eleven = Array.from({ length: 11 }, (_, i) => `o${i}`);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: eleven }, 'BAD_REQUEST', t.alice.key)).toMatch(/^options: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['Same', 'same'] }, 'BAD_REQUEST', t.alice.key)).toMatch(/^params\.options: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: '', options: ['a', 'b'] }, 'BAD_REQUEST', t.alice.key)).toMatch(/^question: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: inSeconds(t, -5) }, 'BAD_REQUEST', t.alice.key)).toMatch(/^params\.closesAt: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', ''] }, 'BAD_REQUEST', t.alice.key)).toMatch(/^options\.1: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: 'soon' }, 'BAD_REQUEST', t.alice.key)).toMatch(/^closesAt: /);
-    await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'CONFLICT', t.watcher.key);
-    await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'FORBIDDEN_SCOPE', t.viewer.key);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: eleven }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['Same', 'same'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.options: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: '', options: ['a', 'b'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^question: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: inSeconds(t, -5) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.closesAt: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', ''] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options\.1: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: 'soon' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^closesAt: /);
+    await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'CONFLICT', { key: t.watcher.key });
+    await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'FORBIDDEN_SCOPE', { key: t.viewer.key });
     const other = await otherOrg(t.s);
     expect((await other.rpc('messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] })).body.error.code).toBe('NOT_FOUND');
   });
@@ -58,26 +58,26 @@ describe('messaging.votePoll', () => {
   it('a single-choice ballot: vote, change, the same again (changed:false), retract; counts only in events', async () => {
     const poll = (await createPoll()).message;
     const [yes, no] = poll.poll.options.map((o: any) => o.id);
-    const first = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'messaging.poll.voted', t.bob.key);
+    const first = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'messaging.poll.voted', { key: t.bob.key });
     expect(first.result.changed).toBe(true);
     expect(first.result.message.poll).toMatchObject({ myVote: [yes], voterCount: 1 });
     expect(first.result.message.poll.options[0]).toMatchObject({ votes: 1, voterIds: [t.bob.id] });
     expect(first.event.payload).toEqual({ channelId: t.channelId, messageId: poll.id, choices: 1, voterCount: 1 });
     expect(JSON.stringify(first.event)).not.toContain(yes);
 
-    const changed = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', t.bob.key);
+    const changed = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', { key: t.bob.key });
     expect(changed.result.message.poll).toMatchObject({ myVote: [no], voterCount: 1 });
-    const same = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', t.bob.key);
+    const same = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', { key: t.bob.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload).toMatchObject({ noop: true });
     // Observers only read and react: voting is CONFLICT.
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'CONFLICT', t.watcher.key)).toMatch(/observer/);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, no] }, 'BAD_REQUEST', t.bob.key)).toMatch(/^params\.optionIds: .*single-choice/);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['opt_notinthispoll0'] }, 'BAD_REQUEST', t.bob.key)).toMatch(/^params\.optionIds: /);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, yes] }, 'BAD_REQUEST', t.bob.key)).toMatch(/^params\.optionIds: /);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['nope'] }, 'BAD_REQUEST', t.bob.key)).toMatch(/^optionIds\.0: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'CONFLICT', { key: t.watcher.key })).toMatch(/observer/);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, no] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: .*single-choice/);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['opt_notinthispoll0'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, yes] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['nope'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^optionIds\.0: /);
 
-    const retract = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'messaging.poll.voted', t.bob.key);
+    const retract = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'messaging.poll.voted', { key: t.bob.key });
     expect(retract.result.message.poll).toMatchObject({ myVote: [], voterCount: 0 });
     expect(retract.event.payload).toMatchObject({ choices: 0, voterCount: 0 });
   });
@@ -89,7 +89,7 @@ describe('messaging.votePoll', () => {
     expect(r.message.poll.myVote.sort()).toEqual([ids[0], ids[2]].sort());
     expect(r.message.poll.options.map((o: any) => o.votes)).toEqual([1, 0, 1]);
     const plain = (await ok(t.s, 'messaging.send', { channelId: t.channelId, idempotencyId: 'not-a-poll', text: 'hello' }, t.alice.key)).message;
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: plain.id, optionIds: [] }, 'BAD_REQUEST', t.alice.key)).toMatch(/^params\.messageId: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: plain.id, optionIds: [] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.messageId: /);
   });
 
   it('an anonymous poll hides voters from members, but shows counts and your own ballot', async () => {

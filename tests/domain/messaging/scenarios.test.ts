@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../gateway/app.js';
 import { allEvents, TestClient } from '../../helpers/harness.js';
-import { expectOk, head, otherOrg } from '../../helpers/calls.js';
+import { expectOk, head, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { openOrgStream } from '../../helpers/org-stream.js';
-import { history, msgOrg, newChannel, ok, refused, say, type MsgOrg } from './core-kit.js';
+import { history, msgOrg, newChannel, say, type MsgOrg } from './core-kit.js';
 
 /* Acceptance scenarios 1, 2, 5 and 6 of messaging.md section 7, end to end over HTTP (5 over a real socket). */
 
@@ -105,12 +105,12 @@ describe('scenario 6: bad inputs change nothing and append no event', () => {
   it('BAD_REQUEST naming the field, CONFLICT, NOT_FOUND and FORBIDDEN_SCOPE, the ledger unchanged', async () => {
     const ch = await newChannel(o, { members: [o.mia] });
     const before = (await allEvents(o.s.client)).length;
-    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, text: 'no key' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^idempotencyId: required/);
-    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'x', mood: 'happy' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^mood: unknown field/);
-    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'y'.repeat(16_001) }, 'BAD_REQUEST', o.mia.key)).toMatch(/^text: /);
-    expect(await refused(o.s, 'channel.create', { name: 'has spaces' }, 'BAD_REQUEST', o.mia.key)).toMatch(/^name: /);
-    expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 99 }, 'BAD_REQUEST', o.mia.key)).toMatch(/^seq: /);
-    expect(await refused(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.owner.id }, 'CONFLICT', o.owner.key)).toMatch(/last owner/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, text: 'no key' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^idempotencyId: required/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'x', mood: 'happy' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^mood: unknown field/);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'y'.repeat(16_001) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^text: /);
+    expect(await refused(o.s, 'channel.create', { name: 'has spaces' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^name: /);
+    expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 99 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^seq: /);
+    expect(await refused(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.owner.id }, 'CONFLICT', { key: o.owner.key })).toMatch(/last owner/);
     const theirs = await otherOrg(o.s);
     for (const [method, params] of [
       ['messaging.send', { channelId: ch.id, idempotencyId: 'x', text: 'x' }],
@@ -119,7 +119,7 @@ describe('scenario 6: bad inputs change nothing and append no event', () => {
     ] as const) {
       expect((await theirs.rpc(method, params)).body.error.code, method).toBe('NOT_FOUND');
     }
-    expect(await refused(o.s, 'channel.create', { name: 'by-a-viewer' }, 'FORBIDDEN_SCOPE', o.viewer.key)).toMatch(/missing scope messaging.write/);
+    expect(await refused(o.s, 'channel.create', { name: 'by-a-viewer' }, 'FORBIDDEN_SCOPE', { key: o.viewer.key })).toMatch(/missing scope messaging.write/);
     expect((await allEvents(o.s.client)).length).toBe(before);
     expect((await history(o, { channelId: ch.id })).messages).toEqual([]);
   });

@@ -4,9 +4,10 @@ import { BOSS_SCHEMA } from '../../../domain/jobs/scheduler.js';
 import { POST_SCHEDULED_JOB, postScheduled } from '../../../domain/messaging/schedule.js';
 import { appendEvent } from '../../../ledger/append.js';
 import type { Db } from '../../../db/types.js';
-import { eventsAfter, head, otherOrg } from '../../helpers/calls.js';
+import { approved, eventsAfter, head, mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import { until } from '../../jobs/kit.js';
-import { approved, channel, held, inSeconds, mutate, ok, person, post, refused, rpc, team, type Team } from './lifecycle-kit.js';
+import { channel, held, inSeconds, post, team, type Team } from './lifecycle-kit.js';
+import { person } from '../../helpers/people.js';
 
 /*
  * messaging.schedule and the job that posts a scheduled message: the window, the pending limit, idempotencyId,
@@ -32,7 +33,7 @@ describe('messaging.schedule (no workers)', () => {
 
   it('schedules a message seen only by its author, with one job at postAt; the event names ids and counts', async () => {
     const p = params();
-    const { result, event } = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', t.alice.key);
+    const { result, event } = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', { key: t.alice.key });
     expect(result.changed).toBe(true);
     expect(result.message).toMatchObject({ status: 'scheduled', seq: null, text: p.text, authorId: t.alice.id, postAt: p.postAt.replace(/\.\d+Z$/, (m) => m), mentions: [t.bob.id] });
     expect(new Date(result.message.postAt).getTime()).toBe(new Date(p.postAt).getTime());
@@ -47,9 +48,9 @@ describe('messaging.schedule (no workers)', () => {
     expect(mine.messages.map((m: any) => m.id)).toContain(result.message.id);
     const theirs = await ok(t.s, 'messaging.history', { scheduled: true }, t.bob.key);
     expect(theirs.messages.map((m: any) => m.id)).not.toContain(result.message.id);
-    await refused(t.s, 'messaging.history', { messageId: result.message.id }, 'NOT_FOUND', t.bob.key);
-    await refused(t.s, 'messaging.edit', { messageId: result.message.id, text: 'x' }, 'NOT_FOUND', t.owner.key);
-    await refused(t.s, 'messaging.delete', { messageId: result.message.id }, 'NOT_FOUND', t.owner.key);
+    await refused(t.s, 'messaging.history', { messageId: result.message.id }, 'NOT_FOUND', { key: t.bob.key });
+    await refused(t.s, 'messaging.edit', { messageId: result.message.id, text: 'x' }, 'NOT_FOUND', { key: t.owner.key });
+    await refused(t.s, 'messaging.delete', { messageId: result.message.id }, 'NOT_FOUND', { key: t.owner.key });
     const page = await ok(t.s, 'messaging.history', { channelId: t.channelId }, t.alice.key);
     expect(page.messages.map((m: any) => m.id)).not.toContain(result.message.id);
   });
@@ -57,30 +58,30 @@ describe('messaging.schedule (no workers)', () => {
   it('the same idempotencyId and params is changed:false with a noop event; other params CONFLICT', async () => {
     const p = params();
     const first = await ok(t.s, 'messaging.schedule', p, t.alice.key);
-    const again = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', t.alice.key);
+    const again = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', { key: t.alice.key });
     expect(again.result).toMatchObject({ changed: false, message: { id: first.message.id } });
     expect(again.event.payload).toMatchObject({ noop: true, messageId: first.message.id });
     expect(await jobsOf(t.s.runtime.db, first.message.id)).toHaveLength(1);
-    expect(await refused(t.s, 'messaging.schedule', { ...p, text: 'other' }, 'CONFLICT', t.alice.key)).toMatch(/other params/);
+    expect(await refused(t.s, 'messaging.schedule', { ...p, text: 'other' }, 'CONFLICT', { key: t.alice.key })).toMatch(/other params/);
     // send with the same key is another act: CONFLICT, not the scheduled message.
-    await refused(t.s, 'messaging.send', { channelId: p.channelId, idempotencyId: p.idempotencyId, text: p.text }, 'CONFLICT', t.alice.key);
+    await refused(t.s, 'messaging.send', { channelId: p.channelId, idempotencyId: p.idempotencyId, text: p.text }, 'CONFLICT', { key: t.alice.key });
   });
 
   it('postAt is 10 s to 120 days ahead; bad inputs are BAD_REQUEST naming the field and change nothing', async () => {
     for (const postAt of [inSeconds(t, -60), inSeconds(t, 5), inSeconds(t, 121 * 86_400), '2026-13-01T00:00:00Z', 'tomorrow', '2026-11-30T10:00:00']) {
-      expect(await refused(t.s, 'messaging.schedule', params({ postAt }), 'BAD_REQUEST', t.alice.key), postAt).toMatch(/^params\.postAt: |^postAt: /);
+      expect(await refused(t.s, 'messaging.schedule', params({ postAt }), 'BAD_REQUEST', { key: t.alice.key }), postAt).toMatch(/^params\.postAt: |^postAt: /);
     }
-    expect(await refused(t.s, 'messaging.schedule', params({ text: 'x'.repeat(16_001) }), 'BAD_REQUEST', t.alice.key)).toMatch(/^text: /);
+    expect(await refused(t.s, 'messaging.schedule', params({ text: 'x'.repeat(16_001) }), 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^text: /);
     const { idempotencyId: _, ...noKey } = params();
-    expect(await refused(t.s, 'messaging.schedule', noKey, 'BAD_REQUEST', t.alice.key)).toMatch(/^idempotencyId: required/);
-    expect(await refused(t.s, 'messaging.schedule', params({ colour: 'red' }), 'BAD_REQUEST', t.alice.key)).toMatch(/^colour: unknown field/);
-    expect(await refused(t.s, 'messaging.schedule', params({ alsoToChannel: true }), 'BAD_REQUEST', t.alice.key)).toMatch(/alsoToChannel/);
+    expect(await refused(t.s, 'messaging.schedule', noKey, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^idempotencyId: required/);
+    expect(await refused(t.s, 'messaging.schedule', params({ colour: 'red' }), 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^colour: unknown field/);
+    expect(await refused(t.s, 'messaging.schedule', params({ alsoToChannel: true }), 'BAD_REQUEST', { key: t.alice.key })).toMatch(/alsoToChannel/);
     const reply = await post(t, 'a reply', t.alice.key, t.channelId, { threadId: (await post(t, 'root')).id });
-    expect(await refused(t.s, 'messaging.schedule', params({ threadId: reply.id }), 'BAD_REQUEST', t.alice.key)).toMatch(/threadId/);
-    await refused(t.s, 'messaging.schedule', params(), 'FORBIDDEN_SCOPE', t.viewer.key);
-    await refused(t.s, 'messaging.schedule', params(), 'CONFLICT', t.watcher.key);
-    await refused(t.s, 'messaging.schedule', params(), 'CONFLICT', t.outsider.key);
-    await refused(t.s, 'messaging.schedule', params({ channelId: 'ch_doesnotexist0000' }), 'NOT_FOUND', t.alice.key);
+    expect(await refused(t.s, 'messaging.schedule', params({ threadId: reply.id }), 'BAD_REQUEST', { key: t.alice.key })).toMatch(/threadId/);
+    await refused(t.s, 'messaging.schedule', params(), 'FORBIDDEN_SCOPE', { key: t.viewer.key });
+    await refused(t.s, 'messaging.schedule', params(), 'CONFLICT', { key: t.watcher.key });
+    await refused(t.s, 'messaging.schedule', params(), 'CONFLICT', { key: t.outsider.key });
+    await refused(t.s, 'messaging.schedule', params({ channelId: 'ch_doesnotexist0000' }), 'NOT_FOUND', { key: t.alice.key });
     const other = await otherOrg(t.s);
     expect((await other.rpc('messaging.schedule', params())).body.error.code).toBe('NOT_FOUND');
   });
@@ -92,7 +93,7 @@ describe('messaging.schedule (no workers)', () => {
     for (let i = 0; i < 100; i++) {
       ids.push((await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: `p${i}`, text: `n${i}`, postAt: inSeconds(t, 600 + i) }, author.key)).message.id);
     }
-    expect(await refused(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'one too many', postAt: inSeconds(t, 900) }, 'CONFLICT', author.key)).toMatch(
+    expect(await refused(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'one too many', postAt: inSeconds(t, 900) }, 'CONFLICT', { key: author.key })).toMatch(
       /100 scheduled messages pending/,
     );
     await ok(t.s, 'messaging.delete', { messageId: ids[0] }, author.key);
@@ -104,10 +105,10 @@ describe('messaging.schedule (no workers)', () => {
     for (let i = 0; i < 21; i++) humans.push((await person(t.s, `Human ${i}`, { tier: 'member' })).id);
     const ch = await channel(t, 'crowd', [...humans, t.agent.id]);
     const p = { channelId: ch, idempotencyId: 'all-hands', text: 'Reminder <!channel>', postAt: inSeconds(t, 3600) };
-    const approval = await held(t.s, 'messaging.schedule', p, t.agent.key);
+    const approval = await held(t.s, 'messaging.schedule', p, { key: t.agent.key });
     expect(approval).toMatchObject({ actionClass: 'messaging.schedule', subject: { kind: 'messaging.signature', subjectId: ch } });
     const approvalId = await approved(t.s, approval, t.agent.key, t.owner.key);
-    const { result, event } = await mutate(t.s, 'messaging.schedule', { ...p, approvalId }, 'messaging.message.scheduled', t.agent.key);
+    const { result, event } = await mutate(t.s, 'messaging.schedule', { ...p, approvalId }, 'messaging.message.scheduled', { key: t.agent.key });
     expect(result.message).toMatchObject({ status: 'scheduled', mentionsChannel: true });
     expect(event.payload.approvalId).toBe(approvalId);
     // Fewer humans: no hold.
@@ -176,10 +177,10 @@ describe('the posting job (real pg-boss worker)', () => {
     const moved = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-a', text: 'moved to 4 s', postAt: realIn(2000) }, t.alice.key)).message;
     const dropped = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-b', text: 'never posted', postAt: realIn(2000) }, t.alice.key)).message;
     const fourAt = new Date(start + 4000).toISOString();
-    const edited = await mutate(t.s, 'messaging.edit', { messageId: moved.id, postAt: fourAt }, 'messaging.message.edited', t.alice.key);
+    const edited = await mutate(t.s, 'messaging.edit', { messageId: moved.id, postAt: fourAt }, 'messaging.message.edited', { key: t.alice.key });
     expect(edited.result.message).toMatchObject({ status: 'scheduled', editedAt: null });
     expect(edited.event.payload).toMatchObject({ fields: ['postAt'], status: 'scheduled' });
-    const deleted = await mutate(t.s, 'messaging.delete', { messageId: dropped.id }, 'messaging.message.deleted', t.alice.key);
+    const deleted = await mutate(t.s, 'messaging.delete', { messageId: dropped.id }, 'messaging.message.deleted', { key: t.alice.key });
     expect(deleted.event.payload).toMatchObject({ from: 'scheduled' });
 
     // On PostgreSQL other test files' runtimes run workers on the same queue: one closing while it holds the job
@@ -213,7 +214,7 @@ describe('the posting job (real pg-boss worker)', () => {
     const row = shape ?? (await t.s.runtime.db.query<{ status: string; failure: string }>('SELECT status, failure FROM messages WHERE org_id = $1 AND message_id = $2', [t.s.org.orgId, m.id]))[0];
     expect(row.status).toBe('failed');
     expect(row.failure).toMatch(/no longer in/);
-    expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'retry' }, 'CONFLICT', carol.key)).toMatch(/failed to post|not a member/);
+    expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'retry' }, 'CONFLICT', { key: carol.key })).toMatch(/failed to post|not a member/);
   }, 30_000);
 
   it('an archived channel at postAt: failed, reason archived', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, expectOk, head } from '../../helpers/calls.js';
-import { assign, createTask, human, mailsTo, openKit, rowsOf, type Kit, type Person } from './kit.js';
+import { assign, createTask, human, mailsTo, openKit, rowsOf, type Human, type Kit } from './kit.js';
 
 /**
  * Notification delivery (domain/notification/delivery.ts) through a real SMTP listener, run by hand with a clock the
@@ -8,9 +8,9 @@ import { assign, createTask, human, mailsTo, openKit, rowsOf, type Kit, type Per
  */
 
 let kit: Kit;
-let alice: Person;
-let bob: Person;
-let carol: Person;
+let alice: Human;
+let bob: Human;
+let carol: Human;
 let orgName: string;
 const CANARY = 'canary-7f3e-do-not-leak';
 const footer = () => `--\n${orgName}. Choose what you are told and when: notification.updatePreferences.`;
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => kit?.close());
 
-const prefs = async (p: Person, params: Record<string, unknown>) =>
+const prefs = async (p: Human, params: Record<string, unknown>) =>
   expectOk('notification.updatePreferences', await kit.s.client.rpc('notification.updatePreferences', params, { key: p.key }));
 const at = (iso: string) => (kit.clock.now = new Date(iso));
 

@@ -5,6 +5,8 @@ import { NotificationDelivery, type DeliveryOptions } from '../../../domain/noti
 import type { RuntimeOptions } from '../../../domain/deployed.js';
 import { DATABASE_URL, onPostgres, testServer, type TestServer } from '../../helpers/harness.js';
 import { expectOk } from '../../helpers/calls.js';
+import type { Person } from '../../helpers/people.js';
+import { newTask } from '../../helpers/tasks.js';
 import { freshDatabase } from '../../multiprocess/harness.js';
 import { relayConfig } from '../../mail/kit.js';
 import { startSink, type Sink, type SinkOptions } from '../../mail/sink.js';
@@ -30,7 +32,8 @@ export interface Kit {
 export async function openKit(opts: Partial<RuntimeOptions> = {}, sinkOptions: SinkOptions = {}): Promise<Kit> {
   const fresh = onPostgres ? await freshDatabase(DATABASE_URL!, 'wops_notify') : undefined;
   const sink = await startSink(sinkOptions);
-  const s = await testServer({ ...(fresh ? { databaseUrl: fresh.url } : {}), mail: relayConfig(sink.url), ...opts });
+  // Delivery reads every org's notifications: a database of its own (PGlite's too, not the worker's).
+  const s = await testServer({ ...(fresh ? { databaseUrl: fresh.url } : { inMemory: true }), mail: relayConfig(sink.url), ...opts });
   const clock = { now: new Date('2026-03-02T10:00:00Z') }; // a Monday
   const newDelivery = (o: DeliveryOptions = {}) => new NotificationDelivery(s.runtime.deps, { now: () => clock.now, ...o });
   return {
@@ -48,9 +51,8 @@ export async function openKit(opts: Partial<RuntimeOptions> = {}, sinkOptions: S
   };
 }
 
-export interface Person {
-  id: string;
-  key: string;
+/** A member with a key and a mailbox of their own. */
+export interface Human extends Person {
   email: string;
 }
 
@@ -58,7 +60,7 @@ export interface Person {
  * A human member with a key of `tier` and a mailbox of their own. Its first mail is the security notice of the key
  * minted for it (checked here, then set aside), so tests start from an empty mailbox.
  */
-export async function human(kit: Kit, label: string, tier: 'member' | 'approver' | 'admin' | 'viewer' = 'member'): Promise<Person> {
+export async function human(kit: Kit, label: string, tier: 'member' | 'approver' | 'admin' | 'viewer' = 'member'): Promise<Human> {
   const minted = await kit.s.client.mint({ tier }, label);
   const email = `${label}-${randomBytes(4).toString('hex')}@example.test`;
   expectOk('member.update', await kit.s.client.rpc('member.update', { memberId: minted.principal.id, email }));
@@ -86,9 +88,7 @@ export async function rowsOf(kit: Kit, recipientId: string) {
   );
 }
 
-export async function createTask(kit: Kit, params: Record<string, unknown>, key?: string): Promise<{ id: string }> {
-  return expectOk('board.createTask', await kit.s.client.rpc('board.createTask', params, { key }));
-}
+export const createTask = (kit: Kit, params: Record<string, unknown>, key?: string): Promise<{ id: string }> => newTask(kit.s, params, key);
 
 export async function assign(kit: Kit, taskId: string, assignee: string | null, key?: string): Promise<void> {
   expectOk('board.assignTask', await kit.s.client.rpc('board.assignTask', { taskId, assignee }, { key }));

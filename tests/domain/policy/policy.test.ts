@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { booksServer, type BooksServer } from '../books/setup.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../helpers/calls.js';
+import { approved, eventsAfter, expectOk, head, held, otherOrg, refused } from '../../helpers/calls.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
 
 /*
@@ -28,25 +28,6 @@ const policy = async (query: Record<string, string> = {}, key?: string) => {
   expect(res.status, res.raw.slice(0, 300)).toBe(200);
   return res.body;
 };
-async function refused(method: string, params: unknown, code: string, message?: string | RegExp, key?: string) {
-  const seq = await head(s.client);
-  const res = await rpc(method, params, key);
-  expect(res.body.ok, res.raw.slice(0, 300)).toBe(false);
-  expect(res.body.error.code, res.raw.slice(0, 300)).toBe(code);
-  if (typeof message === 'string') expect(res.body.error.message).toBe(message);
-  else if (message) expect(res.body.error.message).toMatch(message);
-  expect(await head(s.client)).toBe(seq);
-}
-async function holdFrame(method: string, params: unknown, key?: string) {
-  const res = await rpc(method, params, key);
-  expect(res.body.result?.status, res.raw.slice(0, 300)).toBe('approval_required');
-  return res.body.result.approval;
-}
-async function approve(approval: any, requesterKey: string | undefined, deciderKey: string): Promise<string> {
-  const filed = await ok('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, requesterKey);
-  await ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, deciderKey);
-  return filed.approvalId;
-}
 
 describe('policy.publish: versions by key', () => {
   it('publishes v1; same again: changed:false; a new body: v2; a stale baseVersion: CONFLICT; retire: v3; GET /policy lists it without body, ?key= with body and history', async () => {
@@ -64,8 +45,8 @@ describe('policy.publish: versions by key', () => {
       ['policy.version.publish', 2, false],
     ]);
     expect(events[2].payload).toMatchObject({ policyId: v1.policy.id, status: 'published', effectiveFrom: '2026-12-01', contentHash: v2.policy.contentHash, settings: {}, approvalId: null });
-    await refused('policy.publish', { key: 'expenses', body: 'x', baseVersion: 1 }, 'CONFLICT', `policy ${v1.policy.id} ("expenses") is at version 2, not 1: read it (GET /api/v1/policy?key=expenses) and retry with baseVersion 2`);
-    await refused('policy.publish', { key: 'travel', title: 't', body: 'b', baseVersion: 3 }, 'CONFLICT', /^no policy "travel" exists yet \(version 0\)/);
+    await refused(s, 'policy.publish', { key: 'expenses', body: 'x', baseVersion: 1 }, 'CONFLICT', { message: `policy ${v1.policy.id} ("expenses") is at version 2, not 1: read it (GET /api/v1/policy?key=expenses) and retry with baseVersion 2` });
+    await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b', baseVersion: 3 }, 'CONFLICT', { message: /^no policy "travel" exists yet \(version 0\)/ });
 
     const retired = await ok('policy.publish', { key: 'expenses', retire: true });
     expect(retired.policy).toMatchObject({ version: 3, status: 'retired', body: 'Receipts within 14 days.' });
@@ -85,23 +66,23 @@ describe('policy.publish: versions by key', () => {
   });
 
   it('misuse: new without title or body, retire unknown, settings beyond the two, a future effectiveFrom with settings, retire with settings, missing scope', async () => {
-    await refused('policy.publish', { key: 'travel', body: 'b' }, 'BAD_REQUEST', 'title: required for a new policy');
-    await refused('policy.publish', { key: 'travel', title: 't' }, 'BAD_REQUEST', 'body: required for a new policy');
-    await refused('policy.publish', { key: 'travel', retire: true }, 'NOT_FOUND', 'policy travel not found');
-    await refused('policy.publish', { key: 'Travel Policy', title: 't', body: 'b' }, 'BAD_REQUEST', /^key: must be 1 to 63 lowercase/);
-    await refused('policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.lockDate': '2026-01-01' } }, 'BAD_REQUEST', 'settings.books.lockDate: unknown field');
-    await refused('policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.promiseGraceDays': 91 } }, 'BAD_REQUEST', /^settings\.books\.promiseGraceDays: must be at most 90/);
-    await refused('policy.publish', { key: 'books', title: 't', body: 'b', effectiveFrom: '2026-11-03', settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', /^effectiveFrom: settings apply at publish, so a version effective from 2026-11-03 \(after today, 2026-11-02\) cannot carry them/);
-    await refused('policy.publish', { key: 'expenses', retire: true, settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', /^settings: a retiring version sets nothing/);
-    await refused('policy.publish', { key: 'travel', title: 't', body: 'b' }, 'FORBIDDEN_SCOPE', undefined, s.approver.apiKey);
-    await refused('policy.publish', { key: 'travel', title: 't', body: 'b', extra: 1 }, 'BAD_REQUEST', 'extra: unknown field');
+    await refused(s, 'policy.publish', { key: 'travel', body: 'b' }, 'BAD_REQUEST', { message: 'title: required for a new policy' });
+    await refused(s, 'policy.publish', { key: 'travel', title: 't' }, 'BAD_REQUEST', { message: 'body: required for a new policy' });
+    await refused(s, 'policy.publish', { key: 'travel', retire: true }, 'NOT_FOUND', { message: 'policy travel not found' });
+    await refused(s, 'policy.publish', { key: 'Travel Policy', title: 't', body: 'b' }, 'BAD_REQUEST', { message: /^key: must be 1 to 63 lowercase/ });
+    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.lockDate': '2026-01-01' } }, 'BAD_REQUEST', { message: 'settings.books.lockDate: unknown field' });
+    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.promiseGraceDays': 91 } }, 'BAD_REQUEST', { message: /^settings\.books\.promiseGraceDays: must be at most 90/ });
+    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', effectiveFrom: '2026-11-03', settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', { message: /^effectiveFrom: settings apply at publish, so a version effective from 2026-11-03 \(after today, 2026-11-02\) cannot carry them/ });
+    await refused(s, 'policy.publish', { key: 'expenses', retire: true, settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', { message: /^settings: a retiring version sets nothing/ });
+    await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b' }, 'FORBIDDEN_SCOPE', { key: s.approver.apiKey });
+    await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b', extra: 1 }, 'BAD_REQUEST', { message: 'extra: unknown field' });
   });
 
   it('an agent principal’s publish holds for a human; the retry publishes it with the approval', async () => {
     const params = { key: 'agents', title: 'Agents', body: 'Agents escalate within the hour.' };
-    const approval = await holdFrame('policy.publish', params, policyAgent.apiKey);
+    const approval = await held(s, 'policy.publish', params, { key: policyAgent.apiKey });
     expect(approval).toMatchObject({ actionClass: 'policy.publish', subject: { kind: 'policy.signature', subjectId: 'agents' } });
-    const approvalId = await approve(approval, policyAgent.apiKey, s.approver.apiKey);
+    const approvalId = await approved(s, approval, policyAgent.apiKey, s.approver.apiKey);
     const done = await ok('policy.publish', { ...params, approvalId }, policyAgent.apiKey);
     expect(done.policy).toMatchObject({ version: 1, publishedBy: policyAgent.principal.id });
     expect((await policy({ key: 'agents' })).policy.history[0].approvalId).toBe(approvalId);
@@ -114,7 +95,7 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
     expect(before).toBe(500_000);
     const raise = { key: 'books.floor', title: 'Materiality floor', body: 'Above $10,000 a human looks.', settings: { 'books.materialityFloorCents': 1_000_000 } };
     const seq = await head(s.client);
-    const approval = await holdFrame('policy.publish', raise);
+    const approval = await held(s, 'policy.publish', raise);
     expect(approval.deciders).toEqual([s.approver.principal.id]);
     expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['policy.signature.hold']);
     expect((await policy()).books.materialityFloorCents).toBe(500_000);
@@ -134,7 +115,7 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
     expect(read.books.materialityFloorCents).toBe(250_000);
     expect(read.policies.find((p: any) => p.key === 'books.floor')).toMatchObject({ version: 2, settings: { 'books.materialityFloorCents': 250_000 } });
     // An agent lowering it still holds (an agent principal's publish always does).
-    await holdFrame('policy.publish', { key: 'books.floor', settings: { 'books.materialityFloorCents': 100_000 } }, policyAgent.apiKey);
+    await held(s, 'policy.publish', { key: 'books.floor', settings: { 'books.materialityFloorCents': 100_000 } }, { key: policyAgent.apiKey });
   });
 
   it('with no second human who may decide, raising the floor is refused', async () => {

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldResult } from '../../../../protocol/frames.js';
 import { verifyOrgChain } from '../../../../ledger/verify.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../../helpers/calls.js';
+import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 import { connectInMemory, structured, toolError } from '../../../mcp/fixtures.js';
-import { fileAndApprove } from '../../books/setup.js';
-import { newTask } from '../../board/setup.js';
+import { newTask } from '../../../helpers/tasks.js';
 
 /*
  * admin.deactivate / admin.reactivate: the kill switch (people.md scenario 3). Suspension blocks a member's keys

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../../../protocol/scopes.js';
 import { freshOrg, TestClient, testServer, type TestServer } from '../../../helpers/harness.js';
-import { eventsAfter, expectOk, head } from '../../../helpers/calls.js';
-import { fileAndApprove } from '../../books/setup.js';
+import { eventsAfter, expectOk, fileAndApprove, head } from '../../../helpers/calls.js';
 
 /** billing.update, GET /api/v1/org/billing and the seat checks of every access grant (scenario 6's seat half). */
 

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../../../protocol/scopes.js';
 import { revokeInvitationsOf } from '../../../../domain/people/invitation/index.js';
 import { testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../../helpers/calls.js';
-import { fileAndApprove } from '../../books/setup.js';
+import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 
 /** invitation.create / resend / revoke (acceptance is the /join page: tests/gateway/join.test.ts). */
 

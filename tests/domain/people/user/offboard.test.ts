@@ -5,7 +5,7 @@ import { verifyOrgChain } from '../../../../ledger/verify.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, head, otherOrg } from '../../../helpers/calls.js';
 import { connectInMemory, toolError } from '../../../mcp/fixtures.js';
-import { newTask, newWorkstream } from '../../board/setup.js';
+import { newTask, newWorkstream } from '../../../helpers/tasks.js';
 
 /*
  * user.deactivate (people.md scenario 4, offboarding): one transaction revokes every way in and hands every piece

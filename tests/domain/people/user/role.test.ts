@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldResult } from '../../../../protocol/frames.js';
 import { TIERS } from '../../../../protocol/scopes.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
-import { eventsAfter, expectOk, head, otherOrg } from '../../../helpers/calls.js';
-import { fileAndApprove } from '../../books/setup.js';
+import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 
 /*
  * Roles (people.md): human tiers member and viewer join admin and approver; a human's role is the ceiling of its
