@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliOnTempDataDir } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
+import { pgliteOnly } from '../helpers/harness.js';
 
 /** `books-settings`: the operator sets an org's state (Payday Super's public holidays), as a user runs it. */
 const { dataDir, cli, remove } = cliOnTempDataDir('wops-cli-books-');
 
 afterAll(remove);
 
-describe('cli books-settings', () => {
+pgliteOnly('tests/cli/books-settings')('cli books-settings', () => {
   it('sets the state, ledgered; refuses an unknown state and a missing flag', async () => {
     expect(cli('org', 'create', '--slug', 'cli-books', '--name', 'Books').status).toBe(0);
     const set = cli('books-settings', '--org', 'cli-books', '--state', 'QLD');

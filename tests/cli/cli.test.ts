@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliOnTempDataDir, TSX } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
+import { pgliteOnly } from '../helpers/harness.js';
 
 /** The CLI as a user runs it: real processes on a PGlite data dir of their own. */
 const { dataDir, env, cli, remove } = cliOnTempDataDir('wops-cli-');
 
 afterAll(remove);
 
-describe('cli', () => {
+pgliteOnly('tests/cli/cli')('cli', () => {
   it('serve: bootstraps with BOOTSTRAP_ADMIN_KEY, locks the data dir, serves, and closes on SIGTERM', async () => {
     const adminKey = 'wops_cli_test_bootstrap_key_0123456789';
     const server = spawn(TSX, ['cli/main.ts', 'serve'], { env: { ...env, PORT: '0', BOOTSTRAP_ADMIN_KEY: adminKey } });

@@ -3,13 +3,14 @@ import { createRuntime } from '../../domain/deployed.js';
 import { cliOnTempDataDir } from '../helpers/cli.js';
 import { freshOrg } from '../helpers/harness.js';
 import { EXTRA, control, until } from '../jobs/kit.js';
+import { pgliteOnly } from '../helpers/harness.js';
 
 /** `jobs`: pending, failed and done jobs as an operator sees them, on a data dir the CLI opens as a user runs it. */
 const { dataDir, cli, remove } = cliOnTempDataDir('wops-cli-jobs-');
 
 afterAll(remove);
 
-describe('cli jobs', () => {
+pgliteOnly('tests/cli/jobs')('cli jobs', () => {
   it('lists jobs by state and org, newest first, with attempts, next run and the last error', async () => {
     const warnings: string[] = [];
     const log = { info() {}, warn: (o: object, m?: string) => warnings.push(`${m}: ${(o as { err?: Error }).err?.message}`), error: (o: object, m?: string) => warnings.push(`${m}`) };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../db/index.js';
 import { holderState, lockDataDir, type LockOwner } from '../../db/pglite-lock.js';
+import { pgliteOnly } from '../helpers/harness.js';
 
 /*
  * The PGlite data dir's lock across real processes: a holder killed with SIGKILL leaves its lock behind, and the
@@ -56,7 +57,7 @@ function writeLock(dir: string, owner: Partial<LockOwner>) {
   writeFileSync(`${dir}.lock/owner.json`, JSON.stringify(full));
 }
 
-describe('PGlite data dir lock', () => {
+pgliteOnly('tests/db/pglite-lock')('PGlite data dir lock', () => {
   it('after kill -9 of the holder, the next open takes the lock over at once and the data is there', async () => {
     const dir = newDir();
     const holder = child('open', dir);

@@ -9,6 +9,7 @@ import { createRuntime } from '../../domain/deployed.js';
 import { pgliteTemplateCommand } from '../../cli/pglite-template.js';
 import { loadConfig } from '../../cli/config.js';
 import { openPglite } from '../../db/pglite.js';
+import { pgliteOnly } from '../helpers/harness.js';
 
 // New PGlite databases are copies of a migrated empty database; these tests hold that copy to being exactly that.
 let work: string;
@@ -26,7 +27,7 @@ afterAll(async () => {
 
 const newDir = async (name: string) => path.join(work, name);
 
-describe('PGlite template', () => {
+pgliteOnly('tests/db/pglite-template')('PGlite template', () => {
   it('is stored under a name keyed by PGlite and the migrations, as a data dir and a tar', async () => {
     expect(templateName()).toMatch(/^pglite-template-[0-9a-f]{16}$/);
     expect(await readdir(templateDir)).toEqual([templateName()]);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { describe } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/deployed.js';
 import { createOrg } from '../../domain/people/org/service.js';
@@ -8,6 +9,17 @@ import { borrowSharedDb } from './shared-db.js';
 /** PostgreSQL when DATABASE_URL is set (CI's second run), otherwise in-memory PGlite. */
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;
 export const onPostgres = DATABASE_URL !== undefined;
+
+/**
+ * `describe` for tests that open PGlite data dirs of their own whatever DATABASE_URL says (the CLI as a user runs
+ * it, the stdio MCP server, the PGlite template and lock): the PGlite run covers them, so the PostgreSQL run skips
+ * them, saying so, rather than run the same thing twice.
+ */
+export function pgliteOnly(what: string): typeof describe | typeof describe.skip {
+  if (!onPostgres) return describe;
+  console.info(`${what}: skipped on the PostgreSQL run (it runs on PGlite data dirs of its own, whatever DATABASE_URL says; the PGlite run covers it)`);
+  return describe.skip;
+}
 
 /** Options that choose a database of its own: a runtime given any of them does not share the worker's. */
 const OWN_DATABASE: readonly (keyof RuntimeOptions)[] = ['db', 'databaseUrl', 'dataDir', 'inMemory', 'pgliteTemplateDir', 'lockTimeoutMs', 'notice'];

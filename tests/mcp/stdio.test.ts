@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgliteOnly } from '../helpers/harness.js';
 
 /*
  * The stdio server checked with the official MCP Inspector CLI, as a user would run it:
@@ -44,7 +45,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', () => {
+pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', () => {
   it.skipIf(!hasInspector)('tools/list lists the generated tools for the key, honouring --toolsets', () => {
     const listed = inspector(agentKey, ['--toolsets', 'board'], ['--method', 'tools/list']);
     const names: string[] = listed.tools.map((t: { name: string }) => t.name);

@@ -9,6 +9,7 @@ import { parseOfx } from '../../../domain/books/reconciliation/ofx.js';
 import { booksServer, type BooksServer } from './setup.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { csvOf, freshDesk, postImport, type Desk } from './reconciliation-kit.js';
+import { pgliteOnly } from '../../helpers/harness.js';
 
 /** The bank statement import: CSV and OFX (1.x SGML, 2.x XML), dedupe, errors naming the line, the admin path, the CLI. */
 
@@ -194,7 +195,7 @@ describe('POST /api/v1/admin/books.importStatement', () => {
   });
 });
 
-describe('npm run cli -- import', () => {
+pgliteOnly('tests/domain/books/import (the CLI)')('npm run cli -- import', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'wops-import-'));
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
   const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
