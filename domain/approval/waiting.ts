@@ -21,7 +21,8 @@ export async function approvalsAwaiting(q: Queryable, orgId: string, me: Princip
 
 /** The approval family's part of GET /org/inbox: approvals the caller may decide, until they expire. */
 export const approvalWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
-  const items = (await approvalsAwaiting(q, orgId, me, cap)).map(
+  const rows = await approvalsAwaiting(q, orgId, me, cap);
+  const items = rows.map(
     (a): InboxEntry => ({
       kind: 'approval',
       id: a.approval_id,
@@ -33,5 +34,5 @@ export const approvalWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
       expiresAt: a.expires_at,
     }),
   );
-  return { items, nextChangeAt: earliest(items.map((a) => (a.kind === 'approval' ? a.expiresAt : null))) };
+  return { items, nextChangeAt: earliest(rows.map((a) => a.expires_at)) };
 };

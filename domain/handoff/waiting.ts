@@ -3,7 +3,8 @@ import { offersTo } from './model.js';
 
 /** The handoff family's part of GET /org/inbox: open offers to the caller, until they expire. */
 export const handoffWaiting: WaitingSource = async ({ q, orgId, me, now, cap }) => {
-  const items = (await offersTo(q, orgId, me.id, now, cap)).map(
+  const rows = await offersTo(q, orgId, me.id, now, cap);
+  const items = rows.map(
     (h): InboxEntry => ({
       kind: 'handoff',
       id: h.handoff_id,
@@ -15,5 +16,5 @@ export const handoffWaiting: WaitingSource = async ({ q, orgId, me, now, cap }) 
       expiresAt: h.expires_at,
     }),
   );
-  return { items, nextChangeAt: earliest(items.map((h) => (h.kind === 'handoff' ? h.expiresAt : null))) };
+  return { items, nextChangeAt: earliest(rows.map((h) => h.expires_at)) };
 };
