@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliOnTempDataDir, TSX } from '../helpers/cli.js';
+import { cliOnTempDataDir, startCli } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
 import { pgliteOnly } from '../helpers/harness.js';
 
@@ -12,7 +11,7 @@ afterAll(remove);
 pgliteOnly('tests/cli/cli')('cli', () => {
   it('serve: bootstraps with BOOTSTRAP_ADMIN_KEY, locks the data dir, serves, and closes on SIGTERM', async () => {
     const adminKey = 'wops_cli_test_bootstrap_key_0123456789';
-    const server = spawn(TSX, ['cli/main.ts', 'serve'], { env: { ...env, PORT: '0', BOOTSTRAP_ADMIN_KEY: adminKey } });
+    const server = startCli(['serve'], { env: { ...env, PORT: '0', BOOTSTRAP_ADMIN_KEY: adminKey } });
     let output = '';
     server.stdout.on('data', (d) => (output += d));
     server.stderr.on('data', (d) => (output += d));

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteOnly } from '../helpers/harness.js';
+import { runCli } from '../helpers/cli.js';
 
 /*
  * The stdio server checked with the official MCP Inspector CLI, as a user would run it:
  *   npx @modelcontextprotocol/inspector --cli -e WOPS_API_KEY=<key> node bin/wops-mcp.js --method tools/list
- * against a fresh PGlite data dir, with an org and a key made by `npm run cli`. Runs in CI with the rest of
+ * against a fresh PGlite data dir, with an org and a key made by the CLI (tests/helpers/cli.ts). Runs in CI with the rest of
  * the suite; skipped, and saying so, when the inspector is not installed.
  */
 
@@ -29,7 +30,8 @@ function shownOnce(stdout: string): string {
 }
 
 function inspector(apiKey: string, serverArgs: string[], method: string[]) {
-  const res = run('npx', ['@modelcontextprotocol/inspector', '--cli', '-e', `WOPS_API_KEY=${apiKey}`, 'node', 'bin/wops-mcp.js', ...serverArgs, ...method]);
+  // The inspector's own bin (what npx @modelcontextprotocol/inspector runs), without npx's seconds of start-up.
+  const res = run(process.execPath, [INSPECTOR, '--cli', '-e', `WOPS_API_KEY=${apiKey}`, 'node', 'bin/wops-mcp.js', ...serverArgs, ...method]);
   if (res.status !== 0) throw new Error(`inspector exited ${res.status}:\n${res.stdout}\n${res.stderr}`);
   return JSON.parse(res.stdout);
 }
@@ -37,9 +39,9 @@ function inspector(apiKey: string, serverArgs: string[], method: string[]) {
 let agentKey: string;
 
 beforeAll(() => {
-  const org = run('npm', ['run', '-s', 'cli', '--', 'org', 'create', '--slug', 'inspector-co', '--name', 'Inspector Co']);
+  const org = runCli(['org', 'create', '--slug', 'inspector-co', '--name', 'Inspector Co'], env, 90_000);
   expect(org.status, org.stderr).toBe(0);
-  const key = run('npm', ['run', '-s', 'cli', '--', 'key', 'mint', '--org', 'inspector-co', '--name', 'inspector agent', '--tier', 'agent']);
+  const key = runCli(['key', 'mint', '--org', 'inspector-co', '--name', 'inspector agent', '--tier', 'agent'], env, 90_000);
   expect(key.status, key.stderr).toBe(0);
   agentKey = shownOnce(key.stdout);
 });
@@ -73,7 +75,7 @@ pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), checked with the 
     expect(JSON.parse(error.content[0].text)).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'title: required' } });
 
     // The ledger the stdio process wrote verifies from the command line.
-    const verified = run('npm', ['run', '-s', 'cli', '--', 'verify', '--org', 'inspector-co']);
+    const verified = runCli(['verify', '--org', 'inspector-co'], env, 90_000);
     expect(verified.status, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^ok\s+inspector-co: \d+ events verified/);
   });

@@ -8,7 +8,7 @@ import { openEventStream, type EventStream } from '../helpers/sse.js';
 import { freePort } from '../helpers/ports.js';
 
 /*
- * Several real server processes (`node --import tsx cli/main.ts serve`) on one PostgreSQL database of their own,
+ * Several real server processes (the CLI's `serve`, tests/helpers/cli.ts) on one PostgreSQL database of their own,
  * as behind a load balancer: requests go round-robin. The database is created fresh from DATABASE_URL's server
  * and dropped by stop(); processes are always killed.
  */
@@ -47,8 +47,6 @@ export interface ClusterOptions {
   count?: number;
   /** Environment of every process (on top of this one's, with PORT, DATABASE_URL, LOG_LEVEL set). */
   env?: Record<string, string>;
-  /** Where cli/main.ts is (default: this checkout); a measurement may point at another tree. */
-  root?: string;
   /** Longest wait for every /healthz (default 90 s). */
   startTimeoutMs?: number;
 }
@@ -69,7 +67,7 @@ export class Cluster {
       const port = await freePort();
       if (!ports.includes(port)) ports.push(port);
     }
-    const cluster = new Cluster({ count, root: opts.root ?? ROOT, startTimeoutMs: opts.startTimeoutMs ?? 90_000, databaseUrl: opts.databaseUrl, env: opts.env ?? {} }, ports);
+    const cluster = new Cluster({ count, startTimeoutMs: opts.startTimeoutMs ?? 90_000, databaseUrl: opts.databaseUrl, env: opts.env ?? {} }, ports);
     try {
       await cluster.startAll();
     } catch (err) {
@@ -86,11 +84,13 @@ export class Cluster {
 
   /** (Re)start every process at once; resolves when all are healthy. */
   async startAll(): Promise<void> {
+    // Loaded here, not at the top: fast tests import this file for freshDatabase alone.
+    const { startCli } = await import('../helpers/cli.js');
     for (const p of this.procs) {
       p.stdout = '';
       p.stderr = '';
-      p.child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
-        cwd: this.opts.root,
+      p.child = startCli(['serve'], {
+        cwd: ROOT,
         env: {
           ...process.env,
           LOG_LEVEL: 'warn',
@@ -100,7 +100,6 @@ export class Cluster {
           PORT: String(p.port),
           DATABASE_URL: this.opts.databaseUrl,
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
       });
       p.child.stdout!.setEncoding('utf8').on('data', (s: string) => (p.stdout += s));
       p.child.stderr!.setEncoding('utf8').on('data', (s: string) => (p.stderr += s));
@@ -200,10 +199,11 @@ export async function inbox(p: Proc, method: string, url: string, s: { cookie?: 
 export const openStream = (p: Proc, cookie: string): Promise<EventStream> =>
   openEventStream(`${p.base}/approvals/api/stream`, cookie, `process ${p.index}`);
 
-/** Run `npm run cli -- verify` against a database; its exit code and output. */
-export function runVerify(databaseUrl: string, root = ROOT): Promise<{ code: number | null; out: string }> {
+/** Run the CLI's verify (`npm run cli -- verify`) against a database; its exit code and output. */
+export async function runVerify(databaseUrl: string): Promise<{ code: number | null; out: string }> {
+  const { startCli } = await import('../helpers/cli.js');
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', 'cli', '--', 'verify'], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startCli(['verify'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (out += s));

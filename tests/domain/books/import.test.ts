@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../db/index.js';
@@ -10,6 +8,7 @@ import { booksServer, type BooksServer } from './setup.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { csvOf, freshDesk, postImport, type Desk } from './reconciliation-kit.js';
 import { pgliteOnly } from '../../helpers/harness.js';
+import { cliOnTempDataDir } from '../../helpers/cli.js';
 
 /** The bank statement import: CSV and OFX (1.x SGML, 2.x XML), dedupe, errors naming the line, the admin path, the CLI. */
 
@@ -196,12 +195,9 @@ describe('POST /api/v1/admin/books.importStatement', () => {
 });
 
 pgliteOnly('tests/domain/books/import (the CLI)')('npm run cli -- import', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wops-import-'));
-  const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
-  const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
   // Each run boots PGlite on the data dir: slow on a busy machine, hence the long timeouts.
-  const cli = (...args: string[]) => spawnSync(TSX, ['cli/main.ts', ...args], { env, encoding: 'utf8', timeout: 120_000 });
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { dataDir, cli, remove } = cliOnTempDataDir('wops-import-', { logLevel: 'warn', timeout: 120_000 });
+  afterAll(remove);
 
   it('imports a file into an org, skips what it already has, and exits 1 naming the line of a bad file', async () => {
     expect(cli('org', 'create', '--slug', 'cli-books', '--name', 'CLI Books').status).toBe(0);
