@@ -126,10 +126,21 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     pipeline.call({ method, params, principal, requestId: req.id });
 
   /** Delete the session, and close its live streams here and, through the notifier, in every other process. */
+  // Why a session of this process is ending, known before its row goes: a stream's session check that sees the row
+  // gone first then names the real reason rather than every way a session ends.
+  const ending = new Map<string, string>();
   async function endSession(session: Session, reason: string) {
-    await sessions.delete(session);
-    closeStreams(session.sessionId, reason);
-    await deps.notifier.publish(deps.db, SESSION_ENDED, { sessionId: session.sessionId, reason });
+    ending.set(session.sessionId, reason);
+    try {
+      // The notice before the delete, in its transaction: every process hears why before the delete's access change.
+      await deps.db.tx(async (q) => {
+        await deps.notifier.publish(q, SESSION_ENDED, { sessionId: session.sessionId, reason });
+        await sessions.delete(session, q);
+      });
+      closeStreams(session.sessionId, reason);
+    } finally {
+      ending.delete(session.sessionId);
+    }
   }
 
   function closeStreams(sessionId: string, reason: string) {
@@ -348,7 +359,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       sessions.isLive(session).then(
         (live) => {
           checking = false;
-          if (!live) return close('the session ended (signed out, expired, key revoked, or the member suspended or deactivated)');
+          if (!live) return close(ending.get(session.sessionId) ?? 'the session ended (signed out, expired, key revoked, or the member suspended or deactivated)');
           if (keepAlive && !closed) res.write(': keep-alive\n\n');
           if (again) {
             again = false;

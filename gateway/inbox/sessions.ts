@@ -108,8 +108,8 @@ export class SessionStore {
     return rows.length > 0;
   }
 
-  async delete(session: Session): Promise<void> {
-    await this.db.query('DELETE FROM inbox_sessions WHERE org_id = $1 AND session_id = $2', [session.orgId, session.sessionId]);
+  async delete(session: Session, q: Queryable = this.db): Promise<void> {
+    await q.query('DELETE FROM inbox_sessions WHERE org_id = $1 AND session_id = $2', [session.orgId, session.sessionId]);
   }
 }
 
