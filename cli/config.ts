@@ -6,7 +6,7 @@ import { DEFAULT_BILLING_PLANS } from '../domain/people/billing/index.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/people/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
-import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/calling/config.js';
+import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/messaging/calling/config.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {

@@ -1,26 +1,16 @@
 import { FamilySet, type Family } from './core/family.js';
 import { openRuntime, type Runtime, type RuntimeOptions } from './core/runtime.js';
-import { annotationFamily } from './annotation/index.js';
 import { approvalFamily } from './approval/index.js';
 import { boardFamily } from './board/index.js';
 import { booksFamily } from './books/index.js';
-import { callingFamily } from './calling/index.js';
-import { channelFamily } from './channel/index.js';
-import { charterFamily } from './charter/index.js';
-import { compactFamily } from './compact/index.js';
+import { annotationFamily, fileFamily, filesFamily } from './files/index.js';
+import { charterFamily, compactFamily, decisionFamily, escalationFamily, governanceFamily, handoffFamily, policyFamily } from './governance/index.js';
+import { callingFamily, channelFamily, messagingFamily } from './messaging/index.js';
 import { contactFamily } from './contact/index.js';
 import { contactsFamily } from './contacts/index.js';
-import { decisionFamily } from './decision/index.js';
 import { directoryFamily } from './directory/index.js';
-import { escalationFamily } from './escalation/index.js';
-import { fileFamily } from './file/index.js';
-import { filesFamily } from './files/index.js';
-import { governanceFamily } from './governance/index.js';
-import { handoffFamily } from './handoff/index.js';
 import { inboxFamily } from './inbox/index.js';
-import { messagingFamily } from './messaging/index.js';
 import { notificationFamily } from './notification/index.js';
-import { policyFamily } from './policy/index.js';
 import {
   adminFamily,
   billingFamily,

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
 import type { Runtime } from '../domain/deployed.js';
-import { applyLivekitWebhook } from '../domain/calling/webhook.js';
+import { applyLivekitWebhook } from '../domain/messaging/calling/webhook.js';
 
 /**
  * POST /api/v1/calling/livekit-webhook: LiveKit's webhook, which marks a call's recording ready or failed
- * (domain/calling/webhook.ts). Trusted only when signed with this server's LiveKit API secret: the body's SHA-256
+ * (domain/messaging/calling/webhook.ts). Trusted only when signed with this server's LiveKit API secret: the body's SHA-256
  * in a JWT issued by the API key (WebhookReceiver), so the body is read as it came, byte for byte. Without
  * LiveKit configured the route answers NOT_FOUND.
  */
@@ -22,7 +22,7 @@ export async function livekitWebhookRoutes(app: FastifyInstance, opts: { runtime
     if (!cfg) return reply.code(404).send(errorFrame('NOT_FOUND', 'no LiveKit is configured on this server (LIVEKIT_URL)'));
     const body = typeof req.body === 'string' ? req.body : '';
     const auth = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-    // The SDK is loaded by the first webhook, not with the server (domain/calling/media.ts loads it likewise).
+    // The SDK is loaded by the first webhook, not with the server (domain/messaging/calling/media.ts loads it likewise).
     const { WebhookReceiver } = await import('livekit-server-sdk');
     let event;
     try {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/types.js';
-import { contentHash, type Content } from '../../domain/decision/model.js';
+import { contentHash, type Content } from '../../domain/governance/decision/model.js';
 import { newId } from '../../domain/core/ids.js';
 import { pick, rng } from './directory-names.js';
 import { AREAS, COMMENTS, OBJECTS, REASONS, VERBS, WHEN, consequencesText, contextText, decisionText } from './governance-text.js';

@@ -1,4 +1,4 @@
--- tables: decision: decision_counters, decisions, decision_versions, decision_signatures, decision_comments
+-- tables: governance: decision_counters, decisions, decision_versions, decision_signatures, decision_comments
 -- Decisions (governance.md: the decision family). ADR-like records numbered per org, proposed and re-proposed in
 -- versions by their driver, signed per version, adopted under the org's decision rights (orgs.decision_rights),
 -- superseded (linked both ways) or reversed/withdrawn; closed is final. Free text (title, context, decision,

@@ -1,6 +1,6 @@
--- tables: charter: charters, charter_versions, charter_section_ids, charter_authority
--- tables: compact: compacts, compact_versions
--- tables: policy: policies, policy_versions
+-- tables: governance: charters, charter_versions, charter_section_ids, charter_authority
+-- tables: governance: compacts, compact_versions
+-- tables: governance: policies, policy_versions
 -- The charter, compacts and policies (governance.md). Free text (mission, section bodies, clauses, colleague
 -- records, compact commitments, policy bodies) lives only in these rows, never in the ledger.
 

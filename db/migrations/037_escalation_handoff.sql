@@ -1,5 +1,5 @@
--- tables: escalation: escalations
--- tables: handoff: handoffs
+-- tables: governance: escalations
+-- tables: governance: handoffs
 -- Escalations and handoffs (governance.md). An escalation climbs a chain of humans fixed when it is raised; its
 -- level is read from the clock (levelSince + escalateAfter per step), never written by a job. A handoff offers a
 -- task, decision or escalation to another member; acceptance moves ownership in its own transaction. Expiry is

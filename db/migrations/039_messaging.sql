@@ -1,4 +1,4 @@
--- tables: channel: channels, channel_members
+-- tables: messaging: channels, channel_members
 -- tables: messaging: messages, message_revisions, message_reactions, channel_bookmarks, message_polls
 -- tables: messaging: message_poll_options, message_poll_votes
 -- Messaging (messaging.md): channels and their members, messages with revisions, reactions, bookmarks and polls.

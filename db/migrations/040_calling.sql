@@ -1,4 +1,4 @@
--- tables: calling: calls, call_participants, call_recordings, call_transcript_lines, call_reaction_limits
+-- tables: messaging: calls, call_participants, call_recordings, call_transcript_lines, call_reaction_limits
 -- Calling (messaging.md): a call is a huddle in a channel, its participants, recordings and transcript lines.
 -- Titles, reactions' emoji, speaker labels and transcript text live only in these rows, never in the ledger.
 

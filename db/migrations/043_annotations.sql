@@ -1,5 +1,5 @@
--- tables: annotation: annotations, annotation_replies
--- tables: file: file_pins
+-- tables: files: annotations, annotation_replies
+-- tables: files: file_pins
 -- Annotations and pins (files.md section 3): the one store of threads on any record (annotation.*; files.comment*
 -- and file.*Comment(s) are views of it), and pins of records to places (file.pin, files.pin). Targets are ids of
 -- other families (fil_, task_, evt_<seq>, ...), checked through their families' functions (domain/refs.ts), so no

@@ -156,3 +156,7 @@ export const approvalReads = reads({ 'approval.wait': wait });
 
 /** The approval family, as domain/deployed.ts lists it. */
 export const approvalFamily: Family = { name: 'approval', methods: approvalHandlers, reads: approvalReads, holds: holdKeeper, contributes: { waiting: approvalWaiting } };
+
+/** Its public face for other families: an approval as stored, and the action class a method's signature acts in. */
+export { loadApproval } from './service.js';
+export { actionClassOf, type SignatureProof, type SignatureRequest } from './signature.js';

@@ -244,3 +244,11 @@ export function placeAt(order: string[], id: string, index: number): string[] {
   const at = Math.min(index, rest.length);
   return [...rest.slice(0, at), id, ...rest.slice(at)];
 }
+
+/** The current assignees of those of `taskIds` that have one. */
+export async function assigneesOf(q: Queryable, orgId: string, taskIds: readonly string[]): Promise<{ task_id: string; assignee: string }[]> {
+  return q.query<{ task_id: string; assignee: string }>(
+    'SELECT task_id, assignee FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[]) AND assignee IS NOT NULL',
+    [orgId, taskIds],
+  );
+}

@@ -2,7 +2,7 @@ import { WORK_TYPES } from '../../protocol/methods/board.js';
 import { CONTEXT_ATTACHMENTS, CONTEXT_COMMENTS, boardReadContracts as c } from '../../protocol/reads/board.js';
 import { reads } from '../core/family.js';
 import { readHandler } from '../core/handler.js';
-import { pendingOffer } from '../handoff/model.js';
+import { taskOffer } from './task-offer.js';
 import {
   ATTACHMENT_COLUMNS,
   COMMENT_COLUMNS,
@@ -25,7 +25,7 @@ import {
 
 /**
  * GET /board.context and GET /board.ready. Reads run outside a transaction and never write. The context shows a
- * pending handoff offer of the item through the handoff family's export (expiry read from the clock).
+ * pending handoff offer of the item, contributed under `taskOffer` (task-offer.ts; expiry read from the clock).
  */
 
 export const context = readHandler(c['board.context'], async (ctx, query) => {
@@ -61,7 +61,7 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
       [orgId, row.task_id],
     ),
     openBlockers(q, orgId, row.task_id),
-    pendingOffer(q, orgId, 'task', row.task_id, ctx.deps.clock.now()),
+    taskOffer(ctx.deps.families, q, orgId, row.task_id, ctx.deps.clock.now()),
   ]);
   return {
     task: toTask(row),

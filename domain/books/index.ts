@@ -41,3 +41,8 @@ export const booksFamily: Family = {
     partyRefs: { refs: [{ table: 'books_contact_roles', column: 'party_id' }] },
   },
 };
+
+/** Its public face for the policy family: the books settings a policy reads and sets, dates and money as shown. */
+export { booksPolicy, setMaterialityFloor, setPromiseGraceDays } from './policy.js';
+export { today } from './dates.js';
+export { formatCents } from './money.js';

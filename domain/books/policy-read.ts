@@ -6,7 +6,7 @@ import { loadedSchedules, scheduleName, superGuaranteeRate } from './rates/index
 import { rulesTable } from './rates/rules.js';
 
 /**
- * The books part of GET /policy (domain/policy/read.ts): the org's policy, with the rates in force today, the
+ * The books part of GET /policy (domain/governance/policy/read.ts): the org's policy, with the rates in force today, the
  * PAYG schedules loaded (a pay date outside them is refused) and the dated rules table with each row's law.
  */
 export async function booksPolicyView(q: Queryable, orgId: string, deps: Pick<Deps, 'clock'>) {

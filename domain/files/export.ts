@@ -6,6 +6,7 @@ import type { Queryable, TxQueryable } from '../../db/types.js';
 import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
 import { handler, type PrepareCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
+import { activeWithAdmin } from '../people/index.js';
 import { callerOf, fileAccess, type FileRow } from './access.js';
 import { kindContent } from './kinds.js';
 
@@ -99,11 +100,7 @@ export const exportServable: RecordCheck = async (q, orgId, record, sha256) => {
   );
   if (!row || row.sha256 !== sha256) return false;
   // The requester as a caller: active, and admin while it still holds a live admin key (as callerOf reads a key).
-  const [who] = await q.query<{ admin: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL AND 'admin' = ANY(k.scopes)) AS admin
-       FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 AND p.status = 'active'`,
-    [orgId, record.principalId],
-  );
+  const who = await activeWithAdmin(q, orgId, record.principalId);
   if (!who) return false;
   try {
     const { file } = await fileAccess(q, orgId, row.file_id, { id: record.principalId, admin: who.admin }, 'viewer');

@@ -13,8 +13,10 @@ import { recordVisibility } from '../event-records.js';
 import { filesReferences } from './references.js';
 
 /*
- * files.*: the drive (this folder), the doc area (docs/) and comments (comments/) add their spread lines here.
- * Design: /work/shared/design/families/files.md; access rules in access.ts; native kinds through kinds.ts.
+ * The files group: files.* (the drive in this folder, the doc area in docs/, comments in comments/, which add their
+ * spread lines here), file.* (file/: pins and unanchored discussion on any object) and annotation.* (annotation/:
+ * the one store of anchored threads). They share the annotation store and the drive's access rules (access.ts), so
+ * they are one module: other families reach any of them only through this file. Native kinds through kinds.ts.
  */
 export const filesHandlers = family('files', {
   get,
@@ -44,3 +46,8 @@ export const filesSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[EX
 export const filesFamily: Family = { name: 'files', methods: filesHandlers, eventVisibility: { files: filesEvents }, signedRecords: filesSignedRecords, contributes: { references: filesReferences } };
 
 export type { FileAccess } from './access.js';
+export { callerOf, canReadFile } from './access.js';
+
+/** The group's other families, as domain/deployed.ts lists them. */
+export { annotationFamily } from './annotation/index.js';
+export { fileFamily } from './file/index.js';

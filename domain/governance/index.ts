@@ -5,6 +5,13 @@ import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { validateRights } from './selectors.js';
 
+/*
+ * The governance group: governance.* (decision rights, in this folder: rights.ts, colleagues.ts, selectors.ts),
+ * decision, charter, compact, policy, escalation and handoff (a folder each). Decisions amend the charter, the
+ * charter says who holds authority, escalations and handoffs climb and move through the rights: one module, which
+ * other families reach only through this file.
+ */
+
 const GATED = [...METHODS.values()].filter((m) => m.governed).map((m) => m.name);
 
 async function governanceState(q: Queryable, orgId: string) {
@@ -40,3 +47,11 @@ export const governanceHandlers = family('governance', { set_decision_rights, st
 
 /** The governance family, as domain/deployed.ts lists it. */
 export const governanceFamily: Family = { name: 'governance', methods: governanceHandlers };
+
+/** The group's other families, as domain/deployed.ts lists them. */
+export { charterFamily } from './charter/index.js';
+export { compactFamily } from './compact/index.js';
+export { decisionFamily } from './decision/index.js';
+export { escalationFamily } from './escalation/index.js';
+export { handoffFamily } from './handoff/index.js';
+export { policyFamily } from './policy/index.js';

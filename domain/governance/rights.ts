@@ -2,7 +2,7 @@ import { ApiError } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import type { Principal } from '../core/auth.js';
 import type { HandlerCtx } from '../core/handler.js';
-import { actionClassOf } from '../approval/signature.js';
+import { actionClassOf } from '../approval/index.js';
 import { activeHumansWithRole, getMembers } from '../people/index.js';
 import { autonomyOf, rolesOf, roleMembers, type Autonomy } from './colleagues.js';
 import { parseSelector, type Right } from './selectors.js';

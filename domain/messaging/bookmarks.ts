@@ -3,7 +3,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.
 import { MAX_BOOKMARKS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Bookmark } from '../../protocol/methods/messaging/shapes.js';
 import type { Queryable } from '../../db/types.js';
-import { channelAccess } from '../channel/access.js';
+import { channelAccess } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { messageAccess } from './model.js';

@@ -1,13 +1,13 @@
 import { messagingCore as c } from '../../protocol/methods/messaging/core.js';
-import { READABLE_CHANNELS_SQL } from '../channel/access.js';
-import { channelsView } from '../channel/model.js';
+import { READABLE_CHANNELS_SQL } from './channel/access.js';
+import { channelsView } from './channel/model.js';
 import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
 import { handler } from '../core/handler.js';
 
 /*
  * messaging.channels: the channels the caller is in (or also every public one), by name (a group by its title; DMs,
  * which have neither, first), with the caller's marker and unread and mention counts: two queries a page, the
- * page's ids, then their views with every count in one statement (domain/channel/model.ts).
+ * page's ids, then their views with every count in one statement (domain/messaging/channel/model.ts).
  */
 
 export const channels = handler(c.channels, async (ctx, p) => {

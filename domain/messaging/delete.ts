@@ -1,7 +1,7 @@
 import { conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Queryable } from '../../db/types.js';
-import { managesChannel } from '../channel/access.js';
+import { managesChannel } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { getMessage, messageAccess, seqOf } from './model.js';
 import { shapeOf } from './writes.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { MAX_SEARCH_LIMIT, messagingCore as c } from '../../protocol/methods/messaging/core.js';
-import { channelAccess, READABLE_CHANNELS_SQL } from '../channel/access.js';
+import { channelAccess, READABLE_CHANNELS_SQL } from './channel/access.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { BOOKMARK_COLUMNS, toBookmark, type BookmarkRow } from './bookmarks.js';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { badRequest } from '../../protocol/errors.js';
 import { messagingCore as c } from '../../protocol/methods/messaging/core.js';
 import type { Queryable } from '../../db/types.js';
-import { channelAccess, managesChannel } from '../channel/access.js';
+import { channelAccess, managesChannel } from './channel/access.js';
 import { decodeCursor, encodeCursor } from '../core/cursor.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { bookmarksPage, pinnedPage, scheduledPage, searchPage } from './history-lists.js';

@@ -8,6 +8,10 @@ import { messagingLifecycleJobs } from './lifecycle.js';
 import { messagingReferences } from './references.js';
 
 /*
+ * The messaging group: channel.* (channel/), messaging.* (this folder) and calling.* (calling/: a call is a huddle
+ * in a channel). They share channels, their members and the message sequence, so they are one module: other
+ * families reach any of them only through this file.
+ *
  * messaging.*: the core (send, history, channels). The message lifecycle (edit, delete, pin, react, bookmark,
  * polls, schedule) joins this family with its own handlers. Events carry ids, seqs and counts: never a word.
  */
@@ -26,3 +30,7 @@ export const messagingEvents = recordVisibility({
 
 /** The messaging family, as domain/deployed.ts lists it. */
 export const messagingFamily: Family = { name: 'messaging', methods: messagingHandlers, eventVisibility: { messaging: messagingEvents }, jobs: messagingLifecycleJobs, contributes: { references: messagingReferences } };
+
+/** The group's other families, as domain/deployed.ts lists them. */
+export { callingFamily } from './calling/index.js';
+export { channelFamily } from './channel/index.js';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ApiError, notFound } from '../../protocol/errors.js';
 import type { Message, Poll, Reaction } from '../../protocol/methods/messaging/shapes.js';
 import type { Queryable } from '../../db/types.js';
-import { CAN_READ_CHANNEL_SQL, channelAccess, type ChannelAccess, type ChannelIntent } from '../channel/access.js';
+import { CAN_READ_CHANNEL_SQL, channelAccess, type ChannelAccess, type ChannelIntent } from './channel/access.js';
 
 /*
  * A message row and the Message shape messaging, channel and calling answer with. messagesFor builds a page of

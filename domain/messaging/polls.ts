@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
-import { channelAccess } from '../channel/access.js';
+import { channelAccess } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { postMessage } from './post.js';

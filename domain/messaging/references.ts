@@ -1,4 +1,4 @@
-import { managesChannel } from '../channel/index.js';
+import { managesChannel } from './channel/index.js';
 import type { Reference } from '../refs.js';
 import { orNull } from '../refs.js';
 import { messageAccess, READABLE_MESSAGE_IDS_SQL } from './model.js';

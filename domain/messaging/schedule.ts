@@ -9,7 +9,7 @@ import {
 import { proofFields } from '../../protocol/schema.js';
 import type { Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
-import { channelAccess, managesChannel, type ChannelRole } from '../channel/access.js';
+import { channelAccess, managesChannel, type ChannelRole } from './channel/access.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { defineJob } from '../jobs/define.js';

@@ -3,8 +3,8 @@ import { BROADCAST_HUMANS, messagingCore as c } from '../../protocol/methods/mes
 import { proofFields } from '../../protocol/schema.js';
 import type { Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
-import { channelAccess, managesChannel, type ChannelAccess } from '../channel/access.js';
-import { liveMemberIds } from '../channel/model.js';
+import { channelAccess, managesChannel, type ChannelAccess } from './channel/access.js';
+import { liveMemberIds } from './channel/model.js';
 import { getMembers } from '../people/index.js';
 import { handler } from '../core/handler.js';
 import { getMessage, MESSAGE_COLUMNS, messagesFor, type MessageRow } from './model.js';

@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
-import { taskHolding } from '../board/people.js';
-import { callerOf, canReadFile } from '../files/access.js';
+import { taskHolding } from '../board/index.js';
+import { callerOf, canReadFile } from '../files/index.js';
 import { getMembers } from '../people/index.js';
 
 /*

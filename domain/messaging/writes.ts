@@ -1,6 +1,6 @@
 import { conflict } from '../../protocol/errors.js';
 import type { HandlerCtx } from '../core/handler.js';
-import { channelAccess, type ChannelAccess, type ChannelIntent } from '../channel/access.js';
+import { channelAccess, type ChannelAccess, type ChannelIntent } from './channel/access.js';
 import { getMessage, messageAccess, messagesFor, type MessageRow, type MessageShape } from './model.js';
 
 /*

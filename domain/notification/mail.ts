@@ -1,8 +1,8 @@
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
 import type { MailMessage } from '../../mail/types.js';
-import { loadApproval } from '../approval/service.js';
-import { getTask } from '../board/model.js';
+import { loadApproval } from '../approval/index.js';
+import { getTask } from '../board/index.js';
 import type { Deps } from '../core/deps.js';
 import { type Member, findOrgById, getMembers } from '../people/index.js';
 

@@ -1,7 +1,8 @@
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
-import { loadApproval } from '../approval/service.js';
-import { activeHumansWithRole, getMembers } from '../people/index.js';
+import { loadApproval } from '../approval/index.js';
+import { activeHumansWithRole, getMembers, keyHolder } from '../people/index.js';
+import { assigneesOf } from '../board/index.js';
 
 /*
  * Which ledger events concern whom. Only ids and statuses are read from an event (that is all it holds); the
@@ -67,10 +68,7 @@ export async function lookupsFor(q: Queryable, orgId: string, events: readonly O
   });
   const unsettled = [...created].filter((id) => !settled.has(id));
   if (unsettled.length === 0) return { assignees };
-  const now = await q.query<{ task_id: string; assignee: string }>(
-    'SELECT task_id, assignee FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[]) AND assignee IS NOT NULL',
-    [orgId, unsettled],
-  );
+  const now = await assigneesOf(q, orgId, unsettled);
   if (now.length === 0) return { assignees };
   const later = await q.query<{ entity_id: string; payload: string }>(
     `SELECT entity_id, payload FROM events WHERE org_id = $1 AND seq > $2 AND kind = 'item.assigned' AND entity_id = ANY($3::text[]) ORDER BY seq`,
@@ -83,12 +81,6 @@ export async function lookupsFor(q: Queryable, orgId: string, events: readonly O
     if (atCreation) assignees.set(r.task_id, atCreation);
   }
   return { assignees };
-}
-
-/** The principal a key belongs to (the key's row outlives its revocation). */
-async function keyHolder(q: Queryable, orgId: string, keyId: string): Promise<string | undefined> {
-  const [row] = await q.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [orgId, keyId]);
-  return row?.principal_id;
 }
 
 const SECURITY_KINDS: Record<string, string> = {

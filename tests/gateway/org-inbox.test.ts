@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_KINDS, inboxReadContracts } from '../../protocol/reads/inbox.js';
 import { head, held, ok, otherOrg } from '../helpers/calls.js';
 import { openEventStream } from '../helpers/sse.js';
-import { daysLater, govOrg, task, type GovOrg } from '../domain/escalation/setup.js';
+import { daysLater, govOrg, task, type GovOrg } from '../domain/governance/escalation/setup.js';
 import { person, setRights, type Person } from '../helpers/people.js';
 
 /*

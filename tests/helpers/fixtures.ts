@@ -1,12 +1,12 @@
 import { test as base } from 'vitest';
 import { testServer } from './harness.js';
 import { castServer } from './people.js';
-import { annOrg } from '../domain/annotation/kit.js';
+import { annOrg } from '../domain/files/annotation/kit.js';
 import { booksServer } from '../domain/books/setup.js';
-import { callOrg } from '../domain/calling/kit.js';
-import { govOrg as charterOrg } from '../domain/charter/setup.js';
-import { decisionOrg } from '../domain/decision/setup.js';
-import { govOrg as escalationOrg } from '../domain/escalation/setup.js';
+import { callOrg } from '../domain/messaging/calling/kit.js';
+import { govOrg as charterOrg } from '../domain/governance/charter/setup.js';
+import { decisionOrg } from '../domain/governance/decision/setup.js';
+import { govOrg as escalationOrg } from '../domain/governance/escalation/setup.js';
 import { driveOrg } from '../domain/files/drive-kit.js';
 import { team } from '../domain/messaging/lifecycle-kit.js';
 

@@ -1,9 +1,9 @@
 import { badRequest, notFound } from '../../../protocol/errors.js';
 import { comments as c } from '../../../protocol/methods/files/comments.js';
-import { listThreads } from '../../annotation/list.js';
-import { requireCommenter, setStatus, statusChange, threadFor, toAnnotation, toReply, findAnnotation } from '../../annotation/model.js';
-import { commentOn, startThread } from '../../annotation/threads.js';
-import { checkPlace, livePins, pinAt, pinOf, toPin, unpinRow } from '../../file/pins.js';
+import { listThreads } from '../annotation/list.js';
+import { requireCommenter, setStatus, statusChange, threadFor, toAnnotation, toReply, findAnnotation } from '../annotation/model.js';
+import { commentOn, startThread } from '../annotation/threads.js';
+import { checkPlace, livePins, pinAt, pinOf, toPin, unpinRow } from '../file/pins.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { readTarget } from '../../refs.js';
 

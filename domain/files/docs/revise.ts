@@ -1,6 +1,6 @@
 import { badRequest } from '../../../protocol/errors.js';
 import type { Queryable } from '../../../db/types.js';
-import { reanchorDocThreads } from '../../annotation/anchor.js';
+import { reanchorDocThreads } from '../annotation/anchor.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { callerOf, type FileAccess, type FileRole } from '../access.js';
 import { activeFile, setHead } from '../model.js';
@@ -11,7 +11,7 @@ import { compose, hashesOf, insertRevision, loadBlocks, loadRevision, saveBlocks
  * What every doc write shares: the doc itself (a file of kind doc the caller holds a role on), its head, and the
  * commit of a new revision: blocks stored, the revision appended, the files row showing the new head (revision,
  * sha256, size, search text: the drive's setHead), and the open comment threads of every changed tab re-anchored
- * (domain/annotation/anchor.ts), all in the caller's transaction.
+ * (domain/files/annotation/anchor.ts), all in the caller's transaction.
  */
 
 /** The doc and the caller's role (`lock`: the row FOR UPDATE; writes also refuse a trashed doc). */

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../protocol/errors.js';
 import type { Principal } from '../../core/auth.js';
-import { actionClassOf, type SignatureProof, type SignatureRequest } from '../../approval/signature.js';
+import { actionClassOf, type SignatureProof, type SignatureRequest } from '../../approval/index.js';
 import type { HandlerCtx } from '../../core/handler.js';
 
 /*

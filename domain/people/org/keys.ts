@@ -132,3 +132,19 @@ export async function countLiveKeys(q: Queryable, orgId: string, principalId: st
   const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, principalId]);
   return Number(row.n);
 }
+
+/** The principal a key belongs to (the key's row outlives its revocation), or undefined. */
+export async function keyHolder(q: Queryable, orgId: string, keyId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [orgId, keyId]);
+  return row?.principal_id;
+}
+
+/** An active principal and whether it holds a live admin key (as a caller's key is read); undefined when not active. */
+export async function activeWithAdmin(q: Queryable, orgId: string, principalId: string): Promise<{ admin: boolean } | undefined> {
+  const [row] = await q.query<{ admin: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL AND 'admin' = ANY(k.scopes)) AS admin
+       FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 AND p.status = 'active'`,
+    [orgId, principalId],
+  );
+  return row;
+}

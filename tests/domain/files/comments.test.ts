@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { head, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
-import { annOrg, folder, type AnnOrg } from '../annotation/kit.js';
+import { annOrg, folder, type AnnOrg } from './annotation/kit.js';
 
 /*
  * files.comments, commentAdd, commentResolve and pin: views of the annotation store and pins under files.read /
