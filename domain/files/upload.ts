@@ -12,11 +12,12 @@ import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { callerOf, FILE_COLUMNS, type FileRow } from './access.js';
 import { activeFile, boundText, eventIds, fileView, filesFor, insertFile, targetFolder } from './model.js';
+import { documentText, readsText } from './text/index.js';
 
 /*
  * Uploads: bytes the caller PUT to /api/v1/blobs (or sent inline, at most 750 KiB: the API's 1 MiB params bound), registered as a file or as a new
  * version of one. Each version holds its blob (holder fil_…#v<n>) until the file is purged. The type is sniffed from
- * the bytes (file-type), never taken from the name; PDF and Office text is extracted (officeparser) for search,
+ * the bytes (file-type), never taken from the name; PDF, Office and RTF text is extracted (text/) for search,
  * bounded in size and time, and never fatal. Both happen before the call's transaction (prepare), so a slow parse
  * holds no database connection.
  */
@@ -30,16 +31,6 @@ export const MAX_EXTRACT_BYTES = 32 * 1024 * 1024;
 const EXTRACT_TIMEOUT_MS = 20_000;
 const SNIFF_BYTES = 4100;
 
-const EXTRACTABLE = new Set([
-  'application/pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  'application/vnd.oasis.opendocument.text',
-  'application/vnd.oasis.opendocument.spreadsheet',
-  'application/vnd.oasis.opendocument.presentation',
-  'application/rtf',
-]);
 
 export interface UploadedBlob {
   sha256: string;
@@ -112,8 +103,8 @@ export async function describeBytes(blobs: BlobService, orgId: string, blob: Upl
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   if (sniffed) {
     let text: string | null = null;
-    if (EXTRACTABLE.has(sniffed.mime) && blob.size <= MAX_EXTRACT_BYTES) {
-      text = await extractText(await collect(await blobs.store.read(orgId, blob.sha256), blob.size), log, { orgId, sha256: blob.sha256 });
+    if (readsText(sniffed.mime) && blob.size <= MAX_EXTRACT_BYTES) {
+      text = await extractText(await collect(await blobs.store.read(orgId, blob.sha256), blob.size), sniffed.mime, log, { orgId, sha256: blob.sha256 });
     }
     return { ...blob, contentType: sniffed.mime, text };
   }
@@ -133,15 +124,10 @@ function trimPartial(b: Buffer): Buffer {
   return i >= 0 && b[i] >= 0xc0 ? b.subarray(0, i) : b;
 }
 
-async function extractText(bytes: Buffer, log: Logger, ids: { orgId: string; sha256: string }): Promise<string | null> {
+async function extractText(bytes: Buffer, mime: string, log: Logger, ids: { orgId: string; sha256: string }): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const { parseOffice } = await import('officeparser');
-    const work = (async () => {
-      const ast = await parseOffice(bytes, { ocr: false, extractAttachments: false, decompressionLimits: { maxUncompressedBytes: 256 * 1024 * 1024 } });
-      const out = await ast.to('text');
-      return typeof out.value === 'string' ? out.value : String(out.value);
-    })();
+    const work = documentText(bytes, mime);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('extraction timed out')), EXTRACT_TIMEOUT_MS);
     });
