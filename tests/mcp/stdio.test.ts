@@ -1,23 +1,20 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteOnly } from '../helpers/harness.js';
 import { runCli } from '../helpers/cli.js';
 
 /*
- * The stdio server checked with the official MCP Inspector CLI, as a user would run it:
- *   npx @modelcontextprotocol/inspector --cli -e WOPS_API_KEY=<key> node bin/wops-mcp.js --method tools/list
- * against a fresh PGlite data dir, with an org and a key made by the CLI (tests/helpers/cli.ts). Runs in CI with the rest of
- * the suite; skipped, and saying so, when the inspector is not installed.
+ * The stdio server as an MCP client configuration runs it (`node bin/wops-mcp.js`, the key in WOPS_API_KEY), driven
+ * by the MCP SDK's own client over its stdio transport (what the MCP Inspector CLI and desktop clients use), one
+ * process per session, against a fresh PGlite data dir with an org and a key made by the CLI (tests/helpers/cli.ts).
  */
 
-const INSPECTOR = join(process.cwd(), 'node_modules/@modelcontextprotocol/inspector/cli/build/cli.js');
-const hasInspector = existsSync(INSPECTOR);
-if (!hasInspector) console.warn(`[mcp inspector] SKIPPED: ${INSPECTOR} is missing; run npm install to check the stdio server with the MCP Inspector`);
-
-const dataDir = mkdtempSync(join(tmpdir(), 'wops-mcp-inspector-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'wops-mcp-stdio-'));
 // Always PGlite in its own data dir: the stdio server opens the database itself.
 const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' };
 const run = (cmd: string, args: string[], extraEnv: Record<string, string> = {}) =>
@@ -29,55 +26,59 @@ function shownOnce(stdout: string): string {
   return key;
 }
 
-function inspector(apiKey: string, serverArgs: string[], method: string[]) {
-  // The inspector's own bin (what npx @modelcontextprotocol/inspector runs), without npx's seconds of start-up.
-  const res = run(process.execPath, [INSPECTOR, '--cli', '-e', `WOPS_API_KEY=${apiKey}`, 'node', 'bin/wops-mcp.js', ...serverArgs, ...method]);
-  if (res.status !== 0) throw new Error(`inspector exited ${res.status}:\n${res.stdout}\n${res.stderr}`);
-  return JSON.parse(res.stdout);
+/** Start `node bin/wops-mcp.js <serverArgs>` with the key, run `use` on a connected client, then close both. */
+async function session<T>(apiKey: string, serverArgs: string[], use: (client: Client) => Promise<T>): Promise<T> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/wops-mcp.js', ...serverArgs], env: { ...env, WOPS_API_KEY: apiKey } as Record<string, string>, stderr: 'pipe' });
+  const client = new Client({ name: 'stdio-test', version: '1' });
+  await client.connect(transport);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
 }
 
 let agentKey: string;
 
 beforeAll(() => {
-  const org = runCli(['org', 'create', '--slug', 'inspector-co', '--name', 'Inspector Co'], env, 90_000);
+  const org = runCli(['org', 'create', '--slug', 'stdio-co', '--name', 'Stdio Co'], env, 90_000);
   expect(org.status, org.stderr).toBe(0);
-  const key = runCli(['key', 'mint', '--org', 'inspector-co', '--name', 'inspector agent', '--tier', 'agent'], env, 90_000);
+  const key = runCli(['key', 'mint', '--org', 'stdio-co', '--name', 'stdio agent', '--tier', 'agent'], env, 90_000);
   expect(key.status, key.stderr).toBe(0);
   agentKey = shownOnce(key.stdout);
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), checked with the MCP Inspector CLI', () => {
-  it.skipIf(!hasInspector)('tools/list lists the generated tools for the key, honouring --toolsets', () => {
-    const listed = inspector(agentKey, ['--toolsets', 'board'], ['--method', 'tools/list']);
-    const names: string[] = listed.tools.map((t: { name: string }) => t.name);
+pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), driven by the SDK client over stdio', () => {
+  it('tools/list lists the generated tools for the key, honouring --toolsets', async () => {
+    const listed = await session(agentKey, ['--toolsets', 'board'], (c) => c.listTools());
+    const names: string[] = listed.tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['board_createTask', 'board_ready', 'approval_wait', 'search_methods', 'describe_method', 'invoke_read', 'invoke_write']));
     expect(names).not.toContain('approval_request');
-    const createTask = listed.tools.find((t: { name: string }) => t.name === 'board_createTask');
+    const createTask = listed.tools.find((t) => t.name === 'board_createTask') as any;
     expect(createTask.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
     expect(createTask.inputSchema.properties.title.description).toBeTruthy();
   });
 
-  it.skipIf(!hasInspector)('tools/call runs a method; the same call from a new process replays (derived idempotency key)', () => {
-    const call = () =>
-      inspector(agentKey, ['--toolsets', 'work'], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'title=Filed by the inspector', '--tool-arg', 'priority=high']);
-    const first = call();
+  it('tools/call runs a method; the same call from a new process replays (derived idempotency key)', async () => {
+    const call = (args: Record<string, unknown>): Promise<any> => session(agentKey, ['--toolsets', 'work'], (c) => c.callTool({ name: 'board_createTask', arguments: args }));
+    const first = await call({ title: 'Filed over stdio', priority: 'high' });
     expect(first.isError).toBeFalsy();
-    expect(first.structuredContent).toMatchObject({ title: 'Filed by the inspector', priority: 'high', col: 'triage' });
+    expect(first.structuredContent).toMatchObject({ title: 'Filed over stdio', priority: 'high', col: 'triage' });
     expect(JSON.parse(first.content[0].text)).toEqual(first.structuredContent);
-    const second = call();
+    const second = await call({ title: 'Filed over stdio', priority: 'high' });
     expect(second.content[0].text).toMatch(/^Replayed: /);
     expect(second.structuredContent.id).toBe(first.structuredContent.id);
     expect(second._meta['wops/idempotentReplay']).toBe(true);
 
-    const error = inspector(agentKey, ['--toolsets', 'work'], ['--method', 'tools/call', '--tool-name', 'board_createTask', '--tool-arg', 'priority=high']);
+    const error = await call({ priority: 'high' });
     expect(error.isError).toBe(true);
     expect(JSON.parse(error.content[0].text)).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: 'title: required' } });
 
     // The ledger the stdio process wrote verifies from the command line.
-    const verified = runCli(['verify', '--org', 'inspector-co'], env, 90_000);
+    const verified = runCli(['verify', '--org', 'stdio-co'], env, 90_000);
     expect(verified.status, verified.stderr).toBe(0);
-    expect(verified.stdout).toMatch(/^ok\s+inspector-co: \d+ events verified/);
+    expect(verified.stdout).toMatch(/^ok\s+stdio-co: \d+ events verified/);
   });
 
   it('answers every request piped in before stdin closes, then exits 0 (stdout carries only JSON-RPC)', () => {
