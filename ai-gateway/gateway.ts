@@ -85,7 +85,7 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
   if (settled === 'timeout') {
     timedOut = true;
     controller.abort(new Error(`${call.method} deadline of ${env.config.timeoutMs} ms passed`));
-    settled = (await Promise.race([running, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SETTLE_MS).unref())])) as Settled | 'timeout';
+    settled = await Promise.race<Settled | 'timeout'>([running, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SETTLE_MS).unref())]);
   }
   const latencyMs = Math.round(performance.now() - started);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Launcher for MCP client configurations: runs the compiled stdio entry (dist/cli/mcp.js) in this same process,
 // so stdin/stdout are the MCP client's pipes; builds dist/ first when it is missing or older than the sources
-// (messages on stderr). See README "MCP (for LLM agents)".
+// (messages on stderr). See docs/mcp.md.
 import { ensureBuilt } from './build.js';
 
 try {

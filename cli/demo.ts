@@ -1,6 +1,5 @@
 import type { Clock } from '../domain/core/deps.js';
 import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
-import type { ReadHandler } from '../domain/core/handler.js';
 import { Pipeline } from '../domain/core/pipeline.js';
 import type { Runtime } from '../domain/deployed.js';
 import { systemCreateOrg, systemMintKey } from '../domain/system.js';
@@ -141,7 +140,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const keys = { admin: created.admin.apiKey, agent: agent.apiKey, approver: approver.apiKey };
   const clock = new StoryClock();
   // The runtime's own pipeline runs on the system clock; the story gets one on its moving clock.
-  const pipeline = new Pipeline({ ...runtime.deps, clock }, METHOD_HANDLERS, READ_HANDLERS as ReadonlyMap<string, ReadHandler>);
+  const pipeline = new Pipeline({ ...runtime.deps, clock }, METHOD_HANDLERS, READ_HANDLERS);
   const desk = new DemoDesk(runtime, pipeline, clock, created.orgId, keys);
   const summary = await demoStory(desk, end, progress);
   if (notice) summary.unshift(`Note: ${notice}.`);

@@ -18,7 +18,7 @@ import { importSchedule, scheduleName } from '../domain/books/rates/index.js';
  * checked the same way.
  */
 export function scheduleFromCsv(text: string): unknown {
-  const out: Record<string, unknown> = { scales: {} as Record<string, unknown[]>, samples: [] as unknown[] };
+  const out: Record<string, unknown> = { scales: {}, samples: [] as unknown[] };
   const num = (v: string | undefined, where: string): number => {
     const n = Number(v);
     if (v === undefined || v.trim() === '' || !Number.isFinite(n)) throw new Error(`${where}: ${JSON.stringify(v ?? '')} is not a number`);
@@ -66,7 +66,7 @@ export async function readScheduleFile(file: string): Promise<{ raw: unknown; fi
   try {
     return { raw: JSON.parse(text), fileName: basename(file) };
   } catch (err) {
-    throw new Error(`${basename(file)}: not JSON (${(err as Error).message}); the format is README "Loading the next PAYG schedule"`);
+    throw new Error(`${basename(file)}: not JSON (${(err as Error).message}); the format is in docs/books.md, "Loading a schedule"`);
   }
 }
 

@@ -7,7 +7,7 @@ const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     return (PARSERS[oid] as ((t: string) => unknown) | undefined) ?? pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};
 
 /**
  * Statements run often are prepared: named, so each connection parses one once and, after a few runs,

@@ -60,7 +60,7 @@ function redactingReqSerializer(given: ReqSerializer | undefined): ReqSerializer
 /** Authorization headers and URL signatures are redacted whatever logger options the caller passes, not only by default. */
 function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['logger'] {
   if (logger === undefined || logger === true) {
-    return { level: process.env.LOG_LEVEL ?? 'info', redact: REDACT, serializers: { req: redactingReqSerializer(undefined) } } as FastifyServerOptions['logger'];
+    return { level: process.env.LOG_LEVEL ?? 'info', redact: REDACT, serializers: { req: redactingReqSerializer(undefined) } };
   }
   if (!logger || typeof logger !== 'object') return logger;
   const options = logger as { redact?: string[] | { paths: string[] }; serializers?: { req?: ReqSerializer } };
@@ -70,7 +70,7 @@ function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['
     ...logger,
     redact: Array.isArray(given) || !given ? paths : { ...given, paths },
     serializers: { ...options.serializers, req: redactingReqSerializer(options.serializers?.req) },
-  } as FastifyServerOptions['logger'];
+  };
 }
 
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
@@ -88,7 +88,8 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     frameworkErrors: (err, _req, reply) => {
       const message =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a path segment is longer than 100 characters' : 'path: not a valid URL';
-      return (reply as FastifyReply).code(400).send(errorFrame('BAD_REQUEST', message));
+      // frameworkErrors is typed to return void: send, do not return the reply (a thenable).
+      void (reply as FastifyReply).code(400).send(errorFrame('BAD_REQUEST', message));
     },
   });
 

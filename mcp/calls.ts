@@ -33,7 +33,7 @@ export async function invokeMethod(
   }
   const spec = METHODS.get(method);
   const idempotent = spec !== undefined && spec.idempotent && spec.mutating;
-  const key = (opts.givenKey as string | undefined) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
+  const key = (opts.givenKey) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
   const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
   const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId, replayedKey: out.replayed && key ? key : undefined };
@@ -48,7 +48,7 @@ export async function invokeMethod(
   // A replay, of this key's earlier call or of the act the method's own dedupe field names (dedupeBy): said first.
   const dedupeBy = spec ? session.pipeline.handlers.get(method)?.contract.dedupeBy : undefined;
   const deduped = out.frame.ok && dedupeBy !== undefined && (out.frame.result as { replayed?: unknown } | null)?.replayed === true;
-  const note = out.replayed && key ? replayNote(key, dedupeBy) : deduped ? dedupeNote(dedupeBy!, (params as Record<string, unknown>)[dedupeBy!]) : undefined;
+  const note = out.replayed && key ? replayNote(key, dedupeBy) : deduped ? dedupeNote(dedupeBy, (params as Record<string, unknown>)[dedupeBy]) : undefined;
   const shownMeta = deduped && meta ? { ...meta, [META.replayed]: true } : meta;
   return frameResult(withoutUsedTokens(method, out.frame), shownMeta, note);
 }

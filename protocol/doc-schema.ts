@@ -129,7 +129,7 @@ function marksOf(json: Record<string, unknown>, path: string): Mark[] {
     if (!type) throw badRequest(`${at}.type`, `unknown mark "${cut(m.type)}": expected one of ${Object.keys(docSchema.marks).join(', ')}`);
     const attrs = attrsOf(m, at, type);
     for (const [name, a] of Object.entries(type.spec.attrs ?? {})) if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${at}.attrs.${name}`, 'required');
-    checkAttrs(type.spec.attrs as never, Object.fromEntries(Object.entries(type.spec.attrs ?? {}).map(([name, a]) => [name, attrs[name] ?? a.default])), at);
+    checkAttrs(type.spec.attrs, Object.fromEntries(Object.entries(type.spec.attrs ?? {}).map(([name, a]) => [name, attrs[name] ?? a.default])), at);
     set = type.create(attrs).addToSet(set);
   });
   return [...set];
@@ -160,7 +160,7 @@ export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
   for (const [name, a] of Object.entries(type.spec.attrs ?? {})) if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${path}.attrs.${name}`, 'required');
   // Checked before create: ProseMirror runs the same validators there and would throw without naming the place.
   const withDefaults = Object.fromEntries(Object.entries(type.spec.attrs ?? {}).map(([name, a]) => [name, attrs[name] ?? a.default]));
-  checkAttrs(type.spec.attrs as never, withDefaults, path);
+  checkAttrs(type.spec.attrs, withDefaults, path);
   const node = type.create(attrs, Fragment.fromArray(children), marks);
   if (!type.validContent(node.content)) {
     const names = children.map((c) => c.type.name + (c.marks.length ? `[${c.marks.map((m) => m.type.name).join(',')}]` : ''));

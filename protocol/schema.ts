@@ -85,7 +85,7 @@ export function formatIssue(issue: z.core.$ZodIssue, root = 'params'): string {
   if (issue.code === 'invalid_union') {
     // The value has the keys of exactly one accepted shape and fails inside it: that shape's own reason, by path.
     const near = closestOption(issue.errors);
-    if (near) return formatIssue({ ...near, path: [...issue.path, ...near.path] } as z.core.$ZodIssue, root);
+    if (near) return formatIssue({ ...near, path: [...issue.path, ...near.path] }, root);
   }
   const field = path || root;
   const input = (issue as { input?: unknown }).input;

@@ -1,4 +1,3 @@
-import type { CountryCode } from 'libphonenumber-js/max';
 import type { Queryable } from '../../db/types.js';
 import { newId } from '../../domain/core/ids.js';
 import { cleanAliases, joinName } from '../../domain/directory/party-write.js';
@@ -71,7 +70,7 @@ function phoneOf(r: () => number, country: string, mobile: boolean): ChannelKey 
     } else if (country === 'AU') value = `(0${pick(r, ['2', '3', '7', '8'])}) ${pick(r, ['9', '8', '5', '6'])}${digits(3)} ${digits(4)}`;
     else if (country === 'NZ') value = `+64 ${pick(r, ['4', '9', '3'])} ${pick(r, ['3', '4', '8', '9'])}${digits(2)} ${digits(4)}`;
     else return null;
-    const ck = tryPhone(value, country as CountryCode);
+    const ck = tryPhone(value, country);
     if (ck) return ck;
   }
   return null;

@@ -3,7 +3,6 @@ import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';
-import type { Row } from '../report.js';
 import type { BenchRun } from '../steps.js';
 import { ascii, pick, rng } from './directory-names.js';
 import { insertDirectory, planDirectory, typo, type DirectoryPlan } from './directory-seed.js';

@@ -111,7 +111,7 @@ export class FamilySet {
   contributions<K extends ContributionKey>(key: K): readonly Contribution<K>[] {
     return this.list.flatMap((f) => {
       const value = f.contributes?.[key];
-      return value === undefined ? [] : [{ family: f.name, value: value as Contributions[K] }];
+      return value === undefined ? [] : [{ family: f.name, value: value }];
     });
   }
 

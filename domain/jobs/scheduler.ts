@@ -330,7 +330,7 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
       q: {
         query: (sql: string, params?: readonly unknown[]) =>
           emitted ? Promise.reject(new Error(`job ${def.name} queried after emitting its event`)) : q.query(sql, params),
-      } as Queryable,
+      },
       orgId,
       causeSeq,
       jobId: job.id,

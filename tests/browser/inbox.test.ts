@@ -19,7 +19,7 @@ import { HAVE_CHROMIUM, launchChromium, newPage, warnIfNoChromium } from '../hel
  * The approval inbox end to end in real headless Chromium (Debian's chromium, driven by playwright-core): a real
  * gateway on a loopback port, agents calling it over MCP and HTTP, a human clicking in the page.
  * Screenshots go to tests/browser/artifacts/ (gitignored); INBOX_README_SCREENSHOT=1 also refreshes the
- * README's copy at docs/img/approval-inbox.png.
+ * copy in docs/inbox.md at docs/img/approval-inbox.png.
  */
 
 warnIfNoChromium('tests/browser/inbox.test.ts', 'the approval inbox');

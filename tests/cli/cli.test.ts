@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { cliOnTempDataDir, startCli } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
 import { pgliteOnly } from '../helpers/harness.js';

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { createRuntime } from '../../domain/deployed.js';
 import { cliOnTempDataDir } from '../helpers/cli.js';
 import { freshOrg } from '../helpers/harness.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { method } from '../../protocol/contract.js';
-import { handler, type MethodHandler } from '../../domain/core/handler.js';
+import { handler } from '../../domain/core/handler.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 
@@ -24,8 +24,8 @@ let runtime: Runtime;
 let patient: Runtime;
 beforeAll(async () => {
   if (onPostgres) {
-    runtime = await testRuntime({ lockTimeoutMs: 300, extraHandlers: new Map([['books.invoiceDraft', slow as unknown as MethodHandler]]) });
-    patient = await testRuntime({ lockTimeoutMs: 20_000, extraHandlers: new Map([['books.invoiceDraft', slow as unknown as MethodHandler]]) });
+    runtime = await testRuntime({ lockTimeoutMs: 300, extraHandlers: new Map([['books.invoiceDraft', slow]]) });
+    patient = await testRuntime({ lockTimeoutMs: 20_000, extraHandlers: new Map([['books.invoiceDraft', slow]]) });
   }
 });
 afterAll(async () => {

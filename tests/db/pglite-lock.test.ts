@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { openDb } from '../../db/index.js';
 import { holderState, lockDataDir, type LockOwner } from '../../db/pglite-lock.js';
 import { pgliteOnly } from '../helpers/harness.js';
@@ -126,7 +126,7 @@ pgliteOnly('tests/db/pglite-lock')('PGlite data dir lock', () => {
     if (!existsSync('/proc/self/stat')) return;
     const dir = newDir();
     const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
-    children.push(other as ChildProcessWithoutNullStreams);
+    children.push(other);
     try {
       const reused: LockOwner = { pid: other.pid as number, host: hostname(), startTicks: 1, startedAt: '2020-01-01T00:00:00.000Z', token: 'old' };
       expect(holderState(reused)).toBe('dead');

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDb } from '../../db/index.js';
 import { migrationFiles } from '../../db/migrate.js';
 import { buildTemplate, ensureTemplate, readTemplate, templateName } from '../../db/pglite-template.js';

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/deployed.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
 import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '../../db/search.js';
-import type { Queryable } from '../../db/types.js';
 import { ApiError } from '../../protocol/errors.js';
 import { freshOrg, testRuntime } from '../helpers/harness.js';
 
@@ -60,26 +59,26 @@ describe('full text', () => {
   it('ranks a title (A) match above a description (B) match', async () => {
     const page = await search({ q: 'budget' });
     expect(page.items.map((i) => i.id)).toEqual(['tsk_budget_title', 'tsk_budget_body']);
-    expect(page.items[0]!.score).toBeGreaterThan(page.items[1]!.score);
+    expect(page.items[0].score).toBeGreaterThan(page.items[1].score);
     expect(page.items.every((i) => i.matched === 'text')).toBe(true);
   });
 
   it('highlights the matched words in the original text, accents kept', async () => {
     const [hit] = (await search({ q: 'cafe window' })).items;
-    expect(hit!.highlights.title).toContainEqual({ text: 'Café', match: true });
-    expect(hit!.highlights.description).toContainEqual({ text: 'window', match: true });
-    expect(hit!.highlights.title!.map((s) => s.text).join('')).toBe('Book the Café Crème for the offsite');
+    expect(hit.highlights.title).toContainEqual({ text: 'Café', match: true });
+    expect(hit.highlights.description).toContainEqual({ text: 'window', match: true });
+    expect(hit.highlights.title.map((s) => s.text).join('')).toBe('Book the Café Crème for the offsite');
   });
 
   it('keeps stored text that looks like a mark from posing as one, and bounds highlight length', async () => {
     const long = `${'word '.repeat(3000)}needle ${'word '.repeat(3000)}`;
     await addTask(org, 'tsk_long', 'A long note', long);
     const [hit] = (await search({ q: 'needle' })).items;
-    const description = hit!.highlights.description!;
+    const description = hit.highlights.description;
     expect(description).toContainEqual({ text: 'needle', match: true });
     expect(description.map((s) => s.text).join('').length).toBeLessThanOrEqual(400);
     const [bobby] = (await search({ q: 'bobby' })).items;
-    const text = bobby!.highlights.description!.map((s) => s.text).join('');
+    const text = bobby.highlights.description.map((s) => s.text).join('');
     // The parser reads <script> as a tag, which headlines leave out; the stored marks are stripped to spaces.
     expect(text).toContain('Little Bobby Tables');
     expect(text).toContain('mark');
@@ -93,7 +92,7 @@ describe('fuzzy', () => {
     expect(await ids('invoce')).toEqual(['tsk_receive']);
     expect(await ids('quart')).toEqual(['tsk_budget_title']);
     const page = await search({ q: 'recieve' });
-    expect(page.items[0]!.matched).toBe('fuzzy');
+    expect(page.items[0].matched).toBe('fuzzy');
   });
 
   it('a page the strict pass fills is the page the wide threshold would give, and paging crosses into the wider hits', async () => {
@@ -224,9 +223,9 @@ describe('indexes', () => {
             AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
         [org],
       );
-      expect(differ!.n).toBe(0);
+      expect(differ.n).toBe(0);
     }
-    // Whether the planner prefers them over the org's btree depends on the data (README, Search, has the figures);
+    // Whether the planner prefers them over the org's btree depends on the data (docs/services.md, Search, has the figures);
     // this asks whether they serve the query's operators at all: with no other path, each condition is an index scan.
     const plan = await runtime.db.tx(async (q) => {
       await q.query('SET LOCAL enable_seqscan = off');

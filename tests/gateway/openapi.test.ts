@@ -13,7 +13,7 @@ const spec = JSON.parse(readFileSync(REGISTRY_JSON, 'utf8')) as {
   reads: { path: string; scope: string }[];
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Doc = any;
 
 let s: TestServer;

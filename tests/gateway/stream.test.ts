@@ -181,9 +181,9 @@ describe('GET /api/v1/org/stream', () => {
     const ids = Array.from({ length: 800 }, (_, i) => `item_${String(i).padStart(12, '0')}`);
     for (let t = 0; t < 15; t++) {
       const last = await runtime.db.tx(async (q) => {
-        let e;
-        for (let i = 0; i < 100; i++) e = await appendEvent(q, o.orgId, { family: 'board', kind: 'item.linked', entityId: 'x', actor: '', payload: { ids } });
-        return e!;
+        let e = await appendEvent(q, o.orgId, { family: 'board', kind: 'item.linked', entityId: 'x', actor: '', payload: { ids } });
+        for (let i = 1; i < 100; i++) e = await appendEvent(q, o.orgId, { family: 'board', kind: 'item.linked', entityId: 'x', actor: '', payload: { ids } });
+        return e;
       });
       runtime.deps.stream.appended(o.orgId, last.seq);
       await new Promise((r) => setImmediate(r));

@@ -35,8 +35,8 @@ function startChild(url: string): Promise<Child> {
           return { jobId, taskId, retryCount: Number(retryCount) };
         }),
   };
-  proc.stdout!.setEncoding('utf8').on('data', (s: string) => (child.out += s));
-  proc.stderr!.setEncoding('utf8').on('data', (s: string) => (child.err += s));
+  proc.stdout.setEncoding('utf8').on('data', (s: string) => (child.out += s));
+  proc.stderr.setEncoding('utf8').on('data', (s: string) => (child.err += s));
   return until('a worker process', async () => {
     if (proc.exitCode !== null) throw new Error(`worker process exited: ${child.err}`);
     return child.out.includes('ready\n') ? child : undefined;

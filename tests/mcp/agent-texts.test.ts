@@ -133,7 +133,7 @@ describe('no call is held open past 50 s', () => {
     for (const [name, schema] of [...reads, ...methods]) {
       for (const [field, type] of Object.entries(shapeOf(schema) ?? {})) {
         if (!/^(wait|timeout)/i.test(field)) continue;
-        const json = z.toJSONSchema(type as z.ZodType, { io: 'input', unrepresentable: 'any' }) as { maximum?: number };
+        const json = z.toJSONSchema(type, { io: 'input', unrepresentable: 'any' }) as { maximum?: number };
         expect(json.maximum, `${name}.${field}`).toBeLessThanOrEqual(50_000);
         bounded++;
       }

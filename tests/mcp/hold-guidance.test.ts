@@ -41,7 +41,7 @@ describe('one hold path over MCP', () => {
     expect(refused.message).toMatch(/^Refused, not executed: billApprove: bill .* rule PB-B1\. The server already filed the approval for you\. Relay this to your user; never report the act as done\.$/);
     expect(refused.message).not.toMatch(HTTP_WORDS);
     // The approval the server filed is the one a human sees, with the hold's summary.
-    const view = (await s.client.ok('approval.get', { approvalId: refused.approvalId }, { key: approverKey })) as any;
+    const view = await s.client.ok('approval.get', { approvalId: refused.approvalId }, { key: approverKey });
     expect(view.subject.summary).toBe(refused.approval.subject.summary);
 
     await s.client.ok('approval.resolve', { approvalId: refused.approvalId, decision: 'approve' }, { key: approverKey });

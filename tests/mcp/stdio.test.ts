@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pgliteOnly } from '../helpers/harness.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -28,7 +28,7 @@ function shownOnce(stdout: string): string {
 
 /** Start `node bin/wops-mcp.js <serverArgs>` with the key, run `use` on a connected client, then close both. */
 async function session<T>(apiKey: string, serverArgs: string[], use: (client: Client) => Promise<T>): Promise<T> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/wops-mcp.js', ...serverArgs], env: { ...env, WOPS_API_KEY: apiKey } as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/wops-mcp.js', ...serverArgs], env: { ...env, WOPS_API_KEY: apiKey }, stderr: 'pipe' });
   const client = new Client({ name: 'stdio-test', version: '1' });
   await client.connect(transport);
   try {

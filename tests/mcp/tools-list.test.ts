@@ -18,7 +18,7 @@ import { connectInMemory, mcpTestServer } from './fixtures.js';
 /**
  * tools/list budgets in model-visible tokens: characters / 4 of each tool's name, description and inputSchema
  * (what a model API puts in context; titles, annotations and output schemas stay with the client), with an admin
- * key (every scope, so the largest list). Documented in README ("tools/list budget").
+ * key (every scope, so the largest list). Documented in docs/mcp.md ("tools/list budget").
  */
 export const DEFAULT_DESK_TOKEN_BUDGET = 8_000;
 export const DESK_TOKEN_BUDGET = 10_000;

@@ -131,7 +131,7 @@ export class Cluster {
 
   /** End every process (SIGTERM, then SIGKILL after 5 s). */
   async stop(): Promise<void> {
-    await Promise.all(this.procs.map((p) => (p.child ? stopChild(p.child, 'SIGTERM') : undefined)));
+    await Promise.all(this.procs.map(async (p) => (p.child ? stopChild(p.child, 'SIGTERM') : undefined)));
   }
 }
 

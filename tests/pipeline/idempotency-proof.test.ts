@@ -29,7 +29,7 @@ const act = handler(
 let s: TestServer;
 let agentKey: string;
 beforeAll(async () => {
-  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['books.payrollSign', act as unknown as MethodHandler]]) });
+  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['books.payrollSign', act]]) });
   agentKey = (await s.client.mint({ tier: 'agent' }, 'payroll agent')).apiKey;
 });
 afterAll(() => s.close());

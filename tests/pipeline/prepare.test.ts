@@ -84,8 +84,8 @@ beforeAll(async () => {
     aiProvider: thinking,
     extraAnswerers: [BOARD_ANSWERER],
     extraHandlers: new Map<string, MethodHandler>([
-      ['board.comment', summarise as unknown as MethodHandler], // M
-      ['board.createWorkstream', summarise as unknown as MethodHandler], // M, I
+      ['board.comment', summarise], // M
+      ['board.createWorkstream', summarise], // M, I
     ]),
   });
   db = s.runtime.db;

@@ -15,7 +15,7 @@ import { DESKS } from '../../mcp/desks.js';
 
 type Json = Record<string, any>;
 
-const doc = buildOpenApi({ serverUrl: '/', methods: METHOD_HANDLERS, reads: READ_HANDLERS }) as Json;
+const doc = buildOpenApi({ serverUrl: '/', methods: METHOD_HANDLERS, reads: READ_HANDLERS });
 const catalog = buildCatalog(METHOD_HANDLERS, READ_HANDLERS);
 
 /** The family an OpenAPI path belongs to: a method's, a read's, or `faces` for the non-RPC routes. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, readImports, sourceFiles } from '../helpers/imports.js';
 
 /*
- * The layers point down (ARCHITECTURE.md): protocol <- db <- ledger <- domain <- gateway / mcp, with the
+ * The layers point down (docs/layout.md): protocol <- db <- ledger <- domain <- gateway / mcp, with the
  * shared services (ai-gateway, mail, blobs) beside domain and never importing it, and cli the composition root. This reads every import of
  * the server's source (static, `export … from`, dynamic `import()`, type-only too) and names each one that
  * points the wrong way.

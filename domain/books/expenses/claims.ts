@@ -82,7 +82,7 @@ export const expenseClaim = handler(c.expenseClaim, async (ctx, p) => {
   const employee = await loadEmployee(ctx.q, ctx.orgId, p.employeeId);
   const now = today(ctx.deps);
   if (p.date > now) throw badRequest('date', `${p.date} is in the future; claim an expense once it is paid`);
-  const taxCode = p.taxCode ?? (ACCOUNTS.get(p.account)?.defaultTaxCode as TaxCode);
+  const taxCode = p.taxCode ?? (ACCOUNTS.get(p.account)?.defaultTaxCode);
   const gst = taxCode === 'GST' ? gstOf(p.totalCents) : 0;
   const claimId = newId('clm');
   const merchant = p.merchant.trim().replace(/\s+/g, ' ');

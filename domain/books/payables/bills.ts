@@ -39,6 +39,7 @@ function captureLines(p: z.output<typeof c.billCapture.params>, supplier: string
   if (p.lines && p.taxCode !== undefined) throw badRequest('taxCode', 'only with totalCents; with lines each line may name its taxCode');
   const raw = p.lines ?? [{ description: `${p.reference} (${supplier})`, account: p.account ?? ACC.generalExpenses, amountCents: p.totalCents as number, taxCode: p.taxCode }];
   return raw.map((l) => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the rule misreads ?. here: the cast drops undefined
     const taxCode = l.taxCode ?? (ACCOUNTS.get(l.account)?.defaultTaxCode as TaxCode);
     return { description: l.description, account: l.account, amountCents: l.amountCents, taxCode, gstCents: taxCode === 'GST' ? gstOf(l.amountCents) : 0 };
   });

@@ -10,7 +10,7 @@ import { withholding, type PayFrequency, type Withholding } from './payg.js';
  * What each employee earns in a pay period: the contract's pay for the period (a full month of a salary is a
  * twelfth, a fortnight a 26th, a week a 52nd), by calendar days for a period started part-way, less scheduled
  * unpaid leave at the hourly equivalent; PAYG withheld on that gross; super on top up to the maximum
- * contribution base (super-base.ts); net = gross - PAYG. docs/decisions.md "A salary pays what the contract says".
+ * contribution base (super-base.ts); net = gross - PAYG. docs/decisions/0050-salary-super-base-dated-rules.md.
  */
 
 export interface PayslipCalc {

@@ -73,7 +73,7 @@ export function parseCsv(content: string): ParsedLine[] {
   const columns = mapHeader(records[0].record);
   return records.slice(1).map(({ record, info }) => {
     const where = `line ${info.lines}`;
-    const cells = Object.fromEntries((Object.keys(COLUMNS) as Column[]).map((c) => [c, columns[c] === undefined ? undefined : record[columns[c] as number]?.trim()])) as Record<Column, string | undefined>;
+    const cells = Object.fromEntries((Object.keys(COLUMNS) as Column[]).map((c) => [c, columns[c] === undefined ? undefined : record[columns[c]]?.trim()])) as Record<Column, string | undefined>;
     const date = parseCsvDate(cells.date ?? '');
     if (!date) throw parseError(where, 'date', `"${cells.date ?? ''}" is not a date (YYYY-MM-DD or DD/MM/YYYY)`);
     const amountCents = amountOf(cells, where);

@@ -59,7 +59,7 @@ export function parseOfx(content: string): ParsedLine[] {
     throw parseError(`line ${lineAt(unclosed?.index ?? start)}`, 'STMTTRN', 'not closed by </STMTTRN> before the next transaction or the end of the file');
   }
   return blocks.map((b, i) => {
-    const where = `line ${lineAt(b.index as number)} (transaction ${i + 1})`;
+    const where = `line ${lineAt(b.index)} (transaction ${i + 1})`;
     const v = leafValues(b[1]);
     const rawDate = v.get('DTPOSTED');
     if (!rawDate) throw parseError(where, 'DTPOSTED', 'missing');

@@ -97,7 +97,7 @@ export const receiptsRegister = handler(c.receiptsRegister, async (ctx, p) => {
     },
     { receipt, changed: true },
     superAck
-      ? `Recorded ${p.supplier}'s acknowledgement ${receiptId}: the fund received ${formatCents(p.totalCents)} on ${p.date} of the super sent by bank line ${link!.id}; super obligations count it as received from that day (books.taxObligations)`
+      ? `Recorded ${p.supplier}'s acknowledgement ${receiptId}: the fund received ${formatCents(p.totalCents)} on ${p.date} of the super sent by bank line ${link.id}; super obligations count it as received from that day (books.taxObligations)`
       : noTaxInvoice
       ? `Registered receipt ${receiptId} from ${p.supplier} for ${formatCents(p.totalCents)}${linked}, flagged NO TAX INVOICE: above ${formatCents(policy.taxInvoiceThresholdCents)} without a valid tax invoice, so the ${formatCents(gstCents)} GST cannot be claimed as a credit; ask the supplier for a tax invoice`
       : `Registered receipt ${receiptId} from ${p.supplier} for ${formatCents(p.totalCents)} (GST ${formatCents(gstCents)})${linked}`,

@@ -45,7 +45,7 @@ function liftImages(state: StateCore): void {
     const close = toks[i + 2];
     const images: Token[] = [];
     const pieces: Token[][] = [[]];
-    for (const child of inline.children!) {
+    for (const child of inline.children) {
       if (child.type === 'image') {
         images.push(child);
         pieces.push([]);
@@ -119,7 +119,7 @@ const deepest = (tokens: Token[]): number => tokens.reduce((max, t) => Math.max(
 export function markdownToBlocks(markdown: string, field: string): Node[] {
   if (markdown.includes('\u0000') || !markdown.isWellFormed()) throw badRequest(field, 'must be well-formed Unicode text without NUL characters');
   const { tokenizer, parser } = markdownTools();
-  const tokens = tokenizer.parse(markdown, {}) as Token[];
+  const tokens = tokenizer.parse(markdown, {});
   if (deepest(tokens) >= MAX_LEVEL) throw badRequest(field, `nested more than ${MAX_LEVEL} levels deep (lists and quotes)`);
   let doc: Node;
   try {
@@ -279,7 +279,7 @@ function markdownTools() {
   // markdown-it refuses javascript:, data: and the like by default; the schema then allows only http(s), mailto and fil_.
   tokenizer.inline.ruler.before('autolink', 'mention', mention);
   tokenizer.core.ruler.after('inline', 'lift_images', liftImages);
-  return (tools = { tokenizer, parser: new MarkdownParser(docSchema, tokenizer as never, PARSE_TOKENS), serializer: new MarkdownSerializer(...SERIALIZE) });
+  return (tools = { tokenizer, parser: new MarkdownParser(docSchema, tokenizer, PARSE_TOKENS), serializer: new MarkdownSerializer(...SERIALIZE) });
 }
 
 /** GFM Markdown of top-level blocks (a whole tab, or one block), blocks separated by a blank line. */

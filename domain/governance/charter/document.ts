@@ -40,7 +40,7 @@ export interface CharterDoc {
   colleagues: ColleagueDoc[];
 }
 
-export const EMPTY_CHARTER: CharterDoc = Object.freeze({ title: '', mission: '', sections: [], colleagues: [] }) as CharterDoc;
+export const EMPTY_CHARTER: CharterDoc = Object.freeze({ title: '', mission: '', sections: [], colleagues: [] });
 
 export const blankColleague = (principalId: string): ColleagueDoc => ({
   principalId,

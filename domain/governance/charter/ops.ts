@@ -239,7 +239,7 @@ export async function editColleagueField(env: OpEnv, doc: CharterDoc, p: OpParam
   if (!member) throw notFound(`member ${p.principalId}`);
   const value = await colleagueValue(env, doc, { id: member.id, kind: member.kind }, p.field, p.value);
   const current = doc.colleagues.find((c) => c.principalId === p.principalId) ?? blankColleague(p.principalId);
-  const colleague = { ...current, [p.field]: value } as ColleagueDoc;
+  const colleague = { ...current, [p.field]: value };
   const binding = (AUTHORITY_FIELDS as readonly string[]).includes(p.field);
   return {
     doc: { ...doc, colleagues: sortColleagues([...doc.colleagues.filter((c) => c.principalId !== p.principalId), colleague]) },

@@ -73,8 +73,8 @@ export interface EffectiveLimits {
  */
 export async function compactLimitsOf(q: Queryable, orgId: string, agentId: string): Promise<EffectiveLimits> {
   const rows = await q.query<{ scope: string; limits: LimitsDoc | string }>("SELECT scope, limits FROM compacts WHERE org_id = $1 AND scope IN ('org', $2)", [orgId, agentId]);
-  const own = json(rows.find((r) => r.scope === agentId)?.limits ?? {}) as LimitsDoc;
-  const org = json(rows.find((r) => r.scope === 'org')?.limits ?? {}) as LimitsDoc;
+  const own = json<LimitsDoc>(rows.find((r) => r.scope === agentId)?.limits ?? {});
+  const org = json<LimitsDoc>(rows.find((r) => r.scope === 'org')?.limits ?? {});
   const out = { sources: {} } as EffectiveLimits;
   for (const k of ['monthlySpendCents', 'maxOpenHandoffs', 'escalationResponseMinutes'] as const) {
     const [value, source] = own[k] !== undefined ? [own[k], 'agent' as const] : org[k] !== undefined ? [org[k], 'org' as const] : [null, 'none' as const];

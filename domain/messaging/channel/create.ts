@@ -92,7 +92,7 @@ export const resolveOrCreateDm = handler(c.resolveOrCreateDm, async (ctx, p) => 
     if (inserted) {
       created = true;
       // Everyone in a DM is an equal member: nobody manages it, its set is fixed.
-      const members = dmKey.split(',').map((id) => ({ id, role: 'member' as ChannelRole }));
+      const members = dmKey.split(',').map((id): { id: string; role: ChannelRole } => ({ id, role: 'member' }));
       await addMembers(ctx.q, ctx.orgId, inserted, members, ctx.principal.id, at, 0);
     }
     // Not inserted: a concurrent call created it and committed (this insert waited for it), so read it now.

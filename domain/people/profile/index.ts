@@ -70,7 +70,7 @@ export const update = handler(c.update, async (ctx, p) => {
     phone: p.phone === undefined || p.phone === null ? p.phone : normalisePhone(p.phone),
     links: p.links?.map(({ label, url }) => ({ label, url: new URL(url).href })),
     expertise: p.expertise && uniqueTags(p.expertise),
-    workingHours: p.workingHours === undefined || p.workingHours === null ? p.workingHours : checkHours(p.workingHours as Hours),
+    workingHours: p.workingHours === undefined || p.workingHours === null ? p.workingHours : checkHours(p.workingHours),
   };
   const current: Record<string, unknown> = {
     headline: row.headline,

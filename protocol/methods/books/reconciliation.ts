@@ -232,7 +232,7 @@ export const reconciliation = {
   }),
 };
 
-/** Body of the admin path `POST /api/v1/admin/books.importStatement` (not a registry method: see README). */
+/** Body of the admin path `POST /api/v1/admin/books.importStatement` (not a registry method: see docs/cli.md). */
 export const ImportStatementBody = z.strictObject({
   format: z.enum(['csv', 'ofx']).describe('csv (columns by header name) or ofx (1.x SGML or 2.x XML).'),
   content: z.string().min(1, 'must not be empty').describe('The statement file, as text.'),

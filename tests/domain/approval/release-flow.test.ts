@@ -53,7 +53,7 @@ const sentTo = async (messageId: string) =>
   (await s.runtime.db.query<{ name: string }>('SELECT name FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, marker(messageId)]))[0]?.name ?? null;
 
 beforeAll(async () => {
-  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['email.send', send as unknown as MethodHandler]]) });
+  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['email.send', send]]) });
   agent = await s.client.mint({ tier: 'agent' }, 'mail agent');
   approver = await s.client.mint({ tier: 'approver' }, 'Dana Approver');
   second = await s.client.mint({ tier: 'approver' }, 'Sam Second');

@@ -33,7 +33,7 @@ const markerExists = async (runId: string) =>
   (await s.runtime.db.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, `agt_marker${runId}`])).length > 0;
 
 beforeAll(async () => {
-  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['books.payrollSign', act as unknown as MethodHandler]]) });
+  s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['books.payrollSign', act]]) });
   agent = await s.client.mint({ tier: 'agent' }, 'payroll agent');
   approver = await s.client.mint({ tier: 'approver' }, 'finance lead');
 });

@@ -126,7 +126,7 @@ describe('books.payrollDraft', () => {
     const { result, event } = await mutate(d.client, 'books.payrollDraft', NOV1, 'books.payroll.draft');
     const run = result.payRun;
     // Jane, a full fortnight of $78,000: a 26th, gross 300000 (the contract's pay; it was 14/365 of a year, 299178,
-    // before the rule changed: docs/decisions.md "A salary pays what the contract says"); super 36000.
+    // before the rule changed: docs/decisions/0050-salary-super-base-dated-rules.md, "A salary pays what the contract says"); super 36000.
     // Sam, 5-14 Nov = 10 of the fortnight's 14 days of $45 * 20 h * 2 = $1,800: gross 128571, withheld as a fortnightly
     // pay (the run's frequency, not his 10 days); super 128571 * 12% = 15428.52 -> 15429.
     // PAYG under the 2026-27 Schedule 1 (2026-27 scale 2 on $1,500 a week, scale 1 on $642 a week).

@@ -127,7 +127,7 @@ const ACTS: Act[] = [
     actionClass: 'books.match_hold_resolve',
     kind: 'books.feed.resolve',
     async subject(o) {
-      const lineId = await feedLine(s, { client: o.client, orgId: o.orgId, agent: o.agent, approver: o.approver } as any, -660_000, { date: '2026-10-10', description: 'Fit-out' });
+      const lineId = await feedLine(s, { client: o.client, orgId: o.orgId, agent: o.agent, approver: o.approver }, -660_000, { date: '2026-10-10', description: 'Fit-out' });
       const held = await o.client.ok('books.matchAccept', { lineId, target: { kind: 'account', account: '429' } });
       expect(held.line.status).toBe('HELD');
       return { lineId, decision: 'approve' };

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const call = (method: string, params: Record<string, unknown>, idem?: string) => ok(s.client, method, params, undefined).then((r) => r);
+const call = (method: string, params: Record<string, unknown>, idem?: string) => ok(s.client, method, params, undefined, idem);
 const fail = (method: string, params: unknown, key?: string) => err(s.client, method, params, key);
 const add = async (params: Record<string, unknown>) => (await call('contact.add', params)).contact;
 

@@ -17,7 +17,6 @@ let provider: SwitchProvider;
 let jane: any;
 let acme: any;
 let bob: any;
-let dnc: any;
 let ann: { apiKey: string; principal: { id: string } };
 let raj: { apiKey: string; principal: { id: string } };
 beforeAll(async () => {
@@ -38,7 +37,7 @@ beforeAll(async () => {
     ],
   });
   bob = await newPerson(s.client, { given: 'Bob', family: 'Stone', title: 'Buyer', worksAt: { orgId: acme.id } });
-  dnc = await newPerson(s.client, { given: 'Quiet', family: 'Person', doNotContact: true, channels: [{ kind: 'email', value: 'quiet@private.example' }] });
+  await newPerson(s.client, { given: 'Quiet', family: 'Person', doNotContact: true, channels: [{ kind: 'email', value: 'quiet@private.example' }] });
   await ok(s.client, 'directory.setAwareness', { partyId: jane.id, level: 'met' }, ann.apiKey);
   await ok(s.client, 'directory.setAwareness', { partyId: jane.id, level: 'close' }, raj.apiKey);
 });

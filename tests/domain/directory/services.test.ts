@@ -76,7 +76,7 @@ describe('touchAwareness', () => {
     const detail = (await ok(s.client, 'directory.getPerson', { personId: p.id })).person;
     expect(detail.awareness).toEqual([{ id, principalId: member, level: 'knows_of', lastInteractionAt: '2026-01-02T03:04:05.000Z' }]);
     const [row] = await s.runtime.db.query<{ interactions: number }>('SELECT interactions FROM directory_awareness WHERE org_id = $1 AND awareness_id = $2', [s.org.orgId, id]);
-    expect(row!.interactions).toBe(2);
+    expect(row.interactions).toBe(2);
     await s.runtime.db.query(`UPDATE directory_awareness SET level = NULL, level_source = 'declared' WHERE org_id = $1 AND awareness_id = $2`, [s.org.orgId, id]);
     await tx((q) => touchAwareness(q, s.org.orgId, { partyId: p.id, principalId: member }));
     expect((await ok(s.client, 'directory.getPerson', { personId: p.id })).person.awareness[0].level).toBeNull();
@@ -129,7 +129,7 @@ describe('dir_fold and the search columns', () => {
       [s.org.orgId],
     );
     expect(differ).toEqual({ n: 0, total: expect.any(Number) });
-    expect(differ!.total).toBeGreaterThan(5);
+    expect(differ.total).toBeGreaterThan(5);
     const plan = await s.runtime.db.tx(async (q) => {
       await q.query('SET LOCAL enable_seqscan = off');
       const explain = async (sql: string, params: unknown[]) => (await q.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).map((r) => r['QUERY PLAN']).join('\n');

@@ -13,7 +13,7 @@ import { NO_TFN_SAMPLES } from './worked-amounts.js';
  *  - jaysonsugpatanjs-hub/jaysonsugpatanjs-hub.github.io supabase/migrations/20261011000000_payroll.sql,
  *    compliance_rules 'payg_schedule1', commit 18943fd03e6a7ccca11502654e9fe618ffc236a0.
  * Samples: payg-tax's 720 worked amounts (tests/TaxScales/July2026, commit 1ec6206242ae08067c6187c05d8f732e09bd153b;
- * ato-2026-27.samples.ts) and its scale 4 amounts, every one reproduced by a test. docs/decisions.md "PAYG 2026-27: sources".
+ * ato-2026-27.samples.ts) and its scale 4 amounts, every one reproduced by a test. docs/decisions/0048-payg-2026-27-sources.md.
  */
 export const ATO_2026_27: PaygScheduleData = {
   label: '2026-27',

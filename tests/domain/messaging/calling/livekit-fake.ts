@@ -51,7 +51,7 @@ export async function fakeLivekit(): Promise<FakeLivekit> {
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', async () => {
+    req.on('end', () => void (async () => {
       const m = /^\/twirp\/livekit\.(RoomService|Egress)\/(\w+)$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !m) return twirpError(res, 404, 'bad_route', `no route ${req.url}`);
       let grant: Record<string, unknown>;
@@ -98,7 +98,7 @@ export async function fakeLivekit(): Promise<FakeLivekit> {
         default:
           return twirpError(res, 404, 'bad_route', `${service}.${method} is not served here`);
       }
-    });
+    })().catch((err: Error) => twirpError(res, 500, 'internal', err.message)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

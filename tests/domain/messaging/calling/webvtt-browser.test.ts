@@ -68,7 +68,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the transcript in Chromium\'s TextTrack', () =>
     const page = await browser.newPage();
     try {
       await page.setContent('<!DOCTYPE html><html><body><video id="v" muted></video></body></html>');
-      const cues = (await page.evaluate(`(${PARSE_IN_PAGE})(${JSON.stringify(webvtt)})`)) as ParsedCue[];
+      const cues = await page.evaluate<ParsedCue[]>(`(${PARSE_IN_PAGE})(${JSON.stringify(webvtt)})`);
       expect(cues).toHaveLength(3);
       expect(cues[0]).toMatchObject({ start: 0, end: 2, voice: 'Mia Member', text: 'Revenue is < plan & costs --> up' });
       expect(cues[0].id).toMatch(/^tl_/);
