@@ -2,12 +2,12 @@ import { newId } from '../domain/core/ids.js';
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane Studio's address book (directory.md): the people behind the clients and suppliers the books already
- * know as organisations (demo-story.ts made them through its invoices and bills), with emails, phones, employers and
- * one reporting line; who in the studio knows whom, an introduction asked for, a shared list and the bookkeeping
- * agent's private one, a do-not-contact, a capture the agent proposed from a remittance email, and two look-alike
- * pairs: one a real duplicate left proposed for a human to merge, one dismissed (two different people). Every step
- * is an API call through the pipeline, so the ledger shows it.
+ * Harbour Lane Studio's address book (docs/families/directory.md): the people behind the clients and suppliers the
+ * books already know as organisations (demo-story.ts made them through its invoices and bills), with emails, phones,
+ * employers and one reporting line; who in the studio knows whom, an introduction asked for, a shared list and the
+ * bookkeeping agent's private one, a do-not-contact, a capture the agent proposed from a remittance email, and two
+ * look-alike pairs: one a real duplicate left proposed for a human to merge, one dismissed (two different people).
+ * Every step is an API call through the pipeline, so the ledger shows it.
  */
 
 /** Reserved for examples (RFC 2606): no address here reaches anyone. */

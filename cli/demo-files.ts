@@ -1,10 +1,10 @@
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane Studio's drive (files.md): a Clients folder with the Tidewater brief (a doc in review mode, where
- * the bookkeeping agent's edit waits as a suggestion), a restricted Finance folder shared with Priya, an uploaded
- * rate card found by its words, a link shared with the client's marketing lead, a comment anchored in the brief, a
- * pin on the org home and a file in the trash. Every step is an API call through the pipeline.
+ * Harbour Lane Studio's drive (docs/families/files.md): a Clients folder with the Tidewater brief (a doc in review
+ * mode, where the bookkeeping agent's edit waits as a suggestion), a restricted Finance folder shared with Priya, an
+ * uploaded rate card found by its words, a link shared with the client's marketing lead, a comment anchored in the
+ * brief, a pin on the org home and a file in the trash. Every step is an API call through the pipeline.
  */
 
 const BRIEF = `# Tidewater rebrand: brief

@@ -1,11 +1,11 @@
 import type { DemoDesk } from './demo.js';
 
 /*
- * How Harbour Lane Studio decides (governance.md): decision rights per area, a charter with its colleagues'
- * roles and the agents' autonomy, amended by an adopted decision; a decision log with one of each state, the
- * compacts of the agents, a policy that sets the books' promise grace, an open escalation and a handoff on offer.
- * Holds go the way they would in the studio: the bookkeeping agent relays Priya Nair's signature and she approves
- * it with the approver key. Every step is an API call through the pipeline, so the ledger shows it.
+ * How Harbour Lane Studio decides (docs/families/governance.md): decision rights per area, a charter with its
+ * colleagues' roles and the agents' autonomy, amended by an adopted decision; a decision log with one of each state,
+ * the compacts of the agents, a policy that sets the books' promise grace, an open escalation and a handoff on offer.
+ * Holds go the way they would in the studio: the bookkeeping agent relays Priya Nair's signature and she approves it
+ * with the approver key. Every step is an API call through the pipeline, so the ledger shows it.
  */
 
 const SECTIONS = [

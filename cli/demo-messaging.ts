@@ -1,10 +1,11 @@
 import type { DemoDesk } from './demo.js';
 
 /*
- * How Harbour Lane Studio talks (messaging.md): a public #studio channel with a thread, reactions, a pin, a
- * bookmark and a poll; a private #finance channel where the bookkeeping agent reports and Priya's team answers;
- * a DM and a group conversation; a scheduled reminder; and a finished call with its transcript. Tom and Sofia
- * post with keys of their own, so the history reads as a team's. Every step is an API call through the pipeline.
+ * How Harbour Lane Studio talks (docs/families/messaging.md): a public #studio channel with a thread, reactions, a
+ * pin, a bookmark and a poll; a private #finance channel where the bookkeeping agent reports and Priya's team
+ * answers; a DM and a group conversation; a scheduled reminder; and a finished call with its transcript. Tom and
+ * Sofia post with keys of their own, so the history reads as a team's. Every step is an API call through the
+ * pipeline.
  */
 
 export async function demoMessaging(desk: DemoDesk, progress: (line: string) => void): Promise<string[]> {

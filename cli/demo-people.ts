@@ -3,12 +3,12 @@ import sharp from 'sharp';
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane Studio's people (people.md): fourteen humans in two studios and two remote places, an org chart
- * with sibling positions and one dotted line, teams with leads and a sub-team, profiles (one with an avatar made
- * here by sharp), notification preferences, a subscription with seats to spare, two pending invitations, an agent
- * with a persona, a suspended agent and a leaver whose work was handed over. Each step is an API call through the
- * pipeline, so the ledger shows it. The payroll (demo-story.ts) pays the Sydney staff on the books; the others are
- * contractors, overseas, or on their own payrolls.
+ * Harbour Lane Studio's people (docs/families/people.md): fourteen humans in two studios and two remote places, an
+ * org chart with sibling positions and one dotted line, teams with leads and a sub-team, profiles (one with an avatar
+ * made here by sharp), notification preferences, a subscription with seats to spare, two pending invitations, an
+ * agent with a persona, a suspended agent and a leaver whose work was handed over. Each step is an API call through
+ * the pipeline, so the ledger shows it. The payroll (demo-story.ts) pays the Sydney staff on the books; the others
+ * are contractors, overseas, or on their own payrolls.
  */
 
 /** Reserved for examples (RFC 2606): the invitation mail of the demo never reaches anyone. */

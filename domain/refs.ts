@@ -6,7 +6,7 @@ import type { FamilySet } from './core/family.js';
 import type { FileAccess } from './files/index.js';
 
 /*
- * References (files.md section 4): what an id prefix names, the key scope reading it needs, and its family's own
+ * References: what an id prefix names, the key scope reading it needs, and its family's own
  * read check, so that no pin or annotation leaks its target. Each family contributes its prefixes from its
  * descriptor (`contributes: { references }`); nothing here reads a family's tables. A target the caller cannot read
  * (another org's, unknown, private, an event of a family its key cannot see) is NOT_FOUND, never FORBIDDEN; a key

@@ -39,7 +39,7 @@ const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.he
 /**
  * Query values that are never logged: a signed URL's signature (blob downloads) and an invitation link's token (/join)
  * are bearer credentials; search words (`q`), SCIM filters and the like carry names and addresses, which must stay
- * erasable (WORKSPACE.md section 4), so they stay out of logs too.
+ * erasable (docs/security.md, Free text stays out of the ledger), so they stay out of logs too.
  */
 const REDACTED_QUERY = /([?&](?:sig|token|q|filter|email|name|question)=)[^&#]*/gi;
 /** A guest link's token travels in its path (/share/<token>, gateway/share.ts): redacted too. */

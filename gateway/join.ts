@@ -7,7 +7,7 @@ import { toErrorFrame } from '../domain/core/errors.js';
 import { importMap, loadAssets, pageCsp, sameOrigin, type Asset } from './web-assets.js';
 
 /**
- * The invitation page, /join (people.md: acceptance is a gateway page, like /approvals):
+ * The invitation page, /join (docs/families/people.md, Invitations; a gateway page, like /approvals):
  * - GET /join?token=…: the page (web/join/); the app reads the token and drops it from the address bar;
  * - /join/assets/* and /join/vendor/*: its files;
  * - POST /join/api/invitation {token}: whose invitation, to which org, and its state;

@@ -6,7 +6,7 @@ import { toErrorFrame } from '../domain/core/errors.js';
 import { guestDownload, guestPage, type GuestFile, type GuestPage } from '../domain/files/guest.js';
 
 /*
- * The guest page of an email share (files.md section 3, Outside person): read-only, no account, no script.
+ * The guest page of an email share (docs/families/files.md): read-only, no account, no script.
  *   GET /share/<token>                       the shared file (a folder lists what the grant reaches)
  *   GET /share/<token>/f/<fileId>            a file below a shared folder
  *   GET /share/<token>/f/<fileId>/download   an upload's bytes (a ledger event each)

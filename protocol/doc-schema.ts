@@ -2,11 +2,11 @@ import { Fragment, Schema, type Mark, type Node, type NodeType } from 'prosemirr
 import { badRequest } from './errors.js';
 
 /*
- * The native doc model (files.md section 1): ProseMirror JSON with Tiptap StarterKit names, so an editor built on
- * Tiptap reads and writes it as it is. Every top-level block carries a stable `attrs.id` (`blk_…`); an image
+ * The native doc model (docs/families/files.md, Docs): ProseMirror JSON with Tiptap StarterKit names, so an editor
+ * built on Tiptap reads and writes it as it is. Every top-level block carries a stable `attrs.id` (`blk_…`); an image
  * points at a file of the org (`fil_…`), never at a URL (remote URLs are never fetched); a mention names a member
- * (`usr_…`/`agt_…`); a link goes to http(s), mailto or a file. Every write is built through docNodeFromJson below,
- * so a bad node is refused naming its exact place in the params.
+ * (`usr_…`/`agt_…`); a link goes to http(s), mailto or a file. Every write is built through docNodeFromJson below, so
+ * a bad node is refused naming its exact place in the params.
  */
 
 export const BLOCK_ID = /^blk_[A-Za-z0-9]{1,60}$/;

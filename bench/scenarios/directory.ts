@@ -9,12 +9,12 @@ import { insertDirectory, planDirectory, typo, type DirectoryPlan } from './dire
 import { mergeFigures, type MergeFigures } from './directory-merge.js';
 
 /*
- * directory.md section 8: directory.search at 100,000 parties in one org on PostgreSQL (a fuzzy name with a typo, a
- * prefix, an email and a phone looked up by their keys: p95 <= 50 ms; duplicatesOf: p95 <= 100 ms), the same on
- * embedded PGlite at 10,000 parties in this process (p95 <= 250 ms), and executeMerge of a pair touching only the
- * pair's rows. Parties are inserted in bulk as the API writes them (directory-seed.ts), then ANALYZE. Over HTTP each
- * search is one POST at a time against the real server; beside it the same call in process (the handler through
- * Pipeline.readAs on a runtime of this process: no HTTP, no key check).
+ * The directory targets (docs/performance.md, step directory): directory.search at 100,000 parties in one org on
+ * PostgreSQL (a fuzzy name with a typo, a prefix, an email and a phone looked up by their keys: p95 <= 50 ms;
+ * duplicatesOf: p95 <= 100 ms), the same on embedded PGlite at 10,000 parties in this process (p95 <= 250 ms), and
+ * executeMerge of a pair touching only the pair's rows. Parties are inserted in bulk as the API writes them
+ * (directory-seed.ts), then ANALYZE. Over HTTP each search is one POST at a time against the real server; beside it
+ * the same call in process (the handler through Pipeline.readAs on a runtime of this process: no HTTP, no key check).
  */
 
 const PERSONS = 85_000;
@@ -184,7 +184,7 @@ const TARGETS: Record<Kind, number> = { typo: 50, prefix: 50, email: 50, phone: 
 const PGLITE_TARGETS: Record<Kind, number> = { typo: 250, prefix: 250, email: 250, phone: 250, duplicatesOf: 100 };
 const LABELS: Record<Kind, string> = { typo: 'fuzzy name, typo', prefix: 'prefix', email: 'email key', phone: 'phone key', duplicatesOf: 'duplicatesOf' };
 
-/** 11: the directory figures of directory.md section 8, each against its target. */
+/** 11: the directory figures, each against its target (docs/performance.md). */
 export async function directoryStep(run: BenchRun): Promise<void> {
   const { ctx } = run;
   const [org] = await createOrgs(ctx.baseUrl, ctx.db, run.adminKey, 1, `bench-${ctx.runId}-directory`);

@@ -4,9 +4,10 @@ import type { BenchRun } from '../steps.js';
 import { seedMembers } from './people.js';
 
 /*
- * files.md section 8: a folder page of a 10,000-child folder under 50 ms p95, and a 1,000-block doc edit under
- * 100 ms p95. The children are inserted in bulk as files.create writes them (a folder's path plus each child); the doc
- * is made and edited through the API, one call at a time, as a member (not the creator: the role is computed).
+ * The files targets (docs/performance.md, Messaging and files): a folder page of a 10,000-child folder under 50 ms
+ * p95, and a 1,000-block doc edit under 100 ms p95. The children are inserted in bulk as files.create writes them (a
+ * folder's path plus each child); the doc is made and edited through the API, one call at a time, as a member (not
+ * the creator: the role is computed).
  */
 
 const CHILDREN = 10_000;
@@ -14,7 +15,7 @@ const BLOCKS = 1_000;
 const SAMPLES = Number(process.env.BENCH_FILES_SAMPLES ?? 200);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
-/** 14: the drive's folder page and a doc edit, files.md section 8. */
+/** 14: the drive's folder page and a doc edit (docs/performance.md). */
 export async function filesStep(run: BenchRun): Promise<void> {
   const { ctx } = run;
   const [org] = await createOrgs(ctx.baseUrl, ctx.db, run.adminKey, 1, `bench-${ctx.runId}-files`);

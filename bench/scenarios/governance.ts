@@ -9,11 +9,12 @@ import { insertDecisions, planDecisions } from './governance-seed.js';
 import { seedMembers } from './people.js';
 
 /*
- * governance.md section 8: GET /api/v1/decision.list p95 < 30 ms at 50,000 decisions in one org. The log is inserted
- * in bulk as decision.propose and the later acts write it (governance-seed.ts), with decision rights declared through
- * the API, then ANALYZE. Each query is one GET at a time against the real server: a plain page, status=open, an
- * area, one record by id, awaiting=me and a full-text q; beside each the same read in process (Pipeline.read on a
- * runtime of this process with the caller's principal: no HTTP, no key check).
+ * The governance target (docs/performance.md, step governance): GET /api/v1/decision.list p95 < 30 ms at 50,000
+ * decisions in one org. The log is inserted in bulk as decision.propose and the later acts write it
+ * (governance-seed.ts), with decision rights declared through the API, then ANALYZE. Each query is one GET at a time
+ * against the real server: a plain page, status=open, an area, one record by id, awaiting=me and a full-text q;
+ * beside each the same read in process (Pipeline.read on a runtime of this process with the caller's principal: no
+ * HTTP, no key check).
  */
 
 const DECISIONS = 50_000;
@@ -75,7 +76,7 @@ async function measure(ctx: BenchContext, org: BenchOrg, runtime: Runtime, princ
   return out;
 }
 
-/** 12: the decision log's read, governance.md section 8. */
+/** 12: the decision log's read (docs/performance.md). */
 export async function governanceStep(run: BenchRun): Promise<void> {
   const { ctx } = run;
   const [org] = await createOrgs(ctx.baseUrl, ctx.db, run.adminKey, 1, `bench-${ctx.runId}-governance`);

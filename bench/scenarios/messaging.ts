@@ -7,9 +7,10 @@ import { seedMembers } from './people.js';
 import { streamLatency } from './stream.js';
 
 /*
- * messaging.md section 8: a page of 50 in under 20 ms p95 and search under 150 ms p95 at 1M messages in one org; a
- * post to a 5,000-member channel reaches 1,000 streams within 1 s. The messages are inserted in bulk
- * (messaging-seed.ts); every measured call is one request at a time against the real server.
+ * The messaging targets (docs/performance.md, Messaging and files): a page of 50 in under 20 ms p95 and search under
+ * 150 ms p95 at 1M messages in one org; a post to a 5,000-member channel reaches 1,000 streams within 1 s. The
+ * messages are inserted in bulk (messaging-seed.ts); every measured call is one request at a time against the real
+ * server.
  */
 
 const CHANNELS = Number(process.env.BENCH_MESSAGING_CHANNELS ?? 100);
@@ -23,7 +24,7 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const SEARCHES = ['"deploy failed" -staging', 'rollback production', 'invoice refund', 'hotfix', 'migration index', 'pager incident'];
 
 type Read = 'newest page' | 'older page' | 'thread' | 'search' | 'channels';
-/** The design's targets (messaging.md section 8); the channel list (every channel with its unread count, 1,000 unread in each) has none. */
+/** Targets in ms (docs/performance.md); the channel list (every channel with its unread count, 1,000 unread in each) has none. */
 const TARGETS: Record<Read, number | null> = { 'newest page': 20, 'older page': 20, thread: 20, search: 150, channels: null };
 
 function paramsOf(kind: Read, i: number, channels: readonly string[], r: () => number): Record<string, unknown> {
@@ -61,7 +62,7 @@ async function measure(ctx: BenchContext, org: BenchOrg, channels: readonly stri
   return out;
 }
 
-/** 13: messaging at 1M messages, messaging.md section 8. */
+/** 13: messaging at 1M messages (docs/performance.md). */
 export async function messagingStep(run: BenchRun): Promise<void> {
   const { ctx } = run;
   const [org] = await createOrgs(ctx.baseUrl, ctx.db, run.adminKey, 1, `bench-${ctx.runId}-messaging`);

@@ -13,7 +13,8 @@ export const holdFamily = (signal: HoldSignal): string => signal.request.actionC
 /**
  * Event payload of `<family>.signature.hold`: what was attempted, never executed. A release hold also names the
  * approval the server filed; deciders are principal ids. Ids and hashes only: the summary (names, amounts in
- * words) stays on the hold's row, since a ledger event can never be erased (WORKSPACE.md section 4).
+ * words) stays on the hold's row, since a ledger event can never be erased (docs/security.md, Free text stays out of
+ * the ledger).
  */
 export function holdEventPayload(signal: HoldSignal, method: string, filedApprovalId: string | null = null) {
   const { request } = signal;

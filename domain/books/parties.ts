@@ -1,9 +1,9 @@
 import type { PartyRole, PartyRoleSource } from '../directory/index.js';
 
 /*
- * Books' side of one record (WORKSPACE.md 1): a contact is the finance role of a directory party. The directory
- * shows the roles (getPerson/getOrg, the role filter); the books descriptor (index.ts) contributes these and the party
- * column a merge repoints.
+ * Books' side of one record (docs/families/directory.md, One person, one record): a contact is the finance role of a
+ * directory party. The directory shows the roles (getPerson/getOrg, the role filter); the books descriptor (index.ts)
+ * contributes these and the party column a merge repoints.
  * The con_ id never changes: journals and ledger payloads cite it.
  */
 

@@ -2,7 +2,8 @@ import type { Queryable } from '../../db/types.js';
 import type { FamilySet } from '../core/family.js';
 
 /*
- * Columns of other families that point at a party (WORKSPACE.md 1). A family declares them in its descriptor, e.g.
+ * Columns of other families that point at a party (docs/families/directory.md, One person, one record). A family
+ * declares them in its descriptor, e.g.
  * `contributes: { partyRefs: { refs: [{ table: 'crm_deals', column: 'party_id' }] } }`; a directory merge
  * repoints every such column from the merged party to the survivor, recording each change in the merge's change
  * log (directory_merge_changes), so a revert restores exactly. A family whose rows cannot simply be repointed

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/types.js';
 import { TEAM_IDS_SQL, teamIdsOf } from '../people/index.js';
 
 /*
- * Who may do what with a file (files.md section 2, Access). A role is the highest of:
+ * Who may do what with a file (docs/families/files.md, Access). A role is the highest of:
  * - editor for every member when no restricted folder is on the file's path (the org root's grant {org, editor});
  * - manager for the file's creator, and for an admin key;
  * - the live, unexpired grants on any file of its access path, to the caller, one of its teams, or the org.

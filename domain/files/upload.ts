@@ -22,7 +22,7 @@ import { documentText, readsText } from './text/index.js';
  * holds no database connection.
  */
 
-/** Uploads are at most 100 MiB on disk and 5 GiB on S3 (files.md section 8), and never above BLOB_MAX_BYTES. */
+/** Uploads are at most 100 MiB on disk and 5 GiB on S3, and never above BLOB_MAX_BYTES. */
 export const DISK_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const uploadLimit = (blobs: BlobService) => Math.min(blobs.config.maxBytes, blobs.config.s3 ? S3_MAX_BLOB_BYTES : DISK_MAX_UPLOAD_BYTES);
 

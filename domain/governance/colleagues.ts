@@ -2,8 +2,9 @@ import type { Queryable } from '../../db/types.js';
 import { charterAutonomyOf, charterRoleMembers, charterRolesOf } from './charter/authority.js';
 
 /*
- * What the charter's colleague records tell the decision rights (governance.md section 2: per colleague, authority
- * roles and autonomy), read from the head charter (domain/governance/charter/authority.ts). rights.ts asks only these three.
+ * What the charter's colleague records tell the decision rights (docs/families/governance.md, The charter: per
+ * colleague, authority roles and autonomy), read from the head charter (domain/governance/charter/authority.ts).
+ * rights.ts asks only these three.
  */
 
 export const AUTONOMY = ['supervised', 'standard', 'delegated'] as const;

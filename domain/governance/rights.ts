@@ -8,11 +8,11 @@ import { autonomyOf, rolesOf, roleMembers, type Autonomy } from './colleagues.js
 import { parseSelector, type Right } from './selectors.js';
 
 /*
- * Decision rights with meaning (governance.md section 3): which declared right governs an act (first match in the
- * act kind's lookup order), who satisfies it, and the one enforcement every governing act calls, in its own
- * transaction: the caller satisfies the right -> the act runs; else, if a human would -> the hold frame for those
- * humans (approval.resolve refuses everyone else, and the proof is re-checked against them at the retry); else
- * GOVERNANCE_NOT_READY naming the right (no human may decide it under the rights as declared).
+ * Decision rights with meaning (docs/families/governance.md, Decision rights): which declared right governs an act
+ * (first match in the act kind's lookup order), who satisfies it, and the one enforcement every governing act calls,
+ * in its own transaction: the caller satisfies the right -> the act runs; else, if a human would -> the hold frame
+ * for those humans (approval.resolve refuses everyone else, and the proof is re-checked against them at the retry);
+ * else GOVERNANCE_NOT_READY naming the right (no human may decide it under the rights as declared).
  */
 
 export type { Right } from './selectors.js';

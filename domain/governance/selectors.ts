@@ -1,7 +1,7 @@
 import { badRequest } from '../../protocol/errors.js';
 
 /*
- * Who a decision right names (governance.md section 3). A selector is one string:
+ * Who a decision right names (docs/families/governance.md, Decision rights). A selector is one string:
  *   usr_… / agt_…   one principal, by id
  *   humans          any human member
  *   owner           whoever holds the act's subject (a decision's driver, a task's holder, a compact's sponsor)

@@ -93,7 +93,7 @@ export const send = handler(
     if (links.mentionChannel && ctx.principal.kind === 'agent') {
       const humans = await humansReached(ctx.q, ctx.orgId, p.channelId, me);
       if (humans > BROADCAST_HUMANS) {
-        // The design's messaging.broadcast_mention: the signature machinery names a hold by its method's class.
+        // The hold takes the method's own action class, messaging.send, as the signature machinery requires.
         await ctx.requireSignature({
           actionClass: 'messaging.send',
           subjectId: p.channelId,

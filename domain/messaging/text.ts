@@ -42,7 +42,7 @@ export async function readText(q: Queryable, orgId: string, text: string, field 
   return { mentions, mentionChannel: CHANNEL.test(text), refs };
 }
 
-/** Attached files must be ones the sender can read (messaging.md section 4): another's private file is NOT_FOUND. */
+/** Attached files must be ones the sender can read: another's private file is NOT_FOUND. */
 export async function checkFiles(q: Queryable, orgId: string, principal: { id: string; scopes: ReadonlySet<string> }, fileIds: readonly string[] | undefined, field = 'fileIds'): Promise<void> {
   for (const fileId of fileIds ?? []) {
     if (!(await canReadFile(q, orgId, fileId, callerOf(principal)))) throw notFound(`file ${fileId} (in ${field})`);

@@ -17,7 +17,7 @@ import { looksLikeEmail, NO_VALUES, toScimUser, USER_FIELD_NAMES, userChange, us
  */
 
 const HUMANS = { kind: 'human', statuses: VISIBLE_STATUSES } as const;
-/** The most members a filter the database cannot narrow is evaluated over (people.md: at most 10k members). */
+/** The most members a filter the database cannot narrow is evaluated over (twice the 10,000 of docs/performance.md). */
 const SCAN_LIMIT = 20_000;
 const REASON = {
   suspend: 'Deactivated in the identity provider (SCIM active=false)',

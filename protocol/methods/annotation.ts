@@ -4,7 +4,7 @@ import { method } from '../contract.js';
 import { id, limit, text } from '../schema.js';
 
 /**
- * Annotations (files.md section 3): the one store of anchored threads and highlights on anything readable: doc
+ * Annotations (docs/families/files.md): the one store of anchored threads and highlights on anything readable: doc
  * ranges, sheet cells, slide elements, transcript lines, recording times, ledger events (`evt_<seq>`), tasks,
  * messages and other records. A thread is open, resolved or dismissed; a comment reopens it. `files.comment*` and
  * `file.*Comment(s)` are views of the same rows. A target you cannot read does not exist for you (NOT_FOUND).

@@ -5,9 +5,9 @@ import { id, limit, proofFields, text } from '../schema.js';
 import { Message, channelId, changed, principalId } from './messaging/shapes.js';
 
 /**
- * Calls (messaging.md): a huddle in a channel. The host starts it (a root message of kind call is posted; its
- * thread is the in-call chat), channel members and invitees join, the host mutes (never unmutes others), locks,
- * removes, records and ends. Media is LiveKit's when configured (a join token per participant), else none: the
+ * Calls (docs/families/messaging.md): a huddle in a channel. The host starts it (a root message of kind call is
+ * posted; its thread is the in-call chat), channel members and invitees join, the host mutes (never unmutes others),
+ * locks, removes, records and ends. Media is LiveKit's when configured (a join token per participant), else none: the
  * call is then control plane and record only. Events carry ids, counts and statuses, never titles, emoji or text.
  */
 

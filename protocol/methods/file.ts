@@ -5,10 +5,10 @@ import { id, limit, text } from '../schema.js';
 import { clientMsgId, Reply, TargetRef, TARGET_TYPES } from './annotation.js';
 
 /**
- * file.* (files.md section 3): pins of any readable record to a place (the org home, a team, a board workstream,
- * a folder), at most 50 per place, and the unanchored discussion on any record (one thread per target, kept by
- * annotation.*). Channels keep messaging's bookmarks. A pin or comment whose target you cannot read does not exist
- * for you.
+ * file.* (docs/families/files.md, Comments, annotations and pins): pins of any readable record to a place (the org
+ * home, a team, a board workstream, a folder), at most 50 per place, and the unanchored discussion on any record (one
+ * thread per target, kept by annotation.*). Channels keep messaging's bookmarks. A pin or comment whose target you
+ * cannot read does not exist for you.
  */
 
 export const MAX_PINS_PER_PLACE = 50;

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * so member.ts can name it without an import cycle.
  */
 
-/** The longest prompt block a persona compiles to (people.md). */
+/** The longest prompt block a persona compiles to (docs/families/people.md, Agents). */
 export const MAX_PROMPT_CHARS = 10_000;
 
 export const Persona = z.strictObject({

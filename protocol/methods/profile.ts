@@ -3,7 +3,7 @@ import { method } from '../contract.js';
 import { id, proofFields, text } from '../schema.js';
 import { ifVersion, memberId } from './member.js';
 
-/** Profiles: what a member tells the org about themselves, beside the member record (people.md). */
+/** Profiles: what a member tells the org about themselves, beside the member record (docs/families/people.md). */
 
 export const MAX_LINKS = 10;
 export const MAX_EXPERTISE = 30;

@@ -11,9 +11,9 @@ import { freshOrg, testRuntime, TestClient, type TestServer } from './harness.js
 import { allEvents } from './harness.js';
 
 /**
- * The redaction canary (WORKSPACE.md section 4): a test server whose every log line is kept (the gateway's
- * request log at trace level and the runtime's own logger), with MCP sessions over the same pipeline, so a
- * family's test can plant a canary in every free-text field and prove that no event, log line, stored
+ * The redaction canary (docs/security.md, Free text stays out of the ledger): a test server whose every log line is
+ * kept (the gateway's request log at trace level and the runtime's own logger), with MCP sessions over the same
+ * pipeline, so a family's test can plant a canary in every free-text field and prove that no event, log line, stored
  * idempotency frame or MCP result of a secret-bearing call shows it.
  */
 export interface CanaryServer extends TestServer {

@@ -1,10 +1,10 @@
 import type { Queryable } from '../../../db/types.js';
 
 /*
- * Re-anchoring (files.md section 3, Selectors): when a doc revision changes a tab, each open thread anchored in it
- * finds its quote again: in its own block first (its offsets follow the text), then anywhere in the tab (it moves
- * to that block), else it is orphaned. A thread without a quote keeps its block while the block exists. The doc
- * write calls reanchorDocThreads in its own transaction; its event covers this (no event here).
+ * Re-anchoring (docs/families/files.md, Comments, annotations and pins): when a doc revision changes a tab, each open
+ * thread anchored in it finds its quote again: in its own block first (its offsets follow the text), then anywhere in
+ * the tab (it moves to that block), else it is orphaned. A thread without a quote keeps its block while the block
+ * exists. The doc write calls reanchorDocThreads in its own transaction; its event covers this (no event here).
  */
 
 export interface DocBlock {

@@ -8,7 +8,7 @@ import { commentOn, startThread } from './threads.js';
 import { recordVisibility } from '../../event-records.js';
 
 /*
- * annotation.*: the one store of threads on any readable record (files.md section 3). Scopes are org.read and
+ * annotation.*: the one store of threads on any readable record (docs/families/files.md). Scopes are org.read and
  * org.write plus the target's own read scope (domain/refs.ts); a file needs role commenter to annotate. Events
  * carry ids, kinds, statuses and counts: never a body, quote or selector.
  */

@@ -7,7 +7,7 @@ import { loadBlocks, loadRevision } from '../docs/store.js';
 import { quoteOf, type DocBlock } from './anchor.js';
 
 /*
- * Which selector fits which target (files.md, Selectors): a doc takes Block (+ TextQuote), a sheet Cell, a deck
+ * Which selector fits which target: a doc takes Block (+ TextQuote), a sheet Cell, a deck
  * Slide, a call Line (its transcript) or Time, an audio or video upload Time; every other record is annotated
  * whole. A wrong type is BAD_REQUEST `params.selector.type` naming the ones that fit. What a selector points at is
  * checked: a transcript line must be the call's, a doc range must be in a block of the doc's head revision (read

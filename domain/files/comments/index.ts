@@ -8,7 +8,7 @@ import { handler, type HandlerCtx } from '../../core/handler.js';
 import { readTarget } from '../../refs.js';
 
 /*
- * The drive's comment and pin views (files.md section 3): the same annotation rows and pins as annotation.* and
+ * The drive's comment and pin views (docs/families/files.md): the same annotation rows and pins as annotation.* and
  * file.*, under files.read/files.write and the file's roles (viewers read, commenters comment and resolve). Events
  * carry ids, statuses and counts only.
  */

@@ -4,7 +4,7 @@ import { docTabOp } from './tabs.js';
 import { docWriteRevision } from './write.js';
 
 /*
- * The doc area of files.* (files.md section 1, Doc model): read, write by block ops, tabs, suggestions. The doc
+ * The doc area of files.* (docs/families/files.md, Docs): read, write by block ops, tabs, suggestions. The doc
  * kind's content (create, duplicate, restore, export) is content.ts, listed in ../kinds.ts.
  */
 export const docsHandlers = { docRead, docWriteRevision, docTabOp, docSuggestions, docSuggestResolve };

@@ -8,8 +8,8 @@ import { markdownToBlocks } from './markdown.js';
 import { blockNode, blockRecord, type BlockRef, type StoredBlock, type TabDraft, type TabState } from './store.js';
 
 /*
- * Block ops (files.md section 3): what a docWriteRevision or a suggestion does to a doc, by block id, never by
- * offset. Ops are first resolved (Markdown parsed, JSON checked against the schema, errors naming params.ops[i]),
+ * Block ops (docs/families/files.md, Docs): what a docWriteRevision or a suggestion does to a doc, by block id, never
+ * by offset. Ops are first resolved (Markdown parsed, JSON checked against the schema, errors naming params.ops[i]),
  * then applied in order to a copy of the head. Concurrency is by block: an op whose target changed between the
  * caller's base revision and the head is a conflict (all of them are named at once); every other block merges.
  */

@@ -13,7 +13,7 @@ import type { Queryable } from '../../../db/types.js';
  * which is the canonical JSON (RFC 8785) of what files.docRead returns as `doc` for a whole read.
  */
 
-/** Largest tab, as canonical JSON bytes (files.md section 8). */
+/** Largest tab, as canonical JSON bytes. */
 export const MAX_TAB_BYTES = 2 * 1024 * 1024;
 /** Most tabs a doc has. */
 export const MAX_TABS = 100;

@@ -14,7 +14,7 @@ import { blockNode, loadBlocks, type DocState } from './store.js';
  * files.docSuggestions and files.docSuggestResolve: edits proposed against a base revision, listed with each op's
  * blocks before and after, accepted as a new revision or rejected. Stale is computed, never stored: an open
  * suggestion is stale while a block (or tab) it changes differs at the head from its base, and accepting it is
- * CONFLICT changing nothing. An agent's accept holds for a human (files.md: agents suggest, humans accept); the
+ * CONFLICT changing nothing. An agent's accept holds for a human (agents suggest, humans accept); the
  * action class is the method's own, files.doc_suggest_resolve, as the signature law requires.
  */
 

@@ -9,7 +9,7 @@ import { compose, loadRevision, saveBlocks } from './store.js';
 
 /*
  * files.docWriteRevision: ops by block id against the revision the caller read. Editors write revisions; mode
- * suggest (commenters and up), or an agent writing a review-mode doc, files a suggestion instead (files.md: agents
+ * suggest (commenters and up), or an agent writing a review-mode doc, files a suggestion instead (agents
  * suggest, humans accept). Blocks changed since the base are CONFLICT naming them; untouched ones merge onto the
  * head. The event carries ids, counts and hashes only.
  */

@@ -9,7 +9,7 @@ import { readableMemo, readTarget, type Target, type TargetType } from '../../re
 import type { FamilySet } from '../../core/family.js';
 
 /*
- * Pins (files.md: file.pin, files.pin): a readable record pinned to a place, at most 50 live per place. The org
+ * Pins (file.pin, files.pin): a readable record pinned to a place, at most 50 live per place. The org
  * home takes anyone's pins; a team or workstream place must be readable; a folder place needs role editor on the
  * folder. Pins at a place are serialised on an advisory lock of the place, so two pins cannot both take the 50th.
  */

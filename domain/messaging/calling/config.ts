@@ -1,5 +1,5 @@
 /**
- * LiveKit settings (messaging.md section 5), read once from the environment by the CLI and passed down
+ * LiveKit settings (docs/configuration.md), read once from the environment by the CLI and passed down
  * (runtime options -> DomainConfig.livekit, declared below). Unset, calling is control plane and record only: no media tokens,
  * no room or egress calls.
  */

@@ -16,9 +16,10 @@ import { recordVisibility } from '../../event-records.js';
 import { callingReferences } from './references.js';
 
 /*
- * calling.*: a call is a huddle in a channel (messaging.md). start, join, invite and getDetails here; leaving and
- * ending in leave.ts; mute, lock, hands, reactions and chat in controls.ts; recording and the transcript in their
- * own files. Events carry ids, counts and statuses only (and ledger/redact.ts strips body-like fields anyway).
+ * calling.*: a call is a huddle in a channel (docs/families/messaging.md). start, join, invite and getDetails here;
+ * leaving and ending in leave.ts; mute, lock, hands, reactions and chat in controls.ts; recording and the transcript
+ * in their own files. Events carry ids, counts and statuses only (and ledger/redact.ts strips body-like fields
+ * anyway).
  */
 
 export const start = handler(c.start, async (ctx, p) => {

@@ -8,7 +8,7 @@ import type { HandlerCtx } from '../../core/handler.js';
 import type { LivekitConfig } from './config.js';
 
 /*
- * LiveKit (messaging.md section 5): a join token per participant (identity = principal id, room = call id,
+ * LiveKit (docs/families/messaging.md, Calls): a join token per participant (identity = principal id, room = call id,
  * observers cannot publish), minted in the call; room and egress calls only after the call's commit, never inside
  * a transaction (a LiveKit server that hangs must not hold a row lock, and PGlite has a single connection).
  * Each is retried a few times with backoff and logged when it finally fails. Not a pg-boss job: a job's effect

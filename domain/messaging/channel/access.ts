@@ -2,7 +2,7 @@ import { conflict, notFound } from '../../../protocol/errors.js';
 import type { Queryable } from '../../../db/types.js';
 
 /*
- * Who may see and write a channel (messaging.md section 3), one place for messaging, channel and calling:
+ * Who may see and write a channel (docs/families/messaging.md), one place for messaging, channel and calling:
  * - a private channel, group or DM the caller is not in is NOT_FOUND, as is another org's or an unknown one;
  * - a public channel is readable org-wide; writing to it without membership is CONFLICT `not a member of ch_…`;
  * - observers only read and react; an archived channel refuses writes.

@@ -6,7 +6,7 @@ import { requireMembers } from './create.js';
 import { addMembers, lockedOwners, memberRow, toMember } from './model.js';
 
 /*
- * Membership (messaging.md section 3): who may add whom depends on the channel's kind; anyone leaves, owners and
+ * Membership (docs/families/messaging.md): who may add whom depends on the channel's kind; anyone leaves, owners and
  * admins remove others; only owners touch owners and admins; a channel always keeps one owner; a DM's set is fixed.
  */
 

@@ -11,10 +11,10 @@ export { requireSeat, seatUsage } from './seats.js';
 export { DEFAULT_BILLING_PLANS } from './config.js';
 
 /*
- * billing.update and GET /api/v1/org/billing. No payment provider in v1 (people.md section 5): the subscription
- * is the org's record of what it pays for, and its seats are the limits every access grant checks (requireSeat).
- * Events carry the plan, cycle and seat counts (the org's own figures) and the NAMES of contact and taxId when
- * they change, never their values.
+ * billing.update and GET /api/v1/org/billing. No payment provider in v1 (docs/families/people.md, Billing): the
+ * subscription is the org's record of what it pays for, and its seats are the limits every access grant checks
+ * (requireSeat). Events carry the plan, cycle and seat counts (the org's own figures) and the NAMES of contact and
+ * taxId when they change, never their values.
  */
 
 const toBilling = (r: SubscriptionRow) => ({
@@ -60,7 +60,7 @@ export const update = handler(
     }
     const fields = before ? FIELDS.filter((f) => next[f] !== (f === 'seats' || f === 'agentSeats' ? Number(before[COLUMN[f]]) : before[COLUMN[f]])) : [...FIELDS];
     const figures = { plan: next.plan, cycle: next.cycle, seats: next.seats, agentSeats: next.agentSeats };
-    // An agent commits money only with a human's approval (people.md: the agent lane); asked once the act is known valid.
+    // An agent commits money only with a human's approval (docs/families/people.md); asked once the act is known valid.
     const signature = {
       actionClass: 'billing.update',
       subjectId: ctx.orgId,

@@ -2,9 +2,9 @@ import { conflict } from '../../../protocol/errors.js';
 import type { Queryable } from '../../../db/types.js';
 
 /*
- * Seats (people.md, billing): a human seat is an active human with a live key or a pending, unexpired invitation;
- * an agent seat is an active agent with a live key. Suspended, deactivated, archived and directory-only members
- * (no key) are free. An org without a subscription row has no limits.
+ * Seats (docs/families/people.md, Billing): a human seat is an active human with a live key or a pending, unexpired
+ * invitation; an agent seat is an active agent with a live key. Suspended, deactivated, archived and directory-only
+ * members (no key) are free. An org without a subscription row has no limits.
  */
 
 export interface SubscriptionRow {

@@ -83,7 +83,7 @@ export const create = handler(
     if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'params.teamIds');
     // Seats last among the checks: its lock is held to commit, taken after the people lock like every path.
     await requireSeat(ctx.q, ctx.orgId, 'human', 'params.email');
-    // An agent grants access only with a human's approval (people.md: the agent lane).
+    // An agent grants access only with a human's approval (docs/families/people.md, Agent lane).
     const proof = laneHold(ctx.principal, 'invitation.create')
       ? await ctx.requireSignature({
           actionClass: 'invitation.create',

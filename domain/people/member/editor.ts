@@ -4,8 +4,8 @@ import { getMember } from './model.js';
 
 /*
  * member.getEditorOptions: what a member form needs and nothing else to fetch (HiBob's fields metadata): each
- * field's type and limits, then the valid values of the fields that choose from a list. Bounded: teams are at
- * most 1,000 per org (people.md section 8), managers are capped at `limit` with the total.
+ * field's type and limits, then the valid values of the fields that choose from a list. Bounded: teams are read
+ * up to 1,000 per org, managers are capped at `limit` with the total.
  */
 
 const TIME_ZONES = [...Intl.supportedValuesOf('timeZone'), 'UTC'].sort();

@@ -6,7 +6,7 @@ import { Annotation, ANNOTATION_STATUSES, annotationId, clientMsgId, FileSelecto
 import { Pin, Place } from '../file.js';
 
 /**
- * The drive's comment and pin views (files.md section 3): files.comments, commentAdd and commentResolve read and
+ * The drive's comment and pin views (docs/families/files.md): files.comments, commentAdd and commentResolve read and
  * write the annotation store (the same rows as annotation.list); files.pin is file.pin for a file. Viewers read
  * comments, commenters comment and resolve.
  */

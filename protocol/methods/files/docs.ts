@@ -3,7 +3,7 @@ import { method } from '../../contract.js';
 import { id, limit, proofFields, text } from '../../schema.js';
 
 /**
- * Native docs (files.md section 1, Doc model): ProseMirror JSON with Tiptap StarterKit names, in tabs (`tab_`) of
+ * Native docs (docs/families/files.md, Docs): ProseMirror JSON with Tiptap StarterKit names, in tabs (`tab_`) of
  * top-level blocks with stable ids (`blk_`). Writes name blocks, never offsets: replace, insert, delete,
  * replaceText and setContent, as JSON or GitHub-flavoured Markdown, against the revision you read (baseRevision):
  * ops on blocks changed since then are CONFLICT naming them, the rest merge onto the head. Revisions are immutable.

@@ -3,7 +3,7 @@ import { method } from '../../contract.js';
 import { id, limit, proofFields, text } from '../../schema.js';
 
 /**
- * The drive (files.md sections 2-3): folders, native files and uploads the org owns, their place, trash, stars,
+ * The drive (docs/families/files.md): folders, native files and uploads the org owns, their place, trash, stars,
  * shares and exports. Roles viewer < commenter < editor < manager come from grants along the file's path; a file
  * you hold no role on does not exist for you (NOT_FOUND), too low a role is FORBIDDEN_SCOPE naming it.
  */

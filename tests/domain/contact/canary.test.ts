@@ -3,9 +3,9 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/c
 import { expectOk } from '../../helpers/calls.js';
 
 /*
- * The redaction canary for contact.* and contacts.* (WORKSPACE.md section 4): a canary in every free-text field
- * (names, emails, phones' labels, organisations, titles, queries), including refused inputs, over HTTP and MCP.
- * No event and no log line shows it; refusals name fields, not values.
+ * The redaction canary for contact.* and contacts.* (docs/security.md, Free text stays out of the ledger): a canary
+ * in every free-text field (names, emails, phones' labels, organisations, titles, queries), including refused inputs,
+ * over HTTP and MCP. No event and no log line shows it; refusals name fields, not values.
  */
 
 const C = 'zqcontactcanary4417';

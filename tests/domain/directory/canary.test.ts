@@ -3,7 +3,7 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/c
 import { expectOk } from '../../helpers/calls.js';
 
 /*
- * The redaction canary (WORKSPACE.md section 4, directory design section 8): a canary in every free-text field
+ * The redaction canary (docs/security.md, Free text stays out of the ledger): a canary in every free-text field
  * of every directory write and read, in names, channel values, labels, notes, tags, addresses and queries, over
  * HTTP and MCP, including refused inputs. No event and no log line shows it; refusals name fields, not values.
  */

@@ -5,7 +5,7 @@ import { testServer, type TestServer } from '../../helpers/harness.js';
 import { newOrg, newPerson } from './kit.js';
 import { ok } from '../../helpers/calls.js';
 
-/** The dedupe rule (directory design, section 2): each rule's score, a name alone never pairs, dismissals stick. */
+/** The dedupe rule (domain/directory/dedupe.ts): each rule's score, a name alone never pairs, dismissals stick. */
 
 let s: TestServer;
 beforeAll(async () => {

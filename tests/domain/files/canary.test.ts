@@ -3,9 +3,10 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/c
 import { tinyPdf } from './drive-kit.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of the drive (file names, upload bytes and
- * their extracted text, search words, an outside email) and the guest link's token show in no ledger event and no
- * log line; the token is in no stored idempotency frame either (sealed), and guest page requests log no token.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of the drive
+ * (file names, upload bytes and their extracted text, search words, an outside email) and the guest link's token show
+ * in no ledger event and no log line; the token is in no stored idempotency frame either (sealed), and guest page
+ * requests log no token.
  */
 
 const CANARY = 'Okapi-Canary-7731';

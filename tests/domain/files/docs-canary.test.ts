@@ -3,9 +3,9 @@ import { structured } from '../../mcp/fixtures.js';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): doc text, tab titles and the text of ops (Markdown, JSON, find/replace) show in
- * no ledger event and no log line, across every doc method, suggestions and a held accept included, refusals too;
- * and no write's MCP result echoes them (reads return the doc, as they must).
+ * Redaction (docs/security.md, Free text stays out of the ledger): doc text, tab titles and the text of ops
+ * (Markdown, JSON, find/replace) show in no ledger event and no log line, across every doc method, suggestions and a
+ * held accept included, refusals too; and no write's MCP result echoes them (reads return the doc, as they must).
  */
 
 const CANARY = 'Quokka-Canary-7731';

@@ -6,7 +6,7 @@ import { blobWorld, put, type Backend, type BlobWorld } from '../../blobs/kit.js
 import { approved, eventsAfter, head, held, ok, refused } from '../../helpers/calls.js';
 import { driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
 
-/* files.md section 7, the drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
+/* The drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
 
 const PDF_HEAD = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n3 0 obj\n<< /Length 0 >>\nstream\n', 'latin1');
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of the channel family and the messaging
- * core (a channel's name, topic and title, a message's text, its idempotencyId, a search query) shows in no ledger
- * event and no log line, the held broadcast included.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of the channel
+ * family and the messaging core (a channel's name, topic and title, a message's text, its idempotencyId, a search
+ * query) shows in no ledger event and no log line, the held broadcast included.
  */
 
 const CANARY = 'okapi-canary-7731';

@@ -5,9 +5,9 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/c
 import { until } from '../../jobs/kit.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of the lifecycle (a scheduled text, an
- * edit, a poll's question and options, a bookmark's title and URL, a shortcode) shows in no ledger event and no log
- * line, the scheduled message's job, an agent's held delete and the refusals included.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of the lifecycle
+ * (a scheduled text, an edit, a poll's question and options, a bookmark's title and URL, a shortcode) shows in no
+ * ledger event and no log line, the scheduled message's job, an agent's held delete and the refusals included.
  */
 
 const CANARY = 'Okapi-Canary-4412';

@@ -6,7 +6,7 @@ import { expectOk, head, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { openOrgStream } from '../../helpers/org-stream.js';
 import { history, msgOrg, newChannel, say, type MsgOrg } from './core-kit.js';
 
-/* Acceptance scenarios 1, 2, 5 and 6 of messaging.md section 7, end to end over HTTP (5 over a real socket). */
+/* Messaging's acceptance scenarios 1, 2, 5 and 6, end to end over HTTP (5 over a real socket). */
 
 let o: MsgOrg;
 beforeAll(async () => {

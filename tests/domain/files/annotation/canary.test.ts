@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helpers/canary.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of annotations, comments and pins (bodies,
- * a doc quote with its prefix and suffix, the doc text a quote is captured from, clientMsgIds) shows in no ledger
- * event and no log line, across every method of annotation.*, file.* and the files comment views, over HTTP and MCP.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of annotations,
+ * comments and pins (bodies, a doc quote with its prefix and suffix, the doc text a quote is captured from,
+ * clientMsgIds) shows in no ledger event and no log line, across every method of annotation.*, file.* and the files
+ * comment views, over HTTP and MCP.
  */
 
 const CANARY = 'Quokka-Canary-5521';

@@ -3,7 +3,7 @@ import { annOrg, someEvent, task, type AnnOrg } from './kit.js';
 import { eventsAfter, head, ok } from '../../../helpers/calls.js';
 
 /*
- * Acceptance scenario 5 (files.md section 7), end to end over HTTP: threads on a doc range, on a ledger event and on
+ * The files group's acceptance scenario 5, end to end over HTTP: threads on a doc range, on a ledger event and on
  * a task. Doc revisions re-anchor open threads in their own transaction: edited text keeps its anchor, text moved to
  * another block takes the anchor along, a deleted block orphans it. files.comments and annotation.list return the
  * same row.

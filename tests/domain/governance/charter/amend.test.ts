@@ -4,7 +4,7 @@ import { appended, charterGet, govOrg, type GovOrg } from './setup.js';
 import { proposal, record } from '../decision/setup.js';
 import { setRights } from '../../../helpers/people.js';
 
-/* charter.amend, and governance.md section 7 acceptance scenario 4 end to end. */
+/* charter.amend, and governance's acceptance scenario 4 end to end. */
 
 let o: GovOrg;
 beforeAll(async () => {

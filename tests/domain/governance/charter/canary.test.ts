@@ -3,9 +3,9 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helper
 import { CHARTER_DECIDER } from './setup.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of the charter (title, mission, heading,
- * body, clauses, every colleague text field), written directly, held, approved and amended, shows in no ledger
- * event and no log line.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of the charter
+ * (title, mission, heading, body, clauses, every colleague text field), written directly, held, approved and amended,
+ * shows in no ledger event and no log line.
  */
 
 const CANARY = 'Zebra-Canary-7731';

@@ -3,9 +3,9 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helper
 import { DECIDER_SCOPES } from './setup.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of the decision family (title, context,
- * decision, consequences, amendment, link, outcome, reason, comment and adjustment bodies) shows in no ledger event
- * and no log line, across every method, holds included.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of the decision
+ * family (title, context, decision, consequences, amendment, link, outcome, reason, comment and adjustment bodies)
+ * shows in no ledger event and no log line, across every method, holds included.
  */
 
 const CANARY = 'Zebra-Canary-7731';

@@ -5,7 +5,7 @@ import { err, eventsAfter, head, held, ok, rpc } from '../../../helpers/calls.js
 import { file, proposal, record } from './setup.js';
 import { setRights } from '../../../helpers/people.js';
 
-/* governance.md section 7: acceptance scenarios 1, 2 and the decision parts of 3, end to end over HTTP. */
+/* Governance's acceptance scenarios 1, 2 and the decision parts of 3, end to end over HTTP. */
 
 describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signature, held adoption decided by the CEO', () => {
   it('agent proposes (replay: no new event); adopt -> CONFLICT naming the CFO; CFO signs; adopt holds; CFO resolve refused; CEO approves; retry adopts; reuse refused', async ({ decision: o }) => {

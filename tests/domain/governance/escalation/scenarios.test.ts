@@ -4,7 +4,7 @@ import { daysLater } from './setup.js';
 import { mutate, ok, refused } from '../../../helpers/calls.js';
 import { setRights } from '../../../helpers/people.js';
 
-/* governance.md section 7: the escalation half of scenario 6, end to end over HTTP on the test clock. */
+/* Governance's acceptance scenario 6, its escalation half, end to end over HTTP on the test clock. */
 
 describe('scenario 6 (escalation half): an escalation climbs with the clock; an agent cannot resolve it', () => {
   it('raised at level 1; the test clock past escalateAfter -> level 2 and its assignee; an agent’s resolve -> FORBIDDEN_SCOPE', async ({ escalation: o }) => {

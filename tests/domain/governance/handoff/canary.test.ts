@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helpers/canary.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of escalation and handoff (an escalation's
- * title and resolution, an offer's brief, a decline's and a cancel's reason) shows in no ledger event and no log
- * line, across every method, the held offer included.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of escalation
+ * and handoff (an escalation's title and resolution, an offer's brief, a decline's and a cancel's reason) shows in no
+ * ledger event and no log line, across every method, the held offer included.
  */
 
 const CANARY = 'Okapi-Canary-4412';

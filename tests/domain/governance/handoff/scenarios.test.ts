@@ -5,7 +5,7 @@ import { eventsAfter, head, ok, refused } from '../../../helpers/calls.js';
 import { context, daysLater, task } from '../escalation/setup.js';
 import { setRights } from '../../../helpers/people.js';
 
-/* governance.md section 7: scenario 5 and the handoff part of scenario 3, end to end over HTTP. */
+/* Governance's acceptance scenario 5 and the handoff part of scenario 3, end to end over HTTP. */
 
 describe('scenario 3 (handoff part): no rights declared -> handoff.offer answers 423', () => {
   it('handoff.* answer GOVERNANCE_NOT_READY until governance.set_decision_rights, appending nothing', async ({ escalation: o }) => {

@@ -6,7 +6,7 @@ import { onPostgres, type TestClient } from '../../../helpers/harness.js';
 /*
  * policy.publish and GET /policy: versions by key, retire, settings applied to the books at publish (the floor
  * raised only with a second human, whoever calls; the promise grace days honoured by receivables), and the rules
- * in force in one read. Includes the policy half of governance.md acceptance scenario 6.
+ * in force in one read. Includes the policy half of governance's acceptance scenario 6.
  */
 
 let s: BooksServer;

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helpers/canary.js';
 
 /*
- * Redaction (WORKSPACE.md section 4): a canary in every free-text field of calling (a call's title, chat text and
- * its idempotencyId, a reaction's shortcode, a transcript line's text and speaker label) shows in no ledger
- * event, no log line and no stored idempotency frame, across every method, the held recording included.
+ * Redaction (docs/security.md, Free text stays out of the ledger): a canary in every free-text field of calling (a
+ * call's title, chat text and its idempotencyId, a reaction's shortcode, a transcript line's text and speaker label)
+ * shows in no ledger event, no log line and no stored idempotency frame, across every method, the held recording
+ * included.
  */
 
 const CANARY = 'Okapi-Canary-7719';

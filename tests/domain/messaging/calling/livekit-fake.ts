@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { LivekitConfig } from '../../../../domain/messaging/calling/config.js';
 
 /*
- * The one stand-in the design allows (no livekit-server in Debian or npm): a loopback HTTP server speaking
+ * A stand-in for LiveKit, since no livekit-server is in Debian or npm: a loopback HTTP server speaking
  * LiveKit's Twirp JSON endpoints that calling uses (RoomService GetParticipant, MutePublishedTrack,
  * RemoveParticipant, DeleteRoom; Egress StartRoomCompositeEgress, StopEgress). Every request's bearer token is
  * verified with the SDK's own TokenVerifier and recorded with its grant; rooms hold whoever the test puts in.

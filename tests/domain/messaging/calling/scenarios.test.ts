@@ -4,7 +4,7 @@ import { mediaSettled } from '../../../../domain/messaging/calling/media.js';
 import { callOrg, channel, participant, startCall, type CallOrg } from './kit.js';
 import { fakeLivekit, type FakeLivekit } from './livekit-fake.js';
 
-/* messaging.md section 7: scenario 4 (a call) end to end, with LiveKit; scenario 6's bad inputs for calling. */
+/* Messaging's acceptance scenario 4 (a call) end to end, with LiveKit; scenario 6's bad inputs for calling. */
 
 let lk: FakeLivekit;
 let o: CallOrg;

@@ -7,10 +7,10 @@ import { connectInMemory, structured, toolError } from '../../../mcp/fixtures.js
 import { newTask } from '../../../helpers/tasks.js';
 
 /*
- * admin.deactivate / admin.reactivate: the kill switch (people.md scenario 3). Suspension blocks a member's keys
- * from its very next call on every face without revoking them, releases its board claims back to ready and ends
- * its inbox sessions; reactivation makes the same keys work again. Reasons are free text: a canary planted in
- * every one must never reach the ledger.
+ * admin.deactivate / admin.reactivate: the kill switch (the people group's acceptance scenario 3). Suspension blocks
+ * a member's keys from its very next call on every face without revoking them, releases its board claims back to
+ * ready and ends its inbox sessions; reactivation makes the same keys work again. Reasons are free text: a canary
+ * planted in every one must never reach the ledger.
  */
 
 const CANARY = 'canary-7f3e-kill-switch';

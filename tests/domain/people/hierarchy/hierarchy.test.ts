@@ -5,7 +5,8 @@ import { eventsAfter, expectOk, head } from '../../../helpers/calls.js';
 
 /*
  * hierarchy.set (a reorg in one call, checked as one forest, against the chart revision; an agent's holds for a
- * human) and GET /hierarchy (tree and flat, position order, dotted lines, bounds). Scenario 5 of people.md.
+ * human) and GET /hierarchy (tree and flat, position order, dotted lines, bounds). The people group's acceptance
+ * scenario 5.
  */
 
 let s: TestServer;

@@ -6,7 +6,7 @@ import { startSink, type Sink } from '../../../mail/sink.js';
 import { relayConfig } from '../../../mail/kit.js';
 
 /*
- * Scenario 1 (people.md section 7), end to end through a real SMTP listener: invitation.create -> the mail
+ * The people group's acceptance scenario 1, end to end through a real SMTP listener: invitation.create -> the mail
  * arrives -> the link from it is accepted on /join -> the key works; whoami and /directory show Dan. The same
  * idempotency key replays the same frame with no event; a second invite is a CONFLICT; after a resend the old
  * link is dead.

@@ -3,10 +3,10 @@ import { canaryServer, expectNoCanary, type CanaryServer } from '../../../helper
 import { expectOk } from '../../../helpers/calls.js';
 
 /*
- * The redaction canary across the ten people families (WORKSPACE.md section 4): a canary in every free-text
- * field of every write, over HTTP and MCP, including refused inputs. No event, log line (gateway at trace and
- * the runtime's logger) or stored idempotency frame shows it, and no secret (an invitation link, a key shown on
- * /join) reaches the ledger, the logs or an idempotency row in the clear.
+ * The redaction canary across the ten people families (docs/security.md, Free text stays out of the ledger): a canary
+ * in every free-text field of every write, over HTTP and MCP, including refused inputs. No event, log line (gateway
+ * at trace and the runtime's logger) or stored idempotency frame shows it, and no secret (an invitation link, a key
+ * shown on /join) reaches the ledger, the logs or an idempotency row in the clear.
  */
 
 const CANARY = 'zqcanary4410';

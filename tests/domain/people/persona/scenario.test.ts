@@ -4,8 +4,8 @@ import { testServer, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, head } from '../../../helpers/calls.js';
 
 /*
- * people.md acceptance scenario 2, "Agent hire": generateAgentId -> pairing.approve {agentId} -> key; a stable
- * whoami prompt hash; the agent's editField instructions -> hold; its sponsor approves; the retry with the
+ * The people group's acceptance scenario 2, "Agent hire": generateAgentId -> pairing.approve {agentId} -> key; a
+ * stable whoami prompt hash; the agent's editField instructions -> hold; its sponsor approves; the retry with the
  * approvalId -> version 2; regenerate twice -> changed:false. Plus the agent lane of every persona write.
  */
 

@@ -8,8 +8,8 @@ import { connectInMemory, toolError } from '../../../mcp/fixtures.js';
 import { newTask, newWorkstream } from '../../../helpers/tasks.js';
 
 /*
- * user.deactivate (people.md scenario 4, offboarding): one transaction revokes every way in and hands every piece
- * of work on. The reason is free text: a canary planted in it never reaches the ledger.
+ * user.deactivate (the people group's acceptance scenario 4, offboarding): one transaction revokes every way in and
+ * hands every piece of work on. The reason is free text: a canary planted in it never reaches the ledger.
  */
 
 const CANARY = 'canary-51ab-offboard';

@@ -5,9 +5,9 @@ import { allEvents, testServer, type TestClient, type TestServer } from '../../.
 import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 
 /*
- * Roles (people.md): human tiers member and viewer join admin and approver; a human's role is the ceiling of its
- * keys (mint refuses more); user.updateRole re-tiers live keys in place; the last admin stays; an agent widening a
- * role holds for a human (retry mode, user.update_role).
+ * Roles (docs/families/people.md): human tiers member and viewer join admin and approver; a human's role is the
+ * ceiling of its keys (mint refuses more); user.updateRole re-tiers live keys in place; the last admin stays; an
+ * agent widening a role holds for a human (retry mode, user.update_role).
  */
 
 let s: TestServer;
