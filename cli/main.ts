@@ -51,6 +51,8 @@ Commands:
                                          server also does it every BLOB_GC_INTERVAL_MS); --dry-run lists them
   pglite-template                        create the migrated empty PGlite database that new data dirs (and the
                                          tests' in-memory databases) are copied from; npm install runs it
+  docs-reference [--check]               write docs/reference/ (methods, reads and MCP desks) from the registry and
+                                         the contracts; --check exits 1 when they are out of date
   help                                   this text
 
 ${ENV_HELP}`;
@@ -96,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
       state: { type: 'string' },
       from: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      check: { type: 'boolean' },
       limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -134,6 +137,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${await withDb((db) => blobsGcCommand(db, blobs, { dryRun: values['dry-run'] === true }))}\n`);
       return 0;
     }
+    case 'docs-reference':
+      return (await import('./reference.js')).docsReferenceCommand(values.check === true);
     case 'pglite-template':
       return pgliteTemplateCommand(loadConfig().pgliteTemplateDir, (line) => process.stdout.write(`${line}\n`));
     case 'ai-settings': {
