@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { buildCatalog, type Catalog } from '../mcp/catalog.js';
 import { DESKS } from '../mcp/desks.js';
-import { toolNameFor } from '../mcp/names.js';
-import { hiddenBecause, parseSelection, toolsetsOf } from '../mcp/toolsets.js';
+import { hiddenBecause, parseSelection } from '../mcp/toolsets.js';
 import type { Principal } from '../domain/core/auth.js';
 import { fromProjectRoot } from '../db/project-root.js';
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
@@ -59,20 +59,13 @@ function methodsPage(): Page {
 }
 
 /**
- * The deployed tools a desk lists for a key that holds every scope, by the same rule a session applies
- * (mcp/toolsets.ts: parseSelection, hiddenBecause); a real key sees those of them its scopes allow.
+ * The deployed tools a desk lists for a key that holds every scope: the MCP catalog of the deployed handlers, cut by
+ * the rule a session applies (mcp/toolsets.ts); a real key sees those of them its scopes allow.
  */
-function deskTools(desk: string): string[] {
+function deskTools(catalog: Catalog, desk: string): string[] {
   const selection = parseSelection({ toolsets: desk }, []);
   const everyScope = { scopes: { has: () => true } } as unknown as Principal;
-  const targets = [
-    ...[...METHODS.values()].filter((m) => METHOD_HANDLERS.has(m.name)).map((m) => ({ target: m.name, family: m.family, scope: m.scope, readOnly: m.readOnly })),
-    ...[...READS.values(), ...STATIC_READS.values()].filter((r) => READ_HANDLERS.has(r.path)).map((r) => ({ target: r.path, family: r.path.split(/[./]/)[0], scope: r.scope, readOnly: true })),
-  ];
-  return targets
-    .filter((t) => !hiddenBecause({ ...t, tool: toolNameFor(t.target), toolsets: toolsetsOf(t.target, t.family) }, everyScope, selection))
-    .map((t) => toolNameFor(t.target))
-    .sort();
+  return catalog.entries.filter((e) => !hiddenBecause(e, everyScope, selection)).map((e) => e.tool);
 }
 
 function desksPage(): Page {
@@ -86,8 +79,9 @@ function desksPage(): Page {
     '`invoke_read` and `invoke_write`, which reach every other method. Listed here: the deployed tools for a key with',
     'every scope (a human\'s decisions, such as `approval_resolve`, are never listed unless the operator allows them).',
   ];
+  const catalog = buildCatalog(METHOD_HANDLERS, READ_HANDLERS);
   for (const [name, desk] of Object.entries(DESKS)) {
-    const tools = deskTools(name);
+    const tools = deskTools(catalog, name);
     lines.push('', `## ${name}`, '', cell(desk.summary), '');
     if (desk.toolsets.length) lines.push(`Toolsets: ${desk.toolsets.map((t) => `\`${t}\``).join(', ')}.`, '');
     lines.push(`${tools.length} tools: ${tools.map((t) => `\`${t}\``).join(', ')}.`);

@@ -33,7 +33,7 @@ export async function invokeMethod(
   }
   const spec = METHODS.get(method);
   const idempotent = spec !== undefined && spec.idempotent && spec.mutating;
-  const key = (opts.givenKey) ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
+  const key = opts.givenKey ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
   const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
   const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId, replayedKey: out.replayed && key ? key : undefined };

@@ -159,7 +159,7 @@ export function requireDeployed(selection: Selection, catalog: Catalog): void {
 /** Why a catalog tool is not listed for this principal and selection; undefined when it is listed. */
 export type Hidden = 'excluded' | 'humanDecision' | 'readOnly' | 'scope' | 'toolset';
 
-export function hiddenBecause(entry: Pick<CatalogEntry, 'tool' | 'target' | 'scope' | 'readOnly' | 'toolsets'>, principal: Principal, sel: Selection): Hidden | undefined {
+export function hiddenBecause(entry: CatalogEntry, principal: Principal, sel: Selection): Hidden | undefined {
   if (sel.exclude.has(entry.tool)) return 'excluded';
   if (HUMAN_DECISION_SCOPES.has(entry.scope) && !sel.humanDecisions) return 'humanDecision';
   if (sel.readOnly && !entry.readOnly) return 'readOnly';

@@ -46,7 +46,7 @@ export function replayBody(stored: StoredCall, bearer: string | undefined, scope
 }
 
 function withheldMessage(fields: readonly string[], ifLost: string, result: Record<string, unknown>): string {
-  const hint = ifLost.replace(/\{(\w+)\}/g, (whole, f: string) => (typeof result[f] === 'string' ? (result[f]) : whole));
+  const hint = ifLost.replace(/\{(\w+)\}/g, (whole, f: string) => (typeof result[f] === 'string' ? result[f] : whole));
   return (
     `${fields.join(' and ')} withheld: this replays the first call made with this idempotency key, whose secret is shown once; ` +
     `the server keeps it only encrypted under the API key that made that call, so only a retry with that same key gets it back. ` +

@@ -33,7 +33,7 @@ export class Params {
 /** A stored dynamic filter as a PartyFilter: known fields of the right type only (the list family validates it). */
 export function storedFilter(raw: Record<string, unknown> | null): PartyFilter {
   const f: PartyFilter = {};
-  const str = (k: keyof PartyFilter) => (typeof raw?.[k] === 'string' ? (raw[k]) : undefined);
+  const str = (k: keyof PartyFilter) => (typeof raw?.[k] === 'string' ? raw[k] : undefined);
   for (const k of ['orgId', 'tag', 'role', 'knownBy', 'updatedSince'] as const) if (str(k) !== undefined) (f as Record<string, string>)[k] = str(k)!;
   const status = str('status');
   if (status === 'active' || status === 'archived' || status === 'merged' || status === 'all') f.status = status;

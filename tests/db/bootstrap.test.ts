@@ -35,7 +35,7 @@ describe('bootstrap on an empty database', () => {
   it('three at once: exactly one creates org default and its key, the others find it', async () => {
     const dbs = await emptyDatabases(3);
     const outcomes = await Promise.allSettled(dbs.map((db) => bootstrapIfEmpty(db)));
-    const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o).reason));
+    const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason));
     expect(failed).toEqual([]);
     const created = outcomes.map((o) => (o as PromiseFulfilledResult<Awaited<ReturnType<typeof bootstrapIfEmpty>>>).value).filter(Boolean);
     expect(created).toHaveLength(1);

@@ -22,7 +22,7 @@ function capture() {
 }
 
 async function exercise(logger: object, secrets: string[]) {
-  const app = await buildApp({ runtime: s.runtime, logger: logger, rateLimitPerMinute: 5 });
+  const app = await buildApp({ runtime: s.runtime, logger, rateLimitPerMinute: 5 });
   try {
     const client = new TestClient(app, s.org.adminKey);
     const minted = await client.mint({ tier: 'agent' }, 'logged key');

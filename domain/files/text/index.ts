@@ -6,8 +6,8 @@ import { rtfText } from './rtf.js';
  * first PDF), Office Open XML and OpenDocument from their zipped XML (office.ts), RTF (rtf.ts).
  */
 
-export const PDF = 'application/pdf';
-export const RTF = 'application/rtf';
+const PDF = 'application/pdf';
+const RTF = 'application/rtf';
 
 /** Whether documentText reads the type. */
 export const readsText = (mime: string): boolean => mime === PDF || mime === RTF || readsOffice(mime);

@@ -13,7 +13,7 @@ export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 export const OOXML_DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const OOXML_XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const OOXML_PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
-export const ODF_TYPES = new Set(['application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation']);
+const ODF_TYPES = new Set(['application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation']);
 
 interface Reading {
   /** Which parts of the archive hold the text. */
@@ -137,7 +137,7 @@ function scan(xml: string, e: Elements): string {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /** The five predefined entities and numeric references; anything else is left as written. */
-export function decodeXml(s: string): string {
+function decodeXml(s: string): string {
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, ref: string) => {
     if (ref[0] !== '#') return ENTITIES[ref] ?? whole;
     const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);

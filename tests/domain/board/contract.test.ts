@@ -54,7 +54,7 @@ describe('board contract', () => {
     for (const [field, schema] of Object.entries(fieldsOf(c.query))) {
       expect(describedAs(schema), `${path}.${field} is described`).toBeTruthy();
     }
-    expect(c.query.safeParse({ ...(c.example), notAField: 1 }).success).toBe(false);
+    expect(c.query.safeParse({ ...c.example, notAField: 1 }).success).toBe(false);
   });
 
   it('ids in examples carry the right prefixes', () => {

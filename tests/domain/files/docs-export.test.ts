@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { documentText } from '../../../domain/files/text/index.js';
+import { OOXML_DOCX } from '../../../domain/files/text/office.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { download, driveOrg, type DriveOrg } from './drive-kit.js';
 import { makeDoc, readAll, sha256, write } from './docs-kit.js';
@@ -45,7 +46,7 @@ async function exported(format: string, revision?: number): Promise<{ bytes: Buf
 }
 
 const textOfOffice = (bytes: Buffer) =>
-  documentText(bytes, bytes.subarray(0, 4).toString('latin1') === '%PDF' ? 'application/pdf' : 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+  documentText(bytes, bytes.subarray(0, 4).toString('latin1') === '%PDF' ? 'application/pdf' : OOXML_DOCX);
 
 describe('doc exports', () => {
   it('md: GFM of every tab, each under its title', async () => {
