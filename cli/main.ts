@@ -51,7 +51,7 @@ Commands:
                                          server also does it every BLOB_GC_INTERVAL_MS); --dry-run lists them
   pglite-template                        create the migrated empty PGlite database that new data dirs (and the
                                          tests' in-memory databases) are copied from; npm install runs it
-  docs-reference [--check]               write docs/reference/ (methods, reads and MCP desks) from the registry and
+  docs-reference [--check]               write docs/reference/ (methods, reads, MCP desks, event kinds) from the registry and
                                          the contracts; --check exits 1 when they are out of date
   help                                   this text
 

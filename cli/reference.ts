@@ -5,12 +5,14 @@ import { hiddenBecause, parseSelection } from '../mcp/toolsets.js';
 import type { Principal } from '../domain/core/auth.js';
 import { fromProjectRoot } from '../db/project-root.js';
 import { FAMILIES, METHODS, READS, STATIC_READS } from '../protocol/registry.js';
-import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
+import { DEPLOYED, METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
+import { methodEvents, RENAMED_KINDS, SYSTEM_EVENTS } from '../protocol/events.js';
 
 /*
  * The reference pages generated from the registry, the deployed handlers' contracts and the MCP desks:
  * docs/reference/methods.md (every method and read: scope, flags, whether this server deploys it, what it does)
- * and docs/reference/mcp-desks.md (each desk's tools). `npm run cli -- docs-reference` writes them;
+ * docs/reference/mcp-desks.md (each desk's tools) and docs/reference/events.md (every event kind and what appends it).
+ * `npm run cli -- docs-reference` writes them;
  * tests/docs/reference.test.ts fails when they differ from what the code says.
  */
 
@@ -89,8 +91,47 @@ function desksPage(): Page {
   return { path: 'docs/reference/mcp-desks.md', text: `${lines.join('\n')}\n` };
 }
 
+/** Every event kind this server appends, by family: what appends it and the names it had before the grammar. */
+function eventsPage(): Page {
+  const by = new Map<string, Map<string, string[]>>(); // family -> kind -> appended by
+  const add = (family: string, kind: string, source: string) => {
+    const kinds = by.get(family) ?? new Map<string, string[]>();
+    kinds.set(kind, [...(kinds.get(kind) ?? []), source]);
+    by.set(family, kinds);
+  };
+  for (const [name, h] of METHOD_HANDLERS) {
+    const family = METHODS.get(name)!.family;
+    for (const kind of methodEvents(family, h.contract)) add(family, kind, `\`${name}\`${h.contract.events?.includes(kind) ? '' : ' (held)'}`);
+  }
+  for (const job of DEPLOYED.jobs) for (const kind of job.events) add(job.name.split('.')[0], kind, `job \`${job.name}\``);
+  for (const [kind, what] of Object.entries(SYSTEM_EVENTS)) add(kind.split('.')[0], kind, what);
+  const lines = [
+    '# Ledger event kinds',
+    '',
+    GENERATED,
+    '',
+    'Every call of an M method appends one event to its org\'s chain, in the same transaction. Its `kind` follows one',
+    'grammar, `<family>.<noun>.<verb>` as the spec\'s `books.bill.approve`: lowercase, the words of a segment joined by',
+    '`_`, the verb the act in the present tense. The board keeps the spec\'s own kinds (`item.created`,',
+    '`workstream.moved`): the one exception. A signature act held for a human appends `<family>.signature.hold`.',
+    '',
+    'Kinds are permanent: an event keeps the kind it was appended with. The kinds renamed when the grammar was decided',
+    '(2026-11) are listed under "was"; `GET /events?kind=` and the stream find an event by its current name or the name',
+    'it had, and either name finds both ([the API page](../api.md)). Each method\'s kinds are in its contract (`events`), in OpenAPI',
+    '(`x-events`) and in MCP\'s `describe_method`.',
+  ];
+  for (const family of [...by.keys()].sort()) {
+    lines.push('', `## ${family}`, '', '| kind | appended by | was |', '| --- | --- | --- |');
+    for (const [kind, sources] of [...by.get(family)!].sort(([a], [b]) => a.localeCompare(b))) {
+      const was = RENAMED_KINDS.filter((r) => r.now === kind).map((r) => `\`${r.was}\``);
+      lines.push(`| \`${kind}\` | ${cell([...new Set(sources)].join(', '))} | ${was.join(', ')} |`);
+    }
+  }
+  return { path: 'docs/reference/events.md', text: `${lines.join('\n')}\n` };
+}
+
 export function referencePages(): Page[] {
-  return [methodsPage(), desksPage()];
+  return [methodsPage(), desksPage(), eventsPage()];
 }
 
 /** `npm run cli -- docs-reference [--check]`: write the pages, or (with --check) exit 1 naming those that differ. */

@@ -11,7 +11,7 @@ export interface AiSettingsChange {
 
 /**
  * An operator act (npm run cli -- ai-settings): set an org's AI budget and whether the audit keeps bodies.
- * Ledgered like the other operator acts, with the system actor, as `org.ai.settings`.
+ * Ledgered like the other operator acts, with the system actor, as `org.ai_settings.update`.
  */
 export async function setAiSettings(db: Db, slug: string, change: AiSettingsChange): Promise<{ monthlyBudgetMicroUsd: number | null; storeBodies: boolean }> {
   return db.tx(async (q) => {
@@ -30,7 +30,7 @@ export async function setAiSettings(db: Db, slug: string, change: AiSettingsChan
       monthlyBudgetMicroUsd: row.monthly_budget_micro_usd === null ? null : Number(row.monthly_budget_micro_usd),
       storeBodies: row.store_bodies,
     };
-    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.ai.settings', entityId: org.orgId, actor: '', payload: { ...settings, by: 'system' } });
+    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.ai_settings.update', entityId: org.orgId, actor: '', payload: { ...settings, by: 'system' } });
     return settings;
   });
 }

@@ -8,7 +8,7 @@ import { type CreatedOrg, type MintRequest, type MintedKey, createOrg, findOrgBy
  * the API.
  */
 
-/** A top-level org: its chain starts with its own `org.created` event. */
+/** A top-level org: its chain starts with its own `org.record.create` event. */
 export async function systemCreateOrg(db: Db, p: { slug: string; name: string; adminKey?: string }): Promise<CreatedOrg & { event: AppendedEvent }> {
   return db.tx((q) => createOrgLedgered(q, p));
 }
@@ -17,7 +17,7 @@ async function createOrgLedgered(q: Queryable, p: { slug: string; name: string; 
   const created = await createOrg(q, { ...p, parentOrgId: null, createdBy: '' });
   const event = await appendEvent(q, created.orgId, {
     family: 'org',
-    kind: 'org.created',
+    kind: 'org.record.create',
     entityId: created.orgId,
     actor: '',
     payload: { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId, by: 'system' },
@@ -33,7 +33,7 @@ export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest,
     const org = await findOrgBySlug(q, slug);
     if (!org) throw new Error(`org ${slug} not found`);
     const minted = await mintKey(q, org.orgId, { ...req, createdBy: '' });
-    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.key.minted', entityId: minted.keyId, actor: '', payload: { ...mintedKeyEvent(minted), by: 'system' } });
+    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.key.mint', entityId: minted.keyId, actor: '', payload: { ...mintedKeyEvent(minted), by: 'system' } });
     return minted;
   });
 }

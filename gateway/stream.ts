@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ApiError, ERROR_STATUS } from '../protocol/errors.js';
+import { matchKind, kindMatches } from '../protocol/events.js';
 import { errorFrame } from '../protocol/frames.js';
 import { ledgerReadContracts } from '../protocol/reads/ledger.js';
 import { tierScopeNote } from '../protocol/scopes.js';
@@ -79,7 +80,9 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
       throw err;
     }
 
-    const asked = (e: FeedEvent) => (query.family === undefined || e.row.family === query.family) && (query.kind === undefined || e.row.kind === query.kind);
+    // A kind asked for finds the events appended under its earlier names too (protocol/events.ts).
+    const kind = query.kind === undefined ? undefined : matchKind(query.kind);
+    const asked = (e: FeedEvent) => (query.family === undefined || e.row.family === query.family) && (kind === undefined || kindMatches(kind, e.row.family, e.row.kind));
     // The principal's view, kept across batches (it caches what it read until an event may change access).
     let view: EventFilter = deps.events.reader(deps.db, principal, { cache: true });
 

@@ -1,3 +1,4 @@
+import type { KindMatch } from '../protocol/events.js';
 import type { Queryable } from '../db/types.js';
 
 export interface StoredEventRow {
@@ -42,7 +43,8 @@ export function eventsPageJson(rows: StoredEventRow[], cursor: number, lastScann
 
 export interface EventFilter {
   family?: string;
-  kind?: string;
+  /** A kind and the names it had or has (protocol/events.ts matchKind). */
+  kind?: KindMatch;
   /** Families the reader may not see (its key lacks their read scope). */
   hidden: readonly string[];
 }
@@ -65,11 +67,13 @@ export async function scanEvents(
         WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3),
      hit AS (
        SELECT * FROM scanned
-        WHERE ($4::text IS NULL OR family = $4) AND ($5::text IS NULL OR kind = $5) AND family <> ALL($6::text[])
+        WHERE ($4::text IS NULL OR family = $4) AND family <> ALL($6::text[])
+          AND ($5::text[] IS NULL OR kind = ANY($5::text[])
+               OR (family, kind) IN (SELECT f, k FROM unnest($8::text[], $9::text[]) AS renamed(f, k)))
         ORDER BY seq LIMIT $7)
      SELECT hit.*, s.last FROM (SELECT max(seq) AS last FROM scanned) s
        LEFT JOIN hit ON true ORDER BY hit.seq`,
-    [orgId, afterSeq, scan, f.family ?? null, f.kind ?? null, f.hidden, limit],
+    [orgId, afterSeq, scan, f.family ?? null, f.kind?.kinds ?? null, f.hidden, limit, f.kind?.pairs.map((p) => p.family) ?? [], f.kind?.pairs.map((p) => p.kind) ?? []],
   );
   const found = rows.filter((r) => r.seq !== null);
   const full = found.length >= limit;

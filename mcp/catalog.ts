@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { HoldDeclaration } from '../protocol/contract.js';
+import { methodEvents } from '../protocol/events.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
 import type { MethodHandler, ReadHandler } from '../domain/core/handler.js';
 import type { Pipeline } from '../domain/core/pipeline.js';
@@ -62,6 +63,8 @@ export interface CatalogEntry {
   mayHold: boolean;
   /** How it holds (its contract's declaration), for the words that describe it. */
   hold?: HoldDeclaration;
+  /** The ledger event kinds a call may append (protocol/events.ts methodEvents): for describe_method. */
+  events: readonly string[];
   preAuth: boolean;
   /** The contract behind the tool: for describe_method. */
   summary: string;
@@ -201,6 +204,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     idempotent,
     mayHold: handler.mayHold,
     hold: handler.contract.hold,
+    events: methodEvents(spec.family, handler.contract),
     preAuth: spec.preAuth,
     summary: handler.contract.summary,
     params: handler.contract.params,
@@ -235,6 +239,7 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
     readOnly: true,
     idempotent: false,
     mayHold: false,
+    events: [],
     preAuth: false,
     summary: handler.contract.summary,
     params: handler.contract.query,

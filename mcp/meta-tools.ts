@@ -58,6 +58,7 @@ const DescribeResult = z.strictObject({
   summary: z.string(),
   params: z.record(z.string(), z.unknown()).describe('JSON Schema of the params (for a read: its query).'),
   example: z.unknown().describe('A valid params object.'),
+  events: z.array(z.string()).describe('The ledger event kinds a call may append, one per call (a held call: `<family>.signature.hold`); none for a read.'),
   result: z.record(z.string(), z.unknown()).nullable().optional().describe('JSON Schema of the result: only with includeResult.'),
   notes: z.array(z.string()),
 });
@@ -260,6 +261,7 @@ function describe(session: McpSession, call: ToolCall, args: z.infer<typeof Desc
     summary: entry.summary,
     params: jsonSchemaOf(entry.params, 'input'),
     example: entry.example,
+    events: entry.events,
     ...(args.includeResult ? { result: entry.result ? jsonSchemaOf(entry.result, 'output') : null } : {}),
     notes,
   });

@@ -9,6 +9,12 @@ export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.Zod
   /** A valid params object (checked by tests). */
   example: z.input<P>;
   /**
+   * The ledger event kinds a successful call appends, one per call (protocol/events.ts has the grammar): every kind
+   * the handler may emit, and nothing for an R method. A signature act's `<family>.signature.hold` follows from
+   * `hold` and is not listed. The pipeline refuses to append a kind not declared here.
+   */
+  events?: readonly string[];
+  /**
    * Top-level result fields that carry a secret shown once (a minted API key). They never reach the database:
    * a keyed call's stored result is sealed under the caller's own API key, and a replay that cannot open it
    * gets these fields null plus `secretWithheld`, which ends with `ifLost` ({field} is that result field).

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodContract, ReadContract } from './contract.js';
+import { eventsNote, methodEvents } from './events.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { HoldResult } from './frames.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag, type MethodSpec, type ReadSpec } from './registry.js';
@@ -95,6 +96,8 @@ function methodOperation(spec: MethodSpec, deployed: DeployedMethod | undefined,
     'The body is `{"params": {...}}`; a bare params object as the whole body is accepted too. An empty body means no params.',
   ];
   if (deployed?.mayHold) notes.push('A signature act without a matching approval answers a hold frame (`result.status = "approval_required"`) instead of its result.');
+  const events = c && eventsNote(spec.family, c);
+  if (events) notes.push(events);
 
   const parameters: Json[] = [];
   if (spec.idempotent) {
@@ -128,6 +131,7 @@ function methodOperation(spec: MethodSpec, deployed: DeployedMethod | undefined,
     'x-scope': spec.scope,
     'x-flags': [...spec.flags],
     'x-deployed': Boolean(c),
+    ...(c ? { 'x-events': methodEvents(spec.family, c) } : {}),
     security: spec.preAuth ? [] : [{ bearer: [] }],
     ...(parameters.length ? { parameters } : {}),
     requestBody: { required: false, content: { 'application/json': media } },

@@ -42,7 +42,7 @@ export async function requestRelease(ctx: HandlerCtx, p: RequestParams) {
     );
   }
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, filed.approval_id), ctx);
-  await ctx.emit('approval.requested', filed.approval_id, {
+  await ctx.emit('approval.request.create', filed.approval_id, {
     approvalId: filed.approval_id,
     actionClass: p.actionClass,
     payloadHash: p.payloadHash,
@@ -72,7 +72,7 @@ export async function approveRelease(ctx: HandlerCtx, row: ApprovalRow, p: Resol
   // Read before the act appends its event (the org's head lock is then held until commit).
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, row.approval_id), ctx);
   const act = await runner.run(prepared);
-  await ctx.emit('approval.approved', row.approval_id, {
+  await ctx.emit('approval.request.approve', row.approval_id, {
     approvalId: row.approval_id,
     actionClass: row.action_class,
     subjectId: row.subject_id,

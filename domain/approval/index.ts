@@ -36,7 +36,7 @@ export const request = handler(approval.request, async (ctx, p) => {
   }
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, approvalId), ctx);
   // At commit, to every process: the org's inbox streams.
-  await ctx.emit('approval.requested', approvalId, {
+  await ctx.emit('approval.request.create', approvalId, {
     approvalId,
     actionClass: p.actionClass,
     payloadHash: p.payloadHash,
@@ -73,7 +73,7 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
   );
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
   // At commit, to every process: approval.wait on this approval, and the org's inbox streams.
-  await ctx.emit(`approval.${status}`, p.approvalId, {
+  await ctx.emit(`approval.request.${p.decision}`, p.approvalId, {
     approvalId: p.approvalId,
     actionClass: row.action_class,
     subjectId: row.subject_id,

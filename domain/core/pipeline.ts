@@ -297,6 +297,7 @@ export class Pipeline {
         if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
         if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
         if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
+        if (!handler.contract.events?.includes(kind)) throw new Error(`${spec.name} emitted ${kind}, which its contract's events do not declare`);
         ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
         if (ctx.pendingJobs.length) {
           // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.

@@ -9,7 +9,7 @@ import type { FamilySet } from '../core/family.js';
  * The first start after migration 034 (books contacts became organisation parties): for each org that had
  * contacts, recompute the imported email keys with the application's normalisers (SQL only lower-cased them),
  * propose merging the contacts that share an ABN or an email key (the oldest of each group survives; a person
- * decides), and append one directory.import.books event with the system actor and counts only. The org's row in
+ * decides), and append one directory.books.import event with the system actor and counts only. The org's row in
  * directory_books_imports is marked with the event's seq in the same transaction: done once, whoever starts.
  */
 
@@ -62,7 +62,7 @@ async function importOrg(families: FamilySet, q: Queryable, orgId: string): Prom
   }
   const event = await appendEvent(q, orgId, {
     family: 'directory',
-    kind: 'directory.import.books',
+    kind: 'directory.books.import',
     entityId: orgId,
     actor: '',
     payload: { contacts: Number(pending.contacts), parties: parties.length, identifiers, channels: channels.length, keysRecomputed: recomputed, merges, by: 'system' },

@@ -72,7 +72,7 @@ export const create = handler(
     if (prepared) await holdUpload(ctx.q, ctx.orgId, fileId, 1, prepared, caller.id, at, 'content.sha256');
     if (native) row = await setHead(ctx.q, ctx.orgId, fileId, await native.create(ctx.q, ctx.orgId, fileId, caller.id, p.content, now), caller.id, at);
     const file = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
-    await ctx.emit('files.file.created', fileId, { ...eventIds(row), restricted: row.restricted, contentType: row.content_type });
+    await ctx.emit('files.file.create', fileId, { ...eventIds(row), restricted: row.restricted, contentType: row.content_type });
     return { file };
   },
   {
@@ -92,7 +92,7 @@ export const rename = handler(c.rename, async (ctx, p) => {
     await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [ctx.orgId, p.fileId, p.name, caller.id, now.toISOString()]);
   }
   const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-  await ctx.emit('files.file.renamed', p.fileId, { fileId: p.fileId, kind: file.kind, ...(same ? { noop: true } : {}) });
+  await ctx.emit('files.file.rename', p.fileId, { fileId: p.fileId, kind: file.kind, ...(same ? { noop: true } : {}) });
   return { file: view, changed: !same };
 });
 
@@ -126,7 +126,7 @@ export const duplicate = handler(c.duplicate, async (ctx, p) => {
   }
   if (native) row = await setHead(ctx.q, ctx.orgId, fileId, await native.duplicate(ctx.q, ctx.orgId, file.file_id, fileId, caller.id, now), caller.id, at);
   const view = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
-  await ctx.emit('files.file.duplicated', fileId, { ...eventIds(row), fromFileId: file.file_id });
+  await ctx.emit('files.file.duplicate', fileId, { ...eventIds(row), fromFileId: file.file_id });
   return { file: view };
 });
 

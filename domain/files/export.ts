@@ -141,7 +141,7 @@ export const exportRequest = handler(
     revision = Number(row.revision);
     // Bound to this export and its requester: each download checks both again (exportServable).
     const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS, record: { kind: EXPORT_RECORD, id: exportId, principalId: caller.id } });
-    await ctx.emit('files.export.created', exportId, {
+    await ctx.emit('files.export.create', exportId, {
       exportId, fileId: file.file_id, kind: file.kind, format: p.format, revision, sha256: bytes.sha256, sizeBytes: bytes.size,
     });
     return { export: toExport(row), url: `${ctx.deps.config.publicUrl}${signed.path}`, expiresAt: signed.expiresAt };

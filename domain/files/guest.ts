@@ -110,7 +110,7 @@ export async function guestDownload(deps: Deps, token: string, fileId: string, s
     if (file.kind !== 'upload' || file.sha256 === null) throw invalidLink();
     const event = await appendEvent(q, orgId, {
       family: 'files',
-      kind: 'files.share.downloaded',
+      kind: 'files.share.download',
       entityId: file.file_id,
       actor: '',
       payload: { grantId: grant.grant_id, fileId: file.file_id, revision: Number(file.revision), sha256: file.sha256, sizeBytes: Number(file.size_bytes) },

@@ -32,7 +32,7 @@ export const move = handler(c.move, async (ctx, p) => {
   const ids = { fileId: file.file_id, kind: file.kind, fromParentId: file.parent_id, toParentId: p.parentId };
   if (file.parent_id === p.parentId) {
     const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-    await ctx.emit('files.file.moved', p.fileId, { ...ids, pathsRewritten: 0, noop: true });
+    await ctx.emit('files.file.move', p.fileId, { ...ids, pathsRewritten: 0, noop: true });
     return { file: view, changed: false };
   }
   if (p.parentId === p.fileId) throw badRequest('parentId', `a file cannot be moved into itself`);
@@ -53,6 +53,6 @@ export const move = handler(c.move, async (ctx, p) => {
     rewritten = rows.length;
   }
   const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-  await ctx.emit('files.file.moved', p.fileId, { ...ids, pathsRewritten: rewritten, openToOrg: place.openToOrg });
+  await ctx.emit('files.file.move', p.fileId, { ...ids, pathsRewritten: rewritten, openToOrg: place.openToOrg });
   return { file: view, changed: true };
 });

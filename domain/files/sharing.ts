@@ -80,7 +80,7 @@ export const shareGrant = handler(
     const sameExpiry = (live?.expires_at == null ? null : new Date(live.expires_at).toISOString()) === expiresAt;
     // Granting again what is already so changes nothing (an email grant always gets a new link: its old one dies).
     if (live && !email && live.role === p.role && sameExpiry) {
-      await ctx.emit('files.share.granted', live.grant_id, { grantId: live.grant_id, ...ids, noop: true });
+      await ctx.emit('files.share.grant', live.grant_id, { grantId: live.grant_id, ...ids, noop: true });
       return { grant: toGrant(live, { forFileId: p.fileId, manager: true, now }), changed: false };
     }
     if (email && ctx.principal.kind === 'agent') {
@@ -115,7 +115,7 @@ export const shareGrant = handler(
         );
       });
     }
-    await ctx.emit('files.share.granted', row.grant_id, {
+    await ctx.emit('files.share.grant', row.grant_id, {
       grantId: row.grant_id, ...ids, ...(live ? { previousRole: live.role } : {}), ...(email ? { notify: p.notify === true } : {}),
     });
     return { grant: toGrant(row, { forFileId: p.fileId, manager: true, now }), ...(url ? { guestUrl: url } : {}), changed: true };
@@ -131,13 +131,13 @@ export const shareRevoke = handler(c.shareRevoke, async (ctx, p) => {
   if (g.file_id !== p.fileId) throw badRequest('grantId', `${p.grantId} is inherited from ${g.file_id}: revoke it there (files.shareRevoke with fileId ${g.file_id}), or restrict a folder to stop inheritance`);
   const ids = { grantId: g.grant_id, fileId: g.file_id, granteeKind: g.grantee_kind, role: g.role };
   if (g.revoked_at !== null) {
-    await ctx.emit('files.share.revoked', g.grant_id, { ...ids, noop: true });
+    await ctx.emit('files.share.revoke', g.grant_id, { ...ids, noop: true });
     return { grant: toGrant(g, { forFileId: p.fileId, manager: true, now }), changed: false };
   }
   const [row] = await ctx.q.query<GrantRow>(
     `UPDATE file_grants SET revoked_at = $3, revoked_by = $4 WHERE org_id = $1 AND grant_id = $2 RETURNING ${GRANT_COLUMNS}`,
     [ctx.orgId, g.grant_id, now.toISOString(), caller.id],
   );
-  await ctx.emit('files.share.revoked', g.grant_id, ids);
+  await ctx.emit('files.share.revoke', g.grant_id, ids);
   return { grant: toGrant(row, { forFileId: p.fileId, manager: true, now }), changed: true };
 });

@@ -66,7 +66,7 @@ export const del = handler(
       if (file.status === 'purged') throw notFound(`file ${p.fileId}`);
       if (file.status === 'trashed') {
         const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-        await ctx.emit('files.file.trashed', p.fileId, { ...eventIds(file), files: 0, noop: true });
+        await ctx.emit('files.file.trash', p.fileId, { ...eventIds(file), files: 0, noop: true });
         return { file: view, status: 'trashed', files: 0, changed: false };
       }
       const ids = (await subtree(ctx.q, ctx.orgId, p.fileId)).filter((r) => r.status === 'active').map((r) => r.file_id);
@@ -75,7 +75,7 @@ export const del = handler(
         [ctx.orgId, ids, p.fileId, at, caller.id],
       );
       const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-      await ctx.emit('files.file.trashed', p.fileId, { ...eventIds(file), files: ids.length });
+      await ctx.emit('files.file.trash', p.fileId, { ...eventIds(file), files: ids.length });
       return { file: view, status: 'trashed', files: ids.length, changed: true };
     }
     const { file } = await lockedWithRole(ctx, p.fileId, 'manager');
@@ -93,13 +93,13 @@ export const del = handler(
     if (file.status === 'purged') {
       if (hold) await ctx.verifyProof(hold);
       const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-      await ctx.emit('files.file.purged', p.fileId, { ...eventIds(file), files: 0, blobsReleased: 0, noop: true });
+      await ctx.emit('files.file.purge', p.fileId, { ...eventIds(file), files: 0, blobsReleased: 0, noop: true });
       return { file: view, status: 'purged', files: 0, changed: false };
     }
     const proof = hold ? await ctx.requireSignature(hold) : null;
     const released = await purgeRows(ctx, ids, caller.id, at);
     const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-    await ctx.emit('files.file.purged', p.fileId, {
+    await ctx.emit('files.file.purge', p.fileId, {
       ...eventIds(file), files: ids.length, blobsReleased: released.length, ...(proof ? { approvalId: proof.approvalId } : {}),
     });
     return { file: view, status: 'purged', files: ids.length, changed: true };
@@ -117,12 +117,12 @@ export const recover = handler(c.recover, async (ctx, p) => {
     if (p.toRevision > Number(file.revision)) throw badRequest('toRevision', `the head is revision ${file.revision}`);
     if (p.toRevision === Number(file.revision)) {
       const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-      await ctx.emit('files.file.recovered', p.fileId, { ...eventIds(file), toRevision: p.toRevision, files: 0, noop: true });
+      await ctx.emit('files.file.recover', p.fileId, { ...eventIds(file), toRevision: p.toRevision, files: 0, noop: true });
       return { file: view, files: 0, changed: false };
     }
     const row = await setHead(ctx.q, ctx.orgId, p.fileId, await kind.restoreRevision(ctx.q, ctx.orgId, p.fileId, p.toRevision, caller.id, now), caller.id, at);
     const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-    await ctx.emit('files.file.recovered', p.fileId, { ...eventIds(row), toRevision: p.toRevision, files: 1 });
+    await ctx.emit('files.file.recover', p.fileId, { ...eventIds(row), toRevision: p.toRevision, files: 1 });
     return { file: view, files: 1, changed: true };
   }
   const { file } = await lockedWithRole(ctx, p.fileId, 'editor');
@@ -139,6 +139,6 @@ export const recover = handler(c.recover, async (ctx, p) => {
     [ctx.orgId, p.fileId],
   );
   const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-  await ctx.emit('files.file.recovered', p.fileId, { ...eventIds(file), files: rows.length });
+  await ctx.emit('files.file.recover', p.fileId, { ...eventIds(file), files: rows.length });
   return { file: view, files: rows.length, changed: true };
 });

@@ -182,7 +182,7 @@ export const uploadRegister = handler(
       });
       await holdUpload(ctx.q, ctx.orgId, fileId, 1, up, caller.id, at, 'sha256');
       const file = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
-      await ctx.emit('files.upload.registered', fileId, { ...eventIds(row), version: 1, contentType: up.contentType, newFile: true });
+      await ctx.emit('files.upload.register', fileId, { ...eventIds(row), version: 1, contentType: up.contentType, newFile: true });
       return { file, changed: true };
     }
     const { file } = await activeFile(ctx.q, ctx.orgId, p.fileId, caller, 'editor', now);
@@ -192,7 +192,7 @@ export const uploadRegister = handler(
       // The same bytes again: no new version (a new name is still applied).
       if (renamed) await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [ctx.orgId, p.fileId, p.name, caller.id, at]);
       const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-      await ctx.emit('files.upload.registered', p.fileId, { ...eventIds(file), version: file.revision, contentType: file.content_type, newFile: false, ...(renamed ? { renamed: true } : { noop: true }) });
+      await ctx.emit('files.upload.register', p.fileId, { ...eventIds(file), version: file.revision, contentType: file.content_type, newFile: false, ...(renamed ? { renamed: true } : { noop: true }) });
       return { file: view, changed: renamed };
     }
     const version = Number(file.revision) + 1;
@@ -203,7 +203,7 @@ export const uploadRegister = handler(
       [ctx.orgId, p.fileId, version, up.sha256, up.size, up.contentType, boundText(up.text), p.name ?? null, caller.id, at],
     );
     const view = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
-    await ctx.emit('files.upload.registered', p.fileId, { ...eventIds(row), version, previousSha256: file.sha256, contentType: up.contentType, newFile: false });
+    await ctx.emit('files.upload.register', p.fileId, { ...eventIds(row), version, previousSha256: file.sha256, contentType: up.contentType, newFile: false });
     return { file: view, changed: true };
   },
   {

@@ -42,6 +42,8 @@ export interface JobDefinition<D extends JobData = JobData> {
   retryBackoff?: boolean;
   /** A run taking longer is failed (and retried): also how long a job held by a dead process waits. */
   expireInSeconds?: number;
+  /** The ledger event kinds its effect may append (protocol/events.ts): emitting another is refused. */
+  events: readonly string[];
   run(ctx: JobCtx, data: D): Promise<void>;
 }
 

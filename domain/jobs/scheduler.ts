@@ -338,6 +338,7 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
       deps,
       async emit(kind, entityId, payload) {
         if (emitted) throw new Error(`job ${def.name} emitted a second event`);
+        if (!def.events.includes(kind)) throw new Error(`job ${def.name} emitted ${kind}, which its definition's events do not declare`);
         // Completing first: the event is the last statement, as in a call (it holds the org's head lock to commit).
         await complete(true);
         emitted = await appendEvent(q, orgId, { family, kind, entityId, actor: '', payload: { ...payload, causeSeq } });

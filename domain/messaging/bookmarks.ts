@@ -85,7 +85,7 @@ export const bookmark = handler(c.bookmark, async (ctx, p) => {
   const count = await liveCount(ctx.q, ctx.orgId, p.channelId);
   const ids = { channelId: p.channelId, target: target.kind, ...(target.kind === 'message' ? { messageId: target.value } : {}), ...(target.kind === 'file' ? { fileId: target.value } : {}) };
   if (existing) {
-    await ctx.emit('messaging.bookmark.added', existing.bookmark_id, { ...ids, bookmarkId: existing.bookmark_id, bookmarks: count, noop: true });
+    await ctx.emit('messaging.bookmark.add', existing.bookmark_id, { ...ids, bookmarkId: existing.bookmark_id, bookmarks: count, noop: true });
     return { bookmark: toBookmark(existing), changed: false };
   }
   if (count >= MAX_BOOKMARKS) throw conflict(`${p.channelId} already has ${MAX_BOOKMARKS} bookmarks, the most it may: remove one first (messaging.unbookmark)`);
@@ -94,7 +94,7 @@ export const bookmark = handler(c.bookmark, async (ctx, p) => {
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${BOOKMARK_COLUMNS}`,
     [ctx.orgId, newId('bkm'), p.channelId, p.title, target.value, ctx.principal.id, ctx.deps.clock.now().toISOString()],
   );
-  await ctx.emit('messaging.bookmark.added', row.bookmark_id, { ...ids, bookmarkId: row.bookmark_id, bookmarks: count + 1 });
+  await ctx.emit('messaging.bookmark.add', row.bookmark_id, { ...ids, bookmarkId: row.bookmark_id, bookmarks: count + 1 });
   return { bookmark: toBookmark(row), changed: true };
 });
 
@@ -112,6 +112,6 @@ export const unbookmark = handler(c.unbookmark, async (ctx, p) => {
     [ctx.orgId, p.bookmarkId, ctx.deps.clock.now().toISOString(), ctx.principal.id],
   );
   const count = await liveCount(ctx.q, ctx.orgId, found.channel_id);
-  await ctx.emit('messaging.bookmark.removed', p.bookmarkId, { channelId: found.channel_id, bookmarkId: p.bookmarkId, bookmarks: count, ...(removed ? {} : { noop: true }) });
+  await ctx.emit('messaging.bookmark.remove', p.bookmarkId, { channelId: found.channel_id, bookmarkId: p.bookmarkId, bookmarks: count, ...(removed ? {} : { noop: true }) });
   return { bookmark: toBookmark(removed ?? found), changed: removed !== undefined };
 });

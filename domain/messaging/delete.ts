@@ -54,14 +54,14 @@ export const del = handler(
     if (message.status === 'deleted') {
       if (hold) await ctx.verifyProof(hold);
       const shape = await shapeOf(ctx, p.messageId);
-      await ctx.emit('messaging.message.deleted', p.messageId, { ...ids, from: 'deleted', noop: true });
+      await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: 'deleted', noop: true });
       return { message: shape, changed: false };
     }
     if (access.channel.archived_at !== null) throw conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
     const proof = hold ? await ctx.requireSignature(hold) : null;
     await eraseMessage(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, ctx.deps.clock.now().toISOString());
     const shape = await shapeOf(ctx, p.messageId);
-    await ctx.emit('messaging.message.deleted', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
+    await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
     return { message: shape, changed: true };
   },
 );

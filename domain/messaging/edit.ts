@@ -31,7 +31,7 @@ export const edit = handler(c.edit, async (ctx, p) => {
   const ids = { channelId: message.channel_id, messageId: p.messageId, status: message.status };
   if (fields.length === 0) {
     const shape = await shapeOf(ctx, p.messageId);
-    await ctx.emit('messaging.message.edited', p.messageId, { ...ids, fields, noop: true });
+    await ctx.emit('messaging.message.edit', p.messageId, { ...ids, fields, noop: true });
     return { message: shape, changed: false };
   }
   const at = now.toISOString();
@@ -58,7 +58,7 @@ export const edit = handler(c.edit, async (ctx, p) => {
     schedulePosting(ctx, p.messageId, postAt);
   }
   const shape = await shapeOf(ctx, p.messageId);
-  await ctx.emit('messaging.message.edited', p.messageId, {
+  await ctx.emit('messaging.message.edit', p.messageId, {
     ...ids,
     fields,
     ...(revisions !== null ? { revisions } : {}),

@@ -1,3 +1,4 @@
+import { currentKind } from '../../protocol/events.js';
 import { family, type Family } from '../core/family.js';
 import { channels } from './channels.js';
 import { history } from './history.js';
@@ -24,7 +25,7 @@ export const messagingHandlers = family('messaging', { send, history, channels, 
 export const messagingEvents = recordVisibility({
   records: (e, p) => [p.channelId ?? p.subjectId ?? e.entity_id],
   ownOnly: (e, p) =>
-    e.kind === 'messaging.message.scheduled' || e.kind === 'messaging.message.failed' || p.status === 'scheduled' || p.status === 'failed' ||
+    ['messaging.message.schedule', 'messaging.message.fail'].includes(currentKind(e.family, e.kind)) || p.status === 'scheduled' || p.status === 'failed' ||
     p.from === 'scheduled' || p.from === 'failed',
 });
 

@@ -23,7 +23,7 @@ export const pin = handler(c.pin, async (ctx, p) => {
   if (message.status === 'posted' && message.pinned_at !== null) {
     const pins = await pinnedCount(ctx.q, ctx.orgId, channelId);
     const shape = await shapeOf(ctx, p.messageId);
-    await ctx.emit('messaging.message.pinned', p.messageId, { channelId, messageId: p.messageId, pins, noop: true });
+    await ctx.emit('messaging.message.pin', p.messageId, { channelId, messageId: p.messageId, pins, noop: true });
     return { message: shape, changed: false };
   }
   requirePosted(message, 'pin');
@@ -32,7 +32,7 @@ export const pin = handler(c.pin, async (ctx, p) => {
   const at = ctx.deps.clock.now().toISOString();
   await ctx.q.query('UPDATE messages SET pinned_at = $3, pinned_by = $4 WHERE org_id = $1 AND message_id = $2', [ctx.orgId, p.messageId, at, ctx.principal.id]);
   const shape = await shapeOf(ctx, p.messageId);
-  await ctx.emit('messaging.message.pinned', p.messageId, { channelId, messageId: p.messageId, pins: pins + 1 });
+  await ctx.emit('messaging.message.pin', p.messageId, { channelId, messageId: p.messageId, pins: pins + 1 });
   return { message: shape, changed: true };
 });
 
@@ -43,6 +43,6 @@ export const unpin = handler(c.unpin, async (ctx, p) => {
   if (wasPinned) await ctx.q.query('UPDATE messages SET pinned_at = NULL, pinned_by = NULL WHERE org_id = $1 AND message_id = $2', [ctx.orgId, p.messageId]);
   const pins = await pinnedCount(ctx.q, ctx.orgId, channelId);
   const shape = await shapeOf(ctx, p.messageId);
-  await ctx.emit('messaging.message.unpinned', p.messageId, { channelId, messageId: p.messageId, pins, ...(wasPinned ? {} : { noop: true }) });
+  await ctx.emit('messaging.message.unpin', p.messageId, { channelId, messageId: p.messageId, pins, ...(wasPinned ? {} : { noop: true }) });
   return { message: shape, changed: wasPinned };
 });

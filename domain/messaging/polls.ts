@@ -35,7 +35,7 @@ export const createPoll = handler(c.createPoll, async (ctx, p) => {
     [ctx.orgId, messageId, optionIds, p.options],
   );
   const shape = await shapeOf(ctx, messageId);
-  await ctx.emit('messaging.poll.created', messageId, {
+  await ctx.emit('messaging.poll.create', messageId, {
     channelId: p.channelId,
     messageId,
     seq,
@@ -102,7 +102,7 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
     [ctx.orgId, p.messageId],
   );
   const shape = await shapeOf(ctx, p.messageId);
-  await ctx.emit('messaging.poll.voted', p.messageId, {
+  await ctx.emit('messaging.poll.vote', p.messageId, {
     channelId: message.channel_id,
     messageId: p.messageId,
     choices: ballot.length,

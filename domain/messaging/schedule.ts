@@ -74,7 +74,7 @@ export const schedule = handler(
     const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'schedule');
     if (existing) {
       const shape = await shapeOf(ctx, existing.message_id);
-      await ctx.emit('messaging.message.scheduled', existing.message_id, { channelId: p.channelId, messageId: existing.message_id, status: existing.status, noop: true });
+      await ctx.emit('messaging.message.schedule', existing.message_id, { channelId: p.channelId, messageId: existing.message_id, status: existing.status, noop: true });
       return { message: shape, changed: false, replayed: true };
     }
     checkPostingPolicy(a);
@@ -101,7 +101,7 @@ export const schedule = handler(
     );
     schedulePosting(ctx, messageId, postAt);
     const shape = await shapeOf(ctx, messageId);
-    await ctx.emit('messaging.message.scheduled', messageId, {
+    await ctx.emit('messaging.message.schedule', messageId, {
       channelId: p.channelId,
       messageId,
       status: 'scheduled',
@@ -157,6 +157,7 @@ export const postScheduled = defineJob<PostScheduledData>({
   retryDelaySeconds: 5,
   retryBackoff: true,
   expireInSeconds: 60,
+  events: ['messaging.message.deliver', 'messaging.message.fail'],
   async run(ctx, data) {
     const [peek] = await ctx.q.query<{ channel_id: string; author_id: string; status: string; post_at: string | Date | null }>(
       'SELECT channel_id, author_id, status, post_at FROM messages WHERE org_id = $1 AND message_id = $2',
@@ -172,7 +173,7 @@ export const postScheduled = defineJob<PostScheduledData>({
     const now = ctx.deps.clock.now().toISOString();
     if (refusal) {
       await ctx.q.query(`UPDATE messages SET status = 'failed', failure = $3 WHERE org_id = $1 AND message_id = $2`, [ctx.orgId, data.messageId, refusal.text]);
-      await ctx.emit('messaging.message.failed', data.messageId, { ...ids, status: 'failed', reason: refusal.code });
+      await ctx.emit('messaging.message.fail', data.messageId, { ...ids, status: 'failed', reason: refusal.code });
       return;
     }
     const seq = await nextSeq(ctx.q, ctx.orgId, channelId);
@@ -181,7 +182,7 @@ export const postScheduled = defineJob<PostScheduledData>({
       'SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL',
       [ctx.orgId, channelId],
     );
-    await ctx.emit('messaging.message.delivered', data.messageId, {
+    await ctx.emit('messaging.message.deliver', data.messageId, {
       ...ids,
       status: 'posted',
       seq,

@@ -77,7 +77,7 @@ export const send = handler(
     const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'send');
     if (existing) {
       const [message] = await messagesFor(ctx.q, ctx.orgId, [existing], me);
-      await ctx.emit('messaging.message.sent', existing.message_id, {
+      await ctx.emit('messaging.message.send', existing.message_id, {
         channelId: p.channelId,
         messageId: existing.message_id,
         seq: message.seq,
@@ -123,7 +123,7 @@ export const send = handler(
       [ctx.orgId, p.channelId],
     );
     const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, messageId)], me, { now });
-    await ctx.emit('messaging.message.sent', messageId, {
+    await ctx.emit('messaging.message.send', messageId, {
       channelId: p.channelId,
       messageId,
       seq,

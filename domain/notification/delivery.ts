@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/types.js';
 import type { Delivery } from '../../mail/types.js';
+import { currentKind } from '../../protocol/events.js';
 import type { Deps } from '../core/deps.js';
 import { getMembers, type Member } from '../people/index.js';
 import { LEDGER_APPENDED } from '../stream/hub.js';
@@ -111,10 +112,12 @@ export class NotificationDelivery {
       // Another process deciding for this org has the row: leave the org to it.
       const [cursor] = await q.query<{ seq: number | string }>(`SELECT seq FROM notification_cursors WHERE org_id = $1 FOR UPDATE SKIP LOCKED`, [orgId]);
       if (!cursor) return { events: 0, notifications: 0 };
-      const rows = await q.query<Omit<LedgerEvent, 'payload'> & { payload: string }>(
-        `SELECT seq, kind, entity_id, actor, payload FROM events WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      const stored = await q.query<Omit<LedgerEvent, 'payload'> & { family: string; payload: string }>(
+        `SELECT seq, family, kind, entity_id, actor, payload FROM events WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
         [orgId, cursor.seq, this.batch],
       );
+      // Routes name kinds by their current names (protocol/events.ts): an event appended before a rename reads as its new name.
+      const rows = stored.map(({ family, ...r }) => ({ ...r, kind: currentKind(family, r.kind) }));
       if (rows.length === 0) return { events: 0, notifications: 0 };
       const wanted: (Candidate & { seq: number })[] = [];
       const payloads = rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>);

@@ -1,3 +1,4 @@
+import { currentKind } from '../../protocol/events.js';
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
 import type { MailMessage } from '../../mail/types.js';
@@ -23,9 +24,14 @@ interface EventRow {
   payload: string;
 }
 
+const keyRevoked = (p: Record<string, unknown>) => `Your API key ${String(p.keyId)} was revoked: it no longer works.`;
+const keyMinted = (p: Record<string, unknown>) => `A new API key (${String(p.keyId)}, ${p.tier ? `tier ${String(p.tier)}` : 'chosen scopes'}) was created for your account.`;
+
 const SECURITY_WORDS: Record<string, (p: Record<string, unknown>) => string> = {
-  'org.key.revoked': (p) => `Your API key ${String(p.keyId)} was revoked: it no longer works.`,
-  'org.key.minted': (p) => `A new API key (${String(p.keyId)}, ${p.tier ? `tier ${String(p.tier)}` : 'chosen scopes'}) was created for your account.`,
+  'org.key.revoke': keyRevoked,
+  'settings.key.revoke': keyRevoked,
+  'org.key.mint': keyMinted,
+  'settings.key.mint': keyMinted,
   'user.role.update': (p) => `Your role changed${p.from ? ` from ${String(p.from)}` : ''} to ${String(p.to ?? p.role)}.`,
   'user.access.deactivate': () => 'Your access was removed: your API keys no longer work and your open work was handed over.',
   'admin.member.deactivate': () => 'Your access was suspended: your API keys are blocked until an admin reactivates you.',
@@ -59,7 +65,7 @@ async function describe(q: Queryable, deps: Deps, orgId: string, item: Item, eve
     }
     case 'approval.decided': {
       const a = await safely(() => loadApproval(q, orgId, item.entityId));
-      const status = a?.status ?? (event?.kind === 'approval.approved' ? 'approved' : 'rejected');
+      const status = a?.status ?? (event?.kind === 'approval.request.approve' ? 'approved' : 'rejected');
       return { subject: `Your approval request was ${status}`, line: `Your approval request ${item.entityId} (${a?.summary ?? a?.action_class ?? ''}) was ${status}.\n  ${url}/approvals/${item.entityId}` };
     }
     case 'member.joined':
@@ -81,8 +87,8 @@ async function describe(q: Queryable, deps: Deps, orgId: string, item: Item, eve
 export async function composeMail(q: Queryable, deps: Deps, orgId: string, to: Member, items: readonly Item[], digest: boolean): Promise<MailMessage> {
   const org = await findOrgById(q, orgId);
   const orgName = org?.name ?? 'your workspace';
-  const events = await q.query<EventRow>(`SELECT seq, kind, payload FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[])`, [orgId, items.map((i) => i.seq)]);
-  const bySeq = new Map(events.map((e) => [Number(e.seq), e]));
+  const events = await q.query<EventRow & { family: string }>(`SELECT seq, family, kind, payload FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[])`, [orgId, items.map((i) => i.seq)]);
+  const bySeq = new Map(events.map((e) => [Number(e.seq), { ...e, kind: currentKind(e.family, e.kind) }]));
   const names = new Map((await getMembers(q, orgId, [...new Set(items.map((i) => i.entityId).filter((id) => /^(usr|agt)_/.test(id)))])).map((m) => [m.id, m]));
   const parts = [];
   for (const item of items) parts.push(await describe(q, deps, orgId, item, bySeq.get(item.seq), names));

@@ -99,10 +99,10 @@ export async function candidatesFor(q: Queryable, orgId: string, e: LedgerEvent,
   // A task created with an assignee says so only in its row (the event names no principal).
   if (e.kind === 'item.created') return one(lookups.assignees.get(e.entity_id), 'task.assigned');
   // Filed again (refiled): the same pending approval, whose deciders were told when it was first filed.
-  if (e.kind === 'approval.requested' && p.refiled !== true) {
+  if (e.kind === 'approval.request.create' && p.refiled !== true) {
     return (await decidersOf(q, orgId, e.entity_id)).map((id) => ({ recipientId: id, type: 'approval.requested' as const, entityId: e.entity_id }));
   }
-  if (e.kind === 'approval.approved' || e.kind === 'approval.rejected') return one(str(p.requestedBy), 'approval.decided');
+  if (e.kind === 'approval.request.approve' || e.kind === 'approval.request.reject') return one(str(p.requestedBy), 'approval.decided');
   if (e.kind.endsWith('.signature.hold') && str(p.approvalId)) {
     // A release hold filed its approval: whoever may decide it hears that an act waits.
     return (await decidersOf(q, orgId, String(p.approvalId))).map((id) => ({ recipientId: id, type: 'hold.waiting' as const, entityId: String(p.approvalId) }));
@@ -114,8 +114,8 @@ export async function candidatesFor(q: Queryable, orgId: string, e: LedgerEvent,
   }
   if (e.kind === 'member.record.update' && Array.isArray(p.fields) && p.fields.includes('managerId')) return one(str(p.managerId), 'reports.changed', e.entity_id);
   if (e.kind === 'member.reports.reassign') return one(str(p.toManagerId), 'reports.changed', str(p.fromManagerId) ?? e.entity_id);
-  if (e.kind === 'org.key.minted' && p.principalKind === 'human') return one(str(p.principal), 'security', e.entity_id);
-  if (e.kind === 'org.key.revoked') return one(await keyHolder(q, orgId, e.entity_id), 'security', e.entity_id);
+  if ((e.kind === 'org.key.mint' || e.kind === 'settings.key.mint') && p.principalKind === 'human') return one(str(p.principal), 'security', e.entity_id);
+  if (e.kind === 'org.key.revoke' || e.kind === 'settings.key.revoke') return one(await keyHolder(q, orgId, e.entity_id), 'security', e.entity_id);
   const field = SECURITY_KINDS[e.kind];
   if (field) return one(str(p[field]), 'security', e.entity_id);
   return [];

@@ -1,3 +1,4 @@
+import { currentKind } from '../../protocol/events.js';
 import type { FeedEvent } from '../../domain/stream/hub.js';
 
 /*
@@ -10,7 +11,8 @@ import type { FeedEvent } from '../../domain/stream/hub.js';
  *   answered): the page reads "Waiting on you" again. Approval changes refresh it too.
  */
 
-const CHANGES: Record<string, string> = { 'approval.requested': 'requested', 'approval.approved': 'approved', 'approval.rejected': 'rejected' };
+/** By the approval's event kind (its current name: protocol/events.ts). */
+const CHANGES: Record<string, string> = { 'approval.request.create': 'requested', 'approval.request.approve': 'approved', 'approval.request.reject': 'rejected' };
 
 /** Families whose events can change what waits on someone (charter roles and rights feed the decision rights). */
 const WAITING_FAMILIES: ReadonlySet<string> = new Set(['decision', 'escalation', 'handoff', 'governance', 'charter']);
@@ -20,7 +22,7 @@ const waitingFamily = (family: string, kind: string): boolean => WAITING_FAMILIE
 export const ledgerChanges = (send: (event: string, data: unknown) => void) => (events: readonly FeedEvent[]) => {
   const waiting = new Set<string>();
   for (const e of events) {
-    const change = e.row.family === 'approval' ? CHANGES[e.row.kind] : undefined;
+    const change = e.row.family === 'approval' ? CHANGES[currentKind(e.row.family, e.row.kind)] : undefined;
     if (change) send('approval', { approvalId: e.row.entity_id, change });
     else if (e.row.kind.endsWith('.signature.hold')) {
       const payload = (typeof e.row.payload === 'string' ? JSON.parse(e.row.payload) : e.row.payload) as { approvalId?: unknown } | null;

@@ -19,6 +19,7 @@ export const admin = {
       released: z.strictObject({ claims: z.number().int(), sessions: z.number().int() }),
       changed,
     }),
+    events: ['admin.member.deactivate'],
     example: { memberId: 'agt_0123456789abcdef', reason: 'Runaway agent' },
   }),
   reactivate: method({
@@ -31,6 +32,7 @@ export const admin = {
       ...proofFields,
     }),
     result: z.strictObject({ member: Access, changed }),
+    events: ['admin.member.reactivate'],
     example: { memberId: 'agt_0123456789abcdef' },
   }),
 };

@@ -151,6 +151,7 @@ export const annotation = {
     }),
     result: z.strictObject({ annotation: Annotation, changed, replayed: replayedField('clientMsgId') }),
     dedupeBy: 'clientMsgId',
+    events: ['annotation.thread.create'],
     example: { targetId: 'fil_0123456789abcdef', kind: 'comment', selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: 'blk_0123456789abcdef', start: 0, end: 5, quote: { exact: 'Hello' } }, body: 'Is this right?' },
   }),
   comment: method({
@@ -158,6 +159,7 @@ export const annotation = {
     params: z.strictObject({ annotationId: ann, body: body('The comment.'), clientMsgId: clientMsgId.optional() }),
     result: z.strictObject({ annotation: Annotation, comment: Reply, changed, replayed: replayedField('clientMsgId') }),
     dedupeBy: 'clientMsgId',
+    events: ['annotation.comment.add'],
     example: { annotationId: 'ann_0123456789abcdef', body: 'Fixed in the next revision.', clientMsgId: 'c-1' },
   }),
   resolve: method({
@@ -167,12 +169,14 @@ export const annotation = {
       reopen: z.boolean().default(false).describe('true: reopen it instead.'),
     }),
     result: z.strictObject({ annotation: Annotation, changed }),
+    events: ['annotation.thread.resolve'],
     example: { annotationId: 'ann_0123456789abcdef' },
   }),
   dismiss: method({
     summary: 'Dismiss a thread (not worth acting on): by its author or an editor of the target. Already dismissed: changed:false; a comment reopens it.',
     params: z.strictObject({ annotationId: ann }),
     result: z.strictObject({ annotation: Annotation, changed }),
+    events: ['annotation.thread.dismiss'],
     example: { annotationId: 'ann_0123456789abcdef' },
   }),
   getThread: method({

@@ -70,6 +70,7 @@ export const approval = {
       subject: ApprovalSubject.describe('From the hold frame: result.approval.subject.'),
     }),
     result: ApprovalView,
+    events: ['approval.request.create'],
     example: {
       actionClass: 'books.payroll_sign',
       payloadHash: '9f2c4a1e8b7d6c5f4e3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e',
@@ -89,6 +90,7 @@ export const approval = {
         .describe('Release approvals, approve only: new values for params the approval lists as amendable (null leaves an optional one out); the act runs with them.'),
     }),
     result: ApprovalView,
+    events: ['approval.request.approve', 'approval.request.reject'],
     example: { approvalId: 'apr_0123456789abcdef', decision: 'approve', note: 'Checked against the timesheets.' },
   }),
   get: method({

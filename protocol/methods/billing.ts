@@ -36,6 +36,7 @@ export const billing = {
       ...proofFields,
     }),
     result: z.strictObject({ billing: Billing, usage: Usage, changed: z.boolean().describe('false when the subscription was already so (its event says noop).') }),
+    events: ['billing.subscription.update'],
     example: { plan: 'team', cycle: 'annual', seats: 25, agentSeats: 10, contact: 'billing@example.com' },
   }),
 };

@@ -165,12 +165,14 @@ export const board = {
       assignee: principalId('Principal of this org responsible for it (default none).').optional(),
     }),
     result: Task,
+    events: ['item.created'],
     example: { type: 'bug', title: 'Invoice PDF renders blank', priority: 'high', col: 'todo' },
   }),
   createTask: method({
     summary: 'Create a task. It lands in column triage.',
     params: z.strictObject(TaskFields),
     result: Task,
+    events: ['item.created'],
     example: { title: 'Reconcile March bank feed', priority: 'high' },
   }),
   updateTask: method({
@@ -185,6 +187,7 @@ export const board = {
       })
       .refine(atLeastOne(UPDATE_TASK_FIELDS), atLeastOneMessage(UPDATE_TASK_FIELDS)),
     result: Task,
+    events: ['item.updated'],
     example: { taskId: 'task_0123456789abcdef', priority: 'urgent' },
   }),
   moveTask: method({
@@ -198,6 +201,7 @@ export const board = {
       })
       .refine(atLeastOne(['col', 'position']), atLeastOneMessage(['col', 'position'])),
     result: Task,
+    events: ['item.moved'],
     example: { taskId: 'task_0123456789abcdef', col: 'todo', position: 0 },
   }),
   assignTask: method({
@@ -207,6 +211,7 @@ export const board = {
       assignee: principalId('Principal (usr_… or agt_…) of this org; null to unassign.').nullable(),
     }),
     result: Task,
+    events: ['item.assigned'],
     example: { taskId: 'task_0123456789abcdef', assignee: 'agt_0123456789abcdef' },
   }),
   decompose: method({
@@ -220,6 +225,7 @@ export const board = {
         .describe('Titles of the child tasks, in order.'),
     }),
     result: z.strictObject({ task: Task.describe('The parent.'), children: z.array(Task).describe('The new children, in order.') }),
+    events: ['item.decomposed'],
     example: { taskId: 'task_0123456789abcdef', titles: ['Collect statements', 'Match receipts', 'Post adjustments'] },
   }),
 
@@ -228,12 +234,14 @@ export const board = {
       'Claim a task or bug to work on it, for a lease (default 900 s) kept alive by board.heartbeat. It moves to doing. An item already claimed (live lease), done, blocked or blocked by an open item answers CONFLICT; of racing claims exactly one wins.',
     params: z.strictObject({ taskId: taskId('The task or bug to claim.'), leaseSeconds }),
     result: Task,
+    events: ['item.claimed'],
     example: { taskId: 'task_0123456789abcdef', leaseSeconds: 900 },
   }),
   heartbeat: method({
     summary: 'Extend your live claim by a fresh lease. Only the claimer may heartbeat: anyone else, or a lapsed claim, answers CONFLICT.',
     params: z.strictObject({ taskId: taskId('The item you hold the claim on.'), leaseSeconds }),
     result: Task,
+    events: ['item.heartbeat'],
     example: { taskId: 'task_0123456789abcdef' },
   }),
   block: method({
@@ -244,6 +252,7 @@ export const board = {
       reason: text({ min: 1, max: 1000, description: 'Why it is blocked, 1 to 1000 characters (the ledger records only its length).' }),
     }),
     result: Task,
+    events: ['item.blocked'],
     example: { taskId: 'task_0123456789abcdef', reason: 'Waiting for the bank to resend the March statement' },
   }),
   complete: method({
@@ -251,6 +260,7 @@ export const board = {
       'Mark an item done and release its claim. Allowed to the claimer or on an unclaimed item; someone else’s live claim, an item already done or open child items answer CONFLICT.',
     params: z.strictObject({ taskId: taskId() }),
     result: Task,
+    events: ['item.completed'],
     example: { taskId: 'task_0123456789abcdef' },
   }),
 
@@ -264,6 +274,7 @@ export const board = {
       })
       .refine((p) => p.fromTaskId !== p.toTaskId, { message: 'must differ from fromTaskId', path: ['toTaskId'] }),
     result: Link,
+    events: ['item.linked'],
     example: { fromTaskId: 'task_0123456789abcdef', toTaskId: 'task_fedcba9876543210', relation: 'blocks' },
   }),
 
@@ -280,12 +291,14 @@ export const board = {
         path: ['taskId'],
       }),
     result: Comment,
+    events: ['item.commented', 'workstream.commented'],
     example: { workstreamId: 'ws_0123456789abcdef', body: 'Scope for Q3 agreed with finance.' },
   }),
   addTaskComment: method({
     summary: 'Comment on a board item. The ledger records the comment’s length, never its text.',
     params: z.strictObject({ taskId: taskId('The item to comment on.'), body: Body }),
     result: Comment,
+    events: ['item.commented'],
     example: { taskId: 'task_0123456789abcdef', body: 'Statements requested from the bank.' },
   }),
   taskComments: method({
@@ -305,6 +318,7 @@ export const board = {
       sizeBytes: sizeBytes.optional(),
     }),
     result: Attachment,
+    events: ['item.attachment.added'],
     example: { taskId: 'task_0123456789abcdef', name: 'march-statement.pdf', url: 'https://files.example.com/f/123', mimeType: 'application/pdf', sizeBytes: 48213 },
   }),
   updateTaskAttachment: method({
@@ -319,6 +333,7 @@ export const board = {
       })
       .refine(atLeastOne(UPDATE_ATT_FIELDS), atLeastOneMessage(UPDATE_ATT_FIELDS)),
     result: Attachment,
+    events: ['item.attachment.updated'],
     example: { attachmentId: 'att_0123456789abcdef', name: 'march-statement-v2.pdf' },
   }),
   removeTaskAttachment: method({
@@ -327,6 +342,7 @@ export const board = {
       'Remove an attachment from its item. From an agent it is a signature act (retry mode): without approvalId or signatureToken it answers a hold frame (board.remove_task_attachment).',
     params: z.strictObject({ attachmentId: attachmentId(), ...proofFields }),
     result: z.strictObject({ attachmentId: z.string(), taskId: z.string(), removed: z.literal(true) }),
+    events: ['item.attachment.removed'],
     example: { attachmentId: 'att_0123456789abcdef' },
   }),
   taskAttachments: method({
@@ -343,6 +359,7 @@ export const board = {
       description: text({ max: 2000, description: 'What the workstream covers (default empty).' }).default(''),
     }),
     result: Workstream,
+    events: ['workstream.created'],
     example: { name: 'Month-end close', description: 'Everything needed to close the books each month.' },
   }),
   updateWorkstream: method({
@@ -355,12 +372,14 @@ export const board = {
       })
       .refine(atLeastOne(UPDATE_WS_FIELDS), atLeastOneMessage(UPDATE_WS_FIELDS)),
     result: Workstream,
+    events: ['workstream.updated'],
     example: { workstreamId: 'ws_0123456789abcdef', name: 'Month-end close (AU)' },
   }),
   moveWorkstream: method({
     summary: 'Reorder a workstream among the org’s workstreams.',
     params: z.strictObject({ workstreamId: workstreamId(), position: position.describe('0-based index among workstreams; past the end means last.') }),
     result: Workstream,
+    events: ['workstream.moved'],
     example: { workstreamId: 'ws_0123456789abcdef', position: 0 },
   }),
   deleteWorkstream: method({
@@ -377,6 +396,7 @@ export const board = {
       movedTasks: z.number().int().describe('Items moved to moveTasksTo.'),
       detachedTasks: z.number().int().describe('Done items left without a workstream.'),
     }),
+    events: ['workstream.deleted'],
     example: { workstreamId: 'ws_0123456789abcdef', moveTasksTo: 'ws_fedcba9876543210' },
   }),
   assign: method({
@@ -386,6 +406,7 @@ export const board = {
       owner: principalId('Principal (usr_… or agt_…) of this org to own it; null clears ownership.').nullable(),
     }),
     result: Workstream,
+    events: ['workstream.assigned'],
     example: { workstreamId: 'ws_0123456789abcdef', owner: 'usr_0123456789abcdef' },
   }),
 };

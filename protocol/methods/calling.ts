@@ -117,6 +117,7 @@ export const calling = {
       title: text({ min: 1, max: 200, description: 'What the call is about; the root message shows it.' }).optional(),
     }),
     result: joinResult,
+    events: ['calling.call.start'],
     example: { channelId: 'ch_0123456789abcdef', title: 'Incident sync' },
   }),
   join: method({
@@ -124,6 +125,7 @@ export const calling = {
       'Join a live call: channel members and invitees. A locked call, or one you were removed from, is CONFLICT unless you are invited. Joined already: changed:false with a fresh token.',
     params: z.strictObject({ callId: call }),
     result: joinResult,
+    events: ['calling.participant.join'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   invite: method({
@@ -134,6 +136,7 @@ export const calling = {
       principalIds: z.array(who).min(1, 'must name at least one member').max(50, 'must name at most 50 members').describe('Members to invite, 1 to 50.'),
     }),
     result: withCall,
+    events: ['calling.participant.invite'],
     example: { callId: 'call_0123456789abcdef', principalIds: ['usr_0123456789abcdef'] },
   }),
   removeParticipant: method({
@@ -141,6 +144,7 @@ export const calling = {
       'Leave a call (yourself, the default) or remove someone (the host only). A host leaving passes the host to whoever joined first; the last one out ends the call. Out already: changed:false.',
     params: z.strictObject({ callId: call, principalId: who.optional().describe('Who leaves (default: you).') }),
     result: withCall,
+    events: ['calling.participant.remove'],
     example: { callId: 'call_0123456789abcdef', principalId: 'usr_0123456789abcdef' },
   }),
   setMute: method({
@@ -152,30 +156,35 @@ export const calling = {
       muted: z.boolean().describe('true mutes; false unmutes (yourself only).'),
     }),
     result: withCall,
+    events: ['calling.participant.set_mute'],
     example: { callId: 'call_0123456789abcdef', principalId: 'all', muted: true },
   }),
   setLock: method({
     summary: 'Lock or unlock a live call (host only): while locked only invitees join. Already so: changed:false.',
     params: z.strictObject({ callId: call, locked: z.boolean().describe('true: only invitees may join.') }),
     result: withCall,
+    events: ['calling.call.set_lock'],
     example: { callId: 'call_0123456789abcdef', locked: true },
   }),
   raiseHand: method({
     summary: 'Raise your hand in a call you are in; hands are answered first come, first served. Raised already: changed:false.',
     params: z.strictObject({ callId: call }),
     result: withCall,
+    events: ['calling.hand.raise'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   lowerHand: method({
     summary: 'Lower your hand, or (host only) someone else\'s. Not raised: changed:false.',
     params: z.strictObject({ callId: call, principalId: who.optional().describe('Whose hand (default: yours).') }),
     result: withCall,
+    events: ['calling.hand.lower'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   react: method({
     summary: 'Send a reaction to everyone in the call (shown as your last reaction). More than 5 a second is RATE_LIMITED.',
     params: z.strictObject({ callId: call, emoji: Emoji }),
     result: withCall,
+    events: ['calling.reaction.send'],
     example: { callId: 'call_0123456789abcdef', emoji: ':tada:' },
   }),
   chat: method({
@@ -188,6 +197,7 @@ export const calling = {
     }),
     result: z.strictObject({ message: Message, changed, replayed: replayedField('idempotencyId') }),
     dedupeBy: 'idempotencyId',
+    events: ['calling.chat.send'],
     example: { callId: 'call_0123456789abcdef', text: 'Sharing the runbook now.', idempotencyId: 'chat-1' },
   }),
   recordingStart: method({
@@ -196,12 +206,14 @@ export const calling = {
       'Start recording a live call (host only): LiveKit\'s egress when configured, else a record of it. Recording already: changed:false. An agent recording while a human is in the call holds for a human\'s approval (calling.recording_start).',
     params: z.strictObject({ callId: call, ...proofFields }),
     result: withCall,
+    events: ['calling.recording.start'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   recordingStop: method({
     summary: 'Stop the call\'s recording (host only); LiveKit\'s webhook later marks it ready with its file, or failed. Not recording: changed:false.',
     params: z.strictObject({ callId: call }),
     result: withCall,
+    events: ['calling.recording.stop'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   addTranscriptLine: method({
@@ -217,6 +229,7 @@ export const calling = {
     }),
     result: z.strictObject({ line: TranscriptLine, changed, replayed: replayedField('startMs') }),
     dedupeBy: 'startMs',
+    events: ['calling.transcript.add_line'],
     example: { callId: 'call_0123456789abcdef', speaker: 'usr_0123456789abcdef', text: 'Let us start with the timeline.', startMs: 1200, endMs: 4800 },
   }),
   end: method({
@@ -224,6 +237,7 @@ export const calling = {
       'End the call (host only): everyone leaves, a recording stops, the LiveKit room is closed, and the root message becomes a summary (duration, participant count). Ended already: changed:false.',
     params: z.strictObject({ callId: call }),
     result: withCall,
+    events: ['calling.call.end'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   getDetails: method({

@@ -52,6 +52,7 @@ export const channel = {
       memberIds: distinctIds(0, MAX_CHANNEL_MEMBERS_AT_CREATE, 'Members to add besides you, up to 1000.').default([]),
     }),
     result: z.strictObject({ channel: Channel, changed }),
+    events: ['channel.channel.create'],
     example: { name: 'deploys', private: false, topic: 'Release train', memberIds: ['usr_0123456789abcdef'] },
   }),
   createConversation: method({
@@ -62,6 +63,7 @@ export const channel = {
       title: title.optional(),
     }),
     result: z.strictObject({ channel: Channel, changed }),
+    events: ['channel.conversation.create'],
     example: { principalIds: ['usr_0123456789abcdef', 'agt_0123456789abcdef'], title: 'Launch prep' },
   }),
   resolveOrCreateDm: method({
@@ -71,6 +73,7 @@ export const channel = {
       principalIds: distinctIds(0, 8, 'The others in the DM (0-8), besides you.'),
     }),
     result: z.strictObject({ channel: Channel, changed }),
+    events: ['channel.dm.resolve'],
     example: { principalIds: ['usr_0123456789abcdef'] },
   }),
   addMember: method({
@@ -82,6 +85,7 @@ export const channel = {
       role: z.enum(['member', 'observer']).default('member').describe('member, or observer (reads and reacts only). Owners and admins are made with updateMemberRole.'),
     }),
     result: z.strictObject({ member: ChannelMember, changed }),
+    events: ['channel.member.add'],
     example: { channelId: 'ch_0123456789abcdef', principalId: 'usr_0123456789abcdef' },
   }),
   removeMember: method({
@@ -92,6 +96,7 @@ export const channel = {
       principalId: principalId('Who to remove (yourself to leave).'),
     }),
     result: z.strictObject({ changed }),
+    events: ['channel.member.remove'],
     example: { channelId: 'ch_0123456789abcdef', principalId: 'usr_0123456789abcdef' },
   }),
   update: method({
@@ -106,6 +111,7 @@ export const channel = {
       archived: z.boolean().describe('true archives (read-only, its name free for a new channel); false unarchives. Never a DM.').optional(),
     }),
     result: z.strictObject({ channel: Channel, changed }),
+    events: ['channel.channel.update'],
     example: { channelId: 'ch_0123456789abcdef', topic: 'Release train: Tuesdays' },
   }),
   updateMemberRole: method({
@@ -117,6 +123,7 @@ export const channel = {
       role: z.enum(CHANNEL_ROLES).describe('The new role.'),
     }),
     result: z.strictObject({ member: ChannelMember, changed }),
+    events: ['channel.member.change_role'],
     example: { channelId: 'ch_0123456789abcdef', principalId: 'usr_0123456789abcdef', role: 'admin' },
   }),
   markRead: method({
@@ -127,6 +134,7 @@ export const channel = {
       seq: z.number().int('must be an integer').min(0, 'must be >= 0').max(Number.MAX_SAFE_INTEGER).describe('Read up to and including this seq (default the latest).').optional(),
     }),
     result: z.strictObject({ ...readMarks, changed }),
+    events: ['channel.read.mark'],
     example: { channelId: 'ch_0123456789abcdef', seq: 42 },
   }),
   markUnreadFrom: method({
@@ -135,6 +143,7 @@ export const channel = {
       messageId: messageId('The first message to show as unread (posted, in a channel you are in).'),
     }),
     result: z.strictObject({ ...readMarks, changed }),
+    events: ['channel.read.unmark'],
     example: { messageId: 'msg_0123456789abcdef' },
   }),
 };

@@ -159,6 +159,7 @@ export const charter = {
     summary: 'Set the charter’s title and mission (the mission is binding: decision rights charter.update). Unchanged: changed:false.',
     params: write(CHARTER_OP_PARAMS.update, true),
     result: CharterWrite,
+    events: ['charter.document.update'],
     example: { title: 'Acme charter', mission: 'Make bookkeeping effortless for small firms.', baseVersion: 3 },
   }),
   addSection: method({
@@ -166,12 +167,14 @@ export const charter = {
     summary: 'Add a section (default last); its clauses bind (rights charter.addSection). A taken key: CONFLICT.',
     params: write(CHARTER_OP_PARAMS.addSection, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
+    events: ['charter.section.add'],
     example: { key: 'spending', heading: 'Spending', body: 'How money leaves the company.', clauses: [{ text: 'Agents never commit spend above their compact limit.' }] },
   }),
   updateSection: method({
     summary: 'Change a section’s key, heading or body (not binding; clauses: charter.updateClauses). A deleted section: CONFLICT.',
     params: write(CHARTER_OP_PARAMS.updateSection, false),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
+    events: ['charter.section.update'],
     example: { sectionId: 'sec_0123456789abcdef', heading: 'Spending and budgets' },
   }),
   deleteSection: method({
@@ -179,12 +182,14 @@ export const charter = {
     summary: 'Delete a section (binding when it has clauses: decision rights charter.deleteSection). Already deleted: changed:false.',
     params: write(CHARTER_OP_PARAMS.deleteSection, true),
     result: z.strictObject({ charter: CharterHead, sectionId: z.string(), changed }),
+    events: ['charter.section.delete'],
     example: { sectionId: 'sec_0123456789abcdef' },
   }),
   reorderSections: method({
     summary: 'Put the sections in a new order: list every section id once (not binding).',
     params: write(CHARTER_OP_PARAMS.reorderSections, false),
     result: z.strictObject({ charter: CharterHead, order: z.array(z.string()), changed }),
+    events: ['charter.section.reorder'],
     example: { order: ['sec_0123456789abcdef', 'sec_fedcba9876543210'] },
   }),
   updateClauses: method({
@@ -192,6 +197,7 @@ export const charter = {
     summary: `Replace a section’s clauses (at most ${MAX_CLAUSES}; binding: decision rights charter.updateClauses). Kept clauses name their id; new ones get one.`,
     params: write(CHARTER_OP_PARAMS.updateClauses, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
+    events: ['charter.clauses.update'],
     example: { sectionId: 'sec_0123456789abcdef', clauses: [{ text: 'Agents never sign contracts.' }, { text: 'Refunds above $500 need a human.' }] },
   }),
   editColleagueField: method({
@@ -200,6 +206,7 @@ export const charter = {
       'Set one field of a colleague’s charter record. Authority fields bind (rights charter.editColleagueField); one’s own authority always holds for another human.',
     params: write(CHARTER_OP_PARAMS.editColleagueField, true),
     result: z.strictObject({ charter: CharterHead, colleague: Colleague, changed }),
+    events: ['charter.colleague.edit'],
     example: { principalId: 'agt_0123456789abcdef', field: 'autonomy', value: 'supervised' },
   }),
   amend: method({
@@ -207,6 +214,7 @@ export const charter = {
       'Apply an adopted decision’s amendment (its charter operations, in order) as one new version: the merge. Not adopted, or an operation stale against the head: CONFLICT. Applied already: changed:false.',
     params: z.strictObject({ decisionId: decisionId('The adopted decision (area charter) whose amendment to apply.'), baseVersion }),
     result: z.strictObject({ charter: CharterHead, decisionId: z.string(), ops: z.number().int().describe('Operations applied.'), changed }),
+    events: ['charter.document.amend'],
     example: { decisionId: 'dec_0123456789abcdef' },
   }),
 };

@@ -78,6 +78,7 @@ export const compact = {
       ...proofFields,
     }),
     result: z.strictObject({ compact: Compact, changed: z.boolean().describe('false when it was already so (its event says noop).') }),
+    events: ['compact.terms.upsert'],
     example: {
       scope: 'agt_0123456789abcdef',
       terms: {

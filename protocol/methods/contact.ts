@@ -63,6 +63,7 @@ export const contact = {
       possibleDuplicates: z.array(Candidate).describe('Existing parties this one may duplicate (score >= 65).'),
       changed,
     }),
+    events: ['contact.party.add'],
     example: { name: 'Jane Doe', email: 'jane.doe@example.com', organisation: 'Acme Pty Ltd', title: 'CFO' },
   }),
   update: method({
@@ -78,12 +79,14 @@ export const contact = {
       ifVersion,
     }),
     result: z.strictObject({ contact: Contact, changed }),
+    events: ['contact.party.update'],
     example: { id: 'per_0123456789abcdef', email: 'jane@acme.example.com' },
   }),
   delete: method({
     summary: 'Archive a contact (it stays in the directory; directory.archivePerson/archiveOrg with archived: false restores it). Already archived -> changed: false.',
     params: z.strictObject({ id }),
     result: z.strictObject({ contact: Contact, changed }),
+    events: ['contact.party.delete'],
     example: { id: 'per_0123456789abcdef' },
   }),
 };

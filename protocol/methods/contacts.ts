@@ -32,6 +32,7 @@ export const contacts = {
       filled: z.array(z.enum(['name', 'organisation', 'email', 'phone'])).describe('What a matched contact gained.'),
       changed,
     }),
+    events: ['contacts.party.upsert'],
     example: { email: 'jane.doe@example.com', name: 'Jane Doe', organisation: 'Acme Pty Ltd', source: 'meetings' },
   }),
 };

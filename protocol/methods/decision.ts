@@ -128,12 +128,14 @@ export const decision = {
       links: z.array(Link).max(20, 'must list at most 20 links').describe('Related decisions and records; replaces the list.').optional(),
     }),
     result: z.strictObject({ decision: Decision, changed }),
+    events: ['decision.record.propose'],
     example: { title: 'EU list prices +5%', area: 'pricing.eu', decision: 'Raise EU list prices by 5% from the next quarter.', context: 'Costs rose 7% this year.' },
   }),
   comment: method({
     summary: 'Comment on a decision (any status), on its current version.',
     params: z.strictObject({ decisionId: dec, body: text({ min: 1, max: 10_000, description: 'The comment.' }) }),
     result: z.strictObject({ comment: Comment, changed }),
+    events: ['decision.comment.add'],
     example: { decisionId: 'dec_0123456789abcdef', body: 'Does this include the reseller price list?' },
   }),
   requestAdjustment: method({
@@ -141,6 +143,7 @@ export const decision = {
       'Block adoption of an open decision’s current version until its driver proposes a new one (or you sign it): for a signatory (agree) or a decider of its area; others comment.',
     params: z.strictObject({ decisionId: dec, version: decisionVersion, body: text({ min: 1, max: 10_000, description: 'What must change.' }) }),
     result: z.strictObject({ decision: Decision, comment: Comment, changed }),
+    events: ['decision.adjustment.request'],
     example: { decisionId: 'dec_0123456789abcdef', version: 1, body: 'Exclude the reseller list until contracts renew.' },
   }),
   sign: method({
@@ -159,6 +162,7 @@ export const decision = {
       ...proofFields,
     }),
     result: z.strictObject({ decision: Decision, signature: Signature, counts: z.boolean().describe('The signer is named by the right’s agree list.'), changed }),
+    events: ['decision.signature.add'],
     example: { decisionId: 'dec_0123456789abcdef', version: 1 },
   }),
   adopt: method({
@@ -173,6 +177,7 @@ export const decision = {
       ...proofFields,
     }),
     result: z.strictObject({ decision: Decision, changed }),
+    events: ['decision.record.adopt'],
     example: { decisionId: 'dec_0123456789abcdef', version: 1, outcome: 'Approved for Q3.', reviewOn: '2026-12-01' },
   }),
   supersede: method({
@@ -193,6 +198,7 @@ export const decision = {
       ...proofFields,
     }),
     result: z.strictObject({ decision: Decision, superseded: z.array(Decision).describe('The targets, now superseded.'), changed }),
+    events: ['decision.record.supersede'],
     example: { decisionId: 'dec_0123456789abcdef', version: 1, supersedes: ['dec_fedcba9876543210'] },
   }),
   reverse: method({
@@ -201,6 +207,7 @@ export const decision = {
       'Withdraw an open decision (its driver, or a decider) or reverse an adopted one (a decider; otherwise a hold: decision.reverse). A superseded decision is closed: CONFLICT. Already withdrawn or reversed: changed:false.',
     params: z.strictObject({ decisionId: dec, reason: text({ min: 1, max: 2_000, description: 'Why.' }), ...proofFields }),
     result: z.strictObject({ decision: Decision, changed }),
+    events: ['decision.record.reverse'],
     example: { decisionId: 'dec_0123456789abcdef', reason: 'Market conditions changed.' },
   }),
   listComments: method({

@@ -73,6 +73,7 @@ export const escalation = {
         .optional(),
     }),
     result: z.strictObject({ escalation: Escalation, changed }),
+    events: ['escalation.case.create'],
     example: { title: 'Refund above my limit', reason: 'outside_rights', severity: 'high', area: 'refunds', subject: 'task_0123456789abcdef' },
   }),
   list: method({
@@ -98,6 +99,7 @@ export const escalation = {
       decisionId: decisionId('The decision answering it (outcome decided).').optional(),
     }),
     result: z.strictObject({ escalation: Escalation, changed }),
+    events: ['escalation.case.resolve'],
     example: { escalationId: 'esc_0123456789abcdef', outcome: 'directed', resolution: 'Refund it; I approve the amount.' },
   }),
 };

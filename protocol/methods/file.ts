@@ -45,6 +45,7 @@ export const file = {
     }),
     result: z.strictObject({ annotationId: z.string().describe('The discussion thread (ann_…).'), comment: Reply, changed, replayed: replayedField('clientMsgId') }),
     dedupeBy: 'clientMsgId',
+    events: ['file.comment.add'],
     example: { targetId: 'task_0123456789abcdef', body: 'Blocked on the vendor reply.', clientMsgId: 'c-1' },
   }),
   listComments: method({
@@ -65,12 +66,14 @@ export const file = {
     summary: `Pin a record you can read to a place (a folder: its editors). At most ${MAX_PINS_PER_PLACE} per place; pinned already: changed:false.`,
     params: z.strictObject({ targetId: TargetRef, place: Place }),
     result: z.strictObject({ pin: Pin, changed }),
+    events: ['file.pin.add'],
     example: { targetId: 'fil_0123456789abcdef', place: 'org' },
   }),
   unpin: method({
     summary: 'Remove a pin (anyone who may pin at its place). Removed already: changed:false.',
     params: z.strictObject({ pinId: id('pin', 'The pin.') }),
     result: z.strictObject({ pin: Pin, changed }),
+    events: ['file.pin.remove'],
     example: { pinId: 'pin_0123456789abcdef' },
   }),
   listPinned: method({

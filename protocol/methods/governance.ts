@@ -38,6 +38,7 @@ export const governance = {
         .describe('Who decides what: one entry per area, 1 to 200.'),
     }),
     result: GovernanceState,
+    events: ['governance.decision_rights.set'],
     example: {
       rights: [
         { area: 'pricing', decidedBy: 'usr_0123456789abcdef', agree: ['role:cfo'], perform: ['agents'], input: ['anyone'] },

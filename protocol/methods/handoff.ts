@@ -79,6 +79,7 @@ export const handoff = {
       ...proofFields,
     }),
     result: z.strictObject({ handoff: Handoff, changed }),
+    events: ['handoff.offer.create'],
     example: { subject: { kind: 'task', id: 'task_0123456789abcdef' }, to: 'agt_0123456789abcdef', brief: 'Tests pass; the migration is left.', expiresInHours: 24 },
   }),
   accept: method({
@@ -86,18 +87,21 @@ export const handoff = {
       'Accept an offer made to you: you become the task’s assignee (its claim released), the decision’s driver or the escalation’s assignee. CONFLICT if expired or the subject moved since.',
     params: z.strictObject({ handoffId: hof }),
     result: z.strictObject({ handoff: Handoff, changed }),
+    events: ['handoff.offer.accept'],
     example: { handoffId: 'hof_0123456789abcdef' },
   }),
   decline: method({
     summary: 'Decline an offer made to you, saying why.',
     params: z.strictObject({ handoffId: hof, reason }),
     result: z.strictObject({ handoff: Handoff, changed }),
+    events: ['handoff.offer.decline'],
     example: { handoffId: 'hof_0123456789abcdef', reason: 'I am out this week.' },
   }),
   cancel: method({
     summary: 'Cancel an open offer: its offerer, or the handoff’s decider under the rights.',
     params: z.strictObject({ handoffId: hof, reason }),
     result: z.strictObject({ handoff: Handoff, changed }),
+    events: ['handoff.offer.cancel'],
     example: { handoffId: 'hof_0123456789abcdef', reason: 'Found someone closer to it.' },
   }),
 };

@@ -32,6 +32,7 @@ export const hierarchy = {
       revision: z.number().int().describe('The chart revision now.'),
       changed: z.boolean().describe('false when every line was already so (its event says noop).'),
     }),
+    events: ['hierarchy.lines.set'],
     example: { lines: [{ memberId: 'usr_0123456789abcdef', managerId: 'usr_fedcba9876543210' }], expectedRevision: 12 },
   }),
 };

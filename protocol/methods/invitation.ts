@@ -50,6 +50,7 @@ export const invitation = {
     }),
     result: z.strictObject({ invitation: Invitation, member: Member, ...withLink, changed }),
     secrets: linkSecret,
+    events: ['invitation.invite.create'],
     example: { email: 'dan.ortega@example.com', role: 'member', message: 'Welcome to the finance team!' },
   }),
   resend: method({
@@ -58,6 +59,7 @@ export const invitation = {
     params: z.strictObject({ invitationId: invitationId() }),
     result: z.strictObject({ invitation: Invitation, ...withLink, changed }),
     secrets: linkSecret,
+    events: ['invitation.invite.resend'],
     example: { invitationId: 'ivt_0123456789abcdef' },
   }),
   revoke: method({
@@ -65,6 +67,7 @@ export const invitation = {
       'Withdraw an invitation: its link stops working and a member it created is archived (a linked existing member stays as it was). Accepted -> CONFLICT (deactivate the user instead); revoked again -> changed:false.',
     params: z.strictObject({ invitationId: invitationId() }),
     result: z.strictObject({ invitation: Invitation, changed }),
+    events: ['invitation.invite.revoke'],
     example: { invitationId: 'ivt_0123456789abcdef' },
   }),
 };

@@ -112,6 +112,7 @@ export const member = {
       teamIds: z.array(teamId('A live team.')).max(MAX_TEAMS_PER_MEMBER).describe('Teams to join; the first is primary.').optional(),
     }),
     result: z.strictObject({ member: Member, changed }),
+    events: ['member.record.create'],
     example: { name: 'Dana Reyes', email: 'dana@example.com', title: 'Controller', timezone: 'Europe/Berlin' },
   }),
   get: method({
@@ -154,6 +155,7 @@ export const member = {
       ifVersion,
     }),
     result: z.strictObject({ member: Member, changed }),
+    events: ['member.record.update'],
     example: { memberId: 'usr_0123456789abcdef', title: 'Head of Finance', ifVersion: 1 },
   }),
   archive: method({
@@ -162,6 +164,7 @@ export const member = {
       'Take a member out of the directory and chart. A member with live keys, or yourself, is a CONFLICT naming the fix; its reports move to its manager.',
     params: z.strictObject({ memberId: memberId('The member.'), ifVersion }),
     result: z.strictObject({ member: Member, changed }),
+    events: ['member.record.archive'],
     example: { memberId: 'usr_0123456789abcdef' },
   }),
   assignTeam: method({
@@ -174,6 +177,7 @@ export const member = {
       ifVersion,
     }),
     result: z.strictObject({ member: Member, changed }),
+    events: ['member.teams.assign'],
     example: { memberId: 'usr_0123456789abcdef', teamIds: ['team_0123456789abcdef'] },
   }),
   getEditorOptions: method({
@@ -203,6 +207,7 @@ export const member = {
       memberIds: z.array(memberId('A direct report of fromManagerId.')).min(1).max(5000).describe('Only these reports (default all of them).').optional(),
     }),
     result: z.strictObject({ moved: z.number().int(), memberIds: z.array(z.string()), revision, changed }),
+    events: ['member.reports.reassign'],
     example: { fromManagerId: 'usr_0123456789abcdef', toManagerId: 'usr_fedcba9876543210' },
   }),
   savePosition: method({
@@ -214,12 +219,14 @@ export const member = {
       ifVersion,
     }),
     result: z.strictObject({ member: Member, siblings: z.number().int().describe('How many siblings share its manager, itself included.'), revision, changed }),
+    events: ['member.position.save'],
     example: { memberId: 'usr_0123456789abcdef', position: 0 },
   }),
   resetPositions: method({
     summary: "Clear the manual order of a manager's reports (or, without managerId, of the whole chart): siblings are shown by name again.",
     params: z.strictObject({ managerId: memberId('Only the reports of this member (default the whole chart).').optional() }),
     result: z.strictObject({ reset: z.number().int().describe('How many members lost a position.'), revision, changed }),
+    events: ['member.positions.reset'],
     example: { managerId: 'usr_0123456789abcdef' },
   }),
 };

@@ -73,6 +73,7 @@ export const notification = {
       quietHours: QuietHours.nullable().describe('No instant mail between start and end (security notices excepted); null inherits again (the org’s, else none).').optional(),
     }),
     result: z.strictObject({ target: z.string(), preferences: Preferences, changed: z.boolean().describe('false when nothing changed (its event says noop).') }),
+    events: ['notification.preferences.update'],
     example: { events: { mention: 'instant', 'member.joined': 'digest' }, digest: { frequency: 'daily', hour: 9 }, quietHours: { start: '20:00', end: '07:00', timezone: 'Europe/Berlin' } },
   }),
 };

@@ -32,6 +32,7 @@ export const org = {
       adminKeyId: z.string(),
       secretWithheld: SecretWithheld,
     }),
+    events: ['org.record.create'],
     example: { slug: 'acme-au', name: 'Acme Pty Ltd' },
     secrets: {
       fields: ['adminKey'],
@@ -46,6 +47,7 @@ export const org = {
       confirmSlug: Slug.describe('The slug of the org being deleted, as a guard against deleting the wrong one.'),
     }),
     result: z.strictObject({ orgId: z.string(), deleted: z.literal(true) }),
+    events: ['org.record.delete'],
     example: { orgId: 'org_0123456789abcdef', confirmSlug: 'acme-au' },
   }),
   list: method({
@@ -58,6 +60,7 @@ export const org = {
     summary: 'Mint an API key from a tier or an exact scope list. The secret is in this result only.',
     params: MintKeyParams,
     result: MintedKey,
+    events: ['org.key.mint'],
     example: mintExample,
     secrets: mintSecrets('org'),
   }),
@@ -66,6 +69,7 @@ export const org = {
     summary: 'Revoke a key: it answers UNAUTHORIZED from the next call on.',
     params: KeyIdParams,
     result: RevokedKey,
+    events: ['org.key.revoke'],
     example: { keyId: 'key_0123456789abcdef' },
   }),
 };

@@ -39,6 +39,7 @@ export const pairing = {
       scopes: z.array(z.string()).optional(),
       message: z.string(),
     }),
+    events: ['pairing.request.claim', 'pairing.request.create'],
     example: { orgSlug: 'default', agentName: 'bookkeeping agent' },
   }),
   approve: method({
@@ -50,6 +51,7 @@ export const pairing = {
       agentId: agentId('Bind the key to this existing agent (made by persona.generateAgentId: active, no live key) instead of creating a new one.').optional(),
     }),
     result: z.strictObject({ pairingId: z.string(), status: z.literal('approved'), agentId: z.string(), tier: z.string() }),
+    events: ['pairing.request.approve'],
     example: { pairingId: 'pair_0123456789abcdef', code: 'K7QM-4ZPX', tier: 'agent' },
   }),
 };

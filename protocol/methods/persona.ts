@@ -82,6 +82,7 @@ export const persona = {
       changed,
       next: z.string().describe('What to do next: pair the agent to give it a key.'),
     }),
+    events: ['persona.agent.generate'],
     example: { name: 'Payables agent', role: 'Accounts payable clerk', goal: 'Capture and route supplier bills', instructions: ['Never approve a bill yourself.'], toolsets: ['books.payables'], sponsorId: 'usr_0123456789abcdef' },
   }),
   editField: method({
@@ -110,6 +111,7 @@ export const persona = {
         }
       }),
     result: z.strictObject({ persona: Persona, changed }),
+    events: ['persona.field.edit'],
     example: { agentId: 'agt_0123456789abcdef', field: 'instructions', value: ['Never approve a bill yourself.', 'Ask your sponsor when unsure.'] },
   }),
   regenerate: method({
@@ -132,6 +134,7 @@ export const persona = {
         .nullable()
         .describe('mode model: who answered and its record in the AI audit chain (GET /ops).'),
     }),
+    events: ['persona.prompt.regenerate'],
     example: { agentId: 'agt_0123456789abcdef', mode: 'template' },
   }),
 };

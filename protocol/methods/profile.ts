@@ -118,6 +118,7 @@ export const profile = {
       ifVersion,
     }),
     result: z.strictObject({ profile: Profile, changed }),
+    events: ['profile.fields.update'],
     example: { memberId: 'usr_0123456789abcdef', headline: 'Month-end close', phone: '+49 30 901820', expertise: ['accounts payable'] },
   }),
   updateAvatar: method({
@@ -135,6 +136,7 @@ export const profile = {
       ...proofFields,
     }),
     result: z.strictObject({ profile: Profile, changed }),
+    events: ['profile.avatar.update'],
     example: { memberId: 'usr_0123456789abcdef', blob: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
   }),
   addSection: method({
@@ -147,6 +149,7 @@ export const profile = {
       position: z.number().int().min(0).max(MAX_SECTIONS).describe('0-based slot among the live sections (default: last).').optional(),
     }),
     result: z.strictObject({ section: Section, changed }),
+    events: ['profile.section.add'],
     example: { memberId: 'usr_0123456789abcdef', title: 'How I work', body: 'Mornings are for deep work.' },
   }),
   updateSection: method({
@@ -160,6 +163,7 @@ export const profile = {
       ifVersion,
     }),
     result: z.strictObject({ section: Section, changed }),
+    events: ['profile.section.update'],
     example: { sectionId: 'psec_0123456789abcdef', body: 'Afternoons too.' },
   }),
   deleteSection: method({
@@ -167,6 +171,7 @@ export const profile = {
     summary: 'Delete a section (it stays as a tombstone; deleting it again changes nothing).',
     params: z.strictObject({ sectionId: sectionId('The section.'), ifVersion }),
     result: z.strictObject({ section: Section, changed }),
+    events: ['profile.section.delete'],
     example: { sectionId: 'psec_0123456789abcdef' },
   }),
 };

@@ -21,6 +21,7 @@ export const settings = {
     summary: 'Mint an API key (same as org.mintApiKey). The secret is in this result only.',
     params: MintKeyParams,
     result: MintedKey,
+    events: ['settings.key.mint'],
     example: mintExample,
     secrets: mintSecrets('settings'),
   }),
@@ -29,6 +30,7 @@ export const settings = {
     summary: 'Revoke a key (same as org.revokeApiKey).',
     params: KeyIdParams,
     result: RevokedKey,
+    events: ['settings.key.revoke'],
     example: { keyId: 'key_0123456789abcdef' },
   }),
   listApiKeys: method({
@@ -43,6 +45,7 @@ export const settings = {
     summary: 'Change a key’s label.',
     params: KeyIdParams.extend({ name: text({ min: 1, max: 100, description: 'The new label.' }) }),
     result: z.strictObject({ keyId: z.string(), name: z.string() }),
+    events: ['settings.key.rename'],
     example: { keyId: 'key_0123456789abcdef', name: 'payroll agent (prod)' },
   }),
 };

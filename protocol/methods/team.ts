@@ -35,6 +35,7 @@ export const team = {
       leadId: memberId('The team lead.').optional(),
     }),
     result: z.strictObject({ team: Team, changed }),
+    events: ['team.record.create'],
     example: { name: 'Finance', leadId: 'usr_0123456789abcdef' },
   }),
   update: method({
@@ -48,6 +49,7 @@ export const team = {
       ifVersion,
     }),
     result: z.strictObject({ team: Team, changed }),
+    events: ['team.record.update'],
     example: { teamId: 'team_0123456789abcdef', name: 'Finance & Ops' },
   }),
   delete: method({
@@ -55,6 +57,7 @@ export const team = {
     summary: 'Delete a team: its members are unassigned and a tombstone stays. A team with live sub-teams is a CONFLICT (move or delete them first).',
     params: z.strictObject({ teamId: teamId('The team.'), ifVersion }),
     result: z.strictObject({ team: Team, changed }),
+    events: ['team.record.delete'],
     example: { teamId: 'team_0123456789abcdef' },
   }),
   list: method({

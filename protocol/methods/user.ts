@@ -50,6 +50,7 @@ export const user = {
       }),
       changed,
     }),
+    events: ['user.role.update'],
     example: { userId: 'usr_0123456789abcdef', role: 'viewer' },
   }),
   deactivate: method({
@@ -76,6 +77,7 @@ export const user = {
       }),
       changed,
     }),
+    events: ['user.access.deactivate'],
     example: { userId: 'usr_0123456789abcdef', transferTo: 'usr_fedcba9876543210', reason: 'Left the company' },
   }),
 };

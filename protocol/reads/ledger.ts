@@ -16,7 +16,7 @@ export const LedgerEvent = z.strictObject({
 
 /** An event family or kind as a filter: what the ledger's family and kind columns hold. */
 const family = z.string().regex(/^[a-z][a-z0-9_]{0,49}$/, 'must be a family name such as board or approval');
-const kind = z.string().regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.approved').max(100);
+const kind = z.string().regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.request.approve').max(100);
 
 export const ledgerReadContracts = {
   events: read({
@@ -30,7 +30,9 @@ export const ledgerReadContracts = {
       cursor,
       limit: limit(500, 100),
       family: family.optional().describe('Only events of this family (e.g. `approval`).'),
-      kind: kind.optional().describe('Only events of this kind (e.g. `approval.approved`).'),
+      kind: kind
+        .optional()
+        .describe('Only events of this kind (e.g. `approval.request.approve`), including those appended under a name it had before (`approval.approved`); either name finds both.'),
     }),
     result: z.strictObject({
       events: z.array(LedgerEvent),

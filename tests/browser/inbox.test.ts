@@ -195,7 +195,7 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     await agent.close();
     const events = (await admin.get('events', { cursor: 0, limit: 500 })).body.events as any[];
     const kinds = events.filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => [e.kind, e.actor]);
-    expect(kinds.map(([k]) => k)).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
+    expect(kinds.map(([k]) => k)).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.request.create', 'approval.request.approve', 'books.payroll.sign']);
     expect(kinds[3][1]).toBe(approverId); // one event for the click, by the human
 
     // Back in the list (the browser's Back button), the decided one has left Pending.

@@ -24,7 +24,7 @@ pgliteOnly('tests/cli/books-settings')('cli books-settings', () => {
         `SELECT s.state, (SELECT string_agg(kind, ',') FROM events e WHERE e.org_id = o.org_id AND kind LIKE 'books.settings%') AS kinds
            FROM orgs o JOIN books_settings s ON s.org_id = o.org_id WHERE o.slug = 'cli-books'`,
       );
-      expect(row).toEqual({ state: 'QLD', kinds: 'books.settings.state' });
+      expect(row).toEqual({ state: 'QLD', kinds: 'books.settings.set_state' });
     } finally {
       await db.close();
     }

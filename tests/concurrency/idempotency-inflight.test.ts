@@ -11,7 +11,7 @@ import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
  * CONFLICT, and the first still executes exactly once. A stand-in I-flagged method holds its key open.
  */
 const slow = handler(
-  method({ summary: 'slow idempotent act', params: z.strictObject({ ms: z.number().int() }), example: { ms: 1 } }),
+  method({ summary: 'slow idempotent act', events: ['test.slow'], params: z.strictObject({ ms: z.number().int() }), example: { ms: 1 } }),
   async (ctx, p) => {
     await sleep(p.ms);
     await ctx.emit('test.slow', '', { ms: p.ms });

@@ -123,7 +123,7 @@ describe('board holds in the inbox', () => {
     expect((await runtime.db.query<{ workstream_id: string }>('SELECT workstream_id FROM board_tasks WHERE task_id = $1', [task.id]))[0].workstream_id).toBe(chosen.id);
     expect((await eventsAfter(admin, before)).map((e) => [e.kind, e.actor])).toEqual([
       ['workstream.deleted', agentId],
-      ['approval.approved', approver.principal.id],
+      ['approval.request.approve', approver.principal.id],
     ]);
     // Listed as decided, with what ran.
     const decidedList = (await inboxGet('/approvals/api/approvals?view=decided', human)).json().result.approvals;

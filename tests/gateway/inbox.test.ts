@@ -335,7 +335,7 @@ describe('approvals through the pipeline', () => {
     expect(decided).toMatchObject({ status: 'approved', decidedByName: 'Dana Approver', note: 'Checked against the timesheets.' });
     expect(decided).not.toHaveProperty('signatureToken');
     const events = await eventsAfter(admin, before);
-    expect(events.map((e) => [e.kind, e.actor])).toEqual([['approval.approved', s.body.result.principal.id]]);
+    expect(events.map((e) => [e.kind, e.actor])).toEqual([['approval.request.approve', s.body.result.principal.id]]);
 
     // Deciding again: the pipeline's CONFLICT, nothing appended.
     const again = await inboxPost(url, s, { decision: 'reject' });

@@ -97,8 +97,8 @@ describe('GET /api/v1/org/stream', () => {
       const filed = await client.ok('approval.request', {
         actionClass: 'board.publish_plan', payloadHash: 'c'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_1', summary: 'Publish plan 1' },
       });
-      await stream.until(() => stream.frames.some((f) => f.data.kind === 'approval.requested'), 'the approval');
-      expect(stream.frames.find((f) => f.data.kind === 'approval.requested')!.data.entity_id).toBe(filed.approvalId);
+      await stream.until(() => stream.frames.some((f) => f.data.kind === 'approval.request.create'), 'the approval');
+      expect(stream.frames.find((f) => f.data.kind === 'approval.request.create')!.data.entity_id).toBe(filed.approvalId);
       expect(stream.frames.filter((f) => f.data.family === 'board')).toEqual([]);
       const all = await client.get('events', { cursor: 0, limit: 500 });
       const seen = await client.get('events', { cursor: 0, limit: 500 }, { key: orgOnly.apiKey });
@@ -138,6 +138,11 @@ describe('GET /api/v1/org/stream', () => {
       await kind.until(() => kind.frames.length === 1, 'one frame');
       expect(kind.frames[0].id).toBe(end);
       kind.close();
+      // approval.approved was renamed approval.request.approve (protocol/events.ts): the new name finds the old event.
+      const renamed = await openOrgStream(base, o.adminKey, { query: { after: start, kind: 'approval.request.approve' } });
+      await renamed.until(() => renamed.frames.length === 1, 'one frame');
+      expect(renamed.frames.map((f) => [f.id, f.data.kind])).toEqual([[end, 'approval.approved']]);
+      renamed.close();
     } finally {
       for (const s of [resumed, byQuery, approvals, headerWins]) s.close();
     }
@@ -264,7 +269,7 @@ describe('GET /events family and kind filters', () => {
     const byKind = await client.get('events', { cursor: start, kind: 'item.created', limit: 2 });
     expect(byKind.body.events.map((e: any) => e.seq)).toEqual([start + 1, start + 2]);
     expect(byKind.body.nextCursor).toBe(start + 2); // the page filled: the next starts after its last event
-    const none = await client.get('events', { cursor: start, kind: 'approval.approved' });
+    const none = await client.get('events', { cursor: start, kind: 'approval.request.approve' });
     expect(none.body).toEqual({ events: [], nextCursor: end });
     const atEnd = await client.get('events', { cursor: end, family: 'board' });
     expect(atEnd.body).toEqual({ events: [], nextCursor: end });

@@ -41,6 +41,7 @@ export const moveTask = defineJob<MoveData>({
   retryDelaySeconds: 1,
   retryBackoff: true,
   expireInSeconds: 3,
+  events: ['task.moved'],
   async run(ctx, data) {
     control.runs.push({ jobId: ctx.jobId, taskId: data.taskId, retryCount: ctx.retryCount, at: Date.now() });
     control.onRun(`run ${ctx.jobId} ${data.taskId} ${ctx.retryCount}`);

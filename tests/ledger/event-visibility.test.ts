@@ -120,7 +120,7 @@ describe('GET /events and the live stream leave out what reads hide', () => {
     const families = new Set(page.body.events.map((e: any) => e.family));
     for (const f of EVENT_VISIBILITY.keys()) expect(families, `the scenario has a ${f} event`).toContain(f);
     expect(page.body.events.map((e: any) => e.kind)).toEqual(
-      expect.arrayContaining(['messaging.message.sent', 'files.comment.added', 'files.file.renamed', 'calling.call.started', 'annotation.thread.created', 'file.pin.added']),
+      expect.arrayContaining(['messaging.message.send', 'files.comment.add', 'files.file.rename', 'calling.call.start', 'annotation.thread.create', 'file.pin.add']),
     );
   });
 
@@ -130,7 +130,7 @@ describe('GET /events and the live stream leave out what reads hide', () => {
     expect(await allSeqs(o.owner.key, before)).toEqual(secret);
     // What the reads answer for the same rows: NOT_FOUND for the outsider.
     const page = await o.s.client.get('events', { cursor: before, limit: 500 });
-    const sent = page.body.events.find((e: any) => e.kind === 'messaging.message.sent');
+    const sent = page.body.events.find((e: any) => e.kind === 'messaging.message.send');
     expectError(await o.s.client.rpc('messaging.history', { channelId: sent.payload.channelId }, { key: o.max.key }), 'NOT_FOUND');
   });
 
@@ -150,7 +150,7 @@ describe('GET /events and the live stream leave out what reads hide', () => {
     expect(max.frames.map((f) => f.id)).toEqual([end]);
     // The stream decides when it delivers: the restricted folder's creation came before ivy's grant on it, so her
     // stream may have left it out (GET /events, asked later, shows it); everything after the grant she sees.
-    const folderCreated = admin.frames.find((f) => f.data.kind === 'files.file.created' && f.data.payload.kind === 'folder')!.id;
+    const folderCreated = admin.frames.find((f) => f.data.kind === 'files.file.create' && f.data.payload.kind === 'folder')!.id;
     expect(inside.frames.map((f) => f.id).filter((id) => id !== folderCreated)).toEqual([...secret.filter((id) => id !== folderCreated), end]);
     expect(admin.frames.map((f) => f.id)).toEqual([...secret, end]);
     // Resuming from before the secrets replays what the key may see, no more.
@@ -179,7 +179,7 @@ describe('GET /events and the live stream leave out what reads hide', () => {
     expect(ids).not.toContain(goneSend);
     // The stream decided at delivery time: the message before max joined came with the batch of his joining or
     // before it. What it must never show is what followed his removal.
-    expect(stream.frames.filter((f) => f.data.kind === 'channel.member.removed').map((f) => f.data.payload.principalId)).toEqual([max.id]);
+    expect(stream.frames.filter((f) => f.data.kind === 'channel.member.remove').map((f) => f.data.payload.principalId)).toEqual([max.id]);
     void hiddenSend;
   });
 

@@ -23,6 +23,27 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 describe('GET /events', () => {
+  it('?kind= finds a renamed kind under its old and its new name, in its own family; stored kinds are returned as appended', async () => {
+    const o = await freshOrg(s.runtime, 'renamed');
+    await s.runtime.db.tx(async (q) => {
+      // As appended before the grammar (protocol/events.ts), then under the current names.
+      await appendEvent(q, o.orgId, { family: 'approval', kind: 'approval.approved', entityId: 'apr_old', actor: '', payload: null });
+      await appendEvent(q, o.orgId, { family: 'settings', kind: 'org.key.minted', entityId: 'key_old', actor: '', payload: null });
+      await appendEvent(q, o.orgId, { family: 'approval', kind: 'approval.request.approve', entityId: 'apr_new', actor: '', payload: null });
+      await appendEvent(q, o.orgId, { family: 'approval', kind: 'approval.request.reject', entityId: 'apr_no', actor: '', payload: null });
+      await appendEvent(q, o.orgId, { family: 'org', kind: 'org.key.minted', entityId: 'key_org', actor: '', payload: null });
+    });
+    const client = new TestClient(s.app, o.adminKey);
+    const found = async (kind: string) => (await client.get('events', { kind })).body.events.map((e: { entity_id: string; kind: string }) => [e.entity_id, e.kind]);
+    const approved = [['apr_old', 'approval.approved'], ['apr_new', 'approval.request.approve']];
+    expect(await found('approval.request.approve')).toEqual(approved);
+    expect(await found('approval.approved')).toEqual(approved);
+    expect(await found('settings.key.mint')).toEqual([['key_old', 'org.key.minted']]);
+    expect(await found('org.key.mint')).toEqual([['key_org', 'org.key.minted']]);
+    expect(await found('org.key.minted')).toEqual([['key_old', 'org.key.minted'], ['key_org', 'org.key.minted']]);
+    expect((await client.get('events', { kind: 'approval.request.approve', family: 'approval' })).body.events).toHaveLength(2);
+  });
+
   it('defaults: cursor 0 and a page of 100', async () => {
     const page = await bigClient.get('events');
     expect(page.status).toBe(200);

@@ -68,7 +68,7 @@ describe('one event per M call, none per R call, none per failure', () => {
     await client.ok('org.list', {});
     await client.ok('settings.revokeApiKey', { keyId: key.keyId });
     const events = (await client.get('events', { cursor: before })).body.events;
-    expect(events.map((e: any) => e.kind)).toEqual(['org.key.minted', 'org.key.renamed', 'org.key.renamed', 'org.key.revoked']);
+    expect(events.map((e: any) => e.kind)).toEqual(['settings.key.mint', 'settings.key.rename', 'settings.key.rename', 'settings.key.revoke']);
     expect(events.map((e: any) => e.seq)).toEqual([before + 1, before + 2, before + 3, before + 4]);
     for (let i = 1; i < events.length; i++) expect(events[i].prev_hash).toBe(events[i - 1].row_hash);
   });

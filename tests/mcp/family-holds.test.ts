@@ -47,7 +47,7 @@ describe('board holds over MCP', () => {
       });
       expect(hold.next).toMatch(/approval_wait/);
       expect(hold.next).toMatch(/call board_removeTaskAttachment again with the same arguments plus approvalId/);
-      expect((await allEvents(s.client)).slice(before).map((e) => e.kind)).toEqual(['board.signature.hold', 'approval.requested']);
+      expect((await allEvents(s.client)).slice(before).map((e) => e.kind)).toEqual(['board.signature.hold', 'approval.request.create']);
       expect(await exists('board_attachments', 'attachment_id', att.id)).toBe(true);
 
       await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, { key: approver.apiKey });
@@ -92,7 +92,7 @@ describe('board holds over MCP', () => {
       const decided = structured(await wait);
       expect(decided).toMatchObject({ status: 'approved', timedOut: false, used: true, released: { params: { workstreamId: ws.id }, amended: [] } });
       expect(await exists('board_workstreams', 'workstream_id', ws.id)).toBe(false);
-      expect((await allEvents(s.client)).slice(-2).map((e) => e.kind)).toEqual(['workstream.deleted', 'approval.approved']);
+      expect((await allEvents(s.client)).slice(-2).map((e) => e.kind)).toEqual(['workstream.deleted', 'approval.request.approve']);
       // The agent cannot decide; a retry after the release finds nothing to delete.
       expect(toolError(await call(agent, 'board_deleteWorkstream', { workstreamId: ws.id })).code).toBe('NOT_FOUND');
     } finally {

@@ -58,7 +58,7 @@ describe('hold frames over MCP', () => {
       expect(hold.next).toContain(hold.approvalId);
       expect(await payRunState(s, run.id)).toBe(untouched);
       const events = await allEvents(s.client);
-      expect(events.slice(before).map((e) => e.kind)).toEqual(['books.signature.hold', 'approval.requested']);
+      expect(events.slice(before).map((e) => e.kind)).toEqual(['books.signature.hold', 'approval.request.create']);
 
       // The approver sees exactly the held call.
       const pending = await s.client.ok('approval.get', { approvalId: hold.approvalId }, { key: approver.apiKey });

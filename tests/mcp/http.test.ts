@@ -186,7 +186,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(done).toMatchObject({ payRun: { id: run.id, status: 'POSTED' }, approvalId: hold.approvalId });
     expect(await payRunState(s, run.id)).toMatch(/^POSTED\/jnl_/);
     const kinds = (await allEvents(s.client)).filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => e.kind);
-    expect(kinds).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.requested', 'approval.approved', 'books.payroll.sign']);
+    expect(kinds).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.request.create', 'approval.request.approve', 'books.payroll.sign']);
     await agent.close();
   });
 

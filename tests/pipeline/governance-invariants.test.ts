@@ -14,7 +14,8 @@ import { headOf } from '../helpers/ledger.js';
  * (runtime extraHandlers) bound to registry names, so they run through the real pipeline and gateway.
  */
 const NoteParams = z.strictObject({ note: z.string().max(100) });
-const testContract = (summary: string) => method({ summary, params: NoteParams, example: { note: 'n' } });
+const testContract = (summary: string) =>
+  method({ summary, params: NoteParams, example: { note: 'n' }, events: ['handoff.offered', 'sop.one', 'sop.two', 'team.listed', 'team.created'] });
 
 const extra = new Map<string, MethodHandler>([
   // handoff.offer is M,G: a well-behaved gated method.
@@ -47,6 +48,15 @@ const extra = new Map<string, MethodHandler>([
     handler(testContract('test: two emits'), async (ctx) => {
       await ctx.emit('sop.one', '', {});
       await ctx.emit('sop.two', '', {});
+      return {};
+    }),
+  ],
+  // sop.delete is M: emits a kind its contract does not declare.
+  [
+    'sop.delete',
+    handler(testContract('test: undeclared kind'), async (ctx) => {
+      await ctx.q.query(`UPDATE api_keys SET name = 'should be rolled back' WHERE org_id = $1`, [ctx.orgId]);
+      await ctx.emit('sop.record.delete', '', {});
       return {};
     }),
   ],
@@ -153,6 +163,14 @@ describe('pipeline invariants', () => {
     expectError(await new TestClient(s.app, org.adminKey).rpc('sop.update', { note: 'x' }), 'INTERNAL');
     expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(0);
     expect((await verifyOrgChain(s.runtime.db, org.orgId)).ok).toBe(true);
+  });
+
+  it('an M handler that emits a kind its contract does not declare fails, and its writes roll back', async () => {
+    const org = await freshOrg(s.runtime, 'inv');
+    const names = await namesOf(org.orgId);
+    expectError(await new TestClient(s.app, org.adminKey).rpc('sop.delete', { note: 'x' }), 'INTERNAL');
+    expect(await namesOf(org.orgId)).toEqual(names);
+    expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(0);
   });
 
   it('an R handler may not emit', async () => {

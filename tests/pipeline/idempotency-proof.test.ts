@@ -15,6 +15,7 @@ import { headOf } from '../helpers/ledger.js';
 const act = handler(
   method({
     summary: 'stand-in signature act',
+    events: ['books.payroll.sign'],
     hold: { completion: 'retry' },
     params: z.strictObject({ runId: z.string(), amountCents: z.number().int(), ...proofFields }),
     example: { runId: 'run_1', amountCents: 100 },

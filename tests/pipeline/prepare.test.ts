@@ -26,6 +26,7 @@ let prepares = 0;
 
 const contract = method({
   summary: 'stand-in: summarise a task’s comments with the AI gateway and record the summary',
+  events: ['board.task.summarise'],
   params: z.strictObject({ taskId: z.string(), name: z.string().optional() }),
   example: { taskId: 'task_1' },
 });

@@ -123,7 +123,7 @@ const NEXT: Partial<Record<StpRow['status'], StpRow['status'][]>> = {
 /**
  * The seam an ATO integration (and the demo seed, and tests) reports through: QUEUED -> SUBMITTED -> ACCEPTED or
  * FAILED (with the ATO's error). The same answer again changes nothing; any other move is CONFLICT. Appends a
- * `books.stp.response` event by the system (actor ''), so call it inside a transaction (`db.tx`).
+ * `books.stp.record_response` event by the system (actor ''), so call it inside a transaction (`db.tx`).
  */
 export async function recordStpResponse(
   q: Queryable,
@@ -140,7 +140,7 @@ export async function recordStpResponse(
   await q.query(`UPDATE books_stp_events SET status = $3, error = $4, updated_at = now() WHERE org_id = $1 AND stp_id = $2`, [orgId, stpId, r.status, error]);
   await appendEvent(q, orgId, {
     family: 'books',
-    kind: 'books.stp.response',
+    kind: 'books.stp.record_response',
     entityId: stpId,
     actor: '',
     payload: { stpId, runId: row.run_id, kind: row.kind, attempt: row.attempt, status: r.status, error },

@@ -74,7 +74,7 @@ export async function importSchedule(db: Db, raw: unknown, opts: { from?: string
     for (const { org_id } of orgs) {
       await appendEvent(q, org_id, {
         family: 'books',
-        kind: 'books.payg.schedule_loaded',
+        kind: 'books.payg.load_schedule',
         entityId: `payg_${schedule.from}`,
         actor: '',
         payload: { name: scheduleName(schedule), label: schedule.label, from: schedule.from, to: schedule.to, source: schedule.source, published: schedule.published, samples: schedule.samples.length, replaced: prev !== undefined, by: 'system' },

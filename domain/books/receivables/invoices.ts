@@ -86,7 +86,7 @@ export const invoiceRecordPayment = handler(c.invoiceRecordPayment, async (ctx, 
   const invoice = await view(ctx, p.id);
   return finish(
     ctx,
-    { kind: 'books.invoice.payment', entityId: p.id, payload: { invoiceId: p.id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId } },
+    { kind: 'books.invoice.record_payment', entityId: p.id, payload: { invoiceId: p.id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId } },
     { invoice, paymentId, journalId, changed: true },
     `Recorded ${formatCents(p.amountCents)} received for ${label}; ${invoice.status === 'PAID' ? 'now PAID' : `${formatCents(invoice.amountDueCents)} still due`}`,
   );

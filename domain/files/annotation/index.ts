@@ -16,7 +16,7 @@ import { recordVisibility } from '../../event-records.js';
 export const create = handler(c.create, async (ctx, p) => {
   const target = await readTarget(ctx.deps.families, ctx.q, ctx.orgId, p.targetId, ctx.principal);
   const w = await startThread(ctx, target, p);
-  await ctx.emit('annotation.thread.created', w.row.annotation_id, {
+  await ctx.emit('annotation.thread.create', w.row.annotation_id, {
     annotationId: w.row.annotation_id,
     targetId: target.id,
     targetType: target.type,
@@ -35,7 +35,7 @@ export const create = handler(c.create, async (ctx, p) => {
 export const comment = handler(c.comment, async (ctx, p) => {
   const { row, target } = await threadFor(ctx.deps.families, ctx.q, ctx.orgId, p.annotationId, ctx.principal, true);
   const w = await commentOn(ctx, row, target, p.body, p.clientMsgId);
-  await ctx.emit('annotation.comment.added', row.annotation_id, {
+  await ctx.emit('annotation.comment.add', row.annotation_id, {
     annotationId: row.annotation_id,
     targetId: row.target_id,
     replyId: w.reply!.reply_id,
@@ -54,7 +54,7 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
   const next = statusChange(row, p.reopen ? 'open' : 'resolved');
   if (next !== null) await setStatus(ctx.q, ctx.orgId, row.annotation_id, next, ctx.principal.id, ctx.deps.clock.now());
   const after = next === null ? row : (await findAnnotation(ctx.q, ctx.orgId, row.annotation_id))!;
-  await ctx.emit('annotation.thread.resolved', row.annotation_id, {
+  await ctx.emit('annotation.thread.resolve', row.annotation_id, {
     annotationId: row.annotation_id,
     targetId: row.target_id,
     from: row.status,
@@ -71,7 +71,7 @@ export const dismiss = handler(c.dismiss, async (ctx, p) => {
   const changed = row.status !== 'dismissed';
   if (changed) await setStatus(ctx.q, ctx.orgId, row.annotation_id, 'dismissed', ctx.principal.id, ctx.deps.clock.now());
   const after = changed ? (await findAnnotation(ctx.q, ctx.orgId, row.annotation_id))! : row;
-  await ctx.emit('annotation.thread.dismissed', row.annotation_id, {
+  await ctx.emit('annotation.thread.dismiss', row.annotation_id, {
     annotationId: row.annotation_id,
     targetId: row.target_id,
     from: row.status,

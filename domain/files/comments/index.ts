@@ -39,7 +39,7 @@ export const commentAdd = handler(c.commentAdd, async (ctx, p) => {
   } else {
     w = await startThread(ctx, target, { kind: 'comment', selector: p.selector, body: p.body, clientMsgId: p.clientMsgId });
   }
-  await ctx.emit('files.comment.added', p.fileId, {
+  await ctx.emit('files.comment.add', p.fileId, {
     fileId: p.fileId,
     annotationId: w.row.annotation_id,
     replyId: w.reply!.reply_id,
@@ -61,7 +61,7 @@ export const commentResolve = handler(c.commentResolve, async (ctx, p) => {
   const next = statusChange(row, p.resolved ? 'resolved' : 'open');
   if (next !== null) await setStatus(ctx.q, ctx.orgId, row.annotation_id, next, ctx.principal.id, ctx.deps.clock.now());
   const after = next === null ? row : (await findAnnotation(ctx.q, ctx.orgId, row.annotation_id))!;
-  await ctx.emit('files.comment.resolved', p.fileId, {
+  await ctx.emit('files.comment.resolve', p.fileId, {
     fileId: p.fileId,
     annotationId: row.annotation_id,
     from: row.status,

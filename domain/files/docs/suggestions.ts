@@ -120,7 +120,7 @@ export const docSuggestResolve = handler(
     if (locked.status === want) {
       if (hold) await ctx.verifyProof(hold);
       const out = await answer(false, head);
-      await ctx.emit(`files.suggestion.${want}`, row.file_id, { ...ids, revision: head.revision, noop: true });
+      await ctx.emit(`files.suggestion.${p.action}`, row.file_id, { ...ids, revision: head.revision, noop: true });
       return out;
     }
     if (locked.status !== 'open') {
@@ -130,7 +130,7 @@ export const docSuggestResolve = handler(
     if (p.action === 'reject') {
       await ctx.q.query(`UPDATE doc_suggestions SET status = 'rejected', resolved_by = $3, resolved_at = $4 WHERE org_id = $1 AND suggestion_id = $2`, [ctx.orgId, p.suggestionId, ctx.principal.id, at]);
       const out = await answer(true, head);
-      await ctx.emit('files.suggestion.rejected', row.file_id, { ...ids, revision: head.revision, by: own ? 'author' : 'editor' });
+      await ctx.emit('files.suggestion.reject', row.file_id, { ...ids, revision: head.revision, by: own ? 'author' : 'editor' });
       return out;
     }
     const stale = staleTargets(locked.targets, head.tabs);
@@ -160,7 +160,7 @@ export const docSuggestResolve = handler(
       state.revision,
     ]);
     const out = await answer(true, state);
-    await ctx.emit('files.suggestion.accepted', row.file_id, {
+    await ctx.emit('files.suggestion.accept', row.file_id, {
       ...ids,
       revision: state.revision,
       contentSha256: state.contentSha256,

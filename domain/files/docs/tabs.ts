@@ -117,10 +117,10 @@ export const docTabOp = handler(c.docTabOp, async (ctx, p) => {
   }
 
   if (!changed) {
-    await ctx.emit('files.doc_tab.changed', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: head.revision, contentSha256: head.contentSha256, tabs: head.tabs.length, noop: true });
+    await ctx.emit('files.doc_tab.change', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: head.revision, contentSha256: head.contentSha256, tabs: head.tabs.length, noop: true });
     return { tabId, tabs: tabInfo(head), revision: head.revision, contentSha256: head.contentSha256, changed: false };
   }
   const state = await commitForCall(ctx, p.fileId, head, flatten(tree), blocks, added, { source: 'tab' }, 'params.tabId');
-  await ctx.emit('files.doc_tab.changed', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: state.revision, contentSha256: state.contentSha256, tabs: state.tabs.length });
+  await ctx.emit('files.doc_tab.change', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: state.revision, contentSha256: state.contentSha256, tabs: state.tabs.length });
   return { tabId, tabs: tabInfo(state), revision: state.revision, contentSha256: state.contentSha256, changed: true };
 });

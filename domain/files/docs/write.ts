@@ -35,7 +35,7 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
 
   if (suggest) {
     if (unchanged) {
-      await ctx.emit('files.doc.suggested', p.fileId, { ...ids, suggestionId: null, blocks: 0, noop: true });
+      await ctx.emit('files.doc.suggest', p.fileId, { ...ids, suggestionId: null, blocks: 0, noop: true });
       return { outcome: 'unchanged', revision: head.revision, contentSha256: head.contentSha256, suggestionId: null, changedBlocks: [], results: resultsOf(applied), changed: false };
     }
     compose(applied.tabs, blocks, 'params.ops'); // the size limit holds for what would be accepted
@@ -49,7 +49,7 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
       [ctx.orgId, suggestionId, p.fileId, p.baseRevision, JSON.stringify(opsToJson(applied.normalized)), ops.length, JSON.stringify(applied.targets), JSON.stringify(changes),
         ctx.principal.id, ctx.deps.clock.now().toISOString()],
     );
-    await ctx.emit('files.doc.suggested', p.fileId, { ...ids, suggestionId, blocks: applied.changedBlocks.length, reviewMode: file.review_mode });
+    await ctx.emit('files.doc.suggest', p.fileId, { ...ids, suggestionId, blocks: applied.changedBlocks.length, reviewMode: file.review_mode });
     return {
       outcome: 'suggested',
       revision: head.revision,
@@ -62,11 +62,11 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
   }
 
   if (unchanged) {
-    await ctx.emit('files.doc.revised', p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, blocks: 0, noop: true });
+    await ctx.emit('files.doc.revise', p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, blocks: 0, noop: true });
     return { outcome: 'unchanged', revision: head.revision, contentSha256: head.contentSha256, suggestionId: null, changedBlocks: [], results: resultsOf(applied), changed: false };
   }
   const state = await commitForCall(ctx, p.fileId, head, applied.tabs, blocks, applied.added, { source: 'edit', baseRevision: p.baseRevision, ops: ops.length }, 'params.ops');
-  await ctx.emit('files.doc.revised', p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256, sizeBytes: state.sizeBytes, blocks: applied.changedBlocks.length });
+  await ctx.emit('files.doc.revise', p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256, sizeBytes: state.sizeBytes, blocks: applied.changedBlocks.length });
   return {
     outcome: 'revised',
     revision: state.revision,

@@ -17,7 +17,7 @@ import { recordVisibility } from '../../event-records.js';
 export const addComment = handler(c.addComment, async (ctx, p) => {
   const target = await readTarget(ctx.deps.families, ctx.q, ctx.orgId, p.targetId, ctx.principal);
   const w = await addToDiscussion(ctx, target, p.body, p.clientMsgId);
-  await ctx.emit('file.comment.added', target.id, {
+  await ctx.emit('file.comment.add', target.id, {
     targetId: target.id,
     targetType: target.type,
     annotationId: w.row.annotation_id,
@@ -42,7 +42,7 @@ export const pin = handler(c.pin, async (ctx, p) => {
   const target = await readTarget(ctx.deps.families, ctx.q, ctx.orgId, p.targetId, ctx.principal);
   const placeType = await checkPlace(ctx.deps.families, ctx.q, ctx.orgId, p.place, ctx.principal, true);
   const w = await pinAt(ctx.q, ctx.orgId, target, p.place, placeType, ctx.principal.id, ctx.deps.clock.now());
-  await ctx.emit('file.pin.added', w.pin.pin_id, {
+  await ctx.emit('file.pin.add', w.pin.pin_id, {
     pinId: w.pin.pin_id,
     place: w.pin.place,
     placeType,
@@ -58,7 +58,7 @@ export const unpin = handler(c.unpin, async (ctx, p) => {
   const row = await pinFor(ctx.deps.families, ctx.q, ctx.orgId, p.pinId, ctx.principal);
   await checkPlace(ctx.deps.families, ctx.q, ctx.orgId, row.place, ctx.principal, true, 'params.pinId');
   const w = await unpinRow(ctx.q, ctx.orgId, row, ctx.principal.id, ctx.deps.clock.now());
-  await ctx.emit('file.pin.removed', row.pin_id, {
+  await ctx.emit('file.pin.remove', row.pin_id, {
     pinId: row.pin_id,
     place: row.place,
     targetId: row.target_id,

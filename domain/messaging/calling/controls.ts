@@ -46,7 +46,7 @@ export const setMute = handler(c.setMute, async (ctx, p) => {
   // The host's mute reaches the media server; one's own mute and unmute are the client's.
   if (!self && changedIds.length) afterCommitMedia(ctx, { op: 'mute', callId: a.call.call_id, principalIds: changedIds });
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-  await ctx.emit('calling.participant.mute_set', a.call.call_id, {
+  await ctx.emit('calling.participant.set_mute', a.call.call_id, {
     callId: a.call.call_id,
     principalId: target,
     muted: p.muted,
@@ -63,7 +63,7 @@ export const setLock = handler(c.setLock, async (ctx, p) => {
   const changed = a.call.locked !== p.locked;
   if (changed) await ctx.q.query('UPDATE calls SET locked = $3 WHERE org_id = $1 AND call_id = $2', [ctx.orgId, a.call.call_id, p.locked]);
   const shape = await callShape(ctx.q, ctx.orgId, { ...a.call, locked: p.locked }, now);
-  await ctx.emit('calling.call.lock_set', a.call.call_id, { callId: a.call.call_id, locked: p.locked, ...(changed ? {} : { noop: true }) });
+  await ctx.emit('calling.call.set_lock', a.call.call_id, { callId: a.call.call_id, locked: p.locked, ...(changed ? {} : { noop: true }) });
   return { call: shape, changed };
 });
 
@@ -83,7 +83,7 @@ export const raiseHand = handler(c.raiseHand, async (ctx, p) => {
   }
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
   const position = shape.raisedHands.indexOf(ctx.principal.id) + 1;
-  await ctx.emit('calling.hand.raised', a.call.call_id, { callId: a.call.call_id, principalId: ctx.principal.id, position, ...(changed ? {} : { noop: true }) });
+  await ctx.emit('calling.hand.raise', a.call.call_id, { callId: a.call.call_id, principalId: ctx.principal.id, position, ...(changed ? {} : { noop: true }) });
   return { call: shape, changed };
 });
 
@@ -103,7 +103,7 @@ export const lowerHand = handler(c.lowerHand, async (ctx, p) => {
     ]);
   }
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-  await ctx.emit('calling.hand.lowered', a.call.call_id, { callId: a.call.call_id, principalId: target, byHost: !self, ...(changed ? {} : { noop: true }) });
+  await ctx.emit('calling.hand.lower', a.call.call_id, { callId: a.call.call_id, principalId: target, byHost: !self, ...(changed ? {} : { noop: true }) });
   return { call: shape, changed };
 });
 
@@ -118,7 +118,7 @@ export const react = handler(
       ctx.orgId, a.call.call_id, ctx.principal.id, p.emoji, now.toISOString(),
     ]);
     const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-    await ctx.emit('calling.reaction.sent', a.call.call_id, { callId: a.call.call_id, principalId: ctx.principal.id });
+    await ctx.emit('calling.reaction.send', a.call.call_id, { callId: a.call.call_id, principalId: ctx.principal.id });
     return { call: shape, changed: true };
   },
   { limit: limitReactions },
@@ -139,7 +139,7 @@ export const chat = handler(c.chat, async (ctx, p) => {
         throw conflict(`idempotencyId ${JSON.stringify(p.idempotencyId)} already names another message in ${channelId}: send this one with a new idempotencyId`);
       }
       const [message] = await messagesFor(ctx.q, ctx.orgId, [earlier], ctx.principal.id, { now });
-      await ctx.emit('calling.chat.sent', a.call.call_id, { callId: a.call.call_id, channelId, messageId: earlier.message_id, noop: true });
+      await ctx.emit('calling.chat.send', a.call.call_id, { callId: a.call.call_id, channelId, messageId: earlier.message_id, noop: true });
       return { message, changed: false, replayed: true };
     }
   }
@@ -153,6 +153,6 @@ export const chat = handler(c.chat, async (ctx, p) => {
     now,
   });
   const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, posted.messageId)], ctx.principal.id, { now });
-  await ctx.emit('calling.chat.sent', a.call.call_id, { callId: a.call.call_id, channelId, messageId: posted.messageId, seq: posted.seq, threadId: a.call.root_message_id });
+  await ctx.emit('calling.chat.send', a.call.call_id, { callId: a.call.call_id, channelId, messageId: posted.messageId, seq: posted.seq, threadId: a.call.root_message_id });
   return { message, changed: true };
 });

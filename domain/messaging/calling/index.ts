@@ -42,7 +42,7 @@ export const start = handler(c.start, async (ctx, p) => {
   );
   const shape = await callShape(ctx.q, ctx.orgId, call, now);
   const media = await mediaFor(ctx.deps.config.livekit, callId, ctx.principal.id, true);
-  await ctx.emit('calling.call.started', callId, { callId, channelId: p.channelId, rootMessageId: root.messageId, seq: root.seq, hostId: ctx.principal.id });
+  await ctx.emit('calling.call.start', callId, { callId, channelId: p.channelId, rootMessageId: root.messageId, seq: root.seq, hostId: ctx.principal.id });
   return { call: shape, media, changed: true };
 });
 
@@ -64,7 +64,7 @@ export const join = handler(c.join, async (ctx, p) => {
     // Joined already: a fresh token, nothing else.
     const media = await mediaFor(ctx.deps.config.livekit, call.call_id, ctx.principal.id, me.can_publish);
     const shape = await callShape(ctx.q, ctx.orgId, call, now);
-    await ctx.emit('calling.participant.joined', call.call_id, { callId: call.call_id, principalId: ctx.principal.id, joinedCount: shape.joinedCount, noop: true });
+    await ctx.emit('calling.participant.join', call.call_id, { callId: call.call_id, principalId: ctx.principal.id, joinedCount: shape.joinedCount, noop: true });
     return { call: shape, media, changed: false };
   }
   if (me?.state !== 'invited') {
@@ -83,7 +83,7 @@ export const join = handler(c.join, async (ctx, p) => {
   );
   const shape = await callShape(ctx.q, ctx.orgId, call, now);
   const media = await mediaFor(ctx.deps.config.livekit, call.call_id, ctx.principal.id, canPublish);
-  await ctx.emit('calling.participant.joined', call.call_id, {
+  await ctx.emit('calling.participant.join', call.call_id, {
     callId: call.call_id,
     principalId: ctx.principal.id,
     invited: me?.state === 'invited',
@@ -117,7 +117,7 @@ export const invite = handler(c.invite, async (ctx, p) => {
   );
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
   const principalIds = invited.map((r) => r.principal_id).sort();
-  await ctx.emit('calling.participant.invited', a.call.call_id, {
+  await ctx.emit('calling.participant.invite', a.call.call_id, {
     callId: a.call.call_id,
     principalIds,
     invitedCount: principalIds.length,

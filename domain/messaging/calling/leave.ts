@@ -45,7 +45,7 @@ export const removeParticipant = handler(c.removeParticipant, async (ctx, p) => 
   const a = await callAccess(ctx.q, ctx.orgId, p.callId, ctx.principal.id, { lock: true });
   const target = p.principalId ?? ctx.principal.id;
   const self = target === ctx.principal.id;
-  const event = (payload: Record<string, unknown>) => ctx.emit('calling.participant.removed', a.call.call_id, { callId: a.call.call_id, principalId: target, ...payload });
+  const event = (payload: Record<string, unknown>) => ctx.emit('calling.participant.remove', a.call.call_id, { callId: a.call.call_id, principalId: target, ...payload });
   requireLive(a.call, self ? 'leave' : 'remove participants');
   if (!self) requireHost(a, 'remove others');
   const row = self ? a.me : await participantRow(ctx.q, ctx.orgId, a.call.call_id, target);
@@ -90,13 +90,13 @@ export const end = handler(c.end, async (ctx, p) => {
   const a = await callAccess(ctx.q, ctx.orgId, p.callId, ctx.principal.id, { lock: true });
   if (a.call.status === 'ended') {
     const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-    await ctx.emit('calling.call.ended', a.call.call_id, { callId: a.call.call_id, status: 'ended', noop: true });
+    await ctx.emit('calling.call.end', a.call.call_id, { callId: a.call.call_id, status: 'ended', noop: true });
     return { call: shape, changed: false };
   }
   requireHost(a, 'end the call');
   const { durationMs, participantCount, recordingId } = await endCall(ctx, a.call, now);
   const shape = await callShape(ctx.q, ctx.orgId, { ...a.call, status: 'ended', ended_at: now, ended_by: ctx.principal.id }, now);
-  await ctx.emit('calling.call.ended', a.call.call_id, {
+  await ctx.emit('calling.call.end', a.call.call_id, {
     callId: a.call.call_id,
     channelId: a.call.channel_id,
     status: 'ended',

@@ -143,12 +143,12 @@ async function startEgress(lk: Livekit, deps: Deps, cfg: LivekitConfig, a: Extra
     if (egressId === null) {
       if (r.status !== 'starting' && r.status !== 'stopped') return;
       await q.query(`UPDATE call_recordings SET status = 'failed', failure = $3 WHERE org_id = $1 AND recording_id = $2`, [a.orgId, a.recordingId, failure]);
-      seq = await systemEvent(q, a.orgId, 'calling.recording.failed', a.callId, { callId: a.callId, recordingId: a.recordingId, status: 'failed' });
+      seq = await systemEvent(q, a.orgId, 'calling.recording.fail', a.callId, { callId: a.callId, recordingId: a.recordingId, status: 'failed' });
       return;
     }
     if (r.status === 'starting') {
       await q.query(`UPDATE call_recordings SET status = 'active', egress_id = $3 WHERE org_id = $1 AND recording_id = $2`, [a.orgId, a.recordingId, egressId]);
-      seq = await systemEvent(q, a.orgId, 'calling.recording.activated', a.callId, { callId: a.callId, recordingId: a.recordingId, status: 'active' });
+      seq = await systemEvent(q, a.orgId, 'calling.recording.activate', a.callId, { callId: a.callId, recordingId: a.recordingId, status: 'active' });
       return;
     }
     // Stopped (or the call ended) before LiveKit answered: keep the id for its webhook, and stop it now.

@@ -21,7 +21,7 @@ export const recordingStart = handler(
     const running = await latestRecording(ctx.q, ctx.orgId, callId);
     if (running && (running.status === 'starting' || running.status === 'active')) {
       const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-      await ctx.emit('calling.recording.started', callId, { callId, recordingId: running.recording_id, status: running.status, noop: true });
+      await ctx.emit('calling.recording.start', callId, { callId, recordingId: running.recording_id, status: running.status, noop: true });
       return { call: shape, changed: false };
     }
     let approvalId: string | null = null;
@@ -46,7 +46,7 @@ export const recordingStart = handler(
     );
     afterCommitMedia(ctx, { op: 'egressStart', orgId: ctx.orgId, callId, recordingId });
     const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
-    await ctx.emit('calling.recording.started', callId, { callId, recordingId, status, ...(approvalId ? { approvalId } : {}) });
+    await ctx.emit('calling.recording.start', callId, { callId, recordingId, status, ...(approvalId ? { approvalId } : {}) });
     return { call: shape, changed: true };
   },
 );
@@ -65,7 +65,7 @@ export const recordingStop = handler(c.recordingStop, async (ctx, p) => {
   if (stopped?.egress_id) afterCommitMedia(ctx, { op: 'egressStop', orgId: ctx.orgId, callId, recordingId: stopped.recording_id, egressId: stopped.egress_id });
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
   const latest = shape.recording;
-  await ctx.emit('calling.recording.stopped', callId, {
+  await ctx.emit('calling.recording.stop', callId, {
     callId,
     recordingId: stopped?.recording_id ?? latest?.id ?? null,
     status: stopped ? 'stopped' : (latest?.status ?? null),

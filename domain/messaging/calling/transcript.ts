@@ -64,7 +64,7 @@ export const addTranscriptLine = handler(c.addTranscriptLine, async (ctx, p) => 
     [ctx.orgId, callId, p.speaker ?? `label:${p.speakerLabel}`, p.startMs],
   );
   if (earlier) {
-    await ctx.emit('calling.transcript.line_added', callId, { callId, lineId: earlier.line_id, lineSeq: Number(earlier.line_seq), noop: true });
+    await ctx.emit('calling.transcript.add_line', callId, { callId, lineId: earlier.line_id, lineSeq: Number(earlier.line_seq), noop: true });
     // The same speaker and startMs: a replay of the earlier line, said so in the result (nothing added).
     return { line: toLine(earlier), changed: false, replayed: true };
   }
@@ -77,7 +77,7 @@ export const addTranscriptLine = handler(c.addTranscriptLine, async (ctx, p) => 
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${LINE_COLUMNS}`,
     [ctx.orgId, newId('tl'), callId, lineSeq, p.speaker ?? null, p.speakerLabel ?? null, p.text, p.startMs, p.endMs, ctx.principal.id, now.toISOString()],
   );
-  await ctx.emit('calling.transcript.line_added', callId, {
+  await ctx.emit('calling.transcript.add_line', callId, {
     callId,
     lineId: row.line_id,
     lineSeq: Number(lineSeq),

@@ -60,7 +60,7 @@ export async function applyLivekitWebhook(deps: Deps, event: WebhookEvent): Prom
     const at = new Date().toISOString();
     if (outcome.status === 'active') {
       await q.query(`UPDATE call_recordings SET status = 'active', egress_id = $3 WHERE org_id = $1 AND recording_id = $2`, [orgId, r.recording_id, info.egressId]);
-      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.activated', entityId: call.call_id, actor: '', payload: { ...base, status: 'active' } })).seq;
+      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.activate', entityId: call.call_id, actor: '', payload: { ...base, status: 'active' } })).seq;
     } else if (outcome.status === 'ready') {
       await q.query(
         `UPDATE call_recordings SET status = 'ready', egress_id = $3, ready_at = $4, stopped_at = coalesce(stopped_at, $4), file_location = $5, file_size = $6, duration_ms = $7
@@ -68,13 +68,13 @@ export async function applyLivekitWebhook(deps: Deps, event: WebhookEvent): Prom
         [orgId, r.recording_id, info.egressId, at, outcome.location, outcome.size, outcome.durationMs],
       );
       const payload = { ...base, status: 'ready', sizeBytes: outcome.size, durationMs: outcome.durationMs };
-      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.ready', entityId: call.call_id, actor: '', payload })).seq;
+      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.complete', entityId: call.call_id, actor: '', payload })).seq;
     } else {
       await q.query(
         `UPDATE call_recordings SET status = 'failed', egress_id = $3, stopped_at = coalesce(stopped_at, $4), failure = $5 WHERE org_id = $1 AND recording_id = $2`,
         [orgId, r.recording_id, info.egressId, at, outcome.failure],
       );
-      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.failed', entityId: call.call_id, actor: '', payload: { ...base, status: 'failed' } })).seq;
+      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.fail', entityId: call.call_id, actor: '', payload: { ...base, status: 'failed' } })).seq;
     }
   });
   if (seq === null) return 'ignored';

@@ -61,7 +61,7 @@ export const create = handler(c.create, async (ctx, p) => {
   }
   await addMembers(ctx.q, ctx.orgId, channelId, withOwner(ctx.principal.id, others), ctx.principal.id, at, 0);
   const channel = await channelView(ctx.q, ctx.orgId, channelId, ctx.principal.id);
-  await ctx.emit('channel.channel.created', channelId, { channelId, kind, postingPolicy: p.postingPolicy, memberCount: channel.memberCount });
+  await ctx.emit('channel.channel.create', channelId, { channelId, kind, postingPolicy: p.postingPolicy, memberCount: channel.memberCount });
   return { channel, changed: true };
 });
 
@@ -73,7 +73,7 @@ export const createConversation = handler(c.createConversation, async (ctx, p) =
   const channelId = (await insertChannel(ctx, { kind: 'group', title: p.title }, at))!;
   await addMembers(ctx.q, ctx.orgId, channelId, withOwner(ctx.principal.id, others), ctx.principal.id, at, 0);
   const channel = await channelView(ctx.q, ctx.orgId, channelId, ctx.principal.id);
-  await ctx.emit('channel.conversation.created', channelId, { channelId, kind: 'group', memberCount: channel.memberCount });
+  await ctx.emit('channel.conversation.create', channelId, { channelId, kind: 'group', memberCount: channel.memberCount });
   return { channel, changed: true };
 });
 
@@ -100,6 +100,6 @@ export const resolveOrCreateDm = handler(c.resolveOrCreateDm, async (ctx, p) => 
     if (!channelId) throw conflict('a concurrent call is creating this DM; retry');
   }
   const channel = await channelView(ctx.q, ctx.orgId, channelId, ctx.principal.id);
-  await ctx.emit('channel.dm.resolved', channelId, { channelId, memberCount: channel.memberCount, ...(created ? {} : { noop: true }) });
+  await ctx.emit('channel.dm.resolve', channelId, { channelId, memberCount: channel.memberCount, ...(created ? {} : { noop: true }) });
   return { channel, changed: created };
 });

@@ -32,7 +32,7 @@ export const addMember = handler(c.addMember, async (ctx, p) => {
   // A new member starts with nothing unread: the marker at the channel's latest seq.
   const [added] = await addMembers(ctx.q, ctx.orgId, p.channelId, [{ id: p.principalId, role: p.role }], ctx.principal.id, at, Number(a.channel.last_seq));
   const row = added ?? (await memberRow(ctx.q, ctx.orgId, p.channelId, p.principalId))!;
-  await ctx.emit('channel.member.added', p.channelId, {
+  await ctx.emit('channel.member.add', p.channelId, {
     channelId: p.channelId,
     principalId: p.principalId,
     role: row.role,
@@ -66,7 +66,7 @@ export const removeMember = handler(c.removeMember, async (ctx, p) => {
       ctx.deps.clock.now().toISOString(),
     ]);
   }
-  await ctx.emit('channel.member.removed', p.channelId, { channelId: p.channelId, principalId: p.principalId, ...(live ? {} : { noop: true }) });
+  await ctx.emit('channel.member.remove', p.channelId, { channelId: p.channelId, principalId: p.principalId, ...(live ? {} : { noop: true }) });
   return { changed: live };
 });
 
@@ -95,7 +95,7 @@ export const updateMemberRole = handler(c.updateMemberRole, async (ctx, p) => {
         [ctx.orgId, p.channelId, p.principalId, p.role],
       )
     : [target];
-  await ctx.emit('channel.member.role_changed', p.channelId, {
+  await ctx.emit('channel.member.change_role', p.channelId, {
     channelId: p.channelId,
     principalId: p.principalId,
     role: p.role,

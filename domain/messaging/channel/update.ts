@@ -55,7 +55,7 @@ export const update = handler(c.update, async (ctx, p) => {
     );
   }
   const view = await channelView(ctx.q, ctx.orgId, p.channelId, ctx.principal.id);
-  await ctx.emit('channel.channel.updated', p.channelId, {
+  await ctx.emit('channel.channel.update', p.channelId, {
     channelId: p.channelId,
     fields,
     archived: view.archived,
@@ -85,7 +85,7 @@ export const markRead = handler(c.markRead, async (ctx, p) => {
   const changed = seq > marker;
   if (changed) await setMarker(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, seq);
   const marks = await readMarks(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, changed ? seq : marker);
-  await ctx.emit('channel.read.marked', p.channelId, { channelId: p.channelId, lastReadSeq: marks.lastReadSeq, ...(changed ? {} : { noop: true }) });
+  await ctx.emit('channel.read.mark', p.channelId, { channelId: p.channelId, lastReadSeq: marks.lastReadSeq, ...(changed ? {} : { noop: true }) });
   return { ...marks, changed };
 });
 
@@ -97,7 +97,7 @@ export const markUnreadFrom = handler(c.markUnreadFrom, async (ctx, p) => {
   const changed = seq !== marker;
   if (changed) await setMarker(ctx.q, ctx.orgId, message.channel_id, ctx.principal.id, seq);
   const marks = await readMarks(ctx.q, ctx.orgId, message.channel_id, ctx.principal.id, seq);
-  await ctx.emit('channel.read.unmarked', message.channel_id, {
+  await ctx.emit('channel.read.unmark', message.channel_id, {
     channelId: message.channel_id,
     messageId: p.messageId,
     lastReadSeq: seq,

@@ -12,7 +12,7 @@ import { orgReads } from './whoami.js';
 export const create = handler(org.create, async (ctx, p) => {
   laneHold(ctx.principal, 'org.create');
   const created = await createOrg(ctx.q, { slug: p.slug, name: p.name, parentOrgId: ctx.orgId, createdBy: ctx.principal.id });
-  await ctx.emit('org.created', created.orgId, { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId });
+  await ctx.emit('org.record.create', created.orgId, { orgId: created.orgId, slug: created.slug, adminKeyId: created.admin.keyId });
   return { orgId: created.orgId, slug: created.slug, name: created.name, adminKey: created.admin.apiKey, adminKeyId: created.admin.keyId };
 });
 
@@ -25,7 +25,7 @@ export const remove = handler(org.delete, async (ctx, p) => {
   if (row.slug !== p.confirmSlug) throw new ApiError('BAD_REQUEST', `confirmSlug: does not match the slug of ${p.orgId}`);
   await laneSignature(ctx, undefined, { subjectId: p.orgId, summary: `Delete the org ${row.slug} (${p.orgId}): every key of it stops working`, params: p, completion: 'release' });
   await ctx.q.query('UPDATE orgs SET deleted_at = now() WHERE org_id = $1', [p.orgId]);
-  await ctx.emit('org.deleted', p.orgId, { orgId: p.orgId, slug: row.slug });
+  await ctx.emit('org.record.delete', p.orgId, { orgId: p.orgId, slug: row.slug });
   return { orgId: p.orgId, deleted: true as const };
 });
 
@@ -45,7 +45,7 @@ const mint = (contract: typeof org.mintApiKey | typeof settings.mintApiKey) =>
     // No agent mints a key (the secret would be the agent's): the agent lane refuses it (domain/people/member/lane.ts).
     laneHold(ctx.principal, contract === org.mintApiKey ? 'org.mintApiKey' : 'settings.mintApiKey');
     const minted = await mintKey(ctx.q, ctx.orgId, { ...p, createdBy: ctx.principal.id });
-    await ctx.emit('org.key.minted', minted.keyId, mintedKeyEvent(minted));
+    await ctx.emit(`${ctx.method.family}.key.mint`, minted.keyId, mintedKeyEvent(minted));
     return minted;
   });
 
@@ -66,7 +66,7 @@ const revoke = (contract: typeof org.revokeApiKey | typeof settings.revokeApiKey
       });
     }
     const revoked = await revokeKey(ctx.q, ctx.orgId, p.keyId);
-    await ctx.emit('org.key.revoked', p.keyId, { keyId: p.keyId });
+    await ctx.emit(`${ctx.method.family}.key.revoke`, p.keyId, { keyId: p.keyId });
     return revoked;
   });
 
@@ -111,7 +111,7 @@ export const listApiKeys = handler(settings.listApiKeys, async (ctx, p) => ({ ke
 export const renameApiKey = handler(settings.renameApiKey, async (ctx, p) => {
   const [row] = await ctx.q.query('UPDATE api_keys SET name = $3 WHERE org_id = $1 AND key_id = $2 RETURNING key_id', [ctx.orgId, p.keyId, p.name]);
   if (!row) throw notFound(`key ${p.keyId}`);
-  await ctx.emit('org.key.renamed', p.keyId, { keyId: p.keyId, name: p.name });
+  await ctx.emit('settings.key.rename', p.keyId, { keyId: p.keyId, name: p.name });
   return { keyId: p.keyId, name: p.name };
 });
 

@@ -57,7 +57,7 @@ async function begin(ctx: HandlerCtx, org: Org, agentName: string) {
      VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6::double precision / 1000)) RETURNING expires_at`,
     [org.orgId, pairingId, agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
   );
-  await ctx.emit('pairing.requested', pairingId, { pairingId, agentName });
+  await ctx.emit('pairing.request.create', pairingId, { pairingId, agentName });
   return { pairingId, status: 'pending' as const, expiresAt: row.expires_at, code, pollSecret, message: askAdmin(org.slug, pairingId, code) };
 }
 
@@ -83,7 +83,7 @@ async function poll(ctx: HandlerCtx, org: Org, pairingId: string, pollSecret: st
   ctx.bindOrg(org.orgId);
   const minted = await mintKey(ctx.q, org.orgId, { name: row.agent_name, tier: row.tier, principalId: row.agent_id ?? undefined, createdBy: 'pairing' });
   await ctx.q.query(`UPDATE pairings SET status = 'claimed', key_id = $3 WHERE org_id = $1 AND pairing_id = $2`, [org.orgId, pairingId, minted.keyId]);
-  await ctx.emit('pairing.claimed', pairingId, { pairingId, agentId: minted.principal.id, keyId: minted.keyId });
+  await ctx.emit('pairing.request.claim', pairingId, { pairingId, agentId: minted.principal.id, keyId: minted.keyId });
   return {
     pairingId,
     status: 'claimed' as const,
@@ -161,7 +161,7 @@ export const approve = handler(pairing.approve, async (ctx, p) => {
     `UPDATE pairings SET status = 'approved', tier = $3, agent_id = $4, approved_by = $5 WHERE org_id = $1 AND pairing_id = $2`,
     [ctx.orgId, p.pairingId, p.tier, agentId, ctx.principal.id],
   );
-  await ctx.emit('pairing.approved', p.pairingId, { pairingId: p.pairingId, agentId, tier: p.tier });
+  await ctx.emit('pairing.request.approve', p.pairingId, { pairingId: p.pairingId, agentId, tier: p.tier });
   return { pairingId: p.pairingId, status: 'approved' as const, agentId, tier: p.tier };
 });
 

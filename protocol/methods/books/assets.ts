@@ -63,6 +63,7 @@ export const assets = {
       journalId: journalRef,
       ...outcome,
     }),
+    events: ['books.asset.depreciate'],
     example: { periodEnd: '2026-09-30' },
   }),
   assetDispose: method({
@@ -87,6 +88,7 @@ export const assets = {
       journalId: journalRef,
       ...outcome,
     }),
+    events: ['books.asset.dispose'],
     example: { id: 'ast_0123456789abcdef', date: '2026-10-15', proceedsCents: 50000 },
   }),
   assets: method({

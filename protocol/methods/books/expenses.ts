@@ -57,6 +57,7 @@ export const expenses = {
       receiptRef: text({ min: 1, max: 200, description: 'The receipt or tax invoice (file reference); GST credits above $82.50 need a tax invoice.' }).optional(),
     }),
     result: claimResult,
+    events: ['books.expense.claim'],
     example: { employeeId: 'emp_0123456789abcdef', date: '2026-11-02', merchant: 'Officeworks', totalCents: 8800, account: '429', receiptRef: 'receipts/2026-11/officeworks.pdf' },
   }),
   expenseApprove: method({
@@ -64,6 +65,7 @@ export const expenses = {
       'Approve a submitted claim: SUBMITTED -> AUTHORISED, owed to the employee. Posts, dated the claim date (today when that period is locked), Dr expense (net of GST) + Dr 820 GST / Cr 801 Unpaid expense claims. Approving an approved or paid claim changes nothing.',
     params: z.strictObject({ id: ids.claim('The expense claim (clm_…).') }),
     result: claimResult,
+    events: ['books.expense.approve'],
     example: { id: 'clm_0123456789abcdef' },
   }),
 };

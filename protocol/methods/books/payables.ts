@@ -124,6 +124,7 @@ export const payables = {
       ).optional(),
     }),
     result: billResult,
+    events: ['books.bill.capture'],
     example: {
       supplierName: 'Coastal Office Supplies',
       reference: 'SI-20418',
@@ -150,6 +151,7 @@ export const payables = {
       approvalId: z.string().nullable().describe('The approval consumed by this call, if it needed one.'),
       ...outcome,
     }),
+    events: ['books.bill.approve'],
     example: { id: 'bill_0123456789abcdef' },
   }),
   billHold: method({
@@ -157,6 +159,7 @@ export const payables = {
       'Put a DRAFT or AUTHORISED bill on hold with a reason: it is left out of payment runs until books.billApprove releases it (money already paid through the bank is still matched). Holding a held bill changes nothing; paid or returned bills are refused.',
     params: z.strictObject({ id: billId, reason: reason('Why it must not be paid yet (kept with the bill and the event).') }),
     result: z.strictObject({ bill: Bill, ...outcome }),
+    events: ['books.bill.hold'],
     example: { id: 'bill_0123456789abcdef', reason: 'Goods not yet delivered' },
   }),
   billReturn: method({
@@ -165,6 +168,7 @@ export const payables = {
       'A part-paid or paid bill is refused (ask the supplier for a refund or credit). Returning a returned bill changes nothing.',
     params: z.strictObject({ id: billId, reason: reason('Why it goes back (kept with the bill and the event).') }),
     result: z.strictObject({ bill: Bill, journalId: journalRef, deletedAssetIds: z.array(z.string()), ...outcome }),
+    events: ['books.bill.return'],
     example: { id: 'bill_0123456789abcdef', reason: 'Billed twice for the same delivery' },
   }),
   billScheduleRun: method({
@@ -184,6 +188,7 @@ export const payables = {
       ...proofFields,
     }),
     result: z.strictObject({ run: PaymentRun, ...outcome }),
+    events: ['books.bill.schedule_run'],
     example: { payDate: '2026-11-30', billIds: ['bill_0123456789abcdef', 'bill_fedcba9876543210'] },
   }),
   bills: method({

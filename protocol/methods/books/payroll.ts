@@ -291,6 +291,7 @@ export const payroll = {
         .optional(),
     }),
     result: onboardingResult,
+    events: ['books.onboarding.start'],
     example: { person: 'Jane Citizen', role: 'Bookkeeper', startDate: '2026-11-09', rate: { basis: 'ANNUAL', amountCents: 7800000, hoursPerWeek: 38 } },
   }),
   onboardingAdvance: method({
@@ -308,6 +309,7 @@ export const payroll = {
       { error: 'must be one of "tfn", "super", "bank", "contract"' },
     ),
     result: z.strictObject({ onboarding: Onboarding, employee: Employee, approvalId: z.string().nullable().describe('The approval that backed the contract step.'), ...outcome }),
+    events: ['books.onboarding.advance'],
     example: { id: 'onb_0123456789abcdef', step: 'tfn', data: { tfn: '123456782', claimsTaxFreeThreshold: true } },
   }),
   payrollDraft: method({
@@ -335,6 +337,7 @@ export const payroll = {
         .optional(),
     }),
     result: payRunResult,
+    events: ['books.payroll.draft'],
     example: { periodStart: '2026-11-01', periodEnd: '2026-11-14', payDate: '2026-11-15' },
   }),
   payrollSign: method({
@@ -343,6 +346,7 @@ export const payroll = {
       'Sign a drafted pay run (find them with books.reports report payRuns): DRAFT -> POSTED. Signature act: without proof it answers a hold frame (once a human approves, retry with approvalId). Posts, dated the pay date, Dr 477 gross + Dr 478 super / Cr 825 PAYG + Cr 826 super + Cr 804 net wages, and queues the STP pay event. Signing a POSTED run changes nothing; a recalled or deleted run is refused, and so is a draft whose super a run posted or recalled since would change under the maximum contribution base (recall it and draft again).',
     params: z.strictObject({ runId, ...proofFields }),
     result: z.strictObject({ payRun: PayRun, journalId: journalRef, approvalId: z.string().nullable(), ...outcome }),
+    events: ['books.payroll.sign'],
     example: { runId: 'pay_0123456789abcdef' },
   }),
   payrollRecall: method({
@@ -350,6 +354,7 @@ export const payroll = {
       'Recall a pay run: a DRAFT is DELETED; a POSTED run is RECALLED (its journal reversed, its STP event CANCELLED) only before its pay date, with no wages paid and its STP event not ACCEPTED by the ATO; otherwise refused with the reason. Recalling again changes nothing.',
     params: z.strictObject({ runId }),
     result: payRunResult,
+    events: ['books.payroll.recall'],
     example: { runId: 'pay_0123456789abcdef' },
   }),
   leaveRequest: method({
@@ -368,6 +373,7 @@ export const payroll = {
         .describe('Hours of leave in the range (e.g. 7.6 a day on a 38-hour week); at most hoursPerWeek per started week of the range.'),
     }),
     result: z.strictObject({ leave: Leave, balance: LeaveBalance.nullable().describe('The balance before this request (null for UNPAID).'), ...outcome }),
+    events: ['books.leave.request'],
     example: { employeeId: 'emp_0123456789abcdef', kind: 'ANNUAL', startDate: '2026-12-21', endDate: '2026-12-24', hours: 30.4 },
   }),
   leaveApprove: method({
@@ -379,6 +385,7 @@ export const payroll = {
       note: text({ min: 1, max: 500, description: 'Why, as the employee will read it.' }).optional(),
     }),
     result: z.strictObject({ leave: Leave, ...outcome }),
+    events: ['books.leave.approve'],
     example: { id: 'lv_0123456789abcdef', decision: 'approve' },
   }),
   stpResubmit: method({
@@ -386,6 +393,7 @@ export const payroll = {
       'Resend an STP event: a FAILED event is queued again (attempt + 1, error cleared); for an ACCEPTED event a new UPDATE event is queued with year-to-date figures per employee for its financial year (1 July to 30 June). QUEUED or SUBMITTED events are still in flight and CANCELLED ones are refused. Every call is a new act.',
     params: z.strictObject({ eventId: ids.stpEvent('The STP event (stp_…).') }),
     result: z.strictObject({ stpEvent: StpEvent.describe('The requeued event, or the new UPDATE event.'), ...outcome }),
+    events: ['books.stp.resubmit'],
     example: { eventId: 'stp_0123456789abcdef' },
   }),
 };

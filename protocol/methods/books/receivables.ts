@@ -85,6 +85,7 @@ export const receivables = {
         .describe('Payment terms: days from sending to the due date (0 to 365).'),
     }),
     result: invoiceResult,
+    events: ['books.invoice.draft'],
     example: { payeeName: 'Harbour Cafe Pty Ltd', description: 'October bookkeeping', totalCents: 165000, dueDays: 14 },
   }),
   invoiceSend: method({
@@ -92,6 +93,7 @@ export const receivables = {
       'Approve and send a draft: DRAFT -> AUTHORISED, numbered INV-…, issued today, due after its dueDays. Posts Dr 610 / Cr 200 / Cr 820. Sending a sent invoice changes nothing.',
     params: z.strictObject({ id: invoiceId }),
     result: invoiceResult,
+    events: ['books.invoice.send'],
     example: { id: 'inv_0123456789abcdef' },
   }),
   invoiceChaseStep: method({
@@ -116,6 +118,7 @@ export const receivables = {
       approvalId: z.string().nullable().describe('The approval that backed a step 2 or 3.'),
       ...outcome,
     }),
+    events: ['books.invoice.chase'],
     example: { id: 'inv_0123456789abcdef', step: 1 },
   }),
   invoiceRecordPayment: method({
@@ -127,6 +130,7 @@ export const receivables = {
       date: date('When the money was received (default today); not before the issue date, not in a locked period.').optional(),
     }),
     result: z.strictObject({ invoice: Invoice, paymentId: z.string().describe('pmt_…'), journalId: journalRef, ...outcome }),
+    events: ['books.invoice.record_payment'],
     example: { id: 'inv_0123456789abcdef', amountCents: 165000, date: '2026-11-20' },
   }),
   invoiceCreditNote: method({
@@ -143,6 +147,7 @@ export const receivables = {
       journalId: journalRef,
       ...outcome,
     }),
+    events: ['books.invoice.credit'],
     example: { id: 'inv_0123456789abcdef', amountCents: 11000, reason: 'Discount agreed for late delivery' },
   }),
   invoiceVoid: method({
@@ -150,6 +155,7 @@ export const receivables = {
       'Void an invoice: a DRAFT is DELETED; an AUTHORISED invoice with nothing paid or credited is VOIDED and its journal reversed. Paid or credited invoices are refused (issue a credit note instead). Voiding again changes nothing.',
     params: z.strictObject({ id: invoiceId, reason: reason('Why (kept with the event).').optional() }),
     result: invoiceResult,
+    events: ['books.invoice.void'],
     example: { id: 'inv_0123456789abcdef', reason: 'Raised against the wrong customer' },
   }),
   invoicePromise: method({
@@ -161,6 +167,7 @@ export const receivables = {
       amountCents: amountCents('Amount promised, at most the amount due (default: all of it).').optional(),
     }),
     result: z.strictObject({ invoice: Invoice, promise: PromiseToPay, ...outcome }),
+    events: ['books.invoice.promise'],
     example: { id: 'inv_0123456789abcdef', date: '2026-12-05', amountCents: 80000 },
   }),
   statementRun: method({
@@ -177,6 +184,7 @@ export const receivables = {
       totalDueCents: z.number().int(),
       ...outcome,
     }),
+    events: ['books.statement.run'],
     example: { asOf: '2026-11-30' },
   }),
   invoices: method({

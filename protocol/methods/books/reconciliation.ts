@@ -130,6 +130,7 @@ export const reconciliation = {
       assetId: z.string().nullable().describe('The fixed asset registered by a direct coding on 710/720.'),
       ...outcome,
     }),
+    events: ['books.feed.match'],
     example: { lineId: 'fl_0123456789abcdef', target: { kind: 'account', account: '429', taxCode: 'GST' } },
   }),
   matchHoldResolve: method({
@@ -150,6 +151,7 @@ export const reconciliation = {
       approvalId: z.string().nullable().describe('The approval that backed a release above the floor.'),
       ...outcome,
     }),
+    events: ['books.feed.resolve'],
     example: { lineId: 'fl_0123456789abcdef', decision: 'approve' },
   }),
   receiptsRegister: method({
@@ -182,6 +184,7 @@ export const reconciliation = {
         .optional(),
     }),
     result: z.strictObject({ receipt: Receipt, ...outcome }),
+    events: ['books.receipt.register'],
     example: { supplier: 'Officeworks', date: '2026-11-03', totalCents: 12980, fileRef: 'receipts/2026-11/officeworks-0311.pdf', taxInvoice: true },
   }),
   lineRecode: method({
@@ -193,6 +196,7 @@ export const reconciliation = {
       taxCode: taxCode('Default: the new account’s default tax code.').optional(),
     }),
     result: z.strictObject({ line: FeedLine, journalId: journalRef, assetId: z.string().nullable(), ...outcome }),
+    events: ['books.feed.recode'],
     example: { lineId: 'fl_0123456789abcdef', account: '404', taxCode: 'INPUT_TAXED' },
   }),
   journalPost: method({
@@ -209,6 +213,7 @@ export const reconciliation = {
       totalDebitsCents: z.number().int(),
       ...outcome,
     }),
+    events: ['books.journal.post'],
     example: {
       date: '2026-11-30',
       narration: 'Reclassify October stationery to general expenses',

@@ -99,6 +99,7 @@ export const tax = {
       periodEnd: date('Last day of the period, e.g. 2026-09-30; not before periodStart.'),
     }),
     result: lodgementResult,
+    events: ['books.tax.prepare'],
     example: { periodStart: '2026-07-01', periodEnd: '2026-09-30' },
   }),
   taxHold: method({
@@ -106,6 +107,7 @@ export const tax = {
       'Hold a PREPARED lodgement: HELD, lodging blocked (held, not lodged) until it is returned to the preparer (books.taxReturn) and re-prepared. Holding a held lodgement changes nothing; a DRAFT or LODGED one is CONFLICT.',
     params: z.strictObject({ id: lodgementId, reason: reason('Why it is held (kept with the lodgement and the event).') }),
     result: lodgementResult,
+    events: ['books.tax.hold'],
     example: { id: 'bas_0123456789abcdef', reason: 'Query on the October supplier invoices' },
   }),
   taxReturn: method({
@@ -113,6 +115,7 @@ export const tax = {
       'Send a PREPARED or HELD lodgement back to the preparer: DRAFT, reason kept; re-prepare it with books.taxPrepare. A DRAFT is already with the preparer and a LODGED one cannot be returned (CONFLICT). Not idempotent: every call is a new act.',
     params: z.strictObject({ id: lodgementId, reason: reason('What the preparer should fix.') }),
     result: lodgementResult,
+    events: ['books.tax.return'],
     example: { id: 'bas_0123456789abcdef', reason: 'Recode the bank fees as input taxed' },
   }),
   taxSignLodge: method({
@@ -122,6 +125,7 @@ export const tax = {
       'With proof: the labels are recomputed and must equal the snapshot the human approved (else CONFLICT: the books moved, re-prepare), and the signed payload carries the prepared figures, so an approval given before a re-preparation no longer fits (CONFLICT: hold again, file a new approval); posts the clearing journal dated periodEnd (Dr 820 by 1A - 1B, Dr 825 by W2 / Cr 830 by the net; zero lines skipped, no journal when all are zero), sets LODGED and locks the period through periodEnd.',
     params: z.strictObject({ id: lodgementId, ...proofFields }),
     result: z.strictObject({ lodgement: Lodgement, journalId: journalRef, approvalId: z.string().nullable(), ...outcome }),
+    events: ['books.tax.lodge'],
     example: { id: 'bas_0123456789abcdef' },
   }),
   taxObligations: method({

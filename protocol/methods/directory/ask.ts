@@ -55,6 +55,7 @@ export const ask = {
       model: z.string().describe('The model that answered (empty when none did).'),
       audit: z.strictObject({ id: z.string().describe('aud_…'), seq: z.number().int().describe("Seq in the org's AI audit chain (GET /ops).") }),
     }),
+    events: ['directory.ask.answer'],
     example: { question: 'Who do we know at Acme?' },
   }),
 };

@@ -43,6 +43,7 @@ export const awareness = {
       level: z.enum([...LEVELS, 'none']).describe('knows_of, met, works_with, close, or none to clear.'),
     }),
     result: z.strictObject({ awareness: AwarenessView, changed }),
+    events: ['directory.awareness.set'],
     example: { partyId: 'per_0123456789abcdef', level: 'met' },
   }),
   requestAwareness: method({
@@ -55,6 +56,7 @@ export const awareness = {
       note: text({ max: 2000, description: 'Why, for the colleague (never in events).' }).optional(),
     }),
     result: z.strictObject({ request: RequestView, changed }),
+    events: ['directory.awareness.request'],
     example: { partyId: 'per_0123456789abcdef', kind: 'introduce', note: 'Pitching them next week.' },
   }),
   resolveAwarenessRequest: method({
@@ -69,6 +71,7 @@ export const awareness = {
       raised: z.array(AwarenessView).describe('Awareness raised by done.'),
       changed,
     }),
+    events: ['directory.awareness.resolve'],
     example: { requestId: 'awq_0123456789abcdef', decision: 'accept' },
   }),
   listAwarenessRequests: method({

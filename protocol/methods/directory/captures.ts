@@ -80,6 +80,7 @@ export const captures = {
       outcome: z.enum(['pending', 'absorbed', 'attached', 'rejected']),
       changed,
     }),
+    events: ['directory.capture.propose'],
     example: {
       kind: 'person',
       fields: { given: 'Jane', family: 'Doe', title: 'CFO' },
@@ -99,6 +100,7 @@ export const captures = {
       employerId: coId('Person: the employer to link (default: the one organisation named employerName).').optional(),
     }),
     result: z.strictObject({ capture: CaptureView, party: z.union([Person, Org]).nullable().describe('The party created or attached to.'), changed }),
+    events: ['directory.capture.resolve'],
     example: { captureId: 'cap_0123456789abcdef', decision: 'create' },
   }),
   listCaptures: method({

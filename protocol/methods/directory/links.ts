@@ -34,6 +34,7 @@ export const links = {
       primary: z.boolean().optional().describe("works_at: make it the person's primary employer (the first one is)."),
     }),
     result: z.strictObject({ link: LinkView, changed }),
+    events: ['directory.link.create'],
     example: { fromId: 'per_0123456789abcdef', toId: 'co_0123456789abcdef', relation: 'works_at', role: 'CFO' },
   }),
   unlinkParty: method({
@@ -44,6 +45,7 @@ export const links = {
       until: isoDate('The last day (default today); not before its since.').optional(),
     }),
     result: z.strictObject({ link: LinkView, newPrimaryId: z.string().nullable().describe('The works_at link now primary, when this one was.'), changed }),
+    events: ['directory.link.end'],
     example: { linkId: 'plk_0123456789abcdef', until: '2025-06-30' },
   }),
 };

@@ -59,6 +59,7 @@ export const lists = {
         path: ['filter'],
       }),
     result: z.strictObject({ list: ListView, changed }),
+    events: ['directory.list.create'],
     example: { name: 'Board contacts', kind: 'static', visibility: 'private' },
   }),
   addToList: method({
@@ -71,6 +72,7 @@ export const lists = {
       already: z.array(z.string()).describe('Parties that were in it already.'),
       changed,
     }),
+    events: ['directory.list.add'],
     example: { listId: 'lst_0123456789abcdef', partyIds: ['per_0123456789abcdef', 'co_0123456789abcdef'] },
   }),
   removeFromList: method({
@@ -82,6 +84,7 @@ export const lists = {
       absent: z.array(z.string()).describe('Parties that were not in it.'),
       changed,
     }),
+    events: ['directory.list.remove'],
     example: { listId: 'lst_0123456789abcdef', partyIds: ['per_0123456789abcdef'] },
   }),
   shareList: method({
@@ -104,6 +107,7 @@ export const lists = {
       })
       .refine((p) => p.visibility !== undefined || p.grants !== undefined, { message: 'give visibility or grants', path: ['visibility'] }),
     result: z.strictObject({ list: ListView, changed }),
+    events: ['directory.list.share'],
     example: { listId: 'lst_0123456789abcdef', grants: [{ principalId: 'usr_0123456789abcdef', role: 'viewer' }] },
   }),
   listLists: method({

@@ -83,6 +83,7 @@ export const merges = {
       fieldChoices: fieldChoices.optional(),
     }),
     result: z.strictObject({ merge: Merge, changed }),
+    events: ['directory.merge.propose'],
     example: { survivorId: 'per_0123456789abcdef', mergedId: 'per_fedcba9876543210' },
   }),
   executeMerge: method({
@@ -95,6 +96,7 @@ export const merges = {
       ...proofFields,
     }),
     result: z.strictObject({ merge: Merge, changed }),
+    events: ['directory.merge.dismiss', 'directory.merge.execute'],
     example: { mergeId: 'mrg_0123456789abcdef', decision: 'merge' },
   }),
   revertMerge: method({
@@ -106,6 +108,7 @@ export const merges = {
       keptEdits: z.array(KeptEdit).describe('Changes left as later writes made them.'),
       changed,
     }),
+    events: ['directory.merge.revert'],
     example: { mergeId: 'mrg_0123456789abcdef' },
   }),
   listMerges: method({

@@ -42,6 +42,7 @@ export const parties = {
       country: partyFields.country.optional(),
     }),
     result: z.strictObject({ person: PersonDetail, possibleDuplicates: duplicates, changed }),
+    events: ['directory.person.create'],
     example: { given: 'Jane', family: 'Doe', title: 'CFO', channels: [{ kind: 'email', value: 'jane.doe@example.com' }] },
   }),
   createOrg: method({
@@ -61,6 +62,7 @@ export const parties = {
       country: partyFields.country.optional(),
     }),
     result: z.strictObject({ org: OrgDetail, possibleDuplicates: duplicates, changed }),
+    events: ['directory.org.create'],
     example: { name: 'Acme Pty Ltd', website: 'https://acme.example.com', country: 'AU' },
   }),
   updatePerson: method({
@@ -80,6 +82,7 @@ export const parties = {
       ifVersion,
     }),
     result: z.strictObject({ person: PersonDetail, changed }),
+    events: ['directory.person.update'],
     example: { personId: 'per_0123456789abcdef', title: 'Chief Financial Officer' },
   }),
   updateOrg: method({
@@ -100,18 +103,21 @@ export const parties = {
       ifVersion,
     }),
     result: z.strictObject({ org: OrgDetail, changed }),
+    events: ['directory.org.update'],
     example: { orgId: 'co_0123456789abcdef', website: 'https://acme.example.com' },
   }),
   archivePerson: method({
     summary: 'Archive a person (archived: false restores). Archived parties leave lists and dedupe; their channels go dormant.',
     params: z.strictObject({ personId: personId('The person.'), archived }),
     result: z.strictObject({ person: Person, changed }),
+    events: ['directory.person.archive'],
     example: { personId: 'per_0123456789abcdef' },
   }),
   archiveOrg: method({
     summary: 'Archive an organisation (archived: false restores). Its people keep their links.',
     params: z.strictObject({ orgId: coId('The organisation.'), archived }),
     result: z.strictObject({ org: Org, changed }),
+    events: ['directory.org.archive'],
     example: { orgId: 'co_0123456789abcdef' },
   }),
   getPerson: method({

@@ -50,6 +50,7 @@ export const vcard = {
       body: z.string().describe('The cards: vCard text (CRLF lines), or a JSON array of jCards.'),
       nextCursor: z.string().nullable().describe('The next page of this export; null when done.'),
     }),
+    events: ['directory.vcard.export'],
     example: { personIds: ['per_0123456789abcdef'], version: '4.0', format: 'vcard' },
   }),
 };

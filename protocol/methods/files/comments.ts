@@ -38,6 +38,7 @@ export const comments = {
     }),
     result: z.strictObject({ annotation: Annotation, comment: Reply, changed, replayed: replayedField('clientMsgId') }),
     dedupeBy: 'clientMsgId',
+    events: ['files.comment.add'],
     example: { fileId: 'fil_0123456789abcdef', body: 'Typo here.', selector: { type: 'cell', tabId: 'tab_0123456789abcdef', a1: 'B7' } },
   }),
   commentResolve: method({
@@ -48,6 +49,7 @@ export const comments = {
       resolved: z.boolean().describe('true: resolve; false: reopen.'),
     }),
     result: z.strictObject({ annotation: Annotation, changed }),
+    events: ['files.comment.resolve'],
     example: { fileId: 'fil_0123456789abcdef', annotationId: 'ann_0123456789abcdef', resolved: true },
   }),
   pin: method({
@@ -59,6 +61,7 @@ export const comments = {
       place: Place.optional(),
     }),
     result: z.strictObject({ pin: Pin.nullable().describe('The pin (its last one when unpinned); null if it never was.'), changed }),
+    events: ['files.pin.set'],
     example: { fileId: 'fil_0123456789abcdef', pinned: true, place: 'org' },
   }),
 };

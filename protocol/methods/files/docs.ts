@@ -150,6 +150,7 @@ export const docs = {
       results: z.array(z.strictObject({ blockIds: z.array(z.string()) })).describe('Per op: the blocks it left (new ids for inserted blocks).'),
       changed,
     }),
+    events: ['files.doc.revise', 'files.doc.suggest'],
     example: { fileId: 'fil_0123456789abcdef', baseRevision: 3, ops: [{ op: 'replaceText', blockId: 'blk_0123456789abcdef', find: 'Q3', replace: 'Q4' }] },
   }),
   docTabOp: method({
@@ -163,6 +164,7 @@ export const docs = {
       parentTabId: tabId('Nest under this tab (add, move); null: top level.').nullable().optional(),
     }),
     result: z.strictObject({ tabId: z.string(), tabs: z.array(TabInfo), revision: z.number().int(), contentSha256: z.string(), changed }),
+    events: ['files.doc_tab.change'],
     example: { fileId: 'fil_0123456789abcdef', op: 'add', title: 'Appendix' },
   }),
   docSuggestions: method({
@@ -186,6 +188,7 @@ export const docs = {
       ...proofFields,
     }),
     result: z.strictObject({ suggestion: Suggestion, revision: z.number().int().describe('The head after the call.'), contentSha256: z.string(), changed }),
+    events: ['files.suggestion.accept', 'files.suggestion.reject'],
     example: { suggestionId: 'sug_0123456789abcdef', action: 'accept' },
   }),
 };

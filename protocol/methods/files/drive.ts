@@ -131,6 +131,7 @@ export const drive = {
       content: z.unknown().describe('doc: {markdown} or ProseMirror JSON; upload: {sha256, sizeBytes}.').optional(),
     }),
     result: z.strictObject({ file: File }),
+    events: ['files.file.create'],
     example: { kind: 'folder', name: 'Contracts 2025' },
   }),
   uploadRegister: method({
@@ -143,18 +144,21 @@ export const drive = {
       fileId: fileId('An upload to add a version to.').optional(),
     }),
     result: z.strictObject({ file: File, changed }),
+    events: ['files.upload.register'],
     example: { sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', sizeBytes: 0, name: 'notes.pdf' },
   }),
   rename: method({
     summary: 'Rename a file (editor).',
     params: z.strictObject({ fileId: fileId('The file.'), name: fileName('The new name.') }),
     result: z.strictObject({ file: File, changed }),
+    events: ['files.file.rename'],
     example: { fileId: 'fil_0123456789abcdef', name: 'Q3 plan (final)' },
   }),
   move: method({
     summary: 'Move a file and its subtree into a folder you edit, or to the root (null).',
     params: z.strictObject({ fileId: fileId('The file.'), parentId: fileId('The new folder.').nullable().describe('The new folder; null: the root.') }),
     result: z.strictObject({ file: File, changed }),
+    events: ['files.file.move'],
     example: { fileId: 'fil_0123456789abcdef', parentId: 'fil_fedcba9876543210' },
   }),
   duplicate: method({
@@ -165,6 +169,7 @@ export const drive = {
       parentId: fileId('The copy’s folder (default the original’s).').optional(),
     }),
     result: z.strictObject({ file: File }),
+    events: ['files.file.duplicate'],
     example: { fileId: 'fil_0123456789abcdef' },
   }),
   delete: method({
@@ -177,6 +182,7 @@ export const drive = {
       ...proofFields,
     }),
     result: z.strictObject({ file: File, status: z.enum(['trashed', 'purged']), files: z.number().int().describe('Files affected.'), changed }),
+    events: ['files.file.purge', 'files.file.trash'],
     example: { fileId: 'fil_0123456789abcdef' },
   }),
   recover: method({
@@ -186,12 +192,14 @@ export const drive = {
       toRevision: z.number().int().min(1).max(2_147_483_647).describe('Restore this revision as a new head.').optional(),
     }),
     result: z.strictObject({ file: File, files: z.number().int().describe('Files recovered.'), changed }),
+    events: ['files.file.recover'],
     example: { fileId: 'fil_0123456789abcdef' },
   }),
   star: method({
     summary: 'Star or unstar a file for yourself.',
     params: z.strictObject({ fileId: fileId('The file.'), starred: z.boolean().describe('true to star.') }),
     result: z.strictObject({ file: File, changed }),
+    events: ['files.star.set'],
     example: { fileId: 'fil_0123456789abcdef', starred: true },
   }),
   shareGrant: method({
@@ -220,12 +228,14 @@ export const drive = {
       changed,
     }),
     secrets: { fields: ['guestUrl'], ifLost: 'revoke this grant (files.shareRevoke) and grant again for a new link' },
+    events: ['files.share.grant'],
     example: { fileId: 'fil_0123456789abcdef', grantee: { teamId: 'team_0123456789abcdef' }, role: 'editor' },
   }),
   shareRevoke: method({
     summary: 'Revoke a grant on the file it is on (manager): its guest link stops at once.',
     params: z.strictObject({ fileId: fileId('The file the grant is on.'), grantId: id('shr', 'The grant.') }),
     result: z.strictObject({ grant: Grant, changed }),
+    events: ['files.share.revoke'],
     example: { fileId: 'fil_0123456789abcdef', grantId: 'shr_0123456789abcdef' },
   }),
   exportRequest: method({
@@ -237,6 +247,7 @@ export const drive = {
       revision: z.number().int().min(1).max(2_147_483_647).describe('Native files: this revision (default head).').optional(),
     }),
     result: z.strictObject({ export: Export, url: z.string().describe('Signed download path, valid 15 minutes.'), expiresAt: z.string() }),
+    events: ['files.export.create'],
     example: { fileId: 'fil_0123456789abcdef', format: 'pdf' },
   }),
 };

@@ -39,6 +39,7 @@ export const messagingCore = {
     params: z.strictObject({ ...sendParams.shape, ...proofFields }),
     result: z.strictObject({ message: Message, changed, replayed: replayedField('idempotencyId') }),
     dedupeBy: 'idempotencyId',
+    events: ['messaging.message.send'],
     example: { channelId: 'ch_0123456789abcdef', idempotencyId: 'deploy-1042-done', text: 'Deploy 1042 is live <@usr_0123456789abcdef>' },
   }),
   history: method({

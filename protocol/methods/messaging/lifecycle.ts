@@ -39,6 +39,7 @@ export const messagingLifecycle = {
     params: z.strictObject({ ...sendParams.shape, postAt, ...proofFields }),
     result: messageResult.extend({ replayed: replayedField('idempotencyId') }),
     dedupeBy: 'idempotencyId',
+    events: ['messaging.message.schedule'],
     example: { channelId: 'ch_0123456789abcdef', idempotencyId: 'standup-2026-11-02', text: 'Standup in 5 minutes <!channel>', postAt: '2026-11-02T08:55:00Z' },
   }),
   edit: method({
@@ -51,6 +52,7 @@ export const messagingLifecycle = {
       ...proofFields,
     }),
     result: messageResult,
+    events: ['messaging.message.edit'],
     example: { messageId: 'msg_0123456789abcdef', text: 'Deploy is done (edited: staging too).' },
   }),
   delete: method({
@@ -59,18 +61,21 @@ export const messagingLifecycle = {
       'Delete a message (its author, or an owner or admin of the channel): a tombstone keeps id, seq and thread; text, revisions, reactions, votes, pin and bookmarks of it are erased. Cancels a scheduled one. An agent deleting another\'s message holds for a human. Already deleted: changed:false.',
     params: z.strictObject({ messageId: msg, ...proofFields }),
     result: messageResult,
+    events: ['messaging.message.delete'],
     example: { messageId: 'msg_0123456789abcdef' },
   }),
   pin: method({
     summary: `Pin a posted message to its channel (members, not observers); at most ${MAX_PINS} pins per channel. Already pinned: changed:false.`,
     params: z.strictObject({ messageId: msg }),
     result: messageResult,
+    events: ['messaging.message.pin'],
     example: { messageId: 'msg_0123456789abcdef' },
   }),
   unpin: method({
     summary: 'Unpin a message. Not pinned: changed:false.',
     params: z.strictObject({ messageId: msg }),
     result: messageResult,
+    events: ['messaging.message.unpin'],
     example: { messageId: 'msg_0123456789abcdef' },
   }),
   react: method({
@@ -81,6 +86,7 @@ export const messagingLifecycle = {
       on: z.boolean().default(true).describe('true: react; false: take your reaction back.'),
     }),
     result: messageResult,
+    events: ['messaging.reaction.set'],
     example: { messageId: 'msg_0123456789abcdef', emoji: ':white_check_mark:', on: true },
   }),
   bookmark: method({
@@ -98,12 +104,14 @@ export const messagingLifecycle = {
       fileId: id('fil', 'Target: a file.').optional(),
     }),
     result: bookmarkResult,
+    events: ['messaging.bookmark.add'],
     example: { channelId: 'ch_0123456789abcdef', title: 'Runbook', url: 'https://example.com/runbook' },
   }),
   unbookmark: method({
     summary: 'Remove a bookmark of a channel you write in. Already removed: changed:false.',
     params: z.strictObject({ bookmarkId: bookmarkId('The bookmark.') }),
     result: bookmarkResult,
+    events: ['messaging.bookmark.remove'],
     example: { bookmarkId: 'bkm_0123456789abcdef' },
   }),
   createPoll: method({
@@ -124,6 +132,7 @@ export const messagingLifecycle = {
         .optional(),
     }),
     result: messageResult,
+    events: ['messaging.poll.create'],
     example: { channelId: 'ch_0123456789abcdef', question: 'Ship on Friday?', options: ['Yes', 'No', 'Next week'], multiple: false, anonymous: false },
   }),
   votePoll: method({
@@ -136,6 +145,7 @@ export const messagingLifecycle = {
         .describe('Your ballot: option ids of the poll (empty: no vote).'),
     }),
     result: messageResult,
+    events: ['messaging.poll.vote'],
     example: { messageId: 'msg_0123456789abcdef', optionIds: ['opt_0123456789abcdef'] },
   }),
 };

@@ -15,6 +15,7 @@ import { testServer, type TestServer } from '../../helpers/harness.js';
  */
 const sendContract = method({
   summary: 'test release act',
+  events: ['email.sent'],
   hold: { completion: 'release' },
   params: z.strictObject({
     messageId: z.string().regex(/^[a-z0-9]+$/),
@@ -109,7 +110,7 @@ describe('release mode', () => {
     const events = await eventsAfter(s.client, before);
     expect(events).toMatchObject([
       { family: 'email', kind: 'email.sent', actor: agent.principal.id, payload: { proof: approvalId, approvalId } },
-      { family: 'approval', kind: 'approval.approved', actor: approver.principal.id, payload: { released: { seq: events[0].seq, amended: ['to'] } } },
+      { family: 'approval', kind: 'approval.request.approve', actor: approver.principal.id, payload: { released: { seq: events[0].seq, amended: ['to'] } } },
     ]);
     // Names and hashes only in the decision's event: the amended value is not there.
     expect(JSON.stringify(events[1].payload)).not.toContain('boss@example.com');

@@ -12,6 +12,7 @@ import { allEvents, testServer, type TestServer } from '../../helpers/harness.js
  */
 const actContract = method({
   summary: 'test signature act',
+  events: ['books.payroll.sign'],
   hold: { completion: 'retry' },
   params: z.strictObject({ runId: z.string(), amountCents: z.number().int(), ...proofFields }),
   example: { runId: 'run_1', amountCents: 100 },

@@ -182,7 +182,7 @@ describe('board.deleteWorkstream from an agent: release mode', () => {
     const events = await eventsAfter(s.client, before);
     expect(events.map((e) => [e.kind, e.actor])).toEqual([
       ['workstream.deleted', agent.principal.id],
-      ['approval.approved', approver.principal.id],
+      ['approval.request.approve', approver.principal.id],
     ]);
     expect(events[0].payload).toMatchObject({ movedTasks: 2, moveTasksTo: chosen.id, approvalId });
     expect(events[1].payload).toMatchObject({

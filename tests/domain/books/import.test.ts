@@ -229,7 +229,7 @@ pgliteOnly('tests/domain/books/import (the CLI)')('npm run cli -- import', () =>
       const events = await db.query<{ kind: string; actor: string }>(
         `SELECT kind, actor FROM events WHERE org_id = (SELECT org_id FROM orgs WHERE slug = 'cli-books') ORDER BY seq`,
       );
-      expect(events).toEqual([{ kind: 'org.created', actor: '' }, ...Array(3).fill({ kind: 'books.feed.import', actor: '' })]);
+      expect(events).toEqual([{ kind: 'org.record.create', actor: '' }, ...Array(3).fill({ kind: 'books.feed.import', actor: '' })]);
       const [{ c }] = await db.query<{ c: number }>('SELECT count(*)::int AS c FROM books_feed_lines');
       expect(c).toBe(4);
     } finally {

@@ -191,10 +191,10 @@ describe('books.taxObligations: super by pay run', () => {
     // The law's business days are the same wherever the employer is: the state moves no Payday Super due date.
     expect(await due()).toEqual(['2026-10-12', '2026-10-19']);
     const [event] = await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
-      `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.state'`,
+      `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.set_state'`,
       [d.orgId],
     );
-    expect({ ...event, payload: JSON.parse(event.payload) }).toMatchObject({ kind: 'books.settings.state', actor: '', payload: { state: 'VIC', previous: 'NSW', by: 'system' } });
+    expect({ ...event, payload: JSON.parse(event.payload) }).toMatchObject({ kind: 'books.settings.set_state', actor: '', payload: { state: 'VIC', previous: 'NSW', by: 'system' } });
     await expect(setBooksState(s.runtime.db, d.slug, 'Victoria')).rejects.toThrow(/^--state: must be one of ACT, NSW/);
   });
 });

@@ -143,7 +143,7 @@ describe('payg-import (an operator loads the next year without a release)', () =
     const before = (await loadedSchedules(s.runtime.db)).length;
     await expect(importFile(content)).rejects.toThrow(message);
     expect((await loadedSchedules(s.runtime.db)).length).toBe(before);
-    expect((await allEvents(s.client)).filter((e) => e.kind === 'books.payg.schedule_loaded')).toEqual([]);
+    expect((await allEvents(s.client)).filter((e) => e.kind === 'books.payg.load_schedule')).toEqual([]);
   });
 
   it('stores a valid file for every org, ledgers it in each as an operator act, and pay runs on its dates use it', async () => {
@@ -158,7 +158,7 @@ describe('payg-import (an operator loads the next year without a release)', () =
     const run = await d.client.ok('books.payrollDraft', { periodStart: '2027-06-19', periodEnd: '2027-07-02', payDate: '2027-07-03' });
     expect(run.payRun).toMatchObject({ paygSchedule: 'ATO Schedule 1 2027-28 (from 2027-07-01)', paygScales: ['2'], paygCents: 60_800 });
     for (const [client, orgId] of [[d.client, d.orgId], [s.client, s.org.orgId]] as const) {
-      const loaded = (await allEvents(client)).filter((e) => e.kind === 'books.payg.schedule_loaded');
+      const loaded = (await allEvents(client)).filter((e) => e.kind === 'books.payg.load_schedule');
       expect(loaded).toHaveLength(1);
       expect(loaded[0]).toMatchObject({ actor: '', payload: { name: 'ATO Schedule 1 2027-28 (from 2027-07-01)', from: '2027-07-01', to: '2028-06-30', samples: 5, replaced: false, by: 'system' } });
       expect((await verifyOrgChain(s.runtime.db, orgId)).ok).toBe(true);
@@ -166,7 +166,7 @@ describe('payg-import (an operator loads the next year without a release)', () =
 
     // A corrected file with the same start replaces it (ledgered again, saying so).
     expect(await importFile(file2027({ published: '2027-06-20' }))).toMatch(/^Replaced ATO Schedule 1 2027-28/);
-    const again = (await allEvents(s.client)).filter((e) => e.kind === 'books.payg.schedule_loaded');
+    const again = (await allEvents(s.client)).filter((e) => e.kind === 'books.payg.load_schedule');
     expect(again.map((e) => e.payload.replaced)).toEqual([false, true]);
   });
 

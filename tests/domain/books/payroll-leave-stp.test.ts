@@ -111,7 +111,7 @@ describe('STP events', () => {
     await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', { message: /SUBMITTED: still in flight/ });
     expect(await k.ato(d, stpId, 'FAILED', 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch')).toMatchObject({ status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch' });
     const answers = await eventsAfter(d.client, before);
-    expect(answers.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['books.stp.response', '', 'SUBMITTED'], ['books.stp.response', '', 'FAILED']]);
+    expect(answers.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['books.stp.record_response', '', 'SUBMITTED'], ['books.stp.record_response', '', 'FAILED']]);
 
     const { result, event } = await mutate(d.client, 'books.stpResubmit', { eventId: stpId }, 'books.stp.resubmit');
     expect(result).toMatchObject({ changed: true, stpEvent: { id: stpId, kind: 'PAY', status: 'QUEUED', attempt: 2, error: null, runId: run.id } });

@@ -94,13 +94,13 @@ describe('books.invoiceSend', () => {
 describe('books.invoiceRecordPayment', () => {
   it('part then full payment: Dr 090 / Cr 610, PAID at zero', async () => {
     const inv = await sent({ totalCents: 50000 });
-    const part = await mutate(s.client, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 20000 }, 'books.invoice.payment');
+    const part = await mutate(s.client, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 20000 }, 'books.invoice.record_payment');
     expect(part.result.invoice).toMatchObject({ status: 'AUTHORISED', amountPaidCents: 20000, amountDueCents: 30000 });
     expect(await journal(part.result.journalId)).toEqual([
       { account_code: '090', amount_cents: 20000, tax_code: null, tax_cents: 0 },
       { account_code: '610', amount_cents: -20000, tax_code: null, tax_cents: 0 },
     ]);
-    const rest = await mutate(s.client, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 30000, date: '2026-11-02' }, 'books.invoice.payment');
+    const rest = await mutate(s.client, 'books.invoiceRecordPayment', { id: inv.id, amountCents: 30000, date: '2026-11-02' }, 'books.invoice.record_payment');
     expect(rest.result.invoice).toMatchObject({ status: 'PAID', amountDueCents: 0 });
     expect(rest.result.message).toMatch(/PAID/);
     await invariants();

@@ -254,7 +254,7 @@ describe('directory.listAwarenessRequests', () => {
     expect((await fail('directory.listAwarenessRequests', { cursor: 'x' })).message).toBe('params.cursor: not a cursor this list returned');
     expect((await fail('directory.listAwarenessRequests', { partyId: 'per_nobody' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.listAwarenessRequests', {}, await s.client.mint({ scopes: ['org.read'] }).then((m) => m.apiKey))).code).toBe('FORBIDDEN_SCOPE');
-    expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['org.key.minted']);
+    expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['settings.key.mint']);
   });
 });
 

@@ -179,7 +179,7 @@ describe('scenario 1: migration', () => {
     );
     const abnMerge = merges.find((m: any) => m.score === 100);
     expect(abnMerge.preview.roles).toEqual([{ family: 'books', role: 'books.supplier', refId: pair[1] }]);
-    const events = (await allEvents(b)).filter((e) => e.kind === 'directory.import.books');
+    const events = (await allEvents(b)).filter((e) => e.kind === 'directory.books.import');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ actor: '', entity_id: demo.orgId });
     expect(events[0].payload).toEqual({

@@ -55,7 +55,7 @@ describe('redaction canary', () => {
     await call('files.delete', { fileId: copy.id, permanent: true });
 
     const ledger = await s.ledgerText();
-    for (const kind of ['files.file.created', 'files.upload.registered', 'files.share.granted', 'files.share.downloaded', 'files.export.created', 'files.signature.hold', 'files.file.purged']) {
+    for (const kind of ['files.file.create', 'files.upload.register', 'files.share.grant', 'files.share.download', 'files.export.create', 'files.signature.hold', 'files.file.purge']) {
       expect(ledger).toContain(kind);
     }
     const idem = await s.idempotencyText();

@@ -29,7 +29,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     const d = await doc(o.mia.key, '# Plan\n\nThe budget is 100k this year.\n');
     const [, para] = await blocksOf(d.id);
     const selector = { type: 'block', tabId: para.tabId, blockId: para.id, start: 4, end: 10 };
-    const { result, event } = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: SECRET, selector }, 'files.comment.added', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: SECRET, selector }, 'files.comment.add', { key: o.max.key });
     const a = result.annotation;
     expect(a).toMatchObject({ targetId: d.id, targetType: 'file', kind: 'comment', status: 'open', body: SECRET, commentCount: 1 });
     expect(a.selector).toEqual({ ...selector, quote: { exact: 'budget', prefix: 'The ', suffix: ' is 100k this year.' } });
@@ -47,16 +47,16 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     });
     expect(JSON.stringify(event)).not.toMatch(/Bluebird|budget/);
 
-    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', { key: o.mia.key });
+    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolve', { key: o.mia.key });
     expect(resolved.result.annotation).toMatchObject({ status: 'resolved', resolvedBy: o.mia.id });
     expect(resolved.event.payload).toEqual({ fileId: d.id, annotationId: a.id, from: 'open', status: 'resolved' });
-    const again = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolved', { key: o.mia.key });
+    const again = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolve', { key: o.mia.key });
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
 
-    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', { key: o.mia.key });
+    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', { key: o.mia.key });
     expect(reply.result).toMatchObject({ changed: true, annotation: { status: 'open', commentCount: 2 }, comment: { seq: 2, clientMsgId: 'r-1' } });
     expect(reply.event.payload).toMatchObject({ newThread: false, reopened: true });
-    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.added', { key: o.mia.key });
+    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', { key: o.mia.key });
     expect(retry.result).toMatchObject({ changed: false, comment: reply.result.comment });
 
     const before = await head(o.s.client);

@@ -58,7 +58,7 @@ describe('redaction canary', () => {
     const mcpTab = structured(await mcp.callTool({ name: 'files_docTabOp', arguments: { fileId: file.id, op: 'add', title: 'plain' } }));
 
     const ledger = await s.ledgerText();
-    expect(ledger).toContain('files.doc.revised');
+    expect(ledger).toContain('files.doc.revise');
     expect(ledger).toContain('files.signature.hold');
     expectNoCanary(CANARY, { ledger, logs: s.logs(), writes: JSON.stringify(writes), mcp: JSON.stringify([mcpWrite, mcpTab]) });
   });

@@ -22,7 +22,7 @@ describe('acceptance scenario 1: review', () => {
       o.s,
       'files.docWriteRevision',
       { fileId: file.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: terms, find: '30 days', replace: '14 days' }] },
-      'files.doc.suggested',
+      'files.doc.suggest',
       { key: o.agent.key },
     );
     expect(edit).toMatchObject({ outcome: 'suggested', revision: 1, suggestionId: expect.stringMatching(/^sug_/), changedBlocks: [terms], changed: true });
@@ -43,7 +43,7 @@ describe('acceptance scenario 1: review', () => {
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
 
-    const { result: accepted, event: acceptedEvent } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept', approvalId }, 'files.suggestion.accepted', { key: o.agent.key });
+    const { result: accepted, event: acceptedEvent } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept', approvalId }, 'files.suggestion.accept', { key: o.agent.key });
     expect(accepted).toMatchObject({ revision: 2, changed: true, suggestion: { status: 'accepted', revision: 2, resolvedBy: o.agent.id } });
     expect(acceptedEvent.payload).toMatchObject({ fileId: file.id, suggestionId: edit.suggestionId, revision: 2, contentSha256: accepted.contentSha256, approvalId });
     const { doc, blocks, read } = await readAll(o, file.id, o.mia.key);
@@ -74,7 +74,7 @@ describe('acceptance scenario 1: review', () => {
     expect(after.read.contentSha256).toBe(before.read.contentSha256);
     expect((await suggestions(file.id, o.mia.key))[0].status).toBe('stale');
     // Rejecting a stale one is fine.
-    await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.mia.key });
+    await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', { key: o.mia.key });
   });
 });
 
@@ -91,14 +91,14 @@ describe('suggest mode, reviewing and misuse', () => {
     ]);
     await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'FORBIDDEN_SCOPE', { key: o.max.key });
     await write(o, o.owner.key, file.id, 1, [{ op: 'insert', markdown: 'Three.' }]);
-    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', { key: o.owner.key });
+    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', { key: o.owner.key });
     expect(result).toMatchObject({ revision: 3, changed: true });
     const blocks = (await readAll(o, file.id, o.owner.key)).blocks;
     expect(blocks.map(textOf)).toEqual(['One.', 'One and a half.', 'Three.']);
     // The inserted block has the id the suggestion showed.
     expect(blocks[1].attrs.id).toBe(sug.results[0].blockIds[0]);
     // Accepting again: changed:false, a noop event; rejecting now: CONFLICT.
-    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accepted', { key: o.owner.key });
+    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', { key: o.owner.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
     expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'reject' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is accepted \(revision 3\)/);
@@ -108,10 +108,10 @@ describe('suggest mode, reviewing and misuse', () => {
     const file = await sharedDoc(o, o.max, 'commenter', 'Text.');
     const id = (await readAll(o, file.id, o.max.key)).blocks[0].attrs.id;
     const sug = (await write(o, o.max.key, file.id, 1, [{ op: 'replace', blockId: id, markdown: 'Better text.' }], 'suggest')).suggestionId;
-    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', { key: o.max.key });
     expect(result.suggestion).toMatchObject({ status: 'rejected', resolvedBy: o.max.id, revision: null });
     expect(event.payload).toMatchObject({ by: 'author', suggestionId: sug });
-    const noop = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.rejected', { key: o.max.key });
+    const noop = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', { key: o.max.key });
     expect(noop.result.changed).toBe(false);
     expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is rejected/);
     expect(await suggestions(file.id, o.owner.key, { status: 'rejected' })).toHaveLength(1);

@@ -96,7 +96,7 @@ describe('files.create content and files.docRead', () => {
 });
 
 describe('files.docWriteRevision', () => {
-  it('replace, insert, delete, replaceText and setContent by block id; one files.doc.revised event with no text', async ({ drive: o }) => {
+  it('replace, insert, delete, replaceText and setContent by block id; one files.doc.revise event with no text', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: MD });
     const { blocks } = await readAll(o, file.id, o.mia.key);
     const [h, p1, list, last] = blocks.map((b) => b.attrs.id);
@@ -115,7 +115,7 @@ describe('files.docWriteRevision', () => {
           { op: 'insert', markdown: '---' },
         ],
       },
-      'files.doc.revised',
+      'files.doc.revise',
       { key: o.mia.key },
     );
     expect(result).toMatchObject({ outcome: 'revised', revision: 2, suggestionId: null, changed: true });
@@ -181,7 +181,7 @@ describe('files.docWriteRevision', () => {
   it('the same content again is changed:false with a noop event and no revision', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Same.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
-    const { result, event } = await mutate(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] }, 'files.doc.revised', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] }, 'files.doc.revise', { key: o.mia.key });
     expect(result).toMatchObject({ outcome: 'unchanged', revision: 1, changed: false, changedBlocks: [] });
     expect(event.payload).toMatchObject({ noop: true, revision: 1 });
   });
@@ -275,16 +275,16 @@ describe('files.docWriteRevision', () => {
 });
 
 describe('files.docTabOp', () => {
-  it('add (nested), rename, move, delete with child tabs; each a revision with one files.doc_tab.changed event', async ({ drive: o }) => {
+  it('add (nested), rename, move, delete with child tabs; each a revision with one files.doc_tab.change event', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Main text.' });
     const first = (await readAll(o, file.id, o.mia.key)).read.tabs[0].id;
-    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.changed', { key: o.mia.key });
+    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.change', { key: o.mia.key });
     expect(added).toMatchObject({ revision: 2, changed: true, tabId: expect.stringMatching(/^tab_/) });
     expect(event.payload).toEqual({ fileId: file.id, tabId: added.tabId, op: 'add', revision: 2, contentSha256: added.contentSha256, tabs: 2 });
     const child = (await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Sub', parentTabId: added.tabId }, o.mia.key)).tabId;
     const renamed = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, o.mia.key);
     expect(renamed.tabs.map((t: any) => [t.title, t.parentTabId])).toEqual([['Tab 1', null], ['Annex', null], ['Sub', added.tabId]]);
-    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.changed', { key: o.mia.key });
+    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.change', { key: o.mia.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
     const moved = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, position: 0 }, o.mia.key);

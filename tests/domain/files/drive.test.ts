@@ -7,7 +7,7 @@ import { folder, upload } from './drive-kit.js';
 
 describe('files.create and files.get', () => {
   it('creates a folder at the root and a file in it; the creator manages it, the org edits it, the event holds no name', async ({ drive: o }) => {
-    const { result, event } = await mutate(o.s, 'files.create', { kind: 'folder', name: 'Plans 2026' }, 'files.file.created', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.create', { kind: 'folder', name: 'Plans 2026' }, 'files.file.create', { key: o.mia.key });
     expect(result.file).toMatchObject({ kind: 'folder', name: 'Plans 2026', parentId: null, restricted: false, status: 'active', revision: 0, createdBy: o.mia.id, starred: false });
     expect(event.payload).toMatchObject({ fileId: result.file.id, kind: 'folder', parentId: null });
     expect(JSON.stringify(event)).not.toContain('Plans 2026');
@@ -49,7 +49,7 @@ describe('files.create and files.get', () => {
   });
 
   it('an upload given as create content is the same as uploadRegister', async ({ drive: o }) => {
-    const { result } = await mutate(o.s, 'files.create', { kind: 'upload', name: 'c.txt', content: { contentBase64: Buffer.from('via create').toString('base64') } }, 'files.file.created', { key: o.mia.key });
+    const { result } = await mutate(o.s, 'files.create', { kind: 'upload', name: 'c.txt', content: { contentBase64: Buffer.from('via create').toString('base64') } }, 'files.file.create', { key: o.mia.key });
     expect(result.file).toMatchObject({ kind: 'upload', revision: 1, sizeBytes: 10 });
     expect(await refused(o.s, 'files.create', { kind: 'upload', name: 'c', content: { sha256: 'ab' } }, 'BAD_REQUEST', { key: o.mia.key })).toContain('content.sha256');
   });
@@ -64,10 +64,10 @@ describe('files.create and files.get', () => {
 describe('files.rename, duplicate, star, move', () => {
   it('renames (editor), a same-name rename is changed:false with a noop event; a viewer is FORBIDDEN_SCOPE', async ({ drive: o }) => {
     const f = await upload(o.s, o.mia.key, 'draft.txt', 'v1');
-    const { result, event } = await mutate(o.s, 'files.rename', { fileId: f.id, name: 'final.txt' }, 'files.file.renamed', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.rename', { fileId: f.id, name: 'final.txt' }, 'files.file.rename', { key: o.max.key });
     expect(result).toMatchObject({ changed: true, file: { name: 'final.txt', updatedBy: o.max.id } });
     expect(JSON.stringify(event.payload)).not.toContain('final');
-    const again = await mutate(o.s, 'files.rename', { fileId: f.id, name: 'final.txt' }, 'files.file.renamed', { key: o.max.key });
+    const again = await mutate(o.s, 'files.rename', { fileId: f.id, name: 'final.txt' }, 'files.file.rename', { key: o.max.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
 
@@ -79,7 +79,7 @@ describe('files.rename, duplicate, star, move', () => {
 
   it('duplicates an upload sharing its bytes; a folder is BAD_REQUEST; the copy is the caller’s', async ({ drive: o }) => {
     const f = await upload(o.s, o.mia.key, 'report.txt', 'the quarterly numbers');
-    const { result, event } = await mutate(o.s, 'files.duplicate', { fileId: f.id }, 'files.file.duplicated', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.duplicate', { fileId: f.id }, 'files.file.duplicate', { key: o.max.key });
     expect(result.file).toMatchObject({ name: 'Copy of report.txt', sha256: f.sha256, sizeBytes: f.sizeBytes, createdBy: o.max.id, kind: 'upload' });
     expect(event.payload).toMatchObject({ fromFileId: f.id, fileId: result.file.id, sha256: f.sha256 });
     expect((await ok(o.s, 'files.get', { fileId: result.file.id }, o.max.key)).myRole).toBe('manager');
@@ -110,16 +110,16 @@ describe('files.rename, duplicate, star, move', () => {
     expect(await refused(o.s, 'files.move', { fileId: open.id, parentId: open.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain('parentId');
     expect(await refused(o.s, 'files.move', { fileId: open.id, parentId: leaf.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain('parentId');
 
-    const { result, event } = await mutate(o.s, 'files.move', { fileId: open.id, parentId: vault.id }, 'files.file.moved', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.move', { fileId: open.id, parentId: vault.id }, 'files.file.move', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, file: { parentId: vault.id } });
     expect(event.payload).toMatchObject({ fromParentId: null, toParentId: vault.id, pathsRewritten: 3, openToOrg: false });
     await refused(o.s, 'files.get', { fileId: leaf.id }, 'NOT_FOUND', { key: o.max.key });
     const path = (await ok(o.s, 'files.get', { fileId: leaf.id }, o.mia.key)).path.map((x: any) => x.id);
     expect(path).toEqual([vault.id, open.id, sub.id]);
 
-    await mutate(o.s, 'files.move', { fileId: open.id, parentId: null }, 'files.file.moved', { key: o.mia.key });
+    await mutate(o.s, 'files.move', { fileId: open.id, parentId: null }, 'files.file.move', { key: o.mia.key });
     expect((await ok(o.s, 'files.get', { fileId: leaf.id }, o.max.key)).myRole).toBe('editor');
-    expect((await mutate(o.s, 'files.move', { fileId: open.id, parentId: null }, 'files.file.moved', { key: o.mia.key })).result.changed).toBe(false);
+    expect((await mutate(o.s, 'files.move', { fileId: open.id, parentId: null }, 'files.file.move', { key: o.mia.key })).result.changed).toBe(false);
     // Into a folder the caller cannot see: NOT_FOUND.
     await refused(o.s, 'files.move', { fileId: open.id, parentId: vault.id }, 'NOT_FOUND', { key: o.max.key });
   });

@@ -13,7 +13,7 @@ describe('files.exportRequest', () => {
   it('an upload leaves as its original bytes through a 15-minute signed URL; the event names hash and size', async ({ drive: o }) => {
     const bytes = Buffer.from('the exact bytes, byte for byte');
     const f = await upload(o.s, o.mia.key, 'exact.txt', bytes);
-    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, 'files.export.created', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, 'files.export.create', { key: o.max.key });
     expect(result.export).toMatchObject({ fileId: f.id, format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length, createdBy: o.max.id });
     expect(event.payload).toEqual({ exportId: result.export.id, fileId: f.id, kind: 'upload', format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length });
     expect(JSON.stringify(event)).not.toContain('/api/v1/blobs');
@@ -77,7 +77,7 @@ describe('files.exportRequest', () => {
 
   it.runIf(kindContent('doc') !== undefined)('a native doc is rendered by its kind and the rendering held by the export', async ({ drive: o }) => {
     const doc = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Memo', content: { markdown: '# Memo\n\nThe pelican clause.' } }, o.mia.key)).file;
-    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: doc.id, format: 'md' }, 'files.export.created', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: doc.id, format: 'md' }, 'files.export.create', { key: o.mia.key });
     expect(event.payload).toMatchObject({ kind: 'doc', format: 'md', revision: doc.revision });
     const got = await download(o.s, result.url);
     expect(got.bytes.toString()).toContain('pelican');

@@ -20,7 +20,7 @@ describe('files.shareGrant and files.shareRevoke', () => {
     const vault = await folder(o.s, o.mia.key, 'Board papers', { restricted: true });
     const doc = await upload(o.s, o.mia.key, 'minutes.txt', 'minutes', { parentId: vault.id });
     await refused(o.s, 'files.get', { fileId: doc.id }, 'NOT_FOUND', { key: o.max.key });
-    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, 'files.share.granted', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, 'files.share.grant', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, grant: { fileId: vault.id, granteeKind: 'principal', grantee: o.max.id, role: 'viewer', status: 'active', inherited: false } });
     expect(result.guestUrl).toBeUndefined();
     expect(event.payload).toMatchObject({ grantId: result.grant.id, granteeKind: 'principal', grantee: o.max.id, role: 'viewer' });
@@ -29,10 +29,10 @@ describe('files.shareGrant and files.shareRevoke', () => {
     expect(seen.grants).toEqual([expect.objectContaining({ id: result.grant.id, inherited: true })]);
     expect(await refused(o.s, 'files.uploadRegister', { fileId: doc.id, contentBase64: 'AA==' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toContain('missing role editor');
 
-    const up = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.granted', { key: o.mia.key });
+    const up = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', { key: o.mia.key });
     expect(up.result.grant).toMatchObject({ id: result.grant.id, role: 'editor' });
     expect(up.event.payload.previousRole).toBe('viewer');
-    const same = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.granted', { key: o.mia.key });
+    const same = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', { key: o.mia.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
     // Managers share: an editor cannot.
@@ -40,10 +40,10 @@ describe('files.shareGrant and files.shareRevoke', () => {
 
     // An inherited grant is revoked where it is.
     expect(await refused(o.s, 'files.shareRevoke', { fileId: doc.id, grantId: result.grant.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain(vault.id);
-    const rev = await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoked', { key: o.mia.key });
+    const rev = await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoke', { key: o.mia.key });
     expect(rev.result).toMatchObject({ changed: true, grant: { status: 'revoked' } });
     await refused(o.s, 'files.get', { fileId: doc.id }, 'NOT_FOUND', { key: o.max.key });
-    expect((await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoked', { key: o.mia.key })).result.changed).toBe(false);
+    expect((await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoke', { key: o.mia.key })).result.changed).toBe(false);
   });
 
   it('team and org grants reach their members', async () => {
@@ -65,7 +65,7 @@ describe('files.shareGrant and files.shareRevoke', () => {
     expect(await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'aud@ext.example' }, role: 'viewer', expiresAt: far }, 'BAD_REQUEST', { key: o.mia.key })).toContain('expiresAt');
     expect(await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'not-an-email' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('email');
 
-    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'Aud@Ext.example' }, role: 'viewer' }, 'files.share.granted', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'Aud@Ext.example' }, role: 'viewer' }, 'files.share.grant', { key: o.mia.key });
     expect(result.guestUrl).toMatch(/\/share\/org_[0-9a-z]+\.wsh_[0-9a-z]{40}$/);
     expect(result.grant).toMatchObject({ granteeKind: 'email', grantee: 'aud@ext.example', role: 'viewer', views: 0 });
     const days = (Date.parse(result.grant.expiresAt) - Date.now()) / 86_400_000;
@@ -87,7 +87,7 @@ describe('files.shareGrant and files.shareRevoke', () => {
     const dl = await page(`${result.guestUrl}/f/${f.id}/download`);
     expect(dl.statusCode).toBe(200);
     expect(dl.body).toBe('a,b\n1,2\n');
-    const events = await o.s.runtime.db.query<{ kind: string }>("SELECT kind FROM events WHERE org_id = $1 AND kind = 'files.share.downloaded'", [o.s.org.orgId]);
+    const events = await o.s.runtime.db.query<{ kind: string }>("SELECT kind FROM events WHERE org_id = $1 AND kind = 'files.share.download'", [o.s.org.orgId]);
     expect(events.length).toBe(1);
     // Outside the grant: another file, a forged token.
     const elsewhere = await upload(o.s, o.mia.key, 'elsewhere.txt', 'no');
@@ -109,10 +109,10 @@ describe('files.shareGrant and files.shareRevoke', () => {
     expect(approval.subject.summary).toContain('outside.example');
     expect(approval.subject.summary).not.toContain('client@');
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
-    const { result } = await mutate(o.s, 'files.shareGrant', { ...params, approvalId }, 'files.share.granted', { key: o.agent.key });
+    const { result } = await mutate(o.s, 'files.shareGrant', { ...params, approvalId }, 'files.share.grant', { key: o.agent.key });
     expect(result.guestUrl).toContain('/share/');
     // A member grant by an agent does not hold (it stays inside the org).
-    await mutate(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: o.max.id }, role: 'viewer' }, 'files.share.granted', { key: o.agent.key });
+    await mutate(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: o.max.id }, role: 'viewer' }, 'files.share.grant', { key: o.agent.key });
   });
 
   it('refuses unknown grantees and grants, and bad input', async () => {

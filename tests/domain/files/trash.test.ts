@@ -21,11 +21,11 @@ describe('files.delete and files.recover', () => {
     const early = await upload(o.s, o.mia.key, 'early.txt', 'e', { parentId: top.id });
     await ok(o.s, 'files.delete', { fileId: early.id }, o.mia.key);
 
-    const { result, event } = await mutate(o.s, 'files.delete', { fileId: top.id }, 'files.file.trashed', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.delete', { fileId: top.id }, 'files.file.trash', { key: o.max.key });
     expect(result).toMatchObject({ status: 'trashed', files: 3, changed: true, file: { status: 'trashed', trashedRoot: top.id } });
     expect(event.payload).toMatchObject({ fileId: top.id, files: 3 });
     expect((await ok(o.s, 'files.get', { fileId: a.id }, o.mia.key)).file).toMatchObject({ status: 'trashed', trashedRoot: top.id });
-    expect((await mutate(o.s, 'files.delete', { fileId: top.id }, 'files.file.trashed', { key: o.max.key })).result.changed).toBe(false);
+    expect((await mutate(o.s, 'files.delete', { fileId: top.id }, 'files.file.trash', { key: o.max.key })).result.changed).toBe(false);
 
     // Writes to trashed files wait for a recover; a child goes back with its root only.
     expect(await refused(o.s, 'files.rename', { fileId: a.id, name: 'b' }, 'CONFLICT', { key: o.mia.key })).toContain(`files.recover on ${top.id}`);
@@ -33,7 +33,7 @@ describe('files.delete and files.recover', () => {
     expect(await refused(o.s, 'files.create', { kind: 'folder', name: 'x', parentId: sub.id }, 'CONFLICT', { key: o.mia.key })).toContain('trash');
     expect(await refused(o.s, 'files.recover', { fileId: early.id }, 'CONFLICT', { key: o.mia.key })).toContain(`folder ${top.id}`);
 
-    const back = await mutate(o.s, 'files.recover', { fileId: top.id }, 'files.file.recovered', { key: o.max.key });
+    const back = await mutate(o.s, 'files.recover', { fileId: top.id }, 'files.file.recover', { key: o.max.key });
     expect(back.result).toMatchObject({ files: 3, changed: true, file: { status: 'active', trashedRoot: null } });
     expect((await ok(o.s, 'files.get', { fileId: a.id }, o.mia.key)).file.status).toBe('active');
     // The file deleted on its own before stays in the trash until recovered itself.
@@ -48,13 +48,13 @@ describe('files.delete and files.recover', () => {
     await ok(o.s, 'files.delete', { fileId: f.id }, o.mia.key);
     expect(await refused(o.s, 'files.delete', { fileId: f.id, permanent: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toContain('missing role manager');
     expect(await refs(f.id)).toBe(1);
-    const { result, event } = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true }, 'files.file.purged', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true }, 'files.file.purge', { key: o.mia.key });
     expect(result).toMatchObject({ status: 'purged', files: 1, changed: true });
     expect(event.payload).toMatchObject({ fileId: f.id, files: 1, blobsReleased: 1 });
     expect(await refs(f.id)).toBe(0);
     await refused(o.s, 'files.get', { fileId: f.id }, 'NOT_FOUND', { key: o.mia.key });
     await refused(o.s, 'files.recover', { fileId: f.id }, 'NOT_FOUND', { key: o.mia.key });
-    const again = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true }, 'files.file.purged', { key: o.mia.key });
+    const again = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true }, 'files.file.purge', { key: o.mia.key });
     expect(again.result).toMatchObject({ changed: false, status: 'purged' });
     expect(again.event.payload.noop).toBe(true);
   });
@@ -66,7 +66,7 @@ describe('files.delete and files.recover', () => {
     expect(approval).toMatchObject({ actionClass: 'files.delete' });
     expect(await refs(f.id)).toBe(1);
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
-    const { result, event } = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true, approvalId }, 'files.file.purged', { key: o.agent.key });
+    const { result, event } = await mutate(o.s, 'files.delete', { fileId: f.id, permanent: true, approvalId }, 'files.file.purge', { key: o.agent.key });
     expect(result.changed).toBe(true);
     expect(event.payload.approvalId).toBe(approvalId);
     expect(await refs(f.id)).toBe(0);

@@ -13,7 +13,7 @@ describe('files.uploadRegister', () => {
   it('registers a PUT blob: the type comes from the bytes, PDF text is searchable, the event names the hash and size', async ({ drive: o }) => {
     const pdf = tinyPdf('Quarterly hippopotamus forecast');
     const blob = await putBlob(o.s, o.mia.key, pdf, 'image/png');
-    const { result, event } = await mutate(o.s, 'files.uploadRegister', { sha256: blob.sha256, sizeBytes: blob.size, name: 'forecast.png' }, 'files.upload.registered', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'files.uploadRegister', { sha256: blob.sha256, sizeBytes: blob.size, name: 'forecast.png' }, 'files.upload.register', { key: o.mia.key });
     expect(result.file).toMatchObject({ kind: 'upload', name: 'forecast.png', contentType: 'application/pdf', sha256: sha(pdf), sizeBytes: pdf.length, revision: 1 });
     expect(event.payload).toMatchObject({ fileId: result.file.id, sha256: sha(pdf), sizeBytes: pdf.length, version: 1, newFile: true });
     expect(JSON.stringify(event)).not.toContain('forecast');
@@ -63,12 +63,12 @@ describe('files.uploadRegister', () => {
   it('adds versions to an upload (editor): each holds its blob; the same bytes again is changed:false', async ({ drive: o }) => {
     const dir = await folder(o.s, o.mia.key, 'Versions');
     const f = await upload(o.s, o.mia.key, 'plan.txt', 'plan one', { parentId: dir.id });
-    const { result, event } = await mutate(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('plan two').toString('base64') }, 'files.upload.registered', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('plan two').toString('base64') }, 'files.upload.register', { key: o.max.key });
     expect(result).toMatchObject({ changed: true, file: { id: f.id, revision: 2, name: 'plan.txt', sizeBytes: 8, updatedBy: o.max.id } });
     expect(event.payload).toMatchObject({ version: 2, previousSha256: f.sha256, newFile: false });
     const holders = await o.s.runtime.db.query<{ holder: string }>('SELECT holder FROM blob_refs WHERE org_id = $1 AND holder LIKE $2 ORDER BY holder', [o.s.org.orgId, `${f.id}#%`]);
     expect(holders.map((h) => h.holder)).toEqual([`${f.id}#v1`, `${f.id}#v2`]);
-    const same = await mutate(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('plan two').toString('base64') }, 'files.upload.registered', { key: o.max.key });
+    const same = await mutate(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('plan two').toString('base64') }, 'files.upload.register', { key: o.max.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
 

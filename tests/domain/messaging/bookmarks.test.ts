@@ -7,17 +7,17 @@ import { channel, inSeconds, post } from './lifecycle-kit.js';
 
 describe('messaging.bookmark', () => {
   it('bookmarks a URL, a message of the channel and a file; the events name the target kind, never the title or URL', async ({ team: t }) => {
-    const url = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.added', { key: t.alice.key });
+    const url = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.add', { key: t.alice.key });
     expect(url.result).toMatchObject({ changed: true, bookmark: { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1', messageId: null, fileId: null, createdBy: t.alice.id } });
     expect(url.result.bookmark.id).toMatch(/^bkm_/);
     expect(url.event.payload).toEqual({ channelId: t.channelId, target: 'url', bookmarkId: url.result.bookmark.id, bookmarks: 1 });
     expect(JSON.stringify(url.event)).not.toMatch(/Runbook|example\.com/);
 
     const m = await post(t, 'the decision');
-    const msg = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Decision', messageId: m.id }, 'messaging.bookmark.added', { key: t.bob.key });
+    const msg = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Decision', messageId: m.id }, 'messaging.bookmark.add', { key: t.bob.key });
     expect(msg.event.payload).toMatchObject({ target: 'message', messageId: m.id, bookmarks: 2 });
     const spec = (await ok(t.s, 'files.create', { kind: 'doc', name: 'Spec' }, t.bob.key)).file.id;
-    const file = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Spec', fileId: spec }, 'messaging.bookmark.added', { key: t.bob.key });
+    const file = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Spec', fileId: spec }, 'messaging.bookmark.add', { key: t.bob.key });
     expect(file.event.payload).toMatchObject({ target: 'file', fileId: spec, bookmarks: 3 });
     expect(await refused(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Gone', fileId: 'fil_unknown1' }, 'NOT_FOUND', { key: t.bob.key })).toContain('fil_unknown1');
 
@@ -25,14 +25,14 @@ describe('messaging.bookmark', () => {
     expect(listed.bookmarks.map((b: any) => b.id)).toEqual([url.result.bookmark.id, msg.result.bookmark.id, file.result.bookmark.id]);
 
     // The same target again: that bookmark, changed:false (even under another title).
-    const again = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook v2', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.added', { key: t.bob.key });
+    const again = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook v2', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.add', { key: t.bob.key });
     expect(again.result).toMatchObject({ changed: false, bookmark: { id: url.result.bookmark.id, title: 'Runbook' } });
     expect(again.event.payload).toMatchObject({ noop: true });
 
-    const removed = await mutate(t.s, 'messaging.unbookmark', { bookmarkId: url.result.bookmark.id }, 'messaging.bookmark.removed', { key: t.bob.key });
+    const removed = await mutate(t.s, 'messaging.unbookmark', { bookmarkId: url.result.bookmark.id }, 'messaging.bookmark.remove', { key: t.bob.key });
     expect(removed.result).toMatchObject({ changed: true, bookmark: { id: url.result.bookmark.id } });
     expect(removed.event.payload).toEqual({ channelId: t.channelId, bookmarkId: url.result.bookmark.id, bookmarks: 2 });
-    const twice = await mutate(t.s, 'messaging.unbookmark', { bookmarkId: url.result.bookmark.id }, 'messaging.bookmark.removed', { key: t.bob.key });
+    const twice = await mutate(t.s, 'messaging.unbookmark', { bookmarkId: url.result.bookmark.id }, 'messaging.bookmark.remove', { key: t.bob.key });
     expect(twice.result.changed).toBe(false);
     expect(twice.event.payload.noop).toBe(true);
     // Removed: bookmarking the URL again makes a new one.

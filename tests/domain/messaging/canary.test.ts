@@ -50,9 +50,9 @@ describe('redaction canary', () => {
     await call('channel.removeMember', { channelId: group.id, principalId: agent.principal.id });
 
     const ledger = await s.ledgerText();
-    expect(ledger).toContain('messaging.message.sent');
+    expect(ledger).toContain('messaging.message.send');
     expect(ledger).toContain('messaging.signature.hold');
-    expect(ledger).toContain('channel.channel.updated');
+    expect(ledger).toContain('channel.channel.update');
     expectNoCanary(CANARY, { ledger, logs: s.logs() });
   }, 60_000);
 });

@@ -15,7 +15,7 @@ const revisionsOf = async (messageId: string, key: string) => (await ok(t.s, 'me
 describe('messaging.edit', () => {
   it('the author edits: the old text becomes a revision, mentions are read again, editedAt is set; the event has no words', async () => {
     const m = await post(t, `first words <@${t.bob.id}>`);
-    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: m.id, text: `second words <@${t.owner.id}> <!channel>` }, 'messaging.message.edited', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: m.id, text: `second words <@${t.owner.id}> <!channel>` }, 'messaging.message.edit', { key: t.alice.key });
     expect(result.changed).toBe(true);
     expect(result.message).toMatchObject({ text: `second words <@${t.owner.id}> <!channel>`, mentions: [t.owner.id], mentionsChannel: true, seq: m.seq });
     expect(result.message.editedAt).not.toBeNull();
@@ -29,7 +29,7 @@ describe('messaging.edit', () => {
 
   it('the same text is changed:false with a noop event; no revision', async () => {
     const m = await post(t, 'unchanged');
-    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: m.id, text: 'unchanged' }, 'messaging.message.edited', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: m.id, text: 'unchanged' }, 'messaging.message.edit', { key: t.alice.key });
     expect(result).toMatchObject({ changed: false, message: { editedAt: null } });
     expect(event.payload).toMatchObject({ noop: true, fields: [] });
     expect(await revisionsOf(m.id, t.alice.key)).toEqual([]);
@@ -60,7 +60,7 @@ describe('messaging.edit', () => {
   it('a scheduled message: text replaced outright (a draft keeps no revisions), postAt moved with a new job', async () => {
     const s = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'draft', text: 'draft 1', postAt: inSeconds(t, 600) }, t.alice.key)).message;
     const newAt = inSeconds(t, 1200);
-    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: s.id, text: 'draft 2', postAt: newAt }, 'messaging.message.edited', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: s.id, text: 'draft 2', postAt: newAt }, 'messaging.message.edit', { key: t.alice.key });
     expect(result.message).toMatchObject({ status: 'scheduled', text: 'draft 2', editedAt: null });
     expect(new Date(result.message.postAt).getTime()).toBe(new Date(newAt).getTime());
     expect(event.payload).toMatchObject({ fields: ['text', 'postAt'], status: 'scheduled' });
@@ -81,7 +81,7 @@ describe('messaging.delete', () => {
     const bkm = (await ok(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'that one', messageId: m.id }, t.bob.key)).bookmark;
     expect((await ok(t.s, 'messaging.history', { query: 'zanzibar quokka' })).messages.map((x: any) => x.id)).toEqual([m.id]);
 
-    const { result, event } = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.deleted', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.delete', { key: t.alice.key });
     expect(result.changed).toBe(true);
     expect(result.message).toMatchObject({ id: m.id, seq: m.seq, threadId: root.id, status: 'deleted', text: null, reactions: [], pinned: false });
     expect(event.payload).toEqual({ channelId: t.channelId, messageId: m.id, seq: m.seq, authorId: t.alice.id, by: 'author', from: 'posted' });
@@ -95,7 +95,7 @@ describe('messaging.delete', () => {
     expect((await ok(t.s, 'messaging.history', { channelId: t.channelId, pinned: true })).messages.map((x: any) => x.id)).not.toContain(m.id);
     expect((await ok(t.s, 'messaging.history', { threadId: root.id })).messages.map((x: any) => x.id)).toContain(m.id);
 
-    const again = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.deleted', { key: t.alice.key });
+    const again = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.delete', { key: t.alice.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload).toMatchObject({ noop: true, from: 'deleted' });
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'revive' }, 'CONFLICT', { key: t.alice.key })).toMatch(/deleted/);
@@ -116,7 +116,7 @@ describe('messaging.delete', () => {
   it('an owner or admin deletes others\' messages; a plain member cannot (CONFLICT)', async () => {
     const m = await post(t, 'bob\'s words', t.bob.key);
     expect(await refused(t.s, 'messaging.delete', { messageId: m.id }, 'CONFLICT', { key: t.alice.key })).toMatch(/only its author or an owner or admin/);
-    const { event } = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.deleted', { key: t.owner.key });
+    const { event } = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.delete', { key: t.owner.key });
     expect(event.payload).toMatchObject({ by: 'manager', authorId: t.bob.id });
   });
 
@@ -124,7 +124,7 @@ describe('messaging.delete', () => {
     const ch = await channel(t, 'agents', [t.alice.id, t.agent.id]);
     await ok(t.s, 'channel.updateMemberRole', { channelId: ch, principalId: t.agent.id, role: 'admin' });
     const own = await post(t, 'agent says', t.agent.key, ch);
-    expect((await mutate(t.s, 'messaging.delete', { messageId: own.id }, 'messaging.message.deleted', { key: t.agent.key })).result.changed).toBe(true);
+    expect((await mutate(t.s, 'messaging.delete', { messageId: own.id }, 'messaging.message.delete', { key: t.agent.key })).result.changed).toBe(true);
 
     const m = await post(t, 'alice says', t.alice.key, ch);
     const approval = await held(t.s, 'messaging.delete', { messageId: m.id }, { key: t.agent.key });
@@ -132,11 +132,11 @@ describe('messaging.delete', () => {
     expect(JSON.stringify(approval)).not.toContain('alice says');
     expect((await view(t, m.id)).status).toBe('posted');
     const approvalId = await approved(t.s, approval, t.agent.key, t.owner.key);
-    const { result, event } = await mutate(t.s, 'messaging.delete', { messageId: m.id, approvalId }, 'messaging.message.deleted', { key: t.agent.key });
+    const { result, event } = await mutate(t.s, 'messaging.delete', { messageId: m.id, approvalId }, 'messaging.message.delete', { key: t.agent.key });
     expect(result.message.status).toBe('deleted');
     expect(event.payload).toMatchObject({ approvalId, by: 'manager' });
     // Already deleted: a no-op, no new hold.
-    expect((await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.deleted', { key: t.agent.key })).result.changed).toBe(false);
+    expect((await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.delete', { key: t.agent.key })).result.changed).toBe(false);
   });
 
   it('an archived channel refuses deletes (CONFLICT); bad ids are BAD_REQUEST', async () => {

@@ -54,11 +54,11 @@ describe('redaction canary', () => {
     // The scheduled message posts (its job made due now): the delivery event carries no words either.
     await s.runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = $1 AND data#>>'{data,messageId}' = $2`, [POST_SCHEDULED_JOB, sched.id]);
     s.runtime.deps.jobs.wake([POST_SCHEDULED_JOB]);
-    await until('the delivery', async () => ((await s.ledgerText()).includes('messaging.message.delivered') ? true : undefined), 20_000);
+    await until('the delivery', async () => ((await s.ledgerText()).includes('messaging.message.deliver') ? true : undefined), 20_000);
 
     const ledger = await s.ledgerText();
-    for (const kind of ['scheduled', 'edited', 'deleted', 'pinned', 'unpinned', 'delivered']) expect(ledger).toContain(`messaging.message.${kind}`);
-    for (const kind of ['reaction.set', 'bookmark.added', 'bookmark.removed', 'poll.created', 'poll.voted', 'signature.hold']) expect(ledger).toContain(`messaging.${kind}`);
+    for (const kind of ['schedule', 'edit', 'delete', 'pin', 'unpin', 'deliver']) expect(ledger).toContain(`messaging.message.${kind}`);
+    for (const kind of ['reaction.set', 'bookmark.add', 'bookmark.remove', 'poll.create', 'poll.vote', 'signature.hold']) expect(ledger).toContain(`messaging.${kind}`);
     expectNoCanary(CANARY, { ledger, logs: s.logs() });
   }, 30_000);
 });

@@ -8,21 +8,21 @@ import { channel, inSeconds, post, view } from './lifecycle-kit.js';
 describe('messaging.pin / unpin', () => {
   it('pins and unpins a posted message; again is changed:false with a noop event', async ({ team: t }) => {
     const m = await post(t, 'pin me');
-    const pinned = await mutate(t.s, 'messaging.pin', { messageId: m.id }, 'messaging.message.pinned', { key: t.bob.key });
+    const pinned = await mutate(t.s, 'messaging.pin', { messageId: m.id }, 'messaging.message.pin', { key: t.bob.key });
     expect(pinned.result).toMatchObject({ changed: true, message: { id: m.id, pinned: true } });
     expect(pinned.event.payload).toEqual({ channelId: t.channelId, messageId: m.id, pins: 1 });
     expect(pinned.event.actor).toBe(t.bob.id);
 
-    const again = await mutate(t.s, 'messaging.pin', { messageId: m.id }, 'messaging.message.pinned', { key: t.alice.key });
+    const again = await mutate(t.s, 'messaging.pin', { messageId: m.id }, 'messaging.message.pin', { key: t.alice.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
 
     const pins = await ok(t.s, 'messaging.history', { channelId: t.channelId, pinned: true });
     expect(pins.messages.map((x: any) => x.id)).toContain(m.id);
 
-    const unpinned = await mutate(t.s, 'messaging.unpin', { messageId: m.id }, 'messaging.message.unpinned', { key: t.alice.key });
+    const unpinned = await mutate(t.s, 'messaging.unpin', { messageId: m.id }, 'messaging.message.unpin', { key: t.alice.key });
     expect(unpinned.result).toMatchObject({ changed: true, message: { pinned: false } });
-    const twice = await mutate(t.s, 'messaging.unpin', { messageId: m.id }, 'messaging.message.unpinned', { key: t.alice.key });
+    const twice = await mutate(t.s, 'messaging.unpin', { messageId: m.id }, 'messaging.message.unpin', { key: t.alice.key });
     expect(twice.result.changed).toBe(false);
     expect(twice.event.payload).toMatchObject({ noop: true });
   });

@@ -22,7 +22,7 @@ describe('messaging.createPoll', () => {
       t.s,
       'messaging.createPoll',
       { channelId: t.channelId, question: 'Ship on Friday?', options: ['Yes', 'No'], multiple: true, anonymous: false, closesAt: inSeconds(t, 3600) },
-      'messaging.poll.created',
+      'messaging.poll.create',
       { key: t.alice.key },
     );
     const m = result.message;
@@ -58,16 +58,16 @@ describe('messaging.votePoll', () => {
   it('a single-choice ballot: vote, change, the same again (changed:false), retract; counts only in events', async () => {
     const poll = (await createPoll()).message;
     const [yes, no] = poll.poll.options.map((o: any) => o.id);
-    const first = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'messaging.poll.voted', { key: t.bob.key });
+    const first = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'messaging.poll.vote', { key: t.bob.key });
     expect(first.result.changed).toBe(true);
     expect(first.result.message.poll).toMatchObject({ myVote: [yes], voterCount: 1 });
     expect(first.result.message.poll.options[0]).toMatchObject({ votes: 1, voterIds: [t.bob.id] });
     expect(first.event.payload).toEqual({ channelId: t.channelId, messageId: poll.id, choices: 1, voterCount: 1 });
     expect(JSON.stringify(first.event)).not.toContain(yes);
 
-    const changed = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', { key: t.bob.key });
+    const changed = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.vote', { key: t.bob.key });
     expect(changed.result.message.poll).toMatchObject({ myVote: [no], voterCount: 1 });
-    const same = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.voted', { key: t.bob.key });
+    const same = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [no] }, 'messaging.poll.vote', { key: t.bob.key });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload).toMatchObject({ noop: true });
     // Observers only read and react: voting is CONFLICT.
@@ -77,7 +77,7 @@ describe('messaging.votePoll', () => {
     expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, yes] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: /);
     expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['nope'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^optionIds\.0: /);
 
-    const retract = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'messaging.poll.voted', { key: t.bob.key });
+    const retract = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'messaging.poll.vote', { key: t.bob.key });
     expect(retract.result.message.poll).toMatchObject({ myVote: [], voterCount: 0 });
     expect(retract.event.payload).toMatchObject({ choices: 0, voterCount: 0 });
   });

@@ -91,7 +91,7 @@ describe('scenario 5: stream', () => {
       await again.until(() => again.frames.length >= 5, '5 frames');
       await new Promise((r) => setTimeout(r, 300));
       expect(again.frames.map((f) => f.id)).toEqual([lastSeen + 1, lastSeen + 2, lastSeen + 3, lastSeen + 4, lastSeen + 5]);
-      expect(again.frames.map((f) => f.data.kind)).toEqual(Array(5).fill('messaging.message.sent'));
+      expect(again.frames.map((f) => f.data.kind)).toEqual(Array(5).fill('messaging.message.send'));
       expect(again.frames.map((f) => f.data.payload.messageId)).toEqual(missed);
       expect(JSON.stringify(again.frames)).not.toContain('missed 1');
     } finally {

@@ -33,7 +33,7 @@ describe('messaging.schedule (no workers)', () => {
 
   it('schedules a message seen only by its author, with one job at postAt; the event names ids and counts', async () => {
     const p = params();
-    const { result, event } = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.schedule', { key: t.alice.key });
     expect(result.changed).toBe(true);
     expect(result.message).toMatchObject({ status: 'scheduled', seq: null, text: p.text, authorId: t.alice.id, postAt: p.postAt.replace(/\.\d+Z$/, (m) => m), mentions: [t.bob.id] });
     expect(new Date(result.message.postAt).getTime()).toBe(new Date(p.postAt).getTime());
@@ -58,7 +58,7 @@ describe('messaging.schedule (no workers)', () => {
   it('the same idempotencyId and params is changed:false with a noop event; other params CONFLICT', async () => {
     const p = params();
     const first = await ok(t.s, 'messaging.schedule', p, t.alice.key);
-    const again = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.scheduled', { key: t.alice.key });
+    const again = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.schedule', { key: t.alice.key });
     expect(again.result).toMatchObject({ changed: false, message: { id: first.message.id } });
     expect(again.event.payload).toMatchObject({ noop: true, messageId: first.message.id });
     expect(await jobsOf(t.s.runtime.db, first.message.id)).toHaveLength(1);
@@ -108,7 +108,7 @@ describe('messaging.schedule (no workers)', () => {
     const approval = await held(t.s, 'messaging.schedule', p, { key: t.agent.key });
     expect(approval).toMatchObject({ actionClass: 'messaging.schedule', subject: { kind: 'messaging.signature', subjectId: ch } });
     const approvalId = await approved(t.s, approval, t.agent.key, t.owner.key);
-    const { result, event } = await mutate(t.s, 'messaging.schedule', { ...p, approvalId }, 'messaging.message.scheduled', { key: t.agent.key });
+    const { result, event } = await mutate(t.s, 'messaging.schedule', { ...p, approvalId }, 'messaging.message.schedule', { key: t.agent.key });
     expect(result.message).toMatchObject({ status: 'scheduled', mentionsChannel: true });
     expect(event.payload.approvalId).toBe(approvalId);
     // Fewer humans: no hold.
@@ -151,7 +151,7 @@ describe('the posting job, run by hand', () => {
       });
     expect((await Promise.all([run(), run()])).sort()).toEqual([false, true]);
     const events = await eventsAfter(t.s.client, from);
-    expect(events.map((e) => e.kind)).toEqual(['messaging.message.delivered']);
+    expect(events.map((e) => e.kind)).toEqual(['messaging.message.deliver']);
     const posted = (await ok(t.s, 'messaging.history', { messageId: m.id }, t.bob.key)).messages[0];
     expect(posted).toMatchObject({ status: 'posted', seq: events[0].payload.seq });
     // A run for a postAt the row no longer has does nothing.
@@ -177,15 +177,15 @@ describe('the posting job (real pg-boss worker)', () => {
     const moved = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-a', text: 'moved to 4 s', postAt: realIn(2000) }, t.alice.key)).message;
     const dropped = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-b', text: 'never posted', postAt: realIn(2000) }, t.alice.key)).message;
     const fourAt = new Date(start + 4000).toISOString();
-    const edited = await mutate(t.s, 'messaging.edit', { messageId: moved.id, postAt: fourAt }, 'messaging.message.edited', { key: t.alice.key });
+    const edited = await mutate(t.s, 'messaging.edit', { messageId: moved.id, postAt: fourAt }, 'messaging.message.edit', { key: t.alice.key });
     expect(edited.result.message).toMatchObject({ status: 'scheduled', editedAt: null });
     expect(edited.event.payload).toMatchObject({ fields: ['postAt'], status: 'scheduled' });
-    const deleted = await mutate(t.s, 'messaging.delete', { messageId: dropped.id }, 'messaging.message.deleted', { key: t.alice.key });
+    const deleted = await mutate(t.s, 'messaging.delete', { messageId: dropped.id }, 'messaging.message.delete', { key: t.alice.key });
     expect(deleted.event.payload).toMatchObject({ from: 'scheduled' });
 
     // On PostgreSQL other test files' runtimes run workers on the same queue: one closing while it holds the job
     // leaves it to expire (60 s) and run again here, so the wait allows for that; it still posts exactly once.
-    const delivered = await until('the delivery', async () => (await eventsOf(from, moved.id)).find((e) => e.kind === 'messaging.message.delivered'), 80_000);
+    const delivered = await until('the delivery', async () => (await eventsOf(from, moved.id)).find((e) => e.kind === 'messaging.message.deliver'), 80_000);
     expect(Date.now() - start).toBeGreaterThanOrEqual(3900);
     expect(delivered).toMatchObject({ actor: '', payload: { channelId: t.channelId, messageId: moved.id, authorId: t.alice.id, status: 'posted', causeSeq: edited.event.seq } });
     const posted = (await ok(t.s, 'messaging.history', { messageId: moved.id }, t.bob.key)).messages[0];
@@ -198,7 +198,7 @@ describe('the posting job (real pg-boss worker)', () => {
     expect((await jobsOf(t.s.runtime.db, dropped.id))[0].output).toEqual({ appended: false });
     await sleep(1000);
     const all = await eventsAfter(t.s.client, from);
-    expect(all.filter((e) => e.kind === 'messaging.message.delivered').map((e) => e.payload.messageId)).toEqual([moved.id]);
+    expect(all.filter((e) => e.kind === 'messaging.message.deliver').map((e) => e.payload.messageId)).toEqual([moved.id]);
     expect((await ok(t.s, 'messaging.history', { messageId: dropped.id }, t.alice.key)).messages[0]).toMatchObject({ status: 'deleted', text: null, seq: null });
   }, 150_000);
 
@@ -208,7 +208,7 @@ describe('the posting job (real pg-boss worker)', () => {
     const from = await head(t.s.client);
     const m = (await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'gone', text: 'see you', postAt: realIn(1500) }, carol.key)).message;
     await ok(t.s, 'channel.removeMember', { channelId: ch, principalId: carol.id }, carol.key);
-    const failed = await until('the failure', async () => (await eventsOf(from, m.id)).find((e) => e.kind === 'messaging.message.failed'), 20_000);
+    const failed = await until('the failure', async () => (await eventsOf(from, m.id)).find((e) => e.kind === 'messaging.message.fail'), 20_000);
     expect(failed).toMatchObject({ actor: '', payload: { messageId: m.id, authorId: carol.id, status: 'failed', reason: 'not_a_member' } });
     const shape = (await ok(t.s, 'messaging.history', { scheduled: true }, carol.key)).messages.find((x: any) => x.id === m.id);
     const row = shape ?? (await t.s.runtime.db.query<{ status: string; failure: string }>('SELECT status, failure FROM messages WHERE org_id = $1 AND message_id = $2', [t.s.org.orgId, m.id]))[0];
@@ -222,7 +222,7 @@ describe('the posting job (real pg-boss worker)', () => {
     const from = await head(t.s.client);
     const m = (await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'arch', text: 'too late', postAt: realIn(1500) }, t.alice.key)).message;
     await ok(t.s, 'channel.update', { channelId: ch, archived: true });
-    const failed = await until('the failure', async () => (await eventsOf(from, m.id)).find((e) => e.kind === 'messaging.message.failed'), 20_000);
+    const failed = await until('the failure', async () => (await eventsOf(from, m.id)).find((e) => e.kind === 'messaging.message.fail'), 20_000);
     expect(failed.payload.reason).toBe('archived');
   }, 30_000);
 
@@ -237,7 +237,7 @@ describe('the posting job (real pg-boss worker)', () => {
       return rows.length === 2 && rows.every((j) => j.state === 'completed') ? rows : undefined;
     }, 20_000);
     expect((await jobsOf(t.s.runtime.db, m.id)).map((j) => j.output?.appended).sort()).toEqual([false, true]);
-    const delivered = (await eventsAfter(t.s.client, from)).filter((e) => e.kind === 'messaging.message.delivered' && e.payload.messageId === m.id);
+    const delivered = (await eventsAfter(t.s.client, from)).filter((e) => e.kind === 'messaging.message.deliver' && e.payload.messageId === m.id);
     expect(delivered).toHaveLength(1);
   }, 30_000);
 

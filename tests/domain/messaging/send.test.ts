@@ -18,14 +18,14 @@ describe('messaging.send', () => {
     expect((await ok(o.s, 'messaging.send', send([secret]), o.mia.key)).message.fileIds).toEqual([secret]);
   });
 
-  it('posts with the next seq; one messaging.message.sent event of ids and counts, never the text', async ({ cast: o }) => {
+  it('posts with the next seq; one messaging.message.send event of ids and counts, never the text', async ({ cast: o }) => {
     const ch = await newChannel(o, { members: [o.mia, o.max] });
     const notes = (await ok(o.s, 'files.create', { kind: 'doc', name: 'Release notes' })).file.id;
     const { result, event } = await mutate(
       o.s,
       'messaging.send',
       { channelId: ch.id, idempotencyId: 'first', text: 'Deploy is live <@' + o.mia.id + '>', fileIds: [notes] },
-      'messaging.message.sent',
+      'messaging.message.send',
       { key: o.owner.key },
     );
     expect(result.changed).toBe(true);
@@ -51,7 +51,7 @@ describe('messaging.send', () => {
     const ch = await newChannel(o, { members: [o.mia] });
     const params = { channelId: ch.id, idempotencyId: 'retry-me', text: 'once' };
     const first = await ok(o.s, 'messaging.send', params, o.mia.key);
-    const { result, event } = await mutate(o.s, 'messaging.send', params, 'messaging.message.sent', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'messaging.send', params, 'messaging.message.send', { key: o.mia.key });
     expect(result).toMatchObject({ changed: false, message: { id: first.message.id, seq: 1 } });
     expect(event.payload).toMatchObject({ messageId: first.message.id, noop: true });
     expect(await refused(o.s, 'messaging.send', { ...params, text: 'twice' }, 'CONFLICT', { key: o.mia.key })).toMatch(/idempotencyId retry-me already names message msg_\w+ .* with other params/);

@@ -1,4 +1,5 @@
 import type { Bill } from '../../../../protocol/methods/books/payables.js';
+import { currentKind } from '../../../../protocol/events.js';
 import type { Invoice } from '../../../../protocol/methods/books/receivables.js';
 import { ToolError, type Draft } from '../../../../ai-gateway/types.js';
 import type { RecordRef } from './classify.js';
@@ -133,11 +134,12 @@ const VERBS: Record<string, string> = {
   'books.invoice.promise': 'promise to pay recorded',
   'books.invoice.credit': 'credit note issued',
   'books.invoice.void': 'voided',
-  'books.invoice.payment': 'payment recorded',
+  'books.invoice.record_payment': 'payment recorded',
   'books.bill.capture': 'captured',
   'books.bill.approve': 'approved',
   'books.bill.hold': 'put on hold',
   'books.bill.return': 'returned to the supplier',
   'books.signature.hold': 'held for a human signature',
 };
-const verb = (kind: string) => VERBS[kind] ?? kind;
+/** An invoice's or bill's events are books events; one appended before a rename reads by its current name. */
+const verb = (kind: string) => VERBS[currentKind('books', kind)] ?? kind;

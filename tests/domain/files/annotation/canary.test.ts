@@ -61,7 +61,7 @@ describe('redaction canary', () => {
     expect(res.isError ?? false).toBe(false);
 
     const ledger = await s.ledgerText();
-    expect(ledger).toContain('annotation.thread.dismissed');
+    expect(ledger).toContain('annotation.thread.dismiss');
     expect(ledger).toContain('files.pin.set');
     expectNoCanary(CANARY, { ledger, logs: s.logs() });
   });

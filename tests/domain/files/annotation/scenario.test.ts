@@ -40,7 +40,7 @@ describe('scenario 5: annotations', () => {
     let base = (await ok(o.s, 'files.docRead', { fileId: d.id })).head;
     const before = await head(o.s.client);
     await ok(o.s, 'files.docWriteRevision', { fileId: d.id, baseRevision: base, ops: [{ op: 'replaceText', blockId: budget.id, find: 'The budget', replace: 'This year the budget' }] }, o.mia.key);
-    expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.doc.revised']);
+    expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.doc.revise']);
     expect((await thread(onBudget.id)).selector).toMatchObject({ blockId: budget.id, start: 14, end: 20, quote: { exact: 'budget' } });
 
     // The sentence moves to a new block at the end; its old block is deleted: the anchor moves with the text.

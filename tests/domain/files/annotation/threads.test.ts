@@ -10,7 +10,7 @@ const SECRET = 'the vault code is 0451';
 describe('annotation.create', () => {
   it('starts a comment thread on a task: one event of ids, kinds and counts, never the body', async ({ annotation: o }) => {
     const t = await task(o.s);
-    const { result, event } = await mutate(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: SECRET }, 'annotation.thread.created', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: SECRET }, 'annotation.thread.create', { key: o.mia.key });
     expect(result.changed).toBe(true);
     expect(result.annotation).toMatchObject({
       id: expect.stringMatching(/^ann_[a-z0-9]{16}$/),
@@ -42,7 +42,7 @@ describe('annotation.create', () => {
 
   it('flags a ledger event evt_<seq> and highlights without a body', async ({ annotation: o }) => {
     const evt = await someEvent(o.s);
-    const flag = (await mutate(o.s, 'annotation.create', { targetId: evt, kind: 'flag' }, 'annotation.thread.created', { key: o.max.key })).result.annotation;
+    const flag = (await mutate(o.s, 'annotation.create', { targetId: evt, kind: 'flag' }, 'annotation.thread.create', { key: o.max.key })).result.annotation;
     expect(flag).toMatchObject({ targetId: evt, targetType: 'event', kind: 'flag', body: null, commentCount: 0 });
     const thread = await ok(o.s, 'annotation.getThread', { annotationId: flag.id }, o.mia.key);
     expect(thread).toEqual({ annotation: flag, comments: [], nextCursor: null });
@@ -51,8 +51,8 @@ describe('annotation.create', () => {
   it('a retry with the same clientMsgId returns the first thread (changed:false, event noop)', async ({ annotation: o }) => {
     const t = await task(o.s);
     const params = { targetId: t, kind: 'comment', body: 'first', clientMsgId: 'create-1' };
-    const first = (await mutate(o.s, 'annotation.create', params, 'annotation.thread.created', { key: o.mia.key })).result;
-    const again = await mutate(o.s, 'annotation.create', params, 'annotation.thread.created', { key: o.mia.key });
+    const first = (await mutate(o.s, 'annotation.create', params, 'annotation.thread.create', { key: o.mia.key })).result;
+    const again = await mutate(o.s, 'annotation.create', params, 'annotation.thread.create', { key: o.mia.key });
     expect(again.result).toEqual({ annotation: first.annotation, changed: false, replayed: true });
     expect(again.event.payload).toMatchObject({ annotationId: first.annotation.id, noop: true });
     // Someone else's clientMsgId is their own.
@@ -103,36 +103,36 @@ describe('annotation.comment, resolve, dismiss', () => {
     const t = await task(o.s);
     const a = (await ok(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: 'Is the estimate right?' }, o.mia.key)).annotation;
 
-    const c1 = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.added', { key: o.max.key });
+    const c1 = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.add', { key: o.max.key });
     expect(c1.result.comment).toMatchObject({ annotationId: a.id, seq: 2, author: o.max.id, body: SECRET, clientMsgId: 'c-1' });
     expect(c1.result.annotation).toMatchObject({ commentCount: 2, status: 'open' });
     expect(c1.event.payload).toEqual({ annotationId: a.id, targetId: t, replyId: c1.result.comment.id, seq: 2, status: 'open', reopened: false, comments: 2 });
     expect(JSON.stringify(c1.event)).not.toContain('0451');
 
     // Not idempotent by header: a retry with the clientMsgId returns the first comment and changes nothing.
-    const retry = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.added', { key: o.max.key });
+    const retry = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.add', { key: o.max.key });
     expect(retry.result).toMatchObject({ changed: false, comment: c1.result.comment, annotation: { commentCount: 2 } });
     expect(retry.event.payload.noop).toBe(true);
 
-    const resolved = await mutate(o.s, 'annotation.resolve', { annotationId: a.id }, 'annotation.thread.resolved', { key: o.mia.key });
+    const resolved = await mutate(o.s, 'annotation.resolve', { annotationId: a.id }, 'annotation.thread.resolve', { key: o.mia.key });
     expect(resolved.result.annotation).toMatchObject({ status: 'resolved', resolvedBy: o.mia.id, resolvedAt: expect.any(String) });
     expect(resolved.event.payload).toEqual({ annotationId: a.id, targetId: t, from: 'open', status: 'resolved', reopened: false });
-    const again = await mutate(o.s, 'annotation.resolve', { annotationId: a.id }, 'annotation.thread.resolved', { key: o.mia.key });
+    const again = await mutate(o.s, 'annotation.resolve', { annotationId: a.id }, 'annotation.thread.resolve', { key: o.mia.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
 
-    const reopened = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: 'Not yet.' }, 'annotation.comment.added', { key: o.max.key });
+    const reopened = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: 'Not yet.' }, 'annotation.comment.add', { key: o.max.key });
     expect(reopened.result.annotation).toMatchObject({ status: 'open', resolvedBy: null, resolvedAt: null, commentCount: 3 });
     expect(reopened.event.payload).toMatchObject({ reopened: true, status: 'open' });
 
-    const dismissed = await mutate(o.s, 'annotation.dismiss', { annotationId: a.id }, 'annotation.thread.dismissed', { key: o.mia.key });
+    const dismissed = await mutate(o.s, 'annotation.dismiss', { annotationId: a.id }, 'annotation.thread.dismiss', { key: o.mia.key });
     expect(dismissed.result.annotation).toMatchObject({ status: 'dismissed', dismissedBy: o.mia.id });
     expect(dismissed.event.payload).toEqual({ annotationId: a.id, targetId: t, from: 'open', status: 'dismissed', byAuthor: true });
-    expect((await mutate(o.s, 'annotation.dismiss', { annotationId: a.id }, 'annotation.thread.dismissed', { key: o.mia.key })).result.changed).toBe(false);
+    expect((await mutate(o.s, 'annotation.dismiss', { annotationId: a.id }, 'annotation.thread.dismiss', { key: o.mia.key })).result.changed).toBe(false);
 
     // A dismissed thread is not resolved: reopen it first.
     expect(await refused(o.s, 'annotation.resolve', { annotationId: a.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/is dismissed: reopen it first/);
-    const back = await mutate(o.s, 'annotation.resolve', { annotationId: a.id, reopen: true }, 'annotation.thread.resolved', { key: o.mia.key });
+    const back = await mutate(o.s, 'annotation.resolve', { annotationId: a.id, reopen: true }, 'annotation.thread.resolve', { key: o.mia.key });
     expect(back.result.annotation).toMatchObject({ status: 'open', dismissedBy: null });
     expect(back.event.payload).toMatchObject({ from: 'dismissed', status: 'open', reopened: true });
 

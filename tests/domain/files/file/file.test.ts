@@ -12,16 +12,16 @@ describe('file.addComment and file.listComments', () => {
   it('one discussion thread per record, in the annotation store; retries by clientMsgId do not double; events carry no body', async ({ annotation: o }) => {
     const t = await task(o.s);
     expect(await ok(o.s, 'file.listComments', { targetId: t })).toEqual({ annotationId: null, comments: [], nextCursor: null });
-    const first = await mutate(o.s, 'file.addComment', { targetId: t, body: SECRET, clientMsgId: 'd-1' }, 'file.comment.added', { key: o.mia.key });
+    const first = await mutate(o.s, 'file.addComment', { targetId: t, body: SECRET, clientMsgId: 'd-1' }, 'file.comment.add', { key: o.mia.key });
     const annotationId = first.result.annotationId;
     expect(first.result).toMatchObject({ changed: true, comment: { annotationId, seq: 1, author: o.mia.id, body: SECRET, clientMsgId: 'd-1' } });
     expect(first.event.payload).toEqual({ targetId: t, targetType: 'task', annotationId, replyId: first.result.comment.id, seq: 1, comments: 1 });
     expect(JSON.stringify(first.event)).not.toContain('hunter2');
 
-    const retry = await mutate(o.s, 'file.addComment', { targetId: t, body: SECRET, clientMsgId: 'd-1' }, 'file.comment.added', { key: o.mia.key });
+    const retry = await mutate(o.s, 'file.addComment', { targetId: t, body: SECRET, clientMsgId: 'd-1' }, 'file.comment.add', { key: o.mia.key });
     expect(retry.result).toEqual({ ...first.result, changed: false, replayed: true });
     expect(retry.event.payload.noop).toBe(true);
-    const second = await mutate(o.s, 'file.addComment', { targetId: t, body: 'second' }, 'file.comment.added', { key: o.max.key });
+    const second = await mutate(o.s, 'file.addComment', { targetId: t, body: 'second' }, 'file.comment.add', { key: o.max.key });
     expect(second.result).toMatchObject({ annotationId, comment: { seq: 2 } });
 
     const before = await head(o.s.client);
@@ -56,10 +56,10 @@ describe('file.pin, file.unpin, file.listPinned', () => {
   it('pins to the org home, a team and a workstream; pinning again is a no-op; unpin twice is a no-op', async ({ annotation: o }) => {
     const t = await task(o.s);
     const evt = await someEvent(o.s);
-    const { result, event } = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.added', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.add', { key: o.mia.key });
     expect(result.pin).toMatchObject({ id: expect.stringMatching(/^pin_/), place: 'org', placeType: 'org', targetId: t, targetType: 'task', pinnedBy: o.mia.id, removedAt: null });
     expect(event.payload).toMatchObject({ pinId: result.pin.id, place: 'org', placeType: 'org', targetId: t, targetType: 'task', pins: expect.any(Number) });
-    const again = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.added', { key: o.max.key });
+    const again = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.add', { key: o.max.key });
     expect(again.result).toEqual({ pin: result.pin, changed: false });
     expect(again.event.payload.noop).toBe(true);
 
@@ -73,10 +73,10 @@ describe('file.pin, file.unpin, file.listPinned', () => {
     expect((await ok(o.s, 'file.listPinned', { place: 'org' }, o.orgOnly.key)).pins.map((p: any) => p.targetId)).not.toContain(t);
     expect((await ok(o.s, 'file.listPinned', { place: 'org' })).pins.map((p: any) => p.targetId)).toContain(t);
 
-    const removed = await mutate(o.s, 'file.unpin', { pinId: result.pin.id }, 'file.pin.removed', { key: o.max.key });
+    const removed = await mutate(o.s, 'file.unpin', { pinId: result.pin.id }, 'file.pin.remove', { key: o.max.key });
     expect(removed.result.pin).toMatchObject({ id: result.pin.id, removedBy: o.max.id, removedAt: expect.any(String) });
     expect(removed.event.payload).toMatchObject({ pinId: result.pin.id, place: 'org', targetId: t });
-    const twice = await mutate(o.s, 'file.unpin', { pinId: result.pin.id }, 'file.pin.removed', { key: o.max.key });
+    const twice = await mutate(o.s, 'file.unpin', { pinId: result.pin.id }, 'file.pin.remove', { key: o.max.key });
     expect(twice.result).toEqual({ pin: removed.result.pin, changed: false });
     expect(twice.event.payload.noop).toBe(true);
     expect((await ok(o.s, 'file.listPinned', { place: 'org' })).pins.map((p: any) => p.id)).not.toContain(result.pin.id);

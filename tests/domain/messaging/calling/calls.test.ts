@@ -8,7 +8,7 @@ import { channel, participant, startCall } from './kit.js';
 describe('calling.start', () => {
   it('the host joins, a root message of kind call is posted, media is null without LiveKit; one event without the title', async ({ calling: o }) => {
     const ch = await channel(o, [o.mia]);
-    const { result, event } = await mutate(o.s, 'calling.start', { channelId: ch, title: 'Incident sync' }, 'calling.call.started', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'calling.start', { channelId: ch, title: 'Incident sync' }, 'calling.call.start', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, media: null, call: { status: 'live', hostId: o.mia.id, title: 'Incident sync', joinedCount: 1, locked: false } });
     expect(participant(result.call, o.mia.id)).toMatchObject({ role: 'host', state: 'joined', canPublish: true, muted: false });
     expect(event.payload).toMatchObject({ callId: result.call.id, channelId: ch, rootMessageId: result.call.rootMessageId });
@@ -47,10 +47,10 @@ describe('calling.start', () => {
 describe('calling.join and invite', () => {
   it('members join; joining again is changed:false with a noop event; outsiders are CONFLICT (public) or NOT_FOUND (private)', async ({ calling: o }) => {
     const { call } = await startCall(o);
-    const { result, event } = await mutate(o.s, 'calling.join', { callId: call.id }, 'calling.participant.joined', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'calling.join', { callId: call.id }, 'calling.participant.join', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, media: null, call: { joinedCount: 2 } });
     expect(event.payload).toMatchObject({ callId: call.id, principalId: o.mia.id, joinedCount: 2 });
-    const again = await mutate(o.s, 'calling.join', { callId: call.id }, 'calling.participant.joined', { key: o.mia.key });
+    const again = await mutate(o.s, 'calling.join', { callId: call.id }, 'calling.participant.join', { key: o.mia.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
     expect(await refused(o.s, 'calling.join', { callId: call.id }, 'CONFLICT', { key: o.olga.key })).toMatch(/not a member of ch_.*invite/);
@@ -66,10 +66,10 @@ describe('calling.join and invite', () => {
   it('an invitation lets a non-member into a private channel\'s call; inviting those invited or in it is changed:false', async ({ calling: o }) => {
     const secret = await channel(o, [o.mia], { private: true });
     const { call } = await startCall(o, o.mia, secret);
-    const { result, event } = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.owner.id, o.olga.id] }, 'calling.participant.invited', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.owner.id, o.olga.id] }, 'calling.participant.invite', { key: o.mia.key });
     expect(event.payload).toMatchObject({ callId: call.id, principalIds: [o.olga.id, o.owner.id].sort(), invitedCount: 2 });
     expect(participant(result.call, o.olga.id)).toMatchObject({ state: 'invited', invitedBy: o.mia.id });
-    const again = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.mia.id] }, 'calling.participant.invited', { key: o.mia.key });
+    const again = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.mia.id] }, 'calling.participant.invite', { key: o.mia.key });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload).toMatchObject({ noop: true, invitedCount: 0 });
     // The invitee sees the call and joins it, though the channel stays hidden from her.
@@ -89,10 +89,10 @@ describe('calling.join and invite', () => {
     const { call } = await startCall(o);
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);
     expect(await refused(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
-    const { result, event } = await mutate(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'calling.call.lock_set');
+    const { result, event } = await mutate(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'calling.call.set_lock');
     expect(result).toMatchObject({ changed: true, call: { locked: true } });
     expect(event.payload).toEqual({ callId: call.id, locked: true });
-    const same = await mutate(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'calling.call.lock_set');
+    const same = await mutate(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'calling.call.set_lock');
     expect([same.result.changed, same.event.payload.noop]).toEqual([false, true]);
     expect(await refused(o.s, 'calling.join', { callId: call.id }, 'CONFLICT', { key: o.max.key })).toMatch(/is locked: only invitees may join/);
     expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] }, 'CONFLICT', { key: o.mia.key })).toMatch(/locked: only the host/);
@@ -107,22 +107,22 @@ describe('calling.removeParticipant and end', () => {
     const { call } = await startCall(o);
     for (const p of [o.mia, o.max]) await ok(o.s, 'calling.join', { callId: call.id }, p.key);
     expect(await refused(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
-    const removed = await mutate(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'calling.participant.removed');
+    const removed = await mutate(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'calling.participant.remove');
     expect(participant(removed.result.call, o.max.id).state).toBe('removed');
     expect(removed.event.payload).toMatchObject({ callId: call.id, principalId: o.max.id, state: 'removed', joinedCount: 2, ended: false });
     expect(await refused(o.s, 'calling.join', { callId: call.id }, 'CONFLICT', { key: o.max.key })).toMatch(/removed from call .* by .*invitation/);
-    const again = await mutate(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'calling.participant.removed');
+    const again = await mutate(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'calling.participant.remove');
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
     expect(await refused(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.olga.id }, 'NOT_FOUND')).toMatch(/participant .* not found/);
     await ok(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] }, o.mia.key);
     await ok(o.s, 'calling.join', { callId: call.id }, o.max.key);
     // The host leaves: mia joined first after the host, so she hosts now.
-    const left = await mutate(o.s, 'calling.removeParticipant', { callId: call.id }, 'calling.participant.removed');
+    const left = await mutate(o.s, 'calling.removeParticipant', { callId: call.id }, 'calling.participant.remove');
     expect(left.result.call).toMatchObject({ hostId: o.mia.id, status: 'live', joinedCount: 2 });
     expect(participant(left.result.call, o.owner.id)).toMatchObject({ state: 'left', role: 'attendee' });
     await ok(o.s, 'calling.setLock', { callId: call.id, locked: true }, o.mia.key);
     await ok(o.s, 'calling.removeParticipant', { callId: call.id }, o.max.key);
-    const last = await mutate(o.s, 'calling.removeParticipant', { callId: call.id }, 'calling.participant.removed', { key: o.mia.key });
+    const last = await mutate(o.s, 'calling.removeParticipant', { callId: call.id }, 'calling.participant.remove', { key: o.mia.key });
     expect(last.result.call).toMatchObject({ status: 'ended', joinedCount: 0 });
     expect(last.event.payload).toMatchObject({ ended: true, joinedCount: 0 });
     const root = (await ok(o.s, 'messaging.history', { channelId: o.channelId }, o.mia.key)).messages.find((m: any) => m.id === call.rootMessageId);
@@ -136,7 +136,7 @@ describe('calling.removeParticipant and end', () => {
     await ok(o.s, 'calling.raiseHand', { callId: call.id }, o.mia.key);
     o.clock.advance(12 * 60_000);
     expect(await refused(o.s, 'calling.end', { callId: call.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
-    const { result, event } = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.ended');
+    const { result, event } = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.end');
     expect(result.call).toMatchObject({ status: 'ended', joinedCount: 0, raisedHands: [] });
     expect(result.call.durationMs).toBeGreaterThanOrEqual(12 * 60_000);
     expect(participant(result.call, o.mia.id).state).toBe('left');
@@ -144,7 +144,7 @@ describe('calling.removeParticipant and end', () => {
     expect(event.payload).toMatchObject({ callId: call.id, participantCount: 2, status: 'ended', recordingStopped: null });
     const root = (await ok(o.s, 'messaging.history', { channelId: o.channelId })).messages.find((m: any) => m.id === call.rootMessageId);
     expect(root).toMatchObject({ kind: 'call', text: 'Call ended after 12 min with 2 participants' });
-    const again = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.ended');
+    const again = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.end');
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
     expect(await refused(o.s, 'calling.join', { callId: call.id }, 'CONFLICT', { key: o.max.key })).toMatch(/has ended/);
     expect(await refused(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'CONFLICT')).toMatch(/has ended/);

@@ -50,7 +50,7 @@ describe('redaction canary', () => {
     await call('calling.end', { callId }, agent.apiKey);
 
     const ledger = await s.ledgerText();
-    for (const kind of ['calling.call.started', 'calling.chat.sent', 'calling.reaction.sent', 'calling.signature.hold', 'calling.transcript.line_added', 'calling.call.ended']) {
+    for (const kind of ['calling.call.start', 'calling.chat.send', 'calling.reaction.send', 'calling.signature.hold', 'calling.transcript.add_line', 'calling.call.end']) {
       expect(ledger).toContain(kind);
     }
     expectNoCanary(CANARY, { ledger, logs: s.logs(), idempotency: await s.idempotencyText() });

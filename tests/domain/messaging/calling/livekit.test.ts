@@ -86,7 +86,7 @@ describe('recording through egress', () => {
   it('starting -> active once LiveKit answers; the webhook marks it ready; stop and end stop the egress', async () => {
     const { call } = await startCall(o);
     const before = await head(o.s.client);
-    const started = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started');
+    const started = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.start');
     expect(started.result.call.recording.status).toBe('starting');
     const recordingId = started.result.call.recording.id;
     await mediaSettled();
@@ -94,7 +94,7 @@ describe('recording through egress', () => {
     expect(egress.body).toMatchObject({ roomName: call.id, layout: 'grid', fileOutputs: [{ filepath: `${o.s.org.orgId}/${call.id}/${recordingId}.mp4` }] });
     expect(egress.grant).toMatchObject({ roomRecord: true });
     const activated = (await eventsAfter(o.s.client, before)).slice(1);
-    expect(activated.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['calling.recording.activated', '', 'active']]);
+    expect(activated.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['calling.recording.activate', '', 'active']]);
     expect((await ok(o.s, 'calling.getDetails', { callId: call.id })).call.recording).toMatchObject({ id: recordingId, status: 'active' });
 
     await ok(o.s, 'calling.recordingStop', { callId: call.id });
@@ -112,7 +112,7 @@ describe('recording through egress', () => {
     const ready = (await ok(o.s, 'calling.getDetails', { callId: call.id })).call.recording;
     expect(ready).toMatchObject({ id: recordingId, status: 'ready', sizeBytes: 1048576, durationMs: 61000 });
     const events = await eventsAfter(o.s.client, atReady);
-    expect(events.map((e) => [e.kind, e.actor])).toEqual([['calling.recording.ready', '']]);
+    expect(events.map((e) => [e.kind, e.actor])).toEqual([['calling.recording.complete', '']]);
     expect(JSON.stringify(events)).not.toContain('s3://');
     // A repeat, a forged signature, a room that is no call: nothing changes.
     expect((await webhook(ended)).body.result.outcome).toBe('ignored');

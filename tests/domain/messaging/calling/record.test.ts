@@ -15,20 +15,20 @@ describe('recording without LiveKit', () => {
     const { call } = await startCall(o);
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);
     expect(await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
-    const started = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started');
+    const started = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.start');
     expect(started.result.call.recording).toMatchObject({ status: 'active', startedBy: o.owner.id, approvalId: null, fileId: null });
     expect(started.event.payload).toEqual({ callId: call.id, recordingId: started.result.call.recording.id, status: 'active' });
-    const again = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started');
+    const again = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.start');
     expect([again.result.changed, again.event.payload.noop, again.result.call.recording.id]).toEqual([false, true, started.result.call.recording.id]);
     expect(await refused(o.s, 'calling.recordingStop', { callId: call.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
-    const stopped = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stopped');
+    const stopped = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stop');
     expect(stopped.result.call.recording).toMatchObject({ status: 'stopped', id: started.result.call.recording.id });
-    const none = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stopped');
+    const none = await mutate(o.s, 'calling.recordingStop', { callId: call.id }, 'calling.recording.stop');
     expect([none.result.changed, none.event.payload.noop]).toEqual([false, true]);
     // A new recording after a stop; the end stops it.
     const second = (await ok(o.s, 'calling.recordingStart', { callId: call.id })).call.recording;
     expect(second.id).not.toBe(started.result.call.recording.id);
-    const ended = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.ended');
+    const ended = await mutate(o.s, 'calling.end', { callId: call.id }, 'calling.call.end');
     expect(ended.event.payload.recordingStopped).toBe(second.id);
     expect(ended.result.call.recording).toMatchObject({ id: second.id, status: 'stopped' });
     expect(await refused(o.s, 'calling.recordingStart', { callId: call.id }, 'CONFLICT')).toMatch(/has ended/);
@@ -38,7 +38,7 @@ describe('recording without LiveKit', () => {
 
   it('an agent hosting alone, or with other agents, records without a hold', async () => {
     const { call } = await startCall(o, o.agent);
-    const { result } = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.started', { key: o.agent.key });
+    const { result } = await mutate(o.s, 'calling.recordingStart', { callId: call.id }, 'calling.recording.start', { key: o.agent.key });
     expect(result.call.recording).toMatchObject({ status: 'active', approvalId: null });
     await ok(o.s, 'calling.end', { callId: call.id }, o.agent.key);
   });
@@ -52,11 +52,11 @@ describe('the transcript', () => {
   });
 
   it('participants add lines; the same speaker and startMs again is changed:false; events carry no words', async () => {
-    const { result, event } = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 }, 'calling.transcript.line_added', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 }, 'calling.transcript.add_line', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, line: { speaker: o.mia.id, speakerLabel: null, text: 'Morning all', startMs: 1000, endMs: 2500, lineSeq: 1, addedBy: o.mia.id } });
     expect(result.line.id).toMatch(/^tl_/);
     expect(event.payload).toEqual({ callId, lineId: result.line.id, lineSeq: 1, speaker: o.mia.id, startMs: 1000, endMs: 2500 });
-    const again = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 }, 'calling.transcript.line_added', { key: o.owner.key });
+    const again = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 }, 'calling.transcript.add_line', { key: o.owner.key });
     expect([again.result.changed, again.result.line.id, again.result.line.text, again.event.payload.noop]).toEqual([false, result.line.id, 'Morning all', true]);
     const guest = await ok(o.s, 'calling.addTranscriptLine', { callId, speakerLabel: 'Guest <Acme>', text: 'Hi & thanks --> next', startMs: 200, endMs: 900 }, o.owner.key);
     expect(guest.line).toMatchObject({ speaker: null, speakerLabel: 'Guest <Acme>', lineSeq: 2 });

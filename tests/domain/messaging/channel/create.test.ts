@@ -12,7 +12,7 @@ describe('channel.create', () => {
       o.s,
       'channel.create',
       { name, topic: 'Release train secrets', memberIds: [o.mia.id, o.agent.id, o.owner.id] },
-      'channel.channel.created',
+      'channel.channel.create',
       { key: o.owner.key },
     );
     expect(result.changed).toBe(true);
@@ -60,7 +60,7 @@ describe('channel.create', () => {
 
 describe('channel.createConversation', () => {
   it('a private group of the caller (owner) and 2-49 others, with a title; one event', async ({ cast: o }) => {
-    const { result, event } = await mutate(o.s, 'channel.createConversation', { principalIds: [o.mia.id, o.agent.id], title: 'Launch prep' }, 'channel.conversation.created', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'channel.createConversation', { principalIds: [o.mia.id, o.agent.id], title: 'Launch prep' }, 'channel.conversation.create', { key: o.max.key });
     expect(result.channel).toMatchObject({ kind: 'group', name: null, title: 'Launch prep', memberCount: 3, membership: { role: 'owner' } });
     expect(event.payload).toEqual({ channelId: result.channel.id, kind: 'group', memberCount: 3 });
     // Invisible to others: NOT_FOUND.
@@ -77,11 +77,11 @@ describe('channel.createConversation', () => {
 
 describe('channel.resolveOrCreateDm', () => {
   it('one DM per member set, whoever opens it: the second call is changed:false with a noop event', async ({ cast: o }) => {
-    const { result: first, event } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.mia.id] }, 'channel.dm.resolved', { key: o.max.key });
+    const { result: first, event } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.mia.id] }, 'channel.dm.resolve', { key: o.max.key });
     expect(first.changed).toBe(true);
     expect(first.channel).toMatchObject({ kind: 'dm', name: null, memberCount: 2, membership: { role: 'member' } });
     expect(event.payload).toEqual({ channelId: first.channel.id, memberCount: 2 });
-    const { result: again, event: noop } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.max.id] }, 'channel.dm.resolved', { key: o.mia.key });
+    const { result: again, event: noop } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.max.id] }, 'channel.dm.resolve', { key: o.mia.key });
     expect(again).toMatchObject({ changed: false, channel: { id: first.channel.id } });
     expect(noop.payload).toEqual({ channelId: first.channel.id, memberCount: 2, noop: true });
     // A DM with yourself (no others) is its own channel; a set of three another.

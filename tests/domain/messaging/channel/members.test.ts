@@ -8,11 +8,11 @@ import { newChannel } from '../core-kit.js';
 describe('channel.addMember', () => {
   it('public: anyone joins themselves, any member adds others; already a member is changed:false with a noop event', async ({ cast: o }) => {
     const ch = await newChannel(o);
-    const { result, event } = await mutate(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.mia.id }, 'channel.member.added', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.mia.id }, 'channel.member.add', { key: o.mia.key });
     expect(result).toMatchObject({ changed: true, member: { principalId: o.mia.id, role: 'member', addedBy: o.mia.id } });
     expect(event.payload).toEqual({ channelId: ch.id, principalId: o.mia.id, role: 'member' });
     await ok(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.agent.id, role: 'observer' }, o.mia.key);
-    const { result: again, event: noop } = await mutate(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.agent.id }, 'channel.member.added', { key: o.owner.key });
+    const { result: again, event: noop } = await mutate(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.agent.id }, 'channel.member.add', { key: o.owner.key });
     expect(again).toMatchObject({ changed: false, member: { role: 'observer' } });
     expect(noop.payload.noop).toBe(true);
     // A non-member may not add someone else; an observer may not add anyone.
@@ -50,10 +50,10 @@ describe('channel.addMember', () => {
 describe('channel.removeMember', () => {
   it('anyone leaves; owners and admins remove others; not a member: changed:false; the last owner: CONFLICT', async ({ cast: o }) => {
     const ch = await newChannel(o, { members: [o.mia, o.max] });
-    const { result, event } = await mutate(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.max.id }, 'channel.member.removed', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.max.id }, 'channel.member.remove', { key: o.max.key });
     expect(result.changed).toBe(true);
     expect(event.payload).toEqual({ channelId: ch.id, principalId: o.max.id });
-    const { result: again, event: noop } = await mutate(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.max.id }, 'channel.member.removed', { key: o.owner.key });
+    const { result: again, event: noop } = await mutate(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.max.id }, 'channel.member.remove', { key: o.owner.key });
     expect(again.changed).toBe(false);
     expect(noop.payload.noop).toBe(true);
     await ok(o.s, 'channel.addMember', { channelId: ch.id, principalId: o.max.id }, o.max.key);
@@ -73,14 +73,14 @@ describe('channel.removeMember', () => {
 describe('channel.updateMemberRole', () => {
   it('owners grant owner and admin; admins set member and observer; demoting the last owner is CONFLICT; same role changed:false', async ({ cast: o }) => {
     const ch = await newChannel(o, { members: [o.mia, o.max] });
-    const { result, event } = await mutate(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.mia.id, role: 'admin' }, 'channel.member.role_changed', { key: o.owner.key });
+    const { result, event } = await mutate(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.mia.id, role: 'admin' }, 'channel.member.change_role', { key: o.owner.key });
     expect(result).toMatchObject({ changed: true, member: { principalId: o.mia.id, role: 'admin' } });
     expect(event.payload).toEqual({ channelId: ch.id, principalId: o.mia.id, role: 'admin', previousRole: 'member' });
     expect(await refused(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.max.id, role: 'admin' }, 'CONFLICT', { key: o.mia.key })).toMatch(/only an owner of ch_\w+ grants or takes owner and admin/);
     expect((await ok(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.max.id, role: 'observer' }, o.mia.key)).member.role).toBe('observer');
     expect(await refused(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.mia.id, role: 'member' }, 'CONFLICT', { key: o.max.key })).toMatch(/only an owner or admin/);
     expect(await refused(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.owner.id, role: 'member' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is the last owner/);
-    const { result: same, event: noop } = await mutate(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.mia.id, role: 'admin' }, 'channel.member.role_changed', { key: o.owner.key });
+    const { result: same, event: noop } = await mutate(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.mia.id, role: 'admin' }, 'channel.member.change_role', { key: o.owner.key });
     expect(same.changed).toBe(false);
     expect(noop.payload.noop).toBe(true);
     expect(await refused(o.s, 'channel.updateMemberRole', { channelId: ch.id, principalId: o.agent.id, role: 'member' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is not a member of ch_\w+: add them first/);
@@ -91,14 +91,14 @@ describe('channel.updateMemberRole', () => {
 describe('channel.update', () => {
   it('topic by any member; name, postingPolicy, archived by owners and admins; nothing different: changed:false; the event names fields, never values', async ({ cast: o }) => {
     const ch = await newChannel(o, { members: [o.mia] });
-    const { result, event } = await mutate(o.s, 'channel.update', { channelId: ch.id, topic: 'Secret topic words' }, 'channel.channel.updated', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'channel.update', { channelId: ch.id, topic: 'Secret topic words' }, 'channel.channel.update', { key: o.mia.key });
     expect(result.channel.topic).toBe('Secret topic words');
     expect(event.payload).toEqual({ channelId: ch.id, fields: ['topic'], archived: false, postingPolicy: 'everyone' });
     expect(JSON.stringify(event)).not.toContain('Secret topic');
     expect(await refused(o.s, 'channel.update', { channelId: ch.id, name: 'renamed-x' }, 'CONFLICT', { key: o.mia.key })).toMatch(/only an owner or admin of ch_\w+ changes its name/);
     const renamed = (await ok(o.s, 'channel.update', { channelId: ch.id, name: `${ch.name}-v2`, postingPolicy: 'admins' }, o.owner.key)).channel;
     expect(renamed).toMatchObject({ name: `${ch.name}-v2`, postingPolicy: 'admins' });
-    const { result: same, event: noop } = await mutate(o.s, 'channel.update', { channelId: ch.id, topic: 'Secret topic words' }, 'channel.channel.updated', { key: o.mia.key });
+    const { result: same, event: noop } = await mutate(o.s, 'channel.update', { channelId: ch.id, topic: 'Secret topic words' }, 'channel.channel.update', { key: o.mia.key });
     expect(same.changed).toBe(false);
     expect(noop.payload).toMatchObject({ fields: [], noop: true });
     expect(await refused(o.s, 'channel.update', { channelId: ch.id, title: 'x' }, 'BAD_REQUEST')).toMatch(/^title: only a group conversation has a title/);

@@ -18,10 +18,10 @@ describe('channel.markRead', () => {
     for (const t of ['one', `two <@${o.mia.id}>`, 'three <!channel>']) await say(o, o.owner, ch.id, t);
     await say(o, o.mia, ch.id, 'my own message is never unread to me');
     expect(await marks(ch.id, o.mia.key)).toEqual({ role: 'member', lastReadSeq: 0, unreadCount: 3, mentionCount: 2 });
-    const { result, event } = await mutate(o.s, 'channel.markRead', { channelId: ch.id, seq: 2 }, 'channel.read.marked', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'channel.markRead', { channelId: ch.id, seq: 2 }, 'channel.read.mark', { key: o.mia.key });
     expect(result).toEqual({ lastReadSeq: 2, unreadCount: 1, mentionCount: 1, changed: true });
     expect(event.payload).toEqual({ channelId: ch.id, lastReadSeq: 2 });
-    const { result: older, event: noop } = await mutate(o.s, 'channel.markRead', { channelId: ch.id, seq: 1 }, 'channel.read.marked', { key: o.mia.key });
+    const { result: older, event: noop } = await mutate(o.s, 'channel.markRead', { channelId: ch.id, seq: 1 }, 'channel.read.mark', { key: o.mia.key });
     expect(older).toEqual({ lastReadSeq: 2, unreadCount: 1, mentionCount: 1, changed: false });
     expect(noop.payload).toEqual({ channelId: ch.id, lastReadSeq: 2, noop: true });
     expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 5 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^seq: 5 is past the channel's latest seq 4/);
@@ -43,7 +43,7 @@ describe('channel.markUnreadFrom', () => {
     const sent = [];
     for (const t of ['a', 'b', 'c']) sent.push(await say(o, o.owner, ch.id, t));
     await ok(o.s, 'channel.markRead', { channelId: ch.id }, o.mia.key);
-    const { result, event } = await mutate(o.s, 'channel.markUnreadFrom', { messageId: sent[1].id }, 'channel.read.unmarked', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'channel.markUnreadFrom', { messageId: sent[1].id }, 'channel.read.unmark', { key: o.mia.key });
     expect(result).toEqual({ lastReadSeq: 1, unreadCount: 2, mentionCount: 0, changed: true });
     expect(event.payload).toEqual({ channelId: ch.id, messageId: sent[1].id, lastReadSeq: 1 });
     const again = await ok(o.s, 'channel.markUnreadFrom', { messageId: sent[1].id }, o.mia.key);

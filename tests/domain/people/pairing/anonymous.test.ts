@@ -67,7 +67,7 @@ describe('polls append nothing until the pairing changes', () => {
     await admin.ok('pairing.approve', { pairingId: first.pairingId, code: first.code });
     const claimed = await anonymous({ orgSlug: org.slug, pairingId: first.pairingId, pollSecret: first.pollSecret }, from);
     expect(claimed.body.result.status).toBe('claimed');
-    expect(await pairingKinds(org.orgId)).toEqual(['pairing.requested', 'pairing.approved', 'pairing.claimed']);
+    expect(await pairingKinds(org.orgId)).toEqual(['pairing.request.create', 'pairing.request.approve', 'pairing.request.claim']);
   });
 });
 

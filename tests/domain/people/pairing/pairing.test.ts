@@ -44,7 +44,7 @@ describe('pairing handshake', () => {
     // Each change of state appended one event (the poll that found it pending appended none); the pre-auth ones
     // with the system actor.
     const events = (await s.client.get('events', { cursor: 0, limit: 500 })).body.events.filter((e: { family: string }) => e.family === 'pairing');
-    expect(events.map((e: { kind: string }) => e.kind)).toEqual(['pairing.requested', 'pairing.approved', 'pairing.claimed']);
+    expect(events.map((e: { kind: string }) => e.kind)).toEqual(['pairing.request.create', 'pairing.request.approve', 'pairing.request.claim']);
     expect(events[0].actor).toBe('');
   });
 
