@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, Queryable } from '../db/types.js';
+import { one, type Db, type Queryable } from '../db/types.js';
 import { canonicalJson, sha256Hex, type ChainBreak, type ChainVerdict } from '../protocol/hashing.js';
 
 /*
@@ -67,7 +67,7 @@ export async function appendAudit(db: Db, orgId: string, record: AuditRecord): P
   const recordText = canonicalJson(record);
   return db.tx(async (q) => {
     await q.query('INSERT INTO ai_audit_heads (org_id) VALUES ($1) ON CONFLICT (org_id) DO NOTHING', [orgId]);
-    const [head] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ai_audit_heads WHERE org_id = $1 FOR UPDATE', [orgId]);
+    const head = one(await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ai_audit_heads WHERE org_id = $1 FOR UPDATE', [orgId]));
     const seq = Number(head.seq) + 1;
     const at = new Date().toISOString();
     const id = `aud_${randomBytes(10).toString('hex')}`;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/types.js';
+import { one, type Db } from '../db/types.js';
 
 export interface BenchOrg {
   orgId: string;
@@ -44,7 +44,7 @@ export async function createOrgs(baseUrl: string, db: Db, adminKey: string, n: n
     const slug = `${prefix}-${i}`;
     const { body } = await rpc(baseUrl, adminKey, 'org.create', { slug, name: `Bench ${prefix} ${i}` });
     const { orgId, adminKey: key, adminKeyId } = body.result as { orgId: string; adminKey: string; adminKeyId: string };
-    const [row] = await db.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [orgId, adminKeyId]);
+    const row = one(await db.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [orgId, adminKeyId]));
     orgs.push({ orgId, slug, key, actor: row.principal_id });
   }
   return orgs;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openPostgres } from '../db/postgres.js';
-import type { Db } from '../db/types.js';
+import { one, type Db } from '../db/types.js';
 import { createOrgs } from './fixture.js';
 import { createTaskOverHttp } from './scenarios/mutations.js';
 import { printTable } from './report.js';
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     const table = printTable(run.rows);
     process.stdout.write(`\n${table}\n\nfailed requests/transactions during load: ${failed}; ledger events appended during replay: ${run.raw.eventsAppendedDuringReplay ?? '-'}\n`);
     const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGb: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version, platform: `${os.platform()} ${os.release()}` };
-    const [{ v: pgVersion }] = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+    const { v: pgVersion } = one(await db.query<{ v: string }>("SELECT current_setting('server_version') AS v"));
     const out = path.join(ROOT, 'bench', 'results', `${stamp}.json`);
     await mkdir(path.dirname(out), { recursive: true });
     const settings = { steps, seconds: SECONDS, connections: CONNECTIONS, orgs: ORGS, serverPoolSize: SERVER_POOL, verifyEvents: VERIFY_EVENTS };

@@ -1,3 +1,4 @@
+import { one } from '../db/types.js';
 import { createOrgs, type BenchContext } from './fixture.js';
 import type { Throughput } from './measure.js';
 import type { Row } from './report.js';
@@ -142,7 +143,7 @@ async function mcp(run: BenchRun): Promise<void> {
     method: 'board.createTask',
     args: (i) => ({ title: `Bench task ${i}`, priority: 'normal', idempotencyKey: `${ctx.runId}-${tag}-${i}` }),
   });
-  const headSum = async () => Number((await ctx.db.query<{ n: string }>('SELECT sum(seq)::text AS n FROM ledger_heads'))[0].n);
+  const headSum = async () => Number(one(await ctx.db.query<{ n: string }>('SELECT sum(seq)::text AS n FROM ledger_heads')).n);
   const mcpRead = await toolCallsOverMcp(ctx, ctx.orgs, read);
   const httpRead = await sameCallsOverHttp(ctx, ctx.orgs, read);
   const before = await headSum();

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../protocol/errors.js';
-import type { Db, Queryable } from '../db/types.js';
+import { one, type Db, type Queryable } from '../db/types.js';
 import type { BlobConfig } from './config.js';
 import { sniffFrom } from './sniff.js';
 import { SHA256_HEX, type BlobStore, type ByteRange } from './store.js';
@@ -98,12 +98,12 @@ export class BlobService {
         throw new ApiError('BAD_REQUEST', `x-content-sha256: the body's SHA-256 is ${staged.sha256}, not the declared ${args.declaredSha256}; nothing was kept`);
       }
       return await this.db.tx(async (q) => {
-        const [row] = await q.query<{ content_type: string }>(
+        const row = one(await q.query<{ content_type: string }>(
           `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (org_id, sha256) DO UPDATE SET idle_since = now()
            RETURNING content_type`,
           [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
-        );
+        ));
         await staged.place();
         const fresh = await q.query(
           `INSERT INTO blob_uploaders (org_id, sha256, principal_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`,

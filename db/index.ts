@@ -1,7 +1,8 @@
 import { migrate } from './migrate.js';
 import type { Db } from './types.js';
 
-export type { Db, Queryable } from './types.js';
+export type { Db, Queryable, Rows } from './types.js';
+export { one } from './types.js';
 
 export interface OpenDbOptions {
   /** PostgreSQL connection string; when absent, embedded PGlite is used. */

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PARSERS } from './normalise.js';
 import { PgListener, type PgListenerOptions } from './pg-listen.js';
-import type { Db, TxQueryable } from './types.js';
+import type { Db, Rows, TxQueryable } from './types.js';
 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -67,7 +67,7 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
   // LISTEN needs a connection of its own; opened by the first listen() (most CLI commands never listen).
   let listener: PgListener | undefined;
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) =>
-    (await client.query(statement(sql, params))).rows as T[];
+    (await client.query(statement(sql, params))).rows as Rows<T>;
 
   return {
     kind: 'postgres',

@@ -1,6 +1,22 @@
 /** One small interface over both drivers: every caller speaks plain parameterised SQL. */
+/**
+ * A query's rows, typed so that a row read by index or destructuring may be missing: `const [row] = rows` is
+ * `T | undefined` until checked. Array methods (map, filter, length) work as on `T[]`.
+ */
+export type Rows<T> = [] | [T, ...T[]];
+
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Rows<T>>;
+}
+
+/**
+ * The row a statement always returns (INSERT … RETURNING, an aggregate, a row this transaction holds locked): its
+ * absence is a bug, thrown as one. A row that may be missing is read as `const [row] = rows` and checked.
+ */
+export function one<T>(rows: Rows<T>, what = 'the statement'): T {
+  const [row] = rows;
+  if (row === undefined) throw new Error(`expected a row from ${what}, got none`);
+  return row;
 }
 
 /** A transaction's connection. */

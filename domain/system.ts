@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../db/types.js';
+import { one, type Db, type Queryable } from '../db/types.js';
 import { appendEvent, type AppendedEvent } from '../ledger/append.js';
 import { type CreatedOrg, type MintRequest, type MintedKey, createOrg, findOrgBySlug, mintKey, mintedKeyEvent } from './people/index.js';
 
@@ -44,12 +44,12 @@ export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest,
  * org: the others find it and return undefined, so exactly one prints the key.
  */
 export async function bootstrapIfEmpty(db: Db, adminKey?: string): Promise<(CreatedOrg & { generatedKey: boolean }) | undefined> {
-  const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs');
+  const { n } = one(await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs'));
   if (n > 0) return undefined; // the usual start: no lock taken
   return db.tx(async (q) => {
     await q.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
     // Read after the lock: a process that created the org before us has committed by now.
-    const [{ n: now }] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs');
+    const { n: now } = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM orgs'));
     if (now > 0) return undefined;
     const created = await createOrgLedgered(q, { slug: 'default', name: 'Default', adminKey });
     return { ...created, generatedKey: adminKey === undefined };

@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import { partyRefs } from '../../domain/directory/index.js';
 import { DEPLOYED } from '../../domain/deployed.js';
 import { tryPhone } from '../../domain/directory/normalise.js';
@@ -77,9 +78,9 @@ async function onePair(ctx: BenchContext, org: BenchOrg, plan: DirectoryPlan, i:
     })
   ).person.id as string;
   const both = (await call('directory.createList', { name: `Merge bench ${i} (both)`, kind: 'static' })).list.id;
-  const one = (await call('directory.createList', { name: `Merge bench ${i} (merged only)`, kind: 'static' })).list.id;
+  const solo = (await call('directory.createList', { name: `Merge bench ${i} (merged only)`, kind: 'static' })).list.id;
   await call('directory.addToList', { listId: both, partyIds: [s, l] });
-  await call('directory.addToList', { listId: one, partyIds: [l] });
+  await call('directory.addToList', { listId: solo, partyIds: [l] });
   await call('directory.setAwareness', { partyId: l, level: 'met' });
   await call('directory.setAwareness', { partyId: s, level: 'knows_of' });
   await call('directory.linkParty', { fromId: colleague.id, toId: l, relation: 'assistant_of' });
@@ -90,33 +91,33 @@ async function onePair(ctx: BenchContext, org: BenchOrg, plan: DirectoryPlan, i:
   const httpMs = performance.now() - t;
   if (executed.body.result.merge.status !== 'executed') throw new Error(`executeMerge: ${JSON.stringify(executed.body).slice(0, 300)}`);
 
-  const [{ xid }] = await ctx.db.query<{ xid: string }>('SELECT xmin::text AS xid FROM directory_merges WHERE org_id = $1 AND merge_id = $2', [org.orgId, merge.id]);
+  const { xid } = one(await ctx.db.query<{ xid: string }>('SELECT xmin::text AS xid FROM directory_merges WHERE org_id = $1 AND merge_id = $2', [org.orgId, merge.id]));
   const touched: Record<string, number> = {};
   let foreignRows = 0;
   for (const [table, owned] of Object.entries(OWNED)) {
-    const [row] = await ctx.db.query<{ n: number; other: number }>(
+    const row = one(await ctx.db.query<{ n: number; other: number }>(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${owned}))::int AS other FROM ${table}, (SELECT $2::text AS s, $3::text AS l, $4::text AS m) k
         WHERE org_id = $1 AND xmin = $5::text::xid`,
       [org.orgId, s, l, merge.id, xid],
-    );
+    ));
     if (row.n > 0) touched[table] = row.n;
     foreignRows += row.other;
   }
   // Other families' declared references to a party (books' roles…): rows written must point at the pair.
   for (const ref of partyRefs(DEPLOYED).flatMap((f) => f.refs)) {
-    const [row] = await ctx.db.query<{ n: number; other: number }>(
+    const row = one(await ctx.db.query<{ n: number; other: number }>(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${ref.column} IN ($2, $3)))::int AS other FROM ${ref.table} WHERE org_id = $1 AND xmin = $4::text::xid`,
       [org.orgId, s, l, xid],
-    );
+    ));
     if (row.n > 0) touched[ref.table] = row.n;
     foreignRows += row.other;
   }
   // Deleted rows (a list membership moved to the survivor) are in the change log only.
-  const [deleted] = await ctx.db.query<{ n: number; other: number }>(
+  const deleted = one(await ctx.db.query<{ n: number; other: number }>(
     `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (before->>'party_id' IN ($2, $3)))::int AS other
        FROM directory_merge_changes WHERE org_id = $1 AND merge_id = $4 AND op = 'delete'`,
     [org.orgId, s, l, merge.id],
-  );
+  ));
   if (deleted.n > 0) touched['deleted (change log)'] = deleted.n;
   foreignRows += deleted.other;
   return { mergeId: merge.id, score: merge.score, httpMs, touched, foreignRows, counts: executed.body.result.merge.preview?.counts ?? {} };

@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import { createOrg } from '../../domain/people/org/service.js';
 import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import type { Principal } from '../../domain/core/auth.js';
@@ -145,10 +146,10 @@ async function measurePglite(samples: number): Promise<PgliteFigures> {
   const runtime = await createRuntime({ inMemory: true });
   try {
     const created = await runtime.db.tx((q) => createOrg(q, { slug: 'bench-directory-pglite', name: 'Bench directory (PGlite)', parentOrgId: null, createdBy: '' }));
-    const [{ principal_id: actor }] = await runtime.db.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [
+    const { principal_id: actor } = one(await runtime.db.query<{ principal_id: string }>('SELECT principal_id FROM api_keys WHERE org_id = $1 AND key_id = $2', [
       created.orgId,
       created.admin.keyId,
-    ]);
+    ]));
     const started = performance.now();
     const plan = planDirectory(PERSONS / 10, ORGS / 10, 11);
     await insertDirectory(runtime.db, created.orgId, actor, plan);

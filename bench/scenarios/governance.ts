@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import { createRuntime, type Runtime } from '../../domain/deployed.js';
 import type { Principal } from '../../domain/core/auth.js';
 import { createOrgs, getOk, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
@@ -103,18 +104,20 @@ export async function governanceStep(run: BenchRun): Promise<void> {
   const plan = planDecisions(DECISIONS, [me, ...colleagues]);
   await insertDecisions(ctx.db, org.orgId, plan);
   const seedMs = performance.now() - started;
-  const [counts] = await ctx.db.query<{ open: number; versions: number; signatures: number; comments: number }>(
+  const counts = one(await ctx.db.query<{ open: number; versions: number; signatures: number; comments: number }>(
     `SELECT (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND status IN ('proposed', 'adjustment_requested')) AS open,
             (SELECT count(*)::int FROM decision_versions WHERE org_id = $1) AS versions,
             (SELECT count(*)::int FROM decision_signatures WHERE org_id = $1) AS signatures,
             (SELECT count(*)::int FROM decision_comments WHERE org_id = $1) AS comments`,
     [org.orgId],
-  );
+  ));
   log(`12. seeded in ${seedMs.toFixed(0)} ms: ${counts.open} open, ${counts.versions} versions, ${counts.signatures} signatures, ${counts.comments} comments`);
   // How many decisions each search matches by full text (what its ranking has to order).
   const matches: Record<string, number> = {};
   for (const w of WORDS) {
-    const [m] = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM decisions WHERE org_id = $1 AND search_doc @@ websearch_to_tsquery('wops_search', $2)`, [org.orgId, w]);
+    const m = one(
+      await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM decisions WHERE org_id = $1 AND search_doc @@ websearch_to_tsquery('wops_search', $2)`, [org.orgId, w]),
+    );
     matches[w] = m.n;
   }
   log(`12. full-text matches: ${Object.entries(matches).map(([w, n]) => `${w} ${n}`).join(', ')}`);

@@ -2,7 +2,7 @@ import { appendEvent } from '../../ledger/append.js';
 import { claimKey, paramsHash, storeFrame } from '../../ledger/idempotency.js';
 import { TASK_COLUMNS, endOfColumn } from '../../domain/board/model.js';
 import { newId } from '../../domain/core/ids.js';
-import type { Db } from '../../db/types.js';
+import { one, type Db } from '../../db/types.js';
 import type { BenchContext, BenchOrg } from '../fixture.js';
 import { closedLoop, httpLoad, type Throughput } from '../measure.js';
 
@@ -36,12 +36,12 @@ export async function createTaskDirect(db: Db, org: BenchOrg, key: string, i: nu
   const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key, paramsHash: paramsHash(params) };
   await db.tx(async (q) => {
     await claimKey(q, scope);
-    const [row] = await q.query<{ task_id: string; title: string; col: string; priority: string }>(
+    const row = one(await q.query<{ task_id: string; title: string; col: string; priority: string }>(
       `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${endOfColumn('$7')})
        RETURNING ${TASK_COLUMNS}`,
       [org.orgId, newId('task'), 'task', `Bench task ${i}`, '', 'normal', 'triage', null, null, null, org.actor],
-    );
+    ));
     const event = await appendEvent(q, org.orgId, {
       family: 'board',
       kind: 'item.created',

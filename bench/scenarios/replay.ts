@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import type { BenchContext } from '../fixture.js';
 import { rpc } from '../fixture.js';
 import { httpLoad, type Throughput } from '../measure.js';
@@ -23,7 +24,7 @@ export async function replayOverHttp(ctx: BenchContext): Promise<Throughput & { 
   const probe = await rpc(ctx.baseUrl, orgOf(0).key, 'board.createTask', { title: 'Bench task 0', priority: 'normal' }, keyOf(0));
   if (!probe.replayed) throw new Error('replay scenario: a stored key did not replay');
 
-  const seqSum = async () => (await ctx.db.query<{ n: string }>('SELECT sum(seq)::text AS n FROM ledger_heads'))[0].n;
+  const seqSum = async () => one(await ctx.db.query<{ n: string }>('SELECT sum(seq)::text AS n FROM ledger_heads')).n;
   const before = await seqSum();
   const result = await httpLoad(
     ctx.baseUrl,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../../db/types.js';
+import { one, type Db } from '../../db/types.js';
 import { createOrg } from '../../domain/people/org/service.js';
 import { createRuntime } from '../../domain/deployed.js';
 import { createOrgs, rpc } from '../fixture.js';
@@ -65,7 +65,7 @@ async function measure(db: Db, orgId: string, adminKey: string, call: Call, tag:
   if (Date.now() > new Date(postAt).getTime()) throw new Error(`scheduling took longer than BENCH_SCHEDULER_LEAD_S (${LEAD_S} s): raise it`);
   const deadline = new Date(postAt).getTime() + TIMEOUT_S * 1000;
   for (let reported = 0; ; ) {
-    const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND message_id = ANY($2::text[]) AND status = 'posted'`, [orgId, ids]);
+    const { n } = one(await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND message_id = ANY($2::text[]) AND status = 'posted'`, [orgId, ids]));
     if (Number(n) === JOBS) break;
     if (Date.now() > deadline) throw new Error(`scheduler: ${n} of ${JOBS} posted ${TIMEOUT_S} s after postAt`);
     if (Date.now() - reported > 30_000 && Date.now() > new Date(postAt).getTime()) {

@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import { notFound } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
 import { handler } from '../core/handler.js';
@@ -11,11 +12,11 @@ import { ATTACHMENT_COLUMNS, getTask, toAttachment, type AttachmentRow } from '.
 
 export const addTaskAttachment = handler(c.addTaskAttachment, async (ctx, p) => {
   await getTask(ctx.q, ctx.orgId, p.taskId, 'FOR KEY SHARE');
-  const [row] = await ctx.q.query<AttachmentRow>(
+  const row = one(await ctx.q.query<AttachmentRow>(
     `INSERT INTO board_attachments (org_id, attachment_id, task_id, name, url, mime_type, size_bytes, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${ATTACHMENT_COLUMNS}`,
     [ctx.orgId, newId('att'), p.taskId, p.name, p.url, p.mimeType ?? null, p.sizeBytes ?? null, ctx.principal.id],
-  );
+  ));
   const att = toAttachment(row);
   await ctx.emit('item.attachment.added', att.taskId, { attachmentId: att.id, name: att.name, mimeType: att.mimeType, sizeBytes: att.sizeBytes });
   return att;

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { HeldWork } from '../people/index.js';
 import { lockBoard } from './model.js';
 
@@ -87,13 +87,13 @@ export async function taskHolding(q: Queryable, orgId: string, taskId: string, l
 export async function transferTask(q: Queryable, orgId: string, taskId: string, to: string): Promise<{ previousAssignee: string | null; claimReleased: boolean; col: string }> {
   const before = await taskHolding(q, orgId, taskId, 'FOR UPDATE');
   if (!before) throw new Error(`transferTask: no task ${taskId}`);
-  const [row] = await q.query<{ col: string }>(
+  const row = one(await q.query<{ col: string }>(
     `UPDATE board_tasks t SET assignee = $3, claimed_by = NULL, claim_expires_at = NULL,
             position = CASE WHEN t.col = 'doing' THEN COALESCE((SELECT max(position) + 1 FROM board_tasks WHERE org_id = $1 AND col = 'todo'), 0) ELSE t.position END,
             col = CASE WHEN t.col = 'doing' THEN 'todo' ELSE t.col END,
             updated_at = now()
       WHERE t.org_id = $1 AND t.task_id = $2 RETURNING col`,
     [orgId, taskId, to],
-  );
+  ));
   return { previousAssignee: before.assignee, claimReleased: before.claimedBy !== null, col: row.col };
 }

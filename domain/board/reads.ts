@@ -1,3 +1,4 @@
+import { one } from '../../db/types.js';
 import { WORK_TYPES } from '../../protocol/methods/board.js';
 import { CONTEXT_ATTACHMENTS, CONTEXT_COMMENTS, boardReadContracts as c } from '../../protocol/reads/board.js';
 import { reads } from '../core/family.js';
@@ -78,9 +79,9 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
       createdAt: l.created_at,
     })),
     comments: comments.map(toComment),
-    commentCount: counts[0].comments,
+    commentCount: one(counts).comments,
     attachments: attachments.map(toAttachment),
-    attachmentCount: counts[0].attachments,
+    attachmentCount: one(counts).attachments,
     openBlockers: blockers,
     pendingHandoff: handoff,
   };

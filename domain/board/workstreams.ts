@@ -1,6 +1,6 @@
-import { badRequest, conflict } from '../../protocol/errors.js';
+import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { board as c } from '../../protocol/methods/board.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import {
@@ -17,12 +17,12 @@ import {
 /** Workstreams: named groups of items, ordered, each with an optional owner holding its decision right. */
 
 export const createWorkstream = handler(c.createWorkstream, async (ctx, p) => {
-  const [row] = await ctx.q.query<WorkstreamRow>(
+  const row = one(await ctx.q.query<WorkstreamRow>(
     `INSERT INTO board_workstreams (org_id, workstream_id, name, description, created_by, position)
      VALUES ($1, $2, $3, $4, $5, COALESCE((SELECT max(position) + 1 FROM board_workstreams WHERE org_id = $1), 0))
      RETURNING ${WORKSTREAM_COLUMNS}`,
     [ctx.orgId, newId('ws'), p.name, p.description, ctx.principal.id],
-  );
+  ));
   const ws = toWorkstream(row);
   await ctx.emit('workstream.created', ws.id, { name: ws.name, position: ws.position });
   return ws;
@@ -38,7 +38,7 @@ export const updateWorkstream = handler(c.updateWorkstream, async (ctx, p) => {
       RETURNING ${WORKSTREAM_COLUMNS}`,
     [ctx.orgId, p.workstreamId, p.name !== undefined, p.name ?? null, p.description !== undefined, p.description ?? null],
   );
-  if (!row) await getWorkstream(ctx.q, ctx.orgId, p.workstreamId); // NOT_FOUND
+  if (!row) throw notFound(`workstream ${p.workstreamId}`);
   const ws = toWorkstream(row);
   const fields = (['name', 'description'] as const).filter((f) => p[f] !== undefined);
   await ctx.emit('workstream.updated', ws.id, { fields, name: ws.name });
@@ -73,12 +73,12 @@ export const deleteWorkstream = handler(
     await lockBoard(ctx.q, ctx.orgId, 'workstreamOrder');
     const ws = await getWorkstream(ctx.q, ctx.orgId, p.workstreamId, 'FOR UPDATE');
     const target = p.moveTasksTo ? await getWorkstream(ctx.q, ctx.orgId, p.moveTasksTo, 'FOR KEY SHARE') : null;
-    const [counts] = await ctx.q.query<{ all: number; open: number; comments: number }>(
+    const counts = one(await ctx.q.query<{ all: number; open: number; comments: number }>(
       `SELECT (SELECT count(*)::int FROM board_tasks WHERE org_id = $1 AND workstream_id = $2) AS all,
               (SELECT count(*)::int FROM board_tasks WHERE org_id = $1 AND workstream_id = $2 AND col <> 'done') AS open,
               (SELECT count(*)::int FROM board_comments WHERE org_id = $1 AND workstream_id = $2) AS comments`,
       [ctx.orgId, p.workstreamId],
-    );
+    ));
     if (!target && counts.open > 0) {
       throw conflict(`workstream ${p.workstreamId} still has ${counts.open} open item${counts.open > 1 ? 's' : ''}; complete or move them, or pass moveTasksTo`);
     }
@@ -136,10 +136,10 @@ async function humanOwner(q: Queryable, orgId: string, owner: string | null): Pr
 export const assign = handler(c.assign, async (ctx, p) => {
   const current = await getWorkstream(ctx.q, ctx.orgId, p.workstreamId, 'FOR UPDATE');
   if (p.owner !== null) await requirePrincipal(ctx.q, ctx.orgId, p.owner);
-  const [row] = await ctx.q.query<WorkstreamRow>(
+  const row = one(await ctx.q.query<WorkstreamRow>(
     `UPDATE board_workstreams SET owner = $3, updated_at = now() WHERE org_id = $1 AND workstream_id = $2 RETURNING ${WORKSTREAM_COLUMNS}`,
     [ctx.orgId, p.workstreamId, p.owner],
-  );
+  ));
   const ws = toWorkstream(row);
   await ctx.emit('workstream.assigned', ws.id, { owner: ws.owner, previous: current.owner });
   return ws;

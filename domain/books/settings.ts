@@ -1,4 +1,4 @@
-import type { Db } from '../../db/types.js';
+import { one, type Db } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
 import { findOrgBySlug } from '../people/index.js';
 import { AU_STATES, isAuState, type AuState } from './calendar.js';
@@ -14,7 +14,8 @@ export async function setBooksState(db: Db, slug: string, state: string): Promis
   return db.tx(async (q) => {
     const org = await findOrgBySlug(q, slug);
     if (!org) throw new Error(`org ${slug} not found`);
-    const [before] = await q.query<{ state: AuState }>('SELECT state FROM books_settings WHERE org_id = $1 FOR UPDATE', [org.orgId]);
+    // Every org has its settings row (created by a trigger on orgs).
+    const before = one(await q.query<{ state: AuState }>('SELECT state FROM books_settings WHERE org_id = $1 FOR UPDATE', [org.orgId]), 'the books settings');
     await q.query('UPDATE books_settings SET state = $2, updated_at = now() WHERE org_id = $1', [org.orgId, state]);
     await appendEvent(q, org.orgId, {
       family: 'books',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb, type OpenDbOptions } from '../../db/index.js';
 import { openNotifier } from '../../db/notifier.js';
-import type { Db } from '../../db/types.js';
+import { one, type Db } from '../../db/types.js';
 import { DEFAULT_CORE_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
@@ -164,6 +164,5 @@ async function instanceSecret(db: Db, name: string): Promise<string> {
     name,
     randomBytes(32).toString('hex'),
   ]);
-  const [row] = await db.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [name]);
-  return row.value;
+  return one(await db.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [name]), `instance secret ${name}`).value;
 }

@@ -1,5 +1,5 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { requireNamableMember } from '../people/index.js';
@@ -51,19 +51,19 @@ async function lockedPair(q: Queryable, orgId: string, partyId: string, principa
 
 async function writeLevel(q: Queryable, orgId: string, row: AwarenessRow | undefined, partyId: string, principalId: string, level: AwarenessLevel | null, source: 'declared' | 'derived') {
   if (row) {
-    const [updated] = await q.query<AwarenessRow>(
+    const updated = one(await q.query<AwarenessRow>(
       `UPDATE directory_awareness SET level = $3, level_source = $4, updated_at = now() WHERE org_id = $1 AND awareness_id = $2 RETURNING ${COLUMNS}`,
       [orgId, row.awareness_id, level, source],
-    );
+    ));
     return updated;
   }
-  const [inserted] = await q.query<AwarenessRow>(
+  const inserted = one(await q.query<AwarenessRow>(
     // touchAwareness takes no lock: a row it inserted meanwhile is updated instead.
     `INSERT INTO directory_awareness (org_id, awareness_id, party_id, principal_id, level, level_source) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (org_id, party_id, principal_id) DO UPDATE SET level = excluded.level, level_source = excluded.level_source, updated_at = now()
      RETURNING ${COLUMNS}`,
     [orgId, newId('awr'), partyId, principalId, level, source],
-  );
+  ));
   return inserted;
 }
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
 import type { StartupStep } from '../core/startup.js';
 import { proposePair } from './merge-propose.js';
@@ -38,10 +38,10 @@ async function importOrg(families: FamilySet, q: Queryable, orgId: string): Prom
     await q.query('UPDATE directory_channels SET key = $3, domain = $4 WHERE org_id = $1 AND channel_id = $2', [orgId, ch.channel_id, k.key, k.domain]);
     recomputed += 1;
   }
-  const [{ identifiers }] = await q.query<{ identifiers: number }>(
+  const { identifiers } = one(await q.query<{ identifiers: number }>(
     'SELECT count(*)::int AS identifiers FROM directory_identifiers WHERE org_id = $1 AND party_id = ANY($2::text[])',
     [orgId, parties],
-  );
+  ));
   // Groups of imported parties sharing an ABN or an email key, each listed oldest first.
   const groups = await q.query<{ members: string[] }>(
     `SELECT array_agg(x.party_id ORDER BY p.created_at, p.party_id) AS members

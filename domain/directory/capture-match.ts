@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { badRequest, conflict } from '../../protocol/errors.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { insertChannel, lockKeys } from './channel-store.js';
@@ -79,7 +79,7 @@ export function normaliseProposal(p: ProposalInput): Proposal {
   return { kind: p.kind, fields, channels, employerName: p.employerName?.trim() || null, domain };
 }
 
-const fold = async (q: Queryable, s: string): Promise<string> => (await q.query<{ f: string | null }>('SELECT dir_fold($1) AS f', [s]))[0].f ?? '';
+const fold = async (q: Queryable, s: string): Promise<string> => one(await q.query<{ f: string | null }>('SELECT dir_fold($1) AS f', [s])).f ?? '';
 
 /** The company domains a proposal shows: its website's, then its emails' (free mail left out). */
 const companyDomains = (p: Proposal): string[] =>
@@ -194,12 +194,12 @@ export async function disagrees(q: Queryable, orgId: string, row: PartyRow, p: P
     } else if (loose(mine) !== loose(theirs)) return true;
   }
   if (p.kind === 'person' && p.employerName) {
-    const [links] = await q.query<{ total: number; named: number }>(
+    const links = one(await q.query<{ total: number; named: number }>(
       `SELECT count(*)::int AS total, count(*) FILTER (WHERE o.name_fold = dir_fold($3))::int AS named
          FROM directory_links l JOIN directory_parties o ON o.org_id = l.org_id AND o.party_id = l.to_id
         WHERE l.org_id = $1 AND l.from_id = $2 AND l.relation = 'works_at' AND l.status = 'active'`,
       [orgId, row.party_id, p.employerName],
-    );
+    ));
     if (links.total > 0 && links.named === 0) return true;
   }
   if (p.kind === 'person') {

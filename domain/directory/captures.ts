@@ -2,7 +2,7 @@ import { directory as c } from '../../protocol/methods/directory/index.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../core/cursor.js';
 import { MAX_EVIDENCE, SOURCE_PREFIX, type SOURCES } from '../../protocol/methods/directory/captures.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -152,12 +152,12 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
     const cited = json(pending.evidence);
     const allEvidence = [...cited.filter((e) => !evidence.some((n) => n.ref === e.ref)), ...evidence].slice(-MAX_EVIDENCE);
     const match = await bestMatch(ctx.q, ctx.orgId, merged);
-    const [row] = await ctx.q.query<CaptureRow>(
+    const row = one(await ctx.q.query<CaptureRow>(
       `UPDATE directory_captures SET fields = $3::jsonb, channels = $4::jsonb, employer_name = $5, evidence = $6::jsonb, match_party_id = $7, match_score = $8,
               match_reasons = $9::jsonb, sightings = sightings + 1, updated_at = now()
         WHERE org_id = $1 AND capture_id = $2 RETURNING ${COLUMNS}`,
       [ctx.orgId, pending.capture_id, JSON.stringify(merged.fields), JSON.stringify(merged.channels), merged.employerName, JSON.stringify(allEvidence), ...matchColumns(match)],
-    );
+    ));
     await ctx.emit('directory.capture.propose', row.capture_id, {
       captureId: row.capture_id,
       ...base,
@@ -177,7 +177,7 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
       // A person without an employer gets the one organisation the proposal names; one already linked keeps its own.
       const named = proposal.kind === 'person' && proposal.employerName && party.employer_id === null ? await employersNamed(ctx.q, ctx.orgId, proposal.employerName, proposal) : [];
       const applied = await applyToParty(ctx, party, proposal, { fields: {}, domain: null }, named.length === 1 ? named[0] : null);
-      const [row] = await ctx.q.query<CaptureRow>(
+      const row = one(await ctx.q.query<CaptureRow>(
         `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons,
            status, resolution, party_id, proposed_by, resolved_by, resolved_at)
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11::jsonb, 'accepted', 'attached', $12, $13, 'rule', now()) RETURNING ${COLUMNS}`,
@@ -185,7 +185,7 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
           ctx.orgId, captureId, proposal.kind, JSON.stringify(proposal.fields), JSON.stringify(proposal.channels), proposal.employerName, JSON.stringify(erased(evidence)),
           identity, ...matchColumns(match), holder, ctx.principal.id,
         ],
-      );
+      ));
       await ctx.emit('directory.capture.propose', captureId, {
         captureId,
         ...base,
@@ -198,14 +198,14 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
       return { capture: toCapture(row), outcome: 'attached' as const, changed: true };
     }
   }
-  const [row] = await ctx.q.query<CaptureRow>(
+  const row = one(await ctx.q.query<CaptureRow>(
     `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons, proposed_by)
      VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11::jsonb, $12) RETURNING ${COLUMNS}`,
     [
       ctx.orgId, captureId, proposal.kind, JSON.stringify(proposal.fields), JSON.stringify(proposal.channels), proposal.employerName, JSON.stringify(evidence), identity,
       ...matchColumns(match), ctx.principal.id,
     ],
-  );
+  ));
   await ctx.emit('directory.capture.propose', captureId, {
     captureId,
     ...base,
@@ -292,12 +292,12 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
     throw badRequest(p.partyId !== undefined ? 'params.partyId' : 'params.employerId', 'only for create or attach');
   }
   const status = p.decision === 'reject' ? 'rejected' : 'accepted';
-  const [updated] = await ctx.q.query<CaptureRow>(
+  const updated = one(await ctx.q.query<CaptureRow>(
     `UPDATE directory_captures SET status = $3, resolution = $4, party_id = $5, fields = $6::jsonb, evidence = $7::jsonb, resolved_by = $8, resolved_at = now(),
             updated_at = now()
       WHERE org_id = $1 AND capture_id = $2 RETURNING ${COLUMNS}`,
     [ctx.orgId, row.capture_id, status, outcome[p.decision], partyId, JSON.stringify(fields), JSON.stringify(evidence), ctx.principal.id],
-  );
+  ));
   const party = await partyNow(ctx.q, ctx.orgId, partyId);
   await ctx.emit('directory.capture.resolve', row.capture_id, {
     captureId: row.capture_id,

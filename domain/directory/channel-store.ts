@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { newId } from '../core/ids.js';
 import { normaliseIm, tryEmail, tryPhone, type ChannelKey, type ChannelKind } from './normalise.js';
 import { resolveParty, type PartyKind } from './model.js';
@@ -64,11 +64,11 @@ export async function insertChannel(q: Queryable, orgId: string, partyId: string
   if (current && primary) {
     await q.query('UPDATE directory_channels SET is_primary = false WHERE org_id = $1 AND channel_id = $2', [orgId, current.channel_id]);
   }
-  const [row] = await q.query<ChannelRow>(
+  const row = one(await q.query<ChannelRow>(
     `INSERT INTO directory_channels AS c (org_id, channel_id, party_id, kind, service, value, key, domain, label, is_primary, source, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${CHANNEL_COLUMNS}`,
     [orgId, newId('chn'), partyId, ck.kind, ck.service, ck.value, ck.key, ck.domain, opts.label ?? null, primary, opts.source, opts.createdBy],
-  );
+  ));
   return row;
 }
 

@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { badRequest, conflict } from '../../protocol/errors.js';
+import { one } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { activeChannels, insertChannel, lockKeys, resolveChannel, type ChannelRow } from './channel-store.js';
@@ -47,7 +48,7 @@ export const contactKey = (kind: 'email' | 'phone', value: string, field: string
  * them). Serialised per folded name, so two calls naming a new organisation make one.
  */
 export async function employerNamed(ctx: HandlerCtx, name: string, origin: PartyOrigin, field: string): Promise<{ partyId: string; created: boolean }> {
-  const [{ fold }] = await ctx.q.query<{ fold: string }>('SELECT dir_fold($1) AS fold', [name.trim()]);
+  const { fold } = one(await ctx.q.query<{ fold: string }>('SELECT dir_fold($1) AS fold', [name.trim()]));
   await lockKeys(ctx.q, ctx.orgId, [`orgname:${fold}`]);
   const found = await ctx.q.query<{ party_id: string }>(
     `SELECT party_id FROM directory_parties WHERE org_id = $1 AND kind = 'org' AND status = 'active' AND name_fold = $2 ORDER BY created_at, party_id LIMIT 6`,

@@ -1,6 +1,6 @@
 import type { REASONS } from '../../protocol/methods/directory/common.js';
 import { conflict } from '../../protocol/errors.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { ChannelKey } from './normalise.js';
 import { isFreeMail } from './free-mail.js';
 import { getPartyRow, type PartyKind } from './model.js';
@@ -161,7 +161,7 @@ export async function candidatesFor(q: Queryable, orgId: string, facts: PartyFac
     set.add(reason);
     found.set(id, set);
   };
-  const [{ fold }] = await q.query<{ fold: string }>('SELECT dir_fold($1) AS fold', [facts.name]);
+  const { fold } = one(await q.query<{ fold: string }>('SELECT dir_fold($1) AS fold', [facts.name]));
   // $1 org, $2 kind, $3 statuses, $4 self, $5 only: the common condition on the candidate p.
   const base = [orgId, facts.kind, opts.anyState ? ['active', 'archived'] : ['active'], facts.partyId, opts.only ?? null];
   const cond = `p.org_id = $1 AND p.kind = $2 AND p.status = ANY($3::text[]) AND p.party_id IS DISTINCT FROM $4

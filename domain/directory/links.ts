@@ -1,7 +1,7 @@
 import { directory as c } from '../../protocol/methods/directory/index.js';
 import type { RELATIONS } from '../../protocol/methods/directory/links.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -160,11 +160,11 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
     primary = !current || p.primary === true;
     if (current && primary) await ctx.q.query('UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND link_id = $2', [ctx.orgId, current.link_id]);
   }
-  const [row] = await ctx.q.query<LinkRow>(
+  const row = one(await ctx.q.query<LinkRow>(
     `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, since, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::date, $9) RETURNING ${LINK_COLUMNS}`,
     [ctx.orgId, newId('plk'), from.party_id, to.partyId, p.relation, p.role ?? null, primary, p.since ?? null, ctx.principal.id],
-  );
+  ));
   if (p.relation === 'works_at') await refreshEmployers(ctx.q, ctx.orgId, [from.party_id]);
   await bumpParty(ctx.q, ctx.orgId, from.party_id);
   await ctx.emit('directory.link.create', row.link_id, { linkId: row.link_id, ...base, primary });
@@ -173,7 +173,7 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
 
 /** Today as the database sees it, in UTC (the default until). */
 async function today(q: Queryable): Promise<string> {
-  const [row] = await q.query<{ d: string }>(`SELECT ((now() AT TIME ZONE 'UTC')::date)::text AS d`);
+  const row = one(await q.query<{ d: string }>(`SELECT ((now() AT TIME ZONE 'UTC')::date)::text AS d`));
   return row.d;
 }
 

@@ -2,7 +2,7 @@ import { directory as c } from '../../protocol/methods/directory/index.js';
 import { decodeCursor, encodeCursor, strings } from '../core/cursor.js';
 import { MAX_LIST_MEMBERS } from '../../protocol/methods/directory/lists.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -131,10 +131,10 @@ export const addToList = handler(c.addToList, async (ctx, p) => {
   const added = wanted.filter((id) => !present.has(id));
   const already = wanted.filter((id) => present.has(id));
   // Counted after the lock (the locking read's own count may predate a concurrent add it waited for).
-  const [{ count }] = await ctx.q.query<{ count: number }>('SELECT count(*)::int AS count FROM directory_list_members WHERE org_id = $1 AND list_id = $2', [
+  const { count } = one(await ctx.q.query<{ count: number }>('SELECT count(*)::int AS count FROM directory_list_members WHERE org_id = $1 AND list_id = $2', [
     ctx.orgId,
     p.listId,
-  ]);
+  ]));
   if (count + added.length > MAX_LIST_MEMBERS) {
     throw conflict(`list ${p.listId} holds ${count} members and may hold at most ${MAX_LIST_MEMBERS}; remove some, or start another list`);
   }

@@ -1,4 +1,4 @@
-import { isSqlError, type Queryable } from '../../db/types.js';
+import { isSqlError, one, type Queryable } from '../../db/types.js';
 import type { MergeChange, MergeChangeLog } from './refs.js';
 
 /*
@@ -143,11 +143,11 @@ export class ChangeWriter implements MergeChangeLog {
 async function insertRow(q: Queryable, table: string, row: Row): Promise<Row> {
   const shape = await shapeOf(q, table);
   const cols = Object.keys(row).filter((c) => !shape.generated.includes(c)).map(ident);
-  const [out] = await q.query<{ row: Row }>(
+  const out = one(await q.query<{ row: Row }>(
     `INSERT INTO ${ident(table)} AS t (${cols.join(', ')}) OVERRIDING SYSTEM VALUE
      SELECT ${cols.join(', ')} FROM jsonb_populate_record(NULL::${ident(table)}, $1::jsonb) RETURNING to_jsonb(t) - $2::text[] AS row`,
     [JSON.stringify(row), shape.generated],
-  );
+  ));
   return out.row;
 }
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { activeChannels } from './channel-store.js';
 import { mergedColumns, type Choices } from './merge-fields.js';
 import { ChangeWriter } from './merge-log.js';
@@ -57,7 +57,7 @@ export async function runMerge(families: FamilySet, q: Queryable, orgId: string,
   const l = await getPartyRow(q, orgId, L, true);
   const counts = { ...ZERO_COUNTS };
   const roles = (await rolesOf(families, q, orgId, [L])).get(L) ?? [];
-  const [{ now }] = await q.query<{ now: string }>(`SELECT to_jsonb(now()) #>> '{}' AS now`);
+  const { now } = one(await q.query<{ now: string }>(`SELECT to_jsonb(now()) #>> '{}' AS now`));
 
   counts.fields = (await log.update(PARTIES, { party_id: S }, mergedColumns(s, l, m.fieldChoices))).length;
 
@@ -170,7 +170,7 @@ async function moveLinks(log: ChangeWriter, q: Queryable, orgId: string, S: stri
   for (const link of links) {
     const from = link.from_id === L ? S : link.from_id;
     const to = link.to_id === L ? S : link.to_id;
-    const [clash] = await q.query<{ dup: boolean; loops: boolean; has_primary: boolean }>(
+    const clash = one(await q.query<{ dup: boolean; loops: boolean; has_primary: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = $3 AND to_id = $4 AND status = 'active') AS dup,
               ($3 IN ('reports_to', 'subsidiary_of') AND EXISTS (
                 WITH RECURSIVE up(id) AS (
@@ -179,7 +179,7 @@ async function moveLinks(log: ChangeWriter, q: Queryable, orgId: string, S: stri
                 SELECT 1 FROM up WHERE id = $2)) AS loops,
               EXISTS (SELECT 1 FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary AND link_id <> $5) AS has_primary`,
       [orgId, from, link.relation, to, link.link_id],
-    );
+    ));
     if (from === to || clash.dup || clash.loops) {
       await log.update(LINKS, { link_id: link.link_id }, { is_primary: false, status: 'ended', ended_at: now });
       counts.endedLinks += 1;

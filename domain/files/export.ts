@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { drive as c, EXPORT_URL_TTL_MS, type Export } from '../../protocol/methods/files/drive.js';
-import type { Queryable, TxQueryable } from '../../db/types.js';
+import { one, type Queryable, type TxQueryable } from '../../db/types.js';
 import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
 import { handler, type PrepareCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -133,11 +133,11 @@ export const exportRequest = handler(
       bytes = rendered;
       await referenceBlob(ctx.q as TxQueryable, { orgId: ctx.orgId, sha256: bytes.sha256, holder: exportId, by: caller.id });
     }
-    const [row] = await ctx.q.query<ExportRow>(
+    const row = one(await ctx.q.query<ExportRow>(
       `INSERT INTO file_exports (org_id, export_id, file_id, format, revision, sha256, size_bytes, content_type, created_by, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${EXPORT_COLUMNS}`,
       [ctx.orgId, exportId, file.file_id, p.format, revision, bytes.sha256, bytes.size, bytes.contentType, caller.id, now.toISOString()],
-    );
+    ));
     revision = Number(row.revision);
     // Bound to this export and its requester: each download checks both again (exportServable).
     const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS, record: { kind: EXPORT_RECORD, id: exportId, principalId: caller.id } });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { badRequest, conflict } from '../../protocol/errors.js';
 import type { File as FileShape } from '../../protocol/methods/files/drive.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { FILE_COLUMNS, fileAccess, placeUnder, type Caller, type FileAccess, type FileRow } from './access.js';
 
 /*
@@ -57,9 +57,9 @@ export async function fileView(q: Queryable, orgId: string, principalId: string,
   return (await filesFor(q, orgId, principalId, [row]))[0];
 }
 
+/** A file the caller has read or locked in this transaction (file rows are never deleted: a purge keeps them). */
 export async function fileRow(q: Queryable, orgId: string, fileId: string): Promise<FileRow> {
-  const [row] = await q.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files f WHERE f.org_id = $1 AND f.file_id = $2`, [orgId, fileId]);
-  return row;
+  return one(await q.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files f WHERE f.org_id = $1 AND f.file_id = $2`, [orgId, fileId]), `file ${fileId}`);
 }
 
 /** An active file the caller holds `need` on: trashed is CONFLICT naming the way back. */
@@ -142,23 +142,23 @@ export interface NewFile {
 /** Insert a file row under its parent (access path and org reach from placeUnder). */
 export async function insertFile(q: Queryable, orgId: string, f: NewFile): Promise<FileRow> {
   const place = placeUnder(f.parent, f.fileId, f.restricted);
-  const [row] = await q.query<FileRow>(
+  const row = one(await q.query<FileRow>(
     `INSERT INTO files AS f (org_id, file_id, kind, name, parent_id, restricted, access_path, open_to_org, revision, size_bytes, sha256, content_type,
                         body_text, created_by, created_at, updated_by, updated_at, review_mode)
      VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10, $11, $12, $13, $14, $15, $14, $15, $16)
      RETURNING ${FILE_COLUMNS}`,
     [orgId, f.fileId, f.kind, f.name, f.parent?.file_id ?? null, f.restricted, place.accessPath, place.openToOrg, f.revision ?? 0, f.sizeBytes ?? 0,
       f.sha256 ?? null, f.contentType ?? null, boundText(f.bodyText), f.by, f.at, f.reviewMode ?? false],
-  );
+  ));
   return row;
 }
 
 /** Record a native kind's new head (create, duplicate, restore): revision, hash, size and search text. */
 export async function setHead(q: Queryable, orgId: string, fileId: string, head: { revision: number; sha256: string; sizeBytes: number; text: string | null }, by: string, at: string): Promise<FileRow> {
-  const [row] = await q.query<FileRow>(
+  const row = one(await q.query<FileRow>(
     `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, body_text = $6, updated_by = $7, updated_at = $8
       WHERE f.org_id = $1 AND f.file_id = $2 RETURNING ${FILE_COLUMNS}`,
     [orgId, fileId, head.revision, head.sha256, head.sizeBytes, boundText(head.text), by, at],
-  );
+  ));
   return row;
 }

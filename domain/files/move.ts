@@ -1,6 +1,6 @@
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c } from '../../protocol/methods/files/drive.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { callerOf, placeUnder } from './access.js';
 import { activeFile, fileView, targetFolder } from './model.js';
@@ -14,13 +14,13 @@ import { activeFile, fileView, targetFolder } from './model.js';
 
 /** Walk up from `folderId`: whether `fileId` is that folder or one of its ancestors (a move would close a cycle). */
 async function isAtOrAbove(q: Queryable, orgId: string, fileId: string, folderId: string): Promise<boolean> {
-  const [row] = await q.query<{ hit: boolean }>(
+  const row = one(await q.query<{ hit: boolean }>(
     `WITH RECURSIVE up(file_id, parent_id, depth) AS (
        SELECT file_id, parent_id, 0 FROM files WHERE org_id = $1 AND file_id = $2
        UNION ALL SELECT p.file_id, p.parent_id, up.depth + 1 FROM files p JOIN up ON p.org_id = $1 AND p.file_id = up.parent_id WHERE up.depth < 10000)
      SELECT EXISTS (SELECT 1 FROM up WHERE file_id = $3) AS hit`,
     [orgId, folderId, fileId],
-  );
+  ));
   return row.hit;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { badRequest, notFound } from '../../protocol/errors.js';
 import { drive as c, EMAIL_GRANT_DEFAULT_DAYS, EMAIL_GRANT_MAX_DAYS } from '../../protocol/methods/files/drive.js';
+import { one } from '../../db/types.js';
 import type { Deps } from '../core/deps.js';
 import { handler } from '../core/handler.js';
 import { newId, newSecret } from '../core/ids.js';
@@ -92,7 +93,7 @@ export const shareGrant = handler(
       });
     }
     const link = email ? newGuestToken(ctx.orgId) : null;
-    const [row] = live
+    const row = one(live
       ? await ctx.q.query<GrantRow>(
           `UPDATE file_grants SET role = $3, expires_at = $4, token_hash = coalesce($5, token_hash) WHERE org_id = $1 AND grant_id = $2 RETURNING ${GRANT_COLUMNS}`,
           [ctx.orgId, live.grant_id, p.role, expiresAt, link?.hash ?? null],
@@ -101,7 +102,7 @@ export const shareGrant = handler(
           `INSERT INTO file_grants (org_id, grant_id, file_id, grantee_kind, grantee, role, expires_at, token_hash, created_by, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${GRANT_COLUMNS}`,
           [ctx.orgId, newId('shr'), p.fileId, grantee.kind, grantee.id, p.role, expiresAt, link?.hash ?? null, caller.id, at],
-        );
+        ));
     const url = link ? guestUrl(ctx.deps, link.token) : null;
     if (url && p.notify) {
       const mail = shareMail(ctx.deps, { to: grantee.id, sharer: ctx.principal.name, fileName: file.name, url, expiresAt: expiresAt! });
@@ -134,10 +135,10 @@ export const shareRevoke = handler(c.shareRevoke, async (ctx, p) => {
     await ctx.emit('files.share.revoke', g.grant_id, { ...ids, noop: true });
     return { grant: toGrant(g, { forFileId: p.fileId, manager: true, now }), changed: false };
   }
-  const [row] = await ctx.q.query<GrantRow>(
+  const row = one(await ctx.q.query<GrantRow>(
     `UPDATE file_grants SET revoked_at = $3, revoked_by = $4 WHERE org_id = $1 AND grant_id = $2 RETURNING ${GRANT_COLUMNS}`,
     [ctx.orgId, g.grant_id, now.toISOString(), caller.id],
-  );
+  ));
   await ctx.emit('files.share.revoke', g.grant_id, ids);
   return { grant: toGrant(row, { forFileId: p.fileId, manager: true, now }), changed: true };
 });

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c, MAX_INLINE_UPLOAD_BYTES } from '../../protocol/methods/files/drive.js';
-import type { Queryable, TxQueryable } from '../../db/types.js';
+import { one, type Queryable, type TxQueryable } from '../../db/types.js';
 import { referenceBlob, type BlobService } from '../../blobs/index.js';
 import { S3_MAX_BLOB_BYTES } from '../../blobs/config.js';
 import { sniffedType } from '../../blobs/sniff.js';
@@ -197,11 +197,11 @@ export const uploadRegister = handler(
     }
     const version = Number(file.revision) + 1;
     await holdUpload(ctx.q, ctx.orgId, p.fileId, version, up, caller.id, at, 'sha256');
-    const [row] = await ctx.q.query<FileRow>(
+    const row = one(await ctx.q.query<FileRow>(
       `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, content_type = $6, body_text = $7, name = coalesce($8, name), updated_by = $9, updated_at = $10
         WHERE f.org_id = $1 AND f.file_id = $2 RETURNING ${FILE_COLUMNS}`,
       [ctx.orgId, p.fileId, version, up.sha256, up.size, up.contentType, boundText(up.text), p.name ?? null, caller.id, at],
-    );
+    ));
     const view = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
     await ctx.emit('files.upload.register', p.fileId, { ...eventIds(row), version, previousSha256: file.sha256, contentType: up.contentType, newFile: false });
     return { file: view, changed: true };

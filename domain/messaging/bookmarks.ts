@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { MAX_BOOKMARKS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Bookmark } from '../../protocol/methods/messaging/shapes.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { channelAccess } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -42,7 +42,7 @@ export const toBookmark = (r: BookmarkRow): z.infer<typeof Bookmark> => ({
 
 const liveCount = async (q: Queryable, orgId: string, channelId: string) =>
   Number(
-    (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_bookmarks WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [orgId, channelId]))[0].n,
+    one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_bookmarks WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [orgId, channelId])).n,
   );
 
 type Target = { kind: 'message'; column: 'message_id'; value: string } | { kind: 'url'; column: 'url'; value: string } | { kind: 'file'; column: 'file_id'; value: string };
@@ -89,11 +89,11 @@ export const bookmark = handler(c.bookmark, async (ctx, p) => {
     return { bookmark: toBookmark(existing), changed: false };
   }
   if (count >= MAX_BOOKMARKS) throw conflict(`${p.channelId} already has ${MAX_BOOKMARKS} bookmarks, the most it may: remove one first (messaging.unbookmark)`);
-  const [row] = await ctx.q.query<BookmarkRow>(
+  const row = one(await ctx.q.query<BookmarkRow>(
     `INSERT INTO channel_bookmarks (org_id, bookmark_id, channel_id, title, ${target.column}, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${BOOKMARK_COLUMNS}`,
     [ctx.orgId, newId('bkm'), p.channelId, p.title, target.value, ctx.principal.id, ctx.deps.clock.now().toISOString()],
-  );
+  ));
   await ctx.emit('messaging.bookmark.add', row.bookmark_id, { ...ids, bookmarkId: row.bookmark_id, bookmarks: count + 1 });
   return { bookmark: toBookmark(row), changed: true };
 });

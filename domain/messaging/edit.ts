@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { MAX_REVISIONS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { getMessage, messageAccess } from './model.js';
 import { readText } from './text.js';
@@ -71,12 +71,12 @@ export const edit = handler(c.edit, async (ctx, p) => {
 
 /** Keep `text` as the next revision, dropping the oldest beyond 50; the number kept. */
 async function keepRevision(q: Queryable, orgId: string, messageId: string, text: string, at: string): Promise<number> {
-  const [{ n }] = await q.query<{ n: number }>(
+  const { n } = one(await q.query<{ n: number }>(
     'SELECT COALESCE(max(n), 0)::int + 1 AS n FROM message_revisions WHERE org_id = $1 AND message_id = $2',
     [orgId, messageId],
-  );
+  ));
   await q.query('INSERT INTO message_revisions (org_id, message_id, n, text, replaced_at) VALUES ($1, $2, $3, $4, $5)', [orgId, messageId, n, text, at]);
   await q.query('DELETE FROM message_revisions WHERE org_id = $1 AND message_id = $2 AND n <= $3', [orgId, messageId, n - MAX_REVISIONS]);
-  const [kept] = await q.query<{ k: number }>('SELECT count(*)::int AS k FROM message_revisions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
+  const kept = one(await q.query<{ k: number }>('SELECT count(*)::int AS k FROM message_revisions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]));
   return Number(kept.k);
 }

@@ -1,6 +1,6 @@
 import { conflict } from '../../protocol/errors.js';
 import { MAX_PINS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';
 
@@ -10,10 +10,10 @@ import { lockedMessage, requirePosted, shapeOf } from './writes.js';
  */
 
 async function pinnedCount(q: Queryable, orgId: string, channelId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>(
+  const row = one(await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND pinned_at IS NOT NULL AND status = 'posted'`,
     [orgId, channelId],
-  );
+  ));
   return Number(row.n);
 }
 

@@ -1,5 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
+import { one } from '../../db/types.js';
 import { channelAccess } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
@@ -97,10 +98,10 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
       [ctx.orgId, p.messageId, ctx.principal.id, now.toISOString(), ballot],
     );
   }
-  const [count] = await ctx.q.query<{ voters: number }>(
+  const count = one(await ctx.q.query<{ voters: number }>(
     'SELECT count(DISTINCT principal_id)::int AS voters FROM message_poll_votes WHERE org_id = $1 AND message_id = $2',
     [ctx.orgId, p.messageId],
-  );
+  ));
   const shape = await shapeOf(ctx, p.messageId);
   await ctx.emit('messaging.poll.vote', p.messageId, {
     channelId: message.channel_id,

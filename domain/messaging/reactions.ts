@@ -1,5 +1,6 @@
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { MAX_DISTINCT_REACTIONS, SHORTCODE, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
+import { one } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';
 
@@ -30,12 +31,12 @@ export const react = handler(c.react, async (ctx, p) => {
   const { message } = await lockedMessage(ctx, p.messageId, 'react');
   requirePosted(message, 'react to');
   const { channel_id: channelId } = message;
-  const [state] = await ctx.q.query<{ mine: boolean; distinct: number; known: boolean }>(
+  const state = one(await ctx.q.query<{ mine: boolean; distinct: number; known: boolean }>(
     `SELECT bool_or(principal_id = $4 AND emoji = $3) IS TRUE AS mine, count(DISTINCT emoji)::int AS distinct,
             bool_or(emoji = $3) IS TRUE AS known
        FROM message_reactions WHERE org_id = $1 AND message_id = $2`,
     [ctx.orgId, p.messageId, emoji, ctx.principal.id],
-  );
+  ));
   let changed = state.mine !== p.on;
   if (changed && p.on) {
     if (!state.known && state.distinct >= MAX_DISTINCT_REACTIONS) {
@@ -52,11 +53,11 @@ export const react = handler(c.react, async (ctx, p) => {
     );
     changed = gone.length > 0;
   }
-  const [after] = await ctx.q.query<{ count: number; distinct: number }>(
+  const after = one(await ctx.q.query<{ count: number; distinct: number }>(
     `SELECT count(*) FILTER (WHERE emoji = $3)::int AS count, count(DISTINCT emoji)::int AS distinct
        FROM message_reactions WHERE org_id = $1 AND message_id = $2`,
     [ctx.orgId, p.messageId, emoji],
-  );
+  ));
   const shape = await shapeOf(ctx, p.messageId);
   await ctx.emit('messaging.reaction.set', p.messageId, {
     channelId,

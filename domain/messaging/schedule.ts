@@ -7,7 +7,7 @@ import {
   messagingLifecycle as c,
 } from '../../protocol/methods/messaging/lifecycle.js';
 import { proofFields } from '../../protocol/schema.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelRole } from './channel/access.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
@@ -83,10 +83,10 @@ export const schedule = handler(
     await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
     // Per author, across channels: one author's schedules queue behind each other, so the count holds.
     await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('messaging.schedule:' || $1 || ':' || $2))`, [ctx.orgId, me]);
-    const [{ n: pending }] = await ctx.q.query<{ n: number }>(
+    const { n: pending } = one(await ctx.q.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND author_id = $2 AND status = 'scheduled'`,
       [ctx.orgId, me],
-    );
+    ));
     if (Number(pending) >= MAX_PENDING_SCHEDULED) {
       throw conflict(`you have ${MAX_PENDING_SCHEDULED} scheduled messages pending, the most allowed: wait for some to post, or delete some (messaging.delete)`);
     }
@@ -178,10 +178,10 @@ export const postScheduled = defineJob<PostScheduledData>({
     }
     const seq = await nextSeq(ctx.q, ctx.orgId, channelId);
     await ctx.q.query(`UPDATE messages SET status = 'posted', seq = $3, posted_at = $4 WHERE org_id = $1 AND message_id = $2`, [ctx.orgId, data.messageId, seq, now]);
-    const [{ n: members }] = await ctx.q.query<{ n: number }>(
+    const { n: members } = one(await ctx.q.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL',
       [ctx.orgId, channelId],
-    );
+    ));
     await ctx.emit('messaging.message.deliver', data.messageId, {
       ...ids,
       status: 'posted',

@@ -1,7 +1,7 @@
 import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { BROADCAST_HUMANS, messagingCore as c } from '../../protocol/methods/messaging/core.js';
 import { proofFields } from '../../protocol/schema.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelAccess } from './channel/access.js';
 import { liveMemberIds } from './channel/model.js';
@@ -118,10 +118,10 @@ export const send = handler(
       paramsHash: hash,
       now,
     });
-    const [{ n: members }] = await ctx.q.query<{ n: number }>(
+    const { n: members } = one(await ctx.q.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL',
       [ctx.orgId, p.channelId],
-    );
+    ));
     const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, messageId)], me, { now });
     await ctx.emit('messaging.message.send', messageId, {
       channelId: p.channelId,

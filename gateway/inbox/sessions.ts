@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { newId } from '../../domain/core/ids.js';
 
 /**
@@ -62,12 +62,12 @@ export class SessionStore {
   /** Open a session for a key already authenticated; returns it and the cookie value. */
   async create(p: { orgId: string; principalId: string; keyId: string }): Promise<{ session: Session; cookieValue: string }> {
     const cookieValue = randomBytes(32).toString('base64url');
-    const [row] = await this.db.query<Row>(
+    const row = one(await this.db.query<Row>(
       `INSERT INTO inbox_sessions (session_id, id_hash, org_id, principal_id, key_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))
        RETURNING ${COLUMNS}`,
       [newId('ses'), hashId(cookieValue), p.orgId, p.principalId, p.keyId, randomBytes(32).toString('base64url'), this.maxAgeMs],
-    );
+    ));
     // Housekeeping at sign-in (rare, and never on a request's path): this principal's sessions beyond the cap,
     // least recently used first, and every expired row.
     await this.db.query(

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { addDays } from '../../domain/books/dates.js';
 import { superDueDate } from '../../domain/books/tax/model.js';
 import { CHART } from '../../protocol/methods/books/chart.js';
@@ -116,13 +116,13 @@ export async function loadFacts(db: Queryable, orgId: string, today: string, oth
 
   const balance = async (code: string) =>
     Number(
-      (
+      one(
         await db.query<{ s: number }>(
           `SELECT coalesce(sum(l.amount_cents), 0)::bigint AS s FROM books_journal_lines l JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
             WHERE l.org_id = $1 AND l.account_code = $2 AND j.date <= $3`,
           [orgId, code, today],
-        )
-      )[0].s,
+        ),
+      ).s,
     );
   const accountIn = async (codes: string[], p: Period) =>
     db.query<{ code: string; s: number }>(
@@ -188,10 +188,10 @@ export async function loadFacts(db: Queryable, orgId: string, today: string, oth
     });
   }
 
-  const [latestRun] = await db.query<{ id: string; payDate: string }>(
+  const latestRun = one(await db.query<{ id: string; payDate: string }>(
     `SELECT run_id AS id, pay_date::text AS "payDate" FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED' ORDER BY pay_date DESC, n DESC LIMIT 1`,
     [orgId],
-  );
+  ), 'the latest posted pay run');
 
   const expenseCodes = CHART.filter((a) => a.type === 'EXPENSE').map((a) => a.code);
   const expenses = async (p: Period) =>

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceBlob, releaseBlob } from '../../blobs/refs.js';
 import { collectBlobs } from '../../blobs/gc.js';
 import { S3BlobStore } from '../../blobs/s3.js';
+import { one } from '../../db/types.js';
 import { onPostgres } from '../helpers/harness.js';
 import { MAX_BYTES, blobRows, blobWorld, bytes, eventually, get, put, sha256, type Backend, type BlobWorld } from './kit.js';
 
@@ -359,7 +360,7 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     });
     expect(await eventually(async () => (await w.leftovers()).length === 0)).toBe(true);
     const rows = await w.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blobs WHERE org_id = $1 AND size_bytes = $2', [w.org.orgId, 2 * chunk.length]);
-    expect(rows[0].n).toBe(0);
+    expect(one(rows).n).toBe(0);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/deployed.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
+import { one } from '../../db/types.js';
 import { freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
 
 /**
@@ -28,7 +29,7 @@ async function expectSoundChain(org: TestOrg, expected: number) {
   );
   // Gapless 1..N, and no fork: no two rows claim the same predecessor.
   expect(stats).toEqual({ n: expected, max: expected, min: 1, prevs: expected });
-  const [head] = await runtime.db.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [org.orgId]);
+  const head = one(await runtime.db.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [org.orgId]));
   expect(head.seq).toBe(expected);
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { method } from '../../protocol/contract.js';
 import { handler } from '../../domain/core/handler.js';
 import type { Runtime } from '../../domain/deployed.js';
+import { one } from '../../db/types.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 
 /*
@@ -45,7 +46,7 @@ describe('idempotency key in flight', () => {
     expect((await first).frame).toEqual({ ok: true, result: { done: true } });
     const third = await call();
     expect(third.replayed).toBe(true);
-    const [{ n }] = await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]);
+    const { n } = one(await runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]));
     expect(n).toBe(1);
   });
 
@@ -60,7 +61,7 @@ describe('idempotency key in flight', () => {
     expect(other.status).toBe(400);
     expect(other.frame).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^x-idempotency-key: already used for books\.invoiceDraft with different params/) } });
     expect(same).toMatchObject({ status: 200, replayed: true, body: (await first).body });
-    const [{ n }] = await patient.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]);
+    const { n } = one(await patient.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]));
     expect(n).toBe(1);
   });
 });

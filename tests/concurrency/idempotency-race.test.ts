@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/deployed.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
+import { one } from '../../db/types.js';
 import { freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 
 /** Spec: Idempotency rule 3 under a race: 50 concurrent first attempts with one key execute once. */
@@ -12,7 +13,7 @@ afterAll(async () => {
   await runtime?.close();
 });
 
-const count = async (sql: string, orgId: string) => (await runtime.db.query<{ n: number }>(sql, [orgId]))[0].n;
+const count = async (sql: string, orgId: string) => one(await runtime.db.query<{ n: number }>(sql, [orgId])).n;
 
 describe('idempotency race', () => {
   it.skipIf(!onPostgres)('50 concurrent org.mintApiKey with one idempotency key: one execution, 50 identical bodies, 49 replays (PostgreSQL only: skipped on PGlite)', async () => {

@@ -4,6 +4,7 @@ import { openPostgres } from '../../db/postgres.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { DATABASE_URL, TestClient, freshOrg, onPostgres, testRuntime } from '../helpers/harness.js';
 import { buildApp } from '../../gateway/app.js';
+import { one } from '../../db/types.js';
 
 /*
  * The notifier (db/notifier.ts) on the database the tests run on: delivered at commit, never for a rolled-back
@@ -114,14 +115,13 @@ describe('the notifier', () => {
     notifier.subscribe('test.reconnect', (m) => got.push(String(m.id)), () => resyncs++);
     const pids = () => runtime.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name]);
     try {
-      const [before] = await pids();
-      expect(before).toBeDefined();
+      const before = one(await pids(), 'the LISTEN connection');
       await runtime.db.query('SELECT pg_terminate_backend($1)', [before.pid]);
       await until(() => resyncs === 1);
       expect(errors).toContain('LISTEN connection lost; reconnecting');
       await runtime.deps.notifier.publish(runtime.db, 'test.reconnect', { id: 'after' });
       await until(() => got.includes('after'));
-      const [after] = await pids();
+      const after = one(await pids(), 'the new LISTEN connection');
       expect(after.pid).not.toBe(before.pid);
     } finally {
       await notifier.close();

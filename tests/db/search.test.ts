@@ -3,6 +3,7 @@ import type { Runtime } from '../../domain/deployed.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
 import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '../../db/search.js';
 import { ApiError } from '../../protocol/errors.js';
+import { one } from '../../db/types.js';
 import { freshOrg, testRuntime } from '../helpers/harness.js';
 
 // The search module (db/search.ts) over board items, the same assertions on PGlite and PostgreSQL.
@@ -218,11 +219,11 @@ describe('indexes', () => {
       );
       expect(rows.map((r) => r.indexname)).toEqual(expect.arrayContaining([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]));
       // The migration's columns are the declaration's (rows of this file have text in every weight).
-      const [differ] = await runtime.db.query<{ n: number }>(
+      const differ = one(await runtime.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
             AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
         [org],
-      );
+      ));
       expect(differ.n).toBe(0);
     }
     // Whether the planner prefers them over the org's btree depends on the data (docs/services.md, Search, has the figures);

@@ -6,6 +6,7 @@ import { describeApproval } from '../../gateway/inbox/describe.js';
 import { signaturePayloadHash } from '../../domain/approval/signature.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
+import { one } from '../../db/types.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';
 import { eventsAfter, head } from '../helpers/calls.js';
 import { openEventStream } from '../helpers/sse.js';
@@ -120,7 +121,7 @@ describe('board holds in the inbox', () => {
     });
     expect(decided.signatureToken).toBeUndefined();
     expect(await workstreamExists(ws.id)).toBe(false);
-    expect((await runtime.db.query<{ workstream_id: string }>('SELECT workstream_id FROM board_tasks WHERE task_id = $1', [task.id]))[0].workstream_id).toBe(chosen.id);
+    expect(one(await runtime.db.query<{ workstream_id: string }>('SELECT workstream_id FROM board_tasks WHERE task_id = $1', [task.id])).workstream_id).toBe(chosen.id);
     expect((await eventsAfter(admin, before)).map((e) => [e.kind, e.actor])).toEqual([
       ['workstream.deleted', agentId],
       ['approval.request.approve', approver.principal.id],

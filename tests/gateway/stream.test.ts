@@ -5,6 +5,7 @@ import type { Notifier } from '../../db/notifier.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { LEDGER_APPENDED, StreamHub, type FeedEvent } from '../../domain/stream/hub.js';
 import { appendEvent } from '../../ledger/append.js';
+import { one } from '../../db/types.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, type TestOrg } from '../helpers/harness.js';
 import { openOrgStream } from '../helpers/org-stream.js';
 
@@ -52,7 +53,7 @@ async function append(orgId: string, n: number, kind = 'item.created', family = 
   );
 }
 
-const head = async (orgId: string) => (await runtime.db.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [orgId]))[0].seq;
+const head = async (orgId: string) => one(await runtime.db.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [orgId])).seq;
 
 describe('GET /api/v1/org/stream', () => {
   it('refuses without a key (401) and without org.read (403)', async () => {

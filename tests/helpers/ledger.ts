@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { readSnapshot } from '../../ledger/read.js';
 
@@ -8,7 +8,7 @@ export async function headOf(q: Queryable, orgId: string): Promise<{ seq: number
 }
 
 export async function eventCount(q: Queryable, orgId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [orgId]);
+  const row = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [orgId]));
   return row.n;
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 
 /** Tables with a row whose text contains `needle`, over every table of the schema: where a secret may have leaked. */
 export async function tablesHolding(db: Queryable, needle: string): Promise<string[]> {
@@ -9,7 +9,7 @@ export async function tablesHolding(db: Queryable, needle: string): Promise<stri
   expect(tables.map((r) => r.t)).toEqual(expect.arrayContaining(['idempotency', 'events', 'api_keys']));
   const hits: string[] = [];
   for (const { t } of tables) {
-    const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} x WHERE strpos(x::text, $1) > 0`, [needle]);
+    const { n } = one(await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} x WHERE strpos(x::text, $1) > 0`, [needle]));
     if (n > 0) hits.push(t);
   }
   return hits;

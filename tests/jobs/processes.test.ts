@@ -4,6 +4,7 @@ import type { Runtime } from '../../domain/deployed.js';
 import { createRuntime } from '../../domain/deployed.js';
 import { DATABASE_URL, freshOrg, onPostgres, type TestOrg } from '../helpers/harness.js';
 import { freshDatabase, ROOT, runVerify } from '../multiprocess/harness.js';
+import { one } from '../../db/types.js';
 import { EXTRA, control, jobsOfTask, movedEvents, until } from './kit.js';
 
 /*
@@ -87,7 +88,7 @@ suite('jobs across server processes on one PostgreSQL database', () => {
     children.push(a, b);
     const taskIds = await Promise.all(Array.from({ length: 30 }, (_, i) => createTask(`parallel ${i}`)));
     await until('30 effects', async () => {
-      const [row] = await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved'`, [org.orgId]);
+      const row = one(await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved'`, [org.orgId]));
       return row.n >= 30 ? true : undefined;
     }, 60_000);
     await new Promise((r) => setTimeout(r, 1500)); // a second run, if any, would show by now

@@ -8,6 +8,7 @@ import { createRuntime } from '../../domain/deployed.js';
 import { BOSS_SCHEMA } from '../../domain/jobs/scheduler.js';
 import { DATABASE_URL, freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
 import { freshDatabase } from '../multiprocess/harness.js';
+import { one } from '../../db/types.js';
 import { EXTRA, control, jobsOfTask, movedEvents, until } from './kit.js';
 
 /*
@@ -65,13 +66,13 @@ describe('scheduled jobs', () => {
     const call = await createTask('move me');
     expect(call.frame.ok, call.body).toBe(true);
     const taskId = (call.frame as { result: { id: string } }).result.id;
-    const [event] = await until('the effect', async () => {
+    const event = one(await until('the effect', async () => {
       const events = await movedEvents(runtime.db, org.orgId, taskId);
       return events.length ? events : undefined;
-    });
+    }));
     expect(event).toMatchObject({ actor: '', family: 'jobtest', kind: 'task.moved', payload: { from: 'triage', to: 'todo', causeSeq: call.event!.seq } });
     expect(event.seq).toBeGreaterThan(call.event!.seq);
-    const [task] = await runtime.db.query<{ col: string }>('SELECT col FROM board_tasks WHERE org_id = $1 AND task_id = $2', [org.orgId, taskId]);
+    const task = one(await runtime.db.query<{ col: string }>('SELECT col FROM board_tasks WHERE org_id = $1 AND task_id = $2', [org.orgId, taskId]));
     expect(task.col).toBe('todo');
     const job = await until('completed', async () => (await jobsOfTask(runtime.db, taskId)).find((j) => j.state === 'completed'));
     expect(job).toMatchObject({ state: 'completed', retry_count: 0, output: { appended: true }, cause_seq: call.event!.seq });
@@ -86,10 +87,10 @@ describe('scheduled jobs', () => {
     const later = await createTask('after the rollback');
     const laterId = (later.frame as { result: { id: string } }).result.id;
     await until('the later job', async () => ((await movedEvents(runtime.db, org.orgId, laterId)).length ? true : undefined));
-    const [row] = await runtime.db.query<{ n: number }>(
+    const row = one(await runtime.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND title = 'fail after scheduling'`,
       [org.orgId],
-    );
+    ));
     expect(row.n).toBe(0);
     const orphans = await runtime.db.query(
       `SELECT 1 FROM ${BOSS_SCHEMA}.job j WHERE j.name = 'jobtest.moveTask' AND data->>'orgId' = $1
@@ -175,10 +176,10 @@ describe('scheduled jobs', () => {
     // Every one due at the same instant.
     await runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = ANY($1::text[])`, [ids]);
     runtime.deps.jobs.wake(['jobtest.moveTask']);
-    const [{ n }] = await until('all 50 effects', async () => {
+    const { n } = one(await until('all 50 effects', async () => {
       const rows = await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved' AND entity_id = ANY($2::text[])`, [org.orgId, ids]);
-      return Number(rows[0].n) === 50 ? rows : undefined;
-    }, 60_000);
+      return Number(one(rows).n) === 50 ? rows : undefined;
+    }, 60_000));
     expect(n).toBe(50);
     for (const id of ids) expect(runsOf(id), id).toHaveLength(1);
     const jobs = await runtime.db.query<{ state: string; retry_count: number; output: unknown; started: string }>(

@@ -3,6 +3,7 @@ import { appendEvent } from '../../ledger/append.js';
 import { REDACTED_FAMILIES, redactPayload } from '../../ledger/redact.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
 import { computeRowHash } from '../../protocol/hashing.js';
+import { one } from '../../db/types.js';
 import { freshOrg, TestClient, testServer, type TestServer } from '../helpers/harness.js';
 
 /** Spec (Events, 5): events of messaging.*, calling.* and email.* are written already redacted. */
@@ -43,7 +44,7 @@ describe('redaction', () => {
     expect(e.payload).toEqual(redacted);
     // The hash covers the redacted payload: a client can recompute it from the wire row.
     expect(computeRowHash('', { ...e })).toBe(appended.rowHash);
-    const [stored] = await s.runtime.db.query<{ payload: string }>('SELECT payload FROM events WHERE org_id = $1', [org.orgId]);
+    const stored = one(await s.runtime.db.query<{ payload: string }>('SELECT payload FROM events WHERE org_id = $1', [org.orgId]));
     expect(stored.payload).not.toContain(SECRET);
     expect((await verifyOrgChain(s.runtime.db, org.orgId)).ok).toBe(true);
   });

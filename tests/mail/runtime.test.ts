@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
 import type { Runtime } from '../../domain/deployed.js';
+import { one } from '../../db/types.js';
 import { testRuntime } from '../helpers/harness.js';
 import { startSink, type Sink } from './sink.js';
 import { relayConfig, tempDir } from './kit.js';
@@ -30,7 +31,7 @@ describe('the runtime gives families the mail service', () => {
   it('sends through the configured relay, and appends nothing to any ledger', async () => {
     // Other test files share the database and append meanwhile: look for the mail in every event instead of counting.
     const mentions = async () =>
-      (await withRelay.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE payload::text LIKE '%new.hire@client.test%' OR payload::text LIKE '%Accept your invitation%'`))[0].n;
+      one(await withRelay.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE payload::text LIKE '%new.hire@client.test%' OR payload::text LIKE '%Accept your invitation%'`)).n;
     const d = await withRelay.deps.mail.send(invite);
     expect(d.status).toBe('sent');
     const parsed = await simpleParser(relay.received[0].raw);

@@ -9,6 +9,7 @@ import { parseSelection, type SelectionInput } from '../../mcp/toolsets.js';
 import { testServer, type TestServer } from '../helpers/harness.js';
 import { fileAndApprove } from '../helpers/calls.js';
 import { BANK, CONTRACT, RATE, SUPER, TFN } from '../domain/books/payroll-kit.js';
+import { one } from '../../db/types.js';
 
 /** Runtime + gateway + fresh org: the whole books family deployed, so the signature acts are the real ones. */
 export function mcpTestServer(opts: { rateLimitPerMinute?: number; config?: { publicUrl?: string } } = {}): Promise<TestServer> {
@@ -56,11 +57,11 @@ export function payRuns(s: TestServer): () => Promise<DraftRun> {
 
 /** What a held payrollSign must leave as it was: the run's status and journal, and how many journals the org has. */
 export async function payRunState(s: TestServer, runId: string): Promise<string> {
-  const [run] = await s.runtime.db.query<{ status: string; journal_id: string | null }>(
+  const run = one(await s.runtime.db.query<{ status: string; journal_id: string | null }>(
     'SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2',
     [s.org.orgId, runId],
-  );
-  const [journals] = await s.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM books_journals WHERE org_id = $1', [s.org.orgId]);
+  ));
+  const journals = one(await s.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM books_journals WHERE org_id = $1', [s.org.orgId]));
   return `${run.status}/${run.journal_id}/${journals.n}`;
 }
 

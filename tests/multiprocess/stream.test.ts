@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../db/types.js';
+import type { Queryable, Rows } from '../../db/types.js';
 import { appendEvent } from '../../ledger/append.js';
 import { DATABASE_URL, onPostgres } from '../helpers/harness.js';
 import { openOrgStream, type OrgStream } from '../helpers/org-stream.js';
@@ -102,7 +102,7 @@ suite('the live stream across two server processes', () => {
       await live(onB);
       const start = await head();
       // An append no process announces (as from a tool outside the servers): only the head poll can find it.
-      const direct: Queryable = { query: async <T>(text: string, params?: readonly unknown[]) => (await sql.query(text, params as unknown[])).rows as T[] };
+      const direct: Queryable = { query: async <T>(text: string, params?: readonly unknown[]) => (await sql.query(text, params as unknown[])).rows as Rows<T> };
       await sql.query('BEGIN');
       await appendEvent(direct, orgId, { family: 'board', kind: 'item.updated', entityId: 'task_silent', actor: '', payload: { silent: true } });
       await sql.query('COMMIT');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitStatements } from '../../db/migrate.js';
 import { createOrg } from '../../domain/people/org/service.js';
+import { one } from '../../db/types.js';
 import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
 import { expectOk } from '../helpers/calls.js';
 import { headOf } from '../helpers/ledger.js';
@@ -23,10 +24,10 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const storedRow = async (method: string, key: string) =>
-  (await s.runtime.db.query<{ frame: string; sealed_frame: string | null; params_hash: string | null }>(
+  one(await s.runtime.db.query<{ frame: string; sealed_frame: string | null; params_hash: string | null }>(
     'SELECT frame, sealed_frame, params_hash FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3',
     [org.orgId, method, key],
-  ))[0];
+  ));
 
 async function sibling(name: string) {
   const me = (await client.get('org/whoami')).body.principal.id;
@@ -117,7 +118,7 @@ describe('operator-chosen keys and rows from before', () => {
   it('a key an operator chose (BOOTSTRAP_ADMIN_KEY) keeps no prefix and no trace of it in any table', async () => {
     const chosen = `chosen-admin-${org.orgId}`;
     const created = await s.runtime.db.tx((q) => createOrg(q, { slug: `boot-${org.orgId.slice(4, 14)}`, name: 'Boot', parentOrgId: null, createdBy: '', adminKey: chosen }));
-    const [row] = await s.runtime.db.query<{ key_prefix: string }>('SELECT key_prefix FROM api_keys WHERE key_id = $1', [created.admin.keyId]);
+    const row = one(await s.runtime.db.query<{ key_prefix: string }>('SELECT key_prefix FROM api_keys WHERE key_id = $1', [created.admin.keyId]));
     expect(row.key_prefix).toBe('');
     expect(await tablesHolding(s.runtime.db, chosen.slice(0, 9))).toEqual([]);
     expect(await tablesHolding(s.runtime.db, chosen)).toEqual([]);
@@ -146,7 +147,7 @@ describe('operator-chosen keys and rows from before', () => {
     expect(await tablesHolding(s.runtime.db, minted.apiKey)).toEqual([]);
     expect(await tablesHolding(s.runtime.db, child.adminKey)).toEqual([]);
     expect(await tablesHolding(s.runtime.db, 'changeme-')).toEqual([]);
-    const [{ key_prefix }] = await s.runtime.db.query<{ key_prefix: string }>('SELECT key_prefix FROM api_keys WHERE key_id = $1', [minted.keyId]);
+    const { key_prefix } = one(await s.runtime.db.query<{ key_prefix: string }>('SELECT key_prefix FROM api_keys WHERE key_id = $1', [minted.keyId]));
     expect(key_prefix).toBe(minted.apiKey.slice(0, 9));
     // A retry (any params: the row predates the params hash) replays the act without the secret; nothing mints.
     const replay = await client.rpc('org.mintApiKey', { name: 'legacy', tier: 'reader' }, { idem: 'legacy-mint' });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { one } from '../../db/types.js';
 import { freshOrg, TestClient, testServer, type TestOrg, type TestServer } from '../helpers/harness.js';
 import { expectError } from '../helpers/frames.js';
 import { headOf } from '../helpers/ledger.js';
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 async function keyCount(orgId: string) {
-  const [row] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId]);
+  const row = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId]));
   return row.n;
 }
 
@@ -45,10 +46,10 @@ describe('idempotent (I) methods', () => {
     const first = await client.rpc('org.mintApiKey', { name: 'p1', tier: 'reader' }, { idem: 'mint-2' });
     const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
     const keys0 = await keyCount(org.orgId);
-    const [{ at }] = await s.runtime.db.query<{ at: string }>(
+    const { at } = one(await s.runtime.db.query<{ at: string }>(
       'SELECT created_at AS at FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3',
       [org.orgId, 'org.mintApiKey', 'mint-2'],
-    );
+    ));
     for (const params of [{ name: 'p2', tier: 'agent' }, { name: 'p1', tier: 'agent' }, { name: 'p1', scopes: ['org.read'] }]) {
       const other = await client.rpc('org.mintApiKey', params, { idem: 'mint-2' });
       expectError(other, 'BAD_REQUEST');
@@ -173,7 +174,7 @@ describe('non-idempotent methods are never cached', () => {
     expect(b.headers['idempotent-replay']).toBeUndefined();
     expect(b.body.result.name).toBe('second');
     expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 2);
-    const [row] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency WHERE org_id = $1 AND method = $2', [org.orgId, 'settings.renameApiKey']);
+    const row = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency WHERE org_id = $1 AND method = $2', [org.orgId, 'settings.renameApiKey']));
     expect(row.n).toBe(0);
   });
 

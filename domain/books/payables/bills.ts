@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { one } from '../../../db/types.js';
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { ACC, ACCOUNTS, type TaxCode } from '../../../protocol/methods/books/chart.js';
 import { payables as c } from '../../../protocol/methods/books/payables.js';
@@ -181,7 +182,10 @@ export const billReturn = handler(c.billReturn, async (ctx, p) => {
   if (row.status === 'AUTHORISED') {
     deletedAssetIds = await removeBillAssets(ctx, row.bill_id, billLabel(row));
     // Reverse on the original date while that period is open, else today (a lodged period stays as lodged).
-    const [original] = await ctx.q.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [ctx.orgId, row.journal_id]);
+    const original = one(
+      await ctx.q.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [ctx.orgId, row.journal_id]),
+      'the bill journal',
+    );
     const policy = await booksPolicy(ctx.q, ctx.orgId);
     const date = policy.lockDate && original.date <= policy.lockDate ? today(ctx.deps) : original.date;
     journalId = await reverseJournal(ctx.q, ctx.orgId, row.journal_id as string, {

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { payroll as c } from '../../../protocol/methods/books/payroll.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { daysBetween, daysInclusive } from '../dates.js';
@@ -70,11 +70,11 @@ const hours = (hundredths: number): number => hundredths / 100;
 export async function leaveBalance(q: Queryable, orgId: string, e: EmployeeRow, kind: 'ANNUAL' | 'PERSONAL', asOf: string) {
   const serviceDays = Math.max(0, daysBetween(e.start_date, asOf));
   const accrued = Math.floor((e.hours_per_week * WEEKS_A_YEAR[kind] * 100 * serviceDays) / 365);
-  const [row] = await q.query<{ committed: number }>(
+  const row = one(await q.query<{ committed: number }>(
     `SELECT coalesce(sum(round(hours * 100)), 0)::bigint AS committed FROM books_leave
       WHERE org_id = $1 AND employee_id = $2 AND kind = $3 AND status IN ('REQUESTED', 'SCHEDULED')`,
     [orgId, e.employee_id, kind],
-  );
+  ));
   return { kind, accrued, committed: row.committed, available: accrued - row.committed };
 }
 

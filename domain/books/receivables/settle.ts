@@ -1,3 +1,4 @@
+import { one } from '../../../db/types.js';
 import { badRequest } from '../../../protocol/errors.js';
 import { ACC } from '../../../protocol/methods/books/chart.js';
 import type { HandlerCtx } from '../../core/handler.js';
@@ -28,12 +29,12 @@ export async function settleInvoice(
     contactId: row.contact_id,
     feedLineId: s.feedLineId,
   });
-  const [updated] = await ctx.q.query<{ paid_cents: number; status: string }>(
+  const updated = one(await ctx.q.query<{ paid_cents: number; status: string }>(
     `UPDATE books_invoices SET paid_cents = paid_cents + $3,
             status = CASE WHEN paid_cents + $3 + credited_cents = total_cents THEN 'PAID' ELSE status END, updated_at = now()
       WHERE org_id = $1 AND invoice_id = $2 RETURNING paid_cents, status`,
     [ctx.orgId, row.invoice_id, s.amountCents],
-  );
+  ));
   // An open promise is kept once the invoice is paid, or once payments since it reach the amount promised.
   await ctx.q.query(
     `UPDATE books_promises SET status = 'KEPT', closed_at = now()

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { reconciliation as c } from '../../../protocol/methods/books/reconciliation.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { today } from '../dates.js';
@@ -38,10 +38,10 @@ async function checkSuperAck(ctx: HandlerCtx, lineId: string, p: { date: string;
   const now = today(ctx.deps);
   if (p.date > now) throw badRequest('date', `${p.date} is in the future (today is ${now}); record the acknowledgement once the fund has received it`);
   const sent = -Number(line.amount_cents);
-  const [acked] = await ctx.q.query<{ v: number }>(
+  const acked = one(await ctx.q.query<{ v: number }>(
     `SELECT coalesce(sum(total_cents), 0)::bigint AS v FROM books_receipts WHERE org_id = $1 AND link_kind = 'super' AND link_id = $2`,
     [ctx.orgId, lineId],
-  );
+  ));
   const left = sent - Number(acked.v);
   if (p.totalCents > left) {
     throw badRequest('totalCents', `${formatCents(p.totalCents)} is more than the ${formatCents(left)} of bank line ${lineId} not yet acknowledged (it sent ${formatCents(sent)})`);
@@ -68,11 +68,11 @@ export const receiptsRegister = handler(c.receiptsRegister, async (ctx, p) => {
   const noTaxInvoice = !superAck && p.totalCents > policy.taxInvoiceThresholdCents && !p.taxInvoice;
   const flags = noTaxInvoice ? (['NO TAX INVOICE'] as const) : [];
   const receiptId = newId('rcpt');
-  const [row] = await ctx.q.query<{ created_at: string }>(
+  const row = one(await ctx.q.query<{ created_at: string }>(
     `INSERT INTO books_receipts (org_id, receipt_id, supplier, abn, date, total_cents, gst_cents, file_ref, tax_invoice, flags, link_kind, link_id, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING created_at`,
     [ctx.orgId, receiptId, p.supplier, p.abn ?? null, p.date, p.totalCents, gstCents, p.fileRef, p.taxInvoice, [...flags], link?.kind ?? null, link?.id ?? null, ctx.principal.id],
-  );
+  ));
   const receipt = {
     id: receiptId,
     supplier: p.supplier,

@@ -1,5 +1,5 @@
 import { CHART } from '../../../protocol/methods/books/chart.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { BasLabels } from './model.js';
 
 /*
@@ -25,7 +25,7 @@ export interface BasFigures {
 }
 
 export async function computeBas(q: Queryable, orgId: string, periodStart: string, periodEnd: string): Promise<BasFigures> {
-  const [s] = await q.query<{
+  const s = one(await q.query<{
     sales_gross: number;
     sales_free: number;
     sales_gst: number;
@@ -48,7 +48,7 @@ export async function computeBas(q: Queryable, orgId: string, periodStart: strin
      JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
      WHERE l.org_id = $1 AND j.date BETWEEN $2::date AND $3::date`,
     [orgId, periodStart, periodEnd, REVENUE, EXPENSE, CAPITAL, ON_BAS, PAYROLL_SOURCES],
-  );
+  ));
   // `0 - x` rather than `-x`: no negative zeros in the figures.
   const labels: BasLabels = {
     G1: 0 - Number(s.sales_gross),

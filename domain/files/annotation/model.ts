@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, conflict, notFound } from '../../../protocol/errors.js';
 import type { Annotation, Reply, SelectorValue } from '../../../protocol/methods/annotation.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { Principal } from '../../core/auth.js';
 import { roleRank } from '../access.js';
 import { newId } from '../../core/ids.js';
@@ -148,11 +148,11 @@ export async function appendComment(
 ): Promise<{ reply: ReplyRow; reopened: boolean }> {
   const at = now.toISOString();
   const seq = Number(row.comment_count) + 1;
-  const [reply] = await q.query<ReplyRow>(
+  const reply = one(await q.query<ReplyRow>(
     `INSERT INTO annotation_replies (org_id, reply_id, annotation_id, seq, author_id, body, client_msg_id, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${REPLY_COLUMNS}`,
     [orgId, newId('rpl'), row.annotation_id, seq, authorId, body, clientMsgId ?? null, at],
-  );
+  ));
   const reopened = row.status !== 'open';
   await q.query(
     `UPDATE annotations SET comment_count = $3, last_comment_at = $4, updated_at = $4, status = 'open',

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, conflict, notFound } from '../../../protocol/errors.js';
 import { docs as c, type Suggestion } from '../../../protocol/methods/files/docs.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../../core/cursor.js';
 import { handler } from '../../core/handler.js';
 import { roleRank } from '../access.js';
@@ -98,7 +98,7 @@ export const docSuggestResolve = handler(
       throw new ApiError('FORBIDDEN_SCOPE', `missing role editor on ${row.file_id} (you are ${role}): an editor ${p.action}s suggestions${p.action === 'reject' ? ' (its author may reject it)' : ''}`);
     }
     // Re-read under the doc's lock (docAccess locked the files row): the status cannot move under us now.
-    const [locked] = await ctx.q.query<SuggestionRow>(`SELECT ${COLUMNS} FROM doc_suggestions WHERE org_id = $1 AND suggestion_id = $2 FOR UPDATE`, [ctx.orgId, p.suggestionId]);
+    const locked = one(await ctx.q.query<SuggestionRow>(`SELECT ${COLUMNS} FROM doc_suggestions WHERE org_id = $1 AND suggestion_id = $2 FOR UPDATE`, [ctx.orgId, p.suggestionId]));
     const { head, blocks } = await headWithBlocks(ctx.q, ctx.orgId, row.file_id);
     const ids = { fileId: row.file_id, suggestionId: p.suggestionId, baseRevision: Number(locked.base_revision), ops: Number(locked.op_count) };
     const blockCount = new Set(locked.changes.flatMap((ch) => [...ch.before, ...ch.after].map(([id]) => id))).size;
@@ -113,7 +113,7 @@ export const docSuggestResolve = handler(
         : null;
     const want = p.action === 'accept' ? 'accepted' : 'rejected';
     const answer = async (changed: boolean, state: DocState) => {
-      const [now] = await ctx.q.query<SuggestionRow>(`SELECT ${COLUMNS} FROM doc_suggestions WHERE org_id = $1 AND suggestion_id = $2`, [ctx.orgId, p.suggestionId]);
+      const now = one(await ctx.q.query<SuggestionRow>(`SELECT ${COLUMNS} FROM doc_suggestions WHERE org_id = $1 AND suggestion_id = $2`, [ctx.orgId, p.suggestionId]));
       return { suggestion: (await shape(ctx.q, ctx.orgId, row.file_id, [now], state))[0], revision: state.revision, contentSha256: state.contentSha256, changed };
     };
 

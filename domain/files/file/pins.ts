@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { MAX_PINS_PER_PLACE, type Pin } from '../../../protocol/methods/file.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { Principal } from '../../core/auth.js';
 import { roleRank } from '../access.js';
 import { newId } from '../../core/ids.js';
@@ -70,7 +70,7 @@ export function requirePinnable(t: Target): void {
 const lockPlace = (q: Queryable, orgId: string, place: string) => q.query(`SELECT pg_advisory_xact_lock(hashtext('file-pins:' || $1 || ':' || $2))`, [orgId, place]);
 
 export const livePins = async (q: Queryable, orgId: string, place: string): Promise<number> =>
-  Number((await q.query<{ n: number }>('SELECT count(*)::int AS n FROM file_pins WHERE org_id = $1 AND place = $2 AND removed_at IS NULL', [orgId, place]))[0].n);
+  Number(one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM file_pins WHERE org_id = $1 AND place = $2 AND removed_at IS NULL', [orgId, place])).n);
 
 export interface PinWrite {
   pin: PinRow;
@@ -92,11 +92,11 @@ export async function pinAt(q: Queryable, orgId: string, target: Target, place: 
   if (count >= MAX_PINS_PER_PLACE) {
     throw conflict(`${place} already has ${MAX_PINS_PER_PLACE} pins, the most a place holds: unpin one first (file.unpin)`);
   }
-  const [pin] = await q.query<PinRow>(
+  const pin = one(await q.query<PinRow>(
     `INSERT INTO file_pins (org_id, pin_id, place, place_type, target_id, target_type, pinned_by, pinned_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${PIN_COLUMNS}`,
     [orgId, newId('pin'), place, placeType, target.id, target.type, by, now.toISOString()],
-  );
+  ));
   return { pin, changed: true, pins: count + 1 };
 }
 
@@ -104,10 +104,10 @@ export async function pinAt(q: Queryable, orgId: string, target: Target, place: 
 export async function unpinRow(q: Queryable, orgId: string, pin: PinRow, by: string, now: Date): Promise<PinWrite> {
   await lockPlace(q, orgId, pin.place);
   if (pin.removed_at !== null) return { pin, changed: false, pins: await livePins(q, orgId, pin.place) };
-  const [removed] = await q.query<PinRow>(
+  const removed = one(await q.query<PinRow>(
     `UPDATE file_pins SET removed_by = $3, removed_at = $4 WHERE org_id = $1 AND pin_id = $2 RETURNING ${PIN_COLUMNS}`,
     [orgId, pin.pin_id, by, now.toISOString()],
-  );
+  ));
   return { pin: removed, changed: true, pins: await livePins(q, orgId, pin.place) };
 }
 

@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../../../protocol/errors.js';
 import { sha256Hex } from '../../../protocol/hashing.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { applyDelta, canonicalOf, deltaOf, EMPTY_CHARTER, hashOf, type CharterDoc, type Delta } from './document.js';
 
 /*
@@ -73,7 +73,7 @@ export async function lockCharter(q: Queryable, orgId: string): Promise<HeadRow>
      VALUES ($1, $2, 0, $3, NULL, $4::jsonb, $5) ON CONFLICT (org_id) DO NOTHING`,
     [orgId, e.charter_id, e.content_hash, JSON.stringify(e.document), e.size_bytes],
   );
-  const [row] = await q.query<HeadRow>(`SELECT ${HEAD_COLUMNS} FROM charters WHERE org_id = $1 FOR UPDATE`, [orgId]);
+  const row = one(await q.query<HeadRow>(`SELECT ${HEAD_COLUMNS} FROM charters WHERE org_id = $1 FOR UPDATE`, [orgId]), 'the charter head');
   return normalise(row);
 }
 
@@ -110,12 +110,12 @@ export async function commitVersion(q: Queryable, orgId: string, head: HeadRow, 
     [orgId, version, hash, head.version === 0 ? null : head.content_hash, info.method, info.binding, info.decisionId ?? null, info.approvalId ?? null, info.by,
       snapshot ? text : null, snapshot ? null : deltaText, size],
   );
-  const [row] = await q.query<HeadRow>(
+  const row = one(await q.query<HeadRow>(
     `UPDATE charters SET version = $2, content_hash = $3, parent_hash = $4, document = $5::jsonb, size_bytes = $6, chain_length = $7, chain_bytes = $8,
             updated_by = $9, updated_at = now()
       WHERE org_id = $1 RETURNING ${HEAD_COLUMNS}`,
     [orgId, version, hash, head.version === 0 ? null : head.content_hash, text, size, snapshot ? 0 : head.chain_length + 1, snapshot ? 0 : head.chain_bytes + deltaBytes, info.by],
-  );
+  ));
   await trackSections(q, orgId, delta, version);
   await projectAuthority(q, orgId, delta);
   return normalise(row);

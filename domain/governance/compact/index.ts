@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { compact as c } from '../../../protocol/methods/compact.js';
+import { one } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
@@ -38,10 +39,10 @@ async function acknowledge(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
     await ctx.emit('compact.terms.upsert', row.compact_id, { ...base, noop: true });
     return { compact: toCompact(row), changed: false };
   }
-  const [updated] = await ctx.q.query<CompactRow>(
+  const updated = one(await ctx.q.query<CompactRow>(
     `UPDATE compacts SET acknowledged_version = version, acknowledged_at = now(), updated_at = now() WHERE org_id = $1 AND compact_id = $2 RETURNING ${COMPACT_COLUMNS}`,
     [ctx.orgId, row.compact_id],
-  );
+  ));
   await ctx.emit('compact.terms.upsert', row.compact_id, base);
   return { compact: toCompact(updated), changed: true };
 }
@@ -90,7 +91,7 @@ async function writeTerms(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
   const how = await enforceRights(ctx, { kind: 'compact', owner: sponsor }, hold);
   const compactId = row?.compact_id ?? newId('cpt');
   const values = [ctx.orgId, compactId, p.scope, sponsor, JSON.stringify(terms.commitments), JSON.stringify(terms.limits), termsHash, version, ctx.principal.id];
-  const [saved] = row
+  const saved = one(row
     ? await ctx.q.query<CompactRow>(
         `UPDATE compacts SET sponsor_id = $4, commitments = $5::jsonb, limits = $6::jsonb, terms_hash = $7, version = $8, updated_by = $9, updated_at = now()
           WHERE org_id = $1 AND compact_id = $2 AND scope = $3 RETURNING ${COMPACT_COLUMNS}`,
@@ -100,7 +101,7 @@ async function writeTerms(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
         `INSERT INTO compacts (org_id, compact_id, scope, sponsor_id, commitments, limits, terms_hash, version, updated_by)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING ${COMPACT_COLUMNS}`,
         values,
-      );
+      ));
   await ctx.q.query(
     `INSERT INTO compact_versions (org_id, compact_id, version, sponsor_id, commitments, limits, terms_hash, approval_id, created_by)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9)`,

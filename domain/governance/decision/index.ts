@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { decision as c } from '../../../protocol/methods/decision.js';
+import { one } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
@@ -55,11 +56,11 @@ async function proposeNew(ctx: HandlerCtx, p: ProposeParams) {
   };
   checkAmendment(content);
   await checkLinks(ctx.q, ctx.orgId, content.links);
-  const [counter] = await ctx.q.query<{ last_number: number }>(
+  const counter = one(await ctx.q.query<{ last_number: number }>(
     `INSERT INTO decision_counters (org_id, last_number) VALUES ($1, 1)
      ON CONFLICT (org_id) DO UPDATE SET last_number = decision_counters.last_number + 1 RETURNING last_number`,
     [ctx.orgId],
-  );
+  ));
   const decisionId = newId('dec');
   const hash = contentHash(content);
   await ctx.q.query(
@@ -149,11 +150,11 @@ export const propose = handler(c.propose, async (ctx, p) => (p.decisionId === un
 
 async function insertComment(ctx: HandlerCtx, decisionId: string, version: number, kind: 'comment' | 'adjustment', body: string): Promise<CommentRow> {
   const commentId = newId('dcm');
-  const [row] = await ctx.q.query<CommentRow>(
+  const row = one(await ctx.q.query<CommentRow>(
     `INSERT INTO decision_comments (org_id, comment_id, decision_id, version, kind, body, author) VALUES ($1, $2, $3, $4, $5, $6, $7)
      RETURNING ${COMMENT_COLUMNS}`,
     [ctx.orgId, commentId, decisionId, version, kind, body, ctx.principal.id],
-  );
+  ));
   return row;
 }
 
@@ -226,11 +227,11 @@ export const sign = handler(
       return { decision: toDecision(row), signature: toSignature(existing, Number(row.version)), counts: countsFor, changed: false };
     }
     const approvalId = relayed ? (await ctx.requireSignature(hold)).approvalId : null;
-    const [added] = await ctx.q.query<SignatureRow>(
+    const added = one(await ctx.q.query<SignatureRow>(
       `INSERT INTO decision_signatures (org_id, signature_id, decision_id, version, content_hash, signer, signer_kind, relayed_by, approval_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${SIGNATURE_COLUMNS}`,
       [ctx.orgId, newId('dsg'), row.decision_id, p.version, row.content_hash, signer, who.kind, relayed ? ctx.principal.id : null, approvalId],
-    );
+    ));
     // The signer's own adjustment requests on this version stop blocking: they signed it as it stands.
     await ctx.q.query(
       `UPDATE decision_comments SET resolved_at = now()

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { ESCALATE_AFTER_MINUTES, escalation as c } from '../../../protocol/methods/escalation.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { taskHolding } from '../../board/index.js';
 import { decisionHolding } from '../decision/driver.js';
 import { decodeCursor, encodeCursor } from '../../core/cursor.js';
@@ -51,6 +51,8 @@ export const create = handler(c.create, async (ctx, p) => {
         [ctx.orgId, ctx.principal.id, p.subject],
       )
     )[0];
+  // Resolved by another transaction between our conflicting insert and this read.
+  if (!row) throw conflict(`your open escalation about ${p.subject} was resolved meanwhile: retry to raise a new one`);
   const escalation = toEscalation(row, now);
   await ctx.emit('escalation.case.create', row.escalation_id, {
     escalationId: row.escalation_id,
@@ -136,12 +138,12 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
   }
   const level = levelAt(row, now);
   const at = now.toISOString();
-  const [updated] = await ctx.q.query<EscalationRow>(
+  const updated = one(await ctx.q.query<EscalationRow>(
     `UPDATE escalations SET status = 'resolved', outcome = $3, resolution = $4, decision_id = $5, resolved_by = $6, resolved_at = $7,
             resolved_level = $8, updated_at = $7
       WHERE org_id = $1 AND escalation_id = $2 RETURNING ${ESCALATION_COLUMNS}`,
     [ctx.orgId, row.escalation_id, p.outcome, p.resolution, p.decisionId ?? null, ctx.principal.id, at, level],
-  );
+  ));
   await ctx.emit('escalation.case.resolve', row.escalation_id, {
     ...base,
     status: 'resolved',

@@ -1,5 +1,6 @@
 import { ApiError, badRequest, conflict } from '../../../protocol/errors.js';
 import { handoff as c } from '../../../protocol/methods/handoff.js';
+import { one } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
@@ -68,10 +69,10 @@ export const offer = handler(
     if (limit !== null) {
       // Counted and inserted under one lock per offerer, so two offers at once cannot both pass the limit.
       await ctx.q.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [`handoff.offers:${ctx.orgId}`, ctx.principal.id]);
-      const [row] = await ctx.q.query<{ n: number }>(
+      const row = one(await ctx.q.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM handoffs WHERE org_id = $1 AND from_principal = $2 AND status = 'offered' AND expires_at > $3`,
         [ctx.orgId, ctx.principal.id, now.toISOString()],
-      );
+      ));
       if (Number(row.n) >= limit) {
         throw conflict(`${ctx.principal.id} has ${row.n} open handoff offer${Number(row.n) === 1 ? '' : 's'}, its compact's maxOpenHandoffs (${limit}): cancel one (handoff.cancel) or wait for answers first`);
       }
@@ -87,13 +88,13 @@ export const offer = handler(
         WHERE org_id = $1 AND subject_kind = $2 AND subject_id = $3 AND status = 'offered' AND expires_at <= $4 RETURNING handoff_id`,
       [ctx.orgId, subject.kind, subject.id, now.toISOString()],
     );
-    const [row] = await ctx.q.query<HandoffRow>(
+    const row = one(await ctx.q.query<HandoffRow>(
       `INSERT INTO handoffs (org_id, handoff_id, subject_kind, subject_id, area, from_principal, to_principal, holder_at_offer, brief,
                              offered_at, expires_at, override, approval_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${HANDOFF_COLUMNS}`,
       [ctx.orgId, newId('hof'), subject.kind, subject.id, area, ctx.principal.id, p.to, holding.holder, p.brief, now.toISOString(),
         new Date(now.getTime() + p.expiresInHours * 3_600_000).toISOString(), how.override, how.approvalId],
-    );
+    ));
     await ctx.emit('handoff.offer.create', row.handoff_id, {
       handoffId: row.handoff_id,
       subjectKind: subject.kind,
@@ -136,10 +137,10 @@ export const accept = handler(c.accept, async (ctx, p) => {
     throw conflict(`${ref(subject)} moved since handoff ${row.handoff_id} was offered (${now_}): the offer no longer stands; ${row.from_principal} cancels it (handoff.cancel) and offers again if still meant`);
   }
   const moved = await transfer(ctx.q, ctx.orgId, subject, row.to_principal, now);
-  const [updated] = await ctx.q.query<HandoffRow>(
+  const updated = one(await ctx.q.query<HandoffRow>(
     `UPDATE handoffs SET status = 'accepted', closed_by = $3, closed_at = $4 WHERE org_id = $1 AND handoff_id = $2 RETURNING ${HANDOFF_COLUMNS}`,
     [ctx.orgId, row.handoff_id, ctx.principal.id, now.toISOString()],
-  );
+  ));
   await ctx.emit('handoff.offer.accept', row.handoff_id, {
     handoffId: row.handoff_id,
     subjectKind: subject.kind,
@@ -154,10 +155,10 @@ export const accept = handler(c.accept, async (ctx, p) => {
 });
 
 async function close(ctx: HandlerCtx, row: HandoffRow, status: 'declined' | 'cancelled', reason: string, now: Date, override = false) {
-  const [updated] = await ctx.q.query<HandoffRow>(
+  const updated = one(await ctx.q.query<HandoffRow>(
     `UPDATE handoffs SET status = $3, closed_by = $4, closed_at = $5, reason = $6 WHERE org_id = $1 AND handoff_id = $2 RETURNING ${HANDOFF_COLUMNS}`,
     [ctx.orgId, row.handoff_id, status, ctx.principal.id, now.toISOString(), reason],
-  );
+  ));
   await ctx.emit(`handoff.offer.${status === 'declined' ? 'decline' : 'cancel'}`, row.handoff_id, {
     handoffId: row.handoff_id,
     subjectKind: row.subject_kind,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ApiError, badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { policy as c, type Settings } from '../../../protocol/methods/policy.js';
+import { one } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
@@ -106,7 +107,7 @@ export const publish = handler(
     if (grace) await setPromiseGraceDays(ctx.q, ctx.orgId, grace.to);
     const policyId = row?.policy_id ?? newId('pol');
     const values = [ctx.orgId, policyId, p.key, content.title, content.body, content.status, effectiveFrom, settings && JSON.stringify(settings), hash, version, ctx.principal.id];
-    const [saved] = row
+    const saved = one(row
       ? await ctx.q.query<PolicyRow>(
           `UPDATE policies SET title = $4, body = $5, status = $6, effective_from = $7, settings = $8::jsonb, content_hash = $9, version = $10,
                   published_by = $11, published_at = now()
@@ -117,7 +118,7 @@ export const publish = handler(
           `INSERT INTO policies (org_id, policy_id, key, title, body, status, effective_from, settings, content_hash, version, published_by)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11) RETURNING ${POLICY_COLUMNS}`,
           values,
-        );
+        ));
     await ctx.q.query(
       `INSERT INTO policy_versions (org_id, policy_id, version, title, body, status, effective_from, settings, content_hash, approval_id, published_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11)`,

@@ -1,5 +1,6 @@
 import { conflict, notFound } from '../../../protocol/errors.js';
 import { calling as c } from '../../../protocol/methods/calling.js';
+import { one } from '../../../db/types.js';
 import { channelAccess } from '../channel/access.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
@@ -31,11 +32,11 @@ export const start = handler(c.start, async (ctx, p) => {
   if (live) throw conflict(`${p.channelId} already has a live call ${live.call_id}: join it (calling.join) or ask its host to end it`);
   const callId = newId('call');
   const root = await postMessage(ctx.q, ctx.orgId, { channelId: p.channelId, authorId: ctx.principal.id, text: p.title ?? 'Call started', kind: 'call', now });
-  const [call] = await ctx.q.query<CallRow>(
+  const call = one(await ctx.q.query<CallRow>(
     `INSERT INTO calls (org_id, call_id, channel_id, root_message_id, title, status, host_id, started_by, started_at)
      VALUES ($1, $2, $3, $4, $5, 'live', $6, $6, $7) RETURNING *`,
     [ctx.orgId, callId, p.channelId, root.messageId, p.title ?? null, ctx.principal.id, at],
-  );
+  ));
   await ctx.q.query(
     `INSERT INTO call_participants (org_id, call_id, principal_id, role, state, can_publish, joined_at) VALUES ($1, $2, $3, 'host', 'joined', true, $4)`,
     [ctx.orgId, callId, ctx.principal.id, at],

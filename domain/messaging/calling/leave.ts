@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../../../protocol/errors.js';
 import { calling as c } from '../../../protocol/methods/calling.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { callSummaryText, summariseCallMessage } from '../calls.js';
 import { afterCommitMedia } from './media.js';
@@ -29,10 +29,10 @@ export async function endCall(ctx: HandlerCtx, call: CallRow, now: Date): Promis
       WHERE org_id = $1 AND call_id = $2 AND status IN ('starting', 'active') RETURNING recording_id, egress_id`,
     [ctx.orgId, call.call_id, at, ctx.principal.id],
   );
-  const [{ n }] = await q.query<{ n: number }>(
+  const { n } = one(await q.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM call_participants WHERE org_id = $1 AND call_id = $2 AND joined_at IS NOT NULL',
     [ctx.orgId, call.call_id],
-  );
+  ));
   const durationMs = Math.max(0, now.getTime() - new Date(call.started_at).getTime());
   await summariseCallMessage(q, ctx.orgId, call.root_message_id, callSummaryText(durationMs, n));
   if (stopped?.egress_id) afterCommitMedia(ctx, { op: 'egressStop', orgId: ctx.orgId, callId: call.call_id, recordingId: stopped.recording_id, egressId: stopped.egress_id });

@@ -1,4 +1,5 @@
 import { ApiError } from '../../../protocol/errors.js';
+import { one } from '../../../db/types.js';
 import type { LimitCtx } from '../../core/handler.js';
 
 /*
@@ -22,7 +23,7 @@ SELECT (SELECT hits FROM cur) AS hits,
        (SELECT f FROM w) AS elapsed`;
 
 export async function limitReactions(ctx: LimitCtx): Promise<void> {
-  const [row] = await ctx.db.query<{ hits: number; previous: number; elapsed: string | number }>(COUNT_SQL, [ctx.principal.orgId, ctx.principal.id]);
+  const row = one(await ctx.db.query<{ hits: number; previous: number; elapsed: string | number }>(COUNT_SQL, [ctx.principal.orgId, ctx.principal.id]));
   const rate = Number(row.hits) + Number(row.previous) * (1 - Number(row.elapsed));
   if (rate > REACTIONS_PER_SECOND) {
     throw new ApiError('RATE_LIMITED', `rate limited: at most ${REACTIONS_PER_SECOND} reactions a second; retry in 1 second`, { retryAfterSeconds: 1 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { calling as c, type TranscriptLine } from '../../../protocol/methods/calling.js';
+import { one } from '../../../db/types.js';
 import { decodeCursor, encodeCursor } from '../../core/cursor.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
@@ -68,15 +69,15 @@ export const addTranscriptLine = handler(c.addTranscriptLine, async (ctx, p) => 
     // The same speaker and startMs: a replay of the earlier line, said so in the result (nothing added).
     return { line: toLine(earlier), changed: false, replayed: true };
   }
-  const [{ last_line_seq: lineSeq }] = await ctx.q.query<{ last_line_seq: number }>(
+  const { last_line_seq: lineSeq } = one(await ctx.q.query<{ last_line_seq: number }>(
     'UPDATE calls SET last_line_seq = last_line_seq + 1 WHERE org_id = $1 AND call_id = $2 RETURNING last_line_seq',
     [ctx.orgId, callId],
-  );
-  const [row] = await ctx.q.query<LineRow>(
+  ));
+  const row = one(await ctx.q.query<LineRow>(
     `INSERT INTO call_transcript_lines (org_id, line_id, call_id, line_seq, speaker_id, speaker_label, text, start_ms, end_ms, added_by, added_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${LINE_COLUMNS}`,
     [ctx.orgId, newId('tl'), callId, lineSeq, p.speaker ?? null, p.speakerLabel ?? null, p.text, p.startMs, p.endMs, ctx.principal.id, now.toISOString()],
-  );
+  ));
   await ctx.emit('calling.transcript.add_line', callId, {
     callId,
     lineId: row.line_id,

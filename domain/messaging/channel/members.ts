@@ -1,5 +1,6 @@
 import { conflict } from '../../../protocol/errors.js';
 import { channel as c } from '../../../protocol/methods/channel.js';
+import { one } from '../../../db/types.js';
 import { handler } from '../../core/handler.js';
 import { channelAccess, managesChannel, type ChannelAccess } from './access.js';
 import { requireMembers } from './create.js';
@@ -88,13 +89,13 @@ export const updateMemberRole = handler(c.updateMemberRole, async (ctx, p) => {
     const owners = await lockedOwners(ctx.q, ctx.orgId, p.channelId);
     if (owners.length <= 1) throw conflict(`${p.principalId} is the last owner of ${p.channelId}: make another member owner first, then change this role`);
   }
-  const [row] = changed
-    ? await ctx.q.query<typeof target>(
+  const row = changed
+    ? one(await ctx.q.query<typeof target>(
         `UPDATE channel_members SET role = $4 WHERE org_id = $1 AND channel_id = $2 AND principal_id = $3
          RETURNING principal_id, role, last_read_seq, added_by, added_at, removed_at`,
         [ctx.orgId, p.channelId, p.principalId, p.role],
-      )
-    : [target];
+      ))
+    : target;
   await ctx.emit('channel.member.change_role', p.channelId, {
     channelId: p.channelId,
     principalId: p.principalId,

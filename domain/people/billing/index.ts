@@ -1,3 +1,4 @@
+import { one } from '../../../db/types.js';
 import { badRequest } from '../../../protocol/errors.js';
 import { billing as c } from '../../../protocol/methods/billing.js';
 import { orgReadContracts } from '../../../protocol/reads/org.js';
@@ -74,14 +75,14 @@ export const update = handler(
       return { billing: toBilling(before), usage, changed: false };
     }
     const proof = laneHold(ctx.principal, 'billing.update') ? await ctx.requireSignature(signature) : null;
-    const [row] = await ctx.q.query<SubscriptionRow>(
+    const row = one(await ctx.q.query<SubscriptionRow>(
       `INSERT INTO billing_subscriptions AS b (org_id, plan, cycle, seats, agent_seats, contact, tax_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (org_id) DO UPDATE SET plan = $2, cycle = $3, seats = $4, agent_seats = $5, contact = $6, tax_id = $7,
               version = b.version + 1, updated_at = now()
        RETURNING plan, cycle, seats, agent_seats, contact, tax_id, version, updated_at`,
       [ctx.orgId, next.plan, next.cycle, next.seats, next.agentSeats, next.contact, next.taxId],
-    );
+    ));
     await ctx.emit('billing.subscription.update', ctx.orgId, {
       ...figures,
       fields,

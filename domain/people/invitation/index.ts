@@ -1,6 +1,6 @@
 import { ApiError, badRequest, conflict } from '../../../protocol/errors.js';
 import { invitation as c } from '../../../protocol/methods/invitation.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { requireSeat } from '../billing/index.js';
 import { family, type Family } from '../../core/family.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
@@ -36,7 +36,7 @@ export function nameFromEmail(email: string): string {
 }
 
 async function liveKeys(q: Queryable, orgId: string, memberId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, memberId]);
+  const row = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, memberId]));
   return Number(row.n);
 }
 
@@ -122,12 +122,12 @@ export const create = handler(
     if (p.teamIds !== undefined) await setTeams(ctx.q, ctx.orgId, memberId, p.teamIds);
     const invitationId = newId('ivt');
     const { token, hash } = newToken(ctx.orgId, invitationId);
-    const [row] = await ctx.q.query<InvitationRow>(
+    const row = one(await ctx.q.query<InvitationRow>(
       `INSERT INTO invitations (org_id, invitation_id, member_id, email, role, token_hash, expires_at, created_member, invited_by)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000), $8, $9)
        RETURNING ${INVITATION_COLUMNS}`,
       [ctx.orgId, invitationId, memberId, p.email, p.role, hash, INVITATION_TTL_MS, createdMember, ctx.principal.id],
-    );
+    ));
     const m = toMember(await getMember(ctx.q, ctx.orgId, memberId));
     const inv = toInvitation(row);
     const url = acceptUrl(ctx.deps, token);
@@ -164,13 +164,13 @@ export const resend = handler(c.resend, async (ctx, p) => {
   // An expired invitation held no seat: renewing it takes one again.
   if (row.expired) await requireSeat(ctx.q, ctx.orgId, 'human', 'params.invitationId');
   const { token, hash } = newToken(ctx.orgId, p.invitationId);
-  const [updated] = await ctx.q.query<InvitationRow>(
+  const updated = one(await ctx.q.query<InvitationRow>(
     `UPDATE invitations SET token_hash = $3, expires_at = now() + make_interval(secs => $4::double precision / 1000), sends = sends + 1,
             resend_times = array_append(array(SELECT t FROM unnest(resend_times) t WHERE t > now() - interval '24 hours'), now()),
             version = version + 1, updated_at = now()
       WHERE org_id = $1 AND invitation_id = $2 RETURNING ${INVITATION_COLUMNS}`,
     [ctx.orgId, p.invitationId, hash, INVITATION_TTL_MS],
-  );
+  ));
   const inv = toInvitation(updated);
   const url = acceptUrl(ctx.deps, token);
   const org = await findOrgById(ctx.q, ctx.orgId);
@@ -188,11 +188,11 @@ export const revoke = handler(c.revoke, async (ctx, p) => {
     await ctx.emit('invitation.invite.revoke', p.invitationId, { invitationId: p.invitationId, memberId: row.member_id, status: 'revoked', version: Number(row.version), noop: true });
     return { invitation: toInvitation(row), changed: false };
   }
-  const [updated] = await ctx.q.query<InvitationRow>(
+  const updated = one(await ctx.q.query<InvitationRow>(
     `UPDATE invitations SET status = 'revoked', revoked_at = now(), version = version + 1, updated_at = now()
       WHERE org_id = $1 AND invitation_id = $2 RETURNING ${INVITATION_COLUMNS}`,
     [ctx.orgId, p.invitationId],
-  );
+  ));
   // A member made for this invitation never joined: it leaves the directory, and its address is let go so the
   // same person can be invited again (and is not kept for someone who never came).
   let archived = false;

@@ -1,5 +1,5 @@
 import { badRequest } from '../../../protocol/errors.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { requireNamableMember } from './model.js';
 
 /*
@@ -16,11 +16,11 @@ export const SIBLING_ORDER = 'position NULLS LAST, lower(name), principal_id';
  * under the people lock (member, hierarchy, and the families that move reports: user.deactivate, SCIM).
  */
 export async function bumpChartRevision(q: Queryable, orgId: string): Promise<number> {
-  const [row] = await q.query<{ revision: string | number }>(
+  const row = one(await q.query<{ revision: string | number }>(
     `INSERT INTO org_charts (org_id, revision) VALUES ($1, 1)
      ON CONFLICT (org_id) DO UPDATE SET revision = org_charts.revision + 1 RETURNING revision`,
     [orgId],
-  );
+  ));
   return Number(row.revision);
 }
 

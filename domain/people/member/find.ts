@@ -1,4 +1,4 @@
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { MEMBER_STATUSES } from '../../../protocol/methods/member.js';
 import { MEMBER_COLUMNS, toMember, type Member, type MemberRow } from './model.js';
 
@@ -39,7 +39,7 @@ export async function findMembers(q: Queryable, orgId: string, c: MemberCriteria
     c.employeeIds ?? null,
     c.userNames?.map((u) => u.toLowerCase()) ?? null,
   ];
-  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM principals p WHERE ${where}`, args);
+  const { n } = one(await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM principals p WHERE ${where}`, args));
   if (c.limit === 0 || Number(n) <= c.offset) return { total: Number(n), members: [] };
   const rows = await q.query<MemberRow>(
     `SELECT ${MEMBER_COLUMNS} FROM principals p WHERE ${where} ORDER BY p.created_at, p.principal_id OFFSET $9 LIMIT $10`,

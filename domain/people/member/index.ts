@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../../protocol/errors.js';
 import { member as c } from '../../../protocol/methods/member.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
@@ -80,10 +80,10 @@ export const create = handler(c.create, async (ctx, p) => {
 
 export const get = handler(c.get, async (ctx, p) => {
   const row = await getMember(ctx.q, ctx.orgId, p.memberId);
-  const [keys] = await ctx.q.query<{ n: number }>(
+  const keys = one(await ctx.q.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
     [ctx.orgId, p.memberId],
-  );
+  ));
   return { member: toMember(row), access: { liveKeys: Number(keys.n) }, persona: await personaOf(ctx.q, ctx.orgId, p.memberId) };
 });
 
@@ -162,10 +162,10 @@ export const archive = handler(c.archive, async (ctx, p) => {
     return { member: toMember(row), changed: false };
   }
   if (p.memberId === ctx.principal.id) throw conflict(`member ${p.memberId} is you: another admin must archive you`);
-  const [keys] = await ctx.q.query<{ n: number }>(
+  const keys = one(await ctx.q.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
     [ctx.orgId, p.memberId],
-  );
+  ));
   if (Number(keys.n) > 0) {
     throw conflict(`member ${p.memberId} is ${row.status} with ${keys.n} live API key(s): revoke them first (settings.revokeApiKey), then archive`);
   }

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../../protocol/errors.js';
 import { TIERS, beyondRole, roleCovering, type PrincipalKind, type Role, type Tier } from '../../../protocol/scopes.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { hashApiKey } from '../../core/auth.js';
 import { requireSeat } from '../billing/index.js';
 import { newMemberHandle } from '../member/model.js';
@@ -53,7 +53,7 @@ export async function mintKey(q: Queryable, orgId: string, req: MintRequest): Pr
     }
     principal = { kind, id: req.principalId, name: row.name };
     // A member's first live key takes a seat (domain/billing): none free is a CONFLICT.
-    const [live] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, req.principalId]);
+    const live = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, req.principalId]));
     if (Number(live.n) === 0) await requireSeat(q, orgId, kind, 'principalId');
   } else {
     principal = { kind, id: newId(kind === 'human' ? 'usr' : 'agt'), name: req.name };
@@ -129,7 +129,7 @@ export async function revokeKeysOf(q: Queryable, orgId: string, principalId: str
 
 /** How many keys of a principal are not revoked. */
 export async function countLiveKeys(q: Queryable, orgId: string, principalId: string): Promise<number> {
-  const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, principalId]);
+  const row = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, principalId]));
   return Number(row.n);
 }
 

@@ -5,7 +5,7 @@ import { hashApiKey } from '../../core/auth.js';
 import { family, type Family } from '../../core/family.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { newId, newSecret } from '../../core/ids.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { mintKey } from '../org/keys.js';
 import { requireSeat } from '../billing/index.js';
 import { laneHold } from '../member/lane.js';
@@ -52,11 +52,11 @@ async function begin(ctx: HandlerCtx, org: Org, agentName: string) {
   const pairingId = newId('pair');
   const code = pairingCode();
   const pollSecret = newSecret('pps', 40);
-  const [row] = await ctx.q.query<{ expires_at: string }>(
+  const row = one(await ctx.q.query<{ expires_at: string }>(
     `INSERT INTO pairings (org_id, pairing_id, agent_name, code, poll_secret_hash, status, expires_at)
      VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6::double precision / 1000)) RETURNING expires_at`,
     [org.orgId, pairingId, agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
-  );
+  ));
   await ctx.emit('pairing.request.create', pairingId, { pairingId, agentName });
   return { pairingId, status: 'pending' as const, expiresAt: row.expires_at, code, pollSecret, message: askAdmin(org.slug, pairingId, code) };
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { ApiError } from '../../../protocol/errors.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { LimitCtx } from '../../core/handler.js';
 
 /*
@@ -107,11 +107,11 @@ export async function limitPairingCall(ctx: LimitCtx, p: { orgSlug: string; pair
 export async function checkPendingCap(q: Queryable, org: { orgId: string; slug: string }, pendingMax: number): Promise<void> {
   if (pendingMax <= 0) return;
   await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('pairings:' || $1, 0))`, [org.orgId]);
-  const [row] = await q.query<{ pending: number; first_free: number | null }>(
+  const row = one(await q.query<{ pending: number; first_free: number | null }>(
     `SELECT count(*)::int AS pending, ceil(extract(epoch FROM min(expires_at) - now()))::int AS first_free
        FROM pairings WHERE org_id = $1 AND status = 'pending' AND expires_at > now()`,
     [org.orgId],
-  );
+  ));
   if (row.pending >= pendingMax) {
     const seconds = Math.max(1, row.first_free ?? 1);
     throw new ApiError(

@@ -1,7 +1,7 @@
 import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import { badRequest, conflict } from '../../../protocol/errors.js';
 import { persona as c } from '../../../protocol/methods/persona.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
@@ -62,11 +62,11 @@ export const generateAgentId = handler(
     );
     const fields = { role: p.role, goal: p.goal, backstory: p.backstory ?? null, instructions: p.instructions ?? [], tone: p.tone ?? null, toolsets: p.toolsets ?? [] };
     const prompt = compilePrompt(fields, await orgFacts(ctx.q, ctx.orgId, agentId));
-    const [row] = await ctx.q.query<PersonaRow>(
+    const row = one(await ctx.q.query<PersonaRow>(
       `INSERT INTO personas (org_id, agent_id, role, goal, backstory, instructions, tone, toolsets, prompt, prompt_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${PERSONA_COLUMNS}`,
       [ctx.orgId, agentId, fields.role, fields.goal, fields.backstory, fields.instructions, fields.tone, fields.toolsets, prompt, promptHash(prompt)],
-    );
+    ));
     const persona = toPersona(row);
     const agent = toMember(await getMember(ctx.q, ctx.orgId, agentId));
     await ctx.emit('persona.agent.generate', agentId, {

@@ -1,7 +1,7 @@
 import { lazyModule } from '../../../config/lazy.js';
 import { badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { MAX_SECTIONS, profile as c } from '../../../protocol/methods/profile.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { family, type Family } from '../../core/family.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
@@ -151,10 +151,10 @@ const humanProfileHold = (ctx: HandlerCtx, member: MemberRow, what: string, para
 export const addSection = handler(c.addSection, async (ctx, p) => {
   const member = await requireProfileWriter(ctx.q, ctx.principal, 'profile.addSection', ctx.orgId, p.memberId);
   await lockProfile(ctx.q, ctx.orgId, p.memberId);
-  const [{ n }] = await ctx.q.query<{ n: number }>(
+  const { n } = one(await ctx.q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM profile_sections WHERE org_id = $1 AND member_id = $2 AND status = 'live'`,
     [ctx.orgId, p.memberId],
-  );
+  ));
   if (Number(n) >= MAX_SECTIONS) throw conflict(`profile of ${p.memberId} already has ${MAX_SECTIONS} sections, the most it may hold: delete one (profile.deleteSection) or add to an existing one`);
   await humanProfileHold(ctx, member, `Add the section "${p.title}"`, p);
   const sectionId = newId('psec');

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 
 /**
  * Live teams by exact id or name, oldest first, with the total and each team's member ids: the lookups of a
@@ -35,7 +35,7 @@ export async function findTeams(q: Queryable, orgId: string, c: TeamCriteria): P
   const where = `t.org_id = $1 AND t.status = 'live' AND ($2::text[] IS NULL OR t.team_id = ANY($2::text[]))
     AND ($3::text[] IS NULL OR lower(t.name) = ANY($3::text[]))`;
   const args = [orgId, c.ids ?? null, c.names?.map((n) => n.toLowerCase()) ?? null];
-  const [{ n }] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM teams t WHERE ${where}`, args);
+  const { n } = one(await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM teams t WHERE ${where}`, args));
   if (c.limit === 0 || Number(n) <= c.offset) return { total: Number(n), teams: [] };
   const rows = await q.query<Row>(
     `SELECT t.team_id, t.name, t.version, t.created_at, t.updated_at,

@@ -1,7 +1,7 @@
 import { badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { decodeCursor, encodeCursor, strings } from '../../core/cursor.js';
 import { team as c } from '../../../protocol/methods/team.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
@@ -138,11 +138,11 @@ export const remove = handler(c.delete, async (ctx, p) => {
   if (subs.length > 0) {
     throw conflict(`team ${p.teamId} is live with sub-teams (${subs.map((s) => s.team_id).join(', ')}): move them (team.update parentTeamId) or delete them first`);
   }
-  const [humans] = await ctx.q.query<{ n: number }>(
+  const humans = one(await ctx.q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM member_teams mt JOIN principals p ON p.org_id = mt.org_id AND p.principal_id = mt.member_id
       WHERE mt.org_id = $1 AND mt.team_id = $2 AND p.kind = 'human'`,
     [ctx.orgId, p.teamId],
-  );
+  ));
   // The agent lane (domain/people/member/lane.ts): humans leave a team by a human's hand or approval.
   await laneSignature(ctx, Number(humans.n) > 0, {
     subjectId: p.teamId,

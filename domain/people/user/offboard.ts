@@ -1,6 +1,6 @@
 import { badRequest, conflict } from '../../../protocol/errors.js';
 import { user as c } from '../../../protocol/methods/user.js';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { heldWork } from '../held-work.js';
 import { revokeInvitationsOf } from '../invitation/model.js';
 import { handler } from '../../core/handler.js';
@@ -55,7 +55,7 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   await refuseLastAdmin(ctx.q, ctx.orgId, row, `offboard ${p.userId}`);
   const transferTo = p.transferTo ?? row.manager_id;
   if (!transferTo) throw badRequest('params.transferTo', `${p.userId} has no manager to take over their work: name who does`);
-  const [sponsored] = await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]);
+  const sponsored = one(await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]));
   await checkTransferee(ctx.q, ctx.orgId, p.userId, transferTo, p.transferTo !== undefined, Number(sponsored.n) > 0);
 
   // The agent lane (domain/people/member/lane.ts): a human is offboarded by a human's hand or approval, who may name transferTo.

@@ -4,6 +4,7 @@ import { method } from '../../../protocol/contract.js';
 import { HoldResult } from '../../../protocol/frames.js';
 import { handler, type MethodHandler } from '../../../domain/core/handler.js';
 import { signaturePayloadHash } from '../../../domain/approval/signature.js';
+import { one } from '../../../db/types.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 
@@ -87,7 +88,7 @@ describe('release mode', () => {
     expect(await sentTo('m1')).toBeNull();
     const filed = await s.client.ok('approval.get', { approvalId: r.approval.approvalId });
     expect(filed).toMatchObject({ status: 'pending', requestedBy: agent.principal.id, completion: 'release', heldAct: { method: 'email.send' } });
-    const [row] = await s.runtime.db.query<{ requested_key: string }>('SELECT requested_key FROM approvals WHERE org_id = $1 AND approval_id = $2', [s.org.orgId, r.approval.approvalId]);
+    const row = one(await s.runtime.db.query<{ requested_key: string }>('SELECT requested_key FROM approvals WHERE org_id = $1 AND approval_id = $2', [s.org.orgId, r.approval.approvalId]));
     expect(row.requested_key).toBe(agent.keyId);
 
     const replay = await hold('m1');

@@ -4,6 +4,7 @@ import { META_TOOLS } from '../../../mcp/meta-tools.js';
 import { booksServer, idem, refusalApproval, type BooksServer } from '../books/setup.js';
 import { head, refused } from '../../helpers/calls.js';
 import { connectInMemory, payRuns, structured, toolError, type DraftRun } from '../../mcp/fixtures.js';
+import { one } from '../../../db/types.js';
 
 /*
  * The signature law (issue 13): a proof is only ever an approval bound to a hold the server recorded, whose summary
@@ -26,8 +27,7 @@ const agent = () => s.agent.apiKey;
 const approver = () => s.approver.apiKey;
 
 async function payRun(runId: string): Promise<{ status: string; journal_id: string | null }> {
-  const [row] = await s.runtime.db.query<{ status: string; journal_id: string | null }>('SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2', [s.org.orgId, runId]);
-  return row;
+  return one(await s.runtime.db.query<{ status: string; journal_id: string | null }>('SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2', [s.org.orgId, runId]));
 }
 
 /** A real drafted pay run, held by the agent: the hold frame. */
@@ -223,7 +223,7 @@ describe('every other way in', () => {
     await refused(s.client, 'approval.request', file(hold, { kind: 'books.signature', summary: 'x' }), 'GOVERNANCE_NOT_READY', { message: /the hold expired/, key: agent() });
     const again = await s.client.ok('books.payrollSign', { runId: hold.subjectId }, { key: agent(), idem: idem() });
     const filed = await s.client.ok('approval.request', file(again, { kind: 'books.signature', summary: 'x' }), { key: agent() });
-    const [row] = await s.runtime.db.query<{ expires_at: string }>('SELECT expires_at FROM signature_holds WHERE org_id = $1 AND payload_hash = $2', [s.org.orgId, hold.approval.payloadHash]);
+    const row = one(await s.runtime.db.query<{ expires_at: string }>('SELECT expires_at FROM signature_holds WHERE org_id = $1 AND payload_hash = $2', [s.org.orgId, hold.approval.payloadHash]));
     expect(filed.expiresAt).toBe(row.expires_at);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
 import { declareGovernance } from './setup.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
@@ -51,11 +52,11 @@ describe('concurrent board acts', () => {
       ];
       const [del, ...others] = await Promise.all(calls);
       for (const r of [del, ...others]) expect(['ok', 'NOT_FOUND', 'CONFLICT'], r.raw).toContain(r.body.ok ? 'ok' : r.body.error.code);
-      const [left] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_workstreams WHERE workstream_id = $1', [ws.id]);
+      const left = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_workstreams WHERE workstream_id = $1', [ws.id]));
       if (del.body.ok) {
         expect(left.n).toBe(0);
         // Whatever was created before the delete was detached or refused it; nothing points at the deleted row.
-        const [dangling] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_tasks WHERE workstream_id = $1', [ws.id]);
+        const dangling = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_tasks WHERE workstream_id = $1', [ws.id]));
         expect(dangling.n).toBe(0);
       } else {
         expect(del.body.error.code).toBe('CONFLICT');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
 import { MISSING } from './setup.js';
 import { expectOk, head, mutate, otherOrg, refused } from '../../helpers/calls.js';
@@ -115,7 +116,7 @@ describe('board.deleteWorkstream', () => {
     expect(result).toEqual({ workstreamId: ws.id, deleted: true, movedTasks: 0, detachedTasks: 0 });
     expect(event.payload).toEqual({ name: ws.name, movedTasks: 0, detachedTasks: 0, moveTasksTo: null });
     await refused(c, 'board.updateWorkstream', { workstreamId: ws.id, name: 'x' }, 'NOT_FOUND');
-    const [left] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_comments WHERE workstream_id = $1', [ws.id]);
+    const left = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM board_comments WHERE workstream_id = $1', [ws.id]));
     expect(left.n).toBe(0);
   });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../../db/index.js';
 import { parseCsv } from '../../../domain/books/reconciliation/csv.js';
 import { parseOfx } from '../../../domain/books/reconciliation/ofx.js';
+import { one } from '../../../db/types.js';
 import { booksServer, type BooksServer } from './setup.js';
 import { eventsAfter, head } from '../../helpers/calls.js';
 import { csvOf, freshDesk, postImport, type Desk } from './reconciliation-kit.js';
@@ -110,7 +111,7 @@ describe('CSV statements', () => {
     expect(rows[0]).toEqual({ bank_txn_id: 'TX-1', date: '2026-11-03', amount_cents: 110000, description: 'DEPOSIT HARBOUR CAFE', payee: 'Harbour Cafe', reference: 'INV-0001', status: 'UNMATCHED' });
     // Two identical coffees on one day stay two lines: the derived id counts them within the file.
     expect(rows[1]).toMatchObject({ amount_cents: -5550, payee: null, reference: null, bank_txn_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
-    expect(rows[2].bank_txn_id).not.toBe(rows[1].bank_txn_id);
+    expect(rows[2]?.bank_txn_id).not.toBe(rows[1]?.bank_txn_id);
 
     const again = await imported(d, { format: 'csv', content });
     expect(again).toMatchObject({ lines: 3, imported: 0, duplicates: 3 });
@@ -230,7 +231,7 @@ pgliteOnly('tests/domain/books/import (the CLI)')('npm run cli -- import', () =>
         `SELECT kind, actor FROM events WHERE org_id = (SELECT org_id FROM orgs WHERE slug = 'cli-books') ORDER BY seq`,
       );
       expect(events).toEqual([{ kind: 'org.record.create', actor: '' }, ...Array(3).fill({ kind: 'books.feed.import', actor: '' })]);
-      const [{ c }] = await db.query<{ c: number }>('SELECT count(*)::int AS c FROM books_feed_lines');
+      const { c } = one(await db.query<{ c: number }>('SELECT count(*)::int AS c FROM books_feed_lines'));
       expect(c).toBe(4);
     } finally {
       await db.close();

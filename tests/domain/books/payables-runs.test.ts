@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { reconcilePaymentRun, settleBill } from '../../../domain/books/payables/settle.js';
 import type { HandlerCtx } from '../../../domain/core/handler.js';
+import { one } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { MISSING, approveHold, booksServer, checkInvariants, expectHold, idem, mutate, type BooksServer } from './setup.js';
 import { otherOrg, refused } from '../../helpers/calls.js';
@@ -46,7 +47,7 @@ async function executeRun(billIds: string[], payDate = PAY_DATE) {
 }
 const runIdOf = (payDate: string, ids: string[]) => `brun_${sha256Hex(`${payDate}\n${[...ids].sort().join(',')}`).slice(0, 16)}`;
 const billById = async (id: string) => (await s.client.ok('books.bills', { limit: 200 })).bills.find((b: any) => b.id === id);
-const count = async (sql: string, args: unknown[]) => Number((await s.runtime.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, args))[0].n);
+const count = async (sql: string, args: unknown[]) => Number(one(await s.runtime.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, args)).n);
 const journal = async (journalId: string) =>
   s.runtime.db.query('SELECT account_code, amount_cents, contact_id FROM books_journal_lines WHERE org_id = $1 AND journal_id = $2 ORDER BY line_no', [s.org.orgId, journalId]);
 
@@ -84,7 +85,7 @@ describe('books.billScheduleRun', () => {
       ]);
       expect(await billById(paid.billId)).toMatchObject({ status: 'PAID', amountDueCents: 0, amountPaidCents: paid.amountCents, runId });
     }
-    const [{ date }] = await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [s.org.orgId, result.run.bills[0].journalId]);
+    const { date } = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [s.org.orgId, result.run.bills[0].journalId]));
     expect(date).toBe(PAY_DATE);
     await invariants();
 
@@ -125,7 +126,7 @@ describe('books.billScheduleRun', () => {
     for (let i = 0; i < 12; i++) bills.push(await authorised(supplier, 1000 + i));
     const { run } = await executeRun(bills.map((b) => b.id));
     expect(run.totalCents).toBe(12066);
-    const [hold] = await s.runtime.db.query<{ summary: string }>('SELECT summary FROM signature_holds WHERE org_id = $1 AND subject_id = $2', [s.org.orgId, run.id]);
+    const hold = one(await s.runtime.db.query<{ summary: string }>('SELECT summary FROM signature_holds WHERE org_id = $1 AND subject_id = $2', [s.org.orgId, run.id]));
     expect(hold.summary.length).toBeLessThanOrEqual(500);
     expect(hold.summary).toMatch(/^Pay 12 bills on 2026-11-30: \$120\.66 \(.*, and \d+ more\)$/);
   });

@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { setLockDate } from '../../../domain/books/policy.js';
 import { settleBill } from '../../../domain/books/payables/settle.js';
 import type { HandlerCtx } from '../../../domain/core/handler.js';
+import { one } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { MISSING, booksServer, checkInvariants, idem, mutate, type BooksServer } from './setup.js';
 import { expectOk, otherOrg, refused } from '../../helpers/calls.js';
@@ -259,7 +260,7 @@ describe('books.billApprove', () => {
     await setLockDate(s.runtime.db, desk.orgId, '2026-09-30');
     const bill = await capture({ issueDate: '2026-09-15', dueDate: '2026-10-15', totalCents: 1100 }, desk);
     const res = await approve(bill.id, desk);
-    const [j] = await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]);
+    const j = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]));
     expect(j.date).toBe('2026-11-02');
     await invariants(desk.orgId);
   });
@@ -361,7 +362,7 @@ describe('books.billReturn', () => {
     await approve(bill.id, desk);
     await setLockDate(s.runtime.db, desk.orgId, '2026-09-30');
     const res = await desk.client.ok('books.billReturn', { id: bill.id, reason: 'Duplicate' });
-    const [j] = await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]);
+    const j = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]));
     expect(j.date).toBe('2026-11-02');
     await invariants(desk.orgId);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBusinessDays, addSgBusinessDays, isSgBusinessDay, sgHolidaysBetween, stateWideHolidaysOn } from '../../../domain/books/calendar.js';
 import { loadRunView } from '../../../domain/books/payroll/run-model.js';
 import { RULE_WORDS } from '../../../domain/books/tax/model.js';
+import { one } from '../../../db/types.js';
 import { payrollKit } from './payroll-kit.js';
 import { feedLine } from './reconciliation-kit.js';
 import { booksServer, checkInvariants, type BooksServer } from './setup.js';
@@ -102,7 +103,7 @@ describe('first contributions: 20 business days', () => {
   it('a change to a new fund (books.onboardingAdvance super again): the first run paid after it; a member-number fix is not a new fund', async () => {
     const d = await desk();
     const jane = await k.hire(d, { startDate: '2026-09-01' });
-    const [{ onboarding_id: id }] = await s.runtime.db.query<{ onboarding_id: string }>('SELECT onboarding_id FROM books_onboardings WHERE org_id = $1', [d.orgId]);
+    const { onboarding_id: id } = one(await s.runtime.db.query<{ onboarding_id: string }>('SELECT onboarding_id FROM books_onboardings WHERE org_id = $1', [d.orgId]));
     await payRun(d, '2026-09-01', '2026-09-14', '2026-09-16', [{ employee: jane, superCents: 10_000 }]);
     const before = await payRun(d, '2026-09-15', '2026-09-28', '2026-09-30', [{ employee: jane, superCents: 10_000 }]);
     s.clock.set('2026-10-06');
@@ -145,7 +146,7 @@ describe('first contributions: 20 business days', () => {
 
     const again = await k.hire(d, { startDate: '2026-10-01', rehireOf: jane.id });
     expect(again).toMatchObject({ status: 'ACTIVE', rehireOf: jane.id });
-    const [former] = await s.runtime.db.query<{ status: string }>('SELECT status FROM books_employees WHERE org_id = $1 AND employee_id = $2', [d.orgId, jane.id]);
+    const former = one(await s.runtime.db.query<{ status: string }>('SELECT status FROM books_employees WHERE org_id = $1 AND employee_id = $2', [d.orgId, jane.id]));
     expect(former.status).toBe('ENDED');
     const run = await payRun(d, '2026-10-01', '2026-10-14', '2026-10-14', [{ employee: again, superCents: 11_000 }]);
     const later = await payRun(d, '2026-10-15', '2026-10-28', '2026-10-28', [{ employee: again, superCents: 11_000 }]);

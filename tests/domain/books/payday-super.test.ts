@@ -3,6 +3,7 @@ import { addBusinessDays, holidayOn, isBusinessDay } from '../../../domain/books
 import { loadRunView } from '../../../domain/books/payroll/run-model.js';
 import { setBooksState } from '../../../domain/books/settings.js';
 import { PAYDAY_RULE, QUARTERLY_RULE, superDueDate } from '../../../domain/books/tax/model.js';
+import { one } from '../../../db/types.js';
 import { payrollKit } from './payroll-kit.js';
 import { booksServer, checkInvariants, type BooksServer } from './setup.js';
 import { ack, brief, payRun as kitPayRun, paySuper as kitPaySuper, superAsAt, desk as superDesk, type Desk, type Slip } from './super-kit.js';
@@ -190,10 +191,10 @@ describe('books.taxObligations: super by pay run', () => {
     expect((await d.client.get('policy')).body.books.state).toBe('VIC');
     // The law's business days are the same wherever the employer is: the state moves no Payday Super due date.
     expect(await due()).toEqual(['2026-10-12', '2026-10-19']);
-    const [event] = await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
+    const event = one(await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
       `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.set_state'`,
       [d.orgId],
-    );
+    ));
     expect({ ...event, payload: JSON.parse(event.payload) }).toMatchObject({ kind: 'books.settings.set_state', actor: '', payload: { state: 'VIC', previous: 'NSW', by: 'system' } });
     await expect(setBooksState(s.runtime.db, d.slug, 'Victoria')).rejects.toThrow(/^--state: must be one of ACT, NSW/);
   });

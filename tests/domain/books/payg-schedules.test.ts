@@ -12,6 +12,7 @@ import { verifyOrgChain } from '../../../ledger/verify.js';
 import { allEvents, DATABASE_URL, testServer } from '../../helpers/harness.js';
 import { expectError } from '../../helpers/frames.js';
 import { freshDatabase } from '../../multiprocess/harness.js';
+import { one } from '../../../db/types.js';
 import type { BooksServer } from './setup.js';
 import { TestClock } from '../../helpers/clock.js';
 import { payrollKit } from './payroll-kit.js';
@@ -78,7 +79,7 @@ describe('the pay date chooses the schedule and the super rate', () => {
     for (const [payDate, year] of [['2027-07-01', '2027-28'], ['2027-07-03', '2027-28'], ['2024-06-30', '2023-24']]) {
       const { d, res } = await fortnightPaid(payDate);
       expectError(res, 'CONFLICT', new RegExp(`^payDate: no PAYG schedule loaded for payments on ${payDate}: load the ATO's Schedule 1 for ${year} with npm run cli -- payg-import <file>`));
-      const [{ n }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_pay_runs WHERE org_id = $1', [d.orgId]);
+      const { n } = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_pay_runs WHERE org_id = $1', [d.orgId]));
       expect(n).toBe(0);
     }
   });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import type { HandlerCtx } from '../../../domain/core/handler.js';
 import { settleClaim } from '../../../domain/books/expenses/index.js';
 import { recordStpResponse, settlePayRun } from '../../../domain/books/payroll/index.js';
@@ -85,8 +85,8 @@ export function payrollKit(s: BooksServer) {
         [journalId],
       ),
     journalHead: async (journalId: string) =>
-      (await db.query<{ date: string; source_kind: string; source_id: string; reverses: string | null }>('SELECT date, source_kind, source_id, reverses FROM books_journals WHERE journal_id = $1', [journalId]))[0],
-    journalCount: async (d: Desk) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_journals WHERE org_id = $1', [d.orgId]))[0].n,
+      one(await db.query<{ date: string; source_kind: string; source_id: string; reverses: string | null }>('SELECT date, source_kind, source_id, reverses FROM books_journals WHERE journal_id = $1', [journalId])),
+    journalCount: async (d: Desk) => one(await db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_journals WHERE org_id = $1', [d.orgId])).n,
     /** What bank matching does when a bank line pays a run's wages or reimburses a claim. */
     payWages: (d: Desk, runId: string, amountCents: number, date = '2026-11-15') => db.tx((q) => settlePayRun(asCtx(q, d.orgId), runId, { amountCents, date })),
     reimburse: (d: Desk, claimId: string, amountCents: number, date = '2026-11-02') => db.tx((q) => settleClaim(asCtx(q, d.orgId), claimId, { amountCents, date })),

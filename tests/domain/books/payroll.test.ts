@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import type { TestClient } from '../../helpers/harness.js';
 import { MISSING, booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
 import { otherOrg, refused } from '../../helpers/calls.js';
@@ -198,7 +199,7 @@ describe('books.payrollSign', () => {
     await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: d.agent, idem: idem() });
     expect(await k.journalCount(d)).toBe(1);
     // The proof was consumed with the act: single-use, and bound to this run.
-    const [proof] = await s.runtime.db.query<{ consumed_at: string | null }>('SELECT consumed_at FROM approvals WHERE approval_id = $1', [approvalId]);
+    const proof = one(await s.runtime.db.query<{ consumed_at: string | null }>('SELECT consumed_at FROM approvals WHERE approval_id = $1', [approvalId]));
     expect(proof.consumed_at).not.toBeNull();
     const next = await k.draft(d, NOV2);
     await refused(d.client, 'books.payrollSign', { runId: next.id, approvalId }, 'CONFLICT', { message: /subject/, key: d.agent, idem: idem() });

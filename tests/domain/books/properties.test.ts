@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../../db/types.js';
+import { one, type Queryable } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { booksServer, checkInvariants, refusalApproval, type BooksServer, withSignature } from './setup.js';
 import { eventsAfter, fileAndApprove, head } from '../../helpers/calls.js';
@@ -26,7 +26,7 @@ async function booksDigest(q: Queryable, orgId: string): Promise<string> {
   );
   const parts: string[] = [];
   for (const { t } of tables) {
-    const [row] = await q.query<{ d: string | null }>(`SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS d FROM ${t} x WHERE org_id = $1`, [orgId]);
+    const row = one(await q.query<{ d: string | null }>(`SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) AS d FROM ${t} x WHERE org_id = $1`, [orgId]));
     parts.push(`${t}:${row.d ?? ''}`);
   }
   return parts.join(',');

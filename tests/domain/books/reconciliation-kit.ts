@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { one } from '../../../db/types.js';
 import { TestClient, freshOrg } from '../../helpers/harness.js';
 import { checkInvariants, idem, refusalApproval, type BooksServer, withSignature } from './setup.js';
 import { expectOk, fileAndApprove } from '../../helpers/calls.js';
@@ -65,13 +66,13 @@ export async function feedLine(
   const res = await postImport(desk.client, { format: 'csv', content: csvOf([row]) });
   expect(res.status, res.raw).toBe(200);
   expect(res.body.result).toMatchObject({ lines: 1, imported: 1, duplicates: 0 });
-  const [line] = await s.runtime.db.query<{ line_id: string }>('SELECT line_id FROM books_feed_lines WHERE org_id = $1 AND bank_txn_id = $2', [desk.orgId, id]);
+  const line = one(await s.runtime.db.query<{ line_id: string }>('SELECT line_id FROM books_feed_lines WHERE org_id = $1 AND bank_txn_id = $2', [desk.orgId, id]));
   return line.line_id;
 }
 
 /** One line as books.feedLines shows it (the page that starts just before it). */
 export async function readLine(s: BooksServer, desk: Desk, lineId: string): Promise<any> {
-  const [{ n }] = await s.runtime.db.query<{ n: number }>('SELECT n FROM books_feed_lines WHERE org_id = $1 AND line_id = $2', [desk.orgId, lineId]);
+  const { n } = one(await s.runtime.db.query<{ n: number }>('SELECT n FROM books_feed_lines WHERE org_id = $1 AND line_id = $2', [desk.orgId, lineId]));
   const page = expectOk('books.feedLines', await desk.client.rpc('books.feedLines', { cursor: n - 1, limit: 1 }));
   expect(page.feedLines[0]?.id).toBe(lineId);
   return page.feedLines[0];
@@ -91,7 +92,7 @@ export const journalsOfLine = (s: BooksServer, orgId: string, lineId: string) =>
   );
 
 export const journalCount = async (s: BooksServer, orgId: string) =>
-  Number((await s.runtime.db.query<{ c: number }>('SELECT count(*)::int AS c FROM books_journals WHERE org_id = $1', [orgId]))[0].c);
+  Number(one(await s.runtime.db.query<{ c: number }>('SELECT count(*)::int AS c FROM books_journals WHERE org_id = $1', [orgId])).c);
 
 export const invariants = (s: BooksServer, orgId: string) => checkInvariants(s.runtime.db, orgId);
 

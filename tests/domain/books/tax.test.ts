@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHOD_HANDLERS } from '../../../domain/deployed.js';
 import { computeBas } from '../../../domain/books/tax/index.js';
+import { one } from '../../../db/types.js';
 import type { TestClient } from '../../helpers/harness.js';
 import { MISSING, booksServer, expectHold, idem, mutate, type BooksServer } from './setup.js';
 import { expectOk, head, otherOrg, refused } from '../../helpers/calls.js';
@@ -263,12 +264,12 @@ describe('books.taxObligations', () => {
 async function stpFixture(o: Org): Promise<boolean> {
   const [t] = await s.runtime.db.query<{ t: string | null }>(`SELECT to_regclass('books_stp_events')::text AS t`);
   if (!t?.t) return false;
-  const runs = await s.runtime.db.query<{ journal_id: string }>(`SELECT journal_id FROM books_journals WHERE org_id = $1 AND source_kind = 'pay_run'`, [o.orgId]);
+  const run = one(await s.runtime.db.query<{ journal_id: string }>(`SELECT journal_id FROM books_journals WHERE org_id = $1 AND source_kind = 'pay_run'`, [o.orgId]));
   const insertRun = (runId: string, payDate: string) =>
     s.runtime.db.query(
       `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, paid_cents, journal_id, created_by)
        VALUES ($1, $2, $3, $3, $3, 'POSTED', 1, 500000, 100000, 60000, 400000, 400000, $4, 'test')`,
-      [o.orgId, runId, payDate, runs[0].journal_id],
+      [o.orgId, runId, payDate, run.journal_id],
     );
   const insertStp = (stpId: string, runId: string, status: string, payDate: string) =>
     s.runtime.db.query(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { onPostgres, testServer, type TestServer } from '../../helpers/harness.js';
 import { newOrg } from './kit.js';
 import { ok } from '../../helpers/calls.js';
@@ -18,7 +19,7 @@ afterAll(() => s.close());
 const call = (method: string, params: Record<string, unknown>) => ok(s.client, method, params);
 const draft = async (payeeName: string) => (await call('books.invoiceDraft', { payeeName, description: 'Work', totalCents: 11_000, dueDays: 14 })).invoice.contact as { id: string; name: string };
 const partyOf = async (contactId: string) =>
-  (await s.runtime.db.query<{ party_id: string }>('SELECT party_id FROM books_contact_roles WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId]))[0].party_id;
+  one(await s.runtime.db.query<{ party_id: string }>('SELECT party_id FROM books_contact_roles WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId])).party_id;
 const getOrg = async (id: string) => (await call('directory.getOrg', { orgId: id })).org;
 
 describe('findOrCreateContact', () => {

@@ -6,7 +6,7 @@ import { seedDemo, type DemoResult } from '../../../cli/demo.js';
 import { migrate } from '../../../db/migrate.js';
 import { openPglite } from '../../../db/pglite.js';
 import { openPostgres } from '../../../db/postgres.js';
-import type { Db, Queryable } from '../../../db/types.js';
+import { one, type Db, type Queryable } from '../../../db/types.js';
 import { createRuntime, type Runtime } from '../../../domain/deployed.js';
 import { buildApp } from '../../../gateway/app.js';
 import { verifyOrgChain } from '../../../ledger/verify.js';
@@ -60,7 +60,7 @@ async function copyTables(from: Queryable, to: Db, orgId: string): Promise<void>
     await q.query(`SET LOCAL session_replication_role = replica`); // rows arrive in any order: no foreign-key triggers
     for (const t of tables) {
       const tenant = t.columns.includes('org_id');
-      const [{ rows: all }] = await from.query<{ rows: Row[] | null }>(`SELECT jsonb_agg(to_jsonb(t)) AS rows FROM "${t.table_name}" t ${tenant ? 'WHERE org_id = $1' : ''}`, tenant ? [orgId] : []);
+      const { rows: all } = one(await from.query<{ rows: Row[] | null }>(`SELECT jsonb_agg(to_jsonb(t)) AS rows FROM "${t.table_name}" t ${tenant ? 'WHERE org_id = $1' : ''}`, tenant ? [orgId] : []));
       const rows = all?.map((r) => AS_AT_033[t.table_name]?.(r) ?? r).filter((r) => r !== DROP);
       await q.query(`DELETE FROM "${t.table_name}"`);
       if (!rows?.length) continue;
@@ -195,7 +195,7 @@ describe('scenario 1: migration', () => {
   });
 
   it('a restart appends nothing more (the step is done once)', async () => {
-    const count = async () => (await B.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [demo.orgId]))[0].n;
+    const count = async () => one(await B.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [demo.orgId])).n;
     const before = await count();
     await appB.close();
     await B.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { onPostgres, testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
 import { err, eventsAfter, head, ok, otherOrg } from '../../helpers/calls.js';
 import { keyWith, markMerged, newOrg, newPerson } from './kit.js';
@@ -127,7 +128,7 @@ describe('directory.removeChannel', () => {
     await markMerged(s, merged.id, survivor.id);
     const [mine] = (await call('directory.getPerson', { personId: survivor.id })).person.channels;
     expect(mine).toBeUndefined();
-    const mergedChannel = (await s.runtime.db.query<{ channel_id: string }>('SELECT channel_id FROM directory_channels WHERE org_id = $1 AND party_id = $2', [s.org.orgId, merged.id]))[0];
+    const mergedChannel = one(await s.runtime.db.query<{ channel_id: string }>('SELECT channel_id FROM directory_channels WHERE org_id = $1 AND party_id = $2', [s.org.orgId, merged.id]));
     const seq = await head(s.client);
     expect(await fail('directory.removeChannel', { channelId: foreign.channels[0].id })).toEqual({ code: 'NOT_FOUND', message: `channel ${foreign.channels[0].id} not found` });
     expect((await fail('directory.removeChannel', { channelId: 'chn_nothing' })).code).toBe('NOT_FOUND');

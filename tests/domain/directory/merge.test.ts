@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { onPostgres, type TestClient } from '../../helpers/harness.js';
 import { canaryServer, expectNoCanary, type CanaryServer } from '../../helpers/canary.js';
 import { err, eventsAfter, expectOk, head, ok, otherOrg } from '../../helpers/calls.js';
@@ -234,7 +235,7 @@ describe('directory.executeMerge', () => {
     await execute(merge.id);
     expect((await getOrg(a.id)).roles.map((r: any) => r.refId)).toEqual([alpha.contact.id, beta.contact.id]);
     const name = async (contactId: string) =>
-      (await s.runtime.db.query<{ name: string }>('SELECT name FROM books_contacts WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId]))[0].name;
+      one(await s.runtime.db.query<{ name: string }>('SELECT name FROM books_contacts WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId])).name;
     expect(await name(beta.contact.id)).toBe('Alpha Merge Traders');
     expect((await draft('beta merge supplies')).contact.id).toBe(alpha.contact.id);
     await call('directory.revertMerge', { mergeId: merge.id });

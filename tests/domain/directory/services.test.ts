@@ -5,6 +5,7 @@ import { partyRefs } from '../../../domain/directory/refs.js';
 import { FamilySet, type Family } from '../../../domain/core/family.js';
 import { DEPLOYED } from '../../../domain/deployed.js';
 import { ApiError } from '../../../protocol/errors.js';
+import { one } from '../../../db/types.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 import { head, ok } from '../../helpers/calls.js';
 import { markMerged, newOrg, newPerson } from './kit.js';
@@ -75,7 +76,7 @@ describe('touchAwareness', () => {
     expect(await head(s.client)).toBe(seq); // the caller's own event is the record
     const detail = (await ok(s.client, 'directory.getPerson', { personId: p.id })).person;
     expect(detail.awareness).toEqual([{ id, principalId: member, level: 'knows_of', lastInteractionAt: '2026-01-02T03:04:05.000Z' }]);
-    const [row] = await s.runtime.db.query<{ interactions: number }>('SELECT interactions FROM directory_awareness WHERE org_id = $1 AND awareness_id = $2', [s.org.orgId, id]);
+    const row = one(await s.runtime.db.query<{ interactions: number }>('SELECT interactions FROM directory_awareness WHERE org_id = $1 AND awareness_id = $2', [s.org.orgId, id]));
     expect(row.interactions).toBe(2);
     await s.runtime.db.query(`UPDATE directory_awareness SET level = NULL, level_source = 'declared' WHERE org_id = $1 AND awareness_id = $2`, [s.org.orgId, id]);
     await tx((q) => touchAwareness(q, s.org.orgId, { partyId: p.id, principalId: member }));
@@ -122,12 +123,12 @@ describe('dir_fold and the search columns', () => {
   it('the stored search columns are what the declaration says; the indexes serve equal names and trigrams', async () => {
     await newOrg(s.client, { name: 'Columns Check Pty Ltd', aliases: ['Old Columns'], tags: ['x'], website: 'columns.example.com' });
     await newPerson(s.client, { given: 'Col', family: 'Umns', title: 'Checker', tags: ['y'] });
-    const [differ] = await s.runtime.db.query<{ n: number; total: number }>(
+    const differ = one(await s.runtime.db.query<{ n: number; total: number }>(
       `SELECT count(*) FILTER (WHERE search_doc IS DISTINCT FROM ${partySearch.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${partySearch.columns.search_fuzzy})::int AS n,
               count(*)::int AS total
          FROM directory_parties WHERE org_id = $1`,
       [s.org.orgId],
-    );
+    ));
     expect(differ).toEqual({ n: 0, total: expect.any(Number) });
     expect(differ.total).toBeGreaterThan(5);
     const plan = await s.runtime.db.tx(async (q) => {

@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
+import { one } from '../../../db/types.js';
 import { it } from '../../helpers/fixtures.js';
 import { eventsAfter, head, mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import { clientSha, makeDoc, readAll, sharedDoc, textOf, write } from './docs-kit.js';
@@ -245,7 +246,7 @@ describe('files.docWriteRevision', () => {
     await ok(o.s, 'files.delete', { fileId: file.id }, o.mia.key);
     await ok(o.s, 'files.delete', { fileId: file.id, permanent: true }, o.mia.key);
     for (const table of ['doc_revisions', 'doc_blocks', 'doc_suggestions']) {
-      const [{ n }] = await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1 AND file_id = $2`, [o.s.org.orgId, file.id]);
+      const { n } = one(await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1 AND file_id = $2`, [o.s.org.orgId, file.id]));
       expect(n, table).toBe(0);
     }
     await refused(o.s, 'files.docRead', { fileId: file.id }, 'NOT_FOUND', { key: o.mia.key });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
 import { approved, held, mutate, ok, refused } from '../../helpers/calls.js';
 
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => o.s.close());
 
 const refs = async (fileId: string) =>
-  (await o.s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND holder LIKE $2', [o.s.org.orgId, `${fileId}%`]))[0].n;
+  one(await o.s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND holder LIKE $2', [o.s.org.orgId, `${fileId}%`])).n;
 
 describe('files.delete and files.recover', () => {
   it('trashes a folder with its subtree; recover brings back exactly that; a second delete is changed:false', async () => {

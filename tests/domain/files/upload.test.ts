@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Document, Packer, Paragraph } from 'docx';
 import { describe, expect } from 'vitest';
+import { one } from '../../../db/types.js';
 import { it } from '../../helpers/fixtures.js';
 import { folder, putBlob, tinyPdf, upload } from './drive-kit.js';
 import { mutate, ok, refused } from '../../helpers/calls.js';
@@ -51,7 +52,7 @@ describe('files.uploadRegister', () => {
     expect(await refused(o.s, 'files.uploadRegister', { contentBase64: 'not base64!', name: 'x' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('contentBase64');
     expect(await refused(o.s, 'files.uploadRegister', { sha256: blob.sha256, sizeBytes: blob.size }, 'BAD_REQUEST', { key: o.mia.key })).toContain('name');
     const count = await o.s.runtime.db.query("SELECT count(*)::int AS n FROM files WHERE org_id = $1 AND name = 'x'", [o.s.org.orgId]);
-    expect(count[0].n).toBe(0);
+    expect(one(count).n).toBe(0);
   });
 
   it('takes inline bytes up to 750 KiB (what fits the API’s 1 MiB params bound)', async ({ drive: o }) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { onPostgres } from '../../helpers/harness.js';
 import { history, msgOrg, newChannel, type MsgOrg } from './core-kit.js';
 import { ok, rpc } from '../../helpers/calls.js';
@@ -25,7 +26,7 @@ describe.skipIf(!onPostgres)('concurrency (PostgreSQL only: PGlite serialises ev
       expect(a.channel.id).toBe(b.channel.id);
       if (round < 2) expect([a.changed, b.changed].sort()).toEqual([false, true]);
     }
-    const [{ n }] = await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM channels WHERE org_id = $1 AND kind = 'dm'`, [o.s.org.orgId]);
+    const { n } = one(await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM channels WHERE org_id = $1 AND kind = 'dm'`, [o.s.org.orgId]));
     expect(n).toBe(2);
   });
 

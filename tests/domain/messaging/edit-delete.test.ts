@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../db/types.js';
 import { approved, eventsAfter, head, mutate, ok, refused, rpc } from '../../helpers/calls.js';
 import { channel, held, inSeconds, post, team, type Team, view } from './lifecycle-kit.js';
 
@@ -66,7 +67,7 @@ describe('messaging.edit', () => {
     expect(event.payload).toMatchObject({ fields: ['text', 'postAt'], status: 'scheduled' });
     expect(await revisionsOf(s.id, t.alice.key)).toEqual([]);
     expect(await refused(t.s, 'messaging.edit', { messageId: s.id, postAt: inSeconds(t, 3) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.postAt: /);
-    const [{ n }] = await t.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE data#>>'{data,messageId}' = $1`, [s.id]);
+    const { n } = one(await t.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE data#>>'{data,messageId}' = $1`, [s.id]));
     expect(n).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../gateway/app.js';
+import { one } from '../../../db/types.js';
 import { allEvents, TestClient } from '../../helpers/harness.js';
 import { expectOk, head, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { openOrgStream } from '../../helpers/org-stream.js';
@@ -54,10 +55,10 @@ describe('scenario 2: channel', () => {
     expect((await history(o, { channelId: ch.id, pinned: true }, o.max)).messages.map((m: any) => m.id)).toEqual([root.id]);
     // Read marks against the rows: the owner has read nothing; mia is mentioned once, by a reply.
     const owner = (await ok(o.s, 'messaging.channels', {}, o.owner.key)).channels.find((c: any) => c.id === ch.id).membership;
-    const [{ n }] = await o.s.runtime.db.query<{ n: number }>(
+    const { n } = one(await o.s.runtime.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND status = 'posted' AND author_id <> $3`,
       [o.s.org.orgId, ch.id, o.owner.id],
-    );
+    ));
     expect(owner).toMatchObject({ lastReadSeq: 0, unreadCount: n, mentionCount: 0 });
     const mia = await ok(o.s, 'channel.markRead', { channelId: ch.id, seq: 2 }, o.mia.key);
     expect(mia).toMatchObject({ lastReadSeq: 2, unreadCount: 1, mentionCount: 1 });

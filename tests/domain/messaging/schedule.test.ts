@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOSS_SCHEMA } from '../../../domain/jobs/scheduler.js';
 import { POST_SCHEDULED_JOB, postScheduled } from '../../../domain/messaging/schedule.js';
 import { appendEvent } from '../../../ledger/append.js';
-import type { Db } from '../../../db/types.js';
+import { one, type Db } from '../../../db/types.js';
 import { approved, eventsAfter, head, mutate, ok, otherOrg, refused, rpc } from '../../helpers/calls.js';
 import { until } from '../../jobs/kit.js';
 import { channel, held, inSeconds, post, team, type Team } from './lifecycle-kit.js';
@@ -41,7 +41,7 @@ describe('messaging.schedule (no workers)', () => {
     expect(JSON.stringify(event.payload)).not.toContain('later');
     const jobs = await jobsOf(t.s.runtime.db, result.message.id);
     expect(jobs).toHaveLength(1);
-    expect(new Date(jobs[0].start_after).getTime()).toBe(new Date(p.postAt).getTime());
+    expect(new Date(one(jobs).start_after).getTime()).toBe(new Date(p.postAt).getTime());
 
     // Author only: others see nothing, not even in their scheduled list.
     const mine = await ok(t.s, 'messaging.history', { scheduled: true }, t.alice.key);
@@ -195,7 +195,7 @@ describe('the posting job (real pg-boss worker)', () => {
     await until('both jobs done', async () => ((await jobsOf(t.s.runtime.db, moved.id)).every((j) => j.state === 'completed') ? true : undefined), 80_000);
     expect((await jobsOf(t.s.runtime.db, moved.id)).map((j) => j.output?.appended)).toEqual([false, true]);
     await until('the deleted one\'s job', async () => ((await jobsOf(t.s.runtime.db, dropped.id))[0]?.state === 'completed' ? true : undefined));
-    expect((await jobsOf(t.s.runtime.db, dropped.id))[0].output).toEqual({ appended: false });
+    expect(one(await jobsOf(t.s.runtime.db, dropped.id)).output).toEqual({ appended: false });
     await sleep(1000);
     const all = await eventsAfter(t.s.client, from);
     expect(all.filter((e) => e.kind === 'messaging.message.deliver').map((e) => e.payload.messageId)).toEqual([moved.id]);

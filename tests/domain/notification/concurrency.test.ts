@@ -4,6 +4,7 @@ import { NotificationDelivery } from '../../../domain/notification/delivery.js';
 import { expectOk } from '../../helpers/calls.js';
 import { onPostgres } from '../../helpers/harness.js';
 import { relayConfig } from '../../mail/kit.js';
+import { one } from '../../../db/types.js';
 import { assign, createTask, human, mailsTo, openKit, rowsOf, type Kit } from './kit.js';
 
 /** Delivery is safe to repeat and to run in several instances and processes: each notification is mailed once. */
@@ -18,7 +19,7 @@ const assignMany = async (to: string, n: number, label: string) => {
   for (let i = 0; i < n; i++) await assign(kit, (await createTask(kit, { title: `${label} ${i}` })).id, to);
 };
 const cursor = async () =>
-  Number((await kit.s.runtime.db.query<{ seq: number }>('SELECT seq FROM notification_cursors WHERE org_id = $1', [kit.s.org.orgId]))[0].seq);
+  Number(one(await kit.s.runtime.db.query<{ seq: number }>('SELECT seq FROM notification_cursors WHERE org_id = $1', [kit.s.org.orgId])).seq);
 
 describe('delivery, repeated and concurrent', () => {
   it('deciding the same events again (a lost cursor move) makes no second notification and no second mail', async () => {

@@ -6,6 +6,7 @@ import { META_TOOLS } from '../../../mcp/meta-tools.js';
 import { testServer, type TestServer } from '../../helpers/harness.js';
 import { head } from '../../helpers/calls.js';
 import { connectInMemory, toolError } from '../../mcp/fixtures.js';
+import { one } from '../../../db/types.js';
 import { ScimClient, USER } from './client.js';
 
 /*
@@ -49,7 +50,7 @@ describe('a scim key on /api/v1', () => {
   });
 
   it('the reported case: settings.mintApiKey {tier: admin} mints no key and creates no member', async () => {
-    const count = async () => (await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1', [s.org.orgId]))[0].n;
+    const count = async () => one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1', [s.org.orgId])).n;
     const members = await count();
     const res = await s.client.rpc('settings.mintApiKey', { name: 'backdoor', tier: 'admin' }, { key: scimKey });
     expect(res.body.error.code).toBe('FORBIDDEN_SCOPE');

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { it } from '../../../helpers/fixtures.js';
 import { canonicalJson, sha256Hex } from '../../../../protocol/hashing.js';
+import { one } from '../../../../db/types.js';
 import { onPostgres } from '../../../helpers/harness.js';
 import { charterGet } from './setup.js';
 import { ok, refused, rpc } from '../../../helpers/calls.js';
@@ -39,10 +40,10 @@ describe('charter.get: any version, history, diff', () => {
       expect(docHash(charter)).toBe(all.find((x) => x.version === v).contentHash);
       expect(charter.contentHash).toBe(docHash(charter));
     }
-    const [stored] = await s.runtime.db.query<{ snapshots: number; deltas: number }>(
+    const stored = one(await s.runtime.db.query<{ snapshots: number; deltas: number }>(
       'SELECT count(*) FILTER (WHERE snapshot IS NOT NULL)::int AS snapshots, count(*) FILTER (WHERE delta IS NOT NULL)::int AS deltas FROM charter_versions WHERE org_id = $1',
       [s.org.orgId],
-    );
+    ));
     expect(stored.snapshots).toBe(3);
     expect(stored.deltas).toBe(120 - stored.snapshots);
   });

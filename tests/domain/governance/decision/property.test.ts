@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyOrgChain } from '../../../../ledger/verify.js';
+import { one } from '../../../../db/types.js';
 import { expectFrame } from '../../../helpers/frames.js';
 import { decisionOrg, type Org } from './setup.js';
 import { rpc } from '../../../helpers/calls.js';
@@ -58,7 +59,7 @@ const act: fc.Arbitrary<Act> = fc.oneof(
 let titles = 0;
 
 async function currentVersion(id: string): Promise<number> {
-  const [row] = await o.s.runtime.db.query<{ version: number }>('SELECT version FROM decisions WHERE org_id = $1 AND decision_id = $2', [o.s.org.orgId, id]);
+  const row = one(await o.s.runtime.db.query<{ version: number }>('SELECT version FROM decisions WHERE org_id = $1 AND decision_id = $2', [o.s.org.orgId, id]));
   return Number(row.version);
 }
 
@@ -167,11 +168,11 @@ describe('property: random act sequences', () => {
       },
     );
     // The sequences reached adoption, with and without holds, so the property was not vacuous.
-    const [row] = await o.s.runtime.db.query<{ adopted: number; held: number }>(
+    const row = one(await o.s.runtime.db.query<{ adopted: number; held: number }>(
       `SELECT (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND adopted_version IS NOT NULL) AS adopted,
               (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND adopted_approval IS NOT NULL) AS held`,
       [o.s.org.orgId],
-    );
+    ));
     expect(row.adopted).toBeGreaterThan(0);
     expect(row.held).toBeGreaterThan(0);
   });

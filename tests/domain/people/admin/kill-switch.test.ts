@@ -4,6 +4,7 @@ import { verifyOrgChain } from '../../../../ledger/verify.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 import { connectInMemory, structured, toolError } from '../../../mcp/fixtures.js';
+import { one } from '../../../../db/types.js';
 import { newTask } from '../../../helpers/tasks.js';
 
 /*
@@ -69,7 +70,7 @@ describe('scenario 3: the kill switch', () => {
       const rows = await s.runtime.db.query<{ col: string; claimed_by: string | null }>('SELECT col, claimed_by FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[])', [s.org.orgId, tasks]);
       expect(rows.every((r) => r.col === 'todo' && r.claimed_by === null)).toBe(true);
       // Kept, not revoked; and no new key for a suspended member.
-      const [key] = await s.runtime.db.query<{ revoked_at: string | null }>('SELECT revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, agent.keyId]);
+      const key = one(await s.runtime.db.query<{ revoked_at: string | null }>('SELECT revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, agent.keyId]));
       expect(key.revoked_at).toBeNull();
       expect((await err('settings.mintApiKey', { name: 'again', tier: 'agent', principalId: agent.principal.id })).code).toBe('CONFLICT');
 
@@ -127,7 +128,7 @@ describe('admin.deactivate', () => {
   it('the last active admin cannot be suspended, even by an agent holding the admin scope', async () => {
     const ops = await s.client.ok('settings.mintApiKey', { name: 'ops', scopes: ['admin', 'org.read'], principalKind: 'agent' });
     const admins = await s.runtime.db.query<{ n: number }>("SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND role = 'admin' AND status = 'active'", [s.org.orgId]);
-    expect(admins[0].n).toBe(1);
+    expect(one(admins).n).toBe(1);
     const seq = await head(s.client);
     expect(await err('admin.deactivate', { memberId: adminId, reason: 'x' }, ops.apiKey)).toMatchObject({
       code: 'CONFLICT',
@@ -176,11 +177,11 @@ describe('admin.reactivate', () => {
   it('no free seat -> CONFLICT naming the seats; a member without keys takes none', async () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'seated agent');
     expectOk('admin.deactivate', await rpc('admin.deactivate', { memberId: agent.principal.id, reason: 'x' }));
-    const [{ n }] = await s.runtime.db.query<{ n: number }>(
+    const { n } = one(await s.runtime.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM principals p WHERE p.org_id = $1 AND p.kind = 'agent' AND p.status = 'active'
           AND EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL)`,
       [s.org.orgId],
-    );
+    ));
     await s.runtime.db.query(`INSERT INTO billing_subscriptions (org_id, plan, cycle, seats, agent_seats) VALUES ($1, 'team', 'monthly', 1000, $2)`, [s.org.orgId, n]);
     try {
       const seq = await head(s.client);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../../../protocol/scopes.js';
 import { revokeInvitationsOf } from '../../../../domain/people/invitation/index.js';
+import { one } from '../../../../db/types.js';
 import { testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 
@@ -26,7 +27,7 @@ const invite = async (params: Record<string, unknown>, opts: { key?: string; ide
 const err = async (method: string, params: unknown, key?: string) => (await s.client.rpc(method, params, { key })).body.error;
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 const hashOf = async (invitationId: string) =>
-  (await s.runtime.db.query<{ token_hash: string }>('SELECT token_hash FROM invitations WHERE org_id = $1 AND invitation_id = $2', [s.org.orgId, invitationId]))[0].token_hash;
+  one(await s.runtime.db.query<{ token_hash: string }>('SELECT token_hash FROM invitations WHERE org_id = $1 AND invitation_id = $2', [s.org.orgId, invitationId])).token_hash;
 
 describe('invitation.create', () => {
   it('makes an invited member, returns the link once, stores only the hash; one event with ids only', async () => {
@@ -63,8 +64,8 @@ describe('invitation.create', () => {
     // The stored frame never holds the link in clear.
     const rows = await s.runtime.db.query<{ frame: string }>(`SELECT frame FROM idempotency WHERE org_id = $1 AND key = 'ivt-replay-1'`, [s.org.orgId]);
     expect(rows).toHaveLength(1);
-    expect(rows[0].frame).not.toContain(tokenOf(first.body.result.acceptUrl));
-    expect(JSON.parse(rows[0].frame).result).toMatchObject({ acceptUrl: null, secretWithheld: expect.stringMatching(/invitation\.resend/) });
+    expect(one(rows).frame).not.toContain(tokenOf(first.body.result.acceptUrl));
+    expect(JSON.parse(one(rows).frame).result).toMatchObject({ acceptUrl: null, secretWithheld: expect.stringMatching(/invitation\.resend/) });
   });
 
   it('a second invitation to a pending address, a member with access, an agent -> refused naming it; nothing appended', async () => {

@@ -7,6 +7,7 @@ import { decoyExpiry, decoyPairingId, decoyPollSecret } from '../../../../domain
 import { addressBucket } from '../../../../domain/people/pairing/limits.js';
 import { freshOrg, onPostgres, TestClient, testRuntime, testServer, type TestServer } from '../../../helpers/harness.js';
 import type { Runtime } from '../../../../domain/deployed.js';
+import { one } from '../../../../db/types.js';
 
 /*
  * Defect 3: what an anonymous caller can cost an org through pairing.request. Pending pairings per org are
@@ -43,7 +44,7 @@ async function anonymous(params: unknown, from: string, app: FastifyInstance = s
 
 const eventCount = async (orgId?: string) =>
   Number(
-    (await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events ${orgId ? 'WHERE org_id = $1' : ''}`, orgId ? [orgId] : []))[0].n,
+    one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events ${orgId ? 'WHERE org_id = $1' : ''}`, orgId ? [orgId] : [])).n,
   );
 const pairingKinds = async (orgId: string) =>
   (await s.runtime.db.query<{ kind: string }>(`SELECT kind FROM events WHERE org_id = $1 AND family = 'pairing' ORDER BY seq`, [orgId])).map((r) => r.kind);
@@ -88,7 +89,7 @@ describe('what 200 anonymous requests can cost one org', () => {
       expect(retry > 3000 && retry <= 3600, String(retry)).toBe(true);
     }
     expect((await eventCount(org.orgId)) - before).toBe(5);
-    const [{ n }] = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pairings WHERE org_id = $1`, [org.orgId]);
+    const { n } = one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pairings WHERE org_id = $1`, [org.orgId]));
     expect(n).toBe(5);
   });
 
@@ -196,7 +197,7 @@ describe('unknown slugs answer exactly like known ones', () => {
     // Counted in the known org (other test files share the database and append meanwhile); the unknown slug is
     // looked for in every event and every pairing.
     const events = await eventCount(org.orgId);
-    const [{ n: pairings }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]);
+    const { n: pairings } = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]));
     const known = await anonymous({ orgSlug: org.slug, agentName: 'same bot' }, address());
     const unknown = await anonymous({ orgSlug: nobody, agentName: 'same bot' }, address());
     expect(unknown.status).toBe(known.status);
@@ -216,13 +217,13 @@ describe('unknown slugs answer exactly like known ones', () => {
 
     // The known org's one event and row; nothing for the unknown slug anywhere.
     expect(await eventCount(org.orgId)).toBe(events + 1);
-    const [{ n: after }] = await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]);
+    const { n: after } = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]));
     expect(after).toBe(pairings + 1);
-    const [{ n: mentions }] = await s.runtime.db.query<{ n: number }>(
+    const { n: mentions } = one(await s.runtime.db.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM events WHERE payload::text LIKE '%' || $1 || '%' OR entity_id = $1)::int
             + (SELECT count(*) FROM pairings p WHERE row_to_json(p)::text LIKE '%' || $1 || '%')::int AS n`,
       [nobody],
-    );
+    ));
     expect(mentions).toBe(0);
     const dump = JSON.stringify(await s.runtime.db.query('SELECT * FROM pairing_limits'));
     expect(dump).not.toContain(nobody);

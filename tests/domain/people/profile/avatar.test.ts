@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { one } from '../../../../db/types.js';
 import { testServer, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, head } from '../../../helpers/calls.js';
 
@@ -78,7 +79,7 @@ describe('profile.updateAvatar', () => {
     expect(now.some((h: string) => first.includes(h))).toBe(false);
     expect(await avatarRefs(me)).toEqual([...now].sort());
     const released = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND sha256 = ANY($2::text[])`, [s.org.orgId, first]);
-    expect(Number(released[0].n)).toBe(0);
+    expect(Number(one(released).n)).toBe(0);
     // A replaced picture's URLs stop serving at once (the bytes stay until GC; the URL does not reach them).
     for (const { url } of shown) expect((await fetchPath(url)).statusCode).toBe(404);
     const current = next.profile.avatar.sizes[0].url as string;
@@ -112,7 +113,7 @@ describe('profile.updateAvatar', () => {
     const blob = await upload(await photo({ r: 9, g: 9, b: 9 }), 'image/jpeg', colleague.apiKey);
     const denied = await err({ memberId: me, blob }, colleague.apiKey);
     expect(denied.code).toBe('FORBIDDEN_SCOPE');
-    const [{ n }] = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_uploaders WHERE org_id = $1 AND principal_id = $2`, [s.org.orgId, colleague.principal.id]);
+    const { n } = one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_uploaders WHERE org_id = $1 AND principal_id = $2`, [s.org.orgId, colleague.principal.id]));
     expect(Number(n)).toBe(1); // only its own upload: no resized images were stored
     const own = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: colleague.principal.id, blob }, { key: colleague.apiKey }));
     expect(own.profile.avatar.sizes).toHaveLength(3);

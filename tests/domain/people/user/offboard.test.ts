@@ -5,6 +5,7 @@ import { verifyOrgChain } from '../../../../ledger/verify.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, head, otherOrg } from '../../../helpers/calls.js';
 import { connectInMemory, toolError } from '../../../mcp/fixtures.js';
+import { one } from '../../../../db/types.js';
 import { newTask, newWorkstream } from '../../../helpers/tasks.js';
 
 /*
@@ -30,10 +31,10 @@ const err = async (method: string, params: unknown, key?: string) => (await rpc(
 const person = async (name: string, extra: Record<string, unknown> = {}) => (await s.client.ok('member.create', { name, ...extra })).member.id as string;
 const sql = <T = any>(text: string, args: unknown[] = []) => s.runtime.db.query<T>(text, args);
 const principal = async (id: string) =>
-  (await sql<{ status: string; manager_id: string | null; sponsor_id: string | null; status_reason: string | null }>(
+  one(await sql<{ status: string; manager_id: string | null; sponsor_id: string | null; status_reason: string | null }>(
     'SELECT status, manager_id, sponsor_id, status_reason FROM principals WHERE org_id = $1 AND principal_id = $2',
     [s.org.orgId, id],
-  ))[0];
+  ));
 
 /** A human with a member key, reporting to managerId. */
 async function staff(name: string, managerId?: string) {
@@ -107,7 +108,7 @@ describe('scenario 4: offboarding', () => {
       expect(byId.get(done.id)!.assignee).toBe(leaver.principal.id);
       const ready = ((await s.client.get('board.ready', { limit: 100 })).body.tasks as { id: string }[]).map((t) => t.id);
       expect(ready).toEqual(expect.arrayContaining(claimed));
-      const [owner] = await sql<{ owner: string }>('SELECT owner FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2', [s.org.orgId, ws.id]);
+      const owner = one(await sql<{ owner: string }>('SELECT owner FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2', [s.org.orgId, ws.id]));
       expect(owner.owner).toBe(heir.principal.id);
 
       const again = expectOk('user.deactivate', await rpc('user.deactivate', { userId: leaver.principal.id, transferTo: heir.principal.id, reason: CANARY }));
@@ -186,7 +187,7 @@ describe('scenario 4: offboarding', () => {
     const heir = await staff('Ivy Heir');
     const res = expectOk('user.deactivate', await rpc('user.deactivate', { userId: invited, transferTo: heir.principal.id, reason: 'x' }));
     expect(res.handedOver.invitationsRevoked).toBe(1);
-    const [inv] = await sql<{ status: string }>("SELECT status FROM invitations WHERE org_id = $1 AND invitation_id = 'ivt_offboard1'", [s.org.orgId]);
+    const inv = one(await sql<{ status: string }>("SELECT status FROM invitations WHERE org_id = $1 AND invitation_id = 'ivt_offboard1'", [s.org.orgId]));
     expect(inv.status).toBe('revoked');
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HoldResult } from '../../../../protocol/frames.js';
 import { TIERS } from '../../../../protocol/scopes.js';
+import { one } from '../../../../db/types.js';
 import { allEvents, testServer, type TestClient, type TestServer } from '../../../helpers/harness.js';
 import { eventsAfter, expectOk, fileAndApprove, head, otherOrg } from '../../../helpers/calls.js';
 
@@ -23,8 +24,8 @@ afterAll(() => s.close());
 const rpc = (method: string, params: unknown, key?: string) => s.client.rpc(method, params, { key });
 const err = async (method: string, params: unknown, key?: string) => (await rpc(method, params, key)).body.error;
 const keyRow = async (keyId: string) =>
-  (await s.runtime.db.query<{ tier: string | null; scopes: string[]; revoked_at: string | null }>('SELECT tier, scopes, revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, keyId]))[0];
-const roleOf = async (id: string) => (await s.runtime.db.query<{ role: string }>('SELECT role FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, id]))[0].role;
+  one(await s.runtime.db.query<{ tier: string | null; scopes: string[]; revoked_at: string | null }>('SELECT tier, scopes, revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, keyId]));
+const roleOf = async (id: string) => one(await s.runtime.db.query<{ role: string }>('SELECT role FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, id])).role;
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
 describe('human tiers and the role ceiling', () => {
