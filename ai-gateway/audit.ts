@@ -76,8 +76,24 @@ export async function appendAudit(db: Db, orgId: string, record: AuditRecord): P
       `INSERT INTO ai_audit (org_id, seq, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd,
                              prompt_tokens, completion_tokens, record, prev_hash, row_hash, method)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [orgId, seq, id, at, record.requestId, record.actor, record.provider, record.modelAnswered || record.modelRequested, record.verdict,
-        record.costMicroUsd, record.promptTokens, record.completionTokens, recordText, head.row_hash, rowHash, methodOf(record)],
+      [
+        orgId,
+        seq,
+        id,
+        at,
+        record.requestId,
+        record.actor,
+        record.provider,
+        record.modelAnswered || record.modelRequested,
+        record.verdict,
+        record.costMicroUsd,
+        record.promptTokens,
+        record.completionTokens,
+        recordText,
+        head.row_hash,
+        rowHash,
+        methodOf(record),
+      ],
     );
     await q.query('UPDATE ai_audit_heads SET seq = $2, row_hash = $3 WHERE org_id = $1', [orgId, seq, rowHash]);
     return { id, seq, at, rowHash };
@@ -105,18 +121,26 @@ export interface StoredAuditRow {
   row_hash: string;
 }
 
-const COLUMNS = 'seq, method, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd, prompt_tokens, completion_tokens, record, prev_hash, row_hash';
+const COLUMNS =
+  'seq, method, audit_id, at, request_id, actor, provider, model, verdict, cost_micro_usd, prompt_tokens, completion_tokens, record, prev_hash, row_hash';
 
 /** A page of the org's audit chain: after `cursor` in seq order (asc), or before it, newest first (desc; 0 = from the head). */
 export async function readAudit(q: Queryable, orgId: string, p: { cursor: number; limit: number; order: 'asc' | 'desc' }): Promise<StoredAuditRow[]> {
   const rows =
     p.order === 'asc'
       ? await q.query<StoredAuditRow>(`SELECT ${COLUMNS} FROM ai_audit WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [orgId, p.cursor, p.limit])
-      : await q.query<StoredAuditRow>(
-          `SELECT ${COLUMNS} FROM ai_audit WHERE org_id = $1 AND ($2::bigint = 0 OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`,
-          [orgId, p.cursor, p.limit],
-        );
-  return rows.map((r) => ({ ...r, seq: Number(r.seq), cost_micro_usd: Number(r.cost_micro_usd), prompt_tokens: Number(r.prompt_tokens), completion_tokens: Number(r.completion_tokens) }));
+      : await q.query<StoredAuditRow>(`SELECT ${COLUMNS} FROM ai_audit WHERE org_id = $1 AND ($2::bigint = 0 OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`, [
+          orgId,
+          p.cursor,
+          p.limit,
+        ]);
+  return rows.map((r) => ({
+    ...r,
+    seq: Number(r.seq),
+    cost_micro_usd: Number(r.cost_micro_usd),
+    prompt_tokens: Number(r.prompt_tokens),
+    completion_tokens: Number(r.completion_tokens),
+  }));
 }
 
 export async function auditHead(q: Queryable, orgId: string): Promise<{ seq: number; rowHash: string }> {
@@ -154,13 +178,22 @@ export async function verifyAuditChain(q: Queryable, orgId: string, opts: { page
   for (;;) {
     const rows = await readAudit(q, orgId, { cursor: expectedSeq - 1, limit: pageSize, order: 'asc' });
     for (const row of rows) {
-      if (row.seq !== expectedSeq) return broken({ seq: expectedSeq, kind: 'gap', message: `audit seq ${expectedSeq}: missing record (next found has seq ${row.seq})` });
+      if (row.seq !== expectedSeq)
+        return broken({ seq: expectedSeq, kind: 'gap', message: `audit seq ${expectedSeq}: missing record (next found has seq ${row.seq})` });
       if (row.prev_hash !== prev) {
-        return broken({ seq: row.seq, kind: 'prev_hash', message: `audit seq ${row.seq}: broken link, prev_hash ${row.prev_hash || '(empty)'} != previous row_hash ${prev || '(empty)'}` });
+        return broken({
+          seq: row.seq,
+          kind: 'prev_hash',
+          message: `audit seq ${row.seq}: broken link, prev_hash ${row.prev_hash || '(empty)'} != previous row_hash ${prev || '(empty)'}`,
+        });
       }
       const recomputed = sha256Hex(auditHashInput(prev, row.seq, row.at, row.audit_id, row.record));
       if (recomputed !== row.row_hash) {
-        return broken({ seq: row.seq, kind: 'row_hash', message: `audit seq ${row.seq}: broken row, stored row_hash ${row.row_hash} != recomputed ${recomputed}` });
+        return broken({
+          seq: row.seq,
+          kind: 'row_hash',
+          message: `audit seq ${row.seq}: broken row, stored row_hash ${row.row_hash} != recomputed ${recomputed}`,
+        });
       }
       let record: AuditRecord;
       try {
@@ -179,9 +212,14 @@ export async function verifyAuditChain(q: Queryable, orgId: string, opts: { page
   const head = await auditHead(q, orgId);
   const end = expectedSeq - 1;
   if (head.seq !== end) {
-    return broken({ seq: Math.min(head.seq, end) + 1, kind: 'gap', message: `audit seq ${Math.min(head.seq, end) + 1}: the head says seq ${head.seq}, the chain ends at ${end}` });
+    return broken({
+      seq: Math.min(head.seq, end) + 1,
+      kind: 'gap',
+      message: `audit seq ${Math.min(head.seq, end) + 1}: the head says seq ${head.seq}, the chain ends at ${end}`,
+    });
   }
-  if (head.rowHash !== prev) return broken({ seq: end, kind: 'row_hash', message: `audit seq ${end}: row_hash ${prev} disagrees with the audit head ${head.rowHash}` });
+  if (head.rowHash !== prev)
+    return broken({ seq: end, kind: 'row_hash', message: `audit seq ${end}: row_hash ${prev} disagrees with the audit head ${head.rowHash}` });
   return { ok: true, count, head: { seq: end, rowHash: prev } };
 }
 
@@ -207,6 +245,9 @@ export async function orgAiSettings(q: Queryable, orgId: string, defaultBudgetMi
 
 /** Micro-dollars the org's asks (every method's) cost from `since` (an ISO string) on. */
 export async function spentSince(q: Queryable, orgId: string, since: string): Promise<number> {
-  const [row] = await q.query<{ spent: number }>('SELECT coalesce(sum(cost_micro_usd), 0)::bigint AS spent FROM ai_audit WHERE org_id = $1 AND at >= $2', [orgId, since]);
+  const [row] = await q.query<{ spent: number }>('SELECT coalesce(sum(cost_micro_usd), 0)::bigint AS spent FROM ai_audit WHERE org_id = $1 AND at >= $2', [
+    orgId,
+    since,
+  ]);
   return Number(row?.spent ?? 0);
 }

@@ -6,7 +6,9 @@ import { orgAiSettings, spentSince } from './audit.js';
 export function formatMicroUsd(micro: number): string {
   const sign = micro < 0 ? '-' : '';
   const abs = Math.abs(micro);
-  const frac = String(abs % 1_000_000).padStart(6, '0').replace(/0{1,4}$/, '');
+  const frac = String(abs % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
   return `${sign}$${Math.floor(abs / 1_000_000).toLocaleString('en-AU')}.${frac.padEnd(2, '0')}`;
 }
 

@@ -72,9 +72,10 @@ export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
 
   const started = performance.now();
   const controller = new AbortController();
-  const running: Promise<Settled> = env.provider
-    .answer({ question: call.question, today: call.today, answerer }, toolbox, controller.signal)
-    .then((r) => ({ ok: true as const, draft: r.draft, usage: r.usage }), (error: unknown) => ({ ok: false as const, error }));
+  const running: Promise<Settled> = env.provider.answer({ question: call.question, today: call.today, answerer }, toolbox, controller.signal).then(
+    (r) => ({ ok: true as const, draft: r.draft, usage: r.usage }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), env.config.timeoutMs);

@@ -68,7 +68,9 @@ function checkFigure(f: Figure, cites: Citation[], n: number, records: CitedReco
   if (!OPS.has(f.op)) return `${where}: op must be value, sum, min, max or count, got ${clip(JSON.stringify(f.op))}`;
   if (f.op === 'count') {
     if (f.field !== undefined) return `${where}: a count takes no field`;
-    return cites.length === f.value ? undefined : `${where} says ${f.value} but the claim cites ${cites.length} distinct record${cites.length === 1 ? '' : 's'}`;
+    return cites.length === f.value
+      ? undefined
+      : `${where} says ${f.value} but the claim cites ${cites.length} distinct record${cites.length === 1 ? '' : 's'}`;
   }
   if (typeof f.field !== 'string' || f.field === '') return `${where}: op ${f.op} needs the field it is computed from`;
   if (f.op === 'value' && cites.length !== 1) return `${where}: op value needs exactly one citation, the claim has ${cites.length}`;
@@ -114,7 +116,8 @@ function textsOf(node: unknown, out: string[] = [], depth = 0): string[] {
 }
 
 function checkQuote(claim: Claim, n: number, records: CitedRecords, required: boolean): string | undefined {
-  if (claim.quote === undefined) return required ? `claim ${n} ("${clip(claim.text)}") quotes nothing, and every claim of this answer must quote a record it cites` : undefined;
+  if (claim.quote === undefined)
+    return required ? `claim ${n} ("${clip(claim.text)}") quotes nothing, and every claim of this answer must quote a record it cites` : undefined;
   if (typeof claim.quote !== 'string' || squash(claim.quote) === '') return `claim ${n}'s quote is empty`;
   const wanted = squash(claim.quote);
   for (const c of distinct(claim.cites)) {
@@ -200,7 +203,10 @@ function checkPersonal(answer: string, claims: Claim[], records: CitedRecords, r
   const names = [...known].sort((a, b) => b.length - a.length);
   const checked: string[] = [];
   const allCites = claims.flatMap((c) => (Array.isArray(c.cites) ? c.cites : []));
-  const texts: [string, string, Citation[]][] = [['the answer', answer, allCites], ...claims.map((c, i): [string, string, Citation[]] => [`claim ${i + 1}`, c.text, Array.isArray(c.cites) ? c.cites : []])];
+  const texts: [string, string, Citation[]][] = [
+    ['the answer', answer, allCites],
+    ...claims.map((c, i): [string, string, Citation[]] => [`claim ${i + 1}`, c.text, Array.isArray(c.cites) ? c.cites : []]),
+  ];
   for (const [where, raw, cites] of texts) {
     let text = unquoted(raw);
     const occurrences = occurrencesOf(cites);
@@ -218,7 +224,11 @@ function checkPersonal(answer: string, claims: Claim[], records: CitedRecords, r
     for (const name of names) {
       const re = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRe(name)}(?![\\p{L}\\p{N}])`, 'giu');
       if (!re.test(text)) continue;
-      const carried = occurrences.some((o) => (rules.names?.(o as Record<string, unknown>) ?? []).some((n) => fold(squash(n)) === fold(name)) || textsOf(o).some((s) => fold(squash(s)) === fold(name)));
+      const carried = occurrences.some(
+        (o) =>
+          (rules.names?.(o as Record<string, unknown>) ?? []).some((n) => fold(squash(n)) === fold(name)) ||
+          textsOf(o).some((s) => fold(squash(s)) === fold(name)),
+      );
       if (!carried) return `${where} names ${name}, which is the name of none of the records it cites`;
       // A longer name checked here is not read again as the shorter names inside it.
       text = text.replace(re, ' ');

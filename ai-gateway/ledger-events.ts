@@ -39,7 +39,7 @@ export interface LedgerEventView {
 }
 
 export const LEDGER_EVENTS_DESCRIPTION =
-  "Recent ledger activity of the org, newest first: every event with its seq, kind (books.invoice.send, books.bill.approve, books.signature.hold, …), the row it is about (entityId), who caused it, when, and its payload. Filter by family, kind or entityId; page back with beforeSeq. Cite an event by its seq.";
+  'Recent ledger activity of the org, newest first: every event with its seq, kind (books.invoice.send, books.bill.approve, books.signature.hold, …), the row it is about (entityId), who caused it, when, and its payload. Filter by family, kind or entityId; page back with beforeSeq. Cite an event by its seq.';
 
 export const LEDGER_EVENTS_READ: ReadTool = { name: LEDGER_EVENTS_TOOL, description: LEDGER_EVENTS_DESCRIPTION, params: LedgerEventsParams };
 
@@ -60,7 +60,15 @@ export async function recentEvents(q: Queryable, orgId: string, p: LedgerEventsP
     `SELECT seq, family, kind, entity_id, actor, at, payload FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${args.length}`,
     args,
   );
-  const events = rows.map((r) => ({ seq: Number(r.seq), family: r.family, kind: r.kind, entityId: r.entity_id, actor: r.actor, at: r.at, payload: JSON.parse(r.payload) as unknown }));
+  const events = rows.map((r) => ({
+    seq: Number(r.seq),
+    family: r.family,
+    kind: r.kind,
+    entityId: r.entity_id,
+    actor: r.actor,
+    at: r.at,
+    payload: JSON.parse(r.payload) as unknown,
+  }));
   const last = events[events.length - 1];
   return { events, nextBeforeSeq: events.length === p.limit && last && last.seq > 1 ? last.seq : null };
 }

@@ -14,7 +14,7 @@ export const PRICE_TABLE: Readonly<Record<string, ModelPrice>> = {
   'gpt-4.1-mini': { inputMicroUsdPerMTok: 400_000, outputMicroUsdPerMTok: 1_600_000 },
   'gpt-4.1-nano': { inputMicroUsdPerMTok: 100_000, outputMicroUsdPerMTok: 400_000 },
   'o4-mini': { inputMicroUsdPerMTok: 1_100_000, outputMicroUsdPerMTok: 4_400_000 },
-  'o3': { inputMicroUsdPerMTok: 2_000_000, outputMicroUsdPerMTok: 8_000_000 },
+  o3: { inputMicroUsdPerMTok: 2_000_000, outputMicroUsdPerMTok: 8_000_000 },
   'gpt-3.5-turbo': { inputMicroUsdPerMTok: 500_000, outputMicroUsdPerMTok: 1_500_000 },
 };
 

@@ -9,5 +9,8 @@ const SECRET = /\b(?:wops|sk)[_-][A-Za-z0-9_-]{16,}\b/g;
 const DIGIT_RUN = /(?<![\w$.,/-])\d(?:[ -]?\d){5,}(?![\d.,/-]?\d)/g;
 
 export function redactText(text: string): string {
-  return text.replace(SECRET, '[secret]').replace(EMAIL, '[email]').replace(DIGIT_RUN, (run) => (/\d{4}-\d{2}-\d{2}/.test(run) ? run : '[number]'));
+  return text
+    .replace(SECRET, '[secret]')
+    .replace(EMAIL, '[email]')
+    .replace(DIGIT_RUN, (run) => (/\d{4}-\d{2}-\d{2}/.test(run) ? run : '[number]'));
 }

@@ -20,7 +20,13 @@ export interface BenchContext {
   runId: string;
 }
 
-export async function rpc(baseUrl: string, key: string, method: string, params: unknown, idempotencyKey?: string): Promise<{ status: number; body: any; replayed: boolean }> {
+export async function rpc(
+  baseUrl: string,
+  key: string,
+  method: string,
+  params: unknown,
+  idempotencyKey?: string,
+): Promise<{ status: number; body: any; replayed: boolean }> {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   if (idempotencyKey) headers['x-idempotency-key'] = idempotencyKey;
   const res = await fetch(`${baseUrl}/api/v1/${method}`, { method: 'POST', headers, body: JSON.stringify({ params }) });

@@ -31,7 +31,9 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 /** BENCH_ONLY=mcp,coldstart runs those steps (in run order); unset runs them all. */
 function selectedSteps(): string[] {
   const all = Object.keys(STEPS);
-  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!only?.length) return all;
   const unknown = only.filter((s) => !all.includes(s));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown step ${unknown.join(', ')}; steps are ${all.join(', ')}`);
@@ -61,8 +63,15 @@ async function main(): Promise<void> {
     log(`${ORGS} orgs created`);
     const ctx = { baseUrl: server.baseUrl, db, orgs, seconds: SECONDS, connections: CONNECTIONS, runId };
     const run: BenchRun = {
-      ctx, ctxSmallPool: { ...ctx, db: smallPool }, url, adminKey, serverPool: SERVER_POOL, verifyEvents: VERIFY_EVENTS,
-      rows: [], raw: {}, loads: [],
+      ctx,
+      ctxSmallPool: { ...ctx, db: smallPool },
+      url,
+      adminKey,
+      serverPool: SERVER_POOL,
+      verifyEvents: VERIFY_EVENTS,
+      rows: [],
+      raw: {},
+      loads: [],
       stopServer: async () => {
         await server?.stop();
         server = undefined;
@@ -77,13 +86,24 @@ async function main(): Promise<void> {
     const failed = run.loads.reduce((n, t) => n + t.failed, 0);
     run.raw.failedRequests = failed;
     const table = printTable(run.rows);
-    process.stdout.write(`\n${table}\n\nfailed requests/transactions during load: ${failed}; ledger events appended during replay: ${run.raw.eventsAppendedDuringReplay ?? '-'}\n`);
-    const machine = { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGb: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version, platform: `${os.platform()} ${os.release()}` };
+    process.stdout.write(
+      `\n${table}\n\nfailed requests/transactions during load: ${failed}; ledger events appended during replay: ${run.raw.eventsAppendedDuringReplay ?? '-'}\n`,
+    );
+    const machine = {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      memGb: +(os.totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    };
     const { v: pgVersion } = one(await db.query<{ v: string }>("SELECT current_setting('server_version') AS v"));
     const out = path.join(ROOT, 'bench', 'results', `${stamp}.json`);
     await mkdir(path.dirname(out), { recursive: true });
     const settings = { steps, seconds: SECONDS, connections: CONNECTIONS, orgs: ORGS, serverPoolSize: SERVER_POOL, verifyEvents: VERIFY_EVENTS };
-    await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), machine, postgres: pgVersion, settings, rows: run.rows, raw: run.raw, table }, null, 2)}\n`);
+    await writeFile(
+      out,
+      `${JSON.stringify({ at: new Date().toISOString(), machine, postgres: pgVersion, settings, rows: run.rows, raw: run.raw, table }, null, 2)}\n`,
+    );
     process.stdout.write(`results: ${path.relative(process.cwd(), out)}\n`);
   } finally {
     for (const pool of pools) await pool.close().catch(() => {});

@@ -41,17 +41,47 @@ export interface BenchRun {
 const EVENTS = 100_000;
 const PAGE = 500;
 
-export function throughputRows(scenario: string, product: Throughput, baseline: Throughput, baselineLabel: string, targets: { ratio?: number; p99Ms?: number }): Row[] {
+export function throughputRows(
+  scenario: string,
+  product: Throughput,
+  baseline: Throughput,
+  baselineLabel: string,
+  targets: { ratio?: number; p99Ms?: number },
+): Row[] {
   const ratio = product.perSecond / baseline.perSecond;
   return [
     {
-      scenario, metric: 'req/s', unit: '/s', product: product.perSecond, baseline: baseline.perSecond, baselineLabel, ratio,
-      target: targets.ratio ? `>= ${targets.ratio * 100}%` : '', met: targets.ratio ? ratio >= targets.ratio : null,
+      scenario,
+      metric: 'req/s',
+      unit: '/s',
+      product: product.perSecond,
+      baseline: baseline.perSecond,
+      baselineLabel,
+      ratio,
+      target: targets.ratio ? `>= ${targets.ratio * 100}%` : '',
+      met: targets.ratio ? ratio >= targets.ratio : null,
     },
-    { scenario, metric: 'p50', unit: 'ms', product: product.p50Ms, baseline: baseline.p50Ms, baselineLabel, ratio: product.p50Ms / baseline.p50Ms, target: '', met: null },
     {
-      scenario, metric: 'p99', unit: 'ms', product: product.p99Ms, baseline: baseline.p99Ms, baselineLabel, ratio: product.p99Ms / baseline.p99Ms,
-      target: targets.p99Ms ? `< ${targets.p99Ms} ms` : '', met: targets.p99Ms ? product.p99Ms < targets.p99Ms : null,
+      scenario,
+      metric: 'p50',
+      unit: 'ms',
+      product: product.p50Ms,
+      baseline: baseline.p50Ms,
+      baselineLabel,
+      ratio: product.p50Ms / baseline.p50Ms,
+      target: '',
+      met: null,
+    },
+    {
+      scenario,
+      metric: 'p99',
+      unit: 'ms',
+      product: product.p99Ms,
+      baseline: baseline.p99Ms,
+      baselineLabel,
+      ratio: product.p99Ms / baseline.p99Ms,
+      target: targets.p99Ms ? `< ${targets.p99Ms} ms` : '',
+      met: targets.p99Ms ? product.p99Ms < targets.p99Ms : null,
     },
   ];
 }
@@ -64,13 +94,27 @@ async function cost(run: BenchRun): Promise<void> {
   run.raw.createTaskCost = c;
   for (const metric of ['roundTrips', 'statements'] as const) {
     run.rows.push({
-      scenario: '0 one createTask (key)', metric: metric === 'roundTrips' ? 'round trips' : 'statements', unit: '', product: c.firstExecution[metric],
-      baseline: c.directSql[metric], baselineLabel: 'direct SQL', ratio: c.firstExecution[metric] / c.directSql[metric], target: '', met: null,
+      scenario: '0 one createTask (key)',
+      metric: metric === 'roundTrips' ? 'round trips' : 'statements',
+      unit: '',
+      product: c.firstExecution[metric],
+      baseline: c.directSql[metric],
+      baselineLabel: 'direct SQL',
+      ratio: c.firstExecution[metric] / c.directSql[metric],
+      target: '',
+      met: null,
     });
   }
   run.rows.push({
-    scenario: '0 one createTask replay', metric: 'round trips', unit: '', product: c.replay.roundTrips, baseline: c.firstExecution.roundTrips,
-    baselineLabel: 'first exec', ratio: c.replay.roundTrips / c.firstExecution.roundTrips, target: '', met: null,
+    scenario: '0 one createTask replay',
+    metric: 'round trips',
+    unit: '',
+    product: c.replay.roundTrips,
+    baseline: c.firstExecution.roundTrips,
+    baselineLabel: 'first exec',
+    ratio: c.replay.roundTrips / c.firstExecution.roundTrips,
+    target: '',
+    met: null,
   });
   log(`  first execution: ${c.firstExecution.trace.join(' ; ')}`);
   log(`  direct SQL:      ${c.directSql.trace.join(' ; ')}`);
@@ -121,8 +165,15 @@ async function reads(run: BenchRun): Promise<void> {
   const direct = await pageEventsDirectSql(ctx, readOrg, PAGE, 3);
   run.raw.eventsPaging = { http, directSql: direct, pageSize: PAGE, seed: seeded };
   run.rows.push({
-    scenario: `4 GET /events, ${http.events} ev`, metric: 'events/s', unit: '/s', product: http.eventsPerSecond, baseline: direct.eventsPerSecond,
-    baselineLabel: 'direct SQL', ratio: http.eventsPerSecond / direct.eventsPerSecond, target: '', met: null,
+    scenario: `4 GET /events, ${http.events} ev`,
+    metric: 'events/s',
+    unit: '/s',
+    product: http.eventsPerSecond,
+    baseline: direct.eventsPerSecond,
+    baselineLabel: 'direct SQL',
+    ratio: http.eventsPerSecond / direct.eventsPerSecond,
+    target: '',
+    met: null,
   });
   log('4. GET /snapshot: HTTP, then direct SQL');
   const snapshot = await snapshotOverHttp(ctx);
@@ -185,16 +236,37 @@ async function verify(run: BenchRun): Promise<void> {
   run.raw.verify = { cli: { empty: v0, short: vS, long: vL }, rawSha256: sha, seedMs: chain.seedMs };
   run.rows.push(
     {
-      scenario: `5 verify ${vL.events} ev (CLI)`, metric: 'events/s', unit: '/s', product: vL.eventsPerSecond, baseline: sha.eventsPerSecond,
-      baselineLabel: 'raw SHA-256', ratio: vL.eventsPerSecond / sha.eventsPerSecond, target: '>= 300000/s', met: vL.eventsPerSecond >= 300_000,
+      scenario: `5 verify ${vL.events} ev (CLI)`,
+      metric: 'events/s',
+      unit: '/s',
+      product: vL.eventsPerSecond,
+      baseline: sha.eventsPerSecond,
+      baselineLabel: 'raw SHA-256',
+      ratio: vL.eventsPerSecond / sha.eventsPerSecond,
+      target: '>= 300000/s',
+      met: vL.eventsPerSecond >= 300_000,
     },
     {
-      scenario: `5 verify ${vL.events} ev (CLI)`, metric: 'peak RSS', unit: 'MB', product: vL.peakRssMb, baseline: vS.peakRssMb,
-      baselineLabel: `${vS.events} ev`, ratio: vL.peakRssMb / vS.peakRssMb, target: 'flat', met: vL.peakRssMb <= vS.peakRssMb * 1.15,
+      scenario: `5 verify ${vL.events} ev (CLI)`,
+      metric: 'peak RSS',
+      unit: 'MB',
+      product: vL.peakRssMb,
+      baseline: vS.peakRssMb,
+      baselineLabel: `${vS.events} ev`,
+      ratio: vL.peakRssMb / vS.peakRssMb,
+      target: 'flat',
+      met: vL.peakRssMb <= vS.peakRssMb * 1.15,
     },
     {
-      scenario: `5 verify ${vS.events} ev (CLI)`, metric: 'peak RSS', unit: 'MB', product: vS.peakRssMb, baseline: v0.peakRssMb,
-      baselineLabel: `${v0.events} ev`, ratio: vS.peakRssMb / v0.peakRssMb, target: '', met: null,
+      scenario: `5 verify ${vS.events} ev (CLI)`,
+      metric: 'peak RSS',
+      unit: 'MB',
+      product: vS.peakRssMb,
+      baseline: v0.peakRssMb,
+      baselineLabel: `${v0.events} ev`,
+      ratio: vS.peakRssMb / v0.peakRssMb,
+      target: '',
+      met: null,
     },
   );
 }
@@ -206,7 +278,9 @@ async function verify(run: BenchRun): Promise<void> {
 async function coldStart(run: BenchRun): Promise<void> {
   await run.stopServer();
   buildCompiled();
-  log('6. cold start (3 starts each), compiled (node dist/cli/main.js) and tsx: baseline, PGlite (new data dir from the template, without it, restarts), PostgreSQL');
+  log(
+    '6. cold start (3 starts each), compiled (node dist/cli/main.js) and tsx: baseline, PGlite (new data dir from the template, without it, restarts), PostgreSQL',
+  );
   const bare = await coldStartBaseline(3);
   const fresh = await coldStartPglite(3);
   const initdb = await coldStartPglite(3, { template: false });
@@ -220,11 +294,26 @@ async function coldStart(run: BenchRun): Promise<void> {
   };
   run.raw.coldStart = { baseline: bare, pglite: fresh, pgliteWithoutTemplate: initdb, pgliteRestart: restart, postgres, tsx };
   const row = (scenario: string, ms: number, target: boolean): Row => ({
-    scenario, metric: 'to 1st 200', unit: 'ms', product: ms, baseline: bare.medianMs, baselineLabel: 'bare node:http', ratio: ms / bare.medianMs,
-    target: target ? '< 3000 ms' : '', met: target ? ms < 3000 : null,
+    scenario,
+    metric: 'to 1st 200',
+    unit: 'ms',
+    product: ms,
+    baseline: bare.medianMs,
+    baselineLabel: 'bare node:http',
+    ratio: ms / bare.medianMs,
+    target: target ? '< 3000 ms' : '',
+    met: target ? ms < 3000 : null,
   });
   const tsxRow = (scenario: string, ms: number, compiledMs: number): Row => ({
-    scenario, metric: 'to 1st 200', unit: 'ms', product: ms, baseline: compiledMs, baselineLabel: 'compiled', ratio: ms / compiledMs, target: '', met: null,
+    scenario,
+    metric: 'to 1st 200',
+    unit: 'ms',
+    product: ms,
+    baseline: compiledMs,
+    baselineLabel: 'compiled',
+    ratio: ms / compiledMs,
+    target: '',
+    met: null,
   });
   run.rows.push(
     row('6 cold start, PGlite new dir', fresh.medianMs, true),
@@ -252,9 +341,19 @@ async function stream(run: BenchRun): Promise<void> {
   try {
     for (const streams of [1, 1000]) {
       const events = streams === 1 ? 200 : 50;
-      for (const [where, appendUrl] of [['same process', ctx.baseUrl], ['across processes', second.baseUrl]] as const) {
+      for (const [where, appendUrl] of [
+        ['same process', ctx.baseUrl],
+        ['across processes', second.baseUrl],
+      ] as const) {
         log(`8. ${streams} stream(s), ${events} appends, ${where}`);
-        results[`${where}, ${streams}`] = await streamLatency({ appendUrl, streamUrl: ctx.baseUrl, org, streams, events, tag: `${ctx.runId}-s8-${streams}-${where.split(' ')[0]}` });
+        results[`${where}, ${streams}`] = await streamLatency({
+          appendUrl,
+          streamUrl: ctx.baseUrl,
+          org,
+          streams,
+          events,
+          tag: `${ctx.runId}-s8-${streams}-${where.split(' ')[0]}`,
+        });
       }
     }
   } finally {
@@ -269,8 +368,15 @@ async function stream(run: BenchRun): Promise<void> {
       const product = metric === 'p50' ? r.p50Ms : r.p99Ms;
       const baseline = metric === 'p50' ? base.p50Ms : base.p99Ms;
       run.rows.push({
-        scenario: `8 stream ${label}`, metric: `${metric} commit-to-frame`, unit: 'ms', product, baseline,
-        baselineLabel: 'same process, 1', ratio: product / baseline, target: '', met: null,
+        scenario: `8 stream ${label}`,
+        metric: `${metric} commit-to-frame`,
+        unit: 'ms',
+        product,
+        baseline,
+        baselineLabel: 'same process, 1',
+        ratio: product / baseline,
+        target: '',
+        met: null,
       });
     }
   }
@@ -285,12 +391,26 @@ async function blobs(run: BenchRun): Promise<void> {
   const growth = (m: typeof small) => m.peakRssMb - m.rssBeforeMb;
   run.rows.push(
     {
-      scenario: '9 blob PUT 200 MB', metric: 'peak RSS', unit: 'MB', product: large.peakRssMb, baseline: small.peakRssMb, baselineLabel: '20 MB',
-      ratio: large.peakRssMb / small.peakRssMb, target: 'flat', met: growth(large) <= growth(small) + 32,
+      scenario: '9 blob PUT 200 MB',
+      metric: 'peak RSS',
+      unit: 'MB',
+      product: large.peakRssMb,
+      baseline: small.peakRssMb,
+      baselineLabel: '20 MB',
+      ratio: large.peakRssMb / small.peakRssMb,
+      target: 'flat',
+      met: growth(large) <= growth(small) + 32,
     },
     {
-      scenario: '9 blob PUT 200 MB', metric: 'MB/s', unit: '/s', product: large.mbPerSecond, baseline: small.mbPerSecond, baselineLabel: '20 MB',
-      ratio: large.mbPerSecond / small.mbPerSecond, target: '', met: null,
+      scenario: '9 blob PUT 200 MB',
+      metric: 'MB/s',
+      unit: '/s',
+      product: large.mbPerSecond,
+      baseline: small.mbPerSecond,
+      baselineLabel: '20 MB',
+      ratio: large.mbPerSecond / small.mbPerSecond,
+      target: '',
+      met: null,
     },
   );
 }

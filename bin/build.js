@@ -51,7 +51,9 @@ async function build(reason = 'npm run build') {
   try {
     tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   } catch {
-    throw new Error(`the compiled server needs building (${reason}), and that needs the dev dependency typescript, which is not installed: run npm install (without --omit=dev), or npm run build where it is, and copy dist/ here`);
+    throw new Error(
+      `the compiled server needs building (${reason}), and that needs the dev dependency typescript, which is not installed: run npm install (without --omit=dev), or npm run build where it is, and copy dist/ here`,
+    );
   }
   const started = Date.now();
   if (reason === 'npm run build' || reason === NOT_BUILT) rmSync(BUILD_INFO, { force: true });
@@ -63,7 +65,8 @@ async function build(reason = 'npm run build') {
     child.once('error', (err) => resolve(err.message));
     child.once('exit', (status, signal) => resolve(signal ?? status));
   });
-  if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed (${typeof code === 'number' ? `exit ${code}` : code}): dist/ is not up to date; see the errors above`);
+  if (code !== 0)
+    throw new Error(`tsc -p tsconfig.build.json failed (${typeof code === 'number' ? `exit ${code}` : code}): dist/ is not up to date; see the errors above`);
   writeFileSync(STAMP, `${new Date(started).toISOString()}\n`);
   utimesSync(STAMP, new Date(started), new Date(started));
   process.stderr.write(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

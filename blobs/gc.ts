@@ -62,12 +62,19 @@ export async function collectBlobs(blobs: GcTarget, opts: { dryRun?: boolean; gr
   const seen = new Set<string>();
   for (;;) {
     const batch = (
-      await db.query<Candidate>(`SELECT b.org_id, b.sha256, b.size_bytes, b.idle_since FROM blobs b WHERE ${idleSql} ORDER BY b.idle_since LIMIT ${BATCH}`, [graceMs])
+      await db.query<Candidate>(`SELECT b.org_id, b.sha256, b.size_bytes, b.idle_since FROM blobs b WHERE ${idleSql} ORDER BY b.idle_since LIMIT ${BATCH}`, [
+        graceMs,
+      ])
     ).filter((c) => !seen.has(`${c.org_id}/${c.sha256}`));
     if (!batch.length) break;
     report.candidates += batch.length;
     if (dryRun) {
-      report.wouldDelete = batch.map((c) => ({ orgId: c.org_id, sha256: c.sha256, size: Number(c.size_bytes), idleSince: new Date(c.idle_since).toISOString() }));
+      report.wouldDelete = batch.map((c) => ({
+        orgId: c.org_id,
+        sha256: c.sha256,
+        size: Number(c.size_bytes),
+        idleSince: new Date(c.idle_since).toISOString(),
+      }));
       break;
     }
     for (const c of batch) {

@@ -5,7 +5,17 @@ import { S3BlobStore } from './s3.js';
 import { BlobService } from './service.js';
 import type { BlobStore } from './store.js';
 
-export { BlobService, blobContentType, blobNotFound, parseSignedRecord, type BlobMeta, type ReadAccess, type RecordCheck, type SignedRecord, type UploadResult } from './service.js';
+export {
+  BlobService,
+  blobContentType,
+  blobNotFound,
+  parseSignedRecord,
+  type BlobMeta,
+  type ReadAccess,
+  type RecordCheck,
+  type SignedRecord,
+  type UploadResult,
+} from './service.js';
 export { referenceBlob, releaseBlob, releaseHolder, type HeldBlob } from './refs.js';
 export { collectBlobs, startBlobGc, type GcReport } from './gc.js';
 export type { BlobConfig } from './config.js';

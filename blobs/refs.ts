@@ -28,7 +28,11 @@ export async function referenceBlob(
   ref: { orgId: string; sha256: string; holder: string; by: string; uploadedBy?: string; field?: string },
 ): Promise<HeldBlob> {
   const field = ref.field ?? 'sha256';
-  const missing = () => new ApiError('BAD_REQUEST', `${field}: no blob ${ref.sha256} uploaded by this caller; PUT /api/v1/blobs first (an upload no record holds is collected after BLOB_GC_GRACE_MS)`);
+  const missing = () =>
+    new ApiError(
+      'BAD_REQUEST',
+      `${field}: no blob ${ref.sha256} uploaded by this caller; PUT /api/v1/blobs first (an upload no record holds is collected after BLOB_GC_GRACE_MS)`,
+    );
   if (!SHA256_HEX.test(ref.sha256)) throw new ApiError('BAD_REQUEST', `${field}: a SHA-256 is 64 lowercase hex digits`);
   const [blob] = await q.query<{ size_bytes: number | string; content_type: string; uploader: boolean }>(
     `SELECT b.size_bytes, b.content_type,
@@ -38,10 +42,12 @@ export async function referenceBlob(
     [ref.orgId, ref.sha256, ref.uploadedBy ?? ''],
   );
   if (!blob || (ref.uploadedBy !== undefined && !blob.uploader)) throw missing();
-  await q.query(
-    `INSERT INTO blob_refs (org_id, sha256, holder, created_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [ref.orgId, ref.sha256, ref.holder, ref.by],
-  );
+  await q.query(`INSERT INTO blob_refs (org_id, sha256, holder, created_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [
+    ref.orgId,
+    ref.sha256,
+    ref.holder,
+    ref.by,
+  ]);
   return { sha256: ref.sha256, size: Number(blob.size_bytes), contentType: blob.content_type };
 }
 
@@ -50,7 +56,11 @@ const TOUCH_SQL = `UPDATE blobs SET idle_since = now() WHERE org_id = $1 AND sha
 
 /** `holder` no longer holds the blob; once nothing does, GC may collect it after the grace period. */
 export async function releaseBlob(q: TxQueryable, ref: { orgId: string; sha256: string; holder: string }): Promise<boolean> {
-  const gone = await q.query(`DELETE FROM blob_refs WHERE org_id = $1 AND sha256 = $2 AND holder = $3 RETURNING 1 AS gone`, [ref.orgId, ref.sha256, ref.holder]);
+  const gone = await q.query(`DELETE FROM blob_refs WHERE org_id = $1 AND sha256 = $2 AND holder = $3 RETURNING 1 AS gone`, [
+    ref.orgId,
+    ref.sha256,
+    ref.holder,
+  ]);
   if (gone.length) await q.query(TOUCH_SQL, [ref.orgId, [ref.sha256]]);
   return gone.length > 0;
 }

@@ -36,8 +36,7 @@ export type RecordCheck = (q: Queryable, orgId: string, record: SignedRecord, sh
 
 /** Who asks to read a blob: a bearer key's principal, or a signed URL's parameters. */
 export type ReadAccess =
-  | { kind: 'principal'; orgId: string; principalId: string }
-  | { kind: 'signed'; orgId: string; expires: number; signature: string; record?: SignedRecord };
+  { kind: 'principal'; orgId: string; principalId: string } | { kind: 'signed'; orgId: string; expires: number; signature: string; record?: SignedRecord };
 
 /** Every refusal reads the same: nobody learns whether a blob exists in an org they may not read it in. */
 export const blobNotFound = (sha256: string) =>
@@ -88,22 +87,34 @@ export class BlobService {
    * `madeHere`, bytes the server rendered itself, as given). The row is written, and the bytes put in place, in one
    * transaction holding the blob's row lock, which GC takes too (blobs/gc.ts): a committed row always has bytes.
    */
-  async upload(args: { orgId: string; principalId: string; body: Readable; contentType: string; madeHere?: boolean; declaredSha256?: string }): Promise<UploadResult> {
+  async upload(args: {
+    orgId: string;
+    principalId: string;
+    body: Readable;
+    contentType: string;
+    madeHere?: boolean;
+    declaredSha256?: string;
+  }): Promise<UploadResult> {
     // The uploader's type is a claim: the bytes decide (blobs/sniff.ts). Only bytes this server made keep theirs.
     const sniffer = args.madeHere ? undefined : sniffFrom(args.body);
     const staged = await this.store.stage(args.orgId, sniffer ?? args.body, this.config.maxBytes);
     try {
       const contentType = sniffer ? await sniffer.type(args.contentType) : args.contentType;
       if (args.declaredSha256 !== undefined && args.declaredSha256 !== staged.sha256) {
-        throw new ApiError('BAD_REQUEST', `x-content-sha256: the body's SHA-256 is ${staged.sha256}, not the declared ${args.declaredSha256}; nothing was kept`);
+        throw new ApiError(
+          'BAD_REQUEST',
+          `x-content-sha256: the body's SHA-256 is ${staged.sha256}, not the declared ${args.declaredSha256}; nothing was kept`,
+        );
       }
       return await this.db.tx(async (q) => {
-        const row = one(await q.query<{ content_type: string }>(
-          `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
+        const row = one(
+          await q.query<{ content_type: string }>(
+            `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (org_id, sha256) DO UPDATE SET idle_since = now()
            RETURNING content_type`,
-          [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
-        ));
+            [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
+          ),
+        );
         await staged.place();
         const fresh = await q.query(
           `INSERT INTO blob_uploaders (org_id, sha256, principal_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`,

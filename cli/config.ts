@@ -111,7 +111,10 @@ ${LIVEKIT_ENV_HELP}`;
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
   if (!raw || !raw.trim()) return undefined;
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.find((s) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s));
   if (bad !== undefined) throw new Error(`TRUST_PROXY: ${JSON.stringify(bad)} is not an address or a CIDR`);
   return list;
@@ -120,7 +123,14 @@ function trustProxy(raw: string | undefined): string[] | undefined {
 /** BILLING_PLANS: plan names (letters, digits, dot, dash, underscore), comma-separated. */
 function billingPlans(raw: string | undefined): string[] {
   if (!raw || !raw.trim()) return [...DEFAULT_BILLING_PLANS];
-  const list = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const bad = list.find((s) => !/^[A-Za-z0-9._-]{1,64}$/.test(s));
   if (bad !== undefined) throw new Error(`BILLING_PLANS: ${JSON.stringify(bad)} is not a plan name (letters, digits, . _ -, at most 64)`);
   return list;

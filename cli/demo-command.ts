@@ -15,7 +15,13 @@ export async function seedAndReport(runtime: Runtime, slug: string, out: (line: 
 }
 
 export async function demoCommand(config: ServerConfig, slug: string, out: (line: string) => void): Promise<void> {
-  const runtime = await createRuntime({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteTemplateDir: config.pgliteTemplateDir, poolSize: 4, config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs } });
+  const runtime = await createRuntime({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteTemplateDir: config.pgliteTemplateDir,
+    poolSize: 4,
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+  });
   try {
     out(`Seeding the demo company into org ${slug}:`);
     await seedAndReport(runtime, slug, out);

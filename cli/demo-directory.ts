@@ -44,17 +44,79 @@ interface Person {
   doNotContact?: boolean;
 }
 const PEOPLE: Person[] = [
-  { key: 'lucy', given: 'Lucy', family: 'Fraser', title: 'Owner', at: 'cafe', email: mail('lucy', 'harbourcafe'), phone: '(02) 5550 2301', tags: ['christmas-card'] },
+  {
+    key: 'lucy',
+    given: 'Lucy',
+    family: 'Fraser',
+    title: 'Owner',
+    at: 'cafe',
+    email: mail('lucy', 'harbourcafe'),
+    phone: '(02) 5550 2301',
+    tags: ['christmas-card'],
+  },
   { key: 'ethan', given: 'Ethan', family: 'Cole', title: 'Creative lead', at: 'wren', email: mail('ethan.cole', 'bluewren'), phone: '0491 570 313' },
-  { key: 'michael', given: 'Michael', family: 'Brennan', title: 'Director', at: 'realty', email: mail('michael.brennan', 'coastalrealty'), phone: '(02) 5550 4410', tags: ['christmas-card'] },
-  { key: 'jess', given: 'Jess', family: 'Taylor', title: 'Marketing coordinator', at: 'realty', email: mail('jess.taylor', 'coastalrealty'), phone: '0491 570 110' },
+  {
+    key: 'michael',
+    given: 'Michael',
+    family: 'Brennan',
+    title: 'Director',
+    at: 'realty',
+    email: mail('michael.brennan', 'coastalrealty'),
+    phone: '(02) 5550 4410',
+    tags: ['christmas-card'],
+  },
+  {
+    key: 'jess',
+    given: 'Jess',
+    family: 'Taylor',
+    title: 'Marketing coordinator',
+    at: 'realty',
+    email: mail('jess.taylor', 'coastalrealty'),
+    phone: '0491 570 110',
+  },
   { key: 'anjali', given: 'Anjali', family: 'Rao', title: 'Practice owner', at: 'physio', email: mail('anjali', 'northsidephysio'), phone: '(02) 5550 7788' },
-  { key: 'rosa', given: 'Rosa', family: 'Medina', title: 'Founder', at: 'bakery', email: mail('rosa', 'lighthousebakery'), phone: '0491 570 737', tags: ['christmas-card'] },
-  { key: 'greg', given: 'Greg', family: 'Holloway', title: 'Property manager', at: 'landlord', email: mail('greg.holloway', 'harbourproperty'), phone: '(02) 5550 3120', notes: 'Rent questions and building access cards.' },
+  {
+    key: 'rosa',
+    given: 'Rosa',
+    family: 'Medina',
+    title: 'Founder',
+    at: 'bakery',
+    email: mail('rosa', 'lighthousebakery'),
+    phone: '0491 570 737',
+    tags: ['christmas-card'],
+  },
+  {
+    key: 'greg',
+    given: 'Greg',
+    family: 'Holloway',
+    title: 'Property manager',
+    at: 'landlord',
+    email: mail('greg.holloway', 'harbourproperty'),
+    phone: '(02) 5550 3120',
+    notes: 'Rent questions and building access cards.',
+  },
   { key: 'samSenior', given: 'Sam', family: 'Nguyen', title: 'Founder', at: 'print', email: mail('sam', 'printworks'), phone: '(02) 5550 6001' },
-  { key: 'samJunior', given: 'Sam', family: 'Nguyen', title: 'Account manager', at: 'print', email: mail('sam.nguyen', 'printworks'), phone: '0491 571 266', notes: "The founder's son; quotes and proofs go to him." },
+  {
+    key: 'samJunior',
+    given: 'Sam',
+    family: 'Nguyen',
+    title: 'Account manager',
+    at: 'print',
+    email: mail('sam.nguyen', 'printworks'),
+    phone: '0491 571 266',
+    notes: "The founder's son; quotes and proofs go to him.",
+  },
   { key: 'daniel', given: 'Daniel', family: 'Ortiz', title: 'Support lead', at: 'hosting', email: mail('daniel.ortiz', 'cloudhosting'), phone: '0491 571 491' },
-  { key: 'trent', given: 'Trent', family: 'Baxter', title: 'Sales representative', at: 'hosting', email: mail('trent.baxter', 'cloudhosting'), notes: 'Asked in writing to receive no more calls or mail from the studio.', doNotContact: true },
+  {
+    key: 'trent',
+    given: 'Trent',
+    family: 'Baxter',
+    title: 'Sales representative',
+    at: 'hosting',
+    email: mail('trent.baxter', 'cloudhosting'),
+    notes: 'Asked in writing to receive no more calls or mail from the studio.',
+    doNotContact: true,
+  },
   { key: 'kate', given: 'Kate', family: 'Morgan', title: 'Business sales', at: 'tech', email: mail('kate.morgan', 'techsupplies'), phone: '0491 571 804' },
 ];
 
@@ -100,7 +162,10 @@ export async function demoDirectory(desk: DemoDesk, progress: (line: string) => 
       family: p.family,
       title: p.title,
       worksAt: { orgId: org[p.at], role: p.title },
-      channels: [{ kind: 'email', value: p.email, label: 'work' }, ...(p.phone ? [{ kind: 'phone', value: p.phone, label: p.phone.startsWith('04') ? 'mobile' : 'work' }] : [])],
+      channels: [
+        { kind: 'email', value: p.email, label: 'work' },
+        ...(p.phone ? [{ kind: 'phone', value: p.phone, label: p.phone.startsWith('04') ? 'mobile' : 'work' }] : []),
+      ],
       tags: [...ORGS[p.at].tags.slice(0, 1), ...(p.tags ?? [])],
       country: 'AU',
       ...(p.notes ? { notes: p.notes } : {}),
@@ -114,7 +179,10 @@ export async function demoDirectory(desk: DemoDesk, progress: (line: string) => 
     given: 'Jessica',
     family: 'Taylor',
     worksAt: { orgId: org.realty },
-    channels: [{ kind: 'email', value: mail('jesstaylor.home', 'mailbox'), label: 'home' }, { kind: 'phone', value: '+61 491 570 110', label: 'mobile' }],
+    channels: [
+      { kind: 'email', value: mail('jesstaylor.home', 'mailbox'), label: 'home' },
+      { kind: 'phone', value: '+61 491 570 110', label: 'mobile' },
+    ],
     country: 'AU',
   });
   per.jessica = jessica.person.id;
@@ -145,10 +213,19 @@ export async function demoDirectory(desk: DemoDesk, progress: (line: string) => 
     {
       kind: 'person',
       fields: { given: 'Hamish', family: 'Reid', title: 'Marketing manager' },
-      channels: [{ kind: 'email', value: mail('hamish.reid', 'northsidephysio') }, { kind: 'phone', value: '0491 572 549' }],
+      channels: [
+        { kind: 'email', value: mail('hamish.reid', 'northsidephysio') },
+        { kind: 'phone', value: '0491 572 549' },
+      ],
       employerName: 'Northside Physio',
       // The mail it read (the email family is not built yet: the reference is the id that mail would have).
-      evidence: [{ source: 'email', ref: newId('eml'), snippet: 'Remittance attached. Hamish Reid, Marketing manager, Northside Physio - please send future invoices to me.' }],
+      evidence: [
+        {
+          source: 'email',
+          ref: newId('eml'),
+          snippet: 'Remittance attached. Hamish Reid, Marketing manager, Northside Physio - please send future invoices to me.',
+        },
+      ],
     },
     agent,
   );

@@ -36,14 +36,20 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
   const clients = (await desk.call('files.create', { kind: 'folder', name: 'Clients' })).file;
   const finance = (await desk.call('files.create', { kind: 'folder', name: 'Finance', restricted: true })).file;
   await desk.call('files.shareGrant', { fileId: finance.id, grantee: { principalId: priya }, role: 'editor' });
-  const brief = (await desk.call('files.create', { kind: 'doc', name: 'Tidewater brief', parentId: clients.id, reviewMode: true, content: { markdown: BRIEF } })).file;
+  const brief = (
+    await desk.call('files.create', { kind: 'doc', name: 'Tidewater brief', parentId: clients.id, reviewMode: true, content: { markdown: BRIEF } })
+  ).file;
 
   const read = await desk.call('files.docRead', { fileId: brief.id, format: 'text' });
   const timeline = read.blocks.find((b: { text?: string }) => b.text?.includes('Invoice 50% on delivery.'));
   // The agent's edit of a review-mode doc becomes a suggestion a human accepts.
   const suggestion = await desk.call(
     'files.docWriteRevision',
-    { fileId: brief.id, baseRevision: read.head, ops: [{ op: 'replaceText', blockId: timeline.id, find: 'Invoice 50% on delivery.', replace: 'Invoice 50% on delivery, the rest in 14 days.' }] },
+    {
+      fileId: brief.id,
+      baseRevision: read.head,
+      ops: [{ op: 'replaceText', blockId: timeline.id, find: 'Invoice 50% on delivery.', replace: 'Invoice 50% on delivery, the rest in 14 days.' }],
+    },
     agent,
   );
   const deliverables = read.blocks.find((b: { text?: string }) => b.text?.includes('Colour palette'));
@@ -60,7 +66,8 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
   ).file;
   const share = await desk.call('files.shareGrant', { fileId: brief.id, grantee: { email: 'marketing@tidewater.example' }, role: 'viewer' });
   await desk.call('file.pin', { targetId: clients.id, place: 'org' });
-  const old = (await desk.call('files.create', { kind: 'doc', name: 'Old pitch notes', parentId: clients.id, content: { markdown: 'Pitch ideas from 2024.' } })).file;
+  const old = (await desk.call('files.create', { kind: 'doc', name: 'Old pitch notes', parentId: clients.id, content: { markdown: 'Pitch ideas from 2024.' } }))
+    .file;
   await desk.call('files.delete', { fileId: old.id });
 
   return [

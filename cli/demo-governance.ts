@@ -13,10 +13,7 @@ const SECTIONS = [
     key: 'how-we-work',
     heading: 'How we work',
     body: 'Small teams, one producer per job, and work shown early. We say no to briefs we cannot do well.',
-    clauses: [
-      'Every client job has one producer, who owns its deadline and its budget.',
-      'Nothing goes to a client until a second designer has reviewed it.',
-    ],
+    clauses: ['Every client job has one producer, who owns its deadline and its budget.', 'Nothing goes to a client until a second designer has reviewed it.'],
   },
   {
     key: 'money',
@@ -31,10 +28,7 @@ const SECTIONS = [
     key: 'clients',
     heading: 'Clients and their information',
     body: "Our clients trust us with unreleased work and their customers' details.",
-    clauses: [
-      "Client files live in the studio's storage, never in personal accounts.",
-      'A do-not-contact request is honoured on the day it is made.',
-    ],
+    clauses: ["Client files live in the studio's storage, never in personal accounts.", 'A do-not-contact request is honoured on the day it is made.'],
   },
 ];
 
@@ -60,7 +54,8 @@ export async function demoGovernance(desk: DemoDesk, progress: (line: string) =>
   });
   await desk.call('charter.update', {
     title: 'The Harbour Lane Studio charter',
-    mission: 'Make brands and websites that small Australian businesses are proud of, on time and on budget, and leave every client better at telling their own story.',
+    mission:
+      'Make brands and websites that small Australian businesses are proud of, on time and on budget, and leave every client better at telling their own story.',
     baseVersion: 0,
   });
   for (const s of SECTIONS) await desk.call('charter.addSection', { ...s, clauses: s.clauses.map((text) => ({ text })) });
@@ -103,7 +98,12 @@ export async function demoGovernance(desk: DemoDesk, progress: (line: string) =>
   // Pricing is Grace's call with Priya's agreement; Priya signs through the agent, approving the relay herself.
   const propose = async (params: Record<string, unknown>, key?: string) => (await desk.call('decision.propose', params, key)).decision;
   const relaySign = (d: { id: string }) => desk.signed('decision.sign', { decisionId: d.id, version: 1, onBehalfOf: priya });
-  const d1 = await propose({ title: 'Day rate for studio work', area: 'pricing', decision: 'One day rate for all studio work: $1,200 ex GST.', context: 'Quotes used three different rates.' });
+  const d1 = await propose({
+    title: 'Day rate for studio work',
+    area: 'pricing',
+    decision: 'One day rate for all studio work: $1,200 ex GST.',
+    context: 'Quotes used three different rates.',
+  });
   await relaySign(d1);
   await desk.call('decision.adopt', { decisionId: d1.id, version: 1, outcome: 'In every quote from next week.' });
   const d2 = await propose({
@@ -114,7 +114,13 @@ export async function demoGovernance(desk: DemoDesk, progress: (line: string) =>
     links: [{ rel: 'refines', target: d1.id }],
   });
   await relaySign(d2);
-  await desk.call('decision.supersede', { decisionId: d2.id, version: 1, supersedes: [d1.id], outcome: 'Existing quotes keep their rate.', reviewOn: `${new Date().getUTCFullYear() + 1}-06-01` });
+  await desk.call('decision.supersede', {
+    decisionId: d2.id,
+    version: 1,
+    supersedes: [d1.id],
+    outcome: 'Existing quotes keep their rate.',
+    reviewOn: `${new Date().getUTCFullYear() + 1}-06-01`,
+  });
 
   const before = (await desk.call('charter.get', { limit: 1 })).charter.version;
   const d3 = await propose({
@@ -171,7 +177,12 @@ export async function demoGovernance(desk: DemoDesk, progress: (line: string) =>
     agent,
   );
   const d6 = await propose(
-    { title: 'Card surcharge', area: 'pricing', decision: 'Add a 1.5% surcharge to invoices paid by credit card.', context: 'Card fees cost the studio about $90 a month.' },
+    {
+      title: 'Card surcharge',
+      area: 'pricing',
+      decision: 'Add a 1.5% surcharge to invoices paid by credit card.',
+      context: 'Card fees cost the studio about $90 a month.',
+    },
     agent,
   );
   await desk.call('decision.requestAdjustment', { decisionId: d6.id, version: 1, body: 'Only for international cards: local clients pay no surcharge.' });
@@ -185,7 +196,11 @@ export async function demoGovernance(desk: DemoDesk, progress: (line: string) =>
     { title: 'Cloud Hosting charged twice for September and does not answer', reason: 'blocked', severity: 'normal', area: 'finance', subject: hosting.id },
     agent,
   );
-  const task = await desk.call('board.create', { type: 'task', title: 'Phone Printworks about the delivery charge on PW-7781', col: 'todo', assignee: bookkeeper }, agent);
+  const task = await desk.call(
+    'board.create',
+    { type: 'task', title: 'Phone Printworks about the delivery charge on PW-7781', col: 'todo', assignee: bookkeeper },
+    agent,
+  );
   const offer = await desk.call(
     'handoff.offer',
     {

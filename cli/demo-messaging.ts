@@ -13,7 +13,14 @@ export async function demoMessaging(desk: DemoDesk, progress: (line: string) => 
   const m = await desk.memberIds();
   const id = (name: string) => m.get(name)!;
   const [grace, priya, tom, sofia, mia, ava, bookkeeper, coordinator] = [
-    'Grace Lin', 'Priya Nair', 'Tom Okafor', 'Sofia Rossi', 'Mia Chen', 'Ava Singh', 'Bookkeeping agent', 'Studio coordinator',
+    'Grace Lin',
+    'Priya Nair',
+    'Tom Okafor',
+    'Sofia Rossi',
+    'Mia Chen',
+    'Ava Singh',
+    'Bookkeeping agent',
+    'Studio coordinator',
   ].map(id);
   // Tom and Sofia post with keys of their own for the story, revoked at its end: they stay directory-only, seat-free.
   const minted: string[] = [];
@@ -31,12 +38,19 @@ export async function demoMessaging(desk: DemoDesk, progress: (line: string) => 
 
   progress('Messaging: channels, threads, reactions, a poll and a call');
   const everyone = [...m.values()].filter((v) => v !== grace && v.startsWith('usr_'));
-  const studio = (await desk.call('channel.create', { name: 'studio', topic: 'The whole studio: news, questions, Friday drinks', memberIds: [...everyone, coordinator] })).channel;
-  const finance = (await desk.call('channel.create', { name: 'finance', private: true, topic: 'Bills, invoices and the books', memberIds: [priya, ava, bookkeeper] })).channel;
+  const studio = (
+    await desk.call('channel.create', { name: 'studio', topic: 'The whole studio: news, questions, Friday drinks', memberIds: [...everyone, coordinator] })
+  ).channel;
+  const finance = (
+    await desk.call('channel.create', { name: 'finance', private: true, topic: 'Bills, invoices and the books', memberIds: [priya, ava, bookkeeper] })
+  ).channel;
 
   const launch = await say(studio.id, 'The Tidewater rebrand goes to the client on Thursday. Final files in the shared folder by Wednesday noon, please.');
   await say(studio.id, `Logo lock-ups are done; <@${mia}> is finishing the colour specs.`, tomKey, { threadId: launch.id });
-  await say(studio.id, 'Colour specs uploaded. One open question on the dark-mode palette: I will bring it to Wednesday review.', tomKey, { threadId: launch.id, alsoToChannel: true });
+  await say(studio.id, 'Colour specs uploaded. One open question on the dark-mode palette: I will bring it to Wednesday review.', tomKey, {
+    threadId: launch.id,
+    alsoToChannel: true,
+  });
   await desk.call('messaging.react', { messageId: launch.id, emoji: ':thumbsup:' }, tomKey);
   await desk.call('messaging.react', { messageId: launch.id, emoji: '🎉' }, sofiaKey);
   await desk.call('messaging.pin', { messageId: launch.id });
@@ -57,12 +71,21 @@ export async function demoMessaging(desk: DemoDesk, progress: (line: string) => 
   const reminder = (
     await desk.call(
       'messaging.schedule',
-      { channelId: studio.id, idempotencyId: 'demo-timesheets', text: 'Reminder: timesheets are due by 5 pm today <!channel>', postAt: tomorrow9.toISOString() },
+      {
+        channelId: studio.id,
+        idempotencyId: 'demo-timesheets',
+        text: 'Reminder: timesheets are due by 5 pm today <!channel>',
+        postAt: tomorrow9.toISOString(),
+      },
       sofiaKey,
     )
   ).message;
 
-  const report = await say(finance.id, 'Reconciled the October bank feed: 3 items left to match, all under $100. Cloud Hosting charged twice for September (escalated).', agent);
+  const report = await say(
+    finance.id,
+    'Reconciled the October bank feed: 3 items left to match, all under $100. Cloud Hosting charged twice for September (escalated).',
+    agent,
+  );
   await say(finance.id, `Thanks. Leave the Cloud Hosting one with <@${priya}>; she will call their billing team.`, desk.keys.admin, { threadId: report.id });
   await desk.call('messaging.react', { messageId: report.id, emoji: ':white_check_mark:' }, agent);
 

@@ -64,12 +64,47 @@ const PROFILES: Record<string, Record<string, unknown>> = {
     workingHours: days('08:30', '17:00'),
     links: [{ label: 'Studio site', url: `https://${DOMAIN}` }],
   },
-  tom: { headline: 'Creative direction for brand and campaign work', pronouns: 'he/him', phone: '+61 491 570 156', expertise: ['art direction', 'typography', 'brand identity'], workingHours: days('09:30', '18:00') },
-  mia: { headline: 'Brand systems, packaging and menus', pronouns: 'she/her', phone: '+61 491 570 157', expertise: ['packaging', 'illustration', 'Figma'], workingHours: days('09:00', '17:30') },
-  hana: { headline: 'Websites that ship, from design system to launch', phone: '+61 3 5550 4321', expertise: ['React', 'accessibility', 'Webflow'], workingHours: days('08:00', '16:30') },
-  oliver: { headline: 'Our clients in the UK and Europe', pronouns: 'he/him', phone: '+44 20 7946 0958', expertise: ['account management', 'proposals'], workingHours: days('08:00', '16:30') },
-  aroha: { headline: 'Motion, social video and title sequences', pronouns: 'she/her', phone: '+61 491 570 159', expertise: ['After Effects', 'motion design'], workingHours: days('09:00', '15:00', ['mon', 'tue', 'wed', 'thu']) },
-  priya: { headline: 'Month-end close, payroll and the BAS', pronouns: 'she/her', phone: '+61 491 570 158', expertise: ['payroll', 'BAS', 'cash flow'], workingHours: days('09:00', '17:00') },
+  tom: {
+    headline: 'Creative direction for brand and campaign work',
+    pronouns: 'he/him',
+    phone: '+61 491 570 156',
+    expertise: ['art direction', 'typography', 'brand identity'],
+    workingHours: days('09:30', '18:00'),
+  },
+  mia: {
+    headline: 'Brand systems, packaging and menus',
+    pronouns: 'she/her',
+    phone: '+61 491 570 157',
+    expertise: ['packaging', 'illustration', 'Figma'],
+    workingHours: days('09:00', '17:30'),
+  },
+  hana: {
+    headline: 'Websites that ship, from design system to launch',
+    phone: '+61 3 5550 4321',
+    expertise: ['React', 'accessibility', 'Webflow'],
+    workingHours: days('08:00', '16:30'),
+  },
+  oliver: {
+    headline: 'Our clients in the UK and Europe',
+    pronouns: 'he/him',
+    phone: '+44 20 7946 0958',
+    expertise: ['account management', 'proposals'],
+    workingHours: days('08:00', '16:30'),
+  },
+  aroha: {
+    headline: 'Motion, social video and title sequences',
+    pronouns: 'she/her',
+    phone: '+61 491 570 159',
+    expertise: ['After Effects', 'motion design'],
+    workingHours: days('09:00', '15:00', ['mon', 'tue', 'wed', 'thu']),
+  },
+  priya: {
+    headline: 'Month-end close, payroll and the BAS',
+    pronouns: 'she/her',
+    phone: '+61 491 570 158',
+    expertise: ['payroll', 'BAS', 'cash flow'],
+    workingHours: days('09:00', '17:00'),
+  },
 };
 
 /** A square gradient PNG made in memory (no image files ship with the demo): the avatar's source. */
@@ -82,7 +117,9 @@ async function gradientPng(from: [number, number, number], to: [number, number, 
       for (let c = 0; c < 3; c++) raw[(y * size + x) * 3 + c] = Math.round(from[c] + (to[c] - from[c]) * t);
     }
   }
-  return sharp(raw, { raw: { width: size, height: size, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width: size, height: size, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** PUT /api/v1/blobs as the admin would, then profile.updateAvatar with the upload's hash. */
@@ -99,13 +136,30 @@ export async function demoPeople(desk: DemoDesk, today: string, progress: (line:
   id.priya = (await desk.pipeline.principalFor(desk.keys.approver)).id;
   id.bookkeeper = (await desk.pipeline.principalFor(desk.keys.agent)).id;
   // Staff on the books' payroll carry their employee id (pay stays in the books).
-  const employees = await desk.runtime.db.query<{ employee_id: string; name: string }>('SELECT employee_id, name FROM books_employees WHERE org_id = $1', [desk.orgId]);
+  const employees = await desk.runtime.db.query<{ employee_id: string; name: string }>('SELECT employee_id, name FROM books_employees WHERE org_id = $1', [
+    desk.orgId,
+  ]);
   const employeeId = new Map(employees.map((e) => [e.name, e.employee_id]));
 
   progress('People: the org chart, offices and teams');
   await desk.call('member.update', { memberId: id.grace, name: 'Grace Lin', handle: 'grace', email: email('Grace Lin'), title: 'Managing director', ...SYD });
-  await desk.call('member.update', { memberId: id.priya, name: 'Priya Nair', handle: 'priya', email: email('Priya Nair'), title: 'Finance lead', managerId: id.grace, ...SYD });
-  await desk.call('member.update', { memberId: id.bookkeeper, name: 'Bookkeeping agent', handle: 'bookkeeping.agent', title: 'Accounts assistant', managerId: id.priya, timezone: SYD.timezone });
+  await desk.call('member.update', {
+    memberId: id.priya,
+    name: 'Priya Nair',
+    handle: 'priya',
+    email: email('Priya Nair'),
+    title: 'Finance lead',
+    managerId: id.grace,
+    ...SYD,
+  });
+  await desk.call('member.update', {
+    memberId: id.bookkeeper,
+    name: 'Bookkeeping agent',
+    handle: 'bookkeeping.agent',
+    title: 'Accounts assistant',
+    managerId: id.priya,
+    timezone: SYD.timezone,
+  });
   const team: Record<string, string> = {};
   for (const t of TEAMS) team[t.key] = (await desk.call('team.create', { name: t.name, ...(t.parent ? { parentTeamId: team[t.parent] } : {}) })).team.id;
   for (const p of PEOPLE) {
@@ -134,11 +188,26 @@ export async function demoPeople(desk: DemoDesk, today: string, progress: (line:
     title: 'How I work',
     body: 'Mornings are for clients; afternoons for reviews. Book time through Sofia, or put it on the board and tag me.',
   });
-  await desk.call('profile.addSection', { memberId: id.mia, title: 'Now working on', body: "Harbour Cafe's seasonal menus and the Lighthouse Bakery packaging." });
+  await desk.call('profile.addSection', {
+    memberId: id.mia,
+    title: 'Now working on',
+    body: "Harbour Cafe's seasonal menus and the Lighthouse Bakery packaging.",
+  });
   await avatar(desk, id.grace, id.grace, await gradientPng([14, 76, 117], [98, 182, 183]));
-  await desk.call('notification.updatePreferences', { target: 'org', events: { 'member.joined': 'digest', 'reports.changed': 'digest' }, digest: { frequency: 'daily', hour: 9 } });
-  await desk.call('notification.updatePreferences', { events: { 'task.assigned': 'digest', mention: 'instant' }, quietHours: { start: '19:00', end: '07:00', timezone: SYD.timezone } });
-  await desk.call('notification.updatePreferences', { target: id.priya, events: { 'approval.requested': 'instant', 'hold.waiting': 'instant', mention: 'digest' }, digest: { frequency: 'weekly', hour: 8, weekday: 'mon' } });
+  await desk.call('notification.updatePreferences', {
+    target: 'org',
+    events: { 'member.joined': 'digest', 'reports.changed': 'digest' },
+    digest: { frequency: 'daily', hour: 9 },
+  });
+  await desk.call('notification.updatePreferences', {
+    events: { 'task.assigned': 'digest', mention: 'instant' },
+    quietHours: { start: '19:00', end: '07:00', timezone: SYD.timezone },
+  });
+  await desk.call('notification.updatePreferences', {
+    target: id.priya,
+    events: { 'approval.requested': 'instant', 'hold.waiting': 'instant', mention: 'digest' },
+    digest: { frequency: 'weekly', hour: 8, weekday: 'mon' },
+  });
 
   progress('People: agents, invitations, a suspension, a leaver and the subscription');
   const coordinator = await desk.call('persona.generateAgentId', {
@@ -146,7 +215,11 @@ export async function demoPeople(desk: DemoDesk, today: string, progress: (line:
     role: 'Studio coordinator',
     goal: 'Keep the board, bookings and handovers moving so the designers can design.',
     backstory: 'Harbour Lane is a fourteen-person design studio in Sydney with people in Melbourne, Auckland and London.',
-    instructions: ['Never move a client deadline without asking the producer.', 'Ask Sofia Rossi when a request is unclear.', 'Write in plain Australian English.'],
+    instructions: [
+      'Never move a client deadline without asking the producer.',
+      'Ask Sofia Rossi when a request is unclear.',
+      'Write in plain Australian English.',
+    ],
     tone: 'warm, plain and brief',
     toolsets: ['board', 'member', 'team', 'profile'],
     managerId: id.sofia,
@@ -177,7 +250,13 @@ export async function demoPeople(desk: DemoDesk, today: string, progress: (line:
     teamIds: [team.design],
     message: 'Welcome to Harbour Lane! Tom will show you around on Monday.',
   });
-  const sam = await desk.call('invitation.create', { email: `sam.patel@northshore-accounting.example`, name: 'Sam Patel', role: 'viewer', managerId: id.priya, message: 'Read access for the year-end review.' });
+  const sam = await desk.call('invitation.create', {
+    email: `sam.patel@northshore-accounting.example`,
+    name: 'Sam Patel',
+    role: 'viewer',
+    managerId: id.priya,
+    message: 'Read access for the year-end review.',
+  });
   // Invited people are in the directory already: give them the rest of their card.
   await desk.call('member.update', { memberId: ella.member.id, title: 'Designer', ...SYD });
   await desk.call('member.update', { memberId: sam.member.id, title: 'External accountant (Northshore Accounting)', timezone: SYD.timezone });
@@ -190,7 +269,14 @@ export async function demoPeople(desk: DemoDesk, today: string, progress: (line:
   const left = await desk.call('user.deactivate', { userId: id.ruby, transferTo: id.chloe, reason: 'Moved to a client-side role' });
   // The subscription last: its answer counts the seats the story left in use.
   const plans = desk.runtime.deps.config.billingPlans;
-  const billing = await desk.call('billing.update', { plan: plans.includes('team') ? 'team' : plans[0], cycle: 'annual', seats: 10, agentSeats: 5, contact: `accounts@${DOMAIN}`, taxId: '53 004 085 616' });
+  const billing = await desk.call('billing.update', {
+    plan: plans.includes('team') ? 'team' : plans[0],
+    cycle: 'annual',
+    seats: 10,
+    agentSeats: 5,
+    contact: `accounts@${DOMAIN}`,
+    taxId: '53 004 085 616',
+  });
 
   return [
     `People (GET /api/v1/directory?q=mia, GET /api/v1/hierarchy, member.list, team.list, profile.get):`,

@@ -76,9 +76,17 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
     const started = await desk.call('books.onboardingStart', { person, role, startDate: q0, rate });
     const id = started.onboarding.id;
     await desk.call('books.onboardingAdvance', { id, step: 'tfn', data: declaration });
-    await desk.call('books.onboardingAdvance', { id, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: `M-${person.split(' ')[0].toUpperCase()}` } });
+    await desk.call('books.onboardingAdvance', {
+      id,
+      step: 'super',
+      data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: `M-${person.split(' ')[0].toUpperCase()}` },
+    });
     await desk.call('books.onboardingAdvance', { id, step: 'bank', data: { bsb: '082-001', accountNumber: '20418890', accountName: person } });
-    await desk.signed('books.onboardingAdvance', { id, step: 'contract', data: { contractRef: `contracts/${person.toLowerCase().replace(' ', '-')}.pdf`, signedOn: addDays(q0, -7) } });
+    await desk.signed('books.onboardingAdvance', {
+      id,
+      step: 'contract',
+      data: { contractRef: `contracts/${person.toLowerCase().replace(' ', '-')}.pdf`, signedOn: addDays(q0, -7) },
+    });
     staff[person] = started.employee.id;
   }
 
@@ -99,16 +107,32 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   for (const n of months) {
     const start = monthStart(q0, n);
     progress(`Trading in ${start.slice(0, 7)}`);
-    const rent = await bill(start, { supplierName: 'Harbour Property Group', reference: `RENT-${start.slice(0, 7)}`, dueDate: addDays(start, 6), totalCents: 440_000, bank: RENT_BANK });
+    const rent = await bill(start, {
+      supplierName: 'Harbour Property Group',
+      reference: `RENT-${start.slice(0, 7)}`,
+      dueDate: addDays(start, 6),
+      totalCents: 440_000,
+      bank: RENT_BANK,
+    });
     bank.push({ date: addDays(start, 6), cents: -440_000, description: 'DD HARBOUR PROPERTY GROUP', match: { kind: 'bill', billId: rent.id } });
-    const adobe = await bill(addDays(start, 2), { supplierName: 'Adobe Systems', reference: `ADB-${start.slice(0, 7)}`, dueDate: addDays(start, 2), totalCents: 9_900 });
+    const adobe = await bill(addDays(start, 2), {
+      supplierName: 'Adobe Systems',
+      reference: `ADB-${start.slice(0, 7)}`,
+      dueDate: addDays(start, 2),
+      totalCents: 9_900,
+    });
     bank.push({ date: addDays(start, 2), cents: -9_900, description: 'ADOBE CREATIVE CLOUD', match: { kind: 'bill', billId: adobe.id } });
     bank.push({ date: monthEnd(start), cents: -2_500, description: 'ACCOUNT FEE', match: { kind: 'account', account: '404' } });
 
     desk.at(monthEnd(start));
     const run = await desk.call('books.payrollDraft', { periodStart: start, periodEnd: monthEnd(start), payDate: monthEnd(start) });
     const signed = await desk.signed('books.payrollSign', { runId: run.payRun.id });
-    bank.push({ date: monthEnd(start), cents: -signed.payRun.netCents, description: `PAYROLL ${start.slice(0, 7)}`, match: { kind: 'payRun', payRunId: signed.payRun.id } });
+    bank.push({
+      date: monthEnd(start),
+      cents: -signed.payRun.netCents,
+      description: `PAYROLL ${start.slice(0, 7)}`,
+      match: { kind: 'payRun', payRunId: signed.payRun.id },
+    });
     const last = n === months[months.length - 1];
     // Super goes to the clearing house five business days after payday (inside Payday Super's seven), except on
     // the latest run: that one is left unpaid, for books.taxObligations to show due or overdue.
@@ -126,7 +150,12 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
       });
     }
     await desk.runtime.db.tx((q) =>
-      recordStpResponse(q, desk.orgId, signed.payRun.stp.id, last ? { status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee address incomplete (Ava Singh)' } : { status: 'ACCEPTED' }),
+      recordStpResponse(
+        q,
+        desk.orgId,
+        signed.payRun.stp.id,
+        last ? { status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee address incomplete (Ava Singh)' } : { status: 'ACCEPTED' },
+      ),
     );
   }
 
@@ -145,7 +174,12 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   const website = await invoice(day(3, 2), 'Coastal Realty', 'Website build and launch', 7_700_000, 14);
 
   progress('Suppliers: equipment, a payment run, a disputed bill');
-  const laptop = await bill(day(1, 8), { supplierName: 'Tech Supplies Co', reference: 'TS-20931', dueDate: day(1, 22), lines: [{ description: 'MacBook Pro 14-inch', account: '720', amountCents: 429_000 }] });
+  const laptop = await bill(day(1, 8), {
+    supplierName: 'Tech Supplies Co',
+    reference: 'TS-20931',
+    dueDate: day(1, 22),
+    lines: [{ description: 'MacBook Pro 14-inch', account: '720', amountCents: 429_000 }],
+  });
   desk.at(day(1, 20));
   const paid = await desk.signed('books.billScheduleRun', { payDate: day(1, 20), billIds: [laptop.id] });
   bank.push({ date: day(1, 20), cents: -429_000, description: 'PAYMENT RUN TECH SUPPLIES', match: { kind: 'paymentRun', paymentRunId: paid.run.id } });
@@ -162,13 +196,38 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
 
   progress('Expenses, leave and a new starter');
   desk.at(day(1, 9));
-  const taxi = await desk.call('books.expenseClaim', { employeeId: staff['Mia Chen'], date: day(1, 9), merchant: '13CABS', totalCents: 18_700, account: '429', receiptRef: 'receipts/13cabs.pdf' });
+  const taxi = await desk.call('books.expenseClaim', {
+    employeeId: staff['Mia Chen'],
+    date: day(1, 9),
+    merchant: '13CABS',
+    totalCents: 18_700,
+    account: '429',
+    receiptRef: 'receipts/13cabs.pdf',
+  });
   await desk.call('books.expenseApprove', { id: taxi.claim.id });
   bank.push({ date: day(1, 25), cents: -18_700, description: 'REIMBURSE M CHEN', match: { kind: 'claim', claimId: taxi.claim.id } });
   desk.at(addDays(today, -2));
-  await desk.call('books.expenseClaim', { employeeId: staff['Leo Park'], date: addDays(today, -3), merchant: 'Officeworks', totalCents: 6_600, account: '429', receiptRef: 'receipts/officeworks.pdf' });
-  await desk.call('books.leaveRequest', { employeeId: staff['Leo Park'], kind: 'ANNUAL', startDate: addDays(today, 21), endDate: addDays(today, 23), hours: 22.8 });
-  const noah = await desk.call('books.onboardingStart', { person: 'Noah Williams', role: 'Junior designer', startDate: addDays(today, 14), rate: { basis: 'ANNUAL', amountCents: 6_200_000, hoursPerWeek: 38 } });
+  await desk.call('books.expenseClaim', {
+    employeeId: staff['Leo Park'],
+    date: addDays(today, -3),
+    merchant: 'Officeworks',
+    totalCents: 6_600,
+    account: '429',
+    receiptRef: 'receipts/officeworks.pdf',
+  });
+  await desk.call('books.leaveRequest', {
+    employeeId: staff['Leo Park'],
+    kind: 'ANNUAL',
+    startDate: addDays(today, 21),
+    endDate: addDays(today, 23),
+    hours: 22.8,
+  });
+  const noah = await desk.call('books.onboardingStart', {
+    person: 'Noah Williams',
+    role: 'Junior designer',
+    startDate: addDays(today, 14),
+    rate: { basis: 'ANNUAL', amountCents: 6_200_000, hoursPerWeek: 38 },
+  });
   for (const [step, data] of [
     ['tfn', { tfn: '123 456 782', claimsTaxFreeThreshold: true }],
     ['super', { fundName: 'Hostplus', usi: 'HOS0001AU', memberNumber: 'M-NOAH' }],
@@ -183,7 +242,9 @@ export async function demoStory(desk: DemoDesk, today: string, progress: (line: 
   const csv = ['Date,Amount,Description,Transaction ID', ...bank.map((l, i) => `${l.date},${dollars(l.cents)},${l.description},DEMO-${i + 1}`)].join('\n');
   desk.at(today);
   await importStatement(desk.runtime.db, desk.orgId, { format: 'csv', content: csv, fileName: 'harbour-lane-statement.csv' }, '');
-  const lines = await desk.runtime.db.query<{ line_id: string; bank_txn_id: string }>('SELECT line_id, bank_txn_id FROM books_feed_lines WHERE org_id = $1', [desk.orgId]);
+  const lines = await desk.runtime.db.query<{ line_id: string; bank_txn_id: string }>('SELECT line_id, bank_txn_id FROM books_feed_lines WHERE org_id = $1', [
+    desk.orgId,
+  ]);
   const lineOf = new Map(lines.map((l) => [l.bank_txn_id, l.line_id]));
   for (const [i, l] of bank.entries()) {
     if (!l.match) continue;

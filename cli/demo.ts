@@ -82,16 +82,33 @@ export class DemoDesk {
   /** PB-B1: billApprove of a flagged bill is refused until a signature backs it; file what the refusal names. */
   async approveBill(billId: string): Promise<any> {
     this.calls++;
-    const out = await this.pipeline.call({ method: 'books.billApprove', params: { id: billId }, apiKey: this.keys.agent, idempotencyKey: `demo-${++this.seq}` });
+    const out = await this.pipeline.call({
+      method: 'books.billApprove',
+      params: { id: billId },
+      apiKey: this.keys.agent,
+      idempotencyKey: `demo-${++this.seq}`,
+    });
     if (out.frame.ok) return out.frame.result;
     const hash = /payloadHash ([0-9a-f]{64})/.exec(out.frame.error.message)?.[1];
     if (out.frame.error.code !== 'GOVERNANCE_NOT_READY' || !hash) throw new Error(`books.billApprove ${billId}: ${out.frame.error.message}`);
-    return this.retryApproved('books.billApprove', { id: billId }, { actionClass: 'books.bill_approve', payloadHash: hash, subject: { kind: 'books.signature', subjectId: billId, summary: 'bill approval' } });
+    return this.retryApproved(
+      'books.billApprove',
+      { id: billId },
+      { actionClass: 'books.bill_approve', payloadHash: hash, subject: { kind: 'books.signature', subjectId: billId, summary: 'bill approval' } },
+    );
   }
 
   private async retryApproved(method: string, params: Record<string, unknown>, approval: { actionClass: string; payloadHash: string; subject: unknown }) {
-    const filed = await this.call('approval.request', { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject }, this.keys.agent);
-    await this.call('approval.resolve', { approvalId: filed.approvalId, decision: 'approve', note: 'Checked against the paperwork (demo).' }, this.keys.approver);
+    const filed = await this.call(
+      'approval.request',
+      { actionClass: approval.actionClass, payloadHash: approval.payloadHash, subject: approval.subject },
+      this.keys.agent,
+    );
+    await this.call(
+      'approval.resolve',
+      { approvalId: filed.approvalId, decision: 'approve', note: 'Checked against the paperwork (demo).' },
+      this.keys.approver,
+    );
     return this.call(method, { ...params, approvalId: filed.approvalId }, this.keys.agent);
   }
 }
@@ -112,7 +129,11 @@ export interface DemoResult {
 export async function storyEnd(runtime: Runtime, today: string): Promise<{ end: string; notice?: string }> {
   const uncovered = await firstUncoveredPayDate(runtime.db, demoPayDates(today));
   if (!uncovered) return { end: today };
-  const lastCovered = (await loadedSchedules(runtime.db)).map((s) => s.to).filter((to) => to < today).sort().at(-1);
+  const lastCovered = (await loadedSchedules(runtime.db))
+    .map((s) => s.to)
+    .filter((to) => to < today)
+    .sort()
+    .at(-1);
   if (lastCovered && !(await firstUncoveredPayDate(runtime.db, demoPayDates(lastCovered)))) {
     return {
       end: lastCovered,
@@ -146,7 +167,9 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   if (notice) summary.unshift(`Note: ${notice}.`);
   const tb = await desk.at(end).call('books.reports', { report: 'trialBalance' });
   const bank = tb.lines.find((l: { account: string }) => l.account === '090');
-  summary.push(`Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`);
+  summary.push(
+    `Bank balance ${formatCents((bank?.debitCents ?? 0) - (bank?.creditCents ?? 0))}; the trial balance agrees: debits ${formatCents(tb.totalDebitCents)} = credits ${formatCents(tb.totalCreditCents)}`,
+  );
   summary.push(...(await demoPeople(desk, end, progress)));
   summary.push(...(await demoDirectory(desk, progress)));
   summary.push(...(await demoGovernance(desk, progress)));

@@ -63,7 +63,12 @@ export async function jobsCommand(db: Queryable, query: JobsQuery): Promise<stri
     ]),
   ];
   const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  const lines = table.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd(),
+  );
   return `${lines.join('\n')}\n${rows.length} ${what}${rows.length === limit ? ` (the newest ${limit}; --limit shows more)` : ''}.`;
 }
 

@@ -149,7 +149,9 @@ export async function main(argv: string[]): Promise<number> {
     case 'books-settings': {
       const slug = need(values.org, 'org');
       const set = await withDb((db) => setBooksState(db, slug, need(values.state, 'state')));
-      process.stdout.write(`Books settings of ${slug}: state ${set.state} (was ${set.previous}); Payday Super due dates skip its public holidays and the national ones.\n`);
+      process.stdout.write(
+        `Books settings of ${slug}: state ${set.state} (was ${set.previous}); Payday Super due dates skip its public holidays and the national ones.\n`,
+      );
       return 0;
     }
     case 'org create': {
@@ -161,12 +163,22 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'key mint': {
       const slug = need(values.org, 'org');
-      const params = parseParams(MintKeyParams, {
-        name: need(values.name, 'name'),
-        tier: values.tier,
-        scopes: values.scopes === undefined ? undefined : values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
-        principalKind: values.scopes !== undefined ? (values.human ? 'human' : 'agent') : undefined,
-      }, 'options');
+      const params = parseParams(
+        MintKeyParams,
+        {
+          name: need(values.name, 'name'),
+          tier: values.tier,
+          scopes:
+            values.scopes === undefined
+              ? undefined
+              : values.scopes
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+          principalKind: values.scopes !== undefined ? (values.human ? 'human' : 'agent') : undefined,
+        },
+        'options',
+      );
       const minted = await withDb((db) => systemMintKey(db, slug, params));
       process.stdout.write(
         `Minted ${minted.keyId} for ${minted.principal.kind} ${minted.principal.id} in ${slug}\nscopes: ${minted.scopes.join(' ') || '(none)'}\nAPI key (shown once): ${minted.apiKey}\n`,

@@ -28,7 +28,9 @@ Options (each also an environment variable; the flag wins):
 Tools are named family_method (board.createTask -> board_createTask); either spelling is accepted here.
 
 Desks (a desk whose families are not deployed on this server is refused):
-${Object.entries(DESKS).map(([name, d]) => `  ${name.padEnd(16)} ${d.summary}`).join('\n')}
+${Object.entries(DESKS)
+  .map(([name, d]) => `  ${name.padEnd(16)} ${d.summary}`)
+  .join('\n')}
 
   WOPS_API_KEY            the API key to act as (required)
 ${ENV_HELP}
@@ -77,7 +79,14 @@ async function main(argv: string[]): Promise<number> {
     dataDir: config.dataDir,
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: Math.min(config.poolSize, 5),
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, billingPlans: config.billingPlans, livekit: config.livekit },
+    config: {
+      publicUrl: config.publicUrl,
+      holdTtlMs: config.holdTtlMs,
+      approvalWaitPollMs: config.approvalWaitPollMs,
+      streamPollMs: config.stream.pollMs,
+      billingPlans: config.billingPlans,
+      livekit: config.livekit,
+    },
     ai: config.ai,
     log,
   });

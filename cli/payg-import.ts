@@ -34,11 +34,18 @@ export function scheduleFromCsv(text: string): unknown {
       const rows = ((out.scales as Record<string, unknown[]>)[f[0]] ??= []);
       rows.push([f[1] === '' ? null : num(f[1], where), num(f[2], where), num(f[3], where)]);
     } else if (kind === 'scale4' && f.length === 2) (out.scales as Record<string, unknown>)['4'] = { resident: num(f[0], where), foreign: num(f[1], where) };
-    else if (kind === 'sample' && f.length === 3) (out.samples as unknown[]).push({ scale: f[0], weeklyEarnings: num(f[1], where), withheld: num(f[2], where) });
+    else if (kind === 'sample' && f.length === 3)
+      (out.samples as unknown[]).push({ scale: f[0], weeklyEarnings: num(f[1], where), withheld: num(f[2], where) });
     else if (kind === 'sample' && (f.length === 4 || f.length === 5)) {
       const dollars = num(f[2], where);
       if (Math.abs(dollars * 100 - Math.round(dollars * 100)) > 1e-6) throw new Error(`${where}: gross ${f[2]} must be dollars with at most 2 decimals`);
-      (out.samples as unknown[]).push({ scale: f[0], frequency: f[1], grossCents: Math.round(dollars * 100), withheld: num(f[3], where), ...(f[4] ? { residency: f[4] } : {}) });
+      (out.samples as unknown[]).push({
+        scale: f[0],
+        frequency: f[1],
+        grossCents: Math.round(dollars * 100),
+        withheld: num(f[3], where),
+        ...(f[4] ? { residency: f[4] } : {}),
+      });
     } else {
       throw new Error(
         `${where}: expected meta,<name>,<value> | coefficient,<scale>,<lessThan>,<a>,<b> | scale4,<resident>,<foreign> | sample,<scale>,<frequency>,<gross>,<withheld>[,<residency>]`,

@@ -79,7 +79,7 @@ function desksPage(): Page {
     'A session lists the tools of the desks it selects (`--toolsets`, or the `toolsets` query of the HTTP endpoint;',
     'default `core`), cut down to what the key may call, plus the meta-tools `search_methods`, `describe_method`,',
     '`invoke_read` and `invoke_write`, which reach every other method. Listed here: the deployed tools for a key with',
-    'every scope (a human\'s decisions, such as `approval_resolve`, are never listed unless the operator allows them).',
+    "every scope (a human's decisions, such as `approval_resolve`, are never listed unless the operator allows them).",
   ];
   const catalog = buildCatalog(METHOD_HANDLERS, READ_HANDLERS);
   for (const [name, desk] of Object.entries(DESKS)) {
@@ -110,15 +110,15 @@ function eventsPage(): Page {
     '',
     GENERATED,
     '',
-    'Every call of an M method appends one event to its org\'s chain, in the same transaction. Its `kind` follows one',
-    'grammar, `<family>.<noun>.<verb>` as the spec\'s `books.bill.approve`: lowercase, the words of a segment joined by',
-    '`_`, the verb the act in the present tense. The board keeps the spec\'s own kinds (`item.created`,',
+    "Every call of an M method appends one event to its org's chain, in the same transaction. Its `kind` follows one",
+    "grammar, `<family>.<noun>.<verb>` as the spec's `books.bill.approve`: lowercase, the words of a segment joined by",
+    "`_`, the verb the act in the present tense. The board keeps the spec's own kinds (`item.created`,",
     '`workstream.moved`): the one exception. A signature act held for a human appends `<family>.signature.hold`.',
     '',
     'Kinds are permanent: an event keeps the kind it was appended with. The kinds renamed when the grammar was decided',
     '(2026-11) are listed under "was"; `GET /events?kind=` and the stream find an event by its current name or the name',
-    'it had, and either name finds both ([the API page](../api.md)). Each method\'s kinds are in its contract (`events`), in OpenAPI',
-    '(`x-events`) and in MCP\'s `describe_method`.',
+    "it had, and either name finds both ([the API page](../api.md)). Each method's kinds are in its contract (`events`), in OpenAPI",
+    "(`x-events`) and in MCP's `describe_method`.",
   ];
   for (const family of [...by.keys()].sort()) {
     lines.push('', `## ${family}`, '', '| kind | appended by | was |', '| --- | --- | --- |');

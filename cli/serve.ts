@@ -19,7 +19,16 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, approvalWaitPollMs: config.approvalWaitPollMs, streamPollMs: config.stream.pollMs, notifyPollMs: config.notifyPollMs, pairing: config.pairing, billingPlans: config.billingPlans, livekit: config.livekit },
+    config: {
+      publicUrl: config.publicUrl,
+      holdTtlMs: config.holdTtlMs,
+      approvalWaitPollMs: config.approvalWaitPollMs,
+      streamPollMs: config.stream.pollMs,
+      notifyPollMs: config.notifyPollMs,
+      pairing: config.pairing,
+      billingPlans: config.billingPlans,
+      livekit: config.livekit,
+    },
     ai: config.ai,
     mail: config.mail,
     blobs: config.blobs,
@@ -44,7 +53,12 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     stream: { heartbeatMs: config.stream.heartbeatMs, maxBufferedFrames: config.stream.maxBufferedFrames },
   });
   // MCP over Streamable HTTP at /mcp, on the same port, keys, rate limits and pipeline.
-  await app.register(mcpHttp, { pipeline: runtime.pipeline, publicUrl: config.publicUrl, allowedOrigins: config.mcp.allowedOrigins, humanDecisions: config.mcp.allowDecisions });
+  await app.register(mcpHttp, {
+    pipeline: runtime.pipeline,
+    publicUrl: config.publicUrl,
+    allowedOrigins: config.mcp.allowedOrigins,
+    humanDecisions: config.mcp.allowDecisions,
+  });
 
   // Blob GC on a timer in each server process (safe to run in several: row locks, SKIP LOCKED); a candidate to
   // become a recurring job of the scheduler (domain/jobs) so one process runs it.

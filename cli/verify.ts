@@ -31,7 +31,9 @@ export async function verifyCommand(
       out.write(`ok     ${org.slug}: ${verdict.count} events verified, head seq ${verdict.head.seq} ${verdict.head.rowHash || '(empty)'} (${ms} ms)\n`);
     } else {
       allOk = false;
-      out.write(`BROKEN ${org.slug}: first break at seq ${verdict.break.seq} (${verdict.break.kind}): ${verdict.break.message}; ${verdict.count} events verified before it\n`);
+      out.write(
+        `BROKEN ${org.slug}: first break at seq ${verdict.break.seq} (${verdict.break.kind}): ${verdict.break.message}; ${verdict.count} events verified before it\n`,
+      );
     }
     // The AI gateway's audit records: a chain of their own per org (ai-gateway/audit.ts).
     const audit = await verifyAuditChain(db, org.org_id);
@@ -39,7 +41,9 @@ export async function verifyCommand(
       out.write(`ok     ${org.slug} (AI audit): ${audit.count} records verified, head seq ${audit.head.seq} ${audit.head.rowHash || '(empty)'}\n`);
     } else {
       allOk = false;
-      out.write(`BROKEN ${org.slug} (AI audit): first break at seq ${audit.break.seq} (${audit.break.kind}): ${audit.break.message}; ${audit.count} records verified before it\n`);
+      out.write(
+        `BROKEN ${org.slug} (AI audit): first break at seq ${audit.break.seq} (${audit.break.kind}): ${audit.break.message}; ${audit.count} records verified before it\n`,
+      );
     }
   }
   return allOk;

@@ -35,10 +35,12 @@ export function notifyMessage(topic: string, payload: NotifyPayload): string {
   if (!TOPIC.test(topic)) throw new Error(`topic: ${JSON.stringify(topic)} is not a lowercase dotted name`);
   for (const [key, value] of Object.entries(payload)) {
     const ok = value === null || ['number', 'boolean'].includes(typeof value) || (typeof value === 'string' && value.length <= MAX_VALUE_CHARS);
-    if (!ok) throw new Error(`payload.${key}: a notification carries ids and short codes only (strings up to ${MAX_VALUE_CHARS} characters, numbers, booleans)`);
+    if (!ok)
+      throw new Error(`payload.${key}: a notification carries ids and short codes only (strings up to ${MAX_VALUE_CHARS} characters, numbers, booleans)`);
   }
   const text = JSON.stringify({ t: topic, p: payload });
-  if (Buffer.byteLength(text) > MAX_NOTIFY_BYTES) throw new Error(`payload: ${Buffer.byteLength(text)} bytes, above the ${MAX_NOTIFY_BYTES} a notification may carry`);
+  if (Buffer.byteLength(text) > MAX_NOTIFY_BYTES)
+    throw new Error(`payload: ${Buffer.byteLength(text)} bytes, above the ${MAX_NOTIFY_BYTES} a notification may carry`);
   return text;
 }
 

@@ -82,7 +82,8 @@ export async function buildTemplate(dir: string): Promise<PgliteTemplate> {
     throw err;
   }
   for (const name of await readdir(dir)) {
-    if (name.startsWith(PREFIX) && name !== path.basename(folder) && !name.includes('.partial-')) await rm(path.join(dir, name), { recursive: true, force: true });
+    if (name.startsWith(PREFIX) && name !== path.basename(folder) && !name.includes('.partial-'))
+      await rm(path.join(dir, name), { recursive: true, force: true });
   }
   return templateAt(folder);
 }

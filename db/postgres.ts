@@ -93,7 +93,10 @@ export function openPostgres(url: string, opts: { poolSize?: number; lockTimeout
           return fn(q);
         });
         await begin;
-        const [lastDone, commit] = inOneWrite(client, () => [last ? client.query(statement(last.sql, last.params)) : undefined, client.query('COMMIT')] as const);
+        const [lastDone, commit] = inOneWrite(
+          client,
+          () => [last ? client.query(statement(last.sql, last.params)) : undefined, client.query('COMMIT')] as const,
+        );
         lastDone?.catch(() => {});
         commit.catch(() => {});
         // A failed last statement aborts the transaction, and the COMMIT behind it then rolls back.

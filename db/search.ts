@@ -109,7 +109,15 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 export function defineSearch(spec: SearchSpec): Searchable {
   const fuzzy = spec.fuzzy ?? spec.weights.A;
   const textColumns = [...spec.weights.A, ...(spec.weights.B ?? []), ...(spec.weights.C ?? [])];
-  for (const name of [spec.table, spec.id, ...textColumns, ...fuzzy, ...Object.values(spec.filters ?? {}), ...Object.values(spec.ranges ?? {}), ...(spec.recent ? [spec.recent.column] : [])]) {
+  for (const name of [
+    spec.table,
+    spec.id,
+    ...textColumns,
+    ...fuzzy,
+    ...Object.values(spec.filters ?? {}),
+    ...Object.values(spec.ranges ?? {}),
+    ...(spec.recent ? [spec.recent.column] : []),
+  ]) {
     if (!IDENT.test(name)) throw new Error(`defineSearch(${spec.table}): ${JSON.stringify(name)} is not a plain identifier`);
   }
   // fuzzy: [] declares no trigram tier (long bodies: typo matching belongs to short names and titles).
@@ -117,8 +125,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
   // The stored generated columns wops_search_indexes adds (017_search.sql), and what they must equal.
   const doc = 'search_doc';
   const fuzzyText = 'search_fuzzy';
-  const concat = (cols: readonly string[] | undefined) =>
-    cols && cols.length ? cols.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `) : 'NULL';
+  const concat = (cols: readonly string[] | undefined) => (cols && cols.length ? cols.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `) : 'NULL');
   const columns = {
     search_doc: `wops_search_doc(${concat(spec.weights.A)}, ${concat(spec.weights.B)}, ${concat(spec.weights.C)})`,
     search_fuzzy: `wops_unaccent(${concat(fuzzy)})`,
@@ -183,10 +190,9 @@ export function defineSearch(spec: SearchSpec): Searchable {
     const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.fields?.cursor ?? 'params.cursor');
     // Local to the caller's transaction: the fuzzy threshold is a setting the index scan reads; and a plan made for
     // these very words, as a prepared statement's generic plan cannot see how selective they are (it scans the org).
-    await q.query(
-      `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
-      [String(FUZZY_THRESHOLD)],
-    );
+    await q.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`, [
+      String(FUZZY_THRESHOLD),
+    ]);
     type Row = { id: string; tier: 0 | 1; score: string; highlights: Record<string, string> | string };
     const rows: Row[] = [];
     for (const tier of [0, 1] as const) {

@@ -54,8 +54,7 @@ export interface SqlError extends Error {
   constraint?: string;
 }
 
-export const isSqlError = (e: unknown, code: string): e is SqlError =>
-  typeof e === 'object' && e !== null && (e as SqlError).code === code;
+export const isSqlError = (e: unknown, code: string): e is SqlError => typeof e === 'object' && e !== null && (e as SqlError).code === code;
 
 export const SQLSTATE = {
   uniqueViolation: '23505',

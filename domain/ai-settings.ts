@@ -18,14 +18,16 @@ export async function setAiSettings(db: Db, slug: string, change: AiSettingsChan
     const org = await findOrgBySlug(q, slug);
     if (!org) throw new Error(`org ${slug} not found`);
     await q.query('INSERT INTO ai_settings (org_id) VALUES ($1) ON CONFLICT (org_id) DO NOTHING', [org.orgId]);
-    const row = one(await q.query<{ monthly_budget_micro_usd: number | null; store_bodies: boolean }>(
-      `UPDATE ai_settings SET
+    const row = one(
+      await q.query<{ monthly_budget_micro_usd: number | null; store_bodies: boolean }>(
+        `UPDATE ai_settings SET
          monthly_budget_micro_usd = CASE WHEN $2 THEN $3::bigint ELSE monthly_budget_micro_usd END,
          store_bodies = coalesce($4::boolean, store_bodies),
          updated_at = now()
        WHERE org_id = $1 RETURNING monthly_budget_micro_usd, store_bodies`,
-      [org.orgId, change.monthlyBudgetMicroUsd !== undefined, change.monthlyBudgetMicroUsd ?? null, change.storeBodies ?? null],
-    ));
+        [org.orgId, change.monthlyBudgetMicroUsd !== undefined, change.monthlyBudgetMicroUsd ?? null, change.storeBodies ?? null],
+      ),
+    );
     const settings = {
       monthlyBudgetMicroUsd: row.monthly_budget_micro_usd === null ? null : Number(row.monthly_budget_micro_usd),
       storeBodies: row.store_bodies,

@@ -61,7 +61,8 @@ export async function readableRecords(q: Queryable, p: Principal, ids: readonly 
 }
 
 /** Events after which a cached answer may be wrong: membership, sharing, teams, moves, a message posted at last. */
-const CHANGES_ACCESS = /^(channel\.(channel|conversation|dm|member)\.|calling\.(participant|call)\.|files\.(share\.|file\.moved)|team\.|member\.|user\.|admin\.|messaging\.message\.(delivered|failed|deleted))/;
+const CHANGES_ACCESS =
+  /^(channel\.(channel|conversation|dm|member)\.|calling\.(participant|call)\.|files\.(share\.|file\.moved)|team\.|member\.|user\.|admin\.|messaging\.message\.(delivered|failed|deleted))/;
 export const mayChangeAccess = (e: Pick<StoredEventRow, 'kind'>): boolean => CHANGES_ACCESS.test(e.kind);
 
 export interface RecordRule {

@@ -51,7 +51,12 @@ export const events = readHandler(c.events, async (ctx, query) => {
   const budget = Math.max(query.limit, EVENTS_SCAN_ROWS);
   // One round: up to `hits` rows passing the SQL filter, looking at no more than `scan` rows; lastScanned as scanEvents.
   const round = async (after: number, hits: number, scan: number): Promise<{ rows: StoredEventRow[]; lastScanned: number }> => {
-    if (sqlFilter) return scanEvents(ctx.q, ctx.orgId, after, hits, scan, { family: query.family, kind: query.kind === undefined ? undefined : matchKind(query.kind), hidden });
+    if (sqlFilter)
+      return scanEvents(ctx.q, ctx.orgId, after, hits, scan, {
+        family: query.family,
+        kind: query.kind === undefined ? undefined : matchKind(query.kind),
+        hidden,
+      });
     const rows = await readEvents(ctx.q, ctx.orgId, after, Math.min(hits, scan));
     return { rows, lastScanned: rows.length ? Number(rows[rows.length - 1].seq) : after };
   };

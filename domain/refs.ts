@@ -86,7 +86,8 @@ export const referenceOf = (families: FamilySet, id: string): Reference | undefi
 export async function readTarget(families: FamilySet, q: Queryable, orgId: string, id: string, p: Principal, what = id): Promise<Target> {
   const ref = refOf(families, id);
   if (!ref) throw notFound(what);
-  if (!p.scopes.has(ref.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${ref.scope} for ${id}: its record is read with that scope, which this key does not hold`);
+  if (!p.scopes.has(ref.scope))
+    throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${ref.scope} for ${id}: its record is read with that scope, which this key does not hold`);
   const facts = await ref.read(q, orgId, id, p);
   if (!facts) throw notFound(what);
   return { id, type: ref.type, ...facts };

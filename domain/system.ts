@@ -33,7 +33,13 @@ export async function systemMintKey(db: Db, slug: string, req: Omit<MintRequest,
     const org = await findOrgBySlug(q, slug);
     if (!org) throw new Error(`org ${slug} not found`);
     const minted = await mintKey(q, org.orgId, { ...req, createdBy: '' });
-    await appendEvent(q, org.orgId, { family: 'org', kind: 'org.key.mint', entityId: minted.keyId, actor: '', payload: { ...mintedKeyEvent(minted), by: 'system' } });
+    await appendEvent(q, org.orgId, {
+      family: 'org',
+      kind: 'org.key.mint',
+      entityId: minted.keyId,
+      actor: '',
+      payload: { ...mintedKeyEvent(minted), by: 'system' },
+    });
     return minted;
   });
 }

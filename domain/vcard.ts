@@ -46,7 +46,10 @@ function paramValue(value: string, version: VCardVersion): string {
   const clean = value.replace(CONTROL, '');
   const encoded =
     version === '4.0'
-      ? clean.replace(/\^/g, '^^').replace(/\r\n|\r|\n/g, '^n').replace(/"/g, "^'")
+      ? clean
+          .replace(/\^/g, '^^')
+          .replace(/\r\n|\r|\n/g, '^n')
+          .replace(/"/g, "^'")
       : clean.replace(/\r\n|\r|\n/g, ' ').replace(/"/g, '');
   return /[:;,]/.test(encoded) ? `"${encoded}"` : encoded;
 }
@@ -97,7 +100,8 @@ export function writeVCard(props: readonly VCardProperty[], version: VCardVersio
   return ['BEGIN:VCARD', `VERSION:${version}`, ...props.map((p) => contentLine(p, version)), 'END:VCARD'].map((l) => `${l}\r\n`).join('');
 }
 
-export const writeVCards = (cards: readonly (readonly VCardProperty[])[], version: VCardVersion = '4.0'): string => cards.map((c) => writeVCard(c, version)).join('');
+export const writeVCards = (cards: readonly (readonly VCardProperty[])[], version: VCardVersion = '4.0'): string =>
+  cards.map((c) => writeVCard(c, version)).join('');
 
 /** A jCard property: [name, parameters, value type, value...] (RFC 7095 3.3). */
 export type JCardProperty = [string, Record<string, string | string[]>, string, ...unknown[]];

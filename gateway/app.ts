@@ -52,7 +52,9 @@ type ReqSerializer = (req: ReqLike) => Record<string, unknown>;
 /** fastify's own request serializer, or the caller's, with the URL's signature redacted. */
 function redactingReqSerializer(given: ReqSerializer | undefined): ReqSerializer {
   return (req) => {
-    const out = given ? given(req) : { method: req.method, url: req.url, version: req.version, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+    const out = given
+      ? given(req)
+      : { method: req.method, url: req.url, version: req.version, host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
     return typeof out.url === 'string' ? { ...out, url: redactUrl(out.url) } : out;
   };
 }
@@ -86,8 +88,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     // URL errors the router raises before any route (a path segment over 100 characters, a bad %-escape)
     // are answered as contract frames too, not fastify's own JSON.
     frameworkErrors: (err, _req, reply) => {
-      const message =
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a path segment is longer than 100 characters' : 'path: not a valid URL';
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a path segment is longer than 100 characters' : 'path: not a valid URL';
       // frameworkErrors is typed to return void: send, do not return the reply (a thenable).
       void (reply as FastifyReply).code(400).send(errorFrame('BAD_REQUEST', message));
     },
@@ -131,9 +132,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     return reply.code(400).send(errorFrame('BAD_REQUEST', message));
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
 
   await registerRateLimit(app, { perMinute: opts.rateLimitPerMinute ?? 6000, redisUrl: opts.redisUrl });
 

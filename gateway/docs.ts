@@ -71,7 +71,12 @@ export async function docsRoutes(app: FastifyInstance) {
 
   app.get('/api/v1/openapi.json', { config }, (_req, reply) => reply.type('application/json; charset=utf-8').send(openApi()));
   app.get('/docs', { config }, (_req, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_CSP).header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY').send(PAGE),
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', DOCS_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('x-frame-options', 'DENY')
+      .send(PAGE),
   );
   app.get('/docs/init.js', { config }, (_req, reply) => reply.type('application/javascript; charset=utf-8').send(INIT));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', { config }, (req, reply) => {

@@ -85,7 +85,10 @@ export async function joinRoutes(app: FastifyInstance, opts: { runtime: Runtime 
   app.post('/join/api/accept', (req, reply) => {
     if (!fromThisPage(req)) {
       const code = 'FORBIDDEN_SCOPE';
-      return reply.code(ERROR_STATUS[code]).header('cache-control', 'no-store').send(errorFrame(code, 'cross-site request refused: accept the invitation on its own page (Origin check)'));
+      return reply
+        .code(ERROR_STATUS[code])
+        .header('cache-control', 'no-store')
+        .send(errorFrame(code, 'cross-site request refused: accept the invitation on its own page (Origin check)'));
     }
     return answer(reply, req, () => acceptInvitation(deps, tokenOf(req), req.ip));
   });

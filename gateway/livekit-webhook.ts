@@ -28,7 +28,7 @@ export async function livekitWebhookRoutes(app: FastifyInstance, opts: { runtime
     try {
       event = await new WebhookReceiver(cfg.apiKey, cfg.apiSecret).receive(body, auth);
     } catch {
-      return reply.code(401).send(errorFrame('UNAUTHORIZED', 'authorization: not a webhook signed with this server\'s LiveKit API key and secret'));
+      return reply.code(401).send(errorFrame('UNAUTHORIZED', "authorization: not a webhook signed with this server's LiveKit API key and secret"));
     }
     const outcome = await applyLivekitWebhook(deps, event);
     req.log.info({ event: event.event, outcome }, 'LiveKit webhook');

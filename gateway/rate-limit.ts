@@ -57,7 +57,10 @@ export async function registerRateLimit(app: FastifyInstance, opts: RateLimitOpt
     const client = redis;
     app.addHook('onClose', async () => {
       // Closing it ourselves is no outage: no warning.
-      client.removeAllListeners('close').removeAllListeners('error').on('error', () => undefined);
+      client
+        .removeAllListeners('close')
+        .removeAllListeners('error')
+        .on('error', () => undefined);
       client.disconnect();
     });
   }

@@ -21,8 +21,7 @@ const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('b
 const matchesEtag = (header: string | undefined, tag: string) =>
   header !== undefined && header.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === tag);
 
-const sendJson = (reply: FastifyReply, status: number, body: string) =>
-  reply.code(status).type('application/json; charset=utf-8').send(body);
+const sendJson = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('application/json; charset=utf-8').send(body);
 
 /** POST /api/v1/{family}.{method} and GET /api/v1/{read}: thin adapters over the pipeline. */
 export async function rpcRoutes(app: FastifyInstance, opts: { pipeline: Pipeline }) {
@@ -51,7 +50,13 @@ export async function rpcRoutes(app: FastifyInstance, opts: { pipeline: Pipeline
   ) => {
     const aborted = new AbortController();
     req.raw.once('close', () => aborted.abort());
-    const outcome = await pipeline.read({ path, query: opts.query ?? req.query, apiKey: bearerFrom(req.headers.authorization), requestId: req.id, signal: aborted.signal });
+    const outcome = await pipeline.read({
+      path,
+      query: opts.query ?? req.query,
+      apiKey: bearerFrom(req.headers.authorization),
+      requestId: req.id,
+      signal: aborted.signal,
+    });
     if (outcome.status === 200 && opts.etag) {
       const tag = etagOf(outcome.body);
       reply.header('etag', tag).header('cache-control', 'private, no-cache');

@@ -46,7 +46,10 @@ function render(token: string, page: GuestPage): string {
   const base = `/share/${encodeURIComponent(token)}`;
   const link = (f: GuestFile) => (f.id === page.grantFileId ? base : `${base}/f/${encodeURIComponent(f.id)}`);
   const f = page.file;
-  const parts = [`<h1>${escape(f.name)}</h1>`, `<p class="meta">Shared with you, view only${page.expiresAt ? `, until ${escape(page.expiresAt.slice(0, 10))}` : ''}.</p>`];
+  const parts = [
+    `<h1>${escape(f.name)}</h1>`,
+    `<p class="meta">Shared with you, view only${page.expiresAt ? `, until ${escape(page.expiresAt.slice(0, 10))}` : ''}.</p>`,
+  ];
   if (f.id !== page.grantFileId) parts.push(`<p><a href="${base}">Back to the shared item</a></p>`);
   if (f.kind === 'folder') {
     parts.push(
@@ -55,7 +58,10 @@ function render(token: string, page: GuestPage): string {
         : '<p>This folder is empty.</p>',
     );
   } else if (f.kind === 'upload') {
-    parts.push(`<p class="meta">${escape(f.contentType ?? 'file')}, ${size(f.sizeBytes)}</p>`, `<p><a href="${base}/f/${encodeURIComponent(f.id)}/download">Download</a></p>`);
+    parts.push(
+      `<p class="meta">${escape(f.contentType ?? 'file')}, ${size(f.sizeBytes)}</p>`,
+      `<p><a href="${base}/f/${encodeURIComponent(f.id)}/download">Download</a></p>`,
+    );
   } else {
     parts.push(page.text ? `<pre>${escape(page.text)}</pre>` : '<p>This file is empty.</p>');
   }
@@ -68,8 +74,16 @@ export async function shareRoutes(app: FastifyInstance, opts: { runtime: Runtime
   const fail = (reply: FastifyReply, req: FastifyRequest, err: unknown) => {
     const { status, retryAfterSeconds } = toErrorFrame(err, deps.log, { requestId: req.id, method: 'GET /share' });
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
-    const message = status === 404 ? 'This link is not valid: it may have expired or been revoked. Ask whoever shared the file for a new one.' : status === 429 ? 'Too many requests: try again in a minute.' : 'Something went wrong: try again later.';
-    return reply.code(status).type('text/html; charset=utf-8').send(html('Shared file', `<h1>Shared file</h1><p>${message}</p>`));
+    const message =
+      status === 404
+        ? 'This link is not valid: it may have expired or been revoked. Ask whoever shared the file for a new one.'
+        : status === 429
+          ? 'Too many requests: try again in a minute.'
+          : 'Something went wrong: try again later.';
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(html('Shared file', `<h1>Shared file</h1><p>${message}</p>`));
   };
 
   const page = async (req: FastifyRequest, reply: FastifyReply, token: string, fileId: string | undefined) => {

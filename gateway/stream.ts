@@ -54,7 +54,11 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
   const open = new Set<(comment: string) => void>();
   /** Open streams by their key, re-checked at once when the database says their access changed. */
   const holders = new Set<{ orgId: string; principalId: string; keyId: string; recheck: () => void }>();
-  const stopWatch = watchAccess(deps.notifier, () => holders, (h) => h.recheck());
+  const stopWatch = watchAccess(
+    deps.notifier,
+    () => holders,
+    (h) => h.recheck(),
+  );
 
   app.get(STREAM_PATH, async (req: FastifyRequest, reply) => {
     let principal: Principal;
@@ -63,9 +67,11 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
     let query: z.output<typeof StreamQuery>;
     try {
       principal = await pipeline.principalFor(bearerFrom(req.headers.authorization));
-      if (!principal.scopes.has(READ_SCOPE)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${READ_SCOPE} for ${STREAM_PATH}${tierScopeNote(principal.tier)}`);
+      if (!principal.scopes.has(READ_SCOPE))
+        throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${READ_SCOPE} for ${STREAM_PATH}${tierScopeNote(principal.tier)}`);
       const parsed = StreamQuery.safeParse(req.query ?? {});
-      if (!parsed.success) throw new ApiError('BAD_REQUEST', `query: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new ApiError('BAD_REQUEST', `query: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ')}`);
       query = parsed.data;
       const header = req.headers['last-event-id'];
       if (header !== undefined && header !== '') {
@@ -82,7 +88,8 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
 
     // A kind asked for finds the events appended under its earlier names too (protocol/events.ts).
     const kind = query.kind === undefined ? undefined : matchKind(query.kind);
-    const asked = (e: FeedEvent) => (query.family === undefined || e.row.family === query.family) && (kind === undefined || kindMatches(kind, e.row.family, e.row.kind));
+    const asked = (e: FeedEvent) =>
+      (query.family === undefined || e.row.family === query.family) && (kind === undefined || kindMatches(kind, e.row.family, e.row.kind));
     // The principal's view, kept across batches (it caches what it read until an event may change access).
     let view: EventFilter = deps.events.reader(deps.db, principal, { cache: true });
 

@@ -28,7 +28,9 @@ export function timeoutOptions(t: HttpTimeouts): { requestTimeout: number; conne
     keepAliveTimeout: t.keepAliveMs,
     // Node checks those two deadlines every connectionsCheckingInterval (default 30 s, which would let a slow
     // client overstay by as much): check often enough that they hold to within a quarter.
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(Math.min(headersMs, t.requestMs || headersMs) / 4))) },
+    http: {
+      headersTimeout: headersMs,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(Math.min(headersMs, t.requestMs || headersMs) / 4))),
+    },
   };
 }
-

@@ -64,7 +64,8 @@ export function loadAssets(page: string): { app: Map<string, Asset>; vendor: Map
 }
 
 /** The import map of a page served under `base` (/approvals, /join): its only inline script. */
-export const importMap = (base: string) => JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, v]) => [spec, `${base}/vendor/${v.file}`])) });
+export const importMap = (base: string) =>
+  JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, v]) => [spec, `${base}/vendor/${v.file}`])) });
 
 /** The policy of a page: its own files, and exactly its import map among inline scripts (by hash). */
 export function pageCsp(map: string): string {

@@ -48,7 +48,14 @@ export async function appendEvent(q: Queryable, orgId: string, e: NewEvent): Pro
   const before = `{"actor":${s(e.actor)},"at":"`;
   const middle = `","entity_id":${s(e.entityId)},"family":${s(e.family)},"kind":${s(e.kind)},"payload":${payloadText},"prev":"`;
   const rows = await q.query<{ seq: number; at: string; prev_hash: string; row_hash: string }>(APPEND_SQL, [
-    orgId, before, middle, e.family, e.kind, e.entityId, e.actor, payloadText,
+    orgId,
+    before,
+    middle,
+    e.family,
+    e.kind,
+    e.entityId,
+    e.actor,
+    payloadText,
   ]);
   const row = rows[0];
   if (!row) throw new Error(`ledger head missing for org ${orgId}`);

@@ -17,12 +17,7 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * rows are processed and memory stays flat. The buffer is only valid during the call. Once onRow returns
  * false, the rest of the result is read and dropped. Resolves with the number of rows read.
  */
-export function copyRows(
-  client: pg.Client,
-  sql: string,
-  fieldCount: number,
-  onRow: (row: Buffer, fields: RowFields) => boolean,
-): Promise<number> {
+export function copyRows(client: pg.Client, sql: string, fieldCount: number, onRow: (row: Buffer, fields: RowFields) => boolean): Promise<number> {
   const fields: RowFields = { starts: new Int32Array(fieldCount), lengths: new Int32Array(fieldCount) };
   let headerRead = false;
   let ended = false;

@@ -115,10 +115,11 @@ export async function claimKey(q: Queryable, call: KeyedCall): Promise<{ replay?
  * result, whose `frame` then has the secrets withheld.
  */
 export function storeFrame(q: TxQueryable, s: IdempotencyScope, frame: string, sealedFrame: string | null = null): void {
-  q.atCommit(
-    'UPDATE idempotency SET frame = $5, sealed_frame = $6 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4',
-    [...KEY_ARGS(s), frame, sealedFrame],
-  );
+  q.atCommit('UPDATE idempotency SET frame = $5, sealed_frame = $6 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [
+    ...KEY_ARGS(s),
+    frame,
+    sealedFrame,
+  ]);
 }
 
 /** Give the key back (a call that ends in a recorded refusal commits, but must not replay that refusal). */

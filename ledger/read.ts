@@ -73,7 +73,17 @@ export async function scanEvents(
         ORDER BY seq LIMIT $7)
      SELECT hit.*, s.last FROM (SELECT max(seq) AS last FROM scanned) s
        LEFT JOIN hit ON true ORDER BY hit.seq`,
-    [orgId, afterSeq, scan, f.family ?? null, f.kind?.kinds ?? null, f.hidden, limit, f.kind?.pairs.map((p) => p.family) ?? [], f.kind?.pairs.map((p) => p.kind) ?? []],
+    [
+      orgId,
+      afterSeq,
+      scan,
+      f.family ?? null,
+      f.kind?.kinds ?? null,
+      f.hidden,
+      limit,
+      f.kind?.pairs.map((p) => p.family) ?? [],
+      f.kind?.pairs.map((p) => p.kind) ?? [],
+    ],
   );
   const found = rows.filter((r) => r.seq !== null);
   const full = found.length >= limit;
@@ -87,9 +97,6 @@ export interface Snapshot {
 }
 
 export async function readSnapshot(q: Queryable, orgId: string): Promise<Snapshot> {
-  const [row] = await q.query<{ seq: number; row_hash: string }>(
-    'SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1',
-    [orgId],
-  );
+  const [row] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [orgId]);
   return { orgId, head: { seq: row?.seq ?? 0, rowHash: row?.row_hash ?? '' } };
 }

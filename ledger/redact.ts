@@ -6,8 +6,24 @@
 export const REDACTED_FAMILIES = new Set(['messaging', 'calling', 'email']);
 
 const BODY_FIELDS = new Set([
-  'body', 'text', 'html', 'content', 'subject', 'snippet', 'preview', 'transcript', 'message', 'line',
-  'caption', 'attachments', 'draft', 'quote', 'reply', 'summary', 'note', 'comment',
+  'body',
+  'text',
+  'html',
+  'content',
+  'subject',
+  'snippet',
+  'preview',
+  'transcript',
+  'message',
+  'line',
+  'caption',
+  'attachments',
+  'draft',
+  'quote',
+  'reply',
+  'summary',
+  'note',
+  'comment',
 ]);
 
 export function redactPayload(family: string, payload: unknown): unknown {

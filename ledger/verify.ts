@@ -132,7 +132,10 @@ export async function verifyInSegments(
     if (i === 0) {
       let done = 0;
       return verifySegmentByCopy(parallel.databaseUrl, orgId, {
-        afterSeq: 0, afterHash: '', toSeq: to, pageSize,
+        afterSeq: 0,
+        afterHash: '',
+        toSeq: to,
+        pageSize,
         onProgress: (p) => {
           progressed(p.verified - done);
           done = p.verified;

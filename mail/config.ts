@@ -54,9 +54,11 @@ export function parseSmtpUrl(raw: string): Pick<SmtpSettings, 'host' | 'port' | 
   } catch {
     throw new Error('SMTP_URL: not a URL (smtp://user:pass@host:port or smtps://...)');
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error(`SMTP_URL: the scheme must be smtp or smtps, got ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error(`SMTP_URL: the scheme must be smtp or smtps, got ${url.protocol.replace(/:$/, '')}`);
   if (!url.hostname) throw new Error('SMTP_URL: names no host');
-  if (url.search || (url.pathname && url.pathname !== '/')) throw new Error('SMTP_URL: a path or query is not read; use SMTP_REQUIRE_TLS, SMTP_TIMEOUT_MS, SMTP_POOL_SIZE');
+  if (url.search || (url.pathname && url.pathname !== '/'))
+    throw new Error('SMTP_URL: a path or query is not read; use SMTP_REQUIRE_TLS, SMTP_TIMEOUT_MS, SMTP_POOL_SIZE');
   const secure = url.protocol === 'smtps:';
   const user = url.username ? decodeURIComponent(url.username) : undefined;
   const pass = url.password ? decodeURIComponent(url.password) : undefined;
@@ -89,9 +91,11 @@ function loadDkim(env: NodeJS.ProcessEnv): DkimSettings | undefined {
   if (set.length === 0) return undefined;
   if (set.length < names.length) throw new Error(`${names.filter((n) => !env[n]).join(', ')}: DKIM needs all of ${names.join(', ')}`);
   const domainName = env.DKIM_DOMAIN!.trim().toLowerCase();
-  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domainName)) throw new Error(`DKIM_DOMAIN: not a domain name, got ${JSON.stringify(env.DKIM_DOMAIN)}`);
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(domainName))
+    throw new Error(`DKIM_DOMAIN: not a domain name, got ${JSON.stringify(env.DKIM_DOMAIN)}`);
   const keySelector = env.DKIM_SELECTOR!.trim();
-  if (!/^[A-Za-z0-9]([A-Za-z0-9_-]*)(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(keySelector)) throw new Error(`DKIM_SELECTOR: not a selector, got ${JSON.stringify(env.DKIM_SELECTOR)}`);
+  if (!/^[A-Za-z0-9]([A-Za-z0-9_-]*)(\.[A-Za-z0-9][A-Za-z0-9_-]*)*$/.test(keySelector))
+    throw new Error(`DKIM_SELECTOR: not a selector, got ${JSON.stringify(env.DKIM_SELECTOR)}`);
   return { domainName, keySelector, privateKey: dkimKey(env.DKIM_PRIVATE_KEY!) };
 }
 

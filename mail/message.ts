@@ -11,9 +11,25 @@ const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 // Fields the message sets from its own properties, or that the transport and DKIM own.
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'date', 'message-id', 'in-reply-to', 'references',
-  'mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition', 'content-id', 'dkim-signature',
-  'return-path', 'received',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'dkim-signature',
+  'return-path',
+  'received',
 ]);
 
 function address(field: string, value: MailAddress): { name?: string; address: string } {

@@ -6,7 +6,9 @@ import type { SendMailOptions } from 'nodemailer';
 import type { DkimSettings } from './config.js';
 
 const openComposer = (dkim?: DkimSettings) =>
-  import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', ...(dkim ? { dkim } : {}) }));
+  import('nodemailer').then(({ default: nodemailer }) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', ...(dkim ? { dkim } : {}) }),
+  );
 
 export class Outbox {
   // nodemailer's stream transport composes (and DKIM-signs) exactly what the SMTP transport would send; made at the

@@ -25,9 +25,17 @@ export function createMailService(config: MailConfig): MailService {
 
   async function viaRelay(r: Relay, prepared: ReturnType<typeof prepareMessage>): Promise<Delivery> {
     const result = await r.send(prepared.options);
-    const base = { messageId: prepared.messageId, accepted: result.accepted, internal: [], outboxed: [], rejected: result.refusals.map((x) => x.address), refusals: result.refusals };
+    const base = {
+      messageId: prepared.messageId,
+      accepted: result.accepted,
+      internal: [],
+      outboxed: [],
+      rejected: result.refusals.map((x) => x.address),
+      refusals: result.refusals,
+    };
     if (result.error) return { ...base, status: 'failed', error: result.error.message, temporary: result.error.temporary };
-    if (base.rejected.length) return { ...base, status: 'sent', error: `the relay refused ${base.rejected.length} of ${prepared.recipients.length} recipients` };
+    if (base.rejected.length)
+      return { ...base, status: 'sent', error: `the relay refused ${base.rejected.length} of ${prepared.recipients.length} recipients` };
     return { ...base, status: 'sent' };
   }
 
@@ -54,9 +62,17 @@ export function createMailService(config: MailConfig): MailService {
 
   async function withoutRelay(message: MailMessage, prepared: ReturnType<typeof prepareMessage>): Promise<Delivery> {
     const local = await deliverLocally(message, prepared.recipients, prepared.messageId);
-    const base = { messageId: prepared.messageId, accepted: local.delivered, internal: local.delivered, outboxed: [] as string[], rejected: local.refusals.map((r) => r.address), refusals: local.refusals };
+    const base = {
+      messageId: prepared.messageId,
+      accepted: local.delivered,
+      internal: local.delivered,
+      outboxed: [] as string[],
+      rejected: local.refusals.map((r) => r.address),
+      refusals: local.refusals,
+    };
     if (local.external.length === 0) {
-      if (local.delivered.length) return { ...base, status: 'internal', ...(base.rejected.length ? { error: `${base.rejected.length} recipients not delivered internally` } : {}) };
+      if (local.delivered.length)
+        return { ...base, status: 'internal', ...(base.rejected.length ? { error: `${base.rejected.length} recipients not delivered internally` } : {}) };
       return { ...base, status: 'failed', error: 'not delivered internally', temporary: true };
     }
     try {

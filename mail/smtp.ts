@@ -63,12 +63,19 @@ export class Relay {
       const err = e as SmtpError;
       const refusals = (err.rejectedErrors ?? []).map(refusal);
       const what = err.code === 'EAUTH' ? 'the relay refused the credentials in SMTP_URL' : 'not sent';
-      return { accepted: [], refusals, error: { message: `${what}: ${err.message}`, temporary: refusals.length ? refusals.some((r) => r.temporary) : temporary(err) } };
+      return {
+        accepted: [],
+        refusals,
+        error: { message: `${what}: ${err.message}`, temporary: refusals.length ? refusals.some((r) => r.temporary) : temporary(err) },
+      };
     }
   }
 
   close(): void {
     // A transport that never opened (nodemailer failed to load) has nothing to close; its send already failed.
-    void this.transport?.then((t) => t.close(), () => {});
+    void this.transport?.then(
+      (t) => t.close(),
+      () => {},
+    );
   }
 }

@@ -34,9 +34,22 @@ export async function invokeMethod(
   const spec = METHODS.get(method);
   const idempotent = spec !== undefined && spec.idempotent && spec.mutating;
   const key = opts.givenKey ?? (idempotent ? derivedIdempotencyKey(method, params) : undefined);
-  const out = await session.pipeline.call({ method, params, ...credential(session), idempotencyKey: key, idempotencyKeyName: 'idempotencyKey', requestId: call.requestId });
+  const out = await session.pipeline.call({
+    method,
+    params,
+    ...credential(session),
+    idempotencyKey: key,
+    idempotencyKeyName: 'idempotencyKey',
+    requestId: call.requestId,
+  });
   const meta = idempotent && key ? { [META.idempotencyKey]: key, [META.replayed]: out.replayed } : undefined;
-  const presentation = { retry: opts.retry, actKey: idempotent ? key : undefined, meta, ledgerId: out.event?.ledgerId, replayedKey: out.replayed && key ? key : undefined };
+  const presentation = {
+    retry: opts.retry,
+    actKey: idempotent ? key : undefined,
+    meta,
+    ledgerId: out.event?.ledgerId,
+    replayedKey: out.replayed && key ? key : undefined,
+  };
   if (out.frame.ok && isHoldResult(out.frame.result)) return presentHold(session, call, out.frame.result, presentation);
   // A refused act (PB-B1) takes the hold's path: its approval is filed for the agent, its next step said.
   if (out.refusedHold) return presentHold(session, call, out.refusedHold.hold, { ...presentation, refusal: out.refusedHold.reason });

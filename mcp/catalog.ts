@@ -23,8 +23,7 @@ export const IDEMPOTENCY_ARG_SCHEMA = {
   type: 'string',
   minLength: 1,
   maxLength: 255,
-  description:
-    'Optional. Reuse the same key when you retry; omitted, it is derived from the call (see instructions).',
+  description: 'Optional. Reuse the same key when you retry; omitted, it is derived from the call (see instructions).',
 } as const;
 
 export interface ToolAnnotations {
@@ -82,7 +81,11 @@ export interface Catalog {
 
 export { toolNameFor };
 
-const camelWords = (name: string): string[] => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[ _]+/);
+const camelWords = (name: string): string[] =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[ _]+/);
 
 /** A tool's title: `Books: payroll sign` for books.payrollSign, `Org: whoami` for org/whoami, `Events` for events. */
 export function titleFor(target: string): string {
@@ -92,8 +95,52 @@ export function titleFor(target: string): string {
 }
 
 /** Verbs of a method that only adds records (a draft, a comment, a request); any other word keeps it possibly destructive. */
-const ADDITIVE_VERBS = new Set(['create', 'add', 'draft', 'record', 'request', 'capture', 'comment', 'heartbeat', 'register', 'mint', 'ask', 'link', 'decompose', 'promise', 'post', 'start', 'generate']);
-const ALTERING_VERBS = new Set(['update', 'delete', 'remove', 'void', 'revoke', 'move', 'set', 'resolve', 'assign', 'approve', 'reject', 'recall', 'return', 'dispose', 'rename', 'merge', 'archive', 'deactivate', 'hold', 'block', 'complete', 'send', 'sign', 'lodge', 'accept']);
+const ADDITIVE_VERBS = new Set([
+  'create',
+  'add',
+  'draft',
+  'record',
+  'request',
+  'capture',
+  'comment',
+  'heartbeat',
+  'register',
+  'mint',
+  'ask',
+  'link',
+  'decompose',
+  'promise',
+  'post',
+  'start',
+  'generate',
+]);
+const ALTERING_VERBS = new Set([
+  'update',
+  'delete',
+  'remove',
+  'void',
+  'revoke',
+  'move',
+  'set',
+  'resolve',
+  'assign',
+  'approve',
+  'reject',
+  'recall',
+  'return',
+  'dispose',
+  'rename',
+  'merge',
+  'archive',
+  'deactivate',
+  'hold',
+  'block',
+  'complete',
+  'send',
+  'sign',
+  'lodge',
+  'accept',
+]);
 
 /** MCP's destructiveHint false promises only additive updates: said only of methods whose name says so. */
 export function isAdditive(method: string): boolean {
@@ -257,10 +304,9 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
 }
 
 export function buildCatalog(handlers: ReadonlyMap<string, MethodHandler>, reads: ReadonlyMap<string, ReadHandler>): Catalog {
-  const entries = [
-    ...[...handlers].map(([name, h]) => methodEntry(name, h)),
-    ...[...reads].map(([path, h]) => readEntry(path, h)),
-  ].filter((e): e is CatalogEntry => e !== undefined);
+  const entries = [...[...handlers].map(([name, h]) => methodEntry(name, h)), ...[...reads].map(([path, h]) => readEntry(path, h))].filter(
+    (e): e is CatalogEntry => e !== undefined,
+  );
   entries.sort((a, b) => a.tool.localeCompare(b.tool));
   const byTool = new Map<string, CatalogEntry>();
   for (const e of entries) {

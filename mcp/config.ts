@@ -17,7 +17,10 @@ export const MCP_ENV_HELP = `MCP (/mcp over HTTP, and npm run mcp over stdio):
                         no Origin (SDKs, CLIs) are unaffected`;
 
 export function loadMcpConfig(env: NodeJS.ProcessEnv): McpConfig {
-  const origins = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const origins = (env.MCP_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const o of origins) {
     let url: URL | undefined;
     try {

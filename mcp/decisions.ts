@@ -22,7 +22,9 @@ export function retryCall(session: McpSession, call: ToolCall, view: ApprovalVie
 function holdAgain(session: McpSession, call: ToolCall, view: ApprovalView): string {
   if (!view.heldAct) return 'the act again without approvalId';
   const entry = session.catalog.byTarget.get(view.heldAct.method);
-  return entry && !hiddenBecause(entry, call.principal, session.selection) ? `${entry.tool} without approvalId` : `invoke_write (name "${view.heldAct.method}") without approvalId`;
+  return entry && !hiddenBecause(entry, call.principal, session.selection)
+    ? `${entry.tool} without approvalId`
+    : `invoke_write (name "${view.heldAct.method}") without approvalId`;
 }
 
 /** A rejection, to be relayed to the user word for word; the agent must not try again or around it. */
@@ -64,9 +66,16 @@ async function approvalOf(session: McpSession, call: ToolCall, approvalId: strin
  * error says which and what to do, naming approval_wait rather than an HTTP route; undefined when the call
  * carried no proof or the approval cannot be read with this key (the pipeline's message stands).
  */
-export async function explainProofRefusal(session: McpSession, call: ToolCall, params: unknown, retry: string, message: string): Promise<ToolResult | undefined> {
+export async function explainProofRefusal(
+  session: McpSession,
+  call: ToolCall,
+  params: unknown,
+  retry: string,
+  message: string,
+): Promise<ToolResult | undefined> {
   const given = params as { approvalId?: unknown; signatureToken?: unknown } | null;
-  const approvalId = typeof given?.approvalId === 'string' ? given.approvalId : typeof given?.signatureToken === 'string' ? given.signatureToken.split('.')[0] : undefined;
+  const approvalId =
+    typeof given?.approvalId === 'string' ? given.approvalId : typeof given?.signatureToken === 'string' ? given.signatureToken.split('.')[0] : undefined;
   // Only a refusal of that proof is explained by the approval's state; another rule's refusal (an agent adopting its
   // own proposal, with an approvalId in its params) keeps the server's own words.
   if (!approvalId || !message.startsWith(`approval ${approvalId} `)) return undefined;

@@ -25,7 +25,11 @@ export const CORE_TOOLS: readonly string[] = ['org/whoami', 'approval.get', 'app
 /** The default: the core tools and the meta-tools, nothing else. */
 export const DEFAULT_DESK = 'core';
 
-const books = (area: string, summary: string, tools: readonly string[] = []): Desk => ({ summary, toolsets: [`books.${area}`], tools: ['books.ask', ...tools] });
+const books = (area: string, summary: string, tools: readonly string[] = []): Desk => ({
+  summary,
+  toolsets: [`books.${area}`],
+  tools: ['books.ask', ...tools],
+});
 
 export const DESKS: Readonly<Record<string, Desk>> = {
   core: { summary: 'who you are and your approvals; the meta-tools reach every other method (the default)', toolsets: [], tools: [] },
@@ -38,9 +42,21 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   assets: books('assets', 'fixed assets and depreciation (books)', ['books.reports']),
   ledger: books('ledger', 'accounts, journals and reports (books)'),
   // Handing work over and escalating what blocks it are part of doing it (and keep the governance desk in budget).
-  work: { summary: 'tasks and workstreams: claim, work, comment, complete, hand over, escalate (board, handoff, escalation)', toolsets: ['board', 'handoff', 'escalation'], tools: ['org/inbox'] },
-  org: { summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)', toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'], tools: [] },
-  people: { summary: 'members, teams, the org chart, profiles, notification preferences', toolsets: ['member', 'team', 'hierarchy', 'profile', 'notification'], tools: [] },
+  work: {
+    summary: 'tasks and workstreams: claim, work, comment, complete, hand over, escalate (board, handoff, escalation)',
+    toolsets: ['board', 'handoff', 'escalation'],
+    tools: ['org/inbox'],
+  },
+  org: {
+    summary: 'the org, API keys, pairing, decision rights, policy and AI cost (admin work)',
+    toolsets: ['org', 'settings', 'pairing', 'governance', 'policy', 'cost'],
+    tools: [],
+  },
+  people: {
+    summary: 'members, teams, the org chart, profiles, notification preferences',
+    toolsets: ['member', 'team', 'hierarchy', 'profile', 'notification'],
+    tools: [],
+  },
   // Who may act, apart from who is who: one desk for all ten people families would list ~11,000 tokens.
   access: {
     summary: 'who may act: invitations, roles, offboarding, the kill switch, agent personas, seats and billing',
@@ -58,12 +74,20 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['directory.captures', 'directory.merges', 'directory.lists', 'directory.awareness'],
     tools: ['directory.search', 'directory.getPerson', 'directory.getOrg'],
   },
-  governance: { summary: 'decision rights, decisions, the charter, compacts and policies (handoffs and escalations: the work desk)', toolsets: ['governance', 'decision', 'charter', 'compact', 'policy'], tools: ['org/inbox'] },
+  governance: {
+    summary: 'decision rights, decisions, the charter, compacts and policies (handoffs and escalations: the work desk)',
+    toolsets: ['governance', 'decision', 'charter', 'compact', 'policy'],
+    tools: ['org/inbox'],
+  },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
   email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
   files: { summary: 'files, shares and annotations', toolsets: ['files', 'file', 'annotation'], tools: [] },
   calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
   crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
-  runtime: { summary: 'agent registry, presence, leases, credentials, integrations', toolsets: ['registry', 'presence', 'lease', 'credential', 'integration'], tools: [] },
+  runtime: {
+    summary: 'agent registry, presence, leases, credentials, integrations',
+    toolsets: ['registry', 'presence', 'lease', 'credential', 'integration'],
+    tools: [],
+  },
   branding: { summary: 'brand kits and artifacts', toolsets: ['branding', 'artifact'], tools: [] },
 };

@@ -46,7 +46,12 @@ async function fileApproval(session: McpSession, call: ToolCall, hold: HoldResul
 
 /** The approval as recorded now (a replayed approval.request answers its first status). */
 async function currentView(session: McpSession, call: ToolCall, view: ApprovalView): Promise<ApprovalView> {
-  const got = await session.pipeline.call({ method: 'approval.get', params: { approvalId: view.approvalId }, ...credential(session), requestId: call.requestId });
+  const got = await session.pipeline.call({
+    method: 'approval.get',
+    params: { approvalId: view.approvalId },
+    ...credential(session),
+    requestId: call.requestId,
+  });
   return got.frame.ok ? (got.frame.result as ApprovalView) : view;
 }
 
@@ -161,7 +166,9 @@ function mcpMessage(hold: HoldResult, opts: HoldPresentation, filed: Filed): str
 
 /** What a replayed hold says first, in text: the earlier call's hold, and the approval as it stands now. */
 function holdReplayNote(key: string, view: ApprovalView | null): string {
-  const now = view ? ` Its approval ${view.approvalId} is ${view.used ? 'approved and used' : view.status} now${view.status === 'rejected' ? ': stop, the act will not run' : ''}.` : '';
+  const now = view
+    ? ` Its approval ${view.approvalId} is ${view.used ? 'approved and used' : view.status} now${view.status === 'rejected' ? ': stop, the act will not run' : ''}.`
+    : '';
   return `Replayed: a call with idempotencyKey ${key} already answered with this hold; nothing ran again.${now} Read next for what to do.`;
 }
 
@@ -207,13 +214,7 @@ export async function completeElicitation(session: McpSession, view: { approvalI
  * A release hold: the server filed the approval, and a human's approve runs the act in that decision. The agent
  * is told so, sent to wait, and told never to retry (a retry would only hold again).
  */
-async function presentRelease(
-  session: McpSession,
-  call: ToolCall,
-  hold: HoldResult,
-  approvalId: string,
-  opts: HoldPresentation,
-): Promise<ToolResult> {
+async function presentRelease(session: McpSession, call: ToolCall, hold: HoldResult, approvalId: string, opts: HoldPresentation): Promise<ToolResult> {
   let view: ApprovalView | null = null;
   if (call.principal.scopes.has('approval.request')) {
     const got = await session.pipeline.call({ method: 'approval.get', params: { approvalId }, ...credential(session), requestId: call.requestId });

@@ -94,7 +94,12 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
   const checkOrigin = async (req: FastifyRequest, reply: FastifyReply) => {
     const origin = header(req, 'origin');
     if (origin === undefined || origins.has(origin)) return;
-    return jsonRpcError(reply, 403, -32000, `Forbidden: Origin ${origin.slice(0, 100)} may not call ${MCP_PATH} (allowed: ${[...origins].join(', ')}; set MCP_ALLOWED_ORIGINS to add one)`);
+    return jsonRpcError(
+      reply,
+      403,
+      -32000,
+      `Forbidden: Origin ${origin.slice(0, 100)} may not call ${MCP_PATH} (allowed: ${[...origins].join(', ')}; set MCP_ALLOWED_ORIGINS to add one)`,
+    );
   };
 
   app.post(MCP_PATH, { onRequest: checkOrigin }, async (req, reply) => {
@@ -117,7 +122,15 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
 
     let server: ReturnType<typeof createMcpServer>;
     try {
-      server = createMcpServer({ pipeline: opts.pipeline, apiKey: apiKey as string, principal, principalIsFresh: true, selection, publicUrl, humanDecisions: opts.humanDecisions });
+      server = createMcpServer({
+        pipeline: opts.pipeline,
+        apiKey: apiKey as string,
+        principal,
+        principalIsFresh: true,
+        selection,
+        publicUrl,
+        humanDecisions: opts.humanDecisions,
+      });
     } catch (err) {
       if (err instanceof SelectionError) return reply.code(400).send(errorFrame('BAD_REQUEST', err.message));
       throw err;
@@ -137,7 +150,9 @@ export async function mcpHttp(app: FastifyInstance, opts: McpHttpOptions): Promi
     } catch (err) {
       req.log.error({ err }, 'mcp request failed');
       if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
       }
     }
   });

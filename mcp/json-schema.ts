@@ -33,7 +33,9 @@ function tidy(node: unknown): unknown {
     const described = (out.anyOf as Record<string, unknown>[]).find((b) => typeof b?.description === 'string');
     if (described) {
       out.description = described.description;
-      out.anyOf = (out.anyOf as Record<string, unknown>[]).map((b) => (b === described ? Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'description')) : b));
+      out.anyOf = (out.anyOf as Record<string, unknown>[]).map((b) =>
+        b === described ? Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'description')) : b,
+      );
     }
   }
   return out;

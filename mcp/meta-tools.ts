@@ -133,7 +133,13 @@ interface RegistryItem {
 
 const REGISTRY: readonly RegistryItem[] = [
   ...[...METHODS.values()].map((m) => ({ name: m.name, kind: 'method' as const, family: m.family, scope: m.scope, flags: m.flags })),
-  ...[...READS.values(), ...STATIC_READS.values()].map((r) => ({ name: r.path, kind: 'read' as const, family: readFamily(r.path), scope: r.scope, flags: ['R'] as Flag[] })),
+  ...[...READS.values(), ...STATIC_READS.values()].map((r) => ({
+    name: r.path,
+    kind: 'read' as const,
+    family: readFamily(r.path),
+    scope: r.scope,
+    flags: ['R'] as Flag[],
+  })),
 ];
 
 function findItem(raw: string): RegistryItem | undefined {
@@ -159,10 +165,12 @@ const words = (text: string) => text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLo
 
 /** Words a plain-English query carries that say nothing about a method ("search the directory for a person"). */
 const STOP_WORDS = new Set(
-  ('a an the to for of in on at by with from into onto about as and or but not no is are be been was were it its this that these those ' +
+  (
+    'a an the to for of in on at by with from into onto about as and or but not no is are be been was were it its this that these those ' +
     'i me my we our us you your he she they them their his her there here what which who whom whose when where why how ' +
     'do does did can could should would will shall may might must please want need like just some any all each every one ' +
-    'get let make show tell give use using via new').split(' '),
+    'get let make show tell give use using via new'
+  ).split(' '),
 );
 
 /** Plain words for what names say otherwise: a query's word also finds these. */
@@ -188,8 +196,14 @@ const SYNONYMS: Record<string, readonly string[]> = {
 const stem = (w: string) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
 
 /** The query's words that carry meaning, stemmed. */
-export const queryTerms = (query: string): string[] =>
-  [...new Set(words(query).split(/[^a-z0-9_]+/).filter((t) => t && !STOP_WORDS.has(t)).map(stem))];
+export const queryTerms = (query: string): string[] => [
+  ...new Set(
+    words(query)
+      .split(/[^a-z0-9_]+/)
+      .filter((t) => t && !STOP_WORDS.has(t))
+      .map(stem),
+  ),
+];
 
 /** How well one query word matches a set of words: itself 1, a synonym 0.8, a prefix of one (3+ letters) 0.5. */
 function wordMatch(term: string, set: ReadonlySet<string>): number {
@@ -199,7 +213,13 @@ function wordMatch(term: string, set: ReadonlySet<string>): number {
   return 0;
 }
 
-const wordSet = (text: string): Set<string> => new Set(words(text).split(/[^a-z0-9]+/).filter(Boolean).map(stem));
+const wordSet = (text: string): Set<string> =>
+  new Set(
+    words(text)
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean)
+      .map(stem),
+  );
 
 function search(session: McpSession, call: ToolCall, args: z.infer<typeof SearchArgs>): ToolResult {
   if (args.family && !FAMILIES.includes(args.family) && args.family !== 'org') {
@@ -289,7 +309,12 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
 }
 
 export async function runMetaTool(session: McpSession, call: ToolCall, tool: string, raw: unknown): Promise<ToolResult> {
-  const schema: z.ZodType | undefined = { [META_TOOLS.search]: SearchArgs, [META_TOOLS.describe]: DescribeArgs, [META_TOOLS.read]: ReadArgs, [META_TOOLS.write]: WriteArgs }[tool];
+  const schema: z.ZodType | undefined = {
+    [META_TOOLS.search]: SearchArgs,
+    [META_TOOLS.describe]: DescribeArgs,
+    [META_TOOLS.read]: ReadArgs,
+    [META_TOOLS.write]: WriteArgs,
+  }[tool];
   if (!schema) return errorResult('NOT_FOUND', `no meta-tool ${tool}`);
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) {

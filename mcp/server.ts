@@ -63,7 +63,11 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
   const call: ToolCall = { principal, signal, requestId: randomUUID() };
   if (META_TOOL_NAMES.includes(name)) {
     const off = session.selection.exclude.has(name) || (name === META_TOOLS.write && !mayWrite(session.catalog, principal, session.selection));
-    if (off) return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session${name === META_TOOLS.write ? ' (read-only, or your key has no write scope)' : ''}`);
+    if (off)
+      return errorResult(
+        'NOT_FOUND',
+        `tool ${name} is not enabled in this session${name === META_TOOLS.write ? ' (read-only, or your key has no write scope)' : ''}`,
+      );
     return runMetaTool(session, call, name, args);
   }
   const entry = session.catalog.byTool.get(name);
@@ -75,7 +79,10 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
   }
   // Hidden for want of scope: the pipeline answers FORBIDDEN_SCOPE naming it, exactly as over HTTP.
   if (hidden && hidden !== 'scope') {
-    return errorResult('NOT_FOUND', `tool ${name} is not enabled in this session: ${HIDDEN_REASON[hidden]}; ${META_TOOLS.read}/${META_TOOLS.write} reach it unless excluded or read-only`);
+    return errorResult(
+      'NOT_FOUND',
+      `tool ${name} is not enabled in this session: ${HIDDEN_REASON[hidden]}; ${META_TOOLS.read}/${META_TOOLS.write} reach it unless excluded or read-only`,
+    );
   }
   if (entry.kind === 'read') return invokeRead(session, call, entry.target, args);
   const { params, key } = entry.idempotent ? splitIdempotencyKey(args, IDEMPOTENCY_ARG) : { params: args, key: undefined };

@@ -30,7 +30,14 @@ export interface StdioServer {
 export async function serveStdio(opts: StdioOptions): Promise<StdioServer> {
   const principal = await opts.pipeline.principalFor(opts.apiKey);
   const selection = await sessionSelection(opts.pipeline, principal, opts.selection);
-  const server = createMcpServer({ pipeline: opts.pipeline, apiKey: opts.apiKey, principal, selection, publicUrl: opts.publicUrl, humanDecisions: opts.humanDecisions });
+  const server = createMcpServer({
+    pipeline: opts.pipeline,
+    apiKey: opts.apiKey,
+    principal,
+    selection,
+    publicUrl: opts.publicUrl,
+    humanDecisions: opts.humanDecisions,
+  });
   const stdin = opts.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (opts.stdout ?? process.stdout) as typeof process.stdout);
   let done!: () => void;

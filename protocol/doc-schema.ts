@@ -29,15 +29,21 @@ const optional =
   (v) => {
     if (v !== null) check(v);
   };
-const matching = (re: RegExp, what: string): Check => (v) => {
-  if (typeof v !== 'string' || v.length > 2048 || !re.test(v)) fail(`must be ${what}`);
-};
-const shortText = (max: number): Check => (v) => {
-  if (typeof v !== 'string' || v.length > max) fail(`must be a string of at most ${max} characters`);
-};
-const intIn = (min: number, max: number): Check => (v) => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`must be an integer ${min} to ${max}`);
-};
+const matching =
+  (re: RegExp, what: string): Check =>
+  (v) => {
+    if (typeof v !== 'string' || v.length > 2048 || !re.test(v)) fail(`must be ${what}`);
+  };
+const shortText =
+  (max: number): Check =>
+  (v) => {
+    if (typeof v !== 'string' || v.length > max) fail(`must be a string of at most ${max} characters`);
+  };
+const intIn =
+  (min: number, max: number): Check =>
+  (v) => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`must be an integer ${min} to ${max}`);
+  };
 
 const blockId = { default: null, validate: optional(matching(BLOCK_ID, 'a block id blk_…')) };
 
@@ -84,7 +90,10 @@ export const docSchema = new Schema({
     strike: {},
     code: { excludes: '_' },
     link: {
-      attrs: { href: { validate: matching(LINK_HREF, 'an http(s) or mailto URL or a file id fil_…(#blk_…)') }, title: { default: null, validate: optional(shortText(1000)) } },
+      attrs: {
+        href: { validate: matching(LINK_HREF, 'an http(s) or mailto URL or a file id fil_…(#blk_…)') },
+        title: { default: null, validate: optional(shortText(1000)) },
+      },
       inclusive: false,
     },
   },
@@ -109,7 +118,11 @@ function checkAttrs(spec: Record<string, { validate?: unknown }> | undefined, at
   }
 }
 
-function attrsOf(json: Record<string, unknown>, path: string, type: { spec: { attrs?: Record<string, { default?: unknown }> }; name: string }): Record<string, unknown> {
+function attrsOf(
+  json: Record<string, unknown>,
+  path: string,
+  type: { spec: { attrs?: Record<string, { default?: unknown }> }; name: string },
+): Record<string, unknown> {
   if (json.attrs === undefined || json.attrs === null) return {};
   if (!isObject(json.attrs)) throw badRequest(`${path}.attrs`, 'must be an object');
   // Attributes the schema does not define (a Tiptap editor's target, rel, class…) are dropped, as ProseMirror does.
@@ -128,7 +141,8 @@ function marksOf(json: Record<string, unknown>, path: string): Mark[] {
     const type = docSchema.marks[m.type];
     if (!type) throw badRequest(`${at}.type`, `unknown mark "${cut(m.type)}": expected one of ${Object.keys(docSchema.marks).join(', ')}`);
     const attrs = attrsOf(m, at, type);
-    for (const [name, a] of Object.entries(type.spec.attrs ?? {})) if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${at}.attrs.${name}`, 'required');
+    for (const [name, a] of Object.entries(type.spec.attrs ?? {}))
+      if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${at}.attrs.${name}`, 'required');
     checkAttrs(type.spec.attrs, Object.fromEntries(Object.entries(type.spec.attrs ?? {}).map(([name, a]) => [name, attrs[name] ?? a.default])), at);
     set = type.create(attrs).addToSet(set);
   });
@@ -146,7 +160,13 @@ export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
   if (unknown.length > 0) throw badRequest(`${path}.${cut(unknown[0])}`, 'unknown field');
   if (typeof json.type !== 'string') throw badRequest(`${path}.type`, 'required: a node type such as paragraph');
   const type: NodeType | undefined = docSchema.nodes[json.type];
-  if (!type || type.name === 'doc') throw badRequest(`${path}.type`, `unknown node type "${cut(json.type)}": expected one of ${Object.keys(docSchema.nodes).filter((n) => n !== 'doc').join(', ')}`);
+  if (!type || type.name === 'doc')
+    throw badRequest(
+      `${path}.type`,
+      `unknown node type "${cut(json.type)}": expected one of ${Object.keys(docSchema.nodes)
+        .filter((n) => n !== 'doc')
+        .join(', ')}`,
+    );
   const marks = marksOf(json, path);
   if (type.name === 'text') {
     if (typeof json.text !== 'string' || json.text.length === 0) throw badRequest(`${path}.text`, 'required: a non-empty string');
@@ -157,14 +177,18 @@ export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
   if (json.content !== undefined && !Array.isArray(json.content)) throw badRequest(`${path}.content`, 'must be an array of nodes');
   const children = ((json.content as unknown[] | undefined) ?? []).map((c, i) => docNodeFromJson(c, `${path}.content[${i}]`, depth + 1));
   const attrs = attrsOf(json, path, type);
-  for (const [name, a] of Object.entries(type.spec.attrs ?? {})) if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${path}.attrs.${name}`, 'required');
+  for (const [name, a] of Object.entries(type.spec.attrs ?? {}))
+    if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${path}.attrs.${name}`, 'required');
   // Checked before create: ProseMirror runs the same validators there and would throw without naming the place.
   const withDefaults = Object.fromEntries(Object.entries(type.spec.attrs ?? {}).map(([name, a]) => [name, attrs[name] ?? a.default]));
   checkAttrs(type.spec.attrs, withDefaults, path);
   const node = type.create(attrs, Fragment.fromArray(children), marks);
   if (!type.validContent(node.content)) {
     const names = children.map((c) => c.type.name + (c.marks.length ? `[${c.marks.map((m) => m.type.name).join(',')}]` : ''));
-    throw badRequest(`${path}.content`, `a ${type.name} may not hold [${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}] (it holds ${type.spec.content ?? 'nothing'}${type.spec.marks === '' ? ', unmarked' : ''})`);
+    throw badRequest(
+      `${path}.content`,
+      `a ${type.name} may not hold [${names.slice(0, 8).join(', ')}${names.length > 8 ? ', …' : ''}] (it holds ${type.spec.content ?? 'nothing'}${type.spec.marks === '' ? ', unmarked' : ''})`,
+    );
   }
   if (marks.length > 0) throw badRequest(`${path}.marks`, `only inline nodes carry marks (this is a ${type.name})`);
   return node;
@@ -173,7 +197,11 @@ export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
 /** A top-level block from caller JSON: a block node (not text, a list item or a doc). */
 export function docBlockFromJson(json: unknown, path: string): Node {
   const node = docNodeFromJson(json, path);
-  if (!node.type.isInGroup('block')) throw badRequest(`${path}.type`, `a ${node.type.name} is not a top-level block (use paragraph, heading, bulletList, orderedList, blockquote, codeBlock, horizontalRule or image)`);
+  if (!node.type.isInGroup('block'))
+    throw badRequest(
+      `${path}.type`,
+      `a ${node.type.name} is not a top-level block (use paragraph, heading, bulletList, orderedList, blockquote, codeBlock, horizontalRule or image)`,
+    );
   return node;
 }
 

@@ -35,8 +35,7 @@ export interface RenamedKind {
   now: string;
 }
 
-const renames = (family: string, pairs: Record<string, string>): RenamedKind[] =>
-  Object.entries(pairs).map(([was, now]) => ({ family, was, now }));
+const renames = (family: string, pairs: Record<string, string>): RenamedKind[] => Object.entries(pairs).map(([was, now]) => ({ family, was, now }));
 
 /** Every kind renamed by the grammar (2026-11): events appended before keep the old kind. */
 export const RENAMED_KINDS: readonly RenamedKind[] = [

@@ -73,9 +73,7 @@ export interface ChainRow extends HashedEvent {
 }
 
 export type ChainBreak =
-  | { seq: number; kind: 'gap'; message: string }
-  | { seq: number; kind: 'prev_hash'; message: string }
-  | { seq: number; kind: 'row_hash'; message: string };
+  { seq: number; kind: 'gap'; message: string } | { seq: number; kind: 'prev_hash'; message: string } | { seq: number; kind: 'row_hash'; message: string };
 
 export type ChainVerdict = { ok: true; count: number; head: { seq: number; rowHash: string } } | { ok: false; count: number; break: ChainBreak };
 

@@ -49,8 +49,7 @@ export interface JsonBounds {
 
 const DEFAULT_BOUNDS: JsonBounds = { maxDepth: MAX_JSON_DEPTH, maxSize: MAX_JSON_SIZE, input: true };
 
-const isContainer = (v: unknown): v is object =>
-  typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 
 /**
  * The first way `value` breaks the bounds (and, by default, the input rules), as `<field path>: <reason>` (the

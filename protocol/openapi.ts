@@ -73,8 +73,7 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output', prefix: string, def
   return rewrite(json) as Json;
 }
 
-const errorResponses = (statuses: readonly number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }]));
+const errorResponses = (statuses: readonly number[]) => Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }]));
 
 function describeSpec(scope: string, flags: readonly Flag[]): string {
   const scopeLine = flags.includes('P') ? 'Scope: none (pre-auth).' : `Scope: \`${scope}\`.`;
@@ -89,13 +88,12 @@ function methodOperation(spec: MethodSpec, deployed: DeployedMethod | undefined,
   if (deployed?.mayHold) result = { anyOf: [result, { $ref: '#/components/schemas/HoldResult' }] };
 
   const notes = [
-    c
-      ? c.summary
-      : `The \`${spec.family}\` family is not deployed on this server: calls answer NOT_FOUND (404). Params are not described here.`,
+    c ? c.summary : `The \`${spec.family}\` family is not deployed on this server: calls answer NOT_FOUND (404). Params are not described here.`,
     describeSpec(spec.scope, spec.flags),
     'The body is `{"params": {...}}`; a bare params object as the whole body is accepted too. An empty body means no params.',
   ];
-  if (deployed?.mayHold) notes.push('A signature act without a matching approval answers a hold frame (`result.status = "approval_required"`) instead of its result.');
+  if (deployed?.mayHold)
+    notes.push('A signature act without a matching approval answers a hold frame (`result.status = "approval_required"`) instead of its result.');
   const events = c && eventsNote(spec.family, c);
   if (events) notes.push(events);
 
@@ -171,7 +169,14 @@ function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs:
   const id = spec.path.replace(/[{}]/g, '').replace(/\//g, '.');
   // The org reads answer with an ETag: If-None-Match with it gives 304 and no body.
   const etag = spec.path.startsWith('org/');
-  if (etag) parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of an earlier answer: 304 if unchanged.', schema: { type: 'string' } });
+  if (etag)
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag of an earlier answer: 304 if unchanged.',
+      schema: { type: 'string' },
+    });
   const ok = c?.media
     ? { description: c.media.description, content: { [c.media.type]: { schema: { type: 'string' } } } }
     : { description: 'The bare payload.', content: { 'application/json': { schema: result } } };
@@ -182,7 +187,9 @@ function readOperation(spec: ReadSpec, deployed: DeployedRead | undefined, defs:
     description: [
       c ? c.summary : 'Not deployed on this server: answers NOT_FOUND (404).',
       `Scope: \`${spec.scope}\`.`,
-      c?.media ? 'Answers the file (or a redirect to it) on success and an error frame otherwise.' : 'Answers the bare payload on success and an error frame otherwise.',
+      c?.media
+        ? 'Answers the file (or a redirect to it) on success and an error frame otherwise.'
+        : 'Answers the bare payload on success and an error frame otherwise.',
     ].join('\n\n'),
     'x-scope': spec.scope,
     'x-flags': ['R'],
@@ -214,7 +221,7 @@ function facePaths(): Record<string, Json> {
       get: {
         operationId: 'org.stream',
         tags: ['reads'],
-        summary: 'The org\'s ledger as Server-Sent Events: one frame per event the key may see (id = seq); resume with Last-Event-ID.',
+        summary: "The org's ledger as Server-Sent Events: one frame per event the key may see (id = seq); resume with Last-Event-ID.",
         security: bearer,
         parameters: [
           { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' }, description: 'Resume strictly after this seq.' },
@@ -223,7 +230,10 @@ function facePaths(): Record<string, Json> {
           { name: 'kind', in: 'query', schema: { type: 'string' }, description: 'Only events of this kind.' },
         ],
         responses: {
-          '200': { description: 'An event stream: `id: <seq>` and `data: <the event as GET /events shows it>` per frame, heartbeats as comments.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'An event stream: `id: <seq>` and `data: <the event as GET /events shows it>` per frame, heartbeats as comments.',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
           '400': errorRef(400),
           '401': errorRef(401),
           '403': errorRef(403),
@@ -236,7 +246,9 @@ function facePaths(): Record<string, Json> {
         tags: ['reads'],
         summary: 'Store bytes (the raw body, streamed), addressed by SHA-256 within the org. An x-content-sha256 that does not match is refused.',
         security: bearer,
-        parameters: [{ name: 'x-content-sha256', in: 'header', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'The SHA-256 the body must have.' }],
+        parameters: [
+          { name: 'x-content-sha256', in: 'header', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'The SHA-256 the body must have.' },
+        ],
         requestBody: { required: true, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
         responses: {
           '200': { description: 'Uploaded before by this caller.', content: { 'application/json': { schema: { $ref: '#/components/schemas/BlobFrame' } } } },
@@ -251,7 +263,7 @@ function facePaths(): Record<string, Json> {
       get: {
         operationId: 'blobs.get',
         tags: ['reads'],
-        summary: 'The bytes: for the uploader until a record holds them, then only through the signed URL that record\'s read issues. Range requests.',
+        summary: "The bytes: for the uploader until a record holds them, then only through the signed URL that record's read issues. Range requests.",
         security: bearer,
         parameters: [sha256, { name: 'Range', in: 'header', schema: { type: 'string' }, description: 'One byte range (bytes=start-end).' }],
         responses: {

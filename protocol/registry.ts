@@ -46,9 +46,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map(
   ),
 );
 
-export const READS: ReadonlyMap<string, ReadSpec> = new Map(
-  Object.entries(READ_TABLE).map(([path, scope]) => [path, { path, scope }] as const),
-);
+export const READS: ReadonlyMap<string, ReadSpec> = new Map(Object.entries(READ_TABLE).map(([path, scope]) => [path, { path, scope }] as const));
 
 export const FAMILIES: readonly string[] = Object.keys(METHOD_TABLE);
 

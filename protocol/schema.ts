@@ -13,10 +13,7 @@ import { unionMessage } from './union-message.js';
 export function text(opts: { min?: number; max: number; description: string }) {
   let schema = z.string();
   if (opts.min !== undefined) schema = schema.min(opts.min, `must be at least ${opts.min} character${opts.min === 1 ? '' : 's'}`);
-  return schema
-    .max(opts.max, `must be at most ${opts.max} characters`)
-    .refine(wellFormedText, TEXT_RULE_MESSAGE)
-    .describe(opts.description);
+  return schema.max(opts.max, `must be at most ${opts.max} characters`).refine(wellFormedText, TEXT_RULE_MESSAGE).describe(opts.description);
 }
 
 /** A prefixed id such as `task_3k9f...`. */
@@ -28,8 +25,7 @@ export function id(prefix: string, description: string) {
     .describe(description);
 }
 
-export const cents = (description: string) =>
-  z.number().int('must be an integer number of cents').min(-1e13).max(1e13).describe(description);
+export const cents = (description: string) => z.number().int('must be an integer number of cents').min(-1e13).max(1e13).describe(description);
 
 /** A calendar date. Years before 1900 are refused: none is a real business date, and PostgreSQL has no year 0. */
 export const isoDate = (description: string) =>
@@ -57,11 +53,7 @@ export const limit = (max: number, dflt: number) =>
 /** Optional proof fields carried by signature acts (see the signature law). */
 export const proofFields = {
   approvalId: id('apr', 'Proof: the approved approval for this exact act. Retry with a fresh idempotency key.').optional(),
-  signatureToken: z
-    .string()
-    .max(200)
-    .describe('Proof: the signatureToken minted when a human approved the approval.')
-    .optional(),
+  signatureToken: z.string().max(200).describe('Proof: the signatureToken minted when a human approved the approval.').optional(),
 };
 
 function describeType(value: unknown): string {

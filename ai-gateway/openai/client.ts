@@ -8,7 +8,13 @@ const OWN_HEADERS = /^(accept|content-type|content-length|user-agent|authorizati
 export type Attempt = { status: number } | { error: 'timeout' | 'connection' | 'aborted'; detail: string };
 
 export const describeAttempt = (a: Attempt, timeoutMs: number): string =>
-  'status' in a ? `HTTP ${a.status}` : a.error === 'timeout' ? `timeout after ${timeoutMs} ms` : a.error === 'aborted' ? 'aborted' : `connection error: ${a.detail}`;
+  'status' in a
+    ? `HTTP ${a.status}`
+    : a.error === 'timeout'
+      ? `timeout after ${timeoutMs} ms`
+      : a.error === 'aborted'
+        ? 'aborted'
+        : `connection error: ${a.detail}`;
 
 export interface RecordingClient {
   client: OpenAI;
@@ -35,7 +41,13 @@ export function recordingClient(settings: OpenAiSettings, outer: AbortSignal): R
     } catch (err) {
       const e = err as Error;
       const aborted = e?.name === 'AbortError' || init?.signal?.aborted === true;
-      attempts.push(outer.aborted ? { error: 'aborted', detail: 'deadline' } : aborted ? { error: 'timeout', detail: e.message } : { error: 'connection', detail: String((e as { cause?: unknown }).cause ?? e.message).slice(0, 200) });
+      attempts.push(
+        outer.aborted
+          ? { error: 'aborted', detail: 'deadline' }
+          : aborted
+            ? { error: 'timeout', detail: e.message }
+            : { error: 'connection', detail: String((e as { cause?: unknown }).cause ?? e.message).slice(0, 200) },
+      );
       throw err;
     }
   };

@@ -81,7 +81,10 @@ async function runTool(toolbox: Toolbox, byFunction: Map<string, string>, call: 
     const result = await toolbox.call(byFunction.get(call.name) ?? call.name, params);
     const text = JSON.stringify(result);
     if (text.length <= maxChars) return text;
-    return JSON.stringify({ truncated: `the result is ${text.length} characters; only the first ${maxChars} are shown: ask for fewer with limit and page with cursor`, partial: text.slice(0, maxChars) });
+    return JSON.stringify({
+      truncated: `the result is ${text.length} characters; only the first ${maxChars} are shown: ask for fewer with limit and page with cursor`,
+      partial: text.slice(0, maxChars),
+    });
   } catch (err) {
     if (err instanceof ToolError) return JSON.stringify({ error: err.message });
     throw err;
@@ -145,7 +148,9 @@ type Params = {
 async function plain(client: OpenAI, params: Params, signal: AbortSignal): Promise<Turn> {
   const res = await client.chat.completions.create({ ...params, stream: false }, { signal });
   const message = res.choices[0]?.message;
-  const toolCalls = (message?.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+  const toolCalls = (message?.tool_calls ?? []).flatMap((c) =>
+    c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+  );
   return { model: res.model, content: message?.content ?? null, toolCalls, usage: res.usage ?? undefined };
 }
 

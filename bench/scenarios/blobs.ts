@@ -39,12 +39,16 @@ export function measureBlobUpload(bytes: number, databaseUrl?: string): BlobUplo
 function upload(url: string, key: string, bytes: number): Promise<{ status: number; body: string }> {
   const chunk = Buffer.alloc(64 * 1024, 7);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-length': String(bytes) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      url,
+      { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-length': String(bytes) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     let sent = 0;
     const pump = () => {

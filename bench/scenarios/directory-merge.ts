@@ -61,20 +61,35 @@ async function onePair(ctx: BenchContext, org: BenchOrg, plan: DirectoryPlan, i:
   const r = rng(1000 + i);
   let k = 0;
   const call = async (method: string, params: unknown) => (await rpc(ctx.baseUrl, org.key, method, params, `${ctx.runId}-merge-${i}-${k++}`)).body.result;
-  const employer = pick(r, plan.parties.filter((p) => p.kind === 'org' && p.domain));
+  const employer = pick(
+    r,
+    plan.parties.filter((p) => p.kind === 'org' && p.domain),
+  );
   const colleague = pick(r, plan.persons);
   const n = await freeMobile(ctx, org, r);
   const family = `Ashworth-Ngata${i}`;
   const s = (
     await call('directory.createPerson', {
-      given: 'Jonathan', family, title: 'Head of Procurement', worksAt: { orgId: employer.id },
-      channels: [{ kind: 'email', value: `jonathan.ashworth${i}@${employer.domain}`, label: 'work' }, { kind: 'phone', value: `0${n}`, label: 'mobile' }],
+      given: 'Jonathan',
+      family,
+      title: 'Head of Procurement',
+      worksAt: { orgId: employer.id },
+      channels: [
+        { kind: 'email', value: `jonathan.ashworth${i}@${employer.domain}`, label: 'work' },
+        { kind: 'phone', value: `0${n}`, label: 'mobile' },
+      ],
     })
   ).person.id as string;
   const l = (
     await call('directory.createPerson', {
-      given: 'Jon', family, worksAt: { orgId: employer.id }, tags: ['customer'],
-      channels: [{ kind: 'phone', value: `+61 ${n.slice(0, 3)} ${n.slice(3, 6)} ${n.slice(6)}` }, { kind: 'email', value: `jon.ashworth${i}@gmail.com` }],
+      given: 'Jon',
+      family,
+      worksAt: { orgId: employer.id },
+      tags: ['customer'],
+      channels: [
+        { kind: 'phone', value: `+61 ${n.slice(0, 3)} ${n.slice(3, 6)} ${n.slice(6)}` },
+        { kind: 'email', value: `jon.ashworth${i}@gmail.com` },
+      ],
     })
   ).person.id as string;
   const both = (await call('directory.createList', { name: `Merge bench ${i} (both)`, kind: 'static' })).list.id;
@@ -91,33 +106,41 @@ async function onePair(ctx: BenchContext, org: BenchOrg, plan: DirectoryPlan, i:
   const httpMs = performance.now() - t;
   if (executed.body.result.merge.status !== 'executed') throw new Error(`executeMerge: ${JSON.stringify(executed.body).slice(0, 300)}`);
 
-  const { xid } = one(await ctx.db.query<{ xid: string }>('SELECT xmin::text AS xid FROM directory_merges WHERE org_id = $1 AND merge_id = $2', [org.orgId, merge.id]));
+  const { xid } = one(
+    await ctx.db.query<{ xid: string }>('SELECT xmin::text AS xid FROM directory_merges WHERE org_id = $1 AND merge_id = $2', [org.orgId, merge.id]),
+  );
   const touched: Record<string, number> = {};
   let foreignRows = 0;
   for (const [table, owned] of Object.entries(OWNED)) {
-    const row = one(await ctx.db.query<{ n: number; other: number }>(
-      `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${owned}))::int AS other FROM ${table}, (SELECT $2::text AS s, $3::text AS l, $4::text AS m) k
+    const row = one(
+      await ctx.db.query<{ n: number; other: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${owned}))::int AS other FROM ${table}, (SELECT $2::text AS s, $3::text AS l, $4::text AS m) k
         WHERE org_id = $1 AND xmin = $5::text::xid`,
-      [org.orgId, s, l, merge.id, xid],
-    ));
+        [org.orgId, s, l, merge.id, xid],
+      ),
+    );
     if (row.n > 0) touched[table] = row.n;
     foreignRows += row.other;
   }
   // Other families' declared references to a party (books' roles…): rows written must point at the pair.
   for (const ref of partyRefs(DEPLOYED).flatMap((f) => f.refs)) {
-    const row = one(await ctx.db.query<{ n: number; other: number }>(
-      `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${ref.column} IN ($2, $3)))::int AS other FROM ${ref.table} WHERE org_id = $1 AND xmin = $4::text::xid`,
-      [org.orgId, s, l, xid],
-    ));
+    const row = one(
+      await ctx.db.query<{ n: number; other: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (${ref.column} IN ($2, $3)))::int AS other FROM ${ref.table} WHERE org_id = $1 AND xmin = $4::text::xid`,
+        [org.orgId, s, l, xid],
+      ),
+    );
     if (row.n > 0) touched[ref.table] = row.n;
     foreignRows += row.other;
   }
   // Deleted rows (a list membership moved to the survivor) are in the change log only.
-  const deleted = one(await ctx.db.query<{ n: number; other: number }>(
-    `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (before->>'party_id' IN ($2, $3)))::int AS other
+  const deleted = one(
+    await ctx.db.query<{ n: number; other: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE NOT (before->>'party_id' IN ($2, $3)))::int AS other
        FROM directory_merge_changes WHERE org_id = $1 AND merge_id = $4 AND op = 'delete'`,
-    [org.orgId, s, l, merge.id],
-  ));
+      [org.orgId, s, l, merge.id],
+    ),
+  );
   if (deleted.n > 0) touched['deleted (change log)'] = deleted.n;
   foreignRows += deleted.other;
   return { mergeId: merge.id, score: merge.score, httpMs, touched, foreignRows, counts: executed.body.result.merge.preview?.counts ?? {} };
@@ -128,7 +151,9 @@ export async function mergeFigures(ctx: BenchContext, org: BenchOrg, plan: Direc
   for (let i = 0; i < PAIRS; i++) {
     const p = await onePair(ctx, org, plan, i);
     pairs.push(p);
-    process.stderr.write(`[bench] 11. executeMerge ${p.mergeId} (score ${p.score}): ${p.httpMs.toFixed(1)} ms; wrote ${JSON.stringify(p.touched)}; rows not the pair's: ${p.foreignRows}\n`);
+    process.stderr.write(
+      `[bench] 11. executeMerge ${p.mergeId} (score ${p.score}): ${p.httpMs.toFixed(1)} ms; wrote ${JSON.stringify(p.touched)}; rows not the pair's: ${p.foreignRows}\n`,
+    );
   }
   return { pairs };
 }

@@ -20,8 +20,17 @@ export const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.flo
 
 /** Accents off, lower case, letters and digits only: what an address's local part or a domain is made of. */
 export const ascii = (s: string): string =>
-  s.normalize('NFD').replace(/\p{M}/gu, '').replace(/ß/g, 'ss').replace(/[øØ]/g, 'o').replace(/[łŁ]/g, 'l').replace(/[đĐ]/g, 'd').toLowerCase().replace(/[^a-z0-9]+/g, '');
+  s
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/ß/g, 'ss')
+    .replace(/[øØ]/g, 'o')
+    .replace(/[łŁ]/g, 'l')
+    .replace(/[đĐ]/g, 'd')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 
+// prettier-ignore
 export const GIVEN = [
   'Olivia', 'Noah', 'Charlotte', 'Jack', 'Amelia', 'William', 'Isla', 'Oliver', 'Mia', 'Leo', 'Ava', 'Henry', 'Grace', 'Lucas', 'Chloe',
   'Thomas', 'Zoë', 'James', 'Ruby', 'Ethan', 'Sofía', 'Mason', 'Hana', 'Arjun', 'Priya', 'Kai', 'Aroha', 'Wiremu', 'Mei', 'Hiroshi',
@@ -37,6 +46,7 @@ export const GIVEN = [
   'Liz', 'Elizabeth', 'Bob', 'Robert', 'Rob', 'Bill', 'Will', 'Mike', 'Michael', 'Dave', 'David', 'Steve', 'Stephen', 'Chris', 'Christine',
 ];
 
+// prettier-ignore
 export const FAMILY = [
   'Smith', 'Nguyen', 'Williams', 'Brown', 'Wilson', 'Taylor', 'Johnson', 'White', 'Martin', 'Anderson', 'Thompson', 'Walker', 'Harris',
   'Lee', 'Ryan', 'Robinson', 'Kelly', 'King', 'Davis', 'Wright', 'Chen', 'Singh', 'Patel', 'Kumar', 'Wang', 'Li', 'Zhang', 'Kim', 'Park',
@@ -56,6 +66,7 @@ export const FAMILY = [
 ];
 
 /** Short forms people type for a given name (a duplicate record's name is often one of these). */
+// prettier-ignore
 export const NICKNAMES: Readonly<Record<string, string>> = {
   John: 'Jon', Jonathan: 'Jon', Katherine: 'Kate', Elizabeth: 'Liz', Robert: 'Bob', William: 'Will', Michael: 'Mike', David: 'Dave',
   Stephen: 'Steve', Christine: 'Chris', Thomas: 'Tom', James: 'Jim', Samuel: 'Sam', Alexander: 'Alex', Nicolás: 'Nico', Tomás: 'Tom',
@@ -63,6 +74,7 @@ export const NICKNAMES: Readonly<Record<string, string>> = {
   Zoë: 'Zoe', Chloé: 'Chloe', Renée: 'Renee', Hélène: 'Helene', Łukasz: 'Lukasz', Søren: 'Soren', Björn: 'Bjorn',
 };
 
+// prettier-ignore
 export const TITLES = [
   'Chief Financial Officer', 'CFO', 'Head of Procurement', 'Account Manager', 'Accounts Payable Officer', 'Sales Director', 'Office Manager',
   'Managing Director', 'Operations Manager', 'Partner', 'Senior Associate', 'Marketing Lead', 'Engineering Manager', 'Buyer',
@@ -70,10 +82,13 @@ export const TITLES = [
   'Recruiter', 'Consultant', 'Architect', 'Site Supervisor', 'Practice Manager', 'Editor', 'Producer', 'Paralegal', 'Bookkeeper',
 ];
 
+// prettier-ignore
 export const PERSON_TAGS = ['customer', 'supplier', 'vip', 'partner', 'investor', 'press', 'board', 'advisor', 'candidate', 'alumni', 'event-2026', 'newsletter'];
+// prettier-ignore
 export const ORG_TAGS = ['customer', 'supplier', 'partner', 'competitor', 'reseller', 'government', 'nonprofit', 'prospect', 'bank', 'insurer'];
 
 /** Organisation names: [first word] [industry] [place?] [legal form?]. */
+// prettier-ignore
 export const ORG_FIRST = [
   'Acme', 'Northwind', 'Bluegum', 'Harbour', 'Coastal', 'Summit', 'Ironbark', 'Wattle', 'Southern Cross', 'Pacific', 'Redgum', 'Kookaburra',
   'Silver Fern', 'Kauri', 'Tasman', 'Meridian', 'Evergreen', 'Granite', 'Lighthouse', 'Riverbend', 'Stonebridge', 'Westfield', 'Eastgate',
@@ -86,6 +101,7 @@ export const ORG_FIRST = [
   'Birch', 'Hawthorn', 'Thistle', 'Heather', 'Bramble', 'Fernleaf', 'Mossvale', 'Glenrock', 'Ben Lomond', 'Ailsa', "O'Reilly", "McAllister",
   'Fitzroy', 'Carlton', 'Paddington', 'Newtown', 'Fremantle', 'Hobart', 'Darwin', 'Ballarat', 'Bendigo', 'Geelong', 'Toowoomba', 'Cairns',
 ];
+// prettier-ignore
 export const ORG_INDUSTRY = [
   'Logistics', 'Freight', 'Consulting', 'Advisory', 'Engineering', 'Construction', 'Builders', 'Plumbing', 'Electrical', 'Software',
   'Systems', 'Digital', 'Media', 'Studios', 'Design', 'Architects', 'Legal', 'Lawyers', 'Accounting', 'Partners', 'Capital', 'Ventures',
@@ -95,8 +111,10 @@ export const ORG_INDUSTRY = [
   'Textiles', 'Fashion', 'Retail', 'Trading', 'Imports', 'Exports', 'Marine', 'Aviation', 'Motors', 'Automotive', 'Rentals', 'Property',
   'Realty', 'Developments', 'Labs', 'Biotech', 'Analytics', 'Robotics', 'Telecom', 'Networks', 'Cloud', 'Data', 'Events', 'Catering',
 ];
+// prettier-ignore
 export const ORG_PLACE = ['Sydney', 'Melbourne', 'Brisbane', 'Perth', 'Adelaide', 'Auckland', 'Wellington', 'Nord', 'Sud', 'Pacific', 'Asia', 'Europe', 'International', 'Australia', 'NZ', 'Group', 'Services', 'Co-op'];
 /** Legal forms by country (dir_fold drops them when comparing names). */
+// prettier-ignore
 export const LEGAL: Readonly<Record<string, readonly string[]>> = {
   AU: ['Pty Ltd', 'Pty. Ltd.', 'Limited', ''],
   NZ: ['Limited', 'Ltd', ''],
@@ -105,11 +123,16 @@ export const LEGAL: Readonly<Record<string, readonly string[]>> = {
   FR: ['SAS', 'SARL', 'SA'],
   US: ['Inc.', 'LLC', 'Corp.'],
 };
+// prettier-ignore
 export const TLD: Readonly<Record<string, string>> = { AU: 'com.au', NZ: 'co.nz', GB: 'co.uk', DE: 'de', FR: 'fr', US: 'com' };
 /** Where the organisations are (most in Australia: the default phone country). */
+// prettier-ignore
 export const COUNTRIES = ['AU', 'AU', 'AU', 'AU', 'AU', 'AU', 'NZ', 'GB', 'DE', 'FR', 'US'];
+// prettier-ignore
 export const FREE_MAIL = ['gmail.com', 'outlook.com', 'hotmail.com', 'yahoo.com', 'icloud.com', 'bigpond.com', 'proton.me', 'gmx.de'];
+// prettier-ignore
 export const STREETS = ['George St', 'Collins St', 'Queen St', 'King William St', 'Hay St', 'Lambton Quay', 'Rue de Rivoli', 'Königstraße', 'High St', 'Main St'];
+// prettier-ignore
 export const LOCALITIES: Readonly<Record<string, readonly [string, string, string]>> = {
   AU: ['Sydney', 'NSW', '2000'],
   NZ: ['Wellington', 'Wellington', '6011'],
@@ -118,6 +141,7 @@ export const LOCALITIES: Readonly<Record<string, readonly [string, string, strin
   FR: ['Paris', 'Île-de-France', '75001'],
   US: ['Seattle', 'WA', '98101'],
 };
+// prettier-ignore
 export const NOTE_LINES = [
   'Prefers email; invoices to the accounts address.', 'Met at the Sydney trade show.', 'Introduced by the board.',
   'Net 30 terms agreed.', 'Call before visiting site.', 'Renewal due in March.', 'Key contact for the Melbourne office.',

@@ -4,8 +4,25 @@ import { cleanAliases, joinName } from '../../domain/directory/party-write.js';
 import { normaliseTags, normaliseWebsite, tryEmail, tryPhone, type ChannelKey } from '../../domain/directory/normalise.js';
 import { abnChecksumOk } from '../../protocol/methods/books/common.js';
 import {
-  COUNTRIES, FAMILY, FREE_MAIL, GIVEN, LEGAL, LOCALITIES, NICKNAMES, NOTE_LINES, ORG_FIRST, ORG_INDUSTRY, ORG_PLACE, ORG_TAGS, PERSON_TAGS, STREETS, TITLES, TLD,
-  ascii, pick, rng,
+  COUNTRIES,
+  FAMILY,
+  FREE_MAIL,
+  GIVEN,
+  LEGAL,
+  LOCALITIES,
+  NICKNAMES,
+  NOTE_LINES,
+  ORG_FIRST,
+  ORG_INDUSTRY,
+  ORG_PLACE,
+  ORG_TAGS,
+  PERSON_TAGS,
+  STREETS,
+  TITLES,
+  TLD,
+  ascii,
+  pick,
+  rng,
 } from './directory-names.js';
 
 /*
@@ -126,10 +143,23 @@ export function planDirectory(persons: number, orgs: number, seed = 42): Directo
     const [locality, region, postcode] = LOCALITIES[country];
     const displayName = r() < 0.5 ? base : withLegal;
     const org: PartyPlan = {
-      id: newId('co'), kind: 'org', displayName, given: null, family: null, title: null, legalName: r() < 0.4 ? withLegal : null,
-      website: site?.website ?? null, domain: site?.domain ?? null, aliases: [], tags: r() < 0.4 ? normaliseTags([pick(r, ORG_TAGS)]) : [],
+      id: newId('co'),
+      kind: 'org',
+      displayName,
+      given: null,
+      family: null,
+      title: null,
+      legalName: r() < 0.4 ? withLegal : null,
+      website: site?.website ?? null,
+      domain: site?.domain ?? null,
+      aliases: [],
+      tags: r() < 0.4 ? normaliseTags([pick(r, ORG_TAGS)]) : [],
       addresses: r() < 0.3 ? [{ label: 'office', lines: [`${1 + Math.floor(r() * 400)} ${pick(r, STREETS)}`], locality, region, postcode, country }] : [],
-      notes: r() < 0.1 ? pick(r, NOTE_LINES) : null, country, employerId: null, employerName: null, age: Math.floor(r() * YEARS),
+      notes: r() < 0.1 ? pick(r, NOTE_LINES) : null,
+      country,
+      employerId: null,
+      employerName: null,
+      age: Math.floor(r() * YEARS),
     };
     org.aliases = r() < 0.05 ? cleanAliases([ascii(first).toUpperCase()], displayName) : [];
     orgRows.push(org);
@@ -155,10 +185,23 @@ export function planDirectory(persons: number, orgs: number, seed = 42): Directo
 
   const person = (given: string, family: string, employer: PartyPlan | null, title: string | null): PartyPlan => {
     const p: PartyPlan = {
-      id: newId('per'), kind: 'person', displayName: joinName(given, family), given, family, title, legalName: null, website: null, domain: null,
-      aliases: [], tags: r() < 0.25 ? normaliseTags(Array.from({ length: 1 + Math.floor(r() * 2) }, () => pick(r, PERSON_TAGS))) : [], addresses: [],
-      notes: r() < 0.1 ? pick(r, NOTE_LINES) : null, country: r() < 0.5 ? 'AU' : null, employerId: employer?.id ?? null,
-      employerName: employer?.displayName ?? null, age: Math.floor(r() * YEARS),
+      id: newId('per'),
+      kind: 'person',
+      displayName: joinName(given, family),
+      given,
+      family,
+      title,
+      legalName: null,
+      website: null,
+      domain: null,
+      aliases: [],
+      tags: r() < 0.25 ? normaliseTags(Array.from({ length: 1 + Math.floor(r() * 2) }, () => pick(r, PERSON_TAGS))) : [],
+      addresses: [],
+      notes: r() < 0.1 ? pick(r, NOTE_LINES) : null,
+      country: r() < 0.5 ? 'AU' : null,
+      employerId: employer?.id ?? null,
+      employerName: employer?.displayName ?? null,
+      age: Math.floor(r() * YEARS),
     };
     plan.parties.push(p);
     plan.persons.push(p);
@@ -166,7 +209,7 @@ export function planDirectory(persons: number, orgs: number, seed = 42): Directo
     return p;
   };
 
-  for (let made = 0; made < persons; ) {
+  for (let made = 0; made < persons;) {
     const given = pick(r, GIVEN);
     const family = r() < 0.08 ? `${pick(r, FAMILY)}-${pick(r, FAMILY)}` : pick(r, FAMILY);
     // A few large employers, many small ones.
@@ -236,10 +279,25 @@ export async function insertDirectory(q: Queryable, orgId: string, createdBy: st
                      $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::int[])
            AS t(id, kind, name, given, family, title, legal, website, domain, aliases, tags, addresses, notes, country, employer_id, employer_name, age)`,
       [
-        orgId, createdBy, rows.map((p) => p.id), rows.map((p) => p.kind), rows.map((p) => p.displayName), rows.map((p) => p.given), rows.map((p) => p.family),
-        rows.map((p) => p.title), rows.map((p) => p.legalName), rows.map((p) => p.website), rows.map((p) => p.domain), rows.map((p) => JSON.stringify(p.aliases)),
-        rows.map((p) => JSON.stringify(p.tags)), rows.map((p) => JSON.stringify(p.addresses)), rows.map((p) => p.notes), rows.map((p) => p.country),
-        rows.map((p) => p.employerId), rows.map((p) => p.employerName), rows.map((p) => p.age),
+        orgId,
+        createdBy,
+        rows.map((p) => p.id),
+        rows.map((p) => p.kind),
+        rows.map((p) => p.displayName),
+        rows.map((p) => p.given),
+        rows.map((p) => p.family),
+        rows.map((p) => p.title),
+        rows.map((p) => p.legalName),
+        rows.map((p) => p.website),
+        rows.map((p) => p.domain),
+        rows.map((p) => JSON.stringify(p.aliases)),
+        rows.map((p) => JSON.stringify(p.tags)),
+        rows.map((p) => JSON.stringify(p.addresses)),
+        rows.map((p) => p.notes),
+        rows.map((p) => p.country),
+        rows.map((p) => p.employerId),
+        rows.map((p) => p.employerName),
+        rows.map((p) => p.age),
       ],
     ),
   );
@@ -251,8 +309,17 @@ export async function insertDirectory(q: Queryable, orgId: string, createdBy: st
          FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::boolean[], $11::int[])
            AS t(id, party, kind, value, key, domain, label, is_primary, age)`,
       [
-        orgId, createdBy, rows.map((c) => c.id), rows.map((c) => c.partyId), rows.map((c) => c.ck.kind), rows.map((c) => c.ck.value), rows.map((c) => c.ck.key),
-        rows.map((c) => c.ck.domain), rows.map((c) => c.label), rows.map((c) => c.primary), rows.map((c) => ageOf.get(c.partyId) ?? 0),
+        orgId,
+        createdBy,
+        rows.map((c) => c.id),
+        rows.map((c) => c.partyId),
+        rows.map((c) => c.ck.kind),
+        rows.map((c) => c.ck.value),
+        rows.map((c) => c.ck.key),
+        rows.map((c) => c.ck.domain),
+        rows.map((c) => c.label),
+        rows.map((c) => c.primary),
+        rows.map((c) => ageOf.get(c.partyId) ?? 0),
       ],
     ),
   );
@@ -261,7 +328,15 @@ export async function insertDirectory(q: Queryable, orgId: string, createdBy: st
       `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, created_by, created_at)
        SELECT $1, id, from_id, to_id, 'works_at', role, true, $2, now() - make_interval(secs => age)
          FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::int[]) AS t(id, from_id, to_id, role, age)`,
-      [orgId, createdBy, rows.map((l) => l.id), rows.map((l) => l.from), rows.map((l) => l.to), rows.map((l) => l.role), rows.map((l) => ageOf.get(l.from) ?? 0)],
+      [
+        orgId,
+        createdBy,
+        rows.map((l) => l.id),
+        rows.map((l) => l.from),
+        rows.map((l) => l.to),
+        rows.map((l) => l.role),
+        rows.map((l) => ageOf.get(l.from) ?? 0),
+      ],
     ),
   );
   await chunks(plan.identifiers, (rows) =>

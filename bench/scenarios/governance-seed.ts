@@ -38,8 +38,20 @@ export function planDecisions(n: number, humans: readonly string[], seed = 5): D
     const fresh = number > n - 1500;
     const x = r();
     const status = fresh
-      ? x < 0.55 ? 'proposed' : x < 0.65 ? 'adjustment_requested' : x < 0.93 ? 'adopted' : x < 0.98 ? 'withdrawn' : 'reversed'
-      : x < 0.92 ? 'adopted' : x < 0.96 ? 'reversed' : 'withdrawn';
+      ? x < 0.55
+        ? 'proposed'
+        : x < 0.65
+          ? 'adjustment_requested'
+          : x < 0.93
+            ? 'adopted'
+            : x < 0.98
+              ? 'withdrawn'
+              : 'reversed'
+      : x < 0.92
+        ? 'adopted'
+        : x < 0.96
+          ? 'reversed'
+          : 'withdrawn';
     const versions = r() < 0.8 ? 1 : r() < 0.75 ? 2 : 3;
     const driver = r() < 0.1 ? humans[0] : pick(r, humans);
     const vars = { verb: pick(r, VERBS).toLowerCase(), object: pick(r, objects), when: pick(r, WHEN) };
@@ -63,12 +75,21 @@ export function planDecisions(n: number, humans: readonly string[], seed = 5): D
     const adopted = status === 'adopted' || status === 'reversed';
     if (status === 'adopted') adoptedByArea.set(area, [...(adoptedByArea.get(area) ?? []), number]);
     plan.rows.push({
-      id, number, ...content, version: versions, hash, status, driver, age,
+      id,
+      number,
+      ...content,
+      version: versions,
+      hash,
+      status,
+      driver,
+      age,
       updatedAge: status === 'proposed' || status === 'adjustment_requested' ? Math.max(0, age - (versions - 1) * DAY) : closedAge,
       outcome: adopted && r() < 0.3 ? consequencesText(r, vars, 1) : null,
       reviewOn: adopted && r() < 0.2 ? new Date(Date.now() + (r() * 365 - 90) * DAY * 1000).toISOString().slice(0, 10) : null,
-      adoptedBy: adopted ? decider : null, adoptedAge: adopted ? closedAge : null,
-      closedBy: status === 'reversed' || status === 'withdrawn' ? decider : null, closedAge: status === 'reversed' || status === 'withdrawn' ? closedAge : null,
+      adoptedBy: adopted ? decider : null,
+      adoptedAge: adopted ? closedAge : null,
+      closedBy: status === 'reversed' || status === 'withdrawn' ? decider : null,
+      closedAge: status === 'reversed' || status === 'withdrawn' ? closedAge : null,
       closedReason: status === 'reversed' || status === 'withdrawn' ? pick(r, REASONS) : null,
     });
     // Signatures on the adopted (or current) version; an open one may already carry some.
@@ -78,11 +99,27 @@ export function planDecisions(n: number, humans: readonly string[], seed = 5): D
     }
     if (r() < 0.15) {
       for (let c = 0; c < 1 + Math.floor(r() * 3); c++) {
-        plan.comments.push({ id: newId('dcm'), decision: id, version: 1 + Math.floor(r() * versions), kind: 'comment', body: pick(r, COMMENTS), author: pick(r, humans), age: Math.max(0, age - 3600 * (c + 1)) });
+        plan.comments.push({
+          id: newId('dcm'),
+          decision: id,
+          version: 1 + Math.floor(r() * versions),
+          kind: 'comment',
+          body: pick(r, COMMENTS),
+          author: pick(r, humans),
+          age: Math.max(0, age - 3600 * (c + 1)),
+        });
       }
     }
     if (status === 'adjustment_requested') {
-      plan.comments.push({ id: newId('dcm'), decision: id, version: versions, kind: 'adjustment', body: 'Please split the rollout by region first.', author: pick(r, humans), age: Math.max(0, age - 7200) });
+      plan.comments.push({
+        id: newId('dcm'),
+        decision: id,
+        version: versions,
+        kind: 'adjustment',
+        body: 'Please split the rollout by region first.',
+        author: pick(r, humans),
+        age: Math.max(0, age - 7200),
+      });
     }
   }
   // An older adopted decision is superseded by a later adopted one of its area, now and then.
@@ -110,10 +147,10 @@ async function chunks<T>(rows: readonly T[], insert: (slice: T[]) => Promise<unk
 const ago = (col: string) => `CASE WHEN ${col} IS NULL THEN NULL ELSE now() - make_interval(secs => ${col}) END`;
 
 export async function insertDecisions(q: Queryable, orgId: string, plan: DecisionPlan): Promise<void> {
-  await q.query(
-    `INSERT INTO decision_counters (org_id, last_number) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET last_number = excluded.last_number`,
-    [orgId, plan.rows.length],
-  );
+  await q.query(`INSERT INTO decision_counters (org_id, last_number) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET last_number = excluded.last_number`, [
+    orgId,
+    plan.rows.length,
+  ]);
   // Superseded ones go in as adopted (their successor may be in a later chunk), then are closed in one statement.
   await chunks(plan.rows, (rows) => {
     const c = (k: string) => rows.map((row) => row[k] ?? null);
@@ -130,9 +167,28 @@ export async function insertDecisions(q: Queryable, orgId: string, plan: Decisio
            AS t(id, number, title, area, context, decision, consequences, version, hash, status, driver, outcome, review_on, supersedes, adopted_by,
                 adopted_age, closed_by, closed_age, closed_reason, age, updated_age)`,
       [
-        orgId, c('id'), c('number'), c('title'), c('area'), c('context'), c('decision'), c('consequences'), c('version'), c('hash'), c('status'), c('driver'),
-        c('outcome'), c('reviewOn'), rows.map((row) => JSON.stringify(row.supersedes ?? [])), c('adoptedBy'), c('adoptedAge'), c('closedBy'), c('closedAge'),
-        c('closedReason'), c('age'), c('updatedAge'),
+        orgId,
+        c('id'),
+        c('number'),
+        c('title'),
+        c('area'),
+        c('context'),
+        c('decision'),
+        c('consequences'),
+        c('version'),
+        c('hash'),
+        c('status'),
+        c('driver'),
+        c('outcome'),
+        c('reviewOn'),
+        rows.map((row) => JSON.stringify(row.supersedes ?? [])),
+        c('adoptedBy'),
+        c('adoptedAge'),
+        c('closedBy'),
+        c('closedAge'),
+        c('closedReason'),
+        c('age'),
+        c('updatedAge'),
       ],
     );
   });
@@ -146,7 +202,15 @@ export async function insertDecisions(q: Queryable, orgId: string, plan: Decisio
       `INSERT INTO decision_versions (org_id, decision_id, version, content, content_hash, proposed_by, proposed_at)
        SELECT $1, id, version, content::jsonb, hash, by, now() - make_interval(secs => age)
          FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[]) AS t(id, version, content, hash, by, age)`,
-      [orgId, rows.map((v) => v.id), rows.map((v) => v.version), rows.map((v) => JSON.stringify(v.content)), rows.map((v) => v.hash), rows.map((v) => v.by), rows.map((v) => v.age)],
+      [
+        orgId,
+        rows.map((v) => v.id),
+        rows.map((v) => v.version),
+        rows.map((v) => JSON.stringify(v.content)),
+        rows.map((v) => v.hash),
+        rows.map((v) => v.by),
+        rows.map((v) => v.age),
+      ],
     ),
   );
   await chunks(plan.signatures, (rows) =>
@@ -154,7 +218,15 @@ export async function insertDecisions(q: Queryable, orgId: string, plan: Decisio
       `INSERT INTO decision_signatures (org_id, signature_id, decision_id, version, content_hash, signer, signer_kind, signed_at)
        SELECT $1, id, decision, version, hash, signer, 'human', now() - make_interval(secs => age)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[]) AS t(id, decision, version, hash, signer, age)`,
-      [orgId, rows.map((s) => s.id), rows.map((s) => s.decision), rows.map((s) => s.version), rows.map((s) => s.hash), rows.map((s) => s.signer), rows.map((s) => s.age)],
+      [
+        orgId,
+        rows.map((s) => s.id),
+        rows.map((s) => s.decision),
+        rows.map((s) => s.version),
+        rows.map((s) => s.hash),
+        rows.map((s) => s.signer),
+        rows.map((s) => s.age),
+      ],
     ),
   );
   await chunks(plan.comments, (rows) =>
@@ -162,7 +234,16 @@ export async function insertDecisions(q: Queryable, orgId: string, plan: Decisio
       `INSERT INTO decision_comments (org_id, comment_id, decision_id, version, kind, body, author, created_at)
        SELECT $1, id, decision, version, kind, body, author, now() - make_interval(secs => age)
          FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[]) AS t(id, decision, version, kind, body, author, age)`,
-      [orgId, rows.map((c) => c.id), rows.map((c) => c.decision), rows.map((c) => c.version), rows.map((c) => c.kind), rows.map((c) => c.body), rows.map((c) => c.author), rows.map((c) => c.age)],
+      [
+        orgId,
+        rows.map((c) => c.id),
+        rows.map((c) => c.decision),
+        rows.map((c) => c.version),
+        rows.map((c) => c.kind),
+        rows.map((c) => c.body),
+        rows.map((c) => c.author),
+        rows.map((c) => c.age),
+      ],
     ),
   );
   for (const table of ['decisions', 'decision_versions', 'decision_signatures', 'decision_comments', 'decision_counters']) await q.query(`ANALYZE ${table}`);

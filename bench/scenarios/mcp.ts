@@ -19,7 +19,13 @@ import { closedLoop, httpLoad, type Throughput } from '../measure.js';
 export async function taskPerOrg(ctx: BenchContext, orgs: BenchOrg[]): Promise<Map<string, string>> {
   const tasks = new Map<string, string>();
   for (const org of orgs) {
-    const { body } = await rpc(ctx.baseUrl, org.key, 'board.createTask', { title: 'MCP bench read target', priority: 'normal' }, `${ctx.runId}-mcp-target-${org.orgId}`);
+    const { body } = await rpc(
+      ctx.baseUrl,
+      org.key,
+      'board.createTask',
+      { title: 'MCP bench read target', priority: 'normal' },
+      `${ctx.runId}-mcp-target-${org.orgId}`,
+    );
     tasks.set(org.orgId, (body.result as { id: string }).id);
   }
   return tasks;

@@ -10,15 +10,104 @@ import { newId } from '../../domain/core/ids.js';
  */
 
 /** Words that fill sentences, then an engineering org's vocabulary, then a long tail of rarer words (names, jargon). */
-const FILLER = ['the', 'a', 'to', 'for', 'on', 'with', 'we', 'I', 'it', 'is', 'can', 'should', 'after', 'before', 'again', 'please', 'thanks', 'today', 'tomorrow', 'looks', 'good'];
-const DOMAIN = [
-  'deploy', 'failed', 'staging', 'production', 'rollback', 'release', 'build', 'green', 'red', 'pipeline', 'review',
-  'merge', 'branch', 'hotfix', 'incident', 'pager', 'latency', 'database', 'migration', 'index', 'query', 'cache',
-  'customer', 'invoice', 'refund', 'pricing', 'contract', 'renewal', 'onboarding', 'design', 'mockup', 'roadmap',
-  'sprint', 'standup', 'retro', 'blocked', 'shipped',
+const FILLER = [
+  'the',
+  'a',
+  'to',
+  'for',
+  'on',
+  'with',
+  'we',
+  'I',
+  'it',
+  'is',
+  'can',
+  'should',
+  'after',
+  'before',
+  'again',
+  'please',
+  'thanks',
+  'today',
+  'tomorrow',
+  'looks',
+  'good',
 ];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vek', 'ul', 'bra', 'dor', 'fin', 'gal', 'hu', 'jex', 'kor', 'lin', 'mas', 'nor', 'pel', 'qui', 'ros', 'sul', 'tam', 'vin', 'wex', 'yor', 'zan', 'el', 'ost', 'ard'];
-const TAIL = Array.from({ length: 3000 }, (_, i) => SYLLABLES[i % 30] + SYLLABLES[Math.floor(i / 30) % 30] + (i >= 900 ? SYLLABLES[Math.floor(i / 900) % 30] : ''));
+const DOMAIN = [
+  'deploy',
+  'failed',
+  'staging',
+  'production',
+  'rollback',
+  'release',
+  'build',
+  'green',
+  'red',
+  'pipeline',
+  'review',
+  'merge',
+  'branch',
+  'hotfix',
+  'incident',
+  'pager',
+  'latency',
+  'database',
+  'migration',
+  'index',
+  'query',
+  'cache',
+  'customer',
+  'invoice',
+  'refund',
+  'pricing',
+  'contract',
+  'renewal',
+  'onboarding',
+  'design',
+  'mockup',
+  'roadmap',
+  'sprint',
+  'standup',
+  'retro',
+  'blocked',
+  'shipped',
+];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ren',
+  'to',
+  'sa',
+  'vek',
+  'ul',
+  'bra',
+  'dor',
+  'fin',
+  'gal',
+  'hu',
+  'jex',
+  'kor',
+  'lin',
+  'mas',
+  'nor',
+  'pel',
+  'qui',
+  'ros',
+  'sul',
+  'tam',
+  'vin',
+  'wex',
+  'yor',
+  'zan',
+  'el',
+  'ost',
+  'ard',
+];
+const TAIL = Array.from(
+  { length: 3000 },
+  (_, i) => SYLLABLES[i % 30] + SYLLABLES[Math.floor(i / 30) % 30] + (i >= 900 ? SYLLABLES[Math.floor(i / 900) % 30] : ''),
+);
 /** Ranked by frequency: a word's index is drawn as n * u^2.5 (u uniform), so the first are common and the tail rare (Zipf-like). */
 const WORDS = [...FILLER, ...DOMAIN, ...TAIL];
 
@@ -31,7 +120,14 @@ export interface MessagingSeed {
 }
 
 /** `channels` public channels of `perChannel` messages each, plus an all-hands channel holding every member. */
-export async function seedMessaging(db: Db, orgId: string, caller: string, members: readonly string[], channels: number, perChannel: number): Promise<MessagingSeed> {
+export async function seedMessaging(
+  db: Db,
+  orgId: string,
+  caller: string,
+  members: readonly string[],
+  channels: number,
+  perChannel: number,
+): Promise<MessagingSeed> {
   const started = performance.now();
   const ids = Array.from({ length: channels }, () => newId('ch'));
   const allHands = newId('ch');

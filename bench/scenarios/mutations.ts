@@ -36,12 +36,14 @@ export async function createTaskDirect(db: Db, org: BenchOrg, key: string, i: nu
   const scope = { orgId: org.orgId, actor: org.actor, method: 'board.createTask', key, paramsHash: paramsHash(params) };
   await db.tx(async (q) => {
     await claimKey(q, scope);
-    const row = one(await q.query<{ task_id: string; title: string; col: string; priority: string }>(
-      `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
+    const row = one(
+      await q.query<{ task_id: string; title: string; col: string; priority: string }>(
+        `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${endOfColumn('$7')})
        RETURNING ${TASK_COLUMNS}`,
-      [org.orgId, newId('task'), 'task', `Bench task ${i}`, '', 'normal', 'triage', null, null, null, org.actor],
-    ));
+        [org.orgId, newId('task'), 'task', `Bench task ${i}`, '', 'normal', 'triage', null, null, null, org.actor],
+      ),
+    );
     const event = await appendEvent(q, org.orgId, {
       family: 'board',
       kind: 'item.created',

@@ -17,9 +17,13 @@ import type { BenchRun } from '../steps.js';
  * the same work done in process (the domain function or statement with no HTTP, auth or validation).
  */
 
+// prettier-ignore
 const FIRST = ['Olivia', 'Noah', 'Charlotte', 'Jack', 'Amelia', 'William', 'Isla', 'Oliver', 'Mia', 'Leo', 'Ava', 'Henry', 'Grace', 'Lucas', 'Chloe', 'Thomas', 'Zoe', 'James', 'Ruby', 'Ethan', 'Sofia', 'Mason', 'Hana', 'Arjun', 'Priya', 'Kai', 'Aroha', 'Wiremu', 'Mei', 'Hiroshi', 'Fatima', 'Omar', 'Lena', 'Jonas', 'Elif', 'Mateo', 'Lucia', 'Diego', 'Ana', 'Pedro', 'Ingrid', 'Sven', 'Nora', 'Emil', 'Aisha', 'Kwame', 'Amara', 'Tariq', 'Yuki', 'Sora', 'Chen', 'Wei', 'Linh', 'Minh', 'Siobhan', 'Declan', 'Maeve', 'Rory', 'Camille', 'Julien', 'Margaux', 'Hugo', 'Greta', 'Felix', 'Marta', 'Pablo', 'Rosa', 'Nikos', 'Eleni', 'Dmitri', 'Anya', 'Ivan', 'Zara', 'Ravi', 'Neha', 'Sanjay', 'Imogen', 'Harvey', 'Freya', 'Alfie', 'Matilda', 'Archie', 'Evie', 'Oscar', 'Poppy', 'Toby', 'Willow', 'Finn', 'Ivy', 'Max', 'Layla', 'Sam', 'Eden', 'Ari', 'Nina', 'Theo', 'Clara', 'Adam', 'Sara', 'Luca'];
+// prettier-ignore
 const LAST = ['Smith', 'Nguyen', 'Williams', 'Brown', 'Wilson', 'Taylor', 'Johnson', 'White', 'Martin', 'Anderson', 'Thompson', 'Walker', 'Harris', 'Lee', 'Ryan', 'Robinson', 'Kelly', 'King', 'Davis', 'Wright', 'Chen', 'Singh', 'Patel', 'Kumar', 'Wang', 'Li', 'Zhang', 'Kim', 'Park', 'Sato', 'Tanaka', 'Suzuki', 'Okafor', 'Mensah', 'Ngata', 'Walsh', "O'Brien", 'Murphy', 'Byrne', 'Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Müller', 'Schmidt', 'Schneider', 'Fischer', 'Weber', 'Meyer', 'Dubois', 'Lefèvre', 'Moreau', 'Laurent', 'García', 'Fernández', 'López', 'Martínez', 'Sánchez', 'Pérez', 'Silva', 'Santos', 'Oliveira', 'Costa', 'Kowalski', 'Nowak', 'Wiśniewski', 'Novák', 'Horvat', 'Papadopoulos', 'Ivanov', 'Petrov', 'Andersson', 'Johansson', 'Hansen', 'Nielsen', 'Jensen', 'Larsen', 'Virtanen', 'Korhonen', 'Yilmaz', 'Kaya', 'Demir', 'Haddad', 'Khan', 'Hussain', 'Ahmed', 'Ali', 'Rahman', 'Cohen', 'Levi', 'Friedman', 'Novak', 'Hughes', 'Carter', 'Brooks', 'Reyes', 'Cruz', 'Ortega', 'Sharma'];
+// prettier-ignore
 const TITLES = ['Designer', 'Senior designer', 'Engineer', 'Senior engineer', 'Accountant', 'Controller', 'Account manager', 'Producer', 'Analyst', 'Recruiter', 'Paralegal', 'Support specialist', 'Product manager', 'Data scientist', 'Office manager', 'Copywriter'];
+// prettier-ignore
 const ZONES = ['Australia/Sydney', 'Europe/Berlin', 'America/New_York', 'Asia/Singapore', 'Europe/London'];
 
 interface Seeded {
@@ -34,21 +38,45 @@ interface Seeded {
  */
 export async function seedMembers(db: Db, org: BenchOrg, n: number, manager: (i: number) => number | null, tag: string): Promise<Seeded> {
   const ids = Array.from({ length: n }, () => newId('usr'));
-  const names = ids.map((_, i) => `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}${i >= FIRST.length * LAST.length ? ` ${Math.floor(i / (FIRST.length * LAST.length)) + 1}` : ''}`);
+  const names = ids.map(
+    (_, i) =>
+      `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}${i >= FIRST.length * LAST.length ? ` ${Math.floor(i / (FIRST.length * LAST.length)) + 1}` : ''}`,
+  );
   const CHUNK = 5000;
   for (let from = 0; from < n; from += CHUNK) {
     const rows = ids.slice(from, from + CHUNK).map((id, k) => {
       const i = from + k;
       const m = manager(i);
-      const slug = names[i].normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '.');
+      const slug = names[i]
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '.');
       const handle = `${tag}${i}.${slug}`.slice(0, 40).replace(/\.+$/, '');
-      return { id, name: names[i], handle, title: TITLES[i % TITLES.length], manager: m === null ? org.actor : m < 0 ? null : ids[m], zone: ZONES[i % ZONES.length], position: m !== null && i % 3 === 0 ? i % 5 : null };
+      return {
+        id,
+        name: names[i],
+        handle,
+        title: TITLES[i % TITLES.length],
+        manager: m === null ? org.actor : m < 0 ? null : ids[m],
+        zone: ZONES[i % ZONES.length],
+        position: m !== null && i % 3 === 0 ? i % 5 : null,
+      };
     });
     await db.query(
       `INSERT INTO principals (org_id, principal_id, kind, name, handle, email, title, manager_id, timezone, status, role, dotted_line_ids, office, position)
        SELECT $1, id, 'human', name, handle, handle || '@bench.example', title, mgr, zone, 'active', 'member', '{}', 'Office ' || (ord % 7), pos
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) WITH ORDINALITY AS t(id, name, handle, title, mgr, zone, pos, ord)`,
-      [org.orgId, rows.map((r) => r.id), rows.map((r) => r.name), rows.map((r) => r.handle), rows.map((r) => r.title), rows.map((r) => r.manager), rows.map((r) => r.zone), rows.map((r) => r.position)],
+      [
+        org.orgId,
+        rows.map((r) => r.id),
+        rows.map((r) => r.name),
+        rows.map((r) => r.handle),
+        rows.map((r) => r.title),
+        rows.map((r) => r.manager),
+        rows.map((r) => r.zone),
+        rows.map((r) => r.position),
+      ],
     );
   }
   return { ids, names };
@@ -208,8 +236,15 @@ export async function peopleStep(run: BenchRun): Promise<void> {
   run.raw.people = { directory: dir, hierarchy: chart, offboarding: off };
   const direct = 'in process';
   const row = (scenario: string, metric: string, product: number, baseline: number, target?: number): Row => ({
-    scenario, metric, unit: 'ms', product, baseline, baselineLabel: direct, ratio: product / baseline,
-    target: target ? `<= ${target} ms` : '', met: target ? product <= target : null,
+    scenario,
+    metric,
+    unit: 'ms',
+    product,
+    baseline,
+    baselineLabel: direct,
+    ratio: product / baseline,
+    target: target ? `<= ${target} ms` : '',
+    met: target ? product <= target : null,
   });
   const worst = Math.max(...off.httpMs);
   run.rows.push(

@@ -46,7 +46,8 @@ async function measure(db: Db, orgId: string, adminKey: string, call: Call, tag:
     const minted = await call('settings.mintApiKey', { name: `bench scheduler ${i}`, tier: 'member' }, adminKey);
     authors.push({ id: minted.principal.id, key: minted.apiKey });
   }
-  const channel = (await call('channel.create', { name: `sched-${tag}`.toLowerCase().slice(0, 60), memberIds: authors.map((a) => a.id) }, adminKey)).channel.id as string;
+  const channel = (await call('channel.create', { name: `sched-${tag}`.toLowerCase().slice(0, 60), memberIds: authors.map((a) => a.id) }, adminKey)).channel
+    .id as string;
   const started = Date.now();
   const postAt = new Date(Math.ceil((started + LEAD_S * 1000) / 1000) * 1000).toISOString();
   const ids: string[] = new Array(JOBS);
@@ -64,8 +65,13 @@ async function measure(db: Db, orgId: string, adminKey: string, call: Call, tag:
   log(`scheduler: ${JOBS} messages scheduled in ${scheduleMs} ms, all for ${postAt}`);
   if (Date.now() > new Date(postAt).getTime()) throw new Error(`scheduling took longer than BENCH_SCHEDULER_LEAD_S (${LEAD_S} s): raise it`);
   const deadline = new Date(postAt).getTime() + TIMEOUT_S * 1000;
-  for (let reported = 0; ; ) {
-    const { n } = one(await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND message_id = ANY($2::text[]) AND status = 'posted'`, [orgId, ids]));
+  for (let reported = 0; ;) {
+    const { n } = one(
+      await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND message_id = ANY($2::text[]) AND status = 'posted'`, [
+        orgId,
+        ids,
+      ]),
+    );
     if (Number(n) === JOBS) break;
     if (Date.now() > deadline) throw new Error(`scheduler: ${n} of ${JOBS} posted ${TIMEOUT_S} s after postAt`);
     if (Date.now() - reported > 30_000 && Date.now() > new Date(postAt).getTime()) {
@@ -95,7 +101,9 @@ async function onPglite(runId: string): Promise<Lateness> {
   // The server's worker defaults (workers: true), mail to a folder of its own.
   const runtime = await createRuntime({ inMemory: true, workers: true, mail: { outboxDir: join(dir, 'outbox') } });
   try {
-    const created = await runtime.db.tx((q) => createOrg(q, { slug: 'bench-scheduler-pglite', name: 'Bench scheduler (PGlite)', parentOrgId: null, createdBy: '' }));
+    const created = await runtime.db.tx((q) =>
+      createOrg(q, { slug: 'bench-scheduler-pglite', name: 'Bench scheduler (PGlite)', parentOrgId: null, createdBy: '' }),
+    );
     const call: Call = async (method, params, apiKey) => {
       const out = await runtime.pipeline.call({ method, params, apiKey });
       if (out.status !== 200 || !out.frame.ok) throw new Error(`PGlite ${method}: ${out.body.slice(0, 300)}`);
@@ -123,8 +131,22 @@ export async function schedulerStep(run: BenchRun): Promise<void> {
   run.raw.scheduler = results;
   for (const [db, r] of Object.entries(results)) {
     log(`15. ${db}: lateness p50 ${r.p50Ms.toFixed(0)} p95 ${r.p95Ms.toFixed(0)} max ${r.maxMs.toFixed(0)} ms (drain ${(r.drainMs / 1000).toFixed(1)} s)`);
-    for (const [metric, product] of [['p50 lateness', r.p50Ms], ['p95 lateness', r.p95Ms], ['max lateness (drain)', r.maxMs]] as const) {
-      run.rows.push({ scenario: `15 ${r.jobs} jobs at one instant, ${db}`, metric, unit: 'ms', product, baseline: null, baselineLabel: '', ratio: null, target: '', met: null });
+    for (const [metric, product] of [
+      ['p50 lateness', r.p50Ms],
+      ['p95 lateness', r.p95Ms],
+      ['max lateness (drain)', r.maxMs],
+    ] as const) {
+      run.rows.push({
+        scenario: `15 ${r.jobs} jobs at one instant, ${db}`,
+        metric,
+        unit: 'ms',
+        product,
+        baseline: null,
+        baselineLabel: '',
+        ratio: null,
+        target: '',
+        met: null,
+      });
     }
   }
 }

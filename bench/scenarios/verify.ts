@@ -56,7 +56,7 @@ export function rawSha256(org: BenchOrg, chain: SeededChain, seeded: number): { 
   let ms = 0;
   let events = 0;
   const last = chain.afterSeq + seeded;
-  for (let s = chain.afterSeq + 1; s <= last; ) {
+  for (let s = chain.afterSeq + 1; s <= last;) {
     const batch: string[] = [];
     for (const end = Math.min(last, s + 4999); s <= end; s++) {
       const { input } = seededRow(prev, s, org.actor);

@@ -88,7 +88,10 @@ async function heldActFor(q: Queryable, orgId: string, p: { actionClass: string;
     throw notFound(`held act with payloadHash ${p.payloadHash} (call the signature act first and file exactly what its hold frame names)`);
   }
   if (hold.action_class !== p.actionClass || hold.subject_id !== p.subjectId) {
-    throw new ApiError('CONFLICT', `payloadHash ${p.payloadHash} was held for ${hold.action_class} on ${hold.subject_id}, not ${p.actionClass} on ${p.subjectId}`);
+    throw new ApiError(
+      'CONFLICT',
+      `payloadHash ${p.payloadHash} was held for ${hold.action_class} on ${hold.subject_id}, not ${p.actionClass} on ${p.subjectId}`,
+    );
   }
   if (hold.expired) {
     throw new ApiError('GOVERNANCE_NOT_READY', `the hold expired at ${hold.expires_at}; call the act again for a new hold`);

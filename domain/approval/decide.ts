@@ -22,7 +22,10 @@ export async function assertDecider(ctx: HandlerCtx, row: ApprovalRow): Promise<
   );
   const names = new Map(named.map((r) => [r.principal_id, r.name]));
   const who = row.deciders.map((id) => (names.has(id) ? `${names.get(id)} (${id})` : id)).join(', ');
-  throw new ApiError('CONFLICT', `approval ${row.approval_id} may be decided only by ${who}; ${ctx.principal.id} is not among them, so nothing changed: one of them decides it`);
+  throw new ApiError(
+    'CONFLICT',
+    `approval ${row.approval_id} may be decided only by ${who}; ${ctx.principal.id} is not among them, so nothing changed: one of them decides it`,
+  );
 }
 
 /**
@@ -66,8 +69,16 @@ export async function approveRelease(ctx: HandlerCtx, row: ApprovalRow, p: Resol
     `UPDATE approvals SET status = 'approved', decided_by = $3, decided_at = now(), note = $4, released_params = $5::jsonb, released_hash = $6,
             amended = $7::text[], consumed_at = now(), consumed_by = $8
       WHERE org_id = $1 AND approval_id = $2`,
-    [ctx.orgId, row.approval_id, ctx.principal.id, p.note ?? null, JSON.stringify(prepared.params), prepared.payloadHash, prepared.amended,
-      `${prepared.spec.name} released by ${ctx.principal.id} as ${prepared.principal.id}`],
+    [
+      ctx.orgId,
+      row.approval_id,
+      ctx.principal.id,
+      p.note ?? null,
+      JSON.stringify(prepared.params),
+      prepared.payloadHash,
+      prepared.amended,
+      `${prepared.spec.name} released by ${ctx.principal.id} as ${prepared.principal.id}`,
+    ],
   );
   // Read before the act appends its event (the org's head lock is then held until commit).
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, row.approval_id), ctx);

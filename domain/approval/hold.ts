@@ -43,15 +43,25 @@ export async function recordHold(
        held_by = EXCLUDED.held_by, held_at = now(), expires_at = EXCLUDED.expires_at, seq = EXCLUDED.seq, summary = EXCLUDED.summary,
        completion = EXCLUDED.completion, deciders = EXCLUDED.deciders, amendable = EXCLUDED.amendable`,
     [
-      p.orgId, payloadHash, request.actionClass, request.subjectId, request.summary, p.method, JSON.stringify(bare), p.heldBy, p.ttlMs,
-      p.event?.seq ?? null, request.completion ?? 'retry', request.deciders ?? null, request.completion === 'release' ? (request.amendable ?? []) : null,
+      p.orgId,
+      payloadHash,
+      request.actionClass,
+      request.subjectId,
+      request.summary,
+      p.method,
+      JSON.stringify(bare),
+      p.heldBy,
+      p.ttlMs,
+      p.event?.seq ?? null,
+      request.completion ?? 'retry',
+      request.deciders ?? null,
+      request.completion === 'release' ? (request.amendable ?? []) : null,
     ],
   );
 }
 
 /** Who may decide, in words, for a message. */
-const decidedBy = (signal: HoldSignal): string =>
-  signal.request.deciders ? `one of ${signal.request.deciders.join(', ')}` : 'a human';
+const decidedBy = (signal: HoldSignal): string => (signal.request.deciders ? `one of ${signal.request.deciders.join(', ')}` : 'a human');
 
 /** The GOVERNANCE_NOT_READY message of a refused act (PB-B1): why, then exactly what to file. */
 export function refusalMessage(signal: HoldSignal, deps: Deps): string {
@@ -73,7 +83,13 @@ export function refusedHold(signal: HoldSignal, deps: Deps): HoldResult {
   const { actionClass, subjectId, summary } = signal.request;
   return {
     status: 'approval_required',
-    approval: { actionClass, payloadHash: signal.payloadHash, subject: { kind: signatureKind(actionClass), subjectId, summary }, expiresInMs: deps.config.holdTtlMs, completion: 'retry' },
+    approval: {
+      actionClass,
+      payloadHash: signal.payloadHash,
+      subject: { kind: signatureKind(actionClass), subjectId, summary },
+      expiresInMs: deps.config.holdTtlMs,
+      completion: 'retry',
+    },
     subjectId,
     message: refusalMessage(signal, deps),
   };

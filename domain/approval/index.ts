@@ -10,7 +10,6 @@ import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval
 import { holdKeeper } from './keeper.js';
 import { approvalWaiting } from './waiting.js';
 
-
 export const request = handler(approval.request, async (ctx, p) => {
   // The server binds a signature approval to the hold it recorded; the requester's summary is kept only for others.
   const bound = await bindingFor(ctx.q, ctx.orgId, p);
@@ -30,8 +29,22 @@ export const request = handler(approval.request, async (ctx, p) => {
                               held_method, held_params, held_at, deciders)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, coalesce($9::timestamptz, now() + make_interval(secs => $10::double precision / 1000)),
                $11, $12::jsonb, $13::timestamptz, $14::text[])`,
-      [ctx.orgId, approvalId, p.actionClass, p.payloadHash, p.subject.kind, p.subject.subjectId, summary, ctx.principal.id, bound?.expiresAt ?? null,
-        ctx.deps.config.holdTtlMs, bound?.method ?? null, bound ? JSON.stringify(bound.params) : null, bound?.heldAt ?? null, bound?.deciders ?? null],
+      [
+        ctx.orgId,
+        approvalId,
+        p.actionClass,
+        p.payloadHash,
+        p.subject.kind,
+        p.subject.subjectId,
+        summary,
+        ctx.principal.id,
+        bound?.expiresAt ?? null,
+        ctx.deps.config.holdTtlMs,
+        bound?.method ?? null,
+        bound ? JSON.stringify(bound.params) : null,
+        bound?.heldAt ?? null,
+        bound?.deciders ?? null,
+      ],
     );
   }
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, approvalId), ctx);
@@ -51,11 +64,17 @@ export const request = handler(approval.request, async (ctx, p) => {
 
 export const resolve = handler(approval.resolve, async (ctx, p) => {
   if (ctx.principal.kind !== 'human') {
-    throw new ApiError('GOVERNANCE_NOT_READY', `approval.resolve records a human's decision and ${ctx.principal.id} is an agent: a human decides approval ${p.approvalId} in the approval inbox or over HTTP; wait for it (approval.wait)`);
+    throw new ApiError(
+      'GOVERNANCE_NOT_READY',
+      `approval.resolve records a human's decision and ${ctx.principal.id} is an agent: a human decides approval ${p.approvalId} in the approval inbox or over HTTP; wait for it (approval.wait)`,
+    );
   }
   const row = await loadApproval(ctx.q, ctx.orgId, p.approvalId, true);
   if (row.requested_by === ctx.principal.id) {
-    throw new ApiError('CONFLICT', `approval ${p.approvalId} was requested by ${row.requested_by}, who never decides their own request: another human must decide it`);
+    throw new ApiError(
+      'CONFLICT',
+      `approval ${p.approvalId} was requested by ${row.requested_by}, who never decides their own request: another human must decide it`,
+    );
   }
   await assertDecider(ctx, row);
   if (row.status !== 'pending') {
@@ -63,14 +82,22 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
   }
   if (row.expired) throw new ApiError('CONFLICT', `approval ${p.approvalId} expired at ${row.expires_at}; the act must be held and filed again`);
   if (p.amendments !== undefined && (row.completion !== 'release' || p.decision !== 'approve')) {
-    throw badRequest('amendments', row.completion === 'release' ? 'only an approve takes amendments' : `approval ${p.approvalId} is not a release approval: its act is retried by its requester, unchanged`);
+    throw badRequest(
+      'amendments',
+      row.completion === 'release'
+        ? 'only an approve takes amendments'
+        : `approval ${p.approvalId} is not a release approval: its act is retried by its requester, unchanged`,
+    );
   }
   if (row.completion === 'release' && p.decision === 'approve') return approveRelease(ctx, row, p);
   const status = p.decision === 'approve' ? 'approved' : 'rejected';
-  await ctx.q.query(
-    `UPDATE approvals SET status = $3, decided_by = $4, decided_at = now(), note = $5 WHERE org_id = $1 AND approval_id = $2`,
-    [ctx.orgId, p.approvalId, status, ctx.principal.id, p.note ?? null],
-  );
+  await ctx.q.query(`UPDATE approvals SET status = $3, decided_by = $4, decided_at = now(), note = $5 WHERE org_id = $1 AND approval_id = $2`, [
+    ctx.orgId,
+    p.approvalId,
+    status,
+    ctx.principal.id,
+    p.note ?? null,
+  ]);
   const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
   // At commit, to every process: approval.wait on this approval, and the org's inbox streams.
   await ctx.emit(`approval.request.${p.decision}`, p.approvalId, {
@@ -155,7 +182,13 @@ export const approvalHandlers = family('approval', { request, resolve, get, list
 export const approvalReads = reads({ 'approval.wait': wait });
 
 /** The approval family, as domain/deployed.ts lists it. */
-export const approvalFamily: Family = { name: 'approval', methods: approvalHandlers, reads: approvalReads, holds: holdKeeper, contributes: { waiting: approvalWaiting } };
+export const approvalFamily: Family = {
+  name: 'approval',
+  methods: approvalHandlers,
+  reads: approvalReads,
+  holds: holdKeeper,
+  contributes: { waiting: approvalWaiting },
+};
 
 /** Its public face for other families: an approval as stored, and the action class a method's signature acts in. */
 export { loadApproval } from './service.js';

@@ -39,8 +39,22 @@ export async function fileReleaseApproval(
                             held_method, held_params, held_at, completion, deciders, amendable, requested_key)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, now() + make_interval(secs => $9::double precision / 1000),
              $10, $11::jsonb, now(), 'release', $12::text[], $13::text[], $14)`,
-    [p.orgId, approvalId, request.actionClass, payloadHash, kind, request.subjectId, request.summary, p.principal.id, p.ttlMs,
-      p.method, JSON.stringify(bare), request.deciders ?? null, request.amendable ?? [], p.principal.keyId],
+    [
+      p.orgId,
+      approvalId,
+      request.actionClass,
+      payloadHash,
+      kind,
+      request.subjectId,
+      request.summary,
+      p.principal.id,
+      p.ttlMs,
+      p.method,
+      JSON.stringify(bare),
+      request.deciders ?? null,
+      request.amendable ?? [],
+      p.principal.keyId,
+    ],
   );
   return approvalId;
 }
@@ -89,14 +103,18 @@ export function heldActRunner(env: ReleaseEnv): HeldActRunner {
       const amendable = a.amendable ?? [];
       for (const field of Object.keys(amendments)) {
         if (!amendable.includes(field)) {
-          throw badRequest(`amendments.${field}`, amendable.length ? `not amendable; a human may amend only ${amendable.join(', ')}` : 'not amendable; this act takes no amendments');
+          throw badRequest(
+            `amendments.${field}`,
+            amendable.length ? `not amendable; a human may amend only ${amendable.join(', ')}` : 'not amendable; this act takes no amendments',
+          );
         }
       }
       let principal: Principal;
       try {
         principal = await authenticateKeyId(env.q, env.orgId, a.requested_key);
       } catch (err) {
-        if (err instanceof ApiError && err.code === 'UNAUTHORIZED') throw undecided(a.approval_id, `the key ${a.requested_key} it was held under is no longer valid, so ${method} cannot run as its requester`);
+        if (err instanceof ApiError && err.code === 'UNAUTHORIZED')
+          throw undecided(a.approval_id, `the key ${a.requested_key} it was held under is no longer valid, so ${method} cannot run as its requester`);
         throw err;
       }
       // null clears an amendable field (an optional param left out).
@@ -117,7 +135,15 @@ export function heldActRunner(env: ReleaseEnv): HeldActRunner {
       const amended = [...new Set([...Object.keys(a.held_params), ...Object.keys(params)])]
         .filter((k) => canonicalJson(a.held_params?.[k] ?? null) !== canonicalJson(params[k] ?? null))
         .sort();
-      return { approval: a, principal, spec, handler: admitted.handler, params, payloadHash: signaturePayloadHash(a.action_class, a.subject_id, params), amended };
+      return {
+        approval: a,
+        principal,
+        spec,
+        handler: admitted.handler,
+        params,
+        payloadHash: signaturePayloadHash(a.action_class, a.subject_id, params),
+        amended,
+      };
     },
 
     async run(r) {

@@ -61,10 +61,7 @@ export function approvalView(row: ApprovalRow, ctx: { principal: Principal; orgI
     completion: row.completion,
     deciders: row.deciders,
     amendable: row.completion === 'release' ? (row.amendable ?? []) : null,
-    released:
-      row.released_params && row.released_hash
-        ? { params: row.released_params, payloadHash: row.released_hash, amended: row.amended ?? [] }
-        : null,
+    released: row.released_params && row.released_hash ? { params: row.released_params, payloadHash: row.released_hash, amended: row.amended ?? [] } : null,
     requestedBy: row.requested_by,
     requestedAt: row.requested_at,
     expiresAt: row.expires_at,
@@ -88,17 +85,16 @@ export function approvalView(row: ApprovalRow, ctx: { principal: Principal; orgI
 }
 
 export async function loadApproval(q: Queryable, orgId: string, approvalId: string, forUpdate = false): Promise<ApprovalRow> {
-  const [row] = await q.query<ApprovalRow>(
-    `${APPROVAL_SELECT} WHERE a.org_id = $1 AND a.approval_id = $2${forUpdate ? ' FOR UPDATE OF a' : ''}`,
-    [orgId, approvalId],
-  );
+  const [row] = await q.query<ApprovalRow>(`${APPROVAL_SELECT} WHERE a.org_id = $1 AND a.approval_id = $2${forUpdate ? ' FOR UPDATE OF a' : ''}`, [
+    orgId,
+    approvalId,
+  ]);
   if (!row) throw notFound(`approval ${approvalId}`);
   return row;
 }
 
 /** Opaque list cursor: the sort key of the last row. */
-export const encodeCursor = (requestedAt: string, approvalId: string) =>
-  Buffer.from(JSON.stringify([requestedAt, approvalId])).toString('base64url');
+export const encodeCursor = (requestedAt: string, approvalId: string) => Buffer.from(JSON.stringify([requestedAt, approvalId])).toString('base64url');
 
 export function decodeCursor(cursor: string): [string, string] {
   try {

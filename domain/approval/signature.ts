@@ -30,9 +30,7 @@ export function signatureToken(
   signingKey: string,
   p: { orgId: string; actionClass: string; subjectId: string; payloadHash: string; approvalId: string },
 ): string {
-  const mac = createHmac('sha256', signingKey)
-    .update([p.orgId, p.actionClass, p.subjectId, p.payloadHash, p.approvalId].join('\n'))
-    .digest('hex');
+  const mac = createHmac('sha256', signingKey).update([p.orgId, p.actionClass, p.subjectId, p.payloadHash, p.approvalId].join('\n')).digest('hex');
   return `${p.approvalId}.${mac}`;
 }
 
@@ -163,7 +161,10 @@ async function checkProof(
     throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} expired at ${row.expires_at}; hold the act again and file a new approval`);
   }
   if (row.status === 'pending') {
-    throw new ApiError('GOVERNANCE_NOT_READY', `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`);
+    throw new ApiError(
+      'GOVERNANCE_NOT_READY',
+      `approval ${approvalId} is still pending a human decision; wait for it (GET /api/v1/approval.wait?approvalId=${approvalId})`,
+    );
   }
   // Who may decide is asked again now (decision rights may have changed since the hold): the decider must still be one.
   if (req.deciders && row.decided_by && !req.deciders.includes(row.decided_by)) {
@@ -188,4 +189,3 @@ async function checkProof(
   ]);
   return { approvalId, payloadHash };
 }
-

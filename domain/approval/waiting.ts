@@ -22,17 +22,15 @@ export async function approvalsAwaiting(q: Queryable, orgId: string, me: Princip
 /** The approval family's part of GET /org/inbox: approvals the caller may decide, until they expire. */
 export const approvalWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
   const rows = await approvalsAwaiting(q, orgId, me, cap);
-  const items = rows.map(
-    (a): InboxEntry => ({
-      kind: 'approval',
-      id: a.approval_id,
-      title: a.summary,
-      since: a.requested_at,
-      from: a.requested_by,
-      link: { method: 'approval.resolve', params: { approvalId: a.approval_id } },
-      actionClass: a.action_class,
-      expiresAt: a.expires_at,
-    }),
-  );
+  const items = rows.map((a): InboxEntry => ({
+    kind: 'approval',
+    id: a.approval_id,
+    title: a.summary,
+    since: a.requested_at,
+    from: a.requested_by,
+    link: { method: 'approval.resolve', params: { approvalId: a.approval_id } },
+    actionClass: a.action_class,
+    expiresAt: a.expires_at,
+  }));
   return { items, nextChangeAt: earliest(rows.map((a) => a.expires_at)) };
 };

@@ -86,12 +86,14 @@ export const block = handler(c.block, async (ctx, p) => {
   const current = await lockForWork(ctx.q, ctx.orgId, p.taskId, ctx.principal.id, 'block');
   if (current.col === 'done') throw conflict(`task ${p.taskId} is done; reopen it with board.moveTask first`);
   if (current.col === 'blocked') throw conflict(`task ${p.taskId} is already blocked (${current.blocked_reason})`);
-  const row = one(await ctx.q.query<TaskRow>(
-    `UPDATE board_tasks SET col = 'blocked', blocked_reason = $3, claimed_by = NULL, claim_expires_at = NULL,
+  const row = one(
+    await ctx.q.query<TaskRow>(
+      `UPDATE board_tasks SET col = 'blocked', blocked_reason = $3, claimed_by = NULL, claim_expires_at = NULL,
             position = ${endOfColumn("'blocked'")}, updated_at = now()
       WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`,
-    [ctx.orgId, p.taskId, p.reason],
-  ));
+      [ctx.orgId, p.taskId, p.reason],
+    ),
+  );
   const task = toTask(row);
   await ctx.emit('item.blocked', task.id, { fromCol: current.col, reasonLength: p.reason.length });
   return task;
@@ -100,17 +102,21 @@ export const block = handler(c.block, async (ctx, p) => {
 export const complete = handler(c.complete, async (ctx, p) => {
   const current = await lockForWork(ctx.q, ctx.orgId, p.taskId, ctx.principal.id, 'complete');
   if (current.col === 'done') throw conflict(`task ${p.taskId} is already done`);
-  const open = one(await ctx.q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND parent_id = $2 AND col <> 'done'`,
-    [ctx.orgId, p.taskId],
-  ));
+  const open = one(
+    await ctx.q.query<{ n: number }>(`SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND parent_id = $2 AND col <> 'done'`, [
+      ctx.orgId,
+      p.taskId,
+    ]),
+  );
   if (open.n > 0) throw conflict(`task ${p.taskId} has ${open.n} open child item${open.n > 1 ? 's' : ''}; complete them first`);
-  const row = one(await ctx.q.query<TaskRow>(
-    `UPDATE board_tasks SET col = 'done', completed_at = now(), blocked_reason = NULL, claimed_by = NULL, claim_expires_at = NULL,
+  const row = one(
+    await ctx.q.query<TaskRow>(
+      `UPDATE board_tasks SET col = 'done', completed_at = now(), blocked_reason = NULL, claimed_by = NULL, claim_expires_at = NULL,
             position = ${endOfColumn("'done'")}, updated_at = now()
       WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`,
-    [ctx.orgId, p.taskId],
-  ));
+      [ctx.orgId, p.taskId],
+    ),
+  );
   const task = toTask(row);
   await ctx.emit('item.completed', task.id, { fromCol: current.col, title: task.title });
   return task;

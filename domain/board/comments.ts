@@ -10,11 +10,13 @@ async function addComment(ctx: HandlerCtx, target: { taskId?: string; workstream
   // Share-lock the target so a concurrent deleteWorkstream cannot remove it under the new comment.
   if (target.taskId) await getTask(ctx.q, ctx.orgId, target.taskId, 'FOR KEY SHARE');
   if (target.workstreamId) await getWorkstream(ctx.q, ctx.orgId, target.workstreamId, 'FOR KEY SHARE');
-  const row = one(await ctx.q.query<CommentRow>(
-    `INSERT INTO board_comments (org_id, comment_id, task_id, workstream_id, body, author)
+  const row = one(
+    await ctx.q.query<CommentRow>(
+      `INSERT INTO board_comments (org_id, comment_id, task_id, workstream_id, body, author)
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COMMENT_COLUMNS}`,
-    [ctx.orgId, newId('cmt'), target.taskId ?? null, target.workstreamId ?? null, body, ctx.principal.id],
-  ));
+      [ctx.orgId, newId('cmt'), target.taskId ?? null, target.workstreamId ?? null, body, ctx.principal.id],
+    ),
+  );
   const comment = toComment(row);
   const payload = { commentId: comment.id, length: body.length };
   if (comment.taskId) await ctx.emit('item.commented', comment.taskId, payload);

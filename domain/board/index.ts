@@ -44,7 +44,13 @@ export const boardHandlers = family('board', {
 });
 
 /** The board family, as domain/deployed.ts lists it. */
-export const boardFamily: Family = { name: 'board', methods: boardHandlers, reads: boardReads, holdActs: boardHoldActs, contributes: { references: boardReferences, heldWork: boardHeldWork } };
+export const boardFamily: Family = {
+  name: 'board',
+  methods: boardHandlers,
+  reads: boardReads,
+  holdActs: boardHoldActs,
+  contributes: { references: boardReferences, heldWork: boardHeldWork },
+};
 
 /** Its public face for other families: an item as stored, who holds it, and moving it to someone else. */
 export { assigneesOf, getTask } from './model.js';

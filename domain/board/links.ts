@@ -38,12 +38,14 @@ export const link = handler(c.link, async (ctx, p) => {
     if (cycle) throw conflict(`${p.toTaskId} already blocks ${p.fromTaskId} (directly or through other items): the link would close a cycle`);
   }
 
-  const row = one(await ctx.q.query<LinkRow>(
-    `INSERT INTO board_links (org_id, link_id, from_task_id, to_task_id, relation, created_by)
+  const row = one(
+    await ctx.q.query<LinkRow>(
+      `INSERT INTO board_links (org_id, link_id, from_task_id, to_task_id, relation, created_by)
      VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING link_id, from_task_id, to_task_id, relation, created_by, created_at`,
-    [ctx.orgId, newId('lnk'), p.fromTaskId, p.toTaskId, p.relation, ctx.principal.id],
-  ));
+      [ctx.orgId, newId('lnk'), p.fromTaskId, p.toTaskId, p.relation, ctx.principal.id],
+    ),
+  );
   const created = toLink(row);
   await ctx.emit('item.linked', created.fromTaskId, { linkId: created.id, toTaskId: created.toTaskId, relation: created.relation });
   return created;

@@ -59,12 +59,10 @@ export const toTask = (r: TaskRow): Task => ({
 });
 
 /** Sort key putting the highest priority first in an ascending ORDER BY. */
-export const priorityRank = (column = 'priority') =>
-  `CASE ${column} WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END`;
+export const priorityRank = (column = 'priority') => `CASE ${column} WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'normal' THEN 2 ELSE 3 END`;
 
 /** The position after the last item of a column ($1 is the org, the column is a bind parameter). */
-export const endOfColumn = (colParam: string) =>
-  `COALESCE((SELECT max(position) + 1 FROM board_tasks WHERE org_id = $1 AND col = ${colParam}), 0)`;
+export const endOfColumn = (colParam: string) => `COALESCE((SELECT max(position) + 1 FROM board_tasks WHERE org_id = $1 AND col = ${colParam}), 0)`;
 
 export type Lock = '' | 'FOR UPDATE' | 'FOR KEY SHARE';
 
@@ -119,10 +117,10 @@ export async function getWorkstream(q: Queryable, orgId: string, workstreamId: s
 }
 
 export async function findWorkstream(q: Queryable, orgId: string, workstreamId: string, lock: Lock = ''): Promise<WorkstreamRow | undefined> {
-  const [row] = await q.query<WorkstreamRow>(
-    `SELECT ${WORKSTREAM_COLUMNS} FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2 ${lock}`,
-    [orgId, workstreamId],
-  );
+  const [row] = await q.query<WorkstreamRow>(`SELECT ${WORKSTREAM_COLUMNS} FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2 ${lock}`, [
+    orgId,
+    workstreamId,
+  ]);
   return row;
 }
 

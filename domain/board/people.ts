@@ -44,10 +44,11 @@ export async function moveOpenItems(q: Queryable, orgId: string, from: string, t
 
 /** Give the workstreams the principal owns (and their decision right) to `to`. */
 export async function moveWorkstreams(q: Queryable, orgId: string, from: string, to: string): Promise<number> {
-  const rows = await q.query(
-    'UPDATE board_workstreams SET owner = $3, updated_at = now() WHERE org_id = $1 AND owner = $2 RETURNING workstream_id',
-    [orgId, from, to],
-  );
+  const rows = await q.query('UPDATE board_workstreams SET owner = $3, updated_at = now() WHERE org_id = $1 AND owner = $2 RETURNING workstream_id', [
+    orgId,
+    from,
+    to,
+  ]);
   return rows.length;
 }
 
@@ -84,16 +85,23 @@ export async function taskHolding(q: Queryable, orgId: string, taskId: string, l
  * an item in doing goes to the end of todo, as releaseClaimsOf puts work down (positions as board.claim computes
  * them, without the column lock, so this never waits on a mover while holding the task). Call with the task locked.
  */
-export async function transferTask(q: Queryable, orgId: string, taskId: string, to: string): Promise<{ previousAssignee: string | null; claimReleased: boolean; col: string }> {
+export async function transferTask(
+  q: Queryable,
+  orgId: string,
+  taskId: string,
+  to: string,
+): Promise<{ previousAssignee: string | null; claimReleased: boolean; col: string }> {
   const before = await taskHolding(q, orgId, taskId, 'FOR UPDATE');
   if (!before) throw new Error(`transferTask: no task ${taskId}`);
-  const row = one(await q.query<{ col: string }>(
-    `UPDATE board_tasks t SET assignee = $3, claimed_by = NULL, claim_expires_at = NULL,
+  const row = one(
+    await q.query<{ col: string }>(
+      `UPDATE board_tasks t SET assignee = $3, claimed_by = NULL, claim_expires_at = NULL,
             position = CASE WHEN t.col = 'doing' THEN COALESCE((SELECT max(position) + 1 FROM board_tasks WHERE org_id = $1 AND col = 'todo'), 0) ELSE t.position END,
             col = CASE WHEN t.col = 'doing' THEN 'todo' ELSE t.col END,
             updated_at = now()
       WHERE t.org_id = $1 AND t.task_id = $2 RETURNING col`,
-    [orgId, taskId, to],
-  ));
+      [orgId, taskId, to],
+    ),
+  );
   return { previousAssignee: before.assignee, claimReleased: before.claimedBy !== null, col: row.col };
 }

@@ -35,11 +35,19 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
   const [workstream, parent, children, links, comments, attachments, counts, blockers, handoff] = await Promise.all([
     row.workstream_id ? findWorkstream(q, orgId, row.workstream_id) : undefined,
     row.parent_id ? getTask(q, orgId, row.parent_id) : undefined,
-    q.query<TaskRow>(
-      `SELECT ${TASK_COLUMNS} FROM board_tasks WHERE org_id = $1 AND parent_id = $2 ORDER BY created_at, position, task_id`,
-      [orgId, row.task_id],
-    ),
-    q.query<{ link_id: string; relation: 'blocks' | 'relates' | 'duplicates'; direction: 'outgoing' | 'incoming'; other: string; title: string; col: TaskRow['col']; created_at: string }>(
+    q.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM board_tasks WHERE org_id = $1 AND parent_id = $2 ORDER BY created_at, position, task_id`, [
+      orgId,
+      row.task_id,
+    ]),
+    q.query<{
+      link_id: string;
+      relation: 'blocks' | 'relates' | 'duplicates';
+      direction: 'outgoing' | 'incoming';
+      other: string;
+      title: string;
+      col: TaskRow['col'];
+      created_at: string;
+    }>(
       `SELECT l.link_id, l.relation, CASE WHEN l.from_task_id = $2 THEN 'outgoing' ELSE 'incoming' END AS direction,
               o.task_id AS other, o.title, o.col, l.created_at
          FROM board_links l
@@ -52,10 +60,11 @@ export const context = readHandler(c['board.context'], async (ctx, query) => {
       `SELECT * FROM (SELECT ${COMMENT_COLUMNS} FROM board_comments WHERE org_id = $1 AND task_id = $2 ORDER BY seq DESC LIMIT $3) latest ORDER BY seq`,
       [orgId, row.task_id, CONTEXT_COMMENTS],
     ),
-    q.query<AttachmentRow>(
-      `SELECT ${ATTACHMENT_COLUMNS} FROM board_attachments WHERE org_id = $1 AND task_id = $2 ORDER BY seq LIMIT $3`,
-      [orgId, row.task_id, CONTEXT_ATTACHMENTS],
-    ),
+    q.query<AttachmentRow>(`SELECT ${ATTACHMENT_COLUMNS} FROM board_attachments WHERE org_id = $1 AND task_id = $2 ORDER BY seq LIMIT $3`, [
+      orgId,
+      row.task_id,
+      CONTEXT_ATTACHMENTS,
+    ]),
     q.query<{ comments: number; attachments: number }>(
       `SELECT (SELECT count(*)::int FROM board_comments WHERE org_id = $1 AND task_id = $2) AS comments,
               (SELECT count(*)::int FROM board_attachments WHERE org_id = $1 AND task_id = $2) AS attachments`,

@@ -35,15 +35,26 @@ async function insertItem(ctx: HandlerCtx, item: NewItem): Promise<Task> {
   if (item.workstreamId) await getWorkstream(ctx.q, ctx.orgId, item.workstreamId, 'FOR KEY SHARE');
   if (item.parentId) await getTask(ctx.q, ctx.orgId, item.parentId, 'FOR KEY SHARE');
   if (item.assignee) await requirePrincipal(ctx.q, ctx.orgId, item.assignee);
-  const row = one(await ctx.q.query<TaskRow>(
-    `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
+  const row = one(
+    await ctx.q.query<TaskRow>(
+      `INSERT INTO board_tasks (org_id, task_id, type, title, description, priority, col, workstream_id, parent_id, assignee, created_by, position)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, ${endOfColumn('$7')})
      RETURNING ${TASK_COLUMNS}`,
-    [
-      ctx.orgId, newId('task'), item.type, item.title, item.description, item.priority, item.col,
-      item.workstreamId ?? null, item.parentId ?? null, item.assignee ?? null, ctx.principal.id,
-    ],
-  ));
+      [
+        ctx.orgId,
+        newId('task'),
+        item.type,
+        item.title,
+        item.description,
+        item.priority,
+        item.col,
+        item.workstreamId ?? null,
+        item.parentId ?? null,
+        item.assignee ?? null,
+        ctx.principal.id,
+      ],
+    ),
+  );
   const task = toTask(row);
   await ctx.emit('item.created', task.id, {
     type: task.type,
@@ -75,10 +86,12 @@ export const updateTask = handler(c.updateTask, async (ctx, p) => {
   if (p.description !== undefined) set('description', 'description', p.description);
   if (p.priority !== undefined) set('priority', 'priority', p.priority);
   if (p.workstreamId !== undefined) set('workstream_id', 'workstreamId', p.workstreamId);
-  const row = one(await ctx.q.query<TaskRow>(
-    `UPDATE board_tasks SET ${sets.join(', ')}, updated_at = now() WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`,
-    args,
-  ));
+  const row = one(
+    await ctx.q.query<TaskRow>(
+      `UPDATE board_tasks SET ${sets.join(', ')}, updated_at = now() WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`,
+      args,
+    ),
+  );
   const task = toTask(row);
   await ctx.emit('item.updated', task.id, { fields, title: task.title, priority: task.priority, workstreamId: task.workstreamId });
   return task;
@@ -106,7 +119,16 @@ export const moveTask = handler(c.moveTask, async (ctx, p) => {
       'SELECT task_id FROM board_tasks WHERE org_id = $1 AND col = $2 ORDER BY position, created_at, task_id',
       [ctx.orgId, target],
     );
-    await renumber(ctx.q, ctx.orgId, 'board_tasks', placeAt(column.map((r) => r.task_id), p.taskId, p.position));
+    await renumber(
+      ctx.q,
+      ctx.orgId,
+      'board_tasks',
+      placeAt(
+        column.map((r) => r.task_id),
+        p.taskId,
+        p.position,
+      ),
+    );
   }
   const task = toTask(await getTask(ctx.q, ctx.orgId, p.taskId));
   await ctx.emit('item.moved', task.id, { fromCol: current.col, col: task.col, position: task.position });
@@ -116,10 +138,13 @@ export const moveTask = handler(c.moveTask, async (ctx, p) => {
 export const assignTask = handler(c.assignTask, async (ctx, p) => {
   const current = await getTask(ctx.q, ctx.orgId, p.taskId, 'FOR UPDATE');
   if (p.assignee !== null) await requirePrincipal(ctx.q, ctx.orgId, p.assignee);
-  const row = one(await ctx.q.query<TaskRow>(
-    `UPDATE board_tasks SET assignee = $3, updated_at = now() WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`,
-    [ctx.orgId, p.taskId, p.assignee],
-  ));
+  const row = one(
+    await ctx.q.query<TaskRow>(`UPDATE board_tasks SET assignee = $3, updated_at = now() WHERE org_id = $1 AND task_id = $2 RETURNING ${TASK_COLUMNS}`, [
+      ctx.orgId,
+      p.taskId,
+      p.assignee,
+    ]),
+  );
   const task = toTask(row);
   await ctx.emit('item.assigned', task.id, { assignee: task.assignee, previous: current.assignee });
   return task;

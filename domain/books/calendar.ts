@@ -50,7 +50,7 @@ export const isBusinessDay = (state: AuState, date: string): boolean => !isWeeke
 /** The `n`th day after `date` that `isBusiness` accepts (the date itself never counts): both calendars count so. */
 function nthBusinessDayAfter(date: string, n: number, isBusiness: (d: string) => boolean): string {
   let d = date;
-  for (let left = n; left > 0; ) {
+  for (let left = n; left > 0;) {
     d = addDays(d, 1);
     if (isBusiness(d)) left -= 1;
   }

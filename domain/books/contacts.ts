@@ -62,7 +62,9 @@ export async function findOrCreateContact(
   let named = await partiesNamed(q, orgId, clean);
   let held = await rolesOf(named.map((n) => n.partyId));
   if (held.size === 0) {
-    const holders = (await q.query<{ party_id: string }>('SELECT DISTINCT party_id FROM books_contact_roles WHERE org_id = $1', [orgId])).map((r) => r.party_id);
+    const holders = (await q.query<{ party_id: string }>('SELECT DISTINCT party_id FROM books_contact_roles WHERE org_id = $1', [orgId])).map(
+      (r) => r.party_id,
+    );
     named = await partiesNamed(q, orgId, clean, { aliasesOf: holders });
     held = await rolesOf(named.filter((n) => n.match === 'alias').map((n) => n.partyId));
   }
@@ -81,7 +83,10 @@ export async function findOrCreateContact(
     const orgs = closest(named.filter((n) => n.kind === 'org' && n.status === 'active' && n.match !== 'alias'));
     contactId = newId('con');
     // A new organisation takes the con_ id's 16 characters, as the imported contacts did (migration 034).
-    const partyId = orgs.length === 1 ? orgs[0].partyId : await createOrgParty(q, orgId, { partyId: `co_${contactId.slice(4)}`, name: clean, origin: 'books', createdBy: '' });
+    const partyId =
+      orgs.length === 1
+        ? orgs[0].partyId
+        : await createOrgParty(q, orgId, { partyId: `co_${contactId.slice(4)}`, name: clean, origin: 'books', createdBy: '' });
     await q.query('INSERT INTO books_contact_roles (org_id, contact_id, party_id) VALUES ($1, $2, $3)', [orgId, contactId, partyId]);
     created = true;
   }
@@ -103,12 +108,14 @@ export async function setContactBankDetails(
   contactId: string,
   bank: { bsb: string; accountNumber: string; accountName: string },
 ): Promise<void> {
-  await q.query(
-    'UPDATE books_contact_roles SET bank_bsb = $3, bank_account = $4, bank_account_name = $5 WHERE org_id = $1 AND contact_id = $2',
-    [orgId, contactId, bank.bsb, bank.accountNumber, bank.accountName],
-  );
+  await q.query('UPDATE books_contact_roles SET bank_bsb = $3, bank_account = $4, bank_account_name = $5 WHERE org_id = $1 AND contact_id = $2', [
+    orgId,
+    contactId,
+    bank.bsb,
+    bank.accountNumber,
+    bank.accountName,
+  ]);
 }
 
 /** `••••6789`: what reads show of an account number. */
-export const maskAccount = (accountNumber: string | null): string | null =>
-  accountNumber ? `••••${accountNumber.slice(-4)}` : null;
+export const maskAccount = (accountNumber: string | null): string | null => (accountNumber ? `••••${accountNumber.slice(-4)}` : null);

@@ -54,7 +54,9 @@ export const booksHoldActs: Readonly<Record<string, HoldActDescriber>> = {
     facts: pick(
       s,
       // `…: $550.00 due 2026-10-03`; summaries recorded before the due date was named ended `due, 12 days overdue`.
-      new RegExp(`^Step (?<step>\\d+) \\((?<tone>.+?)\\) reminder to (?<payee>.+?) for (?<invoice>\\S+): (?<due>${MONEY}) due(?: (?<date>${DATE}))?(?:, (?<overdue>\\d+) days overdue)?`),
+      new RegExp(
+        `^Step (?<step>\\d+) \\((?<tone>.+?)\\) reminder to (?<payee>.+?) for (?<invoice>\\S+): (?<due>${MONEY}) due(?: (?<date>${DATE}))?(?:, (?<overdue>\\d+) days overdue)?`,
+      ),
       [
         ['payee', 'To'],
         ['due', 'Amount due'],

@@ -14,7 +14,6 @@ import { booksHoldActs } from './hold-acts.js';
 
 export { booksPolicyView } from './policy-read.js';
 
-
 /** The books family, area by area; each area's folder holds its handlers, model and reads. */
 export const booksHandlers = family('books', {
   ...reconciliationHandlers,

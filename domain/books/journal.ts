@@ -53,7 +53,14 @@ export async function postJournal(q: Queryable, orgId: string, j: NewJournal): P
        FROM unnest($9::int[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], $14::text[], $15::text[])
          AS t(line_no, account_code, amount_cents, tax_code, tax_cents, contact_id, description)`,
     [
-      orgId, journalId, j.date, j.narration, j.sourceKind, j.sourceId, j.reverses ?? null, j.postedBy,
+      orgId,
+      journalId,
+      j.date,
+      j.narration,
+      j.sourceKind,
+      j.sourceId,
+      j.reverses ?? null,
+      j.postedBy,
       lines.map((_, i) => i + 1),
       lines.map((l) => l.account),
       lines.map((l) => l.amountCents),

@@ -37,8 +37,14 @@ export async function postPayment(
     // Debit first: the bank for money in, the control account for money out.
     lines:
       p.direction === 'in'
-        ? [{ account: ACC.bank, amountCents: signed, ...line }, { account: p.account, amountCents: -signed, ...line }]
-        : [{ account: p.account, amountCents: -signed, ...line }, { account: ACC.bank, amountCents: signed, ...line }],
+        ? [
+            { account: ACC.bank, amountCents: signed, ...line },
+            { account: p.account, amountCents: -signed, ...line },
+          ]
+        : [
+            { account: p.account, amountCents: -signed, ...line },
+            { account: ACC.bank, amountCents: signed, ...line },
+          ],
   });
   await ctx.q.query(
     `INSERT INTO books_payments (org_id, payment_id, doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, payment_run_id, created_by)

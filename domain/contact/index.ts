@@ -3,8 +3,22 @@ import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
 import { checkVersion } from '../people/index.js';
 import {
-  candidatesOf, checkKindFields, createContactParty, employerNamed, getPartyRow, listContacts, noun, refreshEmployerName, renameChanges, requireWritableParty,
-  setArchived, setEmployer, setPrimaryValue, toContact, writeChanges, type Change,
+  candidatesOf,
+  checkKindFields,
+  createContactParty,
+  employerNamed,
+  getPartyRow,
+  listContacts,
+  noun,
+  refreshEmployerName,
+  renameChanges,
+  requireWritableParty,
+  setArchived,
+  setEmployer,
+  setPrimaryValue,
+  toContact,
+  writeChanges,
+  type Change,
 } from '../directory/index.js';
 
 /*
@@ -75,7 +89,13 @@ export const update = handler(c.update, async (ctx, p) => {
 
 const archive = handler(c.delete, async (ctx, p) => {
   const { row, changed } = await setArchived(ctx, p.id, true);
-  await ctx.emit('contact.party.delete', p.id, { partyId: p.id, kind: row.kind, status: row.status, version: Number(row.version), ...(changed ? {} : { noop: true }) });
+  await ctx.emit('contact.party.delete', p.id, {
+    partyId: p.id,
+    kind: row.kind,
+    status: row.status,
+    version: Number(row.version),
+    ...(changed ? {} : { noop: true }),
+  });
   return { contact: toContact(row), changed };
 });
 

@@ -3,8 +3,23 @@ import { contactsReadContracts } from '../../protocol/reads/contacts.js';
 import { family, reads, type Family } from '../core/family.js';
 import { handler, readHandler } from '../core/handler.js';
 import {
-  addMissingValue, candidatesOf, contactKey, createContactParty, employerNamed, getPartyRow, hasStandInName, lockKeys, matchContact, requireWritableParty,
-  setEmployer, splitName, syncContacts, toContact, toContactTombstone, writeChanges, type Change,
+  addMissingValue,
+  candidatesOf,
+  contactKey,
+  createContactParty,
+  employerNamed,
+  getPartyRow,
+  hasStandInName,
+  lockKeys,
+  matchContact,
+  requireWritableParty,
+  setEmployer,
+  splitName,
+  syncContacts,
+  toContact,
+  toContactTombstone,
+  writeChanges,
+  type Change,
 } from '../directory/index.js';
 
 /*
@@ -23,7 +38,14 @@ export const upsert = handler(c.upsert, async (ctx, p) => {
   if (!match) {
     const made = await createContactParty(
       ctx,
-      { kind: 'person', name: p.name ?? email?.value ?? phone!.value, standIn: p.name === undefined, email: p.email, phone: p.phone, organisation: p.organisation },
+      {
+        kind: 'person',
+        name: p.name ?? email?.value ?? phone!.value,
+        standIn: p.name === undefined,
+        email: p.email,
+        phone: p.phone,
+        organisation: p.organisation,
+      },
       'contacts',
     );
     const possibleDuplicates = await candidatesOf(ctx.q, ctx.orgId, made.partyId);
@@ -50,7 +72,8 @@ export const upsert = handler(c.upsert, async (ctx, p) => {
   if (p.name !== undefined && (await hasStandInName(ctx, row))) {
     const split = splitName(p.name);
     changes.push({ field: 'name', column: 'display_name', value: split.displayName });
-    if (row.kind === 'person') changes.push({ field: 'name', column: 'given_name', value: split.given }, { field: 'name', column: 'family_name', value: split.family });
+    if (row.kind === 'person')
+      changes.push({ field: 'name', column: 'given_name', value: split.given }, { field: 'name', column: 'family_name', value: split.family });
     filled.push('name');
   }
   let worksAt: string | null = null;

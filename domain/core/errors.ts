@@ -4,7 +4,11 @@ import { SQLSTATE, isSqlError } from '../../db/types.js';
 import type { Logger } from './deps.js';
 
 /** The one place where anything thrown becomes an error frame. */
-export function toErrorFrame(err: unknown, log: Logger, context: { requestId: string; method: string }): {
+export function toErrorFrame(
+  err: unknown,
+  log: Logger,
+  context: { requestId: string; method: string },
+): {
   status: number;
   frame: ErrorFrame;
   retryAfterSeconds?: number;

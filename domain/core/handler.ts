@@ -101,7 +101,9 @@ export function handler<C extends MethodContract, P = undefined>(
   // A signature act is declared once, in its contract (hold): the handler's mayHold follows from it.
   const mayHold = contract.hold !== undefined;
   if (opts.mayHold !== undefined && opts.mayHold !== mayHold) {
-    throw new Error(`a handler marked mayHold: ${opts.mayHold} for a contract ${mayHold ? 'declaring' : 'without'} hold: declare the hold in the method's contract (hold) instead`);
+    throw new Error(
+      `a handler marked mayHold: ${opts.mayHold} for a contract ${mayHold ? 'declaring' : 'without'} hold: declare the hold in the method's contract (hold) instead`,
+    );
   }
   return { ...opts, contract, run, mayHold };
 }
@@ -134,9 +136,6 @@ export interface ReadHandler<C extends ReadContract = ReadContract> {
   run(ctx: ReadCtx, query: z.output<C['query']>): Promise<unknown>;
 }
 
-export function readHandler<C extends ReadContract>(
-  contract: C,
-  run: (ctx: ReadCtx, query: z.output<C['query']>) => Promise<unknown>,
-): ReadHandler<C> {
+export function readHandler<C extends ReadContract>(contract: C, run: (ctx: ReadCtx, query: z.output<C['query']>) => Promise<unknown>): ReadHandler<C> {
   return { contract, run };
 }

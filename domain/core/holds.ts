@@ -94,4 +94,3 @@ export interface ReleaseEnv {
   admit(spec: MethodSpec, principal: Principal, params: unknown): { handler: MethodHandler; params: unknown };
   context(principal: Principal, spec: MethodSpec, handler: MethodHandler): HandlerCtx & { emitted?: AppendedEvent };
 }
-

@@ -163,8 +163,13 @@ export class Pipeline {
     const spec = METHODS.get(req.method);
     // An I method called with a usable key: the replay lookup rides on the authentication statement.
     const replayKey =
-      spec && !spec.preAuth && !spec.readOnly && spec.idempotent && typeof req.idempotencyKey === 'string' &&
-      req.idempotencyKey.length > 0 && req.idempotencyKey.length <= MAX_IDEMPOTENCY_KEY
+      spec &&
+      !spec.preAuth &&
+      !spec.readOnly &&
+      spec.idempotent &&
+      typeof req.idempotencyKey === 'string' &&
+      req.idempotencyKey.length > 0 &&
+      req.idempotencyKey.length <= MAX_IDEMPOTENCY_KEY
         ? req.idempotencyKey
         : undefined;
     let principal: Principal;
@@ -237,7 +242,13 @@ export class Pipeline {
         if ('refusal' in held) {
           if (scope) await releaseKey(q, scope);
           const frame = errorFrame('GOVERNANCE_NOT_READY', held.refusal.message);
-          return { status: 423, frame, body: JSON.stringify(frame), replayed: false, refusedHold: { hold: held.refusal.hold, reason: held.refusal.reason } } satisfies CallOutcome;
+          return {
+            status: 423,
+            frame,
+            body: JSON.stringify(frame),
+            replayed: false,
+            refusedHold: { hold: held.refusal.hold, reason: held.refusal.reason },
+          } satisfies CallOutcome;
         }
         ctx.emitted = held.event;
         result = held.result;
@@ -379,7 +390,8 @@ export class Pipeline {
       const principal = req.principal ?? (await authenticate(this.deps.db, req.apiKey));
       const spec = READS.get(req.path) ?? STATIC_READS.get(req.path);
       if (!spec) throw new ApiError('NOT_FOUND', `read /${req.path} not found`);
-      if (!principal.scopes.has(spec.scope)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for /${spec.path}${tierScopeNote(principal.tier)}`);
+      if (!principal.scopes.has(spec.scope))
+        throw new ApiError('FORBIDDEN_SCOPE', `missing scope ${spec.scope} for /${spec.path}${tierScopeNote(principal.tier)}`);
       const handler = this.reads.get(spec.path);
       if (!handler) throw new ApiError('NOT_FOUND', `read /${spec.path} is not deployed on this server`);
       const query = parseParams(handler.contract.query, req.query ?? {}, 'query');

@@ -160,9 +160,6 @@ async function aiDeps(families: FamilySet, opts: RuntimeOptions): Promise<Deps['
 
 /** A random secret created once per installation and shared by every process on the database. */
 async function instanceSecret(db: Db, name: string): Promise<string> {
-  await db.query('INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-    name,
-    randomBytes(32).toString('hex'),
-  ]);
+  await db.query('INSERT INTO instance_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32).toString('hex')]);
   return one(await db.query<{ value: string }>('SELECT value FROM instance_secrets WHERE name = $1', [name]), `instance secret ${name}`).value;
 }

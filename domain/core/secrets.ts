@@ -19,13 +19,7 @@ export interface FrameAtRest {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The frame to store for this committed call: `body` itself unless its result carries a declared secret. */
-export function frameAtRest(
-  contract: MethodContract,
-  frame: CallFrame,
-  body: string,
-  bearer: string | undefined,
-  scope: IdempotencyScope,
-): FrameAtRest {
+export function frameAtRest(contract: MethodContract, frame: CallFrame, body: string, bearer: string | undefined, scope: IdempotencyScope): FrameAtRest {
   const secrets = contract.secrets;
   if (!secrets || !frame.ok || !isRecord(frame.result)) return { frame: body, sealedFrame: null };
   const result = frame.result;

@@ -49,21 +49,33 @@ async function lockedPair(q: Queryable, orgId: string, partyId: string, principa
   return row;
 }
 
-async function writeLevel(q: Queryable, orgId: string, row: AwarenessRow | undefined, partyId: string, principalId: string, level: AwarenessLevel | null, source: 'declared' | 'derived') {
+async function writeLevel(
+  q: Queryable,
+  orgId: string,
+  row: AwarenessRow | undefined,
+  partyId: string,
+  principalId: string,
+  level: AwarenessLevel | null,
+  source: 'declared' | 'derived',
+) {
   if (row) {
-    const updated = one(await q.query<AwarenessRow>(
-      `UPDATE directory_awareness SET level = $3, level_source = $4, updated_at = now() WHERE org_id = $1 AND awareness_id = $2 RETURNING ${COLUMNS}`,
-      [orgId, row.awareness_id, level, source],
-    ));
+    const updated = one(
+      await q.query<AwarenessRow>(
+        `UPDATE directory_awareness SET level = $3, level_source = $4, updated_at = now() WHERE org_id = $1 AND awareness_id = $2 RETURNING ${COLUMNS}`,
+        [orgId, row.awareness_id, level, source],
+      ),
+    );
     return updated;
   }
-  const inserted = one(await q.query<AwarenessRow>(
-    // touchAwareness takes no lock: a row it inserted meanwhile is updated instead.
-    `INSERT INTO directory_awareness (org_id, awareness_id, party_id, principal_id, level, level_source) VALUES ($1, $2, $3, $4, $5, $6)
+  const inserted = one(
+    await q.query<AwarenessRow>(
+      // touchAwareness takes no lock: a row it inserted meanwhile is updated instead.
+      `INSERT INTO directory_awareness (org_id, awareness_id, party_id, principal_id, level, level_source) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (org_id, party_id, principal_id) DO UPDATE SET level = excluded.level, level_source = excluded.level_source, updated_at = now()
      RETURNING ${COLUMNS}`,
-    [orgId, newId('awr'), partyId, principalId, level, source],
-  ));
+      [orgId, newId('awr'), partyId, principalId, level, source],
+    ),
+  );
   return inserted;
 }
 
@@ -83,7 +95,13 @@ export const setAwareness = handler(c.setAwareness, async (ctx, p) => {
   if (principalId !== ctx.principal.id) await requireNamableMember(ctx.q, ctx.orgId, principalId, 'params.principalId');
   const level = p.level === 'none' ? null : p.level;
   const row = await lockedPair(ctx.q, ctx.orgId, party.partyId, principalId);
-  const base = { partyId: party.partyId, principalId, level, previousLevel: row?.level ?? null, ...(party.mergedFrom ? { followedFrom: party.mergedFrom } : {}) };
+  const base = {
+    partyId: party.partyId,
+    principalId,
+    level,
+    previousLevel: row?.level ?? null,
+    ...(party.mergedFrom ? { followedFrom: party.mergedFrom } : {}),
+  };
   // A cleared level is always a declared one (touches only ever set knows_of), so equal levels are the same state.
   if (row && row.level === level) {
     await ctx.emit('directory.awareness.set', row.awareness_id, { awarenessId: row.awareness_id, ...base, noop: true });

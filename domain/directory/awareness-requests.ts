@@ -55,7 +55,10 @@ const toRequest = (r: RequestRow) => ({
 });
 
 async function getRequest(q: Queryable, orgId: string, requestId: string, lock = false): Promise<RequestRow> {
-  const [row] = await q.query<RequestRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE r.org_id = $1 AND r.request_id = $2 ${lock ? 'FOR UPDATE OF r' : ''}`, [orgId, requestId]);
+  const [row] = await q.query<RequestRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE r.org_id = $1 AND r.request_id = $2 ${lock ? 'FOR UPDATE OF r' : ''}`, [
+    orgId,
+    requestId,
+  ]);
   if (!row) throw notFound(`request ${requestId}`);
   return row;
 }
@@ -69,7 +72,11 @@ async function knowersOf(q: Queryable, orgId: string, partyId: string, except: s
       LIMIT 50`,
     [orgId, partyId, except],
   );
-  const members = await getMembers(q, orgId, rows.map((r) => r.principal_id));
+  const members = await getMembers(
+    q,
+    orgId,
+    rows.map((r) => r.principal_id),
+  );
   return members.filter((m) => m.status === 'active').map((m) => m.id);
 }
 
@@ -91,7 +98,9 @@ export const requestAwareness = handler(c.requestAwareness, async (ctx, p) => {
   else {
     [targetId] = await knowersOf(ctx.q, ctx.orgId, party.partyId, me);
     if (targetId === undefined) {
-      throw conflict(`nobody else in the org is recorded as knowing ${party.partyId}; name a colleague (targetPrincipalId), or record who knows them (directory.setAwareness)`);
+      throw conflict(
+        `nobody else in the org is recorded as knowing ${party.partyId}; name a colleague (targetPrincipalId), or record who knows them (directory.setAwareness)`,
+      );
     }
   }
   const base = { partyId: party.partyId, kind: p.kind, requesterId: me, targetId, chosen: p.targetPrincipalId === undefined ? 'best_knower' : 'named' };
@@ -112,7 +121,12 @@ export const requestAwareness = handler(c.requestAwareness, async (ctx, p) => {
     [ctx.orgId, requestId, party.partyId, p.kind, me, targetId, p.note?.trim() || null],
   );
   const request = toRequest(await getRequest(ctx.q, ctx.orgId, requestId));
-  await ctx.emit('directory.awareness.request', requestId, { requestId, ...base, status: 'pending', ...(party.mergedFrom ? { followedFrom: party.mergedFrom } : {}) });
+  await ctx.emit('directory.awareness.request', requestId, {
+    requestId,
+    ...base,
+    status: 'pending',
+    ...(party.mergedFrom ? { followedFrom: party.mergedFrom } : {}),
+  });
   return { request, changed: true };
 });
 
@@ -145,7 +159,9 @@ export const resolveAwarenessRequest = handler(c.resolveAwarenessRequest, async 
     return { request: toRequest(row), raised: [], changed: false };
   }
   if (!FROM_STATES[p.decision].includes(row.status)) {
-    throw conflict(`request ${row.request_id} is ${row.status}; ${row.status === 'accepted' ? 'mark it done, decline or cancel it' : 'make a new request (directory.requestAwareness)'}`);
+    throw conflict(
+      `request ${row.request_id} is ${row.status}; ${row.status === 'accepted' ? 'mark it done, decline or cancel it' : 'make a new request (directory.requestAwareness)'}`,
+    );
   }
   await ctx.q.query(
     `UPDATE directory_awareness_requests SET status = $3, updated_at = now(), resolved_at = CASE WHEN $3 = 'accepted' THEN resolved_at ELSE now() END
@@ -172,10 +188,12 @@ export const resolveAwarenessRequest = handler(c.resolveAwarenessRequest, async 
   return { request, raised, changed: true };
 });
 
-
 export const listAwarenessRequests = handler(c.listAwarenessRequests, async (ctx, p) => {
   const params = new Params([ctx.orgId, ctx.principal.id]);
-  const where = ['r.org_id = $1', p.box === 'to_me' ? 'r.target_id = $2' : p.box === 'mine' ? 'r.requester_id = $2' : '(r.target_id = $2 OR r.requester_id = $2)'];
+  const where = [
+    'r.org_id = $1',
+    p.box === 'to_me' ? 'r.target_id = $2' : p.box === 'mine' ? 'r.requester_id = $2' : '(r.target_id = $2 OR r.requester_id = $2)',
+  ];
   if (p.status !== undefined) where.push(`r.status = ${params.push(p.status)}`);
   if (p.partyId !== undefined) {
     const party = await resolveParty(ctx.q, ctx.orgId, p.partyId);
@@ -214,17 +232,15 @@ export async function pendingRequestsTo(q: Queryable, orgId: string, principalId
  */
 export const introductionsWaiting: WaitingSource = async ({ q, orgId, me, cap }) => {
   if (!me.scopes.has('directory.read')) return { items: [] };
-  const items = (await pendingRequestsTo(q, orgId, me.id, cap)).map(
-    (r): InboxEntry => ({
-      kind: 'introduction',
-      id: r.id,
-      title: r.party.displayName,
-      since: r.createdAt,
-      from: r.requesterId,
-      link: { method: 'directory.resolveAwarenessRequest', params: { requestId: r.id } },
-      requestKind: r.kind,
-      party: { id: r.party.id, kind: r.party.kind },
-    }),
-  );
+  const items = (await pendingRequestsTo(q, orgId, me.id, cap)).map((r): InboxEntry => ({
+    kind: 'introduction',
+    id: r.id,
+    title: r.party.displayName,
+    since: r.createdAt,
+    from: r.requesterId,
+    link: { method: 'directory.resolveAwarenessRequest', params: { requestId: r.id } },
+    requestKind: r.kind,
+    party: { id: r.party.id, kind: r.party.kind },
+  }));
   return { items };
 };

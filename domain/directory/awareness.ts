@@ -23,8 +23,9 @@ export interface TouchAwareness {
 /** Record an interaction of a member with a party (followed through merges); returns the awareness id. */
 export async function touchAwareness(q: Queryable, orgId: string, t: TouchAwareness): Promise<string> {
   const party = await resolveParty(q, orgId, t.partyId);
-  const row = one(await q.query<{ awareness_id: string }>(
-    `INSERT INTO directory_awareness (org_id, awareness_id, party_id, principal_id, level, level_source, last_interaction_at, interactions)
+  const row = one(
+    await q.query<{ awareness_id: string }>(
+      `INSERT INTO directory_awareness (org_id, awareness_id, party_id, principal_id, level, level_source, last_interaction_at, interactions)
      VALUES ($1, $2, $3, $4, 'knows_of', 'derived', coalesce($5::timestamptz, now()), 1)
      ON CONFLICT (org_id, party_id, principal_id) DO UPDATE SET
        last_interaction_at = greatest(directory_awareness.last_interaction_at, excluded.last_interaction_at),
@@ -34,7 +35,8 @@ export async function touchAwareness(q: Queryable, orgId: string, t: TouchAwaren
        level_source = coalesce(directory_awareness.level_source, 'derived'),
        updated_at = now()
      RETURNING awareness_id`,
-    [orgId, newId('awr'), party.partyId, t.principalId, t.at ?? null],
-  ));
+      [orgId, newId('awr'), party.partyId, t.principalId, t.at ?? null],
+    ),
+  );
   return row.awareness_id;
 }

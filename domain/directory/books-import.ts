@@ -24,7 +24,9 @@ async function importOrg(families: FamilySet, q: Queryable, orgId: string): Prom
   );
   if (!pending) return false;
   const parties = (
-    await q.query<Imported>(`SELECT party_id FROM directory_parties WHERE org_id = $1 AND origin = 'import' AND kind = 'org' ORDER BY created_at, party_id`, [orgId])
+    await q.query<Imported>(`SELECT party_id FROM directory_parties WHERE org_id = $1 AND origin = 'import' AND kind = 'org' ORDER BY created_at, party_id`, [
+      orgId,
+    ])
   ).map((p) => p.party_id);
   const channels = await q.query<{ channel_id: string; value: string; key: string; domain: string | null }>(
     `SELECT channel_id, value, key, domain FROM directory_channels
@@ -38,10 +40,12 @@ async function importOrg(families: FamilySet, q: Queryable, orgId: string): Prom
     await q.query('UPDATE directory_channels SET key = $3, domain = $4 WHERE org_id = $1 AND channel_id = $2', [orgId, ch.channel_id, k.key, k.domain]);
     recomputed += 1;
   }
-  const { identifiers } = one(await q.query<{ identifiers: number }>(
-    'SELECT count(*)::int AS identifiers FROM directory_identifiers WHERE org_id = $1 AND party_id = ANY($2::text[])',
-    [orgId, parties],
-  ));
+  const { identifiers } = one(
+    await q.query<{ identifiers: number }>('SELECT count(*)::int AS identifiers FROM directory_identifiers WHERE org_id = $1 AND party_id = ANY($2::text[])', [
+      orgId,
+      parties,
+    ]),
+  );
   // Groups of imported parties sharing an ABN or an email key, each listed oldest first.
   const groups = await q.query<{ members: string[] }>(
     `SELECT array_agg(x.party_id ORDER BY p.created_at, p.party_id) AS members
@@ -65,7 +69,15 @@ async function importOrg(families: FamilySet, q: Queryable, orgId: string): Prom
     kind: 'directory.books.import',
     entityId: orgId,
     actor: '',
-    payload: { contacts: Number(pending.contacts), parties: parties.length, identifiers, channels: channels.length, keysRecomputed: recomputed, merges, by: 'system' },
+    payload: {
+      contacts: Number(pending.contacts),
+      parties: parties.length,
+      identifiers,
+      channels: channels.length,
+      keysRecomputed: recomputed,
+      merges,
+      by: 'system',
+    },
   });
   await q.query('UPDATE directory_books_imports SET appended_seq = $2 WHERE org_id = $1', [orgId, event.seq]);
   return true;

@@ -56,8 +56,7 @@ export function checkFields(kind: PartyKind, given: CaptureFields, prefix: strin
 }
 
 /** The name a proposal gives (empty when it names nobody, e.g. only an address was seen). */
-export const nameOf = (kind: PartyKind, f: CaptureFields): string =>
-  kind === 'org' ? (f.name ?? '') : (f.displayName ?? joinName(f.given ?? '', f.family));
+export const nameOf = (kind: PartyKind, f: CaptureFields): string => (kind === 'org' ? (f.name ?? '') : (f.displayName ?? joinName(f.given ?? '', f.family)));
 
 export interface ProposalInput {
   kind: PartyKind;
@@ -74,7 +73,10 @@ export function normaliseProposal(p: ProposalInput): Proposal {
   const keys = channelKeys(given, (fields.country ?? DEFAULT_COUNTRY) as CountryCode);
   const channels = keys.map((k, i) => ({ ...k, label: given[i].label?.trim() || null }));
   if (!nameOf(p.kind, fields) && !channels.some((c) => c.kind !== 'im') && !domain) {
-    throw badRequest('params.fields', p.kind === 'person' ? 'name the person (given or displayName) or give an email or phone' : 'name the organisation or give its website, email or phone');
+    throw badRequest(
+      'params.fields',
+      p.kind === 'person' ? 'name the person (given or displayName) or give an email or phone' : 'name the organisation or give its website, email or phone',
+    );
   }
   return { kind: p.kind, fields, channels, employerName: p.employerName?.trim() || null, domain };
 }
@@ -82,8 +84,9 @@ export function normaliseProposal(p: ProposalInput): Proposal {
 const fold = async (q: Queryable, s: string): Promise<string> => one(await q.query<{ f: string | null }>('SELECT dir_fold($1) AS f', [s])).f ?? '';
 
 /** The company domains a proposal shows: its website's, then its emails' (free mail left out). */
-const companyDomains = (p: Proposal): string[] =>
-  [...new Set([p.domain, ...p.channels.filter((c) => c.kind === 'email').map((c) => c.domain)].filter((d): d is string => !!d && !isFreeMail(d)))];
+const companyDomains = (p: Proposal): string[] => [
+  ...new Set([p.domain, ...p.channels.filter((c) => c.kind === 'email').map((c) => c.domain)].filter((d): d is string => !!d && !isFreeMail(d))),
+];
 
 /** One proposal per identity waits: the strongest key it carries. */
 export async function identityOf(q: Queryable, p: Proposal): Promise<string> {
@@ -194,12 +197,14 @@ export async function disagrees(q: Queryable, orgId: string, row: PartyRow, p: P
     } else if (loose(mine) !== loose(theirs)) return true;
   }
   if (p.kind === 'person' && p.employerName) {
-    const links = one(await q.query<{ total: number; named: number }>(
-      `SELECT count(*)::int AS total, count(*) FILTER (WHERE o.name_fold = dir_fold($3))::int AS named
+    const links = one(
+      await q.query<{ total: number; named: number }>(
+        `SELECT count(*)::int AS total, count(*) FILTER (WHERE o.name_fold = dir_fold($3))::int AS named
          FROM directory_links l JOIN directory_parties o ON o.org_id = l.org_id AND o.party_id = l.to_id
         WHERE l.org_id = $1 AND l.from_id = $2 AND l.relation = 'works_at' AND l.status = 'active'`,
-      [orgId, row.party_id, p.employerName],
-    ));
+        [orgId, row.party_id, p.employerName],
+      ),
+    );
     if (links.total > 0 && links.named === 0) return true;
   }
   if (p.kind === 'person') {
@@ -244,10 +249,10 @@ export async function applyToParty(
 
 /** Link a person to an employer it is not linked to (primary when it has none); whether it linked. */
 export async function linkEmployer(ctx: HandlerCtx, personId: string, employerId: string): Promise<boolean> {
-  const rows = await ctx.q.query<{ to_id: string }>(`SELECT to_id FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND status = 'active'`, [
-    ctx.orgId,
-    personId,
-  ]);
+  const rows = await ctx.q.query<{ to_id: string }>(
+    `SELECT to_id FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND status = 'active'`,
+    [ctx.orgId, personId],
+  );
   if (rows.some((r) => r.to_id === employerId)) return false;
   await ctx.q.query(
     `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, is_primary, created_by) VALUES ($1, $2, $3, $4, 'works_at', $5, $6)`,
@@ -259,7 +264,11 @@ export async function linkEmployer(ctx: HandlerCtx, personId: string, employerId
 
 /** Add the channels the party lacks (source capture); the first of a kind becomes its primary. */
 export async function addChannels(ctx: HandlerCtx, row: PartyRow, channels: readonly CapturedChannel[]): Promise<number> {
-  await lockKeys(ctx.q, ctx.orgId, channels.map((c) => `${c.kind}:${c.key}`));
+  await lockKeys(
+    ctx.q,
+    ctx.orgId,
+    channels.map((c) => `${c.kind}:${c.key}`),
+  );
   let added = 0;
   for (const [i, c] of channels.entries()) {
     const [held] = await ctx.q.query('SELECT 1 FROM directory_channels WHERE org_id = $1 AND party_id = $2 AND kind = $3 AND key = $4 AND status = $5', [

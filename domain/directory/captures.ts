@@ -98,7 +98,10 @@ function proposalOf(r: CaptureRow): Proposal {
 }
 
 async function getCapture(q: Queryable, orgId: string, captureId: string, lock = false): Promise<CaptureRow> {
-  const [row] = await q.query<CaptureRow>(`SELECT ${COLUMNS} FROM directory_captures WHERE org_id = $1 AND capture_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [orgId, captureId]);
+  const [row] = await q.query<CaptureRow>(`SELECT ${COLUMNS} FROM directory_captures WHERE org_id = $1 AND capture_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [
+    orgId,
+    captureId,
+  ]);
   if (!row) throw notFound(`capture ${captureId}`);
   return row;
 }
@@ -108,7 +111,8 @@ function checkEvidence(given: readonly { source: Source; ref: string; snippet?: 
   const out = new Map<string, Evidence>();
   for (const [i, e] of given.entries()) {
     const prefix = SOURCE_PREFIX[e.source];
-    if (!e.ref.startsWith(`${prefix}_`)) throw badRequest(`params.evidence.${i}.ref`, `${e.source === 'email' ? 'an' : 'a'} ${e.source} is cited by its ${prefix}_ id`);
+    if (!e.ref.startsWith(`${prefix}_`))
+      throw badRequest(`params.evidence.${i}.ref`, `${e.source === 'email' ? 'an' : 'a'} ${e.source} is cited by its ${prefix}_ id`);
     out.delete(e.ref);
     out.set(e.ref, { source: e.source, ref: e.ref, snippet: e.snippet?.trim() || null });
   }
@@ -135,10 +139,10 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
     return { capture: toCapture(rejected), outcome: 'rejected' as const, changed: false };
   }
 
-  const [pending] = await ctx.q.query<CaptureRow>(`SELECT ${COLUMNS} FROM directory_captures WHERE org_id = $1 AND identity = $2 AND status = 'pending' FOR UPDATE`, [
-    ctx.orgId,
-    identity,
-  ]);
+  const [pending] = await ctx.q.query<CaptureRow>(
+    `SELECT ${COLUMNS} FROM directory_captures WHERE org_id = $1 AND identity = $2 AND status = 'pending' FOR UPDATE`,
+    [ctx.orgId, identity],
+  );
   if (pending) {
     // What was seen before stands; this sighting fills its blanks and adds its channels and evidence.
     const before = proposalOf(pending);
@@ -152,12 +156,22 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
     const cited = json(pending.evidence);
     const allEvidence = [...cited.filter((e) => !evidence.some((n) => n.ref === e.ref)), ...evidence].slice(-MAX_EVIDENCE);
     const match = await bestMatch(ctx.q, ctx.orgId, merged);
-    const row = one(await ctx.q.query<CaptureRow>(
-      `UPDATE directory_captures SET fields = $3::jsonb, channels = $4::jsonb, employer_name = $5, evidence = $6::jsonb, match_party_id = $7, match_score = $8,
+    const row = one(
+      await ctx.q.query<CaptureRow>(
+        `UPDATE directory_captures SET fields = $3::jsonb, channels = $4::jsonb, employer_name = $5, evidence = $6::jsonb, match_party_id = $7, match_score = $8,
               match_reasons = $9::jsonb, sightings = sightings + 1, updated_at = now()
         WHERE org_id = $1 AND capture_id = $2 RETURNING ${COLUMNS}`,
-      [ctx.orgId, pending.capture_id, JSON.stringify(merged.fields), JSON.stringify(merged.channels), merged.employerName, JSON.stringify(allEvidence), ...matchColumns(match)],
-    ));
+        [
+          ctx.orgId,
+          pending.capture_id,
+          JSON.stringify(merged.fields),
+          JSON.stringify(merged.channels),
+          merged.employerName,
+          JSON.stringify(allEvidence),
+          ...matchColumns(match),
+        ],
+      ),
+    );
     await ctx.emit('directory.capture.propose', row.capture_id, {
       captureId: row.capture_id,
       ...base,
@@ -175,17 +189,31 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
     const party = await requireWritableParty(ctx.q, ctx.orgId, holder);
     if (!(await disagrees(ctx.q, ctx.orgId, party, proposal))) {
       // A person without an employer gets the one organisation the proposal names; one already linked keeps its own.
-      const named = proposal.kind === 'person' && proposal.employerName && party.employer_id === null ? await employersNamed(ctx.q, ctx.orgId, proposal.employerName, proposal) : [];
+      const named =
+        proposal.kind === 'person' && proposal.employerName && party.employer_id === null
+          ? await employersNamed(ctx.q, ctx.orgId, proposal.employerName, proposal)
+          : [];
       const applied = await applyToParty(ctx, party, proposal, { fields: {}, domain: null }, named.length === 1 ? named[0] : null);
-      const row = one(await ctx.q.query<CaptureRow>(
-        `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons,
+      const row = one(
+        await ctx.q.query<CaptureRow>(
+          `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons,
            status, resolution, party_id, proposed_by, resolved_by, resolved_at)
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11::jsonb, 'accepted', 'attached', $12, $13, 'rule', now()) RETURNING ${COLUMNS}`,
-        [
-          ctx.orgId, captureId, proposal.kind, JSON.stringify(proposal.fields), JSON.stringify(proposal.channels), proposal.employerName, JSON.stringify(erased(evidence)),
-          identity, ...matchColumns(match), holder, ctx.principal.id,
-        ],
-      ));
+          [
+            ctx.orgId,
+            captureId,
+            proposal.kind,
+            JSON.stringify(proposal.fields),
+            JSON.stringify(proposal.channels),
+            proposal.employerName,
+            JSON.stringify(erased(evidence)),
+            identity,
+            ...matchColumns(match),
+            holder,
+            ctx.principal.id,
+          ],
+        ),
+      );
       await ctx.emit('directory.capture.propose', captureId, {
         captureId,
         ...base,
@@ -198,14 +226,24 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
       return { capture: toCapture(row), outcome: 'attached' as const, changed: true };
     }
   }
-  const row = one(await ctx.q.query<CaptureRow>(
-    `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons, proposed_by)
+  const row = one(
+    await ctx.q.query<CaptureRow>(
+      `INSERT INTO directory_captures (org_id, capture_id, kind, fields, channels, employer_name, evidence, identity, match_party_id, match_score, match_reasons, proposed_by)
      VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7::jsonb, $8, $9, $10, $11::jsonb, $12) RETURNING ${COLUMNS}`,
-    [
-      ctx.orgId, captureId, proposal.kind, JSON.stringify(proposal.fields), JSON.stringify(proposal.channels), proposal.employerName, JSON.stringify(evidence), identity,
-      ...matchColumns(match), ctx.principal.id,
-    ],
-  ));
+      [
+        ctx.orgId,
+        captureId,
+        proposal.kind,
+        JSON.stringify(proposal.fields),
+        JSON.stringify(proposal.channels),
+        proposal.employerName,
+        JSON.stringify(evidence),
+        identity,
+        ...matchColumns(match),
+        ctx.principal.id,
+      ],
+    ),
+  );
   await ctx.emit('directory.capture.propose', captureId, {
     captureId,
     ...base,
@@ -219,15 +257,29 @@ export const proposeCapture = handler(c.proposeCapture, async (ctx, p) => {
 /** A new party from a capture (origin capture): its fields, channels and employer. */
 async function createFrom(ctx: HandlerCtx, p: Proposal, employerId: string | null): Promise<{ partyId: string; channels: number }> {
   const name = nameOf(p.kind, p.fields);
-  if (!name) throw badRequest(`params.fields.${p.kind === 'person' ? 'given' : 'name'}`, `the capture names no ${noun(p.kind)}; give ${p.kind === 'person' ? 'given or displayName' : 'name'}`);
+  if (!name)
+    throw badRequest(
+      `params.fields.${p.kind === 'person' ? 'given' : 'name'}`,
+      `the capture names no ${noun(p.kind)}; give ${p.kind === 'person' ? 'given or displayName' : 'name'}`,
+    );
   const f = p.fields;
   const partyId = newId(p.kind === 'person' ? 'per' : 'co');
   await ctx.q.query(
     `INSERT INTO directory_parties (org_id, party_id, kind, display_name, given_name, family_name, title, legal_name, website, domain, country, origin, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'capture', $12)`,
     [
-      ctx.orgId, partyId, p.kind, name, f.given ?? null, f.family ?? null, f.title ?? null, f.legalName ?? null, f.website ?? null, p.kind === 'org' ? p.domain : null,
-      f.country ?? null, ctx.principal.id,
+      ctx.orgId,
+      partyId,
+      p.kind,
+      name,
+      f.given ?? null,
+      f.family ?? null,
+      f.title ?? null,
+      f.legalName ?? null,
+      f.website ?? null,
+      p.kind === 'org' ? p.domain : null,
+      f.country ?? null,
+      ctx.principal.id,
     ],
   );
   const row = await getPartyRow(ctx.q, ctx.orgId, partyId, true);
@@ -245,7 +297,11 @@ async function partyNow(q: Queryable, orgId: string, partyId: string | null) {
 async function attachTarget(ctx: HandlerCtx, row: CaptureRow, partyId: string | undefined) {
   const id = partyId ?? (row.match_party_id ? (await resolveParty(ctx.q, ctx.orgId, row.match_party_id)).partyId : null);
   if (!id) throw badRequest('params.partyId', 'required: the capture matched no party');
-  if (kindOf(id) !== row.kind) throw badRequest('params.partyId', `a ${row.kind === 'org' ? 'organisation' : 'person'} capture attaches to ${row.kind === 'org' ? 'an organisation (co_…)' : 'a person (per_…)'}`);
+  if (kindOf(id) !== row.kind)
+    throw badRequest(
+      'params.partyId',
+      `a ${row.kind === 'org' ? 'organisation' : 'person'} capture attaches to ${row.kind === 'org' ? 'an organisation (co_…)' : 'a person (per_…)'}`,
+    );
   return requireWritableParty(ctx.q, ctx.orgId, id);
 }
 
@@ -265,7 +321,13 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
       );
     }
     const party = await partyNow(ctx.q, ctx.orgId, row.party_id);
-    await ctx.emit('directory.capture.resolve', row.capture_id, { captureId: row.capture_id, decision: p.decision, status: row.status, partyId: row.party_id, noop: true });
+    await ctx.emit('directory.capture.resolve', row.capture_id, {
+      captureId: row.capture_id,
+      decision: p.decision,
+      status: row.status,
+      partyId: row.party_id,
+      noop: true,
+    });
     return { capture: toCapture(row), party, changed: false };
   }
   const corrections = p.fields ? checkFields(row.kind, p.fields, 'params.fields') : { fields: {}, domain: null };
@@ -292,12 +354,14 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
     throw badRequest(p.partyId !== undefined ? 'params.partyId' : 'params.employerId', 'only for create or attach');
   }
   const status = p.decision === 'reject' ? 'rejected' : 'accepted';
-  const updated = one(await ctx.q.query<CaptureRow>(
-    `UPDATE directory_captures SET status = $3, resolution = $4, party_id = $5, fields = $6::jsonb, evidence = $7::jsonb, resolved_by = $8, resolved_at = now(),
+  const updated = one(
+    await ctx.q.query<CaptureRow>(
+      `UPDATE directory_captures SET status = $3, resolution = $4, party_id = $5, fields = $6::jsonb, evidence = $7::jsonb, resolved_by = $8, resolved_at = now(),
             updated_at = now()
       WHERE org_id = $1 AND capture_id = $2 RETURNING ${COLUMNS}`,
-    [ctx.orgId, row.capture_id, status, outcome[p.decision], partyId, JSON.stringify(fields), JSON.stringify(evidence), ctx.principal.id],
-  ));
+      [ctx.orgId, row.capture_id, status, outcome[p.decision], partyId, JSON.stringify(fields), JSON.stringify(evidence), ctx.principal.id],
+    ),
+  );
   const party = await partyNow(ctx.q, ctx.orgId, partyId);
   await ctx.emit('directory.capture.resolve', row.capture_id, {
     captureId: row.capture_id,
@@ -311,7 +375,6 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
   });
   return { capture: toCapture(updated), party, changed: true };
 });
-
 
 export const listCaptures = handler(c.listCaptures, async (ctx, p) => {
   const params = new Params([ctx.orgId]);

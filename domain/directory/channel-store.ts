@@ -64,11 +64,13 @@ export async function insertChannel(q: Queryable, orgId: string, partyId: string
   if (current && primary) {
     await q.query('UPDATE directory_channels SET is_primary = false WHERE org_id = $1 AND channel_id = $2', [orgId, current.channel_id]);
   }
-  const row = one(await q.query<ChannelRow>(
-    `INSERT INTO directory_channels AS c (org_id, channel_id, party_id, kind, service, value, key, domain, label, is_primary, source, created_by)
+  const row = one(
+    await q.query<ChannelRow>(
+      `INSERT INTO directory_channels AS c (org_id, channel_id, party_id, kind, service, value, key, domain, label, is_primary, source, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${CHANNEL_COLUMNS}`,
-    [orgId, newId('chn'), partyId, ck.kind, ck.service, ck.value, ck.key, ck.domain, opts.label ?? null, primary, opts.source, opts.createdBy],
-  ));
+      [orgId, newId('chn'), partyId, ck.kind, ck.service, ck.value, ck.key, ck.domain, opts.label ?? null, primary, opts.source, opts.createdBy],
+    ),
+  );
   return row;
 }
 
@@ -98,11 +100,7 @@ export interface ResolvedChannel {
  * its key, an active person's before an organisation's before an archived party's, oldest first. Null when the
  * value is not a valid address or number, or nobody holds it. Merged parties are followed to their survivor.
  */
-export async function resolveChannel(
-  q: Queryable,
-  orgId: string,
-  by: { kind: ChannelKind; value: string; service?: string },
-): Promise<ResolvedChannel | null> {
+export async function resolveChannel(q: Queryable, orgId: string, by: { kind: ChannelKind; value: string; service?: string }): Promise<ResolvedChannel | null> {
   const ck = by.kind === 'email' ? tryEmail(by.value) : by.kind === 'phone' ? tryPhone(by.value) : by.service ? normaliseIm(by.service, by.value) : null;
   if (!ck) return null;
   const [row] = await q.query<{ channel_id: string; key: string; is_primary: boolean; party_id: string }>(

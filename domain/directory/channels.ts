@@ -35,7 +35,13 @@ export const addChannel = handler(c.addChannel, async (ctx, p) => {
     [ctx.orgId, p.partyId, ck.kind, ck.key],
   );
   if (held && !(p.primary && !held.is_primary)) {
-    await ctx.emit('directory.channel.add', held.channel_id, { channelId: held.channel_id, partyId: p.partyId, kind: ck.kind, primary: held.is_primary, noop: true });
+    await ctx.emit('directory.channel.add', held.channel_id, {
+      channelId: held.channel_id,
+      partyId: p.partyId,
+      kind: ck.kind,
+      primary: held.is_primary,
+      noop: true,
+    });
     return { channel: toChannel(held), changed: false };
   }
   let channel: ChannelRow;
@@ -48,7 +54,12 @@ export const addChannel = handler(c.addChannel, async (ctx, p) => {
     channel = await insertChannel(ctx.q, ctx.orgId, p.partyId, ck, { label: p.label, primary: p.primary, source: 'manual', createdBy: ctx.principal.id });
   }
   await bumpParty(ctx.q, ctx.orgId, p.partyId);
-  await ctx.emit('directory.channel.add', channel.channel_id, { channelId: channel.channel_id, partyId: p.partyId, kind: ck.kind, primary: channel.is_primary });
+  await ctx.emit('directory.channel.add', channel.channel_id, {
+    channelId: channel.channel_id,
+    partyId: p.partyId,
+    kind: ck.kind,
+    primary: channel.is_primary,
+  });
   return { channel: toChannel(channel), changed: true };
 });
 
@@ -61,10 +72,10 @@ export const removeChannel = handler(c.removeChannel, async (ctx, p) => {
     await ctx.emit('directory.channel.remove', ch.channel_id, { ...base, newPrimaryId: null, noop: true });
     return { channel: toChannel(ch), newPrimaryId: null, changed: false };
   }
-  await ctx.q.query(
-    `UPDATE directory_channels SET status = 'removed', is_primary = false, removed_at = now() WHERE org_id = $1 AND channel_id = $2`,
-    [ctx.orgId, ch.channel_id],
-  );
+  await ctx.q.query(`UPDATE directory_channels SET status = 'removed', is_primary = false, removed_at = now() WHERE org_id = $1 AND channel_id = $2`, [
+    ctx.orgId,
+    ch.channel_id,
+  ]);
   let newPrimaryId: string | null = null;
   if (ch.is_primary) {
     const [next] = await ctx.q.query<{ channel_id: string }>(

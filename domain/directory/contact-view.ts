@@ -31,7 +31,13 @@ export const toContact = (r: PartyRow) => ({
 });
 
 /** A merged party in a sync page. */
-export const toContactTombstone = (r: PartyRow) => ({ id: r.party_id, kind: r.kind, merged: true as const, mergedInto: r.merged_into!, updatedAt: iso(r.updated_at) });
+export const toContactTombstone = (r: PartyRow) => ({
+  id: r.party_id,
+  kind: r.kind,
+  merged: true as const,
+  mergedInto: r.merged_into!,
+  updatedAt: iso(r.updated_at),
+});
 
 /** A number typed as digits and separators only: looked up as a phone, never as words. */
 const PHONE_SHAPED = /^\+?[\d\s().-]{6,}$/;
@@ -46,7 +52,12 @@ type Cursor = [string, string];
 
 /** A cursor of this list: its tag (c by name, u by change), then the key. */
 const tagged = (field: string, cursor: string, tag: string): Cursor =>
-  decodeCursor<[string, ...Cursor]>(cursor, field, (v) => v.length === 3 && v[0] === tag && typeof v[1] === 'string' && typeof v[2] === 'string', 'list returned (with these params)').slice(1) as Cursor;
+  decodeCursor<[string, ...Cursor]>(
+    cursor,
+    field,
+    (v) => v.length === 3 && v[0] === tag && typeof v[1] === 'string' && typeof v[2] === 'string',
+    'list returned (with these params)',
+  ).slice(1) as Cursor;
 
 export interface ContactPage {
   rows: PartyRow[];
@@ -76,7 +87,14 @@ export async function listContacts(q: Queryable, orgId: string, o: ContactListOp
           GROUP BY p.party_id ORDER BY min(ch.n) LIMIT $6`,
         [orgId, key.kind, key.key, o.statuses, o.kinds, o.limit],
       );
-      return { rows: await partyRows(q, orgId, rows.map((r) => r.party_id)), nextCursor: null };
+      return {
+        rows: await partyRows(
+          q,
+          orgId,
+          rows.map((r) => r.party_id),
+        ),
+        nextCursor: null,
+      };
     }
     const page = await partySearch.search(q, {
       org: orgId,
@@ -85,7 +103,14 @@ export async function listContacts(q: Queryable, orgId: string, o: ContactListOp
       cursor: o.cursor,
       filters: { kind: o.kinds, status: o.statuses },
     });
-    return { rows: await partyRows(q, orgId, page.items.map((h) => h.id)), nextCursor: page.nextCursor };
+    return {
+      rows: await partyRows(
+        q,
+        orgId,
+        page.items.map((h) => h.id),
+      ),
+      nextCursor: page.nextCursor,
+    };
   }
   const params = new Params([orgId, o.kinds, o.statuses]);
   let after = '';
@@ -150,7 +175,11 @@ async function paged(q: Queryable, orgId: string, rows: { party_id: string; sort
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    rows: await partyRows(q, orgId, page.map((r) => r.party_id)),
+    rows: await partyRows(
+      q,
+      orgId,
+      page.map((r) => r.party_id),
+    ),
     nextCursor: rows.length > limit && last ? encodeCursor([tag, last.sort, last.party_id]) : null,
   };
 }

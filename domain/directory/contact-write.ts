@@ -21,7 +21,9 @@ import { refreshEmployers } from './terms.js';
 export function splitName(name: string): { displayName: string; given: string; family: string | null } {
   const words = name.trim().split(/\s+/);
   const displayName = words.join(' ');
-  return words.length > 1 ? { displayName, given: words.slice(0, -1).join(' '), family: words[words.length - 1] } : { displayName, given: displayName, family: null };
+  return words.length > 1
+    ? { displayName, given: words.slice(0, -1).join(' '), family: words[words.length - 1] }
+    : { displayName, given: displayName, family: null };
 }
 
 /** The row changes of a new name (persons: given and family too); the old name is kept as an alias. */
@@ -32,11 +34,12 @@ export function renameChanges(row: PartyRow, name: string): Change[] {
     { field: 'name', column: 'display_name', value: split.displayName },
     { field: 'name', column: 'aliases', value: aliasesAfterRename(row.aliases, row.display_name, split.displayName) },
   ];
-  if (row.kind === 'person') changes.push({ field: 'name', column: 'given_name', value: split.given }, { field: 'name', column: 'family_name', value: split.family });
+  if (row.kind === 'person')
+    changes.push({ field: 'name', column: 'given_name', value: split.given }, { field: 'name', column: 'family_name', value: split.family });
   return changes;
 }
 
-const countryOf = (row: { country: string | null } | null): CountryCode => ((row?.country ?? DEFAULT_COUNTRY) as CountryCode);
+const countryOf = (row: { country: string | null } | null): CountryCode => (row?.country ?? DEFAULT_COUNTRY) as CountryCode;
 
 /** A value as its channel key, or BAD_REQUEST naming the field. */
 export const contactKey = (kind: 'email' | 'phone', value: string, field: string, country: CountryCode = DEFAULT_COUNTRY): ChannelKey =>
@@ -56,7 +59,12 @@ export async function employerNamed(ctx: HandlerCtx, name: string, origin: Party
   );
   if (found.length === 1) return { partyId: found[0].party_id, created: false };
   if (found.length > 1) {
-    throw conflict(`${field}: ${found.length > 5 ? 'more than 5' : found.length} organisations have this name (${found.slice(0, 5).map((f) => f.party_id).join(', ')}); link the person to one (directory.linkParty), or merge them (directory.proposeMerge)`);
+    throw conflict(
+      `${field}: ${found.length > 5 ? 'more than 5' : found.length} organisations have this name (${found
+        .slice(0, 5)
+        .map((f) => f.party_id)
+        .join(', ')}); link the person to one (directory.linkParty), or merge them (directory.proposeMerge)`,
+    );
   }
   const partyId = newId('co');
   await insertParty(ctx, { kind: 'org', partyId, displayName: name.trim().split(/\s+/).join(' '), origin });
@@ -82,7 +90,11 @@ export function checkKindFields(kind: PartyKind, f: { organisation?: unknown; ti
 }
 
 /** Make a party from contact fields: its row, its email and phone (refused when another active person holds the email), its employer. */
-export async function createContactParty(ctx: HandlerCtx, f: NewContact, origin: PartyOrigin): Promise<{ partyId: string; employer: { partyId: string; created: boolean } | null; channels: number }> {
+export async function createContactParty(
+  ctx: HandlerCtx,
+  f: NewContact,
+  origin: PartyOrigin,
+): Promise<{ partyId: string; employer: { partyId: string; created: boolean } | null; channels: number }> {
   checkKindFields(f.kind, f);
   const channels: ChannelParam[] = [];
   const keys: ChannelKey[] = [];
@@ -168,7 +180,10 @@ export async function setEmployer(ctx: HandlerCtx, row: PartyRow, orgPartyId: st
   if (orgPartyId === null) await end('', []);
   else {
     if (row.employer_id) await end('AND to_id = $3', [row.employer_id]);
-    await ctx.q.query(`UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary`, [ctx.orgId, row.party_id]);
+    await ctx.q.query(`UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary`, [
+      ctx.orgId,
+      row.party_id,
+    ]);
     const [open] = await ctx.q.query<{ link_id: string }>(
       `UPDATE directory_links SET is_primary = true WHERE org_id = $1 AND from_id = $2 AND to_id = $3 AND relation = 'works_at' AND status = 'active' RETURNING link_id`,
       [ctx.orgId, row.party_id, orgPartyId],
@@ -195,7 +210,11 @@ export async function hasStandInName(ctx: HandlerCtx, row: PartyRow): Promise<bo
  * persons before organisations, merged ids followed), else the one active person holding the E.164. An archived
  * holder: CONFLICT naming the way back. Null: none (create).
  */
-export async function matchContact(ctx: HandlerCtx, email: ChannelKey | null, phone: ChannelKey | null): Promise<{ partyId: string; by: 'email' | 'phone' } | null> {
+export async function matchContact(
+  ctx: HandlerCtx,
+  email: ChannelKey | null,
+  phone: ChannelKey | null,
+): Promise<{ partyId: string; by: 'email' | 'phone' } | null> {
   if (email) {
     const holder = await resolveChannel(ctx.q, ctx.orgId, { kind: 'email', value: email.value });
     if (holder && holder.partyStatus === 'archived') {

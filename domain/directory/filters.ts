@@ -75,7 +75,9 @@ export async function filterConditions(s: FilterScope, f: PartyFilter, params: P
   if (f.listId !== undefined) {
     const list = await readableList(s.q, s.orgId, s.principalId, f.listId);
     if (list.kind === 'static') {
-      where.push(`EXISTS (SELECT 1 FROM directory_list_members m WHERE m.org_id = p.org_id AND m.list_id = ${params.push(list.list_id)} AND m.party_id = p.party_id)`);
+      where.push(
+        `EXISTS (SELECT 1 FROM directory_list_members m WHERE m.org_id = p.org_id AND m.list_id = ${params.push(list.list_id)} AND m.party_id = p.party_id)`,
+      );
     } else {
       if (depth > 0) throw conflict(`list ${f.listId} is dynamic and used inside another dynamic list; a dynamic list's filter may not name a list`);
       const inner = storedFilter(list.filter);
@@ -99,7 +101,10 @@ export async function listScope(s: Omit<FilterScope, 'kind'>, listId: string, ki
   for (const kind of kinds) {
     const params = new Params([s.orgId, kind]);
     const where = await filterConditions({ ...s, kind }, { listId, status: 'active' }, params);
-    const rows = await s.q.query<{ party_id: string }>(`SELECT p.party_id FROM directory_parties p WHERE p.org_id = $1 AND p.kind = $2 AND ${where.join(' AND ')}`, params.values);
+    const rows = await s.q.query<{ party_id: string }>(
+      `SELECT p.party_id FROM directory_parties p WHERE p.org_id = $1 AND p.kind = $2 AND ${where.join(' AND ')}`,
+      params.values,
+    );
     ids.push(...rows.map((r) => r.party_id));
   }
   return ids;

@@ -35,7 +35,17 @@ export { refreshEmployers, refreshEmployerName } from './terms.js';
 // The contact view (contact.*, contacts.upsert, GET /contacts.list): parties as flat address-book cards.
 export { toContact, toContactTombstone, listContacts, syncContacts } from './contact-view.js';
 export {
-  addMissingValue, checkKindFields, contactKey, createContactParty, employerNamed, hasStandInName, matchContact, renameChanges, setEmployer, setPrimaryValue, splitName,
+  addMissingValue,
+  checkKindFields,
+  contactKey,
+  createContactParty,
+  employerNamed,
+  hasStandInName,
+  matchContact,
+  renameChanges,
+  setEmployer,
+  setPrimaryValue,
+  splitName,
 } from './contact-write.js';
 export { getPartyRow, noun } from './model.js';
 export { setArchived, writeChanges, type Change } from './party-write.js';

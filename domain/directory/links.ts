@@ -100,15 +100,20 @@ async function activeLink(q: Queryable, orgId: string, relation: Relation, from:
 
 /** Make a works_at link its person's primary (the former primary, if any, stops being it). */
 async function makePrimary(q: Queryable, orgId: string, link: LinkRow): Promise<void> {
-  await q.query(`UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary`, [orgId, link.from_id]);
+  await q.query(`UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary`, [
+    orgId,
+    link.from_id,
+  ]);
   await q.query('UPDATE directory_links SET is_primary = true WHERE org_id = $1 AND link_id = $2', [orgId, link.link_id]);
 }
 
 /** Refuse a pairing the relation does not allow, before reading anything (ids carry their kind). */
 function checkKinds(relation: Relation, fromId: string, toId: string): Rule {
   const rule = RULES[relation];
-  if (rule.from && kindOf(fromId) !== rule.from) throw badRequest('params.fromId', `${relation} needs ${rule.from === 'org' ? 'an' : 'a'} ${noun(rule.from)} (${prefixOf(rule.from)}…)`);
-  if (rule.to && kindOf(toId) !== rule.to) throw badRequest('params.toId', `${relation} needs ${rule.to === 'org' ? 'an' : 'a'} ${noun(rule.to)} (${prefixOf(rule.to)}…)`);
+  if (rule.from && kindOf(fromId) !== rule.from)
+    throw badRequest('params.fromId', `${relation} needs ${rule.from === 'org' ? 'an' : 'a'} ${noun(rule.from)} (${prefixOf(rule.from)}…)`);
+  if (rule.to && kindOf(toId) !== rule.to)
+    throw badRequest('params.toId', `${relation} needs ${rule.to === 'org' ? 'an' : 'a'} ${noun(rule.to)} (${prefixOf(rule.to)}…)`);
   return rule;
 }
 
@@ -125,7 +130,9 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
     throw badRequest('params.toId', to.mergedFrom ? `${p.toId} was merged into ${from.party_id}, the party linked from` : 'a party cannot be linked to itself');
   }
   if (to.status !== 'active') {
-    throw conflict(`params.toId: ${noun(to.kind)} ${to.partyId} is archived; restore it (directory.archive${to.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`);
+    throw conflict(
+      `params.toId: ${noun(to.kind)} ${to.partyId} is archived; restore it (directory.archive${to.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
+    );
   }
 
   const base = { fromId: from.party_id, toId: to.partyId, relation: p.relation, ...(to.mergedFrom ? { followedFrom: to.mergedFrom } : {}) };
@@ -160,11 +167,13 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
     primary = !current || p.primary === true;
     if (current && primary) await ctx.q.query('UPDATE directory_links SET is_primary = false WHERE org_id = $1 AND link_id = $2', [ctx.orgId, current.link_id]);
   }
-  const row = one(await ctx.q.query<LinkRow>(
-    `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, since, created_by)
+  const row = one(
+    await ctx.q.query<LinkRow>(
+      `INSERT INTO directory_links (org_id, link_id, from_id, to_id, relation, role, is_primary, since, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::date, $9) RETURNING ${LINK_COLUMNS}`,
-    [ctx.orgId, newId('plk'), from.party_id, to.partyId, p.relation, p.role ?? null, primary, p.since ?? null, ctx.principal.id],
-  ));
+      [ctx.orgId, newId('plk'), from.party_id, to.partyId, p.relation, p.role ?? null, primary, p.since ?? null, ctx.principal.id],
+    ),
+  );
   if (p.relation === 'works_at') await refreshEmployers(ctx.q, ctx.orgId, [from.party_id]);
   await bumpParty(ctx.q, ctx.orgId, from.party_id);
   await ctx.emit('directory.link.create', row.link_id, { linkId: row.link_id, ...base, primary });
@@ -194,10 +203,11 @@ export const unlinkParty = handler(c.unlinkParty, async (ctx: HandlerCtx, p) => 
   if (link.since !== null && until < link.since) throw badRequest('params.until', `before the link's since (${link.since})`);
   // A day of slack: the caller's today may be UTC's tomorrow.
   if (until > addDays(now, 1)) throw badRequest('params.until', 'in the future; a link ends on or before today');
-  await ctx.q.query(
-    `UPDATE directory_links SET status = 'ended', is_primary = false, until = $3::date, ended_at = now() WHERE org_id = $1 AND link_id = $2`,
-    [ctx.orgId, link.link_id, until],
-  );
+  await ctx.q.query(`UPDATE directory_links SET status = 'ended', is_primary = false, until = $3::date, ended_at = now() WHERE org_id = $1 AND link_id = $2`, [
+    ctx.orgId,
+    link.link_id,
+    until,
+  ]);
   let newPrimaryId: string | null = null;
   if (link.is_primary) {
     const [next] = await ctx.q.query<{ link_id: string }>(

@@ -33,9 +33,12 @@ async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: Li
     let ids: string[] | undefined;
     if (narrows(p)) {
       const where = await filterConditions(scope, p, params, false);
-      ids = (await q.query<{ party_id: string }>(`SELECT p.party_id FROM directory_parties p WHERE p.org_id = $1 AND p.kind = $2 AND ${where.join(' AND ')}`, params.values)).map(
-        (r) => r.party_id,
-      );
+      ids = (
+        await q.query<{ party_id: string }>(
+          `SELECT p.party_id FROM directory_parties p WHERE p.org_id = $1 AND p.kind = $2 AND ${where.join(' AND ')}`,
+          params.values,
+        )
+      ).map((r) => r.party_id);
       if (ids.length === 0) return { rows: [], nextCursor: null };
     }
     const status = p.status ?? 'active';
@@ -46,7 +49,14 @@ async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: Li
       cursor: p.cursor,
       filters: { kind, status: status === 'all' ? undefined : status, partyId: ids },
     });
-    return { rows: await partyRows(q, ctx.orgId, page.items.map((h) => h.id)), nextCursor: page.nextCursor };
+    return {
+      rows: await partyRows(
+        q,
+        ctx.orgId,
+        page.items.map((h) => h.id),
+      ),
+      nextCursor: page.nextCursor,
+    };
   }
   const where = await filterConditions(scope, p, params);
   const byUpdate = p.updatedSince !== undefined;
@@ -64,7 +74,11 @@ async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: Li
   const page = rows.slice(0, p.limit);
   const last = page[page.length - 1];
   return {
-    rows: await partyRows(q, ctx.orgId, page.map((r) => r.party_id)),
+    rows: await partyRows(
+      q,
+      ctx.orgId,
+      page.map((r) => r.party_id),
+    ),
     nextCursor: rows.length > p.limit && last ? encodeCursor([byUpdate ? 'u' : 'n', last.sort, last.party_id]) : null,
   };
 }
@@ -96,7 +110,10 @@ interface Hit {
 export const search = handler(c.search, async (ctx, p) =>
   ctx.deps.db.tx(async (q) => {
     const kinds: PartyKind[] = p.kinds ? [...new Set(p.kinds)] : ['person', 'org'];
-    const scopeIds = p.listId === undefined ? undefined : await listScope({ q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, kinds);
+    const scopeIds =
+      p.listId === undefined
+        ? undefined
+        : await listScope({ q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, kinds);
     const inScope = (id: string) => scopeIds === undefined || scopeIds.includes(id);
     const hits: Hit[] = [];
     if (p.duplicatesOf !== undefined) {
@@ -138,7 +155,15 @@ export const search = handler(c.search, async (ctx, p) =>
       }
     }
     const kept = hits.slice(0, p.limit);
-    const rows = new Map((await partyRows(q, ctx.orgId, kept.map((h) => h.id))).map((r) => [r.party_id, r]));
+    const rows = new Map(
+      (
+        await partyRows(
+          q,
+          ctx.orgId,
+          kept.map((h) => h.id),
+        )
+      ).map((r) => [r.party_id, r]),
+    );
     return {
       hits: kept.flatMap((h) => {
         const row = rows.get(h.id);

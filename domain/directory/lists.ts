@@ -87,7 +87,9 @@ async function resolveAll(ctx: HandlerCtx, partyIds: readonly string[], activeOn
     // Unknown (NOT_FOUND) and merged ids go the long way: resolveParty follows the merges.
     const party = row && row.status !== 'merged' ? { partyId: id, kind: row.kind, status: row.status } : await resolveParty(ctx.q, ctx.orgId, id);
     if (activeOnly && party.status !== 'active') {
-      throw conflict(`params.partyIds.${i}: ${noun(party.kind)} ${party.partyId} is archived; restore it (directory.archive${party.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`);
+      throw conflict(
+        `params.partyIds.${i}: ${noun(party.kind)} ${party.partyId} is archived; restore it (directory.archive${party.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
+      );
     }
     out.push({ given: id, partyId: party.partyId });
   }
@@ -98,7 +100,11 @@ async function resolveAll(ctx: HandlerCtx, partyIds: readonly string[], activeOn
 async function checkFilter(ctx: HandlerCtx, filter: PartyFilter): Promise<void> {
   if (filter.knownBy !== undefined) await requireNamableMember(ctx.q, ctx.orgId, filter.knownBy, 'params.filter.knownBy');
   for (const kind of ['person', 'org'] as const) {
-    await filterConditions({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params.filter' }, filter, new Params([ctx.orgId, kind]));
+    await filterConditions(
+      { q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params.filter' },
+      filter,
+      new Params([ctx.orgId, kind]),
+    );
   }
 }
 
@@ -107,10 +113,15 @@ export const createList = handler(c.createList, async (ctx, p) => {
   const filter = p.filter ? (Object.fromEntries(Object.entries(p.filter).filter(([, v]) => v !== undefined)) as PartyFilter) : null;
   if (filter) await checkFilter(ctx, filter);
   const listId = newId('lst');
-  await ctx.q.query(
-    `INSERT INTO directory_lists (org_id, list_id, name, kind, filter, visibility, owner_id) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
-    [ctx.orgId, listId, p.name.trim(), p.kind, filter ? JSON.stringify(filter) : null, p.visibility, ctx.principal.id],
-  );
+  await ctx.q.query(`INSERT INTO directory_lists (org_id, list_id, name, kind, filter, visibility, owner_id) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`, [
+    ctx.orgId,
+    listId,
+    p.name.trim(),
+    p.kind,
+    filter ? JSON.stringify(filter) : null,
+    p.visibility,
+    ctx.principal.id,
+  ]);
   const list = toList(await loadList(ctx.q, ctx.orgId, ctx.principal.id, listId), ctx.principal.id);
   await ctx.emit('directory.list.create', listId, { listId, kind: p.kind, visibility: p.visibility, filter: filter ? Object.keys(filter).sort() : null });
   return { list, changed: true };
@@ -131,10 +142,9 @@ export const addToList = handler(c.addToList, async (ctx, p) => {
   const added = wanted.filter((id) => !present.has(id));
   const already = wanted.filter((id) => present.has(id));
   // Counted after the lock (the locking read's own count may predate a concurrent add it waited for).
-  const { count } = one(await ctx.q.query<{ count: number }>('SELECT count(*)::int AS count FROM directory_list_members WHERE org_id = $1 AND list_id = $2', [
-    ctx.orgId,
-    p.listId,
-  ]));
+  const { count } = one(
+    await ctx.q.query<{ count: number }>('SELECT count(*)::int AS count FROM directory_list_members WHERE org_id = $1 AND list_id = $2', [ctx.orgId, p.listId]),
+  );
   if (count + added.length > MAX_LIST_MEMBERS) {
     throw conflict(`list ${p.listId} holds ${count} members and may hold at most ${MAX_LIST_MEMBERS}; remove some, or start another list`);
   }
@@ -144,10 +154,12 @@ export const addToList = handler(c.addToList, async (ctx, p) => {
     await ctx.emit('directory.list.add', p.listId, { ...base, partyIds: [], noop: true });
     return { list, added, already, changed: false };
   }
-  await ctx.q.query(
-    `INSERT INTO directory_list_members (org_id, list_id, party_id, added_by) SELECT $1, $2, x, $4 FROM unnest($3::text[]) AS x`,
-    [ctx.orgId, p.listId, added, ctx.principal.id],
-  );
+  await ctx.q.query(`INSERT INTO directory_list_members (org_id, list_id, party_id, added_by) SELECT $1, $2, x, $4 FROM unnest($3::text[]) AS x`, [
+    ctx.orgId,
+    p.listId,
+    added,
+    ctx.principal.id,
+  ]);
   await bumpList(ctx.q, ctx.orgId, p.listId);
   const list = toList(await loadList(ctx.q, ctx.orgId, ctx.principal.id, p.listId), ctx.principal.id);
   await ctx.emit('directory.list.add', p.listId, { ...base, partyIds: added });
@@ -196,11 +208,14 @@ export const shareList = handler(c.shareList, async (ctx, p) => {
   const visibility = p.visibility ?? (row.visibility === 'private' && granting ? 'shared' : row.visibility);
   if (visibility === 'private' && granting) throw badRequest('params.grants', 'a private list has no grants; share it (visibility shared) instead');
 
-  const current = new Map((typeof row.grants === 'string' ? (JSON.parse(row.grants) as { principalId: string; role: string }[]) : row.grants).map((g) => [g.principalId, g.role]));
+  const current = new Map(
+    (typeof row.grants === 'string' ? (JSON.parse(row.grants) as { principalId: string; role: string }[]) : row.grants).map((g) => [g.principalId, g.role]),
+  );
   const granted: { principalId: string; role: string }[] = [];
   const revoked: string[] = [];
   // Private again: nobody but the owner, so every grant goes.
-  const wanted: { principalId: string; role: string }[] = visibility === 'private' ? [...current.keys()].map((principalId) => ({ principalId, role: 'none' })) : grants;
+  const wanted: { principalId: string; role: string }[] =
+    visibility === 'private' ? [...current.keys()].map((principalId) => ({ principalId, role: 'none' })) : grants;
   for (const g of wanted) {
     const had = current.get(g.principalId);
     if (g.role === 'none') {
@@ -231,7 +246,6 @@ export const shareList = handler(c.shareList, async (ctx, p) => {
   return { list, changed: true };
 });
 
-
 /** LIKE's own characters taken literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 
@@ -239,7 +253,8 @@ export const listLists = handler(c.listLists, async (ctx, p) => {
   const params = new Params([ctx.orgId, ctx.principal.id]);
   const where = [`l.org_id = $1`, visibleTo(2)];
   if (p.mine) where.push('l.owner_id = $2');
-  if (p.q !== undefined) where.push(`lower(public.wops_unaccent(l.name)) LIKE '%' || lower(public.wops_unaccent(${params.push(likeEscape(p.q.trim()))})) || '%'`);
+  if (p.q !== undefined)
+    where.push(`lower(public.wops_unaccent(l.name)) LIKE '%' || lower(public.wops_unaccent(${params.push(likeEscape(p.q.trim()))})) || '%'`);
   if (p.cursor !== undefined) {
     const [name, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', strings(2));
     where.push(`(lower(l.name), l.list_id) > (${params.push(name, '::text')}, ${params.push(id, '::text')})`);

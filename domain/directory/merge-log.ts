@@ -34,7 +34,10 @@ async function shapeOf(q: Queryable, table: string): Promise<TableShape> {
       WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`,
     [ident(table)],
   );
-  const key = rows.filter((r) => r.pos !== null && r.attname !== 'org_id').sort((a, b) => a.pos! - b.pos!).map((r) => r.attname);
+  const key = rows
+    .filter((r) => r.pos !== null && r.attname !== 'org_id')
+    .sort((a, b) => a.pos! - b.pos!)
+    .map((r) => r.attname);
   if (key.length === 0) throw new Error(`merge log: ${table} has no primary key beyond org_id`);
   const shape = { key, generated: rows.filter((r) => r.generated).map((r) => r.attname) };
   shapes.set(table, shape);
@@ -142,12 +145,16 @@ export class ChangeWriter implements MergeChangeLog {
 /** Insert a whole row given as JSON (identity values kept); returns it as stored, without generated columns. */
 async function insertRow(q: Queryable, table: string, row: Row): Promise<Row> {
   const shape = await shapeOf(q, table);
-  const cols = Object.keys(row).filter((c) => !shape.generated.includes(c)).map(ident);
-  const out = one(await q.query<{ row: Row }>(
-    `INSERT INTO ${ident(table)} AS t (${cols.join(', ')}) OVERRIDING SYSTEM VALUE
+  const cols = Object.keys(row)
+    .filter((c) => !shape.generated.includes(c))
+    .map(ident);
+  const out = one(
+    await q.query<{ row: Row }>(
+      `INSERT INTO ${ident(table)} AS t (${cols.join(', ')}) OVERRIDING SYSTEM VALUE
      SELECT ${cols.join(', ')} FROM jsonb_populate_record(NULL::${ident(table)}, $1::jsonb) RETURNING to_jsonb(t) - $2::text[] AS row`,
-    [JSON.stringify(row), shape.generated],
-  ));
+      [JSON.stringify(row), shape.generated],
+    ),
+  );
   return out.row;
 }
 
@@ -176,7 +183,11 @@ const CLASH = ['23505', '23503', '23514'];
  * edited), as does a row gone since (gone) or a restore that would clash with later rows (conflict). Updates of one
  * row in a run are restored together, so checks across its columns hold.
  */
-export async function undoLog(q: Queryable, orgId: string, mergeId: string): Promise<{ restored: number; kept: KeptEdit[]; rows: { table: string; key: Row }[] }> {
+export async function undoLog(
+  q: Queryable,
+  orgId: string,
+  mergeId: string,
+): Promise<{ restored: number; kept: KeptEdit[]; rows: { table: string; key: Row }[] }> {
   const log = await q.query<LoggedChange>(
     `SELECT n, table_name, row_key, column_name, op, before, after FROM directory_merge_changes WHERE org_id = $1 AND merge_id = $2 ORDER BY n DESC`,
     [orgId, mergeId],
@@ -207,7 +218,12 @@ export async function undoLog(q: Queryable, orgId: string, mergeId: string): Pro
   return { restored, kept, rows };
 }
 
-async function undoGroup(q: Queryable, orgId: string, group: LoggedChange[], keep: (column: string | null, reason: KeptEdit['reason']) => void): Promise<number> {
+async function undoGroup(
+  q: Queryable,
+  orgId: string,
+  group: LoggedChange[],
+  keep: (column: string | null, reason: KeptEdit['reason']) => void,
+): Promise<number> {
   const { table_name: table, row_key: key, op } = group[0];
   const shape = await shapeOf(q, table);
   const [current] = await q.query<{ row: Row }>(

@@ -32,15 +32,31 @@ export async function lockPair(q: Queryable, orgId: string, survivorId: string, 
   for (const id of [survivorId, mergedId].sort()) rows.set(id, await requireWritableParty(q, orgId, id, { allowArchived: true }));
   const s = rows.get(survivorId)!;
   const l = rows.get(mergedId)!;
-  if (s.kind !== l.kind) throw badRequest('params.mergedId', `${mergedId} is ${a(l.kind)} and ${survivorId} ${a(s.kind)}; only two persons or two organisations merge`);
+  if (s.kind !== l.kind)
+    throw badRequest('params.mergedId', `${mergedId} is ${a(l.kind)} and ${survivorId} ${a(s.kind)}; only two persons or two organisations merge`);
   return { s, l };
 }
 
-export async function proposePair(families: FamilySet, q: Queryable, orgId: string, p: Proposal): Promise<{ row: MergeRow; changed: boolean; revised: boolean }> {
+export async function proposePair(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  p: Proposal,
+): Promise<{ row: MergeRow; changed: boolean; revised: boolean }> {
   const { s, l } = await lockPair(q, orgId, p.survivorId, p.mergedId);
   checkChoices(s.kind, p.fieldChoices);
-  const choices = Object.fromEntries(Object.entries(p.fieldChoices).filter(([, v]) => v !== undefined).sort(([x], [y]) => x.localeCompare(y)));
-  const [open] = await q.query<{ merge_id: string; survivor_id: string; field_choices: Record<string, string>; survivor_version: number; merged_version: number }>(
+  const choices = Object.fromEntries(
+    Object.entries(p.fieldChoices)
+      .filter(([, v]) => v !== undefined)
+      .sort(([x], [y]) => x.localeCompare(y)),
+  );
+  const [open] = await q.query<{
+    merge_id: string;
+    survivor_id: string;
+    field_choices: Record<string, string>;
+    survivor_version: number;
+    merged_version: number;
+  }>(
     `SELECT merge_id, survivor_id, field_choices, survivor_version, merged_version FROM directory_merges
       WHERE org_id = $1 AND status = 'proposed' AND least(survivor_id, merged_id) = least($2, $3) AND greatest(survivor_id, merged_id) = greatest($2, $3)
       FOR UPDATE`,
@@ -71,7 +87,12 @@ export async function proposePair(families: FamilySet, q: Queryable, orgId: stri
       [orgId, mergeId, s.kind, p.survivorId, p.mergedId, score, JSON.stringify(reasons), JSON.stringify(choices), versions.s, versions.l, p.proposedBy],
     );
   }
-  await savePreview(q, orgId, mergeId, await previewMerge(families, q, orgId, { mergeId, survivorId: p.survivorId, mergedId: p.mergedId, fieldChoices: choices }));
+  await savePreview(
+    q,
+    orgId,
+    mergeId,
+    await previewMerge(families, q, orgId, { mergeId, survivorId: p.survivorId, mergedId: p.mergedId, fieldChoices: choices }),
+  );
   return { row: await getMerge(q, orgId, mergeId), changed: true, revised: Boolean(open) };
 }
 

@@ -69,7 +69,8 @@ export async function runMerge(families: FamilySet, q: Queryable, orgId: string,
   for (const id of ids.filter((i) => i.party_id === L)) {
     const mine = ids.find((i) => i.party_id === S && i.scheme === id.scheme);
     if (!mine) await log.move('directory_identifiers', { party_id: L, scheme: id.scheme }, { party_id: S });
-    else if (m.fieldChoices.identifiers === 'merged' && mine.value !== id.value) await log.update('directory_identifiers', { party_id: S, scheme: id.scheme }, { value: id.value });
+    else if (m.fieldChoices.identifiers === 'merged' && mine.value !== id.value)
+      await log.update('directory_identifiers', { party_id: S, scheme: id.scheme }, { value: id.value });
     else continue;
     counts.identifiers += 1;
   }
@@ -93,7 +94,10 @@ export async function runMerge(families: FamilySet, q: Queryable, orgId: string,
 
   await moveAwareness(log, q, orgId, S, L, counts);
 
-  for (const r of await q.query<{ request_id: string }>('SELECT request_id FROM directory_awareness_requests WHERE org_id = $1 AND party_id = $2 ORDER BY request_id', [orgId, L])) {
+  for (const r of await q.query<{ request_id: string }>(
+    'SELECT request_id FROM directory_awareness_requests WHERE org_id = $1 AND party_id = $2 ORDER BY request_id',
+    [orgId, L],
+  )) {
     await log.update('directory_awareness_requests', { request_id: r.request_id }, { party_id: S });
     counts.requests += 1;
   }
@@ -170,16 +174,18 @@ async function moveLinks(log: ChangeWriter, q: Queryable, orgId: string, S: stri
   for (const link of links) {
     const from = link.from_id === L ? S : link.from_id;
     const to = link.to_id === L ? S : link.to_id;
-    const clash = one(await q.query<{ dup: boolean; loops: boolean; has_primary: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = $3 AND to_id = $4 AND status = 'active') AS dup,
+    const clash = one(
+      await q.query<{ dup: boolean; loops: boolean; has_primary: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = $3 AND to_id = $4 AND status = 'active') AS dup,
               ($3 IN ('reports_to', 'subsidiary_of') AND EXISTS (
                 WITH RECURSIVE up(id) AS (
                   SELECT $4::text UNION SELECT l.to_id FROM directory_links l JOIN up ON l.from_id = up.id
                    WHERE l.org_id = $1 AND l.relation = $3 AND l.status = 'active' AND l.link_id <> $5)
                 SELECT 1 FROM up WHERE id = $2)) AS loops,
               EXISTS (SELECT 1 FROM directory_links WHERE org_id = $1 AND from_id = $2 AND relation = 'works_at' AND is_primary AND link_id <> $5) AS has_primary`,
-      [orgId, from, link.relation, to, link.link_id],
-    ));
+        [orgId, from, link.relation, to, link.link_id],
+      ),
+    );
     if (from === to || clash.dup || clash.loops) {
       await log.update(LINKS, { link_id: link.link_id }, { is_primary: false, status: 'ended', ended_at: now });
       counts.endedLinks += 1;
@@ -220,10 +226,14 @@ async function moveAwareness(log: ChangeWriter, q: Queryable, orgId: string, S: 
     const theirs = RANK.indexOf(a.level ?? '');
     const mine = RANK.indexOf(a.mine_level ?? '');
     const higher = theirs > mine || (theirs === mine && a.level_source === 'declared' && a.mine_source !== 'declared');
-    await log.update(AWARENESS, { awareness_id: a.mine_id }, {
-      last_interaction_at: a.last,
-      interactions: Number(a.mine_interactions) + Number(a.interactions),
-      ...(higher ? { level: a.level, level_source: a.level_source } : {}),
-    });
+    await log.update(
+      AWARENESS,
+      { awareness_id: a.mine_id },
+      {
+        last_interaction_at: a.last,
+        interactions: Number(a.mine_interactions) + Number(a.interactions),
+        ...(higher ? { level: a.level, level_source: a.level_source } : {}),
+      },
+    );
   }
 }

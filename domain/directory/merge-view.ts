@@ -78,7 +78,12 @@ export interface Preview extends MergeOutcome {
  * What executing would do, exactly: the merge run (other families' hooks included) inside a savepoint, the
  * survivor read as it would be, then everything rolled back. The merge row must exist (its log rows point at it).
  */
-export async function previewMerge(families: FamilySet, q: Queryable, orgId: string, m: { mergeId: string; survivorId: string; mergedId: string; fieldChoices: Choices }): Promise<Preview> {
+export async function previewMerge(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  m: { mergeId: string; survivorId: string; mergedId: string; fieldChoices: Choices },
+): Promise<Preview> {
   await q.query('SAVEPOINT merge_preview');
   try {
     const outcome = await runMerge(families, q, orgId, m);

@@ -58,13 +58,14 @@ async function dismiss(ctx: HandlerCtx, m: MergeRow) {
     return { merge: toMerge(m), changed: false };
   }
   if (m.status !== 'proposed') {
-    throw conflict(`merge ${m.merge_id} is ${m.status}; only a proposed merge is dismissed${m.status === 'executed' ? ' (revert it with directory.revertMerge)' : ''}`);
+    throw conflict(
+      `merge ${m.merge_id} is ${m.status}; only a proposed merge is dismissed${m.status === 'executed' ? ' (revert it with directory.revertMerge)' : ''}`,
+    );
   }
-  await ctx.q.query(`UPDATE directory_merges SET status = 'dismissed', decided_by = $3, dismissed_at = now(), updated_at = now() WHERE org_id = $1 AND merge_id = $2`, [
-    ctx.orgId,
-    m.merge_id,
-    ctx.principal.id,
-  ]);
+  await ctx.q.query(
+    `UPDATE directory_merges SET status = 'dismissed', decided_by = $3, dismissed_at = now(), updated_at = now() WHERE org_id = $1 AND merge_id = $2`,
+    [ctx.orgId, m.merge_id, ctx.principal.id],
+  );
   const merge = toMerge(await getMerge(ctx.q, ctx.orgId, m.merge_id));
   await ctx.emit('directory.merge.dismiss', m.merge_id, ids(m));
   return { merge, changed: true };
@@ -85,48 +86,52 @@ function requireAsProposed(m: MergeRow, s: PartyRow, l: PartyRow): void {
   }
 }
 
-export const executeMerge = handler(
-  c.executeMerge,
-  async (ctx, p) => {
-    const m = await lockMerge(ctx, p.mergeId);
-    if (p.decision === 'dismiss') return dismiss(ctx, m);
-    if (m.status === 'executed') {
-      await ctx.emit('directory.merge.execute', m.merge_id, { ...ids(m), noop: true });
-      return { merge: toMerge(m), changed: false };
-    }
-    if (m.status !== 'proposed') {
-      throw conflict(`merge ${m.merge_id} is ${m.status}; propose the pair again (directory.proposeMerge) to merge them`);
-    }
-    const { s, l } = await lockPair(ctx.q, ctx.orgId, m.survivor_id, m.merged_id);
-    requireAsProposed(m, s, l);
-    const roles = [...(await rolesOf(ctx.deps.families, ctx.q, ctx.orgId, [s.party_id, l.party_id])).values()].flat().filter((r) => GUARDED_FAMILIES.has(r.family));
-    const proof =
-      mustHold(ctx.principal) && (Number(m.score) < UNSIGNED_SCORE || roles.length > 0)
-        ? await ctx.requireSignature({
-            actionClass: 'directory.execute_merge',
-            subjectId: m.merge_id,
-            summary: mergeSummary(m, s, l, roles),
-            // The signed payload binds both parties' versions: an edit after the hold makes the proof fail.
-            params: { ...p, survivorId: s.party_id, survivorVersion: Number(s.version), mergedId: l.party_id, mergedVersion: Number(l.version) },
-          })
-        : null;
-    const outcome = await runMerge(ctx.deps.families, ctx.q, ctx.orgId, { mergeId: m.merge_id, survivorId: m.survivor_id, mergedId: m.merged_id, fieldChoices: m.field_choices });
-    await ctx.q.query(
-      `UPDATE directory_merges SET status = 'executed', decided_by = $3, executed_at = now(), updated_at = now() WHERE org_id = $1 AND merge_id = $2`,
-      [ctx.orgId, m.merge_id, ctx.principal.id],
-    );
-    const merge = toMerge(await getMerge(ctx.q, ctx.orgId, m.merge_id));
-    await ctx.emit('directory.merge.execute', m.merge_id, {
-      ...ids(m),
-      score: Number(m.score),
-      ...outcome.counts,
-      roles: outcome.roles.length,
-      referencesByFamily: outcome.references,
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { merge, changed: true };
-  },
-);
+export const executeMerge = handler(c.executeMerge, async (ctx, p) => {
+  const m = await lockMerge(ctx, p.mergeId);
+  if (p.decision === 'dismiss') return dismiss(ctx, m);
+  if (m.status === 'executed') {
+    await ctx.emit('directory.merge.execute', m.merge_id, { ...ids(m), noop: true });
+    return { merge: toMerge(m), changed: false };
+  }
+  if (m.status !== 'proposed') {
+    throw conflict(`merge ${m.merge_id} is ${m.status}; propose the pair again (directory.proposeMerge) to merge them`);
+  }
+  const { s, l } = await lockPair(ctx.q, ctx.orgId, m.survivor_id, m.merged_id);
+  requireAsProposed(m, s, l);
+  const roles = [...(await rolesOf(ctx.deps.families, ctx.q, ctx.orgId, [s.party_id, l.party_id])).values()]
+    .flat()
+    .filter((r) => GUARDED_FAMILIES.has(r.family));
+  const proof =
+    mustHold(ctx.principal) && (Number(m.score) < UNSIGNED_SCORE || roles.length > 0)
+      ? await ctx.requireSignature({
+          actionClass: 'directory.execute_merge',
+          subjectId: m.merge_id,
+          summary: mergeSummary(m, s, l, roles),
+          // The signed payload binds both parties' versions: an edit after the hold makes the proof fail.
+          params: { ...p, survivorId: s.party_id, survivorVersion: Number(s.version), mergedId: l.party_id, mergedVersion: Number(l.version) },
+        })
+      : null;
+  const outcome = await runMerge(ctx.deps.families, ctx.q, ctx.orgId, {
+    mergeId: m.merge_id,
+    survivorId: m.survivor_id,
+    mergedId: m.merged_id,
+    fieldChoices: m.field_choices,
+  });
+  await ctx.q.query(
+    `UPDATE directory_merges SET status = 'executed', decided_by = $3, executed_at = now(), updated_at = now() WHERE org_id = $1 AND merge_id = $2`,
+    [ctx.orgId, m.merge_id, ctx.principal.id],
+  );
+  const merge = toMerge(await getMerge(ctx.q, ctx.orgId, m.merge_id));
+  await ctx.emit('directory.merge.execute', m.merge_id, {
+    ...ids(m),
+    score: Number(m.score),
+    ...outcome.counts,
+    roles: outcome.roles.length,
+    referencesByFamily: outcome.references,
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { merge, changed: true };
+});
 
 export const revertMerge = handler(c.revertMerge, async (ctx, p) => {
   const m = await lockMerge(ctx, p.mergeId);

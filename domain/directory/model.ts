@@ -74,10 +74,7 @@ export async function getPartyRow(q: Queryable, orgId: string, partyId: string, 
 /** These parties, in the order of `ids` (unknown ids left out). */
 export async function partyRows(q: Queryable, orgId: string, ids: readonly string[]): Promise<PartyRow[]> {
   if (ids.length === 0) return [];
-  const rows = await q.query<PartyRow>(`SELECT ${PARTY_COLUMNS} FROM directory_parties p WHERE p.org_id = $1 AND p.party_id = ANY($2::text[])`, [
-    orgId,
-    ids,
-  ]);
+  const rows = await q.query<PartyRow>(`SELECT ${PARTY_COLUMNS} FROM directory_parties p WHERE p.org_id = $1 AND p.party_id = ANY($2::text[])`, [orgId, ids]);
   const byId = new Map(rows.map((r) => [r.party_id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -131,7 +128,14 @@ export async function resolveParty(q: Queryable, orgId: string, partyId: string)
     );
     if (!row) throw notFound(`${noun(kindOf(partyId))} ${partyId}`);
     if (row.status !== 'merged') {
-      return { partyId: id, kind: row.kind, status: row.status, displayName: row.display_name, doNotContact: row.do_not_contact, mergedFrom: id === partyId ? null : partyId };
+      return {
+        partyId: id,
+        kind: row.kind,
+        status: row.status,
+        displayName: row.display_name,
+        doNotContact: row.do_not_contact,
+        mergedFrom: id === partyId ? null : partyId,
+      };
     }
     id = row.merged_into!;
   }

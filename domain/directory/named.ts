@@ -52,14 +52,13 @@ export async function lockPartyName(q: Queryable, orgId: string, name: string): 
 }
 
 /** A new active organisation of this name, made by another family's record (origin books). Returns its id. */
-export async function createOrgParty(
-  q: Queryable,
-  orgId: string,
-  p: { partyId: string; name: string; origin: 'books'; createdBy: string },
-): Promise<string> {
-  await q.query(
-    `INSERT INTO directory_parties (org_id, party_id, kind, display_name, origin, created_by) VALUES ($1, $2, 'org', $3, $4, $5)`,
-    [orgId, p.partyId, p.name.trim().replace(/\s+/g, ' '), p.origin, p.createdBy],
-  );
+export async function createOrgParty(q: Queryable, orgId: string, p: { partyId: string; name: string; origin: 'books'; createdBy: string }): Promise<string> {
+  await q.query(`INSERT INTO directory_parties (org_id, party_id, kind, display_name, origin, created_by) VALUES ($1, $2, 'org', $3, $4, $5)`, [
+    orgId,
+    p.partyId,
+    p.name.trim().replace(/\s+/g, ' '),
+    p.origin,
+    p.createdBy,
+  ]);
   return p.partyId;
 }

@@ -100,11 +100,7 @@ export function normaliseIm(service: string, value: string): ChannelKey {
 }
 
 /** One channel as a caller gave it; `field` names it in errors (params.channels.1). */
-export function normaliseChannel(
-  c: { kind: ChannelKind; value: string; service?: string },
-  field: string,
-  country: CountryCode = DEFAULT_COUNTRY,
-): ChannelKey {
+export function normaliseChannel(c: { kind: ChannelKind; value: string; service?: string }, field: string, country: CountryCode = DEFAULT_COUNTRY): ChannelKey {
   if (c.kind === 'email') return normaliseEmail(c.value, `${field}.value`);
   if (c.kind === 'phone') return normalisePhone(c.value, `${field}.value`, country);
   if (!c.service) throw badRequest(`${field}.service`, 'required for an im channel (e.g. slack, whatsapp)');

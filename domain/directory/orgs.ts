@@ -10,7 +10,17 @@ import { candidatesOf, identifierHolder } from './dedupe.js';
 import { orgDetail } from './detail.js';
 import { getPartyRow, requireWritableParty, toOrg, toTombstone } from './model.js';
 import { DEFAULT_COUNTRY, normaliseIdentifier, normaliseTags, normaliseWebsite } from './normalise.js';
-import { addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, insertParty, setArchived, writeChanges } from './party-write.js';
+import {
+  addNewChannels,
+  aliasesAfterRename,
+  archiveEvent,
+  channelKeys,
+  cleanAliases,
+  differing,
+  insertParty,
+  setArchived,
+  writeChanges,
+} from './party-write.js';
 import { refreshEmployerName } from './terms.js';
 
 /* directory.createOrg, updateOrg, archiveOrg, getOrg. An identifier is one organisation's: two active ones never share it. */
@@ -24,11 +34,18 @@ async function setIdentifiers(ctx: HandlerCtx, partyId: string, given: Record<st
     scheme,
     value: value === null ? null : normaliseIdentifier(scheme, value, `params.identifiers.${scheme}`),
   }));
-  await lockKeys(ctx.q, ctx.orgId, wanted.flatMap((w) => (w.value === null ? [] : [`id:${w.scheme}:${w.value}`])));
+  await lockKeys(
+    ctx.q,
+    ctx.orgId,
+    wanted.flatMap((w) => (w.value === null ? [] : [`id:${w.scheme}:${w.value}`])),
+  );
   const current = new Map(
-    (await ctx.q.query<{ scheme: string; value: string }>('SELECT scheme, value FROM directory_identifiers WHERE org_id = $1 AND party_id = $2', [ctx.orgId, partyId])).map(
-      (r) => [r.scheme, r.value],
-    ),
+    (
+      await ctx.q.query<{ scheme: string; value: string }>('SELECT scheme, value FROM directory_identifiers WHERE org_id = $1 AND party_id = $2', [
+        ctx.orgId,
+        partyId,
+      ])
+    ).map((r) => [r.scheme, r.value]),
   );
   let changed = false;
   for (const w of wanted) {
@@ -58,8 +75,19 @@ export const createOrg = handler(c.createOrg, async (ctx, p) => {
   const name = p.name.trim();
   const tags = normaliseTags(p.tags ?? []);
   await insertParty(ctx, {
-    kind: 'org', partyId, displayName: name, origin: 'manual', legalName: p.legalName ?? null, website: site?.website ?? null, domain: site?.domain ?? null,
-    aliases: p.aliases, tags, addresses: p.addresses, notes: p.notes ?? null, doNotContact: p.doNotContact, country: p.country ?? null,
+    kind: 'org',
+    partyId,
+    displayName: name,
+    origin: 'manual',
+    legalName: p.legalName ?? null,
+    website: site?.website ?? null,
+    domain: site?.domain ?? null,
+    aliases: p.aliases,
+    tags,
+    addresses: p.addresses,
+    notes: p.notes ?? null,
+    doNotContact: p.doNotContact,
+    country: p.country ?? null,
   });
   await setIdentifiers(ctx, partyId, p.identifiers ?? {});
   await addNewChannels(ctx, partyId, 'org', channels, keys);
@@ -82,7 +110,11 @@ export const updateOrg = handler(c.updateOrg, async (ctx, p) => {
   checkVersion('organisation', p.orgId, row.version, p.ifVersion);
   const name = p.name?.trim() ?? row.display_name;
   const renamed = name !== row.display_name;
-  const aliases = renamed ? aliasesAfterRename(p.aliases ?? row.aliases, row.display_name, name) : p.aliases === undefined ? undefined : cleanAliases(p.aliases, name);
+  const aliases = renamed
+    ? aliasesAfterRename(p.aliases ?? row.aliases, row.display_name, name)
+    : p.aliases === undefined
+      ? undefined
+      : cleanAliases(p.aliases, name);
   const site = p.website === undefined || p.website === null ? p.website : normaliseWebsite(p.website, 'params.website');
   const changes = differing([
     { field: 'name', column: 'display_name', value: name, current: row.display_name },

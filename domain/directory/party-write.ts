@@ -48,7 +48,11 @@ export async function addNewChannels(
   source: PartyOrigin = 'manual',
   fields: readonly string[] = keys.map((_, i) => `params.channels.${i}.value`),
 ): Promise<void> {
-  await lockKeys(ctx.q, ctx.orgId, keys.map((k) => `${k.kind}:${k.key}`));
+  await lockKeys(
+    ctx.q,
+    ctx.orgId,
+    keys.map((k) => `${k.kind}:${k.key}`),
+  );
   for (const [i, k] of keys.entries()) await refuseHeldEmail(ctx.q, ctx.orgId, kind, k, partyId, fields[i]);
   for (const [i, k] of keys.entries()) {
     await insertChannel(ctx.q, ctx.orgId, partyId, k, { label: channels[i].label, primary: channels[i].primary, source, createdBy: ctx.principal.id });
@@ -83,9 +87,24 @@ export async function insertParty(ctx: HandlerCtx, p: NewParty): Promise<void> {
        addresses, notes, do_not_contact, origin, country, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18)`,
     [
-      ctx.orgId, p.partyId, p.kind, p.displayName, p.given ?? null, p.family ?? null, p.title ?? null, p.legalName ?? null, p.website ?? null, p.domain ?? null,
-      cleanAliases(p.aliases ?? [], p.displayName), [...(p.tags ?? [])], JSON.stringify(p.addresses ?? []), p.notes ?? null, p.doNotContact ?? false, p.origin,
-      p.country ?? null, ctx.principal.id,
+      ctx.orgId,
+      p.partyId,
+      p.kind,
+      p.displayName,
+      p.given ?? null,
+      p.family ?? null,
+      p.title ?? null,
+      p.legalName ?? null,
+      p.website ?? null,
+      p.domain ?? null,
+      cleanAliases(p.aliases ?? [], p.displayName),
+      [...(p.tags ?? [])],
+      JSON.stringify(p.addresses ?? []),
+      p.notes ?? null,
+      p.doNotContact ?? false,
+      p.origin,
+      p.country ?? null,
+      ctx.principal.id,
     ],
   );
 }
@@ -132,10 +151,11 @@ export function differing(candidates: readonly (Change & { current: unknown })[]
 export async function writeChanges(ctx: HandlerCtx, partyId: string, changes: readonly Change[]): Promise<void> {
   if (changes.length === 0) return bumpParty(ctx.q, ctx.orgId, partyId);
   const sets = changes.map((c, i) => `${c.column} = $${i + 3}${c.json ? '::jsonb' : ''}`);
-  await ctx.q.query(
-    `UPDATE directory_parties SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND party_id = $2`,
-    [ctx.orgId, partyId, ...changes.map((c) => (c.json ? JSON.stringify(c.value) : c.value))],
-  );
+  await ctx.q.query(`UPDATE directory_parties SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND party_id = $2`, [
+    ctx.orgId,
+    partyId,
+    ...changes.map((c) => (c.json ? JSON.stringify(c.value) : c.value)),
+  ]);
 }
 
 /** A target party (an employer, a list member): followed through merges; must be active and of `kind`. */
@@ -143,7 +163,9 @@ export async function activeTarget(ctx: HandlerCtx, partyId: string, kind: Party
   const party = await resolveParty(ctx.q, ctx.orgId, partyId);
   if (party.kind !== kind) throw badRequest(field, `${partyId} is not an ${noun(kind)}`);
   if (party.status !== 'active') {
-    throw conflict(`${field}: ${noun(kind)} ${party.partyId} is archived; restore it (directory.archive${kind === 'org' ? 'Org' : 'Person'} with archived: false) first`);
+    throw conflict(
+      `${field}: ${noun(kind)} ${party.partyId} is archived; restore it (directory.archive${kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
+    );
   }
   return party;
 }
@@ -154,10 +176,11 @@ export async function setArchived(ctx: HandlerCtx, partyId: string, archived: bo
   const status = archived ? 'archived' : 'active';
   if (row.status === status) return { row, changed: false };
   if (!archived) await refuseRestoreClash(ctx, row);
-  await ctx.q.query(
-    `UPDATE directory_parties SET status = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND party_id = $2`,
-    [ctx.orgId, partyId, status],
-  );
+  await ctx.q.query(`UPDATE directory_parties SET status = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND party_id = $2`, [
+    ctx.orgId,
+    partyId,
+    status,
+  ]);
   return { row: await getPartyRow(ctx.q, ctx.orgId, partyId), changed: true };
 }
 
@@ -170,18 +193,26 @@ async function refuseRestoreClash(ctx: HandlerCtx, row: PartyRow): Promise<void>
       `SELECT key FROM directory_channels WHERE org_id = $1 AND party_id = $2 AND kind = 'email' AND status = 'active' ORDER BY key`,
       [ctx.orgId, row.party_id],
     );
-    await lockKeys(ctx.q, ctx.orgId, emails.map((e) => `email:${e.key}`));
+    await lockKeys(
+      ctx.q,
+      ctx.orgId,
+      emails.map((e) => `email:${e.key}`),
+    );
     for (const e of emails) {
       const holder = await emailHolder(ctx.q, ctx.orgId, e.key, row.party_id);
       if (holder) throw conflict(`${field}: an email of ${row.party_id} is now held by ${holder}; ${way}`);
     }
     return;
   }
-  const ids = await ctx.q.query<{ scheme: string; value: string }>('SELECT scheme, value FROM directory_identifiers WHERE org_id = $1 AND party_id = $2 ORDER BY scheme', [
+  const ids = await ctx.q.query<{ scheme: string; value: string }>(
+    'SELECT scheme, value FROM directory_identifiers WHERE org_id = $1 AND party_id = $2 ORDER BY scheme',
+    [ctx.orgId, row.party_id],
+  );
+  await lockKeys(
+    ctx.q,
     ctx.orgId,
-    row.party_id,
-  ]);
-  await lockKeys(ctx.q, ctx.orgId, ids.map((i) => `id:${i.scheme}:${i.value}`));
+    ids.map((i) => `id:${i.scheme}:${i.value}`),
+  );
   for (const i of ids) {
     const holder = await identifierHolder(ctx.q, ctx.orgId, i.scheme, i.value, row.party_id);
     if (holder) throw conflict(`${field}: its ${i.scheme} is now held by ${holder}; ${way}`);

@@ -8,7 +8,18 @@ import { personDetail } from './detail.js';
 import { getPartyRow, requireWritableParty, toPerson, toTombstone } from './model.js';
 import { DEFAULT_COUNTRY, normaliseTags } from './normalise.js';
 import {
-  activeTarget, addNewChannels, aliasesAfterRename, archiveEvent, channelKeys, cleanAliases, differing, insertParty, joinName, linkFirstEmployer, setArchived, writeChanges,
+  activeTarget,
+  addNewChannels,
+  aliasesAfterRename,
+  archiveEvent,
+  channelKeys,
+  cleanAliases,
+  differing,
+  insertParty,
+  joinName,
+  linkFirstEmployer,
+  setArchived,
+  writeChanges,
 } from './party-write.js';
 
 /* directory.createPerson, updatePerson, archivePerson, getPerson. */
@@ -22,8 +33,19 @@ export const createPerson = handler(c.createPerson, async (ctx, p) => {
   const displayName = p.displayName?.trim() || joinName(p.given, p.family);
   const tags = normaliseTags(p.tags ?? []);
   await insertParty(ctx, {
-    kind: 'person', partyId, displayName, origin: 'manual', given: p.given.trim(), family: p.family?.trim() || null, title: p.title ?? null,
-    aliases: p.aliases, tags, addresses: p.addresses, notes: p.notes ?? null, doNotContact: p.doNotContact, country: p.country ?? null,
+    kind: 'person',
+    partyId,
+    displayName,
+    origin: 'manual',
+    given: p.given.trim(),
+    family: p.family?.trim() || null,
+    title: p.title ?? null,
+    aliases: p.aliases,
+    tags,
+    addresses: p.addresses,
+    notes: p.notes ?? null,
+    doNotContact: p.doNotContact,
+    country: p.country ?? null,
   });
   await addNewChannels(ctx, partyId, 'person', channels, keys);
   if (employer) await linkFirstEmployer(ctx, partyId, employer.partyId, p.worksAt?.role ?? null);

@@ -43,7 +43,12 @@ export function checkPartyRoles(families: FamilySet): void {
 }
 
 /** Every role of these parties, by party id (parties with none are absent). */
-export async function rolesOf(families: FamilySet, q: Queryable, orgId: string, partyIds: readonly string[]): Promise<Map<string, { family: string; role: string; refId: string | null }[]>> {
+export async function rolesOf(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  partyIds: readonly string[],
+): Promise<Map<string, { family: string; role: string; refId: string | null }[]>> {
   const out = new Map<string, { family: string; role: string; refId: string | null }[]>();
   if (partyIds.length === 0) return out;
   for (const { family, value: source } of families.contributions('partyRoles')) {

@@ -37,7 +37,11 @@ function typeOf(label: string | null, kind: 'email' | 'phone' | 'adr'): string |
 }
 
 /** `20261127T081400Z`: REV in the basic format both versions read. */
-const revOf = (t: string) => new Date(t).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const revOf = (t: string) =>
+  new Date(t)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 function channelProps(channels: readonly ChannelRow[], version: VCardVersion): VCardProperty[] {
   const props: VCardProperty[] = [];
@@ -45,11 +49,20 @@ function channelProps(channels: readonly ChannelRow[], version: VCardVersion): V
     if (ch.kind === 'email') {
       const type = typeOf(ch.label, 'email');
       const types = version === '3.0' ? ['INTERNET', ...(type ? [type.toUpperCase()] : []), ...(ch.is_primary ? ['PREF'] : [])] : type ? [type] : [];
-      props.push({ name: 'EMAIL', value: ch.value, params: { ...(types.length ? { TYPE: types } : {}), ...(version === '4.0' && ch.is_primary ? { PREF: '1' } : {}) } });
+      props.push({
+        name: 'EMAIL',
+        value: ch.value,
+        params: { ...(types.length ? { TYPE: types } : {}), ...(version === '4.0' && ch.is_primary ? { PREF: '1' } : {}) },
+      });
     } else if (ch.kind === 'phone') {
       const type = typeOf(ch.label, 'phone');
       if (version === '4.0') {
-        props.push({ name: 'TEL', value: `tel:${ch.key}`, uri: true, params: { VALUE: 'uri', ...(type ? { TYPE: type } : {}), ...(ch.is_primary ? { PREF: '1' } : {}) } });
+        props.push({
+          name: 'TEL',
+          value: `tel:${ch.key}`,
+          uri: true,
+          params: { VALUE: 'uri', ...(type ? { TYPE: type } : {}), ...(ch.is_primary ? { PREF: '1' } : {}) },
+        });
       } else {
         const types = [...(type ? [type.toUpperCase()] : ['VOICE']), ...(ch.is_primary ? ['PREF'] : [])];
         props.push({ name: 'TEL', value: ch.key, params: { TYPE: types } });

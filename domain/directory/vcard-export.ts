@@ -28,7 +28,10 @@ function exportIdOf(ctx: HandlerCtx, p: Params): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([ctx.orgId, ctx.principal.id, selection, p.version, p.format, p.includeNotes]))
     .digest();
-  return `vcx_${BigInt(`0x${digest.subarray(0, 12).toString('hex')}`).toString(36).padStart(16, '0').slice(-16)}`;
+  return `vcx_${BigInt(`0x${digest.subarray(0, 12).toString('hex')}`)
+    .toString(36)
+    .padStart(16, '0')
+    .slice(-16)}`;
 }
 
 interface CursorBody {
@@ -69,14 +72,17 @@ function readCursor(key: string, cursor: string, exportId: string, principalId: 
 /** Every party of the export, sorted by id: the ids asked for (merged ones followed to their survivors), or the list's active members. */
 async function selectionIds(ctx: HandlerCtx, p: Params): Promise<string[]> {
   if (p.listId !== undefined) {
-    const ids = await listScope({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, ['person', 'org']);
+    const ids = await listScope({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, [
+      'person',
+      'org',
+    ]);
     return [...new Set(ids)].sort();
   }
   const asked = [...new Set([...(p.personIds ?? []), ...(p.orgIds ?? [])])];
-  const rows = await ctx.q.query<{ party_id: string; status: string }>('SELECT party_id, status FROM directory_parties WHERE org_id = $1 AND party_id = ANY($2::text[])', [
-    ctx.orgId,
-    asked,
-  ]);
+  const rows = await ctx.q.query<{ party_id: string; status: string }>(
+    'SELECT party_id, status FROM directory_parties WHERE org_id = $1 AND party_id = ANY($2::text[])',
+    [ctx.orgId, asked],
+  );
   const status = new Map(rows.map((r) => [r.party_id, r.status]));
   const missing = asked.find((id) => !status.has(id));
   if (missing) throw notFound(`${noun(kindOf(missing))} ${missing}`);
@@ -89,54 +95,51 @@ const summaryOf = (p: Params, total: number) =>
   `Export ${total} ${total === 1 ? 'party' : 'parties'}${p.listId ? ` of list ${p.listId}` : ''} as ${p.format === 'jcard' ? 'jCard' : `vCard ${p.version}`}` +
   `${p.includeNotes ? ', notes included' : ''}, out of the workspace`;
 
-export const exportVcard = handler(
-  c.exportVcard,
-  async (ctx, p) => {
-    const exportId = exportIdOf(ctx, p);
-    const now = ctx.deps.clock.now().getTime();
-    const after = p.cursor === undefined ? null : readCursor(ctx.deps.signingKey, p.cursor, exportId, ctx.principal.id, now).a;
-    const ids = await selectionIds(ctx, p);
-    // A page after the first continues an export already allowed: its cursor is signed and bound to it.
-    const proof =
-      after === null && mustHold(ctx.principal) && (p.listId !== undefined || ids.length > MAX_AGENT_EXPORT)
-        ? await ctx.requireSignature({
-            actionClass: 'directory.export_vcard',
-            subjectId: exportId,
-            summary: summaryOf(p, ids.length),
-            // What is approved is the export, not a page of it.
-            params: { ...p, cursor: undefined, limit: undefined },
-          })
-        : null;
-    const start = after === null ? 0 : ids.findIndex((id) => id > after);
-    const page = start < 0 ? [] : ids.slice(start, start + p.limit);
-    const rows = await partyRows(ctx.q, ctx.orgId, page);
-    const channels = await channelsOf(ctx.q, ctx.orgId, page);
-    const cards = rows.map((r) => partyCard(r, channels.get(r.party_id) ?? [], { orgId: ctx.orgId, version: p.version, includeNotes: p.includeNotes }));
-    const last = page[page.length - 1];
-    const more = start >= 0 && start + p.limit < ids.length && last !== undefined;
-    const nextCursor = more ? signCursor(ctx.deps.signingKey, { e: exportId, p: ctx.principal.id, a: last, t: now + CURSOR_TTL_MS }) : null;
-    await ctx.emit('directory.vcard.export', exportId, {
-      exportId,
-      version: p.version,
-      format: p.format,
-      includeNotes: p.includeNotes,
-      listId: p.listId ?? null,
-      count: rows.length,
-      persons: rows.filter((r) => r.kind === 'person').length,
-      orgs: rows.filter((r) => r.kind === 'org').length,
-      total: ids.length,
-      page: after === null ? 'first' : 'next',
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return {
-      exportId,
-      count: rows.length,
-      total: ids.length,
-      version: p.version,
-      format: p.format,
-      mediaType: p.format === 'jcard' ? JCARD_MEDIA_TYPE : VCARD_MEDIA_TYPE,
-      body: exportBody(cards, p.version, p.format),
-      nextCursor,
-    };
-  },
-);
+export const exportVcard = handler(c.exportVcard, async (ctx, p) => {
+  const exportId = exportIdOf(ctx, p);
+  const now = ctx.deps.clock.now().getTime();
+  const after = p.cursor === undefined ? null : readCursor(ctx.deps.signingKey, p.cursor, exportId, ctx.principal.id, now).a;
+  const ids = await selectionIds(ctx, p);
+  // A page after the first continues an export already allowed: its cursor is signed and bound to it.
+  const proof =
+    after === null && mustHold(ctx.principal) && (p.listId !== undefined || ids.length > MAX_AGENT_EXPORT)
+      ? await ctx.requireSignature({
+          actionClass: 'directory.export_vcard',
+          subjectId: exportId,
+          summary: summaryOf(p, ids.length),
+          // What is approved is the export, not a page of it.
+          params: { ...p, cursor: undefined, limit: undefined },
+        })
+      : null;
+  const start = after === null ? 0 : ids.findIndex((id) => id > after);
+  const page = start < 0 ? [] : ids.slice(start, start + p.limit);
+  const rows = await partyRows(ctx.q, ctx.orgId, page);
+  const channels = await channelsOf(ctx.q, ctx.orgId, page);
+  const cards = rows.map((r) => partyCard(r, channels.get(r.party_id) ?? [], { orgId: ctx.orgId, version: p.version, includeNotes: p.includeNotes }));
+  const last = page[page.length - 1];
+  const more = start >= 0 && start + p.limit < ids.length && last !== undefined;
+  const nextCursor = more ? signCursor(ctx.deps.signingKey, { e: exportId, p: ctx.principal.id, a: last, t: now + CURSOR_TTL_MS }) : null;
+  await ctx.emit('directory.vcard.export', exportId, {
+    exportId,
+    version: p.version,
+    format: p.format,
+    includeNotes: p.includeNotes,
+    listId: p.listId ?? null,
+    count: rows.length,
+    persons: rows.filter((r) => r.kind === 'person').length,
+    orgs: rows.filter((r) => r.kind === 'org').length,
+    total: ids.length,
+    page: after === null ? 'first' : 'next',
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return {
+    exportId,
+    count: rows.length,
+    total: ids.length,
+    version: p.version,
+    format: p.format,
+    mediaType: p.format === 'jcard' ? JCARD_MEDIA_TYPE : VCARD_MEDIA_TYPE,
+    body: exportBody(cards, p.version, p.format),
+    nextCursor,
+  };
+});

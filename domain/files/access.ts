@@ -100,7 +100,8 @@ export async function fileAccess(
   if (!file) throw notFound(`file ${fileId}`);
   const role = await roleOn(q, orgId, file, caller, opts.now ?? new Date());
   if (role === null) throw notFound(`file ${fileId}`);
-  if (roleRank(role) < roleRank(need)) throw new ApiError('FORBIDDEN_SCOPE', `missing role ${need} on ${fileId} (you are ${role}): ask a manager of it to share it with you as ${need}`);
+  if (roleRank(role) < roleRank(need))
+    throw new ApiError('FORBIDDEN_SCOPE', `missing role ${need} on ${fileId} (you are ${role}): ask a manager of it to share it with you as ${need}`);
   return { file, role };
 }
 
@@ -138,7 +139,11 @@ export const READABLE_FILE_IDS_SQL = (org: string, principal: string, ids: strin
  * Where a new file sits: its parent's path plus itself, or a new path when it is a restricted folder or at the
  * root. `open_to_org` is inherited from the parent unless the new file is itself restricted.
  */
-export function placeUnder(parent: Pick<FileRow, 'access_path' | 'open_to_org'> | null, fileId: string, restricted: boolean): { accessPath: string[]; openToOrg: boolean } {
+export function placeUnder(
+  parent: Pick<FileRow, 'access_path' | 'open_to_org'> | null,
+  fileId: string,
+  restricted: boolean,
+): { accessPath: string[]; openToOrg: boolean } {
   if (restricted) return { accessPath: [fileId], openToOrg: false };
   if (!parent) return { accessPath: [fileId], openToOrg: true };
   return { accessPath: [...parent.access_path, fileId], openToOrg: parent.open_to_org };

@@ -89,7 +89,13 @@ export const rename = handler(c.rename, async (ctx, p) => {
   const { file } = await activeFile(ctx.q, ctx.orgId, p.fileId, caller, 'editor', now);
   const same = file.name === p.name;
   if (!same) {
-    await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [ctx.orgId, p.fileId, p.name, caller.id, now.toISOString()]);
+    await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [
+      ctx.orgId,
+      p.fileId,
+      p.name,
+      caller.id,
+      now.toISOString(),
+    ]);
   }
   const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
   await ctx.emit('files.file.rename', p.fileId, { fileId: p.fileId, kind: file.kind, ...(same ? { noop: true } : {}) });
@@ -122,7 +128,15 @@ export const duplicate = handler(c.duplicate, async (ctx, p) => {
   });
   if (file.kind === 'upload' && file.sha256) {
     // The copy holds the same bytes under a reference of its own (the caller may read the original: no uploader check).
-    await holdUpload(ctx.q, ctx.orgId, fileId, 1, { sha256: file.sha256, size: Number(file.size_bytes), contentType: file.content_type ?? 'application/octet-stream' }, caller.id, at);
+    await holdUpload(
+      ctx.q,
+      ctx.orgId,
+      fileId,
+      1,
+      { sha256: file.sha256, size: Number(file.size_bytes), contentType: file.content_type ?? 'application/octet-stream' },
+      caller.id,
+      at,
+    );
   }
   if (native) row = await setHead(ctx.q, ctx.orgId, fileId, await native.duplicate(ctx.q, ctx.orgId, file.file_id, fileId, caller.id, now), caller.id, at);
   const view = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
@@ -135,10 +149,12 @@ export const star = handler(c.star, async (ctx, p) => {
   const caller = callerOf(ctx.principal);
   await fileAccess(ctx.q, ctx.orgId, p.fileId, caller, 'viewer', { now });
   const rows = p.starred
-    ? await ctx.q.query(
-        `INSERT INTO file_stars (org_id, principal_id, file_id, starred_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1 AS x`,
-        [ctx.orgId, caller.id, p.fileId, now.toISOString()],
-      )
+    ? await ctx.q.query(`INSERT INTO file_stars (org_id, principal_id, file_id, starred_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1 AS x`, [
+        ctx.orgId,
+        caller.id,
+        p.fileId,
+        now.toISOString(),
+      ])
     : await ctx.q.query('DELETE FROM file_stars WHERE org_id = $1 AND principal_id = $2 AND file_id = $3 RETURNING 1 AS x', [ctx.orgId, caller.id, p.fileId]);
   const changed = rows.length > 0;
   const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);

@@ -80,7 +80,13 @@ async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params
   if (file.kind === 'upload') return undefined;
   if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
   const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision);
-  const up = await ctx.deps.blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([out.bytes]), contentType: out.contentType, madeHere: true });
+  const up = await ctx.deps.blobs.upload({
+    orgId: ctx.orgId,
+    principalId: ctx.principal.id,
+    body: Readable.from([out.bytes]),
+    contentType: out.contentType,
+    madeHere: true,
+  });
   return { sha256: up.sha256, size: up.size, contentType: out.contentType };
 }
 
@@ -133,16 +139,27 @@ export const exportRequest = handler(
       bytes = rendered;
       await referenceBlob(ctx.q as TxQueryable, { orgId: ctx.orgId, sha256: bytes.sha256, holder: exportId, by: caller.id });
     }
-    const row = one(await ctx.q.query<ExportRow>(
-      `INSERT INTO file_exports (org_id, export_id, file_id, format, revision, sha256, size_bytes, content_type, created_by, created_at)
+    const row = one(
+      await ctx.q.query<ExportRow>(
+        `INSERT INTO file_exports (org_id, export_id, file_id, format, revision, sha256, size_bytes, content_type, created_by, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${EXPORT_COLUMNS}`,
-      [ctx.orgId, exportId, file.file_id, p.format, revision, bytes.sha256, bytes.size, bytes.contentType, caller.id, now.toISOString()],
-    ));
+        [ctx.orgId, exportId, file.file_id, p.format, revision, bytes.sha256, bytes.size, bytes.contentType, caller.id, now.toISOString()],
+      ),
+    );
     revision = Number(row.revision);
     // Bound to this export and its requester: each download checks both again (exportServable).
-    const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, { ttlMs: EXPORT_URL_TTL_MS, record: { kind: EXPORT_RECORD, id: exportId, principalId: caller.id } });
+    const signed = ctx.deps.blobs.signedPath(ctx.orgId, bytes.sha256, {
+      ttlMs: EXPORT_URL_TTL_MS,
+      record: { kind: EXPORT_RECORD, id: exportId, principalId: caller.id },
+    });
     await ctx.emit('files.export.create', exportId, {
-      exportId, fileId: file.file_id, kind: file.kind, format: p.format, revision, sha256: bytes.sha256, sizeBytes: bytes.size,
+      exportId,
+      fileId: file.file_id,
+      kind: file.kind,
+      format: p.format,
+      revision,
+      sha256: bytes.sha256,
+      sizeBytes: bytes.size,
     });
     return { export: toExport(row), url: `${ctx.deps.config.publicUrl}${signed.path}`, expiresAt: signed.expiresAt };
   },

@@ -43,7 +43,13 @@ export const filesEvents = recordVisibility({ records: (e, p) => [p.fileId ?? p.
 export const filesSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[EXPORT_RECORD, exportServable]]);
 
 /** The files family, as domain/deployed.ts lists it. */
-export const filesFamily: Family = { name: 'files', methods: filesHandlers, eventVisibility: { files: filesEvents }, signedRecords: filesSignedRecords, contributes: { references: filesReferences } };
+export const filesFamily: Family = {
+  name: 'files',
+  methods: filesHandlers,
+  eventVisibility: { files: filesEvents },
+  signedRecords: filesSignedRecords,
+  contributes: { references: filesReferences },
+};
 
 export type { FileAccess } from './access.js';
 export { callerOf, canReadFile } from './access.js';

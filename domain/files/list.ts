@@ -45,7 +45,12 @@ async function scope(ctx: HandlerCtx): Promise<Scope> {
   };
 }
 
-async function page(ctx: HandlerCtx, p: Params, rows: (FileRow & { sort_at?: string | Date })[], key: (r: FileRow & { sort_at?: string | Date }) => string[]): Promise<Result> {
+async function page(
+  ctx: HandlerCtx,
+  p: Params,
+  rows: (FileRow & { sort_at?: string | Date })[],
+  key: (r: FileRow & { sort_at?: string | Date }) => string[],
+): Promise<Result> {
   const shown = rows.slice(0, p.limit);
   const last = shown[shown.length - 1];
   return {
@@ -64,8 +69,11 @@ async function children(ctx: HandlerCtx, p: Params): Promise<Result> {
   }
   const s = await scope(ctx);
   const params = [...s.params, p.parentId ?? null, p.limit + 1, p.kind ?? null];
-  const after = p.cursor === undefined ? undefined : decodeCursor<[string, string, string]>(p.cursor, 'cursor', (v) => strings(3)(v) && (v[0] === '0' || v[0] === '1'));
-  const keyset = after ? `AND ((f.kind <> 'folder')::int, f.name, f.file_id) > ($${params.push(Number(after[0]))}::int, $${params.push(after[1])}::text, $${params.push(after[2])}::text)` : '';
+  const after =
+    p.cursor === undefined ? undefined : decodeCursor<[string, string, string]>(p.cursor, 'cursor', (v) => strings(3)(v) && (v[0] === '0' || v[0] === '1'));
+  const keyset = after
+    ? `AND ((f.kind <> 'folder')::int, f.name, f.file_id) > ($${params.push(Number(after[0]))}::int, $${params.push(after[1])}::text, $${params.push(after[2])}::text)`
+    : '';
   const rows = await ctx.q.query<FileRow>(
     `SELECT ${FILE_COLUMNS} FROM files f
       WHERE f.org_id = $1 AND f.parent_id IS NOT DISTINCT FROM $5::text AND f.status = 'active' AND ($7::text IS NULL OR f.kind = $7) ${keyset}
@@ -126,12 +134,19 @@ async function search(ctx: HandlerCtx, p: Params): Promise<Result> {
     }),
   );
   const ids = found.items.map((h) => h.id);
-  const rows = ids.length ? await ctx.q.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files f WHERE f.org_id = $1 AND f.file_id = ANY($2::text[])`, [ctx.orgId, ids]) : [];
+  const rows = ids.length
+    ? await ctx.q.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM files f WHERE f.org_id = $1 AND f.file_id = ANY($2::text[])`, [ctx.orgId, ids])
+    : [];
   const byId = new Map(rows.map((r) => [r.file_id, r]));
   // A hit trashed between the search and this read is left out.
   const hits = found.items.filter((h) => byId.get(h.id)?.status === 'active');
   return {
-    files: await filesFor(ctx.q, ctx.orgId, caller.id, hits.map((h) => byId.get(h.id)!)),
+    files: await filesFor(
+      ctx.q,
+      ctx.orgId,
+      caller.id,
+      hits.map((h) => byId.get(h.id)!),
+    ),
     hits: hits.map((h) => ({ fileId: h.id, matched: h.matched, snippet: snippet(h.highlights) })),
     nextCursor: found.nextCursor,
   };
@@ -139,7 +154,8 @@ async function search(ctx: HandlerCtx, p: Params): Promise<Result> {
 
 export const list = handler(c.list, async (ctx, p) => {
   if (p.view !== undefined && p.parentId !== undefined) throw badRequest('view', 'list a folder (parentId) or a view, not both');
-  if (p.query !== undefined && (p.view !== undefined || p.parentId !== undefined)) throw badRequest('query', 'a search covers the whole drive: leave view and parentId out');
+  if (p.query !== undefined && (p.view !== undefined || p.parentId !== undefined))
+    throw badRequest('query', 'a search covers the whole drive: leave view and parentId out');
   if (p.query !== undefined) return search(ctx, p);
   if (p.view !== undefined) return view(ctx, p, p.view);
   return children(ctx, p);

@@ -39,16 +39,22 @@ export function toFile(r: FileRow, starred: boolean): FileView {
 /** Which of these files the caller starred. */
 export async function starredAmong(q: Queryable, orgId: string, principalId: string, fileIds: readonly string[]): Promise<Set<string>> {
   if (fileIds.length === 0) return new Set();
-  const rows = await q.query<{ file_id: string }>(
-    'SELECT file_id FROM file_stars WHERE org_id = $1 AND principal_id = $2 AND file_id = ANY($3::text[])',
-    [orgId, principalId, [...fileIds]],
-  );
+  const rows = await q.query<{ file_id: string }>('SELECT file_id FROM file_stars WHERE org_id = $1 AND principal_id = $2 AND file_id = ANY($3::text[])', [
+    orgId,
+    principalId,
+    [...fileIds],
+  ]);
   return new Set(rows.map((r) => r.file_id));
 }
 
 /** Rows as contract files, with the caller's stars. */
 export async function filesFor(q: Queryable, orgId: string, principalId: string, rows: readonly FileRow[]): Promise<FileView[]> {
-  const stars = await starredAmong(q, orgId, principalId, rows.map((r) => r.file_id));
+  const stars = await starredAmong(
+    q,
+    orgId,
+    principalId,
+    rows.map((r) => r.file_id),
+  );
   return rows.map((r) => toFile(r, stars.has(r.file_id)));
 }
 
@@ -63,7 +69,15 @@ export async function fileRow(q: Queryable, orgId: string, fileId: string): Prom
 }
 
 /** An active file the caller holds `need` on: trashed is CONFLICT naming the way back. */
-export async function activeFile(q: Queryable, orgId: string, fileId: string, caller: Caller, need: Parameters<typeof fileAccess>[4], now: Date, lock = true): Promise<FileAccess> {
+export async function activeFile(
+  q: Queryable,
+  orgId: string,
+  fileId: string,
+  caller: Caller,
+  need: Parameters<typeof fileAccess>[4],
+  now: Date,
+  lock = true,
+): Promise<FileAccess> {
   const access = await fileAccess(q, orgId, fileId, caller, need, { lock, now });
   if (access.file.status === 'trashed') {
     throw conflict(`file ${fileId} is in the trash: recover it first (files.recover on ${access.file.trashed_root ?? fileId})`);
@@ -79,7 +93,8 @@ export async function targetFolder(q: Queryable, orgId: string, folderId: string
   await lockAbove(q, orgId, folderId);
   const { file } = await fileAccess(q, orgId, folderId, caller, 'editor', { lock: true, now });
   if (file.kind !== 'folder') throw badRequest(field, `${folderId} is a ${file.kind}, not a folder`);
-  if (file.status === 'trashed') throw conflict(`folder ${folderId} is in the trash: recover it first (files.recover on ${file.trashed_root ?? folderId}) or choose another folder`);
+  if (file.status === 'trashed')
+    throw conflict(`folder ${folderId} is in the trash: recover it first (files.recover on ${file.trashed_root ?? folderId}) or choose another folder`);
   return file;
 }
 
@@ -102,7 +117,10 @@ async function lockAbove(q: Queryable, orgId: string, folderId: string): Promise
   for (let attempt = 0; attempt < 3; attempt++) {
     const above = await chain();
     if (above.length === 0) return;
-    await q.query(`SELECT file_id FROM files WHERE org_id = $1 AND file_id = ANY($2::text[]) ORDER BY array_position($2::text[], file_id) FOR SHARE`, [orgId, above]);
+    await q.query(`SELECT file_id FROM files WHERE org_id = $1 AND file_id = ANY($2::text[]) ORDER BY array_position($2::text[], file_id) FOR SHARE`, [
+      orgId,
+      above,
+    ]);
     // A move that committed meanwhile may have changed the chain: lock the new one.
     if ((await chain()).join('/') === above.join('/')) return;
   }
@@ -118,7 +136,11 @@ export const MAX_BODY_TEXT_CHARS = 200_000;
 export const boundText = (t: string | null | undefined): string | null => {
   if (!t) return null;
   // NUL is refused by PostgreSQL; lone surrogates are not text.
-  const clean = t.slice(0, MAX_BODY_TEXT_CHARS).replace(/\u0000/g, ' ').toWellFormed().trim();
+  const clean = t
+    .slice(0, MAX_BODY_TEXT_CHARS)
+    .replace(/\u0000/g, ' ')
+    .toWellFormed()
+    .trim();
   return clean || null;
 };
 
@@ -142,23 +164,50 @@ export interface NewFile {
 /** Insert a file row under its parent (access path and org reach from placeUnder). */
 export async function insertFile(q: Queryable, orgId: string, f: NewFile): Promise<FileRow> {
   const place = placeUnder(f.parent, f.fileId, f.restricted);
-  const row = one(await q.query<FileRow>(
-    `INSERT INTO files AS f (org_id, file_id, kind, name, parent_id, restricted, access_path, open_to_org, revision, size_bytes, sha256, content_type,
+  const row = one(
+    await q.query<FileRow>(
+      `INSERT INTO files AS f (org_id, file_id, kind, name, parent_id, restricted, access_path, open_to_org, revision, size_bytes, sha256, content_type,
                         body_text, created_by, created_at, updated_by, updated_at, review_mode)
      VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10, $11, $12, $13, $14, $15, $14, $15, $16)
      RETURNING ${FILE_COLUMNS}`,
-    [orgId, f.fileId, f.kind, f.name, f.parent?.file_id ?? null, f.restricted, place.accessPath, place.openToOrg, f.revision ?? 0, f.sizeBytes ?? 0,
-      f.sha256 ?? null, f.contentType ?? null, boundText(f.bodyText), f.by, f.at, f.reviewMode ?? false],
-  ));
+      [
+        orgId,
+        f.fileId,
+        f.kind,
+        f.name,
+        f.parent?.file_id ?? null,
+        f.restricted,
+        place.accessPath,
+        place.openToOrg,
+        f.revision ?? 0,
+        f.sizeBytes ?? 0,
+        f.sha256 ?? null,
+        f.contentType ?? null,
+        boundText(f.bodyText),
+        f.by,
+        f.at,
+        f.reviewMode ?? false,
+      ],
+    ),
+  );
   return row;
 }
 
 /** Record a native kind's new head (create, duplicate, restore): revision, hash, size and search text. */
-export async function setHead(q: Queryable, orgId: string, fileId: string, head: { revision: number; sha256: string; sizeBytes: number; text: string | null }, by: string, at: string): Promise<FileRow> {
-  const row = one(await q.query<FileRow>(
-    `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, body_text = $6, updated_by = $7, updated_at = $8
+export async function setHead(
+  q: Queryable,
+  orgId: string,
+  fileId: string,
+  head: { revision: number; sha256: string; sizeBytes: number; text: string | null },
+  by: string,
+  at: string,
+): Promise<FileRow> {
+  const row = one(
+    await q.query<FileRow>(
+      `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, body_text = $6, updated_by = $7, updated_at = $8
       WHERE f.org_id = $1 AND f.file_id = $2 RETURNING ${FILE_COLUMNS}`,
-    [orgId, fileId, head.revision, head.sha256, head.sizeBytes, boundText(head.text), by, at],
-  ));
+      [orgId, fileId, head.revision, head.sha256, head.sizeBytes, boundText(head.text), by, at],
+    ),
+  );
   return row;
 }

@@ -14,13 +14,15 @@ import { activeFile, fileView, targetFolder } from './model.js';
 
 /** Walk up from `folderId`: whether `fileId` is that folder or one of its ancestors (a move would close a cycle). */
 async function isAtOrAbove(q: Queryable, orgId: string, fileId: string, folderId: string): Promise<boolean> {
-  const row = one(await q.query<{ hit: boolean }>(
-    `WITH RECURSIVE up(file_id, parent_id, depth) AS (
+  const row = one(
+    await q.query<{ hit: boolean }>(
+      `WITH RECURSIVE up(file_id, parent_id, depth) AS (
        SELECT file_id, parent_id, 0 FROM files WHERE org_id = $1 AND file_id = $2
        UNION ALL SELECT p.file_id, p.parent_id, up.depth + 1 FROM files p JOIN up ON p.org_id = $1 AND p.file_id = up.parent_id WHERE up.depth < 10000)
      SELECT EXISTS (SELECT 1 FROM up WHERE file_id = $3) AS hit`,
-    [orgId, folderId, fileId],
-  ));
+      [orgId, folderId, fileId],
+    ),
+  );
   return row.hit;
 }
 
@@ -41,7 +43,13 @@ export const move = handler(c.move, async (ctx, p) => {
     throw badRequest('parentId', `${p.parentId} is inside ${p.fileId}: a folder cannot be moved below itself`);
   }
   const place = placeUnder(parent, file.file_id, file.restricted);
-  await ctx.q.query('UPDATE files SET parent_id = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [ctx.orgId, p.fileId, p.parentId, caller.id, at]);
+  await ctx.q.query('UPDATE files SET parent_id = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [
+    ctx.orgId,
+    p.fileId,
+    p.parentId,
+    caller.id,
+    at,
+  ]);
   let rewritten = 0;
   if (!file.restricted) {
     // The subtree's paths: the new prefix, then each path from the moved file down.

@@ -31,7 +31,6 @@ export const MAX_EXTRACT_BYTES = 32 * 1024 * 1024;
 const EXTRACT_TIMEOUT_MS = 20_000;
 const SNIFF_BYTES = 4100;
 
-
 export interface UploadedBlob {
   sha256: string;
   size: number;
@@ -58,16 +57,19 @@ export async function prepareUpload(ctx: PrepareCtx, src: unknown, field: string
   const limit = uploadLimit(blobs);
   let blob: UploadedBlob;
   if (src.contentBase64 !== undefined) {
-    if (src.sha256 !== undefined || src.sizeBytes !== undefined) throw badRequest(at('contentBase64'), 'give either contentBase64 or sha256 with sizeBytes, not both');
+    if (src.sha256 !== undefined || src.sizeBytes !== undefined)
+      throw badRequest(at('contentBase64'), 'give either contentBase64 or sha256 with sizeBytes, not both');
     if (typeof src.contentBase64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(src.contentBase64)) throw badRequest(at('contentBase64'), 'must be base64');
     const bytes = Buffer.from(src.contentBase64, 'base64');
     if (bytes.length > MAX_INLINE_UPLOAD_BYTES) throw badRequest(at('contentBase64'), 'at most 750 KiB inline: PUT larger files to /api/v1/blobs');
     const up = await blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([bytes]), contentType: 'application/octet-stream' });
     blob = { sha256: up.sha256, size: up.size, contentType: up.contentType };
   } else {
-    if (typeof src.sha256 !== 'string' || !SHA.test(src.sha256)) throw badRequest(at('sha256'), 'required: the SHA-256 (64 lowercase hex digits) of a blob you PUT to /api/v1/blobs, or contentBase64');
+    if (typeof src.sha256 !== 'string' || !SHA.test(src.sha256))
+      throw badRequest(at('sha256'), 'required: the SHA-256 (64 lowercase hex digits) of a blob you PUT to /api/v1/blobs, or contentBase64');
     const size = src.sizeBytes;
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw badRequest(at('sizeBytes'), 'required with sha256: the blob’s size in bytes');
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+      throw badRequest(at('sizeBytes'), 'required with sha256: the blob’s size in bytes');
     if (size > limit) throw badRequest(at('sizeBytes'), `uploads are at most ${limit} bytes on this server`);
     const [row] = await ctx.db.query<{ size_bytes: string | number; content_type: string }>(
       `SELECT b.size_bytes, b.content_type FROM blobs b
@@ -76,7 +78,8 @@ export async function prepareUpload(ctx: PrepareCtx, src: unknown, field: string
       [ctx.orgId, src.sha256, ctx.principal.id],
     );
     if (!row) throw badRequest(at('sha256'), `no blob ${src.sha256} uploaded by you; PUT /api/v1/blobs first`);
-    if (Number(row.size_bytes) !== size) throw badRequest(at('sha256'), `blob ${src.sha256} has ${Number(row.size_bytes)} bytes, not ${size}: the hash or the size is wrong`);
+    if (Number(row.size_bytes) !== size)
+      throw badRequest(at('sha256'), `blob ${src.sha256} has ${Number(row.size_bytes)} bytes, not ${size}: the hash or the size is wrong`);
     blob = { sha256: src.sha256, size, contentType: row.content_type };
   }
   if (blob.size > limit) throw badRequest(at('sizeBytes'), `uploads are at most ${limit} bytes on this server`);
@@ -153,7 +156,13 @@ export async function holdUpload(
   claimField?: string,
 ): Promise<void> {
   // With claimField the caller claims the bytes as its own upload; without, it copies a file it may read.
-  await referenceBlob(q as TxQueryable, { orgId, sha256: blob.sha256, holder: `${fileId}#v${version}`, by, ...(claimField ? { uploadedBy: by, field: claimField } : {}) });
+  await referenceBlob(q as TxQueryable, {
+    orgId,
+    sha256: blob.sha256,
+    holder: `${fileId}#v${version}`,
+    by,
+    ...(claimField ? { uploadedBy: by, field: claimField } : {}),
+  });
   await q.query(
     `INSERT INTO file_versions (org_id, file_id, version, sha256, size_bytes, content_type, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [orgId, fileId, version, blob.sha256, blob.size, blob.contentType, by, at],
@@ -177,8 +186,18 @@ export const uploadRegister = handler(
       const parent = p.parentId === undefined ? null : await targetFolder(ctx.q, ctx.orgId, p.parentId, caller, now);
       const fileId = newId('fil');
       const row = await insertFile(ctx.q, ctx.orgId, {
-        fileId, kind: 'upload', name: p.name ?? '', parent, restricted: false, by: caller.id, at,
-        revision: 1, sizeBytes: up.size, sha256: up.sha256, contentType: up.contentType, bodyText: up.text,
+        fileId,
+        kind: 'upload',
+        name: p.name ?? '',
+        parent,
+        restricted: false,
+        by: caller.id,
+        at,
+        revision: 1,
+        sizeBytes: up.size,
+        sha256: up.sha256,
+        contentType: up.contentType,
+        bodyText: up.text,
       });
       await holdUpload(ctx.q, ctx.orgId, fileId, 1, up, caller.id, at, 'sha256');
       const file = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
@@ -190,18 +209,33 @@ export const uploadRegister = handler(
     const renamed = p.name !== undefined && p.name !== file.name;
     if (file.sha256 === up.sha256) {
       // The same bytes again: no new version (a new name is still applied).
-      if (renamed) await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [ctx.orgId, p.fileId, p.name, caller.id, at]);
+      if (renamed)
+        await ctx.q.query('UPDATE files SET name = $3, updated_by = $4, updated_at = $5 WHERE org_id = $1 AND file_id = $2', [
+          ctx.orgId,
+          p.fileId,
+          p.name,
+          caller.id,
+          at,
+        ]);
       const view = await fileView(ctx.q, ctx.orgId, caller.id, p.fileId);
-      await ctx.emit('files.upload.register', p.fileId, { ...eventIds(file), version: file.revision, contentType: file.content_type, newFile: false, ...(renamed ? { renamed: true } : { noop: true }) });
+      await ctx.emit('files.upload.register', p.fileId, {
+        ...eventIds(file),
+        version: file.revision,
+        contentType: file.content_type,
+        newFile: false,
+        ...(renamed ? { renamed: true } : { noop: true }),
+      });
       return { file: view, changed: renamed };
     }
     const version = Number(file.revision) + 1;
     await holdUpload(ctx.q, ctx.orgId, p.fileId, version, up, caller.id, at, 'sha256');
-    const row = one(await ctx.q.query<FileRow>(
-      `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, content_type = $6, body_text = $7, name = coalesce($8, name), updated_by = $9, updated_at = $10
+    const row = one(
+      await ctx.q.query<FileRow>(
+        `UPDATE files AS f SET revision = $3, sha256 = $4, size_bytes = $5, content_type = $6, body_text = $7, name = coalesce($8, name), updated_by = $9, updated_at = $10
         WHERE f.org_id = $1 AND f.file_id = $2 RETURNING ${FILE_COLUMNS}`,
-      [ctx.orgId, p.fileId, version, up.sha256, up.size, up.contentType, boundText(up.text), p.name ?? null, caller.id, at],
-    ));
+        [ctx.orgId, p.fileId, version, up.sha256, up.size, up.contentType, boundText(up.text), p.name ?? null, caller.id, at],
+      ),
+    );
     const view = (await filesFor(ctx.q, ctx.orgId, caller.id, [row]))[0];
     await ctx.emit('files.upload.register', p.fileId, { ...eventIds(row), version, previousSha256: file.sha256, contentType: up.contentType, newFile: false });
     return { file: view, changed: true };

@@ -245,9 +245,22 @@ export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readon
     if (these !== 'any') deciders = deciders === 'any' ? these : deciders.filter((id) => these.includes(id));
   }
   // The requester never decides its own approval (approval.resolve refuses it), nor does a human who cannot decide approvals.
-  if (deciders !== 'any') deciders = await mayApprove(ctx.q, ctx.orgId, deciders.filter((id) => id !== ctx.principal.id));
+  if (deciders !== 'any')
+    deciders = await mayApprove(
+      ctx.q,
+      ctx.orgId,
+      deciders.filter((id) => id !== ctx.principal.id),
+    );
   if (hold.preferDeciders?.length) {
-    const prefer = await mayApprove(ctx.q, ctx.orgId, await activeHumans(ctx.q, ctx.orgId, hold.preferDeciders.filter((id) => id !== ctx.principal.id)));
+    const prefer = await mayApprove(
+      ctx.q,
+      ctx.orgId,
+      await activeHumans(
+        ctx.q,
+        ctx.orgId,
+        hold.preferDeciders.filter((id) => id !== ctx.principal.id),
+      ),
+    );
     const narrowed = deciders === 'any' ? prefer : prefer.filter((id) => (deciders as string[]).includes(id));
     if (narrowed.length > 0) deciders = narrowed;
   }
@@ -266,7 +279,10 @@ export async function enforceRights(ctx: HandlerCtx, acts: GoverningAct | readon
         `${ctx.method.name} holds for a human other than ${ctx.principal.id} (${hold.alwaysHold}), and no other active human who may decide approvals (role admin or approver) decides it: an admin names who decides (governance.set_decision_rights)`,
       );
     }
-    const which = resolved.filter((_, i) => !standings[i].satisfies).map(describeRight).join(' and ');
+    const which = resolved
+      .filter((_, i) => !standings[i].satisfies)
+      .map(describeRight)
+      .join(' and ');
     const supervised = standings.some((s) => s.autonomy === 'supervised') ? ' (a supervised agent holds on every governing act)' : '';
     throw new ApiError(
       'GOVERNANCE_NOT_READY',

@@ -80,7 +80,9 @@ export function checkSchedule(name: string, data: JobData, opts: ScheduleOptions
   for (const key of keys) {
     const value = data[key];
     const ok =
-      value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
+      value === null ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value)) ||
       (typeof value === 'string' && value.length <= MAX_VALUE_CHARS);
     if (!ok) throw new Error(`data.${key}: job data carries ids and short codes only (strings up to ${MAX_VALUE_CHARS} characters, finite numbers, booleans)`);
   }

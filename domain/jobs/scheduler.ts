@@ -83,10 +83,12 @@ function adapter(q: Queryable, db: Db | undefined, inFlight: Set<Promise<unknown
       // Tracked so close() can wait: pg-boss completes a job without awaiting it.
       const p = run(text, values);
       inFlight.add(p);
-      void p.finally(() => inFlight.delete(p)).catch((err: SqlError) => {
-        // pg-boss swallows a failed fetch (it expects only unique violations there): say what else failed.
-        if (log && !isSqlError(err, SQLSTATE.uniqueViolation)) log.warn({ err }, `job scheduler statement failed: ${text.trim().split('\n')[0]}`);
-      });
+      void p
+        .finally(() => inFlight.delete(p))
+        .catch((err: SqlError) => {
+          // pg-boss swallows a failed fetch (it expects only unique violations there): say what else failed.
+          if (log && !isSqlError(err, SQLSTATE.uniqueViolation)) log.warn({ err }, `job scheduler statement failed: ${text.trim().split('\n')[0]}`);
+        });
       return p;
     },
   };
@@ -144,7 +146,12 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
       const byName = new Map<string, PendingJob[]>();
       for (const j of pending) byName.set(j.name, [...(byName.get(j.name) ?? []), j]);
       const db = adapter(q, undefined, inFlight);
-      for (const [name, jobs] of byName) await idle.insert(name, jobs.map((j) => insertRow(orgId, causeSeq, j)), { db });
+      for (const [name, jobs] of byName)
+        await idle.insert(
+          name,
+          jobs.map((j) => insertRow(orgId, causeSeq, j)),
+          { db },
+        );
       // This process's workers look when each comes due rather than at their next poll (a rolled-back call's
       // alarm costs one empty fetch); other processes find them by polling.
       const now = Date.now();
@@ -222,13 +229,19 @@ function dueAlarms(wake: (name: string) => void) {
     timers.delete(name);
     const list = instants.get(name);
     if (!list?.length) return;
-    const timer = setTimeout(() => {
-      timers.delete(name);
-      const now = Date.now();
-      instants.set(name, list.filter((at) => at > now));
-      wake(name);
-      arm(name);
-    }, Math.max(0, list[0] - Date.now()));
+    const timer = setTimeout(
+      () => {
+        timers.delete(name);
+        const now = Date.now();
+        instants.set(
+          name,
+          list.filter((at) => at > now),
+        );
+        wake(name);
+        arm(name);
+      },
+      Math.max(0, list[0] - Date.now()),
+    );
     timer.unref();
     timers.set(name, timer);
   };
@@ -323,7 +336,9 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
     // Fenced to this attempt ({ id, retryCount }): if it expired meanwhile (and was retried), nothing completes
     // and the effect rolls back, so the retry is the one run that commits.
     const complete = async (appended: boolean) => {
-      const res = (await boss.complete(def.name, { id: job.id, retryCount: job.retryCount }, { appended }, { db: adapter(q, undefined, new Set()) })) as { affected?: number };
+      const res = (await boss.complete(def.name, { id: job.id, retryCount: job.retryCount }, { appended }, { db: adapter(q, undefined, new Set()) })) as {
+        affected?: number;
+      };
       if (res.affected !== 1) throw new Error(`job ${def.name} ${job.id}: attempt ${job.retryCount} is no longer active (expired?): its effect rolls back`);
     };
     const ctx: JobCtx = {

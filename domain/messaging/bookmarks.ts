@@ -42,10 +42,16 @@ export const toBookmark = (r: BookmarkRow): z.infer<typeof Bookmark> => ({
 
 const liveCount = async (q: Queryable, orgId: string, channelId: string) =>
   Number(
-    one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_bookmarks WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [orgId, channelId])).n,
+    one(
+      await q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_bookmarks WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [
+        orgId,
+        channelId,
+      ]),
+    ).n,
   );
 
-type Target = { kind: 'message'; column: 'message_id'; value: string } | { kind: 'url'; column: 'url'; value: string } | { kind: 'file'; column: 'file_id'; value: string };
+type Target =
+  { kind: 'message'; column: 'message_id'; value: string } | { kind: 'url'; column: 'url'; value: string } | { kind: 'file'; column: 'file_id'; value: string };
 
 function targetOf(p: { messageId?: string; url?: string; fileId?: string }): Target {
   const given = [
@@ -55,7 +61,8 @@ function targetOf(p: { messageId?: string; url?: string; fileId?: string }): Tar
   ].filter((t) => t !== null);
   const field = { message_id: 'messageId', url: 'url', file_id: 'fileId' } as const;
   if (given.length === 0) throw badRequest('params.messageId', 'give exactly one target: messageId, url or fileId');
-  if (given.length > 1) throw badRequest(`params.${field[given[1].column]}`, `give exactly one target, not both ${field[given[0].column]} and ${field[given[1].column]}`);
+  if (given.length > 1)
+    throw badRequest(`params.${field[given[1].column]}`, `give exactly one target, not both ${field[given[0].column]} and ${field[given[1].column]}`);
   return given[0];
 }
 
@@ -83,23 +90,33 @@ export const bookmark = handler(c.bookmark, async (ctx, p) => {
     [ctx.orgId, p.channelId, target.value],
   );
   const count = await liveCount(ctx.q, ctx.orgId, p.channelId);
-  const ids = { channelId: p.channelId, target: target.kind, ...(target.kind === 'message' ? { messageId: target.value } : {}), ...(target.kind === 'file' ? { fileId: target.value } : {}) };
+  const ids = {
+    channelId: p.channelId,
+    target: target.kind,
+    ...(target.kind === 'message' ? { messageId: target.value } : {}),
+    ...(target.kind === 'file' ? { fileId: target.value } : {}),
+  };
   if (existing) {
     await ctx.emit('messaging.bookmark.add', existing.bookmark_id, { ...ids, bookmarkId: existing.bookmark_id, bookmarks: count, noop: true });
     return { bookmark: toBookmark(existing), changed: false };
   }
   if (count >= MAX_BOOKMARKS) throw conflict(`${p.channelId} already has ${MAX_BOOKMARKS} bookmarks, the most it may: remove one first (messaging.unbookmark)`);
-  const row = one(await ctx.q.query<BookmarkRow>(
-    `INSERT INTO channel_bookmarks (org_id, bookmark_id, channel_id, title, ${target.column}, created_by, created_at)
+  const row = one(
+    await ctx.q.query<BookmarkRow>(
+      `INSERT INTO channel_bookmarks (org_id, bookmark_id, channel_id, title, ${target.column}, created_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${BOOKMARK_COLUMNS}`,
-    [ctx.orgId, newId('bkm'), p.channelId, p.title, target.value, ctx.principal.id, ctx.deps.clock.now().toISOString()],
-  ));
+      [ctx.orgId, newId('bkm'), p.channelId, p.title, target.value, ctx.principal.id, ctx.deps.clock.now().toISOString()],
+    ),
+  );
   await ctx.emit('messaging.bookmark.add', row.bookmark_id, { ...ids, bookmarkId: row.bookmark_id, bookmarks: count + 1 });
   return { bookmark: toBookmark(row), changed: true };
 });
 
 export const unbookmark = handler(c.unbookmark, async (ctx, p) => {
-  const [found] = await ctx.q.query<BookmarkRow>(`SELECT ${BOOKMARK_COLUMNS} FROM channel_bookmarks WHERE org_id = $1 AND bookmark_id = $2`, [ctx.orgId, p.bookmarkId]);
+  const [found] = await ctx.q.query<BookmarkRow>(`SELECT ${BOOKMARK_COLUMNS} FROM channel_bookmarks WHERE org_id = $1 AND bookmark_id = $2`, [
+    ctx.orgId,
+    p.bookmarkId,
+  ]);
   if (!found) throw notFound(`bookmark ${p.bookmarkId}`);
   try {
     await channelAccess(ctx.q, ctx.orgId, found.channel_id, ctx.principal.id, 'write', { lock: true });
@@ -112,6 +129,11 @@ export const unbookmark = handler(c.unbookmark, async (ctx, p) => {
     [ctx.orgId, p.bookmarkId, ctx.deps.clock.now().toISOString(), ctx.principal.id],
   );
   const count = await liveCount(ctx.q, ctx.orgId, found.channel_id);
-  await ctx.emit('messaging.bookmark.remove', p.bookmarkId, { channelId: found.channel_id, bookmarkId: p.bookmarkId, bookmarks: count, ...(removed ? {} : { noop: true }) });
+  await ctx.emit('messaging.bookmark.remove', p.bookmarkId, {
+    channelId: found.channel_id,
+    bookmarkId: p.bookmarkId,
+    bookmarks: count,
+    ...(removed ? {} : { noop: true }),
+  });
   return { bookmark: toBookmark(removed ?? found), changed: removed !== undefined };
 });

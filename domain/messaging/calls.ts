@@ -11,19 +11,21 @@ import { MESSAGE_COLUMNS, type MessageRow } from './model.js';
  * someone deleted stays a tombstone. Not an edit: no revision is kept and editedAt stays as it was.
  */
 export async function summariseCallMessage(q: Queryable, orgId: string, messageId: string, text: string): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE messages SET text = $3 WHERE org_id = $1 AND message_id = $2 AND kind = 'call' AND status = 'posted' RETURNING 1`,
-    [orgId, messageId, text],
-  );
+  const rows = await q.query(`UPDATE messages SET text = $3 WHERE org_id = $1 AND message_id = $2 AND kind = 'call' AND status = 'posted' RETURNING 1`, [
+    orgId,
+    messageId,
+    text,
+  ]);
   return rows.length > 0;
 }
 
 /** The message a channel already holds under this idempotencyId (calling.chat's and messaging.send's dedupe key). */
 export async function messageByIdempotencyId(q: Queryable, orgId: string, channelId: string, idempotencyId: string): Promise<MessageRow | null> {
-  const [row] = await q.query<MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.org_id = $1 AND m.channel_id = $2 AND m.idempotency_id = $3`,
-    [orgId, channelId, idempotencyId],
-  );
+  const [row] = await q.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.org_id = $1 AND m.channel_id = $2 AND m.idempotency_id = $3`, [
+    orgId,
+    channelId,
+    idempotencyId,
+  ]);
   return row ?? null;
 }
 

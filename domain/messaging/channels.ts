@@ -32,7 +32,12 @@ export const channels = handler(c.channels, async (ctx, p) => {
     params,
   );
   const shown = rows.slice(0, p.limit);
-  const views = await channelsView(ctx.q, ctx.orgId, shown.map((r) => r.channel_id), ctx.principal.id);
+  const views = await channelsView(
+    ctx.q,
+    ctx.orgId,
+    shown.map((r) => r.channel_id),
+    ctx.principal.id,
+  );
   const last = shown[shown.length - 1];
   return {
     channels: shown.flatMap((r) => views.get(r.channel_id) ?? []),

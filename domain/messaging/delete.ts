@@ -31,37 +31,34 @@ export async function eraseMessage(q: Queryable, orgId: string, messageId: strin
   );
 }
 
-export const del = handler(
-  c.delete,
-  async (ctx, p) => {
-    const { message: seen, access } = await messageAccess(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, 'read');
-    const own = seen.author_id === ctx.principal.id;
-    const channelId = seen.channel_id;
-    if (!own && !managesChannel(access.role)) {
-      throw conflict(`message ${p.messageId} is ${seen.author_id}'s: only its author or an owner or admin of ${channelId} deletes it`);
-    }
-    const message = await getMessage(ctx.q, ctx.orgId, p.messageId, { lock: true });
-    const hold =
-      ctx.principal.kind === 'agent' && !own
-        ? {
-            actionClass: 'messaging.delete',
-            subjectId: p.messageId,
-            summary: `Delete ${message.author_id}'s message ${p.messageId}${message.seq === null ? '' : ` (seq ${seqOf(message.seq)})`} in ${channelId}: its text, revisions, reactions, votes and bookmarks are erased for good`,
-            params: p,
-          }
-        : null;
-    const ids = { channelId, messageId: p.messageId, seq: seqOf(message.seq), authorId: message.author_id, by: own ? 'author' : 'manager' };
-    if (message.status === 'deleted') {
-      if (hold) await ctx.verifyProof(hold);
-      const shape = await shapeOf(ctx, p.messageId);
-      await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: 'deleted', noop: true });
-      return { message: shape, changed: false };
-    }
-    if (access.channel.archived_at !== null) throw conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
-    const proof = hold ? await ctx.requireSignature(hold) : null;
-    await eraseMessage(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, ctx.deps.clock.now().toISOString());
+export const del = handler(c.delete, async (ctx, p) => {
+  const { message: seen, access } = await messageAccess(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, 'read');
+  const own = seen.author_id === ctx.principal.id;
+  const channelId = seen.channel_id;
+  if (!own && !managesChannel(access.role)) {
+    throw conflict(`message ${p.messageId} is ${seen.author_id}'s: only its author or an owner or admin of ${channelId} deletes it`);
+  }
+  const message = await getMessage(ctx.q, ctx.orgId, p.messageId, { lock: true });
+  const hold =
+    ctx.principal.kind === 'agent' && !own
+      ? {
+          actionClass: 'messaging.delete',
+          subjectId: p.messageId,
+          summary: `Delete ${message.author_id}'s message ${p.messageId}${message.seq === null ? '' : ` (seq ${seqOf(message.seq)})`} in ${channelId}: its text, revisions, reactions, votes and bookmarks are erased for good`,
+          params: p,
+        }
+      : null;
+  const ids = { channelId, messageId: p.messageId, seq: seqOf(message.seq), authorId: message.author_id, by: own ? 'author' : 'manager' };
+  if (message.status === 'deleted') {
+    if (hold) await ctx.verifyProof(hold);
     const shape = await shapeOf(ctx, p.messageId);
-    await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
-    return { message: shape, changed: true };
-  },
-);
+    await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: 'deleted', noop: true });
+    return { message: shape, changed: false };
+  }
+  if (access.channel.archived_at !== null) throw conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
+  const proof = hold ? await ctx.requireSignature(hold) : null;
+  await eraseMessage(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, ctx.deps.clock.now().toISOString());
+  const shape = await shapeOf(ctx, p.messageId);
+  await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
+  return { message: shape, changed: true };
+});

@@ -18,10 +18,12 @@ export const edit = handler(c.edit, async (ctx, p) => {
   const now = ctx.deps.clock.now();
   const postAt = p.postAt === undefined ? undefined : checkPostAt(p.postAt, now);
   const { message: seen } = await messageAccess(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, 'write');
-  if (seen.author_id !== ctx.principal.id) throw conflict(`message ${p.messageId} is ${seen.author_id}'s: only its author edits it (reply in its thread instead)`);
+  if (seen.author_id !== ctx.principal.id)
+    throw conflict(`message ${p.messageId} is ${seen.author_id}'s: only its author edits it (reply in its thread instead)`);
   const message = await getMessage(ctx.q, ctx.orgId, p.messageId, { lock: true });
   if (message.status === 'deleted') throw conflict(`message ${p.messageId} is deleted: nothing is left to edit (send a new message)`);
-  if (message.status === 'failed') throw conflict(`message ${p.messageId} failed to post (${message.failure ?? 'no reason recorded'}): schedule or send it again`);
+  if (message.status === 'failed')
+    throw conflict(`message ${p.messageId} failed to post (${message.failure ?? 'no reason recorded'}): schedule or send it again`);
   if (message.kind === 'call') throw conflict(`message ${p.messageId} is a call's root message: it changes with its call, not by edit`);
   if (postAt && message.status !== 'scheduled') throw conflict(`message ${p.messageId} is already posted: postAt applies only while it is scheduled`);
 
@@ -71,10 +73,9 @@ export const edit = handler(c.edit, async (ctx, p) => {
 
 /** Keep `text` as the next revision, dropping the oldest beyond 50; the number kept. */
 async function keepRevision(q: Queryable, orgId: string, messageId: string, text: string, at: string): Promise<number> {
-  const { n } = one(await q.query<{ n: number }>(
-    'SELECT COALESCE(max(n), 0)::int + 1 AS n FROM message_revisions WHERE org_id = $1 AND message_id = $2',
-    [orgId, messageId],
-  ));
+  const { n } = one(
+    await q.query<{ n: number }>('SELECT COALESCE(max(n), 0)::int + 1 AS n FROM message_revisions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]),
+  );
   await q.query('INSERT INTO message_revisions (org_id, message_id, n, text, replaced_at) VALUES ($1, $2, $3, $4, $5)', [orgId, messageId, n, text, at]);
   await q.query('DELETE FROM message_revisions WHERE org_id = $1 AND message_id = $2 AND n <= $3', [orgId, messageId, n - MAX_REVISIONS]);
   const kept = one(await q.query<{ k: number }>('SELECT count(*)::int AS k FROM message_revisions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]));

@@ -46,7 +46,13 @@ export async function searchPage(ctx: HandlerCtx, p: Params): Promise<Result> {
   // A hit deleted between the search and this read is left out.
   const hits = page.items.filter((h) => byId.get(h.id)?.status === 'posted');
   return {
-    messages: await messagesFor(ctx.q, ctx.orgId, hits.map((h) => byId.get(h.id)!), ctx.principal.id, { now: ctx.deps.clock.now() }),
+    messages: await messagesFor(
+      ctx.q,
+      ctx.orgId,
+      hits.map((h) => byId.get(h.id)!),
+      ctx.principal.id,
+      { now: ctx.deps.clock.now() },
+    ),
     hits: hits.map((h) => ({ messageId: h.id, score: h.score, highlight: h.highlights.text ?? [] })),
     nextCursor: page.nextCursor,
   };

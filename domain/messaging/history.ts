@@ -51,7 +51,12 @@ type Position = { dir: 'before' | 'after'; seq: number | null } | { dir: 'around
 
 function positionOf(p: Params): Position {
   if (p.cursor !== undefined) {
-    const [dir, seq] = decodeCursor<['b' | 'a', number]>(p.cursor, 'cursor', (v) => v.length === 2 && (v[0] === 'b' || v[0] === 'a') && Number.isSafeInteger(v[1]), 'history returned');
+    const [dir, seq] = decodeCursor<['b' | 'a', number]>(
+      p.cursor,
+      'cursor',
+      (v) => v.length === 2 && (v[0] === 'b' || v[0] === 'a') && Number.isSafeInteger(v[1]),
+      'history returned',
+    );
     return { dir: dir === 'b' ? 'before' : 'after', seq };
   }
   if (p.around !== undefined) return { dir: 'around', seq: p.around };
@@ -66,7 +71,12 @@ const CHANNEL_ROWS = `SELECT ${MESSAGE_COLUMNS} FROM messages m
 async function channelRows(q: Queryable, orgId: string, channelId: string, pos: Position, limit: number): Promise<{ rows: MessageRow[]; more: boolean }> {
   if (pos.dir === 'around') {
     const newer = await q.query<MessageRow>(`${CHANNEL_ROWS} AND m.seq > $3 ORDER BY m.seq LIMIT $4`, [orgId, channelId, pos.seq, Math.floor(limit / 2)]);
-    const older = await q.query<MessageRow>(`${CHANNEL_ROWS} AND m.seq <= $3 ORDER BY m.seq DESC LIMIT $4`, [orgId, channelId, pos.seq, limit - newer.length + 1]);
+    const older = await q.query<MessageRow>(`${CHANNEL_ROWS} AND m.seq <= $3 ORDER BY m.seq DESC LIMIT $4`, [
+      orgId,
+      channelId,
+      pos.seq,
+      limit - newer.length + 1,
+    ]);
     const more = older.length > limit - newer.length;
     return { rows: [...newer.reverse(), ...older.slice(0, limit - newer.length)], more };
   }
@@ -135,7 +145,9 @@ async function threadPage(ctx: HandlerCtx, p: Params): Promise<HistoryResult> {
   const { message } = await messageAccess(ctx.q, ctx.orgId, p.threadId!, ctx.principal.id, 'read');
   const root = message.thread_id ?? message.message_id;
   const after =
-    p.cursor === undefined ? 0 : decodeCursor<['t', number]>(p.cursor, 'cursor', (v) => v.length === 2 && v[0] === 't' && Number.isSafeInteger(v[1]), 'history returned')[1];
+    p.cursor === undefined
+      ? 0
+      : decodeCursor<['t', number]>(p.cursor, 'cursor', (v) => v.length === 2 && v[0] === 't' && Number.isSafeInteger(v[1]), 'history returned')[1];
   const rows = await ctx.q.query<MessageRow>(
     `SELECT * FROM (
        (SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.org_id = $1 AND m.message_id = $2 AND m.seq > $3)

@@ -25,12 +25,21 @@ export const messagingHandlers = family('messaging', { send, history, channels, 
 export const messagingEvents = recordVisibility({
   records: (e, p) => [p.channelId ?? p.subjectId ?? e.entity_id],
   ownOnly: (e, p) =>
-    ['messaging.message.schedule', 'messaging.message.fail'].includes(currentKind(e.family, e.kind)) || p.status === 'scheduled' || p.status === 'failed' ||
-    p.from === 'scheduled' || p.from === 'failed',
+    ['messaging.message.schedule', 'messaging.message.fail'].includes(currentKind(e.family, e.kind)) ||
+    p.status === 'scheduled' ||
+    p.status === 'failed' ||
+    p.from === 'scheduled' ||
+    p.from === 'failed',
 });
 
 /** The messaging family, as domain/deployed.ts lists it. */
-export const messagingFamily: Family = { name: 'messaging', methods: messagingHandlers, eventVisibility: { messaging: messagingEvents }, jobs: messagingLifecycleJobs, contributes: { references: messagingReferences } };
+export const messagingFamily: Family = {
+  name: 'messaging',
+  methods: messagingHandlers,
+  eventVisibility: { messaging: messagingEvents },
+  jobs: messagingLifecycleJobs,
+  contributes: { references: messagingReferences },
+};
 
 /** The group's other families, as domain/deployed.ts lists them. */
 export { callingFamily } from './calling/index.js';

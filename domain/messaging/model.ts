@@ -179,7 +179,16 @@ function toPolls(rows: readonly PollOptionAgg[], viewerId: string): Map<string, 
   for (const r of rows) {
     let poll = out.get(r.message_id);
     if (!poll) {
-      poll = { multiple: r.multiple, anonymous: r.anonymous, closesAt: isoOrNull(r.closes_at), closed: Boolean(r.closed), options: [], myVote: [], voterCount: 0, voters: new Set() };
+      poll = {
+        multiple: r.multiple,
+        anonymous: r.anonymous,
+        closesAt: isoOrNull(r.closes_at),
+        closed: Boolean(r.closed),
+        options: [],
+        myVote: [],
+        voterCount: 0,
+        voters: new Set(),
+      };
       out.set(r.message_id, poll);
     }
     if (r.option_id === null) continue;

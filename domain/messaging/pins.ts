@@ -10,10 +10,12 @@ import { lockedMessage, requirePosted, shapeOf } from './writes.js';
  */
 
 async function pinnedCount(q: Queryable, orgId: string, channelId: string): Promise<number> {
-  const row = one(await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND pinned_at IS NOT NULL AND status = 'posted'`,
-    [orgId, channelId],
-  ));
+  const row = one(
+    await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND pinned_at IS NOT NULL AND status = 'posted'`,
+      [orgId, channelId],
+    ),
+  );
   return Number(row.n);
 }
 

@@ -25,10 +25,13 @@ export const createPoll = handler(c.createPoll, async (ctx, p) => {
   if (closesAt && closesAt.getTime() - now.getTime() > YEAR_MS) throw badRequest('params.closesAt', 'must be within a year from now');
   checkPostingPolicy(await channelAccess(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, 'write'));
   const { messageId, seq } = await postMessage(ctx.q, ctx.orgId, { channelId: p.channelId, authorId: ctx.principal.id, text: p.question, kind: 'poll', now });
-  await ctx.q.query(
-    'INSERT INTO message_polls (org_id, message_id, multiple, anonymous, closes_at) VALUES ($1, $2, $3, $4, $5)',
-    [ctx.orgId, messageId, p.multiple, p.anonymous, closesAt?.toISOString() ?? null],
-  );
+  await ctx.q.query('INSERT INTO message_polls (org_id, message_id, multiple, anonymous, closes_at) VALUES ($1, $2, $3, $4, $5)', [
+    ctx.orgId,
+    messageId,
+    p.multiple,
+    p.anonymous,
+    closesAt?.toISOString() ?? null,
+  ]);
   const optionIds = p.options.map(() => newId('opt'));
   await ctx.q.query(
     `INSERT INTO message_poll_options (org_id, option_id, message_id, position, text)
@@ -60,7 +63,7 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
   const ballot = [...new Set(p.optionIds)];
   if (ballot.length !== p.optionIds.length) throw badRequest('params.optionIds', 'must not repeat an option');
   const { message } = await lockedMessage(ctx, p.messageId, 'write');
-  if (message.kind !== 'poll') throw badRequest('params.messageId', 'must be a poll\'s message (kind poll)');
+  if (message.kind !== 'poll') throw badRequest('params.messageId', "must be a poll's message (kind poll)");
   requirePosted(message, 'vote on');
   const now = ctx.deps.clock.now();
   const [poll] = await ctx.q.query<PollState>(
@@ -68,13 +71,16 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
        FROM message_polls WHERE org_id = $1 AND message_id = $2`,
     [ctx.orgId, p.messageId, now.toISOString()],
   );
-  if (!poll) throw badRequest('params.messageId', 'must be a poll\'s message (kind poll)');
+  if (!poll) throw badRequest('params.messageId', "must be a poll's message (kind poll)");
   if (poll.closed) {
     const at = new Date((poll.closed_at ?? poll.closes_at) as string).toISOString();
     throw conflict(`poll ${p.messageId} closed at ${at}: its votes are final (start a new poll with messaging.createPoll)`);
   }
   if (!poll.multiple && ballot.length > 1) throw badRequest('params.optionIds', 'this poll is single-choice: give one option (or none to take your vote back)');
-  const options = await ctx.q.query<{ option_id: string }>('SELECT option_id FROM message_poll_options WHERE org_id = $1 AND message_id = $2', [ctx.orgId, p.messageId]);
+  const options = await ctx.q.query<{ option_id: string }>('SELECT option_id FROM message_poll_options WHERE org_id = $1 AND message_id = $2', [
+    ctx.orgId,
+    p.messageId,
+  ]);
   const known = new Set(options.map((o) => o.option_id));
   const unknown = ballot.find((id) => !known.has(id));
   if (unknown) throw badRequest('params.optionIds', `${unknown} is not an option of this poll`);
@@ -98,10 +104,12 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
       [ctx.orgId, p.messageId, ctx.principal.id, now.toISOString(), ballot],
     );
   }
-  const count = one(await ctx.q.query<{ voters: number }>(
-    'SELECT count(DISTINCT principal_id)::int AS voters FROM message_poll_votes WHERE org_id = $1 AND message_id = $2',
-    [ctx.orgId, p.messageId],
-  ));
+  const count = one(
+    await ctx.q.query<{ voters: number }>('SELECT count(DISTINCT principal_id)::int AS voters FROM message_poll_votes WHERE org_id = $1 AND message_id = $2', [
+      ctx.orgId,
+      p.messageId,
+    ]),
+  );
   const shape = await shapeOf(ctx, p.messageId);
   await ctx.emit('messaging.poll.vote', p.messageId, {
     channelId: message.channel_id,

@@ -31,12 +31,14 @@ export const react = handler(c.react, async (ctx, p) => {
   const { message } = await lockedMessage(ctx, p.messageId, 'react');
   requirePosted(message, 'react to');
   const { channel_id: channelId } = message;
-  const state = one(await ctx.q.query<{ mine: boolean; distinct: number; known: boolean }>(
-    `SELECT bool_or(principal_id = $4 AND emoji = $3) IS TRUE AS mine, count(DISTINCT emoji)::int AS distinct,
+  const state = one(
+    await ctx.q.query<{ mine: boolean; distinct: number; known: boolean }>(
+      `SELECT bool_or(principal_id = $4 AND emoji = $3) IS TRUE AS mine, count(DISTINCT emoji)::int AS distinct,
             bool_or(emoji = $3) IS TRUE AS known
        FROM message_reactions WHERE org_id = $1 AND message_id = $2`,
-    [ctx.orgId, p.messageId, emoji, ctx.principal.id],
-  ));
+      [ctx.orgId, p.messageId, emoji, ctx.principal.id],
+    ),
+  );
   let changed = state.mine !== p.on;
   if (changed && p.on) {
     if (!state.known && state.distinct >= MAX_DISTINCT_REACTIONS) {
@@ -47,17 +49,21 @@ export const react = handler(c.react, async (ctx, p) => {
       [ctx.orgId, p.messageId, emoji, ctx.principal.id, ctx.deps.clock.now().toISOString()],
     );
   } else if (changed) {
-    const gone = await ctx.q.query(
-      'DELETE FROM message_reactions WHERE org_id = $1 AND message_id = $2 AND emoji = $3 AND principal_id = $4 RETURNING 1',
-      [ctx.orgId, p.messageId, emoji, ctx.principal.id],
-    );
+    const gone = await ctx.q.query('DELETE FROM message_reactions WHERE org_id = $1 AND message_id = $2 AND emoji = $3 AND principal_id = $4 RETURNING 1', [
+      ctx.orgId,
+      p.messageId,
+      emoji,
+      ctx.principal.id,
+    ]);
     changed = gone.length > 0;
   }
-  const after = one(await ctx.q.query<{ count: number; distinct: number }>(
-    `SELECT count(*) FILTER (WHERE emoji = $3)::int AS count, count(DISTINCT emoji)::int AS distinct
+  const after = one(
+    await ctx.q.query<{ count: number; distinct: number }>(
+      `SELECT count(*) FILTER (WHERE emoji = $3)::int AS count, count(DISTINCT emoji)::int AS distinct
        FROM message_reactions WHERE org_id = $1 AND message_id = $2`,
-    [ctx.orgId, p.messageId, emoji],
-  ));
+      [ctx.orgId, p.messageId, emoji],
+    ),
+  );
   const shape = await shapeOf(ctx, p.messageId);
   await ctx.emit('messaging.reaction.set', p.messageId, {
     channelId,

@@ -1,11 +1,6 @@
 import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { BROADCAST_HUMANS } from '../../protocol/methods/messaging/core.js';
-import {
-  MAX_PENDING_SCHEDULED,
-  POST_AT_MAX_DAYS,
-  POST_AT_MIN_SECONDS,
-  messagingLifecycle as c,
-} from '../../protocol/methods/messaging/lifecycle.js';
+import { MAX_PENDING_SCHEDULED, POST_AT_MAX_DAYS, POST_AT_MIN_SECONDS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import { proofFields } from '../../protocol/schema.js';
 import { one, type Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
@@ -35,7 +30,8 @@ const PROOF_FIELDS = Object.keys(proofFields);
 export function checkPostAt(postAt: string, now: Date): Date {
   const at = new Date(postAt);
   const ahead = at.getTime() - now.getTime();
-  if (ahead < POST_AT_MIN_SECONDS * 1000) throw badRequest('params.postAt', `must be at least ${POST_AT_MIN_SECONDS} seconds from now (now is ${now.toISOString()})`);
+  if (ahead < POST_AT_MIN_SECONDS * 1000)
+    throw badRequest('params.postAt', `must be at least ${POST_AT_MIN_SECONDS} seconds from now (now is ${now.toISOString()})`);
   if (ahead > POST_AT_MAX_DAYS * 86_400_000) throw badRequest('params.postAt', `must be at most ${POST_AT_MAX_DAYS} days from now`);
   return at;
 }
@@ -62,62 +58,79 @@ export async function broadcastHold(ctx: HandlerCtx, channelId: string, params: 
   return proof.approvalId;
 }
 
-export const schedule = handler(
-  c.schedule,
-  async (ctx, p) => {
-    if (p.alsoToChannel !== undefined && p.threadId === undefined) throw badRequest('alsoToChannel', 'only with threadId (a reply also shown in the channel)');
-    const now = ctx.deps.clock.now();
-    const postAt = checkPostAt(p.postAt, now);
-    const me = ctx.principal.id;
-    const a = await channelAccess(ctx.q, ctx.orgId, p.channelId, me, 'write', { lock: true });
-    const hash = paramsHash({ method: 'messaging.schedule', ...p }, PROOF_FIELDS);
-    const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'schedule');
-    if (existing) {
-      const shape = await shapeOf(ctx, existing.message_id);
-      await ctx.emit('messaging.message.schedule', existing.message_id, { channelId: p.channelId, messageId: existing.message_id, status: existing.status, noop: true });
-      return { message: shape, changed: false, replayed: true };
-    }
-    checkPostingPolicy(a);
-    if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
-    const links = await readText(ctx.q, ctx.orgId, p.text);
-    await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
-    // Per author, across channels: one author's schedules queue behind each other, so the count holds.
-    await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('messaging.schedule:' || $1 || ':' || $2))`, [ctx.orgId, me]);
-    const { n: pending } = one(await ctx.q.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND author_id = $2 AND status = 'scheduled'`,
-      [ctx.orgId, me],
-    ));
-    if (Number(pending) >= MAX_PENDING_SCHEDULED) {
-      throw conflict(`you have ${MAX_PENDING_SCHEDULED} scheduled messages pending, the most allowed: wait for some to post, or delete some (messaging.delete)`);
-    }
-    const approvalId = links.mentionChannel ? await broadcastHold(ctx, p.channelId, p, 'Schedule a message') : null;
-    const messageId = newId('msg');
-    await ctx.q.query(
-      `INSERT INTO messages (org_id, message_id, channel_id, author_id, status, text, thread_id, also_to_channel, mentions, mention_channel,
+export const schedule = handler(c.schedule, async (ctx, p) => {
+  if (p.alsoToChannel !== undefined && p.threadId === undefined) throw badRequest('alsoToChannel', 'only with threadId (a reply also shown in the channel)');
+  const now = ctx.deps.clock.now();
+  const postAt = checkPostAt(p.postAt, now);
+  const me = ctx.principal.id;
+  const a = await channelAccess(ctx.q, ctx.orgId, p.channelId, me, 'write', { lock: true });
+  const hash = paramsHash({ method: 'messaging.schedule', ...p }, PROOF_FIELDS);
+  const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'schedule');
+  if (existing) {
+    const shape = await shapeOf(ctx, existing.message_id);
+    await ctx.emit('messaging.message.schedule', existing.message_id, {
+      channelId: p.channelId,
+      messageId: existing.message_id,
+      status: existing.status,
+      noop: true,
+    });
+    return { message: shape, changed: false, replayed: true };
+  }
+  checkPostingPolicy(a);
+  if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
+  const links = await readText(ctx.q, ctx.orgId, p.text);
+  await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
+  // Per author, across channels: one author's schedules queue behind each other, so the count holds.
+  await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('messaging.schedule:' || $1 || ':' || $2))`, [ctx.orgId, me]);
+  const { n: pending } = one(
+    await ctx.q.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND author_id = $2 AND status = 'scheduled'`, [ctx.orgId, me]),
+  );
+  if (Number(pending) >= MAX_PENDING_SCHEDULED) {
+    throw conflict(`you have ${MAX_PENDING_SCHEDULED} scheduled messages pending, the most allowed: wait for some to post, or delete some (messaging.delete)`);
+  }
+  const approvalId = links.mentionChannel ? await broadcastHold(ctx, p.channelId, p, 'Schedule a message') : null;
+  const messageId = newId('msg');
+  await ctx.q.query(
+    `INSERT INTO messages (org_id, message_id, channel_id, author_id, status, text, thread_id, also_to_channel, mentions, mention_channel,
                              file_ids, artifact_ids, refs, kind, idempotency_id, params_hash, post_at, created_at)
        VALUES ($1, $2, $3, $4, 'scheduled', $5, $6, $7, $8::text[], $9, $10::text[], $11::text[], $12::text[], 'message', $13, $14, $15, $16)`,
-      [ctx.orgId, messageId, p.channelId, me, p.text, p.threadId ?? null, p.alsoToChannel ?? false, links.mentions, links.mentionChannel,
-        p.fileIds ?? [], p.artifactIds ?? [], links.refs, p.idempotencyId, hash, postAt.toISOString(), now.toISOString()],
-    );
-    schedulePosting(ctx, messageId, postAt);
-    const shape = await shapeOf(ctx, messageId);
-    await ctx.emit('messaging.message.schedule', messageId, {
-      channelId: p.channelId,
+    [
+      ctx.orgId,
       messageId,
-      status: 'scheduled',
-      postAt: postAt.toISOString(),
-      threadId: p.threadId ?? null,
-      mentions: links.mentions.length,
-      mentionsChannel: links.mentionChannel,
-      refs: links.refs.length,
-      files: p.fileIds?.length ?? 0,
-      artifacts: p.artifactIds?.length ?? 0,
-      pending: Number(pending) + 1,
-      ...(approvalId ? { approvalId } : {}),
-    });
-    return { message: shape, changed: true };
-  },
-);
+      p.channelId,
+      me,
+      p.text,
+      p.threadId ?? null,
+      p.alsoToChannel ?? false,
+      links.mentions,
+      links.mentionChannel,
+      p.fileIds ?? [],
+      p.artifactIds ?? [],
+      links.refs,
+      p.idempotencyId,
+      hash,
+      postAt.toISOString(),
+      now.toISOString(),
+    ],
+  );
+  schedulePosting(ctx, messageId, postAt);
+  const shape = await shapeOf(ctx, messageId);
+  await ctx.emit('messaging.message.schedule', messageId, {
+    channelId: p.channelId,
+    messageId,
+    status: 'scheduled',
+    postAt: postAt.toISOString(),
+    threadId: p.threadId ?? null,
+    mentions: links.mentions.length,
+    mentionsChannel: links.mentionChannel,
+    refs: links.refs.length,
+    files: p.fileIds?.length ?? 0,
+    artifacts: p.artifactIds?.length ?? 0,
+    pending: Number(pending) + 1,
+    ...(approvalId ? { approvalId } : {}),
+  });
+  return { message: shape, changed: true };
+});
 
 /** Why the author may no longer post a message in the channel, as a code for the ledger and words for the author; null if it may. */
 async function postingRefusal(q: Queryable, orgId: string, channelId: string, authorId: string): Promise<{ code: string; text: string } | null> {
@@ -177,11 +190,18 @@ export const postScheduled = defineJob<PostScheduledData>({
       return;
     }
     const seq = await nextSeq(ctx.q, ctx.orgId, channelId);
-    await ctx.q.query(`UPDATE messages SET status = 'posted', seq = $3, posted_at = $4 WHERE org_id = $1 AND message_id = $2`, [ctx.orgId, data.messageId, seq, now]);
-    const { n: members } = one(await ctx.q.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL',
-      [ctx.orgId, channelId],
-    ));
+    await ctx.q.query(`UPDATE messages SET status = 'posted', seq = $3, posted_at = $4 WHERE org_id = $1 AND message_id = $2`, [
+      ctx.orgId,
+      data.messageId,
+      seq,
+      now,
+    ]);
+    const { n: members } = one(
+      await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [
+        ctx.orgId,
+        channelId,
+      ]),
+    );
     await ctx.emit('messaging.message.deliver', data.messageId, {
       ...ids,
       status: 'posted',
@@ -196,4 +216,3 @@ export const postScheduled = defineJob<PostScheduledData>({
     });
   },
 });
-

@@ -53,7 +53,15 @@ export async function humansReached(q: Queryable, orgId: string, channelId: stri
  * The message `idempotencyId` already names in the channel, if any: the same author and params return it, anything
  * else is CONFLICT (`verb` says what to do again: send, schedule).
  */
-export async function sameIdempotencyId(q: Queryable, orgId: string, channelId: string, idempotencyId: string, authorId: string, hash: string, verb: string): Promise<MessageRow | null> {
+export async function sameIdempotencyId(
+  q: Queryable,
+  orgId: string,
+  channelId: string,
+  idempotencyId: string,
+  authorId: string,
+  hash: string,
+  verb: string,
+): Promise<MessageRow | null> {
   const [existing] = await q.query<MessageRow>(
     `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.org_id = $1 AND m.channel_id = $2 AND m.idempotency_id = $3`,
     [orgId, channelId, idempotencyId],
@@ -67,74 +75,73 @@ export async function sameIdempotencyId(q: Queryable, orgId: string, channelId: 
   return existing;
 }
 
-export const send = handler(
-  c.send,
-  async (ctx, p) => {
-    if (p.alsoToChannel !== undefined && p.threadId === undefined) throw badRequest('alsoToChannel', 'only with threadId (a reply also shown in the channel)');
-    const me = ctx.principal.id;
-    const a = await channelAccess(ctx.q, ctx.orgId, p.channelId, me, 'write', { lock: true });
-    const hash = sendHash(p);
-    const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'send');
-    if (existing) {
-      const [message] = await messagesFor(ctx.q, ctx.orgId, [existing], me);
-      await ctx.emit('messaging.message.send', existing.message_id, {
-        channelId: p.channelId,
-        messageId: existing.message_id,
-        seq: message.seq,
-        noop: true,
+export const send = handler(c.send, async (ctx, p) => {
+  if (p.alsoToChannel !== undefined && p.threadId === undefined) throw badRequest('alsoToChannel', 'only with threadId (a reply also shown in the channel)');
+  const me = ctx.principal.id;
+  const a = await channelAccess(ctx.q, ctx.orgId, p.channelId, me, 'write', { lock: true });
+  const hash = sendHash(p);
+  const existing = await sameIdempotencyId(ctx.q, ctx.orgId, p.channelId, p.idempotencyId, me, hash, 'send');
+  if (existing) {
+    const [message] = await messagesFor(ctx.q, ctx.orgId, [existing], me);
+    await ctx.emit('messaging.message.send', existing.message_id, {
+      channelId: p.channelId,
+      messageId: existing.message_id,
+      seq: message.seq,
+      noop: true,
+    });
+    // The same idempotencyId and params: a replay of the earlier send, said so in the result (nothing posted).
+    return { message, changed: false, replayed: true };
+  }
+  checkPostingPolicy(a);
+  if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
+  const links = await readText(ctx.q, ctx.orgId, p.text);
+  await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
+  if (links.mentionChannel && ctx.principal.kind === 'agent') {
+    const humans = await humansReached(ctx.q, ctx.orgId, p.channelId, me);
+    if (humans > BROADCAST_HUMANS) {
+      // The hold takes the method's own action class, messaging.send, as the signature machinery requires.
+      await ctx.requireSignature({
+        actionClass: 'messaging.send',
+        subjectId: p.channelId,
+        summary: `Post a message that notifies everyone in channel ${p.channelId} (<!channel>): ${humans} people`,
+        params: p,
       });
-      // The same idempotencyId and params: a replay of the earlier send, said so in the result (nothing posted).
-      return { message, changed: false, replayed: true };
     }
-    checkPostingPolicy(a);
-    if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
-    const links = await readText(ctx.q, ctx.orgId, p.text);
-    await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
-    if (links.mentionChannel && ctx.principal.kind === 'agent') {
-      const humans = await humansReached(ctx.q, ctx.orgId, p.channelId, me);
-      if (humans > BROADCAST_HUMANS) {
-        // The hold takes the method's own action class, messaging.send, as the signature machinery requires.
-        await ctx.requireSignature({
-          actionClass: 'messaging.send',
-          subjectId: p.channelId,
-          summary: `Post a message that notifies everyone in channel ${p.channelId} (<!channel>): ${humans} people`,
-          params: p,
-        });
-      }
-    }
-    const now = ctx.deps.clock.now();
-    const { messageId, seq } = await postMessage(ctx.q, ctx.orgId, {
-      channelId: p.channelId,
-      authorId: me,
-      text: p.text,
-      threadId: p.threadId ?? null,
-      alsoToChannel: p.alsoToChannel ?? false,
-      mentions: links.mentions,
-      mentionChannel: links.mentionChannel,
-      fileIds: p.fileIds,
-      artifactIds: p.artifactIds,
-      refs: links.refs,
-      idempotencyId: p.idempotencyId,
-      paramsHash: hash,
-      now,
-    });
-    const { n: members } = one(await ctx.q.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL',
-      [ctx.orgId, p.channelId],
-    ));
-    const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, messageId)], me, { now });
-    await ctx.emit('messaging.message.send', messageId, {
-      channelId: p.channelId,
-      messageId,
-      seq,
-      threadId: p.threadId ?? null,
-      recipients: Math.max(0, Number(members) - (a.role === null ? 0 : 1)),
-      mentions: links.mentions,
-      mentionsChannel: links.mentionChannel,
-      refs: links.refs,
-      files: p.fileIds?.length ?? 0,
-      artifacts: p.artifactIds?.length ?? 0,
-    });
-    return { message, changed: true };
-  },
-);
+  }
+  const now = ctx.deps.clock.now();
+  const { messageId, seq } = await postMessage(ctx.q, ctx.orgId, {
+    channelId: p.channelId,
+    authorId: me,
+    text: p.text,
+    threadId: p.threadId ?? null,
+    alsoToChannel: p.alsoToChannel ?? false,
+    mentions: links.mentions,
+    mentionChannel: links.mentionChannel,
+    fileIds: p.fileIds,
+    artifactIds: p.artifactIds,
+    refs: links.refs,
+    idempotencyId: p.idempotencyId,
+    paramsHash: hash,
+    now,
+  });
+  const { n: members } = one(
+    await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [
+      ctx.orgId,
+      p.channelId,
+    ]),
+  );
+  const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, messageId)], me, { now });
+  await ctx.emit('messaging.message.send', messageId, {
+    channelId: p.channelId,
+    messageId,
+    seq,
+    threadId: p.threadId ?? null,
+    recipients: Math.max(0, Number(members) - (a.role === null ? 0 : 1)),
+    mentions: links.mentions,
+    mentionsChannel: links.mentionChannel,
+    refs: links.refs,
+    files: p.fileIds?.length ?? 0,
+    artifacts: p.artifactIds?.length ?? 0,
+  });
+  return { message, changed: true };
+});

@@ -43,7 +43,13 @@ export async function readText(q: Queryable, orgId: string, text: string, field 
 }
 
 /** Attached files must be ones the sender can read: another's private file is NOT_FOUND. */
-export async function checkFiles(q: Queryable, orgId: string, principal: { id: string; scopes: ReadonlySet<string> }, fileIds: readonly string[] | undefined, field = 'fileIds'): Promise<void> {
+export async function checkFiles(
+  q: Queryable,
+  orgId: string,
+  principal: { id: string; scopes: ReadonlySet<string> },
+  fileIds: readonly string[] | undefined,
+  field = 'fileIds',
+): Promise<void> {
   for (const fileId of fileIds ?? []) {
     if (!(await canReadFile(q, orgId, fileId, callerOf(principal)))) throw notFound(`file ${fileId} (in ${field})`);
   }

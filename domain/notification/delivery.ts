@@ -260,7 +260,9 @@ export function startDelivery(deps: Deps, opts: DeliveryLoopOptions): DeliveryLo
     running = (async () => {
       do {
         again = false;
-        await delivery.runOnce().catch((err: Error) => deps.log.warn({ err: { name: err.name } }, 'notification pass failed; the next one resumes from the cursor'));
+        await delivery
+          .runOnce()
+          .catch((err: Error) => deps.log.warn({ err: { name: err.name } }, 'notification pass failed; the next one resumes from the cursor'));
       } while (again && !stopped);
     })().finally(() => (running = undefined));
   };

@@ -6,4 +6,8 @@ import { startDelivery } from './delivery.js';
 export const notificationHandlers = family('notification', { getPreferences, updatePreferences });
 
 /** The notification family, as domain/deployed.ts lists it. */
-export const notificationFamily: Family = { name: 'notification', methods: notificationHandlers, background: (deps) => startDelivery(deps, { pollMs: deps.config.notifyPollMs }) };
+export const notificationFamily: Family = {
+  name: 'notification',
+  methods: notificationHandlers,
+  background: (deps) => startDelivery(deps, { pollMs: deps.config.notifyPollMs }),
+};

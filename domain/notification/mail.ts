@@ -25,7 +25,8 @@ interface EventRow {
 }
 
 const keyRevoked = (p: Record<string, unknown>) => `Your API key ${String(p.keyId)} was revoked: it no longer works.`;
-const keyMinted = (p: Record<string, unknown>) => `A new API key (${String(p.keyId)}, ${p.tier ? `tier ${String(p.tier)}` : 'chosen scopes'}) was created for your account.`;
+const keyMinted = (p: Record<string, unknown>) =>
+  `A new API key (${String(p.keyId)}, ${p.tier ? `tier ${String(p.tier)}` : 'chosen scopes'}) was created for your account.`;
 
 const SECURITY_WORDS: Record<string, (p: Record<string, unknown>) => string> = {
   'org.key.revoke': keyRevoked,
@@ -47,7 +48,14 @@ async function safely<T>(fn: () => Promise<T>): Promise<T | undefined> {
 }
 
 /** One notification in words: a subject for an instant mail and the line a digest lists. */
-async function describe(q: Queryable, deps: Deps, orgId: string, item: Item, event: EventRow | undefined, names: Map<string, Member>): Promise<{ subject: string; line: string }> {
+async function describe(
+  q: Queryable,
+  deps: Deps,
+  orgId: string,
+  item: Item,
+  event: EventRow | undefined,
+  names: Map<string, Member>,
+): Promise<{ subject: string; line: string }> {
   const url = deps.config.publicUrl.replace(/\/$/, '');
   const payload = event ? (JSON.parse(event.payload) as Record<string, unknown>) : {};
   const nameOf = (id: string) => names.get(id)?.name ?? id;
@@ -66,13 +74,19 @@ async function describe(q: Queryable, deps: Deps, orgId: string, item: Item, eve
     case 'approval.decided': {
       const a = await safely(() => loadApproval(q, orgId, item.entityId));
       const status = a?.status ?? (event?.kind === 'approval.request.approve' ? 'approved' : 'rejected');
-      return { subject: `Your approval request was ${status}`, line: `Your approval request ${item.entityId} (${a?.summary ?? a?.action_class ?? ''}) was ${status}.\n  ${url}/approvals/${item.entityId}` };
+      return {
+        subject: `Your approval request was ${status}`,
+        line: `Your approval request ${item.entityId} (${a?.summary ?? a?.action_class ?? ''}) was ${status}.\n  ${url}/approvals/${item.entityId}`,
+      };
     }
     case 'member.joined':
       return { subject: `${nameOf(item.entityId)} joined and reports to you`, line: `${nameOf(item.entityId)} joined and reports to you.` };
     case 'reports.changed':
       if (event?.kind === 'member.reports.reassign') {
-        return { subject: `Reports of ${nameOf(item.entityId)} now report to you`, line: `${String(payload.moved ?? '')} report(s) of ${nameOf(item.entityId)} now report to you.` };
+        return {
+          subject: `Reports of ${nameOf(item.entityId)} now report to you`,
+          line: `${String(payload.moved ?? '')} report(s) of ${nameOf(item.entityId)} now report to you.`,
+        };
       }
       return { subject: `${nameOf(item.entityId)} now reports to you`, line: `${nameOf(item.entityId)} now reports to you.` };
     case 'security':
@@ -87,7 +101,10 @@ async function describe(q: Queryable, deps: Deps, orgId: string, item: Item, eve
 export async function composeMail(q: Queryable, deps: Deps, orgId: string, to: Member, items: readonly Item[], digest: boolean): Promise<MailMessage> {
   const org = await findOrgById(q, orgId);
   const orgName = org?.name ?? 'your workspace';
-  const events = await q.query<EventRow & { family: string }>(`SELECT seq, family, kind, payload FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[])`, [orgId, items.map((i) => i.seq)]);
+  const events = await q.query<EventRow & { family: string }>(`SELECT seq, family, kind, payload FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[])`, [
+    orgId,
+    items.map((i) => i.seq),
+  ]);
   const bySeq = new Map(events.map((e) => [Number(e.seq), { ...e, kind: currentKind(e.family, e.kind) }]));
   const names = new Map((await getMembers(q, orgId, [...new Set(items.map((i) => i.entityId).filter((id) => /^(usr|agt)_/.test(id)))])).map((m) => [m.id, m]));
   const parts = [];

@@ -95,11 +95,13 @@ export async function effectivePreferences(q: Queryable, orgId: string, memberId
 async function resolveTarget(q: Queryable, principal: Principal, method: string, orgId: string, target: string | undefined, writing: boolean): Promise<string> {
   const t = target ?? principal.id;
   if (t === 'org') {
-    if (writing && !principal.scopes.has('admin')) throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for ${method}: the org's defaults are set by an admin`);
+    if (writing && !principal.scopes.has('admin'))
+      throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for ${method}: the org's defaults are set by an admin`);
     return t;
   }
   await getMember(q, orgId, t);
-  if (t !== principal.id && !principal.scopes.has('admin')) throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for ${method}: ${t} is another member's preferences`);
+  if (t !== principal.id && !principal.scopes.has('admin'))
+    throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for ${method}: ${t} is another member's preferences`);
   return t;
 }
 

@@ -54,7 +54,12 @@ export interface Lookups {
  * ledger after the batch, only for tasks that have an assignee now and no assignment in the batch: near the head
  * (the usual case) a few rows. board's item.created naming its assignee would make it unnecessary.
  */
-export async function lookupsFor(q: Queryable, orgId: string, events: readonly Omit<LedgerEvent, 'payload'>[], payloads: readonly Record<string, unknown>[]): Promise<Lookups> {
+export async function lookupsFor(
+  q: Queryable,
+  orgId: string,
+  events: readonly Omit<LedgerEvent, 'payload'>[],
+  payloads: readonly Record<string, unknown>[],
+): Promise<Lookups> {
   const assignees = new Map<string, string>();
   const created = new Set<string>();
   const settled = new Set<string>();
@@ -112,7 +117,8 @@ export async function candidatesFor(q: Queryable, orgId: string, e: LedgerEvent,
     const joined = str(p.memberId) ?? e.actor;
     return one(await managerOf(q, orgId, joined), 'member.joined', joined);
   }
-  if (e.kind === 'member.record.update' && Array.isArray(p.fields) && p.fields.includes('managerId')) return one(str(p.managerId), 'reports.changed', e.entity_id);
+  if (e.kind === 'member.record.update' && Array.isArray(p.fields) && p.fields.includes('managerId'))
+    return one(str(p.managerId), 'reports.changed', e.entity_id);
   if (e.kind === 'member.reports.reassign') return one(str(p.toManagerId), 'reports.changed', str(p.fromManagerId) ?? e.entity_id);
   if ((e.kind === 'org.key.mint' || e.kind === 'settings.key.mint') && p.principalKind === 'human') return one(str(p.principal), 'security', e.entity_id);
   if (e.kind === 'org.key.revoke' || e.kind === 'settings.key.revoke') return one(await keyHolder(q, orgId, e.entity_id), 'security', e.entity_id);

@@ -13,7 +13,10 @@ export function localClock(at: Date, timezone: string): { minutes: number; weekd
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   );
-  return { minutes: Number(parts.hour) * 60 + Number(parts.minute), weekday: WEEKDAYS.indexOf(String(parts.weekday).toLowerCase().slice(0, 3) as (typeof WEEKDAYS)[number]) };
+  return {
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+    weekday: WEEKDAYS.indexOf(String(parts.weekday).toLowerCase().slice(0, 3) as (typeof WEEKDAYS)[number]),
+  };
 }
 
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

@@ -150,10 +150,7 @@ export class StreamHub {
       this.unsent.clear();
       try {
         // Its own short transaction; a wake-up lost in a crash costs nothing (the poll), so it need not wait for the disk.
-        await this.db.query(`SELECT pg_notify($1, m), set_config('synchronous_commit', 'off', true) FROM unnest($2::text[]) AS m`, [
-          NOTIFY_CHANNEL,
-          messages,
-        ]);
+        await this.db.query(`SELECT pg_notify($1, m), set_config('synchronous_commit', 'off', true) FROM unnest($2::text[]) AS m`, [NOTIFY_CHANNEL, messages]);
       } catch (err) {
         this.opts.onError?.(err as Error, 'stream: announcing appends failed (other processes see them at their next poll)');
       }
@@ -249,10 +246,9 @@ export class StreamHub {
     if (this.polling || this.feeds.size === 0) return;
     this.polling = true;
     try {
-      const heads = await this.db.query<{ org_id: string; seq: number }>(
-        'SELECT org_id, seq FROM ledger_heads WHERE org_id = ANY($1::text[])',
-        [[...this.feeds.keys()]],
-      );
+      const heads = await this.db.query<{ org_id: string; seq: number }>('SELECT org_id, seq FROM ledger_heads WHERE org_id = ANY($1::text[])', [
+        [...this.feeds.keys()],
+      ]);
       for (const h of heads) {
         const feed = this.feeds.get(h.org_id);
         if (feed) this.wake(feed, h.seq);

@@ -24,7 +24,10 @@ const humanise = (actionClass: string): string => {
 
 /** `moveTasksTo` -> `Move tasks to`. */
 const humaniseParam = (name: string): string => {
-  const words = name.replace(/([A-Z])/g, ' $1').toLowerCase().trim();
+  const words = name
+    .replace(/([A-Z])/g, ' $1')
+    .toLowerCase()
+    .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 

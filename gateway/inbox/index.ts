@@ -122,8 +122,7 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   }
 
   /** A pipeline call as the session's principal, authenticated by this request (signedIn). */
-  const call = (principal: Principal, req: FastifyRequest, method: string, params: unknown) =>
-    pipeline.call({ method, params, principal, requestId: req.id });
+  const call = (principal: Principal, req: FastifyRequest, method: string, params: unknown) => pipeline.call({ method, params, principal, requestId: req.id });
 
   /** Delete the session, and close its live streams here and, through the notifier, in every other process. */
   // Why a session of this process is ending, known before its row goes: a stream's session check that sees the row
@@ -159,7 +158,10 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   }
 
   async function items(session: Session, views: ApprovalView[]): Promise<Item[]> {
-    const byId = await names(session.orgId, views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '', ...(v.deciders ?? [])]));
+    const byId = await names(
+      session.orgId,
+      views.flatMap((v) => [v.requestedBy, v.decidedBy ?? '', ...(v.deciders ?? [])]),
+    );
     return views.map(({ signatureToken: _token, ...v }) => ({
       ...v,
       plain: describeApproval(v, deps.families.holdActs),
@@ -237,7 +239,11 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       );
     }
     if (!principal.scopes.has('approval.request')) {
-      return fail(reply, 'FORBIDDEN_SCOPE', `this key (${principal.name}) lacks scope approval.request, which reading approvals needs; use an approver or admin key`);
+      return fail(
+        reply,
+        'FORBIDDEN_SCOPE',
+        `this key (${principal.name}) lacks scope approval.request, which reading approvals needs; use an approver or admin key`,
+      );
     }
     const { session, cookieValue: value } = await sessions.create({ orgId: principal.orgId, principalId: principal.id, keyId: principal.keyId });
     setCookie(req, reply, value, Math.floor(sessions.maxAgeMs / 1000));
@@ -304,7 +310,12 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note.trim() : undefined;
       // Amendments (release approvals) go to approval.resolve as given: it checks them against the act's schema.
       const amendments = body.amendments !== undefined && body.amendments !== null ? { amendments: body.amendments } : {};
-      const out = await call(principal, req, 'approval.resolve', { approvalId: req.params.approvalId, decision: body.decision, ...(note ? { note } : {}), ...amendments });
+      const out = await call(principal, req, 'approval.resolve', {
+        approvalId: req.params.approvalId,
+        decision: body.decision,
+        ...(note ? { note } : {}),
+        ...amendments,
+      });
       if (!out.frame.ok) return reply.code(out.status).header('cache-control', 'no-store').send(out.frame);
       const v = out.frame.result as ApprovalView;
       const [item] = await items(session, [v]);
@@ -324,14 +335,19 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
    * heard): the page reads its lists again. The stream ends when the session does, whichever process ends it.
    */
   const subscriptions = [
-    deps.notifier.subscribe(SESSION_ENDED, (m) => closeStreams(String(m.sessionId), String(m.reason)), () => {
-      for (const s of streams) s.send('resync', {});
-    }),
+    deps.notifier.subscribe(
+      SESSION_ENDED,
+      (m) => closeStreams(String(m.sessionId), String(m.reason)),
+      () => {
+        for (const s of streams) s.send('resync', {});
+      },
+    ),
     // The database says a key's access changed (revoked, member suspended or deactivated, session deleted): the
     // streams it may concern check their session now, in every process, rather than at the next heartbeat.
     watchAccess(
       deps.notifier,
-      () => [...streams].map((s) => ({ orgId: s.session.orgId, principalId: s.session.principalId, keyId: s.session.keyId, sessionId: s.session.sessionId, s })),
+      () =>
+        [...streams].map((s) => ({ orgId: s.session.orgId, principalId: s.session.principalId, keyId: s.session.keyId, sessionId: s.session.sessionId, s })),
       (h) => h.s.recheck(),
     ),
   ];
@@ -359,7 +375,8 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
       sessions.isLive(session).then(
         (live) => {
           checking = false;
-          if (!live) return close(ending.get(session.sessionId) ?? 'the session ended (signed out, expired, key revoked, or the member suspended or deactivated)');
+          if (!live)
+            return close(ending.get(session.sessionId) ?? 'the session ended (signed out, expired, key revoked, or the member suspended or deactivated)');
           if (keepAlive && !closed) res.write(': keep-alive\n\n');
           if (again) {
             again = false;

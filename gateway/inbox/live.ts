@@ -12,7 +12,11 @@ import type { FeedEvent } from '../../domain/stream/hub.js';
  */
 
 /** By the approval's event kind (its current name: protocol/events.ts). */
-const CHANGES: Record<string, string> = { 'approval.request.create': 'requested', 'approval.request.approve': 'approved', 'approval.request.reject': 'rejected' };
+const CHANGES: Record<string, string> = {
+  'approval.request.create': 'requested',
+  'approval.request.approve': 'approved',
+  'approval.request.reject': 'rejected',
+};
 
 /** Families whose events can change what waits on someone (charter roles and rights feed the decision rights). */
 const WAITING_FAMILIES: ReadonlySet<string> = new Set(['decision', 'escalation', 'handoff', 'governance', 'charter']);

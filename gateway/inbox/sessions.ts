@@ -41,8 +41,7 @@ interface Row {
 const toSession = (r: Row): Session => ({ sessionId: r.session_id, orgId: r.org_id, principalId: r.principal_id, keyId: r.key_id, csrfToken: r.csrf_token });
 
 // $n is the idle limit in ms. A row that fails it is dead, whether or not it is deleted yet.
-const LIVE = (idleParam: string) =>
-  `expires_at > now() AND last_seen_at > now() - make_interval(secs => ${idleParam}::double precision / 1000)`;
+const LIVE = (idleParam: string) => `expires_at > now() AND last_seen_at > now() - make_interval(secs => ${idleParam}::double precision / 1000)`;
 const COLUMNS = 'session_id, org_id, principal_id, key_id, csrf_token';
 
 export class SessionStore {
@@ -62,12 +61,14 @@ export class SessionStore {
   /** Open a session for a key already authenticated; returns it and the cookie value. */
   async create(p: { orgId: string; principalId: string; keyId: string }): Promise<{ session: Session; cookieValue: string }> {
     const cookieValue = randomBytes(32).toString('base64url');
-    const row = one(await this.db.query<Row>(
-      `INSERT INTO inbox_sessions (session_id, id_hash, org_id, principal_id, key_id, csrf_token, expires_at)
+    const row = one(
+      await this.db.query<Row>(
+        `INSERT INTO inbox_sessions (session_id, id_hash, org_id, principal_id, key_id, csrf_token, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))
        RETURNING ${COLUMNS}`,
-      [newId('ses'), hashId(cookieValue), p.orgId, p.principalId, p.keyId, randomBytes(32).toString('base64url'), this.maxAgeMs],
-    ));
+        [newId('ses'), hashId(cookieValue), p.orgId, p.principalId, p.keyId, randomBytes(32).toString('base64url'), this.maxAgeMs],
+      ),
+    );
     // Housekeeping at sign-in (rare, and never on a request's path): this principal's sessions beyond the cap,
     // least recently used first, and every expired row.
     await this.db.query(
@@ -85,7 +86,10 @@ export class SessionStore {
     if (!cookieValue || cookieValue.length > 100) return undefined;
     const idHash = hashId(cookieValue);
     const [row] = touch
-      ? await this.db.query<Row>(`UPDATE inbox_sessions SET last_seen_at = now() WHERE id_hash = $1 AND ${LIVE('$2')} RETURNING ${COLUMNS}`, [idHash, this.idleMs])
+      ? await this.db.query<Row>(`UPDATE inbox_sessions SET last_seen_at = now() WHERE id_hash = $1 AND ${LIVE('$2')} RETURNING ${COLUMNS}`, [
+          idHash,
+          this.idleMs,
+        ])
       : await this.db.query<Row>(`SELECT ${COLUMNS} FROM inbox_sessions WHERE id_hash = $1 AND ${LIVE('$2')}`, [idHash, this.idleMs]);
     if (row) return toSession(row);
     // Unknown, or expired: an expired row goes now rather than at the next sign-in.

@@ -31,7 +31,10 @@ export function waitingRoute(app: FastifyInstance, opts: WaitingRouteOptions): v
     const out = await opts.pipeline.read({ path: 'org/inbox', query: { limit: String(SHOWN) }, principal, requestId: req.id });
     if (out.status !== 200) return reply.code(out.status).header('cache-control', 'no-store').type('application/json').send(out.body);
     const payload = (out.payload ?? JSON.parse(out.body)) as InboxPayload;
-    const byId = await opts.names(session.orgId, payload.items.flatMap((i) => (i.from ? [i.from] : [])));
+    const byId = await opts.names(
+      session.orgId,
+      payload.items.flatMap((i) => (i.from ? [i.from] : [])),
+    );
     const items = payload.items.map((i) => ({ ...i, fromName: i.from ? (byId.get(i.from) ?? null) : null }));
     return reply.header('cache-control', 'no-store').send({ ok: true, result: { ...payload, items } });
   });

@@ -25,8 +25,15 @@ export interface PlannedCall {
  * another member's email. A key minted on /api/v1 can never carry it.
  */
 export const SCIM_METHODS: ReadonlySet<string> = new Set([
-  'member.create', 'member.update', 'member.assignTeam', 'admin.deactivate', 'admin.reactivate', 'user.deactivate',
-  'team.create', 'team.update', 'team.delete',
+  'member.create',
+  'member.update',
+  'member.assignTeam',
+  'admin.deactivate',
+  'admin.reactivate',
+  'user.deactivate',
+  'team.create',
+  'team.update',
+  'team.delete',
 ]);
 const CAPABILITY_SCOPES: ReadonlySet<string> = new Set(['org.read', 'admin', ...[...SCIM_METHODS].map((m) => METHODS.get(m)!.scope)]);
 

@@ -35,7 +35,13 @@ function intParam(v: unknown, name: string, fallback: number): number {
   return n;
 }
 
-const names = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const names = (v: unknown) =>
+  typeof v === 'string' && v.trim() !== ''
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** RFC 7644 section 3.4.2.4: startIndex below 1 is 1, a negative count is 0, and count is capped. */
 export function listQuery(req: FastifyRequest): ListQuery {

@@ -32,14 +32,22 @@ export function equalities(f: Filter): Map<string, unknown[]> {
     if (g.op === 'and') g.filters.forEach(visit);
     else if (g.op === 'eq') add(stripCore(g.attrPath).toLowerCase(), g.compValue);
     // emails[value eq "x"] is emails.value eq "x"
-    else if (g.op === '[]' && g.valFilter.op === 'eq' && g.valFilter.attrPath.toLowerCase() === 'value') add(`${stripCore(g.attrPath).toLowerCase()}.value`, g.valFilter.compValue);
+    else if (g.op === '[]' && g.valFilter.op === 'eq' && g.valFilter.attrPath.toLowerCase() === 'value')
+      add(`${stripCore(g.attrPath).toLowerCase()}.value`, g.valFilter.compValue);
   };
   visit(f);
   return out;
 }
 
 /** Attribute paths (lowercased, full URN for extension attributes) compared exactly. */
-const CASE_EXACT = new Set(['id', 'externalid', 'members.value', 'groups.value', `${ENTERPRISE_SCHEMA}:employeeNumber`.toLowerCase(), `${ENTERPRISE_SCHEMA}:manager.value`.toLowerCase()]);
+const CASE_EXACT = new Set([
+  'id',
+  'externalid',
+  'members.value',
+  'groups.value',
+  `${ENTERPRISE_SCHEMA}:employeeNumber`.toLowerCase(),
+  `${ENTERPRISE_SCHEMA}:manager.value`.toLowerCase(),
+]);
 
 const fold = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
 
@@ -61,15 +69,33 @@ class ScimTester extends Tester {
     }
   }
 
-  override eq(r: unknown, v: unknown) { return this.exact ? r === v : fold(r) === fold(v); }
-  override ne(r: unknown, v: unknown) { return !this.eq(r, v); }
-  override co(r: unknown, v: unknown) { return this.text(r, v, (a, b) => a.includes(b)); }
-  override sw(r: unknown, v: unknown) { return this.text(r, v, (a, b) => a.startsWith(b)); }
-  override ew(r: unknown, v: unknown) { return this.text(r, v, (a, b) => a.endsWith(b)); }
-  override gt(r: any, v: any) { return v !== null && (fold(r) as any) > (fold(v) as any); }
-  override lt(r: any, v: any) { return v !== null && (fold(r) as any) < (fold(v) as any); }
-  override ge(r: any, v: any) { return v !== null && (fold(r) as any) >= (fold(v) as any); }
-  override le(r: any, v: any) { return v !== null && (fold(r) as any) <= (fold(v) as any); }
+  override eq(r: unknown, v: unknown) {
+    return this.exact ? r === v : fold(r) === fold(v);
+  }
+  override ne(r: unknown, v: unknown) {
+    return !this.eq(r, v);
+  }
+  override co(r: unknown, v: unknown) {
+    return this.text(r, v, (a, b) => a.includes(b));
+  }
+  override sw(r: unknown, v: unknown) {
+    return this.text(r, v, (a, b) => a.startsWith(b));
+  }
+  override ew(r: unknown, v: unknown) {
+    return this.text(r, v, (a, b) => a.endsWith(b));
+  }
+  override gt(r: any, v: any) {
+    return v !== null && (fold(r) as any) > (fold(v) as any);
+  }
+  override lt(r: any, v: any) {
+    return v !== null && (fold(r) as any) < (fold(v) as any);
+  }
+  override ge(r: any, v: any) {
+    return v !== null && (fold(r) as any) >= (fold(v) as any);
+  }
+  override le(r: any, v: any) {
+    return v !== null && (fold(r) as any) <= (fold(v) as any);
+  }
 
   private text(r: unknown, v: unknown, op: (a: string, b: string) => boolean): boolean {
     if (typeof r !== 'string' || typeof v !== 'string') return false;

@@ -53,14 +53,19 @@ async function load(s: ScimRequest, id: string): Promise<FoundTeam> {
 const one = async (s: ScimRequest, id: string) => (await render(s, [await load(s, id)]))[0];
 
 const membersExcluded = (q: { attributes?: string[]; excludedAttributes?: string[] }) =>
-  q.excludedAttributes?.some((a) => a.toLowerCase() === 'members') || (q.attributes !== undefined && !q.attributes.some((a) => a.toLowerCase().startsWith('members')));
+  q.excludedAttributes?.some((a) => a.toLowerCase() === 'members') ||
+  (q.attributes !== undefined && !q.attributes.some((a) => a.toLowerCase().startsWith('members')));
 
 async function list(s: ScimRequest, q: ReturnType<typeof listQuery>) {
   const offset = q.startIndex - 1;
   const withMembers = !membersExcluded(q);
   if (!q.filter) {
     const { total, teams } = await findTeams(s.runtime.db, s.orgId, { offset, limit: q.count });
-    return listResponse(total, q.startIndex, (await render(s, teams, withMembers)).map((r) => project(r, q)));
+    return listResponse(
+      total,
+      q.startIndex,
+      (await render(s, teams, withMembers)).map((r) => project(r, q)),
+    );
   }
   const filter = parseFilter(q.filter);
   const eq = equalities(filter);
@@ -69,7 +74,11 @@ async function list(s: ScimRequest, q: ReturnType<typeof listQuery>) {
   const { teams } = await findTeams(s.runtime.db, s.orgId, { names, ids, offset: 0, limit: 10_000 });
   // Evaluated with members, so a filter on members.value holds; then projected as asked.
   const hits = (await render(s, teams)).filter((r) => matches(filter, r));
-  return listResponse(hits.length, q.startIndex, hits.slice(offset, offset + q.count).map((r) => project(r, q)));
+  return listResponse(
+    hits.length,
+    q.startIndex,
+    hits.slice(offset, offset + q.count).map((r) => project(r, q)),
+  );
 }
 
 /** The member ids a group resource lists (value of each members entry). */
@@ -127,9 +136,11 @@ const displayName = (resource: unknown): string | undefined => {
 
 /** Members in operations as bare {value}: how they are compared (Entra sends "$ref": null beside value). */
 const normaliseGroupOp: Normaliser = (op, attribute) => {
-  const bare = (v: unknown): unknown => (Array.isArray(v) ? v.map(bare) : v !== null && typeof v === 'object' && 'value' in v ? { value: (v as Member).value } : v);
+  const bare = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(bare) : v !== null && typeof v === 'object' && 'value' in v ? { value: (v as Member).value } : v;
   if (attribute === 'members') return { ...op, value: bare(op.value) };
-  if (!op.path && op.value !== null && typeof op.value === 'object' && 'members' in op.value) return { ...op, value: { ...op.value, members: bare(op.value.members) } };
+  if (!op.path && op.value !== null && typeof op.value === 'object' && 'members' in op.value)
+    return { ...op, value: { ...op.value, members: bare(op.value.members) } };
   return op;
 };
 

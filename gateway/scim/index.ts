@@ -73,7 +73,9 @@ export async function scimRoutes(app: FastifyInstance, opts: { runtime: Runtime 
   // Discovery needs no credential (RFC 7644 section 4): it describes the server, not the org.
   app.get('/ServiceProviderConfig', async (_req, reply) => sendScim(reply, 200, serviceProviderConfig(base, `${runtime.deps.config.publicUrl}/docs`)));
   app.get('/ResourceTypes', async (_req, reply) => sendScim(reply, 200, listOf(resourceTypes(base))));
-  app.get<{ Params: { id: string } }>('/ResourceTypes/:id', async (req, reply) => sendScim(reply, 200, byId(resourceTypes(base), req.params.id, 'ResourceType')));
+  app.get<{ Params: { id: string } }>('/ResourceTypes/:id', async (req, reply) =>
+    sendScim(reply, 200, byId(resourceTypes(base), req.params.id, 'ResourceType')),
+  );
   app.get('/Schemas', async (_req, reply) => sendScim(reply, 200, listOf(schemas(base))));
   app.get<{ Params: { id: string } }>('/Schemas/:id', async (req, reply) => sendScim(reply, 200, byId(schemas(base), req.params.id, 'Schema')));
 

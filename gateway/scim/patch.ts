@@ -21,7 +21,10 @@ export type Normaliser = (op: ScimPatchOperation, attribute: string) => ScimPatc
 
 /** The attribute an operation's path names: `members[value eq "x"]` -> members; `urn:…:User:manager` -> that URN path. */
 export function pathAttribute(path: string): string {
-  return path.split(/[[]/)[0].split(/\.(?![^:]*:)/)[0].toLowerCase();
+  return path
+    .split(/[[]/)[0]
+    .split(/\.(?![^:]*:)/)[0]
+    .toLowerCase();
 }
 
 /** The first path or value key of the operations that names a reserved segment: `<where>: <why>` and its scimType. */

@@ -51,7 +51,14 @@ const ref = (name: string, description: string, types: string[], mutability: Att
 ];
 
 const USER_ATTRS: Attr[] = [
-  { name: 'userName', type: 'string', required: true, uniqueness: 'server', description: "The name the member signs in with at the identity provider (member userName), any form: an email, a userPrincipalName, a login. Unique in the org ignoring case, also against the work email of a member without a userName of its own. When it equals the work email it is kept as the email alone; a member with neither shows its handle. Created with no emails, a userName that is an email address is the work email too." },
+  {
+    name: 'userName',
+    type: 'string',
+    required: true,
+    uniqueness: 'server',
+    description:
+      'The name the member signs in with at the identity provider (member userName), any form: an email, a userPrincipalName, a login. Unique in the org ignoring case, also against the work email of a member without a userName of its own. When it equals the work email it is kept as the email alone; a member with neither shows its handle. Created with no emails, a userName that is an email address is the work email too.',
+  },
   {
     name: 'name',
     type: 'complex',
@@ -70,25 +77,50 @@ const USER_ATTRS: Attr[] = [
     name: 'emails',
     type: 'complex',
     multiValued: true,
-    description: 'One work email (member email), separate from userName: changing one leaves the other. The work one (type work, else the primary one, else the first) is kept; removing it clears the email.',
+    description:
+      'One work email (member email), separate from userName: changing one leaves the other. The work one (type work, else the primary one, else the first) is kept; removing it clears the email.',
     subAttributes: [
       { name: 'value', type: 'string', description: 'The email.' },
       { name: 'type', type: 'string', description: 'Always work.' },
       { name: 'primary', type: 'boolean', description: 'Always true.' },
     ],
   },
-  { name: 'groups', type: 'complex', multiValued: true, mutability: 'readOnly', description: "The member's teams (change them through /Groups).", subAttributes: ref('group', "The team's name.", ['Group'], 'readOnly') },
+  {
+    name: 'groups',
+    type: 'complex',
+    multiValued: true,
+    mutability: 'readOnly',
+    description: "The member's teams (change them through /Groups).",
+    subAttributes: ref('group', "The team's name.", ['Group'], 'readOnly'),
+  },
 ];
 
 const ENTERPRISE_ATTRS: Attr[] = [
-  { name: 'employeeNumber', type: 'string', uniqueness: 'server', caseExact: true, description: 'The HR employee number (member employeeId), unique in the org.' },
-  { name: 'department', type: 'string', description: "The name of the member's primary team: a live team of that name becomes primary (one is created when none has it); clearing it takes the member out of its primary team." },
+  {
+    name: 'employeeNumber',
+    type: 'string',
+    uniqueness: 'server',
+    caseExact: true,
+    description: 'The HR employee number (member employeeId), unique in the org.',
+  },
+  {
+    name: 'department',
+    type: 'string',
+    description:
+      "The name of the member's primary team: a live team of that name becomes primary (one is created when none has it); clearing it takes the member out of its primary team.",
+  },
   { name: 'manager', type: 'complex', description: 'The member this one reports to.', subAttributes: ref('manager', "The manager's display name.", ['User']) },
 ];
 
 const GROUP_ATTRS: Attr[] = [
   { name: 'displayName', type: 'string', required: true, uniqueness: 'server', description: 'The team name, unique among live teams (case-insensitive).' },
-  { name: 'members', type: 'complex', multiValued: true, description: "The team's human members that /Users shows; its agents are kept and not shown.", subAttributes: ref('member', "The member's display name.", ['User']) },
+  {
+    name: 'members',
+    type: 'complex',
+    multiValued: true,
+    description: "The team's human members that /Users shows; its agents are kept and not shown.",
+    subAttributes: ref('member', "The member's display name.", ['User']),
+  },
 ];
 
 const schema = (id: string, name: string, description: string, attributes: Attr[], base: string) => ({

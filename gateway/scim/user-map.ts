@@ -47,7 +47,11 @@ export function toScimUser(m: Member, ctx: UserContext): Record<string, any> {
     ...(m.timezone !== null ? { timezone: m.timezone } : {}),
     active: m.status !== 'suspended',
     ...(m.email !== null ? { emails: [{ value: m.email, type: 'work', primary: true }] } : {}),
-    groups: teamsOf(m).map((t) => ({ value: t.teamId, $ref: `${ctx.base}/Groups/${t.teamId}`, ...(ctx.teamNames.has(t.teamId) ? { display: ctx.teamNames.get(t.teamId) } : {}) })),
+    groups: teamsOf(m).map((t) => ({
+      value: t.teamId,
+      $ref: `${ctx.base}/Groups/${t.teamId}`,
+      ...(ctx.teamNames.has(t.teamId) ? { display: ctx.teamNames.get(t.teamId) } : {}),
+    })),
     [ENTERPRISE_SCHEMA]: enterprise,
     meta: {
       resourceType: 'User',
@@ -98,8 +102,7 @@ export function userValues(r: unknown) {
   const name = field(r, 'name');
   const emails = field(r, 'emails');
   const list = Array.isArray(emails) ? emails : emails === undefined || emails === null ? [] : [emails];
-  const work =
-    list.find((e) => String(field(e, 'type') ?? '').toLowerCase() === 'work') ?? list.find((e) => field(e, 'primary') === true) ?? list[0];
+  const work = list.find((e) => String(field(e, 'type') ?? '').toLowerCase() === 'work') ?? list.find((e) => field(e, 'primary') === true) ?? list[0];
   const ext = field(r, ENTERPRISE_SCHEMA);
   return {
     id: field(r, 'id'),
@@ -170,7 +173,13 @@ export function userChange(before: Values, after: Values, complete: boolean, sto
     if (kept !== stored.userName) fields.userName = kept;
   }
 
-  for (const [attr, param] of [['title', 'title'], ['timezone', 'timezone'], ['externalId', 'externalId'], ['employeeId', 'employeeId'], ['managerId', 'managerId']] as const) {
+  for (const [attr, param] of [
+    ['title', 'title'],
+    ['timezone', 'timezone'],
+    ['externalId', 'externalId'],
+    ['employeeId', 'employeeId'],
+    ['managerId', 'managerId'],
+  ] as const) {
     if (changed(attr)) fields[param] = given(attr) as string | null;
   }
   const out: UserChange = { fields };

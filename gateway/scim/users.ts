@@ -63,13 +63,21 @@ async function list(s: ScimRequest, q: ReturnType<typeof listQuery>) {
   const offset = q.startIndex - 1;
   if (!q.filter) {
     const { total, members } = await findMembers(s.runtime.db, s.orgId, { ...HUMANS, offset, limit: q.count });
-    return listResponse(total, q.startIndex, (await render(s, members)).map((r) => project(r, q)));
+    return listResponse(
+      total,
+      q.startIndex,
+      (await render(s, members)).map((r) => project(r, q)),
+    );
   }
   const filter = parseFilter(q.filter);
   const narrowed = criteria(equalities(filter));
   const { members } = await findMembers(s.runtime.db, s.orgId, { ...HUMANS, ...narrowed, offset: 0, limit: SCAN_LIMIT });
   const hits = (await render(s, members)).filter((r) => matches(filter, r));
-  return listResponse(hits.length, q.startIndex, hits.slice(offset, offset + q.count).map((r) => project(r, q)));
+  return listResponse(
+    hits.length,
+    q.startIndex,
+    hits.slice(offset, offset + q.count).map((r) => project(r, q)),
+  );
 }
 
 /**
@@ -106,8 +114,10 @@ async function departmentCall(s: ScimRequest, m: Member, department: string | nu
  */
 async function apply(s: ScimRequest, m: Member, change: UserChange): Promise<void> {
   const calls = callsFor(s, USER_FIELD_NAMES);
-  const cut: PlannedCall[] = change.active === false && m.status !== 'suspended' ? [{ method: 'admin.deactivate', params: { memberId: m.id, reason: REASON.suspend } }] : [];
-  const grant: PlannedCall[] = change.active === true && m.status === 'suspended' ? [{ method: 'admin.reactivate', params: { memberId: m.id, reason: REASON.reactivate } }] : [];
+  const cut: PlannedCall[] =
+    change.active === false && m.status !== 'suspended' ? [{ method: 'admin.deactivate', params: { memberId: m.id, reason: REASON.suspend } }] : [];
+  const grant: PlannedCall[] =
+    change.active === true && m.status === 'suspended' ? [{ method: 'admin.reactivate', params: { memberId: m.id, reason: REASON.reactivate } }] : [];
   const update: PlannedCall[] = Object.keys(change.fields).length ? [{ method: 'member.update', params: { memberId: m.id, ...change.fields } }] : [];
   if (typeof change.department === 'string') departmentCalls(s).check([{ method: 'team.create', params: { name: change.department } }]);
   calls.check([...cut, ...update, ...grant]);
@@ -178,7 +188,10 @@ export async function userRoutes(app: FastifyInstance, ctx: (req: unknown) => Sc
     const m = await load(s, req.params.id);
     // user.deactivate hands the leaver's work to its manager; with none, nobody is named for the IdP's delete.
     if (m.managerId === null) {
-      throw new ScimError(409, `User ${m.id} has no ${ENTERPRISE_SCHEMA}:manager to take over its work: set one and delete again, or offboard it with user.deactivate {transferTo}; active false cuts its access meanwhile`);
+      throw new ScimError(
+        409,
+        `User ${m.id} has no ${ENTERPRISE_SCHEMA}:manager to take over its work: set one and delete again, or offboard it with user.deactivate {transferTo}; active false cuts its access meanwhile`,
+      );
     }
     await callsFor(s, USER_FIELD_NAMES).run('user.deactivate', { userId: m.id, reason: REASON.remove });
     return reply.code(204).send();

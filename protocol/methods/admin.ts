@@ -12,7 +12,7 @@ export const admin = {
   deactivate: method({
     hold: { completion: 'release', when: 'an agent suspends a human' },
     summary:
-      "Suspend a member (human or agent) at once: its keys stop working from its next call (kept, not revoked), its inbox sessions end, its board claims are released back to ready, and no new key can be minted for it. Reversible with admin.reactivate. Yourself or the last active admin is a CONFLICT. An agent suspending an agent is never held (the kill switch); an agent suspending a human is.",
+      'Suspend a member (human or agent) at once: its keys stop working from its next call (kept, not revoked), its inbox sessions end, its board claims are released back to ready, and no new key can be minted for it. Reversible with admin.reactivate. Yourself or the last active admin is a CONFLICT. An agent suspending an agent is never held (the kill switch); an agent suspending a human is.',
     params: z.strictObject({ memberId: memberId('The member to suspend.'), reason }),
     result: z.strictObject({
       member: Access,

@@ -33,8 +33,10 @@ export const clientMsgId = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
   .describe('Your id for the comment: resent, the first one returns (changed:false).');
 
-const ms = (description: string) => z.number().int('must be an integer').min(0, 'must be >= 0').max(1_000_000_000, 'must be at most 1000000000').describe(description);
-const offset = (description: string) => z.number().int('must be an integer').min(0, 'must be >= 0').max(10_000_000, 'must be at most 10000000').describe(description);
+const ms = (description: string) =>
+  z.number().int('must be an integer').min(0, 'must be >= 0').max(1_000_000_000, 'must be at most 1000000000').describe(description);
+const offset = (description: string) =>
+  z.number().int('must be an integer').min(0, 'must be >= 0').max(10_000_000, 'must be at most 10000000').describe(description);
 
 const Quote = z
   .strictObject({
@@ -51,7 +53,7 @@ export const BlockSelector = z
     type: z.literal('block').describe('Doc range.'),
     tabId: id('tab', 'Doc tab.'),
     blockId: id('blk', 'Block.'),
-    start: offset('Start in the block\'s text (UTF-16).'),
+    start: offset("Start in the block's text (UTF-16)."),
     end: offset('End, exclusive.'),
     quote: Quote.optional(),
   })
@@ -100,7 +102,9 @@ export const Selector = z
 export type SelectorValue = z.infer<typeof Selector>;
 
 /** The selectors a file takes (files.commentAdd): no transcript lines. */
-export const FileSelector = z.discriminatedUnion('type', [BlockSelector, CellSelector, SlideSelector, TimeSelector]).describe('Where in the file; absent: all of it.');
+export const FileSelector = z
+  .discriminatedUnion('type', [BlockSelector, CellSelector, SlideSelector, TimeSelector])
+  .describe('Where in the file; absent: all of it.');
 
 export const Annotation = z.strictObject({
   id: z.string().describe('ann_…'),
@@ -110,7 +114,7 @@ export const Annotation = z.strictObject({
   selector: Selector.nullable().describe('Where it is anchored now (re-anchored as the doc changes); null: the whole target.'),
   anchorStatus: z.enum(ANCHOR_STATUSES).describe('orphaned: its text is gone from the doc.'),
   status: z.enum(ANNOTATION_STATUSES),
-  discussion: z.boolean().describe('The target\'s unanchored discussion (file.addComment), one per target.'),
+  discussion: z.boolean().describe("The target's unanchored discussion (file.addComment), one per target."),
   body: z.string().nullable().describe('The opening comment; null for a bare highlight or flag.'),
   commentCount: z.number().int().describe('Comments in the thread, the opening one included.'),
   createdBy: z.string(),
@@ -152,7 +156,12 @@ export const annotation = {
     result: z.strictObject({ annotation: Annotation, changed, replayed: replayedField('clientMsgId') }),
     dedupeBy: 'clientMsgId',
     events: ['annotation.thread.create'],
-    example: { targetId: 'fil_0123456789abcdef', kind: 'comment', selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: 'blk_0123456789abcdef', start: 0, end: 5, quote: { exact: 'Hello' } }, body: 'Is this right?' },
+    example: {
+      targetId: 'fil_0123456789abcdef',
+      kind: 'comment',
+      selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: 'blk_0123456789abcdef', start: 0, end: 5, quote: { exact: 'Hello' } },
+      body: 'Is this right?',
+    },
   }),
   comment: method({
     summary: 'Add a comment to a thread; a resolved or dismissed thread reopens. The same clientMsgId again returns the first comment (changed:false).',

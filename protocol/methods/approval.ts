@@ -12,7 +12,11 @@ export const ApprovalSubject = z.strictObject({
       'What is being approved: exactly `<family>.signature` of the action class (`books.signature`, `board.signature`) for a signature act, as its hold frame names it; only such an approval, bound to the hold the server recorded, can release an act. Any other kind (lowercase words joined by dots) never releases one.',
   }),
   subjectId: text({ min: 1, max: 64, description: 'Id of the row the act is about (the hold frame’s subjectId).' }),
-  summary: text({ min: 1, max: 500, description: 'Short description for the human. For a signature the server keeps and shows the summary recorded with the hold instead.' }),
+  summary: text({
+    min: 1,
+    max: 500,
+    description: 'Short description for the human. For a signature the server keeps and shows the summary recorded with the hold instead.',
+  }),
 });
 
 export const ApprovalView = z.strictObject({
@@ -24,11 +28,16 @@ export const ApprovalView = z.strictObject({
   heldAct: z
     .strictObject({ method: z.string(), params: z.record(z.string(), z.unknown()) })
     .nullable()
-    .describe('For a signature approval: the exact held call behind payloadHash, copied from the hold when filed. null: bound to no held act, so it can never release one.'),
+    .describe(
+      'For a signature approval: the exact held call behind payloadHash, copied from the hold when filed. null: bound to no held act, so it can never release one.',
+    ),
   completion: z
     .enum(['retry', 'release'])
     .describe('retry: once approved, the requester retries the act with the proof. release: the approve itself runs the held act, in the decision.'),
-  deciders: z.array(z.string()).nullable().describe('The only humans (principal ids) who may decide it; null: any human with approval.decide but the requester.'),
+  deciders: z
+    .array(z.string())
+    .nullable()
+    .describe('The only humans (principal ids) who may decide it; null: any human with approval.decide but the requester.'),
   amendable: z.array(z.string()).nullable().describe('release: the params a human may amend when approving (approval.resolve amendments); null for retry.'),
   released: z
     .strictObject({
@@ -47,10 +56,7 @@ export const ApprovalView = z.strictObject({
   used: z.boolean().describe('True once the proof was consumed by the act (single use).'),
   usedAt: z.string().nullable(),
   url: z.string().describe('Where a human reviews it in the approval inbox.'),
-  signatureToken: z
-    .string()
-    .optional()
-    .describe('Proof to retry the act with (or use approvalId). Shown to the requester and the approver once approved.'),
+  signatureToken: z.string().optional().describe('Proof to retry the act with (or use approvalId). Shown to the requester and the approver once approved.'),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 
@@ -66,7 +72,10 @@ export const approval = {
         .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, 'must look like books.payroll_sign')
         .max(100)
         .describe('From the hold frame: result.approval.actionClass.'),
-      payloadHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters').describe('From the hold frame: result.approval.payloadHash.'),
+      payloadHash: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')
+        .describe('From the hold frame: result.approval.payloadHash.'),
       subject: ApprovalSubject.describe('From the hold frame: result.approval.subject.'),
     }),
     result: ApprovalView,
@@ -87,7 +96,9 @@ export const approval = {
       amendments: z
         .record(z.string(), z.unknown())
         .optional()
-        .describe('Release approvals, approve only: new values for params the approval lists as amendable (null leaves an optional one out); the act runs with them.'),
+        .describe(
+          'Release approvals, approve only: new values for params the approval lists as amendable (null leaves an optional one out); the act runs with them.',
+        ),
     }),
     result: ApprovalView,
     events: ['approval.request.approve', 'approval.request.reject'],

@@ -9,4 +9,6 @@ import { DIRECTORY_AREAS } from './directory/index.js';
 export const FAMILY_AREAS: Readonly<Record<string, Readonly<Record<string, object>>>> = { books: BOOKS_AREAS, directory: DIRECTORY_AREAS };
 
 /** Every area toolset name: `<family>.<area>`. */
-export const AREA_TOOLSET_NAMES: readonly string[] = Object.entries(FAMILY_AREAS).flatMap(([family, areas]) => Object.keys(areas).map((area) => `${family}.${area}`));
+export const AREA_TOOLSET_NAMES: readonly string[] = Object.entries(FAMILY_AREAS).flatMap(([family, areas]) =>
+  Object.keys(areas).map((area) => `${family}.${area}`),
+);

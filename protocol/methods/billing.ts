@@ -31,11 +31,21 @@ export const billing = {
       cycle: z.enum(['monthly', 'annual']).describe('Billing cycle (default monthly).').optional(),
       seats: z.number().int().min(0).max(1_000_000).describe('Human seats; at least the seats in use.').optional(),
       agentSeats: z.number().int().min(0).max(1_000_000).describe('Agent seats; at least the agent seats in use.').optional(),
-      contact: z.string().max(254).pipe(z.email({ message: 'must be an email address' })).nullable().describe('Billing contact email; null clears it.').optional(),
+      contact: z
+        .string()
+        .max(254)
+        .pipe(z.email({ message: 'must be an email address' }))
+        .nullable()
+        .describe('Billing contact email; null clears it.')
+        .optional(),
       taxId: text({ max: 64, description: 'Tax or VAT id on invoices; null clears it.' }).nullable().optional(),
       ...proofFields,
     }),
-    result: z.strictObject({ billing: Billing, usage: Usage, changed: z.boolean().describe('false when the subscription was already so (its event says noop).') }),
+    result: z.strictObject({
+      billing: Billing,
+      usage: Usage,
+      changed: z.boolean().describe('false when the subscription was already so (its event says noop).'),
+    }),
     events: ['billing.subscription.update'],
     example: { plan: 'team', cycle: 'annual', seats: 25, agentSeats: 10, contact: 'billing@example.com' },
   }),

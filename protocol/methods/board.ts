@@ -134,8 +134,7 @@ const TaskFields = {
   workstreamId: workstreamId('Workstream to file it under (default none).').optional(),
 };
 
-const pageParams = (what: string) =>
-  z.strictObject({ taskId: taskId(`The item whose ${what} to list.`), cursor, limit: limit(100, 50) });
+const pageParams = (what: string) => z.strictObject({ taskId: taskId(`The item whose ${what} to list.`), cursor, limit: limit(100, 50) });
 
 const Body = text({ min: 1, max: 10_000, description: 'The comment text, 1 to 10000 characters.' });
 
@@ -319,7 +318,13 @@ export const board = {
     }),
     result: Attachment,
     events: ['item.attachment.added'],
-    example: { taskId: 'task_0123456789abcdef', name: 'march-statement.pdf', url: 'https://files.example.com/f/123', mimeType: 'application/pdf', sizeBytes: 48213 },
+    example: {
+      taskId: 'task_0123456789abcdef',
+      name: 'march-statement.pdf',
+      url: 'https://files.example.com/f/123',
+      mimeType: 'application/pdf',
+      sizeBytes: 48213,
+    },
   }),
   updateTaskAttachment: method({
     summary: 'Rename an attachment or change its URL, MIME type or size.',
@@ -383,7 +388,7 @@ export const board = {
     example: { workstreamId: 'ws_0123456789abcdef', position: 0 },
   }),
   deleteWorkstream: method({
-    hold: { completion: 'release', when: 'an agent calls it (the workstream\'s human owner decides)' },
+    hold: { completion: 'release', when: "an agent calls it (the workstream's human owner decides)" },
     summary:
       'Delete a workstream and its comments. While it holds open (not done) items it answers CONFLICT unless moveTasksTo names a workstream to move all its items to; otherwise its done items are left without a workstream. From an agent it holds in release mode: the server files the approval, and a human’s approve (its owner’s, when a human owns it) deletes it, possibly with moveTasksTo amended; do not retry, wait.',
     params: z.strictObject({

@@ -50,13 +50,15 @@ export const Participant = z.strictObject({
 
 export const Recording = z.strictObject({
   id: z.string().describe('rcd_…'),
-  status: z.enum(RECORDING_STATUSES).describe('starting (asked of LiveKit) -> active -> stopped -> ready or failed (LiveKit\'s webhook); record only: active -> stopped.'),
+  status: z
+    .enum(RECORDING_STATUSES)
+    .describe("starting (asked of LiveKit) -> active -> stopped -> ready or failed (LiveKit's webhook); record only: active -> stopped."),
   startedBy: z.string(),
-  approvalId: z.string().nullable().describe('The approval an agent\'s recording waited for.'),
+  approvalId: z.string().nullable().describe("The approval an agent's recording waited for."),
   startedAt: z.string(),
   stoppedAt: z.string().nullable(),
   readyAt: z.string().nullable(),
-  fileId: z.string().nullable().describe('The recording\'s file, once ready.'),
+  fileId: z.string().nullable().describe("The recording's file, once ready."),
   sizeBytes: z.number().int().nullable(),
   durationMs: z.number().int().nullable(),
   failure: z.string().nullable().describe('Why it failed, as LiveKit said.'),
@@ -152,7 +154,10 @@ export const calling = {
       'Mute or unmute yourself, or (host only) mute someone or everyone else (`all`). Nobody unmutes anyone else: that is CONFLICT (no remote unmute). Already so: changed:false.',
     params: z.strictObject({
       callId: call,
-      principalId: z.union([who, z.literal('all')]).optional().describe('Whom: a participant, `all` (everyone else in the call), or you (the default).'),
+      principalId: z
+        .union([who, z.literal('all')])
+        .optional()
+        .describe('Whom: a participant, `all` (everyone else in the call), or you (the default).'),
       muted: z.boolean().describe('true mutes; false unmutes (yourself only).'),
     }),
     result: withCall,
@@ -174,7 +179,7 @@ export const calling = {
     example: { callId: 'call_0123456789abcdef' },
   }),
   lowerHand: method({
-    summary: 'Lower your hand, or (host only) someone else\'s. Not raised: changed:false.',
+    summary: "Lower your hand, or (host only) someone else's. Not raised: changed:false.",
     params: z.strictObject({ callId: call, principalId: who.optional().describe('Whose hand (default: yours).') }),
     result: withCall,
     events: ['calling.hand.lower'],
@@ -189,7 +194,7 @@ export const calling = {
   }),
   chat: method({
     summary:
-      'Say something in the call\'s chat: a reply in the thread of its root message. The same idempotencyId again returns the first message (changed:false); with other text it is CONFLICT.',
+      "Say something in the call's chat: a reply in the thread of its root message. The same idempotencyId again returns the first message (changed:false); with other text it is CONFLICT.",
     params: z.strictObject({
       callId: call,
       text: text({ min: 1, max: 16_000, description: 'The message, up to 16,000 characters.' }),
@@ -203,14 +208,14 @@ export const calling = {
   recordingStart: method({
     hold: { completion: 'retry', when: 'an agent starts it while a human is in the call' },
     summary:
-      'Start recording a live call (host only): LiveKit\'s egress when configured, else a record of it. Recording already: changed:false. An agent recording while a human is in the call holds for a human\'s approval (calling.recording_start).',
+      "Start recording a live call (host only): LiveKit's egress when configured, else a record of it. Recording already: changed:false. An agent recording while a human is in the call holds for a human's approval (calling.recording_start).",
     params: z.strictObject({ callId: call, ...proofFields }),
     result: withCall,
     events: ['calling.recording.start'],
     example: { callId: 'call_0123456789abcdef' },
   }),
   recordingStop: method({
-    summary: 'Stop the call\'s recording (host only); LiveKit\'s webhook later marks it ready with its file, or failed. Not recording: changed:false.',
+    summary: "Stop the call's recording (host only); LiveKit's webhook later marks it ready with its file, or failed. Not recording: changed:false.",
     params: z.strictObject({ callId: call }),
     result: withCall,
     events: ['calling.recording.stop'],
@@ -218,14 +223,24 @@ export const calling = {
   }),
   addTranscriptLine: method({
     summary:
-      'Add a transcript line to a call you joined, while live and up to 24 hours after its end: a member speaker or a speakerLabel, text, startMs <= endMs (ms from the call\'s start). The same speaker and startMs again: changed:false.',
+      "Add a transcript line to a call you joined, while live and up to 24 hours after its end: a member speaker or a speakerLabel, text, startMs <= endMs (ms from the call's start). The same speaker and startMs again: changed:false.",
     params: z.strictObject({
       callId: call,
       speaker: principalId('The member speaking (or give speakerLabel).').optional(),
       speakerLabel: text({ min: 1, max: 100, description: 'Who speaks, when not a member: a guest\'s name, "Speaker 2".' }).optional(),
       text: text({ min: 1, max: 4_000, description: 'What was said, up to 4,000 characters.' }),
-      startMs: z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`).describe('When the line starts, in ms from the call\'s start.'),
-      endMs: z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`).describe('When it ends (>= startMs).'),
+      startMs: z
+        .number()
+        .int('must be an integer')
+        .min(0, 'must be >= 0')
+        .max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`)
+        .describe("When the line starts, in ms from the call's start."),
+      endMs: z
+        .number()
+        .int('must be an integer')
+        .min(0, 'must be >= 0')
+        .max(MAX_TRANSCRIPT_MS, `must be at most ${MAX_TRANSCRIPT_MS} (7 days)`)
+        .describe('When it ends (>= startMs).'),
     }),
     result: z.strictObject({ line: TranscriptLine, changed, replayed: replayedField('startMs') }),
     dedupeBy: 'startMs',
@@ -241,24 +256,25 @@ export const calling = {
     example: { callId: 'call_0123456789abcdef' },
   }),
   getDetails: method({
-    summary: 'A call with its participants and their states (muted, hands, reactions), lock and latest recording. Yours to see if you can see its channel or are invited.',
+    summary:
+      'A call with its participants and their states (muted, hands, reactions), lock and latest recording. Yours to see if you can see its channel or are invited.',
     params: z.strictObject({ callId: call }),
     result: z.strictObject({ call: Call }),
     example: { callId: 'call_0123456789abcdef' },
   }),
   getTranscript: method({
     summary:
-      'A call\'s transcript by start time, a page at a time: as JSON lines, or as a WebVTT document (voice tags <v Speaker>) of that page. Yours to see if you can see its channel or are invited.',
+      "A call's transcript by start time, a page at a time: as JSON lines, or as a WebVTT document (voice tags <v Speaker>) of that page. Yours to see if you can see its channel or are invited.",
     params: z.strictObject({
       callId: call,
-      format: z.enum(['json', 'webvtt']).default('json').describe('json: lines; webvtt: one WebVTT document of the page\'s cues.'),
+      format: z.enum(['json', 'webvtt']).default('json').describe("json: lines; webvtt: one WebVTT document of the page's cues."),
       cursor: z.string().max(200, 'must be at most 200 characters').describe('The nextCursor of the previous page.').optional(),
       limit: limit(1000, 200),
     }),
     result: z.strictObject({
       callId: z.string(),
       format: z.enum(['json', 'webvtt']),
-      lines: z.array(TranscriptLine).nullable().describe('The page\'s lines (format json; null otherwise).'),
+      lines: z.array(TranscriptLine).nullable().describe("The page's lines (format json; null otherwise)."),
       webvtt: z.string().nullable().describe('The page as a WebVTT document (format webvtt; null otherwise).'),
       nextCursor: z.string().nullable(),
     }),

@@ -1,17 +1,7 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
 import { text } from '../schema.js';
-import {
-  CHANNEL_ROLES,
-  Channel,
-  ChannelMember,
-  ChannelName,
-  POSTING_POLICIES,
-  changed,
-  channelId,
-  messageId,
-  principalId,
-} from './messaging/shapes.js';
+import { CHANNEL_ROLES, Channel, ChannelMember, ChannelName, POSTING_POLICIES, changed, channelId, messageId, principalId } from './messaging/shapes.js';
 
 /**
  * Channels: public and private named channels, group conversations and DMs, their members and roles, and each
@@ -24,7 +14,7 @@ export const MAX_TITLE = 80;
 
 const ch = channelId('The channel (ch_…).');
 const topic = text({ max: MAX_TOPIC, description: 'What the channel is about, up to 250 characters (any member may change it).' });
-const title = text({ min: 1, max: MAX_TITLE, description: 'A group conversation\'s title, up to 80 characters.' });
+const title = text({ min: 1, max: MAX_TITLE, description: "A group conversation's title, up to 80 characters." });
 const postingPolicy = z.enum(POSTING_POLICIES).describe('everyone: any member but observers posts; admins: owners and admins only.');
 const distinctIds = (min: number, max: number, description: string) =>
   z
@@ -35,15 +25,14 @@ const distinctIds = (min: number, max: number, description: string) =>
     .describe(description);
 
 const readMarks = {
-  lastReadSeq: z.number().int().describe('The caller\'s read marker: everything at or below this seq is read.'),
+  lastReadSeq: z.number().int().describe("The caller's read marker: everything at or below this seq is read."),
   unreadCount: z.number().int().describe('Posted messages by others above the marker, counted from the rows.'),
   mentionCount: z.number().int().describe('Of those, the ones that mention the caller or the channel.'),
 };
 
 export const channel = {
   create: method({
-    summary:
-      'Create a public or private named channel; you become its owner and memberIds its members. A name already taken by a live channel is CONFLICT.',
+    summary: 'Create a public or private named channel; you become its owner and memberIds its members. A name already taken by a live channel is CONFLICT.',
     params: z.strictObject({
       name: ChannelName,
       private: z.boolean().default(false).describe('Private: visible only to its members (others get NOT_FOUND).'),
@@ -56,8 +45,7 @@ export const channel = {
     example: { name: 'deploys', private: false, topic: 'Release train', memberIds: ['usr_0123456789abcdef'] },
   }),
   createConversation: method({
-    summary:
-      'Start a private group conversation with 2 to 49 others (no name; an optional title). Any member may add others; you become its owner.',
+    summary: 'Start a private group conversation with 2 to 49 others (no name; an optional title). Any member may add others; you become its owner.',
     params: z.strictObject({
       principalIds: distinctIds(2, 49, 'The others in it (2-49), besides you.'),
       title: title.optional(),
@@ -82,7 +70,10 @@ export const channel = {
     params: z.strictObject({
       channelId: ch,
       principalId: principalId('Who to add (yourself to join a public channel).'),
-      role: z.enum(['member', 'observer']).default('member').describe('member, or observer (reads and reacts only). Owners and admins are made with updateMemberRole.'),
+      role: z
+        .enum(['member', 'observer'])
+        .default('member')
+        .describe('member, or observer (reads and reacts only). Owners and admins are made with updateMemberRole.'),
     }),
     result: z.strictObject({ member: ChannelMember, changed }),
     events: ['channel.member.add'],
@@ -90,7 +81,7 @@ export const channel = {
   }),
   removeMember: method({
     summary:
-      'Remove a member: yourself, or others if you are an owner or admin. Removing the last owner is CONFLICT (make another owner first); a DM\'s members are fixed. Not a member: changed:false.',
+      "Remove a member: yourself, or others if you are an owner or admin. Removing the last owner is CONFLICT (make another owner first); a DM's members are fixed. Not a member: changed:false.",
     params: z.strictObject({
       channelId: ch,
       principalId: principalId('Who to remove (yourself to leave).'),
@@ -116,7 +107,7 @@ export const channel = {
   }),
   updateMemberRole: method({
     summary:
-      'Change a member\'s role (owner, admin, member, observer), by an owner or admin; only owners grant or take owner and admin. Demoting the last owner is CONFLICT. Same role: changed:false.',
+      "Change a member's role (owner, admin, member, observer), by an owner or admin; only owners grant or take owner and admin. Demoting the last owner is CONFLICT. Same role: changed:false.",
     params: z.strictObject({
       channelId: ch,
       principalId: principalId('The member whose role changes.'),
@@ -128,10 +119,16 @@ export const channel = {
   }),
   markRead: method({
     summary:
-      'Move your read marker forward to seq (default the channel\'s lastSeq). Older than your marker: changed:false; past lastSeq: BAD_REQUEST. Debounce it: each call appends an event.',
+      "Move your read marker forward to seq (default the channel's lastSeq). Older than your marker: changed:false; past lastSeq: BAD_REQUEST. Debounce it: each call appends an event.",
     params: z.strictObject({
       channelId: ch,
-      seq: z.number().int('must be an integer').min(0, 'must be >= 0').max(Number.MAX_SAFE_INTEGER).describe('Read up to and including this seq (default the latest).').optional(),
+      seq: z
+        .number()
+        .int('must be an integer')
+        .min(0, 'must be >= 0')
+        .max(Number.MAX_SAFE_INTEGER)
+        .describe('Read up to and including this seq (default the latest).')
+        .optional(),
     }),
     result: z.strictObject({ ...readMarks, changed }),
     events: ['channel.read.mark'],

@@ -45,7 +45,12 @@ export const Colleague = z.strictObject({
   contact: z.string().nullable().describe('How to reach them, in words.'),
   roles: z.array(z.string()).describe('Authority: charter role slugs (decision-rights selectors role:<slug>).'),
   domains: z.array(z.string()).describe('Authority: what they alone control.'),
-  autonomy: z.enum(AUTONOMY_LEVELS).nullable().describe('Authority (agents): supervised holds on every governing act; standard (the default) acts as an owner; delegated decides where a right names it by id.'),
+  autonomy: z
+    .enum(AUTONOMY_LEVELS)
+    .nullable()
+    .describe(
+      'Authority (agents): supervised holds on every governing act; standard (the default) acts as an owner; delegated decides where a right names it by id.',
+    ),
   reportsTo: z.string().nullable().describe('Authority: whom they answer to in the charter.'),
 });
 
@@ -106,13 +111,22 @@ export const CHARTER_OP_PARAMS = {
     key: SectionKey,
     heading,
     body: body.optional(),
-    position: z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_SECTIONS, `must be at most ${MAX_SECTIONS}`).describe('0 first; default last.').optional(),
+    position: z
+      .number()
+      .int('must be an integer')
+      .min(0, 'must be >= 0')
+      .max(MAX_SECTIONS, `must be at most ${MAX_SECTIONS}`)
+      .describe('0 first; default last.')
+      .optional(),
     clauses: clauses.optional(),
   }),
   updateSection: z.strictObject({ sectionId: sectionId('The section.'), key: SectionKey.optional(), heading: heading.optional(), body: body.optional() }),
   deleteSection: z.strictObject({ sectionId: sectionId('The section.') }),
   reorderSections: z.strictObject({
-    order: z.array(sectionId('A section.')).max(MAX_SECTIONS, `must list at most ${MAX_SECTIONS} sections`).describe('Every section id of the charter, each once, in the new order.'),
+    order: z
+      .array(sectionId('A section.'))
+      .max(MAX_SECTIONS, `must list at most ${MAX_SECTIONS} sections`)
+      .describe('Every section id of the charter, each once, in the new order.'),
   }),
   updateClauses: z.strictObject({ sectionId: sectionId('The section.'), clauses }),
   editColleagueField: z.strictObject({
@@ -121,7 +135,11 @@ export const CHARTER_OP_PARAMS = {
       .max(64, 'must be at most 64 characters')
       .regex(/^(usr|agt)_[A-Za-z0-9]+$/, 'must be a member id (usr_… or agt_…)')
       .describe('The colleague (a member).'),
-    field: z.enum(COLLEAGUE_FIELDS).describe('Texts: title, summary, contact; lists: accountabilities, roles, domains; autonomy (agents); reportsTo (member id). roles, domains, autonomy, reportsTo bind.'),
+    field: z
+      .enum(COLLEAGUE_FIELDS)
+      .describe(
+        'Texts: title, summary, contact; lists: accountabilities, roles, domains; autonomy (agents); reportsTo (member id). roles, domains, autonomy, reportsTo bind.',
+      ),
     value: z
       .union([
         text({ max: 5_000, description: 'A text.' }),
@@ -150,12 +168,18 @@ export const charter = {
       charter: Charter,
       history: z.array(CharterVersion).describe('Versions newest first, from the head.'),
       nextCursor: z.string().nullable(),
-      diff: z.strictObject({ from: z.number().int(), to: z.number().int(), markdown: z.string().describe('A unified diff of the two versions rendered as markdown, in a ```diff block.') }).nullable(),
+      diff: z
+        .strictObject({
+          from: z.number().int(),
+          to: z.number().int(),
+          markdown: z.string().describe('A unified diff of the two versions rendered as markdown, in a ```diff block.'),
+        })
+        .nullable(),
     }),
     example: { diffFrom: 1, limit: 20 },
   }),
   update: method({
-    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
+    hold: { completion: 'retry', when: "an agent makes a binding edit, or the caller's decision rights do not cover it" },
     summary: 'Set the charter’s title and mission (the mission is binding: decision rights charter.update). Unchanged: changed:false.',
     params: write(CHARTER_OP_PARAMS.update, true),
     result: CharterWrite,
@@ -163,12 +187,17 @@ export const charter = {
     example: { title: 'Acme charter', mission: 'Make bookkeeping effortless for small firms.', baseVersion: 3 },
   }),
   addSection: method({
-    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
+    hold: { completion: 'retry', when: "an agent makes a binding edit, or the caller's decision rights do not cover it" },
     summary: 'Add a section (default last); its clauses bind (rights charter.addSection). A taken key: CONFLICT.',
     params: write(CHARTER_OP_PARAMS.addSection, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
     events: ['charter.section.add'],
-    example: { key: 'spending', heading: 'Spending', body: 'How money leaves the company.', clauses: [{ text: 'Agents never commit spend above their compact limit.' }] },
+    example: {
+      key: 'spending',
+      heading: 'Spending',
+      body: 'How money leaves the company.',
+      clauses: [{ text: 'Agents never commit spend above their compact limit.' }],
+    },
   }),
   updateSection: method({
     summary: 'Change a section’s key, heading or body (not binding; clauses: charter.updateClauses). A deleted section: CONFLICT.',
@@ -178,7 +207,7 @@ export const charter = {
     example: { sectionId: 'sec_0123456789abcdef', heading: 'Spending and budgets' },
   }),
   deleteSection: method({
-    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
+    hold: { completion: 'retry', when: "an agent makes a binding edit, or the caller's decision rights do not cover it" },
     summary: 'Delete a section (binding when it has clauses: decision rights charter.deleteSection). Already deleted: changed:false.',
     params: write(CHARTER_OP_PARAMS.deleteSection, true),
     result: z.strictObject({ charter: CharterHead, sectionId: z.string(), changed }),
@@ -193,7 +222,7 @@ export const charter = {
     example: { order: ['sec_0123456789abcdef', 'sec_fedcba9876543210'] },
   }),
   updateClauses: method({
-    hold: { completion: 'retry', when: 'an agent makes a binding edit, or the caller\'s decision rights do not cover it' },
+    hold: { completion: 'retry', when: "an agent makes a binding edit, or the caller's decision rights do not cover it" },
     summary: `Replace a section’s clauses (at most ${MAX_CLAUSES}; binding: decision rights charter.updateClauses). Kept clauses name their id; new ones get one.`,
     params: write(CHARTER_OP_PARAMS.updateClauses, true),
     result: z.strictObject({ charter: CharterHead, section: Section, changed }),
@@ -201,7 +230,7 @@ export const charter = {
     example: { sectionId: 'sec_0123456789abcdef', clauses: [{ text: 'Agents never sign contracts.' }, { text: 'Refunds above $500 need a human.' }] },
   }),
   editColleagueField: method({
-    hold: { completion: 'retry', when: 'an agent makes a binding edit, a caller sets their own authority, or the caller\'s decision rights do not cover it' },
+    hold: { completion: 'retry', when: "an agent makes a binding edit, a caller sets their own authority, or the caller's decision rights do not cover it" },
     summary:
       'Set one field of a colleague’s charter record. Authority fields bind (rights charter.editColleagueField); one’s own authority always holds for another human.',
     params: write(CHARTER_OP_PARAMS.editColleagueField, true),

@@ -16,7 +16,14 @@ const commitments = (whose: string) =>
     .describe(`What ${whose} commits to.`);
 
 const limit = (description: string, max: number) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(0, 'must be >= 0').max(max, `must be at most ${max}`).nullable().describe(description).optional();
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(0, 'must be >= 0')
+    .max(max, `must be at most ${max}`)
+    .nullable()
+    .describe(description)
+    .optional();
 
 export const Limits = z.strictObject({
   monthlySpendCents: limit('Spend per calendar month, cents (null: none; omitted: the org’s).', 1e12),
@@ -52,7 +59,7 @@ export const Compact = z.strictObject({
 
 export const compact = {
   upsert: method({
-    hold: { completion: 'retry', when: 'an agent writes terms (its sponsor decides), or the caller\'s decision rights do not cover them' },
+    hold: { completion: 'retry', when: "an agent writes terms (its sponsor decides), or the caller's decision rights do not cover them" },
     summary:
       'Write a compact’s terms (version + 1), or with acknowledgeVersion acknowledge your own (agent) compact’s current version. Terms run for a human who decides (rights compact, *: humans); an agent’s hold for the sponsor. Same terms: changed:false.',
     params: z.strictObject({
@@ -74,7 +81,12 @@ export const compact = {
         .min(0, 'must be >= 0')
         .describe('The version replaced (0: none); else CONFLICT.')
         .optional(),
-      acknowledgeVersion: z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').describe('Acknowledge this (current) version of your own compact.').optional(),
+      acknowledgeVersion: z
+        .number({ message: 'must be an integer' })
+        .int('must be an integer')
+        .min(1, 'must be >= 1')
+        .describe('Acknowledge this (current) version of your own compact.')
+        .optional(),
       ...proofFields,
     }),
     result: z.strictObject({ compact: Compact, changed: z.boolean().describe('false when it was already so (its event says noop).') }),

@@ -29,7 +29,11 @@ export const Contact = z.strictObject({
 const name = text({ min: 1, max: 200, description: 'Full name of the person, or the organisation\u2019s name.' });
 const email = text({ min: 1, max: 320, description: 'Email address.' });
 const phone = text({ min: 1, max: 40, description: 'Phone number (national, or +country code).' });
-const organisation = text({ min: 1, max: 200, description: 'A person\u2019s organisation, by name: the one active organisation of that name, else a new one.' });
+const organisation = text({
+  min: 1,
+  max: 200,
+  description: 'A person\u2019s organisation, by name: the one active organisation of that name, else a new one.',
+});
 const title = text({ min: 1, max: 120, description: 'A person\u2019s job title.' });
 const id = partyId('The contact (per_… or co_…).');
 
@@ -83,7 +87,8 @@ export const contact = {
     example: { id: 'per_0123456789abcdef', email: 'jane@acme.example.com' },
   }),
   delete: method({
-    summary: 'Archive a contact (it stays in the directory; directory.archivePerson/archiveOrg with archived: false restores it). Already archived -> changed: false.',
+    summary:
+      'Archive a contact (it stays in the directory; directory.archivePerson/archiveOrg with archived: false restores it). Already archived -> changed: false.',
     params: z.strictObject({ id }),
     result: z.strictObject({ contact: Contact, changed }),
     events: ['contact.party.delete'],

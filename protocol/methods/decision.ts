@@ -28,7 +28,10 @@ export const Area = text({
   min: 1,
   max: 100,
   description: 'What the decision is about: an area of the decision rights, dotted for sub-areas (`pricing`, `pricing.eu`); `charter` for charter amendments.',
-}).refine((s) => s !== '*' && s.split('.').every((part) => part.length > 0 && part.trim() === part), 'must be dot-separated names without empty parts or outer spaces, not *');
+}).refine(
+  (s) => s !== '*' && s.split('.').every((part) => part.length > 0 && part.trim() === part),
+  'must be dot-separated names without empty parts or outer spaces, not *',
+);
 
 export const Amendment = z
   .strictObject({
@@ -80,7 +83,10 @@ export const Decision = z.strictObject({
       approvalId: z.string().nullable().describe('The approval of the human who decided, when the caller did not.'),
     })
     .nullable(),
-  closed: z.strictObject({ by: z.string(), at: z.string(), reason: z.string().nullable() }).nullable().describe('Withdrawn, reversed or superseded: by whom, when, why.'),
+  closed: z
+    .strictObject({ by: z.string(), at: z.string(), reason: z.string().nullable() })
+    .nullable()
+    .describe('Withdrawn, reversed or superseded: by whom, when, why.'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -129,7 +135,12 @@ export const decision = {
     }),
     result: z.strictObject({ decision: Decision, changed }),
     events: ['decision.record.propose'],
-    example: { title: 'EU list prices +5%', area: 'pricing.eu', decision: 'Raise EU list prices by 5% from the next quarter.', context: 'Costs rose 7% this year.' },
+    example: {
+      title: 'EU list prices +5%',
+      area: 'pricing.eu',
+      decision: 'Raise EU list prices by 5% from the next quarter.',
+      context: 'Costs rose 7% this year.',
+    },
   }),
   comment: method({
     summary: 'Comment on a decision (any status), on its current version.',
@@ -147,7 +158,7 @@ export const decision = {
     example: { decisionId: 'dec_0123456789abcdef', version: 1, body: 'Exclude the reseller list until contracts renew.' },
   }),
   sign: method({
-    hold: { completion: 'retry', when: 'an agent relays a human\'s signature (onBehalfOf): that human decides' },
+    hold: { completion: 'retry', when: "an agent relays a human's signature (onBehalfOf): that human decides" },
     summary:
       'Sign an open decision’s current version. A human signs by calling; an agent signs as itself (an endorsement that counts only where agree names it) or relays a human’s signature with onBehalfOf, which holds for that human’s approval (signature act, retry mode: decision.sign). Signed already: changed:false.',
     params: z.strictObject({
@@ -161,12 +172,17 @@ export const decision = {
         .optional(),
       ...proofFields,
     }),
-    result: z.strictObject({ decision: Decision, signature: Signature, counts: z.boolean().describe('The signer is named by the right’s agree list.'), changed }),
+    result: z.strictObject({
+      decision: Decision,
+      signature: Signature,
+      counts: z.boolean().describe('The signer is named by the right’s agree list.'),
+      changed,
+    }),
     events: ['decision.signature.add'],
     example: { decisionId: 'dec_0123456789abcdef', version: 1 },
   }),
   adopt: method({
-    hold: { completion: 'retry', when: 'the caller\'s decision rights do not cover the decision (the humans who decide it decide the hold)' },
+    hold: { completion: 'retry', when: "the caller's decision rights do not cover the decision (the humans who decide it decide the hold)" },
     summary:
       'Adopt an open decision’s current version: every agree signature on it and no open adjustment request (else CONFLICT naming the missing signers), by a caller who decides its area (an admin overrides); otherwise a hold for the humans who decide (signature act: decision.adopt). An agent never adopts its own proposal.',
     params: z.strictObject({
@@ -181,7 +197,7 @@ export const decision = {
     example: { decisionId: 'dec_0123456789abcdef', version: 1, outcome: 'Approved for Q3.', reviewOn: '2026-12-01' },
   }),
   supersede: method({
-    hold: { completion: 'retry', when: 'the caller\'s decision rights do not cover the new decision and every target' },
+    hold: { completion: 'retry', when: "the caller's decision rights do not cover the new decision and every target" },
     summary:
       'Adopt a decision (as adopt) that supersedes 1 to 10 adopted ones, in one transaction: the targets become superseded, linked both ways. The caller decides the new decision and each target (else one hold for humans who decide them all: decision.supersede).',
     params: z.strictObject({
@@ -202,7 +218,7 @@ export const decision = {
     example: { decisionId: 'dec_0123456789abcdef', version: 1, supersedes: ['dec_fedcba9876543210'] },
   }),
   reverse: method({
-    hold: { completion: 'retry', when: 'the caller\'s decision rights do not cover reversing it (a driver withdraws its own open decision without one)' },
+    hold: { completion: 'retry', when: "the caller's decision rights do not cover reversing it (a driver withdraws its own open decision without one)" },
     summary:
       'Withdraw an open decision (its driver, or a decider) or reverse an adopted one (a decider; otherwise a hold: decision.reverse). A superseded decision is closed: CONFLICT. Already withdrawn or reversed: changed:false.',
     params: z.strictObject({ decisionId: dec, reason: text({ min: 1, max: 2_000, description: 'Why.' }), ...proofFields }),

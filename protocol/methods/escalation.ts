@@ -77,8 +77,7 @@ export const escalation = {
     example: { title: 'Refund above my limit', reason: 'outside_rights', severity: 'high', area: 'refunds', subject: 'task_0123456789abcdef' },
   }),
   list: method({
-    summary:
-      'Escalations newest first, with level and assignee as of now; filter by status, assignedTo=me (open, assigned to you now), subjectId.',
+    summary: 'Escalations newest first, with level and assignee as of now; filter by status, assignedTo=me (open, assigned to you now), subjectId.',
     params: z.strictObject({
       status: z.enum(['open', 'resolved']).describe('Only open or only resolved escalations.').optional(),
       assignedTo: z.literal('me', { message: 'must be "me"' }).describe('me: open ones assigned to you now.').optional(),

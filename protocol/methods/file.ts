@@ -36,14 +36,18 @@ const changed = z.boolean().describe('false when it was already so, or a comment
 
 export const file = {
   addComment: method({
-    summary:
-      'Comment on a record you can read: its discussion, one thread per record (files: commenter). A resent clientMsgId returns the first comment.',
+    summary: 'Comment on a record you can read: its discussion, one thread per record (files: commenter). A resent clientMsgId returns the first comment.',
     params: z.strictObject({
       targetId: TargetRef,
       body: text({ min: 1, max: 10_000, description: 'The comment.' }),
       clientMsgId: clientMsgId.optional(),
     }),
-    result: z.strictObject({ annotationId: z.string().describe('The discussion thread (ann_…).'), comment: Reply, changed, replayed: replayedField('clientMsgId') }),
+    result: z.strictObject({
+      annotationId: z.string().describe('The discussion thread (ann_…).'),
+      comment: Reply,
+      changed,
+      replayed: replayedField('clientMsgId'),
+    }),
     dedupeBy: 'clientMsgId',
     events: ['file.comment.add'],
     example: { targetId: 'task_0123456789abcdef', body: 'Blocked on the vendor reply.', clientMsgId: 'c-1' },

@@ -80,7 +80,12 @@ export const handoff = {
     }),
     result: z.strictObject({ handoff: Handoff, changed }),
     events: ['handoff.offer.create'],
-    example: { subject: { kind: 'task', id: 'task_0123456789abcdef' }, to: 'agt_0123456789abcdef', brief: 'Tests pass; the migration is left.', expiresInHours: 24 },
+    example: {
+      subject: { kind: 'task', id: 'task_0123456789abcdef' },
+      to: 'agt_0123456789abcdef',
+      brief: 'Tests pass; the migration is left.',
+      expiresInHours: 24,
+    },
   }),
   accept: method({
     summary:

@@ -27,7 +27,9 @@ export const Invitation = z.strictObject({
 const acceptUrl = z
   .string()
   .nullable()
-  .describe('The link to accept (/join?token=…), with its token: shown once, only its hash is kept. null only on a replay by another API key (see secretWithheld).');
+  .describe(
+    'The link to accept (/join?token=…), with its token: shown once, only its hash is kept. null only on a replay by another API key (see secretWithheld).',
+  );
 const secretWithheld = z.string().describe('Only on a replay of a keyed call made with another API key: the link is withheld; says what to do.').optional();
 const changed = z.boolean().describe('false when the call found the invitation already so (its event says noop).');
 const withLink = { acceptUrl, secretWithheld };

@@ -14,13 +14,11 @@ export const MintKeyParams = z
     name: text({ min: 1, max: 100, description: 'A label for the key, e.g. "payroll agent" or "Dana (laptop)".' }),
     tier: z
       .enum(TIER_NAMES as [string, ...string[]])
-      .describe('admin: every scope (human). approver: approval.decide, approval.request and every read scope (human). member: every scope except admin and approval.decide (human). viewer: org.read and every *.read scope (human). agent: as member, for an agent. reader: as viewer, for an agent. A key for an existing human (principalId) may not exceed that human\'s role.')
+      .describe(
+        "admin: every scope (human). approver: approval.decide, approval.request and every read scope (human). member: every scope except admin and approval.decide (human). viewer: org.read and every *.read scope (human). agent: as member, for an agent. reader: as viewer, for an agent. A key for an existing human (principalId) may not exceed that human's role.",
+      )
       .optional(),
-    scopes: z
-      .array(z.enum(SCOPES))
-      .max(SCOPES.length)
-      .describe('Exact scopes instead of a tier; may be empty. Give tier or scopes, not both.')
-      .optional(),
+    scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).describe('Exact scopes instead of a tier; may be empty. Give tier or scopes, not both.').optional(),
     principalKind: z.enum(['human', 'agent']).describe('With scopes: who holds the key (default agent).').optional(),
     principalId: z
       .string()
@@ -45,10 +43,7 @@ export const SecretWithheld = z
 
 export const MintedKey = z.strictObject({
   keyId: z.string(),
-  apiKey: z
-    .string()
-    .nullable()
-    .describe('The bearer secret. Shown only here: store it now. null only on a replay by another API key (see secretWithheld).'),
+  apiKey: z.string().nullable().describe('The bearer secret. Shown only here: store it now. null only on a replay by another API key (see secretWithheld).'),
   scopes: z.array(z.string()),
   tier: z.string().nullable(),
   principal: Principal,

@@ -16,7 +16,10 @@ export const memberId = (description: string) =>
     .describe(description);
 export const teamId = (description: string) => id('team', description);
 
-const Email = z.string().max(254, 'must be at most 254 characters').pipe(z.email({ message: 'must be an email address' }));
+const Email = z
+  .string()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ message: 'must be an email address' }));
 const Handle = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9._-]{0,38}[a-z0-9])?$/, 'must be 1 to 40 lowercase letters, digits, dots, dashes or underscores')
@@ -91,7 +94,13 @@ const EditorField = z.strictObject({
   unique: z.boolean().describe('CONFLICT when another member has the value.'),
   choices: z.enum(['teams', 'managers', 'offices', 'timezones']).optional().describe('The list of this answer that holds its valid values.'),
 });
-const EditorPerson = z.strictObject({ id: z.string(), kind: z.enum(['human', 'agent']), name: z.string(), handle: z.string().nullable(), title: z.string().nullable() });
+const EditorPerson = z.strictObject({
+  id: z.string(),
+  kind: z.enum(['human', 'agent']),
+  name: z.string(),
+  handle: z.string().nullable(),
+  title: z.string().nullable(),
+});
 
 export const member = {
   create: method({
@@ -116,7 +125,8 @@ export const member = {
     example: { name: 'Dana Reyes', email: 'dana@example.com', title: 'Controller', timezone: 'Europe/Berlin' },
   }),
   get: method({
-    summary: 'One member with its teams, how many live API keys it holds, and its persona (an agent’s mandate and compiled prompt; null for humans and agents without one).',
+    summary:
+      'One member with its teams, how many live API keys it holds, and its persona (an agent’s mandate and compiled prompt; null for humans and agents without one).',
     params: z.strictObject({ memberId: memberId('The member.') }),
     result: z.strictObject({ member: Member, access: z.strictObject({ liveKeys: z.number().int() }), persona: Persona.nullable() }),
     example: { memberId: 'usr_0123456789abcdef' },
@@ -191,7 +201,10 @@ export const member = {
     result: z.strictObject({
       fields: z.array(EditorField),
       teams: z.array(z.strictObject({ id: z.string(), name: z.string(), handle: z.string(), parentTeamId: z.string().nullable() })),
-      managers: z.strictObject({ members: z.array(EditorPerson), total: z.number().int().describe('All eligible managers; members holds the first `limit` by name.') }),
+      managers: z.strictObject({
+        members: z.array(EditorPerson),
+        total: z.number().int().describe('All eligible managers; members holds the first `limit` by name.'),
+      }),
       offices: z.array(z.strictObject({ office: z.string(), members: z.number().int() })),
       timezones: z.array(z.string()),
     }),
@@ -212,7 +225,7 @@ export const member = {
   }),
   savePosition: method({
     summary:
-      "Put a member at a slot among its chart siblings (the members with the same manager): 0 is first, past the end is last. The siblings are renumbered 0, 1, 2… in the new order.",
+      'Put a member at a slot among its chart siblings (the members with the same manager): 0 is first, past the end is last. The siblings are renumbered 0, 1, 2… in the new order.',
     params: z.strictObject({
       memberId: memberId('The member to place.'),
       position: z.number().int().min(0).max(10_000).describe('Slot among its siblings, 0 first.'),

@@ -29,14 +29,21 @@ export const Digest = z.strictObject({
 export const QuietHours = z.strictObject({
   start: Clock.describe('From, HH:MM.'),
   end: Clock.describe('Until, HH:MM (before start means overnight).'),
-  timezone: z.string().max(64).refine((tz) => TIME_ZONES.has(tz), 'must be an IANA time zone such as Europe/Berlin').describe('IANA time zone.'),
+  timezone: z
+    .string()
+    .max(64)
+    .refine((tz) => TIME_ZONES.has(tz), 'must be an IANA time zone such as Europe/Berlin')
+    .describe('IANA time zone.'),
 });
 
-const target = z
-  .union([z.literal('org'), memberId('A member.')])
-  .describe('A member id, or "org" for the org’s defaults (default: yourself).');
+const target = z.union([z.literal('org'), memberId('A member.')]).describe('A member id, or "org" for the org’s defaults (default: yourself).');
 
-const Events = z.strictObject(Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, z.enum(MODES)])) as Record<NotificationType, z.ZodEnum<{ instant: 'instant'; digest: 'digest'; off: 'off' }>>);
+const Events = z.strictObject(
+  Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, z.enum(MODES)])) as Record<
+    NotificationType,
+    z.ZodEnum<{ instant: 'instant'; digest: 'digest'; off: 'off' }>
+  >,
+);
 
 export const Preferences = z.strictObject({
   events: Events.describe('The mode of every notification type.'),
@@ -66,14 +73,29 @@ export const notification = {
     params: z.strictObject({
       target: target.optional(),
       events: z
-        .strictObject(Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, z.enum(MODES).nullable().optional()])) as Record<NotificationType, z.ZodOptional<z.ZodNullable<z.ZodEnum<{ instant: 'instant'; digest: 'digest'; off: 'off' }>>>>)
+        .strictObject(
+          Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, z.enum(MODES).nullable().optional()])) as Record<
+            NotificationType,
+            z.ZodOptional<z.ZodNullable<z.ZodEnum<{ instant: 'instant'; digest: 'digest'; off: 'off' }>>>
+          >,
+        )
         .describe(`Modes to set, by type: ${NOTIFICATION_TYPES.join(', ')}.`)
         .optional(),
       digest: Digest.nullable().describe('The digest schedule (null inherits).').optional(),
-      quietHours: QuietHours.nullable().describe('No instant mail between start and end (security notices excepted); null inherits again (the org’s, else none).').optional(),
+      quietHours: QuietHours.nullable()
+        .describe('No instant mail between start and end (security notices excepted); null inherits again (the org’s, else none).')
+        .optional(),
     }),
-    result: z.strictObject({ target: z.string(), preferences: Preferences, changed: z.boolean().describe('false when nothing changed (its event says noop).') }),
+    result: z.strictObject({
+      target: z.string(),
+      preferences: Preferences,
+      changed: z.boolean().describe('false when nothing changed (its event says noop).'),
+    }),
     events: ['notification.preferences.update'],
-    example: { events: { mention: 'instant', 'member.joined': 'digest' }, digest: { frequency: 'daily', hour: 9 }, quietHours: { start: '20:00', end: '07:00', timezone: 'Europe/Berlin' } },
+    example: {
+      events: { mention: 'instant', 'member.joined': 'digest' },
+      digest: { frequency: 'daily', hour: 9 },
+      quietHours: { start: '20:00', end: '07:00', timezone: 'Europe/Berlin' },
+    },
   }),
 };

@@ -36,7 +36,8 @@ export const org = {
     example: { slug: 'acme-au', name: 'Acme Pty Ltd' },
     secrets: {
       fields: ['adminKey'],
-      ifLost: 'an operator mints a new admin key for org {slug} (npm run cli -- key mint --org {slug} --name admin --tier admin), or delete {orgId} (org.delete) and create another org',
+      ifLost:
+        'an operator mints a new admin key for org {slug} (npm run cli -- key mint --org {slug} --name admin --tier admin), or delete {orgId} (org.delete) and create another org',
     },
   }),
   delete: method({

@@ -20,7 +20,11 @@ export const pairing = {
       .superRefine((p, ctx) => {
         const polling = p.pairingId !== undefined || p.pollSecret !== undefined;
         if (polling && (p.pairingId === undefined || p.pollSecret === undefined)) {
-          ctx.addIssue({ code: 'custom', path: [p.pairingId === undefined ? 'pairingId' : 'pollSecret'], message: 'required when polling (give pairingId and pollSecret)' });
+          ctx.addIssue({
+            code: 'custom',
+            path: [p.pairingId === undefined ? 'pairingId' : 'pollSecret'],
+            message: 'required when polling (give pairingId and pollSecret)',
+          });
         } else if (polling && p.agentName !== undefined) {
           ctx.addIssue({ code: 'custom', path: ['agentName'], message: 'only on the first call' });
         } else if (!polling && p.agentName === undefined) {
@@ -43,10 +47,14 @@ export const pairing = {
     example: { orgSlug: 'default', agentName: 'bookkeeping agent' },
   }),
   approve: method({
-    summary: 'An admin approves a pending pairing after checking its code; the agent’s next pairing.request receives its key. With agentId the key is bound to that existing agent (and its persona) instead of a new one.',
+    summary:
+      'An admin approves a pending pairing after checking its code; the agent’s next pairing.request receives its key. With agentId the key is bound to that existing agent (and its persona) instead of a new one.',
     params: z.strictObject({
       pairingId,
-      code: z.string().regex(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'must look like K7QM-4ZPX').describe('The code the agent showed.'),
+      code: z
+        .string()
+        .regex(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/, 'must look like K7QM-4ZPX')
+        .describe('The code the agent showed.'),
       tier: z.enum(['agent', 'reader']).default('agent').describe('What the agent may do (default agent).'),
       agentId: agentId('Bind the key to this existing agent (made by persona.generateAgentId: active, no live key) instead of creating a new one.').optional(),
     }),

@@ -47,7 +47,11 @@ export const personaFields = {
     .describe('Rules it must follow, one per line; every line survives any regeneration verbatim.'),
   tone: text({ min: 1, max: 200, description: 'How it writes, e.g. "plain and brief".' }),
   toolsets: z
-    .array(z.enum(PERSONA_TOOLSETS as [string, ...string[]], { message: `must be a toolset: a family or a family area (${PERSONA_TOOLSETS.slice(0, 6).join(', ')}, …)` }))
+    .array(
+      z.enum(PERSONA_TOOLSETS as [string, ...string[]], {
+        message: `must be a toolset: a family or a family area (${PERSONA_TOOLSETS.slice(0, 6).join(', ')}, …)`,
+      }),
+    )
     .max(20, 'must list at most 20 toolsets')
     .refine((t) => new Set(t).size === t.length, 'must not repeat a toolset')
     .describe('MCP toolsets (families, or family areas such as books.payables) its sessions list when they name no desk.'),
@@ -83,7 +87,14 @@ export const persona = {
       next: z.string().describe('What to do next: pair the agent to give it a key.'),
     }),
     events: ['persona.agent.generate'],
-    example: { name: 'Payables agent', role: 'Accounts payable clerk', goal: 'Capture and route supplier bills', instructions: ['Never approve a bill yourself.'], toolsets: ['books.payables'], sponsorId: 'usr_0123456789abcdef' },
+    example: {
+      name: 'Payables agent',
+      role: 'Accounts payable clerk',
+      goal: 'Capture and route supplier bills',
+      instructions: ['Never approve a bill yourself.'],
+      toolsets: ['books.payables'],
+      sponsorId: 'usr_0123456789abcdef',
+    },
   }),
   editField: method({
     hold: { completion: 'retry', when: 'an agent calls it' },
@@ -116,8 +127,7 @@ export const persona = {
   }),
   regenerate: method({
     hold: { completion: 'retry', when: 'an agent calls it with mode model' },
-    summary:
-      `Recompile the prompt from the fields and org facts (org name, manager and sponsor handles, teams). mode template (default) is deterministic: the same prompt hash answers changed:false; over ${MAX_PROMPT_CHARS} characters is a CONFLICT naming the field to shorten. mode model rewrites the compiled prompt through the AI gateway and keeps it only if every instruction line survives verbatim, else status refused and nothing changes; from an agent it is a signature act (retry mode: persona.regenerate).`,
+    summary: `Recompile the prompt from the fields and org facts (org name, manager and sponsor handles, teams). mode template (default) is deterministic: the same prompt hash answers changed:false; over ${MAX_PROMPT_CHARS} characters is a CONFLICT naming the field to shorten. mode model rewrites the compiled prompt through the AI gateway and keeps it only if every instruction line survives verbatim, else status refused and nothing changes; from an agent it is a signature act (retry mode: persona.regenerate).`,
     params: z.strictObject({
       agentId: agentId('The agent.'),
       mode: z.enum(['template', 'model']).default('template').describe('template: deterministic compile; model: a rewrite through the AI gateway.'),
@@ -127,7 +137,9 @@ export const persona = {
     result: z.strictObject({
       persona: Persona,
       changed,
-      status: z.enum(['compiled', 'unchanged', 'refused']).describe('compiled: a new prompt is stored; unchanged: the same prompt hash; refused (model): nothing kept, see reason.'),
+      status: z
+        .enum(['compiled', 'unchanged', 'refused'])
+        .describe('compiled: a new prompt is stored; unchanged: the same prompt hash; refused (model): nothing kept, see reason.'),
       reason: z.string().nullable().describe('Why a model rewrite was refused.'),
       ai: z
         .strictObject({ provider: z.string(), model: z.string(), auditId: z.string(), auditSeq: z.number().int() })

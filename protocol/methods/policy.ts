@@ -69,6 +69,11 @@ export const policy = {
     }),
     result: z.strictObject({ policy: Policy, changed: z.boolean().describe('false when it was already so (its event says noop).') }),
     events: ['policy.version.publish'],
-    example: { key: 'books.floor', title: 'Materiality floor', body: 'Matches above $2,500 wait for a human.', settings: { 'books.materialityFloorCents': 250_000 } },
+    example: {
+      key: 'books.floor',
+      title: 'Materiality floor',
+      body: 'Matches above $2,500 wait for a human.',
+      settings: { 'books.materialityFloorCents': 250_000 },
+    },
   }),
 };

@@ -84,7 +84,10 @@ export const Profile = z.strictObject({
   links: z.array(z.strictObject({ label: z.string(), url: z.string() })),
   expertise: z.array(z.string()),
   workingHours: z
-    .strictObject({ timezone: z.string().nullable().describe('The member’s time zone (member.timezone).'), days: z.record(z.string(), z.array(z.strictObject({ start: z.string(), end: z.string() }))) })
+    .strictObject({
+      timezone: z.string().nullable().describe('The member’s time zone (member.timezone).'),
+      days: z.record(z.string(), z.array(z.strictObject({ start: z.string(), end: z.string() }))),
+    })
     .nullable(),
   avatar: Avatar,
   sections: z.array(Section).describe('Live sections in position order.'),

@@ -15,13 +15,19 @@ export const AuditRecord = z.strictObject({
   completionTokens: z.number().int(),
   tokensEstimated: z.boolean().describe('true when the endpoint reported no usage and the tokens were estimated (characters / 4).'),
   costMicroUsd: z.number().int().describe('Cost in millionths of a US dollar, rounded up.'),
-  priceSource: z.string().describe('Where the price came from: config (AI_PRICE_*), table:<model> (the built-in price table), local: no charge, or unpriced: ….'),
+  priceSource: z
+    .string()
+    .describe('Where the price came from: config (AI_PRICE_*), table:<model> (the built-in price table), local: no charge, or unpriced: ….'),
   latencyMs: z.number().int(),
-  retries: z.array(z.strictObject({ reason: z.string().describe('HTTP 429, HTTP 500, timeout after … ms, connection error: …') })).describe('Each retried model request, with why.'),
+  retries: z
+    .array(z.strictObject({ reason: z.string().describe('HTTP 429, HTTP 500, timeout after … ms, connection error: …') }))
+    .describe('Each retried model request, with why.'),
   reads: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: z.string().nullable() })).describe('The typed reads the answerer ran, in order.'),
   verdict: z
     .enum(['grounded', 'ungrounded', 'cannot_answer', 'provider_error', 'timeout'])
-    .describe('grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused.'),
+    .describe(
+      'grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused.',
+    ),
   reason: z.string().nullable().describe('Why the ask was refused (redacted); null when answered.'),
   promptHash: z.string().describe('SHA-256 hex of canonical_json({question, today}).'),
   answerHash: z.string().nullable().describe("SHA-256 hex of canonical_json(the answerer's draft); null when there was none."),
@@ -37,9 +43,7 @@ const AuditRow = z.strictObject({
   at: z.string().describe('ISO 8601 UTC with milliseconds, exactly as hashed.'),
   record: AuditRecord.describe('Exactly as hashed (served verbatim).'),
   prevHash: z.string().describe('rowHash of the previous record; empty for the first.'),
-  rowHash: z
-    .string()
-    .describe('SHA-256 hex of the UTF-8 canonical JSON (RFC 8785, as the ledger) of {at, id, prev, record, seq}, prev being prevHash.'),
+  rowHash: z.string().describe('SHA-256 hex of the UTF-8 canonical JSON (RFC 8785, as the ledger) of {at, id, prev, record, seq}, prev being prevHash.'),
 });
 
 const cursor = z.coerce
@@ -86,8 +90,12 @@ export const aiReadContracts = {
       currency: z.literal('USD'),
       totals: z.strictObject(Totals),
       byModel: z.array(z.strictObject({ provider: z.string(), model: z.string(), ...Totals })).describe('Costliest first.'),
-      byMethod: z.array(z.strictObject({ method: z.string().describe('books.ask, …'), ...Totals })).describe('Costliest first: what each AI method (family) spent.'),
-      byPeriod: z.array(z.strictObject({ period: z.string().describe('YYYY-MM-DD or YYYY-MM.'), ...Totals })).describe('In time order; periods without asks are left out.'),
+      byMethod: z
+        .array(z.strictObject({ method: z.string().describe('books.ask, …'), ...Totals }))
+        .describe('Costliest first: what each AI method (family) spent.'),
+      byPeriod: z
+        .array(z.strictObject({ period: z.string().describe('YYYY-MM-DD or YYYY-MM.'), ...Totals }))
+        .describe('In time order; periods without asks are left out.'),
       budget: z.strictObject({
         monthlyBudgetMicroUsd: z.number().int(),
         source: z.enum(['org', 'server']).describe('org: set for this org (cli ai-settings); server: AI_MONTHLY_BUDGET_USD.'),

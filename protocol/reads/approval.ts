@@ -5,8 +5,7 @@ import { ApprovalView } from '../methods/approval.js';
 
 export const approvalReadContracts = {
   'approval.wait': read({
-    summary:
-      'Long-poll one approval: answers as soon as it is decided (or expired), else after timeoutMs with timedOut true. Call again to keep waiting.',
+    summary: 'Long-poll one approval: answers as soon as it is decided (or expired), else after timeoutMs with timedOut true. Call again to keep waiting.',
     query: z.strictObject({
       approvalId: id('apr', 'The approval to wait for.'),
       timeoutMs: z.coerce

@@ -11,9 +11,7 @@ export const CONTEXT_ATTACHMENTS = 100;
 const ContextLink = z.strictObject({
   id: z.string().describe('lnk_…'),
   relation: z.enum(RELATIONS),
-  direction: z
-    .enum(['outgoing', 'incoming'])
-    .describe('outgoing: this item is the link’s from side (e.g. it blocks the other); incoming: the other item is.'),
+  direction: z.enum(['outgoing', 'incoming']).describe('outgoing: this item is the link’s from side (e.g. it blocks the other); incoming: the other item is.'),
   taskId: z.string().describe('The other item.'),
   title: z.string().describe('The other item’s title.'),
   col: z.enum(COLUMNS).describe('The other item’s column.'),
@@ -36,7 +34,9 @@ export const boardReadContracts = {
       attachments: z.array(Attachment).describe(`The first ${CONTEXT_ATTACHMENTS} attachments, oldest first.`),
       attachmentCount: z.number().int(),
       openBlockers: z.array(z.string()).describe('Items that block this one and are not done yet.'),
-      pendingHandoff: Handoff.nullable().describe('An open offer to hand this item to someone (handoff.offer), until accepted, declined, cancelled or expired.'),
+      pendingHandoff: Handoff.nullable().describe(
+        'An open offer to hand this item to someone (handoff.offer), until accepted, declined, cancelled or expired.',
+      ),
     }),
     example: { taskId: 'task_0123456789abcdef' },
   }),

@@ -18,7 +18,10 @@ export const contactsReadContracts = {
       'Contacts (directory persons and organisations) in the order they last changed, (updatedAt, id), for syncing: start with updatedSince, keep the last updatedAt you saw. Without updatedSince active contacts only; with it archived contacts (archived: true) and merged ones (tombstones naming mergedInto) too, so a sync can delete or redirect them. q narrows to a name, email or phone.',
     query: z.strictObject({
       q: z.string().min(1, 'must be at least 1 character').max(256, 'must be at most 256 characters').describe('A name, email or phone number.').optional(),
-      updatedSince: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' }).describe('Only contacts changed at or after this time, tombstones included.').optional(),
+      updatedSince: z.iso
+        .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
+        .describe('Only contacts changed at or after this time, tombstones included.')
+        .optional(),
       cursor: z.string().max(300).describe('The nextCursor of the previous page.').optional(),
       limit: limit(500, 100),
     }),

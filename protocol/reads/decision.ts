@@ -39,7 +39,10 @@ export const decisionReadContracts = {
       'The decision log, newest first: filter by status (or open), area, full-text q (title, decision, context, consequences), awaiting=me (open decisions waiting on your signature, or ready for you to decide). With id: the full record, its signatures, versions and requirements {decider, missingSigners}.',
     query: z.strictObject({
       id: decisionId('One decision: the full record.').optional(),
-      status: z.enum([...DECISION_STATUSES, 'open']).describe('Only this status; open is proposed or adjustment_requested.').optional(),
+      status: z
+        .enum([...DECISION_STATUSES, 'open'])
+        .describe('Only this status; open is proposed or adjustment_requested.')
+        .optional(),
       area: text({ min: 1, max: 100, description: 'Only this area (exactly).' }).optional(),
       q: text({ max: 256, description: 'Search words (websearch syntax); ranked, at most 100 per page.' }).optional(),
       awaiting: z.enum(['me']).describe('me: open decisions waiting on the caller.').optional(),

@@ -19,8 +19,14 @@ export const INBOX_KIND_CAP = 500;
 
 const Link = z
   .strictObject({
-    method: z.string().describe('The method that acts on it: approval.resolve, decision.sign, decision.adopt, handoff.accept (or decline), escalation.resolve, directory.resolveAwarenessRequest.'),
-    params: z.record(z.string(), z.union([z.string(), z.number()])).describe('The params that name it (an id, a version); add the rest (decision, outcome, resolution…).'),
+    method: z
+      .string()
+      .describe(
+        'The method that acts on it: approval.resolve, decision.sign, decision.adopt, handoff.accept (or decline), escalation.resolve, directory.resolveAwarenessRequest.',
+      ),
+    params: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .describe('The params that name it (an id, a version); add the rest (decision, outcome, resolution…).'),
   })
   .describe('The call to act with.');
 
@@ -28,7 +34,9 @@ const base = {
   id: z.string().describe('The record: apr_…, dec_…, hof_…, esc_… or awq_….'),
   title: z
     .string()
-    .describe('As its family shows it: an approval’s summary, a decision’s title, a handoff’s brief, an escalation’s title, the party an introduction is about.'),
+    .describe(
+      'As its family shows it: an approval’s summary, a decision’s title, a handoff’s brief, an escalation’s title, the party an introduction is about.',
+    ),
   since: z.string().describe('Since when it waits on you (ISO time): filed, proposed or last signed, offered, climbed to you, asked.'),
   from: z.string().nullable().describe('Who it comes from (a member id): the requester, the decision’s driver, the offerer, the raiser.'),
   link: Link,
@@ -49,7 +57,9 @@ export const InboxItem = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('signature').describe('An open decision waiting on your signature (agree names you).'), ...base, ...DecisionFields }),
   z.strictObject({
-    kind: z.literal('decision').describe('An open decision ready for you to decide: every agree signature in, no open adjustment, the rights make you its decider.'),
+    kind: z
+      .literal('decision')
+      .describe('An open decision ready for you to decide: every agree signature in, no open adjustment, the rights make you its decider.'),
     ...base,
     ...DecisionFields,
   }),
@@ -100,7 +110,9 @@ export const inboxReadContracts = {
       nextChangeAt: z
         .string()
         .nullable()
-        .describe('When the list next changes without any call (an approval or offer expires, an escalation climbs to or past you): read again then. null: only calls change it.'),
+        .describe(
+          'When the list next changes without any call (an approval or offer expires, an escalation climbs to or past you): read again then. null: only calls change it.',
+        ),
     }),
     example: { limit: 50 },
   }),

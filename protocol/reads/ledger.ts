@@ -16,13 +16,16 @@ export const LedgerEvent = z.strictObject({
 
 /** An event family or kind as a filter: what the ledger's family and kind columns hold. */
 const family = z.string().regex(/^[a-z][a-z0-9_]{0,49}$/, 'must be a family name such as board or approval');
-const kind = z.string().regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.request.approve').max(100);
+const kind = z
+  .string()
+  .regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.request.approve')
+  .max(100);
 
 export const ledgerReadContracts = {
   events: read({
     summary:
       "A page of the org's ledger in seq order, after `cursor`. Payloads are verbatim, so any client can recompute every row_hash. " +
-      'Optional `family` and `kind` keep only those events; a key without a family\'s read scope (books.read for books) does not see that family, ' +
+      "Optional `family` and `kind` keep only those events; a key without a family's read scope (books.read for books) does not see that family, " +
       'and events of rows it may not read (a private channel it is not in, a restricted file, a call) are left out (a human admin key sees all). ' +
       'A cursor beyond the head is BAD_REQUEST naming the head. ' +
       'Filtered, a page may hold fewer than `limit` events before the end: page on with nextCursor until it stops moving.',
@@ -32,14 +35,13 @@ export const ledgerReadContracts = {
       family: family.optional().describe('Only events of this family (e.g. `approval`).'),
       kind: kind
         .optional()
-        .describe('Only events of this kind (e.g. `approval.request.approve`), including those appended under a name it had before (`approval.approved`); either name finds both.'),
+        .describe(
+          'Only events of this kind (e.g. `approval.request.approve`), including those appended under a name it had before (`approval.approved`); either name finds both.',
+        ),
     }),
     result: z.strictObject({
       events: z.array(LedgerEvent),
-      nextCursor: z
-        .number()
-        .int()
-        .describe('The last seq scanned: the cursor of the next page (the cursor itself when nothing is left).'),
+      nextCursor: z.number().int().describe('The last seq scanned: the cursor of the next page (the cursor itself when nothing is left).'),
     }),
     example: { cursor: 0, limit: 100 },
   }),

@@ -8,7 +8,8 @@ import { Billing, Usage } from '../methods/billing.js';
 
 export const orgReadContracts = {
   'org/whoami': read({
-    summary: 'The calling key’s own member record: its org, principal, tier and scopes, its member (as member.get shows it) and, for an agent with a persona, its compiled prompt and prompt hash. With slug, NOT_FOUND unless the key belongs to that org.',
+    summary:
+      'The calling key’s own member record: its org, principal, tier and scopes, its member (as member.get shows it) and, for an agent with a persona, its compiled prompt and prompt hash. With slug, NOT_FOUND unless the key belongs to that org.',
     query: z.strictObject({ slug: Slug.optional() }),
     result: z.strictObject({
       orgId: z.string(),

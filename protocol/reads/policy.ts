@@ -37,12 +37,19 @@ export const policyReadContracts = {
         materialityFloorCents: z.number().int().describe('"Above the floor" means strictly greater than this.'),
         lockDate: z.string().nullable().describe('Journals dated on or before it are refused; null when nothing is locked.'),
         gstRateBasisPoints: z.number().int().describe('1000 = 10%.'),
-        superGuaranteeBasisPoints: z.number().int().describe('In force today: 1200 = 12% of ordinary time earnings (11.5% in 2024-25, 12% from 1 July 2025), up to the maximum contribution base (rules). Each pay run uses the rate of its pay date.'),
+        superGuaranteeBasisPoints: z
+          .number()
+          .int()
+          .describe(
+            'In force today: 1200 = 12% of ordinary time earnings (11.5% in 2024-25, 12% from 1 July 2025), up to the maximum contribution base (rules). Each pay run uses the rate of its pay date.',
+          ),
         promiseGraceDays: z.number().int(),
         taxInvoiceThresholdCents: z.number().int().describe('Purchases above it need a tax invoice to claim GST credits.'),
         state: z
           .enum(['ACT', 'NSW', 'NT', 'QLD', 'SA', 'TAS', 'VIC', 'WA'])
-          .describe("The org's state (default NSW; an operator sets it): its public holidays and the national ones are not business days for Payday Super due dates."),
+          .describe(
+            "The org's state (default NSW; an operator sets it): its public holidays and the national ones are not business days for Payday Super due dates.",
+          ),
         paygSchedules: z
           .array(
             z.strictObject({
@@ -55,19 +62,26 @@ export const policyReadContracts = {
               samples: z.number().int().describe('ATO sample rows it was checked against when loaded.'),
             }),
           )
-          .describe('PAYG withholding schedules loaded, oldest first; a pay run dated outside all of them is refused (load the next with npm run cli -- payg-import).'),
+          .describe(
+            'PAYG withholding schedules loaded, oldest first; a pay run dated outside all of them is refused (load the next with npm run cli -- payg-import).',
+          ),
         rules: z
           .array(
             z.strictObject({
               rule: z.enum(RULE_NAMES).describe('super.guaranteeRate, super.maxContributionBase, assets.instantWriteOffThreshold or payg.schedule.'),
               from: z.string().describe('First date it applies to (a pay date; for the write-off, the day an asset is first used or installed).'),
               to: z.string().nullable().describe('Last date, or null while no end is set.'),
-              value: z.union([z.number().int(), z.string()]).describe('In unit: basis points (1200 = 12%), cents, or the schedule\'s name.'),
+              value: z.union([z.number().int(), z.string()]).describe("In unit: basis points (1200 = 12%), cents, or the schedule's name."),
               unit: z.enum(['basisPoints', 'cents', 'schedule']),
-              per: z.enum(['QUARTER', 'FINANCIAL_YEAR', 'ASSET']).nullable().describe('What the value counts over: a quarter\'s or a financial year\'s earnings, one asset\'s cost; null when not a limit.'),
+              per: z
+                .enum(['QUARTER', 'FINANCIAL_YEAR', 'ASSET'])
+                .nullable()
+                .describe("What the value counts over: a quarter's or a financial year's earnings, one asset's cost; null when not a limit."),
               law: z.string().describe('The Act or instrument and provision, or where it was announced when it is not law.'),
               source: z.string().describe('Where the figure was read (https).'),
-              status: z.enum(['LAW', 'NOT_LAW']).describe('Only LAW rows are applied; NOT_LAW rows (announced, not enacted) are listed so nobody mistakes them for law.'),
+              status: z
+                .enum(['LAW', 'NOT_LAW'])
+                .describe('Only LAW rows are applied; NOT_LAW rows (announced, not enacted) are listed so nobody mistakes them for law.'),
             }),
           )
           .describe('Every dated rule the books apply or report, by rule then date, each with its law and source (docs/books.md "Rules in force by date").'),

@@ -16,7 +16,13 @@ afterAll(() => s.close());
 
 describe('books.ask over HTTP', () => {
   it('answers with the notice, actOnWith naming the reads it used, and its audit record; appends no ledger event', async () => {
-    s.provider.current = fakeProvider({ reads: [['books.invoices', { status: 'AUTHORISED' }], ['ledger.events', { entityId: invoice.id }]], answer: owedAnswer });
+    s.provider.current = fakeProvider({
+      reads: [
+        ['books.invoices', { status: 'AUTHORISED' }],
+        ['ledger.events', { entityId: invoice.id }],
+      ],
+      answer: owedAnswer,
+    });
     const before = await head(s.client);
     const result = expectOk('books.ask', await s.client.rpc('books.ask', { question: 'Who owes us money?' }));
     expect(result).toMatchObject({
@@ -33,14 +39,30 @@ describe('books.ask over HTTP', () => {
     expect(await head(s.client)).toBe(before);
     const audit = await lastAudit(s.client);
     expect(result.audit).toEqual({ id: audit.id, seq: audit.seq });
-    expect(audit.record).toMatchObject({ actor: expect.stringMatching(/^usr_/), verdict: 'grounded', reads: [{ name: 'books.invoices', ok: true, error: null }, { name: 'ledger.events', ok: true, error: null }] });
+    expect(audit.record).toMatchObject({
+      actor: expect.stringMatching(/^usr_/),
+      verdict: 'grounded',
+      reads: [
+        { name: 'books.invoices', ok: true, error: null },
+        { name: 'ledger.events', ok: true, error: null },
+      ],
+    });
   });
 
   it('a refusal still carries the notice and names the books reads when none were used', async () => {
     s.provider.current = fakeProvider({ reads: [], answer: () => ({ kind: 'cannot_answer', reason: 'I cannot see other orgs.' }) });
     const result = expectOk('books.ask', await s.client.rpc('books.ask', { question: 'What does Globex owe?' }));
     expect(result).toMatchObject({ status: 'refused', answer: null, claims: [], reason: 'I cannot see other orgs.', notice: ASK_NOTICE });
-    expect(result.actOnWith).toEqual(['books.invoices', 'books.bills', 'books.accounts', 'books.reports', 'books.journals', 'books.feedLines', 'books.assets', 'books.taxObligations']);
+    expect(result.actOnWith).toEqual([
+      'books.invoices',
+      'books.bills',
+      'books.accounts',
+      'books.reports',
+      'books.journals',
+      'books.feedLines',
+      'books.assets',
+      'books.taxObligations',
+    ]);
   });
 
   it('runs the reads as the caller: a books.read-only key asks, but cannot read the ledger', async () => {
@@ -50,8 +72,14 @@ describe('books.ask over HTTP', () => {
     s.provider.current = {
       name: 'openai',
       async answer(_i, tools) {
-        told = await tools.call('ledger.events', {}).then(() => 'allowed', (e: Error) => e.message);
-        return { draft: { kind: 'cannot_answer', reason: 'no ledger access' }, usage: { modelRequested: 'm', modelAnswered: 'm', promptTokens: 1, completionTokens: 1, retries: [] } };
+        told = await tools.call('ledger.events', {}).then(
+          () => 'allowed',
+          (e: Error) => e.message,
+        );
+        return {
+          draft: { kind: 'cannot_answer', reason: 'no ledger access' },
+          usage: { modelRequested: 'm', modelAnswered: 'm', promptTokens: 1, completionTokens: 1, retries: [] },
+        };
       },
     };
     await s.client.ok('books.ask', { question: 'What happened lately?' }, { key: s.booksOnly.apiKey });
@@ -71,11 +99,20 @@ describe('books.ask over HTTP', () => {
   });
 
   it('an answerer that crashes is an INTERNAL error, and the ask is still audited', async () => {
-    s.provider.current = { name: 'local', answer: async () => { throw new TypeError('boom'); } };
+    s.provider.current = {
+      name: 'local',
+      answer: async () => {
+        throw new TypeError('boom');
+      },
+    };
     const res = await s.client.rpc('books.ask', { question: 'Who owes us money?' });
     expect(res.status).toBe(500);
     expect(res.body.error.code).toBe('INTERNAL');
-    expect((await lastAudit(s.client)).record).toMatchObject({ verdict: 'provider_error', reason: 'the answerer failed (an internal error)', provider: 'local' });
+    expect((await lastAudit(s.client)).record).toMatchObject({
+      verdict: 'provider_error',
+      reason: 'the answerer failed (an internal error)',
+      provider: 'local',
+    });
   });
 
   it('is documented in the OpenAPI document, with /ops and /cost.rollup', async () => {

@@ -63,7 +63,10 @@ describe('AI audit chain', () => {
 
   it('verify (and the CLI) finds an edited record, an edited column and a missing tail', async () => {
     const edited = await orgWithAsks(3);
-    expect(await cliVerify(edited.slug)).toMatchObject({ ok: true, out: expect.stringMatching(new RegExp(`^ok\\s+${edited.slug} \\(AI audit\\): 3 records verified, head seq 3 [0-9a-f]{64}$`, 'm')) });
+    expect(await cliVerify(edited.slug)).toMatchObject({
+      ok: true,
+      out: expect.stringMatching(new RegExp(`^ok\\s+${edited.slug} \\(AI audit\\): 3 records verified, head seq 3 [0-9a-f]{64}$`, 'm')),
+    });
     await tamperAudit(s.runtime, async (q) => {
       await q.query(`UPDATE ai_audit SET record = replace(record, '"costMicroUsd":7500', '"costMicroUsd":1') WHERE org_id = $1 AND seq = 2`, [edited.orgId]);
     });
@@ -85,7 +88,9 @@ describe('AI audit chain', () => {
     expect(await verifyAuditChain(s.runtime.db, truncated.orgId)).toMatchObject({ ok: false, count: 1, break: { seq: 2, kind: 'gap' } });
 
     const relinked = await orgWithAsks(3);
-    await tamperAudit(s.runtime, (q) => q.query(`UPDATE ai_audit SET prev_hash = repeat('0', 64) WHERE org_id = $1 AND seq = 3`, [relinked.orgId]).then(() => undefined));
+    await tamperAudit(s.runtime, (q) =>
+      q.query(`UPDATE ai_audit SET prev_hash = repeat('0', 64) WHERE org_id = $1 AND seq = 3`, [relinked.orgId]).then(() => undefined),
+    );
     expect(await verifyAuditChain(s.runtime.db, relinked.orgId)).toMatchObject({ ok: false, count: 2, break: { seq: 3, kind: 'prev_hash' } });
   });
 
@@ -99,7 +104,9 @@ describe('AI audit chain', () => {
     expect(second.record.bodies.question).toBe('Did [email] pay into account [number]? TFN [number]');
     expect(second.record.bodies.answer).toMatch(/owes \$1,100\.00\./);
     // The prompt hash is of the question as asked, not as kept.
-    expect(second.record.promptHash).toBe(sha256Hex(canonicalJson({ question: 'Did jo@example.com pay into account 062-000 12345678? TFN 123 456 782', today: '2026-11-02' })));
+    expect(second.record.promptHash).toBe(
+      sha256Hex(canonicalJson({ question: 'Did jo@example.com pay into account 062-000 12345678? TFN 123 456 782', today: '2026-11-02' })),
+    );
   });
 });
 

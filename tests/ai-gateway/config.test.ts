@@ -13,9 +13,18 @@ describe('AI configuration', () => {
 
   it('reads the openai settings, prices and budget explicitly', () => {
     const c = loadAiConfig({
-      AI_PROVIDER: 'openai', AI_BASE_URL: 'http://127.0.0.1:11434/v1', AI_MODEL: 'gpt-4o-mini', AI_API_KEY: 'k', AI_STREAM: 'true',
-      AI_MAX_RETRIES: '0', AI_REQUEST_TIMEOUT_MS: '1500', AI_TIMEOUT_MS: '9000', AI_MAX_STEPS: '3',
-      AI_PRICE_INPUT_USD_PER_MTOK: '0.15', AI_PRICE_OUTPUT_USD_PER_MTOK: '0.6', AI_MONTHLY_BUDGET_USD: '12.5',
+      AI_PROVIDER: 'openai',
+      AI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      AI_MODEL: 'gpt-4o-mini',
+      AI_API_KEY: 'k',
+      AI_STREAM: 'true',
+      AI_MAX_RETRIES: '0',
+      AI_REQUEST_TIMEOUT_MS: '1500',
+      AI_TIMEOUT_MS: '9000',
+      AI_MAX_STEPS: '3',
+      AI_PRICE_INPUT_USD_PER_MTOK: '0.15',
+      AI_PRICE_OUTPUT_USD_PER_MTOK: '0.6',
+      AI_MONTHLY_BUDGET_USD: '12.5',
     });
     expect(c).toEqual({
       provider: 'openai',
@@ -35,7 +44,9 @@ describe('AI configuration', () => {
     expect(() => loadAiConfig({ AI_MAX_STEPS: '0' })).toThrow('AI_MAX_STEPS: must be an integer >= 1, got "0"');
     expect(() => loadAiConfig({ AI_PRICE_INPUT_USD_PER_MTOK: '1' })).toThrow(/set both or neither/);
     expect(() => loadAiConfig({ AI_MONTHLY_BUDGET_USD: '-3' })).toThrow(/^AI_MONTHLY_BUDGET_USD: must be a dollar amount/);
-    expect(() => loadAiConfig({ AI_PROVIDER: 'openai', AI_BASE_URL: 'http://x/v1', AI_MODEL: 'm', AI_API_KEY: 'k', AI_STREAM: 'yes' })).toThrow('AI_STREAM: must be true or false, got "yes"');
+    expect(() => loadAiConfig({ AI_PROVIDER: 'openai', AI_BASE_URL: 'http://x/v1', AI_MODEL: 'm', AI_API_KEY: 'k', AI_STREAM: 'yes' })).toThrow(
+      'AI_STREAM: must be true or false, got "yes"',
+    );
   });
 
   it('creates the configured provider (the openai client is loaded only then) and refuses openai without its settings', async () => {

@@ -28,8 +28,14 @@ describe('prices', () => {
     const usage = { modelRequested: 'gpt-4o', modelAnswered: 'gpt-4o-2024-08-06', promptTokens: 1000, completionTokens: 500 };
     expect(costOf('openai', usage)).toEqual({ costMicroUsd: 7500, priceSource: 'table:gpt-4o' });
     expect(costOf('openai', { ...usage, modelAnswered: 'gpt-4o-mini-2024-07-18' })).toEqual({ costMicroUsd: 450, priceSource: 'table:gpt-4o-mini' });
-    expect(costOf('openai', usage, { inputMicroUsdPerMTok: 1_000_000, outputMicroUsdPerMTok: 2_000_000 })).toEqual({ costMicroUsd: 2000, priceSource: 'config' });
-    expect(costOf('openai', { ...usage, modelRequested: 'llama3', modelAnswered: 'llama3:8b' })).toEqual({ costMicroUsd: 0, priceSource: expect.stringMatching(/^unpriced: llama3:8b/) });
+    expect(costOf('openai', usage, { inputMicroUsdPerMTok: 1_000_000, outputMicroUsdPerMTok: 2_000_000 })).toEqual({
+      costMicroUsd: 2000,
+      priceSource: 'config',
+    });
+    expect(costOf('openai', { ...usage, modelRequested: 'llama3', modelAnswered: 'llama3:8b' })).toEqual({
+      costMicroUsd: 0,
+      priceSource: expect.stringMatching(/^unpriced: llama3:8b/),
+    });
     expect(costOf('local', usage)).toEqual({ costMicroUsd: 0, priceSource: 'local: no charge' });
     // Rounded up: a single token of a priced model is never free.
     expect(costOf('openai', { ...usage, promptTokens: 1, completionTokens: 0 }).costMicroUsd).toBe(3);

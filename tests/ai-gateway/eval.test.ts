@@ -39,7 +39,13 @@ beforeAll(async () => {
   const drafted = await other.ok('books.invoiceDraft', { payeeName: 'Elsewhere Pty Ltd', description: 'Secret project', totalCents: 313_370, dueDays: 7 });
   const sent = await other.ok('books.invoiceSend', { id: drafted.invoice.id }, { idem: 'other-send' });
   const billReference = 'ZX-99123';
-  const captured = await other.ok('books.billCapture', { supplierName: 'Elsewhere Supplies', reference: billReference, issueDate: today, dueDate: today, totalCents: 12_345 });
+  const captured = await other.ok('books.billCapture', {
+    supplierName: 'Elsewhere Supplies',
+    reference: billReference,
+    issueDate: today,
+    dueDate: today,
+    totalCents: 12_345,
+  });
   facts = await loadFacts(runtime.db, demo.orgId, today, {
     slug: otherOrg.slug,
     invoiceId: sent.invoice.id,
@@ -91,19 +97,30 @@ async function run(c: EvalCase): Promise<Outcome> {
     for (const s of expectation.excludes ?? []) if (text(draft).includes(s)) problems.push(`says ${JSON.stringify(s)}`);
   }
   const grounded = verdict.ok;
-  return { family: c.family, question, expected: expectation.outcome, correct: problems.filter((p) => !p.startsWith('not grounded')).length === 0, grounded, problems };
+  return {
+    family: c.family,
+    question,
+    expected: expectation.outcome,
+    correct: problems.filter((p) => !p.startsWith('not grounded')).length === 0,
+    grounded,
+    problems,
+  };
 }
 
 describe('books.ask local provider: the evaluation set over the demo company', () => {
   it('has at least 30 questions, every intent asked at least twice, adversarial ones included', () => {
     expect(EVAL_SET.length).toBeGreaterThanOrEqual(30);
     const count = (family: string) => EVAL_SET.filter((c) => c.family === family).length;
-    for (const family of ['receivables', 'cash', 'payables', 'tax', 'payroll', 'expenses', 'lookup', 'activity']) expect(count(family), family).toBeGreaterThanOrEqual(2);
+    for (const family of ['receivables', 'cash', 'payables', 'tax', 'payroll', 'expenses', 'lookup', 'activity'])
+      expect(count(family), family).toBeGreaterThanOrEqual(2);
     expect(count('adversarial')).toBeGreaterThanOrEqual(8);
   });
 
   for (const c of EVAL_SET) {
-    it(`${c.family}: ${c.question.toString().replace(/^\(\w*\) => /, '').slice(0, 90)}`, async () => {
+    it(`${c.family}: ${c.question
+      .toString()
+      .replace(/^\(\w*\) => /, '')
+      .slice(0, 90)}`, async () => {
       const outcome = await run(c);
       outcomes.push(outcome);
       expect(outcome.problems, `${outcome.question}\n${outcome.problems.join('\n')}`).toEqual([]);

@@ -13,14 +13,16 @@ import { testServer, type TestClient, type TestServer } from '../helpers/harness
  */
 export async function toolboxFor(runtime: Runtime, apiKey: string): Promise<CitingToolbox> {
   const principal = await runtime.pipeline.principalFor(apiKey);
-  return createToolbox({
-    readAs: (method, params) => runtime.pipeline.readAs(principal, method, params),
-    q: runtime.db,
-    orgId: principal.orgId,
-    scopes: principal.scopes,
-  }, BOOKS_ANSWERER);
+  return createToolbox(
+    {
+      readAs: (method, params) => runtime.pipeline.readAs(principal, method, params),
+      q: runtime.db,
+      orgId: principal.orgId,
+      scopes: principal.scopes,
+    },
+    BOOKS_ANSWERER,
+  );
 }
-
 
 /** A provider the test swaps per case (the runtime's provider is fixed when it is created). */
 export class SwitchProvider implements Provider {
@@ -100,7 +102,13 @@ export function fakeProvider(opts: {
       for (const [name, params] of opts.reads ?? [['books.invoices', { status: 'AUTHORISED' }]]) results.push(await tools.call(name, params));
       return {
         draft: opts.answer(results),
-        usage: { modelRequested: model, modelAnswered: model, promptTokens: opts.promptTokens ?? 1000, completionTokens: opts.completionTokens ?? 500, retries: [] },
+        usage: {
+          modelRequested: model,
+          modelAnswered: model,
+          promptTokens: opts.promptTokens ?? 1000,
+          completionTokens: opts.completionTokens ?? 500,
+          retries: [],
+        },
       };
     },
   };
@@ -112,7 +120,13 @@ export function owedAnswer(results: any[]): Draft {
   return {
     kind: 'answer',
     answer: `${inv.contact.name} owes $1,100.00.`,
-    claims: [{ text: `${inv.number} is open.`, cites: [{ kind: 'record', id: inv.id }], figure: { value: inv.amountDueCents, unit: 'cents', op: 'value', field: 'amountDueCents' } }],
+    claims: [
+      {
+        text: `${inv.number} is open.`,
+        cites: [{ kind: 'record', id: inv.id }],
+        figure: { value: inv.amountDueCents, unit: 'cents', op: 'value', field: 'amountDueCents' },
+      },
+    ],
   };
 }
 

@@ -103,10 +103,16 @@ describe('draft builder', () => {
 
   it('writes figures as renderFigure does and refuses to build a draft with a number that is not a figure', () => {
     const b = new DraftBuilder();
-    const total = b.fact(sumOf([inv, inv2], (i) => record(i.id), 'amountDueCents'), (v) => `Total ${v}.`);
+    const total = b.fact(
+      sumOf([inv, inv2], (i) => record(i.id), 'amountDueCents'),
+      (v) => `Total ${v}.`,
+    );
     expect(total).toBe('$124.45');
     b.say(`Customers owe ${total} on INV-0042, due 2026-11-30.`);
-    expect(b.build()).toMatchObject({ kind: 'answer', claims: [{ figure: { value: 12_445, op: 'sum', field: 'amountDueCents' }, cites: [{ id: 'inv_a' }, { id: 'inv_b' }] }] });
+    expect(b.build()).toMatchObject({
+      kind: 'answer',
+      claims: [{ figure: { value: 12_445, op: 'sum', field: 'amountDueCents' }, cites: [{ id: 'inv_a' }, { id: 'inv_b' }] }],
+    });
 
     const bad = new DraftBuilder();
     bad.fact(valueOf(inv, record(inv.id), 'amountDueCents'), (v) => `Due ${v}.`);

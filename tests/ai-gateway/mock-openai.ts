@@ -60,8 +60,19 @@ function completion(r: Reply, streamed: false): unknown;
 function completion(r: Reply, streamed: true): string[];
 function completion(r: Reply, streamed: boolean): unknown {
   const model = r.model ?? DEFAULT_MODEL;
-  const toolCalls = (r.toolCalls ?? []).map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
-  const usage = r.usage === null ? undefined : { prompt_tokens: r.usage?.prompt ?? 100, completion_tokens: r.usage?.completion ?? 20, total_tokens: (r.usage?.prompt ?? 100) + (r.usage?.completion ?? 20) };
+  const toolCalls = (r.toolCalls ?? []).map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+  }));
+  const usage =
+    r.usage === null
+      ? undefined
+      : {
+          prompt_tokens: r.usage?.prompt ?? 100,
+          completion_tokens: r.usage?.completion ?? 20,
+          total_tokens: (r.usage?.prompt ?? 100) + (r.usage?.completion ?? 20),
+        };
   const finish = toolCalls.length ? 'tool_calls' : 'stop';
   if (!streamed) {
     return {
@@ -69,13 +80,26 @@ function completion(r: Reply, streamed: boolean): unknown {
       object: 'chat.completion',
       created: 1_700_000_000,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? null, tool_calls: toolCalls.length ? toolCalls : undefined, refusal: null }, finish_reason: finish, logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: r.content ?? null, tool_calls: toolCalls.length ? toolCalls : undefined, refusal: null },
+          finish_reason: finish,
+          logprobs: null,
+        },
+      ],
       usage,
     };
   }
   // Streamed: the role, the content in small pieces, each tool call split in two (name, then arguments in two
   // halves), the finish reason, then (stream_options.include_usage) a last chunk with no choices and the usage.
-  const chunk = (delta: unknown, finishReason: string | null = null) => ({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    id: 'chatcmpl-mock',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
   const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
   const text = r.content ?? '';
   for (let i = 0; i < text.length; i += 7) chunks.push(chunk({ content: text.slice(i, i + 7) }));
@@ -117,7 +141,9 @@ export async function startMockModel(): Promise<MockModel> {
         step = typeof entry === 'function' ? entry(seen, requests.length) : entry;
       } catch (err) {
         // A script that throws is a broken test: say so to the client, and do not let it retry.
-        res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ error: { message: `mock script failed: ${(err as Error).message}` } }));
+        res
+          .writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+          .end(JSON.stringify({ error: { message: `mock script failed: ${(err as Error).message}` } }));
         return;
       }
       if (step.kind === 'hang') {

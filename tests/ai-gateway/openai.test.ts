@@ -25,13 +25,28 @@ afterAll(async () => {
 });
 
 function useOpenAi(over: Partial<OpenAiProviderOptions> = {}) {
-  s.provider.current = openAiProvider({ baseURL: mock.url, apiKey: 'test-key', model: 'gpt-4o-mini', stream: false, maxRetries: 2, requestTimeoutMs: 5000, maxSteps: 4, ...over });
+  s.provider.current = openAiProvider({
+    baseURL: mock.url,
+    apiKey: 'test-key',
+    model: 'gpt-4o-mini',
+    stream: false,
+    maxRetries: 2,
+    requestTimeoutMs: 5000,
+    maxSteps: 4,
+    ...over,
+  });
 }
 
 const grounded = (inv: any): Extract<Draft, { kind: 'answer' }> => ({
   kind: 'answer',
   answer: `Harbour Cafe owes $1,100.00 on ${inv.number}, due ${inv.dueDate}.`,
-  claims: [{ text: `${inv.number} has $1,100.00 due.`, cites: [{ kind: 'record', id: inv.id }], figure: { value: inv.amountDueCents, unit: 'cents', op: 'value', field: 'amountDueCents' } }],
+  claims: [
+    {
+      text: `${inv.number} has $1,100.00 due.`,
+      cites: [{ kind: 'record', id: inv.id }],
+      figure: { value: inv.amountDueCents, unit: 'cents', op: 'value', field: 'amountDueCents' },
+    },
+  ],
 });
 
 /** The model reads the open invoices, then answers with what `answer` makes of the first one it was sent. */
@@ -61,11 +76,23 @@ afterEach(() => {
 describe('openai provider: plain chat completions', () => {
   it('calls the typed reads as tools, answers grounded, and audits tokens, cost, model and retries', async () => {
     // Implicit environment must not be used: the key and URL given are the only ones.
-    Object.assign(process.env, { OPENAI_API_KEY: 'sk-from-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_CUSTOM_HEADERS: 'x-leak: yes', OPENAI_ORG_ID: 'org-leak', OPENAI_PROJECT_ID: 'proj-leak' });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: 'sk-from-env',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_CUSTOM_HEADERS: 'x-leak: yes',
+      OPENAI_ORG_ID: 'org-leak',
+      OPENAI_PROJECT_ID: 'proj-leak',
+    });
     useOpenAi();
     mock.script(readThenAnswer(grounded));
     const result = await ask();
-    expect(result).toMatchObject({ status: 'answered', answer: `Harbour Cafe owes $1,100.00 on ${invoice.number}, due ${invoice.dueDate}.`, reason: null, provider: 'openai', model: 'gpt-4o-mini-2024-07-18' });
+    expect(result).toMatchObject({
+      status: 'answered',
+      answer: `Harbour Cafe owes $1,100.00 on ${invoice.number}, due ${invoice.dueDate}.`,
+      reason: null,
+      provider: 'openai',
+      model: 'gpt-4o-mini-2024-07-18',
+    });
     expect(result.claims[0].cites).toEqual([{ kind: 'record', id: invoice.id }]);
     expect(result.notice).toMatch(/^For analysis only/);
     expect(result.actOnWith).toEqual(['books.invoices']);
@@ -82,7 +109,17 @@ describe('openai provider: plain chat completions', () => {
     const [first, second] = mock.requests;
     expect(first.body.tool_choice).toBe('auto');
     const tools = new Map(first.body.tools.map((t: any) => [t.function.name, t.function]));
-    expect([...tools.keys()]).toEqual(['books_invoices', 'books_bills', 'books_accounts', 'books_reports', 'books_journals', 'books_feedLines', 'books_assets', 'books_taxObligations', 'ledger_events']);
+    expect([...tools.keys()]).toEqual([
+      'books_invoices',
+      'books_bills',
+      'books_accounts',
+      'books_reports',
+      'books_journals',
+      'books_feedLines',
+      'books_assets',
+      'books_taxObligations',
+      'ledger_events',
+    ]);
     for (const fn of tools.values()) expect((fn as any).parameters.type).toBe('object');
     expect((tools.get('books_reports') as any).parameters.anyOf.length).toBe(books.reports.params.options.length); // one branch per report shape
     expect((tools.get('books_invoices') as any).parameters.properties.status.enum).toContain('AUTHORISED');
@@ -121,7 +158,13 @@ describe('openai provider: plain chat completions', () => {
   it('reports a refused tool call back to the model as an error it can correct', async () => {
     useOpenAi();
     mock.script([
-      reply({ toolCalls: [{ id: 'c1', name: 'books_invoices', arguments: { limit: 5000 } }, { id: 'c2', name: 'books_invoiceSend', arguments: { id: invoice.id } }, { id: 'c3', name: 'books_bills', arguments: '{not json' }] }),
+      reply({
+        toolCalls: [
+          { id: 'c1', name: 'books_invoices', arguments: { limit: 5000 } },
+          { id: 'c2', name: 'books_invoiceSend', arguments: { id: invoice.id } },
+          { id: 'c3', name: 'books_bills', arguments: '{not json' },
+        ],
+      }),
       ...readThenAnswer(grounded),
     ]);
     const result = await ask();
@@ -133,12 +176,19 @@ describe('openai provider: plain chat completions', () => {
       { error: expect.stringMatching(/^arguments are not valid JSON/) },
     ]);
     const audit = await lastAudit(s.client);
-    expect(audit.record.reads.map((r: any) => [r.name, r.ok])).toEqual([['books.invoices', false], ['books_invoiceSend', false], ['books.invoices', true]]);
+    expect(audit.record.reads.map((r: any) => [r.name, r.ok])).toEqual([
+      ['books.invoices', false],
+      ['books_invoiceSend', false],
+      ['books.invoices', true],
+    ]);
   });
 
   it('estimates tokens when the endpoint reports no usage', async () => {
     useOpenAi();
-    mock.script([reply({ toolCalls: [{ id: 'c', name: 'books_invoices', arguments: {} }], usage: null }), (req) => reply({ content: JSON.stringify(grounded(toolResults(req)[0].invoices[0])), usage: null })]);
+    mock.script([
+      reply({ toolCalls: [{ id: 'c', name: 'books_invoices', arguments: {} }], usage: null }),
+      (req) => reply({ content: JSON.stringify(grounded(toolResults(req)[0].invoices[0])), usage: null }),
+    ]);
     expect((await ask()).status).toBe('answered');
     const { record } = await lastAudit(s.client);
     expect(record.tokensEstimated).toBe(true);
@@ -160,7 +210,13 @@ describe('openai provider: streamed', () => {
     }
     expect(mock.requests[1].body.messages[2].tool_calls[0].function.arguments).toBe('{"status":"AUTHORISED"}');
     const { record } = await lastAudit(s.client);
-    expect(record).toMatchObject({ promptTokens: 420, completionTokens: 75, tokensEstimated: false, modelAnswered: 'gpt-4o-mini-2024-07-18', verdict: 'grounded' });
+    expect(record).toMatchObject({
+      promptTokens: 420,
+      completionTokens: 75,
+      tokensEstimated: false,
+      modelAnswered: 'gpt-4o-mini-2024-07-18',
+      verdict: 'grounded',
+    });
   });
 });
 
@@ -175,7 +231,11 @@ describe('openai provider: retries and timeouts', () => {
 
   it('retries a 500 (streamed too) and records it', async () => {
     useOpenAi({ stream: true });
-    mock.script([reply({ toolCalls: [{ id: 'c', name: 'books_invoices', arguments: {} }] }), status(500), (req) => reply({ content: JSON.stringify(grounded(toolResults(req)[0].invoices[0])) })]);
+    mock.script([
+      reply({ toolCalls: [{ id: 'c', name: 'books_invoices', arguments: {} }] }),
+      status(500),
+      (req) => reply({ content: JSON.stringify(grounded(toolResults(req)[0].invoices[0])) }),
+    ]);
     expect((await ask()).status).toBe('answered');
     expect((await lastAudit(s.client)).record.retries).toEqual([{ reason: 'HTTP 500' }]);
   });
@@ -236,7 +296,9 @@ describe('openai provider: bounded steps and bad output', () => {
     mock.script([reply({ content: 'Harbour Cafe owes about a thousand dollars.' })]);
     expect((await ask()).reason).toMatch(/^the model call failed: the final message is not JSON/);
     mock.script([reply({ content: '```json\n{"kind":"answer","answer":"x","claims":[{"text":"y"}]}\n```' })]);
-    expect((await ask()).reason).toBe('the model call failed: the final message is not an answer object: claims.0.cites: Invalid input: expected array, received undefined');
+    expect((await ask()).reason).toBe(
+      'the model call failed: the final message is not an answer object: claims.0.cites: Invalid input: expected array, received undefined',
+    );
   });
 
   it('passes on a model that cannot answer, as a refusal with its reason', async () => {
@@ -263,26 +325,44 @@ describe('grounding through the mock model', () => {
     // The model reads only AUTHORISED invoices of another contact, then cites an invoice it was not shown.
     mock.script([
       reply({ toolCalls: [{ id: 'c', name: 'books_invoices', arguments: { contactId: invoice.contact.id } }] }),
-      reply({ content: JSON.stringify({ kind: 'answer', answer: 'Blue Wren owes $55.00.', claims: [{ text: 'Blue Wren owes $55.00.', cites: [{ kind: 'record', id: other.id }], figure: { value: 5500, unit: 'cents', op: 'value', field: 'amountDueCents' } }] }) }),
+      reply({
+        content: JSON.stringify({
+          kind: 'answer',
+          answer: 'Blue Wren owes $55.00.',
+          claims: [
+            {
+              text: 'Blue Wren owes $55.00.',
+              cites: [{ kind: 'record', id: other.id }],
+              figure: { value: 5500, unit: 'cents', op: 'value', field: 'amountDueCents' },
+            },
+          ],
+        }),
+      }),
     ]);
     expect((await ask()).reason).toMatch(new RegExp(`cites record ${other.id}, which no read returned in this call`));
   });
 
   it('refuses a wrong number in a figure', async () => {
     useOpenAi();
-    mock.script(readThenAnswer((inv) => {
-      const d = grounded(inv) as any;
-      d.answer = `Harbour Cafe owes $1,101.00 on ${inv.number}.`;
-      d.claims[0].text = `${inv.number} has $1,101.00 due.`;
-      d.claims[0].figure.value = 110100;
-      return d;
-    }));
-    expect((await ask()).reason).toBe(`the model's answer was refused as ungrounded: claim 1's figure says $1,101.00 but amountDueCents of record ${invoice.id} is $1,100.00`);
+    mock.script(
+      readThenAnswer((inv) => {
+        const d = grounded(inv) as any;
+        d.answer = `Harbour Cafe owes $1,101.00 on ${inv.number}.`;
+        d.claims[0].text = `${inv.number} has $1,101.00 due.`;
+        d.claims[0].figure.value = 110100;
+        return d;
+      }),
+    );
+    expect((await ask()).reason).toBe(
+      `the model's answer was refused as ungrounded: claim 1's figure says $1,101.00 but amountDueCents of record ${invoice.id} is $1,100.00`,
+    );
   });
 
   it('refuses a wrong number in the text whose figure is right', async () => {
     useOpenAi();
     mock.script(readThenAnswer((inv) => ({ ...grounded(inv), answer: `Harbour Cafe owes $1,010.00 on ${inv.number}.` })));
-    expect((await ask()).reason).toBe("the model's answer was refused as ungrounded: the answer states $1,010.00, which is none of the answer's figures ($1,100.00)");
+    expect((await ask()).reason).toBe(
+      "the model's answer was refused as ungrounded: the answer states $1,010.00, which is none of the answer's figures ($1,100.00)",
+    );
   });
 });

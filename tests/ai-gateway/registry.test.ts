@@ -70,7 +70,12 @@ describe('the answerer registry', () => {
     expect(board).toMatchObject({ status: 'answered', verdict: 'grounded', provider: 'local', reads: ['board.taskComments'] });
     // The quote is the latest comment verbatim; its 3 is the comment's own, not a figure of the answer.
     expect(board.claims).toEqual([
-      { text: 'Comments on the task: 2.', cites: comments.map((c) => ({ kind: 'record', id: c.id })), figure: { value: 2, unit: 'count', op: 'count' }, quote: comments[1].body },
+      {
+        text: 'Comments on the task: 2.',
+        cites: comments.map((c) => ({ kind: 'record', id: c.id })),
+        figure: { value: 2, unit: 'count', op: 'count' },
+        quote: comments[1].body,
+      },
     ]);
     expect(board.answer).toBe('The task has 2 comments; the latest says: Statements for 3 accounts arrived on 2026-11-01.');
 
@@ -135,13 +140,19 @@ describe('the answerer registry', () => {
     provider.current = drafting({ kind: 'answer', answer: 'There is 1 comment.', claims: [claim] });
     const unquoted = await askAs(key, BOARD_METHOD, `Summarise ${taskId}`);
     expect(unquoted).toMatchObject({ status: 'refused', verdict: 'ungrounded' });
-    expect(unquoted.reason).toBe(`the model's answer was refused as ungrounded: claim 1 ("There is one comment.") quotes nothing, and every claim of this answer must quote a record it cites`);
+    expect(unquoted.reason).toBe(
+      `the model's answer was refused as ungrounded: claim 1 ("There is one comment.") quotes nothing, and every claim of this answer must quote a record it cites`,
+    );
 
     provider.current = drafting({ kind: 'answer', answer: 'There is 1 comment.', claims: [{ ...claim, quote: 'The bank sent 4 statements.' }] });
     const altered = await askAs(key, BOARD_METHOD, `Summarise ${taskId}`);
     expect(altered.reason).toMatch(/claim 1 quotes "The bank sent 4 statements\.", which appears verbatim in none of the records it cites$/);
 
-    provider.current = drafting({ kind: 'answer', answer: 'There is 1 comment: The bank sent 3 statements.', claims: [{ ...claim, quote: 'The bank  sent\n3 statements.' }] });
+    provider.current = drafting({
+      kind: 'answer',
+      answer: 'There is 1 comment: The bank sent 3 statements.',
+      claims: [{ ...claim, quote: 'The bank  sent\n3 statements.' }],
+    });
     expect(await askAs(key, BOARD_METHOD, `Summarise ${taskId}`)).toMatchObject({ status: 'answered', verdict: 'grounded' });
 
     // books.ask keeps its own rules: no quote needed, and a board read is not one of its tools.
@@ -150,8 +161,14 @@ describe('the answerer registry', () => {
     provider.current = {
       name: 'openai',
       async answer(_input, tools) {
-        const refusal = await tools.call('board.taskComments', { taskId }).then(() => 'read', (e: Error) => e.message);
-        return { draft: { kind: 'cannot_answer', reason: refusal }, usage: { modelRequested: 'gpt-4o', modelAnswered: 'gpt-4o', promptTokens: 10, completionTokens: 10, retries: [] } };
+        const refusal = await tools.call('board.taskComments', { taskId }).then(
+          () => 'read',
+          (e: Error) => e.message,
+        );
+        return {
+          draft: { kind: 'cannot_answer', reason: refusal },
+          usage: { modelRequested: 'gpt-4o', modelAnswered: 'gpt-4o', promptTokens: 10, completionTokens: 10, retries: [] },
+        };
       },
     };
     const books = await client.ok('books.ask', { question: 'Who owes us?' });
@@ -198,7 +215,9 @@ describe('quotes and family checks in grounding', () => {
   it('a quote must appear verbatim in a record its claim cites; whitespace runs aside', () => {
     expect(check([a], 'Sam wrote: Paid INV-0042 on 2026-11-01: $1,100.00 received.')).toBe('grounded');
     expect(check([{ ...a, quote: 'received. Thanks, Sam' }], 'Sam confirmed it.')).toBe('grounded'); // the newline is a whitespace run
-    expect(check([{ ...a, quote: 'Paid INV-0042 on 2026-11-01: $1,100.01 received.' }], 'Sam confirmed it.')).toMatch(/^claim 1 quotes ".*", which appears verbatim in none of the records it cites$/);
+    expect(check([{ ...a, quote: 'Paid INV-0042 on 2026-11-01: $1,100.01 received.' }], 'Sam confirmed it.')).toMatch(
+      /^claim 1 quotes ".*", which appears verbatim in none of the records it cites$/,
+    );
     expect(check([{ ...a, quote: 'paid inv-0042' }], 'Sam confirmed it.')).toMatch(/appears verbatim in none/); // case counts
     // Quoting a record the claim does not cite is not grounded, even though a read returned it.
     expect(check([{ ...a, quote: 'Call the bank on Monday.' }], 'Sam confirmed it.')).toMatch(/appears verbatim in none/);
@@ -214,7 +233,9 @@ describe('quotes and family checks in grounding', () => {
     const b: Claim = { text: 'Someone will call the bank.', cites: [{ kind: 'record', id: 'cmt_b' }] };
     expect(check([a, b], 'Some notes.')).toBe('grounded');
     expect(check([a, b], 'Some notes.', { quotesRequired: true })).toMatch(/^claim 2 \("Someone will call the bank\."\) quotes nothing/);
-    const noMondays = { check: (d: Extract<Draft, { kind: 'answer' }>) => (/monday/i.test(d.answer) ? 'the answer names a weekday no record dates' : undefined) };
+    const noMondays = {
+      check: (d: Extract<Draft, { kind: 'answer' }>) => (/monday/i.test(d.answer) ? 'the answer names a weekday no record dates' : undefined),
+    };
     expect(check([a], 'Call on Monday.', noMondays)).toBe('the answer names a weekday no record dates');
     expect(check([a], 'Call soon.', noMondays)).toBe('grounded');
   });

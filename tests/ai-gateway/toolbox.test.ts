@@ -19,7 +19,15 @@ describe('toolbox', () => {
   it('lists the books reads and ledger.events', async () => {
     const tb = await toolboxFor(s.runtime, s.org.adminKey);
     expect(tb.tools.map((t) => t.name)).toEqual([
-      'books.invoices', 'books.bills', 'books.accounts', 'books.reports', 'books.journals', 'books.feedLines', 'books.assets', 'books.taxObligations', 'ledger.events',
+      'books.invoices',
+      'books.bills',
+      'books.accounts',
+      'books.reports',
+      'books.journals',
+      'books.feedLines',
+      'books.assets',
+      'books.taxObligations',
+      'ledger.events',
     ]);
     for (const t of tb.tools) expect(t.description.length, t.name).toBeGreaterThan(20);
   });

@@ -49,7 +49,9 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
 
   it('round trip: PUT answers the sha256 (201, then 200 for the same uploader), GET and HEAD serve the bytes', async () => {
     // A PNG (its signature and header chunk) with random bytes after: typed image/png by its bytes.
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#36c' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#36c' } })
+      .png()
+      .toBuffer();
     const data = Buffer.concat([png, bytes(300_000)]);
     const up = await put(w, data, { headers: { 'content-type': 'image/png' } });
     expect(up.status).toBe(201);
@@ -88,11 +90,15 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     // No Content-Type and no Content-Length (chunked): still streamed, typed application/octet-stream.
     const raw = bytes(70_000);
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = request(`${w.base}/api/v1/blobs`, { method: 'PUT', headers: { authorization: `Bearer ${w.org.adminKey}`, 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
+      const req = request(
+        `${w.base}/api/v1/blobs`,
+        { method: 'PUT', headers: { authorization: `Bearer ${w.org.adminKey}`, 'transfer-encoding': 'chunked' } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
       req.on('error', reject);
       req.write(raw.subarray(0, 30_000));
       req.end(raw.subarray(30_000));
@@ -102,17 +108,44 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
   });
 
   it('the type comes from the bytes, not the header: HTML or SVG as image/png is never served as a page or an image', async () => {
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#c63' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#c63' } })
+      .png()
+      .toBuffer();
     const cases: { body: Buffer; declared: string; stored: string; disposition: string }[] = [
-      { body: Buffer.from(`<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>${backend}`), declared: 'image/png', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
-      { body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>${backend}`), declared: 'image/png', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
-      { body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(3)</script></svg>${backend}`), declared: 'image/svg+xml', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
-      { body: Buffer.from(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(4)</script></svg>${backend}`), declared: 'image/svg+xml', stored: 'application/xml', disposition: 'attachment' },
+      {
+        body: Buffer.from(`<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>${backend}`),
+        declared: 'image/png',
+        stored: 'text/plain; charset=utf-8',
+        disposition: 'inline',
+      },
+      {
+        body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>${backend}`),
+        declared: 'image/png',
+        stored: 'text/plain; charset=utf-8',
+        disposition: 'inline',
+      },
+      {
+        body: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(3)</script></svg>${backend}`),
+        declared: 'image/svg+xml',
+        stored: 'text/plain; charset=utf-8',
+        disposition: 'inline',
+      },
+      {
+        body: Buffer.from(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(4)</script></svg>${backend}`),
+        declared: 'image/svg+xml',
+        stored: 'application/xml',
+        disposition: 'attachment',
+      },
       { body: Buffer.from(`<p>hi</p>${backend}`), declared: 'text/html; charset=utf-8', stored: 'text/plain; charset=utf-8', disposition: 'inline' },
       { body: Buffer.from(`a,b\n1,2\n${backend}`), declared: 'text/csv', stored: 'text/csv; charset=utf-8', disposition: 'attachment' },
       { body: Buffer.concat([png, Buffer.from(backend)]), declared: 'text/html', stored: 'image/png', disposition: 'inline' },
       // Not UTF-8 (a lone continuation byte after 5,000 ASCII bytes): opaque, whatever the header says.
-      { body: Buffer.concat([Buffer.alloc(5000, 0x61), Buffer.from([0x80]), Buffer.from(backend)]), declared: 'text/plain', stored: 'application/octet-stream', disposition: 'attachment' },
+      {
+        body: Buffer.concat([Buffer.alloc(5000, 0x61), Buffer.from([0x80]), Buffer.from(backend)]),
+        declared: 'text/plain',
+        stored: 'application/octet-stream',
+        disposition: 'attachment',
+      },
       { body: Buffer.from(`nul\u0000inside${backend}`), declared: 'text/plain', stored: 'application/octet-stream', disposition: 'attachment' },
     ];
     for (const c of cases) {
@@ -228,7 +261,9 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     await expect(
       w.runtime.db.tx((q) => referenceBlob(q, { orgId: w.org.orgId, sha256: hash, holder: 'fil_x', by: agentId, uploadedBy: agentId, field: 'sha256' })),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
-    const held = await w.runtime.db.tx((q) => referenceBlob(q, { orgId: w.org.orgId, sha256: hash, holder: 'fil_1', by: 'usr_x', uploadedBy: adminPrincipal() }));
+    const held = await w.runtime.db.tx((q) =>
+      referenceBlob(q, { orgId: w.org.orgId, sha256: hash, holder: 'fil_1', by: 'usr_x', uploadedBy: adminPrincipal() }),
+    );
     expect(held).toEqual({ sha256: hash, size: 4000, contentType: 'application/octet-stream' });
     expect((await get(w, path)).status).toBe(404);
 
@@ -304,7 +339,9 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     const held = bytes(700);
     await put(w, held);
     await w.runtime.db.tx((q) => referenceBlob(q, { orgId: w.org.orgId, sha256: sha256(held), holder: 'fil_held', by: adminId }));
-    await expect(w.runtime.db.query('DELETE FROM blobs WHERE org_id = $1 AND sha256 = $2', [w.org.orgId, sha256(held)])).rejects.toMatchObject({ code: '23503' });
+    await expect(w.runtime.db.query('DELETE FROM blobs WHERE org_id = $1 AND sha256 = $2', [w.org.orgId, sha256(held)])).rejects.toMatchObject({
+      code: '23503',
+    });
   });
 
   it.runIf(onPostgres)('GC: a reference being added concurrently keeps the blob (PostgreSQL: two connections)', async () => {
@@ -350,16 +387,27 @@ describe.each<Backend>(['disk', 's3'])('blobs on %s', (backend) => {
     const url = new URL(`${w.base}/api/v1/blobs`);
     const chunk = bytes(1024 * 1024);
     await new Promise<void>((resolve) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'PUT', headers: { authorization: `Bearer ${w.org.adminKey}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'PUT',
+        headers: { authorization: `Bearer ${w.org.adminKey}`, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+      });
       req.on('error', () => resolve());
       req.write(chunk);
-      req.write(chunk, () => setTimeout(() => {
-        req.destroy();
-        resolve();
-      }, 200));
+      req.write(chunk, () =>
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 200),
+      );
     });
     expect(await eventually(async () => (await w.leftovers()).length === 0)).toBe(true);
-    const rows = await w.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blobs WHERE org_id = $1 AND size_bytes = $2', [w.org.orgId, 2 * chunk.length]);
+    const rows = await w.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blobs WHERE org_id = $1 AND size_bytes = $2', [
+      w.org.orgId,
+      2 * chunk.length,
+    ]);
     expect(one(rows).n).toBe(0);
   });
 });

@@ -21,8 +21,18 @@ describe('blob settings', () => {
   });
 
   it('S3: a bucket turns it on; path style follows an endpoint; the prefix ends in a slash', () => {
-    const c = loadBlobConfig({ BLOBS_S3_BUCKET: 'my-blobs', BLOBS_S3_ENDPOINT: 'http://127.0.0.1:9000', BLOBS_S3_PREFIX: 'wops', AWS_REGION: 'ap-southeast-2' }, '.');
-    expect(c.s3).toEqual({ bucket: 'my-blobs', prefix: 'wops/', endpoint: 'http://127.0.0.1:9000', region: 'ap-southeast-2', forcePathStyle: true, partSizeBytes: 5 * 1024 * 1024 });
+    const c = loadBlobConfig(
+      { BLOBS_S3_BUCKET: 'my-blobs', BLOBS_S3_ENDPOINT: 'http://127.0.0.1:9000', BLOBS_S3_PREFIX: 'wops', AWS_REGION: 'ap-southeast-2' },
+      '.',
+    );
+    expect(c.s3).toEqual({
+      bucket: 'my-blobs',
+      prefix: 'wops/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'ap-southeast-2',
+      forcePathStyle: true,
+      partSizeBytes: 5 * 1024 * 1024,
+    });
     expect(loadBlobConfig({ BLOBS_S3_BUCKET: 'my-blobs' }, '.').s3?.forcePathStyle).toBe(false);
   });
 
@@ -59,7 +69,12 @@ describe('blobs-gc command and the server timer', () => {
 
   const uploadAged = async (text: string) => {
     const principal = await runtime.pipeline.principalFor(org.adminKey);
-    const up = await runtime.deps.blobs.upload({ orgId: org.orgId, principalId: principal.id, body: Readable.from([Buffer.from(text)]), contentType: 'text/plain' });
+    const up = await runtime.deps.blobs.upload({
+      orgId: org.orgId,
+      principalId: principal.id,
+      body: Readable.from([Buffer.from(text)]),
+      contentType: 'text/plain',
+    });
     await runtime.db.query(`UPDATE blobs SET idle_since = now() - interval '3 days' WHERE org_id = $1 AND sha256 = $2`, [org.orgId, up.sha256]);
     return up.sha256;
   };

@@ -38,7 +38,9 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in headless Chromium', () => {
     const { context, page, problems } = await newPage(browser, { base });
     const violations: string[] = [];
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
-    await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));" });
+    await page.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));",
+    });
     const res = await page.goto(`${base}/docs`);
     expect(res?.headers()['content-security-policy']).toMatch(/script-src 'self'/);
     await expect.poll(() => page.locator('.opblock').count(), { timeout: 30_000 }).toBeGreaterThan(0);

@@ -50,7 +50,11 @@ afterAll(async () => {
 });
 
 async function openSignedIn(url: string, key: string): Promise<{ page: Page; problems: string[] }> {
-  const { page, problems } = await newPage(browser, { base, expectedStatuses: [401, 403], expectedFailure: (req) => req.url().endsWith('/approvals/api/stream') });
+  const { page, problems } = await newPage(browser, {
+    base,
+    expectedStatuses: [401, 403],
+    expectedFailure: (req) => req.url().endsWith('/approvals/api/stream'),
+  });
   await page.goto(url);
   await page.getByLabel('Human API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -70,7 +74,11 @@ describe.skipIf(!HAVE_CHROMIUM)('release holds in the inbox, in headless Chromiu
 
     const { page, problems } = await openSignedIn(`${base}/approvals/${approvalId}`, approver.apiKey);
     await expect.poll(() => page.locator('main h1').innerText()).toBe('Delete a workstream');
-    const main = () => page.locator('main').innerText().then((t) => t.replace(/\s+/g, ' '));
+    const main = () =>
+      page
+        .locator('main')
+        .innerText()
+        .then((t) => t.replace(/\s+/g, ' '));
     expect(await main()).toContain('When approved the act runs in the decision');
     expect(await main()).toContain('Items move to Asked');
     await expect.poll(() => page.locator('#hash-check').innerText()).toMatch(/Checked in this browser/);

@@ -67,12 +67,23 @@ async function openSignedIn(url: string, key: string): Promise<{ page: Page; pro
 }
 
 const cards = (page: Page) => page.locator('main li.card[data-waiting-id]');
-const text = (page: Page, selector: string) => page.locator(selector).innerText().then((t) => t.replace(/\s+/g, ' '));
+const text = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .innerText()
+    .then((t) => t.replace(/\s+/g, ' '));
 
 describe.skipIf(!HAVE_CHROMIUM)('“Waiting on you” in headless Chromium', () => {
   it('shows an escalation assigned to the human and a decision awaiting their signature; a new one arrives live; axe and the console are clean', async () => {
-    const escalation = (await admin.ok('escalation.create', { title: 'Supplier threatens to stop deliveries', reason: 'risk', severity: 'high', to: dana.principal.id }, { key: agentKey })).escalation;
-    const decision = (await admin.ok('decision.propose', { title: 'Raise list prices 4%', area: 'pricing', decision: 'From 1 January.' }, { key: agentKey })).decision;
+    const escalation = (
+      await admin.ok(
+        'escalation.create',
+        { title: 'Supplier threatens to stop deliveries', reason: 'risk', severity: 'high', to: dana.principal.id },
+        { key: agentKey },
+      )
+    ).escalation;
+    const decision = (await admin.ok('decision.propose', { title: 'Raise list prices 4%', area: 'pricing', decision: 'From 1 January.' }, { key: agentKey }))
+      .decision;
 
     const { page, problems } = await openSignedIn(`${base}/approvals`, dana.apiKey);
     const tab = page.getByRole('link', { name: /^Waiting on you/ });
@@ -84,17 +95,22 @@ describe.skipIf(!HAVE_CHROMIUM)('“Waiting on you” in headless Chromium', () 
 
     const esc = page.locator(`li[data-waiting-id="${escalation.id}"]`);
     expect((await esc.innerText()).replace(/\s+/g, ' ')).toMatch(
-      new RegExp(`^Escalation Supplier threatens to stop deliveries Severity high · level 1 · reason risk · climbs past you on .+ From pricing agent \\(agt_\\w+\\), waiting since `),
+      new RegExp(
+        `^Escalation Supplier threatens to stop deliveries Severity high · level 1 · reason risk · climbs past you on .+ From pricing agent \\(agt_\\w+\\), waiting since `,
+      ),
     );
     expect(await esc.locator('.act').innerText()).toBe(`Act with escalation.resolve {"escalationId":"${escalation.id}"}`);
     const sig = page.locator(`li[data-waiting-id="${decision.id}"]`);
-    expect((await sig.innerText()).replace(/\s+/g, ' ')).toContain(`Your signature Raise list prices 4% Decision D-${decision.number} · version 1 · area pricing`);
+    expect((await sig.innerText()).replace(/\s+/g, ' ')).toContain(
+      `Your signature Raise list prices 4% Decision D-${decision.number} · version 1 · area pricing`,
+    );
     expect(await sig.locator('.act').innerText()).toBe(`Act with decision.sign {"decisionId":"${decision.id}","version":1}`);
     expect(await text(page, 'ul.counts')).toBe('1 decision to sign 1 escalation assigned to you');
     expect(await accessibilityViolations(page)).toEqual([]);
 
     // Raised while the page is open: it appears without a reload, marked new and announced.
-    const arriving = (await admin.ok('escalation.create', { title: 'Bank feed stopped', reason: 'blocked', to: dana.principal.id }, { key: agentKey })).escalation;
+    const arriving = (await admin.ok('escalation.create', { title: 'Bank feed stopped', reason: 'blocked', to: dana.principal.id }, { key: agentKey }))
+      .escalation;
     await expect.poll(() => cards(page).count(), { timeout: 10_000 }).toBe(3);
     const fresh = page.locator(`li[data-waiting-id="${arriving.id}"]`);
     expect(await fresh.locator('.badge-new').innerText()).toBe('New');

@@ -78,7 +78,9 @@ async function signIn(page: Page, key: string) {
 }
 
 async function mcpAgent(): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' } },
+  });
   const client = new Client({ name: 'browser-test-agent', version: '1.0.0' });
   await client.connect(transport);
   return client;
@@ -109,7 +111,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     await expect.poll(() => page.title()).toBe('Sign in · Approval inbox');
     await signIn(page, agentKey);
     const alert = page.locator('#signin-error');
-    await expect.poll(() => alert.textContent()).toMatch(/^This is an agent key \(payroll agent, agt_[0-9a-z]+, tier agent\)\. The approval inbox is for humans/);
+    await expect
+      .poll(() => alert.textContent())
+      .toMatch(/^This is an agent key \(payroll agent, agt_[0-9a-z]+, tier agent\)\. The approval inbox is for humans/);
     expect(await page.getByLabel('Human API key').getAttribute('aria-invalid')).toBe('true');
     expect((await context.cookies()).map((c) => c.name)).not.toContain('wops_inbox');
     expect(page.url()).toBe(`${base}/approvals`);
@@ -122,12 +126,17 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
 
   it('an MCP agent hold appears without a reload; the human opens it, checks the payload, approves; the retry with the proof runs', async () => {
     // Already waiting before the human arrives: a second-step payment reminder, held and filed over HTTP.
-    const inv = (await admin.ok('books.invoiceDraft', { payeeName: 'Harbour Cafe', description: 'Catering, October', totalCents: 182_600, dueDays: 0 })).invoice;
+    const inv = (await admin.ok('books.invoiceDraft', { payeeName: 'Harbour Cafe', description: 'Catering, October', totalCents: 182_600, dueDays: 0 }))
+      .invoice;
     await admin.ok('books.invoiceSend', { id: inv.id });
     await admin.ok('books.invoiceChaseStep', { id: inv.id, step: 1 });
     const chase = await agentCall('books.invoiceChaseStep', { id: inv.id, step: 2 }, `chase-${inv.id}`);
     expect(chase.body.result.status, JSON.stringify(chase.body)).toBe('approval_required');
-    await agentCall('approval.request', { actionClass: chase.body.result.approval.actionClass, payloadHash: chase.body.result.approval.payloadHash, subject: chase.body.result.approval.subject });
+    await agentCall('approval.request', {
+      actionClass: chase.body.result.approval.actionClass,
+      payloadHash: chase.body.result.approval.payloadHash,
+      subject: chase.body.result.approval.subject,
+    });
 
     const { context, page, problems } = await open();
     await page.goto(`${base}/approvals`);
@@ -176,7 +185,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     expect(await page.evaluate('document.activeElement?.tagName')).toBe('H1');
     expect(await page.locator('pre.json').first().innerText()).toBe(JSON.stringify({ runId: run.id }, null, 2));
     expect(await page.locator('#payload-hash').innerText()).toBe(hold.approval.payloadHash);
-    await expect.poll(() => page.locator('#hash-check').innerText()).toMatch(/Checked in this browser: SHA-256 of the canonical JSON below equals the payload hash/);
+    await expect
+      .poll(() => page.locator('#hash-check').innerText())
+      .toMatch(/Checked in this browser: SHA-256 of the canonical JSON below equals the payload hash/);
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'approval.png'), fullPage: true });
 
@@ -185,7 +196,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => page.locator('.outcome').textContent()).toMatch(/^Approved\. The agent that asked can now retry the act/);
     expect(await page.locator('.title-row .badge').innerText()).toBe('Approved');
-    expect((await page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(/Approved by Dana Approver \(usr_[0-9a-z]+\) on .*: “Checked against the timesheets\.” · not used yet/);
+    expect((await page.locator('main').innerText()).replace(/\s+/g, ' ')).toMatch(
+      /Approved by Dana Approver \(usr_[0-9a-z]+\) on .*: “Checked against the timesheets\.” · not used yet/,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'approval-approved.png'), fullPage: true });
 
     // The agent's wait answers, and its retry with the proof runs the act.
@@ -195,7 +208,13 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     await agent.close();
     const events = (await admin.get('events', { cursor: 0, limit: 500 })).body.events as any[];
     const kinds = events.filter((e) => e.entity_id === run.id || e.payload?.subjectId === run.id).map((e) => [e.kind, e.actor]);
-    expect(kinds.map(([k]) => k)).toEqual(['books.payroll.draft', 'books.signature.hold', 'approval.request.create', 'approval.request.approve', 'books.payroll.sign']);
+    expect(kinds.map(([k]) => k)).toEqual([
+      'books.payroll.draft',
+      'books.signature.hold',
+      'approval.request.create',
+      'approval.request.approve',
+      'books.payroll.sign',
+    ]);
     expect(kinds[3][1]).toBe(approverId); // one event for the click, by the human
 
     // Back in the list (the browser's Back button), the decided one has left Pending.
@@ -211,7 +230,11 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     const held = await agentCall('books.payrollSign', { runId: run.id }, `sign-${run.id}`);
     expect(held.body.result.status).toBe('approval_required');
     expect(held.body.result.message).toContain(`${base}/approvals`);
-    const filed = await agentCall('approval.request', { actionClass: held.body.result.approval.actionClass, payloadHash: held.body.result.approval.payloadHash, subject: held.body.result.approval.subject });
+    const filed = await agentCall('approval.request', {
+      actionClass: held.body.result.approval.actionClass,
+      payloadHash: held.body.result.approval.payloadHash,
+      subject: held.body.result.approval.subject,
+    });
     const { approvalId, url } = filed.body.result;
     expect(url).toBe(`${base}/approvals/${approvalId}`);
 
@@ -223,7 +246,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     expect(page.url()).toBe(url);
     expect(await page.locator('main').innerText()).toContain(approvalId);
 
-    const wait = fetch(`${base}/api/v1/approval.wait?approvalId=${approvalId}&timeoutMs=30000`, { headers: { authorization: `Bearer ${agentKey}` } }).then((r) => r.json() as Promise<any>);
+    const wait = fetch(`${base}/api/v1/approval.wait?approvalId=${approvalId}&timeoutMs=30000`, { headers: { authorization: `Bearer ${agentKey}` } }).then(
+      (r) => r.json() as Promise<any>,
+    );
     await page.getByLabel('Note (optional)').fill('Wrong period: Jane was on leave.');
     await page.getByRole('button', { name: 'Reject' }).click();
     await expect.poll(() => page.locator('.outcome').textContent()).toBe('Rejected. The act cannot run on this approval.');
@@ -232,8 +257,13 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     expect(await wait).toMatchObject({ status: 'rejected', decidedBy: approverId, note: 'Wrong period: Jane was on leave.', timedOut: false });
     const retry = await agentCall('books.payrollSign', { runId: run.id, approvalId }, `retry-${run.id}`);
     expect(retry.status).toBe(423);
-    expect(retry.body.error).toMatchObject({ code: 'GOVERNANCE_NOT_READY', message: `approval ${approvalId} was rejected by ${approverId}; the act cannot run on it` });
-    expect((await admin.ok('books.reports', { report: 'payrollSummary', from: '2026-10-01', to: '2026-12-31' })).runs.find((r: any) => r.id === run.id)).toBeUndefined();
+    expect(retry.body.error).toMatchObject({
+      code: 'GOVERNANCE_NOT_READY',
+      message: `approval ${approvalId} was rejected by ${approverId}; the act cannot run on it`,
+    });
+    expect(
+      (await admin.ok('books.reports', { report: 'payrollSummary', from: '2026-10-01', to: '2026-12-31' })).runs.find((r: any) => r.id === run.id),
+    ).toBeUndefined();
 
     // The Decided tab lists it with the note.
     await page.getByRole('link', { name: 'Decided' }).click();
@@ -257,7 +287,11 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     const run = await nextRun();
     const held = await agentCall('books.payrollSign', { runId: run.id }, `sign-${run.id}`);
     const { payloadHash } = held.body.result.approval;
-    const filed = await agentCall('approval.request', { actionClass: held.body.result.approval.actionClass, payloadHash, subject: held.body.result.approval.subject });
+    const filed = await agentCall('approval.request', {
+      actionClass: held.body.result.approval.actionClass,
+      payloadHash,
+      subject: held.body.result.approval.subject,
+    });
     // An approval keeps its own copy of the held call and the database refuses to change it: a damaged record can
     // only arrive as a row written around the server, like this one.
     const { approvalId } = filed.body.result;
@@ -273,7 +307,9 @@ describe.skipIf(!HAVE_CHROMIUM)('approval inbox in headless Chromium', () => {
     await page.goto(filed.body.result.url.replace(approvalId, damaged));
     await signIn(page, approverKey);
     await page.getByRole('heading', { level: 1, name: 'Sign a pay run' }).waitFor();
-    await expect.poll(() => page.locator('#hash-check').innerText()).toMatch(/^The payload above does not hash to this payload hash \(it hashes to [0-9a-f]{64}\)\. Do not approve it\.$/);
+    await expect
+      .poll(() => page.locator('#hash-check').innerText())
+      .toMatch(/^The payload above does not hash to this payload hash \(it hashes to [0-9a-f]{64}\)\. Do not approve it\.$/);
     expect(await page.getByRole('button', { name: 'Approve' }).isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(false);
     expect(problems).toEqual([]);

@@ -52,7 +52,11 @@ afterAll(async () => {
 const open = () => newPage(browser, { base, viewport: { width: 1000, height: 800 }, clipboard: true, expectedStatuses: [404, 409] });
 
 const invite = async (role = 'member') =>
-  admin.ok<{ acceptUrl: string; invitation: { id: string }; member: { id: string } }>('invitation.create', { email: `new.hire${++n}@example.com`, role, name: `New Hire ${n}` });
+  admin.ok<{ acceptUrl: string; invitation: { id: string }; member: { id: string } }>('invitation.create', {
+    email: `new.hire${++n}@example.com`,
+    role,
+    name: `New Hire ${n}`,
+  });
 
 describe.skipIf(!HAVE_CHROMIUM)('the /join page in headless Chromium', () => {
   it('shows the invitation, accepts it, shows the key once with a working copy button; accessible at each step', async () => {

@@ -114,13 +114,24 @@ describe('compiled build (dist/)', () => {
 
   it('bin/wops-mcp.js runs the compiled stdio server: tools/list over stdin/stdout, logs only on stderr', () => {
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build-test', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build-test', version: '1' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
     ];
-    const res = node(['bin/wops-mcp.js', '--toolsets', 'board'], { env: { WOPS_API_KEY: adminKey }, input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n` });
+    const res = node(['bin/wops-mcp.js', '--toolsets', 'board'], {
+      env: { WOPS_API_KEY: adminKey },
+      input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
+    });
     expect(res.status, res.stderr).toBe(0);
-    const replies = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const replies = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(replies.map((r) => r.id)).toEqual([1, 2]);
     const names: string[] = replies[1].result.tools.map((t: { name: string }) => t.name);
     expect(names).toEqual(expect.arrayContaining(['board_createTask', 'search_methods', 'invoke_write']));
@@ -152,7 +163,9 @@ describe('compiled build (dist/)', () => {
     symlinkSync(join(ROOT, 'node_modules', 'proper-lockfile'), join(bare, 'node_modules', 'proper-lockfile'));
     const res = node(['bin/build.js', '--if-stale'], { cwd: bare });
     expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(/^error: the compiled server needs building \(dist\/ has not been built\), and that needs the dev dependency typescript, which is not installed: run npm install/m);
+    expect(res.stderr).toMatch(
+      /^error: the compiled server needs building \(dist\/ has not been built\), and that needs the dev dependency typescript, which is not installed: run npm install/m,
+    );
     expect(existsSync(join(bare, 'dist', 'cli'))).toBe(false);
   });
 });

@@ -36,7 +36,9 @@ describe('npm run cli -- demo and the PAYG schedules of its pay dates', () => {
   it('past the last covered day, trades up to it and says why and what to load', async () => {
     const { end, notice } = await storyEnd(runtime, '2027-09-15');
     expect(end).toBe('2027-06-30');
-    expect(notice).toMatch(/^no PAYG schedule loaded for payments on 2027-07-31: load the ATO's Schedule 1 for 2027-28 with npm run cli -- payg-import <file>.*The demo company trades up to 2027-06-30/);
+    expect(notice).toMatch(
+      /^no PAYG schedule loaded for payments on 2027-07-31: load the ATO's Schedule 1 for 2027-28 with npm run cli -- payg-import <file>.*The demo company trades up to 2027-06-30/,
+    );
   });
 
   it('with no day covered at all, refuses before seeding anything, naming the year to load and the command', async () => {

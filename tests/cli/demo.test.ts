@@ -23,7 +23,6 @@ afterAll(async () => {
   await runtime.close();
 });
 
-
 describe('npm run cli -- demo', () => {
   it('books balance, controls equal subledgers, the chain verifies', async () => {
     await checkInvariants(runtime.db, demo.orgId);
@@ -40,7 +39,11 @@ describe('npm run cli -- demo', () => {
   it('leaves one of everything waiting, in the state the summary says', async () => {
     const text = demo.summary.join('\n');
     const id = (re: RegExp) => re.exec(text)![1];
-    const bas = await client.ok('books.reports', { report: 'basSummary', from: /\((\d{4}-\d\d-\d\d)\.\./.exec(text)![1], to: /\.\.(\d{4}-\d\d-\d\d)\)/.exec(text)![1] });
+    const bas = await client.ok('books.reports', {
+      report: 'basSummary',
+      from: /\((\d{4}-\d\d-\d\d)\.\./.exec(text)![1],
+      to: /\.\.(\d{4}-\d\d-\d\d)\)/.exec(text)![1],
+    });
     expect(bas.lodgement).toMatchObject({ id: id(/taxSignLodge \{"id":"(bas_\w+)"/), status: 'PREPARED' });
     expect(bas.labels.G1).toBeGreaterThan(0);
     expect(bas.labels.W1).toBeGreaterThan(0);
@@ -69,7 +72,7 @@ describe('npm run cli -- demo', () => {
   });
 
   it('pays four staff under the PAYG scale of each declaration and stops the director’s super at the contribution base', async () => {
-    const runs = (await client.ok('books.reports', { report: 'payrollSummary', from: '2024-07-01', to: new Date().toISOString().slice(0, 10) }));
+    const runs = await client.ok('books.reports', { report: 'payrollSummary', from: '2024-07-01', to: new Date().toISOString().slice(0, 10) });
     expect(runs.runs.length).toBeGreaterThanOrEqual(3);
     const scaleOf = (name: string) => new Set(runs.employees.find((e: any) => e.name === name).paygBy.map((p: any) => p.scale));
     expect(scaleOf('Mia Chen')).toEqual(new Set(['2']));
@@ -84,7 +87,9 @@ describe('npm run cli -- demo', () => {
     const text = demo.summary.join('\n');
     const runId = /payrollSign \{"runId":"(pay_\w+)"/.exec(text)![1];
     const today = new Date().toISOString().slice(0, 10);
-    const draft = (await client.ok('books.reports', { report: 'payRuns', from: `${today.slice(0, 7)}-01`, to: '2099-12-31' })).runs.find((r: any) => r.id === runId);
+    const draft = (await client.ok('books.reports', { report: 'payRuns', from: `${today.slice(0, 7)}-01`, to: '2099-12-31' })).runs.find(
+      (r: any) => r.id === runId,
+    );
     const view = (await client.ok('books.payrollDraft', { periodStart: draft.periodStart, periodEnd: draft.periodEnd, payDate: draft.payDate })).payRun;
     expect(view.id).toBe(runId);
     const slip = view.payslips.find((s: any) => s.employee.name === 'Grace Lin');
@@ -121,13 +126,26 @@ describe('npm run cli -- demo: the studio’s people', () => {
     const byName = new Map(humans.map((m) => [m.name, m]));
     const grace = byName.get('Grace Lin');
     expect(grace).toMatchObject({ title: 'Managing director', office: 'Sydney studio', timezone: 'Australia/Sydney', managerId: null });
-    expect(byName.get('Mia Chen')).toMatchObject({ title: 'Senior designer', managerId: byName.get('Tom Okafor').id, employeeId: expect.stringMatching(/^emp_/) });
+    expect(byName.get('Mia Chen')).toMatchObject({
+      title: 'Senior designer',
+      managerId: byName.get('Tom Okafor').id,
+      employeeId: expect.stringMatching(/^emp_/),
+    });
     expect(byName.get('Chloe Martin').dottedLineIds).toEqual([byName.get('Tom Okafor').id]);
     expect(new Set(humans.map((m) => m.timezone))).toEqual(new Set(['Australia/Sydney', 'Australia/Melbourne', 'Pacific/Auckland', 'Europe/London']));
-    expect(humans.filter((m) => m.status === 'invited').map((m) => m.name).sort()).toEqual(['Ella Brooks', 'Sam Patel']);
+    expect(
+      humans
+        .filter((m) => m.status === 'invited')
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual(['Ella Brooks', 'Sam Patel']);
     expect(byName.get('Ruby Walsh').status).toBe('deactivated');
     const agents = await members({ kind: 'agent' });
-    expect(agents.map((a) => [a.name, a.status]).sort()).toEqual([['Bookkeeping agent', 'active'], ['Social scheduler', 'suspended'], ['Studio coordinator', 'active']]);
+    expect(agents.map((a) => [a.name, a.status]).sort()).toEqual([
+      ['Bookkeeping agent', 'active'],
+      ['Social scheduler', 'suspended'],
+      ['Studio coordinator', 'active'],
+    ]);
 
     const found = await client.get('directory', { q: 'mia chen' });
     expect(found.status, found.raw).toBe(200);
@@ -178,7 +196,17 @@ describe('npm run cli -- demo: the studio’s people', () => {
     const leaver = events.find((e) => e.kind === 'user.access.deactivate');
     expect(leaver.payload).toMatchObject({ itemsMoved: 2, agentsMoved: 1, keysRevoked: 1 });
     const ledger = JSON.stringify(events);
-    for (const personal of ['Grace Lin', 'Okafor', 'harbourlane.example', '+61255501020', 'Mornings are for clients', 'Tom will show you around', 'client-side role', 'sign-off', 'plain Australian English']) {
+    for (const personal of [
+      'Grace Lin',
+      'Okafor',
+      'harbourlane.example',
+      '+61255501020',
+      'Mornings are for clients',
+      'Tom will show you around',
+      'client-side role',
+      'sign-off',
+      'plain Australian English',
+    ]) {
       expect(ledger).not.toContain(personal);
     }
     expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
@@ -210,7 +238,12 @@ describe('npm run cli -- demo: the directory', () => {
     const realty = byName.get('Michael Brennan').employer;
     expect(realty.name).toBe('Coastal Realty');
     const jess = (await client.ok('directory.getPerson', { personId: byName.get('Jess Taylor').id })).person;
-    expect(jess.links.map((l: any) => [l.relation, l.other.displayName])).toEqual(expect.arrayContaining([['works_at', 'Coastal Realty'], ['reports_to', 'Michael Brennan']]));
+    expect(jess.links.map((l: any) => [l.relation, l.other.displayName])).toEqual(
+      expect.arrayContaining([
+        ['works_at', 'Coastal Realty'],
+        ['reports_to', 'Michael Brennan'],
+      ]),
+    );
     expect(jess.roles).toEqual([]);
     expect(byName.get('Trent Baxter').doNotContact).toBe(true);
     // The organisations are the books' own (migration 034), now tagged.
@@ -227,7 +260,9 @@ describe('npm run cli -- demo: the directory', () => {
 
     const captures = (await client.ok('directory.listCaptures', {})).captures as any[];
     const bookkeeper = (await client.ok('member.list', { kind: 'agent', q: 'bookkeeping' })).members[0].id;
-    expect(captures.map((c) => [c.id, c.status, c.proposedBy, c.evidence.length])).toEqual([[grab(/resolveCapture \{"captureId":"(cap_\w+)"/), 'pending', bookkeeper, 1]]);
+    expect(captures.map((c) => [c.id, c.status, c.proposedBy, c.evidence.length])).toEqual([
+      [grab(/resolveCapture \{"captureId":"(cap_\w+)"/), 'pending', bookkeeper, 1],
+    ]);
 
     const mia = (await client.ok('member.list', { q: 'mia chen' })).members[0].id;
     expect((await client.ok('directory.listPeople', { knownBy: mia })).people.map((p: any) => p.displayName).sort()).toEqual(['Lucy Fraser', 'Rosa Medina']);
@@ -311,7 +346,19 @@ describe('npm run cli -- demo: governance', () => {
     const events = (await allEvents(client)).filter((e) => /^(directory|decision|charter|compact|policy|escalation|handoff|governance)\./.test(e.kind));
     expect(events.length).toBeGreaterThan(80);
     const ledger = JSON.stringify(events);
-    for (const words of ['Brennan', 'coastalrealty', '0491 570', '+61491570110', 'Remittance', 'Day rate', 'Deposits on large', 'Phone Printworks', 'double charge', 'Working with agents', 'fit-out']) {
+    for (const words of [
+      'Brennan',
+      'coastalrealty',
+      '0491 570',
+      '+61491570110',
+      'Remittance',
+      'Day rate',
+      'Deposits on large',
+      'Phone Printworks',
+      'double charge',
+      'Working with agents',
+      'fit-out',
+    ]) {
       expect(ledger).not.toContain(words);
     }
     expect((await verifyOrgChain(runtime.db, demo.orgId)).ok).toBe(true);
@@ -322,7 +369,11 @@ describe('npm run cli -- demo: governance', () => {
     expect((await client.ok('decision.sign', { decisionId: d5, version: 1 })).counts).toBe(true);
     expect((await client.ok('decision.adopt', { decisionId: d5, version: 1 })).decision).toMatchObject({ status: 'adopted', adopted: { override: true } });
     const d6 = grab(/decision\.propose \{"decisionId":"(dec_\w+)"/);
-    const v2 = await client.ok('decision.propose', { decisionId: d6, decision: 'Add a 1.5% surcharge to invoices paid by international credit cards.' }, { key: demo.keys.agent });
+    const v2 = await client.ok(
+      'decision.propose',
+      { decisionId: d6, decision: 'Add a 1.5% surcharge to invoices paid by international credit cards.' },
+      { key: demo.keys.agent },
+    );
     expect(v2.decision).toMatchObject({ version: 2, status: 'proposed' });
 
     const accepted = await client.ok('handoff.accept', { handoffId: grab(/handoff\.accept \{"handoffId":"(hof_\w+)"/) });
@@ -379,7 +430,9 @@ describe('npm run cli -- demo: files', () => {
     const rates = grab(/holds the rate card \((fil_\w+)\)/);
     expect((await client.ok('files.list', { query: 'day rate' })).files.map((f: any) => f.id)).toContain(rates);
     const brief = grab(/"Tidewater brief" \((fil_\w+)/);
-    expect((await client.ok('files.comments', { fileId: brief })).comments.map((a: any) => [a.id, a.anchorStatus])).toEqual([[grab(/palette line \((ann_\w+)\)/), 'anchored']]);
+    expect((await client.ok('files.comments', { fileId: brief })).comments.map((a: any) => [a.id, a.anchorStatus])).toEqual([
+      [grab(/palette line \((ann_\w+)\)/), 'anchored'],
+    ]);
     const pinned = await client.ok('file.listPinned', { place: 'org' });
     expect(pinned.pins.map((p: any) => p.targetId)).toEqual([grab(/Clients \((fil_\w+), pinned/)]);
     expect((await client.ok('files.list', { view: 'trash' })).files.map((f: any) => f.name)).toEqual(['Old pitch notes']);

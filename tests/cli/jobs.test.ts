@@ -13,7 +13,11 @@ afterAll(remove);
 pgliteOnly('tests/cli/jobs')('cli jobs', () => {
   it('lists jobs by state and org, newest first, with attempts, next run and the last error', async () => {
     const warnings: string[] = [];
-    const log = { info() {}, warn: (o: object, m?: string) => warnings.push(`${m}: ${(o as { err?: Error }).err?.message}`), error: (o: object, m?: string) => warnings.push(`${m}`) };
+    const log = {
+      info() {},
+      warn: (o: object, m?: string) => warnings.push(`${m}: ${(o as { err?: Error }).err?.message}`),
+      error: (o: object, m?: string) => warnings.push(`${m}`),
+    };
     const runtime = await createRuntime({ dataDir, ...EXTRA, workers: { pollingIntervalSeconds: 0.5 }, log });
     let slug: string;
     try {

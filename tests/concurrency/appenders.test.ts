@@ -74,10 +74,11 @@ describe('concurrent appenders', () => {
     expect(failures.slice(0, 5)).toEqual([]);
     const total = APPENDERS * CALLS;
     const counts = new Map<string, number>();
-    for (let w = 0; w < APPENDERS; w++) for (let i = 0; i < CALLS; i++) {
-      const id = orgs[(w * CALLS + i) % orgs.length].orgId;
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
+    for (let w = 0; w < APPENDERS; w++)
+      for (let i = 0; i < CALLS; i++) {
+        const id = orgs[(w * CALLS + i) % orgs.length].orgId;
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
     expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(total);
     for (const org of orgs) await expectSoundChain(org, counts.get(org.orgId)!);
   });

@@ -50,18 +50,24 @@ describe('idempotency key in flight', () => {
     expect(n).toBe(1);
   });
 
-  it.skipIf(!onPostgres)('a duplicate with other params that waited for the first gets BAD_REQUEST once it commits; one with the same params replays (PostgreSQL only: skipped on PGlite)', async () => {
-    const org = await freshOrg(patient, 'inflight');
-    const call = (ms: number) => patient.pipeline.call({ method: 'books.invoiceDraft', params: { ms }, apiKey: org.adminKey, idempotencyKey: 'slow-2' });
-    const first = call(1000);
-    await sleep(300);
-    // Both find no committed row, so both wait on the claim behind the first.
-    const [other, same] = await Promise.all([call(999), call(1000)]);
-    expect((await first).frame).toEqual({ ok: true, result: { done: true } });
-    expect(other.status).toBe(400);
-    expect(other.frame).toEqual({ ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^x-idempotency-key: already used for books\.invoiceDraft with different params/) } });
-    expect(same).toMatchObject({ status: 200, replayed: true, body: (await first).body });
-    const { n } = one(await patient.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]));
-    expect(n).toBe(1);
-  });
+  it.skipIf(!onPostgres)(
+    'a duplicate with other params that waited for the first gets BAD_REQUEST once it commits; one with the same params replays (PostgreSQL only: skipped on PGlite)',
+    async () => {
+      const org = await freshOrg(patient, 'inflight');
+      const call = (ms: number) => patient.pipeline.call({ method: 'books.invoiceDraft', params: { ms }, apiKey: org.adminKey, idempotencyKey: 'slow-2' });
+      const first = call(1000);
+      await sleep(300);
+      // Both find no committed row, so both wait on the claim behind the first.
+      const [other, same] = await Promise.all([call(999), call(1000)]);
+      expect((await first).frame).toEqual({ ok: true, result: { done: true } });
+      expect(other.status).toBe(400);
+      expect(other.frame).toEqual({
+        ok: false,
+        error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^x-idempotency-key: already used for books\.invoiceDraft with different params/) },
+      });
+      expect(same).toMatchObject({ status: 200, replayed: true, body: (await first).body });
+      const { n } = one(await patient.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE org_id = $1', [org.orgId]));
+      expect(n).toBe(1);
+    },
+  );
 });

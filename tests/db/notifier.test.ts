@@ -81,7 +81,7 @@ describe('the notifier', () => {
     expect(b.got.map((m) => m.id)).toEqual(['for-b']);
   });
 
-  it('carries ids and short codes only, under PostgreSQL\'s payload limit; the field is named', async () => {
+  it("carries ids and short codes only, under PostgreSQL's payload limit; the field is named", async () => {
     expect(() => notifyMessage('Bad Topic', {})).toThrow(/^topic: /);
     expect(() => notifyMessage('t.x', { note: 'x'.repeat(201) })).toThrow(/^payload\.note: .*ids and short codes only/);
     expect(() => notifyMessage('t.x', { nested: { a: 1 } as never })).toThrow(/^payload\.nested: /);
@@ -112,7 +112,11 @@ describe('the notifier', () => {
     const notifier = await openNotifier(db);
     const got: string[] = [];
     let resyncs = 0;
-    notifier.subscribe('test.reconnect', (m) => got.push(String(m.id)), () => resyncs++);
+    notifier.subscribe(
+      'test.reconnect',
+      (m) => got.push(String(m.id)),
+      () => resyncs++,
+    );
     const pids = () => runtime.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name]);
     try {
       const before = one(await pids(), 'the LISTEN connection');
@@ -147,7 +151,11 @@ describe('approval.wait wakes on the notification', () => {
       const client = new TestClient(app, org.adminKey);
       const agent = await client.mint({ tier: 'agent' });
       const approver = await client.mint({ tier: 'approver' });
-      const filed = await client.ok('approval.request', { actionClass: 'board.plan', payloadHash: 'a'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_w', summary: 'a plan' } }, { key: agent.apiKey });
+      const filed = await client.ok(
+        'approval.request',
+        { actionClass: 'board.plan', payloadHash: 'a'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_w', summary: 'a plan' } },
+        { key: agent.apiKey },
+      );
       const started = Date.now();
       const waiting = client.get('approval.wait', { approvalId: filed.approvalId, timeoutMs: 20_000 }, { key: agent.apiKey });
       await new Promise((r) => setTimeout(r, 200));
@@ -157,7 +165,11 @@ describe('approval.wait wakes on the notification', () => {
       expect(Date.now() - started).toBeLessThan(5000);
 
       // Expiry is not notified: the wait reads again just after it instead of at its next safety poll.
-      const expiring = await client.ok('approval.request', { actionClass: 'board.plan', payloadHash: 'c'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_x', summary: 'expires' } }, { key: agent.apiKey });
+      const expiring = await client.ok(
+        'approval.request',
+        { actionClass: 'board.plan', payloadHash: 'c'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_x', summary: 'expires' } },
+        { key: agent.apiKey },
+      );
       await runtime.db.query(`UPDATE approvals SET expires_at = now() + interval '300 milliseconds' WHERE approval_id = $1`, [expiring.approvalId]);
       const since = Date.now();
       const expired = await client.get('approval.wait', { approvalId: expiring.approvalId, timeoutMs: 20_000 }, { key: agent.apiKey });

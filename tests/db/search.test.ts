@@ -21,8 +21,7 @@ async function addTask(orgId: string, id: string, title: string, description = '
 }
 
 /** Searches run in a transaction (the fuzzy threshold is set for it), as a handler's read does. */
-const search = (opts: Omit<SearchOptions, 'org'> & { org?: string }) =>
-  runtime.db.tx((q) => boardTaskSearch.search(q, { org, ...opts }));
+const search = (opts: Omit<SearchOptions, 'org'> & { org?: string }) => runtime.db.tx((q) => boardTaskSearch.search(q, { org, ...opts }));
 const ids = async (q: string, extra: Partial<SearchOptions> = {}) => (await search({ q, ...extra })).items.map((i) => i.id);
 
 beforeAll(async () => {
@@ -194,7 +193,25 @@ describe('hostile queries answer, never INTERNAL', () => {
   };
 
   it('punctuation only, control characters, lone surrogates and SQL-looking text', async () => {
-    for (const q of ['', '   ', '!!!', '"', '""', '-', 'OR', '- - -', ')(*&^%$#@!', '\u0000\u0001', '\uD800', "'; DROP TABLE board_tasks; --", '\\', '$1', '<->', '!x & y', 'a:* | b']) {
+    for (const q of [
+      '',
+      '   ',
+      '!!!',
+      '"',
+      '""',
+      '-',
+      'OR',
+      '- - -',
+      ')(*&^%$#@!',
+      '\u0000\u0001',
+      '\uD800',
+      "'; DROP TABLE board_tasks; --",
+      '\\',
+      '$1',
+      '<->',
+      '!x & y',
+      'a:* | b',
+    ]) {
       await expect(search({ q }), JSON.stringify(q)).resolves.toBeDefined();
     }
     expect(await ids("Robert'); DROP TABLE")).toEqual(['tsk_hostile']);
@@ -219,11 +236,13 @@ describe('indexes', () => {
       );
       expect(rows.map((r) => r.indexname)).toEqual(expect.arrayContaining([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]));
       // The migration's columns are the declaration's (rows of this file have text in every weight).
-      const differ = one(await runtime.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
+      const differ = one(
+        await runtime.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
             AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
-        [org],
-      ));
+          [org],
+        ),
+      );
       expect(differ.n).toBe(0);
     }
     // Whether the planner prefers them over the org's btree depends on the data (docs/services.md, Search, has the figures);

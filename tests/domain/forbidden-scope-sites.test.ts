@@ -35,7 +35,10 @@ function sites(): { where: string; message: string }[] {
     for (const m of text.matchAll(/'FORBIDDEN_SCOPE'/g)) {
       const before = text.slice(Math.max(0, m.index - 40), m.index);
       if (!/new ApiError\(\s*$/.test(before) && !/===\s*$/.test(before)) {
-        out.push({ where: `${relative(DOMAIN, file)}:${text.slice(0, m.index).split('\n').length}`, message: '(not a throw of the form new ApiError(FORBIDDEN_SCOPE, message))' });
+        out.push({
+          where: `${relative(DOMAIN, file)}:${text.slice(0, m.index).split('\n').length}`,
+          message: '(not a throw of the form new ApiError(FORBIDDEN_SCOPE, message))',
+        });
       }
     }
   }

@@ -27,11 +27,19 @@ describe('vCard writer', () => {
   });
 
   it('writes BEGIN, VERSION:4.0, the properties and END, every line ended by CRLF; FN is required', () => {
-    const text = writeVCard([{ name: 'FN', value: 'Ana' }, { name: 'N', value: ['Müller', 'Ana', '', '', ''] }]);
+    const text = writeVCard([
+      { name: 'FN', value: 'Ana' },
+      { name: 'N', value: ['Müller', 'Ana', '', '', ''] },
+    ]);
     expect(text).toBe('BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ana\r\nN:Müller;Ana;;;\r\nEND:VCARD\r\n');
     expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
     expect(() => writeVCard([{ name: 'EMAIL', value: 'a@b.c' }])).toThrow(/FN/);
-    expect(() => writeVCard([{ name: 'FN', value: 'a' }, { name: 'X:Y', value: 'a' }])).toThrow(/property name/);
+    expect(() =>
+      writeVCard([
+        { name: 'FN', value: 'a' },
+        { name: 'X:Y', value: 'a' },
+      ]),
+    ).toThrow(/property name/);
   });
 
   it('a UID is a stable urn:uuid per scope and id', () => {

@@ -26,7 +26,12 @@ export function getRoutes(app: FastifyInstance): string[] {
 const PAGES = ['/docs', '/join', '/approvals', '/approvals/:approvalId', '/share/:token', '/share/:token/f/:fileId', '/share/:token/f/:fileId/download'];
 
 /** Well-formed values for path parameters whose routes check the form before answering. */
-const SAMPLE: Record<string, string> = { approvalId: 'apr_0123456789abcdef', fileId: 'fil_0123456789abcdef', memberId: 'usr_0123456789abcdef', sha256: '0'.repeat(64) };
+const SAMPLE: Record<string, string> = {
+  approvalId: 'apr_0123456789abcdef',
+  fileId: 'fil_0123456789abcdef',
+  memberId: 'usr_0123456789abcdef',
+  sha256: '0'.repeat(64),
+};
 
 let s: TestServer;
 let base: string;

@@ -50,7 +50,12 @@ interface Signed {
 }
 
 async function signIn(apiKey: string): Promise<Signed> {
-  const res = await app.inject({ method: 'POST', url: '/approvals/api/session', headers: { 'content-type': 'application/json', origin: ORIGIN }, payload: { apiKey } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/approvals/api/session',
+    headers: { 'content-type': 'application/json', origin: ORIGIN },
+    payload: { apiKey },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return { cookie: String(res.headers['set-cookie']).split(';')[0], csrf: res.json().result.csrfToken };
 }
@@ -62,8 +67,7 @@ const decide = (approvalId: string, s: Signed, payload: unknown) =>
     headers: { cookie: s.cookie, origin: ORIGIN, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
     payload: JSON.stringify(payload),
   });
-const workstreamExists = async (id: string) =>
-  (await runtime.db.query('SELECT 1 FROM board_workstreams WHERE workstream_id = $1', [id])).length > 0;
+const workstreamExists = async (id: string) => (await runtime.db.query('SELECT 1 FROM board_workstreams WHERE workstream_id = $1', [id])).length > 0;
 
 describe('board holds in the inbox', () => {
   it('a release hold: listed in plain words, the exact params behind its hash, approved with an amendment, and what ran', async () => {
@@ -100,7 +104,13 @@ describe('board holds in the inbox', () => {
 
     const detail = (await inboxGet(`/approvals/api/approvals/${approvalId}`, human)).json().result;
     const signed = { actionClass: 'board.delete_workstream', subjectId: ws.id, params: { workstreamId: ws.id, moveTasksTo: asked.id } };
-    expect(detail).toMatchObject({ signed, canonical: canonicalJson(signed), hashMatches: true, releasedSigned: null, heldAct: { method: 'board.deleteWorkstream' } });
+    expect(detail).toMatchObject({
+      signed,
+      canonical: canonicalJson(signed),
+      hashMatches: true,
+      releasedSigned: null,
+      heldAct: { method: 'board.deleteWorkstream' },
+    });
     expect(sha256Hex(detail.canonical)).toBe(detail.payloadHash);
 
     const before = await head(admin);
@@ -121,7 +131,9 @@ describe('board holds in the inbox', () => {
     });
     expect(decided.signatureToken).toBeUndefined();
     expect(await workstreamExists(ws.id)).toBe(false);
-    expect(one(await runtime.db.query<{ workstream_id: string }>('SELECT workstream_id FROM board_tasks WHERE task_id = $1', [task.id])).workstream_id).toBe(chosen.id);
+    expect(one(await runtime.db.query<{ workstream_id: string }>('SELECT workstream_id FROM board_tasks WHERE task_id = $1', [task.id])).workstream_id).toBe(
+      chosen.id,
+    );
     expect((await eventsAfter(admin, before)).map((e) => [e.kind, e.actor])).toEqual([
       ['workstream.deleted', agentId],
       ['approval.request.approve', approver.principal.id],
@@ -209,11 +221,14 @@ describe('the live stream', () => {
 
 describe('the generic describer', () => {
   it('describes any family’s held act from its class and exact params, plus the amounts its summary names', () => {
-    const p = describeApproval({
-      actionClass: 'crm.share_deal',
-      subject: { summary: 'Share the Acme deal ($12,000.00) with legal@acme.example' },
-      heldAct: { method: 'crm.shareDeal', params: { dealId: 'deal_1', withEmail: 'legal@acme.example', expiresInDays: 7, notify: true, scopes: ['read'] } },
-    }, DEPLOYED.holdActs);
+    const p = describeApproval(
+      {
+        actionClass: 'crm.share_deal',
+        subject: { summary: 'Share the Acme deal ($12,000.00) with legal@acme.example' },
+        heldAct: { method: 'crm.shareDeal', params: { dealId: 'deal_1', withEmail: 'legal@acme.example', expiresInDays: 7, notify: true, scopes: ['read'] } },
+      },
+      DEPLOYED.holdActs,
+    );
     expect(p).toEqual({
       title: 'Share deal',
       facts: [

@@ -52,7 +52,12 @@ interface Signed {
 }
 
 async function signIn(apiKey: string, headers: Record<string, string> = { origin: ORIGIN }): Promise<Signed> {
-  const res = await app.inject({ method: 'POST', url: '/approvals/api/session', headers: { 'content-type': 'application/json', ...headers }, payload: { apiKey } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/approvals/api/session',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: { apiKey },
+  });
   const setCookie = String(res.headers['set-cookie'] ?? '');
   return { cookie: setCookie.split(';')[0], csrf: res.json().result?.csrfToken, setCookie, body: { status: res.statusCode, ...res.json() } };
 }
@@ -73,7 +78,11 @@ async function filedPayRun() {
   const run = await nextRun();
   const hold = await admin.ok('books.payrollSign', { runId: run.id }, { key: agentKey, idem: `sign-${run.id}` });
   expect(hold.status).toBe('approval_required');
-  const filed = await admin.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: agentKey });
+  const filed = await admin.ok(
+    'approval.request',
+    { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+    { key: agentKey },
+  );
   return { run, hold, approvalId: filed.approvalId as string, view: filed };
 }
 
@@ -126,7 +135,12 @@ describe('sign-in', () => {
   it('refuses unknown keys (401), an empty body (400), and sign-in from another origin (403)', async () => {
     const unknown = await signIn('wops_notakey');
     expect(unknown.body).toMatchObject({ status: 401, error: { code: 'UNAUTHORIZED', message: 'this key is not valid (unknown or revoked)' } });
-    const empty = await app.inject({ method: 'POST', url: '/approvals/api/session', headers: { origin: ORIGIN, 'content-type': 'application/json' }, payload: '{}' });
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(empty.statusCode).toBe(400);
     expect(empty.json().error.message).toMatch(/^apiKey: required/);
     const foreign: Record<string, string>[] = [{ origin: 'https://evil.example' }, {}, { origin: ORIGIN, 'sec-fetch-site': 'cross-site' }];
@@ -163,7 +177,12 @@ describe('sign-in', () => {
     const https = { ...runtime, deps: { ...runtime.deps, config: { ...runtime.deps.config, publicUrl: 'https://inbox.example' } } };
     const other = await buildApp({ runtime: https, logger: false, rateLimitPerMinute: 0 });
     try {
-      const res = await other.inject({ method: 'POST', url: '/approvals/api/session', headers: { origin: 'https://inbox.example', 'content-type': 'application/json' }, payload: { apiKey: approverKey } });
+      const res = await other.inject({
+        method: 'POST',
+        url: '/approvals/api/session',
+        headers: { origin: 'https://inbox.example', 'content-type': 'application/json' },
+        payload: { apiKey: approverKey },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers['set-cookie']).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
     } finally {
@@ -197,7 +216,7 @@ describe('sign-in', () => {
 describe('sessions in the database', () => {
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-  it('a row holds the cookie\'s hash and the key\'s id: never the key, never the cookie', async () => {
+  it("a row holds the cookie's hash and the key's id: never the key, never the cookie", async () => {
     const minted = await admin.mint({ tier: 'approver' }, 'stored approver');
     const s = await signIn(minted.apiKey);
     const cookie = s.cookie.slice('wops_inbox='.length);
@@ -216,7 +235,11 @@ describe('sessions in the database', () => {
       const there = await other.inject({ method: 'GET', url: '/approvals/api/approvals', headers: { cookie: s.cookie } });
       expect(there.statusCode).toBe(200);
       expect(there.headers['set-cookie']).toBeUndefined();
-      const out = await other.inject({ method: 'DELETE', url: '/approvals/api/session', headers: { cookie: s.cookie, origin: ORIGIN, 'x-csrf-token': s.csrf } });
+      const out = await other.inject({
+        method: 'DELETE',
+        url: '/approvals/api/session',
+        headers: { cookie: s.cookie, origin: ORIGIN, 'x-csrf-token': s.csrf },
+      });
       expect(out.statusCode).toBe(200);
       expect((await inboxGet('/approvals/api/session', s.cookie)).statusCode).toBe(401);
     } finally {
@@ -224,12 +247,15 @@ describe('sessions in the database', () => {
     }
   });
 
-  it('expire after the idle time and after the maximum age whatever the use (the database\'s clock); beyond the cap the least recently used goes', async () => {
+  it("expire after the idle time and after the maximum age whatever the use (the database's clock); beyond the cap the least recently used goes", async () => {
     const minted = await admin.mint({ tier: 'approver' }, 'expiring approver');
     const store = new SessionStore(runtime.db, { idleMs: 60_000, maxAgeMs: 600_000, maxPerPrincipal: 2 });
     const open = () => store.create({ orgId, principalId: minted.principal.id, keyId: minted.keyId });
     const backdate = (sessionId: string, column: 'last_seen_at' | 'expires_at', ms: number) =>
-      runtime.db.query(`UPDATE inbox_sessions SET ${column} = now() - make_interval(secs => $2::double precision / 1000) WHERE session_id = $1`, [sessionId, ms]);
+      runtime.db.query(`UPDATE inbox_sessions SET ${column} = now() - make_interval(secs => $2::double precision / 1000) WHERE session_id = $1`, [
+        sessionId,
+        ms,
+      ]);
     const rowCount = async (sessionId: string) => (await runtime.db.query('SELECT 1 FROM inbox_sessions WHERE session_id = $1', [sessionId])).length;
 
     const a = await open();
@@ -347,7 +373,7 @@ describe('approvals through the pipeline', () => {
     expect(JSON.stringify(decidedList)).not.toContain('signatureToken');
   });
 
-  it('a stored payload that does not hash to the approval\'s payload hash is flagged, not shown as verified', async () => {
+  it("a stored payload that does not hash to the approval's payload hash is flagged, not shown as verified", async () => {
     const { run, approvalId, hold } = await filedPayRun();
     const other = await nextRun();
     // The approval shows its own copy of the held call: rewriting the hold's record afterwards changes nothing shown.
@@ -357,7 +383,9 @@ describe('approvals through the pipeline', () => {
     expect(kept.signed.params).toEqual({ runId: run.id });
     expect(kept.hashMatches).toBe(true);
     // That copy never changes (the database refuses); a damaged record can only be written as a new row.
-    await expect(runtime.db.query('UPDATE approvals SET held_params = $1 WHERE approval_id = $2', [JSON.stringify({ runId: other.id }), approvalId])).rejects.toThrow(/keeps what its human was shown/);
+    await expect(
+      runtime.db.query('UPDATE approvals SET held_params = $1 WHERE approval_id = $2', [JSON.stringify({ runId: other.id }), approvalId]),
+    ).rejects.toThrow(/keeps what its human was shown/);
     const damaged = `${approvalId}x`;
     await runtime.db.query(
       `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at, held_method, held_params, held_at)
@@ -375,7 +403,11 @@ describe('approvals through the pipeline', () => {
   it('the requester rule holds: a human who filed the request cannot decide it in the inbox either', async () => {
     const run = await nextRun();
     const hold = await admin.ok('books.payrollSign', { runId: run.id }, { idem: `own-${run.id}` });
-    const filed = await admin.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject });
+    const filed = await admin.ok('approval.request', {
+      actionClass: hold.approval.actionClass,
+      payloadHash: hold.approval.payloadHash,
+      subject: hold.approval.subject,
+    });
     const s = await signIn(admin.defaultKey);
     expect(s.body.result.principal).toMatchObject({ tier: 'admin', canDecide: true });
     const one = (await inboxGet(`/approvals/api/approvals/${filed.approvalId}`, s.cookie)).json().result;
@@ -398,7 +430,12 @@ describe('the live stream', () => {
   it('closing the server ends open streams instead of waiting for them', async () => {
     const second = await buildApp({ runtime, logger: false, rateLimitPerMinute: 0 });
     const at = await second.listen({ port: 0, host: '127.0.0.1' });
-    const login = await second.inject({ method: 'POST', url: '/approvals/api/session', headers: { origin: ORIGIN, 'content-type': 'application/json' }, payload: { apiKey: approverKey } });
+    const login = await second.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: { apiKey: approverKey },
+    });
     const cookie = String(login.headers['set-cookie']).split(';')[0];
     const res = await fetch(`${at}/approvals/api/stream`, { headers: { cookie } });
     expect(res.status).toBe(200);
@@ -440,7 +477,11 @@ describe('the live stream', () => {
     const otherAgent = (await otherClient.mint({ tier: 'agent' }, 'their agent')).apiKey;
     const otherRun = await payRuns(otherClient, otherAgent)();
     const otherHold = await otherClient.ok('books.payrollSign', { runId: otherRun.id }, { key: otherAgent });
-    const otherFiled = await otherClient.ok('approval.request', { actionClass: otherHold.approval.actionClass, payloadHash: otherHold.approval.payloadHash, subject: otherHold.approval.subject }, { key: otherAgent });
+    const otherFiled = await otherClient.ok(
+      'approval.request',
+      { actionClass: otherHold.approval.actionClass, payloadHash: otherHold.approval.payloadHash, subject: otherHold.approval.subject },
+      { key: otherAgent },
+    );
 
     const { approvalId } = await filedPayRun();
     expect(await stream.next('approval', (d) => d.approvalId === approvalId)).toEqual({ approvalId, change: 'requested' });
@@ -448,7 +489,11 @@ describe('the live stream', () => {
     expect(await stream.next('approval', (d) => d.change === 'rejected')).toEqual({ approvalId, change: 'rejected' });
     expect(stream.events.some((e) => e.data?.approvalId === otherFiled.approvalId)).toBe(false);
 
-    const out = await app.inject({ method: 'DELETE', url: '/approvals/api/session', headers: { cookie: human.cookie, origin: ORIGIN, 'x-csrf-token': human.csrf } });
+    const out = await app.inject({
+      method: 'DELETE',
+      url: '/approvals/api/session',
+      headers: { cookie: human.cookie, origin: ORIGIN, 'x-csrf-token': human.csrf },
+    });
     expect(out.statusCode).toBe(200);
     expect(await stream.next('end')).toEqual({ reason: 'signed out' });
     await stream.ended;
@@ -493,7 +538,9 @@ describe('plain words for each signature act', () => {
       title: 'Send a payment reminder',
       facts: { To: 'Slow Payer', 'Amount due': '$550.00', Invoice: 'INV-0003', 'Days overdue': '12', 'Reminder step': '2', Tone: 'firm' },
     });
-    expect(plain('books.onboarding_advance', 'Employment contract c/offer.pdf for Sam Lee as Designer, starting 2026-07-01 at $78,000.00 a year, 38 h/week').facts).toEqual({
+    expect(
+      plain('books.onboarding_advance', 'Employment contract c/offer.pdf for Sam Lee as Designer, starting 2026-07-01 at $78,000.00 a year, 38 h/week').facts,
+    ).toEqual({
       Employee: 'Sam Lee',
       Role: 'Designer',
       Pay: '$78,000.00 a year, 38 h/week',
@@ -516,7 +563,14 @@ describe('plain words for each signature act', () => {
   });
 
   it('falls back to the amounts in the summary for anything else', () => {
-    const p = describeApproval({ actionClass: 'crm.big_discount', subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' }, heldAct: { method: 'crm.bigDiscount', params: {} } }, DEPLOYED.holdActs);
+    const p = describeApproval(
+      {
+        actionClass: 'crm.big_discount',
+        subject: { summary: 'Give Acme $1,000.00 off and $5.00 shipping' },
+        heldAct: { method: 'crm.bigDiscount', params: {} },
+      },
+      DEPLOYED.holdActs,
+    );
     expect(p.title).toBe('Big discount');
     expect(p.facts).toEqual([
       { label: 'Amount', value: '$1,000.00' },
@@ -525,7 +579,10 @@ describe('plain words for each signature act', () => {
   });
 
   it('never titles an approval bound to no held act as a signature act, whatever its class and words', () => {
-    const p = describeApproval({ actionClass: 'books.payroll_sign', subject: { summary: 'Pay run 1–14 Nov 2026: 3 staff, gross $10.00, net $8.00, paid 2026-11-15' }, heldAct: null }, DEPLOYED.holdActs);
+    const p = describeApproval(
+      { actionClass: 'books.payroll_sign', subject: { summary: 'Pay run 1–14 Nov 2026: 3 staff, gross $10.00, net $8.00, paid 2026-11-15' }, heldAct: null },
+      DEPLOYED.holdActs,
+    );
     expect(p.title).toBe('Not a signature: Payroll sign');
     expect(p.facts.map((f) => f.label)).toEqual(['Amount', 'Amount']);
   });

@@ -19,7 +19,13 @@ const invite = async (role = 'member') =>
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 const ORIGIN = { origin: 'http://localhost:80', host: 'localhost:80' };
 const post = async (path: string, payload: unknown, headers: Record<string, string> = ORIGIN, remoteAddress = '127.0.0.1') => {
-  const res = await s.app.inject({ method: 'POST', url: `/join/api/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload), remoteAddress });
+  const res = await s.app.inject({
+    method: 'POST',
+    url: `/join/api/${path}`,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(payload),
+    remoteAddress,
+  });
   return { status: res.statusCode, body: res.json(), headers: res.headers };
 };
 
@@ -47,7 +53,13 @@ describe('viewing and accepting', () => {
     const view = await post('invitation', { token });
     expect(view.status).toBe(200);
     expect(view.headers['cache-control']).toBe('no-store');
-    expect(view.body.result).toMatchObject({ state: 'pending', role: 'approver', email: r.invitation.email, org: { slug: s.org.slug }, memberName: r.member.name });
+    expect(view.body.result).toMatchObject({
+      state: 'pending',
+      role: 'approver',
+      email: r.invitation.email,
+      org: { slug: s.org.slug },
+      memberName: r.member.name,
+    });
     const seq = await head(s.client);
     const accepted = await post('accept', { token });
     expect(accepted.status).toBe(200);
@@ -89,7 +101,10 @@ describe('viewing and accepting', () => {
 
   it('expired and revoked: the page says which; accepting is a CONFLICT saying what to do', async () => {
     const r = await invite();
-    await s.runtime.db.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND invitation_id = $2`, [s.org.orgId, r.invitation.id]);
+    await s.runtime.db.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND invitation_id = $2`, [
+      s.org.orgId,
+      r.invitation.id,
+    ]);
     const token = tokenOf(r.acceptUrl);
     expect((await post('invitation', { token })).body.result.state).toBe('expired');
     expect((await post('accept', { token })).body.error.message).toMatch(/^this invitation expired on .+; ask an admin of .+ to resend it/);

@@ -65,7 +65,11 @@ describe('logs', () => {
     const out = capture();
     const secrets = [s.org.adminKey, 'wops_notarealkeybutstillsecret00000000000'];
     await exercise(
-      { level: 'info', stream: out.stream, serializers: { req: (req: { method: string; url: string; headers: unknown }) => ({ method: req.method, url: req.url, headers: req.headers }) } },
+      {
+        level: 'info',
+        stream: out.stream,
+        serializers: { req: (req: { method: string; url: string; headers: unknown }) => ({ method: req.method, url: req.url, headers: req.headers }) },
+      },
       secrets,
     );
     const text = out.text();

@@ -13,7 +13,6 @@ const spec = JSON.parse(readFileSync(REGISTRY_JSON, 'utf8')) as {
   reads: { path: string; scope: string }[];
 };
 
- 
 type Doc = any;
 
 let s: TestServer;

@@ -53,19 +53,32 @@ beforeAll(async () => {
   ]);
   // An approval bound to no act: any human with approval.decide but its requester decides it.
   generic = (
-    await ok(o.s, 'approval.request', { actionClass: 'travel.booking_review', payloadHash: 'a'.repeat(64), subject: { kind: 'travel.review', subjectId: 'trip_1', summary: 'Book the Sydney trip' } }, o.agentA.key)
+    await ok(
+      o.s,
+      'approval.request',
+      {
+        actionClass: 'travel.booking_review',
+        payloadHash: 'a'.repeat(64),
+        subject: { kind: 'travel.review', subjectId: 'trip_1', summary: 'Book the Sydney trip' },
+      },
+      o.agentA.key,
+    )
   ).approvalId;
   pricing = (await ok(o.s, 'decision.propose', { title: 'Raise list prices 4%', area: 'pricing', decision: 'From January.' }, o.agentA.key)).decision;
   legal = (await ok(o.s, 'decision.propose', { title: 'New NDA template', area: 'legal', decision: 'Use v3.' }, o.agentA.key)).decision;
   research = (await ok(o.s, 'decision.propose', { title: 'Fund the pilot', area: 'research', decision: 'Yes.' }, o.agentB.key)).decision;
   // The agent relays the lead's signature: held for the lead alone.
   const hold = await held(o.s, 'decision.sign', { decisionId: legal.id, version: 1, onBehalfOf: o.lead.id }, { key: o.agentA.key });
-  relayed = (await ok(o.s, 'approval.request', { actionClass: hold.actionClass, payloadHash: hold.payloadHash, subject: hold.subject }, o.agentA.key)).approvalId;
+  relayed = (await ok(o.s, 'approval.request', { actionClass: hold.actionClass, payloadHash: hold.payloadHash, subject: hold.subject }, o.agentA.key))
+    .approvalId;
   const t1 = await task(o.s, o.agentA.key);
   offerB = (await ok(o.s, 'handoff.offer', { subject: { kind: 'task', id: t1.id }, to: o.agentB.id, brief: 'Tests pass; deploy left.' }, o.agentA.key)).handoff;
   const t2 = await task(o.s, o.agentA.key);
-  offerReader = (await ok(o.s, 'handoff.offer', { subject: { kind: 'task', id: t2.id }, to: o.reader.id, brief: 'Read the report.', expiresInHours: 24 }, o.agentA.key)).handoff;
-  escalation = (await ok(o.s, 'escalation.create', { title: 'Refund of 900 EUR', reason: 'outside_rights', severity: 'low', area: 'refunds' }, o.agentA.key)).escalation;
+  offerReader = (
+    await ok(o.s, 'handoff.offer', { subject: { kind: 'task', id: t2.id }, to: o.reader.id, brief: 'Read the report.', expiresInHours: 24 }, o.agentA.key)
+  ).handoff;
+  escalation = (await ok(o.s, 'escalation.create', { title: 'Refund of 900 EUR', reason: 'outside_rights', severity: 'low', area: 'refunds' }, o.agentA.key))
+    .escalation;
   party = (await ok(o.s, 'directory.createPerson', { given: 'Jane', family: 'Doe' })).person;
   intro = (await ok(o.s, 'directory.requestAwareness', { partyId: party.id, kind: 'introduce', targetPrincipalId: o.max.id }, o.mia.key)).request;
   brief = (await ok(o.s, 'directory.requestAwareness', { partyId: party.id, kind: 'brief', targetPrincipalId: o.reader.id }, o.mia.key)).request;
@@ -80,7 +93,12 @@ describe('GET /org/inbox: each kind for its principal', () => {
     expect(owner).not.toContain(`approval:${relayed}`); // held for the lead alone
     for (const p of [o.mia, o.max, o.agentA, o.agentB, o.reader]) expect((await ids(p.key)).filter((i: string) => i.startsWith('approval:'))).toEqual([]);
     const item = (await inbox(o.lead.key)).items.find((i: any) => i.id === relayed);
-    expect(item).toMatchObject({ kind: 'approval', from: o.agentA.id, actionClass: 'decision.sign', link: { method: 'approval.resolve', params: { approvalId: relayed } } });
+    expect(item).toMatchObject({
+      kind: 'approval',
+      from: o.agentA.id,
+      actionClass: 'decision.sign',
+      link: { method: 'approval.resolve', params: { approvalId: relayed } },
+    });
     expect(item.title).toContain('New NDA template');
   });
 
@@ -93,7 +111,15 @@ describe('GET /org/inbox: each kind for its principal', () => {
     expect(awaiting.body.decisions.map((d: any) => d.id)).toEqual([pricing.id]);
 
     const sign = (await inbox(o.mia.key)).items.find((i: any) => i.id === pricing.id);
-    expect(sign).toMatchObject({ kind: 'signature', title: 'Raise list prices 4%', number: pricing.number, version: 1, area: 'pricing', from: o.agentA.id, link: { method: 'decision.sign', params: { decisionId: pricing.id, version: 1 } } });
+    expect(sign).toMatchObject({
+      kind: 'signature',
+      title: 'Raise list prices 4%',
+      number: pricing.number,
+      version: 1,
+      area: 'pricing',
+      from: o.agentA.id,
+      link: { method: 'decision.sign', params: { decisionId: pricing.id, version: 1 } },
+    });
     await ok(o.s, sign.link.method, sign.link.params, o.mia.key);
     expect(await ids(o.mia.key)).not.toContain(`signature:${pricing.id}`);
     const decide = (await inbox(dina.key)).items.find((i: any) => i.id === pricing.id);
@@ -106,7 +132,15 @@ describe('GET /org/inbox: each kind for its principal', () => {
 
   it('handoffs: the recipient sees the offer until it is answered or expires', async () => {
     const b = (await inbox(o.agentB.key)).items.find((i: any) => i.id === offerB.id);
-    expect(b).toMatchObject({ kind: 'handoff', title: 'Tests pass; deploy left.', from: o.agentA.id, subject: offerB.subject, expiresAt: offerB.expiresAt, since: offerB.offeredAt, link: { method: 'handoff.accept', params: { handoffId: offerB.id } } });
+    expect(b).toMatchObject({
+      kind: 'handoff',
+      title: 'Tests pass; deploy left.',
+      from: o.agentA.id,
+      subject: offerB.subject,
+      expiresAt: offerB.expiresAt,
+      since: offerB.offeredAt,
+      link: { method: 'handoff.accept', params: { handoffId: offerB.id } },
+    });
     for (const p of [o.agentA, o.mia, o.lead]) expect((await ids(p.key)).filter((i: string) => i.startsWith('handoff:'))).toEqual([]);
     const t = await task(o.s, o.agentA.key);
     const declined = (await ok(o.s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: o.agentB.id, brief: 'Another one.' }, o.agentA.key)).handoff;
@@ -126,7 +160,17 @@ describe('GET /org/inbox: each kind for its principal', () => {
   it('escalations: the assignee as of now; the clock moves it up the chain, and nextChangeAt says when', async () => {
     const mia = await inbox(o.mia.key);
     const item = mia.items.find((i: any) => i.id === escalation.id);
-    expect(item).toMatchObject({ kind: 'escalation', title: 'Refund of 900 EUR', level: 1, severity: 'low', reason: 'outside_rights', from: o.agentA.id, since: escalation.raisedAt, nextLevelAt: '2026-11-21T09:00:00.000Z', link: { method: 'escalation.resolve', params: { escalationId: escalation.id } } });
+    expect(item).toMatchObject({
+      kind: 'escalation',
+      title: 'Refund of 900 EUR',
+      level: 1,
+      severity: 'low',
+      reason: 'outside_rights',
+      from: o.agentA.id,
+      since: escalation.raisedAt,
+      nextLevelAt: '2026-11-21T09:00:00.000Z',
+      link: { method: 'escalation.resolve', params: { escalationId: escalation.id } },
+    });
     const max = await inbox(o.max.key);
     expect(max.counts.escalation).toBe(0);
     expect(max.nextChangeAt).toBe('2026-11-21T09:00:00.000Z'); // when it climbs to max
@@ -143,9 +187,17 @@ describe('GET /org/inbox: each kind for its principal', () => {
 
   it('introductions: pending requests to the colleague asked, hidden from a key without directory.read', async () => {
     const max = (await inbox(o.max.key)).items.find((i: any) => i.id === intro.id);
-    expect(max).toMatchObject({ kind: 'introduction', title: 'Jane Doe', requestKind: 'introduce', party: { id: party.id, kind: 'person' }, from: o.mia.id, link: { method: 'directory.resolveAwarenessRequest', params: { requestId: intro.id } } });
+    expect(max).toMatchObject({
+      kind: 'introduction',
+      title: 'Jane Doe',
+      requestKind: 'introduce',
+      party: { id: party.id, kind: 'person' },
+      from: o.mia.id,
+      link: { method: 'directory.resolveAwarenessRequest', params: { requestId: intro.id } },
+    });
     expect(await ids(o.mia.key)).not.toContain(`introduction:${intro.id}`);
-    const narrow = (await ok(o.s, 'settings.mintApiKey', { name: 'max, org.read only', scopes: ['org.read'], principalKind: 'human', principalId: o.max.id })).apiKey;
+    const narrow = (await ok(o.s, 'settings.mintApiKey', { name: 'max, org.read only', scopes: ['org.read'], principalKind: 'human', principalId: o.max.id }))
+      .apiKey;
     expect((await inbox(narrow)).counts.introduction).toBe(0);
     await ok(o.s, max.link.method, { ...max.link.params, decision: 'accept' }, o.max.key);
     expect(await ids(o.max.key)).not.toContain(`introduction:${intro.id}`); // accepted: no longer pending
@@ -153,7 +205,9 @@ describe('GET /org/inbox: each kind for its principal', () => {
 
   it('a reader key sees its own items (a signature asked of it, an offer to it, a briefing asked of it), nothing of others', async () => {
     const body = await inbox(o.reader.key);
-    expect(body.items.map((i: any) => `${i.kind}:${i.id}`).sort()).toEqual([`handoff:${offerReader.id}`, `introduction:${brief.id}`, `signature:${research.id}`].sort());
+    expect(body.items.map((i: any) => `${i.kind}:${i.id}`).sort()).toEqual(
+      [`handoff:${offerReader.id}`, `introduction:${brief.id}`, `signature:${research.id}`].sort(),
+    );
     expect(body.counts).toEqual({ approval: 0, signature: 1, decision: 0, handoff: 1, escalation: 0, introduction: 1 });
     expect(body.total).toBe(3);
     expect(body.nextChangeAt).toBe(offerReader.expiresAt);
@@ -196,9 +250,18 @@ describe('GET /org/inbox: the read', () => {
     const other = await otherOrg(o.s);
     const res = await other.get('org/inbox');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ items: [], counts: { approval: 0, signature: 0, decision: 0, handoff: 0, escalation: 0, introduction: 0 }, total: 0, truncated: false, nextChangeAt: null });
+    expect(res.body).toEqual({
+      items: [],
+      counts: { approval: 0, signature: 0, decision: 0, handoff: 0, escalation: 0, introduction: 0 },
+      total: 0,
+      truncated: false,
+      nextChangeAt: null,
+    });
     const none = (await o.s.client.mint({ scopes: ['board.read'] }, 'no org.read')).apiKey;
-    expect((await o.s.client.get('org/inbox', {}, { key: none })).body.error).toMatchObject({ code: 'FORBIDDEN_SCOPE', message: 'missing scope org.read for /org/inbox' });
+    expect((await o.s.client.get('org/inbox', {}, { key: none })).body.error).toMatchObject({
+      code: 'FORBIDDEN_SCOPE',
+      message: 'missing scope org.read for /org/inbox',
+    });
   });
 });
 
@@ -206,7 +269,12 @@ describe('the approval inbox: /approvals/api/waiting and its live frames', () =>
   let base: string;
   let lead: { cookie: string };
   beforeAll(async () => {
-    const login = await o.s.app.inject({ method: 'POST', url: '/approvals/api/session', headers: { origin: ORIGIN, 'content-type': 'application/json' }, payload: { apiKey: o.lead.key } });
+    const login = await o.s.app.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: { apiKey: o.lead.key },
+    });
     expect(login.statusCode).toBe(200);
     lead = { cookie: String(login.headers['set-cookie']).split(';')[0] };
     base = await o.s.app.listen({ port: 0, host: '127.0.0.1' });

@@ -59,7 +59,10 @@ describe('members and teams with ETag', () => {
     expect(who.headers.etag).toBeDefined();
     expect((await raw('org/whoami', { 'if-none-match': who.headers.etag as string })).statusCode).toBe(304);
     const none = (await s.client.mint({ scopes: ['board.read'] }, 'no org.read')).apiKey;
-    expect((await raw('org/members/usr_x', {}, none)).json().error).toMatchObject({ code: 'FORBIDDEN_SCOPE', message: 'missing scope org.read for /org/members/{id}' });
+    expect((await raw('org/members/usr_x', {}, none)).json().error).toMatchObject({
+      code: 'FORBIDDEN_SCOPE',
+      message: 'missing scope org.read for /org/members/{id}',
+    });
   });
 });
 
@@ -78,8 +81,15 @@ describe('avatars', () => {
     expect((await raw(`org/avatar/${odd.id}/97`)).json().error.message).toMatch(/^size: /);
 
     const me = (await s.client.get('org/whoami')).body.principal.id;
-    const png = await sharp({ create: { width: 50, height: 50, channels: 3, background: '#0a0' } }).png().toBuffer();
-    const put = await s.app.inject({ method: 'PUT', url: '/api/v1/blobs', headers: { authorization: `Bearer ${s.org.adminKey}`, 'content-type': 'image/png' }, payload: png });
+    const png = await sharp({ create: { width: 50, height: 50, channels: 3, background: '#0a0' } })
+      .png()
+      .toBuffer();
+    const put = await s.app.inject({
+      method: 'PUT',
+      url: '/api/v1/blobs',
+      headers: { authorization: `Bearer ${s.org.adminKey}`, 'content-type': 'image/png' },
+      payload: png,
+    });
     await ok('profile.updateAvatar', { memberId: me, blob: put.json().result.sha256 });
     const redirect = await raw(`org/avatar/${me}/256`);
     expect(redirect.statusCode).toBe(302);

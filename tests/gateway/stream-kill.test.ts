@@ -135,7 +135,7 @@ describe('the kill switch ends open streams at once, in every process', () => {
     });
   });
 
-  it('nobody else\'s stream ends, and it still receives events', async () => {
+  it("nobody else's stream ends, and it still receives events", async () => {
     const task = (await admin.ok('board.createTask', { title: 'still here' })).id;
     await bystander.org.until(() => bystander.org.frames.some((f) => f.data.entity_id === task), 'the new task');
     expect(bystander.inbox.events.some((e) => e.event === 'end')).toBe(false);

@@ -65,7 +65,7 @@ describe('GET /api/v1/org/stream', () => {
     await expect(openOrgStream(base, o.adminKey, { query: { kind: 'Not A Kind!' } })).rejects.toMatchObject({ status: 400 });
   });
 
-  it('frames are the org\'s new events, id = seq, data exactly as GET /events shows them; other orgs\' never', async () => {
+  it("frames are the org's new events, id = seq, data exactly as GET /events shows them; other orgs' never", async () => {
     const { org: o, client } = await org();
     const other = await org();
     const stream = await openOrgStream(base, o.adminKey);
@@ -89,14 +89,16 @@ describe('GET /api/v1/org/stream', () => {
     }
   });
 
-  it('a key without a family\'s read scope sees none of its events, on the stream as on GET /events', async () => {
+  it("a key without a family's read scope sees none of its events, on the stream as on GET /events", async () => {
     const { client } = await org();
     const orgOnly = await client.mint({ scopes: ['org.read', 'approval.request'] });
     const stream = await openOrgStream(base, orgOnly.apiKey, { lastEventId: 0 });
     try {
       await client.ok('board.createTask', { title: 'Hidden from org.read alone', priority: 'normal' });
       const filed = await client.ok('approval.request', {
-        actionClass: 'board.publish_plan', payloadHash: 'c'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_1', summary: 'Publish plan 1' },
+        actionClass: 'board.publish_plan',
+        payloadHash: 'c'.repeat(64),
+        subject: { kind: 'board.plan', subjectId: 'plan_1', summary: 'Publish plan 1' },
       });
       await stream.until(() => stream.frames.some((f) => f.data.kind === 'approval.request.create'), 'the approval');
       expect(stream.frames.find((f) => f.data.kind === 'approval.request.create')!.data.entity_id).toBe(filed.approvalId);
@@ -133,7 +135,9 @@ describe('GET /api/v1/org/stream', () => {
       expect(headerWins.frames[0].id).toBe(start + 6);
       await approvals.until(() => approvals.lastId() === end, `at ${end}`);
       expect(approvals.frames.map((f) => [f.id, f.data.kind])).toEqual([
-        [start + 6, 'approval.requested'], [start + 7, 'approval.requested'], [start + 9, 'approval.approved'],
+        [start + 6, 'approval.requested'],
+        [start + 7, 'approval.requested'],
+        [start + 9, 'approval.approved'],
       ]);
       const kind = await openOrgStream(base, o.adminKey, { query: { after: start, kind: 'approval.approved' } });
       await kind.until(() => kind.frames.length === 1, 'one frame');
@@ -240,7 +244,9 @@ describe('the hub', () => {
       const before = hub.feedReads;
       for (let i = 0; i < 5; i++) {
         // This hub is not the runtime's: it is told of the append as the pipeline tells its own.
-        const e = await runtime.db.tx((q) => appendEvent(q, o.orgId, { family: 'board', kind: 'item.created', entityId: `task_${i}`, actor: '', payload: { i } }));
+        const e = await runtime.db.tx((q) =>
+          appendEvent(q, o.orgId, { family: 'board', kind: 'item.created', entityId: `task_${i}`, actor: '', payload: { i } }),
+        );
         hub.appended(o.orgId, e.seq);
         const t0 = performance.now();
         while (counts.some((c) => c < i + 1) && performance.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 5));

@@ -135,12 +135,29 @@ describe('answers that take long are not cut', () => {
 
 describe('configuration', () => {
   it('REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEPALIVE_TIMEOUT_MS and REDIS_URL are read and documented', () => {
-    const config = loadConfig({ REQUEST_TIMEOUT_MS: '1234', HEADERS_TIMEOUT_MS: '567', CONNECTION_TIMEOUT_MS: '89000', KEEPALIVE_TIMEOUT_MS: '0', REDIS_URL: 'redis://127.0.0.1:6390' });
+    const config = loadConfig({
+      REQUEST_TIMEOUT_MS: '1234',
+      HEADERS_TIMEOUT_MS: '567',
+      CONNECTION_TIMEOUT_MS: '89000',
+      KEEPALIVE_TIMEOUT_MS: '0',
+      REDIS_URL: 'redis://127.0.0.1:6390',
+    });
     expect(config.timeouts).toEqual({ requestMs: 1234, headersMs: 567, idleMs: 89000, keepAliveMs: 0 });
     expect(config.redisUrl).toBe('redis://127.0.0.1:6390');
     expect(loadConfig({}).timeouts).toEqual(DEFAULT_TIMEOUTS);
     expect(() => loadConfig({ REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/^REQUEST_TIMEOUT_MS: must be an integer >= 0, got "soon"/);
-    for (const name of ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'CONNECTION_TIMEOUT_MS', 'KEEPALIVE_TIMEOUT_MS', 'REDIS_URL', 'PAIRING_PENDING_MAX', 'PAIRING_ORG_PER_HOUR', 'PAIRING_ADDRESS_PER_MINUTE', 'PAIRING_ANSWER_FLOOR_MS', 'TRUST_PROXY']) {
+    for (const name of [
+      'REQUEST_TIMEOUT_MS',
+      'HEADERS_TIMEOUT_MS',
+      'CONNECTION_TIMEOUT_MS',
+      'KEEPALIVE_TIMEOUT_MS',
+      'REDIS_URL',
+      'PAIRING_PENDING_MAX',
+      'PAIRING_ORG_PER_HOUR',
+      'PAIRING_ADDRESS_PER_MINUTE',
+      'PAIRING_ANSWER_FLOOR_MS',
+      'TRUST_PROXY',
+    ]) {
       expect(ENV_HELP).toContain(name);
     }
   });

@@ -70,20 +70,35 @@ export interface MutateOptions extends CallOptions {
  * A mutation that must succeed appending exactly one event of `kind`, of the method's family (and about `entityId`
  * when given): the result checked against its contract, the event, and the response.
  */
-export async function mutate(on: Caller, method: string, params: unknown, kind: string, opts: MutateOptions = {}): Promise<{ result: any; event: any; res: Res }> {
+export async function mutate(
+  on: Caller,
+  method: string,
+  params: unknown,
+  kind: string,
+  opts: MutateOptions = {},
+): Promise<{ result: any; event: any; res: Res }> {
   const client = clientOf(on);
   const before = await head(client);
   const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });
   const result = expectOk(method, res);
   const events = await eventsAfter(client, before);
-  expect(events.map((e) => e.kind), `${method} appends exactly one ${kind}`).toEqual([kind]);
+  expect(
+    events.map((e) => e.kind),
+    `${method} appends exactly one ${kind}`,
+  ).toEqual([kind]);
   expect(events[0].family, `${method} appends an event of its family`).toBe(method.slice(0, method.indexOf('.')));
   if (opts.entityId) expect(events[0].entity_id).toBe(opts.entityId(result));
   return { result, event: events[0], res };
 }
 
 /** A call that must fail with `code` (and, when given, a message matching), appending nothing: its message. */
-export async function refused(on: Caller, method: string, params: unknown, code: ErrorCode, opts: CallOptions & { message?: string | RegExp } = {}): Promise<string> {
+export async function refused(
+  on: Caller,
+  method: string,
+  params: unknown,
+  code: ErrorCode,
+  opts: CallOptions & { message?: string | RegExp } = {},
+): Promise<string> {
   const client = clientOf(on);
   const before = await head(client);
   const res = await client.rpc(method, params, { key: opts.key, idem: opts.idem });

@@ -19,7 +19,11 @@ export const CLI: { command: string; args: string[]; compiled: boolean } =
   stale === undefined
     ? { command: process.execPath, args: ['--enable-source-maps', 'dist/cli/main.js'], compiled: true }
     : { command: TSX, args: ['cli/main.ts'], compiled: false };
-console.info(CLI.compiled ? '[cli] running the compiled dist/cli/main.js (up to date with the sources)' : `[cli] running cli/main.ts through tsx (${stale}; npm run build makes these tests faster)`);
+console.info(
+  CLI.compiled
+    ? '[cli] running the compiled dist/cli/main.js (up to date with the sources)'
+    : `[cli] running cli/main.ts through tsx (${stale}; npm run build makes these tests faster)`,
+);
 
 /** Run the CLI to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeout = 60_000) {

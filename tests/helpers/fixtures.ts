@@ -30,18 +30,76 @@ const FILE = { scope: 'file' } as const;
 
 export const it = base
   /** testServer(): a runtime, the gateway and a fresh org. */
-  .extend('server', FILE, perFile(() => testServer(), (s) => s.close()))
+  .extend(
+    'server',
+    FILE,
+    perFile(
+      () => testServer(),
+      (s) => s.close(),
+    ),
+  )
   /** castServer(): a server and its usual people (owner, mia, max, agent, viewer). */
-  .extend('cast', FILE, perFile(castServer, (o) => o.s.close()))
+  .extend(
+    'cast',
+    FILE,
+    perFile(castServer, (o) => o.s.close()),
+  )
   /** booksServer(): a server on a TestClock at 2026-11-02, with an approver and an agent. */
-  .extend('books', FILE, perFile(() => booksServer(), (s) => s.close()))
+  .extend(
+    'books',
+    FILE,
+    perFile(
+      () => booksServer(),
+      (s) => s.close(),
+    ),
+  )
   /** The family kits' orgs of known people. */
-  .extend('annotation', FILE, perFile(annOrg, (o) => o.s.close()))
-  .extend('calling', FILE, perFile(() => callOrg(), (o) => o.s.close()))
-  .extend('charter', FILE, perFile(charterOrg, (o) => o.s.close()))
-  .extend('decision', FILE, perFile(decisionOrg, (o) => o.s.close()))
-  .extend('drive', FILE, perFile(() => driveOrg(), (o) => o.s.close()))
-  .extend('escalation', FILE, perFile(() => escalationOrg(), (o) => o.s.close()))
-  .extend('team', FILE, perFile(() => team(), (t) => t.s.close()));
+  .extend(
+    'annotation',
+    FILE,
+    perFile(annOrg, (o) => o.s.close()),
+  )
+  .extend(
+    'calling',
+    FILE,
+    perFile(
+      () => callOrg(),
+      (o) => o.s.close(),
+    ),
+  )
+  .extend(
+    'charter',
+    FILE,
+    perFile(charterOrg, (o) => o.s.close()),
+  )
+  .extend(
+    'decision',
+    FILE,
+    perFile(decisionOrg, (o) => o.s.close()),
+  )
+  .extend(
+    'drive',
+    FILE,
+    perFile(
+      () => driveOrg(),
+      (o) => o.s.close(),
+    ),
+  )
+  .extend(
+    'escalation',
+    FILE,
+    perFile(
+      () => escalationOrg(),
+      (o) => o.s.close(),
+    ),
+  )
+  .extend(
+    'team',
+    FILE,
+    perFile(
+      () => team(),
+      (t) => t.s.close(),
+    ),
+  );
 
 export const test = it;

@@ -120,10 +120,7 @@ export class TestClient {
 
   /** Mint a key of a tier (or exact scopes) with the admin key. */
   async mint(spec: { tier: string } | { scopes: string[]; principalKind?: 'human' | 'agent' }, name = 'test key') {
-    return this.ok<{ keyId: string; apiKey: string; scopes: string[]; principal: { kind: string; id: string } }>(
-      'settings.mintApiKey',
-      { name, ...spec },
-    );
+    return this.ok<{ keyId: string; apiKey: string; scopes: string[]; principal: { kind: string; id: string } }>('settings.mintApiKey', { name, ...spec });
   }
 }
 

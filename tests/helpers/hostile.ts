@@ -28,7 +28,8 @@ export function setAt(value: unknown, path: Path, leaf: unknown): unknown {
   if (path.length === 0) return leaf;
   const [k, ...rest] = path;
   if (typeof k === 'number' && !Array.isArray(value)) return setAt([], path, leaf);
-  if (Array.isArray(value)) return typeof k === 'number' && k >= value.length ? [...value, setAt(undefined, rest, leaf)] : value.map((v, i) => (i === k ? setAt(v, rest, leaf) : v));
+  if (Array.isArray(value))
+    return typeof k === 'number' && k >= value.length ? [...value, setAt(undefined, rest, leaf)] : value.map((v, i) => (i === k ? setAt(v, rest, leaf) : v));
   const obj = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
   return Object.fromEntries([...Object.entries(obj).filter(([key]) => key !== k), [String(k), setAt(obj[k as string], rest, leaf)]]);
 }

@@ -73,13 +73,20 @@ export function sourceOf(target: string): string {
 function typeOnlyClause(text: string, fromAt: number): boolean {
   let start = -1;
   for (const s of text.slice(0, fromAt).matchAll(STATEMENT)) start = s.index;
-  const clause = text.slice(start, fromAt).replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '').trim();
+  const clause = text
+    .slice(start, fromAt)
+    .replace(/\/\/.*$/gm, '')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .trim();
   const head = /^(?:import|export)\s+/.exec(clause);
   if (!head) return false;
   const rest = clause.slice(head[0].length);
   if (/^type\s*[{*\w]/.test(rest) && !/^type\s*,/.test(rest)) return true;
   const braces = /^\{([^}]*)\}$/.exec(rest);
   if (!braces) return false;
-  const names = braces[1].split(',').map((n) => n.trim()).filter(Boolean);
+  const names = braces[1]
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((n) => /^type\s+\w/.test(n));
 }

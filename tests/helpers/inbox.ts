@@ -25,7 +25,12 @@ export function payRuns(client: TestClient, hrAgentKey: string): () => Promise<D
   const day = (offset: number) => new Date(Date.UTC(2026, 9, 1) + offset * 86_400_000).toISOString().slice(0, 10);
   async function hire() {
     const id = (await client.ok('books.onboardingStart', { person: 'Jane Citizen', role: 'Bookkeeper', startDate: day(0), rate: RATE })).onboarding.id;
-    for (const [step, data] of [['tfn', TFN], ['super', SUPER], ['bank', BANK]] as const) await client.ok('books.onboardingAdvance', { id, step, data });
+    for (const [step, data] of [
+      ['tfn', TFN],
+      ['super', SUPER],
+      ['bank', BANK],
+    ] as const)
+      await client.ok('books.onboardingAdvance', { id, step, data });
     const contract = { id, step: 'contract', data: CONTRACT };
     const held = await client.ok('books.onboardingAdvance', contract, { key: hrAgentKey });
     const approvalId = await fileAndApprove(client, held.approval, { requester: hrAgentKey });

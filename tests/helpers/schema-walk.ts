@@ -12,7 +12,12 @@ export const defOf = (s: unknown): Def => (s as { _zod: { def: Def } })._zod.def
 
 export type SchemaPath = (string | number)[];
 
-export function walkSchema(schema: z.core.$ZodType, visit: (node: z.core.$ZodType, path: SchemaPath) => void, path: SchemaPath = [], seen = new Set<unknown>()): void {
+export function walkSchema(
+  schema: z.core.$ZodType,
+  visit: (node: z.core.$ZodType, path: SchemaPath) => void,
+  path: SchemaPath = [],
+  seen = new Set<unknown>(),
+): void {
   if (seen.has(schema)) return;
   seen.add(schema);
   visit(schema, path);
@@ -54,6 +59,8 @@ export function walkSchema(schema: z.core.$ZodType, visit: (node: z.core.$ZodTyp
 export function deployedSchemas(): [string, z.core.$ZodType][] {
   return [
     ...[...METHOD_HANDLERS].map(([name, h]): [string, z.core.$ZodType] => [name, h.contract.params as z.core.$ZodType]),
-    ...[...READ_HANDLERS].filter(([, h]) => h.contract.query).map(([path, h]): [string, z.core.$ZodType] => [`GET ${path}`, h.contract.query as z.core.$ZodType]),
+    ...[...READ_HANDLERS]
+      .filter(([, h]) => h.contract.query)
+      .map(([path, h]): [string, z.core.$ZodType] => [`GET ${path}`, h.contract.query as z.core.$ZodType]),
   ];
 }

@@ -27,7 +27,12 @@ beforeAll(async () => {
   client = new TestClient(s.app, org.adminKey);
   // Real calls whose payloads carry unicode, escapes, arrays and nulls.
   await client.ok('settings.renameApiKey', { keyId: org.adminKeyId, name: UNICODE_NAME });
-  await client.ok('governance.set_decision_rights', { rights: [{ area: 'board', decidedBy: 'humans' }, { area: 'Ümläut 部门', decidedBy: 'humans' }] });
+  await client.ok('governance.set_decision_rights', {
+    rights: [
+      { area: 'board', decidedBy: 'humans' },
+      { area: 'Ümläut 部门', decidedBy: 'humans' },
+    ],
+  });
   await client.ok('settings.mintApiKey', { name: 'Straße', scopes: ['org.read', 'board.read'], principalKind: 'human' });
   await client.ok('org.create', { slug: `py-${Date.now().toString(36)}`, name: 'Ünïcödé Pty 株式会社 🚀' });
   // board.createTask (spec: title, priority) when the board family is deployed.
@@ -41,9 +46,9 @@ beforeAll(async () => {
       actor: 'agt_ß',
       payload: {
         zebra: 1,
-        Alpha: [1, -2, 0, 9007199254740991, { y: null, x: true, 'é': 'e-acute', 'e': ['', {}, []] }],
+        Alpha: [1, -2, 0, 9007199254740991, { y: null, x: true, é: 'e-acute', e: ['', {}, []] }],
         nested: { deeper: { deepest: { text: 'tab\t quote" slash\\ nul-free \u001f', emoji: '👩‍👩‍👧' } } },
-        '日本': '語',
+        日本: '語',
         empty: {},
       },
     }),

@@ -66,7 +66,12 @@ export const moveTask = defineJob<MoveData>({
 /** board.createTask, replaced: a task row, the job, then (unless the title asks to fail) the call's event. */
 export const createAndSchedule = handler(board.createTask, async (ctx, p) => {
   const taskId = newId('task');
-  await ctx.q.query(`INSERT INTO board_tasks (org_id, task_id, title, col, created_by) VALUES ($1, $2, $3, 'triage', $4)`, [ctx.orgId, taskId, p.title, ctx.principal.id]);
+  await ctx.q.query(`INSERT INTO board_tasks (org_id, task_id, title, col, created_by) VALUES ($1, $2, $3, 'triage', $4)`, [
+    ctx.orgId,
+    taskId,
+    p.title,
+    ctx.principal.id,
+  ]);
   const data = { taskId, from: 'triage', to: 'todo', holdMs: control.holdMs };
   if (p.title.startsWith('misuse: schedule after emit')) {
     // A misuse: the job would have no cause. The pipeline refuses it and the call rolls back.

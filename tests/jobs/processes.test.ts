@@ -22,7 +22,11 @@ interface Child {
 }
 
 function startChild(url: string): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'tests/jobs/worker-child.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'tests/jobs/worker-child.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const child: Child = {
     proc,
     out: '',
@@ -38,10 +42,14 @@ function startChild(url: string): Promise<Child> {
   };
   proc.stdout.setEncoding('utf8').on('data', (s: string) => (child.out += s));
   proc.stderr.setEncoding('utf8').on('data', (s: string) => (child.err += s));
-  return until('a worker process', async () => {
-    if (proc.exitCode !== null) throw new Error(`worker process exited: ${child.err}`);
-    return child.out.includes('ready\n') ? child : undefined;
-  }, 60_000);
+  return until(
+    'a worker process',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`worker process exited: ${child.err}`);
+      return child.out.includes('ready\n') ? child : undefined;
+    },
+    60_000,
+  );
 }
 
 function stopChild(child: Child | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -87,10 +95,14 @@ suite('jobs across server processes on one PostgreSQL database', () => {
     const [a, b] = await Promise.all([startChild(db.url), startChild(db.url)]);
     children.push(a, b);
     const taskIds = await Promise.all(Array.from({ length: 30 }, (_, i) => createTask(`parallel ${i}`)));
-    await until('30 effects', async () => {
-      const row = one(await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved'`, [org.orgId]));
-      return row.n >= 30 ? true : undefined;
-    }, 60_000);
+    await until(
+      '30 effects',
+      async () => {
+        const row = one(await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved'`, [org.orgId]));
+        return row.n >= 30 ? true : undefined;
+      },
+      60_000,
+    );
     await new Promise((r) => setTimeout(r, 1500)); // a second run, if any, would show by now
     const runs = [...a.runs(), ...b.runs()];
     expect(runs.map((r) => r.taskId).sort()).toEqual([...taskIds].sort());
@@ -115,7 +127,12 @@ suite('jobs across server processes on one PostgreSQL database', () => {
     // expireInSeconds 3, then b's maintenance (every second) fails it into a retry (1-2 s later).
     await until('the effect after the restart', async () => ((await movedEvents(runtime.db, org.orgId, taskId)).length ? true : undefined), 30_000);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(b.runs().filter((r) => r.taskId === taskId).map((r) => r.retryCount)).toEqual([1]);
+    expect(
+      b
+        .runs()
+        .filter((r) => r.taskId === taskId)
+        .map((r) => r.retryCount),
+    ).toEqual([1]);
     expect(await movedEvents(runtime.db, org.orgId, taskId)).toHaveLength(1);
     const [job] = await jobsOfTask(runtime.db, taskId);
     expect(job).toMatchObject({ state: 'completed', retry_count: 1 });

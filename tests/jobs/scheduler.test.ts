@@ -66,10 +66,12 @@ describe('scheduled jobs', () => {
     const call = await createTask('move me');
     expect(call.frame.ok, call.body).toBe(true);
     const taskId = (call.frame as { result: { id: string } }).result.id;
-    const event = one(await until('the effect', async () => {
-      const events = await movedEvents(runtime.db, org.orgId, taskId);
-      return events.length ? events : undefined;
-    }));
+    const event = one(
+      await until('the effect', async () => {
+        const events = await movedEvents(runtime.db, org.orgId, taskId);
+        return events.length ? events : undefined;
+      }),
+    );
     expect(event).toMatchObject({ actor: '', family: 'jobtest', kind: 'task.moved', payload: { from: 'triage', to: 'todo', causeSeq: call.event!.seq } });
     expect(event.seq).toBeGreaterThan(call.event!.seq);
     const task = one(await runtime.db.query<{ col: string }>('SELECT col FROM board_tasks WHERE org_id = $1 AND task_id = $2', [org.orgId, taskId]));
@@ -87,10 +89,9 @@ describe('scheduled jobs', () => {
     const later = await createTask('after the rollback');
     const laterId = (later.frame as { result: { id: string } }).result.id;
     await until('the later job', async () => ((await movedEvents(runtime.db, org.orgId, laterId)).length ? true : undefined));
-    const row = one(await runtime.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND title = 'fail after scheduling'`,
-      [org.orgId],
-    ));
+    const row = one(
+      await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM board_tasks WHERE org_id = $1 AND title = 'fail after scheduling'`, [org.orgId]),
+    );
     expect(row.n).toBe(0);
     const orphans = await runtime.db.query(
       `SELECT 1 FROM ${BOSS_SCHEMA}.job j WHERE j.name = 'jobtest.moveTask' AND data->>'orgId' = $1
@@ -138,7 +139,10 @@ describe('scheduled jobs', () => {
     const call = await createTask('held by the dead');
     const taskId = (call.frame as { result: { id: string } }).result.id;
     // What pg-boss's fetch does for a worker that then dies: active, started, never completed.
-    await runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET state = 'active', started_on = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = $1`, [taskId]);
+    await runtime.db.query(
+      `UPDATE ${BOSS_SCHEMA}.job SET state = 'active', started_on = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = $1`,
+      [taskId],
+    );
     // expireInSeconds 3, maintenance every second, then the retry delay (1-2 s).
     await until('the effect after the expiry', async () => ((await movedEvents(runtime.db, org.orgId, taskId)).length ? true : undefined), 20_000);
     expect(runsOf(taskId).map((r) => r.retryCount)).toEqual([1]);
@@ -155,10 +159,14 @@ describe('scheduled jobs', () => {
     control.holdMs = 8000;
     const call = await createTask('outlives its expiry');
     const taskId = (call.frame as { result: { id: string } }).result.id;
-    const job = await until('completed', async () => {
-      const [j] = await jobsOfTask(runtime.db, taskId);
-      return j?.state === 'completed' ? j : undefined;
-    }, 30_000);
+    const job = await until(
+      'completed',
+      async () => {
+        const [j] = await jobsOfTask(runtime.db, taskId);
+        return j?.state === 'completed' ? j : undefined;
+      },
+      30_000,
+    );
     const retries = onPostgres ? 1 : 0;
     expect(runsOf(taskId).map((r) => r.retryCount)).toEqual(onPostgres ? [0, 1] : [0]);
     expect(job).toMatchObject({ retry_count: retries, output: { appended: true } });
@@ -174,12 +182,23 @@ describe('scheduled jobs', () => {
     for (let i = 0; i < 50; i++) ids.push(((await createTask(`due together ${i}`)).frame as { result: { id: string } }).result.id);
     control.pauseMs = 100;
     // Every one due at the same instant.
-    await runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = ANY($1::text[])`, [ids]);
+    await runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = 'jobtest.moveTask' AND data#>>'{data,taskId}' = ANY($1::text[])`, [
+      ids,
+    ]);
     runtime.deps.jobs.wake(['jobtest.moveTask']);
-    const { n } = one(await until('all 50 effects', async () => {
-      const rows = await runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved' AND entity_id = ANY($2::text[])`, [org.orgId, ids]);
-      return Number(one(rows).n) === 50 ? rows : undefined;
-    }, 60_000));
+    const { n } = one(
+      await until(
+        'all 50 effects',
+        async () => {
+          const rows = await runtime.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM events WHERE org_id = $1 AND kind = 'task.moved' AND entity_id = ANY($2::text[])`,
+            [org.orgId, ids],
+          );
+          return Number(one(rows).n) === 50 ? rows : undefined;
+        },
+        60_000,
+      ),
+    );
     expect(n).toBe(50);
     for (const id of ids) expect(runsOf(id), id).toHaveLength(1);
     const jobs = await runtime.db.query<{ state: string; retry_count: number; output: unknown; started: string }>(

@@ -20,21 +20,21 @@ const EVENT_VISIBILITY = DEPLOYED.eventVisibility;
 const ORG_WIDE: Readonly<Record<string, string>> = {
   board: 'tasks and workstreams are read org-wide with board.read',
   books: 'the books are read org-wide with books.read',
-  governance: 'decision rights are the org\'s',
-  org: 'org settings and keys are the org\'s',
-  settings: 'org settings and keys are the org\'s',
+  governance: "decision rights are the org's",
+  org: "org settings and keys are the org's",
+  settings: "org settings and keys are the org's",
   approval: 'approvals are listed org-wide (the inbox)',
-  pairing: 'pairing requests are the org\'s admins\'',
+  pairing: "pairing requests are the org's admins'",
   member: 'the member list is read org-wide',
   team: 'teams are read org-wide',
   persona: 'personas are read org-wide',
   profile: 'profiles are read org-wide',
-  notification: 'its events carry ids and counts of the caller\'s own preferences',
+  notification: "its events carry ids and counts of the caller's own preferences",
   hierarchy: 'the org chart is read org-wide',
-  user: 'people admin acts are the org\'s',
-  admin: 'people admin acts are the org\'s',
-  invitation: 'invitations are the org\'s',
-  billing: 'billing is the org\'s',
+  user: "people admin acts are the org's",
+  admin: "people admin acts are the org's",
+  invitation: "invitations are the org's",
+  billing: "billing is the org's",
   decision: 'decisions are read org-wide (decision.list)',
   charter: 'the charter is read org-wide',
   compact: 'compacts are read org-wide',
@@ -82,11 +82,17 @@ async function scenario(): Promise<void> {
   const { s, mia } = o;
   const ch = (await ok(s, 'channel.create', { name: `secret-${Date.now()}`, private: true, memberIds: [ivy.id] }, mia.key)).channel.id;
   await ok(s, 'messaging.send', { channelId: ch, idempotencyId: 'v-1', text: `hello <@${ivy.id}>` }, mia.key);
-  await ok(s, 'messaging.react', { messageId: (await ok(s, 'messaging.history', { channelId: ch }, mia.key)).messages[0].id, emoji: ':tada:', on: true }, mia.key);
+  await ok(
+    s,
+    'messaging.react',
+    { messageId: (await ok(s, 'messaging.history', { channelId: ch }, mia.key)).messages[0].id, emoji: ':tada:', on: true },
+    mia.key,
+  );
   await ok(s, 'calling.start', { channelId: ch, title: 'secret call' }, mia.key);
   const folder = (await ok(s, 'files.create', { kind: 'folder', name: 'Restricted', restricted: true }, mia.key)).file;
   await ok(s, 'files.shareGrant', { fileId: folder.id, grantee: { principalId: ivy.id }, role: 'viewer' }, mia.key);
-  const file = (await ok(s, 'files.uploadRegister', { name: 'plan.txt', contentBase64: Buffer.from('plan').toString('base64'), parentId: folder.id }, mia.key)).file;
+  const file = (await ok(s, 'files.uploadRegister', { name: 'plan.txt', contentBase64: Buffer.from('plan').toString('base64'), parentId: folder.id }, mia.key))
+    .file;
   await ok(s, 'files.rename', { fileId: file.id, name: 'renamed.txt' }, mia.key);
   await ok(s, 'files.commentAdd', { fileId: file.id, body: 'a comment' }, mia.key);
   await ok(s, 'annotation.create', { targetId: file.id, kind: 'comment', body: 'a thread' }, mia.key);
@@ -120,7 +126,14 @@ describe('GET /events and the live stream leave out what reads hide', () => {
     const families = new Set(page.body.events.map((e: any) => e.family));
     for (const f of EVENT_VISIBILITY.keys()) expect(families, `the scenario has a ${f} event`).toContain(f);
     expect(page.body.events.map((e: any) => e.kind)).toEqual(
-      expect.arrayContaining(['messaging.message.send', 'files.comment.add', 'files.file.rename', 'calling.call.start', 'annotation.thread.create', 'file.pin.add']),
+      expect.arrayContaining([
+        'messaging.message.send',
+        'files.comment.add',
+        'files.file.rename',
+        'calling.call.start',
+        'annotation.thread.create',
+        'file.pin.add',
+      ]),
     );
   });
 

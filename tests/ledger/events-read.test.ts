@@ -34,13 +34,20 @@ describe('GET /events', () => {
       await appendEvent(q, o.orgId, { family: 'org', kind: 'org.key.minted', entityId: 'key_org', actor: '', payload: null });
     });
     const client = new TestClient(s.app, o.adminKey);
-    const found = async (kind: string) => (await client.get('events', { kind })).body.events.map((e: { entity_id: string; kind: string }) => [e.entity_id, e.kind]);
-    const approved = [['apr_old', 'approval.approved'], ['apr_new', 'approval.request.approve']];
+    const found = async (kind: string) =>
+      (await client.get('events', { kind })).body.events.map((e: { entity_id: string; kind: string }) => [e.entity_id, e.kind]);
+    const approved = [
+      ['apr_old', 'approval.approved'],
+      ['apr_new', 'approval.request.approve'],
+    ];
     expect(await found('approval.request.approve')).toEqual(approved);
     expect(await found('approval.approved')).toEqual(approved);
     expect(await found('settings.key.mint')).toEqual([['key_old', 'org.key.minted']]);
     expect(await found('org.key.mint')).toEqual([['key_org', 'org.key.minted']]);
-    expect(await found('org.key.minted')).toEqual([['key_old', 'org.key.minted'], ['key_org', 'org.key.minted']]);
+    expect(await found('org.key.minted')).toEqual([
+      ['key_old', 'org.key.minted'],
+      ['key_org', 'org.key.minted'],
+    ]);
     expect((await client.get('events', { kind: 'approval.request.approve', family: 'approval' })).body.events).toHaveLength(2);
   });
 

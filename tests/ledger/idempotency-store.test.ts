@@ -14,7 +14,13 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
-const call = (key: string, params: unknown): KeyedCall => ({ orgId: org.orgId, actor: 'usr_store', method: 'board.createTask', key, paramsHash: paramsHash(params) });
+const call = (key: string, params: unknown): KeyedCall => ({
+  orgId: org.orgId,
+  actor: 'usr_store',
+  method: 'board.createTask',
+  key,
+  paramsHash: paramsHash(params),
+});
 
 /** A committed first attempt under `key` with `params`. */
 async function commitFirst(key: string, params: unknown, frame: string) {
@@ -37,12 +43,12 @@ describe('params hash', () => {
 
   it('a claim that finds the key committed with other params refuses (the path of a duplicate that waited for the first)', async () => {
     await commitFirst('claim-other', { title: 'first' }, '{"ok":true,"result":1}');
-    const err = await runtime.db
-      .tx((q) => claimKey(q, { ...call('claim-other', { title: 'second' }), keyName: 'idempotencyKey' }))
-      .catch((e: unknown) => e);
+    const err = await runtime.db.tx((q) => claimKey(q, { ...call('claim-other', { title: 'second' }), keyName: 'idempotencyKey' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('BAD_REQUEST');
-    expect((err as ApiError).message).toMatch(/^idempotencyKey: already used for board\.createTask with different params \(first call at \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
+    expect((err as ApiError).message).toMatch(
+      /^idempotencyKey: already used for board\.createTask with different params \(first call at \d{4}-\d\d-\d\dT[\d:.]+Z\)/,
+    );
     // The same params get the stored call back.
     const same = await runtime.db.tx((q) => claimKey(q, call('claim-other', { title: 'first' })));
     expect(same.replay?.frame).toBe('{"ok":true,"result":1}');
@@ -72,7 +78,12 @@ describe('sealed frames', () => {
   it('another bearer, another row, a tampered or malformed blob: nothing opens', () => {
     const sealed = sealFrame(frame, 'wops_caller', scope);
     expect(openFrame(sealed, 'wops_other', scope)).toBeUndefined();
-    for (const other of [{ ...scope, key: 'k2' }, { ...scope, actor: 'usr_b' }, { ...scope, orgId: 'org_b' }, { ...scope, method: 'org.mintApiKey' }]) {
+    for (const other of [
+      { ...scope, key: 'k2' },
+      { ...scope, actor: 'usr_b' },
+      { ...scope, orgId: 'org_b' },
+      { ...scope, method: 'org.mintApiKey' },
+    ]) {
       expect(openFrame(sealed, 'wops_caller', other)).toBeUndefined();
     }
     const [v, salt, iv, body] = sealed.split('.');

@@ -34,9 +34,7 @@ describe('redaction', () => {
 
   it.each(['messaging', 'calling', 'email'])('appendEvent with family %s drops bodies at any depth before hashing', async (family) => {
     const org = await freshOrg(s.runtime, 'red');
-    const appended = await s.runtime.db.tx((q) =>
-      appendEvent(q, org.orgId, { family, kind: `${family}.sent`, entityId: 'ch_123', actor: 'agt_x', payload }),
-    );
+    const appended = await s.runtime.db.tx((q) => appendEvent(q, org.orgId, { family, kind: `${family}.sent`, entityId: 'ch_123', actor: 'agt_x', payload }));
     const client = new TestClient(s.app, org.adminKey);
     const page = await client.get('events');
     expect(page.raw).not.toContain(SECRET);
@@ -51,7 +49,9 @@ describe('redaction', () => {
 
   it('other families keep their payload whole', async () => {
     const org = await freshOrg(s.runtime, 'red');
-    await s.runtime.db.tx((q) => appendEvent(q, org.orgId, { family: 'board', kind: 'item.created', entityId: 'task_1', actor: '', payload: { title: 't', body: 'kept' } }));
+    await s.runtime.db.tx((q) =>
+      appendEvent(q, org.orgId, { family: 'board', kind: 'item.created', entityId: 'task_1', actor: '', payload: { title: 't', body: 'kept' } }),
+    );
     const [e] = (await new TestClient(s.app, org.adminKey).get('events')).body.events;
     expect(e.payload).toEqual({ title: 't', body: 'kept' });
   });

@@ -143,7 +143,8 @@ describe('ByteChainVerifier', () => {
     // The actor smuggles in the text that would follow it: hashing the raw bytes between quotes is not JSON.
     const rows = chain([plain(1), plain(2)]);
     const forged = { ...plain(2), actor: 'prn_actor","at":"x' };
-    const raw = `{"actor":"${forged.actor}","at":"${forged.at}","entity_id":"${forged.entity_id}","family":"board","kind":"item.created",` +
+    const raw =
+      `{"actor":"${forged.actor}","at":"${forged.at}","entity_id":"${forged.entity_id}","family":"board","kind":"item.created",` +
       `"payload":${canonicalJson(forged.payload)},"prev":"${rows[0].row_hash}","seq":2}`;
     rows[1] = { ...rows[1], actor: text(forged.actor), row_hash: text(createHash('sha256').update(raw).digest('hex')) };
     const { bytes, reference } = bothVerdicts(rows);
@@ -182,17 +183,24 @@ describe('ByteChainVerifier', () => {
       fc.integer({ min: -2, max: 40 }).map(int8),
     );
     fc.assert(
-      fc.property(fc.array(event, { minLength: 1, maxLength: 8 }), fc.nat(), fc.constantFrom(...FIELDS, 'drop'), replacement, fc.nat(30), (events, at, field, value, afterSeq) => {
-        const afterHash = afterSeq ? sha256Hex(String(afterSeq)) : '';
-        const rows = chain(events, afterSeq, afterHash);
-        const i = at % rows.length;
-        if (field === 'drop') rows.splice(i, 1);
-        // PostgreSQL sends an int8 in 8 bytes; one past 2^53 is an error either way (see below).
-        else if (field === 'seq') rows[i] = { ...rows[i], seq: value && !safeInt8(value) ? int8(value.length) : value };
-        else rows[i] = { ...rows[i], [field]: value };
-        const { bytes, reference } = bothVerdicts(rows, afterSeq, afterHash);
-        expect(bytes).toEqual(reference);
-      }),
+      fc.property(
+        fc.array(event, { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        fc.constantFrom(...FIELDS, 'drop'),
+        replacement,
+        fc.nat(30),
+        (events, at, field, value, afterSeq) => {
+          const afterHash = afterSeq ? sha256Hex(String(afterSeq)) : '';
+          const rows = chain(events, afterSeq, afterHash);
+          const i = at % rows.length;
+          if (field === 'drop') rows.splice(i, 1);
+          // PostgreSQL sends an int8 in 8 bytes; one past 2^53 is an error either way (see below).
+          else if (field === 'seq') rows[i] = { ...rows[i], seq: value && !safeInt8(value) ? int8(value.length) : value };
+          else rows[i] = { ...rows[i], [field]: value };
+          const { bytes, reference } = bothVerdicts(rows, afterSeq, afterHash);
+          expect(bytes).toEqual(reference);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

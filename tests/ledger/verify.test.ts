@@ -124,7 +124,7 @@ describe('verifyOrgChain', () => {
     expect(v).toMatchObject({ ok: false, count: 4, break: { seq: 4, kind: 'row_hash' } });
   });
 
-  it('a row appended behind the head\'s back is reported at the first seq past the head', async () => {
+  it("a row appended behind the head's back is reported at the first seq past the head", async () => {
     const org = await orgWithEvents(3);
     const head = await headOf(s.runtime.db, org.orgId);
     const e = { seq: 4, family: 'org', kind: 'org.key.renamed', entity_id: '', actor: '', at: new Date().toISOString(), payload: { forged: true } };
@@ -170,9 +170,21 @@ describe.skipIf(!onPostgres)('verifyOrgChain in parallel segments (PostgreSQL on
 
   it('falls back to the sequential verdict on a broken row, link, gap or tail in any segment', async () => {
     const cases: [string, (q: Queryable, orgId: string) => Promise<unknown>, object][] = [
-      ['row in the second segment', (q, id) => q.query(`UPDATE events SET payload = '{"forged":true}' WHERE org_id = $1 AND seq = 7`, [id]), { count: 6, break: { seq: 7, kind: 'row_hash' } }],
-      ['link at a segment boundary', (q, id) => q.query(`UPDATE events SET prev_hash = 'abc' WHERE org_id = $1 AND seq = 5`, [id]), { count: 4, break: { seq: 5, kind: 'prev_hash' } }],
-      ['row before a segment boundary', (q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 4', [id]), { count: 3, break: { seq: 4, kind: 'gap' } }],
+      [
+        'row in the second segment',
+        (q, id) => q.query(`UPDATE events SET payload = '{"forged":true}' WHERE org_id = $1 AND seq = 7`, [id]),
+        { count: 6, break: { seq: 7, kind: 'row_hash' } },
+      ],
+      [
+        'link at a segment boundary',
+        (q, id) => q.query(`UPDATE events SET prev_hash = 'abc' WHERE org_id = $1 AND seq = 5`, [id]),
+        { count: 4, break: { seq: 5, kind: 'prev_hash' } },
+      ],
+      [
+        'row before a segment boundary',
+        (q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 4', [id]),
+        { count: 3, break: { seq: 4, kind: 'gap' } },
+      ],
       ['tail', (q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 13', [id]), { count: 12, break: { seq: 13 } }],
     ];
     for (const [, edit, expected] of cases) {
@@ -188,7 +200,10 @@ describe.skipIf(!onPostgres)('verifyOrgChain in parallel segments (PostgreSQL on
     const copy = { databaseUrl: DATABASE_URL as string, threads: 1 };
     const cases: [((q: Queryable, orgId: string) => Promise<unknown>) | undefined, object][] = [
       [undefined, { ok: true, count: 30 }],
-      [(q, id) => q.query(`UPDATE events SET payload = '{"forged":true}' WHERE org_id = $1 AND seq = 26`, [id]), { count: 25, break: { seq: 26, kind: 'row_hash' } }],
+      [
+        (q, id) => q.query(`UPDATE events SET payload = '{"forged":true}' WHERE org_id = $1 AND seq = 26`, [id]),
+        { count: 25, break: { seq: 26, kind: 'row_hash' } },
+      ],
       [(q, id) => q.query('DELETE FROM events WHERE org_id = $1 AND seq = 25', [id]), { count: 24, break: { seq: 25, kind: 'gap' } }],
       [(q, id) => q.query(`UPDATE events SET prev_hash = 'abc' WHERE org_id = $1 AND seq = 26`, [id]), { count: 25, break: { seq: 26, kind: 'prev_hash' } }],
     ];
@@ -205,7 +220,15 @@ describe.skipIf(!onPostgres)('verifyOrgChain in parallel segments (PostgreSQL on
     const copy = { databaseUrl: DATABASE_URL as string, threads: 1 };
     const org = await orgWithEvents(2);
     const head = await headOf(s.runtime.db, org.orgId);
-    const e = { seq: 3, family: 'org', kind: 'odd\tkind', entity_id: 'x"y', actor: 'line\nbreak é 😀', at: new Date().toISOString(), payload: { q: 'say "hi"' } };
+    const e = {
+      seq: 3,
+      family: 'org',
+      kind: 'odd\tkind',
+      entity_id: 'x"y',
+      actor: 'line\nbreak é 😀',
+      at: new Date().toISOString(),
+      payload: { q: 'say "hi"' },
+    };
     const rowHash = computeRowHash(head.rowHash, e);
     // A consistent row and head, written by hand: fields the server never writes but the spec allows.
     await s.runtime.db.query(

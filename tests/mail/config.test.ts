@@ -22,12 +22,28 @@ describe('mail settings from the environment', () => {
   });
 
   it('every variable is in the help text', () => {
-    for (const name of ['SMTP_URL', 'SMTP_REQUIRE_TLS', 'SMTP_TIMEOUT_MS', 'SMTP_POOL_SIZE', 'DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY', 'MAIL_OUTBOX_DIR']) expect(ENV_HELP).toContain(name);
+    for (const name of [
+      'SMTP_URL',
+      'SMTP_REQUIRE_TLS',
+      'SMTP_TIMEOUT_MS',
+      'SMTP_POOL_SIZE',
+      'DKIM_DOMAIN',
+      'DKIM_SELECTOR',
+      'DKIM_PRIVATE_KEY',
+      'MAIL_OUTBOX_DIR',
+    ])
+      expect(ENV_HELP).toContain(name);
   });
 
   it('SMTP_URL: scheme, default ports, URL-encoded credentials, and the other knobs', () => {
     expect(parseSmtpUrl('smtp://relay.example.test')).toEqual({ host: 'relay.example.test', port: 587, secure: false, user: undefined, pass: undefined });
-    expect(parseSmtpUrl('smtps://u%40x.test:p%3Aw@relay.example.test')).toEqual({ host: 'relay.example.test', port: 465, secure: true, user: 'u@x.test', pass: 'p:w' });
+    expect(parseSmtpUrl('smtps://u%40x.test:p%3Aw@relay.example.test')).toEqual({
+      host: 'relay.example.test',
+      port: 465,
+      secure: true,
+      user: 'u@x.test',
+      pass: 'p:w',
+    });
     expect(parseSmtpUrl('smtp://[::1]:2525').host).toBe('::1');
     const c = loadConfig({ SMTP_URL: 'smtp://u:p@relay.example.test:2525', SMTP_REQUIRE_TLS: 'true', SMTP_TIMEOUT_MS: '1500', SMTP_POOL_SIZE: '2' }).mail.smtp;
     expect(c).toEqual({ host: 'relay.example.test', port: 2525, secure: false, user: 'u', pass: 'p', requireTls: true, timeoutMs: 1500, poolSize: 2 });
@@ -55,16 +71,32 @@ describe('mail settings from the environment', () => {
       const { dkim } = loadMailConfig({ DKIM_DOMAIN: 'Example.test', DKIM_SELECTOR: 'wops1', DKIM_PRIVATE_KEY: key }, '.data');
       expect(dkim).toEqual({ domainName: 'example.test', keySelector: 'wops1', privateKey: pem });
     }
-    expect(() => loadMailConfig({ DKIM_DOMAIN: 'example.test' }, '.data')).toThrow('DKIM_SELECTOR, DKIM_PRIVATE_KEY: DKIM needs all of DKIM_DOMAIN, DKIM_SELECTOR, DKIM_PRIVATE_KEY');
-    expect(() => loadMailConfig({ DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----' }, '.data')).toThrow('DKIM_PRIVATE_KEY: not a private key (PEM text, or a path to a PEM file)');
-    expect(() => loadMailConfig({ DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: '/nonexistent/key.pem' }, '.data')).toThrow('DKIM_PRIVATE_KEY: neither PEM text nor a readable file (ENOENT)');
-    expect(() => loadMailConfig({ DKIM_DOMAIN: 'not a domain', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: pem }, '.data')).toThrow('DKIM_DOMAIN: not a domain name, got "not a domain"');
+    expect(() => loadMailConfig({ DKIM_DOMAIN: 'example.test' }, '.data')).toThrow(
+      'DKIM_SELECTOR, DKIM_PRIVATE_KEY: DKIM needs all of DKIM_DOMAIN, DKIM_SELECTOR, DKIM_PRIVATE_KEY',
+    );
+    expect(() =>
+      loadMailConfig(
+        { DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----' },
+        '.data',
+      ),
+    ).toThrow('DKIM_PRIVATE_KEY: not a private key (PEM text, or a path to a PEM file)');
+    expect(() => loadMailConfig({ DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: '/nonexistent/key.pem' }, '.data')).toThrow(
+      'DKIM_PRIVATE_KEY: neither PEM text nor a readable file (ENOENT)',
+    );
+    expect(() => loadMailConfig({ DKIM_DOMAIN: 'not a domain', DKIM_SELECTOR: 's', DKIM_PRIVATE_KEY: pem }, '.data')).toThrow(
+      'DKIM_DOMAIN: not a domain name, got "not a domain"',
+    );
   });
 
   it('describe() says where mail goes and never shows the password or key', () => {
-    const smtp = loadMailConfig({ SMTP_URL: 'smtp://u:hunter2@relay.example.test', DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 'wops1', DKIM_PRIVATE_KEY: pem }, '/srv');
+    const smtp = loadMailConfig(
+      { SMTP_URL: 'smtp://u:hunter2@relay.example.test', DKIM_DOMAIN: 'example.test', DKIM_SELECTOR: 'wops1', DKIM_PRIVATE_KEY: pem },
+      '/srv',
+    );
     const line = createMailService(smtp).describe();
     expect(line).toBe('outbound mail: relay smtp://relay.example.test:587, DKIM-signed for example.test (selector wops1)');
-    expect(createMailService(loadMailConfig({}, '/srv')).describe()).toBe('outbound mail: no relay (SMTP_URL unset); mail for other servers is written to /srv/outbox, not delivered');
+    expect(createMailService(loadMailConfig({}, '/srv')).describe()).toBe(
+      'outbound mail: no relay (SMTP_URL unset); mail for other servers is written to /srv/outbox, not delivered',
+    );
   });
 });

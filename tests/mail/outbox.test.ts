@@ -90,7 +90,13 @@ describe('mail with no relay configured', () => {
     expect(readdirSync(outboxDir)).toEqual([]);
 
     const mixed = await mail.send(message({ to: ['ana@example.test', 'outside@client.test'], bcc: [] }));
-    expect(mixed).toMatchObject({ status: 'outboxed', accepted: ['ana@example.test'], internal: ['ana@example.test'], outboxed: ['outside@client.test'], error: NO_RELAY });
+    expect(mixed).toMatchObject({
+      status: 'outboxed',
+      accepted: ['ana@example.test'],
+      internal: ['ana@example.test'],
+      outboxed: ['outside@client.test'],
+      error: NO_RELAY,
+    });
     expect(readdirSync(outboxDir)).toHaveLength(1);
   });
 
@@ -132,11 +138,17 @@ describe('a malformed message is BAD_REQUEST naming the field, and nothing is wr
     ['a header name with a colon', { headers: { 'X-A: b': 'c' } }, 'message.headers.X-A: b: not a header field name'],
     ['a display name with a newline', { to: [{ name: 'A\nB', address: 'a@client.test' }] }, 'message.to.0.name: must be one line of text'],
     ['a malformed reply id', { inReplyTo: 'q1@client.test' }, 'message.inReplyTo: must be a message id like <id@domain>'],
-    ['an attachment given as a path', { attachments: [{ filename: 'x', content: '/etc/passwd' as unknown as Buffer }] }, 'message.attachments.0.content: must be bytes (a Buffer)'],
+    [
+      'an attachment given as a path',
+      { attachments: [{ filename: 'x', content: '/etc/passwd' as unknown as Buffer }] },
+      'message.attachments.0.content: must be bytes (a Buffer)',
+    ],
   ];
   it.each(cases)('%s', async (_what, over, text) => {
     const outboxDir = tempDir();
-    const err = await createMailService({ outboxDir }).send(message(over)).catch((e: unknown) => e);
+    const err = await createMailService({ outboxDir })
+      .send(message(over))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'BAD_REQUEST', message: text });
     expect(readdirSync(outboxDir)).toEqual([]);

@@ -31,7 +31,11 @@ describe('the runtime gives families the mail service', () => {
   it('sends through the configured relay, and appends nothing to any ledger', async () => {
     // Other test files share the database and append meanwhile: look for the mail in every event instead of counting.
     const mentions = async () =>
-      one(await withRelay.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE payload::text LIKE '%new.hire@client.test%' OR payload::text LIKE '%Accept your invitation%'`)).n;
+      one(
+        await withRelay.db.query<{ n: string }>(
+          `SELECT count(*)::text AS n FROM events WHERE payload::text LIKE '%new.hire@client.test%' OR payload::text LIKE '%Accept your invitation%'`,
+        ),
+      ).n;
     const d = await withRelay.deps.mail.send(invite);
     expect(d.status).toBe('sent');
     const parsed = await simpleParser(relay.received[0].raw);

@@ -41,7 +41,9 @@ describe('mail through an SMTP relay', () => {
   it('delivers what was sent: addresses, subject, text, html, attachment, threading; Bcc only in the envelope', async () => {
     const relay = await sink();
     const mail = service(relayConfig(relay.url));
-    const d = await mail.send(message({ inReplyTo: '<q1@client.test>', references: ['<q0@client.test>', '<q1@client.test>'], headers: { 'Auto-Submitted': 'auto-generated' } }));
+    const d = await mail.send(
+      message({ inReplyTo: '<q1@client.test>', references: ['<q0@client.test>', '<q1@client.test>'], headers: { 'Auto-Submitted': 'auto-generated' } }),
+    );
     expect(d.status).toBe('sent');
     expect(d.accepted.sort()).toEqual(['ana@client.test', 'bo@client.test', 'cc@client.test', 'hidden@client.test']);
     expect(d).toMatchObject({ rejected: [], internal: [], outboxed: [] });
@@ -54,7 +56,10 @@ describe('mail through an SMTP relay', () => {
     expect(parsed.messageId).toBe(d.messageId);
     expect(d.messageId).toMatch(/^<[0-9a-f-]+@example\.test>$/);
     expect(parsed.from?.value).toEqual([{ name: 'Acme Books', address: 'books@example.test' }]);
-    expect((parsed.to as { value: unknown[] }).value).toEqual([{ name: '', address: 'ana@client.test' }, { name: 'Bo Ström', address: 'bo@client.test' }]);
+    expect((parsed.to as { value: unknown[] }).value).toEqual([
+      { name: '', address: 'ana@client.test' },
+      { name: 'Bo Ström', address: 'bo@client.test' },
+    ]);
     expect((parsed.cc as { text: string }).text).toBe('cc@client.test');
     expect(parsed.bcc).toBeUndefined();
     expect(got.raw.toString('latin1')).not.toContain('hidden@client.test');

@@ -58,7 +58,10 @@ describe('hold notes come from each method’s hold declaration', () => {
       expect(described.notes, name).toContain(holdDescribeNote(hold));
       // The listing's note: the condition too, unless the summary's brief already says when it holds.
       const listed = entry.definition.description;
-      expect([holdListingNote(hold), holdListingNote(hold, 'holds')].some((note) => listed.endsWith(note)), `${name}: ${listed}`).toBe(true);
+      expect(
+        [holdListingNote(hold), holdListingNote(hold, 'holds')].some((note) => listed.endsWith(note)),
+        `${name}: ${listed}`,
+      ).toBe(true);
       if (hold.when && !listed.endsWith(holdListingNote(hold))) expect(listed.slice(0, listed.indexOf(' [')), name).toMatch(/\bholds?\b/i);
       // The words fit the mode: release never asks for a retry with the proof; retry never says the approve runs it.
       if (hold.completion === 'release') expect(notes, name).not.toMatch(/call it again with|plus approvalId/);
@@ -73,7 +76,9 @@ describe('hold notes come from each method’s hold declaration', () => {
 
   it('the named methods: conditional and release holds are described as such', async () => {
     const notes = async (name: string) => structured(await call(META_TOOLS.describe, { name })).notes.join(' ');
-    expect(await notes('messaging.send')).toMatch(/^.*Signature act \(retry mode\)\. It holds for a human only when an agent's <!channel> would reach more than 20 humans; otherwise it runs at once\./s);
+    expect(await notes('messaging.send')).toMatch(
+      /^.*Signature act \(retry mode\)\. It holds for a human only when an agent's <!channel> would reach more than 20 humans; otherwise it runs at once\./s,
+    );
     expect(await notes('files.shareGrant')).toMatch(/only when an agent shares with an outside email/);
     expect(await notes('decision.adopt')).toMatch(/only when the caller's decision rights do not cover the decision/);
     expect(await notes('board.deleteWorkstream')).toMatch(/Signature act \(release mode\).*a human’s approve runs the act itself.*Do not call it again\./s);
@@ -110,7 +115,9 @@ describe('domain-level dedupes are declared and said to be replays', () => {
     // A new idempotencyKey with the same idempotencyId: the domain's replay, said so first and in the result.
     const deduped = await call('messaging_send', { ...args, idempotencyKey: 'another-key' });
     const [note] = deduped.content as { text: string }[];
-    expect(note.text).toBe('Replayed: idempotencyId "deploy-7" already named an earlier call; this is its result and nothing ran again (changed is false). To do it again on purpose, call with a new idempotencyId.');
+    expect(note.text).toBe(
+      'Replayed: idempotencyId "deploy-7" already named an earlier call; this is its result and nothing ran again (changed is false). To do it again on purpose, call with a new idempotencyId.',
+    );
     const result = structured(deduped);
     expect(result).toMatchObject({ changed: false, replayed: true, message: { id: structured(first).message.id } });
     expect(deduped._meta).toMatchObject({ [META.replayed]: true });
@@ -159,7 +166,10 @@ describe('search_methods and the server’s capabilities', () => {
       ];
       for (const [query, expected] of cases) {
         const found = structured(await everything.client.callTool({ name: META_TOOLS.search, arguments: { query, limit: 5 } }));
-        expect(found.matches.map((m: { name: string }) => m.name), query).toContain(expected);
+        expect(
+          found.matches.map((m: { name: string }) => m.name),
+          query,
+        ).toContain(expected);
       }
       // Stop words alone match nothing.
       expect(structured(await everything.client.callTool({ name: META_TOOLS.search, arguments: { query: 'the a to for of' } })).total).toBe(0);
@@ -177,8 +187,16 @@ describe('search_methods and the server’s capabilities', () => {
   it('approval_list answers pending approvals by default; status all lists every status', async () => {
     const core = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'approval' });
     try {
-      const filed = await o.s.client.ok('approval.request', { actionClass: 'board.example', payloadHash: 'a'.repeat(64), subject: { kind: 'board.review', subjectId: 'task_x1', summary: 'Review x' } }, { key: o.agent.key });
-      const decided = await o.s.client.ok('approval.request', { actionClass: 'board.example', payloadHash: 'b'.repeat(64), subject: { kind: 'board.review', subjectId: 'task_x2', summary: 'Review y' } }, { key: o.agent.key });
+      const filed = await o.s.client.ok(
+        'approval.request',
+        { actionClass: 'board.example', payloadHash: 'a'.repeat(64), subject: { kind: 'board.review', subjectId: 'task_x1', summary: 'Review x' } },
+        { key: o.agent.key },
+      );
+      const decided = await o.s.client.ok(
+        'approval.request',
+        { actionClass: 'board.example', payloadHash: 'b'.repeat(64), subject: { kind: 'board.review', subjectId: 'task_x2', summary: 'Review y' } },
+        { key: o.agent.key },
+      );
       await o.s.client.ok('approval.resolve', { approvalId: decided.approvalId, decision: 'reject' }, { key: o.owner.key });
       const listed = structured(await core.client.callTool({ name: 'approval_list', arguments: {} })).approvals;
       expect(listed.map((a: { status: string }) => a.status)).toEqual(listed.map(() => 'pending'));

@@ -64,12 +64,16 @@ describe('calling tools', () => {
       // A key without approval.decide (an agent's) is missing that scope, and is told where a human decides and what to do.
       const byAgent = toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
       expect(byAgent.code).toBe('FORBIDDEN_SCOPE');
-      expect(byAgent.message).toMatch(/^missing scope approval\.decide for approval\.resolve: it records a human's decision, .*approval inbox \(http.*\/approvals\); wait for the decision with approval_wait/);
+      expect(byAgent.message).toMatch(
+        /^missing scope approval\.decide for approval\.resolve: it records a human's decision, .*approval inbox \(http.*\/approvals\); wait for the decision with approval_wait/,
+      );
       expect(toolError(await call(agent, 'approval_resolve', { approvalId: 'apr_x', decision: 'approve' }))).toEqual(byAgent);
       // A key holding it is refused by this server's choice: the tool is not served on this face.
       const byAdmin = toolError(await call(admin, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: 'apr_x', decision: 'approve' } }));
       expect(byAdmin.code).toBe('NOT_FOUND');
-      expect(byAdmin.message).toMatch(/^approval\.resolve records a human's decision and is not served over MCP on this server: a human decides in the approval inbox \(http.*\/approvals\)/);
+      expect(byAdmin.message).toMatch(
+        /^approval\.resolve records a human's decision and is not served over MCP on this server: a human decides in the approval inbox \(http.*\/approvals\)/,
+      );
       expect(toolError(await call(admin, 'approval_resolve', { approvalId: 'apr_x', decision: 'approve' })).message).toMatch(/records a human's decision/);
       const found = structured(await call(admin, META_TOOLS.search, { scope: 'approval.decide' }));
       expect(found.matches).toEqual([expect.objectContaining({ name: 'approval.resolve', allowed: false, tool: null })]);
@@ -122,7 +126,9 @@ describe('calling tools', () => {
     const c2 = structured(await call(agent, 'board_addTaskComment', { taskId: task.id, body: 'same words' }));
     expect(c2.id).not.toBe(c1.id);
     expect((await allEvents(s.client)).length).toBe(before + 2);
-    expect(toolError(await call(agent, 'board_addTaskComment', { taskId: task.id, body: 'x', idempotencyKey: 'k' })).message).toMatch(/^idempotencyKey: unknown field/);
+    expect(toolError(await call(agent, 'board_addTaskComment', { taskId: task.id, body: 'x', idempotencyKey: 'k' })).message).toMatch(
+      /^idempotencyKey: unknown field/,
+    );
   });
 
   it('reads: a GET read tool answers its bare payload; errors carry the code', async () => {
@@ -163,12 +169,27 @@ describe('calling tools', () => {
 describe('meta-tools', () => {
   it('search_methods finds any registry method by words, family and scope, and says what is deployed and allowed', async () => {
     const bySearch = structured(await call(agent, META_TOOLS.search, { query: 'invoice send' }));
-    expect(bySearch.matches[0]).toEqual({ name: 'books.invoiceSend', scope: 'books.write', flags: 'M,I', brief: expect.stringMatching(/^Approve and send a draft: DRAFT -> AUTHORISED/), allowed: true, tool: 'books_invoiceSend' });
+    expect(bySearch.matches[0]).toEqual({
+      name: 'books.invoiceSend',
+      scope: 'books.write',
+      flags: 'M,I',
+      brief: expect.stringMatching(/^Approve and send a draft: DRAFT -> AUTHORISED/),
+      allowed: true,
+      tool: 'books_invoiceSend',
+    });
     // Only what is served here, unless asked: then undeployed ones say so.
     const served = structured(await call(agent, META_TOOLS.search, { query: 'create deal' }));
     expect(served.matches.find((m: any) => m.name === 'crm.createDeal')).toBeUndefined();
     const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'create deal', includeUndeployed: true }));
-    expect(notDeployed.matches.find((m: any) => m.name === 'crm.createDeal')).toEqual({ name: 'crm.createDeal', scope: 'crm.write', flags: 'M', brief: null, allowed: false, tool: null, deployed: false });
+    expect(notDeployed.matches.find((m: any) => m.name === 'crm.createDeal')).toEqual({
+      name: 'crm.createDeal',
+      scope: 'crm.write',
+      flags: 'M',
+      brief: null,
+      allowed: false,
+      tool: null,
+      deployed: false,
+    });
     const board = structured(await call(agent, META_TOOLS.search, { family: 'board', limit: 100 }));
     expect(board.total).toBe(23 + 2); // 23 methods and 2 reads
     expect(board.matches.find((m: any) => m.name === 'board.createTask')).toMatchObject({ allowed: true, tool: 'board_createTask' });
@@ -199,7 +220,10 @@ describe('meta-tools', () => {
     const held = structured(await call(agent, META_TOOLS.describe, { name: 'books.payrollSign' }));
     expect(held.notes.join(' ')).toMatch(/Signature act/);
     const undeployed = toolError(await call(agent, META_TOOLS.describe, { name: 'crm.createDeal' }));
-    expect(undeployed).toEqual({ code: 'NOT_FOUND', message: 'method crm.createDeal is in the registry [crm.write; M] but not deployed on this server: calls answer NOT_FOUND' });
+    expect(undeployed).toEqual({
+      code: 'NOT_FOUND',
+      message: 'method crm.createDeal is in the registry [crm.write; M] but not deployed on this server: calls answer NOT_FOUND',
+    });
     expect(toolError(await call(agent, META_TOOLS.describe, { name: 'crm.teleport' })).code).toBe('NOT_FOUND');
   });
 
@@ -208,8 +232,14 @@ describe('meta-tools', () => {
     expect(orgs.orgs[0]).toMatchObject({ slug: s.org.slug, current: true });
     const page = structured(await call(agent, META_TOOLS.read, { name: 'events', params: { cursor: 0, limit: 2 } }));
     expect(page.events).toHaveLength(2);
-    expect(toolError(await call(agent, META_TOOLS.write, { name: 'org.list' }))).toMatchObject({ code: 'BAD_REQUEST', message: `name: org.list is read-only; call it with ${META_TOOLS.read}` });
-    expect(toolError(await call(agent, META_TOOLS.write, { name: 'crm.createDeal', params: {} }))).toEqual({ code: 'NOT_FOUND', message: 'method crm.createDeal is not deployed on this server' });
+    expect(toolError(await call(agent, META_TOOLS.write, { name: 'org.list' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `name: org.list is read-only; call it with ${META_TOOLS.read}`,
+    });
+    expect(toolError(await call(agent, META_TOOLS.write, { name: 'crm.createDeal', params: {} }))).toEqual({
+      code: 'NOT_FOUND',
+      message: 'method crm.createDeal is not deployed on this server',
+    });
     expect(toolError(await call(agent, META_TOOLS.write, { name: 'nonsense' })).code).toBe('BAD_REQUEST');
     // Derived idempotency through invoke_write too.
     const w1 = structured(await call(agent, META_TOOLS.write, { name: 'board.createTask', params: { title: 'via invoke' } }));

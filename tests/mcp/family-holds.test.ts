@@ -69,7 +69,13 @@ describe('board holds over MCP', () => {
       const hold = structured(await call(agent, 'board_deleteWorkstream', { workstreamId: ws.id }));
       expect(hold).toMatchObject({
         status: 'approval_required',
-        approval: { actionClass: 'board.delete_workstream', completion: 'release', approvalId: hold.approvalId, amendable: ['moveTasksTo'], subject: { kind: 'board.signature' } },
+        approval: {
+          actionClass: 'board.delete_workstream',
+          completion: 'release',
+          approvalId: hold.approvalId,
+          amendable: ['moveTasksTo'],
+          subject: { kind: 'board.signature' },
+        },
         approvalStatus: 'pending',
         url: `${s.runtime.deps.config.publicUrl}/approvals/${hold.approvalId}`,
         elicitation: null,

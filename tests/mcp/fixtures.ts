@@ -40,7 +40,12 @@ export function payRuns(s: TestServer): () => Promise<DraftRun> {
   async function hire() {
     const hr = (await s.client.mint({ tier: 'agent' }, 'hr agent')).apiKey;
     const id = (await s.client.ok('books.onboardingStart', { person: 'Jane Citizen', role: 'Bookkeeper', startDate: day(0), rate: RATE })).onboarding.id;
-    for (const [step, data] of [['tfn', TFN], ['super', SUPER], ['bank', BANK]] as const) await s.client.ok('books.onboardingAdvance', { id, step, data });
+    for (const [step, data] of [
+      ['tfn', TFN],
+      ['super', SUPER],
+      ['bank', BANK],
+    ] as const)
+      await s.client.ok('books.onboardingAdvance', { id, step, data });
     const contract = { id, step: 'contract', data: CONTRACT };
     const held = await s.client.ok('books.onboardingAdvance', contract, { key: hr });
     const approvalId = await fileAndApprove(s.client, held.approval, { requester: hr });
@@ -57,10 +62,12 @@ export function payRuns(s: TestServer): () => Promise<DraftRun> {
 
 /** What a held payrollSign must leave as it was: the run's status and journal, and how many journals the org has. */
 export async function payRunState(s: TestServer, runId: string): Promise<string> {
-  const run = one(await s.runtime.db.query<{ status: string; journal_id: string | null }>(
-    'SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2',
-    [s.org.orgId, runId],
-  ));
+  const run = one(
+    await s.runtime.db.query<{ status: string; journal_id: string | null }>('SELECT status, journal_id FROM books_pay_runs WHERE org_id = $1 AND run_id = $2', [
+      s.org.orgId,
+      runId,
+    ]),
+  );
   const journals = one(await s.runtime.db.query<{ n: string }>('SELECT count(*) AS n FROM books_journals WHERE org_id = $1', [s.org.orgId]));
   return `${run.status}/${run.journal_id}/${journals.n}`;
 }

@@ -73,7 +73,9 @@ describe('hold frames over MCP', () => {
       const waiting = structured(await call(agent, 'approval_wait', { approvalId: hold.approvalId, timeoutMs: 0 }));
       expect(waiting).toMatchObject({ status: 'pending', timedOut: true });
       // The agent cannot decide it: a human's decision is no MCP tool.
-      expect(toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } }))).toMatchObject({
+      expect(
+        toolError(await call(agent, META_TOOLS.write, { name: 'approval.resolve', params: { approvalId: hold.approvalId, decision: 'approve' } })),
+      ).toMatchObject({
         code: 'FORBIDDEN_SCOPE',
         message: expect.stringMatching(/^missing scope approval\.decide for approval\.resolve: it records a human's decision/),
       });

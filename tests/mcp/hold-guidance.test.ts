@@ -32,13 +32,27 @@ afterAll(async () => {
 
 describe('one hold path over MCP', () => {
   it('PB-B1: a refused bill approval is presented like a hold, its approval filed with a summary; the human approves and the retry approves the bill', async () => {
-    const bill = (await s.client.ok('books.billCapture', { supplierName: 'Brand New Supplies', reference: 'BN-1', issueDate: '2026-10-01', dueDate: '2026-10-31', totalCents: 45_000 })).bill;
+    const bill = (
+      await s.client.ok('books.billCapture', {
+        supplierName: 'Brand New Supplies',
+        reference: 'BN-1',
+        issueDate: '2026-10-01',
+        dueDate: '2026-10-31',
+        totalCents: 45_000,
+      })
+    ).bill;
     const refused = structured(await call('books_billApprove', { id: bill.id }));
     expect(refused).toMatchObject({ status: 'approval_required', subjectId: bill.id, approvalStatus: 'pending' });
-    expect(refused.approval).toMatchObject({ actionClass: 'books.bill_approve', subject: { kind: 'books.signature', subjectId: bill.id }, completion: 'retry' });
+    expect(refused.approval).toMatchObject({
+      actionClass: 'books.bill_approve',
+      subject: { kind: 'books.signature', subjectId: bill.id },
+      completion: 'retry',
+    });
     expect(refused.approval.subject.summary.length).toBeGreaterThan(5);
     expect(refused.approvalId).toMatch(/^apr_/);
-    expect(refused.message).toMatch(/^Refused, not executed: billApprove: bill .* rule PB-B1\. The server already filed the approval for you\. Relay this to your user; never report the act as done\.$/);
+    expect(refused.message).toMatch(
+      /^Refused, not executed: billApprove: bill .* rule PB-B1\. The server already filed the approval for you\. Relay this to your user; never report the act as done\.$/,
+    );
     expect(refused.message).not.toMatch(HTTP_WORDS);
     // The approval the server filed is the one a human sees, with the hold's summary.
     const view = await s.client.ok('approval.get', { approvalId: refused.approvalId }, { key: approverKey });
@@ -46,7 +60,9 @@ describe('one hold path over MCP', () => {
 
     await s.client.ok('approval.resolve', { approvalId: refused.approvalId, decision: 'approve' }, { key: approverKey });
     const waited = structured(await call('approval_wait', { approvalId: refused.approvalId, timeoutMs: 0 }));
-    expect(waited.next).toBe(`Approved by ${waited.decidedBy}. Now call books_billApprove with ${JSON.stringify({ id: bill.id, approvalId: refused.approvalId })} (no idempotencyKey, or a new one).`);
+    expect(waited.next).toBe(
+      `Approved by ${waited.decidedBy}. Now call books_billApprove with ${JSON.stringify({ id: bill.id, approvalId: refused.approvalId })} (no idempotencyKey, or a new one).`,
+    );
     const done = structured(await call('books_billApprove', { id: bill.id, approvalId: refused.approvalId }));
     expect(done).toMatchObject({ bill: { id: bill.id, status: 'AUTHORISED' }, approvalId: refused.approvalId, changed: true });
   });
@@ -54,7 +70,9 @@ describe('one hold path over MCP', () => {
   it('a hold speaks MCP; a retry before the decision names approval_wait; approval_wait names the exact retry, which posts the run', async () => {
     const run = await nextPayRun();
     const hold = structured(await call('books_payrollSign', { runId: run.id }));
-    expect(hold.message).toMatch(/^Held, not executed: Pay run .* needs a human's approval \(ledger #[0-9a-f]{8}\)\. The server already filed the approval for you\./);
+    expect(hold.message).toMatch(
+      /^Held, not executed: Pay run .* needs a human's approval \(ledger #[0-9a-f]{8}\)\. The server already filed the approval for you\./,
+    );
     expect(hold.message).not.toMatch(HTTP_WORDS);
     expect(hold.next).not.toMatch(HTTP_WORDS);
 
@@ -88,7 +106,11 @@ describe('one hold path over MCP', () => {
   it('after a rejection the agent is told to stop and relay it verbatim, by approval_wait and by a retry', async () => {
     const run = await nextPayRun();
     const hold = structured(await call('books_payrollSign', { runId: run.id }));
-    await s.client.ok('approval.resolve', { approvalId: hold.approvalId, decision: 'reject', note: 'Timesheets for week 2 are missing.' }, { key: approverKey });
+    await s.client.ok(
+      'approval.resolve',
+      { approvalId: hold.approvalId, decision: 'reject', note: 'Timesheets for week 2 are missing.' },
+      { key: approverKey },
+    );
     const waited = structured(await call('approval_wait', { approvalId: hold.approvalId, timeoutMs: 0 }));
     const stop = `Stop: ${waited.decidedBy} rejected "${hold.approval.subject.summary}" with the note: "Timesheets for week 2 are missing.". The act will not run on approval ${hold.approvalId}. Tell your user exactly that, and do not retry it or work around it.`;
     expect(waited.next).toBe(stop);
@@ -106,7 +128,9 @@ describe('one hold path over MCP', () => {
     // The same call again replays the stored hold: said first, and its approval read as it is now.
     const replay = await call('books_payrollSign', { runId: run.id });
     const [note] = replay.content as { text: string }[];
-    expect(note.text).toMatch(/^Replayed: a call with idempotencyKey mcp-[0-9a-f]+ already answered with this hold; nothing ran again\. Its approval apr_\w+ is rejected now: stop, the act will not run\./);
+    expect(note.text).toMatch(
+      /^Replayed: a call with idempotencyKey mcp-[0-9a-f]+ already answered with this hold; nothing ran again\. Its approval apr_\w+ is rejected now: stop, the act will not run\./,
+    );
     const again = structured(replay);
     expect(again).toMatchObject({ status: 'approval_required', approvalId: held.approvalId, approvalStatus: 'rejected' });
     expect(again.message).toMatch(/^Not executed: a human rejected Pay run .*; it will not run\./);
@@ -119,7 +143,10 @@ describe('one hold path over MCP', () => {
   it('approval_wait refuses to wait past 50 s, below the 60 s request timeout of common clients', async () => {
     const run = await nextPayRun();
     const hold = structured(await call('books_payrollSign', { runId: run.id }));
-    expect(toolError(await call('approval_wait', { approvalId: hold.approvalId, timeoutMs: 60_000 }))).toEqual({ code: 'BAD_REQUEST', message: 'timeoutMs: must be at most 50000' });
+    expect(toolError(await call('approval_wait', { approvalId: hold.approvalId, timeoutMs: 60_000 }))).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'timeoutMs: must be at most 50000',
+    });
     const started = Date.now();
     expect(structured(await call('approval_wait', { approvalId: hold.approvalId, timeoutMs: 300 }))).toMatchObject({ status: 'pending', timedOut: true });
     expect(Date.now() - started).toBeLessThan(60_000);

@@ -42,7 +42,10 @@ describe('10,000 levels of nesting', () => {
 
   it('invoke_write and invoke_read: BAD_REQUEST naming params.<path>', async () => {
     const write = toolError(await call(META_TOOLS.write, { name: 'board.createTask', params: { title: 'deep', deep: nested(10_000) } }));
-    expect(write).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.deep\.a\.a\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64 levels deep$/) });
+    expect(write).toEqual({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^params\.deep\.a\.a\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64 levels deep$/),
+    });
     const read = toolError(await call(META_TOOLS.read, { name: 'board.taskComments', params: { deep: nested(10_000) } }));
     expect(read).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.deep\..*: nested more than 64 levels deep$/) });
   });
@@ -52,7 +55,12 @@ describe('10,000 levels of nesting', () => {
     const res = await s.app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'work', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${agentKey}`,
+        'x-mcp-toolsets': 'work',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       payload: body,
     });
     expect(res.statusCode).toBe(200);

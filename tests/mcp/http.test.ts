@@ -76,11 +76,13 @@ describe('MCP over Streamable HTTP', () => {
     expect(((await empty.json()) as any).error.message).toMatch(/"crm" has nothing deployed on this server yet/);
   });
 
-  it('a browser Origin must be this server\'s own (PUBLIC_URL) or configured; no Origin is fine (DNS rebinding)', async () => {
+  it("a browser Origin must be this server's own (PUBLIC_URL) or configured; no Origin is fine (DNS rebinding)", async () => {
     const auth = { authorization: `Bearer ${agentKey}` };
     const foreign = await post({ ...auth, origin: 'http://evil.example:8080' });
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as any).error.message).toMatch(/^Forbidden: Origin http:\/\/evil\.example:8080 may not call \/mcp \(allowed: http:\/\/wops\.test:8080; set MCP_ALLOWED_ORIGINS/);
+    expect(((await foreign.json()) as any).error.message).toMatch(
+      /^Forbidden: Origin http:\/\/evil\.example:8080 may not call \/mcp \(allowed: http:\/\/wops\.test:8080; set MCP_ALLOWED_ORIGINS/,
+    );
     // The attacker's name in Host does not make it same-origin.
     const rebound = await fetch(`${base}/mcp`, { method: 'GET', headers: { ...auth, origin: 'http://evil.example:8080', host: 'evil.example:8080' } });
     expect(rebound.status).toBe(403);
@@ -91,7 +93,12 @@ describe('MCP over Streamable HTTP', () => {
     try {
       await other.app.register(mcpHttp, { pipeline: other.runtime.pipeline, allowedOrigins: ['https://app.example.com'] });
       const inject = (origin: string) =>
-        other.app.inject({ method: 'POST', url: '/mcp', headers: { authorization: `Bearer ${other.org.adminKey}`, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } });
+        other.app.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: { authorization: `Bearer ${other.org.adminKey}`, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+        });
       expect((await inject('https://app.example.com')).statusCode).toBe(200);
       // A loopback PUBLIC_URL accepts the other loopback names on its port, and nothing else.
       expect((await inject('http://127.0.0.1:8080')).statusCode).toBe(200);
@@ -104,7 +111,13 @@ describe('MCP over Streamable HTTP', () => {
 
   it('lists scope-filtered tools; toolsets and read-only come from headers; instructions explain holds', async () => {
     const core = await connect(agentKey);
-    expect((await core.listTools()).tools.map((t) => t.name)).toEqual(['approval_get', 'approval_list', 'approval_wait', 'org_whoami', ...Object.values(META_TOOLS)]);
+    expect((await core.listTools()).tools.map((t) => t.name)).toEqual([
+      'approval_get',
+      'approval_list',
+      'approval_wait',
+      'org_whoami',
+      ...Object.values(META_TOOLS),
+    ]);
     await core.close();
     const agent = await connect(agentKey, { 'x-mcp-toolsets': 'work,payroll' });
     const names = (await agent.listTools()).tools.map((t) => t.name);
@@ -151,7 +164,10 @@ describe('MCP over Streamable HTTP', () => {
   it('authenticates each request once, so a revoked key is 401 at its next request', async () => {
     const minted = await s.client.mint({ tier: 'agent' }, 'http revoked');
     const createTask = (id: number) =>
-      post({ authorization: `Bearer ${minted.apiKey}`, 'x-mcp-toolsets': 'work' }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Once' } } });
+      post(
+        { authorization: `Bearer ${minted.apiKey}`, 'x-mcp-toolsets': 'work' },
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'board_createTask', arguments: { title: 'Once' } } },
+      );
     const queries = vi.spyOn(s.runtime.db, 'query');
     try {
       const created = (await (await createTask(1)).json()) as any;
@@ -192,11 +208,19 @@ describe('MCP over Streamable HTTP', () => {
 
   it('a client gone before its answer aborts the call it left running', async () => {
     const run = await nextPayRun();
-    const held = await post({ authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'books_payrollSign', arguments: { runId: run.id } } });
+    const held = await post(
+      { authorization: `Bearer ${agentKey}`, 'x-mcp-toolsets': 'payroll' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'books_payrollSign', arguments: { runId: run.id } } },
+    );
     const { approvalId } = ((await held.json()) as any).result.structuredContent;
     const reads = vi.spyOn(s.runtime.pipeline, 'read');
     try {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'approval_wait', arguments: { approvalId, timeoutMs: 20000 } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'approval_wait', arguments: { approvalId, timeoutMs: 20000 } },
+      });
       const headers = { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       const waiting = request(`${base}/mcp`, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }).on('error', () => {});
       waiting.end(body);

@@ -51,7 +51,9 @@ describe('idempotency over MCP', () => {
     expect(again._meta?.[META.replayed]).toBe(true);
     // The same bytes, after a first text saying, in words the model reads, that this is a replay.
     expect((again.content as unknown[]).slice(1)).toEqual(first.content);
-    expect((again.content as { text: string }[])[0].text).toMatch(/^Replayed: a call with idempotencyKey mcp-[0-9a-f]{64} already ran; this is its stored result and nothing ran again/);
+    expect((again.content as { text: string }[])[0].text).toMatch(
+      /^Replayed: a call with idempotencyKey mcp-[0-9a-f]{64} already ran; this is its stored result and nothing ran again/,
+    );
 
     const me = structured(await call(admin, 'org_whoami')).principal.id;
     const sibling = structured(await call(admin, 'settings_mintApiKey', { name: 'sibling', tier: 'admin', principalId: me, idempotencyKey: 'sibling' }));

@@ -42,7 +42,8 @@ async function throughJsonPost(headers: Record<string, string>, body: unknown) {
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const request = (id: number, method: string, params?: object) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-const initialize = (id: number) => request(id, 'initialize', { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } });
+const initialize = (id: number) =>
+  request(id, 'initialize', { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } });
 const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 const CASES: [string, Record<string, string>, unknown][] = [

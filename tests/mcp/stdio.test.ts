@@ -28,7 +28,12 @@ function shownOnce(stdout: string): string {
 
 /** Start `node bin/wops-mcp.js <serverArgs>` with the key, run `use` on a connected client, then close both. */
 async function session<T>(apiKey: string, serverArgs: string[], use: (client: Client) => Promise<T>): Promise<T> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['bin/wops-mcp.js', ...serverArgs], env: { ...env, WOPS_API_KEY: apiKey }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['bin/wops-mcp.js', ...serverArgs],
+    env: { ...env, WOPS_API_KEY: apiKey },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'stdio-test', version: '1' });
   await client.connect(transport);
   try {
@@ -53,7 +58,9 @@ pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), driven by the SDK
   it('tools/list lists the generated tools for the key, honouring --toolsets', async () => {
     const listed = await session(agentKey, ['--toolsets', 'board'], (c) => c.listTools());
     const names: string[] = listed.tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['board_createTask', 'board_ready', 'approval_wait', 'search_methods', 'describe_method', 'invoke_read', 'invoke_write']));
+    expect(names).toEqual(
+      expect.arrayContaining(['board_createTask', 'board_ready', 'approval_wait', 'search_methods', 'describe_method', 'invoke_read', 'invoke_write']),
+    );
     expect(names).not.toContain('approval_request');
     const createTask = listed.tools.find((t) => t.name === 'board_createTask') as any;
     expect(createTask.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
@@ -61,7 +68,8 @@ pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), driven by the SDK
   });
 
   it('tools/call runs a method; the same call from a new process replays (derived idempotency key)', async () => {
-    const call = (args: Record<string, unknown>): Promise<any> => session(agentKey, ['--toolsets', 'work'], (c) => c.callTool({ name: 'board_createTask', arguments: args }));
+    const call = (args: Record<string, unknown>): Promise<any> =>
+      session(agentKey, ['--toolsets', 'work'], (c) => c.callTool({ name: 'board_createTask', arguments: args }));
     const first = await call({ title: 'Filed over stdio', priority: 'high' });
     expect(first.isError).toBeFalsy();
     expect(first.structuredContent).toMatchObject({ title: 'Filed over stdio', priority: 'high', col: 'triage' });
@@ -95,7 +103,10 @@ pgliteOnly('tests/mcp/stdio')('stdio server (bin/wops-mcp.js), driven by the SDK
       timeout: 60_000,
     });
     expect(res.status, res.stderr).toBe(0);
-    const replies = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const replies = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(replies.map((r) => r.id)).toEqual([1, 2, 3]);
     expect(replies[0].result.instructions).toMatch(/approval_required/);
     expect(replies[2].result.structuredContent.id).toBe(replies[1].result.structuredContent.id);

@@ -28,7 +28,11 @@ let agentKey: string;
 let readerKey: string;
 let boardOnlyKey: string;
 
-async function list(key: string, selection: Record<string, string> = {}, opts: { humanDecisions?: boolean } = {}): Promise<{ tools: Tool[]; chars: number; modelTokens: number }> {
+async function list(
+  key: string,
+  selection: Record<string, string> = {},
+  opts: { humanDecisions?: boolean } = {},
+): Promise<{ tools: Tool[]; chars: number; modelTokens: number }> {
   const c = await connectInMemory(s.runtime, key, selection, {}, opts);
   try {
     const result = await c.client.listTools();
@@ -53,7 +57,16 @@ describe('tools/list', () => {
   it('default (the core desk): who you are, your approvals and the meta-tools, nothing else', async () => {
     const { tools } = await list(s.org.adminKey);
     const listed = names(tools);
-    expect(listed).toEqual(['approval_get', 'approval_list', 'approval_wait', 'org_whoami', META_TOOLS.search, META_TOOLS.describe, META_TOOLS.read, META_TOOLS.write]);
+    expect(listed).toEqual([
+      'approval_get',
+      'approval_list',
+      'approval_wait',
+      'org_whoami',
+      META_TOOLS.search,
+      META_TOOLS.describe,
+      META_TOOLS.read,
+      META_TOOLS.write,
+    ]);
     for (const name of listed) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
     // A desk lists its toolsets, its single tools and the core; payroll reaches the pay-run list through books.reports.
     const payroll = names((await list(s.org.adminKey, { toolsets: 'payroll' })).tools);
@@ -67,11 +80,13 @@ describe('tools/list', () => {
   it('a desk or toolset with nothing deployed here is refused, naming the desks that have tools', async () => {
     const principal = await s.runtime.pipeline.principalFor(s.org.adminKey);
     for (const desk of ['crm', 'branding']) {
-      const make = () => createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: desk }, META_TOOL_NAMES) });
+      const make = () =>
+        createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: desk }, META_TOOL_NAMES) });
       expect(make).toThrow(SelectionError);
       expect(make).toThrow(new RegExp(`"${desk}" has nothing deployed on this server yet.*desks with tools here: core, receivables`));
     }
-    const family = () => createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: 'email' }, META_TOOL_NAMES) });
+    const family = () =>
+      createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: 'email' }, META_TOOL_NAMES) });
     expect(family).toThrow(/"email" has nothing deployed/);
     // Every desk's toolsets exist: families of the registry, or family areas.
     for (const [name, desk] of Object.entries(DESKS)) {
@@ -111,8 +126,19 @@ describe('tools/list', () => {
       if (!method && !read) expect(META_TOOL_NAMES).toContain(tool.name);
     }
     const hint = (n: string) => tools.find((t) => t.name === n)!.annotations?.destructiveHint;
-    expect([hint('board_createTask'), hint('board_addTaskComment'), hint('books_invoiceDraft'), hint('books_journalPost')]).toEqual([false, false, false, false]);
-    expect([hint('board_deleteWorkstream'), hint('books_invoiceVoid'), hint('books_payrollSign'), hint('board_updateTask'), hint(META_TOOLS.write)]).toEqual([true, true, true, true, true]);
+    expect([hint('board_createTask'), hint('board_addTaskComment'), hint('books_invoiceDraft'), hint('books_journalPost')]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect([hint('board_deleteWorkstream'), hint('books_invoiceVoid'), hint('books_payrollSign'), hint('board_updateTask'), hint(META_TOOLS.write)]).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(tools.find((t) => t.name === 'books_payrollSign')!.title).toBe('Books: payroll sign');
     expect(tools.find((t) => t.name === 'org_whoami')!.title).toBe('Org: whoami');
     const createTask = tools.find((t) => t.name === 'board_createTask')!;

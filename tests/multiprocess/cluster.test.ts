@@ -106,9 +106,15 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
   });
 
   const file = async (p: Proc, subjectId: string) =>
-    (await ok(p, agentKey, 'approval.request', { actionClass: 'board.publish_plan', payloadHash: 'b'.repeat(64), subject: { kind: 'board.plan', subjectId, summary: `Publish ${subjectId}` } })).approvalId as string;
+    (
+      await ok(p, agentKey, 'approval.request', {
+        actionClass: 'board.publish_plan',
+        payloadHash: 'b'.repeat(64),
+        subject: { kind: 'board.plan', subjectId, summary: `Publish ${subjectId}` },
+      })
+    ).approvalId as string;
 
-  it('an approval filed on B appears on A\'s inbox stream, and its decision made on C too', async () => {
+  it("an approval filed on B appears on A's inbox stream, and its decision made on C too", async () => {
     const [a, b, c] = cluster.procs;
     const signIn = await inbox(a, 'POST', '/approvals/api/session', {}, { apiKey: approverKey });
     const s = { cookie: String(signIn.headers.get('set-cookie')).split(';')[0], csrf: signIn.json.result.csrfToken as string };
@@ -130,13 +136,15 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
     }
   });
 
-  it('LISTEN connections cut by the database come back: A\'s stream is told to resync, and the next approval arrives', async () => {
+  it("LISTEN connections cut by the database come back: A's stream is told to resync, and the next approval arrives", async () => {
     const [a, , c] = cluster.procs;
     const signIn = await inbox(a, 'POST', '/approvals/api/session', {}, { apiKey: approverKey });
     const stream = await openStream(a, String(signIn.headers.get('set-cookie')).split(';')[0]);
     try {
       await stream.next('ready');
-      const cut = await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wops-listen' AND datname = current_database()`);
+      const cut = await sql.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wops-listen' AND datname = current_database()`,
+      );
       expect(cut.rowCount).toBe(3); // one per process
       await stream.next('resync');
       const approvalId = await file(c, 'plan_after_cut');
@@ -165,7 +173,9 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
     }
     latencies.sort((x, y) => x - y);
     const median = (latencies[9] + latencies[10]) / 2;
-    console.log(`approval.wait across processes: from sending approval.resolve to the wait's answer, median ${median.toFixed(1)} ms, max ${latencies[19].toFixed(1)} ms over 20 tries`);
+    console.log(
+      `approval.wait across processes: from sending approval.resolve to the wait's answer, median ${median.toFixed(1)} ms, max ${latencies[19].toFixed(1)} ms over 20 tries`,
+    );
   });
 
   it('one idempotency key sent to all three at once executes once: one ledger event, the same bytes everywhere', async () => {
@@ -179,21 +189,24 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
     expect(await count(`SELECT count(*) AS n FROM events WHERE family = 'board'`)).toBe(1);
   });
 
-  it.skipIf(noRedis !== undefined)(`rate limits hold across the three with Redis (${RATE_LIMIT} per minute per key, counted once)${noRedis ? ` [${noRedis}]` : ''}`, async () => {
-    const key = (await ok(cluster.next(), adminKey, 'settings.mintApiKey', { name: 'throttled reader', tier: 'reader' })).apiKey;
-    const statuses: number[] = [];
-    // RATE_LIMIT requests spread over the three: every one allowed; then each process refuses the next.
-    for (let i = 0; i < RATE_LIMIT; i += 10) {
-      const batch = await Promise.all(Array.from({ length: 10 }, () => getRead(cluster.next(), key, 'org/whoami', {})));
-      statuses.push(...batch.map((x) => x.status));
-    }
-    expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    for (const p of cluster.procs) {
-      const over = await getRead(p, key, 'org/whoami', {});
-      expect(over.status, `process ${p.index}: ${over.text}`).toBe(429);
-      expect(over.json.error.code).toBe('RATE_LIMITED');
-    }
-  });
+  it.skipIf(noRedis !== undefined)(
+    `rate limits hold across the three with Redis (${RATE_LIMIT} per minute per key, counted once)${noRedis ? ` [${noRedis}]` : ''}`,
+    async () => {
+      const key = (await ok(cluster.next(), adminKey, 'settings.mintApiKey', { name: 'throttled reader', tier: 'reader' })).apiKey;
+      const statuses: number[] = [];
+      // RATE_LIMIT requests spread over the three: every one allowed; then each process refuses the next.
+      for (let i = 0; i < RATE_LIMIT; i += 10) {
+        const batch = await Promise.all(Array.from({ length: 10 }, () => getRead(cluster.next(), key, 'org/whoami', {})));
+        statuses.push(...batch.map((x) => x.status));
+      }
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      for (const p of cluster.procs) {
+        const over = await getRead(p, key, 'org/whoami', {});
+        expect(over.status, `process ${p.index}: ${over.text}`).toBe(429);
+        expect(over.json.error.code).toBe('RATE_LIMITED');
+      }
+    },
+  );
 
   it('the chains verify after the load (npm run cli -- verify exits 0)', async () => {
     const verified = await runVerify(db.url);
@@ -245,10 +258,16 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
       expect(again.text).toBe(d.answer.text);
     }
     // Each key that answered 200 executed exactly once.
-    const titles = (await sql.query<{ title: string; n: string }>(
-      `SELECT payload::jsonb->>'title' AS title, count(*) AS n FROM events WHERE family = 'board' AND kind = 'item.created' AND payload::jsonb->>'title' LIKE 'Load %' GROUP BY 1`,
-    )).rows;
+    const titles = (
+      await sql.query<{ title: string; n: string }>(
+        `SELECT payload::jsonb->>'title' AS title, count(*) AS n FROM events WHERE family = 'board' AND kind = 'item.created' AND payload::jsonb->>'title' LIKE 'Load %' GROUP BY 1`,
+      )
+    ).rows;
     for (const t of titles) expect(Number(t.n), t.title).toBe(1);
-    for (const d of oks) expect(titles.some((t) => t.title === (d.params as { title: string }).title), (d.params as { title: string }).title).toBe(true);
+    for (const d of oks)
+      expect(
+        titles.some((t) => t.title === (d.params as { title: string }).title),
+        (d.params as { title: string }).title,
+      ).toBe(true);
   });
 });

@@ -55,7 +55,10 @@ export class Cluster {
   readonly procs: Proc[] = [];
   private turn = 0;
 
-  private constructor(private readonly opts: Required<Omit<ClusterOptions, 'env'>> & { env: Record<string, string> }, ports: number[]) {
+  private constructor(
+    private readonly opts: Required<Omit<ClusterOptions, 'env'>> & { env: Record<string, string> },
+    ports: number[],
+  ) {
     this.procs = ports.map((port, index) => ({ index, port, base: `http://127.0.0.1:${port}`, child: undefined as never, stdout: '', stderr: '' }));
   }
 
@@ -119,7 +122,8 @@ export class Cluster {
       } catch {
         // not listening yet
       }
-      if (Date.now() - started > this.opts.startTimeoutMs) throw new Error(`process ${p.index} not healthy within ${this.opts.startTimeoutMs} ms:\n${p.stderr}`);
+      if (Date.now() - started > this.opts.startTimeoutMs)
+        throw new Error(`process ${p.index} not healthy within ${this.opts.startTimeoutMs} ms:\n${p.stderr}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -196,8 +200,7 @@ export async function inbox(p: Proc, method: string, url: string, s: { cookie?: 
 }
 
 /** Open the inbox's Server-Sent Events stream on one process with a session cookie and collect its events. */
-export const openStream = (p: Proc, cookie: string): Promise<EventStream> =>
-  openEventStream(`${p.base}/approvals/api/stream`, cookie, `process ${p.index}`);
+export const openStream = (p: Proc, cookie: string): Promise<EventStream> => openEventStream(`${p.base}/approvals/api/stream`, cookie, `process ${p.index}`);
 
 /** Run the CLI's verify (`npm run cli -- verify`) against a database; its exit code and output. */
 export async function runVerify(databaseUrl: string): Promise<{ code: number | null; out: string }> {

@@ -47,7 +47,7 @@ suite('the live stream across two server processes', () => {
   const head = async () => Number((await sql.query<{ seq: string }>('SELECT seq FROM ledger_heads WHERE org_id = $1', [orgId])).rows[0].seq);
   const live = (s: OrgStream) => s.until(() => s.comments.some((c) => c.startsWith('live after')), 'live');
 
-  it('an event appended through A is a frame on B\'s stream, as GET /events shows it', async () => {
+  it("an event appended through A is a frame on B's stream, as GET /events shows it", async () => {
     const [a, b] = cluster.procs;
     const onB = await openOrgStream(b.base, adminKey);
     try {
@@ -123,7 +123,9 @@ suite('the live stream across two server processes', () => {
     try {
       await live(onB);
       const start = await head();
-      const cut = await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wops-listen' AND datname = current_database()`);
+      const cut = await sql.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wops-listen' AND datname = current_database()`,
+      );
       expect(cut.rowCount).toBe(2);
       for (let i = 0; i < 5; i++) await ok(a, adminKey, 'board.createTask', { title: `During the cut ${i}`, priority: 'normal' });
       await onB.until(() => onB.lastId() === start + 5, 'five frames', 5000);
@@ -140,7 +142,9 @@ suite('the live stream across two server processes', () => {
     const agentKey = (await ok(a, adminKey, 'settings.mintApiKey', { name: 'filing agent', tier: 'agent' })).apiKey;
     const deciderKey = (await ok(a, adminKey, 'settings.mintApiKey', { name: 'Sam Decider', tier: 'approver' })).apiKey;
     const filed = await ok(a, agentKey, 'approval.request', {
-      actionClass: 'board.publish_plan', payloadHash: 'd'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_w', summary: 'Publish plan w' },
+      actionClass: 'board.publish_plan',
+      payloadHash: 'd'.repeat(64),
+      subject: { kind: 'board.plan', subjectId: 'plan_w', summary: 'Publish plan w' },
     });
     const started = performance.now();
     const waiting = getRead(b, agentKey, 'approval.wait', { approvalId: filed.approvalId, timeoutMs: 20_000 });

@@ -28,15 +28,54 @@ afterAll(async () => {
   await s.close();
 });
 
-const nasty = fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\ud83d\ude00', '\u2028\u2029', '"\\\'', '\u202e', 'é', '日本語', '\ufeff', '%00', '../../', '<script>', ' ', '');
+const nasty = fc.constantFrom(
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '\ud83d\ude00',
+  '\u2028\u2029',
+  '"\\\'',
+  '\u202e',
+  'é',
+  '日本語',
+  '\ufeff',
+  '%00',
+  '../../',
+  '<script>',
+  ' ',
+  '',
+);
 const str = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 3, arbitrary: nasty },
   { weight: 2, arbitrary: fc.array(nasty, { maxLength: 8 }).map((a) => a.join('')) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom('x', 'é', '😀', '\u0000', 'ab\ud800')).map(([n, c]) => c.repeat(Math.ceil(n / c.length)).slice(0, n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom('x', 'é', '😀', '\u0000', 'ab\ud800'))
+      .map(([n, c]) => c.repeat(Math.ceil(n / c.length)).slice(0, n)),
+  },
   // Strings shaped like the ids, slugs and scopes the schemas expect.
-  { weight: 2, arbitrary: fc.constantFrom('key_0123456789abcdef', 'org_0123456789abcdef', 'apr_0123456789abcdef', 'pair_0123456789abcdef', 'agt_abc', 'usr_abc', 'acme-au', 'admin', 'agent', 'reader', 'org.read', 'K7QM-4ZPX') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'key_0123456789abcdef',
+      'org_0123456789abcdef',
+      'apr_0123456789abcdef',
+      'pair_0123456789abcdef',
+      'agt_abc',
+      'usr_abc',
+      'acme-au',
+      'admin',
+      'agent',
+      'reader',
+      'org.read',
+      'K7QM-4ZPX',
+    ),
+  },
 );
 const num = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e21, 2 ** 53, -(2 ** 63), 1.5, Number.MAX_SAFE_INTEGER + 2));
 const leaf = fc.oneof(str, num, fc.boolean(), fc.constant(null));
@@ -71,9 +110,9 @@ function paramsFor(example: Record<string, unknown>) {
       return p;
     }),
     // Only the known field names, every value random.
-    fc.tuple(...(fields.length ? fields.map(() => fc.option(value, { nil: undefined })) : [fc.constant(undefined)])).map((vals) =>
-      Object.fromEntries(fields.map((f, i) => [f, vals[i]]).filter(([, v]) => v !== undefined)),
-    ),
+    fc
+      .tuple(...(fields.length ? fields.map(() => fc.option(value, { nil: undefined })) : [fc.constant(undefined)]))
+      .map((vals) => Object.fromEntries(fields.map((f, i) => [f, vals[i]]).filter(([, v]) => v !== undefined))),
   );
 }
 
@@ -113,7 +152,13 @@ const OTHERS: Mutation[] = [
   ['empty string', () => ''],
 ];
 
-const idemKey = fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 300 }).filter((k) => /^[\x20-\x7e]+$/.test(k)), fc.constant('fixed-key')), { nil: undefined });
+const idemKey = fc.option(
+  fc.oneof(
+    fc.string({ minLength: 1, maxLength: 300 }).filter((k) => /^[\x20-\x7e]+$/.test(k)),
+    fc.constant('fixed-key'),
+  ),
+  { nil: undefined },
+);
 
 /** A raw JSON body to a method as the org's admin, with an idempotency key when given. */
 const post = (name: string, body: string, idempotencyKey?: string) =>
@@ -157,7 +202,14 @@ describe('fuzzing every deployed method', () => {
     const cases = fieldPaths(example, contract.params as z.core.$ZodType).flatMap((path, i) =>
       [TEXT[i % TEXT.length], OTHERS[i % OTHERS.length], OTHERS[(i + 7) % OTHERS.length]].map((m, j) => ({ path, m, idem: j === 0 || i % 2 === 0 })),
     );
-    for (const [n, { path, m: [what, mutate], idem }] of cases.entries()) {
+    for (const [
+      n,
+      {
+        path,
+        m: [what, mutate],
+        idem,
+      },
+    ] of cases.entries()) {
       const params = setAt(example, path, mutate(getAt(example, path)));
       const body = n % 2 ? JSON.stringify({ params }) : JSON.stringify(params);
       const res = await post(name, body, idem && spec.idempotent ? `nested-${name}-${n}` : undefined);
@@ -177,7 +229,11 @@ describe('fuzzing every deployed method', () => {
       fc.asyncProperty(fc.dictionary(fc.constantFrom(...keys), fc.oneof(str, num.map(String)), { maxKeys: 4 }), async (query) => {
         const inPath = (k: string) => path.includes(`{${k}}`);
         const url = `/api/v1/${path.replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(String(query[k] ?? example[k] ?? 'x').toWellFormed()))}`;
-        const qs = new URLSearchParams(Object.entries(query).filter(([k]) => !inPath(k)).map(([k, v]): [string, string] => [k, String(v)])).toString();
+        const qs = new URLSearchParams(
+          Object.entries(query)
+            .filter(([k]) => !inPath(k))
+            .map(([k, v]): [string, string] => [k, String(v)]),
+        ).toString();
         const res = await s.app.inject({ method: 'GET', url: `${url}${qs ? `?${qs}` : ''}`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
         const context = `${url}?${qs.slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 200)}`;
         expect(res.statusCode, context).not.toBe(500);
@@ -189,13 +245,16 @@ describe('fuzzing every deployed method', () => {
 
   it('GET /events with random query strings: never INTERNAL', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom('cursor', 'limit', 'x'), fc.oneof(fc.string({ maxLength: 20 }), num.map(String)), { maxKeys: 3 }), async (query) => {
-        const qs = new URLSearchParams(query).toString();
-        const res = await s.app.inject({ method: 'GET', url: `/api/v1/events?${qs}`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
-        expect(res.statusCode, `${qs} -> ${res.body.slice(0, 200)}`).not.toBe(500);
-        if (res.statusCode !== 200) expectFrame({ status: res.statusCode, raw: res.body }, qs);
-        else expect(Object.keys(res.json()).sort()).toEqual(['events', 'nextCursor']);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom('cursor', 'limit', 'x'), fc.oneof(fc.string({ maxLength: 20 }), num.map(String)), { maxKeys: 3 }),
+        async (query) => {
+          const qs = new URLSearchParams(query).toString();
+          const res = await s.app.inject({ method: 'GET', url: `/api/v1/events?${qs}`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
+          expect(res.statusCode, `${qs} -> ${res.body.slice(0, 200)}`).not.toBe(500);
+          if (res.statusCode !== 200) expectFrame({ status: res.statusCode, raw: res.body }, qs);
+          else expect(Object.keys(res.json()).sort()).toEqual(['events', 'nextCursor']);
+        },
+      ),
       { numRuns: 100 },
     );
   });

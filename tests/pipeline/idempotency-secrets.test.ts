@@ -24,10 +24,12 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const storedRow = async (method: string, key: string) =>
-  one(await s.runtime.db.query<{ frame: string; sealed_frame: string | null; params_hash: string | null }>(
-    'SELECT frame, sealed_frame, params_hash FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3',
-    [org.orgId, method, key],
-  ));
+  one(
+    await s.runtime.db.query<{ frame: string; sealed_frame: string | null; params_hash: string | null }>(
+      'SELECT frame, sealed_frame, params_hash FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3',
+      [org.orgId, method, key],
+    ),
+  );
 
 async function sibling(name: string) {
   const me = (await client.get('org/whoami')).body.principal.id;
@@ -73,7 +75,9 @@ describe('a keyed mint keeps no secret at rest', () => {
         `If it was lost, revoke ${minted.keyId} (settings.revokeApiKey) and mint a new key with a new idempotency key.`,
     );
     // Every such replay is the same bytes; nothing ran again (the only events: the mint, the new key, the revoke).
-    expect((await client.rpc('settings.mintApiKey', { name: 'minted before rotation', tier: 'reader' }, { idem: 'rotated', key: fresh.apiKey })).raw).toBe(replay.raw);
+    expect((await client.rpc('settings.mintApiKey', { name: 'minted before rotation', tier: 'reader' }, { idem: 'rotated', key: fresh.apiKey })).raw).toBe(
+      replay.raw,
+    );
     expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 3);
     expect(await tablesHolding(s.runtime.db, minted.apiKey)).toEqual([]);
   });
@@ -94,7 +98,13 @@ describe('a keyed mint keeps no secret at rest', () => {
 
   it('a call that came with only a principal (no API key to seal under) returns the secret once and stores it withheld', async () => {
     const principal = await s.runtime.pipeline.principalFor(org.adminKey);
-    const call = () => s.runtime.pipeline.call({ method: 'settings.mintApiKey', params: { name: 'principal only', tier: 'reader' }, principal, idempotencyKey: 'principal-only' });
+    const call = () =>
+      s.runtime.pipeline.call({
+        method: 'settings.mintApiKey',
+        params: { name: 'principal only', tier: 'reader' },
+        principal,
+        idempotencyKey: 'principal-only',
+      });
     const first = await call();
     const apiKey = (first.frame as { ok: true; result: { apiKey: string } }).result.apiKey;
     expect(apiKey).toMatch(/^wops_/);
@@ -117,7 +127,9 @@ describe('a keyed mint keeps no secret at rest', () => {
 describe('operator-chosen keys and rows from before', () => {
   it('a key an operator chose (BOOTSTRAP_ADMIN_KEY) keeps no prefix and no trace of it in any table', async () => {
     const chosen = `chosen-admin-${org.orgId}`;
-    const created = await s.runtime.db.tx((q) => createOrg(q, { slug: `boot-${org.orgId.slice(4, 14)}`, name: 'Boot', parentOrgId: null, createdBy: '', adminKey: chosen }));
+    const created = await s.runtime.db.tx((q) =>
+      createOrg(q, { slug: `boot-${org.orgId.slice(4, 14)}`, name: 'Boot', parentOrgId: null, createdBy: '', adminKey: chosen }),
+    );
     const row = one(await s.runtime.db.query<{ key_prefix: string }>('SELECT key_prefix FROM api_keys WHERE key_id = $1', [created.admin.keyId]));
     expect(row.key_prefix).toBe('');
     expect(await tablesHolding(s.runtime.db, chosen.slice(0, 9))).toEqual([]);
@@ -126,7 +138,13 @@ describe('operator-chosen keys and rows from before', () => {
 
   it('migration 012 withholds the secret of frames stored before it, and of operator-chosen key prefixes; the row still replays', async () => {
     const minted = await client.mint({ tier: 'reader' }, 'legacy');
-    const child = { orgId: 'org_legacychild', slug: 'legacy-child', name: 'Legacy', adminKey: 'wops_legacychildadminkeyinclear', adminKeyId: 'key_legacychild' };
+    const child = {
+      orgId: 'org_legacychild',
+      slug: 'legacy-child',
+      name: 'Legacy',
+      adminKey: 'wops_legacychildadminkeyinclear',
+      adminKeyId: 'key_legacychild',
+    };
     const legacy = async (method: string, key: string, result: object) =>
       s.runtime.db.query(
         'INSERT INTO idempotency (org_id, actor, method, key, frame) SELECT org_id, principal_id, $2, $3, $4 FROM api_keys WHERE key_id = $1',

@@ -46,11 +46,18 @@ describe('idempotent (I) methods', () => {
     const first = await client.rpc('org.mintApiKey', { name: 'p1', tier: 'reader' }, { idem: 'mint-2' });
     const seq0 = (await headOf(s.runtime.db, org.orgId)).seq;
     const keys0 = await keyCount(org.orgId);
-    const { at } = one(await s.runtime.db.query<{ at: string }>(
-      'SELECT created_at AS at FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3',
-      [org.orgId, 'org.mintApiKey', 'mint-2'],
-    ));
-    for (const params of [{ name: 'p2', tier: 'agent' }, { name: 'p1', tier: 'agent' }, { name: 'p1', scopes: ['org.read'] }]) {
+    const { at } = one(
+      await s.runtime.db.query<{ at: string }>('SELECT created_at AS at FROM idempotency WHERE org_id = $1 AND method = $2 AND key = $3', [
+        org.orgId,
+        'org.mintApiKey',
+        'mint-2',
+      ]),
+    );
+    for (const params of [
+      { name: 'p2', tier: 'agent' },
+      { name: 'p1', tier: 'agent' },
+      { name: 'p1', scopes: ['org.read'] },
+    ]) {
       const other = await client.rpc('org.mintApiKey', params, { idem: 'mint-2' });
       expectError(other, 'BAD_REQUEST');
       expect(other.body.error.message).toBe(
@@ -68,7 +75,10 @@ describe('idempotent (I) methods', () => {
   it('params are compared as validated: key order and defaults spelled out are the same call', async () => {
     const first = await client.rpc('board.createTask', { title: 'Same act', priority: 'high' }, { idem: 'as-validated' });
     expect(first.status).toBe(200);
-    for (const params of [{ priority: 'high', title: 'Same act' }, { title: 'Same act', priority: 'high', description: '' }]) {
+    for (const params of [
+      { priority: 'high', title: 'Same act' },
+      { title: 'Same act', priority: 'high', description: '' },
+    ]) {
       const again = await client.rpc('board.createTask', params, { idem: 'as-validated' });
       expect(again.headers['idempotent-replay']).toBe('true');
       expect(again.raw).toBe(first.raw);
@@ -76,7 +86,11 @@ describe('idempotent (I) methods', () => {
     const defaulted = await client.rpc('board.createTask', { title: 'Defaults' }, { idem: 'defaults' });
     const spelled = await client.rpc('board.createTask', { title: 'Defaults', priority: 'normal', description: '' }, { idem: 'defaults' });
     expect(spelled.raw).toBe(defaulted.raw);
-    expectError(await client.rpc('board.createTask', { title: 'Defaults', priority: 'low' }, { idem: 'defaults' }), 'BAD_REQUEST', /^x-idempotency-key: already used for board\.createTask with different params/);
+    expectError(
+      await client.rpc('board.createTask', { title: 'Defaults', priority: 'low' }, { idem: 'defaults' }),
+      'BAD_REQUEST',
+      /^x-idempotency-key: already used for board\.createTask with different params/,
+    );
   });
 
   it('a key stored before params were hashed (params_hash NULL) replays whatever the params, as before', async () => {
@@ -147,7 +161,8 @@ describe('idempotent (I) methods', () => {
 
   it('given the principal its request just authenticated, a call looks no key up and still replays a stored key before any transaction', async () => {
     const principal = await s.runtime.pipeline.principalFor(org.adminKey);
-    const call = () => s.runtime.pipeline.call({ method: 'board.createTask', params: { title: 'authenticated by the face' }, principal, idempotencyKey: 'face-auth' });
+    const call = () =>
+      s.runtime.pipeline.call({ method: 'board.createTask', params: { title: 'authenticated by the face' }, principal, idempotencyKey: 'face-auth' });
     const queries = vi.spyOn(s.runtime.db, 'query');
     const tx = vi.spyOn(s.runtime.db, 'tx');
     try {
@@ -174,7 +189,12 @@ describe('non-idempotent methods are never cached', () => {
     expect(b.headers['idempotent-replay']).toBeUndefined();
     expect(b.body.result.name).toBe('second');
     expect((await headOf(s.runtime.db, org.orgId)).seq).toBe(seq0 + 2);
-    const row = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency WHERE org_id = $1 AND method = $2', [org.orgId, 'settings.renameApiKey']));
+    const row = one(
+      await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency WHERE org_id = $1 AND method = $2', [
+        org.orgId,
+        'settings.renameApiKey',
+      ]),
+    );
     expect(row.n).toBe(0);
   });
 

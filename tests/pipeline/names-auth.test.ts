@@ -11,7 +11,9 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const post = (url: string, headers: Record<string, string> = {}, payload = '{"params":{}}') =>
-  s.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload }).then((r) => ({ status: r.statusCode, raw: r.body, headers: r.headers }));
+  s.app
+    .inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload })
+    .then((r) => ({ status: r.statusCode, raw: r.body, headers: r.headers }));
 
 describe('method names', () => {
   it.each(['nodot', 'a.b.c', '.list', 'org.', '1org.list', 'Org.list', 'org-x.list', 'org.li-st', 'org.li%20st', 'org.list%00', 'org.%C3%A9', '_x.list'])(

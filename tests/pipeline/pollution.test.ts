@@ -32,7 +32,9 @@ const at = (path: Path, key: string) => [...path, key].join('.');
 
 /** Where a method's reserved keys go: the top, and inside the deepest object its example has (else a new field). */
 function sites(example: Record<string, unknown>): Path[] {
-  const objects = pathsOf(example).filter((p) => p.length > 0 && getAt(example, p) !== null && typeof getAt(example, p) === 'object' && !Array.isArray(getAt(example, p)));
+  const objects = pathsOf(example).filter(
+    (p) => p.length > 0 && getAt(example, p) !== null && typeof getAt(example, p) === 'object' && !Array.isArray(getAt(example, p)),
+  );
   const deepest = objects.sort((a, b) => b.length - a.length)[0] ?? ['nested'];
   return [[], deepest];
 }
@@ -44,7 +46,11 @@ describe('every deployed method refuses reserved keys in its params', () => {
   it.each([...METHOD_HANDLERS.keys()].sort())('%s', async (name) => {
     const example = (METHOD_HANDLERS.get(name)!.contract.example ?? {}) as Record<string, unknown>;
     const cases = sites(example).flatMap((path, i) =>
-      (path.length ? [RESERVED[i % RESERVED.length], RESERVED[(i + 1) % RESERVED.length]] : RESERVED).map((key) => ({ path, key, params: hostile(example, path, key) })),
+      (path.length ? [RESERVED[i % RESERVED.length], RESERVED[(i + 1) % RESERVED.length]] : RESERVED).map((key) => ({
+        path,
+        key,
+        params: hostile(example, path, key),
+      })),
     );
     const seq = await head(s.client);
     for (const { path, key, params } of cases) {
@@ -77,7 +83,11 @@ describe('every deployed read refuses reserved keys in its query', () => {
       expect(res.body.error).toEqual({ code: 'BAD_REQUEST', message: `${key}: ${RESERVED_MESSAGE}` });
     }
     // "__proto__" in a query string: refused by name, or dropped by the query parser; never assigned.
-    const proto = await s.app.inject({ method: 'GET', url: `/api/v1/${path}?__proto__[polluted]=yes&__proto__=x`, headers: { authorization: `Bearer ${s.org.adminKey}` } });
+    const proto = await s.app.inject({
+      method: 'GET',
+      url: `/api/v1/${path}?__proto__[polluted]=yes&__proto__=x`,
+      headers: { authorization: `Bearer ${s.org.adminKey}` },
+    });
     expect(proto.statusCode).not.toBe(500);
     expect(pollutedNames()).toEqual([]);
   });
@@ -85,10 +95,20 @@ describe('every deployed read refuses reserved keys in its query', () => {
 
 describe('the faces', () => {
   it('HTTP: a reserved key in any JSON body is refused before a route runs, even one that reads no params', async () => {
-    const res = await s.app.inject({ method: 'POST', url: '/api/v1/member.list', headers: { authorization: `Bearer ${s.org.adminKey}`, 'content-type': 'application/json' }, payload: '{"__proto__":{"polluted":"yes"}}' });
+    const res = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/member.list',
+      headers: { authorization: `Bearer ${s.org.adminKey}`, 'content-type': 'application/json' },
+      payload: '{"__proto__":{"polluted":"yes"}}',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toEqual({ code: 'BAD_REQUEST', message: `body.__proto__: ${RESERVED_MESSAGE}` });
-    const join = await s.app.inject({ method: 'POST', url: '/join', headers: { 'content-type': 'application/json' }, payload: '{"a":[{"constructor":{"prototype":{"polluted":"yes"}}}]}' });
+    const join = await s.app.inject({
+      method: 'POST',
+      url: '/join',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":[{"constructor":{"prototype":{"polluted":"yes"}}}]}',
+    });
     expect(join.statusCode).toBe(400);
     expect(join.json().error.message).toBe(`body.a.0.constructor: ${RESERVED_MESSAGE}`);
   });

@@ -125,7 +125,10 @@ describe('a handler’s prepare step', () => {
       const audits = (await auditChain(s.client)).length;
       const call = await s.runtime.pipeline.call({ method: 'board.comment', params: { taskId }, apiKey: s.org.adminKey });
       expect(call.status).toBe(404);
-      expect(call.frame).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: 'board.noSuchAnswerer has no AI answerer registered on this server' } });
+      expect(call.frame).toMatchObject({
+        ok: false,
+        error: { code: 'NOT_FOUND', message: 'board.noSuchAnswerer has no AI answerer registered on this server' },
+      });
       expect(order.slice(order.indexOf('prepare'))).toEqual(['prepare']);
       expect(await headOf(db, s.org.orgId)).toEqual(before);
       expect((await auditChain(s.client)).length).toBe(audits);
@@ -136,9 +139,19 @@ describe('a handler’s prepare step', () => {
 
   it('an idempotent call replayed under its key answers from the store without preparing again', async () => {
     prepares = 0;
-    const first = await s.runtime.pipeline.call({ method: 'board.createWorkstream', params: { taskId, name: 'x' }, apiKey: s.org.adminKey, idempotencyKey: 'summary-1' });
+    const first = await s.runtime.pipeline.call({
+      method: 'board.createWorkstream',
+      params: { taskId, name: 'x' },
+      apiKey: s.org.adminKey,
+      idempotencyKey: 'summary-1',
+    });
     expect(first.status, first.body).toBe(200);
-    const again = await s.runtime.pipeline.call({ method: 'board.createWorkstream', params: { taskId, name: 'x' }, apiKey: s.org.adminKey, idempotencyKey: 'summary-1' });
+    const again = await s.runtime.pipeline.call({
+      method: 'board.createWorkstream',
+      params: { taskId, name: 'x' },
+      apiKey: s.org.adminKey,
+      idempotencyKey: 'summary-1',
+    });
     expect(again.replayed).toBe(true);
     expect(again.body).toBe(first.body);
     expect(prepares).toBe(1);

@@ -62,7 +62,11 @@ describe('key tiers', () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'agent');
     expectError(await s.client.rpc('settings.listApiKeys', {}, { key: agent.apiKey }), 'FORBIDDEN_SCOPE', 'missing scope admin for settings.listApiKeys');
     const reader = await s.client.mint({ tier: 'reader' }, 'reader');
-    expectError(await s.client.rpc('governance.set_decision_rights', { rights: [{ area: 'x', decidedBy: 'humans' }] }, { key: reader.apiKey }), 'FORBIDDEN_SCOPE', 'missing scope admin for governance.set_decision_rights');
+    expectError(
+      await s.client.rpc('governance.set_decision_rights', { rights: [{ area: 'x', decidedBy: 'humans' }] }, { key: reader.apiKey }),
+      'FORBIDDEN_SCOPE',
+      'missing scope admin for governance.set_decision_rights',
+    );
     expect((await s.client.get('events', {}, { key: reader.apiKey })).status).toBe(200);
   });
 });

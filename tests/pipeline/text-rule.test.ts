@@ -44,7 +44,9 @@ const messageOf = (schema: z.core.$ZodType, value: unknown, root?: string) => {
 describe('every string leaf of every deployed contract refuses NUL and lone surrogates', () => {
   it('the walk reaches them', () => {
     expect(leaves.filter((l) => !l.key).length).toBeGreaterThan(500);
-    expect(leaves.map((l) => `${l.where} ${l.path.join('.')}`)).toEqual(expect.arrayContaining(['member.getEditorOptions q', 'messaging.channels query', 'files.create name']));
+    expect(leaves.map((l) => `${l.where} ${l.path.join('.')}`)).toEqual(
+      expect.arrayContaining(['member.getEditorOptions q', 'messaging.channels query', 'files.create name']),
+    );
   });
 
   it.each([...new Set(leaves.map((l) => l.where))].sort())('%s', (where) => {
@@ -74,7 +76,10 @@ describe('the three inputs that answered 500', () => {
   });
 
   it('a NUL in member.getEditorOptions.q and messaging.channels.query: 400 naming the field', async () => {
-    for (const [method, field] of [['member.getEditorOptions', 'q'], ['messaging.channels', 'query']]) {
+    for (const [method, field] of [
+      ['member.getEditorOptions', 'q'],
+      ['messaging.channels', 'query'],
+    ]) {
       for (const bad of BAD) {
         const res = await s.client.rpc(method, { [field]: bad });
         expect(res.status, res.raw).toBe(400);
@@ -90,7 +95,10 @@ describe('the three inputs that answered 500', () => {
     expect(res.status, res.raw).toBe(400);
     expect(res.body.error).toEqual({ code: 'BAD_REQUEST', message: `content.markdown: ${RULE}` });
     // The MCP derives an idempotency key from the params (canonical JSON, which throws on a lone surrogate).
-    expect(toolError(await mcp.client.callTool({ name: META_TOOLS.write, arguments: { name: 'files.create', params } }))).toEqual({ code: 'BAD_REQUEST', message: `params.content.markdown: ${RULE}` });
+    expect(toolError(await mcp.client.callTool({ name: META_TOOLS.write, arguments: { name: 'files.create', params } }))).toEqual({
+      code: 'BAD_REQUEST',
+      message: `params.content.markdown: ${RULE}`,
+    });
     // A key of a z.unknown() value is held to the rule too.
     const key = await s.client.rpc('files.create', { ...params, content: { ['bad\u0000key']: 'x' } }, { idem: 'lone-surrogate-2' });
     expect(key.body.error).toEqual({ code: 'BAD_REQUEST', message: `content.bad\ufffdkey: field name ${RULE}` });

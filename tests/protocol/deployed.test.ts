@@ -10,9 +10,19 @@ import { DEPLOYED, DEPLOYED_FAMILIES } from '../../domain/deployed.js';
 
 /** Registry families with no descriptor yet. */
 const UNDEPLOYED_FAMILIES = [
-  'artifact', 'branding', // issue 35
-  'calendar', 'meetings', 'knowledge', 'memory', 'sop', // issue 32
-  'cost', 'credential', 'integration', 'lease', 'presence', 'registry', // issue 34
+  'artifact',
+  'branding', // issue 35
+  'calendar',
+  'meetings',
+  'knowledge',
+  'memory',
+  'sop', // issue 32
+  'cost',
+  'credential',
+  'integration',
+  'lease',
+  'presence',
+  'registry', // issue 34
   'crm', // issue 33
   'email', // issue 31
 ].sort();
@@ -20,10 +30,22 @@ const UNDEPLOYED_FAMILIES = [
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
   // issue 30
-  'files.ask', 'files.deckRead', 'files.deckWriteSlides', 'files.sheetFedRange', 'files.sheetRead', 'files.sheetTabOp', 'files.sheetWriteCells',
+  'files.ask',
+  'files.deckRead',
+  'files.deckWriteSlides',
+  'files.sheetFedRange',
+  'files.sheetRead',
+  'files.sheetTabOp',
+  'files.sheetWriteCells',
   // issue 34 (settings) and 35 (design tokens)
-  'settings.deleteOfficeLocation', 'settings.deleteSecret', 'settings.getDesignTokens', 'settings.recordSecretRotation', 'settings.saveCompanyProfile',
-  'settings.saveDesignTokens', 'settings.upsertOfficeLocation', 'settings.upsertSecret',
+  'settings.deleteOfficeLocation',
+  'settings.deleteSecret',
+  'settings.getDesignTokens',
+  'settings.recordSecretRotation',
+  'settings.saveCompanyProfile',
+  'settings.saveDesignTokens',
+  'settings.upsertOfficeLocation',
+  'settings.upsertSecret',
 ].sort();
 
 const deployedFamilies = new Set([...DEPLOYED.methods.keys()].map((name) => name.split('.')[0]));

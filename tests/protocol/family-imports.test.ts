@@ -24,7 +24,9 @@ interface Baseline {
   cycles: string[];
 }
 
-const IMPORTS: Import[] = sourceFiles(join(ROOT, 'domain')).flatMap(readImports).map((i) => ({ ...i, target: sourceOf(i.target) }));
+const IMPORTS: Import[] = sourceFiles(join(ROOT, 'domain'))
+  .flatMap(readImports)
+  .map((i) => ({ ...i, target: sourceOf(i.target) }));
 
 interface CrossImport extends Import {
   from: string;
@@ -47,7 +49,11 @@ function indexExceptions(imports: Import[]): Record<string, string[]> {
     if (i.target === `domain/${i.to}/index.ts`) continue;
     (out[`${i.from} -> ${i.to}`] ??= new Set()).add(`${i.file} -> ${i.target}`);
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, [...out[k]].sort()]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, [...out[k]].sort()]),
+  );
 }
 
 /** Rule c: run-time edges that lie on a cycle through two families or more (a family is one node). */
@@ -129,7 +135,12 @@ describe('family boundaries', () => {
     for (const i of cross) pairs.set(`${i.from} -> ${i.to}`, [...(pairs.get(`${i.from} -> ${i.to}`) ?? []), i]);
     const mutual = [...pairs.keys()].map((p) => p.split(' -> ')).filter(([a, b]) => a < b && pairs.has(`${b} -> ${a}`));
     const files = new Set(cross.map((i) => `${i.file} -> ${i.target}`));
-    const groups = new Set([...components(runtimeEdges(IMPORTS)).values()].map(familiesIn).filter((g) => g.length > 1).map((g) => g.join(', ')));
+    const groups = new Set(
+      [...components(runtimeEdges(IMPORTS)).values()]
+        .map(familiesIn)
+        .filter((g) => g.length > 1)
+        .map((g) => g.join(', ')),
+    );
     console.info(
       [
         `cross-family imports: ${files.size} importer -> imported files (${cross.length} statements), ` +

@@ -86,8 +86,13 @@ describe('computeRowHash', () => {
 
   it('changes with every hashed field', () => {
     const variants: Partial<HashedEvent>[] = [
-      { seq: 2 }, { family: 'orgs' }, { kind: 'org.deleted' }, { entity_id: 'org_abd' }, { actor: 'usr_y' },
-      { at: '2026-01-02T03:04:05.679Z' }, { payload: { slug: 'acme', n: 3, nested: { b: [1, 'ü'], a: true } } },
+      { seq: 2 },
+      { family: 'orgs' },
+      { kind: 'org.deleted' },
+      { entity_id: 'org_abd' },
+      { actor: 'usr_y' },
+      { at: '2026-01-02T03:04:05.679Z' },
+      { payload: { slug: 'acme', n: 3, nested: { b: [1, 'ü'], a: true } } },
     ];
     for (const v of variants) expect(computeRowHash('', { ...E1, ...v }), JSON.stringify(v)).not.toBe(E1_HASH);
     expect(computeRowHash('0'.repeat(64), E1)).not.toBe(E1_HASH);
@@ -103,12 +108,25 @@ describe('rowHashInput agrees with computeRowHash', () => {
   const cases: [string, HashedEvent][] = [
     ['', E1],
     [E1_HASH, { ...E2, actor: '', entity_id: '', payload: null }],
-    ['ab', { seq: 77, family: 'books', kind: 'books.bill.approve', entity_id: 'bill_"q"\\', actor: 'agt_ü😀', at: '2026-12-31T23:59:59.999Z', payload: { heldReason: null, payee: 'Zoë\n', totalCents: -1200, runId: 'r', arr: [{ z: 1, a: [] }] } }],
+    [
+      'ab',
+      {
+        seq: 77,
+        family: 'books',
+        kind: 'books.bill.approve',
+        entity_id: 'bill_"q"\\',
+        actor: 'agt_ü😀',
+        at: '2026-12-31T23:59:59.999Z',
+        payload: { heldReason: null, payee: 'Zoë\n', totalCents: -1200, runId: 'r', arr: [{ z: 1, a: [] }] },
+      },
+    ],
   ];
   it.each(cases)('prev %j', (prev, e) => {
     const payloadCanonical = canonicalJson(e.payload ?? null);
     const input = rowHashInput(prev, e, payloadCanonical);
-    expect(input).toBe(canonicalJson({ prev, seq: e.seq, family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload }));
+    expect(input).toBe(
+      canonicalJson({ prev, seq: e.seq, family: e.family, kind: e.kind, entity_id: e.entity_id, actor: e.actor, at: e.at, payload: e.payload }),
+    );
     expect(sha(input)).toBe(computeRowHash(prev, e));
   });
 });

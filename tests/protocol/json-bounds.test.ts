@@ -12,7 +12,9 @@ describe('jsonBoundsIssue', () => {
     expect(jsonBoundsIssue(arrays(MAX_JSON_DEPTH))).toBeUndefined();
     expect(jsonBoundsIssue(objects(MAX_JSON_DEPTH + 1))).toBe('a.a.a.a.a.a.a.a.…(64 levels): nested more than 64 levels deep');
     expect(jsonBoundsIssue(arrays(MAX_JSON_DEPTH + 1))).toBe('0.0.0.0.0.0.0.0.…(64 levels): nested more than 64 levels deep');
-    expect(jsonBoundsIssue({ ok: 1, x: [1, { y: objects(70) }] }, { prefix: 'params' })).toMatch(/^params\.x\.1\.y\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64/);
+    expect(jsonBoundsIssue({ ok: 1, x: [1, { y: objects(70) }] }, { prefix: 'params' })).toMatch(
+      /^params\.x\.1\.y\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64/,
+    );
   });
 
   it('walks 1,000,000 levels without recursion', () => {

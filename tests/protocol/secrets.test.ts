@@ -17,8 +17,7 @@ const NOT_SECRETS: Record<string, string> = {
 };
 const SECRET_LOOKING = /(apikey|adminkey|secret|password|token)$/i;
 
-const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined =>
-  (schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
+const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined => (schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
 
 describe('secret result fields', () => {
   it('the key-minting methods declare their secrets', () => {

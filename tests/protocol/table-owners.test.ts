@@ -28,7 +28,10 @@ const READ_BY_ALL = new Set(['orgs', 'principals']);
 const DECLARATION = /^-- tables: ([a-z][a-z-]*): (.+)$/;
 const NAME = '[a-z_][a-z0-9_]*(?:\\.[a-z_][a-z0-9_]*)?';
 /** Relations a migration makes: tables (a name, not pg-boss's `pgboss.%I`), views, and tables renamed into being. */
-const CREATED = new RegExp(`\\bCREATE\\s+(?:TABLE(?:\\s+IF\\s+NOT\\s+EXISTS)?|(?:OR\\s+REPLACE\\s+)?(?:MATERIALIZED\\s+)?VIEW)\\s+(${NAME})(?=[\\s(])|\\bRENAME\\s+TO\\s+(${NAME})`, 'g');
+const CREATED = new RegExp(
+  `\\bCREATE\\s+(?:TABLE(?:\\s+IF\\s+NOT\\s+EXISTS)?|(?:OR\\s+REPLACE\\s+)?(?:MATERIALIZED\\s+)?VIEW)\\s+(${NAME})(?=[\\s(])|\\bRENAME\\s+TO\\s+(${NAME})`,
+  'g',
+);
 /** A table named in SQL: after a keyword that reads it or one that writes it. */
 const NAMED = new RegExp(`\\b(DELETE\\s+FROM|FROM|JOIN|REFERENCES|USING|INTO|UPDATE|TABLE|TRUNCATE)\\s+(?:ONLY\\s+)?(${NAME})`, 'g');
 const READS = new Set(['FROM', 'JOIN', 'REFERENCES', 'USING']);
@@ -57,7 +60,10 @@ function readMigration(name: string): Migration {
   return { name, declared, created, misplaced };
 }
 
-const MIGRATION_LIST = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort().map(readMigration);
+const MIGRATION_LIST = readdirSync(MIGRATIONS)
+  .filter((f) => f.endsWith('.sql'))
+  .sort()
+  .map(readMigration);
 
 /** Every table's owner (a table made again later, like a view replacing a renamed table, keeps one owner). */
 const OWNERS = new Map(MIGRATION_LIST.flatMap((m) => [...m.declared]));
@@ -108,7 +114,11 @@ function exceptions(): Record<string, string[]> {
       }
     }
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k].sort()]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k].sort()]),
+  );
 }
 
 const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
@@ -135,7 +145,7 @@ describe('table owners', () => {
     const known = new Set(OWNERS.keys());
     expect(tablesNamed(readFileSync(join(ROOT, 'domain/board/tasks.ts'), 'utf8'), known).get('board_tasks')).toBe('writes');
     const text = [
-      "// FROM files: a comment names nothing",
+      '// FROM files: a comment names nothing',
       "type Kind = 'events';",
       "const title = 'moved from files to teams';",
       'const a = `SELECT p.name FROM principals p\n  JOIN channel_members m ON m.principal_id = p.principal_id`;',
@@ -143,7 +153,14 @@ describe('table owners', () => {
       "const c = { table: 'books_bills', kind: 'teams', other: { table: 'files' } };",
       'const d = `UPDATE ${c.table} SET x = 1 FROM orgs o`;',
     ].join('\n');
-    expect(Object.fromEntries(tablesNamed(text, known))).toEqual({ principals: 'reads', channel_members: 'reads', messages: 'writes', books_bills: 'names', files: 'names', orgs: 'reads' });
+    expect(Object.fromEntries(tablesNamed(text, known))).toEqual({
+      principals: 'reads',
+      channel_members: 'reads',
+      messages: 'writes',
+      books_bills: 'names',
+      files: 'names',
+      orgs: 'reads',
+    });
   });
 
   it('a family names only its own tables (baseline: table-owners-baseline.json)', () => {

@@ -44,23 +44,26 @@ describe('every union of every deployed contract', () => {
     expect(unions.map((u) => u.where)).toContain('files.shareGrant');
   });
 
-  it.each(unions.map((u) => [`${u.where} ${u.path.join('.') || '(params)'}`, u] as const))('%s: a wrong value names the accepted shapes', (_, { where, path, union }) => {
-    const wrong = wrongFor(union);
-    expect(wrong, 'no candidate value is refused by this union').not.toBeUndefined();
-    const issue = (union as z.ZodType).safeParse(wrong, PARSE_CONTEXT).error!.issues[0];
-    const message = formatIssue(issue);
-    expect(message).not.toMatch(/Invalid input/);
-    // Ours, or a contract's own words that list the options (books.onboardingAdvance: "must be one of …").
-    expect(message).toMatch(ACCEPTED);
-    // In place, through parseParams, when the example reaches the union's parent: the message names its path.
-    const example = METHOD_HANDLERS.get(where)?.contract.example as Record<string, unknown> | undefined;
-    const parent = path.slice(0, -1);
-    if (example && path.length > 0 && typeof path.at(-1) === 'string' && getAt(example, parent) !== null && typeof getAt(example, parent) === 'object') {
-      const full = messageOf(() => parseParams(METHOD_HANDLERS.get(where)!.contract.params, setAt(example, path, wrong)));
-      expect(full.startsWith(`${path.join('.')}`), full).toBe(true);
-      expect(full).toMatch(ACCEPTED);
-    }
-  });
+  it.each(unions.map((u) => [`${u.where} ${u.path.join('.') || '(params)'}`, u] as const))(
+    '%s: a wrong value names the accepted shapes',
+    (_, { where, path, union }) => {
+      const wrong = wrongFor(union);
+      expect(wrong, 'no candidate value is refused by this union').not.toBeUndefined();
+      const issue = (union as z.ZodType).safeParse(wrong, PARSE_CONTEXT).error!.issues[0];
+      const message = formatIssue(issue);
+      expect(message).not.toMatch(/Invalid input/);
+      // Ours, or a contract's own words that list the options (books.onboardingAdvance: "must be one of …").
+      expect(message).toMatch(ACCEPTED);
+      // In place, through parseParams, when the example reaches the union's parent: the message names its path.
+      const example = METHOD_HANDLERS.get(where)?.contract.example as Record<string, unknown> | undefined;
+      const parent = path.slice(0, -1);
+      if (example && path.length > 0 && typeof path.at(-1) === 'string' && getAt(example, parent) !== null && typeof getAt(example, parent) === 'object') {
+        const full = messageOf(() => parseParams(METHOD_HANDLERS.get(where)!.contract.params, setAt(example, path, wrong)));
+        expect(full.startsWith(`${path.join('.')}`), full).toBe(true);
+        expect(full).toMatch(ACCEPTED);
+      }
+    },
+  );
 });
 
 describe('files.shareGrant grantee', () => {
@@ -93,7 +96,12 @@ describe('files.shareGrant grantee', () => {
 describe('shapes in words', () => {
   const messageFor = (schema: z.ZodType, value: unknown) => formatIssue(schema.safeParse(value, PARSE_CONTEXT).error!.issues[0]);
   it('a discriminated union names its discriminator values and each shape', () => {
-    const u = z.strictObject({ g: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('member'), principalId: z.string() }), z.strictObject({ kind: z.literal('team'), teamId: z.string(), note: z.string().optional() })]) });
+    const u = z.strictObject({
+      g: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('member'), principalId: z.string() }),
+        z.strictObject({ kind: z.literal('team'), teamId: z.string(), note: z.string().optional() }),
+      ]),
+    });
     expect(messageFor(u, { g: { kind: 'nobody' } })).toBe('g.kind: expected one of {kind: "member", principalId} | {kind: "team", teamId, note?}');
   });
   it('a union of scalars names their types and values', () => {

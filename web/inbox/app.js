@@ -110,8 +110,10 @@ function Facts({ facts, children }) {
 function Requested({ item, now }) {
   return html`<p class="meta">
     Requested by <strong>${who(item.requestedByName, item.requestedBy)}</strong> on <time datetime=${item.requestedAt}>${when(item.requestedAt)}</time>
-    ${item.status === 'pending' &&
-    html` · <span class=${urgent(item.expiresAt, now) ? 'left urgent' : 'left'}><time datetime=${item.expiresAt}>${timeLeft(item.expiresAt, now)}</time></span>`}
+    ${
+      item.status === 'pending' &&
+      html` · <span class=${urgent(item.expiresAt, now) ? 'left urgent' : 'left'}><time datetime=${item.expiresAt}>${timeLeft(item.expiresAt, now)}</time></span>`
+    }
   </p>`;
 }
 
@@ -145,11 +147,13 @@ function List({ view, items, now, fresh }) {
   if (items === null) return html`<h1 tabindex="-1">${title}</h1><p>Loading…</p>`;
   return html`
     <h1 tabindex="-1">${title}</h1>
-    ${items.length === 0
-      ? html`<p class="empty">${view === 'pending' ? 'Nothing is waiting for a decision. New requests appear here as they arrive.' : 'No approval has been decided yet.'}</p>`
-      : html`<ul class="cards">
+    ${
+      items.length === 0
+        ? html`<p class="empty">${view === 'pending' ? 'Nothing is waiting for a decision. New requests appear here as they arrive.' : 'No approval has been decided yet.'}</p>`
+        : html`<ul class="cards">
           ${items.map((item) => html`<${ApprovalCard} key=${item.approvalId} item=${item} now=${now} fresh=${fresh.has(item.approvalId)} />`)}
-        </ul>`}
+        </ul>`
+    }
   `;
 }
 
@@ -220,9 +224,11 @@ function Detail({ id, principal, now, version, onAuthError }) {
     <${Facts} facts=${item.plain.facts}>
       <div><dt>Requested by</dt><dd>${who(item.requestedByName, item.requestedBy)}</dd></div>
       <div><dt>Requested</dt><dd><time datetime=${item.requestedAt}>${when(item.requestedAt)}</time></dd></div>
-      ${item.status === 'pending'
-        ? html`<div><dt>Time left</dt><dd class=${urgent(item.expiresAt, now) ? 'urgent' : ''}><time datetime=${item.expiresAt}>${timeLeft(item.expiresAt, now)}</time> (until ${when(item.expiresAt)})</dd></div>`
-        : html`<div><dt>Expires</dt><dd><time datetime=${item.expiresAt}>${when(item.expiresAt)}</time></dd></div>`}
+      ${
+        item.status === 'pending'
+          ? html`<div><dt>Time left</dt><dd class=${urgent(item.expiresAt, now) ? 'urgent' : ''}><time datetime=${item.expiresAt}>${timeLeft(item.expiresAt, now)}</time> (until ${when(item.expiresAt)})</dd></div>`
+          : html`<div><dt>Expires</dt><dd><time datetime=${item.expiresAt}>${when(item.expiresAt)}</time></dd></div>`
+      }
       <div><dt>Approval</dt><dd><code>${item.approvalId}</code></dd></div>
       ${item.deciderNames && html`<div><dt>May be decided by</dt><dd>${item.deciderNames.join(', ')}</dd></div>`}
       ${item.completion === 'release' && html`<div><dt>When approved</dt><dd>the act runs in the decision</dd></div>`}
@@ -232,27 +238,33 @@ function Detail({ id, principal, now, version, onAuthError }) {
 
     <section aria-labelledby="payload-heading">
       <h2 id="payload-heading">Exact payload behind the hash</h2>
-      ${item.signed
-        ? html`<p>The held call <code>${item.heldAct.method}</code> on <code>${item.subject.subjectId}</code>, action class <code>${item.actionClass}</code>, with these params:</p>
+      ${
+        item.signed
+          ? html`<p>The held call <code>${item.heldAct.method}</code> on <code>${item.subject.subjectId}</code>, action class <code>${item.actionClass}</code>, with these params:</p>
             <pre class="json" tabindex="0" aria-label="Held params as JSON"><code>${JSON.stringify(item.heldAct.params, null, 2)}</code></pre>`
-        : null}
+          : null
+      }
       <p class="hash-label">Payload hash (SHA-256 of the canonical JSON of actionClass, subjectId and params):</p>
       <p><code class="hash" id="payload-hash">${item.payloadHash}</code></p>
       <${PayloadCheck} item=${item} check=${check} />
-      ${item.canonical &&
-      html`<details>
+      ${
+        item.canonical &&
+        html`<details>
         <summary>Canonical JSON that was hashed</summary>
         <pre class="json" tabindex="0" aria-label="Canonical JSON"><code>${item.canonical}</code></pre>
-      </details>`}
+      </details>`
+      }
     </section>
 
     <${Released} item=${item} />
 
-    ${item.status === 'pending' &&
-    html`<section aria-labelledby="decide-heading">
+    ${
+      item.status === 'pending' &&
+      html`<section aria-labelledby="decide-heading">
       <h2 id="decide-heading">Your decision</h2>
       <${DecisionForm} item=${item} principal=${principal} blocked=${blocked} onDecided=${decided} onAuthError=${onAuthError} />
-    </section>`}
+    </section>`
+    }
   `;
 }
 
@@ -380,11 +392,13 @@ function Inbox({ principal, route, onSignedOut }) {
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </div>
     <main id="main" class="wrap" tabindex="-1">
-      ${route.page === 'detail'
-        ? html`<${Detail} key=${route.id} id=${route.id} principal=${principal} now=${now} version=${version} onAuthError=${onAuthError} />`
-        : route.view === 'waiting'
-          ? html`<${Waiting} state=${waiting} now=${now} Link=${Link} />`
-          : html`<${List} view=${route.view} items=${route.view === 'pending' ? pending : decided} now=${now} fresh=${fresh} />`}
+      ${
+        route.page === 'detail'
+          ? html`<${Detail} key=${route.id} id=${route.id} principal=${principal} now=${now} version=${version} onAuthError=${onAuthError} />`
+          : route.view === 'waiting'
+            ? html`<${Waiting} state=${waiting} now=${now} Link=${Link} />`
+            : html`<${List} view=${route.view} items=${route.view === 'pending' ? pending : decided} now=${now} fresh=${fresh} />`
+      }
     </main>
   `;
 }
@@ -427,9 +441,11 @@ function App() {
 
   if (principal === undefined) return html`<main class="narrow" id="main"><h1>Approval inbox</h1><p>Loading…</p></main>`;
   return html`<${Navigate.Provider} value=${navigate}>
-    ${principal === null
-      ? html`<${SignIn} route=${route} reason=${reason} onSignedIn=${signedIn} />`
-      : html`<${Inbox} principal=${principal} route=${route} onSignedOut=${signedOut} />`}
+    ${
+      principal === null
+        ? html`<${SignIn} route=${route} reason=${reason} onSignedIn=${signedIn} />`
+        : html`<${Inbox} principal=${principal} route=${route} onSignedOut=${signedOut} />`
+    }
   <//>`;
 }
 

@@ -91,10 +91,12 @@ function Amendments({ item, edits, setEdits }) {
     )}
     <p class="help">Leave a field empty to leave it out. The act runs with the params below; the server checks them against the act's own rules.</p>
     ${problem && html`<p class="error" role="alert">${problem}</p>`}
-    ${changed.length > 0 &&
-    html`<p>You changed <strong>${changed.join(', ')}</strong>. Approving runs the act with:</p>
+    ${
+      changed.length > 0 &&
+      html`<p>You changed <strong>${changed.join(', ')}</strong>. Approving runs the act with:</p>
       <pre class="json" tabindex="0" aria-label="Params the approve would run"><code>${JSON.stringify(final, null, 2)}</code></pre>
-      ${preview && html`<p class="hash-label">Their payload hash: <code class="hash" id="amended-hash">${preview}</code></p>`}`}
+      ${preview && html`<p class="hash-label">Their payload hash: <code class="hash" id="amended-hash">${preview}</code></p>`}`
+    }
   </fieldset>`;
 }
 
@@ -145,9 +147,9 @@ export function Released({ item }) {
   return html`<section aria-labelledby="released-heading">
     <h2 id="released-heading">What ran</h2>
     <p>
-      Approving ran <code>${item.heldAct.method}</code> in the decision${item.released.amended.length > 0
-        ? html`, with <strong>${item.released.amended.join(', ')}</strong> amended`
-        : ' with the held params unchanged'}:
+      Approving ran <code>${item.heldAct.method}</code> in the decision${
+        item.released.amended.length > 0 ? html`, with <strong>${item.released.amended.join(', ')}</strong> amended` : ' with the held params unchanged'
+      }:
     </p>
     <pre class="json" tabindex="0" aria-label="Params the act ran with"><code>${JSON.stringify(item.released.params, null, 2)}</code></pre>
     <p class="hash-label">Their payload hash:</p>

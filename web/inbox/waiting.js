@@ -101,7 +101,10 @@ function details(item, now) {
     case 'decision':
       return [`Decision D-${item.number}`, `version ${item.version}`, `area ${item.area}`];
     case 'handoff':
-      return [`Hands you ${item.subject.kind} ${item.subject.id}`, html`<span class=${urgent(item.expiresAt, now) ? 'urgent' : ''}>${timeLeft(item.expiresAt, now)} to answer</span>`];
+      return [
+        `Hands you ${item.subject.kind} ${item.subject.id}`,
+        html`<span class=${urgent(item.expiresAt, now) ? 'urgent' : ''}>${timeLeft(item.expiresAt, now)} to answer</span>`,
+      ];
     case 'escalation':
       return [
         `Severity ${item.severity}`,
@@ -111,7 +114,10 @@ function details(item, now) {
         item.nextLevelAt ? html`climbs past you on <time datetime=${item.nextLevelAt}>${when(item.nextLevelAt)}</time>` : 'top of its chain',
       ];
     case 'introduction':
-      return [item.requestKind === 'introduce' ? 'Asks you for an introduction' : 'Asks you for a briefing', `${item.party.kind === 'org' ? 'organisation' : 'person'} ${item.party.id}`];
+      return [
+        item.requestKind === 'introduce' ? 'Asks you for an introduction' : 'Asks you for a briefing',
+        `${item.party.kind === 'org' ? 'organisation' : 'person'} ${item.party.id}`,
+      ];
     default:
       return [];
   }
@@ -150,11 +156,13 @@ export function Waiting({ state, now, Link }) {
     ${head}
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <${Counts} counts=${waiting.counts} />
-    ${waiting.items.length === 0
-      ? html`<p class="empty">Nothing is waiting on you. New items appear here as they arrive.</p>`
-      : html`<ul class="cards">
+    ${
+      waiting.items.length === 0
+        ? html`<p class="empty">Nothing is waiting on you. New items appear here as they arrive.</p>`
+        : html`<ul class="cards">
           ${waiting.items.map((item) => html`<${WaitingCard} key=${item.id} item=${item} now=${now} fresh=${fresh.has(item.id)} Link=${Link} />`)}
-        </ul>`}
+        </ul>`
+    }
     ${waiting.truncated && html`<p class="meta">Showing the newest ${waiting.items.length} of ${waiting.total}.</p>`}
   `;
 }

@@ -17,7 +17,13 @@ class CallError extends Error {
 async function post(path, body) {
   let res;
   try {
-    res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), cache: 'no-store', credentials: 'same-origin' });
+    res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
   } catch {
     throw new CallError('NETWORK', 'The server could not be reached. Check the connection and try again.');
   }
@@ -60,7 +66,8 @@ function Closed({ view }) {
       <p>If you did not store it, ask an admin of ${view.org.name} to mint you a new key.</p>
     </${Problem}>`;
   }
-  if (view.state === 'revoked') return html`<${Problem} title="This invitation was withdrawn"><p>The invitation to join <strong>${view.org.name}</strong> is no longer valid.</p>${ask}</${Problem}>`;
+  if (view.state === 'revoked')
+    return html`<${Problem} title="This invitation was withdrawn"><p>The invitation to join <strong>${view.org.name}</strong> is no longer valid.</p>${ask}</${Problem}>`;
   return html`<${Problem} title="This invitation has expired"><p>The invitation to join <strong>${view.org.name}</strong> expired on ${date(view.expiresAt)}.</p>${ask}</${Problem}>`;
 }
 
@@ -136,7 +143,8 @@ function App() {
     </${Problem}>`;
   }
   if (state.step === 'error') {
-    const title = state.err.code === 'RATE_LIMITED' ? 'Too many attempts' : state.err.code === 'NOT_FOUND' ? 'This invitation link is not valid' : 'Something went wrong';
+    const title =
+      state.err.code === 'RATE_LIMITED' ? 'Too many attempts' : state.err.code === 'NOT_FOUND' ? 'This invitation link is not valid' : 'Something went wrong';
     return html`<${Problem} title=${title}><p>${state.err.message}</p></${Problem}>`;
   }
   if (state.step === 'closed') return html`<${Closed} view=${state.view} />`;

@@ -21,7 +21,7 @@ function mulDivRound(a: number, b: number, d: number): number {
   const [x, y] = [BigInt(a) * BigInt(b), BigInt(d)];
   const sign = x < 0n ? -1n : 1n;
   const abs = x < 0n ? -x : x;
-  return Number((sign * ((2n * abs + y) / (2n * y))));
+  return Number(sign * ((2n * abs + y) / (2n * y)));
 }
 
 export interface Charge {
@@ -94,7 +94,9 @@ export async function recordCharges(
      SELECT $1, t.asset_id, t.period_end, t.from_date, t.amount_cents, $2, $3
        FROM unnest($4::text[], $5::date[], $6::date[], $7::bigint[]) AS t(asset_id, period_end, from_date, amount_cents)`,
     [
-      orgId, r.runId, r.journalId,
+      orgId,
+      r.runId,
+      r.journalId,
       charges.map((ch) => ch.asset.asset_id),
       charges.map((ch) => ch.toDate),
       charges.map((ch) => ch.fromDate),
@@ -106,19 +108,20 @@ export async function recordCharges(
 export const assetDepreciationRun = handler(c.assetDepreciationRun, async (ctx, p) => {
   const { periodEnd } = p;
   // Lock the registered assets first (no aggregate may sit under FOR UPDATE), so two runs cannot interleave.
-  await ctx.q.query(
-    `SELECT 1 FROM books_assets WHERE org_id = $1 AND status = 'REGISTERED' AND purchase_date <= $2 ORDER BY n FOR UPDATE`,
-    [ctx.orgId, periodEnd],
-  );
-  const registered = await ctx.q.query<AssetRow>(
-    `${ASSET_SELECT} WHERE a.org_id = $1 AND a.status = 'REGISTERED' AND a.purchase_date <= $2 ORDER BY a.n`,
-    [ctx.orgId, periodEnd],
-  );
+  await ctx.q.query(`SELECT 1 FROM books_assets WHERE org_id = $1 AND status = 'REGISTERED' AND purchase_date <= $2 ORDER BY n FOR UPDATE`, [
+    ctx.orgId,
+    periodEnd,
+  ]);
+  const registered = await ctx.q.query<AssetRow>(`${ASSET_SELECT} WHERE a.org_id = $1 AND a.status = 'REGISTERED' AND a.purchase_date <= $2 ORDER BY a.n`, [
+    ctx.orgId,
+    periodEnd,
+  ]);
   const charges = registered.map((a) => chargeThrough(a, periodEnd)).filter((ch): ch is Charge => ch !== null);
   if (charges.length === 0) {
-    const why = registered.length === 0
-      ? `no registered asset was bought on or before ${periodEnd}`
-      : `all ${registered.length} registered asset${registered.length === 1 ? ' is' : 's are'} already depreciated through ${periodEnd} (or later, or fully)`;
+    const why =
+      registered.length === 0
+        ? `no registered asset was bought on or before ${periodEnd}`
+        : `all ${registered.length} registered asset${registered.length === 1 ? ' is' : 's are'} already depreciated through ${periodEnd} (or later, or fully)`;
     return finish(
       ctx,
       { kind: 'books.asset.depreciate', entityId: periodEnd, payload: { periodEnd, assets: 0, totalCents: 0, noop: true } },
@@ -144,7 +147,14 @@ export const assetDepreciationRun = handler(c.assetDepreciationRun, async (ctx, 
     {
       kind: 'books.asset.depreciate',
       entityId: runId,
-      payload: { runId, periodEnd, assets: charges.length, totalCents: total, journalId, lines: lines.map((l) => ({ assetId: l.assetId, fromDate: l.fromDate, amountCents: l.amountCents })) },
+      payload: {
+        runId,
+        periodEnd,
+        assets: charges.length,
+        totalCents: total,
+        journalId,
+        lines: lines.map((l) => ({ assetId: l.assetId, fromDate: l.fromDate, amountCents: l.amountCents })),
+      },
     },
     { runId, periodEnd, lines, totalCents: total, journalId, changed: true },
     `Depreciated ${charges.length} asset${charges.length === 1 ? '' : 's'} through ${periodEnd}: ${formatCents(total)} (Dr 416 / Cr accumulated depreciation) in journal ${journalId}`,

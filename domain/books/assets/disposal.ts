@@ -29,7 +29,10 @@ export const assetDispose = handler(c.assetDispose, async (ctx, p) => {
         `${label} was already disposed of on ${p.date} for ${formatCents(p.proceedsCents)}; nothing changed`,
       );
     }
-    throw new ApiError('CONFLICT', `${label} was already disposed of on ${row.disposed_date} for ${formatCents(row.proceeds_cents ?? 0)}; it cannot be disposed of again (a correction is a journal)`);
+    throw new ApiError(
+      'CONFLICT',
+      `${label} was already disposed of on ${row.disposed_date} for ${formatCents(row.proceeds_cents ?? 0)}; it cannot be disposed of again (a correction is a journal)`,
+    );
   }
   if (p.date < row.purchase_date) throw badRequest('date', `${p.date} is before ${label} was bought (${row.purchase_date})`);
   if (row.depreciated_through && p.date < row.depreciated_through) {
@@ -76,7 +79,16 @@ export const assetDispose = handler(c.assetDispose, async (ctx, p) => {
     {
       kind: 'books.asset.dispose',
       entityId: row.asset_id,
-      payload: { assetId: row.asset_id, date: p.date, proceedsCents: p.proceedsCents, gstCents: gst, depreciationCents: charge?.amountCents ?? 0, bookValueCents: book, gainCents: gain, journalId },
+      payload: {
+        assetId: row.asset_id,
+        date: p.date,
+        proceedsCents: p.proceedsCents,
+        gstCents: gst,
+        depreciationCents: charge?.amountCents ?? 0,
+        bookValueCents: book,
+        gainCents: gain,
+        journalId,
+      },
     },
     { asset, depreciation: charge ? chargeView(charge) : null, gainCents: gain, journalId, changed: true },
     `Disposed of ${label} on ${p.date} for ${formatCents(p.proceedsCents)}${gst ? ` incl. GST ${formatCents(gst)}` : ''} against a book value of ${formatCents(book)}: ${outcome}; proceeds on 850 until the sale's bank line is coded there; journal ${journalId}`,

@@ -33,8 +33,19 @@ export async function registerAsset(
                                life_years, method, status, source_kind, source_id, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'REGISTERED', $11, $12, $13)`,
     [
-      orgId, assetId, a.name, a.costAccount, accumulated, a.costCents, a.residualCents ?? 0, a.purchaseDate,
-      a.lifeYears ?? DEFAULT_LIFE_YEARS[a.costAccount], a.method ?? 'STRAIGHT_LINE', a.sourceKind, a.sourceId, a.createdBy,
+      orgId,
+      assetId,
+      a.name,
+      a.costAccount,
+      accumulated,
+      a.costCents,
+      a.residualCents ?? 0,
+      a.purchaseDate,
+      a.lifeYears ?? DEFAULT_LIFE_YEARS[a.costAccount],
+      a.method ?? 'STRAIGHT_LINE',
+      a.sourceKind,
+      a.sourceId,
+      a.createdBy,
     ],
   );
   return assetId;

@@ -82,7 +82,7 @@ export const expenseClaim = handler(c.expenseClaim, async (ctx, p) => {
   const employee = await loadEmployee(ctx.q, ctx.orgId, p.employeeId);
   const now = today(ctx.deps);
   if (p.date > now) throw badRequest('date', `${p.date} is in the future; claim an expense once it is paid`);
-  const taxCode = p.taxCode ?? (ACCOUNTS.get(p.account)?.defaultTaxCode);
+  const taxCode = p.taxCode ?? ACCOUNTS.get(p.account)?.defaultTaxCode;
   const gst = taxCode === 'GST' ? gstOf(p.totalCents) : 0;
   const claimId = newId('clm');
   const merchant = p.merchant.trim().replace(/\s+/g, ' ');
@@ -99,7 +99,17 @@ export const expenseClaim = handler(c.expenseClaim, async (ctx, p) => {
     {
       kind: 'books.expense.claim',
       entityId: claimId,
-      payload: { claimId, employeeId: employee.employee_id, date: p.date, merchant, totalCents: p.totalCents, gstCents: gst, account: p.account, taxCode, hasReceipt: p.receiptRef !== undefined },
+      payload: {
+        claimId,
+        employeeId: employee.employee_id,
+        date: p.date,
+        merchant,
+        totalCents: p.totalCents,
+        gstCents: gst,
+        account: p.account,
+        taxCode,
+        hasReceipt: p.receiptRef !== undefined,
+      },
     },
     { claim: await view(ctx, claimId), journalId: null, changed: true },
     `Submitted expense claim ${claimId} by ${employee.name}: ${formatCents(p.totalCents)} at ${merchant} on ${p.date}, coded ${p.account} (${taxCode}${gst ? `, GST ${formatCents(gst)}` : ''}); nothing posts until it is approved (books.expenseApprove)${noInvoice ? `. Note: no receipt given; a GST credit over ${formatCents(policy.taxInvoiceThresholdCents)} needs a tax invoice` : ''}`,
@@ -139,7 +149,19 @@ export const expenseApprove = handler(c.expenseApprove, async (ctx, p) => {
   );
   return finish(
     ctx,
-    { kind: 'books.expense.approve', entityId: row.claim_id, payload: { claimId: row.claim_id, status: 'AUTHORISED', date, totalCents: row.total_cents, gstCents: row.gst_cents, account: row.account_code, journalId } },
+    {
+      kind: 'books.expense.approve',
+      entityId: row.claim_id,
+      payload: {
+        claimId: row.claim_id,
+        status: 'AUTHORISED',
+        date,
+        totalCents: row.total_cents,
+        gstCents: row.gst_cents,
+        account: row.account_code,
+        journalId,
+      },
+    },
     { claim: await view(ctx, row.claim_id), journalId, changed: true },
     `Approved expense ${label}: ${formatCents(row.total_cents)} owed to ${row.employee_name}, posted ${date}`,
   );

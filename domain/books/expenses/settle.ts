@@ -17,7 +17,8 @@ export async function settleClaim(
   const row = await loadClaim(ctx.q, ctx.orgId, claimId, true);
   const label = claimLabel(row);
   if (row.status === 'SUBMITTED') throw new ApiError('CONFLICT', `expense ${label} is SUBMITTED; approve it first (books.expenseApprove)`);
-  if (row.status !== 'AUTHORISED') throw new ApiError('CONFLICT', `expense ${label} is ${row.status}: its ${formatCents(row.total_cents)} was reimbursed in full`);
+  if (row.status !== 'AUTHORISED')
+    throw new ApiError('CONFLICT', `expense ${label} is ${row.status}: its ${formatCents(row.total_cents)} was reimbursed in full`);
   const due = claimDue(row);
   if (!Number.isSafeInteger(s.amountCents) || s.amountCents < 1) throw badRequest('amountCents', `${s.amountCents} must be a positive number of cents`);
   if (s.amountCents > due) throw badRequest('amountCents', `${s.amountCents} is more than the ${due} cents owed on ${label}`);

@@ -35,7 +35,14 @@ function age(items: OpenItem[], asOf: string) {
 
 export async function agedReceivables(q: Queryable, orgId: string, asOf: string) {
   const rows = await openReceivablesAt(q, orgId, asOf);
-  return { report: 'agedReceivables' as const, asOf, ...age(rows.map((r) => ({ ...r, id: r.invoice_id })), asOf) };
+  return {
+    report: 'agedReceivables' as const,
+    asOf,
+    ...age(
+      rows.map((r) => ({ ...r, id: r.invoice_id })),
+      asOf,
+    ),
+  };
 }
 
 /** Bills approved by asOf (issued by then and not voided or deleted), less payments dated by then. */
@@ -49,5 +56,12 @@ export async function agedPayables(q: Queryable, orgId: string, asOf: string) {
       ORDER BY c.name, b.due_date, b.n`,
     [orgId, asOf],
   );
-  return { report: 'agedPayables' as const, asOf, ...age(rows.filter((r) => r.balance_cents > 0), asOf) };
+  return {
+    report: 'agedPayables' as const,
+    asOf,
+    ...age(
+      rows.filter((r) => r.balance_cents > 0),
+      asOf,
+    ),
+  };
 }

@@ -24,7 +24,16 @@ export async function basSummary(q: Queryable, orgId: string, from: string, to: 
 
 /** Every pay run of the period whatever its status (deleted drafts aside): what an agent looks up to sign or recall. */
 export async function payRuns(q: Queryable, orgId: string, from: string, to: string) {
-  const rows = await q.query<{ run_id: string; period_start: string; period_end: string; pay_date: string; status: string; staff_count: number; gross_cents: number; net_cents: number }>(
+  const rows = await q.query<{
+    run_id: string;
+    period_start: string;
+    period_end: string;
+    pay_date: string;
+    status: string;
+    staff_count: number;
+    gross_cents: number;
+    net_cents: number;
+  }>(
     `SELECT run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, net_cents FROM books_pay_runs
       WHERE org_id = $1 AND status <> 'DELETED' AND pay_date BETWEEN $2 AND $3 ORDER BY pay_date, n`,
     [orgId, from, to],
@@ -78,7 +87,16 @@ function paygBy(rows: readonly PaygSourceRow[], employeeId: string) {
 
 /** Posted pay runs paid in the period (recalled and draft runs are not payroll), by run and by employee. */
 export async function payrollSummary(q: Queryable, orgId: string, from: string, to: string) {
-  const runs = await q.query<{ run_id: string; pay_date: string; status: string; gross_cents: number; payg_cents: number; super_cents: number; net_cents: number; payg_schedule: string | null }>(
+  const runs = await q.query<{
+    run_id: string;
+    pay_date: string;
+    status: string;
+    gross_cents: number;
+    payg_cents: number;
+    super_cents: number;
+    net_cents: number;
+    payg_schedule: string | null;
+  }>(
     `SELECT run_id, pay_date, status, gross_cents, payg_cents, super_cents, net_cents, payg_schedule FROM books_pay_runs
       WHERE org_id = $1 AND status = 'POSTED' AND pay_date BETWEEN $2 AND $3 ORDER BY pay_date, n`,
     [orgId, from, to],
@@ -114,14 +132,30 @@ export async function payrollSummary(q: Queryable, orgId: string, from: string, 
         ? dues.filter((o) => o.runId === r.run_id).map((o) => ({ dueDate: o.dueDate, amountCents: o.amountCents, firstPay: o.firstPay }))
         : [{ dueDate: superDueDate(r.pay_date), amountCents: r.super_cents, firstPay: false }],
     })),
-    employees: employees.map((e) => ({ id: e.employee_id, name: e.name, grossCents: e.gross, paygCents: e.payg, superCents: e.super, netCents: e.net, paygBy: paygBy(payg, e.employee_id) })),
+    employees: employees.map((e) => ({
+      id: e.employee_id,
+      name: e.name,
+      grossCents: e.gross,
+      paygCents: e.payg,
+      superCents: e.super,
+      netCents: e.net,
+      paygBy: paygBy(payg, e.employee_id),
+    })),
     totals: { grossCents: total('gross_cents'), paygCents: total('payg_cents'), superCents: total('super_cents'), netCents: total('net_cents') },
   };
 }
 
 /** Assets bought by asOf with depreciation through asOf; an asset disposed by then shows as DISPOSED at no book value. */
 export async function assetRegister(q: Queryable, orgId: string, asOf: string) {
-  const rows = await q.query<{ asset_id: string; name: string; cost_account: string; purchase_date: string; cost_cents: number; accumulated: number; disposed: boolean }>(
+  const rows = await q.query<{
+    asset_id: string;
+    name: string;
+    cost_account: string;
+    purchase_date: string;
+    cost_cents: number;
+    accumulated: number;
+    disposed: boolean;
+  }>(
     `SELECT a.asset_id, a.name, a.cost_account, a.purchase_date, a.cost_cents,
             coalesce((SELECT sum(d.amount_cents) FROM books_depreciation d WHERE d.org_id = a.org_id AND d.asset_id = a.asset_id AND d.period_end <= $2), 0)::bigint AS accumulated,
             (a.status = 'DISPOSED' AND a.disposed_date <= $2) AS disposed

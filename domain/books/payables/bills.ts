@@ -38,7 +38,9 @@ function captureLines(p: z.output<typeof c.billCapture.params>, supplier: string
   if (!p.lines && p.totalCents === undefined) throw badRequest('lines', 'required: give lines (1 to 50) or totalCents');
   if (p.lines && p.account !== undefined) throw badRequest('account', 'only with totalCents; with lines each line names its account');
   if (p.lines && p.taxCode !== undefined) throw badRequest('taxCode', 'only with totalCents; with lines each line may name its taxCode');
-  const raw = p.lines ?? [{ description: `${p.reference} (${supplier})`, account: p.account ?? ACC.generalExpenses, amountCents: p.totalCents as number, taxCode: p.taxCode }];
+  const raw = p.lines ?? [
+    { description: `${p.reference} (${supplier})`, account: p.account ?? ACC.generalExpenses, amountCents: p.totalCents as number, taxCode: p.taxCode },
+  ];
   return raw.map((l) => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the rule misreads ?. here: the cast drops undefined
     const taxCode = l.taxCode ?? (ACCOUNTS.get(l.account)?.defaultTaxCode as TaxCode);
@@ -64,7 +66,10 @@ export const billCapture = handler(c.billCapture, async (ctx, p) => {
       `billCapture: bill ${duplicate.bill_id} (${duplicate.status}) from ${contact.name} already has reference ${p.reference} for ${formatCents(total)}; this is a duplicate. Return that bill first (books.billReturn) if it is wrong`,
     );
   }
-  const [earlier] = await ctx.q.query(`SELECT 1 FROM books_bills WHERE org_id = $1 AND contact_id = $2 AND status <> 'DELETED' LIMIT 1`, [ctx.orgId, contact.contact_id]);
+  const [earlier] = await ctx.q.query(`SELECT 1 FROM books_bills WHERE org_id = $1 AND contact_id = $2 AND status <> 'DELETED' LIMIT 1`, [
+    ctx.orgId,
+    contact.contact_id,
+  ]);
   // Only where money goes matters: BSB and account number (the account name does not route a payment).
   const bankChanged = p.bank !== undefined && (p.bank.bsb !== contact.bank_bsb || p.bank.accountNumber !== contact.bank_account);
   const policy = await booksPolicy(ctx.q, ctx.orgId);
@@ -78,15 +83,38 @@ export const billCapture = handler(c.billCapture, async (ctx, p) => {
                               bank_bsb, bank_account, bank_account_name, flags, held_reason, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'DRAFT', $11, $12, $13, $14::text[], $15, $16)`,
     [
-      ctx.orgId, billId, contact.contact_id, p.reference, referenceKey(p.reference), p.issueDate, p.dueDate, p.abn ?? null, total, gst,
-      p.bank?.bsb ?? null, p.bank?.accountNumber ?? null, p.bank?.accountName ?? null, flags, heldReason, ctx.principal.id,
+      ctx.orgId,
+      billId,
+      contact.contact_id,
+      p.reference,
+      referenceKey(p.reference),
+      p.issueDate,
+      p.dueDate,
+      p.abn ?? null,
+      total,
+      gst,
+      p.bank?.bsb ?? null,
+      p.bank?.accountNumber ?? null,
+      p.bank?.accountName ?? null,
+      flags,
+      heldReason,
+      ctx.principal.id,
     ],
   );
   await ctx.q.query(
     `INSERT INTO books_bill_lines (org_id, bill_id, line_no, description, account_code, tax_code, amount_cents, gst_cents)
      SELECT $1, $2, t.line_no, t.description, t.account_code, t.tax_code, t.amount_cents, t.gst_cents
        FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS t(line_no, description, account_code, tax_code, amount_cents, gst_cents)`,
-    [ctx.orgId, billId, lines.map((_, i) => i + 1), lines.map((l) => l.description), lines.map((l) => l.account), lines.map((l) => l.taxCode), lines.map((l) => l.amountCents), lines.map((l) => l.gstCents)],
+    [
+      ctx.orgId,
+      billId,
+      lines.map((_, i) => i + 1),
+      lines.map((l) => l.description),
+      lines.map((l) => l.account),
+      lines.map((l) => l.taxCode),
+      lines.map((l) => l.amountCents),
+      lines.map((l) => l.gstCents),
+    ],
   );
   const bill = await billViewOf(ctx, billId);
   const why = flags.length ? `; flagged ${flags.join(' and ')}: approving it needs a human signature (rule PB-B1)` : '';
@@ -95,7 +123,17 @@ export const billCapture = handler(c.billCapture, async (ctx, p) => {
     {
       kind: 'books.bill.capture',
       entityId: billId,
-      payload: { billId, contactId: contact.contact_id, reference: p.reference, issueDate: p.issueDate, dueDate: p.dueDate, totalCents: total, gstCents: gst, flags, heldReason },
+      payload: {
+        billId,
+        contactId: contact.contact_id,
+        reference: p.reference,
+        issueDate: p.issueDate,
+        dueDate: p.dueDate,
+        totalCents: total,
+        gstCents: gst,
+        flags,
+        heldReason,
+      },
     },
     { bill, journalId: null, changed: true },
     `Captured bill ${billLabel({ bill_id: billId, contact_name: contact.name, reference: p.reference, total_cents: total })} (GST ${formatCents(gst)}), due ${p.dueDate}, as a DRAFT${why}`,
@@ -139,7 +177,10 @@ async function removeBillAssets(ctx: HandlerCtx, billId: string, label: string):
   const assetIds = assets.map((a) => a.asset_id);
   const disposed = assets.filter((a) => a.status !== 'REGISTERED').map((a) => a.asset_id);
   if (disposed.length) {
-    throw new ApiError('CONFLICT', `billReturn: asset ${disposed.join(', ')} registered from bill ${label} was disposed; the bill cannot be returned: ask the supplier for a refund instead`);
+    throw new ApiError(
+      'CONFLICT',
+      `billReturn: asset ${disposed.join(', ')} registered from bill ${label} was disposed; the bill cannot be returned: ask the supplier for a refund instead`,
+    );
   }
   // The depreciation table belongs to the assets area; without it nothing can have been depreciated.
   const [table] = await ctx.q.query<{ t: string | null }>(`SELECT to_regclass('books_depreciation')::text AS t`);
@@ -197,10 +238,12 @@ export const billReturn = handler(c.billReturn, async (ctx, p) => {
     });
   }
   const status = row.status === 'DRAFT' ? 'DELETED' : 'VOIDED';
-  await ctx.q.query(
-    'UPDATE books_bills SET status = $3, return_reason = $4, returned_at = now(), updated_at = now() WHERE org_id = $1 AND bill_id = $2',
-    [ctx.orgId, row.bill_id, status, p.reason],
-  );
+  await ctx.q.query('UPDATE books_bills SET status = $3, return_reason = $4, returned_at = now(), updated_at = now() WHERE org_id = $1 AND bill_id = $2', [
+    ctx.orgId,
+    row.bill_id,
+    status,
+    p.reason,
+  ]);
   return finish(
     ctx,
     event({ status, reason: p.reason, journalId, deletedAssetIds }),

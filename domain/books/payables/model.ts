@@ -120,7 +120,11 @@ export async function loadLines(q: Queryable, orgId: string, billIds: string[]):
 
 /** Views of several bill rows, lines included (one query for all the lines). */
 export async function billViews(q: Queryable, orgId: string, rows: BillRow[], today: string): Promise<Bill[]> {
-  const lines = await loadLines(q, orgId, rows.map((r) => r.bill_id));
+  const lines = await loadLines(
+    q,
+    orgId,
+    rows.map((r) => r.bill_id),
+  );
   return rows.map((r) => billView(r, lines.get(r.bill_id) ?? [], today));
 }
 

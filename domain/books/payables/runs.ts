@@ -13,8 +13,7 @@ import { settleBill } from './settle.js';
 /** Payment runs: pay a set of approved bills in full on a date, once a human has signed the run. */
 
 /** `brun_` + 16 hex of sha256(payDate, newline, sorted ids): a retry in any order names the same run. */
-export const paymentRunId = (payDate: string, billIds: string[]): string =>
-  `brun_${sha256Hex(`${payDate}\n${[...billIds].sort().join(',')}`).slice(0, 16)}`;
+export const paymentRunId = (payDate: string, billIds: string[]): string => `brun_${sha256Hex(`${payDate}\n${[...billIds].sort().join(',')}`).slice(0, 16)}`;
 
 interface RunRow {
   run_id: string;
@@ -32,7 +31,15 @@ export async function loadRun(q: Queryable, orgId: string, runId: string): Promi
     [orgId, runId],
   );
   if (!run) return null;
-  const paid = await q.query<{ bill_id: string; contact_id: string; contact_name: string; reference: string; amount_cents: number; payment_id: string; journal_id: string }>(
+  const paid = await q.query<{
+    bill_id: string;
+    contact_id: string;
+    contact_name: string;
+    reference: string;
+    amount_cents: number;
+    payment_id: string;
+    journal_id: string;
+  }>(
     `SELECT b.bill_id, b.contact_id, c.name AS contact_name, b.reference, p.amount_cents, p.payment_id, p.journal_id
        FROM books_payments p
        JOIN books_bills b ON b.org_id = p.org_id AND b.bill_id = p.doc_id
@@ -84,69 +91,70 @@ function blocker(r: BillRow, payDate: string): string | null {
   return null;
 }
 
-export const billScheduleRun = handler(
-  c.billScheduleRun,
-  async (ctx, p) => {
-    const billIds = [...p.billIds].sort();
-    const runId = paymentRunId(p.payDate, billIds);
-    // Locks in id order, so overlapping runs cannot deadlock; the second waits and then sees the bills paid.
-    const locked = await ctx.q.query<{ bill_id: string }>(
-      'SELECT bill_id FROM books_bills WHERE org_id = $1 AND bill_id = ANY($2::text[]) ORDER BY bill_id FOR UPDATE',
-      [ctx.orgId, billIds],
-    );
-    const found = new Set(locked.map((r) => r.bill_id));
-    const missing = billIds.filter((id) => !found.has(id));
-    if (missing.length) throw notFound(`bill ${missing.join(', ')}`);
+export const billScheduleRun = handler(c.billScheduleRun, async (ctx, p) => {
+  const billIds = [...p.billIds].sort();
+  const runId = paymentRunId(p.payDate, billIds);
+  // Locks in id order, so overlapping runs cannot deadlock; the second waits and then sees the bills paid.
+  const locked = await ctx.q.query<{ bill_id: string }>(
+    'SELECT bill_id FROM books_bills WHERE org_id = $1 AND bill_id = ANY($2::text[]) ORDER BY bill_id FOR UPDATE',
+    [ctx.orgId, billIds],
+  );
+  const found = new Set(locked.map((r) => r.bill_id));
+  const missing = billIds.filter((id) => !found.has(id));
+  if (missing.length) throw notFound(`bill ${missing.join(', ')}`);
 
-    const event = (payload: Record<string, unknown>) => ({ kind: 'books.bill.schedule_run', entityId: runId, payload: { runId, payDate: p.payDate, billIds, ...payload } });
-    const executed = await loadRun(ctx.q, ctx.orgId, runId);
-    if (executed) {
-      // A retry of an executed run: no signature needed, nothing paid twice; a proof given anyway is checked.
-      await ctx.verifyProof({
-        actionClass: 'books.bill_schedule_run',
-        subjectId: runId,
-        summary: '',
-        params: { payDate: p.payDate, billIds, approvalId: p.approvalId, signatureToken: p.signatureToken },
-      });
-      return finish(
-        ctx,
-        event({ totalCents: executed.totalCents, approvalId: executed.approvalId, noop: true }),
-        { run: executed, changed: false },
-        `Payment run ${runId} on ${executed.payDate} was already executed (${formatCents(executed.totalCents)}); nothing paid twice`,
-      );
-    }
-    if (p.payDate < today(ctx.deps)) throw badRequest('payDate', `${p.payDate} is in the past; a payment run pays today or later`);
-
-    const rows = await ctx.q.query<BillRow>(`${BILL_SELECT} WHERE b.org_id = $1 AND b.bill_id = ANY($2::text[]) ORDER BY b.bill_id`, [ctx.orgId, billIds]);
-    const problems = rows.flatMap((r) => {
-      const why = blocker(r, p.payDate);
-      return why ? [`${billLabel(r)} ${why}`] : [];
-    });
-    if (problems.length) {
-      throw new ApiError(
-        'CONFLICT',
-        `billScheduleRun: ${problems.length} of ${rows.length} bill${rows.length === 1 ? '' : 's'} cannot be paid: ${problems.join('; ')}. Leave them out of billIds or fix them first`,
-      );
-    }
-    const total = rows.reduce((s, r) => s + amountDue(r), 0);
-    const proof = await ctx.requireSignature({
+  const event = (payload: Record<string, unknown>) => ({
+    kind: 'books.bill.schedule_run',
+    entityId: runId,
+    payload: { runId, payDate: p.payDate, billIds, ...payload },
+  });
+  const executed = await loadRun(ctx.q, ctx.orgId, runId);
+  if (executed) {
+    // A retry of an executed run: no signature needed, nothing paid twice; a proof given anyway is checked.
+    await ctx.verifyProof({
       actionClass: 'books.bill_schedule_run',
       subjectId: runId,
-      summary: runSummary(rows, p.payDate, total),
-      // Normalised: the order the ids came in does not change the payload hash.
+      summary: '',
       params: { payDate: p.payDate, billIds, approvalId: p.approvalId, signatureToken: p.signatureToken },
     });
-    await ctx.q.query(
-      'INSERT INTO books_payment_runs (org_id, run_id, pay_date, bill_ids, total_cents, approval_id, created_by) VALUES ($1, $2, $3, $4::text[], $5, $6, $7)',
-      [ctx.orgId, runId, p.payDate, billIds, total, proof.approvalId, ctx.principal.id],
-    );
-    for (const r of rows) await settleBill(ctx, r.bill_id, { amountCents: amountDue(r), date: p.payDate, paymentRunId: runId });
-    const run = (await loadRun(ctx.q, ctx.orgId, runId)) as z.infer<typeof PaymentRun>;
     return finish(
       ctx,
-      event({ totalCents: total, approvalId: proof.approvalId }),
-      { run, changed: true },
-      `Payment run ${runId}: recorded ${rows.length} bill${rows.length === 1 ? '' : 's'} as paid on ${p.payDate} for ${formatCents(total)} (Dr 800 / Cr 090 each), signed off under approval ${proof.approvalId}; no money moved: this server makes no bank payments, so pay them from the bank`,
+      event({ totalCents: executed.totalCents, approvalId: executed.approvalId, noop: true }),
+      { run: executed, changed: false },
+      `Payment run ${runId} on ${executed.payDate} was already executed (${formatCents(executed.totalCents)}); nothing paid twice`,
     );
-  },
-);
+  }
+  if (p.payDate < today(ctx.deps)) throw badRequest('payDate', `${p.payDate} is in the past; a payment run pays today or later`);
+
+  const rows = await ctx.q.query<BillRow>(`${BILL_SELECT} WHERE b.org_id = $1 AND b.bill_id = ANY($2::text[]) ORDER BY b.bill_id`, [ctx.orgId, billIds]);
+  const problems = rows.flatMap((r) => {
+    const why = blocker(r, p.payDate);
+    return why ? [`${billLabel(r)} ${why}`] : [];
+  });
+  if (problems.length) {
+    throw new ApiError(
+      'CONFLICT',
+      `billScheduleRun: ${problems.length} of ${rows.length} bill${rows.length === 1 ? '' : 's'} cannot be paid: ${problems.join('; ')}. Leave them out of billIds or fix them first`,
+    );
+  }
+  const total = rows.reduce((s, r) => s + amountDue(r), 0);
+  const proof = await ctx.requireSignature({
+    actionClass: 'books.bill_schedule_run',
+    subjectId: runId,
+    summary: runSummary(rows, p.payDate, total),
+    // Normalised: the order the ids came in does not change the payload hash.
+    params: { payDate: p.payDate, billIds, approvalId: p.approvalId, signatureToken: p.signatureToken },
+  });
+  await ctx.q.query(
+    'INSERT INTO books_payment_runs (org_id, run_id, pay_date, bill_ids, total_cents, approval_id, created_by) VALUES ($1, $2, $3, $4::text[], $5, $6, $7)',
+    [ctx.orgId, runId, p.payDate, billIds, total, proof.approvalId, ctx.principal.id],
+  );
+  for (const r of rows) await settleBill(ctx, r.bill_id, { amountCents: amountDue(r), date: p.payDate, paymentRunId: runId });
+  const run = (await loadRun(ctx.q, ctx.orgId, runId)) as z.infer<typeof PaymentRun>;
+  return finish(
+    ctx,
+    event({ totalCents: total, approvalId: proof.approvalId }),
+    { run, changed: true },
+    `Payment run ${runId}: recorded ${rows.length} bill${rows.length === 1 ? '' : 's'} as paid on ${p.payDate} for ${formatCents(total)} (Dr 800 / Cr 090 each), signed off under approval ${proof.approvalId}; no money moved: this server makes no bank payments, so pay them from the bank`,
+  );
+});

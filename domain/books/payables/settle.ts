@@ -55,8 +55,16 @@ export async function reconcilePaymentRun(ctx: HandlerCtx, runId: string, s: { a
   if (s.amountCents !== run.total_cents) {
     throw new ApiError('CONFLICT', `the bank line is ${formatCents(s.amountCents)} but ${label} paid ${formatCents(run.total_cents)}; they must be equal`);
   }
-  await ctx.q.query('UPDATE books_payment_runs SET feed_line_id = $3, reconciled_at = now() WHERE org_id = $1 AND run_id = $2', [ctx.orgId, runId, s.feedLineId]);
+  await ctx.q.query('UPDATE books_payment_runs SET feed_line_id = $3, reconciled_at = now() WHERE org_id = $1 AND run_id = $2', [
+    ctx.orgId,
+    runId,
+    s.feedLineId,
+  ]);
   // The run's payments moved through that bank line too.
-  await ctx.q.query(`UPDATE books_payments SET feed_line_id = $3 WHERE org_id = $1 AND payment_run_id = $2 AND doc_kind = 'bill'`, [ctx.orgId, runId, s.feedLineId]);
+  await ctx.q.query(`UPDATE books_payments SET feed_line_id = $3 WHERE org_id = $1 AND payment_run_id = $2 AND doc_kind = 'bill'`, [
+    ctx.orgId,
+    runId,
+    s.feedLineId,
+  ]);
   return { label };
 }

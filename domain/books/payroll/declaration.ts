@@ -26,7 +26,12 @@ export const normalised = (d: TfnDeclaration) => ({ ...d, claimsTaxFreeThreshold
 /** Whether `d` differs from what the employee declared (the same declaration again is a replay). */
 export function declarationChanged(emp: EmployeeRow, d: TfnDeclaration): boolean {
   const n = normalised(d);
-  return emp.tfn !== n.tfn || emp.claims_tax_free_threshold !== n.claimsTaxFreeThreshold || emp.residency !== n.residency || emp.medicare_levy_variation !== n.medicareLevyVariation;
+  return (
+    emp.tfn !== n.tfn ||
+    emp.claims_tax_free_threshold !== n.claimsTaxFreeThreshold ||
+    emp.residency !== n.residency ||
+    emp.medicare_levy_variation !== n.medicareLevyVariation
+  );
 }
 
 /** Store the declaration on the employee (the tfn step, first or again): what was stored and the scale it gives. */
@@ -37,17 +42,38 @@ export async function saveDeclaration(ctx: HandlerCtx, employeeId: string, d: Tf
       WHERE org_id = $1 AND employee_id = $2`,
     [ctx.orgId, employeeId, n.tfn, n.claimsTaxFreeThreshold, n.residency, n.medicareLevyVariation],
   );
-  return { ...n, ...paygScale({ tfnProvided: n.tfn !== null, residency: n.residency, claimsTaxFreeThreshold: n.claimsTaxFreeThreshold, medicareLevyVariation: n.medicareLevyVariation }) };
+  return {
+    ...n,
+    ...paygScale({
+      tfnProvided: n.tfn !== null,
+      residency: n.residency,
+      claimsTaxFreeThreshold: n.claimsTaxFreeThreshold,
+      medicareLevyVariation: n.medicareLevyVariation,
+    }),
+  };
 }
 
 /** Record the new declaration from today (business time); the answer names the scale before and after. */
-export async function changeDeclaration<V extends object>(ctx: HandlerCtx, onboardingId: string, emp: EmployeeRow, d: TfnDeclaration, views: () => Promise<V>): Promise<unknown> {
-  if (emp.status === 'ENDED') throw new ApiError('CONFLICT', `employee ${emp.employee_id} (${emp.name}) has ENDED (re-employed under a new record); record the declaration on the current record`);
+export async function changeDeclaration<V extends object>(
+  ctx: HandlerCtx,
+  onboardingId: string,
+  emp: EmployeeRow,
+  d: TfnDeclaration,
+  views: () => Promise<V>,
+): Promise<unknown> {
+  if (emp.status === 'ENDED')
+    throw new ApiError(
+      'CONFLICT',
+      `employee ${emp.employee_id} (${emp.name}) has ENDED (re-employed under a new record); record the declaration on the current record`,
+    );
   const before = paygScale(employeePaygDeclaration(emp));
   const n = await saveDeclaration(ctx, emp.employee_id, d);
   const after = { scale: n.scale, why: n.why };
   const changedOn = today(ctx.deps);
-  const scales = before.scale === after.scale ? `PAYG stays on scale ${after.scale} (${after.why})` : `PAYG moves from scale ${before.scale} (${before.why}) to scale ${after.scale} (${after.why})`;
+  const scales =
+    before.scale === after.scale
+      ? `PAYG stays on scale ${after.scale} (${after.why})`
+      : `PAYG moves from scale ${before.scale} (${before.why}) to scale ${after.scale} (${after.why})`;
   return finish(
     ctx,
     {

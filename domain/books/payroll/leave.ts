@@ -70,11 +70,13 @@ const hours = (hundredths: number): number => hundredths / 100;
 export async function leaveBalance(q: Queryable, orgId: string, e: EmployeeRow, kind: 'ANNUAL' | 'PERSONAL', asOf: string) {
   const serviceDays = Math.max(0, daysBetween(e.start_date, asOf));
   const accrued = Math.floor((e.hours_per_week * WEEKS_A_YEAR[kind] * 100 * serviceDays) / 365);
-  const row = one(await q.query<{ committed: number }>(
-    `SELECT coalesce(sum(round(hours * 100)), 0)::bigint AS committed FROM books_leave
+  const row = one(
+    await q.query<{ committed: number }>(
+      `SELECT coalesce(sum(round(hours * 100)), 0)::bigint AS committed FROM books_leave
       WHERE org_id = $1 AND employee_id = $2 AND kind = $3 AND status IN ('REQUESTED', 'SCHEDULED')`,
-    [orgId, e.employee_id, kind],
-  ));
+      [orgId, e.employee_id, kind],
+    ),
+  );
   return { kind, accrued, committed: row.committed, available: accrued - row.committed };
 }
 
@@ -82,11 +84,16 @@ export const leaveRequest = handler(c.leaveRequest, async (ctx, p) => {
   if (p.endDate < p.startDate) throw badRequest('endDate', `${p.endDate} is before startDate ${p.startDate}`);
   // The employee row is the lock that serialises balance checks.
   const e = await loadEmployee(ctx.q, ctx.orgId, p.employeeId, true);
-  if (e.status !== 'ACTIVE') throw new ApiError('CONFLICT', `employee ${e.name} (${e.employee_id}) is ${e.status}: finish the onboarding before requesting leave`);
+  if (e.status !== 'ACTIVE')
+    throw new ApiError('CONFLICT', `employee ${e.name} (${e.employee_id}) is ${e.status}: finish the onboarding before requesting leave`);
   if (p.startDate < e.start_date) throw badRequest('startDate', `${p.startDate} is before ${e.name} started (${e.start_date})`);
   const days = daysInclusive(p.startDate, p.endDate);
   const maxHours = e.hours_per_week * Math.ceil(days / 7);
-  if (p.hours > maxHours) throw badRequest('hours', `${p.hours} is more than ${e.name} works in ${days} day${days === 1 ? '' : 's'} (at most ${maxHours} hours at ${e.hours_per_week} a week)`);
+  if (p.hours > maxHours)
+    throw badRequest(
+      'hours',
+      `${p.hours} is more than ${e.name} works in ${days} day${days === 1 ? '' : 's'} (at most ${maxHours} hours at ${e.hours_per_week} a week)`,
+    );
   const wanted = Math.round(p.hours * 100);
 
   const [overlap] = await ctx.q.query<{ leave_id: string; kind: string; start_date: string; end_date: string; status: string }>(
@@ -96,7 +103,10 @@ export const leaveRequest = handler(c.leaveRequest, async (ctx, p) => {
     [ctx.orgId, e.employee_id, p.startDate, p.endDate],
   );
   if (overlap) {
-    throw new ApiError('CONFLICT', `${e.name} already has ${overlap.kind} leave ${overlap.leave_id} from ${overlap.start_date} to ${overlap.end_date} (${overlap.status}) overlapping these dates`);
+    throw new ApiError(
+      'CONFLICT',
+      `${e.name} already has ${overlap.kind} leave ${overlap.leave_id} from ${overlap.start_date} to ${overlap.end_date} (${overlap.status}) overlapping these dates`,
+    );
   }
 
   let balance: { kind: 'ANNUAL' | 'PERSONAL'; accruedHours: number; committedHours: number; availableHours: number } | null = null;
@@ -120,7 +130,11 @@ export const leaveRequest = handler(c.leaveRequest, async (ctx, p) => {
   const leave = leaveView(await loadLeave(ctx.q, ctx.orgId, leaveId));
   return finish(
     ctx,
-    { kind: 'books.leave.request', entityId: leaveId, payload: { leaveId, employeeId: e.employee_id, kind: p.kind, startDate: p.startDate, endDate: p.endDate, hours: leave.hours } },
+    {
+      kind: 'books.leave.request',
+      entityId: leaveId,
+      payload: { leaveId, employeeId: e.employee_id, kind: p.kind, startDate: p.startDate, endDate: p.endDate, hours: leave.hours },
+    },
     { leave, balance, changed: true },
     `${e.name} requested ${leave.hours} hours of ${p.kind} leave from ${p.startDate} to ${p.endDate}${balance ? ` (${balance.availableHours} hours were available)` : ''}; it awaits a decision (books.leaveApprove)`,
   );
@@ -138,21 +152,32 @@ export const leaveApprove = handler(c.leaveApprove, async (ctx, p) => {
   const row = await loadLeave(ctx.q, ctx.orgId, p.id, true);
   const status = p.decision === 'approve' ? 'SCHEDULED' : 'REJECTED';
   const label = `${row.kind} leave ${row.leave_id} for ${row.employee_name} (${row.start_date} to ${row.end_date}, ${row.hours} hours)`;
-  const event = (payload: Record<string, unknown>) => ({ kind: 'books.leave.approve', entityId: row.leave_id, payload: { leaveId: row.leave_id, employeeId: row.employee_id, decision: p.decision, ...payload } });
+  const event = (payload: Record<string, unknown>) => ({
+    kind: 'books.leave.approve',
+    entityId: row.leave_id,
+    payload: { leaveId: row.leave_id, employeeId: row.employee_id, decision: p.decision, ...payload },
+  });
   if (row.status === status) {
     return finish(ctx, event({ status, noop: true }), { leave: leaveView(row), changed: false }, `${label} was already ${status}; nothing changed`);
   }
   if (row.status !== 'REQUESTED') {
-    throw new ApiError('CONFLICT', `${label} was already ${row.status}; a decision is final: ${row.status === 'SCHEDULED' ? 'request new leave instead of rejecting this one' : 'file a new request (books.leaveRequest)'}`);
+    throw new ApiError(
+      'CONFLICT',
+      `${label} was already ${row.status}; a decision is final: ${row.status === 'SCHEDULED' ? 'request new leave instead of rejecting this one' : 'file a new request (books.leaveRequest)'}`,
+    );
   }
-  await ctx.q.query(
-    `UPDATE books_leave SET status = $3, note = $4, decided_by = $5, decided_at = now() WHERE org_id = $1 AND leave_id = $2`,
-    [ctx.orgId, row.leave_id, status, p.note ?? null, ctx.principal.id],
-  );
+  await ctx.q.query(`UPDATE books_leave SET status = $3, note = $4, decided_by = $5, decided_at = now() WHERE org_id = $1 AND leave_id = $2`, [
+    ctx.orgId,
+    row.leave_id,
+    status,
+    p.note ?? null,
+    ctx.principal.id,
+  ]);
   let warning = '';
   if (status === 'SCHEDULED' && row.kind === 'UNPAID') {
     const runs = await runsCovering(ctx, row);
-    if (runs.length) warning = `; pay run ${runs.map((r) => `${r.run_id} (${r.status})`).join(', ')} already covers these dates without the deduction: recall and redraft a DRAFT, correct a POSTED run in the next one`;
+    if (runs.length)
+      warning = `; pay run ${runs.map((r) => `${r.run_id} (${r.status})`).join(', ')} already covers these dates without the deduction: recall and redraft a DRAFT, correct a POSTED run in the next one`;
   }
   const leave = leaveView(await loadLeave(ctx.q, ctx.orgId, row.leave_id));
   return finish(

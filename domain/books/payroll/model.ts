@@ -131,10 +131,10 @@ export async function loadEmployee(q: Queryable, orgId: string, employeeId: stri
 
 /** Employees ACTIVE and started by `date`, in the order they were created. */
 export async function activeEmployees(q: Queryable, orgId: string, startedBy: string): Promise<EmployeeRow[]> {
-  return q.query<EmployeeRow>(
-    `SELECT ${EMPLOYEE_COLUMNS} FROM books_employees WHERE org_id = $1 AND status = 'ACTIVE' AND start_date <= $2::date ORDER BY n`,
-    [orgId, startedBy],
-  );
+  return q.query<EmployeeRow>(`SELECT ${EMPLOYEE_COLUMNS} FROM books_employees WHERE org_id = $1 AND status = 'ACTIVE' AND start_date <= $2::date ORDER BY n`, [
+    orgId,
+    startedBy,
+  ]);
 }
 
 const ONBOARDING_COLUMNS = `onboarding_id, employee_id, status, tfn_done_at, super_done_at, bank_done_at, contract_done_at,

@@ -12,7 +12,8 @@ import type { PayRunRow } from './run-model.js';
 /** The employees an out-of-cycle draft pays, or null for a regular draft; refuses params that do not fit. */
 export function outOfCycleIds(p: { outOfCycle?: boolean; employeeIds?: string[] }): string[] | null {
   if (!p.outOfCycle) {
-    if (p.employeeIds) throw badRequest('employeeIds', 'only an out-of-cycle run names its employees (send outOfCycle: true); a regular run pays every ACTIVE employee');
+    if (p.employeeIds)
+      throw badRequest('employeeIds', 'only an out-of-cycle run names its employees (send outOfCycle: true); a regular run pays every ACTIVE employee');
     return null;
   }
   if (!p.employeeIds) throw badRequest('employeeIds', 'an out-of-cycle run pays only the employees it names: list them (emp_…)');
@@ -35,7 +36,10 @@ export function onlyNamed<T extends { employee: { employee_id: string } }>(slips
   if (!ids) return slips;
   const missing = ids.filter((id) => !slips.some((s) => s.employee.employee_id === id));
   if (missing.length) {
-    throw new ApiError('CONFLICT', `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not an ACTIVE employee employed in ${period}: an out-of-cycle run pays only ACTIVE staff started by the period's end`);
+    throw new ApiError(
+      'CONFLICT',
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not an ACTIVE employee employed in ${period}: an out-of-cycle run pays only ACTIVE staff started by the period's end`,
+    );
   }
   return slips.filter((s) => ids.includes(s.employee.employee_id));
 }

@@ -1,6 +1,14 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { daysInclusive, monthEnd } from '../dates.js';
-import { noTfnWithholdingDollars, payWithholdingDollars, scheduleName, type PayFrequency, type PaygScale, type PaygScheduleData, type Residency } from '../rates/payg-schedule.js';
+import {
+  noTfnWithholdingDollars,
+  payWithholdingDollars,
+  scheduleName,
+  type PayFrequency,
+  type PaygScale,
+  type PaygScheduleData,
+  type Residency,
+} from '../rates/payg-schedule.js';
 
 /*
  * PAYG withholding on a payslip: the ATO's Schedule 1 in force on the pay date (domain/books/rates), applied
@@ -79,4 +87,3 @@ const missingScale = (schedule: PaygScheduleData, scale: PaygScale): ApiError =>
     'CONFLICT',
     `${scheduleName(schedule)} as loaded has no scale ${scale}; load the ATO's Schedule 1 for ${schedule.label} again with all six scales (npm run cli -- payg-import <file>)`,
   );
-

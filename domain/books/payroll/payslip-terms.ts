@@ -51,7 +51,9 @@ export function earningsTerms(s: PayslipTermsRow, run: { period_start: string; p
   if (reasons.includes('STARTED_IN_PERIOD')) {
     const first = addDays(run.period_end, 1 - s.days_employed);
     const start = periodLabel(first, first);
-    parts.push(`started part-way (employed ${s.days_employed} of the ${word}'s ${periodDays} calendar days, from ${start}): paid ${s.days_employed}/${periodDays} of it`);
+    parts.push(
+      `started part-way (employed ${s.days_employed} of the ${word}'s ${periodDays} calendar days, from ${start}): paid ${s.days_employed}/${periodDays} of it`,
+    );
   } else {
     parts.push(`the whole ${word} is paid`);
   }
@@ -68,9 +70,17 @@ export function earningsTerms(s: PayslipTermsRow, run: { period_start: string; p
 }
 
 export function superBaseTerms(s: PayslipTermsRow, payDate: string): Payslip['superBase'] {
-  if (s.super_rate_bp === null || s.super_base_cents === null || s.super_base_per === null || s.super_base_start === null || s.super_base_end === null) return null;
+  if (s.super_rate_bp === null || s.super_base_cents === null || s.super_base_per === null || s.super_base_start === null || s.super_base_end === null)
+    return null;
   const { row, provisional } = baseRule(payDate);
-  const terms = { rateBasisPoints: s.super_rate_bp, baseCents: s.super_base_cents, per: s.super_base_per, start: s.super_base_start, end: s.super_base_end, provisional };
+  const terms = {
+    rateBasisPoints: s.super_rate_bp,
+    baseCents: s.super_base_cents,
+    per: s.super_base_per,
+    start: s.super_base_start,
+    end: s.super_base_end,
+    provisional,
+  };
   const calc = { earlierCents: s.super_earlier_cents ?? 0, earningsCents: s.super_earnings_cents ?? 0, superCents: 0, grossCents: s.gross_cents };
   return {
     rateBasisPoints: terms.rateBasisPoints,

@@ -56,7 +56,10 @@ const RUN_COLUMNS = `run_id, period_start, period_end, pay_date, status, staff_c
   out_of_cycle, paid_cents, journal_id, recall_journal_id, approval_id, created_at, updated_at`;
 
 export async function loadRun(q: Queryable, orgId: string, runId: string, lock = false): Promise<PayRunRow> {
-  const [row] = await q.query<PayRunRow>(`SELECT ${RUN_COLUMNS} FROM books_pay_runs WHERE org_id = $1 AND run_id = $2${lock ? ' FOR UPDATE' : ''}`, [orgId, runId]);
+  const [row] = await q.query<PayRunRow>(`SELECT ${RUN_COLUMNS} FROM books_pay_runs WHERE org_id = $1 AND run_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    orgId,
+    runId,
+  ]);
   if (!row) throw notFound(`pay run ${runId}`);
   return row;
 }

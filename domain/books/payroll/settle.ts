@@ -18,7 +18,10 @@ export async function settlePayRun(
   const row = await loadRun(ctx.q, ctx.orgId, runId, true);
   const label = runLabel(row);
   if (row.status !== 'POSTED') {
-    throw new ApiError('CONFLICT', `${label} is ${row.status}; only a POSTED (signed) run has wages to pay${row.status === 'DRAFT' ? ': sign it first (books.payrollSign)' : ''}`);
+    throw new ApiError(
+      'CONFLICT',
+      `${label} is ${row.status}; only a POSTED (signed) run has wages to pay${row.status === 'DRAFT' ? ': sign it first (books.payrollSign)' : ''}`,
+    );
   }
   const owed = wagesOwed(row);
   if (owed === 0) throw new ApiError('CONFLICT', `${label} has its net wages of ${formatCents(row.net_cents)} paid in full; nothing is owed`);
@@ -37,6 +40,10 @@ export async function settlePayRun(
     description: 'Net wages paid',
     feedLineId: s.feedLineId,
   });
-  await ctx.q.query('UPDATE books_pay_runs SET paid_cents = paid_cents + $3, updated_at = now() WHERE org_id = $1 AND run_id = $2', [ctx.orgId, row.run_id, s.amountCents]);
+  await ctx.q.query('UPDATE books_pay_runs SET paid_cents = paid_cents + $3, updated_at = now() WHERE org_id = $1 AND run_id = $2', [
+    ctx.orgId,
+    row.run_id,
+    s.amountCents,
+  ]);
   return { journalId, paymentId, label };
 }

@@ -62,7 +62,10 @@ export const stpView = (r: StpRow): StpEvent => ({
 });
 
 export async function loadStp(q: Queryable, orgId: string, stpId: string, lock = false): Promise<StpRow> {
-  const [row] = await q.query<StpRow>(`SELECT ${STP_COLUMNS} FROM books_stp_events WHERE org_id = $1 AND stp_id = $2${lock ? ' FOR UPDATE' : ''}`, [orgId, stpId]);
+  const [row] = await q.query<StpRow>(`SELECT ${STP_COLUMNS} FROM books_stp_events WHERE org_id = $1 AND stp_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    orgId,
+    stpId,
+  ]);
   if (!row) throw notFound(`STP event ${stpId}`);
   return row;
 }
@@ -85,7 +88,20 @@ async function insertEvent(
   await ctx.q.query(
     `INSERT INTO books_stp_events (org_id, stp_id, run_id, kind, status, pay_date, financial_year, follows, figures, gross_cents, payg_cents, super_cents, created_by)
      VALUES ($1, $2, $3, $4, 'QUEUED', $5, $6, $7, $8::jsonb, $9, $10, $11, $12)`,
-    [ctx.orgId, stpId, e.runId, e.kind, e.payDate, financialYear(e.payDate).label, e.follows, JSON.stringify(e.figures), total('grossCents'), total('paygCents'), total('superCents'), ctx.principal.id],
+    [
+      ctx.orgId,
+      stpId,
+      e.runId,
+      e.kind,
+      e.payDate,
+      financialYear(e.payDate).label,
+      e.follows,
+      JSON.stringify(e.figures),
+      total('grossCents'),
+      total('paygCents'),
+      total('superCents'),
+      ctx.principal.id,
+    ],
   );
   return loadStp(ctx.q, ctx.orgId, stpId);
 }
@@ -165,7 +181,19 @@ export const stpResubmit = handler(c.stpResubmit, async (ctx, p) => {
     const stpEvent = stpView(await loadStp(ctx.q, ctx.orgId, row.stp_id));
     return finish(
       ctx,
-      { kind: 'books.stp.resubmit', entityId: row.stp_id, payload: { stpId: row.stp_id, runId: row.run_id, kind: row.kind, action: 'requeued', attempt: stpEvent.attempt, status: 'QUEUED', previousError: row.error } },
+      {
+        kind: 'books.stp.resubmit',
+        entityId: row.stp_id,
+        payload: {
+          stpId: row.stp_id,
+          runId: row.run_id,
+          kind: row.kind,
+          action: 'requeued',
+          attempt: stpEvent.attempt,
+          status: 'QUEUED',
+          previousError: row.error,
+        },
+      },
       { stpEvent, changed: true },
       `Requeued ${label} as attempt ${stpEvent.attempt} after it failed (${row.error})`,
     );
@@ -181,7 +209,19 @@ export const stpResubmit = handler(c.stpResubmit, async (ctx, p) => {
     {
       kind: 'books.stp.resubmit',
       entityId: row.stp_id,
-      payload: { stpId: row.stp_id, runId: row.run_id, kind: row.kind, action: 'update', updateId: update.stp_id, financialYear: fy.label, employees: figures.length, grossCents: stpEvent.grossCents, paygCents: stpEvent.paygCents, superCents: stpEvent.superCents, status: 'QUEUED' },
+      payload: {
+        stpId: row.stp_id,
+        runId: row.run_id,
+        kind: row.kind,
+        action: 'update',
+        updateId: update.stp_id,
+        financialYear: fy.label,
+        employees: figures.length,
+        grossCents: stpEvent.grossCents,
+        paygCents: stpEvent.paygCents,
+        superCents: stpEvent.superCents,
+        status: 'QUEUED',
+      },
     },
     { stpEvent, changed: true },
     `Queued STP UPDATE event ${update.stp_id} after accepted ${row.stp_id}: year-to-date ${fy.label} for ${figures.length} staff, gross ${formatCents(stpEvent.grossCents)}, PAYG ${formatCents(stpEvent.paygCents)}, super ${formatCents(stpEvent.superCents)}`,

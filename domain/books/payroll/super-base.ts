@@ -87,7 +87,8 @@ export function superOn(grossCents: number, earlierCents: number, t: Pick<SuperT
 export function superBaseText(c: SuperCalc & { grossCents: number }, t: SuperTerms): string {
   const rate = `${t.rateBasisPoints / 100}%`;
   const base = `the maximum contribution base of ${formatCents(t.baseCents)} for ${basePeriodText(t)}`;
-  if (c.earningsCents === c.grossCents) return `${rate} of ${formatCents(c.earningsCents)}: ${formatCents(c.earlierCents + c.grossCents)} paid in ${basePeriodText(t)} so far, within ${base}`;
+  if (c.earningsCents === c.grossCents)
+    return `${rate} of ${formatCents(c.earningsCents)}: ${formatCents(c.earlierCents + c.grossCents)} paid in ${basePeriodText(t)} so far, within ${base}`;
   return `${rate} of ${formatCents(c.earningsCents)} of the ${formatCents(c.grossCents)} gross: ${formatCents(c.earlierCents)} was already paid in ${basePeriodText(t)}, and no super guarantee is owed above ${base}`;
 }
 

@@ -46,7 +46,11 @@ export async function changeFund<V extends object>(
   d: SuperDetails,
   views: () => Promise<V>,
 ): Promise<unknown> {
-  if (emp.status === 'ENDED') throw new ApiError('CONFLICT', `employee ${emp.employee_id} (${emp.name}) has ENDED (re-employed under a new record); change the fund on the current record`);
+  if (emp.status === 'ENDED')
+    throw new ApiError(
+      'CONFLICT',
+      `employee ${emp.employee_id} (${emp.name}) has ENDED (re-employed under a new record); change the fund on the current record`,
+    );
   const changedOn = today(ctx.deps);
   const newFund = emp.super_usi !== d.usi;
   const fundName = await saveFund(ctx, emp.employee_id, d);
@@ -60,7 +64,17 @@ export async function changeFund<V extends object>(
     {
       kind: 'books.onboarding.advance',
       entityId: onboardingId,
-      payload: { onboardingId, employeeId: emp.employee_id, step: 'super', fundChange: true, newFund, fundName, usi: d.usi, previousUsi: emp.super_usi, changedOn },
+      payload: {
+        onboardingId,
+        employeeId: emp.employee_id,
+        step: 'super',
+        fundChange: true,
+        newFund,
+        fundName,
+        usi: d.usi,
+        previousUsi: emp.super_usi,
+        changedOn,
+      },
     },
     { ...(await views()), approvalId: null, changed: true },
     newFund
@@ -76,9 +90,13 @@ export async function changeFund<V extends object>(
 export async function endFormer(ctx: HandlerCtx, formerId: string, startDate: string): Promise<EmployeeRow> {
   const former = await loadEmployee(ctx.q, ctx.orgId, formerId, true);
   if (former.status === 'PENDING') {
-    throw new ApiError('CONFLICT', `employee ${formerId} (${former.name}) never completed onboarding, so this is not a re-employment: continue that onboarding (books.onboardingAdvance) instead`);
+    throw new ApiError(
+      'CONFLICT',
+      `employee ${formerId} (${former.name}) never completed onboarding, so this is not a re-employment: continue that onboarding (books.onboardingAdvance) instead`,
+    );
   }
-  if (startDate <= former.start_date) throw badRequest('startDate', `${startDate} is not after ${former.name}'s former start date ${former.start_date}; a re-employment starts later`);
+  if (startDate <= former.start_date)
+    throw badRequest('startDate', `${startDate} is not after ${former.name}'s former start date ${former.start_date}; a re-employment starts later`);
   if (former.status === 'ACTIVE') {
     await ctx.q.query(`UPDATE books_employees SET status = 'ENDED', updated_at = now() WHERE org_id = $1 AND employee_id = $2`, [ctx.orgId, formerId]);
   }

@@ -60,7 +60,11 @@ function scheduleCovering(all: readonly PaygScheduleData[], payDate: string): Pa
  * Load a schedule (validated by parseSchedule) for every org: stored once, and ledgered in each org's chain as
  * an operator act (actor ""), in one transaction.
  */
-export async function importSchedule(db: Db, raw: unknown, opts: { from?: string } = {}): Promise<{ schedule: PaygScheduleData; orgs: number; replaced: boolean }> {
+export async function importSchedule(
+  db: Db,
+  raw: unknown,
+  opts: { from?: string } = {},
+): Promise<{ schedule: PaygScheduleData; orgs: number; replaced: boolean }> {
   const schedule = parseSchedule(opts.from ? { ...(raw as object), from: opts.from } : raw);
   return db.tx(async (q) => {
     const [prev] = await q.query<{ n: number }>('SELECT 1 AS n FROM books_payg_schedules WHERE from_date = $1 FOR UPDATE', [schedule.from]);
@@ -77,7 +81,17 @@ export async function importSchedule(db: Db, raw: unknown, opts: { from?: string
         kind: 'books.payg.load_schedule',
         entityId: `payg_${schedule.from}`,
         actor: '',
-        payload: { name: scheduleName(schedule), label: schedule.label, from: schedule.from, to: schedule.to, source: schedule.source, published: schedule.published, samples: schedule.samples.length, replaced: prev !== undefined, by: 'system' },
+        payload: {
+          name: scheduleName(schedule),
+          label: schedule.label,
+          from: schedule.from,
+          to: schedule.to,
+          source: schedule.source,
+          published: schedule.published,
+          samples: schedule.samples.length,
+          replaced: prev !== undefined,
+          by: 'system',
+        },
       });
     }
     return { schedule, orgs: orgs.length, replaced: prev !== undefined };

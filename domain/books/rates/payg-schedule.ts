@@ -121,14 +121,16 @@ const FREQUENCIES: readonly PayFrequency[] = ['WEEKLY', 'FORTNIGHTLY', 'MONTHLY'
 export function parseSchedule(raw: unknown): PaygScheduleData {
   const o = raw as Record<string, unknown>;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error('a schedule must be a JSON object');
-  if (typeof o.label !== 'string' || !/^\d{4}-\d{2}$/.test(o.label)) throw new Error(`label: must name the income year as YYYY-YY, got ${JSON.stringify(o.label)}`);
+  if (typeof o.label !== 'string' || !/^\d{4}-\d{2}$/.test(o.label))
+    throw new Error(`label: must name the income year as YYYY-YY, got ${JSON.stringify(o.label)}`);
   if (!isDate(o.from)) throw new Error(`from: must be a date YYYY-MM-DD, got ${JSON.stringify(o.from)}`);
   if (!isDate(o.to)) throw new Error(`to: must be a date YYYY-MM-DD, got ${JSON.stringify(o.to)}`);
   if (o.to < o.from) throw new Error(`to: ${o.to} is before from ${o.from}`);
   if (typeof o.source !== 'string' || !/^https:\/\//.test(o.source)) throw new Error('source: must be the https address the coefficients were taken from');
   if (!isDate(o.published)) throw new Error(`published: must be the ATO's publication date YYYY-MM-DD, got ${JSON.stringify(o.published)}`);
   const scalesIn = o.scales as Record<string, unknown>;
-  if (typeof scalesIn !== 'object' || scalesIn === null) throw new Error('scales: must map each scale ("1", "2", "3", "5", "6") to its rows and "4" to {resident, foreign}');
+  if (typeof scalesIn !== 'object' || scalesIn === null)
+    throw new Error('scales: must map each scale ("1", "2", "3", "5", "6") to its rows and "4" to {resident, foreign}');
   const rows = {} as Record<CoefficientScale, PaygRow[]>;
   for (const scale of COEFFICIENT_SCALES) rows[scale] = parseRows(scalesIn[scale], `scales.${scale}`);
   const scales = { ...rows, '4': parseNoTfnRates(scalesIn['4']) };
@@ -154,7 +156,8 @@ export function parseSample(raw: unknown, where: string): PaygSample {
   const scale = String(s.scale) as PaygScale;
   if (!PAYG_SCALES.includes(scale)) throw new Error(`${where}.scale: must be one of ${PAYG_SCALES.join(', ')}`);
   const old = s.frequency === undefined && s.grossCents === undefined && s.weeklyEarnings !== undefined;
-  if (old && (!Number.isSafeInteger(s.weeklyEarnings) || (s.weeklyEarnings as number) < 0)) throw new Error(`${where}.weeklyEarnings: must be whole dollars >= 0`);
+  if (old && (!Number.isSafeInteger(s.weeklyEarnings) || (s.weeklyEarnings as number) < 0))
+    throw new Error(`${where}.weeklyEarnings: must be whole dollars >= 0`);
   const frequency = old ? 'WEEKLY' : (s.frequency as PayFrequency);
   if (!FREQUENCIES.includes(frequency)) throw new Error(`${where}.frequency: must be one of ${FREQUENCIES.join(', ')}`);
   const grossCents = old ? (s.weeklyEarnings as number) * 100 : s.grossCents;
@@ -171,10 +174,12 @@ export function parseSample(raw: unknown, where: string): PaygSample {
 
 function parseNoTfnRates(v: unknown): NoTfnRates {
   const r = v as Record<string, unknown>;
-  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new Error('scales.4: missing; scale 4 (no TFN) needs {"resident": rate, "foreign": rate}, e.g. 0.47 and 0.45');
+  if (typeof r !== 'object' || r === null || Array.isArray(r))
+    throw new Error('scales.4: missing; scale 4 (no TFN) needs {"resident": rate, "foreign": rate}, e.g. 0.47 and 0.45');
   for (const k of ['resident', 'foreign'] as const) {
     const rate = r[k];
-    if (typeof rate !== 'number' || !(rate > 0 && rate < 1) || !fourDecimals(rate)) throw new Error(`scales.4.${k}: must be a rate 0 < rate < 1 of at most 4 decimals, got ${JSON.stringify(rate)}`);
+    if (typeof rate !== 'number' || !(rate > 0 && rate < 1) || !fourDecimals(rate))
+      throw new Error(`scales.4.${k}: must be a rate 0 < rate < 1 of at most 4 decimals, got ${JSON.stringify(rate)}`);
   }
   return { resident: r.resident as number, foreign: r.foreign as number };
 }
@@ -188,12 +193,15 @@ function parseRows(v: unknown, where: string): PaygRow[] {
     if (last ? bound !== null : !(Number.isSafeInteger(bound) && (bound as number) > 0)) {
       throw new Error(`${where}[${i}]: ${last ? 'the last row must be open (lessThan null)' : 'lessThan must be whole dollars > 0'}`);
     }
-    if (typeof a !== 'number' || !(a >= 0 && a < 1) || !fourDecimals(a)) throw new Error(`${where}[${i}]: a must be a rate 0 <= a < 1 of at most 4 decimals, got ${JSON.stringify(a)}`);
-    if (typeof b !== 'number' || !Number.isFinite(b) || Math.abs(b) >= 10_000 || !fourDecimals(b)) throw new Error(`${where}[${i}]: b must be dollars of at most 4 decimals, got ${JSON.stringify(b)}`);
+    if (typeof a !== 'number' || !(a >= 0 && a < 1) || !fourDecimals(a))
+      throw new Error(`${where}[${i}]: a must be a rate 0 <= a < 1 of at most 4 decimals, got ${JSON.stringify(a)}`);
+    if (typeof b !== 'number' || !Number.isFinite(b) || Math.abs(b) >= 10_000 || !fourDecimals(b))
+      throw new Error(`${where}[${i}]: b must be dollars of at most 4 decimals, got ${JSON.stringify(b)}`);
     return [bound as number | null, a, b];
   });
   for (let i = 1; i < rows.length - 1; i++) {
-    if ((rows[i][0] as number) <= (rows[i - 1][0] as number)) throw new Error(`${where}[${i}]: lessThan ${rows[i][0]} must be above the row before (${rows[i - 1][0]})`);
+    if ((rows[i][0] as number) <= (rows[i - 1][0] as number))
+      throw new Error(`${where}[${i}]: lessThan ${rows[i][0]} must be above the row before (${rows[i - 1][0]})`);
   }
   // Plausible: withholding never falls as weekly earnings rise, and never exceeds them.
   let previous = 0;

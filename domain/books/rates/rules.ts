@@ -20,9 +20,16 @@ const PAYG_LAW = 'Taxation Administration Act 1953 Sch 1 s 15-25 (withholding sc
 
 /** The whole table: the static rows, then one row per PAYG schedule loaded (shipped or imported), by rule and date. */
 export async function rulesTable(q: Queryable): Promise<RuleRow[]> {
-  const payg = (await loadedSchedules(q)).map(
-    (s): RuleRow => ({ rule: 'payg.schedule', from: s.from, to: s.to, value: scheduleName(s), unit: 'schedule', law: PAYG_LAW, source: s.source, status: 'LAW' }),
-  );
+  const payg = (await loadedSchedules(q)).map((s): RuleRow => ({
+    rule: 'payg.schedule',
+    from: s.from,
+    to: s.to,
+    value: scheduleName(s),
+    unit: 'schedule',
+    law: PAYG_LAW,
+    source: s.source,
+    status: 'LAW',
+  }));
   return [...STATIC_RULES, ...payg];
 }
 
@@ -47,7 +54,9 @@ export function rulesMarkdown(rows: readonly RuleRow[]): string {
   const lines = ['| rule | from | to | value | status | law | source |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of rows) {
     const value = r.per ? `${ruleValueText(r)} ${PER_TEXT[r.per]}` : ruleValueText(r);
-    lines.push(`| ${RULE_TEXT[r.rule]} | ${r.from} | ${r.to ?? 'no end set'} | ${value} | ${r.status === 'LAW' ? 'law' : '**not law**'} | ${r.law} | <${r.source}> |`);
+    lines.push(
+      `| ${RULE_TEXT[r.rule]} | ${r.from} | ${r.to ?? 'no end set'} | ${value} | ${r.status === 'LAW' ? 'law' : '**not law**'} | ${r.law} | <${r.source}> |`,
+    );
   }
   return lines.join('\n');
 }

@@ -32,7 +32,11 @@ export const invoiceDraft = handler(c.invoiceDraft, async (ctx, p) => {
   const invoice = await view(ctx, invoiceId);
   return finish(
     ctx,
-    { kind: 'books.invoice.draft', entityId: invoiceId, payload: { invoiceId, contactId: contact.contact_id, totalCents: p.totalCents, gstCents: gst, dueDays: p.dueDays } },
+    {
+      kind: 'books.invoice.draft',
+      entityId: invoiceId,
+      payload: { invoiceId, contactId: contact.contact_id, totalCents: p.totalCents, gstCents: gst, dueDays: p.dueDays },
+    },
     { invoice, journalId: null, changed: true },
     `Drafted invoice ${invoiceId} to ${contact.name} for ${formatCents(p.totalCents)} (GST ${formatCents(gst)}); nothing posted until it is sent`,
   );
@@ -86,7 +90,11 @@ export const invoiceRecordPayment = handler(c.invoiceRecordPayment, async (ctx, 
   const invoice = await view(ctx, p.id);
   return finish(
     ctx,
-    { kind: 'books.invoice.record_payment', entityId: p.id, payload: { invoiceId: p.id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId } },
+    {
+      kind: 'books.invoice.record_payment',
+      entityId: p.id,
+      payload: { invoiceId: p.id, paymentId, amountCents: p.amountCents, date, amountDueCents: invoice.amountDueCents, journalId },
+    },
     { invoice, paymentId, journalId, changed: true },
     `Recorded ${formatCents(p.amountCents)} received for ${label}; ${invoice.status === 'PAID' ? 'now PAID' : `${formatCents(invoice.amountDueCents)} still due`}`,
   );
@@ -126,7 +134,11 @@ export const invoiceCreditNote = handler(c.invoiceCreditNote, async (ctx, p) => 
   const invoice = await view(ctx, row.invoice_id);
   return finish(
     ctx,
-    { kind: 'books.invoice.credit', entityId: row.invoice_id, payload: { invoiceId: row.invoice_id, creditNoteId, number, amountCents: p.amountCents, gstCents: gst, journalId } },
+    {
+      kind: 'books.invoice.credit',
+      entityId: row.invoice_id,
+      payload: { invoiceId: row.invoice_id, creditNoteId, number, amountCents: p.amountCents, gstCents: gst, journalId },
+    },
     { invoice, creditNote: { id: creditNoteId, number, amountCents: p.amountCents, gstCents: gst, reason: p.reason, date }, journalId, changed: true },
     `Credit note ${number} for ${formatCents(p.amountCents)} allocated to ${invoiceLabel(row)}; ${formatCents(invoice.amountDueCents)} still due`,
   );
@@ -134,12 +146,24 @@ export const invoiceCreditNote = handler(c.invoiceCreditNote, async (ctx, p) => 
 
 export const invoiceVoid = handler(c.invoiceVoid, async (ctx, p) => {
   const row = await loadInvoice(ctx.q, ctx.orgId, p.id, true);
-  const event = (payload: Record<string, unknown>) => ({ kind: 'books.invoice.void', entityId: row.invoice_id, payload: { invoiceId: row.invoice_id, ...payload } });
+  const event = (payload: Record<string, unknown>) => ({
+    kind: 'books.invoice.void',
+    entityId: row.invoice_id,
+    payload: { invoiceId: row.invoice_id, ...payload },
+  });
   if (row.status === 'VOIDED' || row.status === 'DELETED') {
-    return finish(ctx, event({ status: row.status, noop: true }), { invoice: await view(ctx, row.invoice_id), journalId: null, changed: false }, `Invoice ${invoiceLabel(row)} was already ${row.status}; nothing changed`);
+    return finish(
+      ctx,
+      event({ status: row.status, noop: true }),
+      { invoice: await view(ctx, row.invoice_id), journalId: null, changed: false },
+      `Invoice ${invoiceLabel(row)} was already ${row.status}; nothing changed`,
+    );
   }
   if (row.paid_cents > 0 || row.credited_cents > 0) {
-    throw new ApiError('CONFLICT', `invoice ${invoiceLabel(row)} has ${formatCents(row.paid_cents)} paid and ${formatCents(row.credited_cents)} credited; it cannot be voided: issue a credit note for the rest instead (books.invoiceCreditNote)`);
+    throw new ApiError(
+      'CONFLICT',
+      `invoice ${invoiceLabel(row)} has ${formatCents(row.paid_cents)} paid and ${formatCents(row.credited_cents)} credited; it cannot be voided: issue a credit note for the rest instead (books.invoiceCreditNote)`,
+    );
   }
   let journalId: string | null = null;
   if (row.status === 'AUTHORISED') {

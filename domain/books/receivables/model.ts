@@ -118,4 +118,3 @@ export function requireOpen(r: InvoiceRow, act: string): number {
   if (r.status !== 'AUTHORISED' || due === 0) throw new ApiError('CONFLICT', `${act}: invoice ${invoiceLabel(r)} is ${r.status} with nothing due`);
   return due;
 }
-

@@ -29,12 +29,14 @@ export async function settleInvoice(
     contactId: row.contact_id,
     feedLineId: s.feedLineId,
   });
-  const updated = one(await ctx.q.query<{ paid_cents: number; status: string }>(
-    `UPDATE books_invoices SET paid_cents = paid_cents + $3,
+  const updated = one(
+    await ctx.q.query<{ paid_cents: number; status: string }>(
+      `UPDATE books_invoices SET paid_cents = paid_cents + $3,
             status = CASE WHEN paid_cents + $3 + credited_cents = total_cents THEN 'PAID' ELSE status END, updated_at = now()
       WHERE org_id = $1 AND invoice_id = $2 RETURNING paid_cents, status`,
-    [ctx.orgId, row.invoice_id, s.amountCents],
-  ));
+      [ctx.orgId, row.invoice_id, s.amountCents],
+    ),
+  );
   // An open promise is kept once the invoice is paid, or once payments since it reach the amount promised.
   await ctx.q.query(
     `UPDATE books_promises SET status = 'KEPT', closed_at = now()

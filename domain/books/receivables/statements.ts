@@ -50,7 +50,16 @@ export function buildStatements(rows: OpenItemRow[], asOf: string): z.infer<type
     }
     const daysOverdue = overdueDays(r.due_date, asOf);
     const bucket = bucketFor(daysOverdue);
-    statement.lines.push({ invoiceId: r.invoice_id, number: r.number, issueDate: r.issue_date, dueDate: r.due_date, totalCents: r.total_cents, balanceCents: r.balance_cents, daysOverdue, bucket });
+    statement.lines.push({
+      invoiceId: r.invoice_id,
+      number: r.number,
+      issueDate: r.issue_date,
+      dueDate: r.due_date,
+      totalCents: r.total_cents,
+      balanceCents: r.balance_cents,
+      daysOverdue,
+      bucket,
+    });
     statement.buckets[bucket] += r.balance_cents;
     statement.totalDueCents += r.balance_cents;
   }
@@ -62,13 +71,21 @@ export const statementRun = handler(c.statementRun, async (ctx, p) => {
   const statements = buildStatements(await openReceivablesAt(ctx.q, ctx.orgId, p.asOf, p.contactId), p.asOf);
   const totalDueCents = statements.reduce((s, st) => s + st.totalDueCents, 0);
   const runId = newId('stm');
-  await ctx.q.query(
-    'INSERT INTO books_statement_runs (org_id, run_id, as_of, contact_id, statements, created_by) VALUES ($1, $2, $3, $4, $5, $6)',
-    [ctx.orgId, runId, p.asOf, p.contactId ?? null, JSON.stringify(statements), ctx.principal.id],
-  );
+  await ctx.q.query('INSERT INTO books_statement_runs (org_id, run_id, as_of, contact_id, statements, created_by) VALUES ($1, $2, $3, $4, $5, $6)', [
+    ctx.orgId,
+    runId,
+    p.asOf,
+    p.contactId ?? null,
+    JSON.stringify(statements),
+    ctx.principal.id,
+  ]);
   return finish(
     ctx,
-    { kind: 'books.statement.run', entityId: runId, payload: { runId, asOf: p.asOf, contactId: p.contactId ?? null, statements: statements.length, totalDueCents } },
+    {
+      kind: 'books.statement.run',
+      entityId: runId,
+      payload: { runId, asOf: p.asOf, contactId: p.contactId ?? null, statements: statements.length, totalDueCents },
+    },
     { runId, asOf: p.asOf, statements, totalDueCents, changed: true },
     `Statement run ${runId} as at ${p.asOf}: ${statements.length} customer${statements.length === 1 ? '' : 's'} owing ${formatCents(totalDueCents)}`,
   );

@@ -14,10 +14,12 @@ import type { Direction } from './model.js';
 const NOT_CODABLE: Record<string, string> = {
   [ACC.bank]: '090 Bank is the account the line is already on; code the other side (a transfer you cannot place yet goes to 850 Suspense)',
   [ACC.receivables]: '610 Accounts receivable is a control account: match the line to the invoice instead (target {kind: "invoice", invoiceId})',
-  [ACC.payables]: '800 Accounts payable is a control account: match the line to the bill instead (target {kind: "bill", billId}; a scheduled payment run\'s debit: {kind: "paymentRun", paymentRunId})',
+  [ACC.payables]:
+    '800 Accounts payable is a control account: match the line to the bill instead (target {kind: "bill", billId}; a scheduled payment run\'s debit: {kind: "paymentRun", paymentRunId})',
   [ACC.expenseClaims]: '801 Unpaid expense claims is a control account: match the line to the claim instead (target {kind: "claim", claimId})',
   [ACC.wagesPayable]: '804 Wages payable is a control account: match the line to the pay run instead (target {kind: "payRun", payRunId})',
-  [ACC.gst]: '820 GST is posted by the tax code: code the line to its expense or revenue account with taxCode GST (a BAS payment or refund goes to 830 ATO clearing)',
+  [ACC.gst]:
+    '820 GST is posted by the tax code: code the line to its expense or revenue account with taxCode GST (a BAS payment or refund goes to 830 ATO clearing)',
   '711': '711 is accumulated depreciation: only depreciation runs and disposals post there',
   '721': '721 is accumulated depreciation: only depreciation runs and disposals post there',
 };
@@ -27,7 +29,10 @@ export function checkCodingAccount(field: string, account: string, taxCode: TaxC
   const why = NOT_CODABLE[account];
   if (why) throw badRequest(field, why);
   if (direction === 'in' && isAssetCostAccount(account)) {
-    throw badRequest(field, `money in cannot be coded to ${account} ${ACCOUNTS.get(account)?.name}: that account holds asset costs (a sale of an asset is books.assetDispose)`);
+    throw badRequest(
+      field,
+      `money in cannot be coded to ${account} ${ACCOUNTS.get(account)?.name}: that account holds asset costs (a sale of an asset is books.assetDispose)`,
+    );
   }
   return taxCode ?? (ACCOUNTS.get(account)?.defaultTaxCode as TaxCode);
 }

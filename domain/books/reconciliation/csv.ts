@@ -34,7 +34,11 @@ function mapHeader(header: string[]): Partial<Record<Column, number>> {
   const missing: string[] = (['date', 'description'] as const).filter((c) => found[c] === undefined);
   if (found.amount === undefined && found.debit === undefined && found.credit === undefined) missing.push('amount (or debit and credit)');
   if (missing.length > 0) {
-    throw parseError('line 1', 'header', `missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (found: ${header.map((h) => `"${h}"`).join(', ')})`);
+    throw parseError(
+      'line 1',
+      'header',
+      `missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (found: ${header.map((h) => `"${h}"`).join(', ')})`,
+    );
   }
   return found;
 }
@@ -57,7 +61,8 @@ function amountOf(cells: Record<Column, string | undefined>, where: string): num
   if (cells.amount) return checkAmount(amount('amount', cells.amount), cells.amount, where, 'amount');
   const debit = cells.debit ? Math.abs(amount('debit', cells.debit)) : 0;
   const credit = cells.credit ? Math.abs(amount('credit', cells.credit)) : 0;
-  if (debit && credit) throw parseError(where, 'debit', `the row has both a debit (${cells.debit}) and a credit (${cells.credit}); a bank line is one or the other`);
+  if (debit && credit)
+    throw parseError(where, 'debit', `the row has both a debit (${cells.debit}) and a credit (${cells.credit}); a bank line is one or the other`);
   if (!debit && !credit) throw parseError(where, 'amount', 'no amount: the amount (or debit or credit) is empty or zero');
   return checkAmount(credit || -debit, (cells.credit || cells.debit) as string, where, credit ? 'credit' : 'debit');
 }
@@ -73,7 +78,9 @@ export function parseCsv(content: string): ParsedLine[] {
   const columns = mapHeader(records[0].record);
   return records.slice(1).map(({ record, info }) => {
     const where = `line ${info.lines}`;
-    const cells = Object.fromEntries((Object.keys(COLUMNS) as Column[]).map((c) => [c, columns[c] === undefined ? undefined : record[columns[c]]?.trim()])) as Record<Column, string | undefined>;
+    const cells = Object.fromEntries(
+      (Object.keys(COLUMNS) as Column[]).map((c) => [c, columns[c] === undefined ? undefined : record[columns[c]]?.trim()]),
+    ) as Record<Column, string | undefined>;
     const date = parseCsvDate(cells.date ?? '');
     if (!date) throw parseError(where, 'date', `"${cells.date ?? ''}" is not a date (YYYY-MM-DD or DD/MM/YYYY)`);
     const amountCents = amountOf(cells, where);

@@ -42,25 +42,29 @@ export async function importStatement(db: Db, orgId: string, req: ImportRequest,
        VALUES ($1, $2, $3, $4, $5, 0, $5, $6)`,
       [orgId, importId, req.format, req.fileName ?? null, lines.length, actor],
     );
-    const inserted = lines.length === 0 ? [] : await q.query<{ line_id: string }>(
-      `INSERT INTO books_feed_lines (org_id, line_id, bank_txn_id, date, amount_cents, description, payee, reference, import_id)
+    const inserted =
+      lines.length === 0
+        ? []
+        : await q.query<{ line_id: string }>(
+            `INSERT INTO books_feed_lines (org_id, line_id, bank_txn_id, date, amount_cents, description, payee, reference, import_id)
        SELECT $1, t.line_id, t.bank_txn_id, t.date, t.amount_cents, t.description, t.payee, t.reference, $2
          FROM unnest($3::text[], $4::text[], $5::date[], $6::bigint[], $7::text[], $8::text[], $9::text[])
            WITH ORDINALITY AS t(line_id, bank_txn_id, date, amount_cents, description, payee, reference, ord)
         ORDER BY t.ord
        ON CONFLICT (org_id, bank_txn_id) DO NOTHING
        RETURNING line_id`,
-      [
-        orgId, importId,
-        lines.map(() => newId('fl')),
-        lines.map((l) => l.bankTxnId),
-        lines.map((l) => l.date),
-        lines.map((l) => l.amountCents),
-        lines.map((l) => l.description),
-        lines.map((l) => l.payee),
-        lines.map((l) => l.reference),
-      ],
-    );
+            [
+              orgId,
+              importId,
+              lines.map(() => newId('fl')),
+              lines.map((l) => l.bankTxnId),
+              lines.map((l) => l.date),
+              lines.map((l) => l.amountCents),
+              lines.map((l) => l.description),
+              lines.map((l) => l.payee),
+              lines.map((l) => l.reference),
+            ],
+          );
     const imported = inserted.length;
     const duplicates = lines.length - imported;
     await q.query('UPDATE books_bank_imports SET imported = $3, duplicates = $4 WHERE org_id = $1 AND import_id = $2', [orgId, importId, imported, duplicates]);

@@ -12,7 +12,8 @@ import { assertPeriodOpen, booksPolicy } from '../policy.js';
 
 function whyForbidden(code: string): string {
   const a = ACCOUNTS.get(code);
-  if (a?.control) return `${code} ${a.name} is a control account: only its ${a.control === 'expenseClaims' ? 'expense claims' : a.control === 'wages' ? 'pay runs' : a.control} post to it, so it always equals its subledger`;
+  if (a?.control)
+    return `${code} ${a.name} is a control account: only its ${a.control === 'expenseClaims' ? 'expense claims' : a.control === 'wages' ? 'pay runs' : a.control} post to it, so it always equals its subledger`;
   return `${code} ${a?.name} is a tax account: only the tax logic (GST on documents, pay runs, BAS lodgement) posts to it`;
 }
 
@@ -21,7 +22,11 @@ export const journalPost = handler(c.journalPost, async (ctx, p) => {
     if (MANUAL_JOURNAL_FORBIDDEN.has(l.account)) throw badRequest(`lines.${i}.account`, whyForbidden(l.account));
   });
   const total = p.lines.reduce((s, l) => s + l.amountCents, 0);
-  if (total !== 0) throw badRequest('lines', `debits and credits differ by ${Math.abs(total)} cents (debits ${p.lines.filter((l) => l.amountCents > 0).reduce((s, l) => s + l.amountCents, 0)}, credits ${-p.lines.filter((l) => l.amountCents < 0).reduce((s, l) => s + l.amountCents, 0)}); they must sum to 0`);
+  if (total !== 0)
+    throw badRequest(
+      'lines',
+      `debits and credits differ by ${Math.abs(total)} cents (debits ${p.lines.filter((l) => l.amountCents > 0).reduce((s, l) => s + l.amountCents, 0)}, credits ${-p.lines.filter((l) => l.amountCents < 0).reduce((s, l) => s + l.amountCents, 0)}); they must sum to 0`,
+    );
   assertPeriodOpen(await booksPolicy(ctx.q, ctx.orgId), p.date, 'journalPost');
   // A manual journal has no source document: its own reference mj_… stands in for one.
   const sourceId = newId('mj');

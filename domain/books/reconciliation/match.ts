@@ -17,8 +17,18 @@ import { settleClaim } from '../expenses/settle.js';
 import { suggestionsFor } from './suggestions.js';
 import { checkCodingAccount, codingLabel, directCodingLines, splitGst } from './coding.js';
 import {
-  DOC_DIRECTION, TARGET_ID_FIELD, directionOf, lineLabel, lineView, loadLine, markReconciled, sameTarget, storedTarget, targetIdOf,
-  type FeedLineRow, type ResolvedTarget,
+  DOC_DIRECTION,
+  TARGET_ID_FIELD,
+  directionOf,
+  lineLabel,
+  lineView,
+  loadLine,
+  markReconciled,
+  sameTarget,
+  storedTarget,
+  targetIdOf,
+  type FeedLineRow,
+  type ResolvedTarget,
 } from './model.js';
 
 /*
@@ -64,7 +74,11 @@ async function checkFits(ctx: HandlerCtx, row: FeedLineRow, t: ResolvedTarget, m
   if (t.kind === 'claim') {
     const claim = await loadClaim(ctx.q, ctx.orgId, t.id);
     const label = `expense ${claimLabel(claim)}`;
-    if (claim.status !== 'AUTHORISED') throw new ApiError('CONFLICT', `${act}: ${label} is ${claim.status}${claim.status === 'SUBMITTED' ? '; approve it first (books.expenseApprove)' : ' with nothing owed'}`);
+    if (claim.status !== 'AUTHORISED')
+      throw new ApiError(
+        'CONFLICT',
+        `${act}: ${label} is ${claim.status}${claim.status === 'SUBMITTED' ? '; approve it first (books.expenseApprove)' : ' with nothing owed'}`,
+      );
     const due = claimDue(claim);
     if (amount > due) throw tooMuch(due, label);
     if (row.date < claim.date) throw tooEarly(claim.date, label, 'was incurred');
@@ -89,7 +103,8 @@ async function checkFits(ctx: HandlerCtx, row: FeedLineRow, t: ResolvedTarget, m
     const label = `payment run ${t.id} (${formatCents(run.total_cents)} on ${run.pay_date})`;
     if (run.feed_line_id) throw new ApiError('CONFLICT', `${act}: ${label} was already reconciled to bank feed line ${run.feed_line_id}`);
     // One bank debit pays the whole run.
-    if (amount !== run.total_cents) throw misfit(mode, field, `the line's ${formatCents(amount)} is not the ${formatCents(run.total_cents)} total of ${label}; they must be equal`);
+    if (amount !== run.total_cents)
+      throw misfit(mode, field, `the line's ${formatCents(amount)} is not the ${formatCents(run.total_cents)} total of ${label}; they must be equal`);
     return label;
   }
   throw new Error(`match target kind ${t.kind} is not wired`);
@@ -129,8 +144,13 @@ async function postMatch(ctx: HandlerCtx, row: FeedLineRow, t: ResolvedTarget): 
   if (isAssetCostAccount(t.account)) {
     // Cost is the GST-exclusive amount debited to the cost account (money in is never coded to one).
     assetId = await registerAsset(ctx.q, ctx.orgId, {
-      name: what, costAccount: t.account, costCents: splitGst(amountCents, t.taxCode).net, purchaseDate: row.date,
-      sourceKind: 'feed_line', sourceId: row.line_id, createdBy: ctx.principal.id,
+      name: what,
+      costAccount: t.account,
+      costCents: splitGst(amountCents, t.taxCode).net,
+      purchaseDate: row.date,
+      sourceKind: 'feed_line',
+      sourceId: row.line_id,
+      createdBy: ctx.principal.id,
     });
   }
   return { journalId, paymentId: null, assetId };
@@ -138,7 +158,8 @@ async function postMatch(ctx: HandlerCtx, row: FeedLineRow, t: ResolvedTarget): 
 
 /** The caller's target with the tax code of a direct coding resolved and the account checked. */
 function resolveTarget(t: MatchTarget, row: FeedLineRow): ResolvedTarget {
-  if (t.kind === 'account') return { kind: 'account', account: t.account, taxCode: checkCodingAccount('target.account', t.account, t.taxCode, directionOf(row.amount_cents)) };
+  if (t.kind === 'account')
+    return { kind: 'account', account: t.account, taxCode: checkCodingAccount('target.account', t.account, t.taxCode, directionOf(row.amount_cents)) };
   return { kind: t.kind, id: targetIdOf(t) };
 }
 
@@ -157,7 +178,10 @@ export const matchAccept = handler(c.matchAccept, async (ctx, p) => {
   const stored = storedTarget(row);
   if (row.status === 'RECONCILED' && stored) {
     if (!sameTarget(stored, target)) {
-      throw new ApiError('CONFLICT', `${lineLabel(row)} is already RECONCILED to ${describe(stored)}; a reconciled line is not matched again${stored.kind === 'account' ? ' (change its coding with books.lineRecode)' : ''}`);
+      throw new ApiError(
+        'CONFLICT',
+        `${lineLabel(row)} is already RECONCILED to ${describe(stored)}; a reconciled line is not matched again${stored.kind === 'account' ? ' (change its coding with books.lineRecode)' : ''}`,
+      );
     }
     return finish(
       ctx,
@@ -167,11 +191,17 @@ export const matchAccept = handler(c.matchAccept, async (ctx, p) => {
     );
   }
   if (row.status === 'HELD') {
-    throw new ApiError('CONFLICT', `${lineLabel(row)} is HELD for ${describe(stored as ResolvedTarget)}; use books.matchHoldResolve to approve or reject the hold`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lineLabel(row)} is HELD for ${describe(stored as ResolvedTarget)}; use books.matchHoldResolve to approve or reject the hold`,
+    );
   }
   const direction = directionOf(row.amount_cents);
   if (target.kind !== 'account' && DOC_DIRECTION[target.kind] !== direction) {
-    throw new ApiError('CONFLICT', `${lineLabel(row)} is money ${direction}; ${target.kind === 'invoice' ? 'an' : 'a'} ${target.kind} match needs money ${DOC_DIRECTION[target.kind]}`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lineLabel(row)} is money ${direction}; ${target.kind === 'invoice' ? 'an' : 'a'} ${target.kind} match needs money ${DOC_DIRECTION[target.kind]}`,
+    );
   }
   const label = await checkFits(ctx, row, target, 'accept');
   const policy = await booksPolicy(ctx.q, ctx.orgId);
@@ -180,7 +210,15 @@ export const matchAccept = handler(c.matchAccept, async (ctx, p) => {
       `UPDATE books_feed_lines SET status = 'HELD', target_kind = $3, target_id = $4, account_code = $5, tax_code = $6,
               held_at = now(), held_by = $7, updated_at = now()
         WHERE org_id = $1 AND line_id = $2`,
-      [ctx.orgId, row.line_id, target.kind, 'id' in target ? target.id : null, target.kind === 'account' ? target.account : null, target.kind === 'account' ? target.taxCode : null, ctx.principal.id],
+      [
+        ctx.orgId,
+        row.line_id,
+        target.kind,
+        'id' in target ? target.id : null,
+        target.kind === 'account' ? target.account : null,
+        target.kind === 'account' ? target.taxCode : null,
+        ctx.principal.id,
+      ],
     );
     return finish(
       ctx,
@@ -208,71 +246,77 @@ function describe(t: ResolvedTarget): string {
  * What a human signs for a release: the call names only the line, so the payload also carries the held target and
  * amount; an approval given for an earlier hold (another target, before a reject and re-match) does not fit.
  */
-const releaseParams = (p: Record<string, unknown>, row: FeedLineRow, target: ResolvedTarget) => ({ ...p, target, amountCents: row.amount_cents, heldAt: row.held_at });
+const releaseParams = (p: Record<string, unknown>, row: FeedLineRow, target: ResolvedTarget) => ({
+  ...p,
+  target,
+  amountCents: row.amount_cents,
+  heldAt: row.held_at,
+});
 
-export const matchHoldResolve = handler(
-  c.matchHoldResolve,
-  async (ctx, p) => {
-    const row = await loadLine(ctx.q, ctx.orgId, p.lineId, true);
-    const target = storedTarget(row);
-    if (row.status === 'RECONCILED' && row.held_at && target && p.decision === 'approve') {
-      // A replay of a release: nothing posts twice; a proof given anyway is checked (used: refused), not consumed.
-      if (Math.abs(row.amount_cents) > (await booksPolicy(ctx.q, ctx.orgId)).materialityFloorCents) {
-        await ctx.verifyProof({ actionClass: 'books.match_hold_resolve', subjectId: row.line_id, summary: '', params: releaseParams(p, row, target) });
-      }
-      return finish(
-        ctx,
-        { kind: 'books.feed.resolve', entityId: row.line_id, payload: eventPayload(row, target, { decision: p.decision, noop: true }) },
-        { line: lineView(row), decision: p.decision, journalId: row.journal_id, paymentId: null, assetId: null, approvalId: row.approval_id, changed: false },
-        `${lineLabel(row)} was already released to ${describe(target)}; nothing changed`,
-      );
+export const matchHoldResolve = handler(c.matchHoldResolve, async (ctx, p) => {
+  const row = await loadLine(ctx.q, ctx.orgId, p.lineId, true);
+  const target = storedTarget(row);
+  if (row.status === 'RECONCILED' && row.held_at && target && p.decision === 'approve') {
+    // A replay of a release: nothing posts twice; a proof given anyway is checked (used: refused), not consumed.
+    if (Math.abs(row.amount_cents) > (await booksPolicy(ctx.q, ctx.orgId)).materialityFloorCents) {
+      await ctx.verifyProof({ actionClass: 'books.match_hold_resolve', subjectId: row.line_id, summary: '', params: releaseParams(p, row, target) });
     }
-    if (row.status !== 'HELD' || !target) {
-      throw new ApiError(
-        'CONFLICT',
-        row.status === 'RECONCILED'
-          ? `${lineLabel(row)} is already resolved: RECONCILED to ${describe(target as ResolvedTarget)}; nothing is held`
-          : `${lineLabel(row)} is UNMATCHED, not held; match it with books.matchAccept`,
-      );
-    }
-    const event = (extra: Record<string, unknown>) => ({ kind: 'books.feed.resolve', entityId: row.line_id, payload: eventPayload(row, target, { decision: p.decision, ...extra }) });
-    if (p.decision === 'reject') {
-      // Nothing was posted while held, so rejecting moves no money and needs no signature.
-      await ctx.q.query(
-        `UPDATE books_feed_lines SET status = 'UNMATCHED', target_kind = NULL, target_id = NULL, account_code = NULL, tax_code = NULL,
-                held_at = NULL, held_by = NULL, updated_at = now()
-          WHERE org_id = $1 AND line_id = $2`,
-        [ctx.orgId, row.line_id],
-      );
-      const back = await loadLine(ctx.q, ctx.orgId, row.line_id);
-      const suggested = (await suggestionsFor(ctx.q, ctx.orgId, [back])).get(back.line_id) ?? [];
-      return finish(
-        ctx,
-        event({ journalId: null, approvalId: null }),
-        { line: lineView(back, suggested), decision: p.decision, journalId: null, paymentId: null, assetId: null, approvalId: null, changed: true },
-        `Rejected the hold of ${lineLabel(row)} for ${describe(target)}: the line is UNMATCHED again and no money moved`,
-      );
-    }
-    // Validated first, so a hold is only ever filed for a release that could run.
-    const label = await checkFits(ctx, row, target, 'release');
-    const policy = await booksPolicy(ctx.q, ctx.orgId);
-    let approvalId: string | null = null;
-    if (Math.abs(row.amount_cents) > policy.materialityFloorCents) {
-      const proof = await ctx.requireSignature({
-        actionClass: 'books.match_hold_resolve',
-        subjectId: row.line_id,
-        summary: `Release ${formatCents(Math.abs(row.amount_cents))} from the bank line ${row.date} "${row.payee ?? row.description}" to ${label}`,
-        params: releaseParams(p, row, target),
-      });
-      approvalId = proof.approvalId;
-    }
-    const posted = await postMatch(ctx, row, target);
-    await markReconciled(ctx.q, ctx.orgId, row.line_id, { target, journalId: posted.journalId, approvalId, by: ctx.principal.id });
     return finish(
       ctx,
-      event({ ...posted, approvalId }),
-      { line: lineView(await loadLine(ctx.q, ctx.orgId, row.line_id)), decision: p.decision, ...posted, approvalId, changed: true },
-      `Released ${lineLabel(row)} to ${label}${approvalId ? ` under approval ${approvalId}` : ''}${posted.journalId ? `: posted ${posted.journalId}` : ''}${posted.assetId ? `, registered fixed asset ${posted.assetId}` : ''}`,
+      { kind: 'books.feed.resolve', entityId: row.line_id, payload: eventPayload(row, target, { decision: p.decision, noop: true }) },
+      { line: lineView(row), decision: p.decision, journalId: row.journal_id, paymentId: null, assetId: null, approvalId: row.approval_id, changed: false },
+      `${lineLabel(row)} was already released to ${describe(target)}; nothing changed`,
     );
-  },
-);
+  }
+  if (row.status !== 'HELD' || !target) {
+    throw new ApiError(
+      'CONFLICT',
+      row.status === 'RECONCILED'
+        ? `${lineLabel(row)} is already resolved: RECONCILED to ${describe(target as ResolvedTarget)}; nothing is held`
+        : `${lineLabel(row)} is UNMATCHED, not held; match it with books.matchAccept`,
+    );
+  }
+  const event = (extra: Record<string, unknown>) => ({
+    kind: 'books.feed.resolve',
+    entityId: row.line_id,
+    payload: eventPayload(row, target, { decision: p.decision, ...extra }),
+  });
+  if (p.decision === 'reject') {
+    // Nothing was posted while held, so rejecting moves no money and needs no signature.
+    await ctx.q.query(
+      `UPDATE books_feed_lines SET status = 'UNMATCHED', target_kind = NULL, target_id = NULL, account_code = NULL, tax_code = NULL,
+                held_at = NULL, held_by = NULL, updated_at = now()
+          WHERE org_id = $1 AND line_id = $2`,
+      [ctx.orgId, row.line_id],
+    );
+    const back = await loadLine(ctx.q, ctx.orgId, row.line_id);
+    const suggested = (await suggestionsFor(ctx.q, ctx.orgId, [back])).get(back.line_id) ?? [];
+    return finish(
+      ctx,
+      event({ journalId: null, approvalId: null }),
+      { line: lineView(back, suggested), decision: p.decision, journalId: null, paymentId: null, assetId: null, approvalId: null, changed: true },
+      `Rejected the hold of ${lineLabel(row)} for ${describe(target)}: the line is UNMATCHED again and no money moved`,
+    );
+  }
+  // Validated first, so a hold is only ever filed for a release that could run.
+  const label = await checkFits(ctx, row, target, 'release');
+  const policy = await booksPolicy(ctx.q, ctx.orgId);
+  let approvalId: string | null = null;
+  if (Math.abs(row.amount_cents) > policy.materialityFloorCents) {
+    const proof = await ctx.requireSignature({
+      actionClass: 'books.match_hold_resolve',
+      subjectId: row.line_id,
+      summary: `Release ${formatCents(Math.abs(row.amount_cents))} from the bank line ${row.date} "${row.payee ?? row.description}" to ${label}`,
+      params: releaseParams(p, row, target),
+    });
+    approvalId = proof.approvalId;
+  }
+  const posted = await postMatch(ctx, row, target);
+  await markReconciled(ctx.q, ctx.orgId, row.line_id, { target, journalId: posted.journalId, approvalId, by: ctx.principal.id });
+  return finish(
+    ctx,
+    event({ ...posted, approvalId }),
+    { line: lineView(await loadLine(ctx.q, ctx.orgId, row.line_id)), decision: p.decision, ...posted, approvalId, changed: true },
+    `Released ${lineLabel(row)} to ${label}${approvalId ? ` under approval ${approvalId}` : ''}${posted.journalId ? `: posted ${posted.journalId}` : ''}${posted.assetId ? `, registered fixed asset ${posted.assetId}` : ''}`,
+  );
+});

@@ -63,7 +63,9 @@ export function storedTarget(r: FeedLineRow): ResolvedTarget | null {
 }
 
 export const sameTarget = (a: ResolvedTarget, b: ResolvedTarget): boolean =>
-  a.kind === 'account' && b.kind === 'account' ? a.account === b.account && a.taxCode === b.taxCode : a.kind === b.kind && 'id' in a && 'id' in b && a.id === b.id;
+  a.kind === 'account' && b.kind === 'account'
+    ? a.account === b.account && a.taxCode === b.taxCode
+    : a.kind === b.kind && 'id' in a && 'id' in b && a.id === b.id;
 
 export function lineView(r: FeedLineRow, suggestions: FeedLine['suggestions'] = []): FeedLine {
   const target = storedTarget(r);
@@ -93,10 +95,10 @@ export function lineView(r: FeedLineRow, suggestions: FeedLine['suggestions'] = 
 
 /** The line, locked for the call's transaction when `lock` (every mutation locks before it reads state). */
 export async function loadLine(q: Queryable, orgId: string, lineId: string, lock = false): Promise<FeedLineRow> {
-  const [row] = await q.query<FeedLineRow>(
-    `SELECT ${LINE_COLUMNS} FROM books_feed_lines WHERE org_id = $1 AND line_id = $2${lock ? ' FOR UPDATE' : ''}`,
-    [orgId, lineId],
-  );
+  const [row] = await q.query<FeedLineRow>(`SELECT ${LINE_COLUMNS} FROM books_feed_lines WHERE org_id = $1 AND line_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+    orgId,
+    lineId,
+  ]);
   if (!row) throw notFound(`bank feed line ${lineId}`);
   return row;
 }
@@ -117,6 +119,16 @@ export async function markReconciled(
     `UPDATE books_feed_lines SET status = 'RECONCILED', target_kind = $3, target_id = $4, account_code = $5, tax_code = $6,
             journal_id = $7, approval_id = $8, reconciled_at = now(), reconciled_by = $9, updated_at = now()
       WHERE org_id = $1 AND line_id = $2`,
-    [orgId, lineId, t.kind, 'id' in t ? t.id : null, t.kind === 'account' ? t.account : null, t.kind === 'account' ? t.taxCode : null, m.journalId, m.approvalId, m.by],
+    [
+      orgId,
+      lineId,
+      t.kind,
+      'id' in t ? t.id : null,
+      t.kind === 'account' ? t.account : null,
+      t.kind === 'account' ? t.taxCode : null,
+      m.journalId,
+      m.approvalId,
+      m.by,
+    ],
   );
 }

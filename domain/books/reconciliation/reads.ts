@@ -18,8 +18,6 @@ export const feedLines = handler(c.feedLines, async (ctx, p) => {
     p,
   );
   const suggestions = await suggestionsFor(ctx.q, ctx.orgId, rows);
-  const lines = rows
-    .map((r) => lineView(r, suggestions.get(r.line_id) ?? []))
-    .filter((l) => !p.status || l.status === p.status);
+  const lines = rows.map((r) => lineView(r, suggestions.get(r.line_id) ?? [])).filter((l) => !p.status || l.status === p.status);
   return { feedLines: lines, nextCursor };
 });

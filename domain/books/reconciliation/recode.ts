@@ -18,7 +18,10 @@ import { directionOf, lineLabel, lineView, loadLine } from './model.js';
 export const lineRecode = handler(c.lineRecode, async (ctx, p) => {
   const row = await loadLine(ctx.q, ctx.orgId, p.lineId, true);
   if (row.status !== 'RECONCILED') {
-    throw new ApiError('CONFLICT', `${lineLabel(row)} is ${row.status}, not reconciled; ${row.status === 'HELD' ? 'resolve the hold with books.matchHoldResolve' : 'code it with books.matchAccept'} instead`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lineLabel(row)} is ${row.status}, not reconciled; ${row.status === 'HELD' ? 'resolve the hold with books.matchHoldResolve' : 'code it with books.matchAccept'} instead`,
+    );
   }
   if (row.target_kind !== 'account') {
     throw new ApiError(
@@ -71,14 +74,21 @@ export const lineRecode = handler(c.lineRecode, async (ctx, p) => {
   let assetId: string | null = null;
   if (isAssetCostAccount(to.account)) {
     assetId = await registerAsset(ctx.q, ctx.orgId, {
-      name: row.payee ?? row.description, costAccount: to.account, costCents: splitGst(Math.abs(row.amount_cents), to.taxCode).net,
-      purchaseDate: row.date, sourceKind: 'feed_line', sourceId: row.line_id, createdBy: ctx.principal.id,
+      name: row.payee ?? row.description,
+      costAccount: to.account,
+      costCents: splitGst(Math.abs(row.amount_cents), to.taxCode).net,
+      purchaseDate: row.date,
+      sourceKind: 'feed_line',
+      sourceId: row.line_id,
+      createdBy: ctx.principal.id,
     });
   }
-  await ctx.q.query(
-    'UPDATE books_feed_lines SET account_code = $3, tax_code = $4, updated_at = now() WHERE org_id = $1 AND line_id = $2',
-    [ctx.orgId, row.line_id, to.account, to.taxCode],
-  );
+  await ctx.q.query('UPDATE books_feed_lines SET account_code = $3, tax_code = $4, updated_at = now() WHERE org_id = $1 AND line_id = $2', [
+    ctx.orgId,
+    row.line_id,
+    to.account,
+    to.taxCode,
+  ]);
   return finish(
     ctx,
     event({ journalId, assetId }),

@@ -100,7 +100,12 @@ export async function loadCandidates(q: Queryable, orgId: string, directions: Se
 }
 
 const STOP_WORDS = new Set(['pty', 'ltd', 'limited', 'co', 'company', 'the', 'and', 'inc', 'group', 'of', 'au', 'trust', 'services']);
-const words = (s: string): string[] => s.toLowerCase().replace(/&/g, ' and ').split(/[^a-z0-9]+/).filter(Boolean);
+const words = (s: string): string[] =>
+  s
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** Share of the contact name's words (without Pty, Ltd, ...) found in the line's payee, description and reference, 0-100. */
 export function contactMatchPercent(contact: string | null, lineText: string): number {
@@ -125,7 +130,9 @@ export function score(line: LineFacts, c: Candidate): Suggestion {
   const daysApart = c.date ? Math.abs(daysBetween(c.date, line.date)) : null;
   const contact = contactMatchPercent(c.contact, [line.payee, line.description, line.reference].filter(Boolean).join(' '));
   const reasons = [
-    diff === 0 ? `amount matches the ${formatCents(c.amountDueCents)} due exactly` : `${formatCents(amount)} of the ${formatCents(c.amountDueCents)} due (${formatCents(diff)} would stay due)`,
+    diff === 0
+      ? `amount matches the ${formatCents(c.amountDueCents)} due exactly`
+      : `${formatCents(amount)} of the ${formatCents(c.amountDueCents)} due (${formatCents(diff)} would stay due)`,
     c.date ? `${SOURCES[c.kind].dateWord} ${c.date}, ${daysApart} day${daysApart === 1 ? '' : 's'} from the line` : 'no date to compare',
     c.contact ? (contact > 0 ? `line mentions ${c.contact} (${contact}%)` : `line does not mention ${c.contact}`) : 'no contact to compare',
   ];

@@ -25,17 +25,18 @@ export interface BasFigures {
 }
 
 export async function computeBas(q: Queryable, orgId: string, periodStart: string, periodEnd: string): Promise<BasFigures> {
-  const s = one(await q.query<{
-    sales_gross: number;
-    sales_free: number;
-    sales_gst: number;
-    capital: number;
-    non_capital: number;
-    purchase_gst: number;
-    wages: number;
-    withheld: number;
-  }>(
-    `SELECT
+  const s = one(
+    await q.query<{
+      sales_gross: number;
+      sales_free: number;
+      sales_gst: number;
+      capital: number;
+      non_capital: number;
+      purchase_gst: number;
+      wages: number;
+      withheld: number;
+    }>(
+      `SELECT
        coalesce(sum(l.amount_cents + l.tax_cents) FILTER (WHERE l.account_code = ANY($4::text[]) AND l.tax_code = ANY($7::text[])), 0)::bigint AS sales_gross,
        coalesce(sum(l.amount_cents) FILTER (WHERE l.account_code = ANY($4::text[]) AND l.tax_code = 'GST_FREE'), 0)::bigint AS sales_free,
        coalesce(sum(l.tax_cents) FILTER (WHERE l.account_code = ANY($4::text[]) AND l.tax_code = 'GST'), 0)::bigint AS sales_gst,
@@ -47,8 +48,9 @@ export async function computeBas(q: Queryable, orgId: string, periodStart: strin
      FROM books_journal_lines l
      JOIN books_journals j ON j.org_id = l.org_id AND j.journal_id = l.journal_id
      WHERE l.org_id = $1 AND j.date BETWEEN $2::date AND $3::date`,
-    [orgId, periodStart, periodEnd, REVENUE, EXPENSE, CAPITAL, ON_BAS, PAYROLL_SOURCES],
-  ));
+      [orgId, periodStart, periodEnd, REVENUE, EXPENSE, CAPITAL, ON_BAS, PAYROLL_SOURCES],
+    ),
+  );
   // `0 - x` rather than `-x`: no negative zeros in the figures.
   const labels: BasLabels = {
     G1: 0 - Number(s.sales_gross),

@@ -28,7 +28,10 @@ export const taxPrepare = handler(c.taxPrepare, async (ctx, p) => {
   await lockTaxDesk(ctx.q, ctx.orgId);
   const policy = await booksPolicy(ctx.q, ctx.orgId);
   if (policy.lockDate && periodStart <= policy.lockDate) {
-    throw new ApiError('CONFLICT', `BAS ${period} overlaps the locked period (the books are locked through ${policy.lockDate} by a lodged BAS); prepare a period starting after ${policy.lockDate}`);
+    throw new ApiError(
+      'CONFLICT',
+      `BAS ${period} overlaps the locked period (the books are locked through ${policy.lockDate} by a lodged BAS); prepare a period starting after ${policy.lockDate}`,
+    );
   }
   const overlapping = await ctx.q.query<LodgementRow>(
     `${LODGEMENT_SELECT} WHERE org_id = $1 AND period_start <= $3 AND period_end >= $2 ORDER BY n FOR UPDATE`,
@@ -38,11 +41,17 @@ export const taxPrepare = handler(c.taxPrepare, async (ctx, p) => {
   if (lodged) throw new ApiError('CONFLICT', `BAS ${period} overlaps ${lodgementLabel(lodged)}, which is LODGED; a lodged period cannot be prepared again`);
   const same = overlapping.find((r) => r.period_start === periodStart && r.period_end === periodEnd);
   if (same?.status === 'HELD') {
-    throw new ApiError('CONFLICT', `${lodgementLabel(same)} is held (${same.hold_reason}): return it to the preparer first (books.taxReturn), then re-prepare it`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lodgementLabel(same)} is held (${same.hold_reason}): return it to the preparer first (books.taxReturn), then re-prepare it`,
+    );
   }
   const other = overlapping.find((r) => r !== same);
   if (other) {
-    throw new ApiError('CONFLICT', `BAS ${period} overlaps ${lodgementLabel(other)} (${other.status}); prepare exactly that period, or choose a period that does not overlap it`);
+    throw new ApiError(
+      'CONFLICT',
+      `BAS ${period} overlaps ${lodgementLabel(other)} (${other.status}); prepare exactly that period, or choose a period that does not overlap it`,
+    );
   }
 
   const { labels, netCents } = await computeBas(ctx.q, ctx.orgId, periodStart, periodEnd);
@@ -89,9 +98,18 @@ export const taxPrepare = handler(c.taxPrepare, async (ctx, p) => {
 
 export const taxHold = handler(c.taxHold, async (ctx, p) => {
   const row = await loadLodgement(ctx.q, ctx.orgId, p.id, true);
-  const event = (payload: Record<string, unknown>) => ({ kind: 'books.tax.hold', entityId: row.lodgement_id, payload: { lodgementId: row.lodgement_id, ...payload } });
+  const event = (payload: Record<string, unknown>) => ({
+    kind: 'books.tax.hold',
+    entityId: row.lodgement_id,
+    payload: { lodgementId: row.lodgement_id, ...payload },
+  });
   if (row.status === 'HELD') {
-    return finish(ctx, event({ reason: row.hold_reason, noop: true }), { lodgement: lodgementView(row), changed: false }, `${lodgementLabel(row)} is already held, not lodged (${row.hold_reason}); nothing changed`);
+    return finish(
+      ctx,
+      event({ reason: row.hold_reason, noop: true }),
+      { lodgement: lodgementView(row), changed: false },
+      `${lodgementLabel(row)} is already held, not lodged (${row.hold_reason}); nothing changed`,
+    );
   }
   if (row.status === 'DRAFT') {
     throw new ApiError('CONFLICT', `${lodgementLabel(row)} is a DRAFT with the preparer; there is nothing to hold: re-prepare it first (books.taxPrepare)`);
@@ -114,10 +132,16 @@ export const taxHold = handler(c.taxHold, async (ctx, p) => {
 export const taxReturn = handler(c.taxReturn, async (ctx, p) => {
   const row = await loadLodgement(ctx.q, ctx.orgId, p.id, true);
   if (row.status === 'DRAFT') {
-    throw new ApiError('CONFLICT', `${lodgementLabel(row)} is already with the preparer (DRAFT${row.return_reason ? `, returned: ${row.return_reason}` : ''}); re-prepare it with books.taxPrepare`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lodgementLabel(row)} is already with the preparer (DRAFT${row.return_reason ? `, returned: ${row.return_reason}` : ''}); re-prepare it with books.taxPrepare`,
+    );
   }
   if (row.status === 'LODGED') {
-    throw new ApiError('CONFLICT', `${lodgementLabel(row)} is LODGED (approval ${row.approval_id}); it cannot be returned: correct a lodged BAS in the next period's BAS`);
+    throw new ApiError(
+      'CONFLICT',
+      `${lodgementLabel(row)} is LODGED (approval ${row.approval_id}); it cannot be returned: correct a lodged BAS in the next period's BAS`,
+    );
   }
   await ctx.q.query(
     `UPDATE books_tax_lodgements SET status = 'DRAFT', return_reason = $3, returned_by = $4, returned_at = now(), updated_at = now()
@@ -127,7 +151,11 @@ export const taxReturn = handler(c.taxReturn, async (ctx, p) => {
   const returned = await loadLodgement(ctx.q, ctx.orgId, row.lodgement_id);
   return finish(
     ctx,
-    { kind: 'books.tax.return', entityId: row.lodgement_id, payload: { lodgementId: row.lodgement_id, previousStatus: row.status, status: 'DRAFT', reason: p.reason } },
+    {
+      kind: 'books.tax.return',
+      entityId: row.lodgement_id,
+      payload: { lodgementId: row.lodgement_id, previousStatus: row.status, status: 'DRAFT', reason: p.reason },
+    },
     { lodgement: lodgementView(returned), changed: true },
     `Returned ${lodgementLabel(row)} to the preparer (was ${row.status}, now DRAFT): ${p.reason}. Re-prepare it with books.taxPrepare`,
   );

@@ -170,7 +170,10 @@ export const taxObligations = handler(c.taxObligations, async (ctx, p) => {
     ...(await basItems(ctx.q, ctx.orgId, asOf, current, previous)),
     ...(await superItems(ctx.q, ctx.orgId, asOf, previous.start, current.end)),
     ...(await stpItems(ctx.q, ctx.orgId, asOf, previous.start, current.end)),
-  ].sort((a, b) => a.dueDate.localeCompare(b.dueDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.periodStart.localeCompare(b.periodStart) || a.key.localeCompare(b.key));
+  ].sort(
+    (a, b) =>
+      a.dueDate.localeCompare(b.dueDate) || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.periodStart.localeCompare(b.periodStart) || a.key.localeCompare(b.key),
+  );
   const start = p.cursor;
   const page = items.slice(start, start + p.limit);
   return { obligations: page, nextCursor: start + p.limit < items.length ? start + p.limit : null };

@@ -132,7 +132,8 @@ function nextRegularPayday(regular: RegularRun[], r: RunAccrual): { date: string
 
 type Draft = Omit<SuperObligation, 'sentCents' | 'receivedCents' | 'receivedOn' | 'status' | 'overdue' | 'note'> & { what: string; why: string };
 
-const names = (slips: Slip[]): string => slips.map((s) => (s.new_fund ? `${s.employee_name} (new fund ${s.new_fund})` : s.rehire ? `${s.employee_name} (re-employed)` : s.employee_name)).join(', ');
+const names = (slips: Slip[]): string =>
+  slips.map((s) => (s.new_fund ? `${s.employee_name} (new fund ${s.new_fund})` : s.rehire ? `${s.employee_name} (re-employed)` : s.employee_name)).join(', ');
 
 function drafts(runs: RunAccrual[], slips: Slip[], regular: RegularRun[]): Draft[] {
   const out: Draft[] = [];
@@ -168,7 +169,10 @@ function drafts(runs: RunAccrual[], slips: Slip[], regular: RegularRun[]): Draft
     const base = { periodStart: r.period_start ?? r.pay_date, periodEnd: r.period_end ?? r.pay_date, payDate: r.pay_date, runId: r.source_id };
     const mine = slips.filter((s) => s.run_id === r.source_id);
     const extended = mine.filter((s) => s.first_pay || s.new_fund !== null);
-    const first = Math.min(extended.reduce((t, s) => t + s.super_cents, 0), r.accrued);
+    const first = Math.min(
+      extended.reduce((t, s) => t + s.super_cents, 0),
+      r.accrued,
+    );
     // The ordinary due date: 7 business days after payday, or after the next regular payday when out of cycle.
     const next = r.out_of_cycle ? nextRegularPayday(regular, r) : null;
     const from = next?.date ?? r.pay_date;
@@ -243,7 +247,11 @@ function reached(series: [string, number][], target: number): string | null {
   return null;
 }
 
-const total = (series: [string, number][]): number => Math.max(0, series.reduce((t, [, v]) => t + v, 0));
+const total = (series: [string, number][]): number =>
+  Math.max(
+    0,
+    series.reduce((t, [, v]) => t + v, 0),
+  );
 
 /**
  * Every super obligation of the org as at `asOf` (runs paid up to `to`), oldest due first, with what was sent and
@@ -252,7 +260,11 @@ const total = (series: [string, number][]): number => Math.max(0, series.reduce(
  */
 export async function superObligations(q: Queryable, orgId: string, asOf: string, to: string): Promise<SuperObligation[]> {
   const runs = await runAccruals(q, orgId, to);
-  const slips = await slipsOf(q, orgId, runs.filter((r) => isPaydaySuper(r.pay_date)).map((r) => r.source_id));
+  const slips = await slipsOf(
+    q,
+    orgId,
+    runs.filter((r) => isPaydaySuper(r.pay_date)).map((r) => r.source_id),
+  );
   const regular = await q.query<RegularRun>(
     `SELECT run_id, pay_date::text AS pay_date, period_start::text AS period_start, period_end::text AS period_end FROM books_pay_runs
       WHERE org_id = $1 AND status = 'POSTED' AND NOT out_of_cycle ORDER BY pay_date, n`,
@@ -277,7 +289,10 @@ export async function superObligations(q: Queryable, orgId: string, asOf: string
     const ack = 'record the fund’s acknowledgement with books.receiptsRegister (link kind super, dated when the fund received it)';
     let state: string;
     if (status === 'RECEIVED') {
-      state = receivedOn! <= d.dueDate ? `received by the funds ${receivedOn}, on time` : `received by the funds ${receivedOn}, after its due date ${d.dueDate}: late`;
+      state =
+        receivedOn! <= d.dueDate
+          ? `received by the funds ${receivedOn}, on time`
+          : `received by the funds ${receivedOn}, after its due date ${d.dueDate}: late`;
     } else if (status === 'SENT') {
       const gap = formatCents(d.amountCents - receivedCents);
       const sentText = `${formatCents(sentCents)} sent${sentOn ? ` by ${sentOn}` : ''}, ${formatCents(receivedCents)} received`;

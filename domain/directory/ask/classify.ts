@@ -32,15 +32,50 @@ export const foldName = (name: string): string =>
     .replace(/[^\p{L}\p{N}@.+]+/gu, ' ')
     .trim();
 
-const RULES = /\b(ignore|disregard|forget|override|bypass)\b.*\b(rules?|instructions?|prompt|guards?|polic(y|ies))\b|\b(system prompt|your instructions|jailbreak|pretend (to be|you are)|act as|role-?play)\b/i;
+const RULES =
+  /\b(ignore|disregard|forget|override|bypass)\b.*\b(rules?|instructions?|prompt|guards?|polic(y|ies))\b|\b(system prompt|your instructions|jailbreak|pretend (to be|you are)|act as|role-?play)\b/i;
 const INTERNALS = /\b(sql|database|db schema|schemas?|passwords?|api keys?|secrets?|access tokens?|credentials?)\b/i;
 /** Acts a read-only answerer never does, wherever they appear. */
 const ACT_WORDS = /\b(merge|unmerge|combine|de-?dupe|deduplicate|delete|erase|archive|unarchive|restore|export|share|import|forget)\b/i;
-const POLITE = /^(?:(?:please|pls|kindly|now|ok|okay|then)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would like)\s+(?:you\s+)?to\s+|go ahead and\s+)*/i;
+const POLITE =
+  /^(?:(?:please|pls|kindly|now|ok|okay|then)\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|need|would like)\s+(?:you\s+)?to\s+|go ahead and\s+)*/i;
 /** A question starting with one of these (after please, can you…) asks for an act. */
 const ACT_VERBS = new Set([
-  'add', 'create', 'make', 'update', 'change', 'rename', 'edit', 'set', 'mark', 'tag', 'untag', 'send', 'email', 'e-mail', 'mail', 'message', 'text', 'sms',
-  'call', 'ring', 'phone', 'link', 'unlink', 'introduce', 'approve', 'invite', 'block', 'move', 'assign', 'write', 'fix', 'correct', 'remove', 'record', 'save',
+  'add',
+  'create',
+  'make',
+  'update',
+  'change',
+  'rename',
+  'edit',
+  'set',
+  'mark',
+  'tag',
+  'untag',
+  'send',
+  'email',
+  'e-mail',
+  'mail',
+  'message',
+  'text',
+  'sms',
+  'call',
+  'ring',
+  'phone',
+  'link',
+  'unlink',
+  'introduce',
+  'approve',
+  'invite',
+  'block',
+  'move',
+  'assign',
+  'write',
+  'fix',
+  'correct',
+  'remove',
+  'record',
+  'save',
 ]);
 /** "email address of", "phone number for": a lookup, not an act. */
 const LOOKUP_AFTER_VERB = /^(address|addresses|number|numbers|details|of|for|id)\b/i;

@@ -26,7 +26,13 @@ export const ask = handler(
   c.ask,
   async (ctx, _p, asked: Asked) => {
     const cited = new Set(asked.claims.flatMap((cl) => cl.cites.flatMap((x) => (x.kind === 'record' ? [x.id] : []))));
-    await ctx.emit('directory.ask.answer', asked.audit.id, { auditId: asked.audit.id, auditSeq: asked.audit.seq, status: asked.status, cited: cited.size, claims: asked.claims.length });
+    await ctx.emit('directory.ask.answer', asked.audit.id, {
+      auditId: asked.audit.id,
+      auditSeq: asked.audit.seq,
+      status: asked.status,
+      cited: cited.size,
+      claims: asked.claims.length,
+    });
     return {
       status: asked.status,
       answer: asked.answer,

@@ -38,7 +38,8 @@ type Detail = PartyView & { channels: ChannelView[]; awareness: AwarenessView[] 
 const GUARD_REASONS: Record<Guard, string> = {
   act: 'directory.ask only reads: it cannot merge, archive, delete, export, change or send anything. Use the directory methods for that (directory.proposeMerge, archivePerson, exportVcard…); an agent\u2019s export and merges hold for a human where the rules say so.',
   rules: 'I answer only from this org\u2019s directory through the typed reads, under fixed rules a question cannot change, suspend or reveal.',
-  internals: 'I do not disclose the database, its schema, keys, passwords or other internals; I answer questions about the people and organisations in the directory.',
+  internals:
+    'I do not disclose the database, its schema, keys, passwords or other internals; I answer questions about the people and organisations in the directory.',
 };
 
 export const CAN_ANSWER =
@@ -55,12 +56,17 @@ const MAX_COUNTED = 200;
 
 /** The parties a name stands for: exact names or aliases first, else the best word matches of equal score (at most 3). */
 async function findParties(tools: Toolbox, name: string, kinds?: ('person' | 'org')[]): Promise<PartyView[]> {
-  const res = (await tools.call('directory.search', { q: name, limit: 10, ...(kinds ? { kinds } : {}) })) as { hits: { party: PartyView; score: number; matched: string }[] };
+  const res = (await tools.call('directory.search', { q: name, limit: 10, ...(kinds ? { kinds } : {}) })) as {
+    hits: { party: PartyView; score: number; matched: string }[];
+  };
   const wanted = foldName(name);
   const exact = res.hits.filter((h) => foldName(h.party.displayName) === wanted || h.party.aliases.some((a) => foldName(a) === wanted));
   if (exact.length) return exact.slice(0, 3).map((h) => h.party);
   const strong = res.hits.filter((h) => h.matched === 'key' || h.matched === 'text');
-  return strong.filter((h) => h.score === strong[0]?.score).slice(0, 3).map((h) => h.party);
+  return strong
+    .filter((h) => h.score === strong[0]?.score)
+    .slice(0, 3)
+    .map((h) => h.party);
 }
 
 async function detailOf(tools: Toolbox, p: PartyView): Promise<Detail> {
@@ -86,14 +92,19 @@ async function knows(tools: Toolbox, name: string): Promise<Draft> {
       b.say(`No one in the company is recorded as knowing ${who}.`);
       continue;
     }
-    const n = b.fact(countOf(aware, (a) => record(a.id)), (v) => `${plural(v, 'colleague')} ${v === '1' ? 'is' : 'are'} recorded as knowing this ${kindWord(p)}.`);
+    const n = b.fact(
+      countOf(aware, (a) => record(a.id)),
+      (v) => `${plural(v, 'colleague')} ${v === '1' ? 'is' : 'are'} recorded as knowing this ${kindWord(p)}.`,
+    );
     const { parts, omitted } = b.each(aware, 1, (a) => {
       const since = a.lastInteractionAt ? ` (last in touch ${a.lastInteractionAt.slice(0, 10)})` : '';
       const text = `${a.principalId} ${LEVELS[a.level!] ?? 'knows of them'}${since}`;
       b.note(`${text}.`, [record(a.id)]);
       return text;
     });
-    b.say(`${n} ${n === '1' ? 'colleague knows' : 'colleagues know'} ${who}: ${list(parts)}${more(omitted, `directory.${p.kind === 'org' ? 'getOrg' : 'getPerson'}`)}.`);
+    b.say(
+      `${n} ${n === '1' ? 'colleague knows' : 'colleagues know'} ${who}: ${list(parts)}${more(omitted, `directory.${p.kind === 'org' ? 'getOrg' : 'getPerson'}`)}.`,
+    );
   }
   return b.build();
 }
@@ -118,20 +129,29 @@ async function at(tools: Toolbox, name: string): Promise<Draft> {
     }
     const counted = people.slice(0, MAX_COUNTED);
     const atLeast = people.length > MAX_COUNTED ? 'at least ' : '';
-    const n = b.fact(countOf(counted, (p) => record(p.id)), (v) => `${atLeast}${plural(v, 'person', 'people')} work at this organisation.`);
+    const n = b.fact(
+      countOf(counted, (p) => record(p.id)),
+      (v) => `${atLeast}${plural(v, 'person', 'people')} work at this organisation.`,
+    );
     const { parts, omitted } = b.each(counted, 1, (p) => {
       const title = safeText(p.title, '');
       const text = `${nameOf(p)}${title ? `, ${title}` : ''}`;
       b.note(`${text}, works at ${where}.`, [record(p.id), record(org.id)]);
       return text;
     });
-    b.say(`We know ${atLeast}${plural(n, 'person', 'people')} at ${where}: ${list(parts)}${more(omitted + (people.length - counted.length), `directory.listPeople with orgId ${org.id}`)}.`);
+    b.say(
+      `We know ${atLeast}${plural(n, 'person', 'people')} at ${where}: ${list(parts)}${more(omitted + (people.length - counted.length), `directory.listPeople with orgId ${org.id}`)}.`,
+    );
   }
   return b.build();
 }
 
 /** Up to two of a kind, primary first. */
-const firstOf = (channels: readonly ChannelView[], kind: ChannelView['kind']) => channels.filter((c) => c.kind === kind).sort((a, b) => Number(b.primary) - Number(a.primary)).slice(0, 2);
+const firstOf = (channels: readonly ChannelView[], kind: ChannelView['kind']) =>
+  channels
+    .filter((c) => c.kind === kind)
+    .sort((a, b) => Number(b.primary) - Number(a.primary))
+    .slice(0, 2);
 
 /** How to reach a party through its channels; the sentence parts, each also a claim citing the party and the channel. */
 function ways(b: DraftBuilder, p: Detail, who: string): string[] {
@@ -196,18 +216,27 @@ async function count(tools: Toolbox, what: 'person' | 'org' | 'any', atName: str
     const where = nameOf(org);
     b.note(`${where} is an organisation in the directory.`, [record(org.id)]);
     const atLeast = people.length > MAX_COUNTED ? 'at least ' : '';
-    const n = b.fact(countOf(people.slice(0, MAX_COUNTED), (p) => record(p.id)), (v) => `${atLeast}${plural(v, 'person', 'people')} work at this organisation.`);
+    const n = b.fact(
+      countOf(people.slice(0, MAX_COUNTED), (p) => record(p.id)),
+      (v) => `${atLeast}${plural(v, 'person', 'people')} work at this organisation.`,
+    );
     b.say(`The directory holds ${atLeast}${plural(n, 'person', 'people')} working at ${where}.`);
     return b.build();
   }
   const kinds = what === 'any' ? (['person', 'org'] as const) : ([what] as const);
   const said: string[] = [];
   for (const kind of kinds) {
-    const res = (await tools.call(kind === 'org' ? 'directory.listOrgs' : 'directory.listPeople', { limit: MAX_COUNTED + 1 })) as { people?: PartyView[]; orgs?: PartyView[] };
+    const res = (await tools.call(kind === 'org' ? 'directory.listOrgs' : 'directory.listPeople', { limit: MAX_COUNTED + 1 })) as {
+      people?: PartyView[];
+      orgs?: PartyView[];
+    };
     const items = (res.people ?? res.orgs ?? []).filter((p) => p.status === 'active');
     const atLeast = items.length > MAX_COUNTED ? 'at least ' : '';
     const [one, many] = kind === 'org' ? ['organisation', 'organisations'] : ['person', 'people'];
-    const n = b.fact(countOf(items.slice(0, MAX_COUNTED), (p) => record(p.id)), (v) => `The directory holds ${atLeast}${plural(v, one, many)}.`);
+    const n = b.fact(
+      countOf(items.slice(0, MAX_COUNTED), (p) => record(p.id)),
+      (v) => `The directory holds ${atLeast}${plural(v, one, many)}.`,
+    );
     said.push(`${atLeast}${plural(n, one, many)}`);
   }
   b.say(`The directory holds ${list(said)}.`);

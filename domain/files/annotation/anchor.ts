@@ -124,10 +124,12 @@ export async function reanchorDocThreads(q: Queryable, orgId: string, fileId: st
     if (at.blockId === sel.blockId && at.start === sel.start && at.end === sel.end && row.anchor_status === 'anchored') continue;
     if (at.blockId !== sel.blockId) result.moved++;
     const selector = { ...sel, blockId: at.blockId, start: at.start, end: at.end };
-    await q.query(
-      `UPDATE annotations SET selector = $3::jsonb, anchor_block = $4, anchor_status = 'anchored' WHERE org_id = $1 AND annotation_id = $2`,
-      [orgId, row.annotation_id, JSON.stringify(selector), at.blockId],
-    );
+    await q.query(`UPDATE annotations SET selector = $3::jsonb, anchor_block = $4, anchor_status = 'anchored' WHERE org_id = $1 AND annotation_id = $2`, [
+      orgId,
+      row.annotation_id,
+      JSON.stringify(selector),
+      at.blockId,
+    ]);
   }
   return result;
 }

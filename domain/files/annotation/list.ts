@@ -32,7 +32,13 @@ export interface ThreadFilter {
  * Threads newest first. With a targetId the caller has read it already; without one, only threads on targets
  * the caller can read are returned.
  */
-export async function listThreads(families: FamilySet, q: Queryable, orgId: string, p: Principal, f: ThreadFilter): Promise<{ annotations: z.infer<typeof Annotation>[]; nextCursor: string | null }> {
+export async function listThreads(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  p: Principal,
+  f: ThreadFilter,
+): Promise<{ annotations: z.infer<typeof Annotation>[]; nextCursor: string | null }> {
   const params: unknown[] = [orgId];
   const where = ['a.org_id = $1'];
   if (f.targetId !== undefined) where.push(`a.target_id = $${params.push(f.targetId)}`);

@@ -98,7 +98,14 @@ export async function findAnnotation(q: Queryable, orgId: string, annotationId: 
 }
 
 /** A thread and its target as the caller may read them: NOT_FOUND (named as the thread) when either is not there. */
-export async function threadFor(families: FamilySet, q: Queryable, orgId: string, annotationId: string, p: Principal, lock = false): Promise<{ row: AnnotationRow; target: Target }> {
+export async function threadFor(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  annotationId: string,
+  p: Principal,
+  lock = false,
+): Promise<{ row: AnnotationRow; target: Target }> {
   const row = await findAnnotation(q, orgId, annotationId, lock);
   if (!row) throw notFound(`annotation ${annotationId}`);
   const target = await readTarget(families, q, orgId, row.target_id, p, `annotation ${annotationId}`);
@@ -113,7 +120,10 @@ export function requireCommenter(target: Target): void {
   const f = target.file;
   if (!f) return;
   if (roleRank(f.role) < roleRank('commenter')) {
-    throw new ApiError('FORBIDDEN_SCOPE', `missing role commenter on ${f.file.file_id} (you are ${f.role}): ask a manager of it to share it with you as commenter`);
+    throw new ApiError(
+      'FORBIDDEN_SCOPE',
+      `missing role commenter on ${f.file.file_id} (you are ${f.role}): ask a manager of it to share it with you as commenter`,
+    );
   }
   if (f.file.status === 'trashed') throw conflict(`${f.file.file_id} is in the trash: recover it first (files.recover), then comment`);
 }
@@ -125,10 +135,11 @@ export function requireCommenter(target: Target): void {
 export async function earlierComment(q: Queryable, orgId: string, authorId: string, clientMsgId: string | undefined): Promise<ReplyRow | undefined> {
   if (clientMsgId === undefined) return undefined;
   await q.query(`SELECT pg_advisory_xact_lock(hashtext('annotation-client:' || $1 || ':' || $2 || ':' || $3))`, [orgId, authorId, clientMsgId]);
-  const [row] = await q.query<ReplyRow>(
-    `SELECT ${REPLY_COLUMNS} FROM annotation_replies WHERE org_id = $1 AND author_id = $2 AND client_msg_id = $3`,
-    [orgId, authorId, clientMsgId],
-  );
+  const [row] = await q.query<ReplyRow>(`SELECT ${REPLY_COLUMNS} FROM annotation_replies WHERE org_id = $1 AND author_id = $2 AND client_msg_id = $3`, [
+    orgId,
+    authorId,
+    clientMsgId,
+  ]);
   return row;
 }
 
@@ -148,11 +159,13 @@ export async function appendComment(
 ): Promise<{ reply: ReplyRow; reopened: boolean }> {
   const at = now.toISOString();
   const seq = Number(row.comment_count) + 1;
-  const reply = one(await q.query<ReplyRow>(
-    `INSERT INTO annotation_replies (org_id, reply_id, annotation_id, seq, author_id, body, client_msg_id, created_at)
+  const reply = one(
+    await q.query<ReplyRow>(
+      `INSERT INTO annotation_replies (org_id, reply_id, annotation_id, seq, author_id, body, client_msg_id, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${REPLY_COLUMNS}`,
-    [orgId, newId('rpl'), row.annotation_id, seq, authorId, body, clientMsgId ?? null, at],
-  ));
+      [orgId, newId('rpl'), row.annotation_id, seq, authorId, body, clientMsgId ?? null, at],
+    ),
+  );
   const reopened = row.status !== 'open';
   await q.query(
     `UPDATE annotations SET comment_count = $3, last_comment_at = $4, updated_at = $4, status = 'open',
@@ -178,8 +191,20 @@ export async function insertThread(q: Queryable, orgId: string, t: NewThread, cr
     `INSERT INTO annotations (org_id, annotation_id, target_id, target_type, kind, selector, selector_type, anchor_tab, anchor_block, discussion,
                               created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12, $12)`,
-    [orgId, annotationId, t.target.id, t.target.type, t.kind, t.selector === null ? null : JSON.stringify(t.selector), t.selector?.type ?? null,
-      block?.tabId ?? null, block?.blockId ?? null, t.discussion ?? false, createdBy, now.toISOString()],
+    [
+      orgId,
+      annotationId,
+      t.target.id,
+      t.target.type,
+      t.kind,
+      t.selector === null ? null : JSON.stringify(t.selector),
+      t.selector?.type ?? null,
+      block?.tabId ?? null,
+      block?.blockId ?? null,
+      t.discussion ?? false,
+      createdBy,
+      now.toISOString(),
+    ],
   );
   return (await findAnnotation(q, orgId, annotationId, true))!;
 }
@@ -211,5 +236,8 @@ export function statusChange(row: AnnotationRow, want: 'resolved' | 'open'): Ann
 /** Who dismisses a thread: its author, or an editor of its target (FORBIDDEN_SCOPE otherwise). */
 export function requireDismisser(row: AnnotationRow, target: Target, p: Principal): void {
   if (row.created_by === p.id || target.editor) return;
-  throw new ApiError('FORBIDDEN_SCOPE', `missing role editor on ${row.target_id}: only its author (${row.created_by}) or an editor of ${row.target_id} dismisses annotation ${row.annotation_id}`);
+  throw new ApiError(
+    'FORBIDDEN_SCOPE',
+    `missing role editor on ${row.target_id}: only its author (${row.created_by}) or an editor of ${row.target_id} dismisses annotation ${row.annotation_id}`,
+  );
 }

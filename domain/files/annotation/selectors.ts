@@ -39,7 +39,12 @@ const described = (target: Target): string => {
 async function docBlocks(q: Queryable, orgId: string, fileId: string, tabId: string): Promise<DocBlock[] | undefined> {
   const tab = (await loadRevision(q, orgId, fileId))?.tabs.find((t) => t.id === tabId);
   if (!tab) return undefined;
-  const stored = await loadBlocks(q, orgId, fileId, tab.blocks.map((b) => b.hash));
+  const stored = await loadBlocks(
+    q,
+    orgId,
+    fileId,
+    tab.blocks.map((b) => b.hash),
+  );
   return tab.blocks.map((b) => ({ id: b.id, text: stored.get(b.hash)!.plain }));
 }
 

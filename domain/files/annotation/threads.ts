@@ -74,10 +74,10 @@ export async function commentOn(ctx: HandlerCtx, row: AnnotationRow, target: Tar
 export async function discussionOf(ctx: HandlerCtx, target: Target, create: boolean): Promise<AnnotationRow | undefined> {
   const find = async () =>
     (
-      await ctx.q.query<AnnotationRow>(`SELECT ${ANNOTATION_COLUMNS} FROM annotations a WHERE a.org_id = $1 AND a.target_id = $2 AND a.discussion ${create ? 'FOR UPDATE OF a' : ''}`, [
-        ctx.orgId,
-        target.id,
-      ])
+      await ctx.q.query<AnnotationRow>(
+        `SELECT ${ANNOTATION_COLUMNS} FROM annotations a WHERE a.org_id = $1 AND a.target_id = $2 AND a.discussion ${create ? 'FOR UPDATE OF a' : ''}`,
+        [ctx.orgId, target.id],
+      )
     )[0];
   const found = await find();
   if (found || !create) return found;

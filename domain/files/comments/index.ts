@@ -25,7 +25,12 @@ async function fileThread(ctx: HandlerCtx, fileId: string, annotationId: string)
 
 export const comments = handler(c.comments, async (ctx, p) => {
   await fileTarget(ctx, p.fileId);
-  const page = await listThreads(ctx.deps.families, ctx.q, ctx.orgId, ctx.principal, { targetId: p.fileId, status: p.status, cursor: p.cursor, limit: p.limit });
+  const page = await listThreads(ctx.deps.families, ctx.q, ctx.orgId, ctx.principal, {
+    targetId: p.fileId,
+    status: p.status,
+    cursor: p.cursor,
+    limit: p.limit,
+  });
   return { comments: page.annotations, nextCursor: page.nextCursor };
 });
 
@@ -33,7 +38,7 @@ export const commentAdd = handler(c.commentAdd, async (ctx, p) => {
   const target = await fileTarget(ctx, p.fileId);
   let w;
   if (p.annotationId !== undefined) {
-    if (p.selector !== undefined) throw badRequest('params.selector', 'a reply takes the thread\'s anchor: leave selector out with annotationId');
+    if (p.selector !== undefined) throw badRequest('params.selector', "a reply takes the thread's anchor: leave selector out with annotationId");
     const { row } = await fileThread(ctx, p.fileId, p.annotationId);
     w = await commentOn(ctx, row, target, p.body, p.clientMsgId);
   } else {

@@ -48,13 +48,25 @@ const PLACE_TYPES: Readonly<Record<string, PlaceType>> = { team: 'team', ws: 'wo
  * The place as the caller may use it: NOT_FOUND (or FORBIDDEN_SCOPE for the key's missing read scope) when it
  * cannot read it; a file that is not a folder is BAD_REQUEST; pinning into a folder (`write`) needs role editor.
  */
-export async function checkPlace(families: FamilySet, q: Queryable, orgId: string, place: string, p: Principal, write: boolean, field = 'params.place'): Promise<PlaceType> {
+export async function checkPlace(
+  families: FamilySet,
+  q: Queryable,
+  orgId: string,
+  place: string,
+  p: Principal,
+  write: boolean,
+  field = 'params.place',
+): Promise<PlaceType> {
   if (place === 'org') return 'org';
   const type = PLACE_TYPES[place.slice(0, place.indexOf('_'))];
   const t = await readTarget(families, q, orgId, place, p, `place ${place}`);
   if (type === 'folder') {
     const f = t.file!;
-    if (f.file.kind !== 'folder') throw badRequest(field, `${place} is ${f.file.kind === 'upload' ? 'an' : 'a'} ${f.file.kind}, not a folder: pin to a folder, a team, a workstream or org`);
+    if (f.file.kind !== 'folder')
+      throw badRequest(
+        field,
+        `${place} is ${f.file.kind === 'upload' ? 'an' : 'a'} ${f.file.kind}, not a folder: pin to a folder, a team, a workstream or org`,
+      );
     if (write && roleRank(f.role) < roleRank('editor')) {
       throw new ApiError('FORBIDDEN_SCOPE', `missing role editor on ${place} (you are ${f.role}): ask a manager of it to share it with you as editor`);
     }
@@ -67,10 +79,13 @@ export function requirePinnable(t: Target): void {
   if (t.file?.file.status === 'trashed') throw conflict(`${t.id} is in the trash: recover it first (files.recover), then pin it`);
 }
 
-const lockPlace = (q: Queryable, orgId: string, place: string) => q.query(`SELECT pg_advisory_xact_lock(hashtext('file-pins:' || $1 || ':' || $2))`, [orgId, place]);
+const lockPlace = (q: Queryable, orgId: string, place: string) =>
+  q.query(`SELECT pg_advisory_xact_lock(hashtext('file-pins:' || $1 || ':' || $2))`, [orgId, place]);
 
 export const livePins = async (q: Queryable, orgId: string, place: string): Promise<number> =>
-  Number(one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM file_pins WHERE org_id = $1 AND place = $2 AND removed_at IS NULL', [orgId, place])).n);
+  Number(
+    one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM file_pins WHERE org_id = $1 AND place = $2 AND removed_at IS NULL', [orgId, place])).n,
+  );
 
 export interface PinWrite {
   pin: PinRow;
@@ -83,20 +98,23 @@ export interface PinWrite {
 export async function pinAt(q: Queryable, orgId: string, target: Target, place: string, placeType: PlaceType, by: string, now: Date): Promise<PinWrite> {
   requirePinnable(target);
   await lockPlace(q, orgId, place);
-  const [live] = await q.query<PinRow>(
-    `SELECT ${PIN_COLUMNS} FROM file_pins WHERE org_id = $1 AND place = $2 AND target_id = $3 AND removed_at IS NULL`,
-    [orgId, place, target.id],
-  );
+  const [live] = await q.query<PinRow>(`SELECT ${PIN_COLUMNS} FROM file_pins WHERE org_id = $1 AND place = $2 AND target_id = $3 AND removed_at IS NULL`, [
+    orgId,
+    place,
+    target.id,
+  ]);
   const count = await livePins(q, orgId, place);
   if (live) return { pin: live, changed: false, pins: count };
   if (count >= MAX_PINS_PER_PLACE) {
     throw conflict(`${place} already has ${MAX_PINS_PER_PLACE} pins, the most a place holds: unpin one first (file.unpin)`);
   }
-  const pin = one(await q.query<PinRow>(
-    `INSERT INTO file_pins (org_id, pin_id, place, place_type, target_id, target_type, pinned_by, pinned_at)
+  const pin = one(
+    await q.query<PinRow>(
+      `INSERT INTO file_pins (org_id, pin_id, place, place_type, target_id, target_type, pinned_by, pinned_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${PIN_COLUMNS}`,
-    [orgId, newId('pin'), place, placeType, target.id, target.type, by, now.toISOString()],
-  ));
+      [orgId, newId('pin'), place, placeType, target.id, target.type, by, now.toISOString()],
+    ),
+  );
   return { pin, changed: true, pins: count + 1 };
 }
 
@@ -104,10 +122,14 @@ export async function pinAt(q: Queryable, orgId: string, target: Target, place: 
 export async function unpinRow(q: Queryable, orgId: string, pin: PinRow, by: string, now: Date): Promise<PinWrite> {
   await lockPlace(q, orgId, pin.place);
   if (pin.removed_at !== null) return { pin, changed: false, pins: await livePins(q, orgId, pin.place) };
-  const removed = one(await q.query<PinRow>(
-    `UPDATE file_pins SET removed_by = $3, removed_at = $4 WHERE org_id = $1 AND pin_id = $2 RETURNING ${PIN_COLUMNS}`,
-    [orgId, pin.pin_id, by, now.toISOString()],
-  ));
+  const removed = one(
+    await q.query<PinRow>(`UPDATE file_pins SET removed_by = $3, removed_at = $4 WHERE org_id = $1 AND pin_id = $2 RETURNING ${PIN_COLUMNS}`, [
+      orgId,
+      pin.pin_id,
+      by,
+      now.toISOString(),
+    ]),
+  );
   return { pin: removed, changed: true, pins: await livePins(q, orgId, pin.place) };
 }
 

@@ -13,7 +13,11 @@ export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 export const OOXML_DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 export const OOXML_XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const OOXML_PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
-const ODF_TYPES = new Set(['application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation']);
+const ODF_TYPES = new Set([
+  'application/vnd.oasis.opendocument.text',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/vnd.oasis.opendocument.presentation',
+]);
 
 interface Reading {
   /** Which parts of the archive hold the text. */
@@ -32,11 +36,18 @@ const SHEET = /^xl\/worksheets\/sheet\d+\.xml$/;
 const READINGS: Record<string, Reading> = {
   [OOXML_DOCX]: {
     parts: (n) => n === 'word/document.xml' || /^word\/(footnotes|endnotes)\.xml$/.test(n),
-    text: (p) => ['word/document.xml', 'word/footnotes.xml', 'word/endnotes.xml'].map((n) => wordText(p.get(n) ?? '')).filter(Boolean).join('\n'),
+    text: (p) =>
+      ['word/document.xml', 'word/footnotes.xml', 'word/endnotes.xml']
+        .map((n) => wordText(p.get(n) ?? ''))
+        .filter(Boolean)
+        .join('\n'),
   },
   [OOXML_PPTX]: {
     parts: (n) => SLIDE.test(n),
-    text: (p) => numbered(p, SLIDE).map((n) => scan(p.get(n)!, { text: 'a:t', paragraph: 'a:p', breaks: ['a:br'] })).join('\n'),
+    text: (p) =>
+      numbered(p, SLIDE)
+        .map((n) => scan(p.get(n)!, { text: 'a:t', paragraph: 'a:p', breaks: ['a:br'] }))
+        .join('\n'),
   },
   [OOXML_XLSX]: {
     parts: (n) => n === 'xl/sharedStrings.xml' || SHEET.test(n),

@@ -6,7 +6,25 @@
  */
 
 /** Destinations whose content is not the document's text. */
-const SKIPPED = new Set(['fonttbl', 'colortbl', 'stylesheet', 'info', 'pict', 'object', 'themedata', 'datastore', 'latentstyles', 'listtable', 'listoverridetable', 'rsidtbl', 'generator', 'xmlnstbl', 'mmathPr', 'filetbl', 'revtbl']);
+const SKIPPED = new Set([
+  'fonttbl',
+  'colortbl',
+  'stylesheet',
+  'info',
+  'pict',
+  'object',
+  'themedata',
+  'datastore',
+  'latentstyles',
+  'listtable',
+  'listoverridetable',
+  'rsidtbl',
+  'generator',
+  'xmlnstbl',
+  'mmathPr',
+  'filetbl',
+  'revtbl',
+]);
 
 interface Group {
   skip: boolean;
@@ -31,7 +49,7 @@ export function rtfText(bytes: Uint8Array): string {
     flush();
     if (!group.skip) out += s;
   };
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const ch = src[i];
     if (ch === '{') {
       stack.push(group);

@@ -26,7 +26,10 @@ function touched(doc: CharterDoc, op: Op): string {
     case 'update':
       return canonicalJson({ title: p.title === undefined ? null : doc.title, mission: p.mission === undefined ? null : doc.mission });
     case 'addSection':
-      return canonicalJson({ key: doc.sections.find((s) => s.key === p.key)?.id ?? null, order: p.position === undefined ? null : doc.sections.map((s) => s.id) });
+      return canonicalJson({
+        key: doc.sections.find((s) => s.key === p.key)?.id ?? null,
+        order: p.position === undefined ? null : doc.sections.map((s) => s.id),
+      });
     case 'updateSection':
     case 'deleteSection':
     case 'updateClauses':
@@ -35,7 +38,7 @@ function touched(doc: CharterDoc, op: Op): string {
       return canonicalJson(doc.sections.map((s) => s.id));
     case 'editColleagueField': {
       const record = doc.colleagues.find((x) => x.principalId === p.principalId);
-      return canonicalJson(record ? (record as unknown as Record<string, unknown>)[p.field as string] ?? null : null);
+      return canonicalJson(record ? ((record as unknown as Record<string, unknown>)[p.field as string] ?? null) : null);
     }
   }
 }
@@ -45,20 +48,30 @@ export const amend = handler(c.amend, async (ctx, p) => {
   const head = await lockCharter(ctx.q, ctx.orgId);
   const base = { charterId: head.charter_id, decisionId: a.decisionId };
   if (a.appliedCharterVersion !== null) {
-    await ctx.emit('charter.document.amend', head.charter_id, { ...base, version: head.version, contentHash: head.content_hash, appliedVersion: a.appliedCharterVersion, noop: true });
+    await ctx.emit('charter.document.amend', head.charter_id, {
+      ...base,
+      version: head.version,
+      contentHash: head.content_hash,
+      appliedVersion: a.appliedCharterVersion,
+      noop: true,
+    });
     return { charter: headView(head), decisionId: a.decisionId, ops: a.amendment?.ops.length ?? 0, changed: false };
   }
   if (a.status !== 'adopted') {
     throw conflict(
       `decision ${a.ref} is ${a.status}, not adopted: its amendment applies once it is adopted` +
-        (a.status === 'proposed' || a.status === 'adjustment_requested' ? ' (decision.adopt)' : '; a closed decision’s amendment never applies (propose a new one)'),
+        (a.status === 'proposed' || a.status === 'adjustment_requested'
+          ? ' (decision.adopt)'
+          : '; a closed decision’s amendment never applies (propose a new one)'),
     );
   }
   if (a.amendment === null) throw conflict(`decision ${a.ref} carries no amendment: there is nothing to apply to the charter`);
   checkBase(head, p.baseVersion);
   const written = a.amendment.baseVersion;
   if (written !== undefined && written > head.version) {
-    throw conflict(`decision ${a.ref}’s amendment was written against charter version ${written}, but the charter is at version ${head.version}: propose a new version of the decision against it`);
+    throw conflict(
+      `decision ${a.ref}’s amendment was written against charter version ${written}, but the charter is at version ${head.version}: propose a new version of the decision against it`,
+    );
   }
   const baseDoc = written !== undefined && written < head.version ? await documentAt(ctx.q, ctx.orgId, head, written) : null;
   const stale = (i: number, op: Op, why: string): never => {
@@ -80,7 +93,8 @@ export const amend = handler(c.amend, async (ctx, p) => {
     }
   }
   const size = sizeOf(doc);
-  if (size > MAX_CHARTER_BYTES) throw badRequest('decisionId', `the amendment would make the charter ${size} bytes, over its limit of ${MAX_CHARTER_BYTES} (256 KB)`);
+  if (size > MAX_CHARTER_BYTES)
+    throw badRequest('decisionId', `the amendment would make the charter ${size} bytes, over its limit of ${MAX_CHARTER_BYTES} (256 KB)`);
   const ops = a.amendment.ops.length;
   if (hashOf(doc) === head.content_hash) {
     // The charter already says what the decision decided: recorded as applied at the head, no empty version.

@@ -24,12 +24,18 @@ export async function charterRoleMembers(q: Queryable, orgId: string, slug: stri
 
 /** A colleague's autonomy as its record sets it (null: none set). */
 export async function charterAutonomyOf(q: Queryable, orgId: string, principalId: string): Promise<AutonomyLevel | null> {
-  const [row] = await q.query<{ autonomy: AutonomyLevel | null }>('SELECT autonomy FROM charter_authority WHERE org_id = $1 AND principal_id = $2', [orgId, principalId]);
+  const [row] = await q.query<{ autonomy: AutonomyLevel | null }>('SELECT autonomy FROM charter_authority WHERE org_id = $1 AND principal_id = $2', [
+    orgId,
+    principalId,
+  ]);
   return row?.autonomy ?? null;
 }
 
 /** Whom a colleague answers to in the charter (null: not set). */
 export async function charterReportsTo(q: Queryable, orgId: string, principalId: string): Promise<string | null> {
-  const [row] = await q.query<{ reports_to: string | null }>('SELECT reports_to FROM charter_authority WHERE org_id = $1 AND principal_id = $2', [orgId, principalId]);
+  const [row] = await q.query<{ reports_to: string | null }>('SELECT reports_to FROM charter_authority WHERE org_id = $1 AND principal_id = $2', [
+    orgId,
+    principalId,
+  ]);
   return row?.reports_to ?? null;
 }

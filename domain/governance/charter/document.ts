@@ -84,7 +84,13 @@ export function deltaOf(prev: CharterDoc, next: CharterDoc): Delta {
   if (prev.title !== next.title) delta.title = next.title;
   if (prev.mission !== next.mission) delta.mission = next.mission;
   const order = next.sections.map((s) => s.id);
-  if (!same(prev.sections.map((s) => s.id), order)) delta.order = order;
+  if (
+    !same(
+      prev.sections.map((s) => s.id),
+      order,
+    )
+  )
+    delta.order = order;
   const sections = recordDelta(prev.sections, next.sections, (s) => s.id);
   if (sections) delta.sections = sections;
   const colleagues = recordDelta(prev.colleagues, next.colleagues, (c) => c.principalId);
@@ -116,7 +122,8 @@ export function applyDelta(prev: CharterDoc, delta: Delta): CharterDoc {
   };
 }
 
-export const sortColleagues = (list: ColleagueDoc[]): ColleagueDoc[] => list.sort((a, b) => (a.principalId < b.principalId ? -1 : a.principalId > b.principalId ? 1 : 0));
+export const sortColleagues = (list: ColleagueDoc[]): ColleagueDoc[] =>
+  list.sort((a, b) => (a.principalId < b.principalId ? -1 : a.principalId > b.principalId ? 1 : 0));
 
 /** The charter as markdown: what a diff compares, line by line. */
 export function renderMarkdown(doc: CharterDoc): string {
@@ -152,9 +159,17 @@ export function renderMarkdown(doc: CharterDoc): string {
 
 /** A unified diff of two versions' markdown, fenced as a ```diff block (the fence outgrows any backticks inside). */
 export function diffMarkdown(from: { version: number; doc: CharterDoc }, to: { version: number; doc: CharterDoc }): string {
-  const patch = createTwoFilesPatch(`charter v${from.version}`, `charter v${to.version}`, renderMarkdown(from.doc), renderMarkdown(to.doc), undefined, undefined, {
-    context: 3,
-  });
+  const patch = createTwoFilesPatch(
+    `charter v${from.version}`,
+    `charter v${to.version}`,
+    renderMarkdown(from.doc),
+    renderMarkdown(to.doc),
+    undefined,
+    undefined,
+    {
+      context: 3,
+    },
+  );
   const longest = Math.max(0, ...(patch.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}diff\n${patch}${patch.endsWith('\n') ? '' : '\n'}${fence}\n`;

@@ -59,10 +59,18 @@ async function write<K extends CharterOp>(ctx: HandlerCtx, op: K, p: WriteParams
   }
   const size = sizeOf(applied.doc);
   if (size > MAX_CHARTER_BYTES) {
-    throw badRequest(applied.sizeField, `the charter would be ${size} bytes, over its limit of ${MAX_CHARTER_BYTES} (256 KB): shorten it or remove a section first`);
+    throw badRequest(
+      applied.sizeField,
+      `the charter would be ${size} bytes, over its limit of ${MAX_CHARTER_BYTES} (256 KB): shorten it or remove a section first`,
+    );
   }
   const how = applied.binding ? await enforceRights(ctx, { kind: 'charter', key: op }, hold) : { override: false, approvalId: null };
-  const next = await commitVersion(ctx.q, ctx.orgId, head, applied.doc, { method: op, binding: applied.binding, by: ctx.principal.id, approvalId: how.approvalId });
+  const next = await commitVersion(ctx.q, ctx.orgId, head, applied.doc, {
+    method: op,
+    binding: applied.binding,
+    by: ctx.principal.id,
+    approvalId: how.approvalId,
+  });
   await ctx.emit(EVENT[op], applied.subjectId ?? head.charter_id, {
     ...base,
     version: next.version,
@@ -80,13 +88,10 @@ const answer = (r: { head: HeadRow; changed: boolean; extra: object }) => ({ cha
 export const update = handler(c.update, async (ctx, p) => answer(await write(ctx, 'update', p)));
 export const addSection = handler(c.addSection, async (ctx, p) => answer(await write(ctx, 'addSection', p)));
 export const updateSection = handler(c.updateSection, async (ctx, p) => answer(await write(ctx, 'updateSection', p)));
-export const deleteSection = handler(
-  c.deleteSection,
-  async (ctx, p) => {
-    const r = await write(ctx, 'deleteSection', p);
-    return { charter: headView(r.head), sectionId: p.sectionId, changed: r.changed };
-  },
-);
+export const deleteSection = handler(c.deleteSection, async (ctx, p) => {
+  const r = await write(ctx, 'deleteSection', p);
+  return { charter: headView(r.head), sectionId: p.sectionId, changed: r.changed };
+});
 export const reorderSections = handler(c.reorderSections, async (ctx, p) => {
   const r = await write(ctx, 'reorderSections', p);
   return { charter: headView(r.head), order: r.head.document.sections.map((s) => s.id), changed: r.changed };
@@ -94,7 +99,17 @@ export const reorderSections = handler(c.reorderSections, async (ctx, p) => {
 export const updateClauses = handler(c.updateClauses, async (ctx, p) => answer(await write(ctx, 'updateClauses', p)));
 export const editColleagueField = handler(c.editColleagueField, async (ctx, p) => answer(await write(ctx, 'editColleagueField', p)));
 
-export const charterHandlers = family('charter', { get, update, addSection, updateSection, deleteSection, reorderSections, updateClauses, editColleagueField, amend });
+export const charterHandlers = family('charter', {
+  get,
+  update,
+  addSection,
+  updateSection,
+  deleteSection,
+  reorderSections,
+  updateClauses,
+  editColleagueField,
+  amend,
+});
 
 /** The charter family, as domain/deployed.ts lists it. */
 export const charterFamily: Family = { name: 'charter', methods: charterHandlers };

@@ -57,7 +57,10 @@ function buildClauses(given: readonly { id?: string; text: string }[], current: 
   return given.map((c, i) => {
     if (c.id === undefined) return { id: newId('cls'), text: c.text };
     if (!known.has(c.id)) {
-      throw badRequest(`clauses[${i}].id`, sectionId ? `no clause ${c.id} in section ${sectionId}; omit id for a new clause` : 'a new section’s clauses take new ids; omit id');
+      throw badRequest(
+        `clauses[${i}].id`,
+        sectionId ? `no clause ${c.id} in section ${sectionId}; omit id for a new clause` : 'a new section’s clauses take new ids; omit id',
+      );
     }
     if (seen.has(c.id)) throw badRequest(`clauses[${i}].id`, `${c.id} is listed twice`);
     seen.add(c.id);
@@ -86,7 +89,8 @@ export async function update(_env: OpEnv, doc: CharterDoc, p: OpParams<'update'>
 export async function addSection(_env: OpEnv, doc: CharterDoc, p: OpParams<'addSection'>): Promise<Applied> {
   const taken = doc.sections.find((s) => s.key === p.key);
   if (taken) keyTaken(taken);
-  if (doc.sections.length >= MAX_SECTIONS) throw conflict(`the charter has ${doc.sections.length} sections, its limit: delete one first (charter.deleteSection)`);
+  if (doc.sections.length >= MAX_SECTIONS)
+    throw conflict(`the charter has ${doc.sections.length} sections, its limit: delete one first (charter.deleteSection)`);
   const section: SectionDoc = { id: newId('sec'), key: p.key, heading: p.heading, body: p.body ?? '', clauses: buildClauses(p.clauses ?? [], [], null) };
   const at = Math.min(p.position ?? doc.sections.length, doc.sections.length);
   const sections = [...doc.sections.slice(0, at), section, ...doc.sections.slice(at)];
@@ -125,7 +129,14 @@ export async function deleteSection(env: OpEnv, doc: CharterDoc, p: OpParams<'de
   const index = doc.sections.findIndex((s) => s.id === p.sectionId);
   if (index < 0) {
     if (!(await sectionStanding(env.q, env.orgId, p.sectionId)).known) throw notFound(`charter section ${p.sectionId}`);
-    return { doc, binding: false, summary: `Delete charter section ${p.sectionId}`, subjectId: p.sectionId, sizeField: 'sectionId', facts: { sectionId: p.sectionId, gone: true } };
+    return {
+      doc,
+      binding: false,
+      summary: `Delete charter section ${p.sectionId}`,
+      subjectId: p.sectionId,
+      sizeField: 'sectionId',
+      facts: { sectionId: p.sectionId, gone: true },
+    };
   }
   const section = doc.sections[index];
   return {
@@ -173,7 +184,13 @@ const TEXT_LIMITS = { title: 200, summary: 5_000, contact: 500 } as const;
 const LIST_ITEM_LIMITS = { accountabilities: 500, domains: 200 } as const;
 
 /** A colleague field's value checked and normalised for the field (BAD_REQUEST `value…: …`). */
-async function colleagueValue(env: OpEnv, doc: CharterDoc, who: { id: string; kind: 'human' | 'agent' }, field: OpParams<'editColleagueField'>['field'], value: unknown) {
+async function colleagueValue(
+  env: OpEnv,
+  doc: CharterDoc,
+  who: { id: string; kind: 'human' | 'agent' },
+  field: OpParams<'editColleagueField'>['field'],
+  value: unknown,
+) {
   const list = (): string[] => {
     if (value === null) return [];
     if (!Array.isArray(value)) throw badRequest('value', `${field} is a list of texts (or null to clear it)`);
@@ -205,7 +222,10 @@ async function colleagueValue(env: OpEnv, doc: CharterDoc, who: { id: string; ki
       v.forEach((slug, i) => {
         const s = parseSelector(`role:${slug}`, 'party');
         if ('error' in s || s.kind !== 'role' || slug.startsWith('role:')) {
-          throw badRequest(`value[${i}]`, 'a role is a slug: 1 to 63 lowercase letters, digits, dots, dashes or underscores (the selector role:<slug> names it)');
+          throw badRequest(
+            `value[${i}]`,
+            'a role is a slug: 1 to 63 lowercase letters, digits, dots, dashes or underscores (the selector role:<slug> names it)',
+          );
         }
         if (v.indexOf(slug) !== i) throw badRequest(`value[${i}]`, `role "${slug}" is listed twice`);
       });
@@ -213,7 +233,8 @@ async function colleagueValue(env: OpEnv, doc: CharterDoc, who: { id: string; ki
     }
     case 'autonomy': {
       const v = single();
-      if (v !== null && !(AUTONOMY_LEVELS as readonly string[]).includes(v)) throw badRequest('value', `autonomy must be ${AUTONOMY_LEVELS.join(', ')} or null`);
+      if (v !== null && !(AUTONOMY_LEVELS as readonly string[]).includes(v))
+        throw badRequest('value', `autonomy must be ${AUTONOMY_LEVELS.join(', ')} or null`);
       if (v !== null && who.kind !== 'agent') throw badRequest('value', `autonomy is an agent’s; ${who.id} is a human`);
       return v;
     }

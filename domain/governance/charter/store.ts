@@ -107,15 +107,39 @@ export async function commitVersion(q: Queryable, orgId: string, head: HeadRow, 
   await q.query(
     `INSERT INTO charter_versions (org_id, version, content_hash, parent_hash, method, binding, decision_id, approval_id, created_by, snapshot, delta, size_bytes)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12)`,
-    [orgId, version, hash, head.version === 0 ? null : head.content_hash, info.method, info.binding, info.decisionId ?? null, info.approvalId ?? null, info.by,
-      snapshot ? text : null, snapshot ? null : deltaText, size],
+    [
+      orgId,
+      version,
+      hash,
+      head.version === 0 ? null : head.content_hash,
+      info.method,
+      info.binding,
+      info.decisionId ?? null,
+      info.approvalId ?? null,
+      info.by,
+      snapshot ? text : null,
+      snapshot ? null : deltaText,
+      size,
+    ],
   );
-  const row = one(await q.query<HeadRow>(
-    `UPDATE charters SET version = $2, content_hash = $3, parent_hash = $4, document = $5::jsonb, size_bytes = $6, chain_length = $7, chain_bytes = $8,
+  const row = one(
+    await q.query<HeadRow>(
+      `UPDATE charters SET version = $2, content_hash = $3, parent_hash = $4, document = $5::jsonb, size_bytes = $6, chain_length = $7, chain_bytes = $8,
             updated_by = $9, updated_at = now()
       WHERE org_id = $1 RETURNING ${HEAD_COLUMNS}`,
-    [orgId, version, hash, head.version === 0 ? null : head.content_hash, text, size, snapshot ? 0 : head.chain_length + 1, snapshot ? 0 : head.chain_bytes + deltaBytes, info.by],
-  ));
+      [
+        orgId,
+        version,
+        hash,
+        head.version === 0 ? null : head.content_hash,
+        text,
+        size,
+        snapshot ? 0 : head.chain_length + 1,
+        snapshot ? 0 : head.chain_bytes + deltaBytes,
+        info.by,
+      ],
+    ),
+  );
   await trackSections(q, orgId, delta, version);
   await projectAuthority(q, orgId, delta);
   return normalise(row);
@@ -154,8 +178,15 @@ async function projectAuthority(q: Queryable, orgId: string, delta: Delta): Prom
 }
 
 /** A section id's standing: live in the head, gone since a version, or never this org's. */
-export async function sectionStanding(q: Queryable, orgId: string, sectionId: string): Promise<{ known: false } | { known: true; deletedVersion: number | null }> {
-  const [row] = await q.query<{ deleted_version: number | null }>('SELECT deleted_version FROM charter_section_ids WHERE org_id = $1 AND section_id = $2', [orgId, sectionId]);
+export async function sectionStanding(
+  q: Queryable,
+  orgId: string,
+  sectionId: string,
+): Promise<{ known: false } | { known: true; deletedVersion: number | null }> {
+  const [row] = await q.query<{ deleted_version: number | null }>('SELECT deleted_version FROM charter_section_ids WHERE org_id = $1 AND section_id = $2', [
+    orgId,
+    sectionId,
+  ]);
   if (!row) return { known: false };
   return { known: true, deletedVersion: row.deleted_version === null ? null : Number(row.deleted_version) };
 }

@@ -26,23 +26,32 @@ const lockScope = (ctx: HandlerCtx, scope: string) => ctx.q.query(`SELECT pg_adv
 const counts = (t: TermsDoc['commitments']) => ({ agent: t.agent.length, sponsor: t.sponsor.length });
 
 async function acknowledge(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
-  for (const f of ['sponsorId', 'baseVersion'] as const) if (p[f] !== undefined) throw badRequest(f, 'not with acknowledgeVersion (an acknowledgement changes no terms)');
+  for (const f of ['sponsorId', 'baseVersion'] as const)
+    if (p[f] !== undefined) throw badRequest(f, 'not with acknowledgeVersion (an acknowledgement changes no terms)');
   if (p.scope === 'org') throw badRequest('acknowledgeVersion', 'only an agent acknowledges its own compact; the org compact has no acknowledgement');
-  if (ctx.principal.id !== p.scope) throw new ApiError('CONFLICT', `only ${p.scope} acknowledges its own compact (its side of it), with its own key; ${ctx.principal.id} may not, and nothing changed`);
+  if (ctx.principal.id !== p.scope)
+    throw new ApiError(
+      'CONFLICT',
+      `only ${p.scope} acknowledges its own compact (its side of it), with its own key; ${ctx.principal.id} may not, and nothing changed`,
+    );
   if (!row) throw notFound(`compact of ${p.scope}`);
   const version = Number(row.version);
   if (p.acknowledgeVersion !== version) {
-    throw conflict(`compact ${row.compact_id} is at version ${version}, not ${p.acknowledgeVersion}: read it (GET /api/v1/policy) and acknowledge version ${version}`);
+    throw conflict(
+      `compact ${row.compact_id} is at version ${version}, not ${p.acknowledgeVersion}: read it (GET /api/v1/policy) and acknowledge version ${version}`,
+    );
   }
   const base = { compactId: row.compact_id, scope: p.scope, mode: 'acknowledge', version, termsHash: row.terms_hash, acknowledgedVersion: version };
   if (Number(row.acknowledged_version) === version) {
     await ctx.emit('compact.terms.upsert', row.compact_id, { ...base, noop: true });
     return { compact: toCompact(row), changed: false };
   }
-  const updated = one(await ctx.q.query<CompactRow>(
-    `UPDATE compacts SET acknowledged_version = version, acknowledged_at = now(), updated_at = now() WHERE org_id = $1 AND compact_id = $2 RETURNING ${COMPACT_COLUMNS}`,
-    [ctx.orgId, row.compact_id],
-  ));
+  const updated = one(
+    await ctx.q.query<CompactRow>(
+      `UPDATE compacts SET acknowledged_version = version, acknowledged_at = now(), updated_at = now() WHERE org_id = $1 AND compact_id = $2 RETURNING ${COMPACT_COLUMNS}`,
+      [ctx.orgId, row.compact_id],
+    ),
+  );
   await ctx.emit('compact.terms.upsert', row.compact_id, base);
   return { compact: toCompact(updated), changed: true };
 }
@@ -90,18 +99,30 @@ async function writeTerms(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
   }
   const how = await enforceRights(ctx, { kind: 'compact', owner: sponsor }, hold);
   const compactId = row?.compact_id ?? newId('cpt');
-  const values = [ctx.orgId, compactId, p.scope, sponsor, JSON.stringify(terms.commitments), JSON.stringify(terms.limits), termsHash, version, ctx.principal.id];
-  const saved = one(row
-    ? await ctx.q.query<CompactRow>(
-        `UPDATE compacts SET sponsor_id = $4, commitments = $5::jsonb, limits = $6::jsonb, terms_hash = $7, version = $8, updated_by = $9, updated_at = now()
+  const values = [
+    ctx.orgId,
+    compactId,
+    p.scope,
+    sponsor,
+    JSON.stringify(terms.commitments),
+    JSON.stringify(terms.limits),
+    termsHash,
+    version,
+    ctx.principal.id,
+  ];
+  const saved = one(
+    row
+      ? await ctx.q.query<CompactRow>(
+          `UPDATE compacts SET sponsor_id = $4, commitments = $5::jsonb, limits = $6::jsonb, terms_hash = $7, version = $8, updated_by = $9, updated_at = now()
           WHERE org_id = $1 AND compact_id = $2 AND scope = $3 RETURNING ${COMPACT_COLUMNS}`,
-        values,
-      )
-    : await ctx.q.query<CompactRow>(
-        `INSERT INTO compacts (org_id, compact_id, scope, sponsor_id, commitments, limits, terms_hash, version, updated_by)
+          values,
+        )
+      : await ctx.q.query<CompactRow>(
+          `INSERT INTO compacts (org_id, compact_id, scope, sponsor_id, commitments, limits, terms_hash, version, updated_by)
          VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING ${COMPACT_COLUMNS}`,
-        values,
-      ));
+          values,
+        ),
+  );
   await ctx.q.query(
     `INSERT INTO compact_versions (org_id, compact_id, version, sponsor_id, commitments, limits, terms_hash, approval_id, created_by)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9)`,
@@ -119,21 +140,18 @@ async function writeTerms(ctx: HandlerCtx, p: Params, row: CompactRow | null) {
   return { compact: toCompact(saved), changed: true };
 }
 
-export const upsert = handler(
-  c.upsert,
-  async (ctx, p) => {
-    if ((p.terms === undefined) === (p.acknowledgeVersion === undefined)) {
-      throw badRequest('terms', 'give the terms to write, or acknowledgeVersion to acknowledge them (one of the two)');
-    }
-    if (p.scope !== 'org') {
-      const [agent] = await getMembers(ctx.q, ctx.orgId, [p.scope]);
-      if (!agent || agent.kind !== 'agent') throw notFound(`agent ${p.scope}`);
-    }
-    await lockScope(ctx, p.scope);
-    const row = await compactRow(ctx.q, ctx.orgId, p.scope, 'FOR UPDATE');
-    return p.acknowledgeVersion !== undefined ? acknowledge(ctx, p, row) : writeTerms(ctx, p, row);
-  },
-);
+export const upsert = handler(c.upsert, async (ctx, p) => {
+  if ((p.terms === undefined) === (p.acknowledgeVersion === undefined)) {
+    throw badRequest('terms', 'give the terms to write, or acknowledgeVersion to acknowledge them (one of the two)');
+  }
+  if (p.scope !== 'org') {
+    const [agent] = await getMembers(ctx.q, ctx.orgId, [p.scope]);
+    if (!agent || agent.kind !== 'agent') throw notFound(`agent ${p.scope}`);
+  }
+  await lockScope(ctx, p.scope);
+  const row = await compactRow(ctx.q, ctx.orgId, p.scope, 'FOR UPDATE');
+  return p.acknowledgeVersion !== undefined ? acknowledge(ctx, p, row) : writeTerms(ctx, p, row);
+});
 
 export const compactHandlers = family('compact', { upsert });
 

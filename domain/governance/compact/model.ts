@@ -52,7 +52,11 @@ export async function compactRow(q: Queryable, orgId: string, scope: string, loc
 }
 
 /** The org's compact and an agent's own (GET /policy). */
-export async function compactsFor(q: Queryable, orgId: string, agentId: string | null): Promise<{ org: z.output<typeof Compact> | null; agent: z.output<typeof Compact> | null }> {
+export async function compactsFor(
+  q: Queryable,
+  orgId: string,
+  agentId: string | null,
+): Promise<{ org: z.output<typeof Compact> | null; agent: z.output<typeof Compact> | null }> {
   const org = await compactRow(q, orgId, 'org');
   const agent = agentId ? await compactRow(q, orgId, agentId) : null;
   return { org: org && toCompact(org), agent: agent && toCompact(agent) };
@@ -72,7 +76,10 @@ export interface EffectiveLimits {
  * compact's, else none. For other families (handoff.offer checks maxOpenHandoffs).
  */
 export async function compactLimitsOf(q: Queryable, orgId: string, agentId: string): Promise<EffectiveLimits> {
-  const rows = await q.query<{ scope: string; limits: LimitsDoc | string }>("SELECT scope, limits FROM compacts WHERE org_id = $1 AND scope IN ('org', $2)", [orgId, agentId]);
+  const rows = await q.query<{ scope: string; limits: LimitsDoc | string }>("SELECT scope, limits FROM compacts WHERE org_id = $1 AND scope IN ('org', $2)", [
+    orgId,
+    agentId,
+  ]);
   const own = json<LimitsDoc>(rows.find((r) => r.scope === agentId)?.limits ?? {});
   const org = json<LimitsDoc>(rows.find((r) => r.scope === 'org')?.limits ?? {});
   const out = { sources: {} } as EffectiveLimits;

@@ -16,7 +16,10 @@ import { actOf, requirementsOf, rightOf } from './requirements.js';
 /** An agent never adopts its own proposal, whatever its autonomy: a human who decides adopts it. */
 function refuseOwnProposal(ctx: HandlerCtx, r: DecisionRow): void {
   if (ctx.principal.kind === 'agent' && r.driver === ctx.principal.id) {
-    throw new ApiError('GOVERNANCE_NOT_READY', `${ctx.principal.id} proposed decision ${ref(r)}: an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it (tell your user it waits for them)`);
+    throw new ApiError(
+      'GOVERNANCE_NOT_READY',
+      `${ctx.principal.id} proposed decision ${ref(r)}: an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it (tell your user it waits for them)`,
+    );
   }
 }
 
@@ -44,9 +47,16 @@ async function requireReady(q: Queryable, orgId: string, r: DecisionRow, resolve
 }
 
 /** What the human approving a hold reads; the content hash in it binds the proof to the content. */
-const described = (r: DecisionRow) => `decision D-${r.number} "${r.title.slice(0, 120)}" (version ${r.version}, content ${r.content_hash.slice(0, 12)}, area ${r.area})`;
+const described = (r: DecisionRow) =>
+  `decision D-${r.number} "${r.title.slice(0, 120)}" (version ${r.version}, content ${r.content_hash.slice(0, 12)}, area ${r.area})`;
 
-async function markAdopted(ctx: HandlerCtx, r: DecisionRow, p: { outcome?: string; reviewOn?: string }, how: { override: boolean; approvalId: string | null }, supersedes: string[]) {
+async function markAdopted(
+  ctx: HandlerCtx,
+  r: DecisionRow,
+  p: { outcome?: string; reviewOn?: string },
+  how: { override: boolean; approvalId: string | null },
+  supersedes: string[],
+) {
   await ctx.q.query(
     `UPDATE decisions SET status = 'adopted', adopted_version = version, adopted_hash = content_hash, adopted_by = $3, adopted_at = now(),
             adopted_override = $4, adopted_approval = $5, outcome = coalesce($6, outcome), review_on = coalesce($7::date, review_on),
@@ -56,101 +66,92 @@ async function markAdopted(ctx: HandlerCtx, r: DecisionRow, p: { outcome?: strin
   );
 }
 
-export const adopt = handler(
-  c.adopt,
-  async (ctx, p) => {
-    const row = await getDecision(ctx.q, ctx.orgId, p.decisionId, 'FOR UPDATE');
-    const hold: HoldSpec = { subjectId: row.decision_id, summary: `Adopt ${described(row)}`, params: p };
-    const base = { decisionId: row.decision_id, number: Number(row.number), version: p.version, contentHash: row.content_hash };
-    if (row.status === 'adopted' && Number(row.adopted_version) === p.version) {
-      await verifyGivenProof(ctx, hold);
-      await ctx.emit('decision.record.adopt', row.decision_id, { ...base, status: row.status, noop: true });
-      return { decision: toDecision(row), changed: false };
-    }
-    if (!isOpen(row)) refuseClosed(row, 'adoption');
-    refuseStale(row, p.version);
-    refuseOwnProposal(ctx, row);
-    const signatures = await requireReady(ctx.q, ctx.orgId, row, rightOf((await readRights(ctx.q, ctx.orgId)).rights, row));
-    const how = await enforceRights(ctx, actOf(row), hold);
-    await markAdopted(ctx, row, p, how, []);
-    const updated = await getDecision(ctx.q, ctx.orgId, row.decision_id);
-    await ctx.emit('decision.record.adopt', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
-    return { decision: toDecision(updated), changed: true };
-  },
-);
+export const adopt = handler(c.adopt, async (ctx, p) => {
+  const row = await getDecision(ctx.q, ctx.orgId, p.decisionId, 'FOR UPDATE');
+  const hold: HoldSpec = { subjectId: row.decision_id, summary: `Adopt ${described(row)}`, params: p };
+  const base = { decisionId: row.decision_id, number: Number(row.number), version: p.version, contentHash: row.content_hash };
+  if (row.status === 'adopted' && Number(row.adopted_version) === p.version) {
+    await verifyGivenProof(ctx, hold);
+    await ctx.emit('decision.record.adopt', row.decision_id, { ...base, status: row.status, noop: true });
+    return { decision: toDecision(row), changed: false };
+  }
+  if (!isOpen(row)) refuseClosed(row, 'adoption');
+  refuseStale(row, p.version);
+  refuseOwnProposal(ctx, row);
+  const signatures = await requireReady(ctx.q, ctx.orgId, row, rightOf((await readRights(ctx.q, ctx.orgId)).rights, row));
+  const how = await enforceRights(ctx, actOf(row), hold);
+  await markAdopted(ctx, row, p, how, []);
+  const updated = await getDecision(ctx.q, ctx.orgId, row.decision_id);
+  await ctx.emit('decision.record.adopt', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
+  return { decision: toDecision(updated), changed: true };
+});
 
-export const supersede = handler(
-  c.supersede,
-  async (ctx, p) => {
-    if (p.supersedes.includes(p.decisionId)) throw badRequest('supersedes', `cannot include ${p.decisionId}, the decision that supersedes`);
-    const locked = await lockDecisions(ctx.q, ctx.orgId, [p.decisionId, ...p.supersedes]);
-    const row = locked.get(p.decisionId)!;
-    const targets = p.supersedes.map((id) => locked.get(id)!);
-    const hold: HoldSpec = {
-      subjectId: row.decision_id,
-      summary: `Adopt ${described(row)}, superseding ${targets.map((t) => `D-${t.number}`).join(', ')}`,
-      params: p,
-    };
-    const base = { decisionId: row.decision_id, number: Number(row.number), version: p.version, contentHash: row.content_hash, supersedes: p.supersedes };
-    if (row.status === 'adopted' && Number(row.adopted_version) === p.version && targets.every((t) => t.superseded_by === row.decision_id)) {
-      await verifyGivenProof(ctx, hold);
-      await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: row.status, noop: true });
-      return { decision: toDecision(row), superseded: targets.map(toDecision), changed: false };
+export const supersede = handler(c.supersede, async (ctx, p) => {
+  if (p.supersedes.includes(p.decisionId)) throw badRequest('supersedes', `cannot include ${p.decisionId}, the decision that supersedes`);
+  const locked = await lockDecisions(ctx.q, ctx.orgId, [p.decisionId, ...p.supersedes]);
+  const row = locked.get(p.decisionId)!;
+  const targets = p.supersedes.map((id) => locked.get(id)!);
+  const hold: HoldSpec = {
+    subjectId: row.decision_id,
+    summary: `Adopt ${described(row)}, superseding ${targets.map((t) => `D-${t.number}`).join(', ')}`,
+    params: p,
+  };
+  const base = { decisionId: row.decision_id, number: Number(row.number), version: p.version, contentHash: row.content_hash, supersedes: p.supersedes };
+  if (row.status === 'adopted' && Number(row.adopted_version) === p.version && targets.every((t) => t.superseded_by === row.decision_id)) {
+    await verifyGivenProof(ctx, hold);
+    await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: row.status, noop: true });
+    return { decision: toDecision(row), superseded: targets.map(toDecision), changed: false };
+  }
+  if (!isOpen(row)) refuseClosed(row, 'adoption');
+  refuseStale(row, p.version);
+  for (const t of targets) {
+    if (t.status !== 'adopted') {
+      throw conflict(
+        `decision ${ref(t)} is ${t.status}, not adopted: only an adopted decision is superseded` +
+          (t.status === 'superseded' ? ` (${t.superseded_by} superseded it already)` : isOpen(t) ? ' (adopt it, or withdraw it with decision.reverse)' : ''),
+      );
     }
-    if (!isOpen(row)) refuseClosed(row, 'adoption');
-    refuseStale(row, p.version);
-    for (const t of targets) {
-      if (t.status !== 'adopted') {
-        throw conflict(
-          `decision ${ref(t)} is ${t.status}, not adopted: only an adopted decision is superseded` +
-            (t.status === 'superseded' ? ` (${t.superseded_by} superseded it already)` : isOpen(t) ? ' (adopt it, or withdraw it with decision.reverse)' : ''),
-        );
-      }
-    }
-    refuseOwnProposal(ctx, row);
-    const signatures = await requireReady(ctx.q, ctx.orgId, row, rightOf((await readRights(ctx.q, ctx.orgId)).rights, row));
-    // The caller decides the new decision and each decision it closes.
-    const how = await enforceRights(ctx, [actOf(row), ...targets.map(actOf)], hold);
-    await markAdopted(ctx, row, p, how, p.supersedes);
-    await ctx.q.query(
-      `UPDATE decisions SET status = 'superseded', superseded_by = $3, closed_by = $4, closed_at = now(), closed_reason = NULL, updated_at = now()
+  }
+  refuseOwnProposal(ctx, row);
+  const signatures = await requireReady(ctx.q, ctx.orgId, row, rightOf((await readRights(ctx.q, ctx.orgId)).rights, row));
+  // The caller decides the new decision and each decision it closes.
+  const how = await enforceRights(ctx, [actOf(row), ...targets.map(actOf)], hold);
+  await markAdopted(ctx, row, p, how, p.supersedes);
+  await ctx.q.query(
+    `UPDATE decisions SET status = 'superseded', superseded_by = $3, closed_by = $4, closed_at = now(), closed_reason = NULL, updated_at = now()
         WHERE org_id = $1 AND decision_id = ANY($2::text[])`,
-      [ctx.orgId, p.supersedes, row.decision_id, ctx.principal.id],
-    );
-    const after = await lockDecisions(ctx.q, ctx.orgId, [p.decisionId, ...p.supersedes]);
-    await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
-    return { decision: toDecision(after.get(p.decisionId)!), superseded: p.supersedes.map((id) => toDecision(after.get(id)!)), changed: true };
-  },
-);
+    [ctx.orgId, p.supersedes, row.decision_id, ctx.principal.id],
+  );
+  const after = await lockDecisions(ctx.q, ctx.orgId, [p.decisionId, ...p.supersedes]);
+  await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
+  return { decision: toDecision(after.get(p.decisionId)!), superseded: p.supersedes.map((id) => toDecision(after.get(id)!)), changed: true };
+});
 
 /**
  * Withdraw an open decision (its driver directly, anyone else as a decider) or reverse an adopted one (a decider).
  * Superseded is closed (CONFLICT); withdrawn or reversed already: changed:false.
  */
-export const reverse = handler(
-  c.reverse,
-  async (ctx, p) => {
-    const row = await getDecision(ctx.q, ctx.orgId, p.decisionId, 'FOR UPDATE');
-    const open = isOpen(row);
-    const hold: HoldSpec = { subjectId: row.decision_id, summary: `${open ? 'Withdraw' : 'Reverse'} ${row.status} ${described(row)}`, params: p };
-    const base = { decisionId: row.decision_id, number: Number(row.number), version: Number(row.version), from: row.status };
-    if (row.status === 'withdrawn' || row.status === 'reversed') {
-      await verifyGivenProof(ctx, hold);
-      await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status: row.status, noop: true });
-      return { decision: toDecision(row), changed: false };
-    }
-    if (row.status === 'superseded') {
-      throw conflict(`decision ${ref(row)} was superseded by ${row.superseded_by}: it is closed; reverse or supersede ${row.superseded_by} instead`);
-    }
-    // A driver withdraws its own open proposal at any time; everything else is a decider's act.
-    const how = open && row.driver === ctx.principal.id ? { override: false, approvalId: null } : await enforceRights(ctx, actOf(row), hold);
-    const status = open ? 'withdrawn' : 'reversed';
-    await ctx.q.query(
-      `UPDATE decisions SET status = $3, closed_by = $4, closed_at = now(), closed_reason = $5, updated_at = now() WHERE org_id = $1 AND decision_id = $2`,
-      [ctx.orgId, row.decision_id, status, ctx.principal.id, p.reason],
-    );
-    const updated = await getDecision(ctx.q, ctx.orgId, row.decision_id);
-    await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status, override: how.override, approvalId: how.approvalId });
-    return { decision: toDecision(updated), changed: true };
-  },
-);
+export const reverse = handler(c.reverse, async (ctx, p) => {
+  const row = await getDecision(ctx.q, ctx.orgId, p.decisionId, 'FOR UPDATE');
+  const open = isOpen(row);
+  const hold: HoldSpec = { subjectId: row.decision_id, summary: `${open ? 'Withdraw' : 'Reverse'} ${row.status} ${described(row)}`, params: p };
+  const base = { decisionId: row.decision_id, number: Number(row.number), version: Number(row.version), from: row.status };
+  if (row.status === 'withdrawn' || row.status === 'reversed') {
+    await verifyGivenProof(ctx, hold);
+    await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status: row.status, noop: true });
+    return { decision: toDecision(row), changed: false };
+  }
+  if (row.status === 'superseded') {
+    throw conflict(`decision ${ref(row)} was superseded by ${row.superseded_by}: it is closed; reverse or supersede ${row.superseded_by} instead`);
+  }
+  // A driver withdraws its own open proposal at any time; everything else is a decider's act.
+  const how = open && row.driver === ctx.principal.id ? { override: false, approvalId: null } : await enforceRights(ctx, actOf(row), hold);
+  const status = open ? 'withdrawn' : 'reversed';
+  await ctx.q.query(
+    `UPDATE decisions SET status = $3, closed_by = $4, closed_at = now(), closed_reason = $5, updated_at = now() WHERE org_id = $1 AND decision_id = $2`,
+    [ctx.orgId, row.decision_id, status, ctx.principal.id, p.reason],
+  );
+  const updated = await getDecision(ctx.q, ctx.orgId, row.decision_id);
+  await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status, override: how.override, approvalId: how.approvalId });
+  return { decision: toDecision(updated), changed: true };
+});

@@ -106,7 +106,9 @@ export async function awaitingWhy(q: Queryable, orgId: string, me: Principal, pa
       [orgId, some.map((r) => r.decision_id), some.map((r) => Number(r.version))],
     );
     const blocked = new Set(rows.filter((r) => r.blocked).map((r) => r.decision_id));
-    const signedBy = new Map<string, Signer[]>(rows.map((r) => [r.decision_id, (typeof r.signed === 'string' ? (JSON.parse(r.signed) as Signer[]) : r.signed) ?? []]));
+    const signedBy = new Map<string, Signer[]>(
+      rows.map((r) => [r.decision_id, (typeof r.signed === 'string' ? (JSON.parse(r.signed) as Signer[]) : r.signed) ?? []]),
+    );
     for (const r of some) {
       const resolved = resolvedOf(r);
       const signed = signedBy.get(r.decision_id) ?? [];

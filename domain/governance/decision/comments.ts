@@ -9,7 +9,10 @@ import { COMMENT_COLUMNS, getDecision, toComment, type CommentRow } from './mode
  */
 export const listComments = handler(c.listComments, async (ctx, p) => {
   await getDecision(ctx.q, ctx.orgId, p.decisionId);
-  const after = p.cursor === undefined ? null : decodeCursor<[number, string]>(p.cursor, 'cursor', (v) => v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string');
+  const after =
+    p.cursor === undefined
+      ? null
+      : decodeCursor<[number, string]>(p.cursor, 'cursor', (v) => v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string');
   const rows = await ctx.q.query<CommentRow & { micros: number | string }>(
     `SELECT ${COMMENT_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint AS micros FROM decision_comments
       WHERE org_id = $1 AND decision_id = $2 AND ($3::text IS NULL OR kind = $3)

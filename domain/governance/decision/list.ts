@@ -108,7 +108,9 @@ export const list = readHandler(decisionReadContracts['decision.list'], async (c
   // A page by number and nothing else needs only its own awaiting decisions: awaiting.ts stops once it has them.
   const bounded = !searching && query.status === undefined && query.area === undefined;
   const only =
-    query.awaiting === 'me' ? await awaitingIds(ctx.q, ctx.orgId, ctx.principal, bounded ? { before: afterOf(query), limit: query.limit + 1 } : undefined) : undefined;
+    query.awaiting === 'me'
+      ? await awaitingIds(ctx.q, ctx.orgId, ctx.principal, bounded ? { before: afterOf(query), limit: query.limit + 1 } : undefined)
+      : undefined;
   if (only && only.length === 0) return { decisions: [], nextCursor: null };
   return searching ? searchPage(ctx, query, only) : page(ctx.q, ctx.orgId, query, only);
 });

@@ -80,7 +80,9 @@ export function toDecision(r: DecisionRow): z.output<typeof Decision> {
     number: Number(r.number),
     ...contentOf(r),
     amendmentApplied:
-      r.amendment_applied_version === null || r.amendment_applied_at === null ? null : { charterVersion: Number(r.amendment_applied_version), at: r.amendment_applied_at },
+      r.amendment_applied_version === null || r.amendment_applied_at === null
+        ? null
+        : { charterVersion: Number(r.amendment_applied_version), at: r.amendment_applied_at },
     version: Number(r.version),
     contentHash: r.content_hash,
     status: r.status,
@@ -128,7 +130,9 @@ export async function lockDecisions(q: Queryable, orgId: string, ids: readonly s
 /** A closed decision refuses what only an open one takes, naming the way forward. */
 export function refuseClosed(r: DecisionRow, act: string): never {
   if (r.status === 'adopted') {
-    throw conflict(`decision ${ref(r)} is adopted, so it is closed to ${act}: revisit it with a new decision that supersedes it (decision.propose, then decision.supersede)`);
+    throw conflict(
+      `decision ${ref(r)} is adopted, so it is closed to ${act}: revisit it with a new decision that supersedes it (decision.propose, then decision.supersede)`,
+    );
   }
   if (r.status === 'superseded') throw conflict(`decision ${ref(r)} is superseded by ${r.superseded_by}: it is closed; work on ${r.superseded_by} instead`);
   throw conflict(`decision ${ref(r)} is ${r.status}: closed is final; propose a new decision instead`);
@@ -148,7 +152,9 @@ export async function checkLinks(q: Queryable, orgId: string, links: readonly z.
   const ids = links.map((l) => l.target).filter((t) => /^dec_[A-Za-z0-9]+$/.test(t));
   if (ids.length === 0) return;
   const found = new Set(
-    (await q.query<{ decision_id: string }>('SELECT decision_id FROM decisions WHERE org_id = $1 AND decision_id = ANY($2::text[])', [orgId, ids])).map((r) => r.decision_id),
+    (await q.query<{ decision_id: string }>('SELECT decision_id FROM decisions WHERE org_id = $1 AND decision_id = ANY($2::text[])', [orgId, ids])).map(
+      (r) => r.decision_id,
+    ),
   );
   const i = links.findIndex((l) => ids.includes(l.target) && !found.has(l.target));
   if (i >= 0) throw badRequest(`links[${i}].target`, `no decision ${links[i].target} in this org`);
@@ -233,4 +239,3 @@ export async function refreshOpenStatus(q: Queryable, orgId: string, decisionId:
     [orgId, decisionId],
   );
 }
-

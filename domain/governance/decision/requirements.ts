@@ -16,7 +16,13 @@ export const rightOf = (rights: readonly Right[], r: DecisionRow): ResolvedRight
  * The agree selectors without a signature on the version: an id needs its own signature (an agent's endorsement
  * counts where agree names it), a group or role one of its members', owner the driver's (shown as the driver's id).
  */
-export async function missingSigners(q: Queryable, orgId: string, r: DecisionRow, resolved: ResolvedRight, signatures: readonly SignatureRow[]): Promise<string[]> {
+export async function missingSigners(
+  q: Queryable,
+  orgId: string,
+  r: DecisionRow,
+  resolved: ResolvedRight,
+  signatures: readonly SignatureRow[],
+): Promise<string[]> {
   const missing: string[] = [];
   for (const selector of resolved.right.agree ?? []) {
     let met = false;

@@ -44,17 +44,15 @@ export async function awaitingMe(q: Queryable, orgId: string, me: Principal): Pr
 
 /** The decision family's part of GET /org/inbox: decisions waiting on the caller's signature or decision. */
 export const decisionWaiting: WaitingSource = async ({ q, orgId, me, cap }) => ({
-  items: (await awaitingMe(q, orgId, me)).slice(0, cap).map(
-    (d): InboxEntry => ({
-      kind: d.why,
-      id: d.id,
-      title: d.title,
-      since: d.since,
-      from: d.driver,
-      link: { method: d.why === 'signature' ? 'decision.sign' : 'decision.adopt', params: { decisionId: d.id, version: d.version } },
-      number: d.number,
-      version: d.version,
-      area: d.area,
-    }),
-  ),
+  items: (await awaitingMe(q, orgId, me)).slice(0, cap).map((d): InboxEntry => ({
+    kind: d.why,
+    id: d.id,
+    title: d.title,
+    since: d.since,
+    from: d.driver,
+    link: { method: d.why === 'signature' ? 'decision.sign' : 'decision.adopt', params: { decisionId: d.id, version: d.version } },
+    number: d.number,
+    version: d.version,
+    area: d.area,
+  })),
 });

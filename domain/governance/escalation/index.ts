@@ -39,8 +39,20 @@ export const create = handler(c.create, async (ctx, p) => {
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $12, $12)
      ON CONFLICT (org_id, raised_by, subject_id) WHERE status = 'open' AND subject_id IS NOT NULL DO NOTHING
      RETURNING ${ESCALATION_COLUMNS}`,
-    [ctx.orgId, newId('esc'), p.title, p.reason, p.severity, p.area ?? null, p.subject ?? null, ctx.principal.id, p.to ?? null, chain,
-      ESCALATE_AFTER_MINUTES[p.severity], at],
+    [
+      ctx.orgId,
+      newId('esc'),
+      p.title,
+      p.reason,
+      p.severity,
+      p.area ?? null,
+      p.subject ?? null,
+      ctx.principal.id,
+      p.to ?? null,
+      chain,
+      ESCALATE_AFTER_MINUTES[p.severity],
+      at,
+    ],
   );
   // An open one of the caller's about the same subject: returned, not duplicated.
   const row =
@@ -83,7 +95,11 @@ export const list = handler(c.list, async (ctx, p) => {
     where.push(`status = 'open'`, `chain[${LEVEL_SQL(at)}] = $${params.push(ctx.principal.id)}`);
   }
   if (p.cursor !== undefined) {
-    const [t, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', (v) => v.length === 2 && typeof v[0] === 'string' && ISO.test(v[0]) && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string');
+    const [t, id] = decodeCursor<[string, string]>(
+      p.cursor,
+      'cursor',
+      (v) => v.length === 2 && typeof v[0] === 'string' && ISO.test(v[0]) && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string',
+    );
     where.push(`(raised_at, escalation_id) < ($${params.push(t)}::timestamptz, $${params.push(id)})`);
   }
   const rows = await ctx.q.query<EscalationRow>(
@@ -110,11 +126,17 @@ function mayResolve(row: EscalationRow, principal: { id: string; kind: string; s
     return;
   }
   if (principal.kind === 'agent') {
-    throw new ApiError('GOVERNANCE_NOT_READY', `an agent never resolves an escalation (it may withdraw one it raised): ${resolvers} resolves ${ref}; nothing changed, tell your user it waits for them`);
+    throw new ApiError(
+      'GOVERNANCE_NOT_READY',
+      `an agent never resolves an escalation (it may withdraw one it raised): ${resolvers} resolves ${ref}; nothing changed, tell your user it waits for them`,
+    );
   }
   if (principal.id === row.raised_by) throw new ApiError('CONFLICT', `you raised ${ref}: you only withdraw it (outcome withdrawn); ${resolvers} resolves it`);
   if (!row.chain.includes(principal.id) && !principal.scopes.has('admin')) {
-    throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for escalation.resolve: ${principal.id} is not in the chain of ${ref}, so ${resolvers} resolves it`);
+    throw new ApiError(
+      'FORBIDDEN_SCOPE',
+      `missing scope admin for escalation.resolve: ${principal.id} is not in the chain of ${ref}, so ${resolvers} resolves it`,
+    );
   }
 }
 
@@ -138,12 +160,14 @@ export const resolve = handler(c.resolve, async (ctx, p) => {
   }
   const level = levelAt(row, now);
   const at = now.toISOString();
-  const updated = one(await ctx.q.query<EscalationRow>(
-    `UPDATE escalations SET status = 'resolved', outcome = $3, resolution = $4, decision_id = $5, resolved_by = $6, resolved_at = $7,
+  const updated = one(
+    await ctx.q.query<EscalationRow>(
+      `UPDATE escalations SET status = 'resolved', outcome = $3, resolution = $4, decision_id = $5, resolved_by = $6, resolved_at = $7,
             resolved_level = $8, updated_at = $7
       WHERE org_id = $1 AND escalation_id = $2 RETURNING ${ESCALATION_COLUMNS}`,
-    [ctx.orgId, row.escalation_id, p.outcome, p.resolution, p.decisionId ?? null, ctx.principal.id, at, level],
-  ));
+      [ctx.orgId, row.escalation_id, p.outcome, p.resolution, p.decisionId ?? null, ctx.principal.id, at, level],
+    ),
+  );
   await ctx.emit('escalation.case.resolve', row.escalation_id, {
     ...base,
     status: 'resolved',

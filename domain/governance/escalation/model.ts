@@ -128,7 +128,13 @@ export interface EscalationHolding {
   level: number;
 }
 
-export async function escalationHolding(q: Queryable, orgId: string, id: string, now: Date, lock: '' | 'FOR UPDATE' = ''): Promise<EscalationHolding | undefined> {
+export async function escalationHolding(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  now: Date,
+  lock: '' | 'FOR UPDATE' = '',
+): Promise<EscalationHolding | undefined> {
   const row = await findEscalation(q, orgId, id, lock);
   if (!row) return undefined;
   return { holder: assigneeAt(row, now), open: row.status === 'open', status: row.status, area: row.area, level: levelAt(row, now) };
@@ -138,7 +144,13 @@ export async function escalationHolding(q: Queryable, orgId: string, id: string,
  * A handoff's acceptance: `to` answers it from now on. The chain restarts at `to`, followed by those above the
  * current level (so it still climbs, never back down), level 1 since now. Call with the row locked.
  */
-export async function transferEscalation(q: Queryable, orgId: string, id: string, to: string, now: Date): Promise<{ previousAssignee: string; previousLevel: number }> {
+export async function transferEscalation(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  to: string,
+  now: Date,
+): Promise<{ previousAssignee: string; previousLevel: number }> {
   const row = await getEscalation(q, orgId, id, 'FOR UPDATE');
   const level = levelAt(row, now);
   const chain = [to, ...row.chain.slice(level).filter((x) => x !== to)];

@@ -46,7 +46,8 @@ export function loadLivekitConfig(env: NodeJS.ProcessEnv): LivekitConfig | null 
   } catch {
     throw new Error('LIVEKIT_URL: not a URL (wss://host, https://host)');
   }
-  if (!['ws:', 'wss:', 'http:', 'https:'].includes(parsed.protocol)) throw new Error(`LIVEKIT_URL: the scheme must be ws, wss, http or https, got ${parsed.protocol.replace(/:$/, '')}`);
+  if (!['ws:', 'wss:', 'http:', 'https:'].includes(parsed.protocol))
+    throw new Error(`LIVEKIT_URL: the scheme must be ws, wss, http or https, got ${parsed.protocol.replace(/:$/, '')}`);
   if (!apiKey || !apiSecret) throw new Error('LIVEKIT_API_KEY, LIVEKIT_API_SECRET: both are required with LIVEKIT_URL');
   return {
     url: url.replace(/\/$/, ''),

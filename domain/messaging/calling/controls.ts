@@ -40,7 +40,12 @@ export const setMute = handler(c.setMute, async (ctx, p) => {
     if (row?.state !== 'joined') throw conflict(`${target} is not in call ${a.call.call_id}: only participants in the call are muted`);
     changedIds = row.muted === p.muted ? [] : [target];
     if (changedIds.length) {
-      await ctx.q.query('UPDATE call_participants SET muted = $4 WHERE org_id = $1 AND call_id = $2 AND principal_id = $3', [ctx.orgId, a.call.call_id, target, p.muted]);
+      await ctx.q.query('UPDATE call_participants SET muted = $4 WHERE org_id = $1 AND call_id = $2 AND principal_id = $3', [
+        ctx.orgId,
+        a.call.call_id,
+        target,
+        p.muted,
+      ]);
     }
   }
   // The host's mute reaches the media server; one's own mute and unmute are the client's.
@@ -93,13 +98,15 @@ export const lowerHand = handler(c.lowerHand, async (ctx, p) => {
   requireJoined(a, 'lower a hand');
   const target = p.principalId ?? ctx.principal.id;
   const self = target === ctx.principal.id;
-  if (!self) requireHost(a, 'lower others\' hands');
+  if (!self) requireHost(a, "lower others' hands");
   const row = self ? a.me : await participantRow(ctx.q, ctx.orgId, a.call.call_id, target);
   if (row?.state !== 'joined') throw conflict(`${target} is not in call ${a.call.call_id}: no hand to lower`);
   const changed = row.hand_seq !== null;
   if (changed) {
     await ctx.q.query('UPDATE call_participants SET hand_raised_at = NULL, hand_seq = NULL WHERE org_id = $1 AND call_id = $2 AND principal_id = $3', [
-      ctx.orgId, a.call.call_id, target,
+      ctx.orgId,
+      a.call.call_id,
+      target,
     ]);
   }
   const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
@@ -115,7 +122,11 @@ export const react = handler(
     requireJoined(a, 'react');
     // Only the last reaction is kept: the stream frame tells the others to look.
     await ctx.q.query('UPDATE call_participants SET last_reaction = $4, last_reaction_at = $5 WHERE org_id = $1 AND call_id = $2 AND principal_id = $3', [
-      ctx.orgId, a.call.call_id, ctx.principal.id, p.emoji, now.toISOString(),
+      ctx.orgId,
+      a.call.call_id,
+      ctx.principal.id,
+      p.emoji,
+      now.toISOString(),
     ]);
     const shape = await callShape(ctx.q, ctx.orgId, a.call, now);
     await ctx.emit('calling.reaction.send', a.call.call_id, { callId: a.call.call_id, principalId: ctx.principal.id });
@@ -129,14 +140,17 @@ export const chat = handler(c.chat, async (ctx, p) => {
   const a = await callAccess(ctx.q, ctx.orgId, p.callId, ctx.principal.id, { lock: true });
   requireJoined(a, 'chat');
   const channelId = a.call.channel_id;
-  if (a.channel?.role === 'observer') throw conflict(`you are an observer of ${channelId}: observers only read and react; an owner or admin may change your role`);
+  if (a.channel?.role === 'observer')
+    throw conflict(`you are an observer of ${channelId}: observers only read and react; an owner or admin may change your role`);
   if (a.channel?.archived) throw conflict(`${channelId} is archived: its calls take no chat; unarchive it first (channel.update archived:false)`);
   const paramsHash = sha256Hex(canonicalJson({ callId: a.call.call_id, text: p.text }));
   if (p.idempotencyId !== undefined) {
     const earlier = await messageByIdempotencyId(ctx.q, ctx.orgId, channelId, p.idempotencyId);
     if (earlier) {
       if (earlier.author_id !== ctx.principal.id || earlier.thread_id !== a.call.root_message_id || earlier.params_hash !== paramsHash) {
-        throw conflict(`idempotencyId ${JSON.stringify(p.idempotencyId)} already names another message in ${channelId}: send this one with a new idempotencyId`);
+        throw conflict(
+          `idempotencyId ${JSON.stringify(p.idempotencyId)} already names another message in ${channelId}: send this one with a new idempotencyId`,
+        );
       }
       const [message] = await messagesFor(ctx.q, ctx.orgId, [earlier], ctx.principal.id, { now });
       await ctx.emit('calling.chat.send', a.call.call_id, { callId: a.call.call_id, channelId, messageId: earlier.message_id, noop: true });
@@ -153,6 +167,12 @@ export const chat = handler(c.chat, async (ctx, p) => {
     now,
   });
   const [message] = await messagesFor(ctx.q, ctx.orgId, [await getMessage(ctx.q, ctx.orgId, posted.messageId)], ctx.principal.id, { now });
-  await ctx.emit('calling.chat.send', a.call.call_id, { callId: a.call.call_id, channelId, messageId: posted.messageId, seq: posted.seq, threadId: a.call.root_message_id });
+  await ctx.emit('calling.chat.send', a.call.call_id, {
+    callId: a.call.call_id,
+    channelId,
+    messageId: posted.messageId,
+    seq: posted.seq,
+    threadId: a.call.root_message_id,
+  });
   return { message, changed: true };
 });

@@ -28,15 +28,20 @@ export const start = handler(c.start, async (ctx, p) => {
   const at = now.toISOString();
   // Write access (members who are not observers, a live channel), under the channel's lock: one live call per channel.
   await channelAccess(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, 'write', { lock: true });
-  const [live] = await ctx.q.query<{ call_id: string }>(`SELECT call_id FROM calls WHERE org_id = $1 AND channel_id = $2 AND status = 'live'`, [ctx.orgId, p.channelId]);
+  const [live] = await ctx.q.query<{ call_id: string }>(`SELECT call_id FROM calls WHERE org_id = $1 AND channel_id = $2 AND status = 'live'`, [
+    ctx.orgId,
+    p.channelId,
+  ]);
   if (live) throw conflict(`${p.channelId} already has a live call ${live.call_id}: join it (calling.join) or ask its host to end it`);
   const callId = newId('call');
   const root = await postMessage(ctx.q, ctx.orgId, { channelId: p.channelId, authorId: ctx.principal.id, text: p.title ?? 'Call started', kind: 'call', now });
-  const call = one(await ctx.q.query<CallRow>(
-    `INSERT INTO calls (org_id, call_id, channel_id, root_message_id, title, status, host_id, started_by, started_at)
+  const call = one(
+    await ctx.q.query<CallRow>(
+      `INSERT INTO calls (org_id, call_id, channel_id, root_message_id, title, status, host_id, started_by, started_at)
      VALUES ($1, $2, $3, $4, $5, 'live', $6, $6, $7) RETURNING *`,
-    [ctx.orgId, callId, p.channelId, root.messageId, p.title ?? null, ctx.principal.id, at],
-  ));
+      [ctx.orgId, callId, p.channelId, root.messageId, p.title ?? null, ctx.principal.id, at],
+    ),
+  );
   await ctx.q.query(
     `INSERT INTO call_participants (org_id, call_id, principal_id, role, state, can_publish, joined_at) VALUES ($1, $2, $3, 'host', 'joined', true, $4)`,
     [ctx.orgId, callId, ctx.principal.id, at],
@@ -55,7 +60,9 @@ export const join = handler(c.join, async (ctx, p) => {
   if (!me && !channel?.role) {
     // A public channel's call is no secret (its root message is in the channel): say how to get in.
     if (channel?.kind === 'public') {
-      throw conflict(`not a member of ${call.channel_id}: join the channel first (channel.addMember with your own id), or ask someone in call ${call.call_id} to invite you (calling.invite)`);
+      throw conflict(
+        `not a member of ${call.channel_id}: join the channel first (channel.addMember with your own id), or ask someone in call ${call.call_id} to invite you (calling.invite)`,
+      );
     }
     throw notFound(`call ${call.call_id}`);
   }
@@ -65,12 +72,19 @@ export const join = handler(c.join, async (ctx, p) => {
     // Joined already: a fresh token, nothing else.
     const media = await mediaFor(ctx.deps.config.livekit, call.call_id, ctx.principal.id, me.can_publish);
     const shape = await callShape(ctx.q, ctx.orgId, call, now);
-    await ctx.emit('calling.participant.join', call.call_id, { callId: call.call_id, principalId: ctx.principal.id, joinedCount: shape.joinedCount, noop: true });
+    await ctx.emit('calling.participant.join', call.call_id, {
+      callId: call.call_id,
+      principalId: ctx.principal.id,
+      joinedCount: shape.joinedCount,
+      noop: true,
+    });
     return { call: shape, media, changed: false };
   }
   if (me?.state !== 'invited') {
     if (me?.state === 'removed') {
-      throw conflict(`you were removed from call ${call.call_id}${me.removed_by ? ` by ${me.removed_by}` : ''}: only an invitation lets you back in; ask someone in it (calling.invite)`);
+      throw conflict(
+        `you were removed from call ${call.call_id}${me.removed_by ? ` by ${me.removed_by}` : ''}: only an invitation lets you back in; ask someone in it (calling.invite)`,
+      );
     }
     if (call.locked) throw conflict(`call ${call.call_id} is locked: only invitees may join; ask the host (${call.host_id}) to invite you (calling.invite)`);
   }
@@ -155,4 +169,10 @@ export const callingHandlers = family('calling', {
 export const callingEvents = recordVisibility({ records: (e, p) => [p.callId ?? p.subjectId ?? e.entity_id] });
 
 /** The calling family, as domain/deployed.ts lists it. */
-export const callingFamily: Family = { name: 'calling', methods: callingHandlers, eventVisibility: { calling: callingEvents }, config: { livekit: null }, contributes: { references: callingReferences, transcriptLines: transcriptLineCall } };
+export const callingFamily: Family = {
+  name: 'calling',
+  methods: callingHandlers,
+  eventVisibility: { calling: callingEvents },
+  config: { livekit: null },
+  contributes: { references: callingReferences, transcriptLines: transcriptLineCall },
+};

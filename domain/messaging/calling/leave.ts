@@ -15,10 +15,19 @@ import { callAccess, callShape, joinedIds, participantRow, requireHost, requireL
  * End a live call (its row locked by the caller): everyone in it leaves, raised hands drop, a running recording
  * stops, the root message becomes the summary; after commit the room is deleted and the egress stopped.
  */
-export async function endCall(ctx: HandlerCtx, call: CallRow, now: Date): Promise<{ durationMs: number; participantCount: number; recordingId: string | null }> {
+export async function endCall(
+  ctx: HandlerCtx,
+  call: CallRow,
+  now: Date,
+): Promise<{ durationMs: number; participantCount: number; recordingId: string | null }> {
   const q: Queryable = ctx.q;
   const at = now.toISOString();
-  await q.query(`UPDATE calls SET status = 'ended', ended_at = $3, ended_by = $4 WHERE org_id = $1 AND call_id = $2`, [ctx.orgId, call.call_id, at, ctx.principal.id]);
+  await q.query(`UPDATE calls SET status = 'ended', ended_at = $3, ended_by = $4 WHERE org_id = $1 AND call_id = $2`, [
+    ctx.orgId,
+    call.call_id,
+    at,
+    ctx.principal.id,
+  ]);
   await q.query(
     `UPDATE call_participants SET state = 'left', left_at = $3, hand_raised_at = NULL, hand_seq = NULL
       WHERE org_id = $1 AND call_id = $2 AND state = 'joined'`,
@@ -29,13 +38,16 @@ export async function endCall(ctx: HandlerCtx, call: CallRow, now: Date): Promis
       WHERE org_id = $1 AND call_id = $2 AND status IN ('starting', 'active') RETURNING recording_id, egress_id`,
     [ctx.orgId, call.call_id, at, ctx.principal.id],
   );
-  const { n } = one(await q.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM call_participants WHERE org_id = $1 AND call_id = $2 AND joined_at IS NOT NULL',
-    [ctx.orgId, call.call_id],
-  ));
+  const { n } = one(
+    await q.query<{ n: number }>('SELECT count(*)::int AS n FROM call_participants WHERE org_id = $1 AND call_id = $2 AND joined_at IS NOT NULL', [
+      ctx.orgId,
+      call.call_id,
+    ]),
+  );
   const durationMs = Math.max(0, now.getTime() - new Date(call.started_at).getTime());
   await summariseCallMessage(q, ctx.orgId, call.root_message_id, callSummaryText(durationMs, n));
-  if (stopped?.egress_id) afterCommitMedia(ctx, { op: 'egressStop', orgId: ctx.orgId, callId: call.call_id, recordingId: stopped.recording_id, egressId: stopped.egress_id });
+  if (stopped?.egress_id)
+    afterCommitMedia(ctx, { op: 'egressStop', orgId: ctx.orgId, callId: call.call_id, recordingId: stopped.recording_id, egressId: stopped.egress_id });
   afterCommitMedia(ctx, { op: 'deleteRoom', callId: call.call_id });
   return { durationMs, participantCount: n, recordingId: stopped?.recording_id ?? null };
 }
@@ -45,7 +57,8 @@ export const removeParticipant = handler(c.removeParticipant, async (ctx, p) => 
   const a = await callAccess(ctx.q, ctx.orgId, p.callId, ctx.principal.id, { lock: true });
   const target = p.principalId ?? ctx.principal.id;
   const self = target === ctx.principal.id;
-  const event = (payload: Record<string, unknown>) => ctx.emit('calling.participant.remove', a.call.call_id, { callId: a.call.call_id, principalId: target, ...payload });
+  const event = (payload: Record<string, unknown>) =>
+    ctx.emit('calling.participant.remove', a.call.call_id, { callId: a.call.call_id, principalId: target, ...payload });
   requireLive(a.call, self ? 'leave' : 'remove participants');
   if (!self) requireHost(a, 'remove others');
   const row = self ? a.me : await participantRow(ctx.q, ctx.orgId, a.call.call_id, target);
@@ -73,7 +86,11 @@ export const removeParticipant = handler(c.removeParticipant, async (ctx, p) => 
   } else if (target === a.call.host_id) {
     // The host left: whoever joined first hosts now, so the call keeps someone who may mute, lock and end it.
     const heir = remaining[0];
-    await ctx.q.query(`UPDATE call_participants SET role = 'attendee' WHERE org_id = $1 AND call_id = $2 AND principal_id = $3`, [ctx.orgId, a.call.call_id, target]);
+    await ctx.q.query(`UPDATE call_participants SET role = 'attendee' WHERE org_id = $1 AND call_id = $2 AND principal_id = $3`, [
+      ctx.orgId,
+      a.call.call_id,
+      target,
+    ]);
     await ctx.q.query(`UPDATE call_participants SET role = 'host' WHERE org_id = $1 AND call_id = $2 AND principal_id = $3`, [ctx.orgId, a.call.call_id, heir]);
     await ctx.q.query('UPDATE calls SET host_id = $3 WHERE org_id = $1 AND call_id = $2', [ctx.orgId, a.call.call_id, heir]);
     call = { ...a.call, host_id: heir };

@@ -57,8 +57,10 @@ export function launch(deps: Deps, cfg: LivekitConfig, action: MediaAction): voi
   void p.finally(() => inFlight.delete(p));
 }
 
-const rooms = (lk: Livekit, cfg: LivekitConfig) => new lk.RoomServiceClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
-const egress = (lk: Livekit, cfg: LivekitConfig) => new lk.EgressClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
+const rooms = (lk: Livekit, cfg: LivekitConfig) =>
+  new lk.RoomServiceClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
+const egress = (lk: Livekit, cfg: LivekitConfig) =>
+  new lk.EgressClient(cfg.url, cfg.apiKey, cfg.apiSecret, { requestTimeout: cfg.requestTimeoutSeconds, failover: false });
 
 const notThere = (lk: Livekit, err: unknown) => err instanceof lk.ServerError && (err.status === 404 || err.code === 'not_found');
 

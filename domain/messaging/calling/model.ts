@@ -77,10 +77,11 @@ export async function getCallRow(q: Queryable, orgId: string, callId: string, lo
 }
 
 export async function participantRow(q: Queryable, orgId: string, callId: string, principalId: string): Promise<ParticipantRow | null> {
-  const [row] = await q.query<ParticipantRow>(
-    `SELECT ${PARTICIPANT_COLUMNS} FROM call_participants WHERE org_id = $1 AND call_id = $2 AND principal_id = $3`,
-    [orgId, callId, principalId],
-  );
+  const [row] = await q.query<ParticipantRow>(`SELECT ${PARTICIPANT_COLUMNS} FROM call_participants WHERE org_id = $1 AND call_id = $2 AND principal_id = $3`, [
+    orgId,
+    callId,
+    principalId,
+  ]);
   return row ?? null;
 }
 

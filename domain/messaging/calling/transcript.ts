@@ -69,15 +69,19 @@ export const addTranscriptLine = handler(c.addTranscriptLine, async (ctx, p) => 
     // The same speaker and startMs: a replay of the earlier line, said so in the result (nothing added).
     return { line: toLine(earlier), changed: false, replayed: true };
   }
-  const { last_line_seq: lineSeq } = one(await ctx.q.query<{ last_line_seq: number }>(
-    'UPDATE calls SET last_line_seq = last_line_seq + 1 WHERE org_id = $1 AND call_id = $2 RETURNING last_line_seq',
-    [ctx.orgId, callId],
-  ));
-  const row = one(await ctx.q.query<LineRow>(
-    `INSERT INTO call_transcript_lines (org_id, line_id, call_id, line_seq, speaker_id, speaker_label, text, start_ms, end_ms, added_by, added_at)
+  const { last_line_seq: lineSeq } = one(
+    await ctx.q.query<{ last_line_seq: number }>(
+      'UPDATE calls SET last_line_seq = last_line_seq + 1 WHERE org_id = $1 AND call_id = $2 RETURNING last_line_seq',
+      [ctx.orgId, callId],
+    ),
+  );
+  const row = one(
+    await ctx.q.query<LineRow>(
+      `INSERT INTO call_transcript_lines (org_id, line_id, call_id, line_seq, speaker_id, speaker_label, text, start_ms, end_ms, added_by, added_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${LINE_COLUMNS}`,
-    [ctx.orgId, newId('tl'), callId, lineSeq, p.speaker ?? null, p.speakerLabel ?? null, p.text, p.startMs, p.endMs, ctx.principal.id, now.toISOString()],
-  ));
+      [ctx.orgId, newId('tl'), callId, lineSeq, p.speaker ?? null, p.speakerLabel ?? null, p.text, p.startMs, p.endMs, ctx.principal.id, now.toISOString()],
+    ),
+  );
   await ctx.emit('calling.transcript.add_line', callId, {
     callId,
     lineId: row.line_id,
@@ -94,7 +98,11 @@ export const getTranscript = handler(c.getTranscript, async (ctx, p) => {
   const params: unknown[] = [ctx.orgId, a.call.call_id];
   let after = '';
   if (p.cursor !== undefined) {
-    const [startMs, lineSeq] = decodeCursor<[number, number]>(p.cursor, 'cursor', (v) => v.length === 2 && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0));
+    const [startMs, lineSeq] = decodeCursor<[number, number]>(
+      p.cursor,
+      'cursor',
+      (v) => v.length === 2 && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0),
+    );
     after = `AND (start_ms, line_seq) > ($${params.push(startMs)}, $${params.push(lineSeq)})`;
   }
   const rows = await ctx.q.query<LineRow>(
@@ -109,6 +117,12 @@ export const getTranscript = handler(c.getTranscript, async (ctx, p) => {
   // Voices are named as people know them: a member's name, else the line's label.
   const speakers = [...new Set(lines.flatMap((l) => (l.speaker ? [l.speaker] : [])))];
   const names = new Map((await getMembers(ctx.q, ctx.orgId, speakers)).map((m) => [m.id, m.name]));
-  const cues = lines.map((l) => ({ id: l.id, startMs: l.startMs, endMs: l.endMs, voice: (l.speaker ? names.get(l.speaker) : l.speakerLabel) ?? l.speaker ?? '', text: l.text }));
+  const cues = lines.map((l) => ({
+    id: l.id,
+    startMs: l.startMs,
+    endMs: l.endMs,
+    voice: (l.speaker ? names.get(l.speaker) : l.speakerLabel) ?? l.speaker ?? '',
+    text: l.text,
+  }));
   return { callId: a.call.call_id, format: p.format, lines: null, webvtt: toWebVtt(cues), nextCursor };
 });

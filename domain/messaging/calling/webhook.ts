@@ -9,7 +9,8 @@ import type { Deps } from '../../core/deps.js';
  * that finds the org (call ids are random and never reused).
  */
 
-type Outcome = { status: 'active' } | { status: 'ready'; location: string | null; size: number | null; durationMs: number | null } | { status: 'failed'; failure: string };
+type Outcome =
+  { status: 'active' } | { status: 'ready'; location: string | null; size: number | null; durationMs: number | null } | { status: 'failed'; failure: string };
 
 function outcomeOf({ EgressStatus }: typeof import('livekit-server-sdk'), info: EgressInfo): Outcome | null {
   const file = info.fileResults[0] ?? (info.result.case === 'file' ? info.result.value : undefined);
@@ -59,8 +60,20 @@ export async function applyLivekitWebhook(deps: Deps, event: WebhookEvent): Prom
     const base = { callId: call.call_id, recordingId: r.recording_id };
     const at = new Date().toISOString();
     if (outcome.status === 'active') {
-      await q.query(`UPDATE call_recordings SET status = 'active', egress_id = $3 WHERE org_id = $1 AND recording_id = $2`, [orgId, r.recording_id, info.egressId]);
-      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.activate', entityId: call.call_id, actor: '', payload: { ...base, status: 'active' } })).seq;
+      await q.query(`UPDATE call_recordings SET status = 'active', egress_id = $3 WHERE org_id = $1 AND recording_id = $2`, [
+        orgId,
+        r.recording_id,
+        info.egressId,
+      ]);
+      seq = (
+        await appendEvent(q, orgId, {
+          family: 'calling',
+          kind: 'calling.recording.activate',
+          entityId: call.call_id,
+          actor: '',
+          payload: { ...base, status: 'active' },
+        })
+      ).seq;
     } else if (outcome.status === 'ready') {
       await q.query(
         `UPDATE call_recordings SET status = 'ready', egress_id = $3, ready_at = $4, stopped_at = coalesce(stopped_at, $4), file_location = $5, file_size = $6, duration_ms = $7
@@ -74,7 +87,15 @@ export async function applyLivekitWebhook(deps: Deps, event: WebhookEvent): Prom
         `UPDATE call_recordings SET status = 'failed', egress_id = $3, stopped_at = coalesce(stopped_at, $4), failure = $5 WHERE org_id = $1 AND recording_id = $2`,
         [orgId, r.recording_id, info.egressId, at, outcome.failure],
       );
-      seq = (await appendEvent(q, orgId, { family: 'calling', kind: 'calling.recording.fail', entityId: call.call_id, actor: '', payload: { ...base, status: 'failed' } })).seq;
+      seq = (
+        await appendEvent(q, orgId, {
+          family: 'calling',
+          kind: 'calling.recording.fail',
+          entityId: call.call_id,
+          actor: '',
+          payload: { ...base, status: 'failed' },
+        })
+      ).seq;
     }
   });
   if (seq === null) return 'ignored';

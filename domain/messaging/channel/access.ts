@@ -64,7 +64,8 @@ export async function channelAccess(
   if (intent !== 'read') {
     if (role === null) throw conflict(`not a member of ${channelId}: join it first (channel.addMember with your own id)`);
     if (channel.archived_at !== null) throw conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
-    if (intent === 'write' && role === 'observer') throw conflict(`you are an observer of ${channelId}: observers only read and react; an owner or admin may change your role`);
+    if (intent === 'write' && role === 'observer')
+      throw conflict(`you are an observer of ${channelId}: observers only read and react; an owner or admin may change your role`);
   }
   return { channel, role, lastReadSeq: Number(last_read_seq ?? 0) };
 }

@@ -40,7 +40,18 @@ async function insertChannel(ctx: HandlerCtx, ch: NewChannel, at: string): Promi
     `INSERT INTO channels (org_id, channel_id, kind, name, title, topic, posting_policy, dm_key, created_by, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
      ON CONFLICT ${ch.kind === 'group' ? '' : target} DO NOTHING RETURNING channel_id`,
-    [ctx.orgId, newId('ch'), ch.kind, ch.name ?? null, ch.title ?? null, ch.topic ?? '', ch.postingPolicy ?? 'everyone', ch.dmKey ?? null, ctx.principal.id, at],
+    [
+      ctx.orgId,
+      newId('ch'),
+      ch.kind,
+      ch.name ?? null,
+      ch.title ?? null,
+      ch.topic ?? '',
+      ch.postingPolicy ?? 'everyone',
+      ch.dmKey ?? null,
+      ctx.principal.id,
+      at,
+    ],
   );
   return row?.channel_id;
 }

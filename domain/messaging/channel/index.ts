@@ -25,6 +25,11 @@ export const channelHandlers = family('channel', {
 export const channelEvents = recordVisibility({ records: (e, p) => [p.channelId ?? p.subjectId ?? e.entity_id] });
 
 /** The channel family, as domain/deployed.ts lists it. */
-export const channelFamily: Family = { name: 'channel', methods: channelHandlers, eventVisibility: { channel: channelEvents }, contributes: { references: channelReferences } };
+export const channelFamily: Family = {
+  name: 'channel',
+  methods: channelHandlers,
+  eventVisibility: { channel: channelEvents },
+  contributes: { references: channelReferences },
+};
 
 export { managesChannel } from './access.js';

@@ -13,7 +13,8 @@ import { addMembers, lockedOwners, memberRow, toMember } from './model.js';
 
 const notMember = (channelId: string) => conflict(`you are not a member of ${channelId}: join it first (channel.addMember with your own id)`);
 const archived = (channelId: string) => conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
-const dmFixed = (channelId: string) => conflict(`${channelId} is a DM: its members are fixed; open a DM or group with the set you want (channel.resolveOrCreateDm, channel.createConversation)`);
+const dmFixed = (channelId: string) =>
+  conflict(`${channelId} is a DM: its members are fixed; open a DM or group with the set you want (channel.resolveOrCreateDm, channel.createConversation)`);
 
 function mayAdd(a: ChannelAccess, me: string, target: string): void {
   const id = a.channel.channel_id;
@@ -21,7 +22,8 @@ function mayAdd(a: ChannelAccess, me: string, target: string): void {
   if (a.channel.kind === 'public' && target === me) return;
   if (a.role === null) throw notMember(id);
   if (a.role === 'observer') throw conflict(`you are an observer of ${id}: observers only read and react; ask an owner or admin to add members`);
-  if (a.channel.kind === 'private' && !managesChannel(a.role)) throw conflict(`only an owner or admin adds members to the private channel ${id}; ask one of them`);
+  if (a.channel.kind === 'private' && !managesChannel(a.role))
+    throw conflict(`only an owner or admin adds members to the private channel ${id}; ask one of them`);
 }
 
 export const addMember = handler(c.addMember, async (ctx, p) => {
@@ -90,11 +92,13 @@ export const updateMemberRole = handler(c.updateMemberRole, async (ctx, p) => {
     if (owners.length <= 1) throw conflict(`${p.principalId} is the last owner of ${p.channelId}: make another member owner first, then change this role`);
   }
   const row = changed
-    ? one(await ctx.q.query<typeof target>(
-        `UPDATE channel_members SET role = $4 WHERE org_id = $1 AND channel_id = $2 AND principal_id = $3
+    ? one(
+        await ctx.q.query<typeof target>(
+          `UPDATE channel_members SET role = $4 WHERE org_id = $1 AND channel_id = $2 AND principal_id = $3
          RETURNING principal_id, role, last_read_seq, added_by, added_at, removed_at`,
-        [ctx.orgId, p.channelId, p.principalId, p.role],
-      ))
+          [ctx.orgId, p.channelId, p.principalId, p.role],
+        ),
+      )
     : target;
   await ctx.emit('channel.member.change_role', p.channelId, {
     channelId: p.channelId,

@@ -68,7 +68,8 @@ export const update = handler(c.update, async (ctx, p) => {
 /** The caller's member row, locked, or CONFLICT when the caller is not in the channel. */
 async function myMarker(q: Parameters<typeof memberRow>[0], orgId: string, channelId: string, me: string): Promise<number> {
   const row = await memberRow(q, orgId, channelId, me, true);
-  if (!row || row.removed_at !== null) throw conflict(`you are not a member of ${channelId}: only members have a read marker (channel.addMember with your own id)`);
+  if (!row || row.removed_at !== null)
+    throw conflict(`you are not a member of ${channelId}: only members have a read marker (channel.addMember with your own id)`);
   return Number(row.last_read_seq);
 }
 

@@ -54,41 +54,39 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   return { member: toAccess(after), released, changed: true };
 });
 
-export const reactivate = handler(
-  c.reactivate,
-  async (ctx, p) => {
-    await lockPeople(ctx.q, ctx.orgId);
-    const row = await lockAccess(ctx.q, ctx.orgId, p.memberId);
-    const keys = Number(row.live_keys);
-    const hold = {
-      actionClass: 'admin.reactivate',
-      subjectId: p.memberId,
-      summary: `Reactivate ${row.kind === 'agent' ? 'the agent ' : ''}${row.name} (${p.memberId}), now ${row.status}: ${keys} kept key${keys === 1 ? '' : 's'} work again`,
-      params: p,
-    };
-    if (row.status === 'active') {
-      if (laneHold(ctx.principal, 'admin.reactivate')) await ctx.verifyProof(hold);
-      await ctx.emit('admin.member.reactivate', p.memberId, { memberId: p.memberId, status: row.status, version: Number(row.version), noop: true });
-      return { member: toAccess(row), changed: false };
-    }
-    if (row.status === 'invited') throw conflict(`member ${p.memberId} is invited: it becomes active by accepting its invitation (invitation.resend sends a new link)`);
-    // A member with kept keys takes a seat again the moment it is active; one without keys is free until minted one.
-    if (keys > 0) await requireSeat(ctx.q, ctx.orgId, row.kind, 'params.memberId');
-    const proof = laneHold(ctx.principal, 'admin.reactivate') ? await ctx.requireSignature(hold) : null;
-    await setStatus(ctx.q, ctx.orgId, p.memberId, 'active', p.reason ?? null, ctx.principal.id);
-    const after = await lockAccess(ctx.q, ctx.orgId, p.memberId);
-    await ctx.emit('admin.member.reactivate', p.memberId, {
-      memberId: p.memberId,
-      kind: row.kind,
-      from: row.status,
-      status: 'active',
-      keysRestored: keys,
-      version: Number(after.version),
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { member: toAccess(after), changed: true };
-  },
-);
+export const reactivate = handler(c.reactivate, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const row = await lockAccess(ctx.q, ctx.orgId, p.memberId);
+  const keys = Number(row.live_keys);
+  const hold = {
+    actionClass: 'admin.reactivate',
+    subjectId: p.memberId,
+    summary: `Reactivate ${row.kind === 'agent' ? 'the agent ' : ''}${row.name} (${p.memberId}), now ${row.status}: ${keys} kept key${keys === 1 ? '' : 's'} work again`,
+    params: p,
+  };
+  if (row.status === 'active') {
+    if (laneHold(ctx.principal, 'admin.reactivate')) await ctx.verifyProof(hold);
+    await ctx.emit('admin.member.reactivate', p.memberId, { memberId: p.memberId, status: row.status, version: Number(row.version), noop: true });
+    return { member: toAccess(row), changed: false };
+  }
+  if (row.status === 'invited')
+    throw conflict(`member ${p.memberId} is invited: it becomes active by accepting its invitation (invitation.resend sends a new link)`);
+  // A member with kept keys takes a seat again the moment it is active; one without keys is free until minted one.
+  if (keys > 0) await requireSeat(ctx.q, ctx.orgId, row.kind, 'params.memberId');
+  const proof = laneHold(ctx.principal, 'admin.reactivate') ? await ctx.requireSignature(hold) : null;
+  await setStatus(ctx.q, ctx.orgId, p.memberId, 'active', p.reason ?? null, ctx.principal.id);
+  const after = await lockAccess(ctx.q, ctx.orgId, p.memberId);
+  await ctx.emit('admin.member.reactivate', p.memberId, {
+    memberId: p.memberId,
+    kind: row.kind,
+    from: row.status,
+    status: 'active',
+    keysRestored: keys,
+    version: Number(after.version),
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { member: toAccess(after), changed: true };
+});
 
 export const adminHandlers = family('admin', { deactivate, reactivate });
 

@@ -32,66 +32,77 @@ const toBilling = (r: SubscriptionRow) => ({
 const FIELDS = ['plan', 'cycle', 'seats', 'agentSeats', 'contact', 'taxId'] as const;
 const COLUMN = { plan: 'plan', cycle: 'cycle', seats: 'seats', agentSeats: 'agent_seats', contact: 'contact', taxId: 'tax_id' } as const;
 
-export const update = handler(
-  c.update,
-  async (ctx, p) => {
-    const plans = ctx.deps.config.billingPlans;
-    if (p.plan !== undefined && !plans.includes(p.plan)) throw badRequest('params.plan', `must be one of the plans this server offers: ${plans.join(', ')}`);
-    await lockSeats(ctx.q, ctx.orgId);
-    const before = await subscriptionOf(ctx.q, ctx.orgId, 'FOR UPDATE');
-    if (!before) {
-      for (const f of ['seats', 'agentSeats'] as const) {
-        if (p[f] === undefined) throw badRequest(`params.${f}`, 'required: the org has no subscription yet');
-      }
+export const update = handler(c.update, async (ctx, p) => {
+  const plans = ctx.deps.config.billingPlans;
+  if (p.plan !== undefined && !plans.includes(p.plan)) throw badRequest('params.plan', `must be one of the plans this server offers: ${plans.join(', ')}`);
+  await lockSeats(ctx.q, ctx.orgId);
+  const before = await subscriptionOf(ctx.q, ctx.orgId, 'FOR UPDATE');
+  if (!before) {
+    for (const f of ['seats', 'agentSeats'] as const) {
+      if (p[f] === undefined) throw badRequest(`params.${f}`, 'required: the org has no subscription yet');
     }
-    const next = {
-      plan: p.plan ?? before?.plan ?? plans[0],
-      cycle: p.cycle ?? before?.cycle ?? 'monthly',
-      seats: p.seats ?? Number(before!.seats),
-      agentSeats: p.agentSeats ?? Number(before!.agent_seats),
-      contact: p.contact === undefined ? (before?.contact ?? null) : p.contact,
-      taxId: p.taxId === undefined ? (before?.tax_id ?? null) : p.taxId,
-    };
-    const usage = await seatUsage(ctx.q, ctx.orgId);
-    if (next.seats < usage.seats) {
-      throw badRequest('params.seats', `${next.seats} is below the ${usage.seats} seats in use (${usage.pendingInvitations} by pending invitations); free seats first (revoke invitations, deactivate users) or keep at least ${usage.seats}`);
-    }
-    if (next.agentSeats < usage.agentSeats) {
-      throw badRequest('params.agentSeats', `${next.agentSeats} is below the ${usage.agentSeats} agent seats in use; deactivate agents first or keep at least ${usage.agentSeats}`);
-    }
-    const fields = before ? FIELDS.filter((f) => next[f] !== (f === 'seats' || f === 'agentSeats' ? Number(before[COLUMN[f]]) : before[COLUMN[f]])) : [...FIELDS];
-    const figures = { plan: next.plan, cycle: next.cycle, seats: next.seats, agentSeats: next.agentSeats };
-    // An agent commits money only with a human's approval (docs/families/people.md); asked once the act is known valid.
-    const signature = {
-      actionClass: 'billing.update',
-      subjectId: ctx.orgId,
-      summary: `Set the subscription to plan ${next.plan} (${next.cycle}), ${next.seats} seats and ${next.agentSeats} agent seats${fields.some((f) => f === 'contact' || f === 'taxId') ? ', with new billing details' : ''}`,
-      params: p,
-    };
-    if (before && fields.length === 0) {
-      // Nothing to do; a proof given anyway is still checked (a used or foreign one is refused).
-      const shown = laneHold(ctx.principal, 'billing.update') ? await ctx.verifyProof(signature) : null;
-      await ctx.emit('billing.subscription.update', ctx.orgId, { ...figures, fields: [], version: Number(before.version), noop: true, ...(shown ? { approvalId: shown.approvalId } : {}) });
-      return { billing: toBilling(before), usage, changed: false };
-    }
-    const proof = laneHold(ctx.principal, 'billing.update') ? await ctx.requireSignature(signature) : null;
-    const row = one(await ctx.q.query<SubscriptionRow>(
+  }
+  const next = {
+    plan: p.plan ?? before?.plan ?? plans[0],
+    cycle: p.cycle ?? before?.cycle ?? 'monthly',
+    seats: p.seats ?? Number(before!.seats),
+    agentSeats: p.agentSeats ?? Number(before!.agent_seats),
+    contact: p.contact === undefined ? (before?.contact ?? null) : p.contact,
+    taxId: p.taxId === undefined ? (before?.tax_id ?? null) : p.taxId,
+  };
+  const usage = await seatUsage(ctx.q, ctx.orgId);
+  if (next.seats < usage.seats) {
+    throw badRequest(
+      'params.seats',
+      `${next.seats} is below the ${usage.seats} seats in use (${usage.pendingInvitations} by pending invitations); free seats first (revoke invitations, deactivate users) or keep at least ${usage.seats}`,
+    );
+  }
+  if (next.agentSeats < usage.agentSeats) {
+    throw badRequest(
+      'params.agentSeats',
+      `${next.agentSeats} is below the ${usage.agentSeats} agent seats in use; deactivate agents first or keep at least ${usage.agentSeats}`,
+    );
+  }
+  const fields = before ? FIELDS.filter((f) => next[f] !== (f === 'seats' || f === 'agentSeats' ? Number(before[COLUMN[f]]) : before[COLUMN[f]])) : [...FIELDS];
+  const figures = { plan: next.plan, cycle: next.cycle, seats: next.seats, agentSeats: next.agentSeats };
+  // An agent commits money only with a human's approval (docs/families/people.md); asked once the act is known valid.
+  const signature = {
+    actionClass: 'billing.update',
+    subjectId: ctx.orgId,
+    summary: `Set the subscription to plan ${next.plan} (${next.cycle}), ${next.seats} seats and ${next.agentSeats} agent seats${fields.some((f) => f === 'contact' || f === 'taxId') ? ', with new billing details' : ''}`,
+    params: p,
+  };
+  if (before && fields.length === 0) {
+    // Nothing to do; a proof given anyway is still checked (a used or foreign one is refused).
+    const shown = laneHold(ctx.principal, 'billing.update') ? await ctx.verifyProof(signature) : null;
+    await ctx.emit('billing.subscription.update', ctx.orgId, {
+      ...figures,
+      fields: [],
+      version: Number(before.version),
+      noop: true,
+      ...(shown ? { approvalId: shown.approvalId } : {}),
+    });
+    return { billing: toBilling(before), usage, changed: false };
+  }
+  const proof = laneHold(ctx.principal, 'billing.update') ? await ctx.requireSignature(signature) : null;
+  const row = one(
+    await ctx.q.query<SubscriptionRow>(
       `INSERT INTO billing_subscriptions AS b (org_id, plan, cycle, seats, agent_seats, contact, tax_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (org_id) DO UPDATE SET plan = $2, cycle = $3, seats = $4, agent_seats = $5, contact = $6, tax_id = $7,
               version = b.version + 1, updated_at = now()
        RETURNING plan, cycle, seats, agent_seats, contact, tax_id, version, updated_at`,
       [ctx.orgId, next.plan, next.cycle, next.seats, next.agentSeats, next.contact, next.taxId],
-    ));
-    await ctx.emit('billing.subscription.update', ctx.orgId, {
-      ...figures,
-      fields,
-      version: Number(row.version),
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { billing: toBilling(row), usage, changed: true };
-  },
-);
+    ),
+  );
+  await ctx.emit('billing.subscription.update', ctx.orgId, {
+    ...figures,
+    fields,
+    version: Number(row.version),
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { billing: toBilling(row), usage, changed: true };
+});
 
 /** GET /api/v1/org/billing: the subscription (null: no limits) and the seats in use. */
 export const billingRead = readHandler(orgReadContracts['org/billing'], async (ctx) => {

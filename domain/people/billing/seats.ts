@@ -41,14 +41,16 @@ export async function subscriptionOf(q: Queryable, orgId: string, lock = ''): Pr
 }
 
 export async function seatUsage(q: Queryable, orgId: string): Promise<Usage> {
-  const row = one(await q.query<{ humans: number; agents: number; pending: number }>(
-    `SELECT count(*) FILTER (WHERE p.kind = 'human')::int AS humans, count(*) FILTER (WHERE p.kind = 'agent')::int AS agents,
+  const row = one(
+    await q.query<{ humans: number; agents: number; pending: number }>(
+      `SELECT count(*) FILTER (WHERE p.kind = 'human')::int AS humans, count(*) FILTER (WHERE p.kind = 'agent')::int AS agents,
             (SELECT count(*)::int FROM invitations i WHERE i.org_id = $1 AND i.status = 'pending' AND i.expires_at > now()) AS pending
        FROM principals p
       WHERE p.org_id = $1 AND p.status = 'active'
         AND EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL)`,
-    [orgId],
-  ));
+      [orgId],
+    ),
+  );
   return { seats: Number(row.humans) + Number(row.pending), agentSeats: Number(row.agents), pendingInvitations: Number(row.pending) };
 }
 

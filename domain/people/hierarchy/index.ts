@@ -73,47 +73,44 @@ export async function planLines(q: Queryable, orgId: string, lines: readonly Lin
   return lines.filter((l) => members.get(l.memberId)!.manager_id !== l.managerId);
 }
 
-export const set = handler(
-  c.set,
-  async (ctx, p) => {
-    await lockPeople(ctx.q, ctx.orgId);
-    const current = await chartRevision(ctx.q, ctx.orgId);
-    if (p.expectedRevision !== current) {
-      throw conflict(
-        `expectedRevision: the chart is at revision ${current}, not ${p.expectedRevision}; read GET /hierarchy again, recompute the lines and retry with expectedRevision ${current}`,
-      );
-    }
-    const changes = await planLines(ctx.q, ctx.orgId, p.lines);
-    if (changes.length === 0) {
-      await ctx.emit('hierarchy.lines.set', ctx.orgId, { lines: p.lines.length, moved: 0, revision: current, noop: true });
-      return { lines: p.lines.length, moved: 0, revision: current, changed: false };
-    }
-    // A reorg changes who approves what: an agent's waits for a human (retry mode), with counts only in the summary.
-    // The class is the method's own (signature.ts derives one from the other): hierarchy.set.
-    const proof = laneHold(ctx.principal, 'hierarchy.set')
-      ? await ctx.requireSignature({
-          actionClass: 'hierarchy.set',
-          subjectId: ctx.orgId,
-          summary: `Set ${p.lines.length} reporting lines (${changes.length} members change manager) on chart revision ${current}`,
-          params: p,
-        })
-      : null;
-    const moved = await setManagers(
-      ctx.q,
-      ctx.orgId,
-      changes.map((l) => l.memberId),
-      changes.map((l) => l.managerId),
+export const set = handler(c.set, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const current = await chartRevision(ctx.q, ctx.orgId);
+  if (p.expectedRevision !== current) {
+    throw conflict(
+      `expectedRevision: the chart is at revision ${current}, not ${p.expectedRevision}; read GET /hierarchy again, recompute the lines and retry with expectedRevision ${current}`,
     );
-    const revision = await bumpChartRevision(ctx.q, ctx.orgId);
-    await ctx.emit('hierarchy.lines.set', ctx.orgId, {
-      lines: p.lines.length,
-      moved: moved.length,
-      revision,
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { lines: p.lines.length, moved: moved.length, revision, changed: true };
-  },
-);
+  }
+  const changes = await planLines(ctx.q, ctx.orgId, p.lines);
+  if (changes.length === 0) {
+    await ctx.emit('hierarchy.lines.set', ctx.orgId, { lines: p.lines.length, moved: 0, revision: current, noop: true });
+    return { lines: p.lines.length, moved: 0, revision: current, changed: false };
+  }
+  // A reorg changes who approves what: an agent's waits for a human (retry mode), with counts only in the summary.
+  // The class is the method's own (signature.ts derives one from the other): hierarchy.set.
+  const proof = laneHold(ctx.principal, 'hierarchy.set')
+    ? await ctx.requireSignature({
+        actionClass: 'hierarchy.set',
+        subjectId: ctx.orgId,
+        summary: `Set ${p.lines.length} reporting lines (${changes.length} members change manager) on chart revision ${current}`,
+        params: p,
+      })
+    : null;
+  const moved = await setManagers(
+    ctx.q,
+    ctx.orgId,
+    changes.map((l) => l.memberId),
+    changes.map((l) => l.managerId),
+  );
+  const revision = await bumpChartRevision(ctx.q, ctx.orgId);
+  await ctx.emit('hierarchy.lines.set', ctx.orgId, {
+    lines: p.lines.length,
+    moved: moved.length,
+    revision,
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { lines: p.lines.length, moved: moved.length, revision, changed: true };
+});
 
 export const hierarchyHandlers = family('hierarchy', { set });
 

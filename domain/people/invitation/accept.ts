@@ -40,7 +40,10 @@ const invalidLink = () =>
 async function find(q: Queryable, token: unknown, lock = ''): Promise<{ t: ParsedToken; row: InvitationRow }> {
   const t = parseToken(token);
   if (!t) throw invalidLink();
-  const [row] = await q.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE org_id = $1 AND invitation_id = $2 ${lock}`, [t.orgId, t.invitationId]);
+  const [row] = await q.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE org_id = $1 AND invitation_id = $2 ${lock}`, [
+    t.orgId,
+    t.invitationId,
+  ]);
   if (!row || !tokenMatches(row, t.secret)) throw invalidLink();
   return { t, row };
 }
@@ -91,22 +94,30 @@ export async function acceptInvitation(deps: Deps, token: unknown, source: strin
     const org = await findOrgById(q, t.orgId);
     if (!org) throw invalidLink();
     const ask = `ask an admin of ${org.name}`;
-    if (row.status === 'accepted') throw conflict(`this invitation was already accepted: its key was shown once on this page. If it was lost, ${ask} to mint you a new one (settings.mintApiKey)`);
+    if (row.status === 'accepted')
+      throw conflict(
+        `this invitation was already accepted: its key was shown once on this page. If it was lost, ${ask} to mint you a new one (settings.mintApiKey)`,
+      );
     if (row.status === 'revoked') throw conflict(`this invitation was withdrawn; ${ask} to invite you again`);
     if (row.expired) throw conflict(`this invitation expired on ${toInvitation(row).expiresAt}; ${ask} to resend it (you will get a new link)`);
     const member = await getMember(q, t.orgId, row.member_id, 'FOR UPDATE OF p');
     if (member.status !== 'invited' && member.status !== 'active') throw conflict(`your member record is ${member.status}; ${ask} to reactivate it`);
     // Accepted first: the invitation's seat is given up as the key takes one (mintKey counts seats).
-    await q.query(`UPDATE invitations SET status = 'accepted', accepted_at = now(), version = version + 1, updated_at = now() WHERE org_id = $1 AND invitation_id = $2`, [
-      t.orgId,
-      t.invitationId,
-    ]);
+    await q.query(
+      `UPDATE invitations SET status = 'accepted', accepted_at = now(), version = version + 1, updated_at = now() WHERE org_id = $1 AND invitation_id = $2`,
+      [t.orgId, t.invitationId],
+    );
     await q.query(`UPDATE principals SET status = 'active', role = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`, [
       t.orgId,
       row.member_id,
       row.role,
     ]);
-    const minted = await mintKey(q, t.orgId, { name: `${member.name} (joined by invitation)`, tier: row.role, principalId: row.member_id, createdBy: row.member_id });
+    const minted = await mintKey(q, t.orgId, {
+      name: `${member.name} (joined by invitation)`,
+      tier: row.role,
+      principalId: row.member_id,
+      createdBy: row.member_id,
+    });
     await q.query('UPDATE invitations SET key_id = $3 WHERE org_id = $1 AND invitation_id = $2', [t.orgId, t.invitationId, minted.keyId]);
     const event = await appendEvent(q, t.orgId, {
       family: 'invitation',
@@ -115,7 +126,14 @@ export async function acceptInvitation(deps: Deps, token: unknown, source: strin
       actor: row.member_id,
       payload: { invitationId: t.invitationId, memberId: row.member_id, role: row.role, keyId: minted.keyId, from: member.status },
     });
-    const result: Accepted = { org: { name: org.name, slug: org.slug }, memberId: row.member_id, role: row.role, keyId: minted.keyId, apiKey: minted.apiKey, scopes: minted.scopes };
+    const result: Accepted = {
+      org: { name: org.name, slug: org.slug },
+      memberId: row.member_id,
+      role: row.role,
+      keyId: minted.keyId,
+      apiKey: minted.apiKey,
+      scopes: minted.scopes,
+    };
     return { accepted: result, orgId: t.orgId, seq: event.seq };
   });
   deps.stream.appended(orgId, seq);

@@ -56,7 +56,10 @@ export function toInvitation(r: InvitationRow) {
 }
 
 export async function getInvitation(q: Queryable, orgId: string, invitationId: string, lock = ''): Promise<InvitationRow> {
-  const [row] = await q.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE org_id = $1 AND invitation_id = $2 ${lock}`, [orgId, invitationId]);
+  const [row] = await q.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE org_id = $1 AND invitation_id = $2 ${lock}`, [
+    orgId,
+    invitationId,
+  ]);
   if (!row) throw notFound(`invitation ${invitationId}`);
   return row;
 }
@@ -93,7 +96,10 @@ export function tokenMatches(row: Pick<InvitationRow, 'token_hash'>, secret: str
 }
 
 /** The invitation mail: plain text with the link. Its words go to SMTP only, never to the ledger or a log. */
-export function invitationMail(deps: Deps, m: { orgName: string; to: string; inviterName: string; role: string; message?: string; url: string; expiresAt: string }) {
+export function invitationMail(
+  deps: Deps,
+  m: { orgName: string; to: string; inviterName: string; role: string; message?: string; url: string; expiresAt: string },
+) {
   const host = new URL(deps.config.publicUrl).hostname;
   const domain = /\./.test(host) ? host : `${host}.localdomain`;
   const note = m.message ? `\n${m.inviterName} wrote:\n\n${m.message}\n` : '';
@@ -109,11 +115,17 @@ export function invitationMail(deps: Deps, m: { orgName: string; to: string; inv
 }
 
 /** Send after commit; a failure is logged with ids only (never the address or the words) and the admin can resend. */
-export function sendAfterCommit(deps: Deps, afterCommit: (fn: () => void) => void, mail: ReturnType<typeof invitationMail>, ids: { orgId: string; invitationId: string }) {
+export function sendAfterCommit(
+  deps: Deps,
+  afterCommit: (fn: () => void) => void,
+  mail: ReturnType<typeof invitationMail>,
+  ids: { orgId: string; invitationId: string },
+) {
   afterCommit(() => {
     deps.mail.send(mail).then(
       (d) => {
-        if (d.status === 'failed' || d.status === 'outboxed') deps.log.warn({ ...ids, delivery: d.status }, 'invitation mail not delivered; invitation.resend sends it again');
+        if (d.status === 'failed' || d.status === 'outboxed')
+          deps.log.warn({ ...ids, delivery: d.status }, 'invitation mail not delivered; invitation.resend sends it again');
       },
       (err: Error) => deps.log.error({ ...ids, err: { name: err.name } }, 'invitation mail failed'),
     );

@@ -16,11 +16,13 @@ export const SIBLING_ORDER = 'position NULLS LAST, lower(name), principal_id';
  * under the people lock (member, hierarchy, and the families that move reports: user.deactivate, SCIM).
  */
 export async function bumpChartRevision(q: Queryable, orgId: string): Promise<number> {
-  const row = one(await q.query<{ revision: string | number }>(
-    `INSERT INTO org_charts (org_id, revision) VALUES ($1, 1)
+  const row = one(
+    await q.query<{ revision: string | number }>(
+      `INSERT INTO org_charts (org_id, revision) VALUES ($1, 1)
      ON CONFLICT (org_id) DO UPDATE SET revision = org_charts.revision + 1 RETURNING revision`,
-    [orgId],
-  ));
+      [orgId],
+    ),
+  );
   return Number(row.revision);
 }
 
@@ -50,7 +52,12 @@ export async function setManagers(q: Queryable, orgId: string, ids: readonly str
 
 /** Re-parent all of memberIds under one manager (setManagers). */
 export const moveUnder = (q: Queryable, orgId: string, memberIds: readonly string[], managerId: string | null): Promise<string[]> =>
-  setManagers(q, orgId, memberIds, memberIds.map(() => managerId));
+  setManagers(
+    q,
+    orgId,
+    memberIds,
+    memberIds.map(() => managerId),
+  );
 
 /** A member leaving the chart (archived): nobody keeps a dotted line to it. Returns how many lost one. */
 export async function dropDottedLinesTo(q: Queryable, orgId: string, memberId: string): Promise<number> {

@@ -29,7 +29,14 @@ export const getEditorOptions = handler(c.getEditorOptions, async (ctx, p) => {
   if (p.memberId !== undefined) await getMember(ctx.q, ctx.orgId, p.memberId);
   // Managers: active or invited members outside the member's own subtree (itself included), by name.
   const pattern = p.q ? `%${p.q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : null;
-  const managers = await ctx.q.query<{ principal_id: string; kind: 'human' | 'agent'; name: string; handle: string | null; title: string | null; total: number }>(
+  const managers = await ctx.q.query<{
+    principal_id: string;
+    kind: 'human' | 'agent';
+    name: string;
+    handle: string | null;
+    title: string | null;
+    total: number;
+  }>(
     `WITH RECURSIVE below(id, depth) AS (
         SELECT $2::text, 0 WHERE $2::text IS NOT NULL
         UNION ALL

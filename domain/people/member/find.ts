@@ -41,9 +41,10 @@ export async function findMembers(q: Queryable, orgId: string, c: MemberCriteria
   ];
   const { n } = one(await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM principals p WHERE ${where}`, args));
   if (c.limit === 0 || Number(n) <= c.offset) return { total: Number(n), members: [] };
-  const rows = await q.query<MemberRow>(
-    `SELECT ${MEMBER_COLUMNS} FROM principals p WHERE ${where} ORDER BY p.created_at, p.principal_id OFFSET $9 LIMIT $10`,
-    [...args, c.offset, c.limit],
-  );
+  const rows = await q.query<MemberRow>(`SELECT ${MEMBER_COLUMNS} FROM principals p WHERE ${where} ORDER BY p.created_at, p.principal_id OFFSET $9 LIMIT $10`, [
+    ...args,
+    c.offset,
+    c.limit,
+  ]);
   return { total: Number(n), members: rows.map(toMember) };
 }

@@ -39,7 +39,6 @@ const card = (r: ChartRow, reportCount: number) => ({
   reportCount,
 });
 
-
 export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, query) => {
   const rows = await ctx.q.query<ChartRow>(
     `SELECT principal_id, kind, name, handle, title, status, manager_id, position, dotted_line_ids,
@@ -76,7 +75,12 @@ export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, 
   if (query.format === 'flat') {
     let offset = 0;
     if (query.cursor !== undefined) {
-      const [at, off] = decodeCursor<[number, number]>(query.cursor, 'query.cursor', (v) => v.length === 2 && v.every((n) => Number.isSafeInteger(n) && (n as number) >= 0), 'read returned');
+      const [at, off] = decodeCursor<[number, number]>(
+        query.cursor,
+        'query.cursor',
+        (v) => v.length === 2 && v.every((n) => Number.isSafeInteger(n) && (n as number) >= 0),
+        'read returned',
+      );
       if (at !== revision) throw conflict(`cursor: the chart changed (revision ${revision}, the cursor was read at ${at}); start again without cursor`);
       offset = off;
     }
@@ -90,7 +94,10 @@ export const hierarchy = readHandler(peopleReadContracts.hierarchy, async (ctx, 
   }
 
   if (order.length > MAX_TREE_NODES) {
-    throw badRequest('query.format', `the tree would hold ${order.length} members, over ${MAX_TREE_NODES}: read it with format=flat, or from a rootId, or with a smaller depth`);
+    throw badRequest(
+      'query.format',
+      `the tree would hold ${order.length} members, over ${MAX_TREE_NODES}: read it with format=flat, or from a rootId, or with a smaller depth`,
+    );
   }
   const build = (row: ChartRow, depth: number): TreeNode => {
     const reports = reportsOf(row);

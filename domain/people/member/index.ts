@@ -10,18 +10,7 @@ import { getEditorOptions } from './editor.js';
 import { listMembers } from './list.js';
 import { personaOf } from '../persona/model.js';
 import { reassignReporting, resetPositions, savePosition } from './reporting.js';
-import {
-  checkManager,
-  checkTeams,
-  checkUnique,
-  checkVersion,
-  getMember,
-  lockPeople,
-  newMemberHandle,
-  setTeams,
-  toMember,
-  type MemberRow,
-} from './model.js';
+import { checkManager, checkTeams, checkUnique, checkVersion, getMember, lockPeople, newMemberHandle, setTeams, toMember, type MemberRow } from './model.js';
 import { peopleReads } from './directory.js';
 
 /*
@@ -64,26 +53,47 @@ export const create = handler(c.create, async (ctx, p) => {
     `INSERT INTO principals (org_id, principal_id, kind, name, handle, email, title, manager_id, timezone, status, role,
                              dotted_line_ids, office, employee_id, external_id, user_name)
      VALUES ($1, $2, 'human', $3, $4, $5, $6, $7, $8, 'active', 'member', $9, $10, $11, $12, $13)`,
-    [ctx.orgId, memberId, p.name, handle, p.email ?? null, p.title ?? null, p.managerId ?? null, p.timezone ?? null,
-     p.dottedLineIds ?? [], p.office ?? null, p.employeeId ?? null, p.externalId ?? null, p.userName ?? null],
+    [
+      ctx.orgId,
+      memberId,
+      p.name,
+      handle,
+      p.email ?? null,
+      p.title ?? null,
+      p.managerId ?? null,
+      p.timezone ?? null,
+      p.dottedLineIds ?? [],
+      p.office ?? null,
+      p.employeeId ?? null,
+      p.externalId ?? null,
+      p.userName ?? null,
+    ],
   );
   if (p.teamIds?.length) await setTeams(ctx.q, ctx.orgId, memberId, p.teamIds);
   const onChart = p.managerId !== undefined || (p.dottedLineIds?.length ?? 0) > 0;
   const revision = onChart ? await bumpChartRevision(ctx.q, ctx.orgId) : undefined;
   const m = toMember(await getMember(ctx.q, ctx.orgId, memberId));
   await ctx.emit('member.record.create', memberId, {
-    memberId, kind: m.kind, status: m.status, managerId: m.managerId, dottedLineIds: m.dottedLineIds,
-    teamIds: m.teams.map((t: { teamId: string }) => t.teamId), version: m.version, ...(revision ? { revision } : {}),
+    memberId,
+    kind: m.kind,
+    status: m.status,
+    managerId: m.managerId,
+    dottedLineIds: m.dottedLineIds,
+    teamIds: m.teams.map((t: { teamId: string }) => t.teamId),
+    version: m.version,
+    ...(revision ? { revision } : {}),
   });
   return { member: m, changed: true };
 });
 
 export const get = handler(c.get, async (ctx, p) => {
   const row = await getMember(ctx.q, ctx.orgId, p.memberId);
-  const keys = one(await ctx.q.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
-    [ctx.orgId, p.memberId],
-  ));
+  const keys = one(
+    await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [
+      ctx.orgId,
+      p.memberId,
+    ]),
+  );
   return { member: toMember(row), access: { liveKeys: Number(keys.n) }, persona: await personaOf(ctx.q, ctx.orgId, p.memberId) };
 });
 
@@ -136,10 +146,11 @@ export const update = handler(c.update, async (ctx, p) => {
     completion: 'release',
   });
   const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}`);
-  await ctx.q.query(
-    `UPDATE principals SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`,
-    [ctx.orgId, p.memberId, ...fields.map((f) => p[f])],
-  );
+  await ctx.q.query(`UPDATE principals SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2`, [
+    ctx.orgId,
+    p.memberId,
+    ...fields.map((f) => p[f]),
+  ]);
   if (fields.includes('managerId')) {
     // A new manager: the member joins other siblings (its slot clears) and the manager stops being a dotted line.
     await ctx.q.query(
@@ -149,7 +160,13 @@ export const update = handler(c.update, async (ctx, p) => {
   }
   const revision = fields.some((f) => CHART_FIELDS.includes(f)) ? await bumpChartRevision(ctx.q, ctx.orgId) : undefined;
   const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
-  await ctx.emit('member.record.update', p.memberId, { memberId: p.memberId, fields, managerId: m.managerId, version: m.version, ...(revision ? { revision } : {}) });
+  await ctx.emit('member.record.update', p.memberId, {
+    memberId: p.memberId,
+    fields,
+    managerId: m.managerId,
+    version: m.version,
+    ...(revision ? { revision } : {}),
+  });
   return { member: m, changed: true };
 });
 
@@ -162,10 +179,12 @@ export const archive = handler(c.archive, async (ctx, p) => {
     return { member: toMember(row), changed: false };
   }
   if (p.memberId === ctx.principal.id) throw conflict(`member ${p.memberId} is you: another admin must archive you`);
-  const keys = one(await ctx.q.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL',
-    [ctx.orgId, p.memberId],
-  ));
+  const keys = one(
+    await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [
+      ctx.orgId,
+      p.memberId,
+    ]),
+  );
   if (Number(keys.n) > 0) {
     throw conflict(`member ${p.memberId} is ${row.status} with ${keys.n} live API key(s): revoke them first (settings.revokeApiKey), then archive`);
   }
@@ -176,8 +195,16 @@ export const archive = handler(c.archive, async (ctx, p) => {
     completion: 'release',
   });
   // Out of the chart: its reports move up to its manager, no dotted line points at it, it leads no team and belongs to none.
-  const reportIds = await ctx.q.query<{ principal_id: string }>('SELECT principal_id FROM principals WHERE org_id = $1 AND manager_id = $2', [ctx.orgId, p.memberId]);
-  const reports = await moveUnder(ctx.q, ctx.orgId, reportIds.map((r) => r.principal_id), row.manager_id);
+  const reportIds = await ctx.q.query<{ principal_id: string }>('SELECT principal_id FROM principals WHERE org_id = $1 AND manager_id = $2', [
+    ctx.orgId,
+    p.memberId,
+  ]);
+  const reports = await moveUnder(
+    ctx.q,
+    ctx.orgId,
+    reportIds.map((r) => r.principal_id),
+    row.manager_id,
+  );
   const dottedDropped = await dropDottedLinesTo(ctx.q, ctx.orgId, p.memberId);
   await ctx.q.query(`UPDATE teams SET lead_id = NULL, version = version + 1, updated_at = now() WHERE org_id = $1 AND lead_id = $2`, [ctx.orgId, p.memberId]);
   await setTeams(ctx.q, ctx.orgId, p.memberId, []);
@@ -189,7 +216,13 @@ export const archive = handler(c.archive, async (ctx, p) => {
   const revision = await bumpChartRevision(ctx.q, ctx.orgId);
   const m = toMember(await getMember(ctx.q, ctx.orgId, p.memberId));
   await ctx.emit('member.record.archive', p.memberId, {
-    memberId: p.memberId, from: row.status, status: 'archived', reportsMoved: reports.length, dottedLinesDropped: dottedDropped, version: m.version, revision,
+    memberId: p.memberId,
+    from: row.status,
+    status: 'archived',
+    reportsMoved: reports.length,
+    dottedLinesDropped: dottedDropped,
+    version: m.version,
+    revision,
   });
   return { member: m, changed: true };
 });
@@ -207,7 +240,13 @@ export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
   const same =
     before.length === wanted.length && wanted.every((t) => before.some((b) => b.teamId === t)) && (before.find((b) => b.primary)?.teamId ?? null) === primary;
   if (same) {
-    await ctx.emit('member.teams.assign', p.memberId, { memberId: p.memberId, teamIds: wanted, primaryTeamId: primary, version: Number(row.version), noop: true });
+    await ctx.emit('member.teams.assign', p.memberId, {
+      memberId: p.memberId,
+      teamIds: wanted,
+      primaryTeamId: primary,
+      version: Number(row.version),
+      noop: true,
+    });
     return { member: toMember(row), changed: false };
   }
   const added = wanted.filter((t) => !before.some((b) => b.teamId === t));
@@ -226,7 +265,16 @@ export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
 });
 
 export const memberHandlers = family('member', {
-  create, get, list, update, archive, assignTeam, getEditorOptions, reassignReporting, savePosition, resetPositions,
+  create,
+  get,
+  list,
+  update,
+  archive,
+  assignTeam,
+  getEditorOptions,
+  reassignReporting,
+  savePosition,
+  resetPositions,
 });
 
 /** The member family, as domain/deployed.ts lists it. */

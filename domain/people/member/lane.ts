@@ -32,7 +32,10 @@ const MINT_NEXT =
 /** Every deployed people-family write: member, team, hierarchy, profile, persona, user, admin, invitation, notification, billing, org, settings, pairing. */
 export const PEOPLE_LANE: Readonly<Record<string, AgentLane>> = {
   'member.create': { agent: 'runs', why: 'a directory record without access (a future hire): nobody gains a key or a right' },
-  'member.update': { agent: 'holdsWhen', why: "a human's record (name, email, sign-in name, manager) is changed by humans; an agent edits its own and other agents'" },
+  'member.update': {
+    agent: 'holdsWhen',
+    why: "a human's record (name, email, sign-in name, manager) is changed by humans; an agent edits its own and other agents'",
+  },
   'member.archive': { agent: 'holdsWhen', why: 'it takes a human out of the directory and the chart' },
   'member.assignTeam': { agent: 'holdsWhen', why: "it moves a human between teams, or grants a member access through a team's file shares" },
   'member.reassignReporting': { agent: 'holdsWhen', why: "it changes humans' reporting lines" },
@@ -59,14 +62,22 @@ export const PEOPLE_LANE: Readonly<Record<string, AgentLane>> = {
   'invitation.revoke': { agent: 'runs', why: 'it cuts a pending grant, and cutting access never waits' },
   'notification.updatePreferences': { agent: 'holdsWhen', why: "what a human is told is theirs (the org's defaults are every human's)" },
   'billing.update': { agent: 'holds', why: 'it commits money' },
-  'org.create': { agent: 'refused', why: 'it creates an org and hands its admin key to the caller', next: 'a human admin creates orgs (org.create over HTTP or the CLI)' },
+  'org.create': {
+    agent: 'refused',
+    why: 'it creates an org and hands its admin key to the caller',
+    next: 'a human admin creates orgs (org.create over HTTP or the CLI)',
+  },
   'org.delete': { agent: 'holds', why: "it ends an org and every member's access to it" },
   'org.mintApiKey': { agent: 'refused', why: 'it hands the caller a new key (and, without principalId, a new member)', next: MINT_NEXT },
   'org.revokeApiKey': { agent: 'holdsWhen', why: "it cuts a human's access; an agent's key is revoked at once" },
   'settings.mintApiKey': { agent: 'refused', why: 'it hands the caller a new key (and, without principalId, a new member)', next: MINT_NEXT },
   'settings.revokeApiKey': { agent: 'holdsWhen', why: "it cuts a human's access; an agent's key is revoked at once" },
   'settings.renameApiKey': { agent: 'runs', why: "a key's label" },
-  'pairing.approve': { agent: 'refused', why: "it mints a key for a new agent: pairing is a human admin's act", next: 'the pairing stays pending until a human admin approves it (pairing.approve)' },
+  'pairing.approve': {
+    agent: 'refused',
+    why: "it mints a key for a new agent: pairing is a human admin's act",
+    next: 'the pairing stays pending until a human admin approves it (pairing.approve)',
+  },
   'pairing.request': { agent: 'runs', why: 'pre-auth: no principal calls it, and the pairing waits for a human admin (pairing.approve)' },
 };
 

@@ -38,7 +38,14 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
       filters: { status: statuses, kind: o.kind, managerId: o.managerId, memberId: teamMembers },
       fields: { q: `${o.prefix}.q`, cursor: `${o.prefix}.cursor` },
     });
-    return { members: await getMembers(q, orgId, page.items.map((h) => h.id)), nextCursor: page.nextCursor };
+    return {
+      members: await getMembers(
+        q,
+        orgId,
+        page.items.map((h) => h.id),
+      ),
+      nextCursor: page.nextCursor,
+    };
   }
   const after = o.cursor === undefined ? undefined : decodeCursor<[string, string]>(o.cursor, `${o.prefix}.cursor`, strings(2));
   const rows = await q.query<{ principal_id: string; sort: string }>(
@@ -53,8 +60,11 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
   const page = rows.slice(0, o.limit);
   const last = page[page.length - 1];
   return {
-    members: await getMembers(q, orgId, page.map((r) => r.principal_id)),
+    members: await getMembers(
+      q,
+      orgId,
+      page.map((r) => r.principal_id),
+    ),
     nextCursor: rows.length > o.limit && last ? encodeCursor([last.sort, last.principal_id]) : null,
   };
 }
-

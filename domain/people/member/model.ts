@@ -154,7 +154,10 @@ export async function freeHandle(q: Queryable, orgId: string, table: 'principals
 
 /** Live teams among ids, else BAD_REQUEST naming the first that is not. */
 export async function checkTeams(q: Queryable, orgId: string, teamIds: readonly string[], field: string): Promise<void> {
-  const rows = await q.query<{ team_id: string }>(`SELECT team_id FROM teams WHERE org_id = $1 AND team_id = ANY($2::text[]) AND status = 'live'`, [orgId, teamIds]);
+  const rows = await q.query<{ team_id: string }>(`SELECT team_id FROM teams WHERE org_id = $1 AND team_id = ANY($2::text[]) AND status = 'live'`, [
+    orgId,
+    teamIds,
+  ]);
   const live = new Set(rows.map((r) => r.team_id));
   const i = teamIds.findIndex((t) => !live.has(t));
   if (i >= 0) throw badRequest(`${field}[${i}]`, `no live team ${teamIds[i]} in this org`);
@@ -189,13 +192,21 @@ const UNIQUE = {
  * CONFLICT if another member of the org already has this value of a unique field (callers hold the people lock);
  * `param` names the param that gave the value when it is not the field itself (an email serving as userName).
  */
-export async function checkUnique(q: Queryable, orgId: string, self: string | null, field: keyof typeof UNIQUE, value: string, param: string = field): Promise<void> {
+export async function checkUnique(
+  q: Queryable,
+  orgId: string,
+  self: string | null,
+  field: keyof typeof UNIQUE,
+  value: string,
+  param: string = field,
+): Promise<void> {
   const { column, fold } = UNIQUE[field];
   const [row] = await q.query<{ principal_id: string }>(
     `SELECT principal_id FROM principals WHERE org_id = $1 AND ${fold ? `lower(${column}) = lower($2)` : `${column} = $2`} AND principal_id IS DISTINCT FROM $3 LIMIT 1`,
     [orgId, value, self],
   );
-  if (row) throw conflict(`${param}: already used by member ${row.principal_id}${param === field ? '' : ` as its ${field}`}; choose another or update that member`);
+  if (row)
+    throw conflict(`${param}: already used by member ${row.principal_id}${param === field ? '' : ` as its ${field}`}; choose another or update that member`);
 }
 
 /**

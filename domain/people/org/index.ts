@@ -17,13 +17,18 @@ export const create = handler(org.create, async (ctx, p) => {
 });
 
 export const remove = handler(org.delete, async (ctx, p) => {
-  const [row] = await ctx.q.query<{ slug: string }>(
-    'SELECT slug FROM orgs WHERE org_id = $1 AND parent_org_id = $2 AND deleted_at IS NULL FOR UPDATE',
-    [p.orgId, ctx.orgId],
-  );
+  const [row] = await ctx.q.query<{ slug: string }>('SELECT slug FROM orgs WHERE org_id = $1 AND parent_org_id = $2 AND deleted_at IS NULL FOR UPDATE', [
+    p.orgId,
+    ctx.orgId,
+  ]);
   if (!row) throw notFound(`org ${p.orgId}`);
   if (row.slug !== p.confirmSlug) throw new ApiError('BAD_REQUEST', `confirmSlug: does not match the slug of ${p.orgId}`);
-  await laneSignature(ctx, undefined, { subjectId: p.orgId, summary: `Delete the org ${row.slug} (${p.orgId}): every key of it stops working`, params: p, completion: 'release' });
+  await laneSignature(ctx, undefined, {
+    subjectId: p.orgId,
+    summary: `Delete the org ${row.slug} (${p.orgId}): every key of it stops working`,
+    params: p,
+    completion: 'release',
+  });
   await ctx.q.query('UPDATE orgs SET deleted_at = now() WHERE org_id = $1', [p.orgId]);
   await ctx.emit('org.record.delete', p.orgId, { orgId: p.orgId, slug: row.slug });
   return { orgId: p.orgId, deleted: true as const };
@@ -36,7 +41,14 @@ export const list = handler(org.list, async (ctx) => {
     [ctx.orgId],
   );
   return {
-    orgs: rows.map((r) => ({ orgId: r.org_id, slug: r.slug, name: r.name, parentOrgId: r.parent_org_id, createdAt: r.created_at, current: r.org_id === ctx.orgId })),
+    orgs: rows.map((r) => ({
+      orgId: r.org_id,
+      slug: r.slug,
+      name: r.name,
+      parentOrgId: r.parent_org_id,
+      createdAt: r.created_at,
+      current: r.org_id === ctx.orgId,
+    })),
   };
 });
 

@@ -39,7 +39,10 @@ export async function mintKey(q: Queryable, orgId: string, req: MintRequest): Pr
     );
     if (!row) throw notFound(`principal ${req.principalId}`);
     if (row.kind !== kind) {
-      throw new ApiError('BAD_REQUEST', `principalId: ${req.principalId} is ${row.kind === 'human' ? 'a human' : 'an agent'}, but this key is for ${kind === 'human' ? 'a human' : 'an agent'}`);
+      throw new ApiError(
+        'BAD_REQUEST',
+        `principalId: ${req.principalId} is ${row.kind === 'human' ? 'a human' : 'an agent'}, but this key is for ${kind === 'human' ? 'a human' : 'an agent'}`,
+      );
     }
     // A key for a member who may not act would be dead on arrival (auth.ts): say so instead.
     if (row.status !== 'active') throw new ApiError('CONFLICT', `principalId: ${req.principalId} is ${row.status}; reactivate the member before minting a key`);
@@ -53,13 +56,23 @@ export async function mintKey(q: Queryable, orgId: string, req: MintRequest): Pr
     }
     principal = { kind, id: req.principalId, name: row.name };
     // A member's first live key takes a seat (domain/billing): none free is a CONFLICT.
-    const live = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, req.principalId]));
+    const live = one(
+      await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [
+        orgId,
+        req.principalId,
+      ]),
+    );
     if (Number(live.n) === 0) await requireSeat(q, orgId, kind, 'principalId');
   } else {
     principal = { kind, id: newId(kind === 'human' ? 'usr' : 'agt'), name: req.name };
     const handle = await newMemberHandle(q, orgId, req.name);
     await q.query('INSERT INTO principals (org_id, principal_id, kind, name, role, handle) VALUES ($1, $2, $3, $4, $5, $6)', [
-      orgId, principal.id, kind, req.name, kind === 'human' ? roleCovering(scopes) : null, handle,
+      orgId,
+      principal.id,
+      kind,
+      req.name,
+      kind === 'human' ? roleCovering(scopes) : null,
+      handle,
     ]);
     // After the people lock newMemberHandle took: every path takes that one first, then the seats'.
     await requireSeat(q, orgId, kind, tier ? 'tier' : 'principalKind');
@@ -120,16 +133,21 @@ export async function setKeyScopes(q: Queryable, orgId: string, keys: readonly L
 
 /** Revoke every live key of a principal (offboarding); returns how many. */
 export async function revokeKeysOf(q: Queryable, orgId: string, principalId: string): Promise<number> {
-  const rows = await q.query(
-    'UPDATE api_keys SET revoked_at = now() WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL RETURNING key_id',
-    [orgId, principalId],
-  );
+  const rows = await q.query('UPDATE api_keys SET revoked_at = now() WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL RETURNING key_id', [
+    orgId,
+    principalId,
+  ]);
   return rows.length;
 }
 
 /** How many keys of a principal are not revoked. */
 export async function countLiveKeys(q: Queryable, orgId: string, principalId: string): Promise<number> {
-  const row = one(await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [orgId, principalId]));
+  const row = one(
+    await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND principal_id = $2 AND revoked_at IS NULL', [
+      orgId,
+      principalId,
+    ]),
+  );
   return Number(row.n);
 }
 

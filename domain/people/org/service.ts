@@ -36,17 +36,15 @@ export async function createOrg(
 }
 
 export async function findOrgBySlug(q: Queryable, slug: string): Promise<{ orgId: string; slug: string; name: string } | undefined> {
-  const [row] = await q.query<{ org_id: string; slug: string; name: string }>(
-    'SELECT org_id, slug, name FROM orgs WHERE slug = $1 AND deleted_at IS NULL',
-    [slug],
-  );
+  const [row] = await q.query<{ org_id: string; slug: string; name: string }>('SELECT org_id, slug, name FROM orgs WHERE slug = $1 AND deleted_at IS NULL', [
+    slug,
+  ]);
   return row && { orgId: row.org_id, slug: row.slug, name: row.name };
 }
 
 export async function findOrgById(q: Queryable, orgId: string): Promise<{ orgId: string; slug: string; name: string } | undefined> {
-  const [row] = await q.query<{ org_id: string; slug: string; name: string }>(
-    'SELECT org_id, slug, name FROM orgs WHERE org_id = $1 AND deleted_at IS NULL',
-    [orgId],
-  );
+  const [row] = await q.query<{ org_id: string; slug: string; name: string }>('SELECT org_id, slug, name FROM orgs WHERE org_id = $1 AND deleted_at IS NULL', [
+    orgId,
+  ]);
   return row && { orgId: row.org_id, slug: row.slug, name: row.name };
 }

@@ -18,7 +18,13 @@ export const whoami = readHandler(orgReadContracts['org/whoami'], async (ctx, qu
     scopes: [...p.scopes].sort(),
     governanceReady: p.governanceReady,
     member: toMember(await getMember(ctx.q, p.orgId, p.id)),
-    persona: persona && { version: persona.version, prompt: persona.prompt, promptHash: persona.promptHash, promptStale: persona.promptStale, toolsets: persona.toolsets },
+    persona: persona && {
+      version: persona.version,
+      prompt: persona.prompt,
+      promptHash: persona.promptHash,
+      promptStale: persona.promptStale,
+      toolsets: persona.toolsets,
+    },
   };
 });
 

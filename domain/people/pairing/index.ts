@@ -52,11 +52,13 @@ async function begin(ctx: HandlerCtx, org: Org, agentName: string) {
   const pairingId = newId('pair');
   const code = pairingCode();
   const pollSecret = newSecret('pps', 40);
-  const row = one(await ctx.q.query<{ expires_at: string }>(
-    `INSERT INTO pairings (org_id, pairing_id, agent_name, code, poll_secret_hash, status, expires_at)
+  const row = one(
+    await ctx.q.query<{ expires_at: string }>(
+      `INSERT INTO pairings (org_id, pairing_id, agent_name, code, poll_secret_hash, status, expires_at)
      VALUES ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6::double precision / 1000)) RETURNING expires_at`,
-    [org.orgId, pairingId, agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
-  ));
+      [org.orgId, pairingId, agentName, code, hashApiKey(pollSecret), PAIRING_TTL_MS],
+    ),
+  );
   await ctx.emit('pairing.request.create', pairingId, { pairingId, agentName });
   return { pairingId, status: 'pending' as const, expiresAt: row.expires_at, code, pollSecret, message: askAdmin(org.slug, pairingId, code) };
 }
@@ -132,7 +134,8 @@ async function requireKeylessAgent(q: Queryable, orgId: string, agentId: string)
   );
   if (!row) throw notFound(`agent ${agentId}`);
   if (row.status !== 'active') throw new ApiError('CONFLICT', `agentId: ${agentId} is ${row.status}; reactivate it (admin.reactivate) before pairing it`);
-  if (Number(row.keys) > 0) throw new ApiError('CONFLICT', `agentId: ${agentId} already has ${row.keys} live API key(s); revoke them (settings.revokeApiKey) to pair it again`);
+  if (Number(row.keys) > 0)
+    throw new ApiError('CONFLICT', `agentId: ${agentId} already has ${row.keys} live API key(s); revoke them (settings.revokeApiKey) to pair it again`);
   if (row.waiting) throw new ApiError('CONFLICT', `agentId: ${agentId} is already bound to approved pairing ${row.waiting}, whose key is not claimed yet`);
 }
 
@@ -153,14 +156,23 @@ export const approve = handler(pairing.approve, async (ctx, p) => {
   if (p.agentId !== undefined) await requireKeylessAgent(ctx.q, ctx.orgId, p.agentId);
   else {
     const handle = await newMemberHandle(ctx.q, ctx.orgId, row.agent_name);
-    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name, handle) VALUES ($1, $2, $3, $4, $5)', [ctx.orgId, agentId, 'agent', row.agent_name, handle]);
+    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name, handle) VALUES ($1, $2, $3, $4, $5)', [
+      ctx.orgId,
+      agentId,
+      'agent',
+      row.agent_name,
+      handle,
+    ]);
   }
   // A free agent seat now, so an admin learns at approval, not the agent at its claim (after the people lock, as everywhere).
   await requireSeat(ctx.q, ctx.orgId, 'agent', 'pairingId');
-  await ctx.q.query(
-    `UPDATE pairings SET status = 'approved', tier = $3, agent_id = $4, approved_by = $5 WHERE org_id = $1 AND pairing_id = $2`,
-    [ctx.orgId, p.pairingId, p.tier, agentId, ctx.principal.id],
-  );
+  await ctx.q.query(`UPDATE pairings SET status = 'approved', tier = $3, agent_id = $4, approved_by = $5 WHERE org_id = $1 AND pairing_id = $2`, [
+    ctx.orgId,
+    p.pairingId,
+    p.tier,
+    agentId,
+    ctx.principal.id,
+  ]);
   await ctx.emit('pairing.request.approve', p.pairingId, { pairingId: p.pairingId, agentId, tier: p.tier });
   return { pairingId: p.pairingId, status: 'approved' as const, agentId, tier: p.tier };
 });

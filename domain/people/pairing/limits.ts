@@ -63,10 +63,7 @@ RETURNING bucket, hits, ceil(extract(epoch FROM until - now()))::int AS retry_af
 /** Count one call in each bucket (shared by every process); RATE_LIMITED naming the first bucket over its max. */
 export async function count(db: Queryable, buckets: Bucket[]): Promise<void> {
   if (buckets.length === 0) return;
-  const rows = await db.query<{ bucket: string; hits: number; retry_after: number }>(COUNT_SQL, [
-    buckets.map((b) => b.bucket),
-    buckets.map((b) => b.windowMs),
-  ]);
+  const rows = await db.query<{ bucket: string; hits: number; retry_after: number }>(COUNT_SQL, [buckets.map((b) => b.bucket), buckets.map((b) => b.windowMs)]);
   for (const b of buckets) {
     const row = rows.find((r) => r.bucket === b.bucket);
     if (row && row.hits > b.max) {
@@ -107,11 +104,13 @@ export async function limitPairingCall(ctx: LimitCtx, p: { orgSlug: string; pair
 export async function checkPendingCap(q: Queryable, org: { orgId: string; slug: string }, pendingMax: number): Promise<void> {
   if (pendingMax <= 0) return;
   await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('pairings:' || $1, 0))`, [org.orgId]);
-  const row = one(await q.query<{ pending: number; first_free: number | null }>(
-    `SELECT count(*)::int AS pending, ceil(extract(epoch FROM min(expires_at) - now()))::int AS first_free
+  const row = one(
+    await q.query<{ pending: number; first_free: number | null }>(
+      `SELECT count(*)::int AS pending, ceil(extract(epoch FROM min(expires_at) - now()))::int AS first_free
        FROM pairings WHERE org_id = $1 AND status = 'pending' AND expires_at > now()`,
-    [org.orgId],
-  ));
+      [org.orgId],
+    ),
+  );
   if (row.pending >= pendingMax) {
     const seconds = Math.max(1, row.first_free ?? 1);
     throw new ApiError(

@@ -8,7 +8,18 @@ import { newId } from '../../core/ids.js';
 import { laneHold } from '../member/lane.js';
 import { checkManager, checkVersion, freeHandle, getMember, getMembers, handleFrom, lockPeople, toMember } from '../member/model.js';
 import { PERSONA_METHOD, rewriteQuestion } from './answerer.js';
-import { compilePrompt, FIELD_COLUMN, getPersona, missingLines, orgFacts, PERSONA_COLUMNS, promptHash, sponsorOf, toPersona, type PersonaRow } from './model.js';
+import {
+  compilePrompt,
+  FIELD_COLUMN,
+  getPersona,
+  missingLines,
+  orgFacts,
+  PERSONA_COLUMNS,
+  promptHash,
+  sponsorOf,
+  toPersona,
+  type PersonaRow,
+} from './model.js';
 import { PERSONA_ANSWERER } from './answerer.js';
 
 /*
@@ -38,91 +49,94 @@ const handleOf = async (q: Queryable, orgId: string, agentId: string) => {
 
 const fresh = async (q: Queryable, orgId: string, agentId: string) => toPersona(await getPersona(q, orgId, agentId));
 
-export const generateAgentId = handler(
-  c.generateAgentId,
-  async (ctx, p) => {
-    await lockPeople(ctx.q, ctx.orgId);
-    const sponsor = await checkSponsor(ctx.q, ctx.orgId, p.sponsorId);
-    if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, null, p.managerId);
-    const proof = laneHold(ctx.principal, 'persona.generateAgentId')
-      ? await ctx.requireSignature({
-          actionClass: 'persona.generate_agent_id',
-          subjectId: p.sponsorId,
-          summary: `Create an agent sponsored by ${sponsor.handle ? `@${sponsor.handle}` : sponsor.id}${p.managerId ? `, reporting to ${p.managerId}` : ''}, with ${p.instructions?.length ?? 0} instruction(s) and toolsets ${(p.toolsets ?? []).join(', ') || 'none'}`,
-          params: p,
-          deciders: await sponsorDecides(ctx.q, ctx.orgId, p.sponsorId),
-        })
-      : null;
-    const agentId = newId('agt');
-    const handle = await freeHandle(ctx.q, ctx.orgId, 'principals', handleFrom(p.name));
-    await ctx.q.query(
-      `INSERT INTO principals (org_id, principal_id, kind, name, handle, manager_id, sponsor_id, status)
+export const generateAgentId = handler(c.generateAgentId, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const sponsor = await checkSponsor(ctx.q, ctx.orgId, p.sponsorId);
+  if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, null, p.managerId);
+  const proof = laneHold(ctx.principal, 'persona.generateAgentId')
+    ? await ctx.requireSignature({
+        actionClass: 'persona.generate_agent_id',
+        subjectId: p.sponsorId,
+        summary: `Create an agent sponsored by ${sponsor.handle ? `@${sponsor.handle}` : sponsor.id}${p.managerId ? `, reporting to ${p.managerId}` : ''}, with ${p.instructions?.length ?? 0} instruction(s) and toolsets ${(p.toolsets ?? []).join(', ') || 'none'}`,
+        params: p,
+        deciders: await sponsorDecides(ctx.q, ctx.orgId, p.sponsorId),
+      })
+    : null;
+  const agentId = newId('agt');
+  const handle = await freeHandle(ctx.q, ctx.orgId, 'principals', handleFrom(p.name));
+  await ctx.q.query(
+    `INSERT INTO principals (org_id, principal_id, kind, name, handle, manager_id, sponsor_id, status)
        VALUES ($1, $2, 'agent', $3, $4, $5, $6, 'active')`,
-      [ctx.orgId, agentId, p.name, handle, p.managerId ?? null, p.sponsorId],
-    );
-    const fields = { role: p.role, goal: p.goal, backstory: p.backstory ?? null, instructions: p.instructions ?? [], tone: p.tone ?? null, toolsets: p.toolsets ?? [] };
-    const prompt = compilePrompt(fields, await orgFacts(ctx.q, ctx.orgId, agentId));
-    const row = one(await ctx.q.query<PersonaRow>(
+    [ctx.orgId, agentId, p.name, handle, p.managerId ?? null, p.sponsorId],
+  );
+  const fields = {
+    role: p.role,
+    goal: p.goal,
+    backstory: p.backstory ?? null,
+    instructions: p.instructions ?? [],
+    tone: p.tone ?? null,
+    toolsets: p.toolsets ?? [],
+  };
+  const prompt = compilePrompt(fields, await orgFacts(ctx.q, ctx.orgId, agentId));
+  const row = one(
+    await ctx.q.query<PersonaRow>(
       `INSERT INTO personas (org_id, agent_id, role, goal, backstory, instructions, tone, toolsets, prompt, prompt_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${PERSONA_COLUMNS}`,
       [ctx.orgId, agentId, fields.role, fields.goal, fields.backstory, fields.instructions, fields.tone, fields.toolsets, prompt, promptHash(prompt)],
-    ));
-    const persona = toPersona(row);
-    const agent = toMember(await getMember(ctx.q, ctx.orgId, agentId));
-    await ctx.emit('persona.agent.generate', agentId, {
-      agentId,
-      sponsorId: p.sponsorId,
-      managerId: p.managerId ?? null,
-      version: persona.version,
-      promptHash: persona.promptHash,
-      instructions: persona.instructions.length,
-      toolsets: persona.toolsets,
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return {
-      agent,
-      persona,
-      changed: true,
-      next: `Agent ${agentId} has no API key yet. Have it call pairing.request {orgSlug: "${ctx.principal.orgSlug}", agentName}, then approve with pairing.approve {pairingId, code, agentId: "${agentId}"}: its key is bound to this agent and persona.`,
-    };
-  },
-);
+    ),
+  );
+  const persona = toPersona(row);
+  const agent = toMember(await getMember(ctx.q, ctx.orgId, agentId));
+  await ctx.emit('persona.agent.generate', agentId, {
+    agentId,
+    sponsorId: p.sponsorId,
+    managerId: p.managerId ?? null,
+    version: persona.version,
+    promptHash: persona.promptHash,
+    instructions: persona.instructions.length,
+    toolsets: persona.toolsets,
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return {
+    agent,
+    persona,
+    changed: true,
+    next: `Agent ${agentId} has no API key yet. Have it call pairing.request {orgSlug: "${ctx.principal.orgSlug}", agentName}, then approve with pairing.approve {pairingId, code, agentId: "${agentId}"}: its key is bound to this agent and persona.`,
+  };
+});
 
-export const editField = handler(
-  c.editField,
-  async (ctx, p) => {
-    const row = await getPersona(ctx.q, ctx.orgId, p.agentId, 'FOR UPDATE');
-    checkVersion('persona', p.agentId, row.version, p.ifVersion);
-    const hold = {
-      actionClass: 'persona.edit_field',
-      subjectId: p.agentId,
-      summary: `Change the ${p.field} of the persona of ${await handleOf(ctx.q, ctx.orgId, p.agentId)} (version ${row.version})`,
-      params: p,
-      deciders: await sponsorDecides(ctx.q, ctx.orgId, await sponsorOf(ctx.q, ctx.orgId, p.agentId)),
-    };
-    const column = FIELD_COLUMN[p.field];
-    if (JSON.stringify(row[column] ?? null) === JSON.stringify(p.value)) {
-      if (laneHold(ctx.principal, 'persona.editField')) await ctx.verifyProof(hold);
-      await ctx.emit('persona.field.edit', p.agentId, { agentId: p.agentId, field: p.field, version: Number(row.version), noop: true });
-      return { persona: toPersona(row), changed: false };
-    }
-    const proof = laneHold(ctx.principal, 'persona.editField') ? await ctx.requireSignature(hold) : null;
-    await ctx.q.query(`UPDATE personas SET ${column} = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND agent_id = $2`, [
-      ctx.orgId,
-      p.agentId,
-      p.value,
-    ]);
-    const persona = await fresh(ctx.q, ctx.orgId, p.agentId);
-    await ctx.emit('persona.field.edit', p.agentId, {
-      agentId: p.agentId,
-      field: p.field,
-      version: persona.version,
-      promptStale: persona.promptStale,
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { persona, changed: true };
-  },
-);
+export const editField = handler(c.editField, async (ctx, p) => {
+  const row = await getPersona(ctx.q, ctx.orgId, p.agentId, 'FOR UPDATE');
+  checkVersion('persona', p.agentId, row.version, p.ifVersion);
+  const hold = {
+    actionClass: 'persona.edit_field',
+    subjectId: p.agentId,
+    summary: `Change the ${p.field} of the persona of ${await handleOf(ctx.q, ctx.orgId, p.agentId)} (version ${row.version})`,
+    params: p,
+    deciders: await sponsorDecides(ctx.q, ctx.orgId, await sponsorOf(ctx.q, ctx.orgId, p.agentId)),
+  };
+  const column = FIELD_COLUMN[p.field];
+  if (JSON.stringify(row[column] ?? null) === JSON.stringify(p.value)) {
+    if (laneHold(ctx.principal, 'persona.editField')) await ctx.verifyProof(hold);
+    await ctx.emit('persona.field.edit', p.agentId, { agentId: p.agentId, field: p.field, version: Number(row.version), noop: true });
+    return { persona: toPersona(row), changed: false };
+  }
+  const proof = laneHold(ctx.principal, 'persona.editField') ? await ctx.requireSignature(hold) : null;
+  await ctx.q.query(`UPDATE personas SET ${column} = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND agent_id = $2`, [
+    ctx.orgId,
+    p.agentId,
+    p.value,
+  ]);
+  const persona = await fresh(ctx.q, ctx.orgId, p.agentId);
+  await ctx.emit('persona.field.edit', p.agentId, {
+    agentId: p.agentId,
+    field: p.field,
+    version: persona.version,
+    promptStale: persona.promptStale,
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { persona, changed: true };
+});
 
 /** What mode model brings from prepare: the prompt it rewrote (hash and version) and the gateway's outcome. */
 interface Rewrite {
@@ -161,7 +175,8 @@ export const regenerate = handler(
       }
       // The gateway checked the instruction lines against what the model read; check them against this row too.
       const lost = rewrite.prompt === null ? [] : missingLines(rewrite.prompt, row.instructions);
-      reason = rewrite.status === 'refused' ? rewrite.reason : lost.length ? `instruction line ${row.instructions.indexOf(lost[0]) + 1} is not kept verbatim` : null;
+      reason =
+        rewrite.status === 'refused' ? rewrite.reason : lost.length ? `instruction line ${row.instructions.indexOf(lost[0]) + 1} is not kept verbatim` : null;
       prompt = reason === null ? rewrite.prompt! : row.prompt;
     } else {
       prompt = compilePrompt(row, await orgFacts(ctx.q, ctx.orgId, p.agentId));
@@ -169,7 +184,14 @@ export const regenerate = handler(
     const hash = promptHash(prompt);
     const status = reason !== null ? 'refused' : hash === row.prompt_hash && !stale ? 'unchanged' : 'compiled';
     const ai = rewrite?.ai ?? null;
-    const base = { agentId: p.agentId, mode: p.mode, status, version: Number(row.version), ...(ai ? { auditId: ai.auditId } : {}), ...(proof ? { approvalId: proof.approvalId } : {}) };
+    const base = {
+      agentId: p.agentId,
+      mode: p.mode,
+      status,
+      version: Number(row.version),
+      ...(ai ? { auditId: ai.auditId } : {}),
+      ...(proof ? { approvalId: proof.approvalId } : {}),
+    };
     if (status !== 'compiled') {
       await ctx.emit('persona.prompt.regenerate', p.agentId, { ...base, promptHash: row.prompt_hash, noop: true });
       return { persona: toPersona(row), changed: false, status, reason, ai };

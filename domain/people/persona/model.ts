@@ -100,7 +100,11 @@ export async function orgFacts(q: Queryable, orgId: string, agentId: string): Pr
   if (!agent) throw notFound(`member ${agentId}`);
   const sponsorId = await sponsorOf(q, orgId, agentId);
   const org = await findOrgById(q, orgId);
-  const people = await getMembers(q, orgId, [agent.managerId, sponsorId].filter((x): x is string => Boolean(x)));
+  const people = await getMembers(
+    q,
+    orgId,
+    [agent.managerId, sponsorId].filter((x): x is string => Boolean(x)),
+  );
   const byId = new Map(people.map((m) => [m.id, m]));
   const teams: string[] = [];
   for (const t of agent.teams as { teamId: string }[]) teams.push((await readTeam(q, orgId, t.teamId)).name);

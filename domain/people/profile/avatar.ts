@@ -39,7 +39,8 @@ export async function avatarImages(bytes: Buffer): Promise<Map<number, Buffer>> 
     const upright = base.rotate();
     const out = new Map<number, Buffer>();
     // sharp writes no EXIF, XMP, IPTC or ICC unless asked (withMetadata/keepMetadata): nothing is kept.
-    for (const size of AVATAR_SIZES) out.set(size, await upright.clone().resize(size, size, { fit: 'cover', position: 'attention' }).webp({ quality: 82 }).toBuffer());
+    for (const size of AVATAR_SIZES)
+      out.set(size, await upright.clone().resize(size, size, { fit: 'cover', position: 'attention' }).webp({ quality: 82 }).toBuffer());
     return out;
   } catch (err) {
     if (err instanceof ApiError) throw err;
@@ -116,7 +117,12 @@ export const updateAvatar = handler(
       const sizes: Record<string, string> = {};
       for (const [size, bytes] of images) {
         // Held by nothing until the call commits: an upload GC keeps for BLOB_GC_GRACE_MS.
-        const stored = await ctx.deps.blobs.upload({ orgId: ctx.orgId, principalId: ctx.principal.id, body: Readable.from([bytes]), contentType: 'image/webp' });
+        const stored = await ctx.deps.blobs.upload({
+          orgId: ctx.orgId,
+          principalId: ctx.principal.id,
+          body: Readable.from([bytes]),
+          contentType: 'image/webp',
+        });
         sizes[String(size)] = stored.sha256;
       }
       return { sizes };
@@ -128,7 +134,10 @@ const escapeXml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeA
 
 /** Up to two initials: the first letters of the first and last words of the name. */
 export function initialsOf(name: string): string {
-  const words = name.trim().split(/\s+/).filter((w) => /\p{L}|\p{N}/u.test(w));
+  const words = name
+    .trim()
+    .split(/\s+/)
+    .filter((w) => /\p{L}|\p{N}/u.test(w));
   const first = (w: string | undefined) => (w ? (Array.from(w).find((ch) => /\p{L}|\p{N}/u.test(ch)) ?? '') : '');
   return (first(words[0]) + (words.length > 1 ? first(words[words.length - 1]) : '')).toLocaleUpperCase() || '?';
 }

@@ -43,7 +43,8 @@ function checkHours(hours: Hours): Hours {
   for (const [day, ranges] of Object.entries(hours)) {
     if (!ranges?.length) continue;
     ranges.forEach((r, i) => {
-      if (i > 0 && r.start < ranges[i - 1].end) throw badRequest(`params.workingHours.${day}[${i}]`, 'starts before the range before it ends; list ranges in order without overlap');
+      if (i > 0 && r.start < ranges[i - 1].end)
+        throw badRequest(`params.workingHours.${day}[${i}]`, 'starts before the range before it ends; list ranges in order without overlap');
     });
     out[day] = ranges.map(({ start, end }) => ({ start, end }));
   }
@@ -51,7 +52,15 @@ function checkHours(hours: Hours): Hours {
 }
 
 const FIELDS = ['headline', 'bio', 'pronouns', 'phone', 'links', 'expertise', 'workingHours'] as const;
-const COLUMN = { headline: 'headline', bio: 'bio', pronouns: 'pronouns', phone: 'phone', links: 'links', expertise: 'expertise', workingHours: 'working_hours' } as const;
+const COLUMN = {
+  headline: 'headline',
+  bio: 'bio',
+  pronouns: 'pronouns',
+  phone: 'phone',
+  links: 'links',
+  expertise: 'expertise',
+  workingHours: 'working_hours',
+} as const;
 const JSONB = new Set(['links', 'workingHours']);
 
 export const get = handler(c.get, async (ctx, p) => {
@@ -94,10 +103,11 @@ export const update = handler(c.update, async (ctx, p) => {
     completion: 'release',
   });
   const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}${JSONB.has(f) ? '::jsonb' : ''}`);
-  await ctx.q.query(
-    `UPDATE profiles SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND member_id = $2`,
-    [ctx.orgId, p.memberId, ...fields.map((f) => (JSONB.has(f) && wanted[f] !== null ? JSON.stringify(wanted[f]) : wanted[f]))],
-  );
+  await ctx.q.query(`UPDATE profiles SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND member_id = $2`, [
+    ctx.orgId,
+    p.memberId,
+    ...fields.map((f) => (JSONB.has(f) && wanted[f] !== null ? JSON.stringify(wanted[f]) : wanted[f])),
+  ]);
   if (fields.includes('expertise')) await refreshDirectoryTerms(ctx.q, ctx.orgId, [p.memberId]);
   const view = await loadProfile(ctx.q, ctx.deps.blobs, ctx.orgId, member);
   await ctx.emit('profile.fields.update', p.memberId, { memberId: p.memberId, fields, version: view.version });
@@ -151,17 +161,26 @@ const humanProfileHold = (ctx: HandlerCtx, member: MemberRow, what: string, para
 export const addSection = handler(c.addSection, async (ctx, p) => {
   const member = await requireProfileWriter(ctx.q, ctx.principal, 'profile.addSection', ctx.orgId, p.memberId);
   await lockProfile(ctx.q, ctx.orgId, p.memberId);
-  const { n } = one(await ctx.q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM profile_sections WHERE org_id = $1 AND member_id = $2 AND status = 'live'`,
-    [ctx.orgId, p.memberId],
-  ));
-  if (Number(n) >= MAX_SECTIONS) throw conflict(`profile of ${p.memberId} already has ${MAX_SECTIONS} sections, the most it may hold: delete one (profile.deleteSection) or add to an existing one`);
+  const { n } = one(
+    await ctx.q.query<{ n: number }>(`SELECT count(*)::int AS n FROM profile_sections WHERE org_id = $1 AND member_id = $2 AND status = 'live'`, [
+      ctx.orgId,
+      p.memberId,
+    ]),
+  );
+  if (Number(n) >= MAX_SECTIONS)
+    throw conflict(
+      `profile of ${p.memberId} already has ${MAX_SECTIONS} sections, the most it may hold: delete one (profile.deleteSection) or add to an existing one`,
+    );
   await humanProfileHold(ctx, member, `Add the section "${p.title}"`, p);
   const sectionId = newId('psec');
-  await ctx.q.query(
-    `INSERT INTO profile_sections (org_id, section_id, member_id, title, body, position) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [ctx.orgId, sectionId, p.memberId, p.title, p.body, Number(n)],
-  );
+  await ctx.q.query(`INSERT INTO profile_sections (org_id, section_id, member_id, title, body, position) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    ctx.orgId,
+    sectionId,
+    p.memberId,
+    p.title,
+    p.body,
+    Number(n),
+  ]);
   if (p.position !== undefined) await renumber(ctx.q, ctx.orgId, p.memberId, sectionId, p.position);
   const section = toSection(await getSection(ctx.q, ctx.orgId, sectionId));
   await ctx.emit('profile.section.add', sectionId, { sectionId, memberId: p.memberId, position: section.position, version: section.version });
@@ -174,7 +193,13 @@ export const updateSection = handler(c.updateSection, async (ctx, p) => {
   if (row.status === 'deleted') throw conflict(`section ${p.sectionId} is deleted; add a new one (profile.addSection)`);
   const fields = (['title', 'body', 'position'] as const).filter((f) => p[f] !== undefined && p[f] !== (f === 'position' ? Number(row.position) : row[f]));
   if (fields.length === 0) {
-    await ctx.emit('profile.section.update', p.sectionId, { sectionId: p.sectionId, memberId: row.member_id, fields: [], version: Number(row.version), noop: true });
+    await ctx.emit('profile.section.update', p.sectionId, {
+      sectionId: p.sectionId,
+      memberId: row.member_id,
+      fields: [],
+      version: Number(row.version),
+      noop: true,
+    });
     return { section: toSection(row), changed: false };
   }
   await humanProfileHold(ctx, member, `Change ${fields.join(', ')} of the section "${row.title}" (${p.sectionId})`, p);
@@ -185,7 +210,13 @@ export const updateSection = handler(c.updateSection, async (ctx, p) => {
   );
   if (fields.includes('position')) await renumber(ctx.q, ctx.orgId, row.member_id, p.sectionId, p.position);
   const section = toSection(await getSection(ctx.q, ctx.orgId, p.sectionId));
-  await ctx.emit('profile.section.update', p.sectionId, { sectionId: p.sectionId, memberId: row.member_id, fields, position: section.position, version: section.version });
+  await ctx.emit('profile.section.update', p.sectionId, {
+    sectionId: p.sectionId,
+    memberId: row.member_id,
+    fields,
+    position: section.position,
+    version: section.version,
+  });
   return { section, changed: true };
 });
 
@@ -193,7 +224,13 @@ export const deleteSection = handler(c.deleteSection, async (ctx, p) => {
   const { row, member } = await writableSection(ctx, 'profile.deleteSection', p.sectionId);
   checkVersion('section', p.sectionId, row.version, p.ifVersion);
   if (row.status === 'deleted') {
-    await ctx.emit('profile.section.delete', p.sectionId, { sectionId: p.sectionId, memberId: row.member_id, status: 'deleted', version: Number(row.version), noop: true });
+    await ctx.emit('profile.section.delete', p.sectionId, {
+      sectionId: p.sectionId,
+      memberId: row.member_id,
+      status: 'deleted',
+      version: Number(row.version),
+      noop: true,
+    });
     return { section: toSection(row), changed: false };
   }
   await humanProfileHold(ctx, member, `Delete the section "${row.title}" (${p.sectionId})`, p);

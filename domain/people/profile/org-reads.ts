@@ -83,9 +83,9 @@ export const directoryVcf = readHandler(c['org/directory.vcf'], async (ctx) => {
   const org = await findOrgBySlug(ctx.q, ctx.principal.orgSlug);
   const members = await activeMembers(ctx.deps.db, ctx.orgId);
   const phones = new Map(
-    (
-      await ctx.q.query<{ member_id: string; phone: string }>(`SELECT member_id, phone FROM profiles WHERE org_id = $1 AND phone IS NOT NULL`, [ctx.orgId])
-    ).map((r) => [r.member_id, r.phone]),
+    (await ctx.q.query<{ member_id: string; phone: string }>(`SELECT member_id, phone FROM profiles WHERE org_id = $1 AND phone IS NOT NULL`, [ctx.orgId])).map(
+      (r) => [r.member_id, r.phone],
+    ),
   );
   const body = writeVCards(members.map((m) => memberVCard(m, ctx.orgId, org?.name ?? ctx.principal.orgSlug, phones.get(m.id) ?? null)));
   return new ReadAnswer(body, { 'content-type': 'text/vcard; charset=utf-8', 'content-disposition': 'attachment; filename="directory.vcf"' });

@@ -86,10 +86,14 @@ export const create = handler(c.create, async (ctx, p) => {
   if (p.leadId !== undefined) await checkLead(ctx.q, ctx.orgId, p.leadId);
   const handle = p.handle ?? (await freeHandle(ctx.q, ctx.orgId, 'teams', handleFrom(p.name)));
   const teamId = newId('team');
-  await ctx.q.query(
-    `INSERT INTO teams (org_id, team_id, name, handle, parent_team_id, lead_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [ctx.orgId, teamId, p.name, handle, p.parentTeamId ?? null, p.leadId ?? null],
-  );
+  await ctx.q.query(`INSERT INTO teams (org_id, team_id, name, handle, parent_team_id, lead_id) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    ctx.orgId,
+    teamId,
+    p.name,
+    handle,
+    p.parentTeamId ?? null,
+    p.leadId ?? null,
+  ]);
   const t = toTeam(await getTeam(ctx.q, ctx.orgId, teamId));
   await ctx.emit('team.record.create', teamId, { teamId, parentTeamId: t.parentTeamId, leadId: t.leadId, status: t.status, version: t.version });
   return { team: t, changed: true };
@@ -113,10 +117,11 @@ export const update = handler(c.update, async (ctx, p) => {
   if (fields.includes('parentTeamId') && p.parentTeamId !== null) await checkParent(ctx.q, ctx.orgId, p.teamId, p.parentTeamId!);
   if (fields.includes('leadId') && p.leadId !== null) await checkLead(ctx.q, ctx.orgId, p.leadId!);
   const sets = fields.map((f, i) => `${COLUMN[f]} = $${i + 3}`);
-  await ctx.q.query(
-    `UPDATE teams SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND team_id = $2`,
-    [ctx.orgId, p.teamId, ...fields.map((f) => p[f])],
-  );
+  await ctx.q.query(`UPDATE teams SET ${sets.join(', ')}, version = version + 1, updated_at = now() WHERE org_id = $1 AND team_id = $2`, [
+    ctx.orgId,
+    p.teamId,
+    ...fields.map((f) => p[f]),
+  ]);
   if (fields.includes('name')) await refreshTeamDirectoryTerms(ctx.q, ctx.orgId, p.teamId);
   const t = toTeam(await getTeam(ctx.q, ctx.orgId, p.teamId));
   await ctx.emit('team.record.update', p.teamId, { teamId: p.teamId, fields, parentTeamId: t.parentTeamId, leadId: t.leadId, version: t.version });
@@ -136,13 +141,17 @@ export const remove = handler(c.delete, async (ctx, p) => {
     [ctx.orgId, p.teamId],
   );
   if (subs.length > 0) {
-    throw conflict(`team ${p.teamId} is live with sub-teams (${subs.map((s) => s.team_id).join(', ')}): move them (team.update parentTeamId) or delete them first`);
+    throw conflict(
+      `team ${p.teamId} is live with sub-teams (${subs.map((s) => s.team_id).join(', ')}): move them (team.update parentTeamId) or delete them first`,
+    );
   }
-  const humans = one(await ctx.q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM member_teams mt JOIN principals p ON p.org_id = mt.org_id AND p.principal_id = mt.member_id
+  const humans = one(
+    await ctx.q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM member_teams mt JOIN principals p ON p.org_id = mt.org_id AND p.principal_id = mt.member_id
       WHERE mt.org_id = $1 AND mt.team_id = $2 AND p.kind = 'human'`,
-    [ctx.orgId, p.teamId],
-  ));
+      [ctx.orgId, p.teamId],
+    ),
+  );
   // The agent lane (domain/people/member/lane.ts): humans leave a team by a human's hand or approval.
   await laneSignature(ctx, Number(humans.n) > 0, {
     subjectId: p.teamId,
@@ -150,7 +159,10 @@ export const remove = handler(c.delete, async (ctx, p) => {
     params: p,
     completion: 'release',
   });
-  const unassigned = await ctx.q.query<{ member_id: string }>('DELETE FROM member_teams WHERE org_id = $1 AND team_id = $2 RETURNING member_id', [ctx.orgId, p.teamId]);
+  const unassigned = await ctx.q.query<{ member_id: string }>('DELETE FROM member_teams WHERE org_id = $1 AND team_id = $2 RETURNING member_id', [
+    ctx.orgId,
+    p.teamId,
+  ]);
   // A member whose primary team this was gets its first remaining team as primary.
   await ctx.q.query(
     `UPDATE member_teams mt SET is_primary = true
@@ -160,7 +172,11 @@ export const remove = handler(c.delete, async (ctx, p) => {
     [ctx.orgId, unassigned.map((u) => u.member_id)],
   );
   await ctx.q.query(`UPDATE teams SET status = 'deleted', version = version + 1, updated_at = now() WHERE org_id = $1 AND team_id = $2`, [ctx.orgId, p.teamId]);
-  await refreshDirectoryTerms(ctx.q, ctx.orgId, unassigned.map((u) => u.member_id));
+  await refreshDirectoryTerms(
+    ctx.q,
+    ctx.orgId,
+    unassigned.map((u) => u.member_id),
+  );
   const t = toTeam(await getTeam(ctx.q, ctx.orgId, p.teamId));
   await ctx.emit('team.record.delete', p.teamId, { teamId: p.teamId, status: 'deleted', membersUnassigned: unassigned.length, version: t.version });
   return { team: t, changed: true };

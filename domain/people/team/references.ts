@@ -6,6 +6,7 @@ export const teamReferences: Readonly<Record<string, Reference>> = {
   team: {
     type: 'team',
     scope: 'org.read',
-    read: async (q, orgId, id, p) => ((await findTeams(q, orgId, { ids: [id], offset: 0, limit: 1 })).teams.length ? { editor: p.scopes.has('org.write') } : null),
+    read: async (q, orgId, id, p) =>
+      (await findTeams(q, orgId, { ids: [id], offset: 0, limit: 1 })).teams.length ? { editor: p.scopes.has('org.write') } : null,
   },
 };

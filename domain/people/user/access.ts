@@ -57,7 +57,10 @@ export function refuseSelf(row: AccessRow, callerId: string, act: string): void 
 export async function refuseLastAdmin(q: Queryable, orgId: string, row: AccessRow, act: string): Promise<void> {
   if (row.role !== 'admin' || row.status !== 'active') return;
   const [other] = await q.query('SELECT 1 FROM principals WHERE org_id = $1 AND role = $3 AND status = $4 AND principal_id <> $2 LIMIT 1', [
-    orgId, row.principal_id, 'admin', 'active',
+    orgId,
+    row.principal_id,
+    'admin',
+    'active',
   ]);
   if (!other) throw conflict(`member ${row.principal_id} is the last active admin of the org: make another human admin first (user.updateRole), then ${act}`);
 }

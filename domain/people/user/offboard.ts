@@ -16,7 +16,16 @@ import { endInboxSessions, lockAccess, refuseLastAdmin, refuseSelf, setStatus, t
  * sponsored agents to transferTo), so no moment exists where the leaver is gone but their work is orphaned.
  */
 
-const NOTHING = { keysRevoked: 0, invitationsRevoked: 0, sessionsEnded: 0, claimsReleased: 0, itemsMoved: 0, workstreamsMoved: 0, reportsMoved: 0, agentsMoved: 0 };
+const NOTHING = {
+  keysRevoked: 0,
+  invitationsRevoked: 0,
+  sessionsEnded: 0,
+  claimsReleased: 0,
+  itemsMoved: 0,
+  workstreamsMoved: 0,
+  reportsMoved: 0,
+  agentsMoved: 0,
+};
 
 /** BAD_REQUEST `params.transferTo` unless `to` is another active member who can take what moves to it. */
 async function checkTransferee(q: Queryable, orgId: string, userId: string, to: string, named: boolean, sponsors: boolean): Promise<void> {
@@ -55,7 +64,9 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   await refuseLastAdmin(ctx.q, ctx.orgId, row, `offboard ${p.userId}`);
   const transferTo = p.transferTo ?? row.manager_id;
   if (!transferTo) throw badRequest('params.transferTo', `${p.userId} has no manager to take over their work: name who does`);
-  const sponsored = one(await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]));
+  const sponsored = one(
+    await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]),
+  );
   await checkTransferee(ctx.q, ctx.orgId, p.userId, transferTo, p.transferTo !== undefined, Number(sponsored.n) > 0);
 
   // The agent lane (domain/people/member/lane.ts): a human is offboarded by a human's hand or approval, who may name transferTo.
@@ -85,6 +96,13 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   };
   await setStatus(ctx.q, ctx.orgId, p.userId, 'deactivated', p.reason, ctx.principal.id);
   const after = await lockAccess(ctx.q, ctx.orgId, p.userId);
-  await ctx.emit('user.access.deactivate', p.userId, { userId: p.userId, from: row.status, status: 'deactivated', transferTo, ...handedOver, version: Number(after.version) });
+  await ctx.emit('user.access.deactivate', p.userId, {
+    userId: p.userId,
+    from: row.status,
+    status: 'deactivated',
+    transferTo,
+    ...handedOver,
+    version: Number(after.version),
+  });
   return { user: toAccess(after), transferTo, handedOver, changed: true };
 });

@@ -22,49 +22,52 @@ export function retier(keys: readonly LiveKey[], from: Role | null, role: Role):
   });
 }
 
-export const updateRole = handler(
-  c.updateRole,
-  async (ctx, p) => {
-    await lockPeople(ctx.q, ctx.orgId);
-    const row = await lockAccess(ctx.q, ctx.orgId, p.userId);
-    const from = row.role;
-    const hold = {
-      actionClass: 'user.update_role',
-      subjectId: p.userId,
-      summary: `Change the role of ${row.name} (${p.userId}) from ${from ?? 'none'} to ${p.role}`,
-      params: p,
-    };
-    const agentWidens = laneHold(ctx.principal, 'user.updateRole', from === null || !roleCovers(from, p.role));
-    if (from === p.role) {
-      if (agentWidens) await ctx.verifyProof(hold);
-      await ctx.emit('user.role.update', p.userId, { userId: p.userId, role: p.role, version: Number(row.version), noop: true });
-      return { user: toAccess(row), keys: { retiered: 0, clipped: 0, kept: Number(row.live_keys) }, changed: false };
-    }
-    // Granting access is an agent's to ask for, a human's to decide; narrowing a role never waits.
-    const proof = agentWidens ? await ctx.requireSignature(hold) : null;
-    if (p.role !== 'admin') await refuseLastAdmin(ctx.q, ctx.orgId, row, `change the role of ${p.userId}`);
+export const updateRole = handler(c.updateRole, async (ctx, p) => {
+  await lockPeople(ctx.q, ctx.orgId);
+  const row = await lockAccess(ctx.q, ctx.orgId, p.userId);
+  const from = row.role;
+  const hold = {
+    actionClass: 'user.update_role',
+    subjectId: p.userId,
+    summary: `Change the role of ${row.name} (${p.userId}) from ${from ?? 'none'} to ${p.role}`,
+    params: p,
+  };
+  const agentWidens = laneHold(ctx.principal, 'user.updateRole', from === null || !roleCovers(from, p.role));
+  if (from === p.role) {
+    if (agentWidens) await ctx.verifyProof(hold);
+    await ctx.emit('user.role.update', p.userId, { userId: p.userId, role: p.role, version: Number(row.version), noop: true });
+    return { user: toAccess(row), keys: { retiered: 0, clipped: 0, kept: Number(row.live_keys) }, changed: false };
+  }
+  // Granting access is an agent's to ask for, a human's to decide; narrowing a role never waits.
+  const proof = agentWidens ? await ctx.requireSignature(hold) : null;
+  if (p.role !== 'admin') await refuseLastAdmin(ctx.q, ctx.orgId, row, `change the role of ${p.userId}`);
 
-    const plan = retier(await liveKeysOf(ctx.q, ctx.orgId, p.userId), from, p.role);
-    await setKeyScopes(ctx.q, ctx.orgId, plan.flatMap((k) => k.next ?? []));
-    await ctx.q.query('UPDATE principals SET role = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2', [
-      ctx.orgId, p.userId, p.role,
-    ]);
-    const keys = {
-      retiered: plan.filter((k) => k.retiered).length,
-      clipped: plan.filter((k) => !k.retiered && k.next).length,
-      kept: plan.filter((k) => !k.next).length,
-    };
-    const after = await lockAccess(ctx.q, ctx.orgId, p.userId);
-    await ctx.emit('user.role.update', p.userId, {
-      userId: p.userId,
-      from,
-      to: p.role,
-      keysRetiered: keys.retiered,
-      keysClipped: keys.clipped,
-      keysKept: keys.kept,
-      version: Number(after.version),
-      ...(proof ? { approvalId: proof.approvalId } : {}),
-    });
-    return { user: toAccess(after), keys, changed: true };
-  },
-);
+  const plan = retier(await liveKeysOf(ctx.q, ctx.orgId, p.userId), from, p.role);
+  await setKeyScopes(
+    ctx.q,
+    ctx.orgId,
+    plan.flatMap((k) => k.next ?? []),
+  );
+  await ctx.q.query('UPDATE principals SET role = $3, version = version + 1, updated_at = now() WHERE org_id = $1 AND principal_id = $2', [
+    ctx.orgId,
+    p.userId,
+    p.role,
+  ]);
+  const keys = {
+    retiered: plan.filter((k) => k.retiered).length,
+    clipped: plan.filter((k) => !k.retiered && k.next).length,
+    kept: plan.filter((k) => !k.next).length,
+  };
+  const after = await lockAccess(ctx.q, ctx.orgId, p.userId);
+  await ctx.emit('user.role.update', p.userId, {
+    userId: p.userId,
+    from,
+    to: p.role,
+    keysRetiered: keys.retiered,
+    keysClipped: keys.clipped,
+    keysKept: keys.kept,
+    version: Number(after.version),
+    ...(proof ? { approvalId: proof.approvalId } : {}),
+  });
+  return { user: toAccess(after), keys, changed: true };
+});

@@ -10,7 +10,10 @@ import { text } from '../../schema.js';
  */
 
 export const CitationSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('record'), id: z.string().min(1).max(64).describe('A record id a read returned: inv_…, bill_…, jnl_…, con_…, fl_…, ast_…, …') }),
+  z.strictObject({
+    kind: z.literal('record'),
+    id: z.string().min(1).max(64).describe('A record id a read returned: inv_…, bill_…, jnl_…, con_…, fl_…, ast_…, …'),
+  }),
   z.strictObject({ kind: z.literal('account'), code: z.string().min(1).max(10).describe('A chart account code from books.accounts or a report line.') }),
   z.strictObject({ kind: z.literal('event'), seq: z.number().int().min(1).describe('The seq of a ledger event ledger.events returned.') }),
 ]);
@@ -19,8 +22,15 @@ export const FigureSchema = z
   .strictObject({
     value: z.number().int().describe('The number the claim states: cents for money, else a count or days.'),
     unit: z.enum(['cents', 'count', 'days']),
-    op: z.enum(['value', 'sum', 'min', 'max', 'count']).describe('How value is recomputed from the cited records: value (one citation), sum, min, max of field; count of citations.'),
-    field: z.string().min(1).max(100).describe('Dot path of the number in each cited record, e.g. amountDueCents or totals.grossCents (not for count).').optional(),
+    op: z
+      .enum(['value', 'sum', 'min', 'max', 'count'])
+      .describe('How value is recomputed from the cited records: value (one citation), sum, min, max of field; count of citations.'),
+    field: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe('Dot path of the number in each cited record, e.g. amountDueCents or totals.grossCents (not for count).')
+      .optional(),
   })
   .describe('A number the claim states and how to recompute it from its citations.');
 
@@ -47,12 +57,16 @@ export const ask = {
       question: text({ min: 3, max: 2000, description: 'The question, in plain words (3 to 2000 characters).' }),
     }),
     result: z.strictObject({
-      status: z.enum(['answered', 'refused']).describe('refused: the answerer could not answer, its answer was not grounded, it failed, or it ran out of time; reason says which.'),
+      status: z
+        .enum(['answered', 'refused'])
+        .describe('refused: the answerer could not answer, its answer was not grounded, it failed, or it ran out of time; reason says which.'),
       answer: z.string().nullable().describe('The answer text (null when refused).'),
       claims: z.array(ClaimSchema).describe('What the answer rests on, each claim with its citations and figure (empty when refused).'),
       reason: z.string().nullable().describe('Why the ask was refused (null when answered). Relay it verbatim.'),
       notice: z.string().describe('Always present: the answer is for analysis, not a record to act on.'),
-      actOnWith: z.array(z.string()).describe('The typed reads to use before acting: those this answer was drawn from (e.g. books.invoices, GET /events), else the books reads.'),
+      actOnWith: z
+        .array(z.string())
+        .describe('The typed reads to use before acting: those this answer was drawn from (e.g. books.invoices, GET /events), else the books reads.'),
       provider: z.string().describe('local or openai.'),
       model: z.string().describe('The model that answered (empty when none did).'),
       audit: z

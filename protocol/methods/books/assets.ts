@@ -19,7 +19,9 @@ export const Asset = z.strictObject({
   residualCents: z.number().int().describe('Value left at the end of its life: never depreciated.'),
   purchaseDate: z.string(),
   lifeYears: z.number().int(),
-  method: z.enum(DEPRECIATION_METHODS).describe('STRAIGHT_LINE ((cost - residual) / life, by days) or DIMINISHING_VALUE (200% / life of the opening book value, by days).'),
+  method: z
+    .enum(DEPRECIATION_METHODS)
+    .describe('STRAIGHT_LINE ((cost - residual) / life, by days) or DIMINISHING_VALUE (200% / life of the opening book value, by days).'),
   status: z.enum(ASSET_STATUSES),
   accumulatedDepreciationCents: z.number().int().describe('Depreciation charged so far (for a disposed asset: up to its disposal).'),
   bookValueCents: z.number().int().describe('cost - accumulated depreciation (for a disposed asset: at its disposal).'),
@@ -68,7 +70,7 @@ export const assets = {
   }),
   assetDispose: method({
     summary:
-      'Dispose of a REGISTERED asset on a date (not before its purchase or its last depreciation; BAD_REQUEST) for GST-inclusive proceeds: depreciates it to the date first, then one journal (source disposal): Dr 711/721 all accumulated depreciation, Cr 710/720 cost, Dr 416 the written-down value, Dr 850 Suspense the proceeds (the sale\'s bank line is coded against 850 when the money arrives), Cr 260 Other revenue the net proceeds with its tax code and Cr 820 the GST (so the sale is on the BAS: G1, 1A). The gain or loss is net proceeds less book value. ' +
+      "Dispose of a REGISTERED asset on a date (not before its purchase or its last depreciation; BAD_REQUEST) for GST-inclusive proceeds: depreciates it to the date first, then one journal (source disposal): Dr 711/721 all accumulated depreciation, Cr 710/720 cost, Dr 416 the written-down value, Dr 850 Suspense the proceeds (the sale's bank line is coded against 850 when the money arrives), Cr 260 Other revenue the net proceeds with its tax code and Cr 820 the GST (so the sale is on the BAS: G1, 1A). The gain or loss is net proceeds less book value. " +
       'DISPOSED; disposing again with the same date and proceeds changes nothing, with others it is CONFLICT.',
     params: z.strictObject({
       id: ids.asset(),

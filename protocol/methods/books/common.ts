@@ -42,9 +42,7 @@ export const accountCode = (description: string) =>
 export const taxCode = (description: string) =>
   z
     .enum(TAX_CODES)
-    .describe(
-      `${description} GST (10% GST), GST_FREE (no GST, on the BAS), INPUT_TAXED (no GST credit, on the BAS) or BAS_EXCLUDED (not on the BAS).`,
-    );
+    .describe(`${description} GST (10% GST), GST_FREE (no GST, on the BAS), INPUT_TAXED (no GST credit, on the BAS) or BAS_EXCLUDED (not on the BAS).`);
 
 export const name = (description: string) => text({ min: 1, max: 200, description });
 export const reason = (description: string) => text({ min: 1, max: 500, description });
@@ -70,7 +68,10 @@ export const BankDetails = z
       .transform((v) => v.replace(/[\s-]/g, ''))
       .refine((v) => /^\d{6}$/.test(v), 'must be a 6-digit BSB')
       .describe('Bank-State-Branch number, 6 digits (e.g. 062-000).'),
-    accountNumber: z.string().regex(/^\d{5,10}$/, 'must be 5 to 10 digits').describe('Account number, 5 to 10 digits.'),
+    accountNumber: z
+      .string()
+      .regex(/^\d{5,10}$/, 'must be 5 to 10 digits')
+      .describe('Account number, 5 to 10 digits.'),
     accountName: name('Name on the account.'),
   })
   .describe('Where money is paid. Never written to the ledger; reads show the account number masked.');

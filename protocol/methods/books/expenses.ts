@@ -52,13 +52,27 @@ export const expenses = {
       date: date('When the purchase was made: today or earlier.'),
       merchant: name('Who was paid (the supplier on the receipt).'),
       totalCents: amountCents('GST-inclusive total in cents.'),
-      account: accountCode('The expense account to code it to.').refine((v) => CLAIMABLE_ACCOUNTS.includes(v), `must be an expense account a purchase can be coded to (${CLAIMABLE_ACCOUNTS.join(', ')})`),
+      account: accountCode('The expense account to code it to.').refine(
+        (v) => CLAIMABLE_ACCOUNTS.includes(v),
+        `must be an expense account a purchase can be coded to (${CLAIMABLE_ACCOUNTS.join(', ')})`,
+      ),
       taxCode: taxCode('GST treatment (default: the account’s).').optional(),
-      receiptRef: text({ min: 1, max: 200, description: 'The receipt or tax invoice (file reference); GST credits above $82.50 need a tax invoice.' }).optional(),
+      receiptRef: text({
+        min: 1,
+        max: 200,
+        description: 'The receipt or tax invoice (file reference); GST credits above $82.50 need a tax invoice.',
+      }).optional(),
     }),
     result: claimResult,
     events: ['books.expense.claim'],
-    example: { employeeId: 'emp_0123456789abcdef', date: '2026-11-02', merchant: 'Officeworks', totalCents: 8800, account: '429', receiptRef: 'receipts/2026-11/officeworks.pdf' },
+    example: {
+      employeeId: 'emp_0123456789abcdef',
+      date: '2026-11-02',
+      merchant: 'Officeworks',
+      totalCents: 8800,
+      account: '429',
+      receiptRef: 'receipts/2026-11/officeworks.pdf',
+    },
   }),
   expenseApprove: method({
     summary:

@@ -54,12 +54,27 @@ const AgedRow = z.strictObject({
   buckets: AgeingBuckets,
   totalCents: z.number().int(),
   documents: z.array(
-    z.strictObject({ id: z.string(), number: z.string().nullable(), dueDate: z.string(), balanceCents: z.number().int(), daysOverdue: z.number().int(), bucket: z.enum(AGEING_BUCKETS) }),
+    z.strictObject({
+      id: z.string(),
+      number: z.string().nullable(),
+      dueDate: z.string(),
+      balanceCents: z.number().int(),
+      daysOverdue: z.number().int(),
+      bucket: z.enum(AGEING_BUCKETS),
+    }),
   ),
 });
 
-
-export const REPORTS = ['trialBalance', 'profitAndLoss', 'balanceSheet', 'agedReceivables', 'agedPayables', 'basSummary', 'payrollSummary', 'assetRegister'] as const;
+export const REPORTS = [
+  'trialBalance',
+  'profitAndLoss',
+  'balanceSheet',
+  'agedReceivables',
+  'agedPayables',
+  'basSummary',
+  'payrollSummary',
+  'assetRegister',
+] as const;
 
 const asOf = date('Report as at this date (default today).').optional();
 const period = {
@@ -117,7 +132,12 @@ export const ReportResult = z.discriminatedUnion('report', [
         paygCents: z.number().int(),
         superCents: z.number().int(),
         netCents: z.number().int(),
-        paygSchedule: z.string().nullable().describe('The ATO Schedule 1 its PAYG was computed under, e.g. "ATO Schedule 1 2026-27 (from 2026-07-01)" (null on runs drafted before schedules were recorded).'),
+        paygSchedule: z
+          .string()
+          .nullable()
+          .describe(
+            'The ATO Schedule 1 its PAYG was computed under, e.g. "ATO Schedule 1 2026-27 (from 2026-07-01)" (null on runs drafted before schedules were recorded).',
+          ),
         paygScales: z.array(z.string()).describe('The Schedule 1 scales its payslips were withheld on ("1" to "6"), ascending.'),
         superRule: z.string().describe('Payday Super from 1 July 2026 (7 business days after payday, 20 for a first pay), quarterly SG before.'),
         superDue: z
@@ -135,7 +155,9 @@ export const ReportResult = z.discriminatedUnion('report', [
         netCents: z.number().int(),
         paygBy: z
           .array(z.strictObject({ schedule: z.string().nullable(), scale: z.string().nullable(), reason: z.string().nullable(), paygCents: z.number().int() }))
-          .describe('Where the PAYG came from: per ATO schedule and scale (with why, e.g. "scale 2: tax-free threshold claimed"), the amount withheld; null schedule or scale on payslips drafted before they were recorded.'),
+          .describe(
+            'Where the PAYG came from: per ATO schedule and scale (with why, e.g. "scale 2: tax-free threshold claimed"), the amount withheld; null schedule or scale on payslips drafted before they were recorded.',
+          ),
       }),
     ),
     totals: z.strictObject({ grossCents: z.number().int(), paygCents: z.number().int(), superCents: z.number().int(), netCents: z.number().int() }),
@@ -208,10 +230,12 @@ export const ledger = {
       z.strictObject({ report: z.literal('agedPayables').describe('What is owed to suppliers as at asOf, by days past due.'), asOf }),
       z.strictObject({ report: z.literal('assetRegister').describe('Fixed assets with cost, depreciation and book value as at asOf.'), asOf }),
       z.strictObject({ report: z.literal('profitAndLoss').describe('Income less expenses for from..to.'), ...period }),
-      z.strictObject({ report: z.literal('basSummary').describe('The BAS labels for from..to and that period\'s lodgement status.'), ...period }),
+      z.strictObject({ report: z.literal('basSummary').describe("The BAS labels for from..to and that period's lodgement status."), ...period }),
       z.strictObject({ report: z.literal('payrollSummary').describe('Posted pay runs paid in from..to, by run and employee.'), ...period }),
       z.strictObject({
-        report: z.literal('payRuns').describe('Every pay run (DRAFT, POSTED, RECALLED) with its pay date in from..to: the ids books.payrollSign and books.payrollRecall take.'),
+        report: z
+          .literal('payRuns')
+          .describe('Every pay run (DRAFT, POSTED, RECALLED) with its pay date in from..to: the ids books.payrollSign and books.payrollRecall take.'),
         ...period,
       }),
     ]),

@@ -50,12 +50,21 @@ export const Bill = z.strictObject({
   lines: z.array(BillLine),
   totalCents: z.number().int().describe('GST-inclusive total (sum of the lines).'),
   gstCents: z.number().int().describe('GST claimable: sum of the lines’ GST.'),
-  status: z.enum(BILL_STATUSES).describe('DRAFT, AUTHORISED (approved, money owed), PAID (amount due 0), VOIDED (returned after approval) or DELETED (returned draft).'),
+  status: z
+    .enum(BILL_STATUSES)
+    .describe('DRAFT, AUTHORISED (approved, money owed), PAID (amount due 0), VOIDED (returned after approval) or DELETED (returned draft).'),
   amountPaidCents: z.number().int(),
   amountDueCents: z.number().int().describe('total - paid while DRAFT or AUTHORISED; 0 otherwise.'),
   daysOverdue: z.number().int().describe('Days past the due date of an authorised bill with money due; 0 otherwise.'),
-  flags: z.array(z.enum(BILL_FLAGS)).describe('Payee flags from capture: ABOVE FLOOR (total above the materiality floor) and/or NEW PAYEE (first bill from the supplier, or bank details that differ from the approved ones).'),
-  heldReason: z.enum(BILL_FLAGS).nullable().describe('Why approval needs a human signature (rule PB-B1): ABOVE FLOOR first, else NEW PAYEE; null when it does not.'),
+  flags: z
+    .array(z.enum(BILL_FLAGS))
+    .describe(
+      'Payee flags from capture: ABOVE FLOOR (total above the materiality floor) and/or NEW PAYEE (first bill from the supplier, or bank details that differ from the approved ones).',
+    ),
+  heldReason: z
+    .enum(BILL_FLAGS)
+    .nullable()
+    .describe('Why approval needs a human signature (rule PB-B1): ABOVE FLOOR first, else NEW PAYEE; null when it does not.'),
   onHold: z.boolean().describe('Put on hold by books.billHold: excluded from payment runs until released by books.billApprove.'),
   holdReason: z.string().nullable(),
   approvalId: z.string().nullable().describe('The human approval that backed the approval of a flagged bill.'),

@@ -53,7 +53,9 @@ export const Rate = z
       issue.addIssue({ code: 'custom', path: ['amountCents'], message: `must be at most ${MAX_RATE_CENTS[r.basis]} cents for ${r.basis} pay` });
     }
   })
-  .describe('How the employee is paid. A full period pays a year (ANNUAL amount, or HOURLY amount * hoursPerWeek * 52) / 52 a week, / 26 a fortnight, / 12 a calendar month; a period started part-way its share by calendar days.');
+  .describe(
+    'How the employee is paid. A full period pays a year (ANNUAL amount, or HOURLY amount * hoursPerWeek * 52) / 52 a week, / 26 a fortnight, / 12 a calendar month; a period started part-way its share by calendar days.',
+  );
 
 export const Employee = z.strictObject({
   id: z.string().describe('emp_…'),
@@ -63,18 +65,31 @@ export const Employee = z.strictObject({
   startDate: z.string(),
   status: z
     .enum(EMPLOYEE_STATUSES)
-    .describe('PENDING until every onboarding step is done, then ACTIVE (paid by pay runs); ENDED once re-employed under a new record (books.onboardingStart rehireOf): no longer paid.'),
-  rehireOf: z.string().nullable().optional().describe('A re-employment: the former employee record (emp_…) this one follows; its first pay has 20 business days for super.'),
+    .describe(
+      'PENDING until every onboarding step is done, then ACTIVE (paid by pay runs); ENDED once re-employed under a new record (books.onboardingStart rehireOf): no longer paid.',
+    ),
+  rehireOf: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('A re-employment: the former employee record (emp_…) this one follows; its first pay has 20 business days for super.'),
   rate: z.strictObject({ basis: z.enum(PAY_BASES), amountCents: z.number().int(), hoursPerWeek: z.number().int() }),
   tfn: z.string().nullable().describe('Masked: only the last 3 digits show (••••••782); null until the tfn step.'),
-  claimsTaxFreeThreshold: z.boolean().nullable().describe('Whether the tax-free threshold is claimed (TFN declaration); null until the tfn step. The scale it leads to is declaration.paygScale.'),
+  claimsTaxFreeThreshold: z
+    .boolean()
+    .nullable()
+    .describe('Whether the tax-free threshold is claimed (TFN declaration); null until the tfn step. The scale it leads to is declaration.paygScale.'),
   declaration: z
     .strictObject({
       tfnProvided: z.boolean().describe('false: no TFN declared, withheld on scale 4 (47% resident, 45% foreign resident).'),
       residency: z.enum(RESIDENCIES).describe('RESIDENT or FOREIGN resident for tax purposes.'),
       claimsTaxFreeThreshold: z.boolean(),
-      medicareLevyVariation: z.enum(MEDICARE_LEVY_VARIATIONS).describe('NONE, HALF or FULL exemption from the Medicare levy (Medicare levy variation declaration).'),
-      paygScale: z.enum(PAYG_SCALES).describe('The Schedule 1 scale pay runs withhold on: no TFN 4; foreign resident 3; no threshold 1; FULL 5; HALF 6; else 2.'),
+      medicareLevyVariation: z
+        .enum(MEDICARE_LEVY_VARIATIONS)
+        .describe('NONE, HALF or FULL exemption from the Medicare levy (Medicare levy variation declaration).'),
+      paygScale: z
+        .enum(PAYG_SCALES)
+        .describe('The Schedule 1 scale pay runs withhold on: no TFN 4; foreign resident 3; no threshold 1; FULL 5; HALF 6; else 2.'),
       paygScaleReason: z.string().describe('The scale and why, e.g. "scale 4: no TFN declared, resident".'),
     })
     .nullable()
@@ -92,7 +107,9 @@ export const Onboarding = z.strictObject({
   role: z.string(),
   startDate: z.string(),
   status: z.enum(ONBOARDING_STATUSES).describe('COMPLETED once all four steps are done (the employee is then ACTIVE).'),
-  steps: z.array(z.strictObject({ step: z.enum(ONBOARDING_STEPS), done: z.boolean(), doneAt: z.string().nullable() })).describe('tfn, super, bank, contract, in that order.'),
+  steps: z
+    .array(z.strictObject({ step: z.enum(ONBOARDING_STEPS), done: z.boolean(), doneAt: z.string().nullable() }))
+    .describe('tfn, super, bank, contract, in that order.'),
   contract: z.strictObject({ contractRef: z.string(), signedOn: z.string(), approvalId: z.string().nullable() }).nullable(),
   createdAt: z.string(),
   completedAt: z.string().nullable(),
@@ -131,23 +148,48 @@ export const Payslip = z.strictObject({
   employee: z.strictObject({ id: z.string(), name: z.string() }),
   daysEmployed: z.number().int().describe('Days of the period on or after the start date.'),
   rate: z.strictObject({ basis: z.enum(PAY_BASES), amountCents: z.number().int(), hoursPerWeek: z.number().int() }),
-  taxScale: z.enum(['TAX_FREE_THRESHOLD', 'NO_TAX_FREE_THRESHOLD']).describe('Whether the employee claimed the tax-free threshold when it was drafted; the scale used is paygScale.'),
-  paygScale: z.enum(PAYG_SCALES).nullable().describe('The Schedule 1 scale PAYG was withheld on (null on payslips drafted before scales were recorded: 2 or 1 by taxScale).'),
+  taxScale: z
+    .enum(['TAX_FREE_THRESHOLD', 'NO_TAX_FREE_THRESHOLD'])
+    .describe('Whether the employee claimed the tax-free threshold when it was drafted; the scale used is paygScale.'),
+  paygScale: z
+    .enum(PAYG_SCALES)
+    .nullable()
+    .describe('The Schedule 1 scale PAYG was withheld on (null on payslips drafted before scales were recorded: 2 or 1 by taxScale).'),
   paygScaleReason: z.string().nullable().describe('Why that scale, e.g. "scale 4: no TFN declared, resident 47%", "scale 2: tax-free threshold claimed".'),
   unpaidLeaveHours: z.number().describe('Scheduled unpaid leave in the period, in hours.'),
   unpaidLeaveCents: z.number().int().describe('Deducted from gross at the hourly equivalent.'),
   grossCents: z.number().int(),
   paygCents: z.number().int().describe('PAYG withheld (whole dollars, in cents) under paygSchedule on paygScale.'),
-  superCents: z.number().int().describe('Super guarantee on top of gross, at the rate in force on the pay date (11.5% in 2024-25, 12% from 1 July 2025), on earnings up to the maximum contribution base (see superBase).'),
+  superCents: z
+    .number()
+    .int()
+    .describe(
+      'Super guarantee on top of gross, at the rate in force on the pay date (11.5% in 2024-25, 12% from 1 July 2025), on earnings up to the maximum contribution base (see superBase).',
+    ),
   netCents: z.number().int().describe('gross - PAYG: what the employee is paid.'),
-  paygSchedule: z.string().nullable().describe('The PAYG schedule it was computed under, e.g. "ATO Schedule 1 2024-25 (from 2024-07-01)"; null on payslips drafted before schedules were recorded.'),
+  paygSchedule: z
+    .string()
+    .nullable()
+    .describe(
+      'The PAYG schedule it was computed under, e.g. "ATO Schedule 1 2024-25 (from 2024-07-01)"; null on payslips drafted before schedules were recorded.',
+    ),
   superRule: z
     .string()
-    .describe('When its super is due: "Payday Super: due 7 business days after payday", "Payday Super, first contribution: due 20 business days after payday" (the employee\'s first pay in the org, re-employed included, or the first pay since a change to a new fund), "Payday Super, out of cycle: due 7 business days after the next regular payday", or "quarterly SG: due 28 days after the quarter" before 1 July 2026.'),
+    .describe(
+      'When its super is due: "Payday Super: due 7 business days after payday", "Payday Super, first contribution: due 20 business days after payday" (the employee\'s first pay in the org, re-employed included, or the first pay since a change to a new fund), "Payday Super, out of cycle: due 7 business days after the next regular payday", or "quarterly SG: due 28 days after the quarter" before 1 July 2026.',
+    ),
   earnings: z
     .strictObject({
-      rule: z.enum(['FULL_PERIOD', 'PART_PERIOD']).describe('FULL_PERIOD: the contract\'s pay for the period (a salary\'s twelfth for a calendar month, 26th for a fortnight, 52nd for a week); PART_PERIOD: less, for the reasons listed.'),
-      reasons: z.array(z.enum(['STARTED_IN_PERIOD', 'UNPAID_LEAVE'])).describe('STARTED_IN_PERIOD: paid by calendar days employed / days in the period; UNPAID_LEAVE: hours deducted at the hourly rate (a salary: a year / 52 / hours a week).'),
+      rule: z
+        .enum(['FULL_PERIOD', 'PART_PERIOD'])
+        .describe(
+          "FULL_PERIOD: the contract's pay for the period (a salary's twelfth for a calendar month, 26th for a fortnight, 52nd for a week); PART_PERIOD: less, for the reasons listed.",
+        ),
+      reasons: z
+        .array(z.enum(['STARTED_IN_PERIOD', 'UNPAID_LEAVE']))
+        .describe(
+          'STARTED_IN_PERIOD: paid by calendar days employed / days in the period; UNPAID_LEAVE: hours deducted at the hourly rate (a salary: a year / 52 / hours a week).',
+        ),
       periodPayCents: z.number().int().describe('What the whole period pays under the contract.'),
       explanation: z.string().describe('The gross worked out in words.'),
     })
@@ -157,7 +199,10 @@ export const Payslip = z.strictObject({
     .strictObject({
       rateBasisPoints: z.number().int().describe('The super guarantee rate of the pay date (1200 = 12%).'),
       earningsCents: z.number().int().describe('The earnings super was computed on: the gross, or the part of it under the maximum contribution base.'),
-      earlierEarningsCents: z.number().int().describe('Earnings already paid to the employee in the base period by this org\'s posted runs when the run was drafted.'),
+      earlierEarningsCents: z
+        .number()
+        .int()
+        .describe("Earnings already paid to the employee in the base period by this org's posted runs when the run was drafted."),
       baseCents: z.number().int().describe('The maximum contribution base applied.'),
       per: z.enum(['QUARTER', 'FINANCIAL_YEAR']).describe('QUARTER for pay dates to 30 June 2026; FINANCIAL_YEAR from 1 July 2026 (Payday Super).'),
       periodStart: z.string(),
@@ -180,8 +225,14 @@ export const PayRun = z.strictObject({
   paygCents: z.number().int(),
   superCents: z.number().int(),
   netCents: z.number().int(),
-  paygSchedule: z.string().nullable().describe('The PAYG schedule its payslips were computed under (chosen by the pay date); null on runs drafted before schedules were recorded.'),
-  outOfCycle: z.boolean().optional().describe('true: paid outside the regular cycle (books.payrollDraft outOfCycle); its super is due 7 business days after the next regular payday.'),
+  paygSchedule: z
+    .string()
+    .nullable()
+    .describe('The PAYG schedule its payslips were computed under (chosen by the pay date); null on runs drafted before schedules were recorded.'),
+  outOfCycle: z
+    .boolean()
+    .optional()
+    .describe('true: paid outside the regular cycle (books.payrollDraft outOfCycle); its super is due 7 business days after the next regular payday.'),
   paygScales: z.array(z.enum(PAYG_SCALES)).describe('The Schedule 1 scales its payslips were withheld on, ascending (empty when none was recorded).'),
   superRule: z
     .string()
@@ -232,24 +283,38 @@ const TfnData = z
       .transform((v) => v.replace(/[\s-]/g, ''))
       .refine(tfnValid, 'must be a valid 9-digit TFN (the ATO check digit fails)')
       .nullable()
-      .describe('Tax File Number, 9 digits (spaces allowed), or null: no TFN declared, withheld on scale 4 (47% resident, 45% foreign resident). Stored, shown masked, never written to the ledger.'),
+      .describe(
+        'Tax File Number, 9 digits (spaces allowed), or null: no TFN declared, withheld on scale 4 (47% resident, 45% foreign resident). Stored, shown masked, never written to the ledger.',
+      ),
     claimsTaxFreeThreshold: z
       .boolean({ message: 'required with a TFN: true or false, as the TFN declaration says' })
       .optional()
       .describe('From the TFN declaration, required with a TFN: true withholds on scale 2 (or 5, 6), false on scale 1. Ignored for scale 4.'),
-    residency: z.enum(RESIDENCIES).default('RESIDENT').describe('Residency for tax purposes: RESIDENT (default) or FOREIGN (scale 3; a foreign resident cannot claim the threshold).'),
+    residency: z
+      .enum(RESIDENCIES)
+      .default('RESIDENT')
+      .describe('Residency for tax purposes: RESIDENT (default) or FOREIGN (scale 3; a foreign resident cannot claim the threshold).'),
     medicareLevyVariation: z
       .enum(MEDICARE_LEVY_VARIATIONS)
       .default('NONE')
       .describe('From a Medicare levy variation declaration: NONE (default), HALF (scale 6) or FULL (scale 5) exemption; applies with the threshold claimed.'),
   })
   .superRefine((d, issue) => {
-    if (d.tfn !== null && d.claimsTaxFreeThreshold === undefined) issue.addIssue({ code: 'custom', path: ['claimsTaxFreeThreshold'], message: 'required with a TFN: true or false, as the TFN declaration says' });
+    if (d.tfn !== null && d.claimsTaxFreeThreshold === undefined)
+      issue.addIssue({ code: 'custom', path: ['claimsTaxFreeThreshold'], message: 'required with a TFN: true or false, as the TFN declaration says' });
     if (d.residency === 'FOREIGN' && d.claimsTaxFreeThreshold === true) {
-      issue.addIssue({ code: 'custom', path: ['claimsTaxFreeThreshold'], message: 'a foreign resident cannot claim the tax-free threshold; send false (scale 3 applies)' });
+      issue.addIssue({
+        code: 'custom',
+        path: ['claimsTaxFreeThreshold'],
+        message: 'a foreign resident cannot claim the tax-free threshold; send false (scale 3 applies)',
+      });
     }
     if (d.residency === 'FOREIGN' && d.medicareLevyVariation !== 'NONE') {
-      issue.addIssue({ code: 'custom', path: ['medicareLevyVariation'], message: 'the Medicare levy does not apply to a foreign resident; send NONE (scale 3 applies)' });
+      issue.addIssue({
+        code: 'custom',
+        path: ['medicareLevyVariation'],
+        message: 'the Medicare levy does not apply to a foreign resident; send NONE (scale 3 applies)',
+      });
     }
   })
   .describe('tfn step: the TFN declaration (and any Medicare levy variation declaration).');
@@ -257,8 +322,14 @@ const TfnData = z
 const SuperData = z
   .strictObject({
     fundName: name('The super fund’s name.'),
-    usi: z.string().regex(/^[A-Za-z0-9]{3,20}$/, 'must be 3 to 20 letters or digits').describe('The fund’s Unique Superannuation Identifier.'),
-    memberNumber: z.string().regex(/^[A-Za-z0-9-]{1,20}$/, 'must be 1 to 20 letters, digits or hyphens').describe('The employee’s member number in the fund.'),
+    usi: z
+      .string()
+      .regex(/^[A-Za-z0-9]{3,20}$/, 'must be 3 to 20 letters or digits')
+      .describe('The fund’s Unique Superannuation Identifier.'),
+    memberNumber: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,20}$/, 'must be 1 to 20 letters, digits or hyphens')
+      .describe('The employee’s member number in the fund.'),
   })
   .describe(
     'super step: the employee’s choice of fund. Sent again once the step is done, it changes the fund (same details: nothing changes): recorded with today’s date, and when the USI differs (a new fund) the first pay run paid on or after today has 20 business days for that employee’s super (Payday Super: a first contribution to a new fund).',
@@ -287,7 +358,9 @@ export const payroll = {
       rate: Rate,
       email: z.email({ message: 'must be an email address' }).max(200, 'must be at most 200 characters').describe('Where payslips go.').optional(),
       rehireOf: ids
-        .employee('A re-employment after a break: the former employee record (emp_…), which ENDS (no longer paid by pay runs) as this one starts; the new record’s first pay is a first contribution (20 business days for super).')
+        .employee(
+          'A re-employment after a break: the former employee record (emp_…), which ENDS (no longer paid by pay runs) as this one starts; the new record’s first pay is a first contribution (20 business days for super).',
+        )
         .optional(),
     }),
     result: onboardingResult,
@@ -308,7 +381,12 @@ export const payroll = {
       ],
       { error: 'must be one of "tfn", "super", "bank", "contract"' },
     ),
-    result: z.strictObject({ onboarding: Onboarding, employee: Employee, approvalId: z.string().nullable().describe('The approval that backed the contract step.'), ...outcome }),
+    result: z.strictObject({
+      onboarding: Onboarding,
+      employee: Employee,
+      approvalId: z.string().nullable().describe('The approval that backed the contract step.'),
+      ...outcome,
+    }),
     events: ['books.onboarding.advance'],
     example: { id: 'onb_0123456789abcdef', step: 'tfn', data: { tfn: '123456782', claimsTaxFreeThreshold: true } },
   }),

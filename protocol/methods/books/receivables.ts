@@ -60,7 +60,9 @@ export const StatementLine = z.strictObject({
   bucket: z.enum(AGEING_BUCKETS),
 });
 
-export const AgeingBuckets = z.strictObject(Object.fromEntries(AGEING_BUCKETS.map((b) => [b, z.number().int()])) as Record<(typeof AGEING_BUCKETS)[number], z.ZodNumber>);
+export const AgeingBuckets = z.strictObject(
+  Object.fromEntries(AGEING_BUCKETS.map((b) => [b, z.number().int()])) as Record<(typeof AGEING_BUCKETS)[number], z.ZodNumber>,
+);
 
 export const Statement = z.strictObject({
   contact: ContactRef,
@@ -143,7 +145,14 @@ export const receivables = {
     }),
     result: z.strictObject({
       invoice: Invoice,
-      creditNote: z.strictObject({ id: z.string(), number: z.string(), amountCents: z.number().int(), gstCents: z.number().int(), reason: z.string(), date: z.string() }),
+      creditNote: z.strictObject({
+        id: z.string(),
+        number: z.string(),
+        amountCents: z.number().int(),
+        gstCents: z.number().int(),
+        reason: z.string(),
+        date: z.string(),
+      }),
       journalId: journalRef,
       ...outcome,
     }),
@@ -188,8 +197,7 @@ export const receivables = {
     example: { asOf: '2026-11-30' },
   }),
   invoices: method({
-    summary:
-      'Invoices with amount due, days overdue, chase step and promise, oldest first; filter by status, customer or overdue. Pages with cursor/limit.',
+    summary: 'Invoices with amount due, days overdue, chase step and promise, oldest first; filter by status, customer or overdue. Pages with cursor/limit.',
     params: z.strictObject({
       status: z.enum(INVOICE_STATUSES).describe('Only invoices in this status.').optional(),
       contactId: ids.contact('Only this customer’s invoices.').optional(),

@@ -121,7 +121,7 @@ const lineId = ids.feedLine('The bank feed line (fl_…).');
 export const reconciliation = {
   matchAccept: method({
     summary:
-      'Match an UNMATCHED bank line, dated the line date, through the document\'s own settlement: money in to an authorised invoice (Dr 090 / Cr 610); money out to an authorised bill (Dr 800 / Cr 090), an approved expense claim (Dr 801 / Cr 090) or a posted pay run\'s net wages (Dr 804 / Cr 090), each at most the amount due; or money out to an executed payment run, exactly its total (no journal: the run posted). Or code it to an account (direct coding; the tax code defaults to the account\'s): money out Dr account net + Dr 820 GST / Cr 090, money in Dr 090 / Cr account net + Cr 820, GST = round(amount / 11) for GST; 710/720 registers a fixed asset at the net cost. Not 090, 610, 800, 801, 804 or 820 (use the document target), 711 or 721. Above the materiality floor (|amount| strictly greater) the line goes HELD with the target stored and nothing posted: release it with books.matchHoldResolve. The same target on a reconciled line changes nothing; another target, or a held line, is CONFLICT.',
+      "Match an UNMATCHED bank line, dated the line date, through the document's own settlement: money in to an authorised invoice (Dr 090 / Cr 610); money out to an authorised bill (Dr 800 / Cr 090), an approved expense claim (Dr 801 / Cr 090) or a posted pay run's net wages (Dr 804 / Cr 090), each at most the amount due; or money out to an executed payment run, exactly its total (no journal: the run posted). Or code it to an account (direct coding; the tax code defaults to the account's): money out Dr account net + Dr 820 GST / Cr 090, money in Dr 090 / Cr account net + Cr 820, GST = round(amount / 11) for GST; 710/720 registers a fixed asset at the net cost. Not 090, 610, 800, 801, 804 or 820 (use the document target), 711 or 721. Above the materiality floor (|amount| strictly greater) the line goes HELD with the target stored and nothing posted: release it with books.matchHoldResolve. The same target on a reconciled line changes nothing; another target, or a held line, is CONFLICT.",
     params: z.strictObject({ lineId, target: MatchTarget }),
     result: z.strictObject({
       line: FeedLine,
@@ -178,9 +178,13 @@ export const reconciliation = {
           z.strictObject({ kind: z.literal('claim'), claimId: ids.claim() }),
           z
             .strictObject({ kind: z.literal('super'), lineId: ids.feedLine('The bank line that sent the super (coded to 826).') })
-            .describe('A super fund’s (or clearing house’s) acknowledgement that the fund received the contribution sent by this bank line; date is the day the fund received it, totalCents what it received. Super counts when the fund receives it: books.taxObligations shows it RECEIVED, and late when received after its due date. No GST: gstCents must be 0 or left out, taxInvoice false.'),
+            .describe(
+              'A super fund’s (or clearing house’s) acknowledgement that the fund received the contribution sent by this bank line; date is the day the fund received it, totalCents what it received. Super counts when the fund receives it: books.taxObligations shows it RECEIVED, and late when received after its due date. No GST: gstCents must be 0 or left out, taxInvoice false.',
+            ),
         ])
-        .describe('What the receipt supports: a bank line, a bill, an expense claim of this org, or (super) a fund’s acknowledgement of super sent by a bank line.')
+        .describe(
+          'What the receipt supports: a bank line, a bill, an expense claim of this org, or (super) a fund’s acknowledgement of super sent by a bank line.',
+        )
         .optional(),
     }),
     result: z.strictObject({ receipt: Receipt, ...outcome }),

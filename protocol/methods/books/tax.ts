@@ -36,7 +36,9 @@ export const Lodgement = z.strictObject({
   period: z.string().describe('The period as people write it, e.g. "1 Jul–30 Sep 2026".'),
   status: z
     .enum(LODGEMENT_STATUSES)
-    .describe('DRAFT (returned to the preparer: re-prepare it), PREPARED (awaiting a human signature), HELD (lodging blocked until returned and re-prepared), LODGED (signed; period locked).'),
+    .describe(
+      'DRAFT (returned to the preparer: re-prepare it), PREPARED (awaiting a human signature), HELD (lodging blocked until returned and re-prepared), LODGED (signed; period locked).',
+    ),
   statusNote: z.string().describe('What the status means for this lodgement, in words to relay: a HELD lodgement says held.'),
   labels: BasLabels.describe('The snapshot taken when it was last prepared: what a human signs.'),
   netCents: z.number().int().describe('1A + W2 - 1B: positive is payable to the ATO, negative a refund.'),
@@ -56,34 +58,64 @@ export type Lodgement = z.infer<typeof Lodgement>;
 export const OBLIGATION_KINDS = ['BAS', 'PAYGW', 'SUPER', 'STP'] as const;
 
 export const Obligation = z.strictObject({
-  key: z.string().describe('Stable key of the obligation, e.g. "BAS 2026-07-01..2026-09-30", "SUPER pay_…" (a pay run\'s super; "SUPER pay_… first pay" for its first contributions: new or re-employed employees\' first pays and first pays to a new fund; "SUPER pay_… out of cycle" for an out-of-cycle run; "SUPER 2026-04-01..2026-06-30" before Payday Super) or "STP stp_…".'),
-  kind: z.enum(OBLIGATION_KINDS).describe('BAS (GST), PAYGW (withholding, reported on the BAS), SUPER (super guarantee contributions), STP (a Single Touch Payroll pay event).'),
+  key: z
+    .string()
+    .describe(
+      'Stable key of the obligation, e.g. "BAS 2026-07-01..2026-09-30", "SUPER pay_…" (a pay run\'s super; "SUPER pay_… first pay" for its first contributions: new or re-employed employees\' first pays and first pays to a new fund; "SUPER pay_… out of cycle" for an out-of-cycle run; "SUPER 2026-04-01..2026-06-30" before Payday Super) or "STP stp_…".',
+    ),
+  kind: z
+    .enum(OBLIGATION_KINDS)
+    .describe('BAS (GST), PAYGW (withholding, reported on the BAS), SUPER (super guarantee contributions), STP (a Single Touch Payroll pay event).'),
   periodStart: z.string(),
   periodEnd: z.string(),
   dueDate: z.string(),
   status: z
     .string()
-    .describe('BAS and PAYGW: NOT_PREPARED, DRAFT, PREPARED, HELD or LODGED (the lodgement of that quarter). SUPER: UNPAID (nothing sent), SENT (some or all sent, not all received: sentCents and receivedCents say how much) or RECEIVED (the funds acknowledged all of it); sent money is bank lines coded to 826, received money fund acknowledgements (books.receiptsRegister, link kind super); each settles the oldest due first. STP: the pay event status as payroll records it.'),
+    .describe(
+      'BAS and PAYGW: NOT_PREPARED, DRAFT, PREPARED, HELD or LODGED (the lodgement of that quarter). SUPER: UNPAID (nothing sent), SENT (some or all sent, not all received: sentCents and receivedCents say how much) or RECEIVED (the funds acknowledged all of it); sent money is bank lines coded to 826, received money fund acknowledgements (books.receiptsRegister, link kind super); each settles the oldest due first. STP: the pay event status as payroll records it.',
+    ),
   lodgementId: z.string().nullable().describe('BAS and PAYGW: the lodgement for this period, if any.'),
   amountCents: z
     .number()
     .int()
     .nullable()
-    .describe('BAS: the net amount (lodgement snapshot, else computed from the books now); PAYGW: W2; SUPER: the super owed (by pay run from 1 July 2026, by quarter before); STP: null.'),
-  estimated: z.boolean().describe('BAS and PAYGW: true when the amount is computed from the books now rather than a prepared snapshot. SUPER: true when the due date is estimated (an out-of-cycle run with no regular run paid after it yet: the next regular payday is estimated from the pay cycle).'),
-  overdue: z.boolean().describe('Past its due date and not done (BAS and PAYGW not lodged, STP not accepted; SUPER not received by the funds in full by its due date, from the day after: sent on time but received late is overdue, and stays so, as late).'),
-  note: z.string().describe('The obligation in words; for SUPER the rule its due date came from, the public holidays it skipped (with their states) and what was sent and received.'),
+    .describe(
+      'BAS: the net amount (lodgement snapshot, else computed from the books now); PAYGW: W2; SUPER: the super owed (by pay run from 1 July 2026, by quarter before); STP: null.',
+    ),
+  estimated: z
+    .boolean()
+    .describe(
+      'BAS and PAYGW: true when the amount is computed from the books now rather than a prepared snapshot. SUPER: true when the due date is estimated (an out-of-cycle run with no regular run paid after it yet: the next regular payday is estimated from the pay cycle).',
+    ),
+  overdue: z
+    .boolean()
+    .describe(
+      'Past its due date and not done (BAS and PAYGW not lodged, STP not accepted; SUPER not received by the funds in full by its due date, from the day after: sent on time but received late is overdue, and stays so, as late).',
+    ),
+  note: z
+    .string()
+    .describe(
+      'The obligation in words; for SUPER the rule its due date came from, the public holidays it skipped (with their states) and what was sent and received.',
+    ),
   sentCents: z.number().int().optional().describe('SUPER only: sent to the funds (bank lines coded to 826), oldest due first.'),
-  receivedCents: z.number().int().optional().describe('SUPER only: acknowledged as received by the funds, oldest due first. Super counts when the fund receives it.'),
+  receivedCents: z
+    .number()
+    .int()
+    .optional()
+    .describe('SUPER only: acknowledged as received by the funds, oldest due first. Super counts when the fund receives it.'),
   receivedOn: z.string().nullable().optional().describe('SUPER only: the day the funds had received all of it; null until then.'),
   dueRule: z
     .enum(['PAYDAY', 'FIRST_CONTRIBUTION', 'OUT_OF_CYCLE', 'QUARTERLY'])
     .optional()
-    .describe('SUPER only: PAYDAY (7 business days after payday), FIRST_CONTRIBUTION (20: a new or re-employed employee\'s first pay, or the first pay to a new fund), OUT_OF_CYCLE (7 after the next regular payday), QUARTERLY (28 days after the quarter, pay dates before 1 July 2026).'),
+    .describe(
+      "SUPER only: PAYDAY (7 business days after payday), FIRST_CONTRIBUTION (20: a new or re-employed employee's first pay, or the first pay to a new fund), OUT_OF_CYCLE (7 after the next regular payday), QUARTERLY (28 days after the quarter, pay dates before 1 July 2026).",
+    ),
   holidaysSkipped: z
     .array(z.strictObject({ date: z.string(), name: z.string(), states: z.array(z.string()).describe('Where it is a public holiday throughout.') }))
     .optional()
-    .describe('SUPER only: weekday public holidays the due date skipped. Under Payday Super a holiday throughout any state or territory is not a business day wherever the employer is (SGAA s 6(1) "business day"); part-state holidays (Melbourne Cup Day, Royal Hobart Show Day) are business days.'),
+    .describe(
+      'SUPER only: weekday public holidays the due date skipped. Under Payday Super a holiday throughout any state or territory is not a business day wherever the employer is (SGAA s 6(1) "business day"); part-state holidays (Melbourne Cup Day, Royal Hobart Show Day) are business days.',
+    ),
 });
 
 const lodgementId = ids.lodgement();
@@ -132,8 +164,8 @@ export const tax = {
     summary:
       'Tax obligations with due dates as at a date (default today): BAS, PAYG withholding, the super guarantee and STP pay events. ' +
       'The quarterly BAS (Jul–Sep due 28 Oct, Oct–Dec 28 Feb, Jan–Mar 28 Apr, Apr–Jun 28 Jul) with its lodgement status and net; PAYG withholding (on the same BAS, W2) for quarters with payroll; STP pay events (due on the pay date). ' +
-      'Super: for pay dates from 1 July 2026 (Payday Super) one per pay run, due 7 business days after its pay date, 20 for first contributions (a new or re-employed employee\'s first pay, the first pay after a change to a new fund), an out-of-cycle run 7 after the next regular payday; business days skip weekends and any day that is a public holiday throughout any state or territory, wherever the org is (part-state holidays do not count); before 1 July 2026 by quarter, due 28 days after it. ' +
-      'Each super obligation is UNPAID, SENT or RECEIVED: super counts when the fund receives it, so it is overdue unless the funds received it in full by the due date (record the fund\'s acknowledgement with books.receiptsRegister, link kind super). ' +
+      "Super: for pay dates from 1 July 2026 (Payday Super) one per pay run, due 7 business days after its pay date, 20 for first contributions (a new or re-employed employee's first pay, the first pay after a change to a new fund), an out-of-cycle run 7 after the next regular payday; business days skip weekends and any day that is a public holiday throughout any state or territory, wherever the org is (part-state holidays do not count); before 1 July 2026 by quarter, due 28 days after it. " +
+      "Each super obligation is UNPAID, SENT or RECEIVED: super counts when the fund receives it, so it is overdue unless the funds received it in full by the due date (record the fund's acknowledgement with books.receiptsRegister, link kind super). " +
       'Shows the current and previous quarter and anything earlier that is overdue or open, soonest due first. Pages with cursor/limit.',
     params: z.strictObject({ asOf: date('As at this date (default today).').optional(), ...pageParams }),
     result: page('obligations', Obligation),

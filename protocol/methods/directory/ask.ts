@@ -45,7 +45,9 @@ export const ask = {
       question: text({ min: 3, max: 2000, description: 'The question, in plain words (3 to 2000 characters).' }),
     }),
     result: z.strictObject({
-      status: z.enum(['answered', 'refused']).describe('refused: the answerer could not answer, its answer was not grounded, it failed, or ran out of time; reason says which.'),
+      status: z
+        .enum(['answered', 'refused'])
+        .describe('refused: the answerer could not answer, its answer was not grounded, it failed, or ran out of time; reason says which.'),
       answer: z.string().nullable().describe('The answer text (null when refused).'),
       claims: z.array(AskClaim).describe('What the answer rests on, each claim with its citations (empty when refused).'),
       reason: z.string().nullable().describe('Why the ask was refused (null when answered). Relay it verbatim.'),

@@ -49,7 +49,9 @@ export const CaptureView = z.strictObject({
   id: z.string().describe('cap_…'),
   kind: z.enum(PARTY_KINDS),
   fields: z.record(z.string(), z.string()),
-  channels: z.array(z.strictObject({ kind: z.enum(CHANNEL_KINDS), service: z.string().nullable(), value: z.string(), key: z.string(), label: z.string().nullable() })),
+  channels: z.array(
+    z.strictObject({ kind: z.enum(CHANNEL_KINDS), service: z.string().nullable(), value: z.string(), key: z.string(), label: z.string().nullable() }),
+  ),
   employerName: z.string().nullable(),
   evidence: z.array(z.strictObject({ source: z.enum(SOURCES), ref: z.string(), snippet: z.string().nullable() })),
   match: Match,
@@ -95,7 +97,7 @@ export const captures = {
     params: z.strictObject({
       captureId: id('cap', 'The capture.'),
       decision: z.enum(['create', 'attach', 'reject']).describe('create, attach or reject.'),
-      partyId: partyId('attach: the party (default: the capture\'s match).').optional(),
+      partyId: partyId("attach: the party (default: the capture's match).").optional(),
       fields: CaptureFields.optional().describe('Your corrections: written over the proposal (and, on attach, over the party).'),
       employerId: coId('Person: the employer to link (default: the one organisation named employerName).').optional(),
     }),

@@ -7,7 +7,7 @@ import { Channel, changed, channelFields, channelId, partyId } from './common.js
 export const channels = {
   addChannel: method({
     summary:
-      "Add an email, phone or IM handle to a party. One it already holds -> changed:false; an email another active person holds -> CONFLICT naming them.",
+      'Add an email, phone or IM handle to a party. One it already holds -> changed:false; an email another active person holds -> CONFLICT naming them.',
     params: z.strictObject({ partyId: partyId('The person or organisation.'), ...channelFields }),
     result: z.strictObject({ channel: Channel, changed }),
     events: ['directory.channel.add'],

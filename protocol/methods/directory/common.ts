@@ -30,15 +30,21 @@ export const channelFields = {
   value: text({ min: 1, max: 320, description: 'Address, number (national or +country code) or handle.' }),
   service: service.optional(),
   label: label.optional(),
-  primary: z.boolean().optional().describe('Make it the primary of its kind (a kind\'s first channel is).'),
+  primary: z.boolean().optional().describe("Make it the primary of its kind (a kind's first channel is)."),
 };
 export const ChannelInput = z.strictObject(channelFields);
 
-export const country = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as AU').describe('Country, ISO 3166-1 alpha-2 (AU).');
+export const country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as AU')
+  .describe('Country, ISO 3166-1 alpha-2 (AU).');
 
 export const Address = z.strictObject({
   label: label.optional(),
-  lines: z.array(text({ min: 1, max: 200, description: 'Street line.' })).max(4).describe('Street lines.'),
+  lines: z
+    .array(text({ min: 1, max: 200, description: 'Street line.' }))
+    .max(4)
+    .describe('Street lines.'),
   locality: text({ max: 100, description: 'Suburb or city.' }).optional(),
   region: text({ max: 100, description: 'State or region.' }).optional(),
   postcode: text({ max: 20, description: 'Postcode.' }).optional(),
@@ -47,8 +53,14 @@ export const Address = z.strictObject({
 
 /** Optional fields every party has (create and update). */
 export const partyFields = {
-  aliases: z.array(text({ min: 1, max: 200, description: 'Another name.' })).max(20).describe('Other names (a rename adds the old one).'),
-  tags: z.array(text({ min: 1, max: 40, description: 'A tag.' })).max(30).describe('Tags (stored lower case).'),
+  aliases: z
+    .array(text({ min: 1, max: 200, description: 'Another name.' }))
+    .max(20)
+    .describe('Other names (a rename adds the old one).'),
+  tags: z
+    .array(text({ min: 1, max: 40, description: 'A tag.' }))
+    .max(30)
+    .describe('Tags (stored lower case).'),
   addresses: z.array(Address).max(10).describe('Postal addresses.'),
   notes: text({ max: 10_000, description: 'Free-text notes.' }),
   doNotContact: z.boolean().describe('Mail, calls and messages must not reach this party.'),

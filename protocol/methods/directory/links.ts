@@ -13,7 +13,7 @@ export const LinkView = z.strictObject({
   toId: z.string().describe('The party it points at.'),
   relation: z.enum(RELATIONS),
   role: z.string().nullable().describe('The role in the relation (works_at: the job there).'),
-  primary: z.boolean().describe('works_at: the person\'s primary employer.'),
+  primary: z.boolean().describe("works_at: the person's primary employer."),
   since: z.string().nullable().describe('YYYY-MM-DD.'),
   until: z.string().nullable().describe('YYYY-MM-DD, once ended.'),
   status: z.enum(['active', 'ended']),

@@ -11,10 +11,17 @@ const q = text({ max: 256, description: 'Search text (names, aliases, tags, titl
 /** The filters of listPeople/listOrgs; a dynamic list's filter is an object of these (without q). */
 export const partyFilters = {
   tag: text({ min: 1, max: 40, description: 'Only parties with this tag.' }).optional(),
-  role: z.string().regex(/^[a-z]+\.[a-z_]+$/, 'must be a role such as books.customer').optional().describe('Only parties with this role (e.g. books.customer).'),
+  role: z
+    .string()
+    .regex(/^[a-z]+\.[a-z_]+$/, 'must be a role such as books.customer')
+    .optional()
+    .describe('Only parties with this role (e.g. books.customer).'),
   knownBy: memberId('Only parties this member knows (awareness set).').optional(),
   status: z.enum(['active', 'archived', 'merged', 'all']).default('active').describe('Default active; merged lists tombstones.'),
-  updatedSince: z.iso.datetime({ offset: true, message: 'must be an ISO date-time' }).optional().describe('Only changed at or after this time; ordered by change.'),
+  updatedSince: z.iso
+    .datetime({ offset: true, message: 'must be an ISO date-time' })
+    .optional()
+    .describe('Only changed at or after this time; ordered by change.'),
 };
 
 const listParams = {
@@ -34,7 +41,8 @@ export const listing = {
     example: { q: 'jane', limit: 20 },
   }),
   listOrgs: method({
-    summary: 'Outside organisations by name (by relevance with q, by change with updatedSince), filtered by related organisation, list, tag, role, who knows them, status.',
+    summary:
+      'Outside organisations by name (by relevance with q, by change with updatedSince), filtered by related organisation, list, tag, role, who knows them, status.',
     params: z.strictObject({ ...listParams, orgId: coId('Only organisations linked to this one (subsidiary, partner, client).').optional() }),
     result: z.strictObject({ orgs: z.array(z.union([Org, Tombstone])), nextCursor }),
     example: { tag: 'supplier', limit: 50 },
@@ -64,4 +72,3 @@ export const listing = {
     example: { q: 'jose alvarez', limit: 10 },
   }),
 };
-

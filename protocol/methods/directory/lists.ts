@@ -26,7 +26,11 @@ export const ListFilter = z
   })
   .describe('Dynamic lists: which parties belong, evaluated at every read.');
 
-const partyIds = z.array(partyId('A person or organisation (a merged id is followed to its survivor).')).min(1, 'must list at least one party').max(500, 'must list at most 500 parties').describe('Up to 500 parties.');
+const partyIds = z
+  .array(partyId('A person or organisation (a merged id is followed to its survivor).'))
+  .min(1, 'must list at least one party')
+  .max(500, 'must list at most 500 parties')
+  .describe('Up to 500 parties.');
 
 export const ListView = z.strictObject({
   id: z.string().describe('lst_…'),
@@ -49,7 +53,7 @@ export const lists = {
       'Create a list of parties: static (add members) or dynamic (a filter of the listPeople fields, evaluated at every read). Visibility private (default: only you), shared (you and your grantees) or workspace (everyone reads).',
     params: z
       .strictObject({
-        name: text({ min: 1, max: 120, description: 'The list\'s name.' }),
+        name: text({ min: 1, max: 120, description: "The list's name." }),
         kind: z.enum(['static', 'dynamic']).default('static').describe('static (default) or dynamic.'),
         filter: ListFilter.optional(),
         visibility: z.enum(VISIBILITIES).default('private').describe('private (default), shared or workspace.'),
@@ -89,7 +93,7 @@ export const lists = {
   }),
   shareList: method({
     summary:
-      'Owner only: set a list\'s visibility and grant members viewer or editor (role none revokes). Grants make a private list shared; making it private again revokes every grant.',
+      "Owner only: set a list's visibility and grant members viewer or editor (role none revokes). Grants make a private list shared; making it private again revokes every grant.",
     params: z
       .strictObject({
         listId: listId('The list.'),

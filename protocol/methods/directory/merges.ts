@@ -76,7 +76,7 @@ const KeptEdit = z.strictObject({
 export const merges = {
   proposeMerge: method({
     summary:
-      'Propose merging two parties of one kind: the pair\'s score and reasons, and a preview of the survivor. The same open proposal again -> changed:false; other choices or edited parties revise it.',
+      "Propose merging two parties of one kind: the pair's score and reasons, and a preview of the survivor. The same open proposal again -> changed:false; other choices or edited parties revise it.",
     params: z.strictObject({
       survivorId: partyId('The party that stays.'),
       mergedId: partyId('The party merged into it (its id keeps answering, naming the survivor).'),
@@ -89,7 +89,7 @@ export const merges = {
   executeMerge: method({
     hold: { completion: 'retry', when: 'an agent merges a pair scoring below 90, or a party with a books or CRM role' },
     summary:
-      'Merge or dismiss a proposal. The survivor wins, blanks filled, fieldChoices override, the merged name becomes an alias; channels, lists, links, awareness and roles move, logged so revertMerge is exact. An agent\'s merge holds (directory.execute_merge) below score 90 or when a party has a books or CRM role. Dismissed pairs are not proposed again.',
+      "Merge or dismiss a proposal. The survivor wins, blanks filled, fieldChoices override, the merged name becomes an alias; channels, lists, links, awareness and roles move, logged so revertMerge is exact. An agent's merge holds (directory.execute_merge) below score 90 or when a party has a books or CRM role. Dismissed pairs are not proposed again.",
     params: z.strictObject({
       mergeId: mergeId('The proposal.'),
       decision: z.enum(['merge', 'dismiss']).describe('merge or dismiss.'),

@@ -66,7 +66,7 @@ export const parties = {
     example: { name: 'Acme Pty Ltd', website: 'https://acme.example.com', country: 'AU' },
   }),
   updatePerson: method({
-    summary: 'Change a person\'s fields (null clears). A rename keeps the old name as an alias. Stale ifVersion, archived or merged -> CONFLICT.',
+    summary: "Change a person's fields (null clears). A rename keeps the old name as an alias. Stale ifVersion, archived or merged -> CONFLICT.",
     params: z.strictObject({
       personId: personId('The person.'),
       given: given.optional(),
@@ -87,13 +87,16 @@ export const parties = {
   }),
   updateOrg: method({
     summary:
-      'Change an organisation\'s fields (null clears; an identifier set to null is removed). A rename keeps the old name as an alias. Stale ifVersion, archived or merged -> CONFLICT.',
+      "Change an organisation's fields (null clears; an identifier set to null is removed). A rename keeps the old name as an alias. Stale ifVersion, archived or merged -> CONFLICT.",
     params: z.strictObject({
       orgId: coId('The organisation.'),
       name: orgName.optional(),
       legalName: legalName.nullable().optional(),
       website: website.nullable().optional(),
-      identifiers: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,19}$/, 'must be a scheme such as abn'), text({ min: 1, max: 64, description: 'Number.' }).nullable()).optional().describe('Schemes to set (null removes).'),
+      identifiers: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]{0,19}$/, 'must be a scheme such as abn'), text({ min: 1, max: 64, description: 'Number.' }).nullable())
+        .optional()
+        .describe('Schemes to set (null removes).'),
       aliases: partyFields.aliases.optional(),
       tags: partyFields.tags.optional(),
       addresses: partyFields.addresses.optional(),

@@ -38,7 +38,8 @@ export const vcard = {
         const chosen = [p.personIds, p.orgIds, p.listId].filter((x) => x !== undefined).length;
         if (p.listId !== undefined && chosen > 1) ctx.addIssue({ code: 'custom', path: ['listId'], message: 'export a list or ids, not both' });
         else if (chosen === 0) ctx.addIssue({ code: 'custom', path: ['personIds'], message: 'personIds, orgIds or listId is required' });
-        if (p.format === 'jcard' && p.version !== '4.0') ctx.addIssue({ code: 'custom', path: ['format'], message: 'jcard is vCard 4.0 as JSON (RFC 7095); use version 4.0' });
+        if (p.format === 'jcard' && p.version !== '4.0')
+          ctx.addIssue({ code: 'custom', path: ['format'], message: 'jcard is vCard 4.0 as JSON (RFC 7095); use version 4.0' });
       }),
     result: z.strictObject({
       exportId: z.string().describe('vcx_…: this export (the same on every page; the hold\u2019s subject).'),

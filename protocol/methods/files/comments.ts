@@ -53,8 +53,7 @@ export const comments = {
     example: { fileId: 'fil_0123456789abcdef', annotationId: 'ann_0123456789abcdef', resolved: true },
   }),
   pin: method({
-    summary:
-      'Pin a file to a place (default its folder, or org at the root) or unpin it; a folder place needs editor. At most 50 per place.',
+    summary: 'Pin a file to a place (default its folder, or org at the root) or unpin it; a folder place needs editor. At most 50 per place.',
     params: z.strictObject({
       fileId,
       pinned: z.boolean().describe('true: pin; false: unpin.'),

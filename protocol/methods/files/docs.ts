@@ -23,12 +23,15 @@ export const SUGGESTION_STATUSES = ['open', 'stale', 'accepted', 'rejected'] as 
 const fileId = id('fil', 'The doc (a file of kind doc).');
 const blockId = (description: string) => id('blk', description);
 const tabId = (description: string) => id('tab', description);
-const revision = (description: string) => z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').max(2_000_000_000).describe(description);
+const revision = (description: string) =>
+  z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').max(2_000_000_000).describe(description);
 const changed = z.boolean().describe('false when nothing changed (the event says noop).');
 const markdown = (description: string) => text({ max: 1_000_000, description });
 const nodeJson = z
   .record(z.string(), z.unknown())
-  .describe('A top-level block as ProseMirror JSON with Tiptap names: paragraph, heading {level}, bulletList, orderedList {start}, listItem, blockquote, codeBlock {language}, horizontalRule, image {src: fil_…, alt}, hardBreak, mention {id: usr_/agt_}; marks bold, italic, strike, code, link {href}. attrs.id (blk_…) is kept when free, else given.');
+  .describe(
+    'A top-level block as ProseMirror JSON with Tiptap names: paragraph, heading {level}, bulletList, orderedList {start}, listItem, blockquote, codeBlock {language}, horizontalRule, image {src: fil_…, alt}, hardBreak, mention {id: usr_/agt_}; marks bold, italic, strike, code, link {href}. attrs.id (blk_…) is kept when free, else given.',
+  );
 
 const replaceOp = z.strictObject({
   op: z.literal('replace').describe('Replace a block (it keeps its id; extra blocks from markdown follow it).'),
@@ -77,7 +80,9 @@ const TabDoc = z.strictObject({
   id: z.string(),
   title: z.string(),
   parentTabId: z.string().nullable(),
-  content: z.strictObject({ type: z.literal('doc'), content: z.array(z.record(z.string(), z.unknown())) }).describe('The tab’s ProseMirror doc (this page’s blocks).'),
+  content: z
+    .strictObject({ type: z.literal('doc'), content: z.array(z.record(z.string(), z.unknown())) })
+    .describe('The tab’s ProseMirror doc (this page’s blocks).'),
 });
 
 const Change = z.strictObject({
@@ -123,7 +128,10 @@ export const docs = {
       contentSha256: z.string().describe('Of the revision read (see the family summary).'),
       format: z.enum(DOC_FORMATS),
       tabs: z.array(TabInfo).describe('Every tab, in reading order.'),
-      doc: z.strictObject({ tabs: z.array(TabDoc) }).optional().describe('json: this page, tabs holding its blocks.'),
+      doc: z
+        .strictObject({ tabs: z.array(TabDoc) })
+        .optional()
+        .describe('json: this page, tabs holding its blocks.'),
       blocks: z
         .array(z.strictObject({ id: z.string(), tabId: z.string(), type: z.string(), markdown: z.string().optional(), text: z.string().optional() }))
         .optional()
@@ -138,7 +146,11 @@ export const docs = {
     params: z.strictObject({
       fileId,
       baseRevision: revision('The revision your ops were written against (docRead head).'),
-      ops: z.array(DocOp).min(1, 'must hold at least 1 op').max(MAX_DOC_OPS, `at most ${MAX_DOC_OPS} ops per call: split the edit into several calls`).describe('Applied in order; all or none.'),
+      ops: z
+        .array(DocOp)
+        .min(1, 'must hold at least 1 op')
+        .max(MAX_DOC_OPS, `at most ${MAX_DOC_OPS} ops per call: split the edit into several calls`)
+        .describe('Applied in order; all or none.'),
       mode: z.enum(['edit', 'suggest']).default('edit').describe('edit (editor): a new revision; suggest (commenter): a suggestion for an editor to accept.'),
     }),
     result: z.strictObject({
@@ -154,13 +166,20 @@ export const docs = {
     example: { fileId: 'fil_0123456789abcdef', baseRevision: 3, ops: [{ op: 'replaceText', blockId: 'blk_0123456789abcdef', find: 'Q3', replace: 'Q4' }] },
   }),
   docTabOp: method({
-    summary: 'Add, rename, move or delete a doc tab (editor). Tabs nest under parentTabId (3 levels); position counts among siblings from 0. Deleting removes its child tabs; the last tab cannot go.',
+    summary:
+      'Add, rename, move or delete a doc tab (editor). Tabs nest under parentTabId (3 levels); position counts among siblings from 0. Deleting removes its child tabs; the last tab cannot go.',
     params: z.strictObject({
       fileId,
       op: z.enum(['add', 'rename', 'move', 'delete']).describe('What to do.'),
       tabId: tabId('The tab (rename, move, delete).').optional(),
       title: text({ min: 1, max: 200, description: 'The tab’s title (add, rename).' }).optional(),
-      position: z.number().int('must be an integer').min(0, 'must be >= 0').max(1_000, 'must be at most 1000').describe('Place among its siblings, 0 first (default last).').optional(),
+      position: z
+        .number()
+        .int('must be an integer')
+        .min(0, 'must be >= 0')
+        .max(1_000, 'must be at most 1000')
+        .describe('Place among its siblings, 0 first (default last).')
+        .optional(),
       parentTabId: tabId('Nest under this tab (add, move); null: top level.').nullable().optional(),
     }),
     result: z.strictObject({ tabId: z.string(), tabs: z.array(TabInfo), revision: z.number().int(), contentSha256: z.string(), changed }),
@@ -168,7 +187,8 @@ export const docs = {
     example: { fileId: 'fil_0123456789abcdef', op: 'add', title: 'Appendix' },
   }),
   docSuggestions: method({
-    summary: 'A doc’s suggestions, newest first, each op with its blocks before and after (Markdown); stale ones (a block changed since their base) cannot be accepted.',
+    summary:
+      'A doc’s suggestions, newest first, each op with its blocks before and after (Markdown); stale ones (a block changed since their base) cannot be accepted.',
     params: z.strictObject({
       fileId,
       status: z.enum(SUGGESTION_STATUSES).describe('Only this status (open: not stale).').optional(),

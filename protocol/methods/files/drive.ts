@@ -99,8 +99,7 @@ export const drive = {
     example: { fileId: 'fil_0123456789abcdef' },
   }),
   list: method({
-    summary:
-      'Files you can read: a folder’s children (no parentId: the root), a view, or a full-text query.',
+    summary: 'Files you can read: a folder’s children (no parentId: the root), a view, or a full-text query.',
     params: z.strictObject({
       parentId: fileId('List this folder.').optional(),
       view: z.enum(LIST_VIEWS).describe('Instead of a folder.').optional(),
@@ -120,14 +119,13 @@ export const drive = {
     example: { parentId: 'fil_0123456789abcdef', limit: 100 },
   }),
   create: method({
-    summary:
-      'Create a folder, doc or upload (root by default); you become its manager. content: a doc’s first content, an upload’s {sha256,sizeBytes}.',
+    summary: 'Create a folder, doc or upload (root by default); you become its manager. content: a doc’s first content, an upload’s {sha256,sizeBytes}.',
     params: z.strictObject({
       kind: z.enum(FILE_KINDS).describe('What to create.'),
       name: fileName('Its name.'),
       parentId: fileId('The folder (an active one you edit).').optional(),
       restricted: z.boolean().describe('Folders: grants above do not reach inside.').optional(),
-      reviewMode: z.boolean().describe('Docs: agents\' edits become suggestions a human accepts.').optional(),
+      reviewMode: z.boolean().describe("Docs: agents' edits become suggestions a human accepts.").optional(),
       content: z.unknown().describe('doc: {markdown} or ProseMirror JSON; upload: {sha256, sizeBytes}.').optional(),
     }),
     result: z.strictObject({ file: File }),
@@ -174,8 +172,7 @@ export const drive = {
   }),
   delete: method({
     hold: { completion: 'retry', when: 'an agent purges (permanent)' },
-    summary:
-      'Trash a file and its subtree (editor); permanent:true purges a trashed one for good (manager; an agent’s purge holds).',
+    summary: 'Trash a file and its subtree (editor); permanent:true purges a trashed one for good (manager; an agent’s purge holds).',
     params: z.strictObject({
       fileId: fileId('The file.'),
       permanent: z.boolean().describe('Purge a trashed file and its subtree.').optional(),
@@ -204,13 +201,18 @@ export const drive = {
   }),
   shareGrant: method({
     hold: { completion: 'retry', when: 'an agent shares with an outside email' },
-    summary:
-      'Share a file (manager) with a member, team, the org or an outside email (viewer, expiring, guest link shown once; an agent’s holds).',
+    summary: 'Share a file (manager) with a member, team, the org or an outside email (viewer, expiring, guest link shown once; an agent’s holds).',
     params: z.strictObject({
       fileId: fileId('The file.'),
       grantee: z
         .union([
-          z.strictObject({ principalId: z.string().max(64).regex(/^(usr|agt)_[A-Za-z0-9]+$/, 'must be usr_… or agt_…').describe('A member.') }),
+          z.strictObject({
+            principalId: z
+              .string()
+              .max(64)
+              .regex(/^(usr|agt)_[A-Za-z0-9]+$/, 'must be usr_… or agt_…')
+              .describe('A member.'),
+          }),
           z.strictObject({ teamId: id('team', 'A team.') }),
           z.strictObject({ org: z.literal(true).describe('Everyone in the org.') }),
           z.strictObject({ email: z.email({ message: 'must be an email address' }).max(254).describe('Someone outside.') }),
@@ -243,7 +245,12 @@ export const drive = {
       'Download a file (viewer): upload original; doc docx/pdf/md/html; sheet xlsx/csv/pdf; deck pptx/pdf. Returns a URL valid 15 minutes; every export is ledgered.',
     params: z.strictObject({
       fileId: fileId('The file.'),
-      format: z.string().min(1).max(16).regex(/^[a-z0-9]+$/, 'must be a format such as original, pdf or docx').describe('original, pdf, docx, md, html, xlsx, csv, pptx.'),
+      format: z
+        .string()
+        .min(1)
+        .max(16)
+        .regex(/^[a-z0-9]+$/, 'must be a format such as original, pdf or docx')
+        .describe('original, pdf, docx, md, html, xlsx, csv, pptx.'),
       revision: z.number().int().min(1).max(2_147_483_647).describe('Native files: this revision (default head).').optional(),
     }),
     result: z.strictObject({ export: Export, url: z.string().describe('Signed download path, valid 15 minutes.'), expiresAt: z.string() }),

@@ -17,8 +17,7 @@ export const MAX_WAIT_MS = 30_000;
 export const MAX_SEARCH_LIMIT = 100;
 export const BROADCAST_HUMANS = 20;
 
-const seq = (description: string) =>
-  z.number().int('must be an integer').min(0, 'must be >= 0').max(Number.MAX_SAFE_INTEGER).describe(description);
+const seq = (description: string) => z.number().int('must be an integer').min(0, 'must be >= 0').max(Number.MAX_SAFE_INTEGER).describe(description);
 const when = (description: string) =>
   z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-01T09:00:00Z' }).describe(description);
 const cursor = z.string().max(400, 'must be at most 400 characters').describe('The nextCursor of the previous page.');
@@ -33,9 +32,9 @@ const Revision = z.strictObject({
 
 export const messagingCore = {
   send: method({
-    hold: { completion: 'retry', when: 'an agent\'s <!channel> would reach more than 20 humans' },
+    hold: { completion: 'retry', when: "an agent's <!channel> would reach more than 20 humans" },
     summary:
-      'Post a message to a channel or, with threadId, a thread. The same idempotencyId and params again: the same message (changed:false); other params: CONFLICT. An agent\'s <!channel> reaching more than 20 humans holds for a human.',
+      "Post a message to a channel or, with threadId, a thread. The same idempotencyId and params again: the same message (changed:false); other params: CONFLICT. An agent's <!channel> reaching more than 20 humans holds for a human.",
     params: z.strictObject({ ...sendParams.shape, ...proofFields }),
     result: z.strictObject({ message: Message, changed, replayed: replayedField('idempotencyId') }),
     dedupeBy: 'idempotencyId',
@@ -48,13 +47,17 @@ export const messagingCore = {
     params: z.strictObject({
       channelId: channelId('A channel: its messages newest first (or its pins, bookmarks; or the channel a query searches).').optional(),
       threadId: messageId('A thread: its root, then its replies oldest first.').optional(),
-      messageId: messageId('One message, with its earlier texts (revisions) for its author and the channel\'s owners and admins.').optional(),
-      query: text({ min: 1, max: 256, description: 'Full text search (websearch syntax: "exact phrase", -exclude, or). Ranked, with highlights; at most 100 a page.' }).optional(),
+      messageId: messageId("One message, with its earlier texts (revisions) for its author and the channel's owners and admins.").optional(),
+      query: text({
+        min: 1,
+        max: 256,
+        description: 'Full text search (websearch syntax: "exact phrase", -exclude, or). Ranked, with highlights; at most 100 a page.',
+      }).optional(),
       pinned: z.literal(true, { message: 'must be true' }).describe('With channelId: its pinned messages, latest pin first.').optional(),
       bookmarks: z.literal(true, { message: 'must be true' }).describe('With channelId: its bookmarks, oldest first.').optional(),
       scheduled: z.literal(true, { message: 'must be true' }).describe('Your own scheduled messages, soonest first.').optional(),
       before: seq('With channelId: messages below this seq, newest first.').optional(),
-      after: seq('With channelId: messages above this seq, oldest first (a poller\'s cursor).').optional(),
+      after: seq("With channelId: messages above this seq, oldest first (a poller's cursor).").optional(),
       around: seq('With channelId: the messages around this seq, newest first (half the page each side).').optional(),
       waitMs: z
         .number()
@@ -71,17 +74,17 @@ export const messagingCore = {
     }),
     result: z.strictObject({
       messages: z.array(Message).describe('The page (empty for bookmarks).'),
-      bookmarks: z.array(Bookmark).optional().describe('bookmarks:true: the channel\'s live bookmarks.'),
+      bookmarks: z.array(Bookmark).optional().describe("bookmarks:true: the channel's live bookmarks."),
       hits: z
         .array(z.strictObject({ messageId: z.string(), score: z.number(), highlight: z.array(Segment) }))
         .optional()
-        .describe('query: each message\'s rank and its matched words, in the order of messages.'),
+        .describe("query: each message's rank and its matched words, in the order of messages."),
       revisions: z
         .array(Revision)
         .nullable()
         .optional()
         .describe('messageId: its earlier texts, oldest first; null unless you are its author or an owner or admin of its channel.'),
-      lastSeq: z.number().int().optional().describe('channelId: the channel\'s latest seq (a poller\'s next after).'),
+      lastSeq: z.number().int().optional().describe("channelId: the channel's latest seq (a poller's next after)."),
       timedOut: z.boolean().optional().describe('after+waitMs: true when nothing came within waitMs.'),
       nextCursor: z.string().nullable(),
     }),

@@ -34,7 +34,7 @@ export const bookmarkId = (description: string) => id('bkm', description);
 
 export const messagingLifecycle = {
   schedule: method({
-    hold: { completion: 'retry', when: 'an agent\'s <!channel> will reach more than 20 humans' },
+    hold: { completion: 'retry', when: "an agent's <!channel> will reach more than 20 humans" },
     summary: `Schedule a message: send's params plus postAt (${POST_AT_MIN_SECONDS} s to ${POST_AT_MAX_DAYS} days ahead). Only you see it until it posts (an agent's <!channel> reaching more than 20 humans holds for a human); at postAt it posts if you may still write there, else it fails with a reason. At most ${MAX_PENDING_SCHEDULED} pending per author. The same idempotencyId and params: changed:false.`,
     params: z.strictObject({ ...sendParams.shape, postAt, ...proofFields }),
     result: messageResult.extend({ replayed: replayedField('idempotencyId') }),
@@ -43,7 +43,7 @@ export const messagingLifecycle = {
     example: { channelId: 'ch_0123456789abcdef', idempotencyId: 'standup-2026-11-02', text: 'Standup in 5 minutes <!channel>', postAt: '2026-11-02T08:55:00Z' },
   }),
   edit: method({
-    hold: { completion: 'retry', when: 'an agent\'s edit adds <!channel> to a scheduled message that will reach more than 20 humans' },
+    hold: { completion: 'retry', when: "an agent's edit adds <!channel> to a scheduled message that will reach more than 20 humans" },
     summary: `Edit your own message: new text (the old kept as a revision, the last ${MAX_REVISIONS}; mentions and task refs read again) and, while it is scheduled, postAt. The same text: changed:false.`,
     params: z.strictObject({
       messageId: msg,
@@ -56,9 +56,9 @@ export const messagingLifecycle = {
     example: { messageId: 'msg_0123456789abcdef', text: 'Deploy is done (edited: staging too).' },
   }),
   delete: method({
-    hold: { completion: 'retry', when: 'an agent deletes another member\'s message' },
+    hold: { completion: 'retry', when: "an agent deletes another member's message" },
     summary:
-      'Delete a message (its author, or an owner or admin of the channel): a tombstone keeps id, seq and thread; text, revisions, reactions, votes, pin and bookmarks of it are erased. Cancels a scheduled one. An agent deleting another\'s message holds for a human. Already deleted: changed:false.',
+      "Delete a message (its author, or an owner or admin of the channel): a tombstone keeps id, seq and thread; text, revisions, reactions, votes, pin and bookmarks of it are erased. Cancels a scheduled one. An agent deleting another's message holds for a human. Already deleted: changed:false.",
     params: z.strictObject({ messageId: msg, ...proofFields }),
     result: messageResult,
     events: ['messaging.message.delete'],
@@ -82,7 +82,11 @@ export const messagingLifecycle = {
     summary: `Set or clear your reaction on a posted message (observers too): \`:shortcode:\` or one emoji; at most ${MAX_DISTINCT_REACTIONS} distinct per message. Already so: changed:false.`,
     params: z.strictObject({
       messageId: msg,
-      emoji: z.string().min(1, 'must be a :shortcode: or one emoji').max(64, 'must be at most 64 characters').describe('`:shortcode:` (a-z, 0-9, _ + -) or exactly one emoji.'),
+      emoji: z
+        .string()
+        .min(1, 'must be a :shortcode: or one emoji')
+        .max(64, 'must be at most 64 characters')
+        .describe('`:shortcode:` (a-z, 0-9, _ + -) or exactly one emoji.'),
       on: z.boolean().default(true).describe('true: react; false: take your reaction back.'),
     }),
     result: messageResult,
@@ -115,7 +119,8 @@ export const messagingLifecycle = {
     example: { bookmarkId: 'bkm_0123456789abcdef' },
   }),
   createPoll: method({
-    summary: 'Post a poll: a message of kind poll whose text is the question, with 2-10 options; single or multiple choice, optionally anonymous (voters hidden from members), optionally closing at closesAt.',
+    summary:
+      'Post a poll: a message of kind poll whose text is the question, with 2-10 options; single or multiple choice, optionally anonymous (voters hidden from members), optionally closing at closesAt.',
     params: z.strictObject({
       channelId: channelId('The channel to post it in.'),
       question: text({ min: 1, max: 1_000, description: 'The question (the message text).' }),
@@ -136,9 +141,10 @@ export const messagingLifecycle = {
     example: { channelId: 'ch_0123456789abcdef', question: 'Ship on Friday?', options: ['Yes', 'No', 'Next week'], multiple: false, anonymous: false },
   }),
   votePoll: method({
-    summary: 'Cast your ballot on an open poll: optionIds (one for a single-choice poll; empty takes your vote back). It replaces your earlier ballot. A closed poll: CONFLICT. The same ballot: changed:false.',
+    summary:
+      'Cast your ballot on an open poll: optionIds (one for a single-choice poll; empty takes your vote back). It replaces your earlier ballot. A closed poll: CONFLICT. The same ballot: changed:false.',
     params: z.strictObject({
-      messageId: messageId('The poll\'s message.'),
+      messageId: messageId("The poll's message."),
       optionIds: z
         .array(optionId('An option of the poll.'))
         .max(10, 'must hold at most 10 options')

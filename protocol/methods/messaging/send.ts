@@ -27,11 +27,14 @@ export const sendParams = z.strictObject({
     .min(1, 'must be at least 1 character')
     .max(128, 'must be at most 128 characters')
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
-    .describe('Your key for this message (1-128 printable ASCII): sending it again with the same params returns the same message; with other params, CONFLICT.'),
+    .describe(
+      'Your key for this message (1-128 printable ASCII): sending it again with the same params returns the same message; with other params, CONFLICT.',
+    ),
   text: text({
     min: 1,
     max: MAX_TEXT,
-    description: 'The message, up to 16,000 characters. `<@usr_…>` / `<@agt_…>` mention members, `<!channel>` the whole channel, `<task_…>` names a board task.',
+    description:
+      'The message, up to 16,000 characters. `<@usr_…>` / `<@agt_…>` mention members, `<!channel>` the whole channel, `<task_…>` names a board task.',
   }),
   threadId: messageId('Reply in this thread: a posted root message of the same channel (not itself a reply).').optional(),
   alsoToChannel: z.boolean().describe('A reply also shown in the channel (only with threadId).').optional(),

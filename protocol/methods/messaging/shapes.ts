@@ -31,7 +31,7 @@ export const Channel = z.strictObject({
   id: z.string().describe('ch_…'),
   kind: z.enum(CHANNEL_KINDS),
   name: z.string().nullable().describe('public and private channels; null for a DM or group conversation.'),
-  title: z.string().nullable().describe('A group conversation\'s title.'),
+  title: z.string().nullable().describe("A group conversation's title."),
   topic: z.string(),
   postingPolicy: z.enum(POSTING_POLICIES).describe('everyone: any member but observers posts; admins: owners and admins only.'),
   archived: z.boolean(),
@@ -48,7 +48,7 @@ export const Channel = z.strictObject({
       mentionCount: z.number().int().describe('Unread messages that mention the caller or the channel.'),
     })
     .nullable()
-    .describe('The caller\'s membership; null when the caller reads a public channel without being in it.'),
+    .describe("The caller's membership; null when the caller reads a public channel without being in it."),
 });
 
 export const ChannelMember = z.strictObject({
@@ -79,7 +79,7 @@ export const Poll = z.strictObject({
   closesAt: z.string().nullable(),
   closed: z.boolean(),
   options: z.array(PollOption),
-  myVote: z.array(z.string()).describe('The caller\'s ballot: option ids (empty: none).'),
+  myVote: z.array(z.string()).describe("The caller's ballot: option ids (empty: none)."),
   voterCount: z.number().int(),
 });
 
@@ -88,10 +88,10 @@ export const Message = z.strictObject({
   channelId: z.string(),
   seq: z.number().int().nullable().describe('Its place in the channel, given when posted; null while scheduled.'),
   authorId: z.string(),
-  kind: z.enum(['message', 'call', 'poll']).describe('call: a call\'s root message; poll: the question of a poll.'),
+  kind: z.enum(['message', 'call', 'poll']).describe("call: a call's root message; poll: the question of a poll."),
   status: z.enum(MESSAGE_STATUSES).describe('deleted: a tombstone (id, seq and thread kept; no text).'),
   text: z.string().nullable().describe('null once deleted.'),
-  threadId: z.string().nullable().describe('The thread\'s root message, for a reply.'),
+  threadId: z.string().nullable().describe("The thread's root message, for a reply."),
   alsoToChannel: z.boolean().describe('A reply also shown in the channel.'),
   replyCount: z.number().int().describe('Posted replies, for a root message.'),
   mentions: z.array(z.string()).describe('Members mentioned with <@usr_…> or <@agt_…>.'),

@@ -28,7 +28,11 @@ describe('approval.request', () => {
   });
 
   it('books.signature needs a matching held act', async () => {
-    const res = await s.client.rpc('approval.request', { ...generic('pay_x'), actionClass: 'books.payroll_sign', subject: { kind: 'books.signature', subjectId: 'pay_x', summary: 'x' } }, { key: agent.apiKey });
+    const res = await s.client.rpc(
+      'approval.request',
+      { ...generic('pay_x'), actionClass: 'books.payroll_sign', subject: { kind: 'books.signature', subjectId: 'pay_x', summary: 'x' } },
+      { key: agent.apiKey },
+    );
     expect(res.status).toBe(404);
     expect(res.body.error.message).toMatch(/held act/);
   });

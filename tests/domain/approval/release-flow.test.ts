@@ -27,32 +27,35 @@ const sendContract = method({
   example: { messageId: 'm1', to: 'a@example.com', subject: 'hello' },
 });
 const marker = (messageId: string) => `agt_sent${messageId}`;
-const send = handler(
-  sendContract,
-  async (ctx, p) => {
-    const [already] = await ctx.q.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [ctx.orgId, marker(p.messageId)]);
-    if (already) throw new (await import('../../../protocol/errors.js')).ApiError('CONFLICT', `message ${p.messageId} was already sent`);
-    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4)', [ctx.orgId, marker(p.messageId), 'agent', `to ${p.to}`]);
-    const proof = await ctx.requireSignature({
-      actionClass: 'email.send',
-      subjectId: p.messageId,
-      summary: `Send "${p.subject}" to ${p.to}`,
-      params: p,
-      completion: 'release',
-      amendable: ['to', 'subject'],
-      ...(p.reviewer ? { deciders: [p.reviewer] } : {}),
-    });
-    const event = await ctx.emit('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
-    return { messageId: p.messageId, sent: true, ledgerId: event.ledgerId };
-  },
-);
+const send = handler(sendContract, async (ctx, p) => {
+  const [already] = await ctx.q.query('SELECT 1 FROM principals WHERE org_id = $1 AND principal_id = $2', [ctx.orgId, marker(p.messageId)]);
+  if (already) throw new (await import('../../../protocol/errors.js')).ApiError('CONFLICT', `message ${p.messageId} was already sent`);
+  await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4)', [
+    ctx.orgId,
+    marker(p.messageId),
+    'agent',
+    `to ${p.to}`,
+  ]);
+  const proof = await ctx.requireSignature({
+    actionClass: 'email.send',
+    subjectId: p.messageId,
+    summary: `Send "${p.subject}" to ${p.to}`,
+    params: p,
+    completion: 'release',
+    amendable: ['to', 'subject'],
+    ...(p.reviewer ? { deciders: [p.reviewer] } : {}),
+  });
+  const event = await ctx.emit('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
+  return { messageId: p.messageId, sent: true, ledgerId: event.ledgerId };
+});
 
 let s: TestServer;
 let agent: { apiKey: string; keyId: string; principal: { id: string } };
 let approver: { apiKey: string; principal: { id: string } };
 let second: { apiKey: string; principal: { id: string } };
 const sentTo = async (messageId: string) =>
-  (await s.runtime.db.query<{ name: string }>('SELECT name FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, marker(messageId)]))[0]?.name ?? null;
+  (await s.runtime.db.query<{ name: string }>('SELECT name FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, marker(messageId)]))[0]
+    ?.name ?? null;
 
 beforeAll(async () => {
   s = await testServer({ extraHandlers: new Map<string, MethodHandler>([['email.send', send]]) });
@@ -83,12 +86,23 @@ describe('release mode', () => {
     });
     const events = await eventsAfter(s.client, before);
     expect(events).toMatchObject([
-      { family: 'email', kind: 'email.signature.hold', entity_id: 'm1', actor: agent.principal.id, payload: { completion: 'release', approvalId: r.approval.approvalId } },
+      {
+        family: 'email',
+        kind: 'email.signature.hold',
+        entity_id: 'm1',
+        actor: agent.principal.id,
+        payload: { completion: 'release', approvalId: r.approval.approvalId },
+      },
     ]);
     expect(await sentTo('m1')).toBeNull();
     const filed = await s.client.ok('approval.get', { approvalId: r.approval.approvalId });
     expect(filed).toMatchObject({ status: 'pending', requestedBy: agent.principal.id, completion: 'release', heldAct: { method: 'email.send' } });
-    const row = one(await s.runtime.db.query<{ requested_key: string }>('SELECT requested_key FROM approvals WHERE org_id = $1 AND approval_id = $2', [s.org.orgId, r.approval.approvalId]));
+    const row = one(
+      await s.runtime.db.query<{ requested_key: string }>('SELECT requested_key FROM approvals WHERE org_id = $1 AND approval_id = $2', [
+        s.org.orgId,
+        r.approval.approvalId,
+      ]),
+    );
     expect(row.requested_key).toBe(agent.keyId);
 
     const replay = await hold('m1');
@@ -104,9 +118,17 @@ describe('release mode', () => {
   it('approve with an amendment runs the act in the decision, as the requester, with the approval as its proof', async () => {
     const approvalId = (await hold('m2')).body.result.approval.approvalId;
     const before = await head(s.client);
-    const decided = await s.client.ok('approval.resolve', { approvalId, decision: 'approve', amendments: { to: 'boss@example.com' } }, { key: approver.apiKey });
+    const decided = await s.client.ok(
+      'approval.resolve',
+      { approvalId, decision: 'approve', amendments: { to: 'boss@example.com' } },
+      { key: approver.apiKey },
+    );
     const final = { messageId: 'm2', to: 'boss@example.com', subject: 'Quote' };
-    expect(decided).toMatchObject({ status: 'approved', used: true, released: { params: final, payloadHash: signaturePayloadHash('email.send', 'm2', final), amended: ['to'] } });
+    expect(decided).toMatchObject({
+      status: 'approved',
+      used: true,
+      released: { params: final, payloadHash: signaturePayloadHash('email.send', 'm2', final), amended: ['to'] },
+    });
     expect(await sentTo('m2')).toBe('to boss@example.com');
     const events = await eventsAfter(s.client, before);
     expect(events).toMatchObject([
@@ -124,7 +146,11 @@ describe('release mode', () => {
   it('unamended, the act runs with the held params and records no amended field', async () => {
     const approvalId = (await hold('m3')).body.result.approval.approvalId;
     const decided = await s.client.ok('approval.resolve', { approvalId, decision: 'approve' }, { key: approver.apiKey });
-    expect(decided.released).toMatchObject({ params: { messageId: 'm3', to: 'client@example.com', subject: 'Quote' }, payloadHash: decided.payloadHash, amended: [] });
+    expect(decided.released).toMatchObject({
+      params: { messageId: 'm3', to: 'client@example.com', subject: 'Quote' },
+      payloadHash: decided.payloadHash,
+      amended: [],
+    });
     expect(await sentTo('m3')).toBe('to client@example.com');
   });
 
@@ -134,10 +160,18 @@ describe('release mode', () => {
     expect(await sentTo('m4')).toBeNull();
 
     const approvalId = (await hold('m5')).body.result.approval.approvalId;
-    await s.runtime.db.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4)', [s.org.orgId, marker('m5'), 'agent', 'sent elsewhere']);
+    await s.runtime.db.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4)', [
+      s.org.orgId,
+      marker('m5'),
+      'agent',
+      'sent elsewhere',
+    ]);
     const before = await head(s.client);
     const res = await s.client.rpc('approval.resolve', { approvalId, decision: 'approve' }, { key: approver.apiKey });
-    expect(res.body.error).toEqual({ code: 'CONFLICT', message: `approval ${approvalId} was not decided: releasing email.send failed: CONFLICT: message m5 was already sent. Nothing changed; amend it or reject it` });
+    expect(res.body.error).toEqual({
+      code: 'CONFLICT',
+      message: `approval ${approvalId} was not decided: releasing email.send failed: CONFLICT: message m5 was already sent. Nothing changed; amend it or reject it`,
+    });
     expect(await head(s.client)).toBe(before);
     expect(await s.client.ok('approval.get', { approvalId })).toMatchObject({ status: 'pending', used: false, decidedBy: null });
   });
@@ -147,12 +181,24 @@ describe('release mode', () => {
     const bad = await s.client.rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { to: 'not an address' } }, { key: approver.apiKey });
     expect(bad.body.error.code).toBe('BAD_REQUEST');
     expect(bad.body.error.message).toMatch(/^amendments: to: /);
-    const notAmendable = await s.client.rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { messageId: 'other' } }, { key: approver.apiKey });
+    const notAmendable = await s.client.rpc(
+      'approval.resolve',
+      { approvalId, decision: 'approve', amendments: { messageId: 'other' } },
+      { key: approver.apiKey },
+    );
     expect(notAmendable.body.error).toEqual({ code: 'BAD_REQUEST', message: 'amendments.messageId: not amendable; a human may amend only to, subject' });
     expect(await sentTo('m6')).toBeNull();
     // A retry-mode (books) approval takes no amendments.
-    const unbound = await s.client.ok('approval.request', { actionClass: 'books.note_thing', payloadHash: 'a'.repeat(64), subject: { kind: 'books.note', subjectId: 'x', summary: 'note' } }, { key: agent.apiKey });
-    const refused = await s.client.rpc('approval.resolve', { approvalId: unbound.approvalId, decision: 'approve', amendments: { x: 1 } }, { key: approver.apiKey });
+    const unbound = await s.client.ok(
+      'approval.request',
+      { actionClass: 'books.note_thing', payloadHash: 'a'.repeat(64), subject: { kind: 'books.note', subjectId: 'x', summary: 'note' } },
+      { key: agent.apiKey },
+    );
+    const refused = await s.client.rpc(
+      'approval.resolve',
+      { approvalId: unbound.approvalId, decision: 'approve', amendments: { x: 1 } },
+      { key: approver.apiKey },
+    );
     expect(refused.body.error.code).toBe('BAD_REQUEST');
     expect(refused.body.error.message).toMatch(/^amendments: approval .* is not a release approval/);
   });

@@ -17,15 +17,17 @@ const actContract = method({
   params: z.strictObject({ runId: z.string(), amountCents: z.number().int(), ...proofFields }),
   example: { runId: 'run_1', amountCents: 100 },
 });
-const act = handler(
-  actContract,
-  async (ctx, p) => {
-    await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [ctx.orgId, `agt_marker${p.runId.replace(/\W/g, '')}`, 'agent', 'marker']);
-    const proof = await ctx.requireSignature({ actionClass: 'books.payroll_sign', subjectId: p.runId, summary: `Pay run ${p.runId}`, params: p });
-    const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
-    return { runId: p.runId, status: 'POSTED', ledgerId: event.ledgerId };
-  },
-);
+const act = handler(actContract, async (ctx, p) => {
+  await ctx.q.query('INSERT INTO principals (org_id, principal_id, kind, name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+    ctx.orgId,
+    `agt_marker${p.runId.replace(/\W/g, '')}`,
+    'agent',
+    'marker',
+  ]);
+  const proof = await ctx.requireSignature({ actionClass: 'books.payroll_sign', subjectId: p.runId, summary: `Pay run ${p.runId}`, params: p });
+  const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
+  return { runId: p.runId, status: 'POSTED', ledgerId: event.ledgerId };
+});
 
 let s: TestServer;
 let agent: { apiKey: string; principal: { id: string } };
@@ -70,12 +72,20 @@ describe('signature law machinery', () => {
 
   it('hold -> approval.request -> human approve -> retry with proof executes; proof is single-use', async () => {
     const held = (await hold('r2', 'k-r2a')).body.result;
-    const filed = await s.client.ok('approval.request', { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject }, { key: agent.apiKey });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject },
+      { key: agent.apiKey },
+    );
     expect(filed).toMatchObject({ status: 'pending', heldAct: { method: 'books.payrollSign', params: { runId: 'r2', amountCents: 1200 } } });
     expect(filed.url).toMatch(new RegExp(`/approvals/${filed.approvalId}$`));
 
     // Still pending: the act refuses and changes nothing.
-    const early = await s.client.rpc('books.payrollSign', { runId: 'r2', amountCents: 1200, approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'k-r2b' });
+    const early = await s.client.rpc(
+      'books.payrollSign',
+      { runId: 'r2', amountCents: 1200, approvalId: filed.approvalId },
+      { key: agent.apiKey, idem: 'k-r2b' },
+    );
     expect(early.body.error).toMatchObject({ code: 'GOVERNANCE_NOT_READY' });
     expect(early.body.error.message).toMatch(/pending/);
 
@@ -93,7 +103,11 @@ describe('signature law machinery', () => {
     expect(events.at(-1)).toMatchObject({ kind: 'books.payroll.sign', entity_id: 'r2' });
     expect(events.at(-1).row_hash.slice(0, 8)).toBe(done.ledgerId);
 
-    const again = await s.client.rpc('books.payrollSign', { runId: 'r2', amountCents: 1200, approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'k-r2d' });
+    const again = await s.client.rpc(
+      'books.payrollSign',
+      { runId: 'r2', amountCents: 1200, approvalId: filed.approvalId },
+      { key: agent.apiKey, idem: 'k-r2d' },
+    );
     expect(again.body.error.code).toBe('GOVERNANCE_NOT_READY');
     expect(again.body.error.message).toMatch(/already used/);
     expect((await s.client.ok('approval.get', { approvalId: filed.approvalId }, { key: agent.apiKey })).used).toBe(true);
@@ -101,23 +115,43 @@ describe('signature law machinery', () => {
 
   it('signatureToken works as proof; a proof for other params or another subject is CONFLICT', async () => {
     const held = (await hold('r3', 'k-r3a')).body.result;
-    const filed = await s.client.ok('approval.request', { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject }, { key: agent.apiKey });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject },
+      { key: agent.apiKey },
+    );
     const decided = await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver.apiKey });
 
-    const otherParams = await s.client.rpc('books.payrollSign', { runId: 'r3', amountCents: 999999, signatureToken: decided.signatureToken }, { key: agent.apiKey, idem: 'k-r3b' });
+    const otherParams = await s.client.rpc(
+      'books.payrollSign',
+      { runId: 'r3', amountCents: 999999, signatureToken: decided.signatureToken },
+      { key: agent.apiKey, idem: 'k-r3b' },
+    );
     expect(otherParams.status).toBe(409);
     expect(otherParams.body.error.code).toBe('CONFLICT');
-    const otherSubject = await s.client.rpc('books.payrollSign', { runId: 'r9', amountCents: 1200, approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'k-r3c' });
+    const otherSubject = await s.client.rpc(
+      'books.payrollSign',
+      { runId: 'r9', amountCents: 1200, approvalId: filed.approvalId },
+      { key: agent.apiKey, idem: 'k-r3c' },
+    );
     expect(otherSubject.body.error.code).toBe('CONFLICT');
     expect(await markerExists('r9')).toBe(false);
     // The failed attempts did not burn the proof.
-    const done = await s.client.ok('books.payrollSign', { runId: 'r3', amountCents: 1200, signatureToken: decided.signatureToken }, { key: agent.apiKey, idem: 'k-r3d' });
+    const done = await s.client.ok(
+      'books.payrollSign',
+      { runId: 'r3', amountCents: 1200, signatureToken: decided.signatureToken },
+      { key: agent.apiKey, idem: 'k-r3d' },
+    );
     expect(done.status).toBe('POSTED');
   });
 
   it('a rejected approval refuses the act and says so', async () => {
     const held = (await hold('r4', 'k-r4a')).body.result;
-    const filed = await s.client.ok('approval.request', { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject }, { key: agent.apiKey });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject },
+      { key: agent.apiKey },
+    );
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'reject', note: 'wrong period' }, { key: approver.apiKey });
     const res = await s.client.rpc('books.payrollSign', { runId: 'r4', amountCents: 1200, approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'k-r4b' });
     expect(res.body.error.code).toBe('GOVERNANCE_NOT_READY');
@@ -127,7 +161,11 @@ describe('signature law machinery', () => {
 
   it('an expired approval refuses the act and says so', async () => {
     const held = (await hold('r5', 'k-r5a')).body.result;
-    const filed = await s.client.ok('approval.request', { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject }, { key: agent.apiKey });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject },
+      { key: agent.apiKey },
+    );
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver.apiKey });
     await s.runtime.db.query(`UPDATE approvals SET expires_at = now() - interval '1 second' WHERE approval_id = $1`, [filed.approvalId]);
     const res = await s.client.rpc('books.payrollSign', { runId: 'r5', amountCents: 1200, approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'k-r5b' });
@@ -149,7 +187,11 @@ async function testServerOrg(): Promise<string> {
   const c = new TestClient(s.app, org.adminKey);
   const a = await c.mint({ tier: 'agent' });
   const held = (await c.rpc('books.payrollSign', { runId: 'r6', amountCents: 1 }, { key: a.apiKey })).body.result;
-  const filed = await c.ok('approval.request', { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject }, { key: a.apiKey });
+  const filed = await c.ok(
+    'approval.request',
+    { actionClass: held.approval.actionClass, payloadHash: held.approval.payloadHash, subject: held.approval.subject },
+    { key: a.apiKey },
+  );
   await c.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' });
   return filed.approvalId;
 }

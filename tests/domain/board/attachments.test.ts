@@ -89,9 +89,15 @@ describe('board.updateTaskAttachment', () => {
     const t = await newTask(c);
     const att = await attach(t.id);
     const theirs = await attach((await newTask(other)).id, {}, other);
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id }, 'BAD_REQUEST', { message: 'params: give at least one of name, url, mimeType, sizeBytes' });
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id, url: 'ftp://x.example/f' }, 'BAD_REQUEST', { message: 'url: must be an http(s) URL' });
-    await refused(c, 'board.updateTaskAttachment', { attachmentId: 'task_1', name: 'x' }, 'BAD_REQUEST', { message: 'attachmentId: must be an id of the form att_…' });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id }, 'BAD_REQUEST', {
+      message: 'params: give at least one of name, url, mimeType, sizeBytes',
+    });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: att.id, url: 'ftp://x.example/f' }, 'BAD_REQUEST', {
+      message: 'url: must be an http(s) URL',
+    });
+    await refused(c, 'board.updateTaskAttachment', { attachmentId: 'task_1', name: 'x' }, 'BAD_REQUEST', {
+      message: 'attachmentId: must be an id of the form att_…',
+    });
     await refused(c, 'board.updateTaskAttachment', { attachmentId: theirs.id, name: 'x' }, 'NOT_FOUND', { message: `attachment ${theirs.id} not found` });
     await refused(c, 'board.updateTaskAttachment', { attachmentId: MISSING.att, name: 'x' }, 'NOT_FOUND');
   });

@@ -58,7 +58,9 @@ describe('board.comment', () => {
     const t = await newTask(c);
     const ws = await newWorkstream(c);
     await refused(c, 'board.comment', { body: 'x' }, 'BAD_REQUEST', { message: 'taskId: give exactly one of taskId and workstreamId' });
-    await refused(c, 'board.comment', { taskId: t.id, workstreamId: ws.id, body: 'x' }, 'BAD_REQUEST', { message: 'taskId: give exactly one of taskId and workstreamId' });
+    await refused(c, 'board.comment', { taskId: t.id, workstreamId: ws.id, body: 'x' }, 'BAD_REQUEST', {
+      message: 'taskId: give exactly one of taskId and workstreamId',
+    });
     await refused(c, 'board.comment', { taskId: t.id }, 'BAD_REQUEST', { message: 'body: required' });
   });
 

@@ -60,7 +60,9 @@ describe('board contract', () => {
   it('ids in examples carry the right prefixes', () => {
     const text = JSON.stringify(Object.values(board).map((c) => c.example));
     for (const m of text.matchAll(/"(\w+Id|moveTasksTo)":"([a-z]+)_/g)) {
-      const expected = { taskId: 'task', fromTaskId: 'task', toTaskId: 'task', workstreamId: 'ws', moveTasksTo: 'ws', attachmentId: 'att', parentId: 'task' }[m[1]];
+      const expected = { taskId: 'task', fromTaskId: 'task', toTaskId: 'task', workstreamId: 'ws', moveTasksTo: 'ws', attachmentId: 'att', parentId: 'task' }[
+        m[1]
+      ];
       expect(m[2], m[1]).toBe(expected);
     }
   });

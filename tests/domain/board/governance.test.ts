@@ -88,7 +88,9 @@ describe('after governance.set_decision_rights', () => {
       const res = await c.ok('board.decompose', { taskId: parent.id, titles: Array.from({ length: 50 }, (_, i) => `part ${i}`) });
       expect(res.children).toHaveLength(50);
       expect(await head(c)).toBe(before + 1);
-      await refused(c, 'board.decompose', { taskId: parent.id, titles: Array.from({ length: 51 }, () => 'x') }, 'BAD_REQUEST', { message: 'titles: must have at most 50 titles' });
+      await refused(c, 'board.decompose', { taskId: parent.id, titles: Array.from({ length: 51 }, () => 'x') }, 'BAD_REQUEST', {
+        message: 'titles: must have at most 50 titles',
+      });
     });
 
     it('a done item -> CONFLICT', async () => {

@@ -35,9 +35,12 @@ const attachmentExists = async (id: string) =>
 const workstream = async (id: string) =>
   (await s.runtime.db.query<{ name: string }>('SELECT name FROM board_workstreams WHERE org_id = $1 AND workstream_id = $2', [s.org.orgId, id]))[0];
 const tasksOf = async (wsId: string) =>
-  (await s.runtime.db.query<{ task_id: string }>('SELECT task_id FROM board_tasks WHERE org_id = $1 AND workstream_id = $2 ORDER BY task_id', [s.org.orgId, wsId])).map(
-    (r) => r.task_id,
-  );
+  (
+    await s.runtime.db.query<{ task_id: string }>('SELECT task_id FROM board_tasks WHERE org_id = $1 AND workstream_id = $2 ORDER BY task_id', [
+      s.org.orgId,
+      wsId,
+    ])
+  ).map((r) => r.task_id);
 
 /** An attachment on a fresh task, added by the admin. */
 async function attachment() {
@@ -69,17 +72,30 @@ describe('board.removeTaskAttachment from an agent: retry mode', () => {
       completion: 'retry',
     });
     expect(hold.message).toMatch(/^Held, not executed: .*File approval\.request/);
-    expect(event).toMatchObject({ entity_id: att.id, payload: { method: 'board.removeTaskAttachment', actionClass: 'board.remove_task_attachment', payloadHash: hold.approval.payloadHash } });
+    expect(event).toMatchObject({
+      entity_id: att.id,
+      payload: { method: 'board.removeTaskAttachment', actionClass: 'board.remove_task_attachment', payloadHash: hold.approval.payloadHash },
+    });
     expect(await attachmentExists(att.id)).toBe(true);
 
     // Near misses of the kind are refused; the exact one binds to the hold the server recorded.
     for (const kind of ['books.signature', 'Board.signature', 'board.signature ', 'board.signatures']) {
-      const res = await rpc('approval.request', { ...hold.approval, subject: { ...hold.approval.subject, kind }, completion: undefined, expiresInMs: undefined }, agent.apiKey);
+      const res = await rpc(
+        'approval.request',
+        { ...hold.approval, subject: { ...hold.approval.subject, kind }, completion: undefined, expiresInMs: undefined },
+        agent.apiKey,
+      );
       expect(res.body.ok, kind).toBe(false);
     }
     const { actionClass, payloadHash, subject } = hold.approval;
     const filed = expectOk('approval.request', await rpc('approval.request', { actionClass, payloadHash, subject }, agent.apiKey));
-    expect(filed).toMatchObject({ status: 'pending', completion: 'retry', deciders: null, amendable: null, heldAct: { method: 'board.removeTaskAttachment', params: { attachmentId: att.id } } });
+    expect(filed).toMatchObject({
+      status: 'pending',
+      completion: 'retry',
+      deciders: null,
+      amendable: null,
+      heldAct: { method: 'board.removeTaskAttachment', params: { attachmentId: att.id } },
+    });
 
     const early = await rpc('board.removeTaskAttachment', { attachmentId: att.id, approvalId: filed.approvalId }, agent.apiKey);
     expectError(early, 'GOVERNANCE_NOT_READY', /pending/);
@@ -87,11 +103,16 @@ describe('board.removeTaskAttachment from an agent: retry mode', () => {
 
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver.apiKey });
     const before = await head(s.client);
-    const done = expectOk('board.removeTaskAttachment', await rpc('board.removeTaskAttachment', { attachmentId: att.id, approvalId: filed.approvalId }, agent.apiKey));
+    const done = expectOk(
+      'board.removeTaskAttachment',
+      await rpc('board.removeTaskAttachment', { attachmentId: att.id, approvalId: filed.approvalId }, agent.apiKey),
+    );
     expect(done).toEqual({ attachmentId: att.id, taskId: att.taskId, removed: true });
     expect(await attachmentExists(att.id)).toBe(false);
     const events = await eventsAfter(s.client, before);
-    expect(events).toMatchObject([{ kind: 'item.attachment.removed', actor: agent.principal.id, payload: { attachmentId: att.id, approvalId: filed.approvalId } }]);
+    expect(events).toMatchObject([
+      { kind: 'item.attachment.removed', actor: agent.principal.id, payload: { attachmentId: att.id, approvalId: filed.approvalId } },
+    ]);
     expectError(await rpc('board.removeTaskAttachment', { attachmentId: att.id, approvalId: filed.approvalId }, agent.apiKey), 'NOT_FOUND');
   });
 
@@ -157,9 +178,21 @@ describe('board.deleteWorkstream from an agent: release mode', () => {
     expectError(await rpc('board.deleteWorkstream', { ...params, approvalId }, agent.apiKey), 'BAD_REQUEST', /approvalId/);
 
     // Amendments are checked before anything runs: only amendable fields, valid for the act.
-    expectError(await rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { workstreamId: chosen.id } }, approver.apiKey), 'BAD_REQUEST', /^amendments\.workstreamId: not amendable/);
-    expectError(await rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { moveTasksTo: 'nowhere' } }, approver.apiKey), 'BAD_REQUEST', /^amendments: moveTasksTo/);
-    expectError(await rpc('approval.resolve', { approvalId, decision: 'reject', amendments: { moveTasksTo: chosen.id } }, approver.apiKey), 'BAD_REQUEST', /only an approve/);
+    expectError(
+      await rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { workstreamId: chosen.id } }, approver.apiKey),
+      'BAD_REQUEST',
+      /^amendments\.workstreamId: not amendable/,
+    );
+    expectError(
+      await rpc('approval.resolve', { approvalId, decision: 'approve', amendments: { moveTasksTo: 'nowhere' } }, approver.apiKey),
+      'BAD_REQUEST',
+      /^amendments: moveTasksTo/,
+    );
+    expectError(
+      await rpc('approval.resolve', { approvalId, decision: 'reject', amendments: { moveTasksTo: chosen.id } }, approver.apiKey),
+      'BAD_REQUEST',
+      /only an approve/,
+    );
     expect((await s.client.ok('approval.get', { approvalId })).status).toBe('pending');
 
     const before = await head(s.client);

@@ -62,7 +62,9 @@ describe('board.link', () => {
     const { same, ...rest } = extra as { same?: boolean };
     const params = { fromTaskId: a.id, toTaskId: same ? a.id : b.id, relation: 'relates', ...rest };
     // relation: undefined must reach the server as absent.
-    await refused(c, 'board.link', JSON.parse(JSON.stringify(params)), 'BAD_REQUEST', { message: message.startsWith('relation: required') ? /^relation: (required|must be one of)/ : message });
+    await refused(c, 'board.link', JSON.parse(JSON.stringify(params)), 'BAD_REQUEST', {
+      message: message.startsWith('relation: required') ? /^relation: (required|must be one of)/ : message,
+    });
   });
 
   it('a missing or another org’s item on either side -> NOT_FOUND', async () => {

@@ -53,7 +53,17 @@ describe('GET /board.context', () => {
   it('a bare item has nulls and empty lists', async () => {
     const t = await newTask(c);
     const body = expectRead('board.context', await c.get('board.context', { taskId: t.id }));
-    expect(body).toMatchObject({ workstream: null, parent: null, children: [], links: [], comments: [], commentCount: 0, attachments: [], attachmentCount: 0, openBlockers: [] });
+    expect(body).toMatchObject({
+      workstream: null,
+      parent: null,
+      children: [],
+      links: [],
+      comments: [],
+      commentCount: 0,
+      attachments: [],
+      attachmentCount: 0,
+      openBlockers: [],
+    });
   });
 
   it('inlines only the latest 50 comments, with the total', async () => {

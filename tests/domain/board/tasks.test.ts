@@ -140,7 +140,9 @@ describe('board.updateTask', () => {
 
   it('needs at least one field, and valid ones', async () => {
     const t = await newTask(c);
-    await refused(c, 'board.updateTask', { taskId: t.id }, 'BAD_REQUEST', { message: 'params: give at least one of title, description, priority, workstreamId' });
+    await refused(c, 'board.updateTask', { taskId: t.id }, 'BAD_REQUEST', {
+      message: 'params: give at least one of title, description, priority, workstreamId',
+    });
     await refused(c, 'board.updateTask', { taskId: t.id, title: '' }, 'BAD_REQUEST', { message: 'title: must be at least 1 character' });
     await refused(c, 'board.updateTask', { taskId: t.id, col: 'done' }, 'BAD_REQUEST', { message: 'col: unknown field' });
     await refused(c, 'board.updateTask', { title: 'x' }, 'BAD_REQUEST', { message: 'taskId: required' });
@@ -170,7 +172,10 @@ describe('board.moveTask', () => {
     await mutate(c, 'board.moveTask', { taskId: d.id, position: 0 }, 'item.moved');
     const order = async () => {
       const pos = { a: await positionOf(a.id), b: await positionOf(b.id), d: await positionOf(d.id) };
-      return Object.entries(pos).sort((x, y) => x[1] - y[1]).map(([k]) => k).join('');
+      return Object.entries(pos)
+        .sort((x, y) => x[1] - y[1])
+        .map(([k]) => k)
+        .join('');
     };
     expect(await order()).toBe('dab');
     await c.ok('board.moveTask', { taskId: d.id, position: 99 });

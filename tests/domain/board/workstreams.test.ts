@@ -147,7 +147,9 @@ describe('board.deleteWorkstream', () => {
   it('bad input, missing and foreign workstreams', async () => {
     const ws = await newWorkstream(c);
     const theirs = await other.ok('board.createWorkstream', { name: 'theirs' });
-    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: ws.id }, 'BAD_REQUEST', { message: /^moveTasksTo: must be another workstream/ });
+    await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: ws.id }, 'BAD_REQUEST', {
+      message: /^moveTasksTo: must be another workstream/,
+    });
     await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: theirs.id }, 'NOT_FOUND');
     await refused(c, 'board.deleteWorkstream', { workstreamId: ws.id, moveTasksTo: MISSING.ws }, 'NOT_FOUND');
     await refused(c, 'board.deleteWorkstream', { workstreamId: theirs.id }, 'NOT_FOUND');

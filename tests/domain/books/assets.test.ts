@@ -28,7 +28,15 @@ async function booksOrg(): Promise<Org> {
 /** Buy an asset from the bank (Dr cost account / Cr 090) and register it, as a purchase path would. */
 async function buy(
   o: Org,
-  a: { name: string; account?: '710' | '720'; cost: number; date: string; lifeYears?: number; residual?: number; method?: 'STRAIGHT_LINE' | 'DIMINISHING_VALUE' },
+  a: {
+    name: string;
+    account?: '710' | '720';
+    cost: number;
+    date: string;
+    lifeYears?: number;
+    residual?: number;
+    method?: 'STRAIGHT_LINE' | 'DIMINISHING_VALUE';
+  },
 ): Promise<string> {
   const account = a.account ?? '720';
   return s.runtime.db.tx(async (q) => {
@@ -81,8 +89,28 @@ describe('books.assetDepreciationRun', () => {
     // Laptop: 1 Jul..30 Sep = 92 days; (440000 - 40000) x 92 / (4 x 365) = 25205.48 -> 25205.
     // Desk: 15 Aug..30 Sep = 47 days; 200000 x 2 / 10 x 47 / 365 = 5150.68 -> 5151.
     expect(result.lines).toEqual([
-      { assetId: laptopId, name: 'Laptop', method: 'STRAIGHT_LINE', fromDate: '2026-07-01', toDate: '2026-09-30', days: 92, amountCents: 25205, accumulatedDepreciationCents: 25205, bookValueCents: 414795 },
-      { assetId: deskId, name: 'Standing desk', method: 'DIMINISHING_VALUE', fromDate: '2026-08-15', toDate: '2026-09-30', days: 47, amountCents: 5151, accumulatedDepreciationCents: 5151, bookValueCents: 194849 },
+      {
+        assetId: laptopId,
+        name: 'Laptop',
+        method: 'STRAIGHT_LINE',
+        fromDate: '2026-07-01',
+        toDate: '2026-09-30',
+        days: 92,
+        amountCents: 25205,
+        accumulatedDepreciationCents: 25205,
+        bookValueCents: 414795,
+      },
+      {
+        assetId: deskId,
+        name: 'Standing desk',
+        method: 'DIMINISHING_VALUE',
+        fromDate: '2026-08-15',
+        toDate: '2026-09-30',
+        days: 47,
+        amountCents: 5151,
+        accumulatedDepreciationCents: 5151,
+        bookValueCents: 194849,
+      },
     ]);
     expect(result).toMatchObject({ changed: true, periodEnd: '2026-09-30', totalCents: 30356 });
     expect(result.runId).toMatch(/^dep_/);
@@ -91,10 +119,16 @@ describe('books.assetDepreciationRun', () => {
       { account_code: '721', amount_cents: -25205 },
       { account_code: '711', amount_cents: -5151 },
     ]);
-    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind FROM books_journals WHERE org_id = $1 AND journal_id = $2', [o.orgId, result.journalId]);
+    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind FROM books_journals WHERE org_id = $1 AND journal_id = $2', [
+      o.orgId,
+      result.journalId,
+    ]);
     expect(j).toEqual({ date: '2026-09-30', source_kind: 'depreciation' });
     expect(event.payload).toMatchObject({ runId: result.runId, periodEnd: '2026-09-30', assets: 2, totalCents: 30356, journalId: result.journalId });
-    const rows = await s.runtime.db.query('SELECT asset_id, period_end, from_date, amount_cents, run_id FROM books_depreciation WHERE org_id = $1 ORDER BY amount_cents DESC', [o.orgId]);
+    const rows = await s.runtime.db.query(
+      'SELECT asset_id, period_end, from_date, amount_cents, run_id FROM books_depreciation WHERE org_id = $1 ORDER BY amount_cents DESC',
+      [o.orgId],
+    );
     expect(rows).toEqual([
       { asset_id: laptopId, period_end: '2026-09-30', from_date: '2026-07-01', amount_cents: 25205, run_id: result.runId },
       { asset_id: deskId, period_end: '2026-09-30', from_date: '2026-08-15', amount_cents: 5151, run_id: result.runId },
@@ -175,7 +209,14 @@ describe('books.assetDispose', () => {
     const { result, event } = await mutate(o.client, 'books.assetDispose', { id, date: '2026-10-31', proceedsCents: 450000 }, 'books.asset.dispose');
     // 1..31 Oct = 31 days: 400000 x 31 / 1460 = 8493.15 -> 8493; accumulated 33698; book value 406302.
     // Proceeds 450000 incl. GST round(450000 / 11) = 40909: net 409091; gain 409091 - 406302 = 2789.
-    expect(result.depreciation).toMatchObject({ fromDate: '2026-10-01', toDate: '2026-10-31', days: 31, amountCents: 8493, accumulatedDepreciationCents: 33698, bookValueCents: 406302 });
+    expect(result.depreciation).toMatchObject({
+      fromDate: '2026-10-01',
+      toDate: '2026-10-31',
+      days: 31,
+      amountCents: 8493,
+      accumulatedDepreciationCents: 33698,
+      bookValueCents: 406302,
+    });
     expect(result.gainCents).toBe(2789);
     expect(result.asset).toMatchObject({
       status: 'DISPOSED',
@@ -194,12 +235,32 @@ describe('books.assetDispose', () => {
       { account_code: '260', amount_cents: -409091 },
       { account_code: '820', amount_cents: -40909 },
     ]);
-    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind, source_id FROM books_journals WHERE org_id = $1 AND journal_id = $2', [o.orgId, result.journalId]);
+    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind, source_id FROM books_journals WHERE org_id = $1 AND journal_id = $2', [
+      o.orgId,
+      result.journalId,
+    ]);
     expect(j).toEqual({ date: '2026-10-31', source_kind: 'disposal', source_id: id });
-    expect(event.payload).toMatchObject({ assetId: id, date: '2026-10-31', proceedsCents: 450000, gstCents: 40909, depreciationCents: 8493, bookValueCents: 406302, gainCents: 2789, journalId: result.journalId });
+    expect(event.payload).toMatchObject({
+      assetId: id,
+      date: '2026-10-31',
+      proceedsCents: 450000,
+      gstCents: 40909,
+      depreciationCents: 8493,
+      bookValueCents: 406302,
+      gainCents: 2789,
+      journalId: result.journalId,
+    });
     expect(result.message).toMatch(/for \$4,500\.00 incl\. GST \$409\.09 .*a gain of \$27\.89/);
     // Off the books: 720 and 721 are back to zero for it; the sale is a taxable supply on the BAS.
-    const balance = async (code: string) => Number((await s.runtime.db.query<any>('SELECT coalesce(sum(amount_cents), 0)::bigint AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [o.orgId, code]))[0].v);
+    const balance = async (code: string) =>
+      Number(
+        (
+          await s.runtime.db.query<any>('SELECT coalesce(sum(amount_cents), 0)::bigint AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [
+            o.orgId,
+            code,
+          ])
+        )[0].v,
+      );
     expect([await balance('720'), await balance('721')]).toEqual([0, 0]);
     expect((await computeBas(s.runtime.db, o.orgId, '2026-10-01', '2026-12-31')).labels).toMatchObject({ G1: 450000, '1A': 40909 });
     await invariants(o);
@@ -252,13 +313,19 @@ describe('books.assetDispose', () => {
     const o = await booksOrg();
     const id = await buy(o, laptop);
     await o.client.ok('books.assetDepreciationRun', { periodEnd: '2026-09-30' });
-    await refused(o.client, 'books.assetDispose', { id, date: '2026-06-30', proceedsCents: 1 }, 'BAD_REQUEST', { message: /^date: 2026-06-30 is before Laptop .* was bought/ });
-    await refused(o.client, 'books.assetDispose', { id, date: '2026-09-29', proceedsCents: 1 }, 'BAD_REQUEST', { message: /^date: .*last depreciated \(through 2026-09-30\)/ });
+    await refused(o.client, 'books.assetDispose', { id, date: '2026-06-30', proceedsCents: 1 }, 'BAD_REQUEST', {
+      message: /^date: 2026-06-30 is before Laptop .* was bought/,
+    });
+    await refused(o.client, 'books.assetDispose', { id, date: '2026-09-29', proceedsCents: 1 }, 'BAD_REQUEST', {
+      message: /^date: .*last depreciated \(through 2026-09-30\)/,
+    });
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-01', proceedsCents: -1 }, 'BAD_REQUEST', { message: /^proceedsCents: / });
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-01', proceedsCents: 1.5 }, 'BAD_REQUEST', { message: /^proceedsCents: / });
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-01' }, 'BAD_REQUEST', { message: 'proceedsCents: required' });
     await refused(o.client, 'books.assetDispose', { id: 'inv_1', date: '2026-10-01', proceedsCents: 1 }, 'BAD_REQUEST', { message: /^id: / });
-    await refused(o.client, 'books.assetDispose', { id: MISSING.asset, date: '2026-10-01', proceedsCents: 1 }, 'NOT_FOUND', { message: /asset ast_doesnotexist0000 not found/ });
+    await refused(o.client, 'books.assetDispose', { id: MISSING.asset, date: '2026-10-01', proceedsCents: 1 }, 'NOT_FOUND', {
+      message: /asset ast_doesnotexist0000 not found/,
+    });
     await refused(other, 'books.assetDispose', { id, date: '2026-10-01', proceedsCents: 1 }, 'NOT_FOUND');
     await s.runtime.db.query('UPDATE books_settings SET lock_date = $2 WHERE org_id = $1', [o.orgId, '2026-10-15']);
     await refused(o.client, 'books.assetDispose', { id, date: '2026-10-10', proceedsCents: 1 }, 'CONFLICT', { message: /locked through 2026-10-15/ });
@@ -297,14 +364,22 @@ describe('books.assets', () => {
     expect(second.nextCursor).toBeNull();
     // Monitor: 1..30 Sep = 30 days of 50000 / 4 years = 1027.40 -> 1027; 1 Oct one more day: 34.25 -> 34.
     // Sold for 40000 incl. GST 3636: net 36364 against a book value of 48939, a loss of 12575.
-    expect(second.assets[0]).toMatchObject({ status: 'DISPOSED', accumulatedDepreciationCents: 1061, bookValueCents: 48939, disposal: { proceedsCents: 40000, gainCents: -12575 } });
+    expect(second.assets[0]).toMatchObject({
+      status: 'DISPOSED',
+      accumulatedDepreciationCents: 1061,
+      bookValueCents: 48939,
+      disposal: { proceedsCents: 40000, gainCents: -12575 },
+    });
     expect((await register(o, 'DISPOSED')).map((x) => x.id)).toEqual([c]);
     expect((await register(o, 'REGISTERED')).map((x) => x.id)).toEqual([a, b]);
     expect(await register(await booksOrg())).toEqual([]);
     await refused(o.client, 'books.assets', { status: 'SOLD' }, 'BAD_REQUEST', { message: /^status: / });
     const reader = await o.client.mint({ tier: 'reader' });
     expect((await o.client.rpc('books.assets', {}, { key: reader.apiKey })).status).toBe(200);
-    await refused(o.client, 'books.assetDispose', { id: a, date: '2026-10-01', proceedsCents: 1 }, 'FORBIDDEN_SCOPE', { message: 'missing scope books.write for books.assetDispose', key: reader.apiKey });
+    await refused(o.client, 'books.assetDispose', { id: a, date: '2026-10-01', proceedsCents: 1 }, 'FORBIDDEN_SCOPE', {
+      message: 'missing scope books.write for books.assetDispose',
+      key: reader.apiKey,
+    });
     await invariants(o);
   });
 });

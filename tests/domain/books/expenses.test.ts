@@ -23,7 +23,17 @@ async function claimant(): Promise<{ d: Desk; employeeId: string }> {
   return { d, employeeId: (await k.start(d)).employee.id };
 }
 const claim = async (d: Desk, employeeId: string, extra: Record<string, unknown> = {}) =>
-  (await d.client.ok('books.expenseClaim', { employeeId, date: '2026-10-20', merchant: 'Officeworks', totalCents: 8_800, account: '429', receiptRef: 'r/1.pdf', ...extra })).claim;
+  (
+    await d.client.ok('books.expenseClaim', {
+      employeeId,
+      date: '2026-10-20',
+      merchant: 'Officeworks',
+      totalCents: 8_800,
+      account: '429',
+      receiptRef: 'r/1.pdf',
+      ...extra,
+    })
+  ).claim;
 const approved = async (d: Desk, employeeId: string, extra: Record<string, unknown> = {}) =>
   (await d.client.ok('books.expenseApprove', { id: (await claim(d, employeeId, extra)).id })).claim;
 const claimRow = async (claimId: string) =>
@@ -32,11 +42,36 @@ const claimRow = async (claimId: string) =>
 describe('books.expenseClaim', () => {
   it('submits a GST-inclusive claim with the account’s tax code by default; posts nothing', async () => {
     const { d, employeeId } = await claimant();
-    const { result, event } = await mutate(d.client, 'books.expenseClaim', { employeeId, date: '2026-10-20', merchant: ' Officeworks ', totalCents: 8_800, account: '429', receiptRef: 'receipts/ow.pdf' }, 'books.expense.claim');
+    const { result, event } = await mutate(
+      d.client,
+      'books.expenseClaim',
+      { employeeId, date: '2026-10-20', merchant: ' Officeworks ', totalCents: 8_800, account: '429', receiptRef: 'receipts/ow.pdf' },
+      'books.expense.claim',
+    );
     // GST = round(8800 / 11) = 800.
-    expect(result.claim).toMatchObject({ employee: { id: employeeId, name: 'Jane Citizen' }, merchant: 'Officeworks', totalCents: 8_800, gstCents: 800, account: '429', taxCode: 'GST', status: 'SUBMITTED', amountPaidCents: 0, amountDueCents: 8_800, receiptRef: 'receipts/ow.pdf', journalId: null });
+    expect(result.claim).toMatchObject({
+      employee: { id: employeeId, name: 'Jane Citizen' },
+      merchant: 'Officeworks',
+      totalCents: 8_800,
+      gstCents: 800,
+      account: '429',
+      taxCode: 'GST',
+      status: 'SUBMITTED',
+      amountPaidCents: 0,
+      amountDueCents: 8_800,
+      receiptRef: 'receipts/ow.pdf',
+      journalId: null,
+    });
     expect(result.journalId).toBeNull();
-    expect(event.payload).toMatchObject({ claimId: result.claim.id, employeeId, totalCents: 8_800, gstCents: 800, account: '429', taxCode: 'GST', hasReceipt: true });
+    expect(event.payload).toMatchObject({
+      claimId: result.claim.id,
+      employeeId,
+      totalCents: 8_800,
+      gstCents: 800,
+      account: '429',
+      taxCode: 'GST',
+      hasReceipt: true,
+    });
     expect(await k.journalCount(d)).toBe(0);
     // Bank fees default to INPUT_TAXED; an explicit code wins; a GST claim over $82.50 without a receipt is flagged.
     expect(await claim(d, employeeId, { account: '404', totalCents: 1_500 })).toMatchObject({ taxCode: 'INPUT_TAXED', gstCents: 0 });
@@ -49,7 +84,9 @@ describe('books.expenseClaim', () => {
   it('refuses accounts that are not claimable, bad input, future dates; missing and other org employees', async () => {
     const { d, employeeId } = await claimant();
     const base = { employeeId, date: '2026-10-20', merchant: 'Officeworks', totalCents: 8_800, account: '429' };
-    await refused(d.client, 'books.expenseClaim', { ...base, account: '090' }, 'BAD_REQUEST', { message: 'account: must be an expense account a purchase can be coded to (404, 429)' });
+    await refused(d.client, 'books.expenseClaim', { ...base, account: '090' }, 'BAD_REQUEST', {
+      message: 'account: must be an expense account a purchase can be coded to (404, 429)',
+    });
     await refused(d.client, 'books.expenseClaim', { ...base, account: '477' }, 'BAD_REQUEST', { message: /^account: must be an expense account/ });
     await refused(d.client, 'books.expenseClaim', { ...base, account: '999' }, 'BAD_REQUEST', { message: /^account: / });
     await refused(d.client, 'books.expenseClaim', { ...base, taxCode: 'VAT' }, 'BAD_REQUEST', { message: /^taxCode: / });
@@ -124,8 +161,14 @@ describe('settleClaim (bank matching reimburses the employee)', () => {
     await expect(k.reimburse(d, c.id, 100, '2026-10-19')).rejects.toMatchObject({ code: 'BAD_REQUEST', message: /^date: / });
     await k.reimburse(d, c.id, 5_800);
     expect(await claimRow(c.id)).toEqual({ status: 'PAID', paid_cents: 8_800 });
-    const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>('SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n', [c.id]);
-    expect(payments).toEqual([{ doc_kind: 'claim', amount_cents: 3_000 }, { doc_kind: 'claim', amount_cents: 5_800 }]);
+    const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>(
+      'SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n',
+      [c.id],
+    );
+    expect(payments).toEqual([
+      { doc_kind: 'claim', amount_cents: 3_000 },
+      { doc_kind: 'claim', amount_cents: 5_800 },
+    ]);
     await expect(k.reimburse(d, c.id, 1)).rejects.toMatchObject({ code: 'CONFLICT', message: /PAID/ });
     await expect(k.reimburse(d, MISSING.claim, 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     // A replayed approval of a paid claim changes nothing.

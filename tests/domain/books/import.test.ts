@@ -20,10 +20,15 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const stored = (orgId: string) =>
-  s.runtime.db.query<{ bank_txn_id: string; date: string; amount_cents: number; description: string; payee: string | null; reference: string | null; status: string }>(
-    'SELECT bank_txn_id, date, amount_cents, description, payee, reference, status FROM books_feed_lines WHERE org_id = $1 ORDER BY n',
-    [orgId],
-  );
+  s.runtime.db.query<{
+    bank_txn_id: string;
+    date: string;
+    amount_cents: number;
+    description: string;
+    payee: string | null;
+    reference: string | null;
+    status: string;
+  }>('SELECT bank_txn_id, date, amount_cents, description, payee, reference, status FROM books_feed_lines WHERE org_id = $1 ORDER BY n', [orgId]);
 
 /** Import through the admin path; the one books.feed.import event it appends is checked against the result. */
 async function imported(d: Desk, body: Record<string, unknown>) {
@@ -35,7 +40,13 @@ async function imported(d: Desk, body: Record<string, unknown>) {
   const events = await eventsAfter(d.client, before);
   expect(events.map((e) => e.kind)).toEqual(['books.feed.import']);
   expect(events[0]).toMatchObject({ family: 'books', entity_id: result.importId });
-  expect(events[0].payload).toEqual({ importId: result.importId, format: body.format, lines: result.lines, imported: result.imported, duplicates: result.duplicates });
+  expect(events[0].payload).toEqual({
+    importId: result.importId,
+    format: body.format,
+    lines: result.lines,
+    imported: result.imported,
+    duplicates: result.duplicates,
+  });
   expect(result.ledgerId).toBe(events[0].row_hash.slice(0, 8));
   expect(result.message).toContain(`ledger #${result.ledgerId}`);
   return result;
@@ -108,7 +119,15 @@ describe('CSV statements', () => {
     expect(first.importId).toMatch(/^imp_/);
     expect(first.message).toMatch(/^Imported 3 of 3 bank lines from nov\.csv/);
     const rows = await stored(d.orgId);
-    expect(rows[0]).toEqual({ bank_txn_id: 'TX-1', date: '2026-11-03', amount_cents: 110000, description: 'DEPOSIT HARBOUR CAFE', payee: 'Harbour Cafe', reference: 'INV-0001', status: 'UNMATCHED' });
+    expect(rows[0]).toEqual({
+      bank_txn_id: 'TX-1',
+      date: '2026-11-03',
+      amount_cents: 110000,
+      description: 'DEPOSIT HARBOUR CAFE',
+      payee: 'Harbour Cafe',
+      reference: 'INV-0001',
+      status: 'UNMATCHED',
+    });
     // Two identical coffees on one day stay two lines: the derived id counts them within the file.
     expect(rows[1]).toMatchObject({ amount_cents: -5550, payee: null, reference: null, bank_txn_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect(rows[2]?.bank_txn_id).not.toBe(rows[1]?.bank_txn_id);
@@ -123,22 +142,68 @@ describe('CSV statements', () => {
 
   it('reads debit and credit columns, other header spellings, and a header-only file', async () => {
     const d = await freshDesk(s, 'imp');
-    const content = 'Transaction Date,Narrative,Debit,Credit,Balance,Transaction ID\n05/11/2026,EFTPOS OFFICEWORKS,12.30,,987.70,A1\n06/11/2026,TRANSFER FROM ACME,,500,1487.70,A2\n';
+    const content =
+      'Transaction Date,Narrative,Debit,Credit,Balance,Transaction ID\n05/11/2026,EFTPOS OFFICEWORKS,12.30,,987.70,A1\n06/11/2026,TRANSFER FROM ACME,,500,1487.70,A2\n';
     expect(await imported(d, { format: 'csv', content })).toMatchObject({ lines: 2, imported: 2 });
-    expect((await stored(d.orgId)).map((r) => [r.date, r.amount_cents, r.description])).toEqual([['2026-11-05', -1230, 'EFTPOS OFFICEWORKS'], ['2026-11-06', 50000, 'TRANSFER FROM ACME']]);
+    expect((await stored(d.orgId)).map((r) => [r.date, r.amount_cents, r.description])).toEqual([
+      ['2026-11-05', -1230, 'EFTPOS OFFICEWORKS'],
+      ['2026-11-06', 50000, 'TRANSFER FROM ACME'],
+    ]);
     expect(await imported(d, { format: 'csv', content: 'Date,Amount,Description\n' })).toMatchObject({ lines: 0, imported: 0, duplicates: 0 });
   });
 
   it('a bad row names its line and field, and nothing is imported', async () => {
     const d = await freshDesk(s, 'imp');
     const ok = '2026-11-03,10.00,Fine';
-    await rejected(d, { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,12.3.4,Bad\n` }, 400, 'BAD_REQUEST', /^content: line 3: amount: "12\.3\.4" is not an amount in dollars and cents$/);
-    await rejected(d, { format: 'csv', content: `Date,Amount,Description\n${ok}\n31/02/2026,1.00,Bad\n` }, 400, 'BAD_REQUEST', /^content: line 3: date: "31\/02\/2026" is not a date/);
-    await rejected(d, { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,0.00,Zero\n` }, 400, 'BAD_REQUEST', /^content: line 3: amount: "0\.00" is zero/);
-    await rejected(d, { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,1.00,\n` }, 400, 'BAD_REQUEST', /^content: line 3: description: empty/);
-    await rejected(d, { format: 'csv', content: `Date,Debit,Credit,Description\n2026-11-04,1.00,2.00,Both\n` }, 400, 'BAD_REQUEST', /^content: line 2: debit: the row has both/);
-    await rejected(d, { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,1.00,x,extra\n` }, 400, 'BAD_REQUEST', /^content: not readable as CSV: .*line 3/);
-    await rejected(d, { format: 'csv', content: 'Date,Amount,Memo Line\n2026-11-04,1.00,x\n' }, 400, 'BAD_REQUEST', /^content: line 1: header: missing column description \(found: "Date", "Amount", "Memo Line"\)/);
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,12.3.4,Bad\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: line 3: amount: "12\.3\.4" is not an amount in dollars and cents$/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Amount,Description\n${ok}\n31/02/2026,1.00,Bad\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: line 3: date: "31\/02\/2026" is not a date/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,0.00,Zero\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: line 3: amount: "0\.00" is zero/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,1.00,\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: line 3: description: empty/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Debit,Credit,Description\n2026-11-04,1.00,2.00,Both\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: line 2: debit: the row has both/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: `Date,Amount,Description\n${ok}\n2026-11-04,1.00,x,extra\n` },
+      400,
+      'BAD_REQUEST',
+      /^content: not readable as CSV: .*line 3/,
+    );
+    await rejected(
+      d,
+      { format: 'csv', content: 'Date,Amount,Memo Line\n2026-11-04,1.00,x\n' },
+      400,
+      'BAD_REQUEST',
+      /^content: line 1: header: missing column description \(found: "Date", "Amount", "Memo Line"\)/,
+    );
     await rejected(d, { format: 'csv', content: 'Date,Amount,Description,Details\n' }, 400, 'BAD_REQUEST', /both mean description/);
     expect(await stored(d.orgId)).toEqual([]);
   });
@@ -149,26 +214,77 @@ describe('OFX statements', () => {
     const d = await freshDesk(s, 'imp');
     expect(await imported(d, { format: 'ofx', content: SGML, fileName: 'nov.ofx' })).toMatchObject({ lines: 2, imported: 2, duplicates: 0 });
     expect(await stored(d.orgId)).toEqual([
-      { bank_txn_id: '202611030001', date: '2026-11-03', amount_cents: 110000, description: 'HARBOUR CAFE & CO INV-0001', payee: 'HARBOUR CAFE & CO', reference: null, status: 'UNMATCHED' },
-      { bank_txn_id: '202611040002', date: '2026-11-04', amount_cents: -5550, description: 'OFFICEWORKS', payee: 'OFFICEWORKS', reference: '8812', status: 'UNMATCHED' },
+      {
+        bank_txn_id: '202611030001',
+        date: '2026-11-03',
+        amount_cents: 110000,
+        description: 'HARBOUR CAFE & CO INV-0001',
+        payee: 'HARBOUR CAFE & CO',
+        reference: null,
+        status: 'UNMATCHED',
+      },
+      {
+        bank_txn_id: '202611040002',
+        date: '2026-11-04',
+        amount_cents: -5550,
+        description: 'OFFICEWORKS',
+        payee: 'OFFICEWORKS',
+        reference: '8812',
+        status: 'UNMATCHED',
+      },
     ]);
     expect(await imported(d, { format: 'ofx', content: XML })).toMatchObject({ lines: 2, imported: 1, duplicates: 1 });
-    expect((await stored(d.orgId))[2]).toEqual({ bank_txn_id: '202611060003', date: '2026-11-06', amount_cents: -1234, description: 'Westpac Account fee <Nov>', payee: 'Westpac', reference: null, status: 'UNMATCHED' });
+    expect((await stored(d.orgId))[2]).toEqual({
+      bank_txn_id: '202611060003',
+      date: '2026-11-06',
+      amount_cents: -1234,
+      description: 'Westpac Account fee <Nov>',
+      payee: 'Westpac',
+      reference: null,
+      status: 'UNMATCHED',
+    });
     expect(await imported(d, { format: 'ofx', content: SGML })).toMatchObject({ imported: 0, duplicates: 2 });
   });
 
   it('errors name the line, the transaction and the field', async () => {
     const d = await freshDesk(s, 'imp');
-    await rejected(d, { format: 'ofx', content: SGML.replace('<TRNAMT>-55.5', '<TRNAMT>abc') }, 400, 'BAD_REQUEST', /^content: line 21 \(transaction 2\): TRNAMT: "abc" is not an amount$/);
-    await rejected(d, { format: 'ofx', content: SGML.replace('20261103120000[+10:AEST]', '20261332') }, 400, 'BAD_REQUEST', /^content: line 13 \(transaction 1\): DTPOSTED: "20261332" is not an OFX date/);
-    await rejected(d, { format: 'ofx', content: XML.replace('<TRNAMT>-55.50</TRNAMT>', '') }, 400, 'BAD_REQUEST', /^content: line 7 \(transaction 1\): TRNAMT: missing$/);
-    await rejected(d, { format: 'ofx', content: SGML.replace('</STMTTRN>\n<STMTTRN>', '\n<STMTTRN>') }, 400, 'BAD_REQUEST', /^content: line 13: STMTTRN: not closed/);
+    await rejected(
+      d,
+      { format: 'ofx', content: SGML.replace('<TRNAMT>-55.5', '<TRNAMT>abc') },
+      400,
+      'BAD_REQUEST',
+      /^content: line 21 \(transaction 2\): TRNAMT: "abc" is not an amount$/,
+    );
+    await rejected(
+      d,
+      { format: 'ofx', content: SGML.replace('20261103120000[+10:AEST]', '20261332') },
+      400,
+      'BAD_REQUEST',
+      /^content: line 13 \(transaction 1\): DTPOSTED: "20261332" is not an OFX date/,
+    );
+    await rejected(
+      d,
+      { format: 'ofx', content: XML.replace('<TRNAMT>-55.50</TRNAMT>', '') },
+      400,
+      'BAD_REQUEST',
+      /^content: line 7 \(transaction 1\): TRNAMT: missing$/,
+    );
+    await rejected(
+      d,
+      { format: 'ofx', content: SGML.replace('</STMTTRN>\n<STMTTRN>', '\n<STMTTRN>') },
+      400,
+      'BAD_REQUEST',
+      /^content: line 13: STMTTRN: not closed/,
+    );
     await rejected(d, { format: 'ofx', content: 'Date,Amount\n' }, 400, 'BAD_REQUEST', /^content: not an OFX file/);
     expect(await stored(d.orgId)).toEqual([]);
   });
 
   it('the parsers agree on amounts and dates', () => {
-    expect(parseOfx(SGML).map((l) => [l.date, l.amountCents])).toEqual([['2026-11-03', 110000], ['2026-11-04', -5550]]);
+    expect(parseOfx(SGML).map((l) => [l.date, l.amountCents])).toEqual([
+      ['2026-11-03', 110000],
+      ['2026-11-04', -5550],
+    ]);
     expect(parseCsv('date,amount,description\n2026-11-01,(12.00),a\n1/2/2026,+3,b\n2026-11-01,-0.5,c\n').map((l) => [l.date, l.amountCents])).toEqual([
       ['2026-11-01', -1200],
       ['2026-02-01', 300],
@@ -203,10 +319,18 @@ pgliteOnly('tests/domain/books/import (the CLI)')('npm run cli -- import', () =>
   it('imports a file into an org, skips what it already has, and exits 1 naming the line of a bad file', async () => {
     expect(cli('org', 'create', '--slug', 'cli-books', '--name', 'CLI Books').status).toBe(0);
     const good = join(dataDir, 'nov.csv');
-    writeFileSync(good, csvOf([{ date: '2026-11-03', amount: '1100.00', description: 'DEPOSIT', id: 'C1' }, { date: '2026-11-04', amount: '-55.50', description: 'OFFICEWORKS', id: 'C2' }]));
+    writeFileSync(
+      good,
+      csvOf([
+        { date: '2026-11-03', amount: '1100.00', description: 'DEPOSIT', id: 'C1' },
+        { date: '2026-11-04', amount: '-55.50', description: 'OFFICEWORKS', id: 'C2' },
+      ]),
+    );
     const first = cli('import', good, '--org', 'cli-books');
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^cli-books: Imported 2 of 2 bank lines from nov\.csv \(ledger #[0-9a-f]{8}\); import imp_\w+: 2 lines, 2 new, 0 duplicates$/m);
+    expect(first.stdout).toMatch(
+      /^cli-books: Imported 2 of 2 bank lines from nov\.csv \(ledger #[0-9a-f]{8}\); import imp_\w+: 2 lines, 2 new, 0 duplicates$/m,
+    );
     const again = cli('import', good, '--org', 'cli-books');
     expect(again.stdout).toMatch(/Imported 0 of 2 .*2 already imported, skipped/);
 

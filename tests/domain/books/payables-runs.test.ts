@@ -37,7 +37,9 @@ async function authorised(supplierName: string, totalCents: number, extra: Recor
   const first = await s.client.rpc('books.billApprove', { id: bill.id }, agent());
   if (first.body.ok) return first.body.result.bill;
   const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(first.body.error.message)![1];
-  const approvalId = await approveHold(s, { approval: { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.id, summary: 'bill' } } });
+  const approvalId = await approveHold(s, {
+    approval: { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.id, summary: 'bill' } },
+  });
   return (await s.client.ok('books.billApprove', { id: bill.id, approvalId }, agent())).bill;
 }
 async function executeRun(billIds: string[], payDate = PAY_DATE) {
@@ -49,7 +51,10 @@ const runIdOf = (payDate: string, ids: string[]) => `brun_${sha256Hex(`${payDate
 const billById = async (id: string) => (await s.client.ok('books.bills', { limit: 200 })).bills.find((b: any) => b.id === id);
 const count = async (sql: string, args: unknown[]) => Number(one(await s.runtime.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, args)).n);
 const journal = async (journalId: string) =>
-  s.runtime.db.query('SELECT account_code, amount_cents, contact_id FROM books_journal_lines WHERE org_id = $1 AND journal_id = $2 ORDER BY line_no', [s.org.orgId, journalId]);
+  s.runtime.db.query('SELECT account_code, amount_cents, contact_id FROM books_journal_lines WHERE org_id = $1 AND journal_id = $2 ORDER BY line_no', [
+    s.org.orgId,
+    journalId,
+  ]);
 
 describe('books.billScheduleRun', () => {
   it('holds without proof changing nothing, names one run in any order, pays once signed, and replays as a no-op', async () => {
@@ -74,7 +79,9 @@ describe('books.billScheduleRun', () => {
     const { result, event } = await mutate(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'books.bill.schedule_run', agent());
     expect(result.run).toMatchObject({ id: runId, payDate: PAY_DATE, totalCents: 640000, approvalId, feedLineId: null });
     // Recorded as paid in the books; no money moves, and the message says so.
-    expect(result.message).toMatch(/^Payment run brun_\w+: recorded 2 bills as paid on .*; no money moved: this server makes no bank payments, so pay them from the bank/);
+    expect(result.message).toMatch(
+      /^Payment run brun_\w+: recorded 2 bills as paid on .*; no money moved: this server makes no bank payments, so pay them from the bank/,
+    );
     expect(result.run.bills.map((x: any) => [x.billId, x.amountCents])).toEqual(sorted.map((id) => [id, id === a.id ? 600000 : 40000]));
     expect(event.payload).toEqual({ runId, payDate: PAY_DATE, billIds: sorted, totalCents: 640000, approvalId });
     expect(event.entity_id).toBe(runId);
@@ -85,7 +92,12 @@ describe('books.billScheduleRun', () => {
       ]);
       expect(await billById(paid.billId)).toMatchObject({ status: 'PAID', amountDueCents: 0, amountPaidCents: paid.amountCents, runId });
     }
-    const { date } = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [s.org.orgId, result.run.bills[0].journalId]));
+    const { date } = one(
+      await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [
+        s.org.orgId,
+        result.run.bills[0].journalId,
+      ]),
+    );
     expect(date).toBe(PAY_DATE);
     await invariants();
 
@@ -93,7 +105,10 @@ describe('books.billScheduleRun', () => {
     const replay = await mutate(s.client, RUN, { payDate: PAY_DATE, billIds: ids }, 'books.bill.schedule_run', agent());
     expect(replay.result).toMatchObject({ changed: false, run: { id: runId, totalCents: 640000, approvalId } });
     expect(replay.event.payload.noop).toBe(true);
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used .*the act it approved has run/, ...agent() });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [b.id, a.id], approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used .*the act it approved has run/,
+      ...agent(),
+    });
     expect(await count(`books_payments WHERE org_id = $1 AND doc_kind = 'bill' AND doc_id = ANY($2)`, [s.org.orgId, ids])).toBe(2);
     expect((await s.client.ok('approval.get', { approvalId })).used).toBe(true);
     // billApprove on a paid bill: the event names the run.
@@ -106,11 +121,21 @@ describe('books.billScheduleRun', () => {
     const c = await authorised('Cedar Joinery', 11000);
     const d = await authorised('Cedar Joinery', 22000);
     const hold = await expectHold(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id] }, CLASS, agent());
-    const filed = await s.client.ok('approval.request', { actionClass: CLASS, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: s.agent.apiKey });
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /pending/, ...agent() });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: CLASS, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      { key: s.agent.apiKey },
+    );
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /pending/,
+      ...agent(),
+    });
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: s.approver.apiKey });
     const approvalId = filed.approvalId;
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', { message: new RegExp(`subject ${hold.subjectId}, not ${runIdOf(PAY_DATE, [d.id])}`), ...agent() });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [d.id], approvalId }, 'CONFLICT', {
+      message: new RegExp(`subject ${hold.subjectId}, not ${runIdOf(PAY_DATE, [d.id])}`),
+      ...agent(),
+    });
     await refused(s.client, RUN, { payDate: '2026-12-01', billIds: [c.id], approvalId }, 'CONFLICT', { message: /subject/, ...agent() });
     await s.client.ok(RUN, { payDate: PAY_DATE, billIds: [c.id], approvalId }, agent());
     // Used on its run, the proof cannot back another one.
@@ -126,7 +151,9 @@ describe('books.billScheduleRun', () => {
     for (let i = 0; i < 12; i++) bills.push(await authorised(supplier, 1000 + i));
     const { run } = await executeRun(bills.map((b) => b.id));
     expect(run.totalCents).toBe(12066);
-    const hold = one(await s.runtime.db.query<{ summary: string }>('SELECT summary FROM signature_holds WHERE org_id = $1 AND subject_id = $2', [s.org.orgId, run.id]));
+    const hold = one(
+      await s.runtime.db.query<{ summary: string }>('SELECT summary FROM signature_holds WHERE org_id = $1 AND subject_id = $2', [s.org.orgId, run.id]),
+    );
     expect(hold.summary.length).toBeLessThanOrEqual(500);
     expect(hold.summary).toMatch(/^Pay 12 bills on 2026-11-30: \$120\.66 \(.*, and \d+ more\)$/);
   });
@@ -135,7 +162,9 @@ describe('books.billScheduleRun', () => {
     const ok = await authorised('Dune Electrical', 5000);
     await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [] }, 'BAD_REQUEST', { message: /^billIds: / });
     await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, ok.id] }, 'BAD_REQUEST', { message: 'billIds: must not repeat a bill' });
-    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: Array.from({ length: 101 }, (_, i) => `bill_x${i}`) }, 'BAD_REQUEST', { message: /^billIds: .*at most 100/ });
+    await refused(s.client, RUN, { payDate: PAY_DATE, billIds: Array.from({ length: 101 }, (_, i) => `bill_x${i}`) }, 'BAD_REQUEST', {
+      message: /^billIds: .*at most 100/,
+    });
     await refused(s.client, RUN, { payDate: PAY_DATE, billIds: ['inv_123'] }, 'BAD_REQUEST', { message: /^billIds\.0: / });
     await refused(s.client, RUN, { payDate: '30/11/2026', billIds: [ok.id] }, 'BAD_REQUEST', { message: /^payDate: / });
     await refused(s.client, RUN, { payDate: '2026-11-01', billIds: [ok.id] }, 'BAD_REQUEST', { message: /^payDate: .*past/ });
@@ -148,7 +177,9 @@ describe('books.billScheduleRun', () => {
     const paid = await authorised('Dune Electrical', 5003);
     await direct((ctx) => settleBill(ctx, paid.id, { amountCents: 5003, date: '2026-11-02' }));
     const future = await authorised('Dune Electrical', 5004, { issueDate: '2026-12-05', dueDate: '2026-12-31' });
-    const msg = await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, draftBill.id, held.id, paid.id, future.id] }, 'CONFLICT', { message: /^billScheduleRun: 4 of 5 bills cannot be paid/ });
+    const msg = await refused(s.client, RUN, { payDate: PAY_DATE, billIds: [ok.id, draftBill.id, held.id, paid.id, future.id] }, 'CONFLICT', {
+      message: /^billScheduleRun: 4 of 5 bills cannot be paid/,
+    });
     expect(msg).toContain(`${draftBill.id} (Dune Electrical, ref ${draftBill.reference}, $50.01) is a DRAFT`);
     expect(msg).toContain(`${held.id} (Dune Electrical, ref ${held.reference}, $50.02) is on hold (Invoice disputed)`);
     expect(msg).toContain(`${paid.id} (Dune Electrical, ref ${paid.reference}, $50.03) is PAID`);
@@ -167,8 +198,19 @@ describe('settleBill', () => {
       { account_code: '800', amount_cents: 4000, contact_id: bill.contact.id },
       { account_code: '090', amount_cents: -4000, contact_id: bill.contact.id },
     ]);
-    const [payment] = await s.runtime.db.query<any>('SELECT doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, payment_run_id FROM books_payments WHERE org_id = $1 AND payment_id = $2', [s.org.orgId, part.paymentId]);
-    expect(payment).toEqual({ doc_kind: 'bill', doc_id: bill.id, amount_cents: 4000, date: '2026-11-03', journal_id: part.journalId, feed_line_id: 'fl_bankline0001', payment_run_id: null });
+    const [payment] = await s.runtime.db.query<any>(
+      'SELECT doc_kind, doc_id, amount_cents, date, journal_id, feed_line_id, payment_run_id FROM books_payments WHERE org_id = $1 AND payment_id = $2',
+      [s.org.orgId, part.paymentId],
+    );
+    expect(payment).toEqual({
+      doc_kind: 'bill',
+      doc_id: bill.id,
+      amount_cents: 4000,
+      date: '2026-11-03',
+      journal_id: part.journalId,
+      feed_line_id: 'fl_bankline0001',
+      payment_run_id: null,
+    });
     expect(await billById(bill.id)).toMatchObject({ status: 'AUTHORISED', amountPaidCents: 4000, amountDueCents: 6000, onHold: true });
     await invariants();
     await direct((ctx) => settleBill(ctx, bill.id, { amountCents: 6000, date: '2026-11-04' }));
@@ -178,12 +220,24 @@ describe('settleBill', () => {
 
   it('refuses more than due, a date before issue, drafts, paid bills, missing and other-org bills', async () => {
     const bill = await authorised('Eastern Couriers', 3000);
-    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 3001, date: '2026-11-02' }))).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^amountCents: 3001 is more than the 3000 cents due/) });
-    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 100, date: '2026-10-01' }))).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^date: .*before/) });
+    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 3001, date: '2026-11-02' }))).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^amountCents: 3001 is more than the 3000 cents due/),
+    });
+    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 100, date: '2026-10-01' }))).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^date: .*before/),
+    });
     const d = await draft('Eastern Couriers', 3002);
-    await expect(direct((ctx) => settleBill(ctx, d.id, { amountCents: 100, date: '2026-11-02' }))).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/DRAFT; approve it first/) });
+    await expect(direct((ctx) => settleBill(ctx, d.id, { amountCents: 100, date: '2026-11-02' }))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/DRAFT; approve it first/),
+    });
     await direct((ctx) => settleBill(ctx, bill.id, { amountCents: 3000, date: '2026-11-02' }));
-    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 1, date: '2026-11-02' }))).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/PAID with nothing due/) });
+    await expect(direct((ctx) => settleBill(ctx, bill.id, { amountCents: 1, date: '2026-11-02' }))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/PAID with nothing due/),
+    });
     await expect(direct((ctx) => settleBill(ctx, MISSING.bill, { amountCents: 1, date: '2026-11-02' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const elsewhere = await freshOrg(s.runtime, 'elsewhere');
     await expect(direct((ctx) => settleBill(ctx, d.id, { amountCents: 1, date: '2026-11-02' }), elsewhere.orgId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -206,10 +260,17 @@ describe('reconcilePaymentRun', () => {
     const replay = await s.client.ok(RUN, { payDate: PAY_DATE, billIds: [g.id, f.id] });
     expect(replay.run.feedLineId).toBe('fl_runline00001');
     expect(await count(`books_payments WHERE org_id = $1 AND payment_run_id = $2 AND feed_line_id = 'fl_runline00001'`, [s.org.orgId, run.id])).toBe(2);
-    await expect(direct((ctx) => reconcilePaymentRun(ctx, run.id, { amountCents: 12400, feedLineId: 'fl_runline00002' }))).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/already reconciled to feed line fl_runline00001/) });
-    await expect(direct((ctx) => reconcilePaymentRun(ctx, 'brun_0000000000000000', { amountCents: 1, feedLineId: 'fl_x' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(direct((ctx) => reconcilePaymentRun(ctx, run.id, { amountCents: 12400, feedLineId: 'fl_runline00002' }))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/already reconciled to feed line fl_runline00001/),
+    });
+    await expect(direct((ctx) => reconcilePaymentRun(ctx, 'brun_0000000000000000', { amountCents: 1, feedLineId: 'fl_x' }))).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const elsewhere = await freshOrg(s.runtime, 'elsewhere');
-    await expect(direct((ctx) => reconcilePaymentRun(ctx, run.id, { amountCents: 12400, feedLineId: 'fl_x' }), elsewhere.orgId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(direct((ctx) => reconcilePaymentRun(ctx, run.id, { amountCents: 12400, feedLineId: 'fl_x' }), elsewhere.orgId)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect(await count('books_journals WHERE org_id = $1', [s.org.orgId])).toBe(journalsBefore);
     await invariants();
   });

@@ -57,9 +57,17 @@ const journal = async (journalId: string, orgId = s.org.orgId) =>
     [orgId, journalId],
   );
 const journalsOf = async (billId: string) =>
-  s.runtime.db.query<{ journal_id: string; date: string; source_kind: string }>('SELECT journal_id, date, source_kind FROM books_journals WHERE org_id = $1 AND source_id = $2 ORDER BY n', [s.org.orgId, billId]);
+  s.runtime.db.query<{ journal_id: string; date: string; source_kind: string }>(
+    'SELECT journal_id, date, source_kind FROM books_journals WHERE org_id = $1 AND source_id = $2 ORDER BY n',
+    [s.org.orgId, billId],
+  );
 const contactBank = async (contactId: string) =>
-  (await s.runtime.db.query<{ bank_bsb: string | null; bank_account: string | null }>('SELECT bank_bsb, bank_account FROM books_contacts WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId]))[0];
+  (
+    await s.runtime.db.query<{ bank_bsb: string | null; bank_account: string | null }>(
+      'SELECT bank_bsb, bank_account FROM books_contacts WHERE org_id = $1 AND contact_id = $2',
+      [s.org.orgId, contactId],
+    )
+  )[0];
 const invariants = (orgId = s.org.orgId) => checkInvariants(s.runtime.db, orgId);
 const BANK_A = { bsb: '062-000', accountNumber: '12345678', accountName: 'Coastal Office Supplies' };
 const BANK_B = { bsb: '083-004', accountNumber: '99887766', accountName: 'Coastal Office Supplies' };
@@ -80,8 +88,20 @@ describe('books.billCapture', () => {
     };
     const { result, event } = await mutate(s.client, 'books.billCapture', params, 'books.bill.capture');
     expect(result.bill).toMatchObject({
-      status: 'DRAFT', reference: 'HP-1001', totalCents: 38250, gstCents: 3000, amountDueCents: 38250, amountPaidCents: 0, abn: '51824753556',
-      contact: { name: 'Harbour Print Co' }, flags: ['NEW PAYEE'], heldReason: 'NEW PAYEE', onHold: false, journalId: null, runId: null, bank: null,
+      status: 'DRAFT',
+      reference: 'HP-1001',
+      totalCents: 38250,
+      gstCents: 3000,
+      amountDueCents: 38250,
+      amountPaidCents: 0,
+      abn: '51824753556',
+      contact: { name: 'Harbour Print Co' },
+      flags: ['NEW PAYEE'],
+      heldReason: 'NEW PAYEE',
+      onHold: false,
+      journalId: null,
+      runId: null,
+      bank: null,
     });
     expect(result.bill.lines.map((l: any) => [l.account, l.taxCode, l.amountCents, l.gstCents, l.netCents])).toEqual([
       ['429', 'GST', 33000, 3000, 30000],
@@ -91,8 +111,15 @@ describe('books.billCapture', () => {
     expect(result.journalId).toBeNull();
     expect(result.message).toMatch(/NEW PAYEE/);
     expect(event.payload).toEqual({
-      billId: result.bill.id, contactId: result.bill.contact.id, reference: 'HP-1001', issueDate: '2026-10-15', dueDate: '2026-11-14',
-      totalCents: 38250, gstCents: 3000, flags: ['NEW PAYEE'], heldReason: 'NEW PAYEE',
+      billId: result.bill.id,
+      contactId: result.bill.contact.id,
+      reference: 'HP-1001',
+      issueDate: '2026-10-15',
+      dueDate: '2026-11-14',
+      totalCents: 38250,
+      gstCents: 3000,
+      flags: ['NEW PAYEE'],
+      heldReason: 'NEW PAYEE',
     });
     expect(await journalsOf(result.bill.id)).toEqual([]);
     await invariants();
@@ -123,7 +150,12 @@ describe('books.billCapture', () => {
 
   it('refuses a duplicate (same supplier, reference ignoring case, total) naming the existing bill', async () => {
     const first = await capture({ reference: 'DUP-77', totalCents: 12345 });
-    const msg = await refused(s.client, 'books.billCapture', { ...BILL, supplierName: 'coastal office  supplies', reference: ' dup-77', totalCents: 12345 }, 'CONFLICT');
+    const msg = await refused(
+      s.client,
+      'books.billCapture',
+      { ...BILL, supplierName: 'coastal office  supplies', reference: ' dup-77', totalCents: 12345 },
+      'CONFLICT',
+    );
     expect(msg).toContain(first.id);
     expect(msg).toMatch(/duplicate/);
     // Another amount is another bill; once the first is returned the same one may be captured again.
@@ -134,16 +166,38 @@ describe('books.billCapture', () => {
 
   it('refuses bad input naming the field', async () => {
     const base = { ...BILL, reference: 'BAD-1' };
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, lines: [{ description: 'x', account: '429', amountCents: 100 }] }, 'BAD_REQUEST', { message: /^totalCents: .*not both/ });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, lines: [{ description: 'x', account: '429', amountCents: 100 }] }, 'BAD_REQUEST', {
+      message: /^totalCents: .*not both/,
+    });
     await refused(s.client, 'books.billCapture', base, 'BAD_REQUEST', { message: /^lines: required/ });
-    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, dueDate: '2026-10-19' }, 'BAD_REQUEST', { message: /^dueDate: .*before the issue date/ });
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '200', amountCents: 100 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: / });
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }, { description: 'y', account: '800', amountCents: 1 }] }, 'BAD_REQUEST', { message: /^lines\.1\.account: / });
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 0 }] }, 'BAD_REQUEST', { message: /^lines\.0\.amountCents: / });
+    await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, dueDate: '2026-10-19' }, 'BAD_REQUEST', {
+      message: /^dueDate: .*before the issue date/,
+    });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '200', amountCents: 100 }] }, 'BAD_REQUEST', {
+      message: /^lines\.0\.account: /,
+    });
+    await refused(
+      s.client,
+      'books.billCapture',
+      {
+        ...base,
+        lines: [
+          { description: 'x', account: '429', amountCents: 1 },
+          { description: 'y', account: '800', amountCents: 1 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: /^lines\.1\.account: / },
+    );
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 0 }] }, 'BAD_REQUEST', {
+      message: /^lines\.0\.amountCents: /,
+    });
     await refused(s.client, 'books.billCapture', { ...base, lines: [] }, 'BAD_REQUEST', { message: /^lines: / });
     const many = Array.from({ length: 51 }, () => ({ description: 'x', account: '429', amountCents: 1 }));
     await refused(s.client, 'books.billCapture', { ...base, lines: many }, 'BAD_REQUEST', { message: /^lines: .*at most 50/ });
-    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }], account: '429' }, 'BAD_REQUEST', { message: /^account: only with totalCents/ });
+    await refused(s.client, 'books.billCapture', { ...base, lines: [{ description: 'x', account: '429', amountCents: 1 }], account: '429' }, 'BAD_REQUEST', {
+      message: /^account: only with totalCents/,
+    });
     await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, account: '090' }, 'BAD_REQUEST', { message: /^account: / });
     await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, abn: '12 345 678 901' }, 'BAD_REQUEST', { message: /^abn: / });
     await refused(s.client, 'books.billCapture', { ...base, totalCents: 100, bank: { ...BANK_A, bsb: '12' } }, 'BAD_REQUEST', { message: /^bank\.bsb: / });
@@ -188,7 +242,10 @@ describe('books.billApprove', () => {
     expect((await journalsOf(bill.id)).map((j) => [j.date, j.source_kind])).toEqual([['2026-10-05', 'bill']]);
     expect(result.assetIds).toHaveLength(1);
     expect(result.bill.lines[0].assetId).toBe(result.assetIds[0]);
-    const [asset] = await s.runtime.db.query<any>('SELECT cost_account, cost_cents, purchase_date, source_kind, source_id FROM books_assets WHERE org_id = $1 AND asset_id = $2', [s.org.orgId, result.assetIds[0]]);
+    const [asset] = await s.runtime.db.query<any>(
+      'SELECT cost_account, cost_cents, purchase_date, source_kind, source_id FROM books_assets WHERE org_id = $1 AND asset_id = $2',
+      [s.org.orgId, result.assetIds[0]],
+    );
     expect(asset).toEqual({ cost_account: '720', cost_cents: 220000, purchase_date: '2026-10-05', source_kind: 'bill', source_id: bill.id });
 
     const replay = await mutate(s.client, 'books.billApprove', { id: bill.id }, 'books.bill.approve');
@@ -212,10 +269,17 @@ describe('books.billApprove', () => {
 
     // A rejected approval is no proof.
     const rejected = await fileRefusal(main(), 'books.bill_approve', bill.id, msg, 'reject');
-    await refused(s.client, 'books.billApprove', { id: bill.id, approvalId: rejected }, 'GOVERNANCE_NOT_READY', { message: /rejected/, key: s.agent.apiKey, idem: idem() });
+    await refused(s.client, 'books.billApprove', { id: bill.id, approvalId: rejected }, 'GOVERNANCE_NOT_READY', {
+      message: /rejected/,
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
 
     const approvalId = await fileRefusal(main(), 'books.bill_approve', bill.id, msg);
-    const { result, event } = await mutate(s.client, 'books.billApprove', { id: bill.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
+    const { result, event } = await mutate(s.client, 'books.billApprove', { id: bill.id, approvalId }, 'books.bill.approve', {
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     expect(result).toMatchObject({ changed: true, approvalId, bill: { status: 'AUTHORISED', approvalId, heldReason: 'ABOVE FLOOR' } });
     expect(result.message).toContain(approvalId);
     expect(event.payload).toEqual({ payee: 'Big Ticket Fitouts', totalCents: 600000, heldReason: 'ABOVE FLOOR', runId: null });
@@ -241,12 +305,24 @@ describe('books.billApprove', () => {
     expect((await s.client.ok('books.billApprove', { id: same.id }, { key: s.agent.apiKey })).approvalId).toBeNull();
 
     const changed = await capture({ supplierName: supplier, totalCents: 5502, bank: BANK_B });
-    expect(changed).toMatchObject({ flags: ['NEW PAYEE'], heldReason: 'NEW PAYEE', bank: { accountNumber: '••••7766' }, payeeBank: { accountNumber: '••••5678' } });
-    const msg = await refused(s.client, 'books.billApprove', { id: changed.id }, 'GOVERNANCE_NOT_READY', { message: /NEW PAYEE \(its bank details differ/, key: s.agent.apiKey, idem: idem() });
+    expect(changed).toMatchObject({
+      flags: ['NEW PAYEE'],
+      heldReason: 'NEW PAYEE',
+      bank: { accountNumber: '••••7766' },
+      payeeBank: { accountNumber: '••••5678' },
+    });
+    const msg = await refused(s.client, 'books.billApprove', { id: changed.id }, 'GOVERNANCE_NOT_READY', {
+      message: /NEW PAYEE \(its bank details differ/,
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     expect(msg).toContain(`payloadHash ${approveHash(changed.id)}`);
     expect(await contactBank(first.contact.id)).toEqual({ bank_bsb: '062000', bank_account: '12345678' });
     const approvalId = await fileRefusal(main(), 'books.bill_approve', changed.id, msg);
-    const { result, event } = await mutate(s.client, 'books.billApprove', { id: changed.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
+    const { result, event } = await mutate(s.client, 'books.billApprove', { id: changed.id, approvalId }, 'books.bill.approve', {
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     expect(event.payload).toEqual({ payee: supplier, totalCents: 5502, heldReason: 'NEW PAYEE', runId: null });
     expect(result.bill.payeeBank).toEqual({ bsb: '083004', accountNumber: '••••7766', accountName: BANK_B.accountName });
     expect(await contactBank(first.contact.id)).toEqual({ bank_bsb: '083004', bank_account: '99887766' });
@@ -260,7 +336,9 @@ describe('books.billApprove', () => {
     await setLockDate(s.runtime.db, desk.orgId, '2026-09-30');
     const bill = await capture({ issueDate: '2026-09-15', dueDate: '2026-10-15', totalCents: 1100 }, desk);
     const res = await approve(bill.id, desk);
-    const j = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]));
+    const j = one(
+      await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]),
+    );
     expect(j.date).toBe('2026-11-02');
     await invariants(desk.orgId);
   });
@@ -279,8 +357,16 @@ describe('books.billApprove', () => {
     const big = await capture({ supplierName: 'Hold Co', totalCents: 700000 });
     const approved = await approve(big.id);
     await s.client.ok('books.billHold', { id: big.id, reason: 'Supplier dispute' });
-    await refused(s.client, 'books.billApprove', { id: big.id, approvalId: approved.approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: s.agent.apiKey, idem: idem() });
-    const msg = await refused(s.client, 'books.billApprove', { id: big.id }, 'GOVERNANCE_NOT_READY', { message: /releasing the hold .* ABOVE FLOOR/, key: s.agent.apiKey, idem: idem() });
+    await refused(s.client, 'books.billApprove', { id: big.id, approvalId: approved.approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used/,
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
+    const msg = await refused(s.client, 'books.billApprove', { id: big.id }, 'GOVERNANCE_NOT_READY', {
+      message: /releasing the hold .* ABOVE FLOOR/,
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     const approvalId = await fileRefusal(main(), 'books.bill_approve', big.id, msg);
     const released = await mutate(s.client, 'books.billApprove', { id: big.id, approvalId }, 'books.bill.approve', { key: s.agent.apiKey, idem: idem() });
     expect(released.result).toMatchObject({ changed: true, approvalId, journalId: null, bill: { onHold: false, approvalId: approved.approvalId } });
@@ -344,14 +430,24 @@ describe('books.billReturn', () => {
   });
 
   it('an approved unpaid bill is VOIDED with an exact reversal on its date, and its asset removed', async () => {
-    const bill = await capture({ supplierName: 'Byte Computers', issueDate: '2026-10-10', lines: [{ description: 'Monitor', account: '720', amountCents: 66000 }, { description: 'Cable', account: '429', amountCents: 1100 }] });
+    const bill = await capture({
+      supplierName: 'Byte Computers',
+      issueDate: '2026-10-10',
+      lines: [
+        { description: 'Monitor', account: '720', amountCents: 66000 },
+        { description: 'Cable', account: '429', amountCents: 1100 },
+      ],
+    });
     const approved = await s.client.ok('books.billApprove', { id: bill.id });
     const { result } = await mutate(s.client, 'books.billReturn', { id: bill.id, reason: 'Faulty' }, 'books.bill.return');
     expect(result).toMatchObject({ changed: true, deletedAssetIds: approved.assetIds, bill: { status: 'VOIDED', amountDueCents: 0 } });
     expect(result.bill.lines[0].assetId).toBeNull();
     const original = await journal(approved.journalId);
     expect(await journal(result.journalId)).toEqual(original.map((l) => ({ ...l, amount_cents: 0 - l.amount_cents, tax_cents: 0 - l.tax_cents })));
-    expect((await journalsOf(bill.id)).map((j) => [j.date, j.source_kind])).toEqual([['2026-10-10', 'bill'], ['2026-10-10', 'bill_return']]);
+    expect((await journalsOf(bill.id)).map((j) => [j.date, j.source_kind])).toEqual([
+      ['2026-10-10', 'bill'],
+      ['2026-10-10', 'bill_return'],
+    ]);
     expect(await s.runtime.db.query('SELECT 1 FROM books_assets WHERE org_id = $1 AND asset_id = $2', [s.org.orgId, approved.assetIds[0]])).toEqual([]);
     await invariants();
   });
@@ -362,7 +458,9 @@ describe('books.billReturn', () => {
     await approve(bill.id, desk);
     await setLockDate(s.runtime.db, desk.orgId, '2026-09-30');
     const res = await desk.client.ok('books.billReturn', { id: bill.id, reason: 'Duplicate' });
-    const j = one(await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]));
+    const j = one(
+      await s.runtime.db.query<{ date: string }>('SELECT date FROM books_journals WHERE org_id = $1 AND journal_id = $2', [desk.orgId, res.journalId]),
+    );
     expect(j.date).toBe('2026-11-02');
     await invariants(desk.orgId);
   });
@@ -377,7 +475,9 @@ describe('books.billReturn', () => {
     const dis = await desk.client.ok('books.billApprove', { id: disposed.id });
     await desk.client.ok('books.assetDispose', { id: dis.assetIds[0], date: '2026-10-01', proceedsCents: 0 });
     await desk.client.ok('books.assetDepreciationRun', { periodEnd: '2026-10-31' });
-    await refused(desk.client, 'books.billReturn', { id: depreciated.id, reason: 'x' }, 'CONFLICT', { message: new RegExp(`${dep.assetIds[0]}.*depreciation posted`) });
+    await refused(desk.client, 'books.billReturn', { id: depreciated.id, reason: 'x' }, 'CONFLICT', {
+      message: new RegExp(`${dep.assetIds[0]}.*depreciation posted`),
+    });
     await refused(desk.client, 'books.billReturn', { id: disposed.id, reason: 'x' }, 'CONFLICT', { message: new RegExp(`${dis.assetIds[0]}.*disposed`) });
     const still = (await desk.client.ok('books.bills', { status: 'AUTHORISED' })).bills.map((b: any) => b.id);
     expect(still).toEqual([known.id, depreciated.id, disposed.id]);
@@ -388,7 +488,9 @@ describe('books.billReturn', () => {
     const bill = await capture({ supplierName: 'Hold Co', totalCents: 1000 });
     await s.client.ok('books.billApprove', { id: bill.id });
     // Part paid through the bank (the settlement path bank matching uses).
-    await s.runtime.db.tx((q) => settleBill({ q, orgId: s.org.orgId, principal: { id: 'bank-test' } } as unknown as HandlerCtx, bill.id, { amountCents: 400, date: '2026-11-02' }));
+    await s.runtime.db.tx((q) =>
+      settleBill({ q, orgId: s.org.orgId, principal: { id: 'bank-test' } } as unknown as HandlerCtx, bill.id, { amountCents: 400, date: '2026-11-02' }),
+    );
     await refused(s.client, 'books.billReturn', { id: bill.id, reason: 'x' }, 'CONFLICT', { message: /\$4\.00 paid.*refund/ });
     await refused(s.client, 'books.billReturn', { id: MISSING.bill, reason: 'x' }, 'NOT_FOUND');
     await refused(other, 'books.billReturn', { id: bill.id, reason: 'x' }, 'NOT_FOUND');
@@ -423,13 +525,19 @@ describe('books.bills', () => {
     expect(JSON.stringify(alpha)).not.toContain('12345678');
     s.clock.set('2026-11-25'); // due 2026-11-19
     const late = (await desk.client.ok('books.bills', { status: 'AUTHORISED' })).bills;
-    expect(late.map((b: any) => [b.amountDueCents, b.daysOverdue])).toEqual([[1000, 6], [1001, 6]]);
+    expect(late.map((b: any) => [b.amountDueCents, b.daysOverdue])).toEqual([
+      [1000, 6],
+      [1001, 6],
+    ]);
     s.clock.set('2026-11-02');
     await refused(desk.client, 'books.bills', { status: 'OPEN' }, 'BAD_REQUEST', { message: /^status: / });
     await refused(desk.client, 'books.bills', { limit: 201 }, 'BAD_REQUEST', { message: /^limit: / });
     const reader = await desk.client.mint({ tier: 'reader' });
     expect((await desk.client.rpc('books.bills', {}, { key: reader.apiKey })).status).toBe(200);
-    await refused(desk.client, 'books.billCapture', { ...BILL, reference: 'R', totalCents: 1 }, 'FORBIDDEN_SCOPE', { message: 'missing scope books.write for books.billCapture', key: reader.apiKey });
+    await refused(desk.client, 'books.billCapture', { ...BILL, reference: 'R', totalCents: 1 }, 'FORBIDDEN_SCOPE', {
+      message: 'missing scope books.write for books.billCapture',
+      key: reader.apiKey,
+    });
     await invariants(desk.orgId);
   });
 });

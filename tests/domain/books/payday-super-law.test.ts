@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const desk = () => superDesk(s);
-const payRun = (d: Desk, start: string, end: string, payDate: string, slips: Slip[], outOfCycle = false) => kitPayRun(s, d, start, end, payDate, slips, outOfCycle);
+const payRun = (d: Desk, start: string, end: string, payDate: string, slips: Slip[], outOfCycle = false) =>
+  kitPayRun(s, d, start, end, payDate, slips, outOfCycle);
 const paySuper = (d: Desk, cents: number, date: string) => kitPaySuper(s, d, cents, date);
 const only = async (d: Desk, asOf: string, runId: string) => (await superAsAt(d, asOf)).filter((o) => o.key.includes(runId));
 
@@ -103,7 +104,9 @@ describe('first contributions: 20 business days', () => {
   it('a change to a new fund (books.onboardingAdvance super again): the first run paid after it; a member-number fix is not a new fund', async () => {
     const d = await desk();
     const jane = await k.hire(d, { startDate: '2026-09-01' });
-    const { onboarding_id: id } = one(await s.runtime.db.query<{ onboarding_id: string }>('SELECT onboarding_id FROM books_onboardings WHERE org_id = $1', [d.orgId]));
+    const { onboarding_id: id } = one(
+      await s.runtime.db.query<{ onboarding_id: string }>('SELECT onboarding_id FROM books_onboardings WHERE org_id = $1', [d.orgId]),
+    );
     await payRun(d, '2026-09-01', '2026-09-14', '2026-09-16', [{ employee: jane, superCents: 10_000 }]);
     const before = await payRun(d, '2026-09-15', '2026-09-28', '2026-09-30', [{ employee: jane, superCents: 10_000 }]);
     s.clock.set('2026-10-06');
@@ -128,8 +131,19 @@ describe('first contributions: 20 business days', () => {
     expect((await only(d, '2026-12-31', first))[0].note).toContain('first contributions for Jane Citizen (new fund Hostplus)');
     expect((await loadRunView(s.runtime.db, d.orgId, first)).payslips[0].superRule).toBe(RULE_WORDS.FIRST_CONTRIBUTION);
     expect((await loadRunView(s.runtime.db, d.orgId, next)).payslips[0].superRule).toBe(RULE_WORDS.PAYDAY);
-    const events = await s.runtime.db.query<{ payload: string }>(`SELECT payload FROM events WHERE org_id = $1 AND kind = 'books.onboarding.advance' ORDER BY seq`, [d.orgId]);
-    expect(events.map((e) => JSON.parse(e.payload)).filter((p) => p.fundChange).map((p) => [p.newFund, p.changedOn])).toEqual([[true, '2026-10-06'], [false, '2026-11-02']]);
+    const events = await s.runtime.db.query<{ payload: string }>(
+      `SELECT payload FROM events WHERE org_id = $1 AND kind = 'books.onboarding.advance' ORDER BY seq`,
+      [d.orgId],
+    );
+    expect(
+      events
+        .map((e) => JSON.parse(e.payload))
+        .filter((p) => p.fundChange)
+        .map((p) => [p.newFund, p.changedOn]),
+    ).toEqual([
+      [true, '2026-10-06'],
+      [false, '2026-11-02'],
+    ]);
     s.clock.set('2027-01-06');
     await checkInvariants(s.runtime.db, d.orgId);
   });
@@ -139,14 +153,30 @@ describe('first contributions: 20 business days', () => {
     const jane = await k.hire(d, { startDate: '2026-07-01' });
     await payRun(d, '2026-07-01', '2026-07-14', '2026-07-15', [{ employee: jane, superCents: 10_000 }]);
     const pending = (await k.start(d, { person: 'Pat Doe', startDate: '2026-08-01' })).employee;
-    const refused = async (params: Record<string, unknown>) => (await d.client.rpc('books.onboardingStart', { person: 'Jane Citizen', role: 'Bookkeeper', rate: { basis: 'ANNUAL', amountCents: 7_800_000 }, ...params })).body.error;
-    expect(await refused({ startDate: '2026-10-01', rehireOf: pending.id })).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('never completed onboarding') });
-    expect(await refused({ startDate: '2026-06-01', rehireOf: jane.id })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^startDate: /) });
+    const refused = async (params: Record<string, unknown>) =>
+      (
+        await d.client.rpc('books.onboardingStart', {
+          person: 'Jane Citizen',
+          role: 'Bookkeeper',
+          rate: { basis: 'ANNUAL', amountCents: 7_800_000 },
+          ...params,
+        })
+      ).body.error;
+    expect(await refused({ startDate: '2026-10-01', rehireOf: pending.id })).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('never completed onboarding'),
+    });
+    expect(await refused({ startDate: '2026-06-01', rehireOf: jane.id })).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^startDate: /),
+    });
     expect(await refused({ startDate: '2026-10-01', rehireOf: 'emp_0000000000000000' })).toMatchObject({ code: 'NOT_FOUND' });
 
     const again = await k.hire(d, { startDate: '2026-10-01', rehireOf: jane.id });
     expect(again).toMatchObject({ status: 'ACTIVE', rehireOf: jane.id });
-    const former = one(await s.runtime.db.query<{ status: string }>('SELECT status FROM books_employees WHERE org_id = $1 AND employee_id = $2', [d.orgId, jane.id]));
+    const former = one(
+      await s.runtime.db.query<{ status: string }>('SELECT status FROM books_employees WHERE org_id = $1 AND employee_id = $2', [d.orgId, jane.id]),
+    );
     expect(former.status).toBe('ENDED');
     const run = await payRun(d, '2026-10-01', '2026-10-14', '2026-10-14', [{ employee: again, superCents: 11_000 }]);
     const later = await payRun(d, '2026-10-15', '2026-10-28', '2026-10-28', [{ employee: again, superCents: 11_000 }]);
@@ -177,7 +207,10 @@ describe('out-of-cycle runs', () => {
     expect(b1).toMatchObject({ key: `SUPER ${bonus} out of cycle`, dueRule: 'OUT_OF_CYCLE', dueDate: '2026-10-12', estimated: true });
     expect(b1.note).toContain('estimated 2026-09-30 from the pay cycle: no regular run is paid after it yet');
     // The regular run is paid on 1 Oct: 7 business days after it (5 Oct is not one), no longer estimated.
-    const regular = await payRun(d, '2026-09-15', '2026-09-28', '2026-10-01', [{ employee: jane, superCents: 10_000 }, { employee: sam, superCents: 8_000 }]);
+    const regular = await payRun(d, '2026-09-15', '2026-09-28', '2026-10-01', [
+      { employee: jane, superCents: 10_000 },
+      { employee: sam, superCents: 8_000 },
+    ]);
     const [b2] = await only(d, '2026-10-02', bonus);
     expect(b2).toMatchObject({ dueDate: '2026-10-13', estimated: false });
     expect(b2.note).toContain(`${RULE_WORDS.OUT_OF_CYCLE}, 2026-10-01 (${regular})`);
@@ -189,8 +222,14 @@ describe('out-of-cycle runs', () => {
     const d = await desk();
     const draft = async (extra: Record<string, unknown>) =>
       (await d.client.rpc('books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-11-14', payDate: '2026-11-16', ...extra })).body.error;
-    expect(await draft({ outOfCycle: true })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^employeeIds: an out-of-cycle run pays only/) });
-    expect(await draft({ employeeIds: ['emp_0000000000000000'] })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^employeeIds: only an out-of-cycle run/) });
+    expect(await draft({ outOfCycle: true })).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^employeeIds: an out-of-cycle run pays only/),
+    });
+    expect(await draft({ employeeIds: ['emp_0000000000000000'] })).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^employeeIds: only an out-of-cycle run/),
+    });
   });
 });
 
@@ -204,8 +243,21 @@ describe('super counts when the fund receives it', () => {
     const line = await paySuper(d, 40_000, '2026-07-20');
     // Refusals: more than the line sent, before it was sent, GST, a line that did not send super.
     const refuse = async (params: Record<string, unknown>, lineId = line) =>
-      (await d.client.rpc('books.receiptsRegister', { supplier: 'AustralianSuper', date: '2026-07-22', totalCents: 1_000, fileRef: 'ack.pdf', taxInvoice: false, link: { kind: 'super', lineId }, ...params })).body.error;
-    expect(await refuse({ totalCents: 40_001 })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^totalCents: \$400\.01 is more than the \$400\.00/) });
+      (
+        await d.client.rpc('books.receiptsRegister', {
+          supplier: 'AustralianSuper',
+          date: '2026-07-22',
+          totalCents: 1_000,
+          fileRef: 'ack.pdf',
+          taxInvoice: false,
+          link: { kind: 'super', lineId },
+          ...params,
+        })
+      ).body.error;
+    expect(await refuse({ totalCents: 40_001 })).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^totalCents: \$400\.01 is more than the \$400\.00/),
+    });
     expect(await refuse({ date: '2026-07-19' })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^date: /) });
     expect(await refuse({ date: '2026-11-01' })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('in the future') });
     expect(await refuse({ gstCents: 90 })).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^gstCents: /) });

@@ -63,7 +63,6 @@ const desk = () => superDesk(s);
 const payRun = (d: Desk, periodStart: string, periodEnd: string, payDate: string, slips: Slip[]) => kitPayRun(s, d, periodStart, periodEnd, payDate, slips);
 const paySuper = (d: Desk, amountCents: number, date: string) => kitPaySuper(s, d, amountCents, date);
 
-
 describe('books.taxObligations: super by pay run', () => {
   it('a quarter around Christmas: per-run due dates with holidays skipped, a first pay at 20 days, overdue on the 8th business day, paying clears', async () => {
     const d = await desk();
@@ -71,7 +70,10 @@ describe('books.taxObligations: super by pay run', () => {
     const sam = await k.hire(d, { person: 'Sam Lee', role: 'Junior', startDate: '2026-12-10' });
     const r1 = await payRun(d, '2026-09-17', '2026-09-30', '2026-09-30', [{ employee: jane, superCents: 30_000 }]); // Jane's first pay
     const r2 = await payRun(d, '2026-10-01', '2026-10-14', '2026-10-14', [{ employee: jane, superCents: 30_000 }]);
-    const r3 = await payRun(d, '2026-12-10', '2026-12-23', '2026-12-23', [{ employee: jane, superCents: 30_000 }, { employee: sam, superCents: 15_000 }]); // Sam's first
+    const r3 = await payRun(d, '2026-12-10', '2026-12-23', '2026-12-23', [
+      { employee: jane, superCents: 30_000 },
+      { employee: sam, superCents: 15_000 },
+    ]); // Sam's first
     const key = (id: string) => (x: any) => x.key.startsWith(`SUPER ${id}`);
 
     // As at 6 Jan 2027 (the 7th business day after 23 Dec): Jane's super on r3 is due today, not yet overdue.
@@ -92,7 +94,9 @@ describe('books.taxObligations: super by pay run', () => {
     );
     expect(christmas).toMatchObject({ dueRule: 'PAYDAY', estimated: false, sentCents: 0, receivedCents: 0 });
     expect(christmas.holidaysSkipped.map((h: any) => h.date)).toEqual(['2026-12-25', '2026-12-28', '2026-12-28', '2026-12-28', '2027-01-01']);
-    expect(jan6.find(key(r1)).note).toMatch(/first contributions for Jane Citizen: .*first contribution: due 20 business days after payday; skips Labour Day 2026-10-05 \(ACT, NSW, SA\), King's Birthday 2026-10-05 \(QLD\)\)/);
+    expect(jan6.find(key(r1)).note).toMatch(
+      /first contributions for Jane Citizen: .*first contribution: due 20 business days after payday; skips Labour Day 2026-10-05 \(ACT, NSW, SA\), King's Birthday 2026-10-05 \(QLD\)\)/,
+    );
 
     // 7 Jan, the 8th business day: overdue.
     const jan7 = await superAsAt(d, '2027-01-07');
@@ -142,7 +146,10 @@ describe('books.taxObligations: super by pay run', () => {
         id: r3,
         superCents: 45_000,
         superRule: PAYDAY_RULE,
-        superDue: [{ dueDate: '2027-01-06', amountCents: 30_000, firstPay: false }, { dueDate: '2027-01-25', amountCents: 15_000, firstPay: true }],
+        superDue: [
+          { dueDate: '2027-01-06', amountCents: 30_000, firstPay: false },
+          { dueDate: '2027-01-25', amountCents: 15_000, firstPay: true },
+        ],
       }),
     ]);
     const view = await loadRunView(s.runtime.db, d.orgId, r3);
@@ -165,7 +172,10 @@ describe('books.taxObligations: super by pay run', () => {
       ['SUPER 2026-04-01..2026-06-30', '2026-06-30', '2026-07-28', 20_000, 'UNPAID', false],
     ]);
     const later = await superAsAt(d, '2026-07-13');
-    expect(later.map((x: any) => [x.dueDate, x.overdue])).toEqual([['2026-07-10', true], ['2026-07-28', false]]);
+    expect(later.map((x: any) => [x.dueDate, x.overdue])).toEqual([
+      ['2026-07-10', true],
+      ['2026-07-28', false],
+    ]);
     expect(later[1].note).toContain(QUARTERLY_RULE);
     const [juneRun, julyRun] = [await loadRunView(s.runtime.db, d.orgId, june), await loadRunView(s.runtime.db, d.orgId, july)];
     expect([juneRun.superRule, juneRun.payslips[0].superRule]).toEqual([QUARTERLY_RULE, QUARTERLY_RULE]);
@@ -191,11 +201,17 @@ describe('books.taxObligations: super by pay run', () => {
     expect((await d.client.get('policy')).body.books.state).toBe('VIC');
     // The law's business days are the same wherever the employer is: the state moves no Payday Super due date.
     expect(await due()).toEqual(['2026-10-12', '2026-10-19']);
-    const event = one(await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
-      `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.set_state'`,
-      [d.orgId],
-    ));
-    expect({ ...event, payload: JSON.parse(event.payload) }).toMatchObject({ kind: 'books.settings.set_state', actor: '', payload: { state: 'VIC', previous: 'NSW', by: 'system' } });
+    const event = one(
+      await s.runtime.db.query<{ kind: string; actor: string; payload: any }>(
+        `SELECT kind, actor, payload FROM events WHERE org_id = $1 AND kind = 'books.settings.set_state'`,
+        [d.orgId],
+      ),
+    );
+    expect({ ...event, payload: JSON.parse(event.payload) }).toMatchObject({
+      kind: 'books.settings.set_state',
+      actor: '',
+      payload: { state: 'VIC', previous: 'NSW', by: 'system' },
+    });
     await expect(setBooksState(s.runtime.db, d.slug, 'Victoria')).rejects.toThrow(/^--state: must be one of ACT, NSW/);
   });
 });

@@ -27,7 +27,11 @@ beforeAll(async () => {
 async function hire(d: Desk, person: string, data: Record<string, unknown>) {
   const { onboarding } = await k.start(d, { person, startDate: '2024-06-01' });
   const tfn = await d.client.ok('books.onboardingAdvance', { id: onboarding.id, step: 'tfn', data });
-  await d.client.ok('books.onboardingAdvance', { id: onboarding.id, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: 'M-1' } });
+  await d.client.ok('books.onboardingAdvance', {
+    id: onboarding.id,
+    step: 'super',
+    data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: 'M-1' },
+  });
   await d.client.ok('books.onboardingAdvance', { id: onboarding.id, step: 'bank', data: { bsb: '062-000', accountNumber: '10987654', accountName: person } });
   await k.signed(d, 'books.onboardingAdvance', { id: onboarding.id, step: 'contract', data: { contractRef: 'offer.pdf', signedOn: '2024-05-20' } });
   return tfn;
@@ -42,9 +46,15 @@ const fortnightPaid = (payDate: string) => {
 const bySlip = (run: any) => Object.fromEntries(run.payslips.map((p: any) => [p.employee.name, [p.grossCents, p.paygScale, p.paygCents, p.paygScaleReason]]));
 
 describe('the scale of a declaration, and scale 4', () => {
-  const d = (over: Partial<PaygDeclaration> = {}): PaygDeclaration => ({ tfnProvided: true, residency: 'RESIDENT', claimsTaxFreeThreshold: true, medicareLevyVariation: 'NONE', ...over });
+  const d = (over: Partial<PaygDeclaration> = {}): PaygDeclaration => ({
+    tfnProvided: true,
+    residency: 'RESIDENT',
+    claimsTaxFreeThreshold: true,
+    medicareLevyVariation: 'NONE',
+    ...over,
+  });
 
-  it('follows NAT 1004\'s order: no TFN 4 before foreign 3 before no threshold 1 before FULL 5 / HALF 6, else 2', () => {
+  it("follows NAT 1004's order: no TFN 4 before foreign 3 before no threshold 1 before FULL 5 / HALF 6, else 2", () => {
     expect(paygScale(d({ tfnProvided: false, residency: 'FOREIGN', claimsTaxFreeThreshold: false, medicareLevyVariation: 'FULL' })).scale).toBe('4');
     expect(paygScale(d({ residency: 'FOREIGN', claimsTaxFreeThreshold: false, medicareLevyVariation: 'FULL' })).scale).toBe('3');
     expect(paygScale(d({ claimsTaxFreeThreshold: false, medicareLevyVariation: 'FULL' })).scale).toBe('1');
@@ -55,7 +65,11 @@ describe('the scale of a declaration, and scale 4', () => {
 
   it('scale 4 ignores cents in the pay and in the result, whatever the frequency', () => {
     // $1,000.99 -> $1,000 * 47% = $470; foreign 45% = $450. $87.50 -> $87 * 0.47 = 40.89 -> $40.
-    expect(withholding(ATO_2026_27, 100_099, 'MONTHLY', d({ tfnProvided: false }))).toEqual({ cents: 47_000, scale: '4', reason: 'scale 4: no TFN declared, resident 47%' });
+    expect(withholding(ATO_2026_27, 100_099, 'MONTHLY', d({ tfnProvided: false }))).toEqual({
+      cents: 47_000,
+      scale: '4',
+      reason: 'scale 4: no TFN declared, resident 47%',
+    });
     expect(withholding(ATO_2026_27, 100_099, 'WEEKLY', d({ tfnProvided: false, residency: 'FOREIGN' })).cents).toBe(45_000);
     expect(noTfnWithholdingDollars(0.47, 8_750)).toBe(40);
   });
@@ -67,12 +81,22 @@ describe('the declaration at the tfn step', () => {
     const none = await hire(d, 'No Tfn', { tfn: null });
     expect(none.employee).toMatchObject({ tfn: null, claimsTaxFreeThreshold: false });
     expect(none.employee.declaration).toEqual({
-      tfnProvided: false, residency: 'RESIDENT', claimsTaxFreeThreshold: false, medicareLevyVariation: 'NONE', paygScale: '4', paygScaleReason: 'scale 4: no TFN declared, resident',
+      tfnProvided: false,
+      residency: 'RESIDENT',
+      claimsTaxFreeThreshold: false,
+      medicareLevyVariation: 'NONE',
+      paygScale: '4',
+      paygScaleReason: 'scale 4: no TFN declared, resident',
     });
-    expect(none.message).toMatch(/^Step tfn of onboarding onb_\w+ \(No Tfn\) done \(PAYG scale 4: no TFN declared, resident\); still to do: super, bank, contract/);
+    expect(none.message).toMatch(
+      /^Step tfn of onboarding onb_\w+ \(No Tfn\) done \(PAYG scale 4: no TFN declared, resident\); still to do: super, bank, contract/,
+    );
     // Existing callers: {tfn, claimsTaxFreeThreshold} is a resident with no variation.
     const old = await hire(d, 'Old Caller', { tfn: '123 456 782', claimsTaxFreeThreshold: true });
-    expect(old.employee).toMatchObject({ tfn: '••••••782', declaration: { tfnProvided: true, residency: 'RESIDENT', medicareLevyVariation: 'NONE', paygScale: '2' } });
+    expect(old.employee).toMatchObject({
+      tfn: '••••••782',
+      declaration: { tfnProvided: true, residency: 'RESIDENT', medicareLevyVariation: 'NONE', paygScale: '2' },
+    });
     const cases: [Record<string, unknown>, string][] = [
       [{ tfn: '123456782', claimsTaxFreeThreshold: false, residency: 'FOREIGN' }, '3'],
       [{ tfn: '123456782', claimsTaxFreeThreshold: false, medicareLevyVariation: 'FULL' }, '1'],
@@ -93,8 +117,16 @@ describe('the declaration at the tfn step', () => {
     const advance = (data: Record<string, unknown>) => d.client.rpc('books.onboardingAdvance', { id: onboarding.id, step: 'tfn', data }, { idem: idem() });
     expectError(await advance({ tfn: '123456782' }), 'BAD_REQUEST', /^data\.claimsTaxFreeThreshold: required with a TFN/);
     expectError(await advance({ claimsTaxFreeThreshold: true }), 'BAD_REQUEST', /^data\.tfn: required/);
-    expectError(await advance({ tfn: '123456782', claimsTaxFreeThreshold: true, residency: 'FOREIGN' }), 'BAD_REQUEST', /a foreign resident cannot claim the tax-free threshold/);
-    expectError(await advance({ tfn: null, residency: 'FOREIGN', medicareLevyVariation: 'HALF' }), 'BAD_REQUEST', /the Medicare levy does not apply to a foreign resident/);
+    expectError(
+      await advance({ tfn: '123456782', claimsTaxFreeThreshold: true, residency: 'FOREIGN' }),
+      'BAD_REQUEST',
+      /a foreign resident cannot claim the tax-free threshold/,
+    );
+    expectError(
+      await advance({ tfn: null, residency: 'FOREIGN', medicareLevyVariation: 'HALF' }),
+      'BAD_REQUEST',
+      /the Medicare levy does not apply to a foreign resident/,
+    );
     expectError(await advance({ tfn: '123456782', claimsTaxFreeThreshold: true, residency: 'ALIEN' }), 'BAD_REQUEST', /^data\.residency/);
   });
 });
@@ -149,7 +181,11 @@ describe('the pay date picks the schedule, the declaration the scale', () => {
     const d = await k.desk();
     await hire(d, 'B Two', { tfn: '123456782', claimsTaxFreeThreshold: true });
     const res = await d.client.rpc('books.payrollDraft', fortnightPaid('2027-07-01'), { idem: idem() });
-    expectError(res, 'CONFLICT', /^payDate: no PAYG schedule loaded for payments on 2027-07-01: load the ATO's Schedule 1 for 2027-28 with npm run cli -- payg-import <file> \(loaded: 2024-25 2024-07-01 to 2026-06-30; 2026-27 2026-07-01 to 2027-06-30/);
+    expectError(
+      res,
+      'CONFLICT',
+      /^payDate: no PAYG schedule loaded for payments on 2027-07-01: load the ATO's Schedule 1 for 2027-28 with npm run cli -- payg-import <file> \(loaded: 2024-25 2024-07-01 to 2026-06-30; 2026-27 2026-07-01 to 2027-06-30/,
+    );
   });
 });
 
@@ -161,9 +197,17 @@ describe('where each PAYG figure came from', () => {
     const run = (await d.client.ok('books.payrollDraft', fortnightPaid('2026-11-15'))).payRun;
     const held = await d.client.rpc('books.payrollSign', { runId: run.id }, { key: d.agent, idem: idem() });
     const summary = held.body.result.approval.subject.summary;
-    const payg = '; PAYG $2,008.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 2: tax-free threshold claimed (1 staff); scale 4: no TFN declared, resident 47% (1 staff)';
-    expect(summary).toMatch(new RegExp(`^Pay run 1–14 Nov 2026: 2 staff, gross \\$6,000\\.00, net \\$3,992\\.00, paid 2026-11-15${payg.replace(/[$().]/g, '\\$&')}$`));
-    const facts = Object.fromEntries(describeApproval({ actionClass: 'books.payroll_sign', subject: { summary }, heldAct: { method: 'books.payrollSign', params: { runId: run.id } } }, DEPLOYED.holdActs).facts.map((f) => [f.label, f.value]));
+    const payg =
+      '; PAYG $2,008.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 2: tax-free threshold claimed (1 staff); scale 4: no TFN declared, resident 47% (1 staff)';
+    expect(summary).toMatch(
+      new RegExp(`^Pay run 1–14 Nov 2026: 2 staff, gross \\$6,000\\.00, net \\$3,992\\.00, paid 2026-11-15${payg.replace(/[$().]/g, '\\$&')}$`),
+    );
+    const facts = Object.fromEntries(
+      describeApproval(
+        { actionClass: 'books.payroll_sign', subject: { summary }, heldAct: { method: 'books.payrollSign', params: { runId: run.id } } },
+        DEPLOYED.holdActs,
+      ).facts.map((f) => [f.label, f.value]),
+    );
     expect(facts).toMatchObject({
       'PAYG withheld': '$2,008.00',
       'PAYG schedule': 'ATO Schedule 1 2026-27 (from 2026-07-01)',
@@ -191,7 +235,9 @@ describe('a declaration made again', () => {
 
     const given = await d.client.ok('books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123 456 782', claimsTaxFreeThreshold: true } });
     expect(given.changed).toBe(true);
-    expect(given.message).toMatch(/^Recorded Late Tfn's new TFN declaration from \d{4}-\d\d-\d\d: PAYG moves from scale 4 \(no TFN declared, resident\) to scale 2 \(tax-free threshold claimed\) for pay runs drafted from now; a run already drafted keeps its scale/);
+    expect(given.message).toMatch(
+      /^Recorded Late Tfn's new TFN declaration from \d{4}-\d\d-\d\d: PAYG moves from scale 4 \(no TFN declared, resident\) to scale 2 \(tax-free threshold claimed\) for pay runs drafted from now; a run already drafted keeps its scale/,
+    );
     expect(given.employee.declaration).toMatchObject({ tfnProvided: true, paygScale: '2' });
     expect(given.employee.tfn).toBe('••••••782');
     // The run drafted before keeps scale 4 until it is recalled and drafted again.

@@ -76,9 +76,19 @@ describe('the pay date chooses the schedule and the super rate', () => {
   });
 
   it('a pay date no loaded schedule covers is refused, naming the year to load; nothing is drafted', async () => {
-    for (const [payDate, year] of [['2027-07-01', '2027-28'], ['2027-07-03', '2027-28'], ['2024-06-30', '2023-24']]) {
+    for (const [payDate, year] of [
+      ['2027-07-01', '2027-28'],
+      ['2027-07-03', '2027-28'],
+      ['2024-06-30', '2023-24'],
+    ]) {
       const { d, res } = await fortnightPaid(payDate);
-      expectError(res, 'CONFLICT', new RegExp(`^payDate: no PAYG schedule loaded for payments on ${payDate}: load the ATO's Schedule 1 for ${year} with npm run cli -- payg-import <file>`));
+      expectError(
+        res,
+        'CONFLICT',
+        new RegExp(
+          `^payDate: no PAYG schedule loaded for payments on ${payDate}: load the ATO's Schedule 1 for ${year} with npm run cli -- payg-import <file>`,
+        ),
+      );
       const { n } = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_pay_runs WHERE org_id = $1', [d.orgId]));
       expect(n).toBe(0);
     }
@@ -92,7 +102,13 @@ describe('the pay date chooses the schedule and the super rate', () => {
   });
 
   it('the super guarantee rate by date: 11% 2023-24, 11.5% 2024-25, 12% from 1 July 2025', () => {
-    expect([superGuaranteeRate('2024-06-30'), superGuaranteeRate('2024-07-01'), superGuaranteeRate('2025-06-30'), superGuaranteeRate('2025-07-01'), superGuaranteeRate('2027-07-01')]).toEqual([1_100, 1_150, 1_150, 1_200, 1_200]);
+    expect([
+      superGuaranteeRate('2024-06-30'),
+      superGuaranteeRate('2024-07-01'),
+      superGuaranteeRate('2025-06-30'),
+      superGuaranteeRate('2025-07-01'),
+      superGuaranteeRate('2027-07-01'),
+    ]).toEqual([1_100, 1_150, 1_150, 1_200, 1_200]);
   });
 });
 
@@ -128,16 +144,85 @@ async function importFile(content: unknown, from?: string) {
 describe('payg-import (an operator loads the next year without a release)', () => {
   it.each([
     ['not JSON', '{ nope', /^schedule\.json: not JSON/],
-    ['a missing scale', file2027({ scales: { ...SCALES, '3': undefined } }), /^schedule\.json: scales\.3: missing; every coefficient scale \(1, 2, 3, 5, 6\) needs its rows/],
-    ['no scale 4 rates', file2027({ scales: { ...SCALES, '4': undefined } }), /^schedule\.json: scales\.4: missing; scale 4 \(no TFN\) needs \{"resident": rate, "foreign": rate\}/],
+    [
+      'a missing scale',
+      file2027({ scales: { ...SCALES, '3': undefined } }),
+      /^schedule\.json: scales\.3: missing; every coefficient scale \(1, 2, 3, 5, 6\) needs its rows/,
+    ],
+    [
+      'no scale 4 rates',
+      file2027({ scales: { ...SCALES, '4': undefined } }),
+      /^schedule\.json: scales\.4: missing; scale 4 \(no TFN\) needs \{"resident": rate, "foreign": rate\}/,
+    ],
     ['a scale 4 rate of 100%', file2027({ scales: { ...SCALES, '4': { resident: 1, foreign: 0.45 } } }), /scales\.4\.resident: must be a rate 0 < rate < 1/],
-    ['a last row with a bound', file2027({ scales: { ...SCALES, '1': [[150, 0.16, 0.16], [371, 0.2117, 7.755]] } }), /scales\.1\[1\]: the last row must be open/],
-    ['bounds out of order', file2027({ scales: { ...SCALES, '2': [[361, 0, 0], [300, 0.16, 57.8462], [null, 0.47, 650.6154]] } }), /scales\.2\[1\]: lessThan 300 must be above the row before \(361\)/],
-    ['a rate of 100% or more', file2027({ scales: { ...SCALES, '2': [[361, 0, 0], [null, 1.2, 57.8462]] } }), /scales\.2\[1\]: a must be a rate 0 <= a < 1/],
-    ['withholding that falls as earnings rise', file2027({ scales: { ...SCALES, '2': [[361, 0.2, 0], [null, 0.47, 650.6154]] } }), /scales\.2: withholding falls from \$72 to \$0 at \$361 a week/],
-    ['a sample the coefficients do not reproduce', file2027({ samples: [{ scale: '2', weeklyEarnings: 1000, withheld: 144 }] }), /samples\[0\]: scale 2 on a WEEKLY pay of \$1,000\.00 computes \$143, the ATO's sample says \$144/],
-    ['a monthly sample that does not reproduce', file2027({ samples: [{ scale: '5', frequency: 'MONTHLY', grossCents: 399_533, withheld: 1 }] }), /samples\[0\]: scale 5 on a MONTHLY pay of \$3,995\.33 computes \$\d+, the ATO's sample says \$1;/],
-    ['a sample of an unknown frequency', file2027({ samples: [{ scale: '2', frequency: 'DAILY', grossCents: 100, withheld: 0 }] }), /samples\[0\]\.frequency: must be one of WEEKLY, FORTNIGHTLY, MONTHLY/],
+    [
+      'a last row with a bound',
+      file2027({
+        scales: {
+          ...SCALES,
+          '1': [
+            [150, 0.16, 0.16],
+            [371, 0.2117, 7.755],
+          ],
+        },
+      }),
+      /scales\.1\[1\]: the last row must be open/,
+    ],
+    [
+      'bounds out of order',
+      file2027({
+        scales: {
+          ...SCALES,
+          '2': [
+            [361, 0, 0],
+            [300, 0.16, 57.8462],
+            [null, 0.47, 650.6154],
+          ],
+        },
+      }),
+      /scales\.2\[1\]: lessThan 300 must be above the row before \(361\)/,
+    ],
+    [
+      'a rate of 100% or more',
+      file2027({
+        scales: {
+          ...SCALES,
+          '2': [
+            [361, 0, 0],
+            [null, 1.2, 57.8462],
+          ],
+        },
+      }),
+      /scales\.2\[1\]: a must be a rate 0 <= a < 1/,
+    ],
+    [
+      'withholding that falls as earnings rise',
+      file2027({
+        scales: {
+          ...SCALES,
+          '2': [
+            [361, 0.2, 0],
+            [null, 0.47, 650.6154],
+          ],
+        },
+      }),
+      /scales\.2: withholding falls from \$72 to \$0 at \$361 a week/,
+    ],
+    [
+      'a sample the coefficients do not reproduce',
+      file2027({ samples: [{ scale: '2', weeklyEarnings: 1000, withheld: 144 }] }),
+      /samples\[0\]: scale 2 on a WEEKLY pay of \$1,000\.00 computes \$143, the ATO's sample says \$144/,
+    ],
+    [
+      'a monthly sample that does not reproduce',
+      file2027({ samples: [{ scale: '5', frequency: 'MONTHLY', grossCents: 399_533, withheld: 1 }] }),
+      /samples\[0\]: scale 5 on a MONTHLY pay of \$3,995\.33 computes \$\d+, the ATO's sample says \$1;/,
+    ],
+    [
+      'a sample of an unknown frequency',
+      file2027({ samples: [{ scale: '2', frequency: 'DAILY', grossCents: 100, withheld: 0 }] }),
+      /samples\[0\]\.frequency: must be one of WEEKLY, FORTNIGHTLY, MONTHLY/,
+    ],
     ['an open-ended or reversed range', file2027({ to: '2027-06-30' }), /to: 2027-06-30 is before from 2027-07-01/],
     ['no source address', file2027({ source: 'the ATO' }), /source: must be the https address/],
   ])('refuses %s, naming the problem; nothing is stored or ledgered', async (_what, content, message) => {
@@ -154,14 +239,22 @@ describe('payg-import (an operator loads the next year without a release)', () =
     expectError(refused, 'CONFLICT', /no PAYG schedule loaded for payments on 2027-07-03: load the ATO's Schedule 1 for 2027-28/);
 
     const line = await importFile(file2027());
-    expect(line).toMatch(/^Loaded ATO Schedule 1 2027-28 \(from 2027-07-01\): payments 2027-07-01 to 2028-06-30, scales 1, 2, 3, 4, 5, 6, 5 sample rows reproduced; source https:\/\/test-fixture\.invalid\/2027-28-stand-in \(published 2027-06-15\); ledgered in \d+ orgs$/);
+    expect(line).toMatch(
+      /^Loaded ATO Schedule 1 2027-28 \(from 2027-07-01\): payments 2027-07-01 to 2028-06-30, scales 1, 2, 3, 4, 5, 6, 5 sample rows reproduced; source https:\/\/test-fixture\.invalid\/2027-28-stand-in \(published 2027-06-15\); ledgered in \d+ orgs$/,
+    );
 
     const run = await d.client.ok('books.payrollDraft', { periodStart: '2027-06-19', periodEnd: '2027-07-02', payDate: '2027-07-03' });
     expect(run.payRun).toMatchObject({ paygSchedule: 'ATO Schedule 1 2027-28 (from 2027-07-01)', paygScales: ['2'], paygCents: 60_800 });
-    for (const [client, orgId] of [[d.client, d.orgId], [s.client, s.org.orgId]] as const) {
+    for (const [client, orgId] of [
+      [d.client, d.orgId],
+      [s.client, s.org.orgId],
+    ] as const) {
       const loaded = (await allEvents(client)).filter((e) => e.kind === 'books.payg.load_schedule');
       expect(loaded).toHaveLength(1);
-      expect(loaded[0]).toMatchObject({ actor: '', payload: { name: 'ATO Schedule 1 2027-28 (from 2027-07-01)', from: '2027-07-01', to: '2028-06-30', samples: 5, replaced: false, by: 'system' } });
+      expect(loaded[0]).toMatchObject({
+        actor: '',
+        payload: { name: 'ATO Schedule 1 2027-28 (from 2027-07-01)', from: '2027-07-01', to: '2028-06-30', samples: 5, replaced: false, by: 'system' },
+      });
       expect((await verifyOrgChain(s.runtime.db, orgId)).ok).toBe(true);
     }
 
@@ -172,24 +265,33 @@ describe('payg-import (an operator loads the next year without a release)', () =
   });
 
   it('reads the CSV form: the same schedule, checked the same way', async () => {
-    const csv = (extra = '') => [
-      '# ATO Schedule 1 as published, one fact per line',
-      'meta,label,2029-30', 'meta,from,2029-07-01', 'meta,to,2030-06-30', 'meta,source,https://test-fixture.invalid/2029-30-stand-in', 'meta,published,2029-06-15',
-      ...(['1', '2', '3', '5', '6'] as const).flatMap((scale) => SCALES[scale].map(([lt, a, b]) => `coefficient,${scale},${lt ?? ''},${a},${b}`)),
-      'scale4,0.47,0.45',
-      // The old weekly shape, and the new one: $3,995.33 a month on scale 2 -> $511 (payg.test.ts); scale 4 foreign 45% of $87.
-      'sample,2,1000,143',
-      'sample,2,MONTHLY,3995.33,511',
-      'sample,4,WEEKLY,87,39,FOREIGN',
-      extra,
-    ].join('\n');
+    const csv = (extra = '') =>
+      [
+        '# ATO Schedule 1 as published, one fact per line',
+        'meta,label,2029-30',
+        'meta,from,2029-07-01',
+        'meta,to,2030-06-30',
+        'meta,source,https://test-fixture.invalid/2029-30-stand-in',
+        'meta,published,2029-06-15',
+        ...(['1', '2', '3', '5', '6'] as const).flatMap((scale) => SCALES[scale].map(([lt, a, b]) => `coefficient,${scale},${lt ?? ''},${a},${b}`)),
+        'scale4,0.47,0.45',
+        // The old weekly shape, and the new one: $3,995.33 a month on scale 2 -> $511 (payg.test.ts); scale 4 foreign 45% of $87.
+        'sample,2,1000,143',
+        'sample,2,MONTHLY,3995.33,511',
+        'sample,4,WEEKLY,87,39,FOREIGN',
+        extra,
+      ].join('\n');
     const dir = await mkdtemp(path.join(tmpdir(), 'payg-'));
     await writeFile(path.join(dir, 'bad.csv'), csv('sample,1,1000,254'));
-    await expect(readScheduleFile(path.join(dir, 'bad.csv')).then((f) => paygImportCommand(s.runtime.db, f))).rejects.toThrow(/^bad\.csv: samples\[3\]: scale 1 on a WEEKLY pay of \$1,000\.00 computes \$255, the ATO's sample says \$254/);
+    await expect(readScheduleFile(path.join(dir, 'bad.csv')).then((f) => paygImportCommand(s.runtime.db, f))).rejects.toThrow(
+      /^bad\.csv: samples\[3\]: scale 1 on a WEEKLY pay of \$1,000\.00 computes \$255, the ATO's sample says \$254/,
+    );
     await writeFile(path.join(dir, 'typo.csv'), csv('coefficent,1,100,0.1,0'));
     await expect(readScheduleFile(path.join(dir, 'typo.csv'))).rejects.toThrow(/^typo\.csv: line \d+: expected meta/);
     await writeFile(path.join(dir, 'good.csv'), csv());
-    expect(await paygImportCommand(s.runtime.db, await readScheduleFile(path.join(dir, 'good.csv')))).toMatch(/^Loaded ATO Schedule 1 2029-30 \(from 2029-07-01\): payments 2029-07-01 to 2030-06-30, scales 1, 2, 3, 4, 5, 6, 3 sample rows reproduced/);
+    expect(await paygImportCommand(s.runtime.db, await readScheduleFile(path.join(dir, 'good.csv')))).toMatch(
+      /^Loaded ATO Schedule 1 2029-30 \(from 2029-07-01\): payments 2029-07-01 to 2030-06-30, scales 1, 2, 3, 4, 5, 6, 3 sample rows reproduced/,
+    );
     const stored = (await loadedSchedules(s.runtime.db)).find((x) => x.label === '2029-30');
     expect(stored?.scales).toEqual(SCALES);
     expect(stored?.samples).toEqual([
@@ -199,8 +301,10 @@ describe('payg-import (an operator loads the next year without a release)', () =
     ]);
   });
 
-  it('--from overrides the file\'s start date', async () => {
-    expect(await importFile(file2027({ from: '2028-07-01', to: '2029-06-30', label: '2028-29' }), '2028-07-02')).toMatch(/^Loaded ATO Schedule 1 2028-29 \(from 2028-07-02\): payments 2028-07-02 to 2029-06-30/);
+  it("--from overrides the file's start date", async () => {
+    expect(await importFile(file2027({ from: '2028-07-01', to: '2029-06-30', label: '2028-29' }), '2028-07-02')).toMatch(
+      /^Loaded ATO Schedule 1 2028-29 \(from 2028-07-02\): payments 2028-07-02 to 2029-06-30/,
+    );
   });
 });
 
@@ -208,14 +312,15 @@ describe('the ATO sample data and GET /policy', () => {
   it('every loaded schedule reproduces each of its sample rows, and passes the import checks', async () => {
     for (const schedule of await loadedSchedules(s.runtime.db)) {
       expect(parseSchedule(JSON.parse(JSON.stringify(schedule)))).toEqual(schedule);
-      for (const sample of schedule.samples) expect(scheduleWithholdingDollars(schedule, sample), `${schedule.label} ${JSON.stringify(sample)}`).toBe(sample.withheld);
+      for (const sample of schedule.samples)
+        expect(scheduleWithholdingDollars(schedule, sample), `${schedule.label} ${JSON.stringify(sample)}`).toBe(sample.withheld);
     }
   });
 
   it.each([
     [ATO_2024_25, '2024-07-01', '2026-06-30', '2024-06-16'],
     [ATO_2026_27, '2026-07-01', '2027-06-30', '2026-06-17'],
-  ])('shipped %#: every scale, every frequency: payg-tax\'s 720 worked amounts and the 22 of scale 4 reproduce', (schedule, from, to, published) => {
+  ])("shipped %#: every scale, every frequency: payg-tax's 720 worked amounts and the 22 of scale 4 reproduce", (schedule, from, to, published) => {
     expect(schedule).toMatchObject({ from, to, published });
     const count = (scale: string, frequency: string) => schedule.samples.filter((x) => x.scale === scale && x.frequency === frequency).length;
     for (const scale of ['1', '2', '3', '5', '6']) for (const f of ['WEEKLY', 'FORTNIGHTLY', 'MONTHLY']) expect(count(scale, f), `${scale} ${f}`).toBe(48);
@@ -242,9 +347,21 @@ describe('the ATO sample data and GET /policy', () => {
     expect(res.status, res.raw).toBe(200);
     const list = res.body.books.paygSchedules;
     expect(list[0]).toEqual({
-      name: 'ATO Schedule 1 2024-25 (from 2024-07-01)', year: '2024-25', from: '2024-07-01', to: '2026-06-30', source: ATO_2024_25.source, published: '2024-06-16', samples: 742,
+      name: 'ATO Schedule 1 2024-25 (from 2024-07-01)',
+      year: '2024-25',
+      from: '2024-07-01',
+      to: '2026-06-30',
+      source: ATO_2024_25.source,
+      published: '2024-06-16',
+      samples: 742,
     });
-    expect(list[1]).toMatchObject({ name: 'ATO Schedule 1 2026-27 (from 2026-07-01)', from: '2026-07-01', to: '2027-06-30', source: ATO_2026_27.source, samples: 742 });
+    expect(list[1]).toMatchObject({
+      name: 'ATO Schedule 1 2026-27 (from 2026-07-01)',
+      from: '2026-07-01',
+      to: '2027-06-30',
+      source: ATO_2026_27.source,
+      samples: 742,
+    });
     expect(list.map((x: any) => x.from)).toEqual([...list.map((x: any) => x.from)].sort());
     expect(res.body.books.superGuaranteeBasisPoints).toBe(1_200);
   });

@@ -68,7 +68,8 @@ describe('weekly withholding, scale 1 (no tax-free threshold)', () => {
 });
 
 describe('withholding per pay frequency (Schedule 1, "Working out the weekly earnings")', () => {
-  const w = (gross: number, f: 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY', threshold = true) => withholding(ATO_2024_25, gross, f, { tfnProvided: true, residency: 'RESIDENT', claimsTaxFreeThreshold: threshold, medicareLevyVariation: 'NONE' }).cents;
+  const w = (gross: number, f: 'WEEKLY' | 'FORTNIGHTLY' | 'MONTHLY', threshold = true) =>
+    withholding(ATO_2024_25, gross, f, { tfnProvided: true, residency: 'RESIDENT', claimsTaxFreeThreshold: threshold, medicareLevyVariation: 'NONE' }).cents;
 
   it('a fortnight of $2,000: half is $1,000 -> $143 a week -> $286 a fortnight', () => {
     expect(w(200_000, 'FORTNIGHTLY')).toBe(28_600);

@@ -62,7 +62,11 @@ export function payrollKit(s: BooksServer) {
   async function staffed() {
     const d = await desk();
     const jane = await hire(d);
-    const sam = await hire(d, { person: 'Sam Lee', role: 'Junior', startDate: '2026-11-05', rate: { basis: 'HOURLY', amountCents: 4_500, hoursPerWeek: 20 } }, false);
+    const sam = await hire(
+      d,
+      { person: 'Sam Lee', role: 'Junior', startDate: '2026-11-05', rate: { basis: 'HOURLY', amountCents: 4_500, hoursPerWeek: 20 } },
+      false,
+    );
     return { d, jane, sam };
   }
 
@@ -85,12 +89,19 @@ export function payrollKit(s: BooksServer) {
         [journalId],
       ),
     journalHead: async (journalId: string) =>
-      one(await db.query<{ date: string; source_kind: string; source_id: string; reverses: string | null }>('SELECT date, source_kind, source_id, reverses FROM books_journals WHERE journal_id = $1', [journalId])),
+      one(
+        await db.query<{ date: string; source_kind: string; source_id: string; reverses: string | null }>(
+          'SELECT date, source_kind, source_id, reverses FROM books_journals WHERE journal_id = $1',
+          [journalId],
+        ),
+      ),
     journalCount: async (d: Desk) => one(await db.query<{ n: number }>('SELECT count(*)::int AS n FROM books_journals WHERE org_id = $1', [d.orgId])).n,
     /** What bank matching does when a bank line pays a run's wages or reimburses a claim. */
     payWages: (d: Desk, runId: string, amountCents: number, date = '2026-11-15') => db.tx((q) => settlePayRun(asCtx(q, d.orgId), runId, { amountCents, date })),
-    reimburse: (d: Desk, claimId: string, amountCents: number, date = '2026-11-02') => db.tx((q) => settleClaim(asCtx(q, d.orgId), claimId, { amountCents, date })),
+    reimburse: (d: Desk, claimId: string, amountCents: number, date = '2026-11-02') =>
+      db.tx((q) => settleClaim(asCtx(q, d.orgId), claimId, { amountCents, date })),
     /** The ATO's answer, as an integration reports it. */
-    ato: (d: Desk, stpId: string, status: 'SUBMITTED' | 'ACCEPTED' | 'FAILED', error?: string) => db.tx((q) => recordStpResponse(q, d.orgId, stpId, { status, error })),
+    ato: (d: Desk, stpId: string, status: 'SUBMITTED' | 'ACCEPTED' | 'FAILED', error?: string) =>
+      db.tx((q) => recordStpResponse(q, d.orgId, stpId, { status, error })),
   };
 }

@@ -24,7 +24,12 @@ describe('books.leaveRequest', () => {
     const d = await k.desk();
     const jane = await k.hire(d); // 38 h a week from 1 Oct 2026
     // 1 Oct -> 21 Dec is 81 days: 38 * 4 * 81 / 365 = 33.7315 -> 33.73 hours accrued.
-    const { result, event } = await mutate(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2026-12-21', endDate: '2026-12-24', hours: 30.4 }, 'books.leave.request');
+    const { result, event } = await mutate(
+      d.client,
+      'books.leaveRequest',
+      { employeeId: jane.id, kind: 'ANNUAL', startDate: '2026-12-21', endDate: '2026-12-24', hours: 30.4 },
+      'books.leave.request',
+    );
     expect(result.leave).toMatchObject({ employee: { id: jane.id, name: 'Jane Citizen' }, kind: 'ANNUAL', hours: 30.4, status: 'REQUESTED', decidedAt: null });
     expect(result.balance).toEqual({ kind: 'ANNUAL', accruedHours: 33.73, committedHours: 0, availableHours: 33.73 });
     expect(event.payload).toMatchObject({ leaveId: result.leave.id, employeeId: jane.id, kind: 'ANNUAL', hours: 30.4 });
@@ -32,10 +37,19 @@ describe('books.leaveRequest', () => {
     const second = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-05', endDate: '2027-01-05', hours: 7.6 });
     expect(second.balance).toEqual({ kind: 'ANNUAL', accruedHours: 39.97, committedHours: 30.4, availableHours: 9.57 });
     // By 6 Jan (97 days): 40.39 accrued, 38 committed: 2.39 available.
-    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 }, 'CONFLICT', { message: 'Jane Citizen has 2.39 hours of ANNUAL leave available on 2027-01-06 (40.39 accrued, 38 already requested or scheduled); 7.6 requested' });
+    await refused(
+      d.client,
+      'books.leaveRequest',
+      { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 },
+      'CONFLICT',
+      { message: 'Jane Citizen has 2.39 hours of ANNUAL leave available on 2027-01-06 (40.39 accrued, 38 already requested or scheduled); 7.6 requested' },
+    );
     // A rejected request no longer counts.
     await d.client.ok('books.leaveApprove', { id: result.leave.id, decision: 'reject' });
-    expect((await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 })).balance.availableHours).toBe(32.79);
+    expect(
+      (await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'ANNUAL', startDate: '2027-01-06', endDate: '2027-01-06', hours: 7.6 })).balance
+        .availableHours,
+    ).toBe(32.79);
     await k.invariants(d);
   });
 
@@ -43,9 +57,21 @@ describe('books.leaveRequest', () => {
     const d = await k.desk();
     const jane = await k.hire(d);
     // 40 days to 10 Nov: 38 * 2 * 40 / 365 = 8.33 -> 8.32 (rounded down).
-    const first = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-10', endDate: '2026-11-10', hours: 7.6 });
+    const first = await d.client.ok('books.leaveRequest', {
+      employeeId: jane.id,
+      kind: 'PERSONAL',
+      startDate: '2026-11-10',
+      endDate: '2026-11-10',
+      hours: 7.6,
+    });
     expect(first.balance).toEqual({ kind: 'PERSONAL', accruedHours: 8.32, committedHours: 0, availableHours: 8.32 });
-    await refused(d.client, 'books.leaveRequest', { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-12', endDate: '2026-11-12', hours: 7.6 }, 'CONFLICT', { message: /1\.14 hours of PERSONAL leave available/ });
+    await refused(
+      d.client,
+      'books.leaveRequest',
+      { employeeId: jane.id, kind: 'PERSONAL', startDate: '2026-11-12', endDate: '2026-11-12', hours: 7.6 },
+      'CONFLICT',
+      { message: /1\.14 hours of PERSONAL leave available/ },
+    );
     const unpaid = await d.client.ok('books.leaveRequest', { employeeId: jane.id, kind: 'UNPAID', startDate: '2026-11-16', endDate: '2026-11-27', hours: 76 });
     expect(unpaid).toMatchObject({ balance: null, leave: { kind: 'UNPAID', status: 'REQUESTED' } });
   });
@@ -59,7 +85,9 @@ describe('books.leaveRequest', () => {
     await refused(d.client, 'books.leaveRequest', { ...base, hours: 7.555 }, 'BAD_REQUEST', { message: 'hours: must have at most 2 decimals' });
     await refused(d.client, 'books.leaveRequest', { ...base, hours: 39 }, 'BAD_REQUEST', { message: /^hours: .*at most 38 hours/ });
     await refused(d.client, 'books.leaveRequest', { ...base, kind: 'SICK' }, 'BAD_REQUEST', { message: /^kind: / });
-    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-09-30' }, 'BAD_REQUEST', { message: /^startDate: .*before Jane Citizen started/ });
+    await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-09-30' }, 'BAD_REQUEST', {
+      message: /^startDate: .*before Jane Citizen started/,
+    });
     await d.client.ok('books.leaveRequest', { ...base, endDate: '2026-11-18', hours: 22.8 });
     await refused(d.client, 'books.leaveRequest', { ...base, startDate: '2026-11-18', endDate: '2026-11-19' }, 'CONFLICT', { message: /overlapping/ });
     const pending = (await k.start(d, { person: 'Pat Pending' })).employee;
@@ -74,7 +102,12 @@ describe('books.leaveApprove', () => {
     const d = await k.desk();
     const jane = await k.hire(d);
     const leave = (await (await request(d.client, jane.id, 'ANNUAL', '2026-12-21', '2026-12-21', 7.6)).body.result).leave;
-    const { result, event } = await mutate(d.client, 'books.leaveApprove', { id: leave.id, decision: 'approve', note: 'Enjoy the break' }, 'books.leave.approve');
+    const { result, event } = await mutate(
+      d.client,
+      'books.leaveApprove',
+      { id: leave.id, decision: 'approve', note: 'Enjoy the break' },
+      'books.leave.approve',
+    );
     expect(result.leave).toMatchObject({ status: 'SCHEDULED', note: 'Enjoy the break' });
     expect(result.leave.decidedBy).toBeTruthy();
     expect(event.payload).toMatchObject({ leaveId: leave.id, decision: 'approve', status: 'SCHEDULED' });
@@ -109,9 +142,15 @@ describe('STP events', () => {
     expect(await k.ato(d, stpId, 'SUBMITTED')).toMatchObject({ status: 'SUBMITTED' });
     expect(await k.ato(d, stpId, 'SUBMITTED')).toMatchObject({ status: 'SUBMITTED' });
     await refused(d.client, 'books.stpResubmit', { eventId: stpId }, 'CONFLICT', { message: /SUBMITTED: still in flight/ });
-    expect(await k.ato(d, stpId, 'FAILED', 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch')).toMatchObject({ status: 'FAILED', error: 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch' });
+    expect(await k.ato(d, stpId, 'FAILED', 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch')).toMatchObject({
+      status: 'FAILED',
+      error: 'CMN.ATO.PAYEVNT.EM92: payee TFN mismatch',
+    });
     const answers = await eventsAfter(d.client, before);
-    expect(answers.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([['books.stp.record_response', '', 'SUBMITTED'], ['books.stp.record_response', '', 'FAILED']]);
+    expect(answers.map((e) => [e.kind, e.actor, e.payload.status])).toEqual([
+      ['books.stp.record_response', '', 'SUBMITTED'],
+      ['books.stp.record_response', '', 'FAILED'],
+    ]);
 
     const { result, event } = await mutate(d.client, 'books.stpResubmit', { eventId: stpId }, 'books.stp.resubmit');
     expect(result).toMatchObject({ changed: true, stpEvent: { id: stpId, kind: 'PAY', status: 'QUEUED', attempt: 2, error: null, runId: run.id } });
@@ -136,12 +175,20 @@ describe('STP events', () => {
     // Bob, $30 * 38 h: 7 of the fortnight's 14 days (8-14 Jul) 114000 gross, withheld as a fortnightly pay (2026-27
     // scale 2 on $570 a week), 13680 super; then a full fortnight 228000 gross, 27360 super: PAYG 43600 in all.
     expect(result.stpEvent).toMatchObject({
-      kind: 'UPDATE', status: 'QUEUED', attempt: 1, follows: july.stp.id, runId: july.id, payDate: '2026-07-15', financialYear: '2026-27',
+      kind: 'UPDATE',
+      status: 'QUEUED',
+      attempt: 1,
+      follows: july.stp.id,
+      runId: july.id,
+      payDate: '2026-07-15',
+      financialYear: '2026-27',
       employees: [
         { employeeId: jane.id, name: 'Jane Citizen', grossCents: 600_000, paygCents: 119_600, superCents: 72_000 },
         { employeeId: bob.id, name: 'Bob Hart', grossCents: 342_000, paygCents: 43_600, superCents: 41_040 },
       ],
-      grossCents: 942_000, paygCents: 163_200, superCents: 113_040,
+      grossCents: 942_000,
+      paygCents: 163_200,
+      superCents: 113_040,
     });
     expect(event.payload).toMatchObject({ stpId: july.stp.id, action: 'update', updateId: result.stpEvent.id, financialYear: '2026-27', employees: 2 });
     const key = idem('stp');

@@ -69,14 +69,27 @@ describe('payslips say how their gross follows the contract', () => {
     const ann = await k.hire(d, { person: 'Ann Full', startDate: '2026-10-01', rate: annual(95_000) });
     const bo = await k.hire(d, { person: 'Bo Part', startDate: '2026-11-16', rate: annual(95_000) });
     const nov = await k.draft(d, month('2026-11-01', '2026-11-30'));
-    expect(slipOf(nov, ann.id)).toMatchObject({ daysEmployed: 30, grossCents: 791_667, earnings: { rule: 'FULL_PERIOD', reasons: [], periodPayCents: 791_667 } });
-    expect(slipOf(nov, ann.id).earnings.explanation).toMatch(/^a month of \$95,000\.00 a year: a twelfth is \$7,916\.67; the whole month is paid; gross \$7,916\.67$/);
+    expect(slipOf(nov, ann.id)).toMatchObject({
+      daysEmployed: 30,
+      grossCents: 791_667,
+      earnings: { rule: 'FULL_PERIOD', reasons: [], periodPayCents: 791_667 },
+    });
+    expect(slipOf(nov, ann.id).earnings.explanation).toMatch(
+      /^a month of \$95,000\.00 a year: a twelfth is \$7,916\.67; the whole month is paid; gross \$7,916\.67$/,
+    );
     // 9,500,000 * 15 / (12 * 30) = 395,833.33.
-    expect(slipOf(nov, bo.id)).toMatchObject({ daysEmployed: 15, grossCents: 395_833, earnings: { rule: 'PART_PERIOD', reasons: ['STARTED_IN_PERIOD'], periodPayCents: 791_667 } });
+    expect(slipOf(nov, bo.id)).toMatchObject({
+      daysEmployed: 15,
+      grossCents: 395_833,
+      earnings: { rule: 'PART_PERIOD', reasons: ['STARTED_IN_PERIOD'], periodPayCents: 791_667 },
+    });
     expect(slipOf(nov, bo.id).earnings.explanation).toContain("employed 15 of the month's 30 calendar days, from 16 Nov 2026");
     for (const period of [month('2026-12-01', '2026-12-31'), month('2027-02-01', '2027-02-28')]) {
       const run = await k.draft(d, period);
-      expect(run.payslips.map((p: any) => [p.grossCents, p.earnings.rule])).toEqual([[791_667, 'FULL_PERIOD'], [791_667, 'FULL_PERIOD']]);
+      expect(run.payslips.map((p: any) => [p.grossCents, p.earnings.rule])).toEqual([
+        [791_667, 'FULL_PERIOD'],
+        [791_667, 'FULL_PERIOD'],
+      ]);
       await d.client.ok('books.payrollRecall', { runId: run.id });
     }
     await k.invariants(d);
@@ -85,11 +98,17 @@ describe('payslips say how their gross follows the contract', () => {
   it('unpaid leave makes a part period at the hourly equivalent, and says so', async () => {
     const d = await k.desk();
     const jo = await k.hire(d, { person: 'Jo Leave', startDate: '2026-10-01' });
-    const leave = (await d.client.ok('books.leaveRequest', { employeeId: jo.id, kind: 'UNPAID', startDate: '2026-11-20', endDate: '2026-11-20', hours: 7.6 })).leave;
+    const leave = (await d.client.ok('books.leaveRequest', { employeeId: jo.id, kind: 'UNPAID', startDate: '2026-11-20', endDate: '2026-11-20', hours: 7.6 }))
+      .leave;
     await d.client.ok('books.leaveApprove', { id: leave.id, decision: 'approve' });
     const slip = (await k.draft(d, { periodStart: '2026-11-15', periodEnd: '2026-11-28', payDate: '2026-11-29' })).payslips[0];
     // $78,000: a fortnight 300,000 less 7.6 h at $78,000 / 52 / 38 = 30,000.
-    expect(slip).toMatchObject({ unpaidLeaveCents: 30_000, grossCents: 270_000, superCents: 32_400, earnings: { rule: 'PART_PERIOD', reasons: ['UNPAID_LEAVE'], periodPayCents: 300_000 } });
+    expect(slip).toMatchObject({
+      unpaidLeaveCents: 30_000,
+      grossCents: 270_000,
+      superCents: 32_400,
+      earnings: { rule: 'PART_PERIOD', reasons: ['UNPAID_LEAVE'], periodPayCents: 300_000 },
+    });
     expect(slip.earnings.explanation).toContain("less 7.6 h unpaid leave at the salary's hourly equivalent (a year / 52 / 38 h): $300.00");
   });
 });
@@ -108,16 +127,34 @@ describe('super stops at the maximum contribution base', () => {
     const { d, pat, max } = await highEarners('2026-04-01');
     const apr = await k.posted(d, month('2026-04-01', '2026-04-30'));
     // Pat: all $50,000 is under the base: 12% = $6,000. Max: $62,500 of $250,000: $7,500.
-    expect(supers(apr, pat.id, max.id)).toEqual([[5_000_000, 600_000], [6_250_000, 750_000]]);
-    expect(slipOf(apr, max.id).superBase).toMatchObject({ rateBasisPoints: 1_200, baseCents: 6_250_000, per: 'QUARTER', periodStart: '2026-04-01', periodEnd: '2026-06-30', earlierEarningsCents: 0 });
-    expect(slipOf(apr, max.id).superBase.explanation).toBe('12% of $62,500.00 of the $250,000.00 gross: $0.00 was already paid in the quarter 1 Apr – 30 Jun 2026, and no super guarantee is owed above the maximum contribution base of $62,500.00 for the quarter 1 Apr – 30 Jun 2026');
+    expect(supers(apr, pat.id, max.id)).toEqual([
+      [5_000_000, 600_000],
+      [6_250_000, 750_000],
+    ]);
+    expect(slipOf(apr, max.id).superBase).toMatchObject({
+      rateBasisPoints: 1_200,
+      baseCents: 6_250_000,
+      per: 'QUARTER',
+      periodStart: '2026-04-01',
+      periodEnd: '2026-06-30',
+      earlierEarningsCents: 0,
+    });
+    expect(slipOf(apr, max.id).superBase.explanation).toBe(
+      '12% of $62,500.00 of the $250,000.00 gross: $0.00 was already paid in the quarter 1 Apr – 30 Jun 2026, and no super guarantee is owed above the maximum contribution base of $62,500.00 for the quarter 1 Apr – 30 Jun 2026',
+    );
     expect(slipOf(apr, max.id).superBase.law).toMatch(/s 15/);
     const may = await k.posted(d, month('2026-05-01', '2026-05-31'));
     // Pat: $50,000 paid in April leaves $12,500 of the base: $1,500.
-    expect(supers(may, pat.id, max.id)).toEqual([[1_250_000, 150_000], [0, 0]]);
+    expect(supers(may, pat.id, max.id)).toEqual([
+      [1_250_000, 150_000],
+      [0, 0],
+    ]);
     expect(slipOf(may, pat.id).superBase.earlierEarningsCents).toBe(5_000_000);
     const jun = await k.draft(d, month('2026-06-01', '2026-06-30'));
-    expect(supers(jun, pat.id, max.id)).toEqual([[0, 0], [0, 0]]);
+    expect(supers(jun, pat.id, max.id)).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
     expect(jun.superCents).toBe(0);
     await k.invariants(d);
   });
@@ -125,15 +162,24 @@ describe('super stops at the maximum contribution base', () => {
   it('from 1 July 2026, per financial year ($270,830 for 2026-27): a new quarter does not reset it', async () => {
     const { d, pat, max } = await highEarners('2026-07-01');
     const jul = await k.posted(d, month('2026-07-01', '2026-07-31'));
-    expect(supers(jul, pat.id, max.id)).toEqual([[5_000_000, 600_000], [25_000_000, 3_000_000]]);
+    expect(supers(jul, pat.id, max.id)).toEqual([
+      [5_000_000, 600_000],
+      [25_000_000, 3_000_000],
+    ]);
     expect(slipOf(jul, max.id).superBase).toMatchObject({ baseCents: 27_083_000, per: 'FINANCIAL_YEAR', periodStart: '2026-07-01', periodEnd: '2027-06-30' });
     expect(slipOf(jul, max.id).superBase.law).toMatch(/s 10A\(5\).*No\. 57 of 2025/);
     const aug = await k.posted(d, month('2026-08-01', '2026-08-31'));
     // Max: $270,830 - $250,000 = $20,830 left: 12% = $2,499.60. (Per quarter it would have been nothing.)
-    expect(supers(aug, pat.id, max.id)).toEqual([[5_000_000, 600_000], [2_083_000, 249_960]]);
+    expect(supers(aug, pat.id, max.id)).toEqual([
+      [5_000_000, 600_000],
+      [2_083_000, 249_960],
+    ]);
     const oct = await k.draft(d, month('2026-10-01', '2026-10-31'));
     // A new quarter: Max stays at nothing for the rest of the year (per quarter he would have had $7,500 again).
-    expect(supers(oct, pat.id, max.id)).toEqual([[5_000_000, 600_000], [0, 0]]);
+    expect(supers(oct, pat.id, max.id)).toEqual([
+      [5_000_000, 600_000],
+      [0, 0],
+    ]);
     await k.invariants(d);
   });
 
@@ -149,7 +195,10 @@ describe('super stops at the maximum contribution base', () => {
       s.clock.set('2026-11-02');
     }
     // The May draft was computed with April's $50,000 paid; April is recalled, so its super is now short.
-    await refused(d.client, 'books.payrollSign', { runId: may.id }, 'CONFLICT', { message: /Pat High's super of \$1,500\.00 was drafted with \$50,000\.00 already paid in the quarter 1 Apr – 30 Jun 2026; posted runs now show \$0\.00 .* makes it \$6,000\.00 .*recall this draft \(books\.payrollRecall\) and draft the period again/ });
+    await refused(d.client, 'books.payrollSign', { runId: may.id }, 'CONFLICT', {
+      message:
+        /Pat High's super of \$1,500\.00 was drafted with \$50,000\.00 already paid in the quarter 1 Apr – 30 Jun 2026; posted runs now show \$0\.00 .* makes it \$6,000\.00 .*recall this draft \(books\.payrollRecall\) and draft the period again/,
+    });
     await d.client.ok('books.payrollRecall', { runId: may.id });
     const again = await k.draft(d, month('2026-05-01', '2026-05-31'));
     expect(slipOf(again, pat.id)).toMatchObject({ superCents: 600_000, superBase: { earlierEarningsCents: 0, earningsCents: 5_000_000 } });
@@ -166,7 +215,13 @@ describe('super stops at the maximum contribution base', () => {
     const k2 = payrollKit(s2);
     try {
       const current = (await loadedSchedules(s2.runtime.db)).find((x) => x.from === '2026-07-01');
-      await importSchedule(s2.runtime.db, { ...current, label: '2027-28', from: '2027-07-01', to: '2028-06-30', source: 'https://test-fixture.invalid/2027-28-stand-in' });
+      await importSchedule(s2.runtime.db, {
+        ...current,
+        label: '2027-28',
+        from: '2027-07-01',
+        to: '2028-06-30',
+        source: 'https://test-fixture.invalid/2027-28-stand-in',
+      });
       await pastTheLastYear(k2);
     } finally {
       await s2.close();
@@ -179,10 +234,17 @@ describe('super stops at the maximum contribution base', () => {
     const july = month('2027-07-01', '2027-07-31');
     // Max's $250,000 in July fits under the 2026-27 base of $270,830; August would pass it.
     const jul = await k.posted(d, july);
-    expect(supers(jul, pat.id, max.id)).toEqual([[5_000_000, 600_000], [25_000_000, 3_000_000]]);
+    expect(supers(jul, pat.id, max.id)).toEqual([
+      [5_000_000, 600_000],
+      [25_000_000, 3_000_000],
+    ]);
     expect(slipOf(jul, max.id).superBase).toMatchObject({ baseCents: 27_083_000, per: 'FINANCIAL_YEAR', periodStart: '2027-07-01', periodEnd: '2028-06-30' });
-    expect(slipOf(jul, max.id).superBase.law).toMatch(/^no base is recorded for the financial year 1 Jul 2027 – 30 Jun 2028 yet: the 2026-07-01 to 2027-06-30 base/);
-    await refused(d.client, 'books.payrollDraft', month('2027-08-01', '2027-08-31'), 'CONFLICT', { message: /^payDate: Max Higher's earnings in the financial year 1 Jul 2027 – 30 Jun 2028 would pass \$270,830\.00, the latest maximum contribution base recorded \(2027-28 has none yet\)/ });
+    expect(slipOf(jul, max.id).superBase.law).toMatch(
+      /^no base is recorded for the financial year 1 Jul 2027 – 30 Jun 2028 yet: the 2026-07-01 to 2027-06-30 base/,
+    );
+    await refused(d.client, 'books.payrollDraft', month('2027-08-01', '2027-08-31'), 'CONFLICT', {
+      message:
+        /^payDate: Max Higher's earnings in the financial year 1 Jul 2027 – 30 Jun 2028 would pass \$270,830\.00, the latest maximum contribution base recorded \(2027-28 has none yet\)/,
+    });
   }
 });
-

@@ -23,8 +23,21 @@ const line = (account_code: string, amount_cents: number) => ({ account_code, am
 describe('books.onboardingStart', () => {
   it('creates a PENDING employee and onboarding with four steps to do; posts nothing', async () => {
     const d = await k.desk();
-    const { result, event } = await mutate(d.client, 'books.onboardingStart', { person: ' Jane  Citizen ', role: 'Bookkeeper', startDate: '2026-11-09', rate: { basis: 'HOURLY', amountCents: 4_500 }, email: 'jane@example.com' }, 'books.onboarding.start');
-    expect(result.employee).toMatchObject({ name: 'Jane Citizen', status: 'PENDING', startDate: '2026-11-09', rate: { basis: 'HOURLY', amountCents: 4_500, hoursPerWeek: 38 }, tfn: null, bank: null, super: null });
+    const { result, event } = await mutate(
+      d.client,
+      'books.onboardingStart',
+      { person: ' Jane  Citizen ', role: 'Bookkeeper', startDate: '2026-11-09', rate: { basis: 'HOURLY', amountCents: 4_500 }, email: 'jane@example.com' },
+      'books.onboarding.start',
+    );
+    expect(result.employee).toMatchObject({
+      name: 'Jane Citizen',
+      status: 'PENDING',
+      startDate: '2026-11-09',
+      rate: { basis: 'HOURLY', amountCents: 4_500, hoursPerWeek: 38 },
+      tfn: null,
+      bank: null,
+      super: null,
+    });
     expect(result.onboarding).toMatchObject({ status: 'PENDING', employee: { id: result.employee.id }, contract: null, completedAt: null });
     expect(result.onboarding.steps).toEqual(['tfn', 'super', 'bank', 'contract'].map((step) => ({ step, done: false, doneAt: null })));
     expect(event.payload).toMatchObject({ onboardingId: result.onboarding.id, employeeId: result.employee.id, amountCents: 4_500, hoursPerWeek: 38 });
@@ -40,7 +53,9 @@ describe('books.onboardingStart', () => {
     await refused(s.client, 'books.onboardingStart', { ...ok, startDate: 'soon' }, 'BAD_REQUEST', { message: /^startDate: / });
     await refused(s.client, 'books.onboardingStart', { ...ok, rate: undefined }, 'BAD_REQUEST', { message: 'rate: required' });
     await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, hoursPerWeek: 61 } }, 'BAD_REQUEST', { message: /^rate\.hoursPerWeek: / });
-    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { basis: 'HOURLY', amountCents: 1_000_001 } }, 'BAD_REQUEST', { message: 'rate.amountCents: must be at most 1000000 cents for HOURLY pay' });
+    await refused(s.client, 'books.onboardingStart', { ...ok, rate: { basis: 'HOURLY', amountCents: 1_000_001 } }, 'BAD_REQUEST', {
+      message: 'rate.amountCents: must be at most 1000000 cents for HOURLY pay',
+    });
     await refused(s.client, 'books.onboardingStart', { ...ok, rate: { ...RATE, basis: 'DAILY' } }, 'BAD_REQUEST', { message: /^rate\.basis: / });
     await refused(s.client, 'books.onboardingStart', { ...ok, email: 'not-mail' }, 'BAD_REQUEST', { message: /^email: / });
   });
@@ -63,11 +78,18 @@ describe('books.onboardingAdvance', () => {
       for (const secret of ['123456782', '10987654', '062000', 'M-55501']) expect(text).not.toContain(secret);
     }
     expect(JSON.stringify(tfn.result)).not.toContain('123456782');
-    const [stored] = await s.runtime.db.query<{ tfn: string; bank_account: string }>('SELECT tfn, bank_account FROM books_employees WHERE employee_id = $1', [tfn.result.employee.id]);
+    const [stored] = await s.runtime.db.query<{ tfn: string; bank_account: string }>('SELECT tfn, bank_account FROM books_employees WHERE employee_id = $1', [
+      tfn.result.employee.id,
+    ]);
     expect(stored).toEqual({ tfn: '123456782', bank_account: '10987654' });
     // A replay (the same declaration, spaced differently) changes nothing; other details are a new declaration
     // (payg-declaration.test.ts) or a new fund (payday-super-law.test.ts).
-    const again = await mutate(d.client, 'books.onboardingAdvance', { id: onboarding.id, step: 'tfn', data: { ...TFN, tfn: '123-456-782' } }, 'books.onboarding.advance');
+    const again = await mutate(
+      d.client,
+      'books.onboardingAdvance',
+      { id: onboarding.id, step: 'tfn', data: { ...TFN, tfn: '123-456-782' } },
+      'books.onboarding.advance',
+    );
     expect(again.result).toMatchObject({ changed: false, employee: { claimsTaxFreeThreshold: true } });
     expect(again.event.payload.noop).toBe(true);
   });
@@ -76,23 +98,49 @@ describe('books.onboardingAdvance', () => {
     const d = await k.desk();
     const { onboarding } = await k.start(d, { startDate: '2026-11-09' });
     const second = (await k.start(d, { person: 'Ann Other' })).onboarding;
-    for (const [step, data] of [['tfn', TFN], ['super', SUPER], ['bank', BANK]] as const) await d.client.ok('books.onboardingAdvance', { id: onboarding.id, step, data });
+    for (const [step, data] of [
+      ['tfn', TFN],
+      ['super', SUPER],
+      ['bank', BANK],
+    ] as const)
+      await d.client.ok('books.onboardingAdvance', { id: onboarding.id, step, data });
     const params = { id: onboarding.id, step: 'contract', data: CONTRACT };
     const hold = await expectHold(d.client, 'books.onboardingAdvance', params, 'books.onboarding_advance', { key: d.agent, idem: idem() });
     expect(hold.subjectId).toBe(onboarding.id);
-    expect(hold.approval.subject.summary).toBe('Employment contract contracts/offer.pdf for Jane Citizen as Bookkeeper, starting 2026-11-09 at $78,000.00 a year, 38 h/week');
-    const [unchanged] = await s.runtime.db.query<{ contract_done_at: string | null; status: string }>('SELECT contract_done_at, status FROM books_onboardings WHERE onboarding_id = $1', [onboarding.id]);
+    expect(hold.approval.subject.summary).toBe(
+      'Employment contract contracts/offer.pdf for Jane Citizen as Bookkeeper, starting 2026-11-09 at $78,000.00 a year, 38 h/week',
+    );
+    const [unchanged] = await s.runtime.db.query<{ contract_done_at: string | null; status: string }>(
+      'SELECT contract_done_at, status FROM books_onboardings WHERE onboarding_id = $1',
+      [onboarding.id],
+    );
     expect(unchanged).toEqual({ contract_done_at: null, status: 'PENDING' });
 
     const approvalId = await k.approve(d, hold);
-    await refused(d.client, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT, approvalId }, 'CONFLICT', { message: /subject/, key: d.agent, idem: idem() });
-    const { result, event } = await mutate(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'books.onboarding.advance', { key: d.agent, idem: idem() });
-    expect(result).toMatchObject({ approvalId, changed: true, onboarding: { status: 'COMPLETED', contract: { contractRef: 'contracts/offer.pdf', signedOn: '2026-09-20', approvalId } }, employee: { status: 'ACTIVE' } });
+    await refused(d.client, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT, approvalId }, 'CONFLICT', {
+      message: /subject/,
+      key: d.agent,
+      idem: idem(),
+    });
+    const { result, event } = await mutate(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'books.onboarding.advance', {
+      key: d.agent,
+      idem: idem(),
+    });
+    expect(result).toMatchObject({
+      approvalId,
+      changed: true,
+      onboarding: { status: 'COMPLETED', contract: { contractRef: 'contracts/offer.pdf', signedOn: '2026-09-20', approvalId } },
+      employee: { status: 'ACTIVE' },
+    });
     expect(result.onboarding.completedAt).not.toBeNull();
     expect(event.payload).toMatchObject({ step: 'contract', completed: true, approvalId, employeeStatus: 'ACTIVE' });
     const replay = await mutate(d.client, 'books.onboardingAdvance', params, 'books.onboarding.advance', { key: d.agent, idem: idem() });
     expect(replay.result).toMatchObject({ changed: false, approvalId });
-    await refused(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: d.agent, idem: idem() });
+    await refused(d.client, 'books.onboardingAdvance', { ...params, approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used/,
+      key: d.agent,
+      idem: idem(),
+    });
     // The contract can come first: the onboarding stays PENDING until the rest is done.
     const first = await k.signed(d, 'books.onboardingAdvance', { id: second.id, step: 'contract', data: CONTRACT });
     expect(first).toMatchObject({ onboarding: { status: 'PENDING' }, employee: { status: 'PENDING' } });
@@ -102,15 +150,25 @@ describe('books.onboardingAdvance', () => {
   it('refuses bad data per step, unknown steps, future signing, proof fields off the contract step; missing and other org', async () => {
     const { onboarding } = await s.client.ok('books.onboardingStart', { person: 'Val', role: 'Clerk', startDate: '2026-11-09', rate: RATE });
     const id = onboarding.id;
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456789', claimsTaxFreeThreshold: true } }, 'BAD_REQUEST', { message: /^data\.tfn: .*check digit/ });
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', { message: 'data.claimsTaxFreeThreshold: required with a TFN: true or false, as the TFN declaration says' });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456789', claimsTaxFreeThreshold: true } }, 'BAD_REQUEST', {
+      message: /^data\.tfn: .*check digit/,
+    });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123456782' } }, 'BAD_REQUEST', {
+      message: 'data.claimsTaxFreeThreshold: required with a TFN: true or false, as the TFN declaration says',
+    });
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'super', data: { ...SUPER, usi: '!' } }, 'BAD_REQUEST', { message: /^data\.usi: / });
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: { ...BANK, bsb: '12' } }, 'BAD_REQUEST', { message: /^data\.bsb: / });
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'bank', data: TFN }, 'BAD_REQUEST', { message: /^data\./ });
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-02-30' } }, 'BAD_REQUEST', { message: /^data\.signedOn: / });
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-11-03' } }, 'BAD_REQUEST', { message: /^data\.signedOn: .*future/ });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-02-30' } }, 'BAD_REQUEST', {
+      message: /^data\.signedOn: /,
+    });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'contract', data: { contractRef: 'c', signedOn: '2026-11-03' } }, 'BAD_REQUEST', {
+      message: /^data\.signedOn: .*future/,
+    });
     await refused(s.client, 'books.onboardingAdvance', { id, step: 'payslip', data: {} }, 'BAD_REQUEST', { message: /^step: / });
-    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN, approvalId: 'apr_x1' }, 'BAD_REQUEST', { message: 'approvalId: unknown field' });
+    await refused(s.client, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN, approvalId: 'apr_x1' }, 'BAD_REQUEST', {
+      message: 'approvalId: unknown field',
+    });
     await refused(s.client, 'books.onboardingAdvance', { id: 'emp_1', step: 'tfn', data: TFN }, 'BAD_REQUEST', { message: /^id: / });
     await refused(s.client, 'books.onboardingAdvance', { id: MISSING.onboarding, step: 'tfn', data: TFN }, 'NOT_FOUND', { message: /onboarding .* not found/ });
     await refused(other, 'books.onboardingAdvance', { id, step: 'tfn', data: TFN }, 'NOT_FOUND');
@@ -135,8 +193,22 @@ describe('books.payrollDraft', () => {
       [jane.id, 14, 'TAX_FREE_THRESHOLD', 300_000, 59_800, 36_000, 240_200],
       [sam.id, 10, 'NO_TAX_FREE_THRESHOLD', 128_571, 26_600, 15_429, 101_971],
     ]);
-    expect(run.payslips.map((p: any) => [p.earnings.rule, p.earnings.reasons])).toEqual([['FULL_PERIOD', []], ['PART_PERIOD', ['STARTED_IN_PERIOD']]]);
-    expect(run).toMatchObject({ status: 'DRAFT', staffCount: 2, grossCents: 428_571, paygCents: 86_400, superCents: 51_429, netCents: 342_171, paidCents: 0, unpaidCents: 0, stp: null, journalId: null });
+    expect(run.payslips.map((p: any) => [p.earnings.rule, p.earnings.reasons])).toEqual([
+      ['FULL_PERIOD', []],
+      ['PART_PERIOD', ['STARTED_IN_PERIOD']],
+    ]);
+    expect(run).toMatchObject({
+      status: 'DRAFT',
+      staffCount: 2,
+      grossCents: 428_571,
+      paygCents: 86_400,
+      superCents: 51_429,
+      netCents: 342_171,
+      paidCents: 0,
+      unpaidCents: 0,
+      stp: null,
+      journalId: null,
+    });
     expect(result.journalId).toBeNull();
     expect(event.payload).toMatchObject({ runId: run.id, staffCount: 2, grossCents: 428_571, netCents: 342_171 });
     expect(await k.journalCount(d)).toBe(0);
@@ -148,22 +220,34 @@ describe('books.payrollDraft', () => {
 
   it('deducts scheduled unpaid leave at the hourly equivalent', async () => {
     const { d, sam } = await k.staffed();
-    const leave = (await d.client.ok('books.leaveRequest', { employeeId: sam.id, kind: 'UNPAID', startDate: '2026-11-20', endDate: '2026-11-20', hours: 8 })).leave;
+    const leave = (await d.client.ok('books.leaveRequest', { employeeId: sam.id, kind: 'UNPAID', startDate: '2026-11-20', endDate: '2026-11-20', hours: 8 }))
+      .leave;
     await d.client.ok('books.leaveApprove', { id: leave.id, decision: 'approve' });
     const run = await k.draft(d, NOV2);
     // A full fortnight: 4500 * 20 * 2 = 180000, less 8 h * $45 = 36000 -> 144000; weekly $720 on the 2026-27 scale 1
     // -> $316 a fortnight; super 17280; net 112400.
-    expect(run.payslips.find((p: any) => p.employee.id === sam.id)).toMatchObject({ unpaidLeaveHours: 8, unpaidLeaveCents: 36_000, grossCents: 144_000, paygCents: 31_600, superCents: 17_280, netCents: 112_400 });
+    expect(run.payslips.find((p: any) => p.employee.id === sam.id)).toMatchObject({
+      unpaidLeaveHours: 8,
+      unpaidLeaveCents: 36_000,
+      grossCents: 144_000,
+      paygCents: 31_600,
+      superCents: 17_280,
+      netCents: 112_400,
+    });
   });
 
   it('refuses bad periods, overlapping runs and an org without active staff', async () => {
     const { d } = await k.staffed();
     await refused(d.client, 'books.payrollDraft', { ...NOV1, periodEnd: '2026-10-31' }, 'BAD_REQUEST', { message: /^periodEnd: .*before periodStart/ });
     await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-13' }, 'BAD_REQUEST', { message: /^payDate: / });
-    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-12-02', payDate: '2026-12-02' }, 'BAD_REQUEST', { message: /^periodEnd: .*at most 31 days/ });
+    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-01', periodEnd: '2026-12-02', payDate: '2026-12-02' }, 'BAD_REQUEST', {
+      message: /^periodEnd: .*at most 31 days/,
+    });
     await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: 'Friday' }, 'BAD_REQUEST', { message: /^payDate: / });
     const run = await k.draft(d);
-    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-08', periodEnd: '2026-11-21', payDate: '2026-11-22' }, 'CONFLICT', { message: new RegExp(`${run.id}.*DRAFT.*overlaps`) });
+    await refused(d.client, 'books.payrollDraft', { periodStart: '2026-11-08', periodEnd: '2026-11-21', payDate: '2026-11-22' }, 'CONFLICT', {
+      message: new RegExp(`${run.id}.*DRAFT.*overlaps`),
+    });
     await refused(d.client, 'books.payrollDraft', { ...NOV1, payDate: '2026-11-16' }, 'CONFLICT', { message: /overlaps/ });
     await refused((await k.desk()).client, 'books.payrollDraft', NOV1, 'CONFLICT', { message: /no ACTIVE staff/ });
   });
@@ -174,7 +258,9 @@ describe('books.payrollSign', () => {
     const { d } = await k.staffed();
     const run = await k.draft(d);
     const hold = await expectHold(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll_sign', { key: d.agent, idem: idem() });
-    expect(hold.approval.subject.summary).toBe('Pay run 1–14 Nov 2026: 2 staff, gross $4,285.71, net $3,421.71, paid 2026-11-15; PAYG $864.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 1: tax-free threshold not claimed (1 staff); scale 2: tax-free threshold claimed (1 staff)');
+    expect(hold.approval.subject.summary).toBe(
+      'Pay run 1–14 Nov 2026: 2 staff, gross $4,285.71, net $3,421.71, paid 2026-11-15; PAYG $864.00 under ATO Schedule 1 2026-27 (from 2026-07-01), scale 1: tax-free threshold not claimed (1 staff); scale 2: tax-free threshold claimed (1 staff)',
+    );
     expect(await k.journalCount(d)).toBe(0);
     expect((await d.client.ok('books.payrollDraft', NOV1)).payRun.status).toBe('DRAFT');
 
@@ -189,14 +275,27 @@ describe('books.payrollSign', () => {
       line('804', -342_171),
     ]);
     expect(await k.journalHead(result.journalId)).toMatchObject({ date: '2026-11-15', source_kind: 'pay_run', source_id: run.id });
-    expect(result.payRun.stp).toMatchObject({ kind: 'PAY', status: 'QUEUED', attempt: 1, payDate: '2026-11-15', financialYear: '2026-27', grossCents: 428_571, paygCents: 86_400, superCents: 51_429 });
+    expect(result.payRun.stp).toMatchObject({
+      kind: 'PAY',
+      status: 'QUEUED',
+      attempt: 1,
+      payDate: '2026-11-15',
+      financialYear: '2026-27',
+      grossCents: 428_571,
+      paygCents: 86_400,
+      superCents: 51_429,
+    });
     expect(result.payRun.stp.employees).toHaveLength(2);
     expect(event.payload).toMatchObject({ runId: run.id, journalId: result.journalId, approvalId, stpId: result.payRun.stp.id });
     await k.invariants(d);
 
     const replay = await mutate(d.client, 'books.payrollSign', { runId: run.id }, 'books.payroll.sign', { key: d.agent, idem: idem() });
     expect(replay.result).toMatchObject({ changed: false, journalId: result.journalId });
-    await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: d.agent, idem: idem() });
+    await refused(d.client, 'books.payrollSign', { runId: run.id, approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used/,
+      key: d.agent,
+      idem: idem(),
+    });
     expect(await k.journalCount(d)).toBe(1);
     // The proof was consumed with the act: single-use, and bound to this run.
     const proof = one(await s.runtime.db.query<{ consumed_at: string | null }>('SELECT consumed_at FROM approvals WHERE approval_id = $1', [approvalId]));
@@ -239,7 +338,12 @@ describe('books.payrollRecall', () => {
     expect(result.payRun).toMatchObject({ status: 'RECALLED', recallJournalId: result.journalId, unpaidCents: 0, stp: { status: 'CANCELLED' } });
     const original = await k.lines(run.journalId);
     expect(await k.lines(result.journalId)).toEqual(original.map((l) => ({ ...l, amount_cents: 0 - l.amount_cents })));
-    expect(await k.journalHead(result.journalId)).toMatchObject({ source_kind: 'pay_run_recall', source_id: run.id, reverses: run.journalId, date: '2026-11-15' });
+    expect(await k.journalHead(result.journalId)).toMatchObject({
+      source_kind: 'pay_run_recall',
+      source_id: run.id,
+      reverses: run.journalId,
+      date: '2026-11-15',
+    });
     expect(event.payload).toMatchObject({ status: 'RECALLED', cancelledStp: [run.stp.id] });
     await k.invariants(d);
     expect((await mutate(d.client, 'books.payrollRecall', { runId: run.id }, 'books.payroll.recall')).result.changed).toBe(false);
@@ -287,8 +391,14 @@ describe('settlePayRun (bank matching pays net wages)', () => {
     await k.payWages(d, run.id, 42_171);
     const [row] = await s.runtime.db.query<{ paid_cents: number; status: string }>('SELECT paid_cents, status FROM books_pay_runs WHERE run_id = $1', [run.id]);
     expect(row).toEqual({ paid_cents: 342_171, status: 'POSTED' });
-    const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>('SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n', [run.id]);
-    expect(payments).toEqual([{ doc_kind: 'pay_run', amount_cents: 300_000 }, { doc_kind: 'pay_run', amount_cents: 42_171 }]);
+    const payments = await s.runtime.db.query<{ doc_kind: string; amount_cents: number }>(
+      'SELECT doc_kind, amount_cents FROM books_payments WHERE doc_id = $1 ORDER BY n',
+      [run.id],
+    );
+    expect(payments).toEqual([
+      { doc_kind: 'pay_run', amount_cents: 300_000 },
+      { doc_kind: 'pay_run', amount_cents: 42_171 },
+    ]);
     await expect(k.payWages(d, run.id, 1)).rejects.toMatchObject({ code: 'CONFLICT' });
     const later = await k.draft(d, NOV2);
     await expect(k.payWages(d, later.id, 1, '2026-11-29')).rejects.toMatchObject({ code: 'CONFLICT', message: /DRAFT/ });

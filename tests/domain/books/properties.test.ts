@@ -76,69 +76,184 @@ const index = fc.nat(50);
 const action = (weight: number, arbitrary: fc.Arbitrary<Action>) => ({ weight, arbitrary });
 
 const actions = [
-  action(4, fc.record({ total, due: fc.integer({ min: 0, max: 60 }) }).map(({ total, due }): Action => ({
-    name: `invoiceDraft ${total}`,
-    run: async () => call('books.invoiceDraft', { payeeName: `Customer ${total % 4}`, description: 'Work', totalCents: total, dueDays: due }),
-  }))),
-  action(4, index.map((i): Action => ({ name: `invoiceSend #${i}`, run: async (w) => call('books.invoiceSend', { id: pick(w.invoices, i) ?? MISSING }) }))),
-  action(3, fc.record({ i: index, a: amount }).map(({ i, a }): Action => ({
-    name: `invoiceRecordPayment #${i} ${a}`,
-    run: async (w) => call('books.invoiceRecordPayment', { id: pick(w.invoices, i) ?? MISSING, amountCents: a }),
-  }))),
-  action(2, fc.record({ i: index, a: amount }).map(({ i, a }): Action => ({
-    name: `invoiceCreditNote #${i} ${a}`,
-    run: async (w) => call('books.invoiceCreditNote', { id: pick(w.invoices, i) ?? MISSING, amountCents: a, reason: 'Adjustment' }),
-  }))),
-  action(1, index.map((i): Action => ({ name: `invoiceVoid #${i}`, run: async (w) => call('books.invoiceVoid', { id: pick(w.invoices, i) ?? MISSING }) }))),
+  action(
+    4,
+    fc.record({ total, due: fc.integer({ min: 0, max: 60 }) }).map(({ total, due }): Action => ({
+      name: `invoiceDraft ${total}`,
+      run: async () => call('books.invoiceDraft', { payeeName: `Customer ${total % 4}`, description: 'Work', totalCents: total, dueDays: due }),
+    })),
+  ),
+  action(
+    4,
+    index.map((i): Action => ({ name: `invoiceSend #${i}`, run: async (w) => call('books.invoiceSend', { id: pick(w.invoices, i) ?? MISSING }) })),
+  ),
+  action(
+    3,
+    fc.record({ i: index, a: amount }).map(({ i, a }): Action => ({
+      name: `invoiceRecordPayment #${i} ${a}`,
+      run: async (w) => call('books.invoiceRecordPayment', { id: pick(w.invoices, i) ?? MISSING, amountCents: a }),
+    })),
+  ),
+  action(
+    2,
+    fc.record({ i: index, a: amount }).map(({ i, a }): Action => ({
+      name: `invoiceCreditNote #${i} ${a}`,
+      run: async (w) => call('books.invoiceCreditNote', { id: pick(w.invoices, i) ?? MISSING, amountCents: a, reason: 'Adjustment' }),
+    })),
+  ),
+  action(
+    1,
+    index.map((i): Action => ({ name: `invoiceVoid #${i}`, run: async (w) => call('books.invoiceVoid', { id: pick(w.invoices, i) ?? MISSING }) })),
+  ),
   // From the agent: steps 2 and 3 hold.
-  action(2, fc.record({ i: index, step: fc.integer({ min: 1, max: 3 }) }).map(({ i, step }): Action => ({
-    name: `invoiceChaseStep #${i} step ${step}`,
-    run: async (w) => call('books.invoiceChaseStep', { id: pick(w.invoices, i) ?? MISSING, step }, w.agentKey),
-  }))),
-  action(1, fc.record({ i: index, days: fc.integer({ min: 0, max: 28 }) }).map(({ i, days }): Action => ({
-    name: `invoicePromise #${i} +${days}d`,
-    run: async (w) => call('books.invoicePromise', { id: pick(w.invoices, i) ?? MISSING, date: `2026-11-${String(2 + days).padStart(2, '0')}` }),
-  }))),
+  action(
+    2,
+    fc.record({ i: index, step: fc.integer({ min: 1, max: 3 }) }).map(({ i, step }): Action => ({
+      name: `invoiceChaseStep #${i} step ${step}`,
+      run: async (w) => call('books.invoiceChaseStep', { id: pick(w.invoices, i) ?? MISSING, step }, w.agentKey),
+    })),
+  ),
+  action(
+    1,
+    fc.record({ i: index, days: fc.integer({ min: 0, max: 28 }) }).map(({ i, days }): Action => ({
+      name: `invoicePromise #${i} +${days}d`,
+      run: async (w) => call('books.invoicePromise', { id: pick(w.invoices, i) ?? MISSING, date: `2026-11-${String(2 + days).padStart(2, '0')}` }),
+    })),
+  ),
   action(1, fc.constant<Action>({ name: 'statementRun', run: async () => call('books.statementRun', { asOf: '2026-11-30' }) })),
   // payables: small bills, bills above the floor, a supplier's bank details changing
-  action(3, fc.record({ total, supplier: fc.integer({ min: 0, max: 2 }), big: fc.boolean(), bankChange: fc.boolean() }).map(({ total, supplier, big, bankChange }): Action => ({
-    name: `billCapture ${supplier} ${big ? 'above floor' : total}`,
-    run: async () =>
-      call('books.billCapture', {
-        supplierName: `Supplier ${supplier}`,
-        reference: `R-${total}-${Math.random().toString(36).slice(2, 7)}`,
-        issueDate: '2026-11-01',
-        dueDate: '2026-11-30',
-        totalCents: big ? total + 500_000 : total,
-        ...(bankChange ? { bank: { bsb: '062-000', accountNumber: String(10_000_000 + supplier), accountName: `Supplier ${supplier}` } } : {}),
-      }),
-  }))),
-  action(2, index.map((i): Action => ({ name: `billApprove (agent) #${i}`, run: async (w) => call('books.billApprove', { id: pick(w.bills, i) ?? MISSING_BILL }, w.agentKey) }))),
-  action(2, index.map((i): Action => ({ name: `billApprove signed #${i}`, run: async (w) => afterApproval(w, 'books.billApprove', { id: pick(w.bills, i) ?? MISSING_BILL }) }))),
-  action(1, index.map((i): Action => ({ name: `billHold #${i}`, run: async (w) => call('books.billHold', { id: pick(w.bills, i) ?? MISSING_BILL, reason: 'Query' }) }))),
-  action(1, index.map((i): Action => ({ name: `billReturn #${i}`, run: async (w) => call('books.billReturn', { id: pick(w.bills, i) ?? MISSING_BILL, reason: 'Wrong' }) }))),
-  action(1, index.map((i): Action => ({ name: `billScheduleRun (agent) #${i}`, run: async (w) => call('books.billScheduleRun', { payDate: '2026-11-03', billIds: [pick(w.bills, i) ?? MISSING_BILL] }, w.agentKey) }))),
-  action(2, index.map((i): Action => ({ name: `billScheduleRun signed #${i}`, run: async (w) => afterApproval(w, 'books.billScheduleRun', { payDate: '2026-11-03', billIds: [pick(w.bills, i) ?? MISSING_BILL] }) }))),
+  action(
+    3,
+    fc
+      .record({ total, supplier: fc.integer({ min: 0, max: 2 }), big: fc.boolean(), bankChange: fc.boolean() })
+      .map(({ total, supplier, big, bankChange }): Action => ({
+        name: `billCapture ${supplier} ${big ? 'above floor' : total}`,
+        run: async () =>
+          call('books.billCapture', {
+            supplierName: `Supplier ${supplier}`,
+            reference: `R-${total}-${Math.random().toString(36).slice(2, 7)}`,
+            issueDate: '2026-11-01',
+            dueDate: '2026-11-30',
+            totalCents: big ? total + 500_000 : total,
+            ...(bankChange ? { bank: { bsb: '062-000', accountNumber: String(10_000_000 + supplier), accountName: `Supplier ${supplier}` } } : {}),
+          }),
+      })),
+  ),
+  action(
+    2,
+    index.map((i): Action => ({
+      name: `billApprove (agent) #${i}`,
+      run: async (w) => call('books.billApprove', { id: pick(w.bills, i) ?? MISSING_BILL }, w.agentKey),
+    })),
+  ),
+  action(
+    2,
+    index.map((i): Action => ({
+      name: `billApprove signed #${i}`,
+      run: async (w) => afterApproval(w, 'books.billApprove', { id: pick(w.bills, i) ?? MISSING_BILL }),
+    })),
+  ),
+  action(
+    1,
+    index.map((i): Action => ({ name: `billHold #${i}`, run: async (w) => call('books.billHold', { id: pick(w.bills, i) ?? MISSING_BILL, reason: 'Query' }) })),
+  ),
+  action(
+    1,
+    index.map((i): Action => ({
+      name: `billReturn #${i}`,
+      run: async (w) => call('books.billReturn', { id: pick(w.bills, i) ?? MISSING_BILL, reason: 'Wrong' }),
+    })),
+  ),
+  action(
+    1,
+    index.map((i): Action => ({
+      name: `billScheduleRun (agent) #${i}`,
+      run: async (w) => call('books.billScheduleRun', { payDate: '2026-11-03', billIds: [pick(w.bills, i) ?? MISSING_BILL] }, w.agentKey),
+    })),
+  ),
+  action(
+    2,
+    index.map((i): Action => ({
+      name: `billScheduleRun signed #${i}`,
+      run: async (w) => afterApproval(w, 'books.billScheduleRun', { payDate: '2026-11-03', billIds: [pick(w.bills, i) ?? MISSING_BILL] }),
+    })),
+  ),
   // bank lines: matched to documents or coded, held above the floor, released with a signature
-  action(3, fc.record({ l: index, i: index, to: fc.constantFrom('invoice', 'bill', 'account', 'claim') }).map(({ l, i, to }): Action => ({
-    name: `matchAccept line #${l} -> ${to} #${i}`,
-    run: async (w) => {
-      const target =
-        to === 'invoice' ? { kind: 'invoice', invoiceId: pick(w.invoices, i) ?? MISSING }
-        : to === 'bill' ? { kind: 'bill', billId: pick(w.bills, i) ?? MISSING_BILL }
-        : to === 'claim' ? { kind: 'claim', claimId: pick(w.claims, i) ?? 'clm_doesnotexist0000' }
-        : { kind: 'account', account: '429' };
-      return call('books.matchAccept', { lineId: pick(w.lines, l), target });
-    },
-  }))),
-  action(1, index.map((l): Action => ({ name: `matchHoldResolve (agent) #${l}`, run: async (w) => call('books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'approve' }, w.agentKey) }))),
-  action(2, index.map((l): Action => ({ name: `matchHoldResolve signed #${l}`, run: async (w) => afterApproval(w, 'books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'approve' }) }))),
-  action(1, index.map((l): Action => ({ name: `matchHoldResolve reject #${l}`, run: async (w) => call('books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'reject' }) }))),
-  action(1, fc.record({ l: index, code: fc.constantFrom('429', '404', '260') }).map(({ l, code }): Action => ({ name: `lineRecode #${l} ${code}`, run: async (w) => call('books.lineRecode', { lineId: pick(w.lines, l), account: code }) }))),
-  action(1, amount.map((a): Action => ({ name: `journalPost ${a}`, run: async () => call('books.journalPost', { date: '2026-11-02', narration: 'Adjustment', lines: [{ account: '429', amountCents: a }, { account: '090', amountCents: -a }] }) }))),
+  action(
+    3,
+    fc.record({ l: index, i: index, to: fc.constantFrom('invoice', 'bill', 'account', 'claim') }).map(({ l, i, to }): Action => ({
+      name: `matchAccept line #${l} -> ${to} #${i}`,
+      run: async (w) => {
+        const target =
+          to === 'invoice'
+            ? { kind: 'invoice', invoiceId: pick(w.invoices, i) ?? MISSING }
+            : to === 'bill'
+              ? { kind: 'bill', billId: pick(w.bills, i) ?? MISSING_BILL }
+              : to === 'claim'
+                ? { kind: 'claim', claimId: pick(w.claims, i) ?? 'clm_doesnotexist0000' }
+                : { kind: 'account', account: '429' };
+        return call('books.matchAccept', { lineId: pick(w.lines, l), target });
+      },
+    })),
+  ),
+  action(
+    1,
+    index.map((l): Action => ({
+      name: `matchHoldResolve (agent) #${l}`,
+      run: async (w) => call('books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'approve' }, w.agentKey),
+    })),
+  ),
+  action(
+    2,
+    index.map((l): Action => ({
+      name: `matchHoldResolve signed #${l}`,
+      run: async (w) => afterApproval(w, 'books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'approve' }),
+    })),
+  ),
+  action(
+    1,
+    index.map((l): Action => ({
+      name: `matchHoldResolve reject #${l}`,
+      run: async (w) => call('books.matchHoldResolve', { lineId: pick(w.lines, l), decision: 'reject' }),
+    })),
+  ),
+  action(
+    1,
+    fc.record({ l: index, code: fc.constantFrom('429', '404', '260') }).map(({ l, code }): Action => ({
+      name: `lineRecode #${l} ${code}`,
+      run: async (w) => call('books.lineRecode', { lineId: pick(w.lines, l), account: code }),
+    })),
+  ),
+  action(
+    1,
+    amount.map((a): Action => ({
+      name: `journalPost ${a}`,
+      run: async () =>
+        call('books.journalPost', {
+          date: '2026-11-02',
+          narration: 'Adjustment',
+          lines: [
+            { account: '429', amountCents: a },
+            { account: '090', amountCents: -a },
+          ],
+        }),
+    })),
+  ),
   // expenses
-  action(2, amount.map((a): Action => ({ name: `expenseClaim ${a}`, run: async (w) => call('books.expenseClaim', { employeeId: w.employeeId, date: '2026-11-01', merchant: 'Cabs', totalCents: a, account: '429' }) }))),
-  action(2, index.map((i): Action => ({ name: `expenseApprove #${i}`, run: async (w) => call('books.expenseApprove', { id: pick(w.claims, i) ?? 'clm_doesnotexist0000' }) }))),
+  action(
+    2,
+    amount.map((a): Action => ({
+      name: `expenseClaim ${a}`,
+      run: async (w) => call('books.expenseClaim', { employeeId: w.employeeId, date: '2026-11-01', merchant: 'Cabs', totalCents: a, account: '429' }),
+    })),
+  ),
+  action(
+    2,
+    index.map((i): Action => ({
+      name: `expenseApprove #${i}`,
+      run: async (w) => call('books.expenseApprove', { id: pick(w.claims, i) ?? 'clm_doesnotexist0000' }),
+    })),
+  ),
 ];
 const MISSING_BILL = 'bill_doesnotexist000';
 
@@ -150,7 +265,12 @@ const STATEMENT = [
 
 /** An active employee (for expense claims): onboarding with its contract signed by a human. */
 async function hire(client: TestClient, agentKey: string): Promise<string> {
-  const started = await client.ok('books.onboardingStart', { person: 'Pat Doe', role: 'Designer', startDate: '2026-07-01', rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 } });
+  const started = await client.ok('books.onboardingStart', {
+    person: 'Pat Doe',
+    role: 'Designer',
+    startDate: '2026-07-01',
+    rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 },
+  });
   const id = started.onboarding.id;
   await client.ok('books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123 456 782', claimsTaxFreeThreshold: true } });
   await client.ok('books.onboardingAdvance', { id, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: 'M-1' } });
@@ -185,7 +305,10 @@ async function runSequence(seq: Action[]): Promise<void> {
     const context = `${action.name}: ${res.raw.slice(0, 300)}`;
     expect([200, 400, 404, 409, 423], context).toContain(res.status);
     if (res.body.ok && res.body.result?.status === 'approval_required') {
-      expect(events.map((e) => e.kind), context).toEqual(['books.signature.hold']);
+      expect(
+        events.map((e) => e.kind),
+        context,
+      ).toEqual(['books.signature.hold']);
       expect(await booksDigest(s.runtime.db, w.orgId), `${context}: a held act changes nothing`).toBe(digestBefore);
       tally.held++;
     } else if (res.body.ok) {

@@ -29,8 +29,22 @@ const journal = async (journalId: string) =>
 
 describe('books.invoiceDraft', () => {
   it('drafts with GST = round(total / 11), finds or creates the contact, posts nothing', async () => {
-    const { result, event } = await mutate(s.client, 'books.invoiceDraft', { payeeName: '  Blue  Wren Studio ', description: 'Logo design', totalCents: 100000, dueDays: 30 }, 'books.invoice.draft');
-    expect(result.invoice).toMatchObject({ status: 'DRAFT', number: null, totalCents: 100000, gstCents: 9091, amountDueCents: 100000, dueDays: 30, issueDate: null, contact: { name: 'Blue Wren Studio' } });
+    const { result, event } = await mutate(
+      s.client,
+      'books.invoiceDraft',
+      { payeeName: '  Blue  Wren Studio ', description: 'Logo design', totalCents: 100000, dueDays: 30 },
+      'books.invoice.draft',
+    );
+    expect(result.invoice).toMatchObject({
+      status: 'DRAFT',
+      number: null,
+      totalCents: 100000,
+      gstCents: 9091,
+      amountDueCents: 100000,
+      dueDays: 30,
+      issueDate: null,
+      contact: { name: 'Blue Wren Studio' },
+    });
     expect(result.journalId).toBeNull();
     expect(event.payload).toMatchObject({ invoiceId: result.invoice.id, totalCents: 100000, gstCents: 9091 });
     const again = await s.client.ok('books.invoiceDraft', { payeeName: 'blue wren studio', description: 'Second', totalCents: 5000, dueDays: 7 });
@@ -39,12 +53,16 @@ describe('books.invoiceDraft', () => {
   });
 
   it('refuses bad input naming the field', async () => {
-    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 10.5, dueDays: 7 }, 'BAD_REQUEST', { message: /^totalCents: / });
+    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 10.5, dueDays: 7 }, 'BAD_REQUEST', {
+      message: /^totalCents: /,
+    });
     await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 0, dueDays: 7 }, 'BAD_REQUEST', { message: /^totalCents: / });
     await refused(s.client, 'books.invoiceDraft', { payeeName: '', description: 'Y', totalCents: 100, dueDays: 7 }, 'BAD_REQUEST', { message: /^payeeName: / });
     await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 100 }, 'BAD_REQUEST', { message: 'dueDays: required' });
     await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 100, dueDays: -1 }, 'BAD_REQUEST', { message: /^dueDays: / });
-    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 100, dueDays: 1, extra: 1 }, 'BAD_REQUEST', { message: 'extra: unknown field' });
+    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 100, dueDays: 1, extra: 1 }, 'BAD_REQUEST', {
+      message: 'extra: unknown field',
+    });
   });
 });
 
@@ -227,20 +245,30 @@ describe('books.invoiceChaseStep', () => {
   it('step 2 holds without proof, runs with a human approval, and the proof is single-use', async () => {
     const inv = await sent({ totalCents: 77000 });
     await s.client.ok('books.invoiceChaseStep', { id: inv.id, step: 1 });
-    const hold = await expectHold(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2 }, 'books.invoice_chase_step', { key: s.agent.apiKey, idem: idem() });
+    const hold = await expectHold(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2 }, 'books.invoice_chase_step', {
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     expect(hold.subjectId).toBe(inv.id);
     expect(hold.approval.subject.summary).toMatch(/Step 2 \(firm\)/);
     const unchanged = await s.client.ok('books.invoices', { limit: 200 });
     expect(unchanged.invoices.find((i: any) => i.id === inv.id).chaseStep).toBe(1);
 
     const approvalId = await approveHold(s, hold);
-    const { result } = await mutate(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2, approvalId }, 'books.invoice.chase', { key: s.agent.apiKey, idem: idem() });
+    const { result } = await mutate(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 2, approvalId }, 'books.invoice.chase', {
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
     expect(result).toMatchObject({ approvalId, changed: true, reminder: { tone: 'firm' } });
     // Nothing mails the customer: the message says what was recorded and that nothing was sent.
     expect(result.message).toMatch(/^Chase step 2 \(firm\) recorded on .*, signed off under approval apr_\w+; not sent: this server sends no reminders/);
     expect(result.message).not.toMatch(/send the reminder/);
     // Step 3 with the step-2 proof: another payload -> CONFLICT.
-    await refused(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 3, approvalId }, 'CONFLICT', { message: /payloadHash/, key: s.agent.apiKey, idem: idem() });
+    await refused(s.client, 'books.invoiceChaseStep', { id: inv.id, step: 3, approvalId }, 'CONFLICT', {
+      message: /payloadHash/,
+      key: s.agent.apiKey,
+      idem: idem(),
+    });
   });
 
   it('refuses backwards steps, paid invoices, drafts, missing, other org', async () => {
@@ -278,7 +306,10 @@ describe('books.statementRun', () => {
     expect(st.totalDueCents).toBe(11000);
     // Due 1 Aug, as at 1 Nov: 92 days past due.
     expect(st.buckets).toEqual({ current: 5000, '1-30': 0, '31-60': 0, '61-90': 0, '90+': 6000 });
-    expect(st.lines.map((l: any) => [l.balanceCents, l.daysOverdue, l.bucket])).toEqual([[6000, 92, '90+'], [5000, 0, 'current']]);
+    expect(st.lines.map((l: any) => [l.balanceCents, l.daysOverdue, l.bucket])).toEqual([
+      [6000, 92, '90+'],
+      [5000, 0, 'current'],
+    ]);
     expect(run.message).toContain(`ledger #${run.ledgerId}`);
     expect(await head(mine)).toBe(before + 1);
     // Before the payment's date the whole old invoice was owed.
@@ -293,7 +324,8 @@ describe('books.invoices', () => {
   it('pages with cursor and filters by status, contact and overdue', async () => {
     const mine = await otherOrg(s);
     const made = [];
-    for (let i = 0; i < 5; i++) made.push((await mine.ok('books.invoiceDraft', { payeeName: `Cust ${i % 2}`, description: 'x', totalCents: 1000 + i, dueDays: 0 })).invoice);
+    for (let i = 0; i < 5; i++)
+      made.push((await mine.ok('books.invoiceDraft', { payeeName: `Cust ${i % 2}`, description: 'x', totalCents: 1000 + i, dueDays: 0 })).invoice);
     await mine.ok('books.invoiceSend', { id: made[0].id });
     const first = expectOk('books.invoices', await mine.rpc('books.invoices', { limit: 2 }));
     expect(first.invoices.map((i: any) => i.id)).toEqual([made[0].id, made[1].id]);
@@ -311,6 +343,9 @@ describe('books.invoices', () => {
     await refused(mine, 'books.invoices', { limit: 201 }, 'BAD_REQUEST', { message: /^limit: / });
     const reader = await s.client.mint({ tier: 'reader' });
     expect((await s.client.rpc('books.invoices', {}, { key: reader.apiKey })).status).toBe(200);
-    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 1, dueDays: 1 }, 'FORBIDDEN_SCOPE', { message: 'missing scope books.write for books.invoiceDraft', key: reader.apiKey });
+    await refused(s.client, 'books.invoiceDraft', { payeeName: 'X', description: 'Y', totalCents: 1, dueDays: 1 }, 'FORBIDDEN_SCOPE', {
+      message: 'missing scope books.write for books.invoiceDraft',
+      key: reader.apiKey,
+    });
   });
 });

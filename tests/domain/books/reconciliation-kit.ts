@@ -62,11 +62,20 @@ export async function feedLine(
   extra: { date?: string; description?: string; payee?: string; reference?: string } = {},
 ): Promise<string> {
   const id = `T${++txn}-${idem('txn')}`;
-  const row = { date: extra.date ?? '2026-11-05', amount: dollars(amountCents), description: extra.description ?? `Line ${txn}`, payee: extra.payee, reference: extra.reference, id };
+  const row = {
+    date: extra.date ?? '2026-11-05',
+    amount: dollars(amountCents),
+    description: extra.description ?? `Line ${txn}`,
+    payee: extra.payee,
+    reference: extra.reference,
+    id,
+  };
   const res = await postImport(desk.client, { format: 'csv', content: csvOf([row]) });
   expect(res.status, res.raw).toBe(200);
   expect(res.body.result).toMatchObject({ lines: 1, imported: 1, duplicates: 0 });
-  const line = one(await s.runtime.db.query<{ line_id: string }>('SELECT line_id FROM books_feed_lines WHERE org_id = $1 AND bank_txn_id = $2', [desk.orgId, id]));
+  const line = one(
+    await s.runtime.db.query<{ line_id: string }>('SELECT line_id FROM books_feed_lines WHERE org_id = $1 AND bank_txn_id = $2', [desk.orgId, id]),
+  );
   return line.line_id;
 }
 
@@ -101,7 +110,9 @@ export const fileRefusal = (desk: Desk, actionClass: string, subjectId: string, 
   fileAndApprove(desk.client, refusalApproval(refusal, actionClass, subjectId), { requester: desk.agent, approver: desk.approver, decision });
 
 /** File the approval a hold frame names and have the human approve it. */
-export const approveHoldOf = (desk: Desk, hold: any): Promise<string> => fileAndApprove(desk.client, hold.approval, { requester: desk.agent, approver: desk.approver });
+export const approveHoldOf = (desk: Desk, hold: any): Promise<string> =>
+  fileAndApprove(desk.client, hold.approval, { requester: desk.agent, approver: desk.approver });
 
 /** Call a signature act as the agent: hold, human approval, retry with the proof. Returns the result. */
-export const signed = (desk: Desk, method: string, params: Record<string, unknown>): Promise<any> => withSignature(desk.client, desk.agent, method, params, desk.approver);
+export const signed = (desk: Desk, method: string, params: Record<string, unknown>): Promise<any> =>
+  withSignature(desk.client, desk.agent, method, params, desk.approver);

@@ -28,7 +28,12 @@ async function sentInvoice(payeeName: string, totalCents: number, dueDays = 14, 
 const invoiceRow = async (id: string) =>
   (await s.runtime.db.query<{ status: string; paid_cents: number }>('SELECT status, paid_cents FROM books_invoices WHERE invoice_id = $1', [id]))[0];
 const journalRow = async (id: string) =>
-  (await s.runtime.db.query<{ date: string; source_kind: string; narration: string }>('SELECT date, source_kind, narration FROM books_journals WHERE journal_id = $1', [id]))[0];
+  (
+    await s.runtime.db.query<{ date: string; source_kind: string; narration: string }>(
+      'SELECT date, source_kind, narration FROM books_journals WHERE journal_id = $1',
+      [id],
+    )
+  )[0];
 const j = (account_code: string, amount_cents: number, tax_code: string | null = null, tax_cents = 0) => ({ account_code, amount_cents, tax_code, tax_cents });
 const accountTarget = (account: string, taxCode?: string) => ({ kind: 'account', account, ...(taxCode ? { taxCode } : {}) });
 
@@ -39,14 +44,29 @@ describe('books.matchAccept: invoices', () => {
     const target = { kind: 'invoice', invoiceId: inv.id };
     const { result, event } = await mutate(s.client, 'books.matchAccept', { lineId, target }, 'books.feed.match');
     expect(result).toMatchObject({ changed: true, paymentId: expect.stringMatching(/^pmt_/), assetId: null });
-    expect(result.line).toMatchObject({ id: lineId, status: 'RECONCILED', target, journalId: result.journalId, direction: 'in', suggestion: null, suggestions: [] });
+    expect(result.line).toMatchObject({
+      id: lineId,
+      status: 'RECONCILED',
+      target,
+      journalId: result.journalId,
+      direction: 'in',
+      suggestion: null,
+      suggestions: [],
+    });
     expect(result.message).toContain(inv.number);
     expect(await lines(result.journalId)).toEqual([j('090', 110000), j('610', -110000)]);
     expect(await journalRow(result.journalId)).toMatchObject({ date: '2026-11-05', source_kind: 'payment' });
     const [payment] = await s.runtime.db.query('SELECT feed_line_id, date, amount_cents FROM books_payments WHERE payment_id = $1', [result.paymentId]);
     expect(payment).toEqual({ feed_line_id: lineId, date: '2026-11-05', amount_cents: 110000 });
     expect(await invoiceRow(inv.id)).toEqual({ status: 'PAID', paid_cents: 110000 });
-    expect(event.payload).toMatchObject({ lineId, targetKind: 'invoice', targetId: inv.id, amountCents: 110000, status: 'RECONCILED', journalId: result.journalId });
+    expect(event.payload).toMatchObject({
+      lineId,
+      targetKind: 'invoice',
+      targetId: inv.id,
+      amountCents: 110000,
+      status: 'RECONCILED',
+      journalId: result.journalId,
+    });
 
     const before = await count();
     const replay = await mutate(s.client, 'books.matchAccept', { lineId, target }, 'books.feed.match');
@@ -62,13 +82,25 @@ describe('books.matchAccept: invoices', () => {
     const target = { kind: 'invoice', invoiceId: inv.id };
     await mutate(s.client, 'books.matchAccept', { lineId: await line(20000, { date: '2026-11-06' }), target }, 'books.feed.match');
     expect(await invoiceRow(inv.id)).toEqual({ status: 'AUTHORISED', paid_cents: 20000 });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(40000), target }, 'BAD_REQUEST', { message: /^target\.invoiceId: the line's \$400\.00 is more than the \$300\.00 due/ });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000, { date: '2026-11-01' }), target }, 'BAD_REQUEST', { message: /^target\.invoiceId: .*before .* was issued \(2026-11-02\)/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(40000), target }, 'BAD_REQUEST', {
+      message: /^target\.invoiceId: the line's \$400\.00 is more than the \$300\.00 due/,
+    });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000, { date: '2026-11-01' }), target }, 'BAD_REQUEST', {
+      message: /^target\.invoiceId: .*before .* was issued \(2026-11-02\)/,
+    });
     const draft = (await s.client.ok('books.invoiceDraft', { payeeName: 'Draft Co', description: 'x', totalCents: 1000, dueDays: 7 })).invoice;
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: draft.id } }, 'CONFLICT', { message: /DRAFT/ });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(-1000), target }, 'CONFLICT', { message: /is money out; an invoice match needs money in/ });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: MISSING.invoice } }, 'NOT_FOUND', { message: /invoice .* not found/ });
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'bill', billId: MISSING.bill } }, 'CONFLICT', { message: /money in; a bill match needs money out/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: draft.id } }, 'CONFLICT', {
+      message: /DRAFT/,
+    });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(-1000), target }, 'CONFLICT', {
+      message: /is money out; an invoice match needs money in/,
+    });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'invoice', invoiceId: MISSING.invoice } }, 'NOT_FOUND', {
+      message: /invoice .* not found/,
+    });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: { kind: 'bill', billId: MISSING.bill } }, 'CONFLICT', {
+      message: /money in; a bill match needs money out/,
+    });
     await check();
   });
 });
@@ -102,25 +134,51 @@ describe('books.matchAccept: direct coding', () => {
     const { result } = await mutate(s.client, 'books.matchAccept', { lineId, target: accountTarget('720') }, 'books.feed.match');
     expect(await lines(result.journalId)).toEqual([j('720', 300000, 'GST', 30000), j('820', 30000), j('090', -330000)]);
     expect(result.assetId).toMatch(/^ast_/);
-    const [asset] = await s.runtime.db.query('SELECT name, cost_account, cost_cents, purchase_date, source_kind, source_id FROM books_assets WHERE asset_id = $1', [result.assetId]);
-    expect(asset).toEqual({ name: 'JB HI-FI', cost_account: '720', cost_cents: 300000, purchase_date: '2026-11-05', source_kind: 'feed_line', source_id: lineId });
+    const [asset] = await s.runtime.db.query(
+      'SELECT name, cost_account, cost_cents, purchase_date, source_kind, source_id FROM books_assets WHERE asset_id = $1',
+      [result.assetId],
+    );
+    expect(asset).toEqual({
+      name: 'JB HI-FI',
+      cost_account: '720',
+      cost_cents: 300000,
+      purchase_date: '2026-11-05',
+      source_kind: 'feed_line',
+      source_id: lineId,
+    });
     await check();
   });
 
   it('refuses accounts a bank line cannot take, naming target.account and what to use instead; bad input; missing and other org', async () => {
     const out = await line(-1000);
-    const cases: [string, RegExp][] = [['090', /850 Suspense/], ['610', /kind: "invoice"/], ['800', /kind: "bill"/], ['801', /kind: "claim"/], ['804', /kind: "payRun"/], ['820', /taxCode GST/], ['711', /depreciation/]];
+    const cases: [string, RegExp][] = [
+      ['090', /850 Suspense/],
+      ['610', /kind: "invoice"/],
+      ['800', /kind: "bill"/],
+      ['801', /kind: "claim"/],
+      ['804', /kind: "payRun"/],
+      ['820', /taxCode GST/],
+      ['711', /depreciation/],
+    ];
     for (const [account, why] of cases) {
-      const message = await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget(account) }, 'BAD_REQUEST', { message: /^target\.account: / });
+      const message = await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget(account) }, 'BAD_REQUEST', {
+        message: /^target\.account: /,
+      });
       expect(message).toMatch(why);
     }
-    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: accountTarget('720') }, 'BAD_REQUEST', { message: /^target\.account: money in cannot be coded to 720/ });
-    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('999') }, 'BAD_REQUEST', { message: /^target\.account: must be an account code/ });
+    await refused(s.client, 'books.matchAccept', { lineId: await line(1000), target: accountTarget('720') }, 'BAD_REQUEST', {
+      message: /^target\.account: money in cannot be coded to 720/,
+    });
+    await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('999') }, 'BAD_REQUEST', {
+      message: /^target\.account: must be an account code/,
+    });
     await refused(s.client, 'books.matchAccept', { lineId: out, target: accountTarget('429', 'VAT') }, 'BAD_REQUEST', { message: /^target\.taxCode: / });
     await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'cheque' } }, 'BAD_REQUEST', { message: /^target\.kind: / });
     await refused(s.client, 'books.matchAccept', { lineId: out, target: { kind: 'invoice' } }, 'BAD_REQUEST', { message: 'target.invoiceId: required' });
     await refused(s.client, 'books.matchAccept', { lineId: 'inv_1', target: accountTarget('429') }, 'BAD_REQUEST', { message: /^lineId: / });
-    await refused(s.client, 'books.matchAccept', { lineId: MISSING.line, target: accountTarget('429') }, 'NOT_FOUND', { message: /bank feed line .* not found/ });
+    await refused(s.client, 'books.matchAccept', { lineId: MISSING.line, target: accountTarget('429') }, 'NOT_FOUND', {
+      message: /bank feed line .* not found/,
+    });
     await refused(other, 'books.matchAccept', { lineId: out, target: accountTarget('429') }, 'NOT_FOUND');
     expect((await readLine(s, desk, out)).status).toBe('UNMATCHED');
   });
@@ -157,7 +215,10 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
     const approvalId = await approveHoldOf(desk, hold);
     const key = idem();
-    const released = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'books.feed.resolve', { key: s.agent.apiKey, idem: key });
+    const released = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'books.feed.resolve', {
+      key: s.agent.apiKey,
+      idem: key,
+    });
     expect(released.result).toMatchObject({ decision: 'approve', approvalId, changed: true, paymentId: expect.stringMatching(/^pmt_/) });
     expect(released.result.line).toMatchObject({ status: 'RECONCILED', approvalId, heldAt: expect.any(String), target });
     expect(await lines(released.result.journalId)).toEqual([j('090', 1200000), j('610', -1200000)]);
@@ -168,21 +229,30 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     const replay = await s.client.rpc('books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, { key: s.agent.apiKey, idem: key });
     expect(replay.headers['idempotent-replay']).toBe('true');
     // A retry with a fresh key: the used proof is refused; without a proof the release replays as a no-op.
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, ...agent() });
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used/,
+      ...agent(),
+    });
     const noop = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.feed.resolve', agent());
     expect(noop.result).toMatchObject({ changed: false, approvalId, journalId: released.result.journalId });
     await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'CONFLICT', { message: /already resolved/, ...agent() });
     // The proof on another held line: it was filed for this line, not that one.
     const second = await line(-600000, { payee: 'BIG SUPPLIER' });
     await s.client.ok('books.matchAccept', { lineId: second, target: accountTarget('429') });
-    await refused(s.client, 'books.matchHoldResolve', { lineId: second, decision: 'approve', approvalId }, 'CONFLICT', { message: /was filed for subject/, ...agent() });
+    await refused(s.client, 'books.matchHoldResolve', { lineId: second, decision: 'approve', approvalId }, 'CONFLICT', {
+      message: /was filed for subject/,
+      ...agent(),
+    });
     await check();
   });
 
   it('reject returns the line to UNMATCHED without a signature; an approval for an earlier hold cannot release it (the payload binds the target)', async () => {
     const lineId = await line(-700000, { payee: 'NEW DESKS' });
     await s.client.ok('books.matchAccept', { lineId, target: accountTarget('429') });
-    const stale = await approveHoldOf(desk, await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()));
+    const stale = await approveHoldOf(
+      desk,
+      await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()),
+    );
     const before = await count();
     const { result, event } = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'books.feed.resolve', agent());
     expect(result).toMatchObject({ decision: 'reject', journalId: null, approvalId: null, changed: true });
@@ -194,8 +264,14 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
     // Held again for another target: the approval filed for the first hold is refused (and not consumed).
     await s.client.ok('books.matchAccept', { lineId, target: accountTarget('720') });
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, ...agent() });
-    const fresh = await approveHoldOf(desk, await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()));
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: stale }, 'CONFLICT', {
+      message: /was filed for payloadHash .*the params differ from the held act/,
+      ...agent(),
+    });
+    const fresh = await approveHoldOf(
+      desk,
+      await expectHold(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'books.match_hold_resolve', agent()),
+    );
     const released = await mutate(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve', approvalId: fresh }, 'books.feed.resolve', agent());
     expect(await lines(released.result.journalId)).toEqual([j('720', 636364, 'GST', 63636), j('820', 63636), j('090', -700000)]);
     expect(released.result.assetId).toMatch(/^ast_/);
@@ -208,7 +284,9 @@ describe('holds above the floor and books.matchHoldResolve', () => {
     const lineId = await feedLine(s, d, 900000, { payee: 'STALE CO' });
     await d.client.ok('books.matchAccept', { lineId, target: { kind: 'invoice', invoiceId: inv.id } });
     await d.client.ok('books.invoiceCreditNote', { id: inv.id, amountCents: 100000, reason: 'Discount' });
-    await refused(d.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', { message: /no longer fits: the line's \$9,000\.00 is more than the \$8,000\.00 due/ });
+    await refused(d.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', {
+      message: /no longer fits: the line's \$9,000\.00 is more than the \$8,000\.00 due/,
+    });
     await d.client.ok('books.matchHoldResolve', { lineId, decision: 'reject' });
 
     const out = await feedLine(s, d, -600000);
@@ -222,7 +300,9 @@ describe('holds above the floor and books.matchHoldResolve', () => {
 
   it('refuses missing, other org, unmatched lines and bad decisions', async () => {
     const lineId = await line(-100);
-    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', { message: /UNMATCHED, not held; match it with books\.matchAccept/ });
+    await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'approve' }, 'CONFLICT', {
+      message: /UNMATCHED, not held; match it with books\.matchAccept/,
+    });
     await refused(s.client, 'books.matchHoldResolve', { lineId: MISSING.line, decision: 'approve' }, 'NOT_FOUND');
     await refused(other, 'books.matchHoldResolve', { lineId, decision: 'reject' }, 'NOT_FOUND');
     await refused(s.client, 'books.matchHoldResolve', { lineId, decision: 'maybe' }, 'BAD_REQUEST', { message: /^decision: / });
@@ -237,7 +317,12 @@ describe('books.lineRecode', () => {
     expect(result.line.target).toEqual({ kind: 'account', account: '404', taxCode: 'INPUT_TAXED' });
     expect(await lines(result.journalId)).toEqual([j('429', -10000, 'GST', -1000), j('404', 11000, 'INPUT_TAXED'), j('820', -1000)]);
     expect(await journalRow(result.journalId)).toMatchObject({ date: '2026-11-07', source_kind: 'recode' });
-    expect(event.payload).toMatchObject({ lineId, from: { account: '429', taxCode: 'GST' }, to: { account: '404', taxCode: 'INPUT_TAXED' }, journalId: result.journalId });
+    expect(event.payload).toMatchObject({
+      lineId,
+      from: { account: '429', taxCode: 'GST' },
+      to: { account: '404', taxCode: 'INPUT_TAXED' },
+      journalId: result.journalId,
+    });
 
     const back = await s.client.ok('books.lineRecode', { lineId, account: '429' });
     expect(await lines(back.journalId)).toEqual([j('404', -11000, 'INPUT_TAXED'), j('429', 10000, 'GST', 1000), j('820', 1000)]);
@@ -271,7 +356,9 @@ describe('books.lineRecode', () => {
     const inv = await sentInvoice('Recode Co', 5000);
     const matched = await line(5000);
     await s.client.ok('books.matchAccept', { lineId: matched, target: { kind: 'invoice', invoiceId: inv.id } });
-    await refused(s.client, 'books.lineRecode', { lineId: matched, account: '260' }, 'CONFLICT', { message: new RegExp(`matched to invoice ${inv.id}.*fix the document`) });
+    await refused(s.client, 'books.lineRecode', { lineId: matched, account: '260' }, 'CONFLICT', {
+      message: new RegExp(`matched to invoice ${inv.id}.*fix the document`),
+    });
     const open = await line(-5000);
     await refused(s.client, 'books.lineRecode', { lineId: open, account: '429' }, 'CONFLICT', { message: /UNMATCHED, not reconciled/ });
     const held = await line(-800000);
@@ -279,7 +366,9 @@ describe('books.lineRecode', () => {
     await refused(s.client, 'books.lineRecode', { lineId: held, account: '404' }, 'CONFLICT', { message: /HELD.*matchHoldResolve/ });
     const coded = await line(-5000);
     await s.client.ok('books.matchAccept', { lineId: coded, target: accountTarget('429') });
-    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '610' }, 'BAD_REQUEST', { message: /^account: 610 Accounts receivable is a control account/ });
+    await refused(s.client, 'books.lineRecode', { lineId: coded, account: '610' }, 'BAD_REQUEST', {
+      message: /^account: 610 Accounts receivable is a control account/,
+    });
     await refused(s.client, 'books.lineRecode', { lineId: coded, account: '999' }, 'BAD_REQUEST', { message: /^account: / });
     await refused(s.client, 'books.lineRecode', { lineId: MISSING.line, account: '404' }, 'NOT_FOUND');
     await refused(other, 'books.lineRecode', { lineId: coded, account: '404' }, 'NOT_FOUND');
@@ -294,7 +383,14 @@ describe('books.lineRecode', () => {
 
 describe('books.journalPost', () => {
   it('posts a balanced manual journal with BAS_EXCLUDED lines; a key replays it', async () => {
-    const params = { date: '2026-11-10', narration: 'Reclassify stationery', lines: [{ account: '429', amountCents: 25000, description: 'Stationery' }, { account: '850', amountCents: -25000 }] };
+    const params = {
+      date: '2026-11-10',
+      narration: 'Reclassify stationery',
+      lines: [
+        { account: '429', amountCents: 25000, description: 'Stationery' },
+        { account: '850', amountCents: -25000 },
+      ],
+    };
     const { result, event } = await mutate(s.client, 'books.journalPost', params, 'books.journal.post');
     expect(result).toMatchObject({ date: '2026-11-10', totalDebitsCents: 25000, changed: true });
     expect(await lines(result.journalId)).toEqual([j('429', 25000, 'BAS_EXCLUDED'), j('850', -25000, 'BAS_EXCLUDED')]);
@@ -309,16 +405,91 @@ describe('books.journalPost', () => {
 
   it('refuses unbalanced lines, control and tax accounts, bad lines and locked periods', async () => {
     const base = { date: '2026-11-10', narration: 'x' };
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '850', amountCents: -90 }] }, 'BAD_REQUEST', { message: /^lines: debits and credits differ by 10 cents/ });
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }, { account: '610', amountCents: -100 }] }, 'BAD_REQUEST', { message: /^lines\.1\.account: 610 Accounts receivable is a control account/ });
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '820', amountCents: 100 }, { account: '850', amountCents: -100 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: 820 GST is a tax account/ });
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }] }, 'BAD_REQUEST', { message: 'lines: must have at least 2 lines' });
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 0 }, { account: '850', amountCents: 0 }] }, 'BAD_REQUEST', { message: 'lines.0.amountCents: must not be zero' });
-    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '999', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'BAD_REQUEST', { message: /^lines\.0\.account: / });
+    await refused(
+      s.client,
+      'books.journalPost',
+      {
+        ...base,
+        lines: [
+          { account: '429', amountCents: 100 },
+          { account: '850', amountCents: -90 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: /^lines: debits and credits differ by 10 cents/ },
+    );
+    await refused(
+      s.client,
+      'books.journalPost',
+      {
+        ...base,
+        lines: [
+          { account: '429', amountCents: 100 },
+          { account: '610', amountCents: -100 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: /^lines\.1\.account: 610 Accounts receivable is a control account/ },
+    );
+    await refused(
+      s.client,
+      'books.journalPost',
+      {
+        ...base,
+        lines: [
+          { account: '820', amountCents: 100 },
+          { account: '850', amountCents: -100 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: /^lines\.0\.account: 820 GST is a tax account/ },
+    );
+    await refused(s.client, 'books.journalPost', { ...base, lines: [{ account: '429', amountCents: 100 }] }, 'BAD_REQUEST', {
+      message: 'lines: must have at least 2 lines',
+    });
+    await refused(
+      s.client,
+      'books.journalPost',
+      {
+        ...base,
+        lines: [
+          { account: '429', amountCents: 0 },
+          { account: '850', amountCents: 0 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: 'lines.0.amountCents: must not be zero' },
+    );
+    await refused(
+      s.client,
+      'books.journalPost',
+      {
+        ...base,
+        lines: [
+          { account: '999', amountCents: 1 },
+          { account: '850', amountCents: -1 },
+        ],
+      },
+      'BAD_REQUEST',
+      { message: /^lines\.0\.account: / },
+    );
     await refused(s.client, 'books.journalPost', { date: '2026-11-10', lines: [] }, 'BAD_REQUEST', { message: 'narration: required' });
     const d = await freshDesk(s);
     await setLockDate(s.runtime.db, d.orgId, '2026-10-31');
-    await refused(d.client, 'books.journalPost', { ...base, date: '2026-10-31', lines: [{ account: '429', amountCents: 1 }, { account: '850', amountCents: -1 }] }, 'CONFLICT', { message: /locked through 2026-10-31/ });
+    await refused(
+      d.client,
+      'books.journalPost',
+      {
+        ...base,
+        date: '2026-10-31',
+        lines: [
+          { account: '429', amountCents: 1 },
+          { account: '850', amountCents: -1 },
+        ],
+      },
+      'CONFLICT',
+      { message: /locked through 2026-10-31/ },
+    );
   });
 });
 
@@ -329,20 +500,53 @@ describe('books.receiptsRegister', () => {
     const { result, event } = await mutate(
       s.client,
       'books.receiptsRegister',
-      { supplier: 'Officeworks', abn: '51 824 753 556', date: '2026-11-03', totalCents: 12980, fileRef: 'receipts/ow.pdf', taxInvoice: true, link: { kind: 'line', lineId } },
+      {
+        supplier: 'Officeworks',
+        abn: '51 824 753 556',
+        date: '2026-11-03',
+        totalCents: 12980,
+        fileRef: 'receipts/ow.pdf',
+        taxInvoice: true,
+        link: { kind: 'line', lineId },
+      },
       'books.receipt.register',
     );
-    expect(result.receipt).toMatchObject({ supplier: 'Officeworks', abn: '51824753556', gstCents: 1180, flags: [], gstClaimable: true, link: { kind: 'line', id: lineId } });
+    expect(result.receipt).toMatchObject({
+      supplier: 'Officeworks',
+      abn: '51824753556',
+      gstCents: 1180,
+      flags: [],
+      gstClaimable: true,
+      link: { kind: 'line', id: lineId },
+    });
     expect(result.receipt.id).toMatch(/^rcpt_/);
     expect(event.payload).toMatchObject({ receiptId: result.receipt.id, totalCents: 12980, gstCents: 1180, linkKind: 'line', linkId: lineId });
     expect(await count()).toBe(before);
 
-    const flagged = await mutate(s.client, 'books.receiptsRegister', { supplier: 'Corner Store', date: '2026-11-03', totalCents: 9900, fileRef: 'r/cs.jpg', taxInvoice: false }, 'books.receipt.register');
+    const flagged = await mutate(
+      s.client,
+      'books.receiptsRegister',
+      { supplier: 'Corner Store', date: '2026-11-03', totalCents: 9900, fileRef: 'r/cs.jpg', taxInvoice: false },
+      'books.receipt.register',
+    );
     expect(flagged.result.receipt).toMatchObject({ flags: ['NO TAX INVOICE'], gstClaimable: false, gstCents: 900, link: null });
     expect(flagged.result.message).toMatch(/NO TAX INVOICE.*cannot be claimed/);
-    const atThreshold = await s.client.ok('books.receiptsRegister', { supplier: 'Corner Store', date: '2026-11-03', totalCents: 8250, fileRef: 'r/2.jpg', taxInvoice: false });
+    const atThreshold = await s.client.ok('books.receiptsRegister', {
+      supplier: 'Corner Store',
+      date: '2026-11-03',
+      totalCents: 8250,
+      fileRef: 'r/2.jpg',
+      taxInvoice: false,
+    });
     expect(atThreshold.receipt).toMatchObject({ flags: [], gstClaimable: true });
-    const gstFree = await s.client.ok('books.receiptsRegister', { supplier: 'Fresh Food', date: '2026-11-03', totalCents: 5000, gstCents: 0, fileRef: 'r/3.jpg', taxInvoice: true });
+    const gstFree = await s.client.ok('books.receiptsRegister', {
+      supplier: 'Fresh Food',
+      date: '2026-11-03',
+      totalCents: 5000,
+      gstCents: 0,
+      fileRef: 'r/3.jpg',
+      taxInvoice: true,
+    });
     expect(gstFree.receipt.gstCents).toBe(0);
   });
 
@@ -378,14 +582,21 @@ describe('books.feedLines', () => {
     expect(r1.status).toBe('SUGGESTED');
     expect(r1.suggestions.map((x: any) => x.id)).toEqual([a.id, b.id, c.id]);
     expect(r1.suggestion).toMatchObject({
-      kind: 'invoice', id: a.id, amountDueCents: 110000, date: '2026-11-16', target: { kind: 'invoice', invoiceId: a.id },
+      kind: 'invoice',
+      id: a.id,
+      amountDueCents: 110000,
+      date: '2026-11-16',
+      target: { kind: 'invoice', invoiceId: a.id },
       score: { exactAmount: true, amountDiffCents: 0, daysApart: 0, contactMatchPercent: 0 },
     });
     expect(r1.suggestion.reasons[0]).toMatch(/exactly/);
     expect(r1.suggestions[1].score).toMatchObject({ exactAmount: true, daysApart: 16, contactMatchPercent: 100 });
     expect(r1.suggestions[2].score).toMatchObject({ exactAmount: false, amountDiffCents: 110000 });
     const r2 = await readLine(s, d, l2);
-    expect(r2.suggestions.slice(0, 2).map((x: any) => [x.id, x.score.contactMatchPercent])).toEqual([[f.id, 100], [e.id, 0]]);
+    expect(r2.suggestions.slice(0, 2).map((x: any) => [x.id, x.score.contactMatchPercent])).toEqual([
+      [f.id, 100],
+      [e.id, 0],
+    ]);
     expect(await readLine(s, d, l3)).toMatchObject({ status: 'UNMATCHED', suggestion: null, suggestions: [] });
 
     const ids = async (params: Record<string, unknown>) => (await d.client.ok('books.feedLines', params)).feedLines.map((l: any) => l.id);
@@ -409,6 +620,9 @@ describe('books.feedLines', () => {
     expect((await d.client.rpc('books.feedLines', {}, { key: reader.apiKey })).status).toBe(200);
     await refused(d.client, 'books.feedLines', { status: 'OPEN' }, 'BAD_REQUEST', { message: /^status: / });
     await refused(d.client, 'books.feedLines', { dateFrom: '16/11/2026' }, 'BAD_REQUEST', { message: /^dateFrom: / });
-    await refused(d.client, 'books.matchAccept', { lineId: l3, target: accountTarget('429') }, 'FORBIDDEN_SCOPE', { message: /books\.write/, key: reader.apiKey });
+    await refused(d.client, 'books.matchAccept', { lineId: l3, target: accountTarget('429') }, 'FORBIDDEN_SCOPE', {
+      message: /books\.write/,
+      key: reader.apiKey,
+    });
   });
 });

@@ -28,21 +28,40 @@ const MISSING_JOURNAL = 'jnl_doesnotexist0000';
 
 async function buildQuarter() {
   at('2026-07-01');
-  const hire = await client.ok('books.onboardingStart', { person: 'Sam Lee', role: 'Designer', startDate: '2026-07-01', rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 } });
+  const hire = await client.ok('books.onboardingStart', {
+    person: 'Sam Lee',
+    role: 'Designer',
+    startDate: '2026-07-01',
+    rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 },
+  });
   const onb = hire.onboarding.id;
   await client.ok('books.onboardingAdvance', { id: onb, step: 'tfn', data: { tfn: '123 456 782', claimsTaxFreeThreshold: true } });
   await client.ok('books.onboardingAdvance', { id: onb, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: 'M-1' } });
   await client.ok('books.onboardingAdvance', { id: onb, step: 'bank', data: { bsb: '062-000', accountNumber: '10987654', accountName: 'S Lee' } });
-  await withSignature(client, agent, 'books.onboardingAdvance', { id: onb, step: 'contract', data: { contractRef: 'contracts/sam.pdf', signedOn: '2026-07-01' } });
+  await withSignature(client, agent, 'books.onboardingAdvance', {
+    id: onb,
+    step: 'contract',
+    data: { contractRef: 'contracts/sam.pdf', signedOn: '2026-07-01' },
+  });
 
   at('2026-07-10');
   const a = (await client.ok('books.invoiceDraft', { payeeName: 'Harbour Cafe', description: 'Brand refresh', totalCents: 110_000, dueDays: 14 })).invoice;
   await client.ok('books.invoiceSend', { id: a.id });
   at('2026-07-15');
-  const office = (await client.ok('books.billCapture', { supplierName: 'Office Co', reference: 'OC-1', issueDate: '2026-07-15', dueDate: '2026-08-15', totalCents: 33_000 })).bill;
+  const office = (
+    await client.ok('books.billCapture', { supplierName: 'Office Co', reference: 'OC-1', issueDate: '2026-07-15', dueDate: '2026-08-15', totalCents: 33_000 })
+  ).bill;
   await approveFlaggedBill(client, agent, office.id);
   at('2026-07-20');
-  const laptop = (await client.ok('books.billCapture', { supplierName: 'Tech Store', reference: 'TS-9', issueDate: '2026-07-20', dueDate: '2026-09-20', lines: [{ description: 'Laptop', account: '720', amountCents: 330_000 }] })).bill;
+  const laptop = (
+    await client.ok('books.billCapture', {
+      supplierName: 'Tech Store',
+      reference: 'TS-9',
+      issueDate: '2026-07-20',
+      dueDate: '2026-09-20',
+      lines: [{ description: 'Laptop', account: '720', amountCents: 330_000 }],
+    })
+  ).bill;
   await approveFlaggedBill(client, agent, laptop.id);
   at('2026-07-31');
   const run = await client.ok('books.payrollDraft', { periodStart: '2026-07-01', periodEnd: '2026-07-31', payDate: '2026-07-31' });
@@ -54,7 +73,14 @@ async function buildQuarter() {
   await client.ok('books.invoiceSend', { id: b.id });
   await client.ok('books.invoiceCreditNote', { id: b.id, amountCents: 11_000, reason: 'Discount' });
   at('2026-08-10');
-  await client.ok('books.journalPost', { date: '2026-08-10', narration: 'Bank fees', lines: [{ account: '404', amountCents: 1_500 }, { account: '090', amountCents: -1_500 }] });
+  await client.ok('books.journalPost', {
+    date: '2026-08-10',
+    narration: 'Bank fees',
+    lines: [
+      { account: '404', amountCents: 1_500 },
+      { account: '090', amountCents: -1_500 },
+    ],
+  });
   at('2026-08-20');
   await withSignature(client, agent, 'books.billScheduleRun', { payDate: '2026-08-20', billIds: [office.id] });
   at('2026-09-15');
@@ -90,7 +116,9 @@ interface Line {
 
 async function ledgerLines(): Promise<Line[]> {
   const journals = await allPages('books.journals', 'journals');
-  return journals.flatMap((j) => j.lines.map((l: any) => ({ date: j.date, source: j.source.kind, account: l.account, amount: l.amountCents, taxCode: l.taxCode, tax: l.taxCents })));
+  return journals.flatMap((j) =>
+    j.lines.map((l: any) => ({ date: j.date, source: j.source.kind, account: l.account, amount: l.amountCents, taxCode: l.taxCode, tax: l.taxCents })),
+  );
 }
 
 async function accountTypes(): Promise<Map<string, string>> {
@@ -123,8 +151,16 @@ describe('books.reports, recomputed from the journals', () => {
     const types = await accountTypes();
     const q = (await ledgerLines()).filter((l) => l.date >= '2026-07-01' && l.date <= '2026-09-30');
     const pl = await report({ report: 'profitAndLoss', from: '2026-07-01', to: '2026-09-30' });
-    const income = 0 - sumBy(q.filter((l) => types.get(l.account) === 'REVENUE'), (l) => l.amount);
-    const expenses = sumBy(q.filter((l) => types.get(l.account) === 'EXPENSE'), (l) => l.amount);
+    const income =
+      0 -
+      sumBy(
+        q.filter((l) => types.get(l.account) === 'REVENUE'),
+        (l) => l.amount,
+      );
+    const expenses = sumBy(
+      q.filter((l) => types.get(l.account) === 'EXPENSE'),
+      (l) => l.amount,
+    );
     expect(pl.income.totalCents).toBe(income);
     expect(pl.expenses.totalCents).toBe(expenses);
     expect(pl.netProfitCents).toBe(income - expenses);
@@ -137,7 +173,11 @@ describe('books.reports, recomputed from the journals', () => {
     const types = await accountTypes();
     const lines = await ledgerLines();
     const bs = await report({ report: 'balanceSheet', asOf: '2026-10-15' });
-    const of = (...t: string[]) => sumBy(lines.filter((l) => t.includes(types.get(l.account)!)), (l) => l.amount);
+    const of = (...t: string[]) =>
+      sumBy(
+        lines.filter((l) => t.includes(types.get(l.account)!)),
+        (l) => l.amount,
+      );
     expect(bs.assets.totalCents).toBe(of('BANK', 'CURRENT_ASSET', 'FIXED_ASSET'));
     expect(bs.liabilities.totalCents).toBe(0 - of('CURRENT_LIABILITY'));
     expect(bs.equity.totalCents).toBe(0 - of('EQUITY', 'REVENUE', 'EXPENSE'));
@@ -180,13 +220,34 @@ describe('books.reports, recomputed from the journals', () => {
     const expected = {
       G1: 0 - sumBy(sales, (l) => l.amount + l.tax),
       G2: 0,
-      G3: 0 - sumBy(sales.filter((l) => l.taxCode === 'GST_FREE'), (l) => l.amount),
+      G3:
+        0 -
+        sumBy(
+          sales.filter((l) => l.taxCode === 'GST_FREE'),
+          (l) => l.amount,
+        ),
       G10: sumBy(capital, (l) => l.amount + l.tax),
       G11: sumBy(nonCapital, (l) => l.amount + l.tax),
-      '1A': 0 - sumBy(sales.filter((l) => l.taxCode === 'GST'), (l) => l.tax),
-      '1B': sumBy([...capital, ...nonCapital].filter((l) => l.taxCode === 'GST'), (l) => l.tax),
-      W1: sumBy(payroll.filter((l) => l.account === '477'), (l) => l.amount),
-      W2: 0 - sumBy(payroll.filter((l) => l.account === '825'), (l) => l.amount),
+      '1A':
+        0 -
+        sumBy(
+          sales.filter((l) => l.taxCode === 'GST'),
+          (l) => l.tax,
+        ),
+      '1B': sumBy(
+        [...capital, ...nonCapital].filter((l) => l.taxCode === 'GST'),
+        (l) => l.tax,
+      ),
+      W1: sumBy(
+        payroll.filter((l) => l.account === '477'),
+        (l) => l.amount,
+      ),
+      W2:
+        0 -
+        sumBy(
+          payroll.filter((l) => l.account === '825'),
+          (l) => l.amount,
+        ),
     };
     const bas = await report({ report: 'basSummary', from: '2026-07-01', to: '2026-09-30' });
     expect(bas.labels).toEqual(expected);
@@ -209,16 +270,38 @@ describe('books.reports, recomputed from the journals', () => {
     const pr = await report({ report: 'payrollSummary', from: '2026-07-01', to: '2026-09-30' });
     const wages = lines.filter((l) => l.source === 'pay_run');
     expect(pr.totals).toEqual({
-      grossCents: sumBy(wages.filter((l) => l.account === '477'), (l) => l.amount),
-      paygCents: 0 - sumBy(wages.filter((l) => l.account === '825'), (l) => l.amount),
-      superCents: 0 - sumBy(wages.filter((l) => l.account === '826'), (l) => l.amount),
-      netCents: 0 - sumBy(wages.filter((l) => l.account === '804'), (l) => l.amount),
+      grossCents: sumBy(
+        wages.filter((l) => l.account === '477'),
+        (l) => l.amount,
+      ),
+      paygCents:
+        0 -
+        sumBy(
+          wages.filter((l) => l.account === '825'),
+          (l) => l.amount,
+        ),
+      superCents:
+        0 -
+        sumBy(
+          wages.filter((l) => l.account === '826'),
+          (l) => l.amount,
+        ),
+      netCents:
+        0 -
+        sumBy(
+          wages.filter((l) => l.account === '804'),
+          (l) => l.amount,
+        ),
     });
     expect(pr.employees).toHaveLength(1);
     expect(pr.employees[0]).toMatchObject({ name: 'Sam Lee', grossCents: pr.totals.grossCents });
 
     const reg = await report({ report: 'assetRegister', asOf: '2026-10-15' });
-    const balance = (code: string) => sumBy(lines.filter((l) => l.account === code), (l) => l.amount);
+    const balance = (code: string) =>
+      sumBy(
+        lines.filter((l) => l.account === code),
+        (l) => l.amount,
+      );
     expect(reg.totals.costCents).toBe(balance('720'));
     expect(reg.totals.accumulatedDepreciationCents).toBe(0 - balance('721'));
     expect(reg.totals.bookValueCents).toBe(balance('720') + balance('721'));
@@ -250,12 +333,20 @@ describe('books.reports, recomputed from the journals', () => {
     expect(all.map((a) => a.code)).toContain('960');
     const bank = all.find((a) => a.code === '090');
     const lines = await ledgerLines();
-    expect(bank.balanceCents).toBe(sumBy(lines.filter((l) => l.account === '090'), (l) => l.amount));
+    expect(bank.balanceCents).toBe(
+      sumBy(
+        lines.filter((l) => l.account === '090'),
+        (l) => l.amount,
+      ),
+    );
     const arJournals = await allPages('books.journals', 'journals', { account: '610' });
     expect(arJournals.every((j) => j.lines.some((l: any) => l.account === '610'))).toBe(true);
     const manual = await client.ok('books.journals', { sourceKind: 'manual' });
     expect(manual.journals).toHaveLength(1);
-    expect(manual.journals[0].lines.map((l: any) => [l.account, l.amountCents])).toEqual([['404', 1500], ['090', -1500]]);
+    expect(manual.journals[0].lines.map((l: any) => [l.account, l.amountCents])).toEqual([
+      ['404', 1500],
+      ['090', -1500],
+    ]);
     const aug = await allPages('books.journals', 'journals', { dateFrom: '2026-08-01', dateTo: '2026-08-31' });
     expect(aug.every((j) => j.date >= '2026-08-01' && j.date <= '2026-08-31')).toBe(true);
     expect(aug.length).toBeGreaterThan(2);

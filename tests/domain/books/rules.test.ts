@@ -25,11 +25,14 @@ describe('the rules table', () => {
       expect(r.to === null || r.from <= r.to).toBe(true);
     }
     const law = STATIC_RULES.filter((r) => r.status === 'LAW');
-    for (const a of law) for (const b of law) if (a !== b && a.rule === b.rule) expect(covers(a, b.from) || covers(b, a.from), `${a.rule} ${a.from} / ${b.from}`).toBe(false);
+    for (const a of law)
+      for (const b of law) if (a !== b && a.rule === b.rule) expect(covers(a, b.from) || covers(b, a.from), `${a.rule} ${a.from} / ${b.from}`).toBe(false);
   });
 
   it('the super guarantee rate by pay date: 11% 2023-24, 11.5% 2024-25, 12% from 1 July 2025 with no end', () => {
-    expect(['2023-07-01', '2024-06-30', '2024-07-01', '2025-06-30', '2025-07-01', '2031-01-01'].map(superGuaranteeRate)).toEqual([1_100, 1_100, 1_150, 1_150, 1_200, 1_200]);
+    expect(['2023-07-01', '2024-06-30', '2024-07-01', '2025-06-30', '2025-07-01', '2031-01-01'].map(superGuaranteeRate)).toEqual([
+      1_100, 1_100, 1_150, 1_150, 1_200, 1_200,
+    ]);
     expect(() => superGuaranteeRate('2023-06-30')).toThrow(/no super\.guaranteeRate is recorded in law for 2023-06-30/);
   });
 
@@ -41,7 +44,9 @@ describe('the rules table', () => {
     expect(at('2026-07-01')).toEqual([27_083_000, 'FINANCIAL_YEAR']);
     // Payday Super's base: the concessional contributions cap ($32,500 for 2026-27) * 100 / 12, down to a $10 multiple.
     expect(Math.floor((32_500 * 100) / 12 / 10) * 10 * 100).toBe(maxContributionBase('2027-06-30').value);
-    expect(() => maxContributionBase('2027-07-01')).toThrow(/no super\.maxContributionBase is recorded in law for 2027-07-01 \(recorded: .*2026-07-01 to 2027-06-30\)/);
+    expect(() => maxContributionBase('2027-07-01')).toThrow(
+      /no super\.maxContributionBase is recorded in law for 2027-07-01 \(recorded: .*2026-07-01 to 2027-06-30\)/,
+    );
   });
 
   it('the instant asset write-off: $20,000 by law each year to 30 June 2026; from 1 July 2026 $1,000 is law and the announced $20,000 is not', () => {
@@ -66,8 +71,15 @@ describe('GET /policy books.rules', () => {
     const rules = res.body.books.rules;
     expect(rules).toEqual((await rulesTable(s.runtime.db)).map((r) => ({ ...r, per: r.per ?? null })));
     expect(rules.find((r: any) => r.rule === 'super.maxContributionBase' && r.from === '2026-07-01')).toEqual({
-      rule: 'super.maxContributionBase', from: '2026-07-01', to: '2027-06-30', value: 27_083_000, unit: 'cents', per: 'FINANCIAL_YEAR', status: 'LAW',
-      law: expect.stringMatching(/s 10A\(5\).*No\. 57 of 2025/), source: expect.stringMatching(/^https:\/\//),
+      rule: 'super.maxContributionBase',
+      from: '2026-07-01',
+      to: '2027-06-30',
+      value: 27_083_000,
+      unit: 'cents',
+      per: 'FINANCIAL_YEAR',
+      status: 'LAW',
+      law: expect.stringMatching(/s 10A\(5\).*No\. 57 of 2025/),
+      source: expect.stringMatching(/^https:\/\//),
     });
     const payg = rules.filter((r: any) => r.rule === 'payg.schedule');
     const loaded = await loadedSchedules(s.runtime.db);

@@ -106,20 +106,33 @@ export async function checkInvariants(q: Queryable, orgId: string): Promise<void
     [orgId],
   );
   expect(unbalanced, 'unbalanced journals').toEqual([]);
-  const balance = (code: string) => sum(q, 'SELECT coalesce(sum(amount_cents), 0)::text AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [orgId, code]);
+  const balance = (code: string) =>
+    sum(q, 'SELECT coalesce(sum(amount_cents), 0)::text AS v FROM books_journal_lines WHERE org_id = $1 AND account_code = $2', [orgId, code]);
 
-  const ar = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents - credited_cents), 0)::text AS v FROM books_invoices WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+  const ar = await sum(
+    q,
+    `SELECT coalesce(sum(total_cents - paid_cents - credited_cents), 0)::text AS v FROM books_invoices WHERE org_id = $1 AND status = 'AUTHORISED'`,
+    [orgId],
+  );
   expect(await balance('610'), '610 = open receivables').toBe(ar);
   if (await tableExists(q, 'books_bills')) {
-    const ap = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_bills WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+    const ap = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_bills WHERE org_id = $1 AND status = 'AUTHORISED'`, [
+      orgId,
+    ]);
     expect(0 - (await balance('800')), '800 = open payables').toBe(ap);
   }
   if (await tableExists(q, 'books_expense_claims')) {
-    const claims = await sum(q, `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_expense_claims WHERE org_id = $1 AND status = 'AUTHORISED'`, [orgId]);
+    const claims = await sum(
+      q,
+      `SELECT coalesce(sum(total_cents - paid_cents), 0)::text AS v FROM books_expense_claims WHERE org_id = $1 AND status = 'AUTHORISED'`,
+      [orgId],
+    );
     expect(0 - (await balance('801')), '801 = approved unpaid claims').toBe(claims);
   }
   if (await tableExists(q, 'books_pay_runs')) {
-    const wages = await sum(q, `SELECT coalesce(sum(net_cents - paid_cents), 0)::text AS v FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED'`, [orgId]);
+    const wages = await sum(q, `SELECT coalesce(sum(net_cents - paid_cents), 0)::text AS v FROM books_pay_runs WHERE org_id = $1 AND status = 'POSTED'`, [
+      orgId,
+    ]);
     expect(0 - (await balance('804')), '804 = posted unpaid net wages').toBe(wages);
   }
 }

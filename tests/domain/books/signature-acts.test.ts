@@ -46,7 +46,12 @@ interface Act {
 }
 
 async function hire(o: Org, name: string): Promise<string> {
-  const started = await o.client.ok('books.onboardingStart', { person: name, role: 'Designer', startDate: '2026-07-01', rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 } });
+  const started = await o.client.ok('books.onboardingStart', {
+    person: name,
+    role: 'Designer',
+    startDate: '2026-07-01',
+    rate: { basis: 'ANNUAL', amountCents: 7_800_000, hoursPerWeek: 38 },
+  });
   const id = started.onboarding.id;
   await o.client.ok('books.onboardingAdvance', { id, step: 'tfn', data: { tfn: '123 456 782', claimsTaxFreeThreshold: true } });
   await o.client.ok('books.onboardingAdvance', { id, step: 'super', data: { fundName: 'AustralianSuper', usi: 'STA0100AU', memberNumber: 'M-1' } });
@@ -64,21 +69,29 @@ const ACTS: Act[] = [
     async subject(o) {
       if (period === 0) {
         const onb = await hire(o, 'Sam Lee');
-        await withSignature(o.client, o.agent, 'books.onboardingAdvance', { id: onb, step: 'contract', data: { contractRef: 'c/sam.pdf', signedOn: '2026-07-01' } });
+        await withSignature(o.client, o.agent, 'books.onboardingAdvance', {
+          id: onb,
+          step: 'contract',
+          data: { contractRef: 'c/sam.pdf', signedOn: '2026-07-01' },
+        });
       }
       const month = ['07', '08'][period++ % 2];
       const end = month === '07' ? '2026-07-31' : '2026-08-31';
       const run = await o.client.ok('books.payrollDraft', { periodStart: `2026-${month}-01`, periodEnd: end, payDate: end });
       return { runId: run.payRun.id };
     },
-    state: async (o, p) => (await o.client.ok('books.reports', { report: 'payrollSummary', from: '2026-07-01', to: '2026-12-31' })).runs.filter((r: any) => r.id === p.runId).length,
+    state: async (o, p) =>
+      (await o.client.ok('books.reports', { report: 'payrollSummary', from: '2026-07-01', to: '2026-12-31' })).runs.filter((r: any) => r.id === p.runId).length,
   },
   {
     method: 'books.taxSignLodge',
     actionClass: 'books.tax_sign_lodge',
     kind: 'books.tax.lodge',
     async subject(o) {
-      const quarters = [['2026-04-01', '2026-06-30'], ['2026-07-01', '2026-09-30']];
+      const quarters = [
+        ['2026-04-01', '2026-06-30'],
+        ['2026-07-01', '2026-09-30'],
+      ];
       const [start, end] = quarters[lodgements++ % 2];
       const inv = (await o.client.ok('books.invoiceDraft', { payeeName: 'Harbour Cafe', description: 'Work', totalCents: 110_000, dueDays: 14 })).invoice;
       s.clock.set(start);
@@ -94,7 +107,15 @@ const ACTS: Act[] = [
     actionClass: 'books.bill_schedule_run',
     kind: 'books.bill.schedule_run',
     async subject(o) {
-      const bill = (await o.client.ok('books.billCapture', { supplierName: 'Office Co', reference: idem('OC'), issueDate: '2026-10-01', dueDate: '2026-10-31', totalCents: 33_000 })).bill;
+      const bill = (
+        await o.client.ok('books.billCapture', {
+          supplierName: 'Office Co',
+          reference: idem('OC'),
+          issueDate: '2026-10-01',
+          dueDate: '2026-10-31',
+          totalCents: 33_000,
+        })
+      ).bill;
       await approveFlaggedBill(o.client, o.agent, bill.id);
       return { payDate: '2026-10-20', billIds: [bill.id] };
     },
@@ -127,7 +148,10 @@ const ACTS: Act[] = [
     actionClass: 'books.match_hold_resolve',
     kind: 'books.feed.resolve',
     async subject(o) {
-      const lineId = await feedLine(s, { client: o.client, orgId: o.orgId, agent: o.agent, approver: o.approver }, -660_000, { date: '2026-10-10', description: 'Fit-out' });
+      const lineId = await feedLine(s, { client: o.client, orgId: o.orgId, agent: o.agent, approver: o.approver }, -660_000, {
+        date: '2026-10-10',
+        description: 'Fit-out',
+      });
       const held = await o.client.ok('books.matchAccept', { lineId, target: { kind: 'account', account: '429' } });
       expect(held.line.status).toBe('HELD');
       return { lineId, decision: 'approve' };
@@ -151,15 +175,30 @@ describe.each(ACTS)('signature act $method', (act) => {
     await checkInvariants(s.runtime.db, o.orgId);
 
     // The agent files; neither the agent nor the requesting human can decide it.
-    const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent });
-    await refused(o.client, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, 'FORBIDDEN_SCOPE', { message: 'missing scope approval.decide for approval.resolve', key: o.agent });
+    const filed = await o.client.ok(
+      'approval.request',
+      { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      { key: o.agent },
+    );
+    await refused(o.client, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, 'FORBIDDEN_SCOPE', {
+      message: 'missing scope approval.decide for approval.resolve',
+      key: o.agent,
+    });
     // A human (the admin) calling the act is held just the same, and cannot approve the request they filed.
     const humanHold = await o.client.ok(act.method, other, { idem: idem() });
     expect(humanHold.status).toBe('approval_required');
-    const own = await o.client.ok('approval.request', { actionClass: humanHold.approval.actionClass, payloadHash: humanHold.approval.payloadHash, subject: humanHold.approval.subject });
+    const own = await o.client.ok('approval.request', {
+      actionClass: humanHold.approval.actionClass,
+      payloadHash: humanHold.approval.payloadHash,
+      subject: humanHold.approval.subject,
+    });
     await refused(o.client, 'approval.resolve', { approvalId: own.approvalId, decision: 'approve' }, 'CONFLICT', { message: /another human must decide/ });
     // Still pending: the retry is refused and changes nothing.
-    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /pending/, key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /pending/,
+      key: o.agent,
+      idem: idem(),
+    });
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve', note: 'checked' }, { key: o.approver });
 
     // A valid, unused proof on another subject of the same kind: CONFLICT, and the proof is not burnt.
@@ -179,7 +218,11 @@ describe.each(ACTS)('signature act $method', (act) => {
     expect((await o.client.ok('approval.get', { approvalId: filed.approvalId }, { key: o.agent })).used).toBe(true);
 
     // Reused, on its own subject or another: refused, nothing appended.
-    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /already used/, key: o.agent, idem: idem() });
+    await refused(o.client, act.method, { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /already used/,
+      key: o.agent,
+      idem: idem(),
+    });
     await refused(o.client, act.method, { ...other, approvalId: filed.approvalId }, 'CONFLICT', { message: /was filed for/, key: o.agent, idem: idem() });
     // The signatureToken form is bound the same way: the token of this approval does not fit the other subject.
     const token = (await o.client.ok('approval.get', { approvalId: filed.approvalId }, { key: o.agent })).signatureToken;
@@ -193,8 +236,16 @@ describe('a rejected approval', () => {
     const o = await newOrg();
     const params = await ACTS[3].subject(o);
     const hold = await expectHold(o.client, 'books.invoiceChaseStep', params, 'books.invoice_chase_step', { key: o.agent });
-    const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent });
+    const filed = await o.client.ok(
+      'approval.request',
+      { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      { key: o.agent },
+    );
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'reject', note: 'Customer is on a payment plan' }, { key: o.approver });
-    await refused(o.client, 'books.invoiceChaseStep', { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /rejected/, key: o.agent, idem: idem() });
+    await refused(o.client, 'books.invoiceChaseStep', { ...params, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', {
+      message: /rejected/,
+      key: o.agent,
+      idem: idem(),
+    });
   });
 });

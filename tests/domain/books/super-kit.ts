@@ -76,7 +76,11 @@ export async function payRun(
         { account: '804', amountCents: -(gross - payg), description: 'Net wages payable' },
       ],
     });
-    await q.query(`UPDATE books_pay_runs SET status = 'POSTED', journal_id = $3, posted_at = now() WHERE org_id = $1 AND run_id = $2`, [d.orgId, runId, journalId]);
+    await q.query(`UPDATE books_pay_runs SET status = 'POSTED', journal_id = $3, posted_at = now() WHERE org_id = $1 AND run_id = $2`, [
+      d.orgId,
+      runId,
+      journalId,
+    ]);
   });
   return runId;
 }
@@ -90,7 +94,14 @@ export async function paySuper(s: BooksServer, d: Desk, amountCents: number, dat
 
 /** The fund's acknowledgement that it received (part of) what a line sent. */
 export const ack = (d: Desk, lineId: string, totalCents: number, date: string) =>
-  d.client.ok('books.receiptsRegister', { supplier: 'AustralianSuper', date, totalCents, fileRef: `acks/${lineId}.pdf`, taxInvoice: false, link: { kind: 'super', lineId } });
+  d.client.ok('books.receiptsRegister', {
+    supplier: 'AustralianSuper',
+    date,
+    totalCents,
+    fileRef: `acks/${lineId}.pdf`,
+    taxInvoice: false,
+    link: { kind: 'super', lineId },
+  });
 
 export const superAsAt = async (d: Desk, asOf: string): Promise<any[]> =>
   (await d.client.ok('books.taxObligations', { asOf, limit: 200 })).obligations.filter((o: any) => o.kind === 'SUPER');

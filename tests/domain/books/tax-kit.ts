@@ -90,7 +90,10 @@ export function taxKit(s: BooksServer) {
     s.clock.set('2026-08-20');
     await o.client.ok('books.invoiceCreditNote', { id: first.id, amountCents: 11000, reason: 'Discount' });
     s.clock.set(TODAY);
-    await post(o, '2026-08-21', 'manual', [{ account: '090', amountCents: 30000 }, { account: '200', amountCents: -30000, taxCode: 'GST_FREE' }]);
+    await post(o, '2026-08-21', 'manual', [
+      { account: '090', amountCents: 30000 },
+      { account: '200', amountCents: -30000, taxCode: 'GST_FREE' },
+    ]);
     await post(o, '2026-08-22', 'manual', [
       { account: '090', amountCents: 25000 },
       { account: '260', amountCents: -20000, taxCode: 'INPUT_TAXED' },
@@ -100,11 +103,17 @@ export function taxKit(s: BooksServer) {
     await purchase(o, '2026-07-16', '429', 8000, 'GST_FREE');
     await purchase(o, '2026-07-17', '404', 1500, 'INPUT_TAXED');
     await purchase(o, '2026-07-18', '720', 242000, 'GST');
-    await post(o, '2026-09-30', 'depreciation', [{ account: '416', amountCents: 4000, taxCode: 'BAS_EXCLUDED' }, { account: '721', amountCents: -4000 }]);
+    await post(o, '2026-09-30', 'depreciation', [
+      { account: '416', amountCents: 4000, taxCode: 'BAS_EXCLUDED' },
+      { account: '721', amountCents: -4000 },
+    ]);
     await payRun(o, '2026-09-15', 500000, 100000, 60000);
     await payRun(o, '2026-09-20', 100000, 20000, 12000);
     await payRun(o, '2026-09-22', 100000, 20000, 12000, 'pay_run_recall', -1);
-    await post(o, '2026-09-23', 'manual', [{ account: '477', amountCents: 1000 }, { account: '090', amountCents: -1000 }]);
+    await post(o, '2026-09-23', 'manual', [
+      { account: '477', amountCents: 1000 },
+      { account: '090', amountCents: -1000 },
+    ]);
     await sale(o, '2026-10-03', 22000);
   }
 

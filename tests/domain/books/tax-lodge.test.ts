@@ -46,7 +46,9 @@ describe('books.taxSignLodge', () => {
     const { result, event } = await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'books.tax.lodge', { key: o.agent.apiKey, idem: idem() });
     expect(result).toMatchObject({ changed: true, approvalId, lodgement: { status: 'LODGED', approvalId, journalId: result.journalId } });
     expect(result.lodgement.lodgedAt).toBeTruthy();
-    expect(result.message).toMatch(/^Lodged BAS 1 Jul–30 Sep 2026 .* in the books under approval apr_\w+ \(not submitted to the ATO: this server has no ATO channel, so lodge these figures there\).* locked through 2026-09-30/);
+    expect(result.message).toMatch(
+      /^Lodged BAS 1 Jul–30 Sep 2026 .* in the books under approval apr_\w+ \(not submitted to the ATO: this server has no ATO channel, so lodge these figures there\).* locked through 2026-09-30/,
+    );
     expect(event.payload).toMatchObject({ lodgementId: l.id, journalId: result.journalId, approvalId, netCents: Q3_NET, lockDate: '2026-09-30' });
     // Dr 820 by 1A - 1B = 14000 - 25000 (a credit), Dr 825 by W2 100000 / Cr 830 by the net 89000.
     expect(await k.lines(o, result.journalId)).toEqual([
@@ -54,10 +56,21 @@ describe('books.taxSignLodge', () => {
       { account_code: '825', amount_cents: 100000 },
       { account_code: '830', amount_cents: -89000 },
     ]);
-    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind, source_id FROM books_journals WHERE org_id = $1 AND journal_id = $2', [o.orgId, result.journalId]);
+    const [j] = await s.runtime.db.query<any>('SELECT date, source_kind, source_id FROM books_journals WHERE org_id = $1 AND journal_id = $2', [
+      o.orgId,
+      result.journalId,
+    ]);
     expect(j).toEqual({ date: '2026-09-30', source_kind: 'tax', source_id: l.id });
     // 820 and 825 now hold only what falls after the period (the October sale's GST).
-    const balance = async (code: string) => Number((await s.runtime.db.query<any>('SELECT coalesce(sum(amount_cents), 0)::bigint AS v FROM books_journal_lines l JOIN books_journals j USING (org_id, journal_id) WHERE l.org_id = $1 AND account_code = $2 AND j.date <= $3', [o.orgId, code, '2026-09-30']))[0].v);
+    const balance = async (code: string) =>
+      Number(
+        (
+          await s.runtime.db.query<any>(
+            'SELECT coalesce(sum(amount_cents), 0)::bigint AS v FROM books_journal_lines l JOIN books_journals j USING (org_id, journal_id) WHERE l.org_id = $1 AND account_code = $2 AND j.date <= $3',
+            [o.orgId, code, '2026-09-30'],
+          )
+        )[0].v,
+      );
     expect([await balance('820'), await balance('825')]).toEqual([0, 0]);
     expect(await k.lockDate(o)).toBe('2026-09-30');
     await k.invariants(o);
@@ -82,7 +95,12 @@ describe('books.taxSignLodge', () => {
     const inv = (await o.client.ok('books.invoiceDraft', { payeeName: 'Late Co', description: 'x', totalCents: 1100, dueDays: 7 })).invoice;
     await refused(o.client, 'books.invoiceSend', { id: inv.id }, 'CONFLICT', { message: /locked through 2026-09-30/ });
     s.clock.set(TODAY);
-    await expect(k.post(o, '2026-09-30', 'manual', [{ account: '429', amountCents: 100 }, { account: '090', amountCents: -100 }])).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(
+      k.post(o, '2026-09-30', 'manual', [
+        { account: '429', amountCents: 100 },
+        { account: '090', amountCents: -100 },
+      ]),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
     await refused(o.client, 'books.taxPrepare', Q3, 'CONFLICT', { message: /locked through 2026-09-30/ });
     await refused(o.client, 'books.taxHold', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /LODGED/ });
     await refused(o.client, 'books.taxReturn', { id: l.id, reason: 'x' }, 'CONFLICT', { message: /LODGED/ });
@@ -97,11 +115,17 @@ describe('books.taxSignLodge', () => {
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey, idem: idem() });
     const approvalId = await k.approve(o, hold);
     await k.purchase(o, '2026-09-29', '429', 11000, 'GST'); // the books move: 1B + 1000
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /no longer matches the books \(G11 \$425\.00 -> \$535\.00, 1B \$250\.00 -> \$260\.00\): the books moved .*re-prepare/, idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', {
+      message: /no longer matches the books \(G11 \$425\.00 -> \$535\.00, 1B \$250\.00 -> \$260\.00\): the books moved .*re-prepare/,
+      idem: idem(),
+    });
     expect(await k.row(o, l.id)).toMatchObject({ status: 'PREPARED', lodged_at: null });
     // Re-prepared, the snapshot matches the books again, but the human approved the old figures.
     await o.client.ok('books.taxPrepare', Q3);
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', {
+      message: /was filed for payloadHash .*the params differ from the held act/,
+      idem: idem(),
+    });
     // A fresh hold shows the new figures; its approval lodges them.
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey, idem: idem() });
     expect(fresh.approval.subject.summary).toContain('net $880.00 payable');
@@ -126,7 +150,10 @@ describe('books.taxSignLodge', () => {
     const approvalId = await k.approve(o, hold);
     await o.client.ok('books.taxReturn', { id: l.id, reason: 'Check the wages' });
     await o.client.ok('books.taxPrepare', Q3); // the same figures, a new preparation
-    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', { message: /was filed for payloadHash .*the params differ from the held act/, idem: idem() });
+    await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId }, 'CONFLICT', {
+      message: /was filed for payloadHash .*the params differ from the held act/,
+      idem: idem(),
+    });
     expect((await k.row(o, l.id)).status).toBe('PREPARED');
     const fresh = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey });
     const { result } = await mutate(o.client, 'books.taxSignLodge', { id: l.id, approvalId: await k.approve(o, fresh) }, 'books.tax.lodge', { idem: idem() });
@@ -142,7 +169,9 @@ describe('books.taxSignLodge', () => {
     expect(refund).toMatchObject({ netCents: -22000, statusNote: expect.stringContaining('net refund of $220.00 from the ATO') });
     s.clock.set('2026-10-05');
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: refund.id }, 'books.tax_sign_lodge');
-    const { result } = await mutate(o.client, 'books.taxSignLodge', { id: refund.id, approvalId: await k.approve(o, hold) }, 'books.tax.lodge', { idem: idem() });
+    const { result } = await mutate(o.client, 'books.taxSignLodge', { id: refund.id, approvalId: await k.approve(o, hold) }, 'books.tax.lodge', {
+      idem: idem(),
+    });
     expect(await k.lines(o, result.journalId)).toEqual([
       { account_code: '820', amount_cents: -22000 },
       { account_code: '830', amount_cents: 22000 },
@@ -170,11 +199,14 @@ describe('books.taxSignLodge', () => {
     await refused(o.client, 'books.taxSignLodge', { id: l.id, extra: true }, 'BAD_REQUEST', { message: 'extra: unknown field' });
     // A rejected approval does not lodge.
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: l.id }, 'books.tax_sign_lodge', { key: o.agent.apiKey });
-    const filed = await o.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: o.agent.apiKey });
+    const filed = await o.client.ok(
+      'approval.request',
+      { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      { key: o.agent.apiKey },
+    );
     await o.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'reject' }, { key: o.approver.apiKey });
     await refused(o.client, 'books.taxSignLodge', { id: l.id, approvalId: filed.approvalId }, 'GOVERNANCE_NOT_READY', { message: /rejected/, idem: idem() });
     expect((await k.row(o, l.id)).status).toBe('PREPARED');
     s.clock.set(TODAY);
   });
 });
-

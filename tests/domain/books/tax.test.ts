@@ -54,7 +54,9 @@ describe('BAS labels (computeBas)', () => {
     const payloadHash = /payloadHash ([0-9a-f]{64})/.exec(res.body.error?.message ?? '')?.[1];
     let params: Record<string, unknown> = { id: bill.id };
     if (payloadHash) {
-      const approvalId = await k.approve(o, { approval: { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.id, summary: 'bill' } } });
+      const approvalId = await k.approve(o, {
+        approval: { actionClass: 'books.bill_approve', payloadHash, subject: { kind: 'books.signature', subjectId: bill.id, summary: 'bill' } },
+      });
       params = { id: bill.id, approvalId };
     }
     if (!res.body.ok) await o.client.ok('books.billApprove', params, { idem: idem() });
@@ -73,7 +75,16 @@ describe('books.taxPrepare', () => {
     const journals = await k.journalCount(o);
     const { result, event } = await mutate(o.client, 'books.taxPrepare', Q3, 'books.tax.prepare');
     expect(result.changed).toBe(true);
-    expect(result.lodgement).toMatchObject({ status: 'PREPARED', periodStart: '2026-07-01', periodEnd: '2026-09-30', period: '1 Jul–30 Sep 2026', labels: Q3_LABELS, netCents: Q3_NET, lodgedAt: null, journalId: null });
+    expect(result.lodgement).toMatchObject({
+      status: 'PREPARED',
+      periodStart: '2026-07-01',
+      periodEnd: '2026-09-30',
+      period: '1 Jul–30 Sep 2026',
+      labels: Q3_LABELS,
+      netCents: Q3_NET,
+      lodgedAt: null,
+      journalId: null,
+    });
     expect(result.lodgement.id).toMatch(/^bas_/);
     expect(result.lodgement.statusNote).toMatch(/awaiting a human signature/);
     expect(result.message).toContain('net $890.00 payable to the ATO');
@@ -103,13 +114,17 @@ describe('books.taxPrepare', () => {
 
   it('refuses bad periods, overlaps and locked periods', async () => {
     const o = await k.booksOrg();
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-07-01' }, 'BAD_REQUEST', { message: /^periodEnd: 2026-07-01 is before periodStart/ });
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-07-01' }, 'BAD_REQUEST', {
+      message: /^periodEnd: 2026-07-01 is before periodStart/,
+    });
     await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-1', periodEnd: '2026-09-30' }, 'BAD_REQUEST', { message: /^periodStart: / });
     await refused(o.client, 'books.taxPrepare', { periodStart: '2026-07-01' }, 'BAD_REQUEST', { message: 'periodEnd: required' });
     const l = await k.prepared(o);
     const msg = await refused(o.client, 'books.taxPrepare', { periodStart: '2026-08-01', periodEnd: '2026-10-31' }, 'CONFLICT');
     expect(msg).toContain(l.id);
-    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-09-30' }, 'CONFLICT', { message: /overlaps BAS 1 Jul–30 Sep 2026/ });
+    await refused(o.client, 'books.taxPrepare', { periodStart: '2026-09-30', periodEnd: '2026-09-30' }, 'CONFLICT', {
+      message: /overlaps BAS 1 Jul–30 Sep 2026/,
+    });
     // A one-day period is a period: it may be prepared when nothing overlaps it.
     await mutate(o.client, 'books.taxPrepare', { periodStart: '2026-10-01', periodEnd: '2026-10-01' }, 'books.tax.prepare');
     // Locked periods (a lodged BAS sets the lock; here set directly) cannot be prepared.
@@ -250,9 +265,18 @@ describe('books.taxObligations', () => {
     const hold = await expectHold(o.client, 'books.taxSignLodge', { id: q2.id }, 'books.tax_sign_lodge');
     await o.client.ok('books.taxSignLodge', { id: q2.id, approvalId: await k.approve(o, hold) }, { idem: idem() });
     s.clock.set(TODAY);
-    const asAt = async (asOf: string) => (await o.client.ok('books.taxObligations', { asOf })).obligations.filter((x: any) => x.kind === 'BAS').map((x: any) => [x.periodStart, x.status, x.amountCents]);
-    expect(await asAt('2026-08-01')).toEqual([['2026-04-01', 'LODGED', 1000], ['2026-07-01', 'NOT_PREPARED', 0]]);
-    expect(await asAt('2026-11-02')).toEqual([['2026-07-01', 'NOT_PREPARED', 0], ['2026-10-01', 'NOT_PREPARED', 0]]);
+    const asAt = async (asOf: string) =>
+      (await o.client.ok('books.taxObligations', { asOf })).obligations
+        .filter((x: any) => x.kind === 'BAS')
+        .map((x: any) => [x.periodStart, x.status, x.amountCents]);
+    expect(await asAt('2026-08-01')).toEqual([
+      ['2026-04-01', 'LODGED', 1000],
+      ['2026-07-01', 'NOT_PREPARED', 0],
+    ]);
+    expect(await asAt('2026-11-02')).toEqual([
+      ['2026-07-01', 'NOT_PREPARED', 0],
+      ['2026-10-01', 'NOT_PREPARED', 0],
+    ]);
   });
 });
 
@@ -264,7 +288,9 @@ describe('books.taxObligations', () => {
 async function stpFixture(o: Org): Promise<boolean> {
   const [t] = await s.runtime.db.query<{ t: string | null }>(`SELECT to_regclass('books_stp_events')::text AS t`);
   if (!t?.t) return false;
-  const run = one(await s.runtime.db.query<{ journal_id: string }>(`SELECT journal_id FROM books_journals WHERE org_id = $1 AND source_kind = 'pay_run'`, [o.orgId]));
+  const run = one(
+    await s.runtime.db.query<{ journal_id: string }>(`SELECT journal_id FROM books_journals WHERE org_id = $1 AND source_kind = 'pay_run'`, [o.orgId]),
+  );
   const insertRun = (runId: string, payDate: string) =>
     s.runtime.db.query(
       `INSERT INTO books_pay_runs (org_id, run_id, period_start, period_end, pay_date, status, staff_count, gross_cents, payg_cents, super_cents, net_cents, paid_cents, journal_id, created_by)
@@ -284,4 +310,3 @@ async function stpFixture(o: Org): Promise<boolean> {
   await insertStp('stp_testold', 'pay_testsep', 'ACCEPTED', '2026-03-15');
   return true;
 }
-

@@ -19,7 +19,13 @@ const ok = async (method: string, params: Record<string, unknown>, idem?: string
 
 describe('contact and contacts: the redaction canary', () => {
   it('no name, email, organisation, title or query reaches an event or a log line', async () => {
-    const added = (await ok('contact.add', { name: `Jane ${C}`, email: `jane.${C}@${C}.example.com`, phone: '0412 555 777', organisation: `Org ${C}`, title: `CFO ${C}` }, 'canary-add')).contact;
+    const added = (
+      await ok(
+        'contact.add',
+        { name: `Jane ${C}`, email: `jane.${C}@${C}.example.com`, phone: '0412 555 777', organisation: `Org ${C}`, title: `CFO ${C}` },
+        'canary-add',
+      )
+    ).contact;
     await ok('contact.add', { kind: 'org', name: `Company ${C}`, email: `info@${C}.example.com` });
     await ok('contact.update', { id: added.id, name: `June ${C}`, email: `june.${C}@example.org`, organisation: `Other ${C}`, title: `CEO ${C}` });
     await ok('contact.list', { q: `june ${C}` });

@@ -24,7 +24,13 @@ const add = async (params: Record<string, unknown>) => (await call('contact.add'
 describe('contact.add', () => {
   it('adds a directory person with email, phone, title and a new organisation; one event of ids and counts; an I replay', async () => {
     const seq = await head(s.client);
-    const res = await call('contact.add', { name: '  Priya   Raman ', email: 'Priya.Raman@Coastline-Build.com.au', phone: '0412 555 101', organisation: 'Coastline Build Pty Ltd', title: 'Site Manager' });
+    const res = await call('contact.add', {
+      name: '  Priya   Raman ',
+      email: 'Priya.Raman@Coastline-Build.com.au',
+      phone: '0412 555 101',
+      organisation: 'Coastline Build Pty Ltd',
+      title: 'Site Manager',
+    });
     expect(res).toMatchObject({ changed: true, possibleDuplicates: [] });
     const c = res.contact;
     expect(c).toMatchObject({
@@ -68,7 +74,14 @@ describe('contact.add', () => {
     const c = await add({ name: 'Tom Nguyen', organisation: 'HARBOURSIDE FREIGHT LIMITED' });
     expect(c).toMatchObject({ organisationId: acme.id, organisation: 'Harbourside Freight Pty Ltd' });
     const co = await add({ kind: 'org', name: 'Blue Gum Nursery', email: 'hello@bluegum-nursery.com.au', phone: '(02) 9555 0102' });
-    expect(co).toMatchObject({ kind: 'org', name: 'Blue Gum Nursery', organisation: null, organisationId: null, title: null, email: 'hello@bluegum-nursery.com.au' });
+    expect(co).toMatchObject({
+      kind: 'org',
+      name: 'Blue Gum Nursery',
+      organisation: null,
+      organisationId: null,
+      title: null,
+      email: 'hello@bluegum-nursery.com.au',
+    });
     expect(co.id).toMatch(/^co_/);
     // Same E.164 as an existing person: the directory's hint (90), nothing merged.
     const jo = await newPerson(s.client, { given: 'Jo', family: 'Bloggs', channels: [{ kind: 'phone', value: '0412 555 102' }] });
@@ -88,10 +101,19 @@ describe('contact.add', () => {
     const twin = await fail('contact.add', { name: 'X', organisation: 'twin peaks' });
     expect(twin.code).toBe('CONFLICT');
     expect(twin.message).toMatch(/^params\.organisation: 2 organisations have this name \(co_\w+, co_\w+\); link the person to one \(directory\.linkParty\)/);
-    expect(await fail('contact.add', { name: 'X', email: 'not-an-email' })).toEqual({ code: 'BAD_REQUEST', message: 'params.email: not a valid email address' });
+    expect(await fail('contact.add', { name: 'X', email: 'not-an-email' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.email: not a valid email address',
+    });
     expect(await fail('contact.add', { name: 'X', phone: '12345' })).toEqual({ code: 'BAD_REQUEST', message: 'params.phone: not a valid AU phone number' });
-    expect(await fail('contact.add', { kind: 'org', name: 'X', title: 'CEO' })).toEqual({ code: 'BAD_REQUEST', message: 'params.title: only a person has a job title' });
-    expect(await fail('contact.add', { kind: 'org', name: 'X', organisation: 'Y' })).toEqual({ code: 'BAD_REQUEST', message: 'params.organisation: only a person works at an organisation' });
+    expect(await fail('contact.add', { kind: 'org', name: 'X', title: 'CEO' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.title: only a person has a job title',
+    });
+    expect(await fail('contact.add', { kind: 'org', name: 'X', organisation: 'Y' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.organisation: only a person works at an organisation',
+    });
     expect((await fail('contact.add', { name: 'X', company: 'Y' })).message).toBe('company: unknown field');
     expect((await fail('contact.add', {})).message).toBe('name: required');
     expect((await fail('contact.add', { name: 'X', kind: 'team' })).message).toMatch(/^kind: must be one of/);
@@ -134,7 +156,10 @@ describe('contact.list', () => {
   });
 
   it('misuse: a bad cursor, limit 501, unknown field, missing scope', async () => {
-    expect(await fail('contact.list', { cursor: 'nope' })).toEqual({ code: 'BAD_REQUEST', message: 'params.cursor: not a cursor this list returned (with these params)' });
+    expect(await fail('contact.list', { cursor: 'nope' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.cursor: not a cursor this list returned (with these params)',
+    });
     expect((await fail('contact.list', { limit: 501 })).message).toBe('limit: must be at most 500');
     expect((await fail('contact.list', { kind: 'person', tag: 'x' })).message).toBe('tag: unknown field');
     expect(await fail('contact.list', {}, noRead)).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope org.read for contact.list' });
@@ -197,12 +222,21 @@ describe('contact.update', () => {
     const holder = await add({ name: 'Hol Der', email: 'holder@contact-update.example' });
     const foreign = (await ok(other, 'contact.add', { name: 'Foreign Person' })).contact;
     const seq = await head(s.client);
-    expect(await fail('contact.update', { id: c.id, title: 'x', ifVersion: 9 })).toEqual({ code: 'CONFLICT', message: `person ${c.id} is at version 1, not 9: read it again and retry with ifVersion 1` });
+    expect(await fail('contact.update', { id: c.id, title: 'x', ifVersion: 9 })).toEqual({
+      code: 'CONFLICT',
+      message: `person ${c.id} is at version 1, not 9: read it again and retry with ifVersion 1`,
+    });
     const archived = await fail('contact.update', { id: arch.id, title: 'x' });
     expect(archived.code).toBe('CONFLICT');
     expect(archived.message).toMatch(new RegExp(`^person ${arch.id} is archived; restore it \\(directory.archivePerson with archived: false\\) first`));
-    expect(await fail('contact.update', { id: loser.id, title: 'x' })).toEqual({ code: 'CONFLICT', message: `person ${loser.id} was merged into ${survivor.id}; write to ${survivor.id} instead` });
-    expect(await fail('contact.update', { id: 'per_nobody000000000', title: 'x' })).toEqual({ code: 'NOT_FOUND', message: 'person per_nobody000000000 not found' });
+    expect(await fail('contact.update', { id: loser.id, title: 'x' })).toEqual({
+      code: 'CONFLICT',
+      message: `person ${loser.id} was merged into ${survivor.id}; write to ${survivor.id} instead`,
+    });
+    expect(await fail('contact.update', { id: 'per_nobody000000000', title: 'x' })).toEqual({
+      code: 'NOT_FOUND',
+      message: 'person per_nobody000000000 not found',
+    });
     expect(await fail('contact.update', { id: foreign.id, title: 'x' })).toEqual({ code: 'NOT_FOUND', message: `person ${foreign.id} not found` });
     expect(await fail('contact.update', { id: c.id, email: 'Holder@contact-update.example' })).toEqual({
       code: 'CONFLICT',
@@ -233,7 +267,10 @@ describe('contact.delete', () => {
     const survivor = await add({ name: 'Merged Into' });
     await markMerged(s, loser.id, survivor.id);
     const at = await head(s.client);
-    expect(await fail('contact.delete', { id: loser.id })).toEqual({ code: 'CONFLICT', message: `person ${loser.id} was merged into ${survivor.id}; write to ${survivor.id} instead` });
+    expect(await fail('contact.delete', { id: loser.id })).toEqual({
+      code: 'CONFLICT',
+      message: `person ${loser.id} was merged into ${survivor.id}; write to ${survivor.id} instead`,
+    });
     expect((await fail('contact.delete', { id: 'co_nobody000000000' })).code).toBe('NOT_FOUND');
     expect((await fail('contact.delete', { id: survivor.id }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(at);

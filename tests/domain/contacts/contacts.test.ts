@@ -27,35 +27,80 @@ describe('contacts.upsert', () => {
   it('creates a person with a stand-in name; the same address again matches (its key), a name fills the stand-in, never renames', async () => {
     const seq = await head(s.client);
     const made = await upsert({ email: 'Kai.Moana@Gmail.com' });
-    expect(made).toMatchObject({ created: true, matchedBy: null, filled: [], changed: true, contact: { kind: 'person', name: 'Kai.Moana@Gmail.com', email: 'Kai.Moana@Gmail.com' } });
+    expect(made).toMatchObject({
+      created: true,
+      matchedBy: null,
+      filled: [],
+      changed: true,
+      contact: { kind: 'person', name: 'Kai.Moana@Gmail.com', email: 'Kai.Moana@Gmail.com' },
+    });
     const id = made.contact.id;
-    expect((await call('directory.getPerson', { personId: id })).person).toMatchObject({ origin: 'contacts', channels: [expect.objectContaining({ source: 'contacts' })] });
+    expect((await call('directory.getPerson', { personId: id })).person).toMatchObject({
+      origin: 'contacts',
+      channels: [expect.objectContaining({ source: 'contacts' })],
+    });
     // Gmail folds dots and +tags: the same mailbox.
     const named = await upsert({ email: 'kaimoana+work@googlemail.com', name: 'Kai Moana', organisation: 'Tidewater Surf Co', source: 'email' });
     expect(named).toMatchObject({ created: false, matchedBy: 'email', filled: ['name', 'organisation'], changed: true });
     expect(named.contact).toMatchObject({ id, name: 'Kai Moana', organisation: 'Tidewater Surf Co', email: 'Kai.Moana@Gmail.com' });
     const renamed = await upsert({ email: 'kai.moana@gmail.com', name: 'Someone Else', organisation: 'Other Co' });
-    expect(renamed).toMatchObject({ created: false, matchedBy: 'email', filled: [], changed: false, contact: { name: 'Kai Moana', organisation: 'Tidewater Surf Co' } });
+    expect(renamed).toMatchObject({
+      created: false,
+      matchedBy: 'email',
+      filled: [],
+      changed: false,
+      contact: { name: 'Kai Moana', organisation: 'Tidewater Surf Co' },
+    });
     const events = await eventsAfter(s.client, seq);
     expect(events.map((e) => [e.kind, e.entity_id, e.payload])).toEqual([
       [
         'contacts.party.upsert',
         id,
-        { partyId: id, kind: 'person', created: true, matchedBy: null, filled: [], source: 'meetings', channels: 1, worksAt: null, employerCreated: false, possibleDuplicates: [], version: 1 },
+        {
+          partyId: id,
+          kind: 'person',
+          created: true,
+          matchedBy: null,
+          filled: [],
+          source: 'meetings',
+          channels: 1,
+          worksAt: null,
+          employerCreated: false,
+          possibleDuplicates: [],
+          version: 1,
+        },
       ],
       [
         'contacts.party.upsert',
         id,
-        { partyId: id, kind: 'person', created: false, matchedBy: 'email', source: 'email', filled: ['name', 'organisation'], worksAt: named.contact.organisationId, version: 2 },
+        {
+          partyId: id,
+          kind: 'person',
+          created: false,
+          matchedBy: 'email',
+          source: 'email',
+          filled: ['name', 'organisation'],
+          worksAt: named.contact.organisationId,
+          version: 2,
+        },
       ],
-      ['contacts.party.upsert', id, { partyId: id, kind: 'person', created: false, matchedBy: 'email', source: 'meetings', filled: [], version: 2, noop: true }],
+      [
+        'contacts.party.upsert',
+        id,
+        { partyId: id, kind: 'person', created: false, matchedBy: 'email', source: 'meetings', filled: [], version: 2, noop: true },
+      ],
     ]);
   });
 
   it('matches the one active person holding a phone; two holders or an organisation only: a new person; fills the email', async () => {
     const solo = await newPerson(s.client, { given: 'Rangi', family: 'Parata', channels: [{ kind: 'phone', value: '0412 555 301' }] });
     const byPhone = await upsert({ phone: '+61 412 555 301', email: 'rangi@parata.example' });
-    expect(byPhone).toMatchObject({ created: false, matchedBy: 'phone', filled: ['email'], contact: { id: solo.id, name: 'Rangi Parata', email: 'rangi@parata.example' } });
+    expect(byPhone).toMatchObject({
+      created: false,
+      matchedBy: 'phone',
+      filled: ['email'],
+      contact: { id: solo.id, name: 'Rangi Parata', email: 'rangi@parata.example' },
+    });
     await newPerson(s.client, { given: 'Twin', family: 'One', channels: [{ kind: 'phone', value: '0412 555 302' }] });
     await newPerson(s.client, { given: 'Twin', family: 'Two', channels: [{ kind: 'phone', value: '0412 555 302' }] });
     const shared = await upsert({ phone: '0412555302', name: 'Twin Three' });
@@ -63,7 +108,12 @@ describe('contacts.upsert', () => {
     expect(shared.contact.id).toMatch(/^per_/);
     // An email an organisation holds matches the organisation (persons first, then organisations).
     const co = await newOrg(s.client, { name: 'Shoreline Books', channels: [{ kind: 'email', value: 'hello@shoreline-books.example' }] });
-    expect(await upsert({ email: 'HELLO@shoreline-books.example', name: 'Reception' })).toMatchObject({ created: false, matchedBy: 'email', filled: [], contact: { id: co.id, kind: 'org' } });
+    expect(await upsert({ email: 'HELLO@shoreline-books.example', name: 'Reception' })).toMatchObject({
+      created: false,
+      matchedBy: 'email',
+      filled: [],
+      contact: { id: co.id, kind: 'org' },
+    });
     // A merged holder: its survivor.
     const loser = await newPerson(s.client, { given: 'Old', family: 'Record', channels: [{ kind: 'email', value: 'old.record@merge.example' }] });
     const survivor = await newPerson(s.client, { given: 'New', family: 'Record' });
@@ -83,14 +133,23 @@ describe('contacts.upsert', () => {
     expect((await fail('contacts.upsert', { name: 'X', source: 'email' })).message).toBe('email: an email or a phone is required');
     expect((await fail('contacts.upsert', { email: 'x@y.example' })).message).toBe('source: required');
     expect((await fail('contacts.upsert', { email: 'x@y.example', source: 'gossip' })).message).toMatch(/^source: must be one of/);
-    expect(await fail('contacts.upsert', { email: 'nope', source: 'email' })).toEqual({ code: 'BAD_REQUEST', message: 'params.email: not a valid email address' });
-    expect(await fail('contacts.upsert', { phone: '999', source: 'email' })).toEqual({ code: 'BAD_REQUEST', message: 'params.phone: not a valid AU phone number' });
+    expect(await fail('contacts.upsert', { email: 'nope', source: 'email' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.email: not a valid email address',
+    });
+    expect(await fail('contacts.upsert', { phone: '999', source: 'email' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.phone: not a valid AU phone number',
+    });
     expect(await fail('contacts.upsert', { email: 'ARCH@ived.example', source: 'email' })).toEqual({
       code: 'CONFLICT',
       message: `params.email: held by person ${archived.id}, which is archived; restore it (directory.archivePerson with archived: false) first`,
     });
     expect((await fail('contacts.upsert', { email: 'x@y.example', source: 'email', title: 'CEO' })).message).toBe('title: unknown field');
-    expect(await fail('contacts.upsert', { email: 'x@y.example', source: 'email' }, noKnowledge)).toEqual({ code: 'FORBIDDEN_SCOPE', message: 'missing scope knowledge.write for contacts.upsert' });
+    expect(await fail('contacts.upsert', { email: 'x@y.example', source: 'email' }, noKnowledge)).toEqual({
+      code: 'FORBIDDEN_SCOPE',
+      message: 'missing scope knowledge.write for contacts.upsert',
+    });
     expect(await head(s.client)).toBe(seq);
   });
 });
@@ -150,7 +209,10 @@ describe('GET /contacts.list', () => {
 
   it('misuse: bad updatedSince, cursor, limit 501, unknown field, missing scope; another org sees none', async () => {
     expect((await sync({ updatedSince: 'yesterday' })).body.error.message).toMatch(/^updatedSince: must be an ISO 8601 date-time/);
-    expect((await sync({ cursor: 'bogus' })).body.error).toEqual({ code: 'BAD_REQUEST', message: 'query.cursor: not a cursor this list returned (with these params)' });
+    expect((await sync({ cursor: 'bogus' })).body.error).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'query.cursor: not a cursor this list returned (with these params)',
+    });
     expect((await sync({ limit: 501 })).body.error.message).toBe('limit: must be at most 500');
     expect((await sync({ tag: 'x' })).body.error.message).toBe('tag: unknown field');
     const denied = await sync({}, noKnowledge);

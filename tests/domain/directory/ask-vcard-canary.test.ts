@@ -43,7 +43,10 @@ describe('directory.exportVcard and directory.ask: the redaction canary', () => 
     await ok('directory.ask', { question: `merge Jane Doe${C} with ${C}` });
     // Over MCP the answer is the caller's to read; the ledger still holds none of it.
     const mcp = await s.mcp();
-    const tool = (await mcp.callTool({ name: 'directory_ask', arguments: { question: `Who do we know at Acme${C}?` } })) as { isError?: boolean; content: { text: string }[] };
+    const tool = (await mcp.callTool({ name: 'directory_ask', arguments: { question: `Who do we know at Acme${C}?` } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
     expect(tool.isError).toBeFalsy();
     expect(tool.content[0].text).toContain(`Jane Doe${C}`);
     const ledger = await s.ledgerText();

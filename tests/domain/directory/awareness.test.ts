@@ -44,13 +44,24 @@ describe('scenario 6: awareness (request -> done)', () => {
     const asked = await call('directory.requestAwareness', { partyId: jane.id, kind: 'introduce', note: 'Pitching next week' });
     expect(asked).toMatchObject({
       changed: true,
-      request: { party: { id: jane.id, kind: 'person', displayName: 'Jane Known' }, kind: 'introduce', requesterId: me, targetId: bob.id, status: 'pending', note: 'Pitching next week' },
+      request: {
+        party: { id: jane.id, kind: 'person', displayName: 'Jane Known' },
+        kind: 'introduce',
+        requesterId: me,
+        targetId: bob.id,
+        status: 'pending',
+        note: 'Pitching next week',
+      },
     });
     const inbox = await call('directory.listAwarenessRequests', {}, bob.key);
     expect(inbox.requests.map((r: any) => r.id)).toEqual([asked.request.id]);
     await call('directory.resolveAwarenessRequest', { requestId: asked.request.id, decision: 'accept' }, bob.key);
     const done = await call('directory.resolveAwarenessRequest', { requestId: asked.request.id, decision: 'done' }, bob.key);
-    expect(done).toMatchObject({ changed: true, request: { status: 'done' }, raised: [{ partyId: jane.id, principalId: me, level: 'met', source: 'derived' }] });
+    expect(done).toMatchObject({
+      changed: true,
+      request: { status: 'done' },
+      raised: [{ partyId: jane.id, principalId: me, level: 'met', source: 'derived' }],
+    });
     expect(done.request.resolvedAt).not.toBeNull();
     const detail = (await call('directory.getPerson', { personId: jane.id })).person.awareness;
     // Closest first; ann and the requester share a level (their order is by id).
@@ -89,9 +100,17 @@ describe('directory.setAwareness', () => {
     const base = { partyId: p.id };
     expect(events.map((e) => [e.kind, e.entity_id, e.payload])).toEqual([
       ['directory.awareness.set', set.awareness.id, { awarenessId: set.awareness.id, ...base, principalId: me, level: 'works_with', previousLevel: null }],
-      ['directory.awareness.set', set.awareness.id, { awarenessId: set.awareness.id, ...base, principalId: me, level: 'works_with', previousLevel: 'works_with', noop: true }],
+      [
+        'directory.awareness.set',
+        set.awareness.id,
+        { awarenessId: set.awareness.id, ...base, principalId: me, level: 'works_with', previousLevel: 'works_with', noop: true },
+      ],
       ['directory.awareness.set', set.awareness.id, { awarenessId: set.awareness.id, ...base, principalId: me, level: null, previousLevel: 'works_with' }],
-      ['directory.awareness.set', forAnn.awareness.id, { awarenessId: forAnn.awareness.id, ...base, principalId: ann.id, level: 'knows_of', previousLevel: null }],
+      [
+        'directory.awareness.set',
+        forAnn.awareness.id,
+        { awarenessId: forAnn.awareness.id, ...base, principalId: ann.id, level: 'knows_of', previousLevel: null },
+      ],
       ['directory.awareness.set', none.awareness.id, { awarenessId: none.awareness.id, ...base, principalId: cat.id, level: null, previousLevel: null }],
     ]);
   });
@@ -104,7 +123,10 @@ describe('directory.setAwareness', () => {
     expect(followed.awareness.partyId).toBe(survivor.id);
     const foreign = (await ok(other, 'directory.createPerson', { given: 'Theirs' })).person;
     const seq = await head(s.client);
-    expect(await fail('directory.setAwareness', { partyId: foreign.id, level: 'met' })).toEqual({ code: 'NOT_FOUND', message: `person ${foreign.id} not found` });
+    expect(await fail('directory.setAwareness', { partyId: foreign.id, level: 'met' })).toEqual({
+      code: 'NOT_FOUND',
+      message: `person ${foreign.id} not found`,
+    });
     expect((await fail('directory.setAwareness', { partyId: survivor.id, principalId: 'usr_nobody', level: 'met' })).message).toBe(
       'params.principalId: no member usr_nobody in this org',
     );
@@ -137,7 +159,10 @@ describe('directory.requestAwareness', () => {
     const id = first.body.result.request.id;
     expect(events.map((e) => [e.kind, e.payload])).toEqual([
       ['directory.awareness.request', { requestId: id, partyId: p.id, kind: 'brief', requesterId: me, targetId: ann.id, chosen: 'named', status: 'pending' }],
-      ['directory.awareness.request', { requestId: id, partyId: p.id, kind: 'brief', requesterId: me, targetId: ann.id, chosen: 'named', status: 'pending', noop: true }],
+      [
+        'directory.awareness.request',
+        { requestId: id, partyId: p.id, kind: 'brief', requesterId: me, targetId: ann.id, chosen: 'named', status: 'pending', noop: true },
+      ],
       ['directory.person.create', expect.objectContaining({ partyId: nobody.id })],
       ['directory.awareness.set', expect.objectContaining({ partyId: nobody.id, level: 'close' })],
     ]);
@@ -151,7 +176,9 @@ describe('directory.requestAwareness', () => {
     await call('admin.deactivate', { memberId: leaver.principal.id, reason: 'Left the company' });
     expect((await call('directory.requestAwareness', { partyId: p.id, kind: 'brief' })).request.targetId).toBe(cat.id);
     const seq = await head(s.client);
-    expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: me })).message).toBe('params.targetPrincipalId: you cannot ask yourself');
+    expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: me })).message).toBe(
+      'params.targetPrincipalId: you cannot ask yourself',
+    );
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: 'usr_nobody' })).message).toBe(
       'params.targetPrincipalId: no member usr_nobody in this org',
     );
@@ -160,7 +187,9 @@ describe('directory.requestAwareness', () => {
     );
     expect((await fail('directory.requestAwareness', { partyId: 'per_nobody', kind: 'brief', targetPrincipalId: ann.id })).code).toBe('NOT_FOUND');
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'gossip' })).message).toMatch(/^kind: must be one of/);
-    expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', note: 'x'.repeat(2001) })).message).toBe('note: must be at most 2000 characters');
+    expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', note: 'x'.repeat(2001) })).message).toBe(
+      'note: must be at most 2000 characters',
+    );
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: ann.id }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });
@@ -180,7 +209,9 @@ describe('directory.resolveAwarenessRequest', () => {
       code: 'CONFLICT',
       message: `only its requester ${me} may cancel request ${r1}`,
     });
-    expect((await fail('directory.resolveAwarenessRequest', { requestId: r1, decision: 'done' }, bob.key)).message).toBe(`only ${ann.id}, the colleague asked, may mark done request ${r1}`);
+    expect((await fail('directory.resolveAwarenessRequest', { requestId: r1, decision: 'done' }, bob.key)).message).toBe(
+      `only ${ann.id}, the colleague asked, may mark done request ${r1}`,
+    );
     expect(await head(s.client)).toBe(seq);
     expect((await call('directory.resolveAwarenessRequest', { requestId: r1, decision: 'accept' }, ann.key)).changed).toBe(true);
     expect((await call('directory.resolveAwarenessRequest', { requestId: r1, decision: 'accept' }, ann.key)).changed).toBe(false);
@@ -201,7 +232,7 @@ describe('directory.resolveAwarenessRequest', () => {
     const r3 = await req();
     const done = await call('directory.resolveAwarenessRequest', { requestId: r3, decision: 'done' }, ann.key);
     expect(done.raised.map((a: any) => [a.principalId, a.level])).toEqual([[me, 'knows_of']]);
-    expect((await call('directory.resolveAwarenessRequest', { requestId: r3, decision: 'done' }, ann.key))).toMatchObject({ changed: false, raised: [] });
+    expect(await call('directory.resolveAwarenessRequest', { requestId: r3, decision: 'done' }, ann.key)).toMatchObject({ changed: false, raised: [] });
     const events = (await eventsAfter(s.client, seq)).filter((e) => e.kind === 'directory.awareness.resolve');
     expect(events.map((e) => [e.payload.requestId, e.payload.decision, e.payload.status, e.payload.previousStatus, e.payload.noop ?? false])).toEqual([
       [r1, 'accept', 'accepted', 'pending', false],
@@ -219,7 +250,10 @@ describe('directory.resolveAwarenessRequest', () => {
     const otherMember = await other.mint({ tier: 'member' });
     const foreign = (await ok(other, 'directory.requestAwareness', { partyId: theirs.id, kind: 'brief', targetPrincipalId: otherMember.principal.id })).request;
     const seq = await head(s.client);
-    expect(await fail('directory.resolveAwarenessRequest', { requestId: foreign.id, decision: 'cancel' })).toEqual({ code: 'NOT_FOUND', message: `request ${foreign.id} not found` });
+    expect(await fail('directory.resolveAwarenessRequest', { requestId: foreign.id, decision: 'cancel' })).toEqual({
+      code: 'NOT_FOUND',
+      message: `request ${foreign.id} not found`,
+    });
     expect((await fail('directory.resolveAwarenessRequest', { requestId: 'awq_nothing', decision: 'accept' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.resolveAwarenessRequest', { requestId: 'awq_nothing', decision: 'maybe' })).message).toMatch(/^decision: must be one of/);
     expect((await fail('directory.resolveAwarenessRequest', { requestId: 'awq_nothing', decision: 'accept' }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
@@ -239,7 +273,8 @@ describe('directory.listAwarenessRequests', () => {
     const c2 = (await call('directory.requestAwareness', { partyId: p.id, kind: 'introduce', targetPrincipalId: me }, cat.key)).request;
     await call('directory.resolveAwarenessRequest', { requestId: a.id, decision: 'accept' }, cat.key);
     const seq = await head(s.client);
-    const ids = async (params: Record<string, unknown>, key = cat.key) => (await call('directory.listAwarenessRequests', params, key)).requests.map((r: any) => r.id);
+    const ids = async (params: Record<string, unknown>, key = cat.key) =>
+      (await call('directory.listAwarenessRequests', params, key)).requests.map((r: any) => r.id);
     expect(await ids({})).toEqual([b.id, a.id]);
     expect(await ids({ box: 'mine' })).toEqual([c2.id]);
     expect(await ids({ box: 'all' })).toEqual([c2.id, b.id, a.id]);
@@ -253,7 +288,9 @@ describe('directory.listAwarenessRequests', () => {
     expect((await fail('directory.listAwarenessRequests', { box: 'everyone' })).message).toMatch(/^box: must be one of/);
     expect((await fail('directory.listAwarenessRequests', { cursor: 'x' })).message).toBe('params.cursor: not a cursor this list returned');
     expect((await fail('directory.listAwarenessRequests', { partyId: 'per_nobody' })).code).toBe('NOT_FOUND');
-    expect((await fail('directory.listAwarenessRequests', {}, await s.client.mint({ scopes: ['org.read'] }).then((m) => m.apiKey))).code).toBe('FORBIDDEN_SCOPE');
+    expect((await fail('directory.listAwarenessRequests', {}, await s.client.mint({ scopes: ['org.read'] }).then((m) => m.apiKey))).code).toBe(
+      'FORBIDDEN_SCOPE',
+    );
     expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['settings.key.mint']);
   });
 });

@@ -17,9 +17,12 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 const call = (method: string, params: Record<string, unknown>) => ok(s.client, method, params);
-const draft = async (payeeName: string) => (await call('books.invoiceDraft', { payeeName, description: 'Work', totalCents: 11_000, dueDays: 14 })).invoice.contact as { id: string; name: string };
+const draft = async (payeeName: string) =>
+  (await call('books.invoiceDraft', { payeeName, description: 'Work', totalCents: 11_000, dueDays: 14 })).invoice.contact as { id: string; name: string };
 const partyOf = async (contactId: string) =>
-  one(await s.runtime.db.query<{ party_id: string }>('SELECT party_id FROM books_contact_roles WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId])).party_id;
+  one(
+    await s.runtime.db.query<{ party_id: string }>('SELECT party_id FROM books_contact_roles WHERE org_id = $1 AND contact_id = $2', [s.org.orgId, contactId]),
+  ).party_id;
 const getOrg = async (id: string) => (await call('directory.getOrg', { orgId: id })).org;
 
 describe('findOrCreateContact', () => {
@@ -28,7 +31,11 @@ describe('findOrCreateContact', () => {
     expect(first.name).toBe('Harbour Print Co');
     const partyId = await partyOf(first.id);
     expect(partyId).toBe(`co_${first.id.slice(4)}`);
-    expect(await getOrg(partyId)).toMatchObject({ displayName: 'Harbour Print Co', origin: 'books', roles: [{ family: 'books', role: 'books.customer', refId: first.id }] });
+    expect(await getOrg(partyId)).toMatchObject({
+      displayName: 'Harbour Print Co',
+      origin: 'books',
+      roles: [{ family: 'books', role: 'books.customer', refId: first.id }],
+    });
     expect((await draft('HARBOUR PRINT CO')).id).toBe(first.id);
     expect((await draft('Harbour Print Co Pty. Ltd.')).id).toBe(first.id);
     // A supplier too: the same con_, both roles.
@@ -65,7 +72,7 @@ describe('findOrCreateContact', () => {
     expect(await partyOf((await draft('Archived Only Org')).id)).not.toBe(gone.id);
   });
 
-  it('two parties with a books role and one name: a CONFLICT naming them, never a guess; merged, the survivor\'s contact', async () => {
+  it("two parties with a books role and one name: a CONFLICT naming them, never a guess; merged, the survivor's contact", async () => {
     const a = await draft('Guess Alpha');
     const b = await draft('Guess Beta');
     const [pa, pb] = [await partyOf(a.id), await partyOf(b.id)];
@@ -75,7 +82,13 @@ describe('findOrCreateContact', () => {
       code: 'CONFLICT',
       message: `payeeName: 2 parties with a books role have this name (${pa}, ${pb}); merge them (directory.proposeMerge) or rename one (directory.updateOrg), then retry`,
     });
-    const bill = await s.client.rpc('books.billCapture', { supplierName: 'guess alpha', reference: 'GA-1', issueDate: '2026-01-05', dueDate: '2026-01-19', totalCents: 5_500 });
+    const bill = await s.client.rpc('books.billCapture', {
+      supplierName: 'guess alpha',
+      reference: 'GA-1',
+      issueDate: '2026-01-05',
+      dueDate: '2026-01-19',
+      totalCents: 5_500,
+    });
     expect(bill.body.error.message).toMatch(/^supplierName: 2 parties with a books role have this name/);
     const merge = (await call('directory.proposeMerge', { survivorId: pa, mergedId: pb })).merge;
     await call('directory.executeMerge', { mergeId: merge.id, decision: 'merge' });

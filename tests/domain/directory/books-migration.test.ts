@@ -60,20 +60,28 @@ async function copyTables(from: Queryable, to: Db, orgId: string): Promise<void>
     await q.query(`SET LOCAL session_replication_role = replica`); // rows arrive in any order: no foreign-key triggers
     for (const t of tables) {
       const tenant = t.columns.includes('org_id');
-      const { rows: all } = one(await from.query<{ rows: Row[] | null }>(`SELECT jsonb_agg(to_jsonb(t)) AS rows FROM "${t.table_name}" t ${tenant ? 'WHERE org_id = $1' : ''}`, tenant ? [orgId] : []));
+      const { rows: all } = one(
+        await from.query<{ rows: Row[] | null }>(
+          `SELECT jsonb_agg(to_jsonb(t)) AS rows FROM "${t.table_name}" t ${tenant ? 'WHERE org_id = $1' : ''}`,
+          tenant ? [orgId] : [],
+        ),
+      );
       const rows = all?.map((r) => AS_AT_033[t.table_name]?.(r) ?? r).filter((r) => r !== DROP);
       await q.query(`DELETE FROM "${t.table_name}"`);
       if (!rows?.length) continue;
       const cols = t.columns.map((c) => `"${c}"`).join(', ');
-      await q.query(`INSERT INTO "${t.table_name}" (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM jsonb_populate_recordset(NULL::"${t.table_name}", $1::jsonb)`, [
-        JSON.stringify(rows),
-      ]);
+      await q.query(
+        `INSERT INTO "${t.table_name}" (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM jsonb_populate_recordset(NULL::"${t.table_name}", $1::jsonb)`,
+        [JSON.stringify(rows)],
+      );
     }
     const identities = await q.query<{ table_name: string; column_name: string }>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND is_identity = 'YES'`,
     );
     for (const i of identities) {
-      await q.query(`SELECT setval(pg_get_serial_sequence('"${i.table_name}"', '${i.column_name}'), m) FROM (SELECT max("${i.column_name}") AS m FROM "${i.table_name}") x WHERE m IS NOT NULL`);
+      await q.query(
+        `SELECT setval(pg_get_serial_sequence('"${i.table_name}"', '${i.column_name}'), m) FROM (SELECT max("${i.column_name}") AS m FROM "${i.table_name}") x WHERE m IS NOT NULL`,
+      );
     }
   });
 }
@@ -101,14 +109,24 @@ beforeAll(async () => {
   cleanup.push(() => A.close());
   demo = await seedDemo(A, { slug: `m034-${Date.now().toString(36)}` });
   // Two more contacts, for the email pair.
-  const second = await A.pipeline.call({ method: 'books.invoiceDraft', params: { payeeName: 'Email Pair One', description: 'x', totalCents: 1_100, dueDays: 7 }, apiKey: demo.keys.admin });
+  const second = await A.pipeline.call({
+    method: 'books.invoiceDraft',
+    params: { payeeName: 'Email Pair One', description: 'x', totalCents: 1_100, dueDays: 7 },
+    apiKey: demo.keys.admin,
+  });
   expect(second.frame.ok).toBe(true);
-  await A.pipeline.call({ method: 'books.invoiceDraft', params: { payeeName: 'Email Pair Two', description: 'x', totalCents: 1_100, dueDays: 7 }, apiKey: demo.keys.admin });
+  await A.pipeline.call({
+    method: 'books.invoiceDraft',
+    params: { payeeName: 'Email Pair Two', description: 'x', totalCents: 1_100, dueDays: 7 },
+    apiKey: demo.keys.admin,
+  });
 
   const b = await databaseAt033();
   try {
     await copyTables(A.db, b, demo.orgId);
-    const contacts = await b.query<{ contact_id: string; name: string }>('SELECT contact_id, name FROM books_contacts WHERE org_id = $1 ORDER BY n', [demo.orgId]);
+    const contacts = await b.query<{ contact_id: string; name: string }>('SELECT contact_id, name FROM books_contacts WHERE org_id = $1 ORDER BY n', [
+      demo.orgId,
+    ]);
     pair = contacts.filter((c) => /^(Adobe Systems|Tech Supplies Co)$/.test(c.name)).map((c) => c.contact_id);
     gmail = contacts.filter((c) => /^Email Pair/.test(c.name)).map((c) => c.contact_id);
     expect(pair).toHaveLength(2);
@@ -123,7 +141,10 @@ beforeAll(async () => {
   cleanup.push(() => B.close());
   appA = await buildApp({ runtime: A, logger: false, rateLimitPerMinute: 0 });
   appB = await buildApp({ runtime: B, logger: false, rateLimitPerMinute: 0 });
-  cleanup.push(() => appA.close(), () => appB.close());
+  cleanup.push(
+    () => appA.close(),
+    () => appB.close(),
+  );
 }, 600_000);
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn();
@@ -202,6 +223,8 @@ describe('scenario 1: migration', () => {
     B = await createRuntime({ ...bUrl, poolSize: 2 });
     appB = await buildApp({ runtime: B, logger: false, rateLimitPerMinute: 0 });
     expect(await count()).toBe(before);
-    expect(await B.db.query('SELECT appended_seq FROM directory_books_imports WHERE org_id = $1', [demo.orgId])).toEqual([{ appended_seq: expect.any(Number) }]);
+    expect(await B.db.query('SELECT appended_seq FROM directory_books_imports WHERE org_id = $1', [demo.orgId])).toEqual([
+      { appended_seq: expect.any(Number) },
+    ]);
   });
 });

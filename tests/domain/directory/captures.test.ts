@@ -79,7 +79,11 @@ describe('scenario 2: capture (an agent proposes, cannot resolve its own; a huma
     expect(channels).toEqual([expect.objectContaining({ value: 'jane@acme.com', source: 'capture', primary: true })]);
 
     const again = await propose({ fields: { given: 'Jane' }, channels: [{ kind: 'email', value: 'JANE@ACME.COM' }] });
-    expect(again).toMatchObject({ outcome: 'attached', changed: true, capture: { status: 'accepted', resolution: 'attached', partyId: jane.id, resolvedBy: 'rule' } });
+    expect(again).toMatchObject({
+      outcome: 'attached',
+      changed: true,
+      capture: { status: 'accepted', resolution: 'attached', partyId: jane.id, resolvedBy: 'rule' },
+    });
     expect(again.capture.evidence[0].snippet).toBeNull();
 
     const spam = await propose({ fields: { displayName: 'Prize Desk' }, channels: [{ kind: 'email', value: 'winner@prizes.example' }] });
@@ -119,8 +123,14 @@ describe('directory.proposeCapture', () => {
       {
         kind: 'person',
         fields: { given: 'Someone else', family: 'Twice', title: 'Buyer' },
-        channels: [{ kind: 'email', value: 'Sighted@Repeat.example' }, { kind: 'phone', value: '0412 345 901' }],
-        evidence: [{ source: 'email', ref: 'eml_0000repeat', snippet: 'second sighting' }, { source: 'message', ref }],
+        channels: [
+          { kind: 'email', value: 'Sighted@Repeat.example' },
+          { kind: 'phone', value: '0412 345 901' },
+        ],
+        evidence: [
+          { source: 'email', ref: 'eml_0000repeat', snippet: 'second sighting' },
+          { source: 'message', ref },
+        ],
       },
       agent.key,
     );
@@ -132,15 +142,32 @@ describe('directory.proposeCapture', () => {
     expect(second.capture.channels.map((c: any) => c.key)).toEqual(['sighted@repeat.example', '+61412345901']);
     expect(second.capture.evidence.map((e: any) => e.ref)).toEqual([first.capture.evidence[0].ref, 'eml_0000repeat', ref]);
     const events = await eventsAfter(s.client, (await head(s.client)) - 1);
-    expect(events[0].payload).toEqual({ captureId: first.capture.id, kind: 'person', fields: ['family', 'given', 'title'], channels: 2, evidence: 2, outcome: 'absorbed', sightings: 2, match: null });
+    expect(events[0].payload).toEqual({
+      captureId: first.capture.id,
+      kind: 'person',
+      fields: ['family', 'given', 'title'],
+      channels: 2,
+      evidence: 2,
+      outcome: 'absorbed',
+      sightings: 2,
+      match: null,
+    });
   });
 
   it('attached by rule: blanks filled and new channels added, never over what the party holds; a disagreement waits with its match', async () => {
     const co = await newOrg(s.client, { name: 'Rule Co' });
-    const sam = await newPerson(s.client, { given: 'Sam', family: 'Rule', worksAt: { orgId: co.id }, channels: [{ kind: 'email', value: 'sam@rule.example' }] });
+    const sam = await newPerson(s.client, {
+      given: 'Sam',
+      family: 'Rule',
+      worksAt: { orgId: co.id },
+      channels: [{ kind: 'email', value: 'sam@rule.example' }],
+    });
     const filled = await propose({
       fields: { given: 'Sam', title: 'Head of Ops' },
-      channels: [{ kind: 'email', value: 'sam@rule.example' }, { kind: 'phone', value: '0412 345 902', label: 'mobile' }],
+      channels: [
+        { kind: 'email', value: 'sam@rule.example' },
+        { kind: 'phone', value: '0412 345 902', label: 'mobile' },
+      ],
       employerName: 'Rule Co',
     });
     expect(filled).toMatchObject({ outcome: 'attached', capture: { partyId: sam.id, match: { partyId: sam.id, score: 100, reasons: ['same_email'] } } });
@@ -152,14 +179,25 @@ describe('directory.proposeCapture', () => {
 
     const waits = await propose({ fields: { given: 'Sam', title: 'CTO' }, channels: [{ kind: 'email', value: 'sam@rule.example' }] });
     expect(waits).toMatchObject({ outcome: 'pending', capture: { match: { partyId: sam.id, score: 100, reasons: ['same_email'] } } });
-    const elsewhere = await propose({ fields: { given: 'Sam' }, channels: [{ kind: 'email', value: 'sam@rule.example' }, { kind: 'phone', value: '0412 345 903' }], employerName: 'Other Co' });
+    const elsewhere = await propose({
+      fields: { given: 'Sam' },
+      channels: [
+        { kind: 'email', value: 'sam@rule.example' },
+        { kind: 'phone', value: '0412 345 903' },
+      ],
+      employerName: 'Other Co',
+    });
     expect(elsewhere.outcome).toBe('absorbed');
     expect((await call('directory.getPerson', { personId: sam.id })).person).toMatchObject({ title: 'Head of Ops', version: 2 });
   });
 
   it('organisations: identity by company domain; a new one waits; an email one organisation holds attaches by rule', async () => {
     const globex = await newOrg(s.client, { name: 'Globex', channels: [{ kind: 'email', value: 'info@globexcorp.com' }] });
-    const attached = await propose({ kind: 'org', fields: { name: 'Globex', website: 'globexcorp.com/contact' }, channels: [{ kind: 'email', value: 'info@globexcorp.com' }] });
+    const attached = await propose({
+      kind: 'org',
+      fields: { name: 'Globex', website: 'globexcorp.com/contact' },
+      channels: [{ kind: 'email', value: 'info@globexcorp.com' }],
+    });
     expect(attached).toMatchObject({ outcome: 'attached', capture: { partyId: globex.id } });
     expect((await call('directory.getOrg', { orgId: globex.id })).org).toMatchObject({ website: 'https://globexcorp.com/contact', domain: 'globexcorp.com' });
     const fresh = await propose({ kind: 'org', fields: { name: 'Initech', website: 'https://www.initech-software.com' } });
@@ -167,39 +205,63 @@ describe('directory.proposeCapture', () => {
     const repeat = await propose({ kind: 'org', fields: { name: 'Initech Pty Ltd' }, channels: [{ kind: 'email', value: 'sales@initech-software.com' }] });
     expect(repeat).toMatchObject({ outcome: 'absorbed', capture: { id: fresh.capture.id, sightings: 2 } });
     const created = await call('directory.resolveCapture', { captureId: fresh.capture.id, decision: 'create' });
-    expect(created.party).toMatchObject({ kind: 'org', displayName: 'Initech', domain: 'initech-software.com', email: 'sales@initech-software.com', origin: 'capture' });
+    expect(created.party).toMatchObject({
+      kind: 'org',
+      displayName: 'Initech',
+      domain: 'initech-software.com',
+      email: 'sales@initech-software.com',
+      origin: 'capture',
+    });
   });
 
   it('fields of the other kind, evidence citing the wrong kind of id or none, a long snippet, bad channels, nothing to go by, a missing scope: refused, appending nothing', async () => {
     const seq = await head(s.client);
     const ev = [{ source: 'message', ref: 'msg_x1' }];
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { name: 'Acme' }, evidence: ev })).message).toBe('params.fields.name: only for an organisation');
-    expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme', title: 'CFO' }, evidence: ev })).message).toBe('params.fields.title: only for a person');
-    expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme' }, employerName: 'X', evidence: ev })).message).toBe('params.employerName: only for a person');
+    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { name: 'Acme' }, evidence: ev })).message).toBe(
+      'params.fields.name: only for an organisation',
+    );
+    expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme', title: 'CFO' }, evidence: ev })).message).toBe(
+      'params.fields.title: only for a person',
+    );
+    expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme' }, employerName: 'X', evidence: ev })).message).toBe(
+      'params.employerName: only for a person',
+    );
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ source: 'email', ref: 'msg_x1' }] })).message).toBe(
       'params.evidence.0.ref: an email is cited by its eml_ id',
     );
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ source: 'message', ref: 'con_x1' }] })).message).toMatch(
-      /^evidence\.0\.ref: must be a msg_, eml_, mtg_ or fil_ id/,
+    expect(
+      (await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ source: 'message', ref: 'con_x1' }] })).message,
+    ).toMatch(/^evidence\.0\.ref: must be a msg_, eml_, mtg_ or fil_ id/);
+    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [] })).message).toBe(
+      'evidence: must cite at least one record',
     );
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [] })).message).toBe('evidence: must cite at least one record');
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ ...ev[0], snippet: 'x'.repeat(281) }] })).message).toBe(
-      'evidence.0.snippet: must be at most 280 characters',
-    );
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, channels: [{ kind: 'email', value: 'not-an-email' }], evidence: ev })).message).toBe(
-      'params.channels.0.value: not a valid email address',
-    );
+    expect(
+      (await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ ...ev[0], snippet: 'x'.repeat(281) }] })).message,
+    ).toBe('evidence.0.snippet: must be at most 280 characters');
+    expect(
+      (await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, channels: [{ kind: 'email', value: 'not-an-email' }], evidence: ev }))
+        .message,
+    ).toBe('params.channels.0.value: not a valid email address');
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { title: 'CFO' }, evidence: ev })).message).toBe(
       'params.fields: name the person (given or displayName) or give an email or phone',
     );
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: '  ' }, evidence: ev })).message).toBe('params.fields.given: must not be blank');
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X', nickname: 'Y' }, evidence: ev })).message).toBe('fields.nickname: unknown field');
+    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: '  ' }, evidence: ev })).message).toBe(
+      'params.fields.given: must not be blank',
+    );
+    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X', nickname: 'Y' }, evidence: ev })).message).toBe(
+      'fields.nickname: unknown field',
+    );
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: ev }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });
 
   it('an idempotency key replays the stored frame', async () => {
-    const params = { kind: 'person', fields: { given: 'Replay' }, channels: [{ kind: 'email', value: 'replay@cap.example' }], evidence: [{ source: 'meeting', ref: 'mtg_replay1' }] };
+    const params = {
+      kind: 'person',
+      fields: { given: 'Replay' },
+      channels: [{ kind: 'email', value: 'replay@cap.example' }],
+      evidence: [{ source: 'meeting', ref: 'mtg_replay1' }],
+    };
     const first = await s.client.rpc('directory.proposeCapture', params, { key: agent.key, idem: 'cap-replay-1' });
     const at = await head(s.client);
     const again = await s.client.rpc('directory.proposeCapture', params, { key: agent.key, idem: 'cap-replay-1' });
@@ -207,28 +269,35 @@ describe('directory.proposeCapture', () => {
     expect(await head(s.client)).toBe(at);
   });
 
-  it.skipIf(!onPostgres)('two concurrent proposals of one identity (PostgreSQL only: skipped on PGlite, one connection): one pending capture with two sightings', async () => {
-    const params = (n: number) => ({
-      kind: 'person',
-      fields: { given: 'Racer' },
-      channels: [{ kind: 'email', value: 'racer@race.example' }],
-      evidence: [{ source: 'file', ref: `fil_race${n}` }],
-    });
-    const results = await Promise.all([1, 2].map((n) => s.client.rpc('directory.proposeCapture', params(n), { key: agent.key })));
-    expect(results.map((r) => r.status)).toEqual([200, 200]);
-    expect(results.map((r) => r.body.result.outcome).sort()).toEqual(['absorbed', 'pending']);
-    const pending = (await call('directory.listCaptures', { limit: 500 })).captures.filter((c: any) => c.channels[0]?.key === 'racer@race.example');
-    expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ sightings: 2, status: 'pending' });
-    expect(pending[0].evidence.map((e: any) => e.ref).sort()).toEqual(['fil_race1', 'fil_race2']);
-  });
+  it.skipIf(!onPostgres)(
+    'two concurrent proposals of one identity (PostgreSQL only: skipped on PGlite, one connection): one pending capture with two sightings',
+    async () => {
+      const params = (n: number) => ({
+        kind: 'person',
+        fields: { given: 'Racer' },
+        channels: [{ kind: 'email', value: 'racer@race.example' }],
+        evidence: [{ source: 'file', ref: `fil_race${n}` }],
+      });
+      const results = await Promise.all([1, 2].map((n) => s.client.rpc('directory.proposeCapture', params(n), { key: agent.key })));
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      expect(results.map((r) => r.body.result.outcome).sort()).toEqual(['absorbed', 'pending']);
+      const pending = (await call('directory.listCaptures', { limit: 500 })).captures.filter((c: any) => c.channels[0]?.key === 'racer@race.example');
+      expect(pending).toHaveLength(1);
+      expect(pending[0]).toMatchObject({ sightings: 2, status: 'pending' });
+      expect(pending[0].evidence.map((e: any) => e.ref).sort()).toEqual(['fil_race1', 'fil_race2']);
+    },
+  );
 });
 
 describe('directory.resolveCapture', () => {
   it('attach to the match with corrections; attach elsewhere; employers by name or id; snippets erased; decided again is changed:false', async () => {
     const co = await newOrg(s.client, { name: 'Attach Co' });
     const lee = await newPerson(s.client, { given: 'Lee', family: 'Attach', title: 'CEO', channels: [{ kind: 'email', value: 'lee@attach.example' }] });
-    const cap = await propose({ fields: { given: 'Lee', title: 'Chief Executive' }, channels: [{ kind: 'email', value: 'lee@attach.example' }], employerName: 'Attach Co' });
+    const cap = await propose({
+      fields: { given: 'Lee', title: 'Chief Executive' },
+      channels: [{ kind: 'email', value: 'lee@attach.example' }],
+      employerName: 'Attach Co',
+    });
     expect(cap.outcome).toBe('pending');
     const seq = await head(s.client);
     const res = await call('directory.resolveCapture', { captureId: cap.capture.id, decision: 'attach', fields: { title: 'Chief Executive Officer' } });
@@ -242,7 +311,16 @@ describe('directory.resolveCapture', () => {
     expect(again).toMatchObject({ changed: false, party: { id: lee.id } });
     const events = await eventsAfter(s.client, seq);
     expect(events.map((e) => e.payload)).toEqual([
-      { captureId: cap.capture.id, decision: 'attach', status: 'accepted', partyId: lee.id, written: ['title'], channelsAdded: 0, employerId: co.id, corrected: ['title'] },
+      {
+        captureId: cap.capture.id,
+        decision: 'attach',
+        status: 'accepted',
+        partyId: lee.id,
+        written: ['title'],
+        channelsAdded: 0,
+        employerId: co.id,
+        corrected: ['title'],
+      },
       { captureId: cap.capture.id, decision: 'attach', status: 'accepted', partyId: lee.id, noop: true },
     ]);
 
@@ -251,13 +329,22 @@ describe('directory.resolveCapture', () => {
     const twin2 = await newOrg(s.client, { name: 'Twin Co Pty Ltd' });
     const twinCap = await propose({ fields: { given: 'Tess', family: 'Twin' }, employerName: 'Twin Co' });
     expect(await fail('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create' })).toMatchObject({ code: 'CONFLICT' });
-    expect((await fail('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create' })).message).toMatch(/^the capture's employerName names several organisations \(co_/);
-    const tess = await call('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create', employerId: twin2.id, fields: { displayName: 'Tess Twin-Smith' } });
+    expect((await fail('directory.resolveCapture', { captureId: twinCap.capture.id, decision: 'create' })).message).toMatch(
+      /^the capture's employerName names several organisations \(co_/,
+    );
+    const tess = await call('directory.resolveCapture', {
+      captureId: twinCap.capture.id,
+      decision: 'create',
+      employerId: twin2.id,
+      fields: { displayName: 'Tess Twin-Smith' },
+    });
     expect(tess.party).toMatchObject({ displayName: 'Tess Twin-Smith', given: 'Tess', employer: { id: twin2.id } });
 
     // Attach to a party other than the match (a person with no match needs partyId).
     const nameOnly = await propose({ fields: { given: 'Nobody', family: 'Matched' } });
-    expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach' })).message).toBe('params.partyId: required: the capture matched no party');
+    expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach' })).message).toBe(
+      'params.partyId: required: the capture matched no party',
+    );
     expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach', partyId: co.id })).message).toBe(
       'params.partyId: a person capture attaches to a person (per_…)',
     );
@@ -271,7 +358,9 @@ describe('directory.resolveCapture', () => {
     const disagreeing = await propose({ fields: { given: 'Holds', title: 'CFO' }, channels: [{ kind: 'email', value: 'holds@refuse.example' }] });
     const rejected = await propose({ fields: { given: 'Gone' }, channels: [{ kind: 'email', value: 'gone@refuse.example' }] });
     await call('directory.resolveCapture', { captureId: rejected.capture.id, decision: 'reject' });
-    const foreign = (await ok(other, 'directory.proposeCapture', { kind: 'person', fields: { given: 'Theirs' }, evidence: [{ source: 'file', ref: 'fil_theirs' }] })).capture;
+    const foreign = (
+      await ok(other, 'directory.proposeCapture', { kind: 'person', fields: { given: 'Theirs' }, evidence: [{ source: 'file', ref: 'fil_theirs' }] })
+    ).capture;
     const seq = await head(s.client);
     expect(await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'create' })).toEqual({
       code: 'CONFLICT',
@@ -281,11 +370,16 @@ describe('directory.resolveCapture', () => {
       code: 'CONFLICT',
       message: `capture ${rejected.capture.id} is rejected and its identity stays suppressed; add the party yourself (directory.createPerson) if it is wanted`,
     });
-    expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'reject', partyId: holder.id })).message).toBe('params.partyId: only for create or attach');
+    expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'reject', partyId: holder.id })).message).toBe(
+      'params.partyId: only for create or attach',
+    );
     expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'attach', fields: { name: 'X' } })).message).toBe(
       'params.fields.name: only for an organisation',
     );
-    expect(await fail('directory.resolveCapture', { captureId: foreign.id, decision: 'reject' })).toEqual({ code: 'NOT_FOUND', message: `capture ${foreign.id} not found` });
+    expect(await fail('directory.resolveCapture', { captureId: foreign.id, decision: 'reject' })).toEqual({
+      code: 'NOT_FOUND',
+      message: `capture ${foreign.id} not found`,
+    });
     expect((await fail('directory.resolveCapture', { captureId: 'cap_nothing', decision: 'reject' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.resolveCapture', { captureId: 'cap_nothing', decision: 'merge' })).message).toMatch(/^decision: must be one of/);
     expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'reject' }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
@@ -332,12 +426,22 @@ describe('directory captures: the redaction canary', () => {
     });
     await propose({ fields: { given: `Again${CANARY}` }, channels: [{ kind: 'email', value: `${CANARY}@canary-cap.example` }] });
     await call('directory.resolveCapture', { captureId: p.capture.id, decision: 'create', fields: { displayName: `Corrected ${CANARY}` } });
-    await propose({ fields: { given: `Jane${CANARY}` }, channels: [{ kind: 'email', value: `${CANARY}@canary-cap.example` }, { kind: 'phone', value: '0412 345 990' }] });
+    await propose({
+      fields: { given: `Jane${CANARY}` },
+      channels: [
+        { kind: 'email', value: `${CANARY}@canary-cap.example` },
+        { kind: 'phone', value: '0412 345 990' },
+      ],
+    });
     const org1 = await propose({ kind: 'org', fields: { name: `Org ${CANARY}`, legalName: `Legal ${CANARY}`, website: `https://${CANARY}.com` } });
     await call('directory.resolveCapture', { captureId: org1.capture.id, decision: 'reject' });
     await call('directory.listCaptures', { status: 'all' });
     const snippet = `Snippet ${CANARY}`;
-    await call('directory.proposeCapture', { kind: 'person', fields: { given: 'Snip' }, evidence: [{ source: 'message', ref: 'msg_canary1', snippet }] }, agent.key);
+    await call(
+      'directory.proposeCapture',
+      { kind: 'person', fields: { given: 'Snip' }, evidence: [{ source: 'message', ref: 'msg_canary1', snippet }] },
+      agent.key,
+    );
     expectNoCanary(CANARY, { ledger: await s.ledgerText(), logs: s.logs() });
   });
 });

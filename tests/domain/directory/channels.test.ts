@@ -25,7 +25,10 @@ describe('directory.addChannel', () => {
     const p = await newPerson(s.client, { given: 'Chan', family: 'Nel' });
     const seq = await head(s.client);
     const first = await call('directory.addChannel', { partyId: p.id, kind: 'phone', value: '0412 345 101', label: 'mobile' });
-    expect(first).toMatchObject({ changed: true, channel: { kind: 'phone', key: '+61412345101', value: '0412 345 101', label: 'mobile', primary: true, source: 'manual', status: 'active' } });
+    expect(first).toMatchObject({
+      changed: true,
+      channel: { kind: 'phone', key: '+61412345101', value: '0412 345 101', label: 'mobile', primary: true, source: 'manual', status: 'active' },
+    });
     const second = await call('directory.addChannel', { partyId: p.id, kind: 'phone', value: '02 9876 0101' });
     expect(second.channel.primary).toBe(false);
     const again = await call('directory.addChannel', { partyId: p.id, kind: 'phone', value: '+61 412 345 101' });
@@ -78,19 +81,24 @@ describe('directory.addChannel', () => {
     expect((await call('directory.addChannel', { partyId: group.id, kind: 'email', value: 'taken@add.example' })).changed).toBe(true);
   });
 
-  it.skipIf(!onPostgres)('racing writers of one email to two people (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is a CONFLICT', async () => {
-    const a = await newPerson(s.client, { given: 'Racer', family: 'A' });
-    const b = await newPerson(s.client, { given: 'Racer', family: 'B' });
-    const results = await Promise.all(
-      [a, b].map((p) => s.client.rpc('directory.addChannel', { partyId: p.id, kind: 'email', value: 'race@race.example' })),
-    );
-    expect(results.map((r) => r.body.ok).sort()).toEqual([false, true]);
-    expect(results.find((r) => !r.body.ok)!.body.error.code).toBe('CONFLICT');
-    const created = await Promise.all([1, 2, 3].map((i) => s.client.rpc('directory.createPerson', { given: `Racer ${i}`, channels: [{ kind: 'email', value: 'race2@race.example' }] })));
-    expect(created.filter((r) => r.body.ok)).toHaveLength(1);
-    const orgs = await Promise.all([1, 2].map((i) => s.client.rpc('directory.createOrg', { name: `Racing Org ${i}`, identifiers: { abn: '48 123 123 124' } })));
-    expect(orgs.map((r) => r.body.ok ? 'ok' : r.body.error.code).sort()).toEqual(['CONFLICT', 'ok']);
-  });
+  it.skipIf(!onPostgres)(
+    'racing writers of one email to two people (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is a CONFLICT',
+    async () => {
+      const a = await newPerson(s.client, { given: 'Racer', family: 'A' });
+      const b = await newPerson(s.client, { given: 'Racer', family: 'B' });
+      const results = await Promise.all([a, b].map((p) => s.client.rpc('directory.addChannel', { partyId: p.id, kind: 'email', value: 'race@race.example' })));
+      expect(results.map((r) => r.body.ok).sort()).toEqual([false, true]);
+      expect(results.find((r) => !r.body.ok)!.body.error.code).toBe('CONFLICT');
+      const created = await Promise.all(
+        [1, 2, 3].map((i) => s.client.rpc('directory.createPerson', { given: `Racer ${i}`, channels: [{ kind: 'email', value: 'race2@race.example' }] })),
+      );
+      expect(created.filter((r) => r.body.ok)).toHaveLength(1);
+      const orgs = await Promise.all(
+        [1, 2].map((i) => s.client.rpc('directory.createOrg', { name: `Racing Org ${i}`, identifiers: { abn: '48 123 123 124' } })),
+      );
+      expect(orgs.map((r) => (r.body.ok ? 'ok' : r.body.error.code)).sort()).toEqual(['CONFLICT', 'ok']);
+    },
+  );
 });
 
 describe('directory.removeChannel', () => {
@@ -128,9 +136,17 @@ describe('directory.removeChannel', () => {
     await markMerged(s, merged.id, survivor.id);
     const [mine] = (await call('directory.getPerson', { personId: survivor.id })).person.channels;
     expect(mine).toBeUndefined();
-    const mergedChannel = one(await s.runtime.db.query<{ channel_id: string }>('SELECT channel_id FROM directory_channels WHERE org_id = $1 AND party_id = $2', [s.org.orgId, merged.id]));
+    const mergedChannel = one(
+      await s.runtime.db.query<{ channel_id: string }>('SELECT channel_id FROM directory_channels WHERE org_id = $1 AND party_id = $2', [
+        s.org.orgId,
+        merged.id,
+      ]),
+    );
     const seq = await head(s.client);
-    expect(await fail('directory.removeChannel', { channelId: foreign.channels[0].id })).toEqual({ code: 'NOT_FOUND', message: `channel ${foreign.channels[0].id} not found` });
+    expect(await fail('directory.removeChannel', { channelId: foreign.channels[0].id })).toEqual({
+      code: 'NOT_FOUND',
+      message: `channel ${foreign.channels[0].id} not found`,
+    });
     expect((await fail('directory.removeChannel', { channelId: 'chn_nothing' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.removeChannel', { channelId: mergedChannel.channel_id })).message).toMatch(new RegExp(`was merged into ${survivor.id}`));
     expect((await fail('directory.removeChannel', { channelId: 'per_x' })).message).toMatch(/^channelId: must be an id of the form chn_/);
@@ -141,7 +157,13 @@ describe('directory.removeChannel', () => {
 
 describe('directory.setPrimaryChannel', () => {
   it('moves the primary of its kind; already primary is changed:false; removed is a CONFLICT naming the way forward', async () => {
-    const p = await newPerson(s.client, { given: 'Prim', channels: [{ kind: 'phone', value: '0412 345 201' }, { kind: 'phone', value: '0412 345 202' }] });
+    const p = await newPerson(s.client, {
+      given: 'Prim',
+      channels: [
+        { kind: 'phone', value: '0412 345 201' },
+        { kind: 'phone', value: '0412 345 202' },
+      ],
+    });
     const [a, b] = (await channelsOf(p.id)).filter((c) => c.kind === 'phone');
     const seq = await head(s.client);
     expect(await call('directory.setPrimaryChannel', { channelId: b.id })).toMatchObject({ changed: true, channel: { id: b.id, primary: true } });

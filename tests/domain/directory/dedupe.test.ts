@@ -25,7 +25,12 @@ describe('dedupe: people', () => {
   it('scenario 3, first step: "Jon Smith" 0412 345 678 and "John Smith" +61 412 345 678 at Acme -> hint 90', async () => {
     const acme = await newOrg(s.client, { name: 'Acme Scenario Three' });
     const jon = await newPerson(s.client, { given: 'Jon', family: 'Smith', channels: [{ kind: 'phone', value: '0412 345 678' }] });
-    const res = await call('directory.createPerson', { given: 'John', family: 'Smith', worksAt: { orgId: acme.id }, channels: [{ kind: 'phone', value: '+61 412 345 678' }] });
+    const res = await call('directory.createPerson', {
+      given: 'John',
+      family: 'Smith',
+      worksAt: { orgId: acme.id },
+      channels: [{ kind: 'phone', value: '+61 412 345 678' }],
+    });
     expect(res.possibleDuplicates).toEqual([{ partyId: jon.id, kind: 'person', displayName: 'Jon Smith', score: 90, reasons: ['same_phone'] }]);
   });
 
@@ -70,18 +75,39 @@ describe('dedupe: people', () => {
     const b = await newPerson(s.client, { given: 'John', family: 'Bellamy', worksAt: { orgId: co.id } });
     expect(await pairs(a.id)).toEqual([[b.id, 65, ['similar_name_employer']]]);
     // Each holds a different address at the employer's domain: two colleagues, not one person.
-    const c = await newPerson(s.client, { given: 'Kat', family: 'Ferreira', worksAt: { orgId: co.id }, channels: [{ kind: 'email', value: 'kat@sixtyfive.example.com' }] });
-    const d = await newPerson(s.client, { given: 'Kate', family: 'Ferreira', worksAt: { orgId: co.id }, channels: [{ kind: 'email', value: 'kate@sixtyfive.example.com' }] });
+    const c = await newPerson(s.client, {
+      given: 'Kat',
+      family: 'Ferreira',
+      worksAt: { orgId: co.id },
+      channels: [{ kind: 'email', value: 'kat@sixtyfive.example.com' }],
+    });
+    const d = await newPerson(s.client, {
+      given: 'Kate',
+      family: 'Ferreira',
+      worksAt: { orgId: co.id },
+      channels: [{ kind: 'email', value: 'kate@sixtyfive.example.com' }],
+    });
     expect(await pairs(c.id)).toEqual([]);
     // One without an address there still pairs with both.
     const e = await newPerson(s.client, { given: 'Katie', family: 'Ferreira', worksAt: { orgId: co.id } });
-    expect((await pairs(e.id)).sort()).toEqual([[c.id, 65, ['similar_name_employer']], [d.id, 65, ['similar_name_employer']]].sort());
+    expect((await pairs(e.id)).sort()).toEqual(
+      [
+        [c.id, 65, ['similar_name_employer']],
+        [d.id, 65, ['similar_name_employer']],
+      ].sort(),
+    );
     // By domain alone two similar names always hold different addresses there (the same one is same_email): no pair.
     const f = await newPerson(s.client, { given: 'Mel', family: 'Okafor', channels: [{ kind: 'email', value: 'mel@okafor-law.example' }] });
     await newPerson(s.client, { given: 'Mell', family: 'Okafor', channels: [{ kind: 'email', value: 'mell@okafor-law.example' }] });
     expect(await pairs(f.id)).toEqual([]);
     const proposal = await proposed({ kind: 'person', name: 'Kate Ferreira', employerIds: [co.id] });
-    expect(proposal.map((x) => [x.displayName, x.score]).sort()).toEqual([['Kat Ferreira', 65], ['Kate Ferreira', 80], ['Katie Ferreira', 65]].sort());
+    expect(proposal.map((x) => [x.displayName, x.score]).sort()).toEqual(
+      [
+        ['Kat Ferreira', 65],
+        ['Kate Ferreira', 80],
+        ['Katie Ferreira', 65],
+      ].sort(),
+    );
   });
 
   it('a name alone never pairs; unrelated names at one employer do not either', async () => {

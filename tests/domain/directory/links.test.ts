@@ -29,7 +29,10 @@ describe('directory.linkParty', () => {
     const jane = await newPerson(s.client, { given: 'Jane', family: 'Linker' });
     const seq = await head(s.client);
     const first = await call('directory.linkParty', { fromId: jane.id, toId: acme.id, relation: 'works_at', role: 'CFO', since: '2020-01-01' });
-    expect(first).toMatchObject({ changed: true, link: { fromId: jane.id, toId: acme.id, relation: 'works_at', role: 'CFO', primary: true, since: '2020-01-01', until: null, status: 'active' } });
+    expect(first).toMatchObject({
+      changed: true,
+      link: { fromId: jane.id, toId: acme.id, relation: 'works_at', role: 'CFO', primary: true, since: '2020-01-01', until: null, status: 'active' },
+    });
     expect((await getPerson(jane.id)).employer).toEqual({ id: acme.id, name: 'Acme Links' });
     const second = await link({ fromId: jane.id, toId: beta.id, relation: 'works_at' });
     expect(second.primary).toBe(false);
@@ -76,7 +79,11 @@ describe('directory.linkParty', () => {
 
   it('the other relations: kinds checked, reporting and subsidiary cycles refused, partner_of is the same link both ways', async () => {
     const [a, b, c2] = [await newPerson(s.client, { given: 'Ann' }), await newPerson(s.client, { given: 'Ben' }), await newPerson(s.client, { given: 'Cy' })];
-    const [parent, sub, subsub] = [await newOrg(s.client, { name: 'Parent Group' }), await newOrg(s.client, { name: 'Sub One' }), await newOrg(s.client, { name: 'Sub Two' })];
+    const [parent, sub, subsub] = [
+      await newOrg(s.client, { name: 'Parent Group' }),
+      await newOrg(s.client, { name: 'Sub One' }),
+      await newOrg(s.client, { name: 'Sub Two' }),
+    ];
     await link({ fromId: a.id, toId: b.id, relation: 'reports_to' });
     await link({ fromId: b.id, toId: c2.id, relation: 'reports_to' });
     await link({ fromId: c2.id, toId: a.id, relation: 'assistant_of' });
@@ -85,19 +92,41 @@ describe('directory.linkParty', () => {
     const partner = await link({ fromId: parent.id, toId: a.id, relation: 'partner_of' });
     await link({ fromId: a.id, toId: parent.id, relation: 'client_of', role: 'Account lead' });
     const seq = await head(s.client);
-    expect(await fail('directory.linkParty', { fromId: c2.id, toId: a.id, relation: 'reports_to' })).toEqual({ code: 'BAD_REQUEST', message: 'params.toId: would make a reporting cycle' });
-    expect((await fail('directory.linkParty', { fromId: parent.id, toId: subsub.id, relation: 'subsidiary_of' })).message).toBe('params.toId: would make a subsidiary cycle');
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'works_at' })).message).toBe('params.toId: works_at needs an organisation (co_…)');
-    expect((await fail('directory.linkParty', { fromId: parent.id, toId: sub.id, relation: 'works_at' })).message).toBe('params.fromId: works_at needs a person (per_…)');
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: parent.id, relation: 'reports_to' })).message).toBe('params.toId: reports_to needs a person (per_…)');
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: sub.id, relation: 'subsidiary_of' })).message).toBe('params.fromId: subsidiary_of needs an organisation (co_…)');
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: a.id, relation: 'client_of' })).message).toBe('params.toId: a party cannot be linked to itself');
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'reports_to', primary: true })).message).toBe('params.primary: only a works_at link has a primary');
+    expect(await fail('directory.linkParty', { fromId: c2.id, toId: a.id, relation: 'reports_to' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'params.toId: would make a reporting cycle',
+    });
+    expect((await fail('directory.linkParty', { fromId: parent.id, toId: subsub.id, relation: 'subsidiary_of' })).message).toBe(
+      'params.toId: would make a subsidiary cycle',
+    );
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'works_at' })).message).toBe(
+      'params.toId: works_at needs an organisation (co_…)',
+    );
+    expect((await fail('directory.linkParty', { fromId: parent.id, toId: sub.id, relation: 'works_at' })).message).toBe(
+      'params.fromId: works_at needs a person (per_…)',
+    );
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: parent.id, relation: 'reports_to' })).message).toBe(
+      'params.toId: reports_to needs a person (per_…)',
+    );
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: sub.id, relation: 'subsidiary_of' })).message).toBe(
+      'params.fromId: subsidiary_of needs an organisation (co_…)',
+    );
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: a.id, relation: 'client_of' })).message).toBe(
+      'params.toId: a party cannot be linked to itself',
+    );
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'reports_to', primary: true })).message).toBe(
+      'params.primary: only a works_at link has a primary',
+    );
     expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'knows' })).message).toMatch(/^relation: must be one of "works_at"/);
-    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'client_of', since: '2020-13-01' })).message).toBe('since: must be a date YYYY-MM-DD');
+    expect((await fail('directory.linkParty', { fromId: a.id, toId: b.id, relation: 'client_of', since: '2020-13-01' })).message).toBe(
+      'since: must be a date YYYY-MM-DD',
+    );
     expect(await head(s.client)).toBe(seq);
     // partner_of said the other way round is the link already made.
-    expect(await call('directory.linkParty', { fromId: a.id, toId: parent.id, relation: 'partner_of' })).toMatchObject({ changed: false, link: { id: partner.id } });
+    expect(await call('directory.linkParty', { fromId: a.id, toId: parent.id, relation: 'partner_of' })).toMatchObject({
+      changed: false,
+      link: { id: partner.id },
+    });
   });
 
   it('a merged target is followed to its survivor; a merged or archived from, an archived target, unknown and foreign ids and a missing scope are refused, appending nothing', async () => {
@@ -124,31 +153,39 @@ describe('directory.linkParty', () => {
       code: 'CONFLICT',
       message: `person ${gone.id} was merged into ${keeper.id}; write to ${keeper.id} instead`,
     });
-    expect((await fail('directory.linkParty', { fromId: archivedPerson.id, toId: survivor.id, relation: 'works_at' })).message).toMatch(/is archived; restore it/);
+    expect((await fail('directory.linkParty', { fromId: archivedPerson.id, toId: survivor.id, relation: 'works_at' })).message).toMatch(
+      /is archived; restore it/,
+    );
     expect(await fail('directory.linkParty', { fromId: p.id, toId: shelved.id, relation: 'works_at' })).toEqual({
       code: 'CONFLICT',
       message: `params.toId: organisation ${shelved.id} is archived; restore it (directory.archiveOrg with archived: false) first`,
     });
-    expect(await fail('directory.linkParty', { fromId: p.id, toId: foreign.id, relation: 'works_at' })).toEqual({ code: 'NOT_FOUND', message: `organisation ${foreign.id} not found` });
+    expect(await fail('directory.linkParty', { fromId: p.id, toId: foreign.id, relation: 'works_at' })).toEqual({
+      code: 'NOT_FOUND',
+      message: `organisation ${foreign.id} not found`,
+    });
     expect((await fail('directory.linkParty', { fromId: 'per_nobody', toId: survivor.id, relation: 'works_at' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.linkParty', { fromId: p.id, toId: survivor.id, relation: 'works_at', extra: 1 })).message).toBe('extra: unknown field');
     expect((await fail('directory.linkParty', { fromId: p.id, toId: survivor.id, relation: 'works_at' }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });
 
-  it.skipIf(!onPostgres)('racing links that together close a reporting loop (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is refused', async () => {
-    // Several rounds: a deadlock between the two (each holding the row the other's link points at) shows up as a CONFLICT.
-    for (let round = 0; round < 5; round++) {
-      const x = await newPerson(s.client, { given: 'Race', family: `X${round}` });
-      const y = await newPerson(s.client, { given: 'Race', family: `Y${round}` });
-      const results = await Promise.all([
-        s.client.rpc('directory.linkParty', { fromId: x.id, toId: y.id, relation: 'reports_to' }),
-        s.client.rpc('directory.linkParty', { fromId: y.id, toId: x.id, relation: 'reports_to' }),
-      ]);
-      expect(results.map((r) => r.status).sort(), results.map((r) => r.raw).join(' ')).toEqual([200, 400]);
-      expect(results.find((r) => r.status === 400)!.body.error.message).toBe('params.toId: would make a reporting cycle');
-    }
-  });
+  it.skipIf(!onPostgres)(
+    'racing links that together close a reporting loop (PostgreSQL only: skipped on PGlite, one connection): one wins, the other is refused',
+    async () => {
+      // Several rounds: a deadlock between the two (each holding the row the other's link points at) shows up as a CONFLICT.
+      for (let round = 0; round < 5; round++) {
+        const x = await newPerson(s.client, { given: 'Race', family: `X${round}` });
+        const y = await newPerson(s.client, { given: 'Race', family: `Y${round}` });
+        const results = await Promise.all([
+          s.client.rpc('directory.linkParty', { fromId: x.id, toId: y.id, relation: 'reports_to' }),
+          s.client.rpc('directory.linkParty', { fromId: y.id, toId: x.id, relation: 'reports_to' }),
+        ]);
+        expect(results.map((r) => r.status).sort(), results.map((r) => r.raw).join(' ')).toEqual([200, 400]);
+        expect(results.find((r) => r.status === 400)!.body.error.message).toBe('params.toId: would make a reporting cycle');
+      }
+    },
+  );
 });
 
 describe('directory.unlinkParty', () => {
@@ -190,8 +227,13 @@ describe('directory.unlinkParty', () => {
     const theirCo = (await ok(other, 'directory.createOrg', { name: 'Their Co' })).org;
     const theirs = (await ok(other, 'directory.createPerson', { given: 'Their', worksAt: { orgId: theirCo.id } })).person.links[0];
     const seq = await head(s.client);
-    expect(await fail('directory.unlinkParty', { linkId: l.id, until: '2022-04-30' })).toEqual({ code: 'BAD_REQUEST', message: "params.until: before the link's since (2022-05-01)" });
-    expect((await fail('directory.unlinkParty', { linkId: l.id, until: '2999-01-01' })).message).toBe('params.until: in the future; a link ends on or before today');
+    expect(await fail('directory.unlinkParty', { linkId: l.id, until: '2022-04-30' })).toEqual({
+      code: 'BAD_REQUEST',
+      message: "params.until: before the link's since (2022-05-01)",
+    });
+    expect((await fail('directory.unlinkParty', { linkId: l.id, until: '2999-01-01' })).message).toBe(
+      'params.until: in the future; a link ends on or before today',
+    );
     expect(await fail('directory.unlinkParty', { linkId: theirs.id })).toEqual({ code: 'NOT_FOUND', message: `link ${theirs.id} not found` });
     expect((await fail('directory.unlinkParty', { linkId: 'plk_nothing' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.unlinkParty', { linkId: 'per_x' })).message).toMatch(/^linkId: must be an id of the form plk_/);

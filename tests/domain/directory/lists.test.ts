@@ -42,7 +42,13 @@ describe('scenario 5: lists (a private list is NOT_FOUND to others; a viewer can
     expect((await call('directory.listLists', {}, ann.key)).lists.map((l: any) => l.id)).not.toContain(list.id);
     expect((await call('directory.getPerson', { personId: jane.id }, ann.key)).person.lists).toEqual([]);
 
-    await call('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'viewer' }, { principalId: bob.id, role: 'editor' }] });
+    await call('directory.shareList', {
+      listId: list.id,
+      grants: [
+        { principalId: ann.id, role: 'viewer' },
+        { principalId: bob.id, role: 'editor' },
+      ],
+    });
     expect(await peopleIn(list.id, ann.key)).toEqual([jane.id]);
     expect((await call('directory.getPerson', { personId: jane.id }, ann.key)).person.lists).toEqual([{ id: list.id, name: 'Board', kind: 'static' }]);
     const seq = await head(s.client);
@@ -52,7 +58,11 @@ describe('scenario 5: lists (a private list is NOT_FOUND to others; a viewer can
     });
     expect(await head(s.client)).toBe(seq);
     const john = await newPerson(s.client, { given: 'John', family: 'Scenario' });
-    expect(await call('directory.addToList', { listId: list.id, partyIds: [john.id] }, bob.key)).toMatchObject({ added: [john.id], already: [], list: { access: 'editor', memberCount: 2 } });
+    expect(await call('directory.addToList', { listId: list.id, partyIds: [john.id] }, bob.key)).toMatchObject({
+      added: [john.id],
+      already: [],
+      list: { access: 'editor', memberCount: 2 },
+    });
   });
 });
 
@@ -83,10 +93,16 @@ describe('directory.createList', () => {
   it('a filter on a static list, none on a dynamic one, an unknown role, organisation or member, bad input and a missing scope are refused', async () => {
     const seq = await head(s.client);
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic' })).message).toBe('filter: a dynamic list needs a filter, a static one takes none');
-    expect((await fail('directory.createList', { name: 'X', filter: { tag: 'a' } })).message).toBe('filter: a dynamic list needs a filter, a static one takes none');
-    expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { role: 'books.nothing' } })).message).toMatch(/^params\.filter\.role: no family reports the role books\.nothing/);
+    expect((await fail('directory.createList', { name: 'X', filter: { tag: 'a' } })).message).toBe(
+      'filter: a dynamic list needs a filter, a static one takes none',
+    );
+    expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { role: 'books.nothing' } })).message).toMatch(
+      /^params\.filter\.role: no family reports the role books\.nothing/,
+    );
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { orgId: 'co_nothing' } })).code).toBe('NOT_FOUND');
-    expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { knownBy: 'usr_nobody' } })).message).toBe('params.filter.knownBy: no member usr_nobody in this org');
+    expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { knownBy: 'usr_nobody' } })).message).toBe(
+      'params.filter.knownBy: no member usr_nobody in this org',
+    );
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { listId: 'lst_x' } })).message).toBe('filter.listId: unknown field');
     expect((await fail('directory.createList', { name: '' })).message).toBe('name: must be at least 1 character');
     expect((await fail('directory.createList', { name: 'X', visibility: 'public' })).message).toMatch(/^visibility: must be one of/);
@@ -97,7 +113,11 @@ describe('directory.createList', () => {
 
 describe('directory.addToList', () => {
   it('adds, reports those already in, follows merged ids, counts; one event with ids and counts', async () => {
-    const [a, b, c2] = [await newPerson(s.client, { given: 'Add', family: 'A' }), await newPerson(s.client, { given: 'Add', family: 'B' }), await newPerson(s.client, { given: 'Add', family: 'C' })];
+    const [a, b, c2] = [
+      await newPerson(s.client, { given: 'Add', family: 'A' }),
+      await newPerson(s.client, { given: 'Add', family: 'B' }),
+      await newPerson(s.client, { given: 'Add', family: 'C' }),
+    ];
     const co = await newOrg(s.client, { name: 'Add Org' });
     const gone = await newPerson(s.client, { given: 'Add', family: 'Gone' });
     await markMerged(s, gone.id, c2.id);
@@ -136,10 +156,15 @@ describe('directory.addToList', () => {
       code: 'CONFLICT',
       message: `params.partyIds.1: person ${shelved.id} is archived; restore it (directory.archivePerson with archived: false) first`,
     });
-    expect(await fail('directory.addToList', { listId: list.id, partyIds: [p.id, foreignPerson.id] })).toEqual({ code: 'NOT_FOUND', message: `person ${foreignPerson.id} not found` });
+    expect(await fail('directory.addToList', { listId: list.id, partyIds: [p.id, foreignPerson.id] })).toEqual({
+      code: 'NOT_FOUND',
+      message: `person ${foreignPerson.id} not found`,
+    });
     expect((await fail('directory.addToList', { listId: foreignList.id, partyIds: [p.id] })).code).toBe('NOT_FOUND');
     expect((await fail('directory.addToList', { listId: 'lst_nothing', partyIds: [p.id] })).code).toBe('NOT_FOUND');
-    expect((await fail('directory.addToList', { listId: list.id, partyIds: Array.from({ length: 501 }, () => p.id) })).message).toBe('partyIds: must list at most 500 parties');
+    expect((await fail('directory.addToList', { listId: list.id, partyIds: Array.from({ length: 501 }, () => p.id) })).message).toBe(
+      'partyIds: must list at most 500 parties',
+    );
     expect((await fail('directory.addToList', { listId: list.id, partyIds: [] })).message).toBe('partyIds: must list at least one party');
     expect((await fail('directory.addToList', { listId: list.id, partyIds: ['usr_x'] })).message).toMatch(/^partyIds\.0: must be a party id/);
     expect((await fail('directory.addToList', { listId: list.id, partyIds: [p.id] }, readOnly)).code).toBe('FORBIDDEN_SCOPE');
@@ -148,41 +173,48 @@ describe('directory.addToList', () => {
   });
 
   // 50,000 parties take about 30 s to write on PGlite alone and minutes on a shared machine: PostgreSQL only.
-  it.skipIf(!onPostgres)('a list holds at most 50,000 members: the call that would pass it is a CONFLICT; lists that large are read in pages (PostgreSQL only)', async () => {
-    const list = await newList({ name: 'Huge' });
-    // 49,999 members written straight to the tables (50,000 calls would take minutes); the API adds the rest.
-    await s.runtime.db.query(
-      `INSERT INTO directory_parties (org_id, party_id, kind, display_name, origin, created_by)
+  it.skipIf(!onPostgres)(
+    'a list holds at most 50,000 members: the call that would pass it is a CONFLICT; lists that large are read in pages (PostgreSQL only)',
+    async () => {
+      const list = await newList({ name: 'Huge' });
+      // 49,999 members written straight to the tables (50,000 calls would take minutes); the API adds the rest.
+      await s.runtime.db.query(
+        `INSERT INTO directory_parties (org_id, party_id, kind, display_name, origin, created_by)
        SELECT $1, 'per_bulk' || lpad(i::text, 6, '0'), 'person', 'Bulk ' || lpad(i::text, 6, '0'), 'import', $2 FROM generate_series(1, 49999) AS i`,
-      [s.org.orgId, me],
-    );
-    await s.runtime.db.query(
-      `INSERT INTO directory_list_members (org_id, list_id, party_id, added_by) SELECT $1, $2, party_id, $3 FROM directory_parties WHERE org_id = $1 AND party_id LIKE 'per_bulk%'`,
-      [s.org.orgId, list.id, me],
-    );
-    const [x, y] = [await newPerson(s.client, { given: 'Fifty', family: 'Thousand' }), await newPerson(s.client, { given: 'One', family: 'Over' })];
-    const seq = await head(s.client);
-    expect(await fail('directory.addToList', { listId: list.id, partyIds: [x.id, y.id] })).toEqual({
-      code: 'CONFLICT',
-      message: `list ${list.id} holds 49999 members and may hold at most 50000; remove some, or start another list`,
-    });
-    expect(await head(s.client)).toBe(seq);
-    expect((await call('directory.addToList', { listId: list.id, partyIds: [x.id] })).list.memberCount).toBe(50_000);
-    const page1 = await call('directory.listPeople', { listId: list.id, limit: 500 });
-    expect(page1.people).toHaveLength(500);
-    const page2 = await call('directory.listPeople', { listId: list.id, limit: 500, cursor: page1.nextCursor });
-    expect(page2.people[0].displayName > page1.people[499].displayName).toBe(true);
-    expect((await call('directory.listLists', { q: 'huge' })).lists[0]).toMatchObject({ id: list.id, memberCount: 50_000 });
-  }, 120_000);
+        [s.org.orgId, me],
+      );
+      await s.runtime.db.query(
+        `INSERT INTO directory_list_members (org_id, list_id, party_id, added_by) SELECT $1, $2, party_id, $3 FROM directory_parties WHERE org_id = $1 AND party_id LIKE 'per_bulk%'`,
+        [s.org.orgId, list.id, me],
+      );
+      const [x, y] = [await newPerson(s.client, { given: 'Fifty', family: 'Thousand' }), await newPerson(s.client, { given: 'One', family: 'Over' })];
+      const seq = await head(s.client);
+      expect(await fail('directory.addToList', { listId: list.id, partyIds: [x.id, y.id] })).toEqual({
+        code: 'CONFLICT',
+        message: `list ${list.id} holds 49999 members and may hold at most 50000; remove some, or start another list`,
+      });
+      expect(await head(s.client)).toBe(seq);
+      expect((await call('directory.addToList', { listId: list.id, partyIds: [x.id] })).list.memberCount).toBe(50_000);
+      const page1 = await call('directory.listPeople', { listId: list.id, limit: 500 });
+      expect(page1.people).toHaveLength(500);
+      const page2 = await call('directory.listPeople', { listId: list.id, limit: 500, cursor: page1.nextCursor });
+      expect(page2.people[0].displayName > page1.people[499].displayName).toBe(true);
+      expect((await call('directory.listLists', { q: 'huge' })).lists[0]).toMatchObject({ id: list.id, memberCount: 50_000 });
+    },
+    120_000,
+  );
 
-  it.skipIf(!onPostgres)('racing adds of one party to one list (PostgreSQL only: skipped on PGlite, one connection): added once, the other finds it already in', async () => {
-    const p = await newPerson(s.client, { given: 'Race', family: 'List' });
-    const list = await newList({ name: 'Race list' });
-    const results = await Promise.all([1, 2].map(() => s.client.rpc('directory.addToList', { listId: list.id, partyIds: [p.id] })));
-    expect(results.map((r) => r.status)).toEqual([200, 200]);
-    expect(results.map((r) => r.body.result.added.length).sort()).toEqual([0, 1]);
-    expect((await call('directory.listLists', { q: 'race list' })).lists[0].memberCount).toBe(1);
-  });
+  it.skipIf(!onPostgres)(
+    'racing adds of one party to one list (PostgreSQL only: skipped on PGlite, one connection): added once, the other finds it already in',
+    async () => {
+      const p = await newPerson(s.client, { given: 'Race', family: 'List' });
+      const list = await newList({ name: 'Race list' });
+      const results = await Promise.all([1, 2].map(() => s.client.rpc('directory.addToList', { listId: list.id, partyIds: [p.id] })));
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      expect(results.map((r) => r.body.result.added.length).sort()).toEqual([0, 1]);
+      expect((await call('directory.listLists', { q: 'race list' })).lists[0].memberCount).toBe(1);
+    },
+  );
 });
 
 describe('directory.removeFromList', () => {
@@ -225,7 +257,13 @@ describe('directory.shareList', () => {
     });
     const same = await call('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'viewer' }] });
     expect(same.changed).toBe(false);
-    await call('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'editor' }, { principalId: bob.id, role: 'viewer' }] });
+    await call('directory.shareList', {
+      listId: list.id,
+      grants: [
+        { principalId: ann.id, role: 'editor' },
+        { principalId: bob.id, role: 'viewer' },
+      ],
+    });
     await call('directory.shareList', { listId: list.id, grants: [{ principalId: bob.id, role: 'none' }] });
     const everyone = await call('directory.shareList', { listId: list.id, visibility: 'workspace' });
     expect(everyone.list).toMatchObject({ visibility: 'workspace', grants: [{ principalId: ann.id, role: 'editor' }] });
@@ -235,11 +273,23 @@ describe('directory.shareList', () => {
     expect((await fail('directory.listPeople', { listId: list.id }, ann.key)).code).toBe('NOT_FOUND');
     const events = await eventsAfter(s.client, seq);
     expect(events.map((e) => [e.kind, e.payload])).toEqual([
-      ['directory.list.share', { listId: list.id, visibility: 'shared', previousVisibility: 'private', granted: [{ principalId: ann.id, role: 'viewer' }], revoked: [] }],
+      [
+        'directory.list.share',
+        { listId: list.id, visibility: 'shared', previousVisibility: 'private', granted: [{ principalId: ann.id, role: 'viewer' }], revoked: [] },
+      ],
       ['directory.list.share', { listId: list.id, visibility: 'shared', previousVisibility: 'shared', granted: [], revoked: [], noop: true }],
       [
         'directory.list.share',
-        { listId: list.id, visibility: 'shared', previousVisibility: 'shared', granted: [{ principalId: ann.id, role: 'editor' }, { principalId: bob.id, role: 'viewer' }], revoked: [] },
+        {
+          listId: list.id,
+          visibility: 'shared',
+          previousVisibility: 'shared',
+          granted: [
+            { principalId: ann.id, role: 'editor' },
+            { principalId: bob.id, role: 'viewer' },
+          ],
+          revoked: [],
+        },
       ],
       ['directory.list.share', { listId: list.id, visibility: 'shared', previousVisibility: 'shared', granted: [], revoked: [bob.id] }],
       ['directory.list.share', { listId: list.id, visibility: 'workspace', previousVisibility: 'shared', granted: [], revoked: [] }],
@@ -253,15 +303,27 @@ describe('directory.shareList', () => {
     expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: 'usr_nobody', role: 'viewer' }] })).message).toBe(
       'params.grants.0.principalId: no member usr_nobody in this org',
     );
-    expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: me, role: 'editor' }] })).message).toBe('params.grants.0.principalId: the owner holds the list already');
+    expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: me, role: 'editor' }] })).message).toBe(
+      'params.grants.0.principalId: the owner holds the list already',
+    );
     expect(
-      (await fail('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'viewer' }, { principalId: ann.id, role: 'editor' }] })).message,
+      (
+        await fail('directory.shareList', {
+          listId: list.id,
+          grants: [
+            { principalId: ann.id, role: 'viewer' },
+            { principalId: ann.id, role: 'editor' },
+          ],
+        })
+      ).message,
     ).toBe('params.grants.1.principalId: the same member as grants.0');
     expect((await fail('directory.shareList', { listId: list.id, visibility: 'private', grants: [{ principalId: ann.id, role: 'viewer' }] })).message).toBe(
       'params.grants: a private list has no grants; share it (visibility shared) instead',
     );
     expect((await fail('directory.shareList', { listId: list.id })).message).toBe('visibility: give visibility or grants');
-    expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'owner' }] })).message).toMatch(/^grants\.0\.role: must be one of/);
+    expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'owner' }] })).message).toMatch(
+      /^grants\.0\.role: must be one of/,
+    );
     expect((await fail('directory.shareList', { listId: list.id, visibility: 'shared' }, ann.key)).code).toBe('NOT_FOUND');
     expect((await fail('directory.shareList', { listId: 'lst_nothing', visibility: 'shared' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.shareList', { listId: list.id, visibility: 'shared' }, readOnly)).code).toBe('FORBIDDEN_SCOPE');

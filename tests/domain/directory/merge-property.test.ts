@@ -87,7 +87,8 @@ describe('merge then revert', () => {
           [A, sc.a],
           [B, sc.b],
         ] as const) {
-          if (x.employed) await call('directory.linkParty', isPerson ? { fromId: id, toId: other, relation: 'works_at' } : { fromId: other, toId: id, relation: 'works_at' });
+          if (x.employed)
+            await call('directory.linkParty', isPerson ? { fromId: id, toId: other, relation: 'works_at' } : { fromId: other, toId: id, relation: 'works_at' });
           if (x.third === 'out') await call('directory.linkParty', { fromId: id, toId: T, relation });
           if (x.third === 'in') await call('directory.linkParty', { fromId: T, toId: id, relation });
           if (x.inList) await call('directory.addToList', { listId: list, partyIds: [id] });
@@ -107,7 +108,10 @@ describe('merge then revert', () => {
           people: (await call('directory.listPeople', { tag, status: 'all' })).people.map(bare),
           orgs: (await call('directory.listOrgs', { tag, status: 'all' })).orgs.map(bare),
           listed: (await call(isPerson ? 'directory.listPeople' : 'directory.listOrgs', { listId: list }))[isPerson ? 'people' : 'orgs'].map(bare),
-          books: await s.runtime.db.query('SELECT * FROM books_contacts WHERE org_id = $1 AND party_id = ANY($2::text[]) ORDER BY contact_id', [s.org.orgId, [A, B]]),
+          books: await s.runtime.db.query('SELECT * FROM books_contacts WHERE org_id = $1 AND party_id = ANY($2::text[]) ORDER BY contact_id', [
+            s.org.orgId,
+            [A, B],
+          ]),
         });
         const before = await snapshot();
         const choices = Object.fromEntries(sc.choices.filter((c) => isPerson || c !== 'title').map((c) => [c, 'merged']));

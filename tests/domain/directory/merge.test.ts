@@ -39,7 +39,10 @@ describe('scenario 3: merge', () => {
       given: 'John',
       family: 'Smith',
       worksAt: { orgId: acme.id, role: 'Buyer' },
-      channels: [{ kind: 'phone', value: '+61 412 345 678' }, { kind: 'email', value: 'john.smith@acme-merge.example' }],
+      channels: [
+        { kind: 'phone', value: '+61 412 345 678' },
+        { kind: 'email', value: 'john.smith@acme-merge.example' },
+      ],
     });
     const john = made.person;
     expect(made.possibleDuplicates).toEqual([{ partyId: jon.id, kind: 'person', displayName: 'Jon Smith', score: 90, reasons: ['same_phone'] }]);
@@ -47,8 +50,22 @@ describe('scenario 3: merge', () => {
     const proposed = await propose({ survivorId: jon.id, mergedId: john.id });
     expect(proposed.changed).toBe(true);
     const merge = proposed.merge;
-    expect(merge).toMatchObject({ kind: 'person', survivorId: jon.id, mergedId: john.id, status: 'proposed', score: 90, reasons: ['same_phone'], stale: false });
-    expect(merge.preview.survivor).toMatchObject({ id: jon.id, displayName: 'Jon Smith', aliases: ['John Smith'], email: 'john.smith@acme-merge.example', employer: { id: acme.id } });
+    expect(merge).toMatchObject({
+      kind: 'person',
+      survivorId: jon.id,
+      mergedId: john.id,
+      status: 'proposed',
+      score: 90,
+      reasons: ['same_phone'],
+      stale: false,
+    });
+    expect(merge.preview.survivor).toMatchObject({
+      id: jon.id,
+      displayName: 'Jon Smith',
+      aliases: ['John Smith'],
+      email: 'john.smith@acme-merge.example',
+      employer: { id: acme.id },
+    });
     expect(merge.preview.counts).toMatchObject({ channels: 1, duplicateChannels: 1, links: 1, endedLinks: 0 });
     // A preview changes nothing.
     expect((await getPerson(john.id)).status).toBe('active');
@@ -64,7 +81,11 @@ describe('scenario 3: merge', () => {
     expect(merged.channels.map((c: any) => c.kind).sort()).toEqual(['email', 'phone']);
     expect((await getOrg(acme.id)).links.map((l: any) => l.other.id)).toEqual([jon.id]);
     const [event] = await eventsAfter(s.client, seq);
-    expect(event).toMatchObject({ kind: 'directory.merge.execute', entity_id: merge.id, payload: { mergeId: merge.id, survivorId: jon.id, mergedId: john.id, channels: 1, links: 1 } });
+    expect(event).toMatchObject({
+      kind: 'directory.merge.execute',
+      entity_id: merge.id,
+      payload: { mergeId: merge.id, survivorId: jon.id, mergedId: john.id, channels: 1, links: 1 },
+    });
 
     const reverted = await call('directory.revertMerge', { mergeId: merge.id });
     expect(reverted).toMatchObject({ changed: true, keptEdits: [], merge: { status: 'reverted' } });
@@ -95,7 +116,10 @@ describe('directory.proposeMerge', () => {
     // The same proposal again; then another direction and choices revise it.
     expect(await propose({ survivorId: a.id, mergedId: b.id })).toMatchObject({ changed: false, merge: { id: merge.id } });
     const revised = await propose({ survivorId: b.id, mergedId: a.id, fieldChoices: { title: 'merged', email: 'merged' } });
-    expect(revised).toMatchObject({ changed: true, merge: { id: merge.id, survivorId: b.id, mergedId: a.id, fieldChoices: { title: 'merged', email: 'merged' } } });
+    expect(revised).toMatchObject({
+      changed: true,
+      merge: { id: merge.id, survivorId: b.id, mergedId: a.id, fieldChoices: { title: 'merged', email: 'merged' } },
+    });
     expect(revised.merge.preview.survivor).toMatchObject({ id: b.id, title: 'CTO', email: 'prop.osal@propose.example' });
     const events = await eventsAfter(s.client, seq);
     expect(events.map((e) => [e.kind, e.payload.noop ?? false, e.payload.revised ?? false])).toEqual([
@@ -123,14 +147,21 @@ describe('directory.proposeMerge', () => {
       code: 'BAD_REQUEST',
       message: `params.mergedId: ${co.id} is an organisation and ${p.id} a person; only two persons or two organisations merge`,
     });
-    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: p.id })).message).toBe('params.mergedId: is the survivor itself; name two parties');
+    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: p.id })).message).toBe(
+      'params.mergedId: is the survivor itself; name two parties',
+    );
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, fieldChoices: { legalName: 'merged' } })).message).toBe(
       'params.fieldChoices.legalName: not a field of a person (displayName, given, family, title, notes, country, email, phone)',
     );
-    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, fieldChoices: { colour: 'merged' } })).message).toMatch(/^fieldChoices\.colour: /);
+    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, fieldChoices: { colour: 'merged' } })).message).toMatch(
+      /^fieldChoices\.colour: /,
+    );
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: 'mrg_1' })).message).toMatch(/^mergedId: must be a party id/);
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, extra: 1 })).message).toBe('extra: unknown field');
-    expect(await fail('directory.proposeMerge', { survivorId: p.id, mergedId: foreign.id })).toEqual({ code: 'NOT_FOUND', message: `person ${foreign.id} not found` });
+    expect(await fail('directory.proposeMerge', { survivorId: p.id, mergedId: foreign.id })).toEqual({
+      code: 'NOT_FOUND',
+      message: `person ${foreign.id} not found`,
+    });
     expect((await fail('directory.proposeMerge', { survivorId: 'per_unknown0000', mergedId: q.id })).code).toBe('NOT_FOUND');
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
@@ -146,7 +177,15 @@ describe('directory.executeMerge', () => {
   it('survivor wins, blanks filled, choices override; tags, addresses, lists and awareness unioned; doNotContact kept', async () => {
     const member = (await s.client.mint({ tier: 'member' }, 'knower')).principal.id;
     const address = { lines: ['1 Merge St'], locality: 'Sydney', country: 'AU' };
-    const a = await newPerson(s.client, { given: 'Ada', family: 'Union', tags: ['vip'], channels: [{ kind: 'email', value: 'ada@union.example' }, { kind: 'phone', value: '0412 345 901' }] });
+    const a = await newPerson(s.client, {
+      given: 'Ada',
+      family: 'Union',
+      tags: ['vip'],
+      channels: [
+        { kind: 'email', value: 'ada@union.example' },
+        { kind: 'phone', value: '0412 345 901' },
+      ],
+    });
     const b = await newPerson(s.client, {
       given: 'Adah',
       family: 'Union',
@@ -155,7 +194,10 @@ describe('directory.executeMerge', () => {
       addresses: [address],
       doNotContact: true,
       aliases: ['A. Union'],
-      channels: [{ kind: 'email', value: 'adah@union.example' }, { kind: 'phone', value: '0412 345 902' }],
+      channels: [
+        { kind: 'email', value: 'adah@union.example' },
+        { kind: 'phone', value: '0412 345 902' },
+      ],
     });
     const list = (await call('directory.createList', { name: 'Merge list', kind: 'static', visibility: 'workspace' })).list;
     await call('directory.addToList', { listId: list.id, partyIds: [b.id] });
@@ -209,7 +251,10 @@ describe('directory.executeMerge', () => {
       code: 'CONFLICT',
       message: `merge ${merge.id} is dismissed; propose the pair again (directory.proposeMerge) to merge them`,
     });
-    expect(await fail('directory.executeMerge', { mergeId: 'mrg_unknown00000', decision: 'merge' })).toEqual({ code: 'NOT_FOUND', message: 'merge mrg_unknown00000 not found' });
+    expect(await fail('directory.executeMerge', { mergeId: 'mrg_unknown00000', decision: 'merge' })).toEqual({
+      code: 'NOT_FOUND',
+      message: 'merge mrg_unknown00000 not found',
+    });
     expect((await err(other, 'directory.executeMerge', { mergeId: merge.id, decision: 'merge' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.executeMerge', { mergeId: merge.id, decision: 'maybe' })).message).toMatch(/^decision: /);
     expect((await fail('directory.executeMerge', { mergeId: merge.id })).message).toBe('decision: required');
@@ -217,7 +262,7 @@ describe('directory.executeMerge', () => {
     expect(await head(s.client)).toBe(seq2);
   });
 
-  it('books roles move with the party: the merged contact reads the survivor, an invoice to its old name reuses the survivor\'s con_; revert restores', async () => {
+  it("books roles move with the party: the merged contact reads the survivor, an invoice to its old name reuses the survivor's con_; revert restores", async () => {
     const draft = async (payeeName: string) => (await call('books.invoiceDraft', { payeeName, description: 'Work', totalCents: 11_000, dueDays: 14 })).invoice;
     const alpha = await draft('Alpha Merge Traders');
     const beta = await draft('Beta Merge Supplies');
@@ -319,7 +364,11 @@ describe('executeMerge by an agent', () => {
       approval: {
         actionClass: 'directory.execute_merge',
         completion: 'retry',
-        subject: { kind: 'directory.signature', subjectId: merge.id, summary: `Merge person "Agnes Hold" (${b.id}, version 1) into "Agnes Hold" (${a.id}, version 1): score 80 (same_name_employer)` },
+        subject: {
+          kind: 'directory.signature',
+          subjectId: merge.id,
+          summary: `Merge person "Agnes Hold" (${b.id}, version 1) into "Agnes Hold" (${a.id}, version 1): score 80 (same_name_employer)`,
+        },
       },
     });
     expect((await eventsAfter(s.client, seq)).map((e) => [e.kind, e.actor])).toEqual([['directory.signature.hold', agent.principal.id]]);
@@ -327,7 +376,10 @@ describe('executeMerge by an agent', () => {
     const { actionClass, payloadHash, subject } = held.approval;
     const filed = await call('approval.request', { actionClass, payloadHash, subject }, agent.apiKey);
     await call('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, approver.apiKey);
-    const done = expectOk('directory.executeMerge', await s.client.rpc('directory.executeMerge', { mergeId: merge.id, decision: 'merge', approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'am-2' }));
+    const done = expectOk(
+      'directory.executeMerge',
+      await s.client.rpc('directory.executeMerge', { mergeId: merge.id, decision: 'merge', approvalId: filed.approvalId }, { key: agent.apiKey, idem: 'am-2' }),
+    );
     expect(done).toMatchObject({ changed: true, merge: { status: 'executed', decidedBy: agent.principal.id } });
     const executed = (await eventsAfter(s.client, seq)).find((e) => e.kind === 'directory.merge.execute');
     expect(executed.payload.approvalId).toBe(filed.approvalId);
@@ -344,7 +396,11 @@ describe('executeMerge by an agent', () => {
     const f = await newPerson(s.client, { given: 'Edith', family: 'Later', worksAt: { orgId: co.id } });
     const m2 = (await propose({ survivorId: e.id, mergedId: f.id })).merge;
     const held2 = (await s.client.rpc('directory.executeMerge', { mergeId: m2.id, decision: 'merge' }, { key: agent.apiKey })).body.result;
-    const filed2 = await call('approval.request', { actionClass: held2.approval.actionClass, payloadHash: held2.approval.payloadHash, subject: held2.approval.subject }, agent.apiKey);
+    const filed2 = await call(
+      'approval.request',
+      { actionClass: held2.approval.actionClass, payloadHash: held2.approval.payloadHash, subject: held2.approval.subject },
+      agent.apiKey,
+    );
     await call('approval.resolve', { approvalId: filed2.approvalId, decision: 'approve' }, approver.apiKey);
     await call('directory.updatePerson', { personId: f.id, title: 'Edited' });
     const refused = await err(s.client, 'directory.executeMerge', { mergeId: m2.id, decision: 'merge', approvalId: filed2.approvalId }, agent.apiKey);
@@ -363,7 +419,12 @@ describe('executeMerge by an agent', () => {
     const withRole = (await call('directory.listOrgs', { q: 'Role Hold', role: 'books.customer' })).orgs[0];
     await call('directory.updateOrg', { orgId: withRole.id, identifiers: { abn: '51 824 753 556' } });
     const plain = await newOrg(s.client, { name: 'Role Hold Holdings' });
-    await s.runtime.db.query('INSERT INTO directory_identifiers (org_id, party_id, scheme, value) VALUES ($1, $2, $3, $4)', [s.org.orgId, plain.id, 'abn', '51824753556']);
+    await s.runtime.db.query('INSERT INTO directory_identifiers (org_id, party_id, scheme, value) VALUES ($1, $2, $3, $4)', [
+      s.org.orgId,
+      plain.id,
+      'abn',
+      '51824753556',
+    ]);
     const merge = (await propose({ survivorId: withRole.id, mergedId: plain.id })).merge;
     expect(merge.score).toBe(100);
     const held = (await s.client.rpc('directory.executeMerge', { mergeId: merge.id, decision: 'merge' }, { key: agent.apiKey })).body.result;
@@ -373,35 +434,59 @@ describe('executeMerge by an agent', () => {
 });
 
 describe('merges at once (PostgreSQL; PGlite runs one call at a time, so skipped there)', () => {
-  it.skipIf(!onPostgres)('one pair proposed twice at once is one proposal; executed twice at once, merged once; a revision racing an execution waits', async () => {
-    const co = await newOrg(s.client, { name: 'Race Merge Co' });
-    const a = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
-    const b = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
-    const proposed = await Promise.all([propose({ survivorId: a.id, mergedId: b.id }), propose({ survivorId: a.id, mergedId: b.id })]);
-    expect(proposed[0].merge.id).toBe(proposed[1].merge.id);
-    expect(proposed.map((p) => p.changed).sort()).toEqual([false, true]);
-    const id = proposed[0].merge.id;
-    const [x, y] = await Promise.all([
-      execute(id),
-      s.client.rpc('directory.proposeMerge', { survivorId: b.id, mergedId: a.id, fieldChoices: { title: 'merged' } }),
-    ]);
-    expect(x.changed).toBe(true);
-    // The revision either ran first (then the execution found its proposal changed) or found the pair merged.
-    expect(y.body.ok === false ? y.body.error.code : 'ok').toMatch(/^(CONFLICT|ok)$/);
-    const c = await newPerson(s.client, { given: 'Rex', family: 'Concurrent', channels: [{ kind: 'phone', value: '0412 345 955' }] });
-    const d = await newPerson(s.client, { given: 'Rex', family: 'Twice', channels: [{ kind: 'phone', value: '0412345955' }] });
-    const m = (await propose({ survivorId: c.id, mergedId: d.id })).merge;
-    const twice = await Promise.all([execute(m.id), execute(m.id)]);
-    expect(twice.map((t) => t.changed).sort()).toEqual([false, true]);
-    expect((await getPerson(c.id)).aliases).toEqual(['Rex Twice']);
-  });
+  it.skipIf(!onPostgres)(
+    'one pair proposed twice at once is one proposal; executed twice at once, merged once; a revision racing an execution waits',
+    async () => {
+      const co = await newOrg(s.client, { name: 'Race Merge Co' });
+      const a = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
+      const b = await newPerson(s.client, { given: 'Rae', family: 'Concurrent', worksAt: { orgId: co.id } });
+      const proposed = await Promise.all([propose({ survivorId: a.id, mergedId: b.id }), propose({ survivorId: a.id, mergedId: b.id })]);
+      expect(proposed[0].merge.id).toBe(proposed[1].merge.id);
+      expect(proposed.map((p) => p.changed).sort()).toEqual([false, true]);
+      const id = proposed[0].merge.id;
+      const [x, y] = await Promise.all([
+        execute(id),
+        s.client.rpc('directory.proposeMerge', { survivorId: b.id, mergedId: a.id, fieldChoices: { title: 'merged' } }),
+      ]);
+      expect(x.changed).toBe(true);
+      // The revision either ran first (then the execution found its proposal changed) or found the pair merged.
+      expect(y.body.ok === false ? y.body.error.code : 'ok').toMatch(/^(CONFLICT|ok)$/);
+      const c = await newPerson(s.client, { given: 'Rex', family: 'Concurrent', channels: [{ kind: 'phone', value: '0412 345 955' }] });
+      const d = await newPerson(s.client, { given: 'Rex', family: 'Twice', channels: [{ kind: 'phone', value: '0412345955' }] });
+      const m = (await propose({ survivorId: c.id, mergedId: d.id })).merge;
+      const twice = await Promise.all([execute(m.id), execute(m.id)]);
+      expect(twice.map((t) => t.changed).sort()).toEqual([false, true]);
+      expect((await getPerson(c.id)).aliases).toEqual(['Rex Twice']);
+    },
+  );
 });
 
 describe('redaction', () => {
   it('no name, email, phone, note or address of this file reaches an event or a log line', async () => {
     const planted = [
-      'Smith', 'john.smith@acme-merge', '0412 345 678', '+61 412 345 678', '61412345678', 'Acme Merge', 'Osal', 'propose.example', 'Union', 'Merge St',
-      'union.example', '0412 345 90', 'Zellweg', 'Concurrent', '0412 345 955', 'Alpha Merge', 'Beta Merge', 'alpha-merge', 'Lead Analyst', 'Agnes', 'Edith', 'Role Hold', '51824753556',
+      'Smith',
+      'john.smith@acme-merge',
+      '0412 345 678',
+      '+61 412 345 678',
+      '61412345678',
+      'Acme Merge',
+      'Osal',
+      'propose.example',
+      'Union',
+      'Merge St',
+      'union.example',
+      '0412 345 90',
+      'Zellweg',
+      'Concurrent',
+      '0412 345 955',
+      'Alpha Merge',
+      'Beta Merge',
+      'alpha-merge',
+      'Lead Analyst',
+      'Agnes',
+      'Edith',
+      'Role Hold',
+      '51824753556',
     ];
     expectNoCanary(planted, { ledger: await s.ledgerText(), logs: s.logs() });
   });

@@ -27,7 +27,13 @@ const message = (fn: () => unknown): string => {
 
 describe('email keys', () => {
   it('lower-case everywhere, IDN domains as ASCII, the registrable domain alongside', () => {
-    expect(tryEmail('  Jane.Doe@ACME.com.au ')).toEqual({ kind: 'email', service: null, value: 'Jane.Doe@ACME.com.au', key: 'jane.doe@acme.com.au', domain: 'acme.com.au' });
+    expect(tryEmail('  Jane.Doe@ACME.com.au ')).toEqual({
+      kind: 'email',
+      service: null,
+      value: 'Jane.Doe@ACME.com.au',
+      key: 'jane.doe@acme.com.au',
+      domain: 'acme.com.au',
+    });
     expect(tryEmail('anna@Bücher.de')).toMatchObject({ key: 'anna@xn--bcher-kva.de', domain: 'xn--bcher-kva.de' });
     expect(tryEmail('ops@mail.sales.acme.co.uk')?.domain).toBe('acme.co.uk');
   });
@@ -53,7 +59,8 @@ describe('email keys', () => {
 
 describe('phone numbers', () => {
   it('E.164 from national (default AU) or international forms; extensions left out of the key', () => {
-    for (const v of ['0412345678', '0412 345 678', '+61 412 345 678', '(+61) 412-345-678', '0412345678 ext 12']) expect(tryPhone(v)?.key, v).toBe('+61412345678');
+    for (const v of ['0412345678', '0412 345 678', '+61 412 345 678', '(+61) 412-345-678', '0412345678 ext 12'])
+      expect(tryPhone(v)?.key, v).toBe('+61412345678');
     expect(tryPhone('(02) 9876 5432')?.key).toBe('+61298765432');
     expect(tryPhone('+44 20 7946 0958')?.key).toBe('+442079460958');
     expect(tryPhone('020 7946 0958', 'GB')?.key).toBe('+442079460958');
@@ -69,7 +76,11 @@ describe('phone numbers', () => {
 
 describe('channels, websites, identifiers, tags', () => {
   it('im handles by service, compared ignoring case; a service is required', () => {
-    expect(normaliseChannel({ kind: 'im', service: 'Slack', value: ' @Jane ' }, 'params.channels.2')).toMatchObject({ service: 'slack', value: '@Jane', key: 'slack:@jane' });
+    expect(normaliseChannel({ kind: 'im', service: 'Slack', value: ' @Jane ' }, 'params.channels.2')).toMatchObject({
+      service: 'slack',
+      value: '@Jane',
+      key: 'slack:@jane',
+    });
     expect(message(() => normaliseChannel({ kind: 'im', value: 'jane' }, 'params.channels.2'))).toMatch(/^BAD_REQUEST params\.channels\.2\.service: required/);
   });
 
@@ -80,14 +91,19 @@ describe('channels, websites, identifiers, tags', () => {
     expect(message(() => normaliseWebsite('ftp://acme.com', 'params.website'))).toBe('BAD_REQUEST params.website: not a web address');
     expect(message(() => normaliseWebsite('mailto:jane@acme.com', 'params.website'))).toBe('BAD_REQUEST params.website: not a web address');
     for (const local of ['localhost', 'intranet.corp', '10.0.0.1']) {
-      expect(message(() => normaliseWebsite(local, 'params.website')), local).toMatch(/^BAD_REQUEST params\.website: not a public web address/);
+      expect(
+        message(() => normaliseWebsite(local, 'params.website')),
+        local,
+      ).toMatch(/^BAD_REQUEST params\.website: not a public web address/);
     }
   });
 
   it('identifiers: spaces and dots out, upper case; an ABN passes the ATO checksum, an ACN has 9 digits', () => {
     expect(normaliseIdentifier('abn', '51 824 753 556', 'f')).toBe('51824753556');
     expect(normaliseIdentifier('vat', 'gb 123.456.789', 'f')).toBe('GB123456789');
-    expect(message(() => normaliseIdentifier('abn', '51 824 753 557', 'params.identifiers.abn'))).toMatch(/^BAD_REQUEST params\.identifiers\.abn: not a valid ABN/);
+    expect(message(() => normaliseIdentifier('abn', '51 824 753 557', 'params.identifiers.abn'))).toMatch(
+      /^BAD_REQUEST params\.identifiers\.abn: not a valid ABN/,
+    );
     expect(message(() => normaliseIdentifier('acn', '1234', 'params.identifiers.acn'))).toMatch(/not a valid ACN/);
   });
 

@@ -64,7 +64,13 @@ describe('directory.createPerson', () => {
       ['phone', '+61412345001', false],
     ]);
     expect(jane.links).toEqual([
-      expect.objectContaining({ relation: 'works_at', direction: 'out', role: 'Finance', primary: true, other: { id: acme.id, kind: 'org', displayName: 'Acme Widgets Pty Ltd' } }),
+      expect.objectContaining({
+        relation: 'works_at',
+        direction: 'out',
+        role: 'Finance',
+        primary: true,
+        other: { id: acme.id, kind: 'org', displayName: 'Acme Widgets Pty Ltd' },
+      }),
     ]);
     const events = await eventsAfter(s.client, seq);
     expect(events).toHaveLength(1);
@@ -84,7 +90,13 @@ describe('directory.createPerson', () => {
   it('an email another active person holds is a CONFLICT naming them; archived holders and organisations do not count', async () => {
     const holder = await newPerson(s.client, { given: 'Hold', family: 'Er', channels: [{ kind: 'email', value: 'held@example.net' }] });
     const seq = await head(s.client);
-    const clash = await fail('directory.createPerson', { given: 'Other', channels: [{ kind: 'phone', value: '0412 345 002' }, { kind: 'email', value: 'HELD@example.net' }] });
+    const clash = await fail('directory.createPerson', {
+      given: 'Other',
+      channels: [
+        { kind: 'phone', value: '0412 345 002' },
+        { kind: 'email', value: 'HELD@example.net' },
+      ],
+    });
     expect(clash).toMatchObject({ code: 'CONFLICT' });
     expect(clash.message).toBe(`params.channels.1.value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`);
     expect(await head(s.client)).toBe(seq);
@@ -108,18 +120,41 @@ describe('directory.createPerson', () => {
     expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'email', value: 'not-an-email' }] })).message).toBe(
       'params.channels.0.value: not a valid email address',
     );
-    expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'email', value: 'a@b.co' }, { kind: 'phone', value: '12345' }] })).message).toBe(
-      'params.channels.1.value: not a valid AU phone number',
-    );
+    expect(
+      (
+        await fail('directory.createPerson', {
+          given: 'X',
+          channels: [
+            { kind: 'email', value: 'a@b.co' },
+            { kind: 'phone', value: '12345' },
+          ],
+        })
+      ).message,
+    ).toBe('params.channels.1.value: not a valid AU phone number');
     expect((await fail('directory.createPerson', { given: 'X', country: 'NZ', channels: [{ kind: 'phone', value: '12345' }] })).message).toBe(
       'params.channels.0.value: not a valid NZ phone number',
     );
-    expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'phone', value: '0412345003' }, { kind: 'phone', value: '+61 412 345 003' }] })).message).toBe(
-      'params.channels.1.value: the same phone as channels.0',
+    expect(
+      (
+        await fail('directory.createPerson', {
+          given: 'X',
+          channels: [
+            { kind: 'phone', value: '0412345003' },
+            { kind: 'phone', value: '+61 412 345 003' },
+          ],
+        })
+      ).message,
+    ).toBe('params.channels.1.value: the same phone as channels.0');
+    expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'fax', value: '1' }] })).message).toMatch(
+      /^channels\.0\.kind: must be one of/,
     );
-    expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'fax', value: '1' }] })).message).toMatch(/^channels\.0\.kind: must be one of/);
-    expect((await fail('directory.createPerson', { given: 'X', worksAt: { orgId: 'per_abc' } })).message).toMatch(/^worksAt\.orgId: must be an id of the form co_/);
-    expect(await fail('directory.createPerson', { given: 'X', worksAt: { orgId: foreign.id } })).toEqual({ code: 'NOT_FOUND', message: `organisation ${foreign.id} not found` });
+    expect((await fail('directory.createPerson', { given: 'X', worksAt: { orgId: 'per_abc' } })).message).toMatch(
+      /^worksAt\.orgId: must be an id of the form co_/,
+    );
+    expect(await fail('directory.createPerson', { given: 'X', worksAt: { orgId: foreign.id } })).toEqual({
+      code: 'NOT_FOUND',
+      message: `organisation ${foreign.id} not found`,
+    });
     const archived = await fail('directory.createPerson', { given: 'X', worksAt: { orgId: gone.id } });
     expect(archived.code).toBe('CONFLICT');
     expect(archived.message).toMatch(new RegExp(`^params.worksAt.orgId: organisation ${gone.id} is archived; restore it \\(directory.archiveOrg`));
@@ -137,7 +172,10 @@ describe('directory.createOrg', () => {
       website: 'https://www.globex.com.au/contact',
       identifiers: { abn: '51 824 753 556', vat: 'gb 123 456 789' },
       country: 'AU',
-      channels: [{ kind: 'email', value: 'accounts@globex.com.au' }, { kind: 'phone', value: '1300 655 506' }],
+      channels: [
+        { kind: 'email', value: 'accounts@globex.com.au' },
+        { kind: 'phone', value: '1300 655 506' },
+      ],
       tags: ['Supplier'],
     });
     const globex = res.org;
@@ -158,11 +196,16 @@ describe('directory.createOrg', () => {
       ['directory.org.create', { partyId: globex.id, origin: 'manual', channels: 2, tags: 1, identifiers: ['abn', 'vat'], possibleDuplicates: [], version: 1 }],
     ]);
     const held = await fail('directory.createOrg', { name: 'Globex Two', identifiers: { abn: '51824753556' } });
-    expect(held).toEqual({ code: 'CONFLICT', message: `params.identifiers.abn: held by ${globex.id}; update that organisation, or merge the two (directory.proposeMerge)` });
+    expect(held).toEqual({
+      code: 'CONFLICT',
+      message: `params.identifiers.abn: held by ${globex.id}; update that organisation, or merge the two (directory.proposeMerge)`,
+    });
     const hinted = await call('directory.createOrg', { name: 'Globex Sales', website: 'sales.globex.com.au' });
     expect(hinted.possibleDuplicates).toEqual([{ partyId: globex.id, kind: 'org', displayName: 'Globex Corporation', score: 95, reasons: ['same_domain'] }]);
     const seq2 = await head(s.client);
-    expect((await fail('directory.createOrg', { name: 'X', identifiers: { abn: '12 345 678 901' } })).message).toMatch(/^params\.identifiers\.abn: not a valid ABN/);
+    expect((await fail('directory.createOrg', { name: 'X', identifiers: { abn: '12 345 678 901' } })).message).toMatch(
+      /^params\.identifiers\.abn: not a valid ABN/,
+    );
     expect((await fail('directory.createOrg', { name: 'X', identifiers: { 'ABN!': '1' } })).message).toMatch(/^identifiers\.ABN!: /);
     expect((await fail('directory.createOrg', { name: 'X', website: 'mailto:x@y.z' })).message).toBe('params.website: not a web address');
     expect((await fail('directory.createOrg', { name: 'X', country: 'Australia' })).message).toMatch(/^country: must be an ISO 3166-1/);
@@ -214,9 +257,12 @@ describe('directory.updatePerson', () => {
       code: 'CONFLICT',
       message: `person ${loser.id} was merged into ${survivor.id}; write to ${survivor.id} instead`,
     });
-    for (const id of [foreign.id, 'per_unknown']) expect(await fail('directory.updatePerson', { personId: id, title: 'x' })).toEqual({ code: 'NOT_FOUND', message: `person ${id} not found` });
+    for (const id of [foreign.id, 'per_unknown'])
+      expect(await fail('directory.updatePerson', { personId: id, title: 'x' })).toEqual({ code: 'NOT_FOUND', message: `person ${id} not found` });
     expect((await fail('directory.updatePerson', { personId: survivor.id, given: '' })).message).toMatch(/^given: must be at least 1/);
-    expect((await fail('directory.updatePerson', { personId: survivor.id, addresses: [{ lines: [], zip: '2000' }] })).message).toBe('addresses.0.zip: unknown field');
+    expect((await fail('directory.updatePerson', { personId: survivor.id, addresses: [{ lines: [], zip: '2000' }] })).message).toBe(
+      'addresses.0.zip: unknown field',
+    );
     expect((await fail('directory.updatePerson', { personId: survivor.id }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });
@@ -228,13 +274,21 @@ describe('directory.updateOrg', () => {
     const peter = await newPerson(s.client, { given: 'Peter', family: 'Gibbons', worksAt: { orgId: initech.id } });
     const held = await newOrg(s.client, { name: 'Holder', identifiers: { vat: 'NL123' } });
     const seq = await head(s.client);
-    const res = await call('directory.updateOrg', { orgId: initech.id, name: 'Initrode', website: 'initrode.example.com', identifiers: { acn: null, abn: '53 004 085 616' } });
+    const res = await call('directory.updateOrg', {
+      orgId: initech.id,
+      name: 'Initrode',
+      website: 'initrode.example.com',
+      identifiers: { acn: null, abn: '53 004 085 616' },
+    });
     expect(res.org).toMatchObject({ displayName: 'Initrode', aliases: ['Initech'], domain: 'example.com', identifiers: { abn: '53004085616' }, version: 2 });
     expect((await call('directory.getPerson', { personId: peter.id })).person.employer).toEqual({ id: initech.id, name: 'Initrode' });
     const found = await call('directory.search', { q: 'initrode', kinds: ['person'] });
     expect(found.hits.map((h: any) => h.party.id)).toEqual([peter.id]);
     expect((await call('directory.updateOrg', { orgId: initech.id, website: null })).org).toMatchObject({ website: null, domain: null });
-    expect(await fail('directory.updateOrg', { orgId: initech.id, identifiers: { vat: 'nl 123' } })).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`held by ${held.id}`) });
+    expect(await fail('directory.updateOrg', { orgId: initech.id, identifiers: { vat: 'nl 123' } })).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining(`held by ${held.id}`),
+    });
     const same = await call('directory.updateOrg', { orgId: initech.id, name: 'Initrode', identifiers: { abn: '53004085616' } });
     expect(same.changed).toBe(false);
     const events = await eventsAfter(s.client, seq);
@@ -258,7 +312,10 @@ describe('directory.archivePerson and archiveOrg', () => {
     expect(await call('directory.archivePerson', { personId: p.id, archived: true })).toMatchObject({ changed: false });
     const taker = await newPerson(s.client, { given: 'Ann2', channels: [{ kind: 'email', value: 'ann@archive.example' }] });
     const clash = await fail('directory.archivePerson', { personId: p.id, archived: false });
-    expect(clash).toEqual({ code: 'CONFLICT', message: `params.personId: an email of ${p.id} is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)` });
+    expect(clash).toEqual({
+      code: 'CONFLICT',
+      message: `params.personId: an email of ${p.id} is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
+    });
     await call('directory.archivePerson', { personId: taker.id });
     expect(await call('directory.archivePerson', { personId: p.id, archived: false })).toMatchObject({ changed: true, person: { status: 'active' } });
     const events = (await eventsAfter(s.client, seq)).filter((e) => e.kind === 'directory.person.archive');
@@ -281,7 +338,9 @@ describe('directory.archivePerson and archiveOrg', () => {
     await markMerged(s, loser.id, taker.id);
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Theirs' })).org;
     const seq = await head(s.client);
-    expect((await fail('directory.archiveOrg', { orgId: loser.id })).message).toBe(`organisation ${loser.id} was merged into ${taker.id}; write to ${taker.id} instead`);
+    expect((await fail('directory.archiveOrg', { orgId: loser.id })).message).toBe(
+      `organisation ${loser.id} was merged into ${taker.id}; write to ${taker.id} instead`,
+    );
     expect((await fail('directory.archiveOrg', { orgId: foreign.id })).code).toBe('NOT_FOUND');
     expect((await fail('directory.archivePerson', { personId: 'per_nobody' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.archiveOrg', { orgId: o.id, archived: 'yes' })).message).toBe('archived: expected boolean, got string');
@@ -299,7 +358,11 @@ describe('directory.getPerson and getOrg', () => {
     await markMerged(s, loser.id, p.id);
     const seq = await head(s.client);
     const got = await call('directory.getOrg', { orgId: co.id });
-    expect(got.org).toMatchObject({ id: co.id, phone: '02 9999 0001', links: [{ relation: 'works_at', direction: 'in', other: { id: p.id, kind: 'person', displayName: 'Rita Reader' } }] });
+    expect(got.org).toMatchObject({
+      id: co.id,
+      phone: '02 9999 0001',
+      links: [{ relation: 'works_at', direction: 'in', other: { id: p.id, kind: 'person', displayName: 'Rita Reader' } }],
+    });
     expect((await ok(s.client, 'directory.getPerson', { personId: p.id }, noWrite)).person).toMatchObject({ id: p.id, employer: { id: co.id } });
     const tomb = await call('directory.getPerson', { personId: loser.id });
     expect(tomb.person).toEqual({ id: loser.id, kind: 'person', status: 'merged', mergedInto: p.id, mergedAt: expect.any(String) });

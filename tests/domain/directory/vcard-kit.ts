@@ -40,7 +40,9 @@ export const props = (card: ParsedProperty[], name: string) => card.filter((p) =
 
 /** Python's uuid.uuid5, for checking UIDs against an independent implementation. */
 export function pythonUuid5(namespace: string, name: string): string {
-  const res = spawnSync('/usr/bin/python3', ['-c', 'import sys, uuid; print(uuid.uuid5(uuid.UUID(sys.argv[1]), sys.argv[2]))', namespace, name], { encoding: 'utf8' });
+  const res = spawnSync('/usr/bin/python3', ['-c', 'import sys, uuid; print(uuid.uuid5(uuid.UUID(sys.argv[1]), sys.argv[2]))', namespace, name], {
+    encoding: 'utf8',
+  });
   if (res.status !== 0) throw new Error(res.stderr);
   return res.stdout.trim();
 }

@@ -55,7 +55,15 @@ describe('redaction canary', () => {
     await call('files.delete', { fileId: copy.id, permanent: true });
 
     const ledger = await s.ledgerText();
-    for (const kind of ['files.file.create', 'files.upload.register', 'files.share.grant', 'files.share.download', 'files.export.create', 'files.signature.hold', 'files.file.purge']) {
+    for (const kind of [
+      'files.file.create',
+      'files.upload.register',
+      'files.share.grant',
+      'files.share.download',
+      'files.export.create',
+      'files.signature.hold',
+      'files.file.purge',
+    ]) {
       expect(ledger).toContain(kind);
     }
     const idem = await s.idempotencyText();

@@ -47,16 +47,22 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     });
     expect(JSON.stringify(event)).not.toMatch(/Bluebird|budget/);
 
-    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolve', { key: o.mia.key });
+    const resolved = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolve', {
+      key: o.mia.key,
+    });
     expect(resolved.result.annotation).toMatchObject({ status: 'resolved', resolvedBy: o.mia.id });
     expect(resolved.event.payload).toEqual({ fileId: d.id, annotationId: a.id, from: 'open', status: 'resolved' });
     const again = await mutate(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'files.comment.resolve', { key: o.mia.key });
     expect([again.result.changed, again.event.payload.noop]).toEqual([false, true]);
 
-    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', { key: o.mia.key });
+    const reply = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', {
+      key: o.mia.key,
+    });
     expect(reply.result).toMatchObject({ changed: true, annotation: { status: 'open', commentCount: 2 }, comment: { seq: 2, clientMsgId: 'r-1' } });
     expect(reply.event.payload).toMatchObject({ newThread: false, reopened: true });
-    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', { key: o.mia.key });
+    const retry = await mutate(o.s, 'files.commentAdd', { fileId: d.id, body: 'Reopening', annotationId: a.id, clientMsgId: 'r-1' }, 'files.comment.add', {
+      key: o.mia.key,
+    });
     expect(retry.result).toMatchObject({ changed: false, comment: reply.result.comment });
 
     const before = await head(o.s.client);
@@ -78,9 +84,15 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
 
     await ok(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     expect((await ok(o.s, 'files.comments', { fileId: d.id }, o.max.key)).comments.map((x: any) => x.id)).toEqual([a.id]);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(`missing role commenter on ${d.id} (you are viewer)`);
-    expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role commenter/);
-    expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role commenter/);
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(
+      `missing role commenter on ${d.id} (you are viewer)`,
+    );
+    expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: a.id, resolved: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(
+      /missing role commenter/,
+    );
+    expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(
+      /missing role commenter/,
+    );
     // A viewer cannot dismiss someone else's thread (not its author, not an editor).
     expect(await refused(o.s, 'annotation.dismiss', { annotationId: a.id }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/only its author/);
 
@@ -92,38 +104,72 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     expect((await ok(o.s, 'annotation.dismiss', { annotationId: a.id }, o.mia.key)).annotation.status).toBe('dismissed');
     // A trashed file takes no new comments.
     await ok(o.s, 'files.delete', { fileId: d.id }, o.mia.key);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'CONFLICT', { key: o.mia.key })).toMatch(/is in the trash: recover it first \(files\.recover\)/);
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d.id, body: 'x' }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /is in the trash: recover it first \(files\.recover\)/,
+    );
   });
 
   it('misuse: bad selectors and fields are BAD_REQUEST naming them; a thread of another file, unknown or foreign ids NOT_FOUND', async () => {
     const d = await doc(o.mia.key, 'One line.');
     const [b] = await blocksOf(d.id);
     const base = { fileId: d.id, body: 'x' };
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'cell', tabId: b.tabId, a1: 'A1' } }, 'BAD_REQUEST')).toMatch(/^params\.selector\.type: a doc \(fil_\w+\) takes block selectors, not cell/);
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: 'blk_0123456789abcdef', start: 0, end: 1 } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector\.blockId: no block blk_0123456789abcdef in tab tab_/,
+    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'cell', tabId: b.tabId, a1: 'A1' } }, 'BAD_REQUEST')).toMatch(
+      /^params\.selector\.type: a doc \(fil_\w+\) takes block selectors, not cell/,
     );
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: b.id, start: 0, end: 1 } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector\.tabId: no tab tab_0123456789abcdef in fil_/,
-    );
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 99 } }, 'BAD_REQUEST')).toMatch(/^params\.selector\.end: must be at most 9/);
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 3, end: 1 } }, 'BAD_REQUEST')).toMatch(/^selector\.end: must be >= start/);
-    expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 3, quote: { exact: 'absent' } } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector\.quote\.exact: not found in block/,
-    );
+    expect(
+      await refused(
+        o.s,
+        'files.commentAdd',
+        { ...base, selector: { type: 'block', tabId: b.tabId, blockId: 'blk_0123456789abcdef', start: 0, end: 1 } },
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/^params\.selector\.blockId: no block blk_0123456789abcdef in tab tab_/);
+    expect(
+      await refused(
+        o.s,
+        'files.commentAdd',
+        { ...base, selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: b.id, start: 0, end: 1 } },
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/^params\.selector\.tabId: no tab tab_0123456789abcdef in fil_/);
+    expect(
+      await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 99 } }, 'BAD_REQUEST'),
+    ).toMatch(/^params\.selector\.end: must be at most 9/);
+    expect(
+      await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 3, end: 1 } }, 'BAD_REQUEST'),
+    ).toMatch(/^selector\.end: must be >= start/);
+    expect(
+      await refused(
+        o.s,
+        'files.commentAdd',
+        { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 3, quote: { exact: 'absent' } } },
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/^params\.selector\.quote\.exact: not found in block/);
     // A quote sent with stale offsets is found in the block.
-    const q = (await ok(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 4, quote: { exact: 'line' } } })).annotation;
+    const q = (
+      await ok(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 4, quote: { exact: 'line' } } })
+    ).annotation;
     expect(q.selector).toMatchObject({ start: 4, end: 8 });
-    expect(await refused(o.s, 'files.commentAdd', { ...base, annotationId: q.id, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 1 } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector: a reply takes the thread's anchor/,
-    );
+    expect(
+      await refused(
+        o.s,
+        'files.commentAdd',
+        { ...base, annotationId: q.id, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 1 } },
+        'BAD_REQUEST',
+      ),
+    ).toMatch(/^params\.selector: a reply takes the thread's anchor/);
     expect(await refused(o.s, 'files.commentAdd', { fileId: d.id }, 'BAD_REQUEST')).toBe('body: required');
     expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: q.id }, 'BAD_REQUEST')).toBe('resolved: required');
     expect(await refused(o.s, 'files.comments', { fileId: d.id, status: 'done' }, 'BAD_REQUEST')).toMatch(/^status:/);
 
     const d2 = await doc(o.mia.key, 'Other.');
-    expect(await refused(o.s, 'files.commentResolve', { fileId: d2.id, annotationId: q.id, resolved: true }, 'NOT_FOUND')).toBe(`annotation ${q.id} on ${d2.id} not found`);
-    expect(await refused(o.s, 'files.commentAdd', { fileId: d2.id, body: 'x', annotationId: q.id }, 'NOT_FOUND')).toBe(`annotation ${q.id} on ${d2.id} not found`);
+    expect(await refused(o.s, 'files.commentResolve', { fileId: d2.id, annotationId: q.id, resolved: true }, 'NOT_FOUND')).toBe(
+      `annotation ${q.id} on ${d2.id} not found`,
+    );
+    expect(await refused(o.s, 'files.commentAdd', { fileId: d2.id, body: 'x', annotationId: q.id }, 'NOT_FOUND')).toBe(
+      `annotation ${q.id} on ${d2.id} not found`,
+    );
     const other = await otherOrg(o.s);
     const theirs = (await other.ok('files.create', { kind: 'folder', name: 'theirs' })).file.id;
     for (const fileId of [theirs, 'fil_0123456789abcdef']) {
@@ -155,12 +201,16 @@ describe('files.pin', () => {
 
     const atRoot = await doc(o.mia.key, 'Root.');
     expect((await ok(o.s, 'files.pin', { fileId: atRoot.id, pinned: true }, o.mia.key)).pin.place).toBe('org');
-    expect(await refused(o.s, 'files.pin', { fileId: atRoot.id, pinned: false, place: 'team_0123456789abcdef' }, 'NOT_FOUND', { key: o.mia.key })).toBe('place team_0123456789abcdef not found');
+    expect(await refused(o.s, 'files.pin', { fileId: atRoot.id, pinned: false, place: 'team_0123456789abcdef' }, 'NOT_FOUND', { key: o.mia.key })).toBe(
+      'place team_0123456789abcdef not found',
+    );
 
     const locked = await folder(o.s, o.mia.key, { restricted: true });
     await ok(o.s, 'files.shareGrant', { fileId: locked.id, grantee: { principalId: o.max.id }, role: 'viewer' }, o.mia.key);
     const inside = await doc(o.mia.key, 'Inside.', { parentId: locked.id });
-    expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(`missing role editor on ${locked.id}`);
+    expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: true }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(
+      `missing role editor on ${locked.id}`,
+    );
     expect((await ok(o.s, 'files.pin', { fileId: inside.id, pinned: true, place: 'org' }, o.max.key)).pin.place).toBe('org');
     expect(await refused(o.s, 'files.pin', { fileId: inside.id, pinned: 'yes' }, 'BAD_REQUEST')).toMatch(/^pinned:/);
   });

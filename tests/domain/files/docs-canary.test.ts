@@ -33,14 +33,36 @@ describe('redaction canary', () => {
     expect(JSON.stringify(read)).toContain(CANARY);
     const [h, p] = read.blocks.map((b: any) => b.id);
     const writes = [
-      await call('files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: p, find: CANARY, replace: `${CANARY} again` }, { op: 'insert', markdown: text('inserted') }] }),
-      await call('files.docWriteRevision', { fileId: file.id, baseRevision: 2, ops: [{ op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: text('json') }] }] }] }),
-      await call('files.docWriteRevision', { fileId: file.id, baseRevision: 3, mode: 'suggest', ops: [{ op: 'replace', blockId: h, markdown: text('suggested') }] }),
+      await call('files.docWriteRevision', {
+        fileId: file.id,
+        baseRevision: 1,
+        ops: [
+          { op: 'replaceText', blockId: p, find: CANARY, replace: `${CANARY} again` },
+          { op: 'insert', markdown: text('inserted') },
+        ],
+      }),
+      await call('files.docWriteRevision', {
+        fileId: file.id,
+        baseRevision: 2,
+        ops: [{ op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: text('json') }] }] }],
+      }),
+      await call('files.docWriteRevision', {
+        fileId: file.id,
+        baseRevision: 3,
+        mode: 'suggest',
+        ops: [{ op: 'replace', blockId: h, markdown: text('suggested') }],
+      }),
     ];
     const tab = await call('files.docTabOp', { fileId: file.id, op: 'add', title: 'tab' });
     await call('files.docTabOp', { fileId: file.id, op: 'rename', tabId: tab.tabId, title: 'renamed tab' });
     await call('files.docWriteRevision', { fileId: file.id, baseRevision: 5, ops: [{ op: 'setContent', tabId: tab.tabId, markdown: text('tab text') }] });
-    const agentSug = (await call('files.docWriteRevision', { fileId: file.id, baseRevision: 6, mode: 'suggest', ops: [{ op: 'insert', markdown: text('agent idea') }] }, agent.apiKey)).suggestionId;
+    const agentSug = (
+      await call(
+        'files.docWriteRevision',
+        { fileId: file.id, baseRevision: 6, mode: 'suggest', ops: [{ op: 'insert', markdown: text('agent idea') }] },
+        agent.apiKey,
+      )
+    ).suggestionId;
     const held = await call('files.docSuggestResolve', { suggestionId: agentSug, action: 'accept' }, agent.apiKey);
     expect(held.status).toBe('approval_required');
     await call('files.docSuggestResolve', { suggestionId: writes[2].suggestionId, action: 'accept' });
@@ -50,10 +72,19 @@ describe('redaction canary', () => {
     // Refusals: their messages name fields, never the text.
     await refuse('files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: p, find: text('absent'), replace: 'x' }] });
     await refuse('files.docWriteRevision', { fileId: file.id, baseRevision: 7, ops: [{ op: 'replaceText', blockId: p, find: text('absent'), replace: 'x' }] });
-    await refuse('files.docWriteRevision', { fileId: file.id, baseRevision: 7, ops: [{ op: 'insert', markdown: `![${CANARY}](https://${CANARY}.test/a.png)` }] });
+    await refuse('files.docWriteRevision', {
+      fileId: file.id,
+      baseRevision: 7,
+      ops: [{ op: 'insert', markdown: `![${CANARY}](https://${CANARY}.test/a.png)` }],
+    });
 
     const mcp = await s.mcp(agent.apiKey);
-    const mcpWrite = structured(await mcp.callTool({ name: 'files_docWriteRevision', arguments: { fileId: file.id, baseRevision: 7, mode: 'suggest', ops: [{ op: 'insert', markdown: text('over mcp') }] } }));
+    const mcpWrite = structured(
+      await mcp.callTool({
+        name: 'files_docWriteRevision',
+        arguments: { fileId: file.id, baseRevision: 7, mode: 'suggest', ops: [{ op: 'insert', markdown: text('over mcp') }] },
+      }),
+    );
     expect(mcpWrite.outcome).toBe('suggested');
     const mcpTab = structured(await mcp.callTool({ name: 'files_docTabOp', arguments: { fileId: file.id, op: 'add', title: 'plain' } }));
 

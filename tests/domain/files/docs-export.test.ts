@@ -45,8 +45,7 @@ async function exported(format: string, revision?: number): Promise<{ bytes: Buf
   return { bytes: got.bytes, result, type: String(got.headers['content-type']) };
 }
 
-const textOfOffice = (bytes: Buffer) =>
-  documentText(bytes, bytes.subarray(0, 4).toString('latin1') === '%PDF' ? 'application/pdf' : OOXML_DOCX);
+const textOfOffice = (bytes: Buffer) => documentText(bytes, bytes.subarray(0, 4).toString('latin1') === '%PDF' ? 'application/pdf' : OOXML_DOCX);
 
 describe('doc exports', () => {
   it('md: GFM of every tab, each under its title', async () => {
@@ -81,7 +80,16 @@ describe('doc exports', () => {
     expect(type).toContain('wordprocessingml');
     expect(bytes.subarray(0, 2).toString()).toBe('PK');
     const text = await textOfOffice(bytes);
-    for (const words of ['Quarterly plan', 'first item', 'step two', 'a quoted line', 'const answer = 42;', '[image fil_diagram01: diagram]', 'Appendix text zebra.', '<script>alert(1)</script>']) {
+    for (const words of [
+      'Quarterly plan',
+      'first item',
+      'step two',
+      'a quoted line',
+      'const answer = 42;',
+      '[image fil_diagram01: diagram]',
+      'Appendix text zebra.',
+      '<script>alert(1)</script>',
+    ]) {
       expect(text).toContain(words);
     }
     const dir = mkdtempSync(path.join(tmpdir(), 'docx-'));
@@ -102,7 +110,9 @@ describe('doc exports', () => {
   it('a past revision exports as it was; a bad format or revision is BAD_REQUEST', async () => {
     const { bytes } = await exported('md', 1);
     expect(bytes.toString('utf8')).not.toContain('Appendix');
-    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'xlsx' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/format: a doc exports as docx, pdf, md, html/);
+    expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'xlsx' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /format: a doc exports as docx, pdf, md, html/,
+    );
     expect(await refused(o.s, 'files.exportRequest', { fileId, format: 'md', revision: 99 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/revision: /);
   });
 });

@@ -20,7 +20,12 @@ export async function makeDoc(o: DriveOrg, key: string, content?: unknown, extra
 }
 
 /** docRead json of the whole doc (every page joined): the read and its blocks in order. */
-export async function readAll(o: DriveOrg, fileId: string, key = o.owner.key, extra: Record<string, unknown> = {}): Promise<{ read: any; blocks: any[]; doc: any }> {
+export async function readAll(
+  o: DriveOrg,
+  fileId: string,
+  key = o.owner.key,
+  extra: Record<string, unknown> = {},
+): Promise<{ read: any; blocks: any[]; doc: any }> {
   let cursor: string | undefined;
   let first: any;
   const tabs = new Map<string, any>();

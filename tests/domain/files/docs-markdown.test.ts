@@ -19,7 +19,8 @@ const stripIds = (json: any): any => {
   }
   return json;
 };
-const roundTrip = (blocks: any[]) => markdownToBlocks(blocksToMarkdown(blocks.map((b, i) => docBlockFromJson(b, `blocks[${i}]`))), 'md').map((n) => stripIds(n.toJSON()));
+const roundTrip = (blocks: any[]) =>
+  markdownToBlocks(blocksToMarkdown(blocks.map((b, i) => docBlockFromJson(b, `blocks[${i}]`))), 'md').map((n) => stripIds(n.toJSON()));
 const normal = (blocks: any[]) => blocks.map((b, i) => stripIds(docBlockFromJson(b, `blocks[${i}]`).toJSON()));
 
 // Words include Markdown's own punctuation, so escaping is exercised.
@@ -32,38 +33,56 @@ const markSet = fc.oneof(
   fc.constantFrom('https://example.com/a', 'mailto:a@example.com', 'fil_abc123#blk_x1').map((href) => [{ type: 'link', attrs: { href } }]),
 );
 const segment = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.array(word, { minLength: 1, maxLength: 3 }), markSet).map(([ws, marks]) => ({ type: 'text', text: ws.join(' '), ...(marks.length ? { marks } : {}) })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .tuple(fc.array(word, { minLength: 1, maxLength: 3 }), markSet)
+      .map(([ws, marks]) => ({ type: 'text', text: ws.join(' '), ...(marks.length ? { marks } : {}) })),
+  },
   { weight: 1, arbitrary: fc.constantFrom('usr_alice01', 'agt_bot0002').map((id) => ({ type: 'mention', attrs: { id } })) },
 );
 /** Inline content: segments joined by single spaces (a hard break sometimes, never in a heading: Markdown has none there). */
-const inlineOf = (breaks: boolean) => fc.array(fc.tuple(segment, fc.boolean()), { minLength: 1, maxLength: 5 }).map((segs) => {
-  const out: any[] = [];
-  segs.forEach(([s, hard], i) => {
-    if (i > 0) out.push(hard && breaks ? { type: 'hardBreak' } : { type: 'text', text: ' ' });
-    out.push(s);
+const inlineOf = (breaks: boolean) =>
+  fc.array(fc.tuple(segment, fc.boolean()), { minLength: 1, maxLength: 5 }).map((segs) => {
+    const out: any[] = [];
+    segs.forEach(([s, hard], i) => {
+      if (i > 0) out.push(hard && breaks ? { type: 'hardBreak' } : { type: 'text', text: ' ' });
+      out.push(s);
+    });
+    return out;
   });
-  return out;
-});
 const inline = inlineOf(true);
 const paragraph = inline.map((content) => ({ type: 'paragraph', content }));
 const leaf = fc.oneof(
   { weight: 5, arbitrary: paragraph },
-  { weight: 2, arbitrary: fc.tuple(fc.integer({ min: 1, max: 6 }), inlineOf(false)).map(([level, content]) => ({ type: 'heading', attrs: { level }, content })) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 6 }), inlineOf(false)).map(([level, content]) => ({ type: 'heading', attrs: { level }, content })),
+  },
   {
     weight: 1,
     arbitrary: fc
       .tuple(fc.array(fc.stringMatching(/^[ -~]{0,30}$/), { minLength: 1, maxLength: 4 }), fc.constantFrom(null, 'ts', 'python'))
-      .map(([lines, language]) => ({ type: 'codeBlock', attrs: { language }, ...(lines.join('\n') ? { content: [{ type: 'text', text: lines.join('\n') }] } : {}) })),
+      .map(([lines, language]) => ({
+        type: 'codeBlock',
+        attrs: { language },
+        ...(lines.join('\n') ? { content: [{ type: 'text', text: lines.join('\n') }] } : {}),
+      })),
   },
   { weight: 1, arbitrary: fc.constant({ type: 'horizontalRule' }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('fil_img0001', 'fil_img0002'), fc.option(plainWord, { nil: null })).map(([src, alt]) => ({ type: 'image', attrs: { src, alt } })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('fil_img0001', 'fil_img0002'), fc.option(plainWord, { nil: null }))
+      .map(([src, alt]) => ({ type: 'image', attrs: { src, alt } })),
+  },
 );
 const { block } = fc.letrec((tie) => ({
   block: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('list'), tie('quote')),
   item: fc.tuple(paragraph, fc.option(tie('list'), { nil: undefined })).map(([p, sub]) => ({ type: 'listItem', content: sub ? [p, sub] : [p] })),
-  list: fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 30 }), fc.array(tie('item'), { minLength: 1, maxLength: 3 })).map(([ordered, start, items]) =>
-    ordered ? { type: 'orderedList', attrs: { start }, content: items } : { type: 'bulletList', content: items },
-  ),
+  list: fc
+    .tuple(fc.boolean(), fc.integer({ min: 1, max: 30 }), fc.array(tie('item'), { minLength: 1, maxLength: 3 }))
+    .map(([ordered, start, items]) => (ordered ? { type: 'orderedList', attrs: { start }, content: items } : { type: 'bulletList', content: items })),
   quote: fc.array(fc.oneof(paragraph, tie('list')), { minLength: 1, maxLength: 2 }).map((content) => ({ type: 'blockquote', content })),
 }));
 
@@ -127,8 +146,23 @@ describe('Markdown round trip', () => {
 });
 
 describe('any Markdown input', () => {
-  const mdChars = fc.constantFrom(...'#*_`~[]()<>!-+=|:>@&;\\\n \t1.)'.split(''), 'fil_a1', 'usr_b2', '<@usr_x1>', 'http://x.test', '![a](', '```', '\n\n', '    ', 'é', '😀');
-  const anyMd = fc.oneof(fc.string({ maxLength: 200 }), fc.array(fc.oneof(mdChars, fc.string({ maxLength: 3 })), { maxLength: 80 }).map((a) => a.join('')));
+  const mdChars = fc.constantFrom(
+    ...'#*_`~[]()<>!-+=|:>@&;\\\n \t1.)'.split(''),
+    'fil_a1',
+    'usr_b2',
+    '<@usr_x1>',
+    'http://x.test',
+    '![a](',
+    '```',
+    '\n\n',
+    '    ',
+    'é',
+    '😀',
+  );
+  const anyMd = fc.oneof(
+    fc.string({ maxLength: 200 }),
+    fc.array(fc.oneof(mdChars, fc.string({ maxLength: 3 })), { maxLength: 80 }).map((a) => a.join('')),
+  );
 
   it('is read into valid blocks or refused by name, never an internal error; what is read writes and reads again', () => {
     fc.assert(

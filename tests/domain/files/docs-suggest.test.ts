@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => o.s.close());
 
-const suggestions = async (fileId: string, key: string, extra: Record<string, unknown> = {}) => (await ok(o.s, 'files.docSuggestions', { fileId, ...extra }, key)).suggestions;
+const suggestions = async (fileId: string, key: string, extra: Record<string, unknown> = {}) =>
+  (await ok(o.s, 'files.docSuggestions', { fileId, ...extra }, key)).suggestions;
 
 describe('acceptance scenario 1: review', () => {
   it("an agent's edit of a human's review-mode doc is a suggestion; its accept holds; after approval the retry makes revision 2 whose contentSha256 is sha256(docRead json)", async () => {
@@ -38,14 +39,31 @@ describe('acceptance scenario 1: review', () => {
       changes: [{ index: 0, op: 'replaceText', blockIds: [terms], before: 'Payment within 30 days.', after: 'Payment within 14 days.' }],
     });
 
-    const approval = await held(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept' }, { key: o.agent.key, holdKind: 'files.signature.hold' });
+    const approval = await held(
+      o.s,
+      'files.docSuggestResolve',
+      { suggestionId: edit.suggestionId, action: 'accept' },
+      { key: o.agent.key, holdKind: 'files.signature.hold' },
+    );
     expect(approval).toMatchObject({ actionClass: 'files.doc_suggest_resolve' });
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
     const approvalId = await approved(o.s, approval, o.agent.key, o.owner.key);
 
-    const { result: accepted, event: acceptedEvent } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: edit.suggestionId, action: 'accept', approvalId }, 'files.suggestion.accept', { key: o.agent.key });
+    const { result: accepted, event: acceptedEvent } = await mutate(
+      o.s,
+      'files.docSuggestResolve',
+      { suggestionId: edit.suggestionId, action: 'accept', approvalId },
+      'files.suggestion.accept',
+      { key: o.agent.key },
+    );
     expect(accepted).toMatchObject({ revision: 2, changed: true, suggestion: { status: 'accepted', revision: 2, resolvedBy: o.agent.id } });
-    expect(acceptedEvent.payload).toMatchObject({ fileId: file.id, suggestionId: edit.suggestionId, revision: 2, contentSha256: accepted.contentSha256, approvalId });
+    expect(acceptedEvent.payload).toMatchObject({
+      fileId: file.id,
+      suggestionId: edit.suggestionId,
+      revision: 2,
+      contentSha256: accepted.contentSha256,
+      approvalId,
+    });
     const { doc, blocks, read } = await readAll(o, file.id, o.mia.key);
     expect(read.revision).toBe(2);
     expect(textOf(blocks[1])).toBe('Payment within 14 days.');
@@ -67,7 +85,9 @@ describe('acceptance scenario 1: review', () => {
     expect(await suggestions(file.id, o.mia.key, { status: 'stale' })).toHaveLength(1);
 
     const before = await readAll(o, file.id, o.mia.key);
-    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.mia.key })).toMatch(new RegExp(`suggestion ${sug} is stale: ${price} changed since its base revision 1 \\(the head is 3\\); nothing was changed`));
+    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      new RegExp(`suggestion ${sug} is stale: ${price} changed since its base revision 1 \\(the head is 3\\); nothing was changed`),
+    );
     // The agent is refused too, before any hold.
     await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'accept' }, 'CONFLICT', { key: o.agent.key });
     const after = await readAll(o, file.id, o.mia.key);
@@ -82,7 +102,17 @@ describe('suggest mode, reviewing and misuse', () => {
   it('a commenter suggests; an editor accepts directly (no hold), merging onto a newer head', async () => {
     const file = await sharedDoc(o, o.max, 'commenter', 'One.\n\nTwo.');
     const [one, two] = (await readAll(o, file.id, o.max.key)).blocks.map((b) => b.attrs.id);
-    const sug = await write(o, o.max.key, file.id, 1, [{ op: 'insert', afterBlockId: one, markdown: 'One and a half.' }, { op: 'delete', blockId: two }], 'suggest');
+    const sug = await write(
+      o,
+      o.max.key,
+      file.id,
+      1,
+      [
+        { op: 'insert', afterBlockId: one, markdown: 'One and a half.' },
+        { op: 'delete', blockId: two },
+      ],
+      'suggest',
+    );
     expect(sug.results[0].blockIds).toHaveLength(1);
     const [listed] = await suggestions(file.id, o.max.key);
     expect(listed.changes).toEqual([
@@ -91,24 +121,32 @@ describe('suggest mode, reviewing and misuse', () => {
     ]);
     await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'FORBIDDEN_SCOPE', { key: o.max.key });
     await write(o, o.owner.key, file.id, 1, [{ op: 'insert', markdown: 'Three.' }]);
-    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', { key: o.owner.key });
+    const { result } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', {
+      key: o.owner.key,
+    });
     expect(result).toMatchObject({ revision: 3, changed: true });
     const blocks = (await readAll(o, file.id, o.owner.key)).blocks;
     expect(blocks.map(textOf)).toEqual(['One.', 'One and a half.', 'Three.']);
     // The inserted block has the id the suggestion showed.
     expect(blocks[1].attrs.id).toBe(sug.results[0].blockIds[0]);
     // Accepting again: changed:false, a noop event; rejecting now: CONFLICT.
-    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', { key: o.owner.key });
+    const again = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'accept' }, 'files.suggestion.accept', {
+      key: o.owner.key,
+    });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload.noop).toBe(true);
-    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'reject' }, 'CONFLICT', { key: o.owner.key })).toMatch(/is accepted \(revision 3\)/);
+    expect(await refused(o.s, 'files.docSuggestResolve', { suggestionId: sug.suggestionId, action: 'reject' }, 'CONFLICT', { key: o.owner.key })).toMatch(
+      /is accepted \(revision 3\)/,
+    );
   });
 
   it('its author may reject it; a viewer may not suggest; unknown and foreign suggestions are NOT_FOUND', async () => {
     const file = await sharedDoc(o, o.max, 'commenter', 'Text.');
     const id = (await readAll(o, file.id, o.max.key)).blocks[0].attrs.id;
     const sug = (await write(o, o.max.key, file.id, 1, [{ op: 'replace', blockId: id, markdown: 'Better text.' }], 'suggest')).suggestionId;
-    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', { key: o.max.key });
+    const { result, event } = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', {
+      key: o.max.key,
+    });
     expect(result.suggestion).toMatchObject({ status: 'rejected', resolvedBy: o.max.id, revision: null });
     expect(event.payload).toMatchObject({ by: 'author', suggestionId: sug });
     const noop = await mutate(o.s, 'files.docSuggestResolve', { suggestionId: sug, action: 'reject' }, 'files.suggestion.reject', { key: o.max.key });
@@ -118,7 +156,15 @@ describe('suggest mode, reviewing and misuse', () => {
 
     const viewed = await sharedDoc(o, o.mia, 'viewer');
     const vid = (await readAll(o, viewed.id, o.mia.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, mode: 'suggest', ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', { key: o.mia.key })).toMatch(/missing role commenter/);
+    expect(
+      await refused(
+        o.s,
+        'files.docWriteRevision',
+        { fileId: viewed.id, baseRevision: 1, mode: 'suggest', ops: [{ op: 'delete', blockId: vid }] },
+        'FORBIDDEN_SCOPE',
+        { key: o.mia.key },
+      ),
+    ).toMatch(/missing role commenter/);
     await refused(o.s, 'files.docSuggestResolve', { suggestionId: 'sug_unknown0000000', action: 'reject' }, 'NOT_FOUND', { key: o.owner.key });
     const other = await otherOrg(o.s);
     expect((await other.rpc('files.docSuggestResolve', { suggestionId: sug, action: 'reject' })).body.error.code).toBe('NOT_FOUND');

@@ -16,7 +16,9 @@ describe('files.create content and files.docRead', () => {
     expect(file).toMatchObject({ kind: 'doc', revision: 1 });
     const { read, doc, blocks } = await readAll(o, file.id, o.mia.key);
     expect(read).toMatchObject({ revision: 1, head: 1, format: 'json', nextCursor: null });
-    expect(read.tabs).toEqual([{ id: expect.stringMatching(/^tab_/), title: 'Tab 1', parentTabId: null, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), blockCount: 4 }]);
+    expect(read.tabs).toEqual([
+      { id: expect.stringMatching(/^tab_/), title: 'Tab 1', parentTabId: null, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), blockCount: 4 },
+    ]);
     expect(blocks.map((b) => b.type)).toEqual(['heading', 'paragraph', 'bulletList', 'paragraph']);
     for (const b of blocks) expect(b.attrs.id).toMatch(/^blk_[A-Za-z0-9]+$/);
     expect(blocks[1].content[1]).toEqual({ type: 'text', marks: [{ type: 'bold' }], text: 'bold' });
@@ -39,7 +41,12 @@ describe('files.create content and files.docRead', () => {
     expect(md.blocks.map((b: any) => b.markdown)).toEqual(['# Plan', 'First **bold** paragraph.', '- one\n- two', 'Last paragraph about Q3.']);
     expect(md.doc).toBeUndefined();
     const text = await ok(o.s, 'files.docRead', { fileId: file.id, format: 'text' }, o.mia.key);
-    expect(text.blocks.map((b: any) => [b.type, b.text])).toEqual([['heading', 'Plan'], ['paragraph', 'First bold paragraph.'], ['bulletList', 'one\ntwo'], ['paragraph', 'Last paragraph about Q3.']]);
+    expect(text.blocks.map((b: any) => [b.type, b.text])).toEqual([
+      ['heading', 'Plan'],
+      ['paragraph', 'First bold paragraph.'],
+      ['bulletList', 'one\ntwo'],
+      ['paragraph', 'Last paragraph about Q3.'],
+    ]);
     expect(text.blocks[0].id).toBe(md.blocks[0].id);
   });
 
@@ -48,24 +55,40 @@ describe('files.create content and files.docRead', () => {
       json: {
         type: 'doc',
         content: [
-          { type: 'paragraph', attrs: { id: 'blk_mine1', textAlign: 'left' }, content: [{ type: 'text', marks: [{ type: 'link', attrs: { href: 'https://example.com', target: '_blank', rel: 'noopener' } }], text: 'site' }] },
+          {
+            type: 'paragraph',
+            attrs: { id: 'blk_mine1', textAlign: 'left' },
+            content: [{ type: 'text', marks: [{ type: 'link', attrs: { href: 'https://example.com', target: '_blank', rel: 'noopener' } }], text: 'site' }],
+          },
           { type: 'paragraph', attrs: { id: 'blk_mine1' }, content: [{ type: 'mention', attrs: { id: 'usr_abc', label: 'Abc' } }] },
           { type: 'image', attrs: { src: 'fil_pic0001', alt: 'A picture' } },
         ],
       },
     });
     const { blocks } = await readAll(o, file.id, o.mia.key);
-    expect(blocks[0]).toEqual({ type: 'paragraph', attrs: { id: 'blk_mine1' }, content: [{ type: 'text', marks: [{ type: 'link', attrs: { href: 'https://example.com', title: null } }], text: 'site' }] });
+    expect(blocks[0]).toEqual({
+      type: 'paragraph',
+      attrs: { id: 'blk_mine1' },
+      content: [{ type: 'text', marks: [{ type: 'link', attrs: { href: 'https://example.com', title: null } }], text: 'site' }],
+    });
     expect(blocks[1].attrs.id).not.toBe('blk_mine1');
     expect(blocks[2]).toMatchObject({ type: 'image', attrs: { src: 'fil_pic0001', alt: 'A picture' } });
   });
 
   it('refuses bad content naming the field: unknown node, image URL, bad heading level, unknown shape', async ({ drive: o }) => {
     const bad = (content: unknown) => refused(o.s, 'files.create', { kind: 'doc', name: 'x', content }, 'BAD_REQUEST', { key: o.mia.key });
-    expect(await bad({ json: { type: 'doc', content: [{ type: 'paragraph' }, { type: 'table' }] } })).toMatch(/^params\.content\.json\.content\[1\]\.type: unknown node type "table"/);
-    expect(await bad({ json: { type: 'doc', content: [{ type: 'image', attrs: { src: 'https://x.test/a.png' } }] } })).toMatch(/^params\.content\.json\.content\[0\]\.attrs\.src: must be a file id/);
-    expect(await bad({ json: { type: 'doc', content: [{ type: 'heading', attrs: { level: 9 } }] } })).toMatch(/^params\.content\.json\.content\[0\]\.attrs\.level: must be an integer 1 to 6/);
-    expect(await bad({ json: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'paragraph' }] }] } })).toMatch(/^params\.content\.json\.content\[0\]\.content: a paragraph may not hold/);
+    expect(await bad({ json: { type: 'doc', content: [{ type: 'paragraph' }, { type: 'table' }] } })).toMatch(
+      /^params\.content\.json\.content\[1\]\.type: unknown node type "table"/,
+    );
+    expect(await bad({ json: { type: 'doc', content: [{ type: 'image', attrs: { src: 'https://x.test/a.png' } }] } })).toMatch(
+      /^params\.content\.json\.content\[0\]\.attrs\.src: must be a file id/,
+    );
+    expect(await bad({ json: { type: 'doc', content: [{ type: 'heading', attrs: { level: 9 } }] } })).toMatch(
+      /^params\.content\.json\.content\[0\]\.attrs\.level: must be an integer 1 to 6/,
+    );
+    expect(await bad({ json: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'paragraph' }] }] } })).toMatch(
+      /^params\.content\.json\.content\[0\]\.content: a paragraph may not hold/,
+    );
     expect(await bad({ markdown: '![x](https://x.test/a.png)' })).toMatch(/^params\.content\.markdown: .*must point at a file of the org/);
     expect(await bad({ html: '<p>x</p>' })).toMatch(/^params\.content: must be \{markdown\} or \{json\}/);
   });
@@ -76,7 +99,9 @@ describe('files.create content and files.docRead', () => {
     await write(o, o.mia.key, file.id, 1, [{ op: 'replaceText', blockId: blocks[0].attrs.id, find: 'one', replace: 'two' }]);
     expect(textOf((await readAll(o, file.id, o.mia.key, { revision: 1 })).blocks[0])).toBe('one');
     expect(textOf((await readAll(o, file.id, o.mia.key)).blocks[0])).toBe('two');
-    expect(await refused(o.s, 'files.docRead', { fileId: file.id, revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.revision: the head is revision 2/);
+    expect(await refused(o.s, 'files.docRead', { fileId: file.id, revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.revision: the head is revision 2/,
+    );
     expect(await refused(o.s, 'files.docRead', { fileId: file.id, tabId: 'tab_nope' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.tabId: /);
     expect(await refused(o.s, 'files.docRead', { fileId: file.id, cursor: 'garbage' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.cursor: /);
   });
@@ -133,9 +158,19 @@ describe('files.docWriteRevision', () => {
       ['horizontalRule', ''],
     ]);
     expect(after.blocks[1].attrs).toEqual({ id: h, level: 2 });
-    expect(new Set(result.changedBlocks)).toEqual(new Set([h, list, last, ...result.results[1].blockIds, ...result.results[2].blockIds, ...result.results[5].blockIds]));
+    expect(new Set(result.changedBlocks)).toEqual(
+      new Set([h, list, last, ...result.results[1].blockIds, ...result.results[2].blockIds, ...result.results[5].blockIds]),
+    );
     expect(result.contentSha256).toBe(clientSha(after.doc));
-    expect(event.payload).toEqual({ fileId: file.id, baseRevision: 1, ops: 6, revision: 2, contentSha256: result.contentSha256, sizeBytes: expect.any(Number), blocks: 7 });
+    expect(event.payload).toEqual({
+      fileId: file.id,
+      baseRevision: 1,
+      ops: 6,
+      revision: 2,
+      contentSha256: result.contentSha256,
+      sizeBytes: expect.any(Number),
+      blocks: 7,
+    });
     expect(JSON.stringify(event)).not.toMatch(/Plan|Inserted|Q4|Preface/);
     const got = (await ok(o.s, 'files.get', { fileId: file.id }, o.mia.key)).file;
     expect(got).toMatchObject({ revision: 2, sha256: result.contentSha256, updatedBy: o.mia.id });
@@ -152,8 +187,24 @@ describe('files.docWriteRevision', () => {
 
     const doc2 = await makeDoc(o, o.mia.key, { markdown: 'Beta **bold beta** beta.' });
     const id = (await readAll(o, doc2.id, o.mia.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'beta', replace: 'x' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.find: occurs 2 times/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'zeta', replace: 'x' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.find: not found/);
+    expect(
+      await refused(
+        o.s,
+        'files.docWriteRevision',
+        { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'beta', replace: 'x' }] },
+        'BAD_REQUEST',
+        { key: o.mia.key },
+      ),
+    ).toMatch(/^params\.ops\[0\]\.find: occurs 2 times/);
+    expect(
+      await refused(
+        o.s,
+        'files.docWriteRevision',
+        { fileId: doc2.id, baseRevision: 1, ops: [{ op: 'replaceText', blockId: id, find: 'zeta', replace: 'x' }] },
+        'BAD_REQUEST',
+        { key: o.mia.key },
+      ),
+    ).toMatch(/^params\.ops\[0\]\.find: not found/);
     await write(o, o.mia.key, doc2.id, 1, [{ op: 'replaceText', blockId: id, find: 'bold beta', replace: 'BOLD' }]);
     expect((await readAll(o, doc2.id, o.mia.key)).blocks[0].content).toEqual([
       { type: 'text', text: 'Beta ' },
@@ -173,21 +224,47 @@ describe('files.docWriteRevision', () => {
     expect(merged.revision).toBe(3);
     expect((await readAll(o, file.id, o.max.key)).blocks.map(textOf)).toEqual(['Block A by Mia.', 'Block B by Max.', 'Block C.']);
     // An edit of A, or a delete of B, against revision 1 is stale.
-    const message = await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cc }, { op: 'replace', blockId: a, markdown: 'x' }, { op: 'delete', blockId: b }] }, 'CONFLICT', { key: o.max.key });
+    const message = await refused(
+      o.s,
+      'files.docWriteRevision',
+      {
+        fileId: file.id,
+        baseRevision: 1,
+        ops: [
+          { op: 'delete', blockId: cc },
+          { op: 'replace', blockId: a, markdown: 'x' },
+          { op: 'delete', blockId: b },
+        ],
+      },
+      'CONFLICT',
+      { key: o.max.key },
+    );
     expect(message).toContain(`${a}, ${b} changed since revision 1 (the head is 3): ops[1], ops[2] cannot apply`);
     expect((await readAll(o, file.id, o.max.key)).read.revision).toBe(3);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 4, ops: [{ op: 'delete', blockId: cc }] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^params\.baseRevision: revision 4 is ahead of the head \(3\)/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 4, ops: [{ op: 'delete', blockId: cc }] }, 'BAD_REQUEST', {
+        key: o.max.key,
+      }),
+    ).toMatch(/^params\.baseRevision: revision 4 is ahead of the head \(3\)/);
   });
 
   it('the same content again is changed:false with a noop event and no revision', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Same.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
-    const { result, event } = await mutate(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] }, 'files.doc.revise', { key: o.mia.key });
+    const { result, event } = await mutate(
+      o.s,
+      'files.docWriteRevision',
+      { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id, markdown: 'Same.' }] },
+      'files.doc.revise',
+      { key: o.mia.key },
+    );
     expect(result).toMatchObject({ outcome: 'unchanged', revision: 1, changed: false, changedBlocks: [] });
     expect(event.payload).toMatchObject({ noop: true, revision: 1 });
   });
 
-  it('misuse: NOT_FOUND (unknown, other org), FORBIDDEN_SCOPE (viewer role, read-only key), BAD_REQUEST ops[i], over 500 ops, CONFLICT trashed', async ({ drive: o }) => {
+  it('misuse: NOT_FOUND (unknown, other org), FORBIDDEN_SCOPE (viewer role, read-only key), BAD_REQUEST ops[i], over 500 ops, CONFLICT trashed', async ({
+    drive: o,
+  }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Text.' });
     const id = (await readAll(o, file.id, o.mia.key)).blocks[0].attrs.id;
     const op = { op: 'delete', blockId: id };
@@ -199,27 +276,61 @@ describe('files.docWriteRevision', () => {
 
     const viewed = await sharedDoc(o, o.max, 'viewer');
     const vid = (await readAll(o, viewed.id, o.max.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role editor .*\(you are viewer\)/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: viewed.id, baseRevision: 1, ops: [{ op: 'delete', blockId: vid }] }, 'FORBIDDEN_SCOPE', {
+        key: o.max.key,
+      }),
+    ).toMatch(/missing role editor .*\(you are viewer\)/);
     const commented = await sharedDoc(o, o.max, 'commenter');
     const cid = (await readAll(o, commented.id, o.max.key)).blocks[0].attrs.id;
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: commented.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cid }] }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toMatch(/missing role editor .*mode "suggest"/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: commented.id, baseRevision: 1, ops: [{ op: 'delete', blockId: cid }] }, 'FORBIDDEN_SCOPE', {
+        key: o.max.key,
+      }),
+    ).toMatch(/missing role editor .*mode "suggest"/);
     const reader = await o.s.client.mint({ tier: 'viewer' }, 'Reader');
     await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'FORBIDDEN_SCOPE', { key: reader.apiKey });
 
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, { op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: '' }] }] }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
-      /^params\.ops\[1\]\.nodes\[0\]\.content\[0\]\.text: required: a non-empty string/,
+    expect(
+      await refused(
+        o.s,
+        'files.docWriteRevision',
+        { fileId: file.id, baseRevision: 1, ops: [op, { op: 'insert', nodes: [{ type: 'paragraph', content: [{ type: 'text', text: '' }] }] }] },
+        'BAD_REQUEST',
+        { key: o.mia.key },
+      ),
+    ).toMatch(/^params\.ops\[1\]\.nodes\[0\]\.content\[0\]\.text: required: a non-empty string/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: 'blk_nothere' }] }, 'BAD_REQUEST', {
+        key: o.mia.key,
+      }),
+    ).toMatch(/^params\.ops\[0\]\.blockId: no block blk_nothere/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, op] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.ops\[1\]\.blockId: block .* was deleted by ops\[0\]/,
     );
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'delete', blockId: 'blk_nothere' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]\.blockId: no block blk_nothere/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op, op] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[1\]\.blockId: block .* was deleted by ops\[0\]/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.ops\[0\]: give exactly one of node, markdown/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: Array.from({ length: 501 }, () => op) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^ops: at most 500 ops/);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'explode' }] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^ops\.0\.op: /);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'replace', blockId: id }] }, 'BAD_REQUEST', {
+        key: o.mia.key,
+      }),
+    ).toMatch(/^params\.ops\[0\]: give exactly one of node, markdown/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: Array.from({ length: 501 }, () => op) }, 'BAD_REQUEST', {
+        key: o.mia.key,
+      }),
+    ).toMatch(/^ops: at most 500 ops/);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [{ op: 'explode' }] }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toMatch(/^ops\.0\.op: /);
     const folderFile = (await ok(o.s, 'files.create', { kind: 'folder', name: 'F' }, o.mia.key)).file;
-    expect(await refused(o.s, 'files.docRead', { fileId: folderFile.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.fileId: .* is a folder, not a doc/);
+    expect(await refused(o.s, 'files.docRead', { fileId: folderFile.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.fileId: .* is a folder, not a doc/,
+    );
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
 
     await ok(o.s, 'files.delete', { fileId: file.id }, o.mia.key);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'CONFLICT', { key: o.mia.key })).toMatch(/in the trash/);
+    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 1, ops: [op] }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /in the trash/,
+    );
     // A trashed doc still reads.
     expect((await readAll(o, file.id, o.mia.key)).read.revision).toBe(1);
   });
@@ -246,7 +357,9 @@ describe('files.docWriteRevision', () => {
     await ok(o.s, 'files.delete', { fileId: file.id }, o.mia.key);
     await ok(o.s, 'files.delete', { fileId: file.id, permanent: true }, o.mia.key);
     for (const table of ['doc_revisions', 'doc_blocks', 'doc_suggestions']) {
-      const { n } = one(await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1 AND file_id = $2`, [o.s.org.orgId, file.id]));
+      const { n } = one(
+        await o.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE org_id = $1 AND file_id = $2`, [o.s.org.orgId, file.id]),
+      );
       expect(n, table).toBe(0);
     }
     await refused(o.s, 'files.docRead', { fileId: file.id }, 'NOT_FOUND', { key: o.mia.key });
@@ -279,13 +392,21 @@ describe('files.docTabOp', () => {
   it('add (nested), rename, move, delete with child tabs; each a revision with one files.doc_tab.change event', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: 'Main text.' });
     const first = (await readAll(o, file.id, o.mia.key)).read.tabs[0].id;
-    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.change', { key: o.mia.key });
+    const { result: added, event } = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Appendix' }, 'files.doc_tab.change', {
+      key: o.mia.key,
+    });
     expect(added).toMatchObject({ revision: 2, changed: true, tabId: expect.stringMatching(/^tab_/) });
     expect(event.payload).toEqual({ fileId: file.id, tabId: added.tabId, op: 'add', revision: 2, contentSha256: added.contentSha256, tabs: 2 });
     const child = (await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Sub', parentTabId: added.tabId }, o.mia.key)).tabId;
     const renamed = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, o.mia.key);
-    expect(renamed.tabs.map((t: any) => [t.title, t.parentTabId])).toEqual([['Tab 1', null], ['Annex', null], ['Sub', added.tabId]]);
-    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.change', { key: o.mia.key });
+    expect(renamed.tabs.map((t: any) => [t.title, t.parentTabId])).toEqual([
+      ['Tab 1', null],
+      ['Annex', null],
+      ['Sub', added.tabId],
+    ]);
+    const same = await mutate(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: added.tabId, title: 'Annex' }, 'files.doc_tab.change', {
+      key: o.mia.key,
+    });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
     const moved = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, position: 0 }, o.mia.key);
@@ -295,12 +416,20 @@ describe('files.docTabOp', () => {
     expect(doc.tabs.map((t: any) => t.content.content.length)).toEqual([1, 1, 1]);
     // Text goes into a tab by its id.
     await write(o, o.mia.key, file.id, read.revision, [{ op: 'insert', tabId: child, markdown: 'Sub text.' }]);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, parentTabId: child }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.parentTabId: .* is tab_.* or a tab inside it/);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: 'tab_nope' , title: 'x' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.tabId: no tab tab_nope/);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'add' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.title: required for op add/);
+    expect(
+      await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'move', tabId: added.tabId, parentTabId: child }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toMatch(/^params\.parentTabId: .* is tab_.* or a tab inside it/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'rename', tabId: 'tab_nope', title: 'x' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.tabId: no tab tab_nope/,
+    );
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'add' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.title: required for op add/,
+    );
     const deleted = await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: added.tabId }, o.mia.key);
     expect(deleted.tabs.map((t: any) => t.id)).toEqual([first]);
-    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: first }, 'CONFLICT', { key: o.mia.key })).toMatch(/is the doc's last tab/);
+    expect(await refused(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: first }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /is the doc's last tab/,
+    );
     const viewed = await sharedDoc(o, o.max, 'commenter');
     await refused(o.s, 'files.docTabOp', { fileId: viewed.id, op: 'add', title: 'Mine' }, 'FORBIDDEN_SCOPE', { key: o.max.key });
   });
@@ -309,7 +438,11 @@ describe('files.docTabOp', () => {
     const file = await makeDoc(o, o.mia.key);
     const tab = (await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'add', title: 'Later' }, o.mia.key)).tabId;
     await ok(o.s, 'files.docTabOp', { fileId: file.id, op: 'delete', tabId: tab }, o.mia.key);
-    expect(await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 2, ops: [{ op: 'setContent', tabId: tab, markdown: 'x' }] }, 'CONFLICT', { key: o.mia.key })).toContain(`${tab} changed since revision 2`);
+    expect(
+      await refused(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision: 2, ops: [{ op: 'setContent', tabId: tab, markdown: 'x' }] }, 'CONFLICT', {
+        key: o.mia.key,
+      }),
+    ).toContain(`${tab} changed since revision 2`);
   });
 });
 
@@ -319,13 +452,21 @@ describe('comment threads follow the text (re-anchored in the write)', () => {
     const { read, blocks } = await readAll(o, file.id, o.mia.key);
     const [first, second] = blocks.map((b) => b.attrs.id);
     const thread = (
-      await ok(o.s, 'annotation.create', { targetId: file.id, kind: 'comment', body: 'Which fox?', selector: { type: 'block', tabId: read.tabs[0].id, blockId: first, start: 10, end: 15 } }, o.mia.key)
+      await ok(
+        o.s,
+        'annotation.create',
+        { targetId: file.id, kind: 'comment', body: 'Which fox?', selector: { type: 'block', tabId: read.tabs[0].id, blockId: first, start: 10, end: 15 } },
+        o.mia.key,
+      )
     ).annotation;
     // The word moves within its block, then to another block.
     await write(o, o.mia.key, file.id, 1, [{ op: 'replaceText', blockId: first, find: 'The quick', replace: 'A very quick' }]);
     let now = (await ok(o.s, 'annotation.getThread', { annotationId: thread.id }, o.mia.key)).annotation;
     expect(now.selector).toMatchObject({ blockId: first, start: 13, end: 18 });
-    await write(o, o.mia.key, file.id, 2, [{ op: 'replaceText', blockId: first, find: 'brown ', replace: '' }, { op: 'replaceText', blockId: second, find: 'Other', replace: 'Other brown' }]);
+    await write(o, o.mia.key, file.id, 2, [
+      { op: 'replaceText', blockId: first, find: 'brown ', replace: '' },
+      { op: 'replaceText', blockId: second, find: 'Other', replace: 'Other brown' },
+    ]);
     now = (await ok(o.s, 'annotation.getThread', { annotationId: thread.id }, o.mia.key)).annotation;
     expect(now).toMatchObject({ anchorStatus: 'anchored', selector: { blockId: second, start: 6, end: 11 } });
     await write(o, o.mia.key, file.id, 3, [{ op: 'delete', blockId: second }]);
@@ -343,7 +484,15 @@ describe('random ops on a real doc', () => {
     const anyJson = fc.jsonValue({ maxDepth: 4 });
     const node = fc.oneof(
       anyJson,
-      fc.record({ type: fc.constantFrom('paragraph', 'heading', 'image', 'bulletList', 'listItem', 'text', 'mention', 'doc', 'codeBlock'), attrs: fc.option(fc.dictionary(fc.constantFrom('id', 'level', 'src', 'start', 'language'), anyJson), { nil: undefined }), content: fc.option(fc.array(anyJson, { maxLength: 3 }), { nil: undefined }), text: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: ['type'] }),
+      fc.record(
+        {
+          type: fc.constantFrom('paragraph', 'heading', 'image', 'bulletList', 'listItem', 'text', 'mention', 'doc', 'codeBlock'),
+          attrs: fc.option(fc.dictionary(fc.constantFrom('id', 'level', 'src', 'start', 'language'), anyJson), { nil: undefined }),
+          content: fc.option(fc.array(anyJson, { maxLength: 3 }), { nil: undefined }),
+          text: fc.option(fc.string(), { nil: undefined }),
+        },
+        { requiredKeys: ['type'] },
+      ),
     );
     const op = fc.record(
       {
@@ -362,10 +511,15 @@ describe('random ops on a real doc', () => {
       { requiredKeys: ['op'] },
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 4 }), fc.constantFrom('edit', 'suggest'), async (ops, baseRevision, mode) => {
-        const res = await rpc(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision, ops, mode }, o.mia.key);
-        expect(res.status, res.raw.slice(0, 300)).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.constantFrom('edit', 'suggest'),
+        async (ops, baseRevision, mode) => {
+          const res = await rpc(o.s, 'files.docWriteRevision', { fileId: file.id, baseRevision, ops, mode }, o.mia.key);
+          expect(res.status, res.raw.slice(0, 300)).toBeLessThan(500);
+        },
+      ),
       { numRuns: 150 },
     );
     const after = await readAll(o, file.id, o.mia.key);

@@ -38,8 +38,18 @@ export async function upload(s: TestServer, key: string, name: string, bytes: Bu
 }
 
 /** PUT bytes to /api/v1/blobs as `key`: the blob's sha256 and size. */
-export async function putBlob(s: TestServer, key: string, body: Buffer | NodeJS.ReadableStream, contentType = 'application/octet-stream'): Promise<{ sha256: string; size: number }> {
-  const res = await s.app.inject({ method: 'PUT', url: '/api/v1/blobs', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, payload: body });
+export async function putBlob(
+  s: TestServer,
+  key: string,
+  body: Buffer | NodeJS.ReadableStream,
+  contentType = 'application/octet-stream',
+): Promise<{ sha256: string; size: number }> {
+  const res = await s.app.inject({
+    method: 'PUT',
+    url: '/api/v1/blobs',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    payload: body,
+  });
   if (res.statusCode >= 300) throw new Error(`PUT blob: ${res.statusCode} ${res.body}`);
   const r = res.json().result;
   return { sha256: r.sha256, size: r.size };

@@ -8,7 +8,16 @@ import { folder, upload } from './drive-kit.js';
 describe('files.create and files.get', () => {
   it('creates a folder at the root and a file in it; the creator manages it, the org edits it, the event holds no name', async ({ drive: o }) => {
     const { result, event } = await mutate(o.s, 'files.create', { kind: 'folder', name: 'Plans 2026' }, 'files.file.create', { key: o.mia.key });
-    expect(result.file).toMatchObject({ kind: 'folder', name: 'Plans 2026', parentId: null, restricted: false, status: 'active', revision: 0, createdBy: o.mia.id, starred: false });
+    expect(result.file).toMatchObject({
+      kind: 'folder',
+      name: 'Plans 2026',
+      parentId: null,
+      restricted: false,
+      status: 'active',
+      revision: 0,
+      createdBy: o.mia.id,
+      starred: false,
+    });
     expect(event.payload).toMatchObject({ fileId: result.file.id, kind: 'folder', parentId: null });
     expect(JSON.stringify(event)).not.toContain('Plans 2026');
 
@@ -49,9 +58,17 @@ describe('files.create and files.get', () => {
   });
 
   it('an upload given as create content is the same as uploadRegister', async ({ drive: o }) => {
-    const { result } = await mutate(o.s, 'files.create', { kind: 'upload', name: 'c.txt', content: { contentBase64: Buffer.from('via create').toString('base64') } }, 'files.file.create', { key: o.mia.key });
+    const { result } = await mutate(
+      o.s,
+      'files.create',
+      { kind: 'upload', name: 'c.txt', content: { contentBase64: Buffer.from('via create').toString('base64') } },
+      'files.file.create',
+      { key: o.mia.key },
+    );
     expect(result.file).toMatchObject({ kind: 'upload', revision: 1, sizeBytes: 10 });
-    expect(await refused(o.s, 'files.create', { kind: 'upload', name: 'c', content: { sha256: 'ab' } }, 'BAD_REQUEST', { key: o.mia.key })).toContain('content.sha256');
+    expect(await refused(o.s, 'files.create', { kind: 'upload', name: 'c', content: { sha256: 'ab' } }, 'BAD_REQUEST', { key: o.mia.key })).toContain(
+      'content.sha256',
+    );
   });
 
   it('a missing scope is FORBIDDEN_SCOPE', async ({ drive: o }) => {
@@ -91,7 +108,10 @@ describe('files.rename, duplicate, star, move', () => {
 
   it('stars per caller; starring twice is changed:false', async ({ drive: o }) => {
     const f = await upload(o.s, o.mia.key, 's.txt', 's');
-    expect((await mutate(o.s, 'files.star', { fileId: f.id, starred: true }, 'files.star.set', { key: o.max.key })).result).toMatchObject({ changed: true, file: { starred: true } });
+    expect((await mutate(o.s, 'files.star', { fileId: f.id, starred: true }, 'files.star.set', { key: o.max.key })).result).toMatchObject({
+      changed: true,
+      file: { starred: true },
+    });
     expect((await mutate(o.s, 'files.star', { fileId: f.id, starred: true }, 'files.star.set', { key: o.max.key })).result.changed).toBe(false);
     expect((await ok(o.s, 'files.get', { fileId: f.id }, o.mia.key)).file.starred).toBe(false);
     const starred = await ok(o.s, 'files.list', { view: 'starred' }, o.max.key);

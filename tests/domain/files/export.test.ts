@@ -15,7 +15,15 @@ describe('files.exportRequest', () => {
     const f = await upload(o.s, o.mia.key, 'exact.txt', bytes);
     const { result, event } = await mutate(o.s, 'files.exportRequest', { fileId: f.id, format: 'original' }, 'files.export.create', { key: o.max.key });
     expect(result.export).toMatchObject({ fileId: f.id, format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length, createdBy: o.max.id });
-    expect(event.payload).toEqual({ exportId: result.export.id, fileId: f.id, kind: 'upload', format: 'original', revision: 1, sha256: sha(bytes), sizeBytes: bytes.length });
+    expect(event.payload).toEqual({
+      exportId: result.export.id,
+      fileId: f.id,
+      kind: 'upload',
+      format: 'original',
+      revision: 1,
+      sha256: sha(bytes),
+      sizeBytes: bytes.length,
+    });
     expect(JSON.stringify(event)).not.toContain('/api/v1/blobs');
     const minutes = (Date.parse(result.expiresAt) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(14);
@@ -31,7 +39,9 @@ describe('files.exportRequest', () => {
     await ok(o.s, 'files.uploadRegister', { fileId: f.id, contentBase64: Buffer.from('version two').toString('base64') }, o.mia.key);
     const old = await ok(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 1 }, o.mia.key);
     expect((await download(o.s, old.url)).bytes.toString()).toBe('version one');
-    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toContain('revision');
+    expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'original', revision: 3 }, 'BAD_REQUEST', { key: o.mia.key })).toContain(
+      'revision',
+    );
     expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'pdf' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('format');
     expect(await refused(o.s, 'files.exportRequest', { fileId: f.id, format: 'PDF!' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('format');
     const dir = await folder(o.s, o.mia.key, 'Nothing to download', { restricted: true });

@@ -10,17 +10,33 @@ describe('files over MCP', () => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);
-      expect(tools).toEqual(expect.arrayContaining(['files_get', 'files_list', 'files_create', 'files_uploadRegister', 'files_move', 'files_delete', 'files_shareGrant', 'files_exportRequest']));
+      expect(tools).toEqual(
+        expect.arrayContaining([
+          'files_get',
+          'files_list',
+          'files_create',
+          'files_uploadRegister',
+          'files_move',
+          'files_delete',
+          'files_shareGrant',
+          'files_exportRequest',
+        ]),
+      );
       const dir = structured(await a.client.callTool({ name: 'files_create', arguments: { kind: 'folder', name: 'Research' } })).file;
       const up = structured(
-        await a.client.callTool({ name: 'files_uploadRegister', arguments: { name: 'notes.md', parentId: dir.id, contentBase64: Buffer.from('# Notes on the axolotl').toString('base64') } }),
+        await a.client.callTool({
+          name: 'files_uploadRegister',
+          arguments: { name: 'notes.md', parentId: dir.id, contentBase64: Buffer.from('# Notes on the axolotl').toString('base64') },
+        }),
       ).file;
       expect(up).toMatchObject({ kind: 'upload', parentId: dir.id, contentType: 'text/plain; charset=utf-8' });
       const found = structured(await a.client.callTool({ name: 'files_list', arguments: { query: 'axolotl' } }));
       expect(found.files.map((f: any) => f.id)).toEqual([up.id]);
       const exp = structured(await a.client.callTool({ name: 'files_exportRequest', arguments: { fileId: up.id, format: 'original' } }));
       expect(exp.url).toContain('/api/v1/blobs/');
-      const hold = structured(await a.client.callTool({ name: 'files_shareGrant', arguments: { fileId: up.id, grantee: { email: 'x@outside.example' }, role: 'viewer' } }));
+      const hold = structured(
+        await a.client.callTool({ name: 'files_shareGrant', arguments: { fileId: up.id, grantee: { email: 'x@outside.example' }, role: 'viewer' } }),
+      );
       expect(hold).toMatchObject({ status: 'approval_required', approval: { actionClass: 'files.share_grant' } });
       expect(toolError(await a.client.callTool({ name: 'files_get', arguments: { fileId: 'fil_nothere' } })).code).toBe('NOT_FOUND');
     } finally {

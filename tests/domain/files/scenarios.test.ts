@@ -8,7 +8,10 @@ import { driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
 
 /* The drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
 
-const PDF_HEAD = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n3 0 obj\n<< /Length 0 >>\nstream\n', 'latin1');
+const PDF_HEAD = Buffer.from(
+  '%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n3 0 obj\n<< /Length 0 >>\nstream\n',
+  'latin1',
+);
 
 /**
  * A ~n-byte PDF produced chunk by chunk (never held whole), and its SHA-256. `stream(gate)` awaits `gate(sent)`
@@ -142,7 +145,12 @@ describe('scenarios 4 and 6', () => {
 
     const agentFile = await upload(o.s, o.agent.key, 'pitch.txt', 'pitch');
     const before = await head(o.s.client);
-    const hold = await held(o.s, 'files.shareGrant', { fileId: agentFile.id, grantee: { email: 'lead@prospect.example' }, role: 'viewer' }, { key: o.agent.key });
+    const hold = await held(
+      o.s,
+      'files.shareGrant',
+      { fileId: agentFile.id, grantee: { email: 'lead@prospect.example' }, role: 'viewer' },
+      { key: o.agent.key },
+    );
     expect(hold.actionClass).toBe('files.share_grant');
     expect((await eventsAfter(o.s.client, before)).map((e) => e.kind)).toEqual(['files.signature.hold']);
     expect((await ok(o.s, 'files.get', { fileId: agentFile.id }, o.agent.key)).grants).toEqual([]);

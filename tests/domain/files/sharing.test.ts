@@ -20,30 +20,49 @@ describe('files.shareGrant and files.shareRevoke', () => {
     const vault = await folder(o.s, o.mia.key, 'Board papers', { restricted: true });
     const doc = await upload(o.s, o.mia.key, 'minutes.txt', 'minutes', { parentId: vault.id });
     await refused(o.s, 'files.get', { fileId: doc.id }, 'NOT_FOUND', { key: o.max.key });
-    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' }, 'files.share.grant', { key: o.mia.key });
-    expect(result).toMatchObject({ changed: true, grant: { fileId: vault.id, granteeKind: 'principal', grantee: o.max.id, role: 'viewer', status: 'active', inherited: false } });
+    const { result, event } = await mutate(
+      o.s,
+      'files.shareGrant',
+      { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'viewer' },
+      'files.share.grant',
+      { key: o.mia.key },
+    );
+    expect(result).toMatchObject({
+      changed: true,
+      grant: { fileId: vault.id, granteeKind: 'principal', grantee: o.max.id, role: 'viewer', status: 'active', inherited: false },
+    });
     expect(result.guestUrl).toBeUndefined();
     expect(event.payload).toMatchObject({ grantId: result.grant.id, granteeKind: 'principal', grantee: o.max.id, role: 'viewer' });
     const seen = await ok(o.s, 'files.get', { fileId: doc.id }, o.max.key);
     expect(seen.myRole).toBe('viewer');
     expect(seen.grants).toEqual([expect.objectContaining({ id: result.grant.id, inherited: true })]);
-    expect(await refused(o.s, 'files.uploadRegister', { fileId: doc.id, contentBase64: 'AA==' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toContain('missing role editor');
+    expect(await refused(o.s, 'files.uploadRegister', { fileId: doc.id, contentBase64: 'AA==' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toContain(
+      'missing role editor',
+    );
 
-    const up = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', { key: o.mia.key });
+    const up = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', {
+      key: o.mia.key,
+    });
     expect(up.result.grant).toMatchObject({ id: result.grant.id, role: 'editor' });
     expect(up.event.payload.previousRole).toBe('viewer');
-    const same = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', { key: o.mia.key });
+    const same = await mutate(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { principalId: o.max.id }, role: 'editor' }, 'files.share.grant', {
+      key: o.mia.key,
+    });
     expect(same.result.changed).toBe(false);
     expect(same.event.payload.noop).toBe(true);
     // Managers share: an editor cannot.
-    expect(await refused(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { org: true }, role: 'viewer' }, 'FORBIDDEN_SCOPE', { key: o.max.key })).toContain('missing role manager');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: vault.id, grantee: { org: true }, role: 'viewer' }, 'FORBIDDEN_SCOPE', { key: o.max.key }),
+    ).toContain('missing role manager');
 
     // An inherited grant is revoked where it is.
     expect(await refused(o.s, 'files.shareRevoke', { fileId: doc.id, grantId: result.grant.id }, 'BAD_REQUEST', { key: o.mia.key })).toContain(vault.id);
     const rev = await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoke', { key: o.mia.key });
     expect(rev.result).toMatchObject({ changed: true, grant: { status: 'revoked' } });
     await refused(o.s, 'files.get', { fileId: doc.id }, 'NOT_FOUND', { key: o.max.key });
-    expect((await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoke', { key: o.mia.key })).result.changed).toBe(false);
+    expect(
+      (await mutate(o.s, 'files.shareRevoke', { fileId: vault.id, grantId: result.grant.id }, 'files.share.revoke', { key: o.mia.key })).result.changed,
+    ).toBe(false);
   });
 
   it('team and org grants reach their members', async () => {
@@ -60,12 +79,26 @@ describe('files.shareGrant and files.shareRevoke', () => {
   it('an email grant: viewer only, a guest link shown once, a read-only page counting views, 404 after revoke', async () => {
     const dir = await folder(o.s, o.mia.key, 'For the auditor', { restricted: true });
     const f = await upload(o.s, o.mia.key, 'balance.csv', 'a,b\n1,2\n', { parentId: dir.id });
-    expect(await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'aud@ext.example' }, role: 'editor' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('role');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'aud@ext.example' }, role: 'editor' }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toContain('role');
     const far = new Date(Date.now() + 91 * 86_400_000).toISOString();
-    expect(await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'aud@ext.example' }, role: 'viewer', expiresAt: far }, 'BAD_REQUEST', { key: o.mia.key })).toContain('expiresAt');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'not-an-email' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('email');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'aud@ext.example' }, role: 'viewer', expiresAt: far }, 'BAD_REQUEST', {
+        key: o.mia.key,
+      }),
+    ).toContain('expiresAt');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'not-an-email' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toContain('email');
 
-    const { result, event } = await mutate(o.s, 'files.shareGrant', { fileId: dir.id, grantee: { email: 'Aud@Ext.example' }, role: 'viewer' }, 'files.share.grant', { key: o.mia.key });
+    const { result, event } = await mutate(
+      o.s,
+      'files.shareGrant',
+      { fileId: dir.id, grantee: { email: 'Aud@Ext.example' }, role: 'viewer' },
+      'files.share.grant',
+      { key: o.mia.key },
+    );
     expect(result.guestUrl).toMatch(/\/share\/org_[0-9a-z]+\.wsh_[0-9a-z]{40}$/);
     expect(result.grant).toMatchObject({ granteeKind: 'email', grantee: 'aud@ext.example', role: 'viewer', views: 0 });
     const days = (Date.parse(result.grant.expiresAt) - Date.now()) / 86_400_000;
@@ -117,12 +150,24 @@ describe('files.shareGrant and files.shareRevoke', () => {
 
   it('refuses unknown grantees and grants, and bad input', async () => {
     const f = await upload(o.s, o.mia.key, 'g.txt', 'g');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: 'usr_nobody' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('principalId');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { teamId: 'team_nobody' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('teamId');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { principalId: 'usr_nobody' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toContain('principalId');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { teamId: 'team_nobody' }, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toContain('teamId');
     expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: {}, role: 'viewer' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('grantee');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'owner' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('role');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'viewer', expiresAt: '2001-01-01T00:00:00Z' }, 'BAD_REQUEST', { key: o.mia.key })).toContain('expiresAt');
-    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'viewer', notify: true }, 'BAD_REQUEST', { key: o.mia.key })).toContain('notify');
+    expect(await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'owner' }, 'BAD_REQUEST', { key: o.mia.key })).toContain(
+      'role',
+    );
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'viewer', expiresAt: '2001-01-01T00:00:00Z' }, 'BAD_REQUEST', {
+        key: o.mia.key,
+      }),
+    ).toContain('expiresAt');
+    expect(
+      await refused(o.s, 'files.shareGrant', { fileId: f.id, grantee: { org: true }, role: 'viewer', notify: true }, 'BAD_REQUEST', { key: o.mia.key }),
+    ).toContain('notify');
     await refused(o.s, 'files.shareRevoke', { fileId: f.id, grantId: 'shr_nothere' }, 'NOT_FOUND', { key: o.mia.key });
   });
 });

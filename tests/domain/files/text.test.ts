@@ -15,7 +15,8 @@ const zip = (parts: Record<string, string>) => Buffer.from(zipSync(Object.fromEn
 
 describe('document text', () => {
   it('reads the types uploads extract, and only those', () => {
-    for (const t of ['application/pdf', 'application/rtf', OOXML_DOCX, OOXML_XLSX, OOXML_PPTX, 'application/vnd.oasis.opendocument.text']) expect(readsText(t), t).toBe(true);
+    for (const t of ['application/pdf', 'application/rtf', OOXML_DOCX, OOXML_XLSX, OOXML_PPTX, 'application/vnd.oasis.opendocument.text'])
+      expect(readsText(t), t).toBe(true);
     for (const t of ['text/plain', 'image/png', 'application/zip', 'application/msword']) expect(readsText(t), t).toBe(false);
   });
 
@@ -44,13 +45,19 @@ describe('document text', () => {
   it('PPTX: slides in number order (slide10 after slide2), a line per paragraph', async () => {
     const slide = (t: string) =>
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:rPr lang="en-AU"/><a:t>${t}</a:t></a:r><a:br/><a:r><a:t>second line</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`;
-    const bytes = zip({ '[Content_Types].xml': '<Types/>', 'ppt/slides/slide10.xml': slide('Ten'), 'ppt/slides/slide2.xml': slide('Two &amp; more'), 'ppt/slides/slide1.xml': slide('One') });
+    const bytes = zip({
+      '[Content_Types].xml': '<Types/>',
+      'ppt/slides/slide10.xml': slide('Ten'),
+      'ppt/slides/slide2.xml': slide('Two &amp; more'),
+      'ppt/slides/slide1.xml': slide('One'),
+    });
     expect(await documentText(bytes, OOXML_PPTX)).toBe('One\nsecond line\nTwo & more\nsecond line\nTen\nsecond line');
   });
 
   it('XLSX: shared strings, inline strings and cell values; a shared-string cell is read once', async () => {
     const bytes = zip({
-      'xl/sharedStrings.xml': '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2"><si><t>Revenue</t></si><si><r><t xml:space="preserve">Net </t></r><r><t>margin</t></r></si></sst>',
+      'xl/sharedStrings.xml':
+        '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2"><si><t>Revenue</t></si><si><r><t xml:space="preserve">Net </t></r><r><t>margin</t></r></si></sst>',
       'xl/worksheets/sheet1.xml':
         '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>1250.5</v></c><c r="C1" t="inlineStr"><is><t>Pomelo</t></is></c><c r="D1"/></row></sheetData></worksheet>',
     });
@@ -59,7 +66,11 @@ describe('document text', () => {
 
   it('OpenDocument: headings and paragraphs with spaces, tabs and line breaks; notes left out', async () => {
     const content = `<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:h text:outline-level="1">Plan</text:h><text:p text:style-name="P1">A<text:s text:c="3"/>B<text:tab/>C<text:line-break/>D <text:span text:style-name="T1">bold</text:span><text:note text:note-class="footnote"><text:note-body><text:p>a note</text:p></text:note-body></text:note> end</text:p><text:p/></office:text></office:body></office:document-content>`;
-    for (const mime of ['application/vnd.oasis.opendocument.text', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.oasis.opendocument.presentation']) {
+    for (const mime of [
+      'application/vnd.oasis.opendocument.text',
+      'application/vnd.oasis.opendocument.spreadsheet',
+      'application/vnd.oasis.opendocument.presentation',
+    ]) {
       expect(await documentText(zip({ mimetype: mime, 'content.xml': content }), mime)).toBe('Plan\nA   B\tC\nD bold end\n');
     }
   });

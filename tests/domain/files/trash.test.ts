@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => o.s.close());
 
 const refs = async (fileId: string) =>
-  one(await o.s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND holder LIKE $2', [o.s.org.orgId, `${fileId}%`])).n;
+  one(await o.s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND holder LIKE $2', [o.s.org.orgId, `${fileId}%`]))
+    .n;
 
 describe('files.delete and files.recover', () => {
   it('trashes a folder with its subtree; recover brings back exactly that; a second delete is changed:false', async () => {

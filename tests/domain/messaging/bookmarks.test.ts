@@ -7,25 +7,44 @@ import { channel, inSeconds, post } from './lifecycle-kit.js';
 
 describe('messaging.bookmark', () => {
   it('bookmarks a URL, a message of the channel and a file; the events name the target kind, never the title or URL', async ({ team: t }) => {
-    const url = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.add', { key: t.alice.key });
-    expect(url.result).toMatchObject({ changed: true, bookmark: { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1', messageId: null, fileId: null, createdBy: t.alice.id } });
+    const url = await mutate(
+      t.s,
+      'messaging.bookmark',
+      { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' },
+      'messaging.bookmark.add',
+      { key: t.alice.key },
+    );
+    expect(url.result).toMatchObject({
+      changed: true,
+      bookmark: { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1', messageId: null, fileId: null, createdBy: t.alice.id },
+    });
     expect(url.result.bookmark.id).toMatch(/^bkm_/);
     expect(url.event.payload).toEqual({ channelId: t.channelId, target: 'url', bookmarkId: url.result.bookmark.id, bookmarks: 1 });
     expect(JSON.stringify(url.event)).not.toMatch(/Runbook|example\.com/);
 
     const m = await post(t, 'the decision');
-    const msg = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Decision', messageId: m.id }, 'messaging.bookmark.add', { key: t.bob.key });
+    const msg = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Decision', messageId: m.id }, 'messaging.bookmark.add', {
+      key: t.bob.key,
+    });
     expect(msg.event.payload).toMatchObject({ target: 'message', messageId: m.id, bookmarks: 2 });
     const spec = (await ok(t.s, 'files.create', { kind: 'doc', name: 'Spec' }, t.bob.key)).file.id;
     const file = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Spec', fileId: spec }, 'messaging.bookmark.add', { key: t.bob.key });
     expect(file.event.payload).toMatchObject({ target: 'file', fileId: spec, bookmarks: 3 });
-    expect(await refused(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Gone', fileId: 'fil_unknown1' }, 'NOT_FOUND', { key: t.bob.key })).toContain('fil_unknown1');
+    expect(
+      await refused(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Gone', fileId: 'fil_unknown1' }, 'NOT_FOUND', { key: t.bob.key }),
+    ).toContain('fil_unknown1');
 
     const listed = await ok(t.s, 'messaging.history', { channelId: t.channelId, bookmarks: true }, t.watcher.key);
     expect(listed.bookmarks.map((b: any) => b.id)).toEqual([url.result.bookmark.id, msg.result.bookmark.id, file.result.bookmark.id]);
 
     // The same target again: that bookmark, changed:false (even under another title).
-    const again = await mutate(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook v2', url: 'https://example.com/runbook?x=1' }, 'messaging.bookmark.add', { key: t.bob.key });
+    const again = await mutate(
+      t.s,
+      'messaging.bookmark',
+      { channelId: t.channelId, title: 'Runbook v2', url: 'https://example.com/runbook?x=1' },
+      'messaging.bookmark.add',
+      { key: t.bob.key },
+    );
     expect(again.result).toMatchObject({ changed: false, bookmark: { id: url.result.bookmark.id, title: 'Runbook' } });
     expect(again.event.payload).toMatchObject({ noop: true });
 
@@ -36,23 +55,46 @@ describe('messaging.bookmark', () => {
     expect(twice.result.changed).toBe(false);
     expect(twice.event.payload.noop).toBe(true);
     // Removed: bookmarking the URL again makes a new one.
-    expect((await ok(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' }, t.bob.key)).changed).toBe(true);
+    expect((await ok(t.s, 'messaging.bookmark', { channelId: t.channelId, title: 'Runbook', url: 'https://example.com/runbook?x=1' }, t.bob.key)).changed).toBe(
+      true,
+    );
   });
 
   it('exactly one target: none or two is BAD_REQUEST; only http(s) URLs; a message of another channel is BAD_REQUEST', async ({ team: t }) => {
     const base = { channelId: t.channelId, title: 'T' };
     expect(await refused(t.s, 'messaging.bookmark', base, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.messageId: give exactly one target/);
-    expect(await refused(t.s, 'messaging.bookmark', { ...base, url: 'https://a.example', fileId: 'fil_0123456789abcdef' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.fileId: /);
-    for (const url of ['javascript:alert(1)', 'ftp://example.com/x', 'mailto:a@example.com', 'file:///etc/passwd', 'https://', 'not a url', `https://example.com/${'a'.repeat(2000)}`, 'https://example.com/\u0000x', 'https://example.com/a b', 'https://example.com/\ud800']) {
+    expect(
+      await refused(t.s, 'messaging.bookmark', { ...base, url: 'https://a.example', fileId: 'fil_0123456789abcdef' }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^params\.fileId: /);
+    for (const url of [
+      'javascript:alert(1)',
+      'ftp://example.com/x',
+      'mailto:a@example.com',
+      'file:///etc/passwd',
+      'https://',
+      'not a url',
+      `https://example.com/${'a'.repeat(2000)}`,
+      'https://example.com/\u0000x',
+      'https://example.com/a b',
+      'https://example.com/\ud800',
+    ]) {
       expect(await refused(t.s, 'messaging.bookmark', { ...base, url }, 'BAD_REQUEST', { key: t.alice.key }), url).toMatch(/^url: /);
     }
-    expect(await refused(t.s, 'messaging.bookmark', { ...base, title: '' , url: 'https://ok.example' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^title: /);
-    expect(await refused(t.s, 'messaging.bookmark', { ...base, title: 'x'.repeat(201), url: 'https://ok.example' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^title: /);
+    expect(await refused(t.s, 'messaging.bookmark', { ...base, title: '', url: 'https://ok.example' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /^title: /,
+    );
+    expect(
+      await refused(t.s, 'messaging.bookmark', { ...base, title: 'x'.repeat(201), url: 'https://ok.example' }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^title: /);
     const elsewhere = await channel(t, 'elsewhere', [t.alice.id]);
     const m = await post(t, 'over there', t.alice.key, elsewhere);
-    expect(await refused(t.s, 'messaging.bookmark', { ...base, messageId: m.id }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.messageId: must be a message of/);
+    expect(await refused(t.s, 'messaging.bookmark', { ...base, messageId: m.id }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /^params\.messageId: must be a message of/,
+    );
     await refused(t.s, 'messaging.bookmark', { ...base, messageId: 'msg_unknown00000000' }, 'NOT_FOUND', { key: t.alice.key });
-    const sched = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'bk-s', text: 'later', postAt: inSeconds(t, 600) }, t.alice.key)).message;
+    const sched = (
+      await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'bk-s', text: 'later', postAt: inSeconds(t, 600) }, t.alice.key)
+    ).message;
     await refused(t.s, 'messaging.bookmark', { ...base, messageId: sched.id }, 'NOT_FOUND', { key: t.bob.key });
     expect(await refused(t.s, 'messaging.bookmark', { ...base, messageId: sched.id }, 'CONFLICT', { key: t.alice.key })).toMatch(/scheduled/);
   });
@@ -79,7 +121,9 @@ describe('messaging.bookmark', () => {
       const b = (await ok(t.s, 'messaging.bookmark', { channelId: ch, title: `b${i}`, url: `https://example.com/${i}` }, t.alice.key)).bookmark;
       first ||= b.id;
     }
-    expect(await refused(t.s, 'messaging.bookmark', { channelId: ch, title: 'b100', url: 'https://example.com/100' }, 'CONFLICT', { key: t.alice.key })).toMatch(/100 bookmarks/);
+    expect(
+      await refused(t.s, 'messaging.bookmark', { channelId: ch, title: 'b100', url: 'https://example.com/100' }, 'CONFLICT', { key: t.alice.key }),
+    ).toMatch(/100 bookmarks/);
     await ok(t.s, 'messaging.unbookmark', { bookmarkId: first }, t.alice.key);
     expect((await ok(t.s, 'messaging.bookmark', { channelId: ch, title: 'b100', url: 'https://example.com/100' }, t.alice.key)).changed).toBe(true);
   }, 60_000);

@@ -35,7 +35,11 @@ describe('redaction canary', () => {
     const dm = (await call('channel.resolveOrCreateDm', { principalIds: [agent.principal.id] })).channel;
     const root = (await call('messaging.send', { channelId: ch.id, idempotencyId: `${CANARY}-1`, text: text('root text') })).message;
     await call('messaging.send', { channelId: ch.id, idempotencyId: `${CANARY}-1`, text: text('root text') });
-    await call('messaging.send', { channelId: ch.id, idempotencyId: `${CANARY}-2`, text: text('reply'), threadId: root.id, alsoToChannel: true }, humans[0].apiKey);
+    await call(
+      'messaging.send',
+      { channelId: ch.id, idempotencyId: `${CANARY}-2`, text: text('reply'), threadId: root.id, alsoToChannel: true },
+      humans[0].apiKey,
+    );
     await call('messaging.send', { channelId: dm.id, idempotencyId: `${CANARY}-3`, text: text('dm text') }, agent.apiKey);
     const held = await call('messaging.send', { channelId: ch.id, idempotencyId: `${CANARY}-4`, text: `<!channel> ${text('broadcast')}` }, agent.apiKey);
     expect(held.status).toBe('approval_required');

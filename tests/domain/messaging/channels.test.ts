@@ -39,7 +39,13 @@ describe('messaging.channels', () => {
     const second = await list({ query: 'zz-prefix', limit: 2, cursor: first.nextCursor }, o.max.key);
     expect([...first.channels, ...second.channels].map((c: any) => c.name)).toEqual(['zz-prefix-0', 'zz-prefix-1', 'zz-prefix-2', 'zz-prefix-3']);
     expect(second.nextCursor).toBeNull();
-    expect((await list({ query: 'zz-prefix', includeArchived: true }, o.max.key)).channels.map((c: any) => c.archived)).toEqual([false, false, false, false, true]);
+    expect((await list({ query: 'zz-prefix', includeArchived: true }, o.max.key)).channels.map((c: any) => c.archived)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('unreadCount and mentionCount come from the rows: a deleted message stops counting, thread replies count', async () => {

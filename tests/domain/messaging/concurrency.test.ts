@@ -33,7 +33,9 @@ describe.skipIf(!onPostgres)('concurrency (PostgreSQL only: PGlite serialises ev
   it('20 concurrent sends to one channel get distinct, gap-free seqs', async () => {
     const ch = await newChannel(o, { members: [o.mia, o.max] });
     const sent = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => ok(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: `c-${i}`, text: `burst ${i}` }, i % 2 ? o.mia.key : o.max.key)),
+      Array.from({ length: 20 }, (_, i) =>
+        ok(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: `c-${i}`, text: `burst ${i}` }, i % 2 ? o.mia.key : o.max.key),
+      ),
     );
     expect(sent.map((r) => r.message.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     const page = await history(o, { channelId: ch.id, limit: 50 });
@@ -43,7 +45,9 @@ describe.skipIf(!onPostgres)('concurrency (PostgreSQL only: PGlite serialises ev
 
   it('the same idempotencyId sent 5 times at once is one message; the same name created twice at once is one channel', async () => {
     const ch = await newChannel(o, { members: [o.mia] });
-    const same = await Promise.all(Array.from({ length: 5 }, () => ok(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'once', text: 'only once' }, o.mia.key)));
+    const same = await Promise.all(
+      Array.from({ length: 5 }, () => ok(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'once', text: 'only once' }, o.mia.key)),
+    );
     expect(new Set(same.map((r) => r.message.id)).size).toBe(1);
     expect(same.filter((r) => r.changed)).toHaveLength(1);
     const name = `race-${Date.now()}`;

@@ -18,12 +18,17 @@ export const uniqueName = (base = 'ch') => `${base}-${++n}-${Math.random().toStr
 /** A new channel made by `by` (default the owner) with `members`: its Channel. */
 export async function newChannel(o: MsgOrg, opts: { by?: Person; members?: Person[]; private?: boolean; postingPolicy?: string } = {}): Promise<any> {
   const by = opts.by ?? o.owner;
-  const r = await ok(o.s, 'channel.create', {
-    name: uniqueName(),
-    private: opts.private ?? false,
-    memberIds: (opts.members ?? []).map((m) => m.id),
-    ...(opts.postingPolicy ? { postingPolicy: opts.postingPolicy } : {}),
-  }, by.key);
+  const r = await ok(
+    o.s,
+    'channel.create',
+    {
+      name: uniqueName(),
+      private: opts.private ?? false,
+      memberIds: (opts.members ?? []).map((m) => m.id),
+      ...(opts.postingPolicy ? { postingPolicy: opts.postingPolicy } : {}),
+    },
+    by.key,
+  );
   return r.channel;
 }
 

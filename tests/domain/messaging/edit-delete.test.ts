@@ -16,7 +16,13 @@ const revisionsOf = async (messageId: string, key: string) => (await ok(t.s, 'me
 describe('messaging.edit', () => {
   it('the author edits: the old text becomes a revision, mentions are read again, editedAt is set; the event has no words', async () => {
     const m = await post(t, `first words <@${t.bob.id}>`);
-    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: m.id, text: `second words <@${t.owner.id}> <!channel>` }, 'messaging.message.edit', { key: t.alice.key });
+    const { result, event } = await mutate(
+      t.s,
+      'messaging.edit',
+      { messageId: m.id, text: `second words <@${t.owner.id}> <!channel>` },
+      'messaging.message.edit',
+      { key: t.alice.key },
+    );
     expect(result.changed).toBe(true);
     expect(result.message).toMatchObject({ text: `second words <@${t.owner.id}> <!channel>`, mentions: [t.owner.id], mentionsChannel: true, seq: m.seq });
     expect(result.message.editedAt).not.toBeNull();
@@ -45,7 +51,7 @@ describe('messaging.edit', () => {
     expect(revisions[49]).toMatchObject({ n: 52, text: 'v51' });
   }, 30_000);
 
-  it('refuses: another\'s message (CONFLICT), postAt on a posted message (CONFLICT), nothing to change, bad text or mention (BAD_REQUEST)', async () => {
+  it("refuses: another's message (CONFLICT), postAt on a posted message (CONFLICT), nothing to change, bad text or mention (BAD_REQUEST)", async () => {
     const m = await post(t, 'alice wrote this');
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'bob rewrites' }, 'CONFLICT', { key: t.bob.key })).toMatch(/only its author/);
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'owner rewrites' }, 'CONFLICT', { key: t.owner.key })).toMatch(/only its author/);
@@ -53,20 +59,27 @@ describe('messaging.edit', () => {
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.text: /);
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: '' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^text: /);
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'y'.repeat(16_001) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^text: /);
-    expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'hi <@usr_nobody00000000>' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/not a member/);
+    expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'hi <@usr_nobody00000000>' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /not a member/,
+    );
     await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'x' }, 'FORBIDDEN_SCOPE', { key: t.viewer.key });
     expect((await view(t, m.id)).text).toBe('alice wrote this');
   });
 
   it('a scheduled message: text replaced outright (a draft keeps no revisions), postAt moved with a new job', async () => {
-    const s = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'draft', text: 'draft 1', postAt: inSeconds(t, 600) }, t.alice.key)).message;
+    const s = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'draft', text: 'draft 1', postAt: inSeconds(t, 600) }, t.alice.key))
+      .message;
     const newAt = inSeconds(t, 1200);
-    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: s.id, text: 'draft 2', postAt: newAt }, 'messaging.message.edit', { key: t.alice.key });
+    const { result, event } = await mutate(t.s, 'messaging.edit', { messageId: s.id, text: 'draft 2', postAt: newAt }, 'messaging.message.edit', {
+      key: t.alice.key,
+    });
     expect(result.message).toMatchObject({ status: 'scheduled', text: 'draft 2', editedAt: null });
     expect(new Date(result.message.postAt).getTime()).toBe(new Date(newAt).getTime());
     expect(event.payload).toMatchObject({ fields: ['text', 'postAt'], status: 'scheduled' });
     expect(await revisionsOf(s.id, t.alice.key)).toEqual([]);
-    expect(await refused(t.s, 'messaging.edit', { messageId: s.id, postAt: inSeconds(t, 3) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.postAt: /);
+    expect(await refused(t.s, 'messaging.edit', { messageId: s.id, postAt: inSeconds(t, 3) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /^params\.postAt: /,
+    );
     const { n } = one(await t.s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE data#>>'{data,messageId}' = $1`, [s.id]));
     expect(n).toBe(2);
   });
@@ -103,7 +116,7 @@ describe('messaging.delete', () => {
     expect(await refused(t.s, 'messaging.react', { messageId: m.id, emoji: '👍' }, 'CONFLICT', { key: t.bob.key })).toMatch(/deleted/);
   });
 
-  it('a poll\'s delete erases its options and votes', async () => {
+  it("a poll's delete erases its options and votes", async () => {
     const poll = (await ok(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Lunch?', options: ['Pizza', 'Sushi'] }, t.bob.key)).message;
     await ok(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [poll.poll.options[0].id] }, t.alice.key);
     const deleted = (await ok(t.s, 'messaging.delete', { messageId: poll.id }, t.bob.key)).message;
@@ -114,14 +127,14 @@ describe('messaging.delete', () => {
     expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'CONFLICT', { key: t.alice.key })).toMatch(/deleted/);
   });
 
-  it('an owner or admin deletes others\' messages; a plain member cannot (CONFLICT)', async () => {
-    const m = await post(t, 'bob\'s words', t.bob.key);
+  it("an owner or admin deletes others' messages; a plain member cannot (CONFLICT)", async () => {
+    const m = await post(t, "bob's words", t.bob.key);
     expect(await refused(t.s, 'messaging.delete', { messageId: m.id }, 'CONFLICT', { key: t.alice.key })).toMatch(/only its author or an owner or admin/);
     const { event } = await mutate(t.s, 'messaging.delete', { messageId: m.id }, 'messaging.message.delete', { key: t.owner.key });
     expect(event.payload).toMatchObject({ by: 'manager', authorId: t.bob.id });
   });
 
-  it('an agent erasing another\'s message holds until a human approves; its own deletes at once', async () => {
+  it("an agent erasing another's message holds until a human approves; its own deletes at once", async () => {
     const ch = await channel(t, 'agents', [t.alice.id, t.agent.id]);
     await ok(t.s, 'channel.updateMemberRole', { channelId: ch, principalId: t.agent.id, role: 'admin' });
     const own = await post(t, 'agent says', t.agent.key, ch);

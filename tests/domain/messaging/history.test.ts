@@ -39,10 +39,10 @@ describe('messaging.history by channel', () => {
     await say(o, o.mia, c2.id, 'quiet reply', { threadId: root.id });
     await say(o, o.mia, c2.id, 'loud reply', { threadId: root.id, alsoToChannel: true });
     expect(seqs(await history(o, { channelId: c2.id }))).toEqual([3, 1]);
-    await o.s.runtime.db.query(`UPDATE messages SET status = 'deleted', text = NULL, deleted_at = now(), deleted_by = author_id WHERE org_id = $1 AND message_id = $2`, [
-      o.s.org.orgId,
-      root.id,
-    ]);
+    await o.s.runtime.db.query(
+      `UPDATE messages SET status = 'deleted', text = NULL, deleted_at = now(), deleted_by = author_id WHERE org_id = $1 AND message_id = $2`,
+      [o.s.org.orgId, root.id],
+    );
     const [, tomb] = (await history(o, { channelId: c2.id })).messages;
     expect(tomb).toMatchObject({ id: root.id, seq: 1, status: 'deleted', text: null, replyCount: 2 });
   });
@@ -57,9 +57,12 @@ describe('messaging.history by channel', () => {
     expect((await history(o, { threadId: root.id, cursor: page.nextCursor }, o.mia)).messages.map((m: any) => m.text)).toEqual(['reply 2', 'reply 3']);
   });
 
-  it('messageId: the message; its revisions for its author and the channel\'s owners and admins only', async () => {
+  it("messageId: the message; its revisions for its author and the channel's owners and admins only", async () => {
     const m = await say(o, o.mia, ch.id, 'edited text');
-    await o.s.runtime.db.query(`INSERT INTO message_revisions (org_id, message_id, n, text, replaced_at) VALUES ($1, $2, 1, 'first text', now())`, [o.s.org.orgId, m.id]);
+    await o.s.runtime.db.query(`INSERT INTO message_revisions (org_id, message_id, n, text, replaced_at) VALUES ($1, $2, 1, 'first text', now())`, [
+      o.s.org.orgId,
+      m.id,
+    ]);
     expect((await history(o, { messageId: m.id }, o.mia)).revisions).toEqual([{ n: 1, text: 'first text', replacedAt: expect.any(String) }]);
     expect((await history(o, { messageId: m.id }, o.owner)).revisions).toHaveLength(1);
     const seen = await history(o, { messageId: m.id }, o.max);
@@ -78,7 +81,10 @@ describe('messaging.history by channel', () => {
     expect(pins.messages.map((m: any) => m.id)).toEqual([b.id]);
     expect(pins.messages[0].pinned).toBe(true);
     expect((await history(o, { channelId: c4.id, pinned: true, cursor: pins.nextCursor }, o.mia)).messages.map((m: any) => m.id)).toEqual([a.id]);
-    await q(`INSERT INTO channel_bookmarks (org_id, bookmark_id, channel_id, title, url, created_by, created_at) VALUES ($1, 'bkm_one1', $2, 'Runbook', 'https://x.test/rb', $3, now())`, [c4.id, o.owner.id]);
+    await q(
+      `INSERT INTO channel_bookmarks (org_id, bookmark_id, channel_id, title, url, created_by, created_at) VALUES ($1, 'bkm_one1', $2, 'Runbook', 'https://x.test/rb', $3, now())`,
+      [c4.id, o.owner.id],
+    );
     const marks = await history(o, { channelId: c4.id, bookmarks: true }, o.mia);
     expect(marks).toMatchObject({ messages: [], bookmarks: [{ id: 'bkm_one1', title: 'Runbook', url: 'https://x.test/rb', messageId: null, fileId: null }] });
     await q(
@@ -152,7 +158,7 @@ describe('messaging.history refusals', () => {
     await bad({ channelId: ch.id, since: 'yesterday' }, /^since: must be an ISO 8601 date-time/);
   });
 
-  it('a private channel you are not in, another org\'s or an unknown one: NOT_FOUND; a missing scope: FORBIDDEN_SCOPE', async () => {
+  it("a private channel you are not in, another org's or an unknown one: NOT_FOUND; a missing scope: FORBIDDEN_SCOPE", async () => {
     const priv = await newChannel(o, { private: true });
     const m = await say(o, o.owner, priv.id, 'private words');
     expect(await refused(o.s, 'messaging.history', { channelId: priv.id }, 'NOT_FOUND', { key: o.mia.key })).toMatch(/^channel ch_\w+ not found/);

@@ -42,7 +42,13 @@ describe('redaction canary', () => {
     const bkm = (await call('messaging.bookmark', { channelId: ch, title: text('title'), url: `https://example.com/${CANARY}` })).bookmark;
     await call('messaging.bookmark', { channelId: ch, title: text('message title'), messageId: posted.id });
     await call('messaging.unbookmark', { bookmarkId: bkm.id });
-    const poll = (await call('messaging.createPoll', { channelId: ch, question: text('question'), options: [text('option a'), text('option b')], anonymous: true }, member.apiKey)).message;
+    const poll = (
+      await call(
+        'messaging.createPoll',
+        { channelId: ch, question: text('question'), options: [text('option a'), text('option b')], anonymous: true },
+        member.apiKey,
+      )
+    ).message;
     await call('messaging.votePoll', { messageId: poll.id, optionIds: [poll.poll.options[0].id] }, agent.apiKey);
     // Refusals carry the canary in their params too.
     const bad = await s.client.rpc('messaging.edit', { messageId: posted.id, text: text('not yours') }, agent.apiKey);
@@ -52,13 +58,17 @@ describe('redaction canary', () => {
     await call('messaging.delete', { messageId: poll.id }, member.apiKey);
 
     // The scheduled message posts (its job made due now): the delivery event carries no words either.
-    await s.runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = $1 AND data#>>'{data,messageId}' = $2`, [POST_SCHEDULED_JOB, sched.id]);
+    await s.runtime.db.query(`UPDATE ${BOSS_SCHEMA}.job SET start_after = now() WHERE name = $1 AND data#>>'{data,messageId}' = $2`, [
+      POST_SCHEDULED_JOB,
+      sched.id,
+    ]);
     s.runtime.deps.jobs.wake([POST_SCHEDULED_JOB]);
     await until('the delivery', async () => ((await s.ledgerText()).includes('messaging.message.deliver') ? true : undefined), 20_000);
 
     const ledger = await s.ledgerText();
     for (const kind of ['schedule', 'edit', 'delete', 'pin', 'unpin', 'deliver']) expect(ledger).toContain(`messaging.message.${kind}`);
-    for (const kind of ['reaction.set', 'bookmark.add', 'bookmark.remove', 'poll.create', 'poll.vote', 'signature.hold']) expect(ledger).toContain(`messaging.${kind}`);
+    for (const kind of ['reaction.set', 'bookmark.add', 'bookmark.remove', 'poll.create', 'poll.vote', 'signature.hold'])
+      expect(ledger).toContain(`messaging.${kind}`);
     expectNoCanary(CANARY, { ledger, logs: s.logs() });
   }, 30_000);
 });

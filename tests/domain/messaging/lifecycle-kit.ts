@@ -30,7 +30,6 @@ export interface Team {
   channelId: string;
 }
 
-
 export async function team(opts: Partial<RuntimeOptions> = {}): Promise<Team> {
   const clock = new OffsetClock();
   const s = await testServer({ clock, ...opts });
@@ -49,14 +48,24 @@ export async function team(opts: Partial<RuntimeOptions> = {}): Promise<Team> {
 
 let names = 0;
 /** A new channel owned by `owner` (default the org's creator) with these members: its id. */
-export async function channel(t: Team, name: string, memberIds: string[], opts: { private?: boolean; key?: string; postingPolicy?: string } = {}): Promise<string> {
-  const created = await ok(t.s, 'channel.create', { name: `${name}-${++names}`, memberIds, private: opts.private ?? false, ...(opts.postingPolicy ? { postingPolicy: opts.postingPolicy } : {}) }, opts.key);
+export async function channel(
+  t: Team,
+  name: string,
+  memberIds: string[],
+  opts: { private?: boolean; key?: string; postingPolicy?: string } = {},
+): Promise<string> {
+  const created = await ok(
+    t.s,
+    'channel.create',
+    { name: `${name}-${++names}`, memberIds, private: opts.private ?? false, ...(opts.postingPolicy ? { postingPolicy: opts.postingPolicy } : {}) },
+    opts.key,
+  );
   return created.channel.id;
 }
 
-
 /** The shared held, appending only messaging's hold event. */
-export const held = (on: Caller, method: string, params: unknown, opts: CallOptions) => sharedHeld(on, method, params, { ...opts, holdKind: 'messaging.signature.hold' });
+export const held = (on: Caller, method: string, params: unknown, opts: CallOptions) =>
+  sharedHeld(on, method, params, { ...opts, holdKind: 'messaging.signature.hold' });
 
 let sends = 0;
 /** A posted message by `key` in the channel: its Message. */

@@ -7,14 +7,22 @@ import { approved, ok } from '../../helpers/calls.js';
 /* The message lifecycle over MCP (the messaging desk): an agent schedules, edits, reacts, polls and votes; its delete of another's message holds. */
 
 describe('message lifecycle over MCP', () => {
-  it('an agent works a message\'s life through tools', async ({ team: t }) => {
+  it("an agent works a message's life through tools", async ({ team: t }) => {
     const a = await connectInMemory(t.s.runtime, t.agent.key, { toolsets: 'messaging' });
     try {
       const tools = (await a.client.listTools()).tools.map((x) => x.name);
       expect(tools).toEqual(
         expect.arrayContaining([
-          'messaging_schedule', 'messaging_edit', 'messaging_delete', 'messaging_pin', 'messaging_unpin', 'messaging_react',
-          'messaging_bookmark', 'messaging_unbookmark', 'messaging_createPoll', 'messaging_votePoll',
+          'messaging_schedule',
+          'messaging_edit',
+          'messaging_delete',
+          'messaging_pin',
+          'messaging_unpin',
+          'messaging_react',
+          'messaging_bookmark',
+          'messaging_unbookmark',
+          'messaging_createPoll',
+          'messaging_votePoll',
         ]),
       );
       const call = async (name: string, args: Record<string, unknown>) => structured(await a.client.callTool({ name, arguments: args }));

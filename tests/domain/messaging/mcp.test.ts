@@ -10,7 +10,16 @@ describe('messaging over MCP', () => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'messaging' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);
-      expect(tools).toEqual(expect.arrayContaining(['messaging_send', 'messaging_history', 'messaging_channels', 'channel_create', 'channel_resolveOrCreateDm', 'channel_markRead']));
+      expect(tools).toEqual(
+        expect.arrayContaining([
+          'messaging_send',
+          'messaging_history',
+          'messaging_channels',
+          'channel_create',
+          'channel_resolveOrCreateDm',
+          'channel_markRead',
+        ]),
+      );
       const dm = structured(await a.client.callTool({ name: 'channel_resolveOrCreateDm', arguments: { principalIds: [o.mia.id] } })).channel;
       expect(dm).toMatchObject({ kind: 'dm', memberCount: 2 });
       const args = { channelId: dm.id, idempotencyId: 'ask-1', text: 'May I deploy?' };

@@ -98,8 +98,10 @@ describe('messaging.react', () => {
     expect((await view(t, m.id)).reactions).toHaveLength(50);
   }, 30_000);
 
-  it('a scheduled message is its author\'s alone (NOT_FOUND to others) and cannot be reacted to yet', async ({ team: t }) => {
-    const s = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'react-sched', text: 'later', postAt: inSeconds(t, 600) }, t.alice.key)).message;
+  it("a scheduled message is its author's alone (NOT_FOUND to others) and cannot be reacted to yet", async ({ team: t }) => {
+    const s = (
+      await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'react-sched', text: 'later', postAt: inSeconds(t, 600) }, t.alice.key)
+    ).message;
     await refused(t.s, 'messaging.react', { messageId: s.id, emoji: '👍' }, 'NOT_FOUND', { key: t.bob.key });
     await refused(t.s, 'messaging.pin', { messageId: s.id }, 'NOT_FOUND', { key: t.bob.key });
     expect(await refused(t.s, 'messaging.react', { messageId: s.id, emoji: '👍' }, 'CONFLICT', { key: t.alice.key })).toMatch(/scheduled/);

@@ -30,7 +30,10 @@ describe('messaging.createPoll', () => {
     expect(m).toMatchObject({ kind: 'poll', status: 'posted', text: 'Ship on Friday?', authorId: t.alice.id });
     expect(m.seq).toBeGreaterThan(0);
     expect(m.poll).toMatchObject({ multiple: true, anonymous: false, closed: false, myVote: [], voterCount: 0 });
-    expect(m.poll.options.map((o: any) => [o.text, o.votes, o.voterIds])).toEqual([['Yes', 0, []], ['No', 0, []]]);
+    expect(m.poll.options.map((o: any) => [o.text, o.votes, o.voterIds])).toEqual([
+      ['Yes', 0, []],
+      ['No', 0, []],
+    ]);
     for (const o of m.poll.options) expect(o.id).toMatch(/^opt_/);
     expect(event.payload).toMatchObject({ channelId: t.channelId, messageId: m.id, seq: m.seq, options: 2, multiple: true, anonymous: false });
     expect(JSON.stringify(event)).not.toMatch(/Friday|"Yes"|"No"|opt_/);
@@ -39,14 +42,32 @@ describe('messaging.createPoll', () => {
   });
 
   it('refuses bad inputs naming the field, appending nothing', async () => {
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['only one'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options: /);
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['only one'] }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^options: /);
     const eleven = Array.from({ length: 11 }, (_, i) => `o${i}`);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: eleven }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['Same', 'same'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.options: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: '', options: ['a', 'b'] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^question: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: inSeconds(t, -5) }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.closesAt: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', ''] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^options\.1: /);
-    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: 'soon' }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^closesAt: /);
+    expect(await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: eleven }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /^options: /,
+    );
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['Same', 'same'] }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^params\.options: /);
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: '', options: ['a', 'b'] }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^question: /);
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: inSeconds(t, -5) }, 'BAD_REQUEST', {
+        key: t.alice.key,
+      }),
+    ).toMatch(/^params\.closesAt: /);
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', ''] }, 'BAD_REQUEST', { key: t.alice.key }),
+    ).toMatch(/^options\.1: /);
+    expect(
+      await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'], closesAt: 'soon' }, 'BAD_REQUEST', {
+        key: t.alice.key,
+      }),
+    ).toMatch(/^closesAt: /);
     await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'CONFLICT', { key: t.watcher.key });
     await refused(t.s, 'messaging.createPoll', { channelId: t.channelId, question: 'Q', options: ['a', 'b'] }, 'FORBIDDEN_SCOPE', { key: t.viewer.key });
     const other = await otherOrg(t.s);
@@ -72,9 +93,15 @@ describe('messaging.votePoll', () => {
     expect(same.event.payload).toMatchObject({ noop: true });
     // Observers only read and react: voting is CONFLICT.
     expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes] }, 'CONFLICT', { key: t.watcher.key })).toMatch(/observer/);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, no] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: .*single-choice/);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['opt_notinthispoll0'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: /);
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, yes] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^params\.optionIds: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, no] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(
+      /^params\.optionIds: .*single-choice/,
+    );
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['opt_notinthispoll0'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(
+      /^params\.optionIds: /,
+    );
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [yes, yes] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(
+      /^params\.optionIds: /,
+    );
     expect(await refused(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: ['nope'] }, 'BAD_REQUEST', { key: t.bob.key })).toMatch(/^optionIds\.0: /);
 
     const retract = await mutate(t.s, 'messaging.votePoll', { messageId: poll.id, optionIds: [] }, 'messaging.poll.vote', { key: t.bob.key });
@@ -89,7 +116,9 @@ describe('messaging.votePoll', () => {
     expect(r.message.poll.myVote.sort()).toEqual([ids[0], ids[2]].sort());
     expect(r.message.poll.options.map((o: any) => o.votes)).toEqual([1, 0, 1]);
     const plain = (await ok(t.s, 'messaging.send', { channelId: t.channelId, idempotencyId: 'not-a-poll', text: 'hello' }, t.alice.key)).message;
-    expect(await refused(t.s, 'messaging.votePoll', { messageId: plain.id, optionIds: [] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.messageId: /);
+    expect(await refused(t.s, 'messaging.votePoll', { messageId: plain.id, optionIds: [] }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
+      /^params\.messageId: /,
+    );
   });
 
   it('an anonymous poll hides voters from members, but shows counts and your own ballot', async () => {

@@ -55,10 +55,12 @@ describe('scenario 2: channel', () => {
     expect((await history(o, { channelId: ch.id, pinned: true }, o.max)).messages.map((m: any) => m.id)).toEqual([root.id]);
     // Read marks against the rows: the owner has read nothing; mia is mentioned once, by a reply.
     const owner = (await ok(o.s, 'messaging.channels', {}, o.owner.key)).channels.find((c: any) => c.id === ch.id).membership;
-    const { n } = one(await o.s.runtime.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND status = 'posted' AND author_id <> $3`,
-      [o.s.org.orgId, ch.id, o.owner.id],
-    ));
+    const { n } = one(
+      await o.s.runtime.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE org_id = $1 AND channel_id = $2 AND status = 'posted' AND author_id <> $3`,
+        [o.s.org.orgId, ch.id, o.owner.id],
+      ),
+    );
     expect(owner).toMatchObject({ lastReadSeq: 0, unreadCount: n, mentionCount: 0 });
     const mia = await ok(o.s, 'channel.markRead', { channelId: ch.id, seq: 2 }, o.mia.key);
     expect(mia).toMatchObject({ lastReadSeq: 2, unreadCount: 1, mentionCount: 1 });
@@ -107,8 +109,12 @@ describe('scenario 6: bad inputs change nothing and append no event', () => {
     const ch = await newChannel(o, { members: [o.mia] });
     const before = (await allEvents(o.s.client)).length;
     expect(await refused(o.s, 'messaging.send', { channelId: ch.id, text: 'no key' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^idempotencyId: required/);
-    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'x', mood: 'happy' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^mood: unknown field/);
-    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'y'.repeat(16_001) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^text: /);
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'x', mood: 'happy' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^mood: unknown field/,
+    );
+    expect(await refused(o.s, 'messaging.send', { channelId: ch.id, idempotencyId: 'a', text: 'y'.repeat(16_001) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^text: /,
+    );
     expect(await refused(o.s, 'channel.create', { name: 'has spaces' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^name: /);
     expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 99 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^seq: /);
     expect(await refused(o.s, 'channel.removeMember', { channelId: ch.id, principalId: o.owner.id }, 'CONFLICT', { key: o.owner.key })).toMatch(/last owner/);

@@ -29,13 +29,26 @@ describe('messaging.schedule (no workers)', () => {
   });
   afterAll(() => t.s.close());
 
-  const params = (over: object = {}) => ({ channelId: t.channelId, idempotencyId: `s-${Math.random()}`, text: 'later <@' + t.bob.id + '>', postAt: inSeconds(t, 3600), ...over });
+  const params = (over: object = {}) => ({
+    channelId: t.channelId,
+    idempotencyId: `s-${Math.random()}`,
+    text: 'later <@' + t.bob.id + '>',
+    postAt: inSeconds(t, 3600),
+    ...over,
+  });
 
   it('schedules a message seen only by its author, with one job at postAt; the event names ids and counts', async () => {
     const p = params();
     const { result, event } = await mutate(t.s, 'messaging.schedule', p, 'messaging.message.schedule', { key: t.alice.key });
     expect(result.changed).toBe(true);
-    expect(result.message).toMatchObject({ status: 'scheduled', seq: null, text: p.text, authorId: t.alice.id, postAt: p.postAt.replace(/\.\d+Z$/, (m) => m), mentions: [t.bob.id] });
+    expect(result.message).toMatchObject({
+      status: 'scheduled',
+      seq: null,
+      text: p.text,
+      authorId: t.alice.id,
+      postAt: p.postAt.replace(/\.\d+Z$/, (m) => m),
+      mentions: [t.bob.id],
+    });
     expect(new Date(result.message.postAt).getTime()).toBe(new Date(p.postAt).getTime());
     expect(event.payload).toMatchObject({ channelId: t.channelId, messageId: result.message.id, status: 'scheduled', mentions: 1, pending: 1 });
     expect(JSON.stringify(event.payload)).not.toContain('later');
@@ -91,16 +104,22 @@ describe('messaging.schedule (no workers)', () => {
     const ch = await channel(t, 'busy', [author.id]);
     const ids: string[] = [];
     for (let i = 0; i < 100; i++) {
-      ids.push((await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: `p${i}`, text: `n${i}`, postAt: inSeconds(t, 600 + i) }, author.key)).message.id);
+      ids.push(
+        (await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: `p${i}`, text: `n${i}`, postAt: inSeconds(t, 600 + i) }, author.key)).message.id,
+      );
     }
-    expect(await refused(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'one too many', postAt: inSeconds(t, 900) }, 'CONFLICT', { key: author.key })).toMatch(
-      /100 scheduled messages pending/,
-    );
+    expect(
+      await refused(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'one too many', postAt: inSeconds(t, 900) }, 'CONFLICT', {
+        key: author.key,
+      }),
+    ).toMatch(/100 scheduled messages pending/);
     await ok(t.s, 'messaging.delete', { messageId: ids[0] }, author.key);
-    expect((await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'room now', postAt: inSeconds(t, 900) }, author.key)).changed).toBe(true);
+    expect(
+      (await ok(t.s, 'messaging.schedule', { channelId: ch, idempotencyId: 'p100', text: 'room now', postAt: inSeconds(t, 900) }, author.key)).changed,
+    ).toBe(true);
   }, 60_000);
 
-  it('an agent\'s <!channel> reaching more than 20 humans holds until a human approves', async () => {
+  it("an agent's <!channel> reaching more than 20 humans holds until a human approves", async () => {
     const humans = [];
     for (let i = 0; i < 21; i++) humans.push((await person(t.s, `Human ${i}`, { tier: 'member' })).id);
     const ch = await channel(t, 'crowd', [...humans, t.agent.id]);
@@ -112,7 +131,10 @@ describe('messaging.schedule (no workers)', () => {
     expect(result.message).toMatchObject({ status: 'scheduled', mentionsChannel: true });
     expect(event.payload.approvalId).toBe(approvalId);
     // Fewer humans: no hold.
-    expect((await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'small', text: '<!channel> hi', postAt: inSeconds(t, 3600) }, t.agent.key)).changed).toBe(true);
+    expect(
+      (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'small', text: '<!channel> hi', postAt: inSeconds(t, 3600) }, t.agent.key))
+        .changed,
+    ).toBe(true);
   }, 60_000);
 });
 
@@ -174,8 +196,12 @@ describe('the posting job (real pg-boss worker)', () => {
   it('scenario 3: scheduled for +2 s, then edited to +4 s, posts once, at 4 s; a deleted one never posts', async () => {
     const from = await head(t.s.client);
     const start = Date.now();
-    const moved = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-a', text: 'moved to 4 s', postAt: realIn(2000) }, t.alice.key)).message;
-    const dropped = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-b', text: 'never posted', postAt: realIn(2000) }, t.alice.key)).message;
+    const moved = (
+      await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-a', text: 'moved to 4 s', postAt: realIn(2000) }, t.alice.key)
+    ).message;
+    const dropped = (
+      await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'sc3-b', text: 'never posted', postAt: realIn(2000) }, t.alice.key)
+    ).message;
     const fourAt = new Date(start + 4000).toISOString();
     const edited = await mutate(t.s, 'messaging.edit', { messageId: moved.id, postAt: fourAt }, 'messaging.message.edit', { key: t.alice.key });
     expect(edited.result.message).toMatchObject({ status: 'scheduled', editedAt: null });
@@ -187,19 +213,26 @@ describe('the posting job (real pg-boss worker)', () => {
     // leaves it to expire (60 s) and run again here, so the wait allows for that; it still posts exactly once.
     const delivered = await until('the delivery', async () => (await eventsOf(from, moved.id)).find((e) => e.kind === 'messaging.message.deliver'), 80_000);
     expect(Date.now() - start).toBeGreaterThanOrEqual(3900);
-    expect(delivered).toMatchObject({ actor: '', payload: { channelId: t.channelId, messageId: moved.id, authorId: t.alice.id, status: 'posted', causeSeq: edited.event.seq } });
+    expect(delivered).toMatchObject({
+      actor: '',
+      payload: { channelId: t.channelId, messageId: moved.id, authorId: t.alice.id, status: 'posted', causeSeq: edited.event.seq },
+    });
     const posted = (await ok(t.s, 'messaging.history', { messageId: moved.id }, t.bob.key)).messages[0];
     expect(posted).toMatchObject({ status: 'posted', seq: delivered.payload.seq, text: 'moved to 4 s' });
 
     // Both jobs of the moved message have run: the +2 s one found postAt moved, the +4 s one posted.
     await until('both jobs done', async () => ((await jobsOf(t.s.runtime.db, moved.id)).every((j) => j.state === 'completed') ? true : undefined), 80_000);
     expect((await jobsOf(t.s.runtime.db, moved.id)).map((j) => j.output?.appended)).toEqual([false, true]);
-    await until('the deleted one\'s job', async () => ((await jobsOf(t.s.runtime.db, dropped.id))[0]?.state === 'completed' ? true : undefined));
+    await until("the deleted one's job", async () => ((await jobsOf(t.s.runtime.db, dropped.id))[0]?.state === 'completed' ? true : undefined));
     expect(one(await jobsOf(t.s.runtime.db, dropped.id)).output).toEqual({ appended: false });
     await sleep(1000);
     const all = await eventsAfter(t.s.client, from);
     expect(all.filter((e) => e.kind === 'messaging.message.deliver').map((e) => e.payload.messageId)).toEqual([moved.id]);
-    expect((await ok(t.s, 'messaging.history', { messageId: dropped.id }, t.alice.key)).messages[0]).toMatchObject({ status: 'deleted', text: null, seq: null });
+    expect((await ok(t.s, 'messaging.history', { messageId: dropped.id }, t.alice.key)).messages[0]).toMatchObject({
+      status: 'deleted',
+      text: null,
+      seq: null,
+    });
   }, 150_000);
 
   it('an author no longer in the channel at postAt: the message fails with the reason (actor "", causeSeq)', async () => {
@@ -211,7 +244,14 @@ describe('the posting job (real pg-boss worker)', () => {
     const failed = await until('the failure', async () => (await eventsOf(from, m.id)).find((e) => e.kind === 'messaging.message.fail'), 20_000);
     expect(failed).toMatchObject({ actor: '', payload: { messageId: m.id, authorId: carol.id, status: 'failed', reason: 'not_a_member' } });
     const shape = (await ok(t.s, 'messaging.history', { scheduled: true }, carol.key)).messages.find((x: any) => x.id === m.id);
-    const row = shape ?? (await t.s.runtime.db.query<{ status: string; failure: string }>('SELECT status, failure FROM messages WHERE org_id = $1 AND message_id = $2', [t.s.org.orgId, m.id]))[0];
+    const row =
+      shape ??
+      (
+        await t.s.runtime.db.query<{ status: string; failure: string }>('SELECT status, failure FROM messages WHERE org_id = $1 AND message_id = $2', [
+          t.s.org.orgId,
+          m.id,
+        ])
+      )[0];
     expect(row.status).toBe('failed');
     expect(row.failure).toMatch(/no longer in/);
     expect(await refused(t.s, 'messaging.edit', { messageId: m.id, text: 'retry' }, 'CONFLICT', { key: carol.key })).toMatch(/failed to post|not a member/);
@@ -231,11 +271,17 @@ describe('the posting job (real pg-boss worker)', () => {
     const postAt = realIn(1500);
     const m = (await ok(t.s, 'messaging.schedule', { channelId: t.channelId, idempotencyId: 'twice', text: 'only once', postAt }, t.bob.key)).message;
     const { jobs } = t.s.runtime.deps;
-    await t.s.runtime.db.tx((q) => jobs.enqueue(q, t.s.org.orgId, from, [jobs.check(POST_SCHEDULED_JOB, { messageId: m.id, postAt }, { startAfter: new Date(postAt) })]));
-    await until('both jobs done', async () => {
-      const rows = await jobsOf(t.s.runtime.db, m.id);
-      return rows.length === 2 && rows.every((j) => j.state === 'completed') ? rows : undefined;
-    }, 20_000);
+    await t.s.runtime.db.tx((q) =>
+      jobs.enqueue(q, t.s.org.orgId, from, [jobs.check(POST_SCHEDULED_JOB, { messageId: m.id, postAt }, { startAfter: new Date(postAt) })]),
+    );
+    await until(
+      'both jobs done',
+      async () => {
+        const rows = await jobsOf(t.s.runtime.db, m.id);
+        return rows.length === 2 && rows.every((j) => j.state === 'completed') ? rows : undefined;
+      },
+      20_000,
+    );
     expect((await jobsOf(t.s.runtime.db, m.id)).map((j) => j.output?.appended).sort()).toEqual([false, true]);
     const delivered = (await eventsAfter(t.s.client, from)).filter((e) => e.kind === 'messaging.message.deliver' && e.payload.messageId === m.id);
     expect(delivered).toHaveLength(1);

@@ -69,7 +69,11 @@ describe('instant notifications', () => {
     const before = await head(kit.s.client);
     const filed = expectOk(
       'approval.request',
-      await kit.s.client.rpc('approval.request', { actionClass: 'board.publish_plan', payloadHash: 'b'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_7', summary } }, { key: bob.key }),
+      await kit.s.client.rpc(
+        'approval.request',
+        { actionClass: 'board.publish_plan', payloadHash: 'b'.repeat(64), subject: { kind: 'board.plan', subjectId: 'plan_7', summary } },
+        { key: bob.key },
+      ),
     );
     await kit.delivery.runOnce();
     const [asked] = await mailsTo(kit, carol.email);
@@ -99,7 +103,11 @@ describe('instant notifications', () => {
 
   it('agents are never mailed, even with an address on their record', async () => {
     const agent = await kit.s.client.mint({ tier: 'agent' }, 'ops agent');
-    await kit.s.runtime.db.query('UPDATE principals SET email = $3 WHERE org_id = $1 AND principal_id = $2', [kit.s.org.orgId, agent.principal.id, 'agent@example.test']);
+    await kit.s.runtime.db.query('UPDATE principals SET email = $3 WHERE org_id = $1 AND principal_id = $2', [
+      kit.s.org.orgId,
+      agent.principal.id,
+      'agent@example.test',
+    ]);
     const task = await createTask(kit, { title: 'For the agent' });
     await assign(kit, task.id, agent.principal.id);
     await kit.delivery.runOnce();
@@ -156,7 +164,9 @@ describe('preferences applied', () => {
     await assign(kit, (await createTask(kit, { title: 'Weekly item' })).id, erin.id);
     await kit.delivery.runOnce();
     // Friday 08:00 in Tokyo is Thursday 23:00 UTC.
-    expect((await rowsOf(kit, erin.id)).filter((r) => r.type === 'task.assigned').map((r) => new Date(r.not_before).toISOString())).toEqual(['2026-03-05T23:00:00.000Z']);
+    expect((await rowsOf(kit, erin.id)).filter((r) => r.type === 'task.assigned').map((r) => new Date(r.not_before).toISOString())).toEqual([
+      '2026-03-05T23:00:00.000Z',
+    ]);
   });
 
   it('quiet hours hold an instant notification until they end', async () => {
@@ -180,7 +190,10 @@ describe('preferences applied', () => {
     const refused = await kit.s.client.rpc('notification.updatePreferences', { events: { security: 'off' } }, { key: gina.key });
     expect(refused.body.error.message).toMatch(/^params\.events\.security: /);
     // Even a stored row that says off (written by hand) is read as instant.
-    await kit.s.runtime.db.query(`UPDATE notification_preferences SET events = '{"security": "off", "task.assigned": "off"}'::jsonb WHERE org_id = $1 AND target = $2`, [kit.s.org.orgId, gina.id]);
+    await kit.s.runtime.db.query(
+      `UPDATE notification_preferences SET events = '{"security": "off", "task.assigned": "off"}'::jsonb WHERE org_id = $1 AND target = $2`,
+      [kit.s.org.orgId, gina.id],
+    );
     at('2026-03-06T12:00:00Z');
     expectOk('user.updateRole', await kit.s.client.rpc('user.updateRole', { userId: gina.id, role: 'viewer' }));
     await assign(kit, (await createTask(kit, { title: 'Muted' })).id, gina.id);

@@ -16,8 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const get = async (params: Record<string, unknown>, key?: string) => expectOk('notification.getPreferences', await s.client.rpc('notification.getPreferences', params, { key }));
-const set = async (params: Record<string, unknown>, key?: string) => expectOk('notification.updatePreferences', await s.client.rpc('notification.updatePreferences', params, { key }));
+const get = async (params: Record<string, unknown>, key?: string) =>
+  expectOk('notification.getPreferences', await s.client.rpc('notification.getPreferences', params, { key }));
+const set = async (params: Record<string, unknown>, key?: string) =>
+  expectOk('notification.updatePreferences', await s.client.rpc('notification.updatePreferences', params, { key }));
 const err = async (method: string, params: Record<string, unknown>, key?: string) => (await s.client.rpc(method, params, { key })).body.error;
 
 describe('notification preferences', () => {
@@ -32,10 +34,21 @@ describe('notification preferences', () => {
   it('the org’s defaults (admin) reach everyone who did not choose; a member’s own choice wins; null inherits again', async () => {
     const before = await head(s.client);
     const org = await set({ target: 'org', events: { mention: 'digest' }, digest: { frequency: 'weekly', hour: 8, weekday: 'fri' } });
-    expect(org).toMatchObject({ target: 'org', changed: true, preferences: { events: { mention: 'digest' }, digest: { frequency: 'weekly', weekday: 'fri' } } });
+    expect(org).toMatchObject({
+      target: 'org',
+      changed: true,
+      preferences: { events: { mention: 'digest' }, digest: { frequency: 'weekly', weekday: 'fri' } },
+    });
     expect((await get({}, colleague.apiKey)).preferences.events.mention).toBe('digest');
-    const mine = await set({ events: { mention: 'instant', 'reports.changed': 'off' }, quietHours: { start: '20:00', end: '07:00', timezone: 'Europe/Berlin' } }, colleague.apiKey);
-    expect(mine.preferences).toMatchObject({ events: { mention: 'instant', 'reports.changed': 'off' }, digest: { frequency: 'weekly' }, quietHours: { start: '20:00' } });
+    const mine = await set(
+      { events: { mention: 'instant', 'reports.changed': 'off' }, quietHours: { start: '20:00', end: '07:00', timezone: 'Europe/Berlin' } },
+      colleague.apiKey,
+    );
+    expect(mine.preferences).toMatchObject({
+      events: { mention: 'instant', 'reports.changed': 'off' },
+      digest: { frequency: 'weekly' },
+      quietHours: { start: '20:00' },
+    });
     const again = await set({ events: { mention: 'instant' } }, colleague.apiKey);
     expect(again.changed).toBe(false);
     const inherit = await set({ events: { mention: null }, quietHours: null }, colleague.apiKey);
@@ -57,7 +70,9 @@ describe('notification preferences', () => {
     expect((await err('notification.updatePreferences', { target: 'org', events: { security: 'off' } })).message).toMatch(/^params\.events\.security: /);
     expect((await err('notification.updatePreferences', { events: { sms: 'instant' } })).message).toMatch(/^events\.sms: unknown field/);
     expect((await err('notification.updatePreferences', { digest: { frequency: 'hourly', hour: 1 } })).code).toBe('BAD_REQUEST');
-    expect((await err('notification.updatePreferences', { quietHours: { start: '22:00', end: '06:00', timezone: 'Mars/Base' } })).message).toMatch(/^quietHours\.timezone: /);
+    expect((await err('notification.updatePreferences', { quietHours: { start: '22:00', end: '06:00', timezone: 'Mars/Base' } })).message).toMatch(
+      /^quietHours\.timezone: /,
+    );
     expect((await err('notification.updatePreferences', { target: 'team_x' })).message).toMatch(/^target: /);
     expect(await head(s.client)).toBe(seq);
     expect((await set({ events: { security: 'digest' } })).preferences.events.security).toBe('digest');

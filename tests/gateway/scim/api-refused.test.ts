@@ -42,12 +42,18 @@ describe('a scim key on /api/v1', () => {
     expect(await head(s.client)).toBe(before);
   });
 
-  it.each([...READS.values(), ...STATIC_READS.values()].map((r) => [r.path, r.scope] as const))('GET /%s -> FORBIDDEN_SCOPE missing scope %s', async (path, scope) => {
-    const res = await s.client.get(path.replace('{id}', 'usr_x').replace('{memberId}', 'usr_x').replace('{size}', '96'), {}, { key: scimKey });
-    expect(res.status).toBe(403);
-    expect(res.body.error).toEqual({ code: 'FORBIDDEN_SCOPE', message: expect.stringMatching(new RegExp(`^missing scope ${scope.replace('.', '\\.')} for /`)) });
-    expect(res.body.error.message.endsWith(SCIM_NOTE)).toBe(true);
-  });
+  it.each([...READS.values(), ...STATIC_READS.values()].map((r) => [r.path, r.scope] as const))(
+    'GET /%s -> FORBIDDEN_SCOPE missing scope %s',
+    async (path, scope) => {
+      const res = await s.client.get(path.replace('{id}', 'usr_x').replace('{memberId}', 'usr_x').replace('{size}', '96'), {}, { key: scimKey });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toEqual({
+        code: 'FORBIDDEN_SCOPE',
+        message: expect.stringMatching(new RegExp(`^missing scope ${scope.replace('.', '\\.')} for /`)),
+      });
+      expect(res.body.error.message.endsWith(SCIM_NOTE)).toBe(true);
+    },
+  );
 
   it('the reported case: settings.mintApiKey {tier: admin} mints no key and creates no member', async () => {
     const count = async () => one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1', [s.org.orgId])).n;
@@ -73,18 +79,37 @@ describe('a scim key on /api/v1', () => {
 describe('the SCIM face keeps working with the same key', () => {
   it('creates, suspends and reactivates a user through the capability, for exactly the methods it makes', async () => {
     const scim = new ScimClient(s, scimKey);
-    const created = await scim.send('POST', '/Users', { schemas: [USER], userName: 'pat.lee@example.com', name: { givenName: 'Pat', familyName: 'Lee' }, active: true });
+    const created = await scim.send('POST', '/Users', {
+      schemas: [USER],
+      userName: 'pat.lee@example.com',
+      name: { givenName: 'Pat', familyName: 'Lee' },
+      active: true,
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const off = await scim.send('PATCH', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] });
+    const off = await scim.send('PATCH', `/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
     expect(off.status).toBe(200);
     expect(off.body.active).toBe(false);
-    const on = await scim.send('PATCH', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: true } }] });
+    const on = await scim.send('PATCH', `/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', value: { active: true } }],
+    });
     expect(on.body.active).toBe(true);
     // The capability covers the methods the face makes and no other.
     for (const m of SCIM_METHODS) expect(METHOD_HANDLERS.has(m), m).toBe(true);
-    expect([...SCIM_METHODS].sort()).toEqual(
-      ['admin.deactivate', 'admin.reactivate', 'member.assignTeam', 'member.create', 'member.update', 'team.create', 'team.delete', 'team.update', 'user.deactivate'],
-    );
+    expect([...SCIM_METHODS].sort()).toEqual([
+      'admin.deactivate',
+      'admin.reactivate',
+      'member.assignTeam',
+      'member.create',
+      'member.update',
+      'team.create',
+      'team.delete',
+      'team.update',
+      'user.deactivate',
+    ]);
   });
 });

@@ -22,7 +22,12 @@ export class ScimClient {
     readonly key: string,
   ) {}
 
-  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, opts: { key?: string | null; contentType?: string } = {}): Promise<ScimResponse> {
+  async send(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    opts: { key?: string | null; contentType?: string } = {},
+  ): Promise<ScimResponse> {
     const key = opts.key === undefined ? this.key : opts.key;
     const res = await this.s.app.inject({
       method,

@@ -45,10 +45,18 @@ export const okta = {
   /** "Update a specific Group name". */
   renameGroup: (id: string) => ({ schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { id, displayName: 'Test SCIMv2 renamed' } }] }),
   /** "Update specific Group membership": add, then remove one. */
-  addMember: (userId: string) => ({ schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: 'test.user@okta.local' }] }] }),
+  addMember: (userId: string) => ({
+    schemas: [PATCH_OP],
+    Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: 'test.user@okta.local' }] }],
+  }),
   removeMember: (userId: string) => ({ schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${userId}"]` }] }),
   /** "Update Group details (PUT)" replaces displayName and members. */
-  replaceGroup: (id: string, userIds: string[]) => ({ schemas: [GROUP], id, displayName: 'Test SCIMv2 replaced', members: userIds.map((value) => ({ value, display: 'test.user@okta.local' })) }),
+  replaceGroup: (id: string, userIds: string[]) => ({
+    schemas: [GROUP],
+    id,
+    displayName: 'Test SCIMv2 replaced',
+    members: userIds.map((value) => ({ value, display: 'test.user@okta.local' })),
+  }),
 };
 
 /*

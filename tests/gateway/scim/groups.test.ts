@@ -44,7 +44,11 @@ describe('Okta', () => {
     await scim.write(['member.teams.assign'], () => scim.patch(`/Groups/${id}`, okta.removeMember(ann)), 200);
     expect(await teamsOf(ann)).toEqual([]);
 
-    const put = await scim.write(['team.record.update', 'member.teams.assign', 'member.teams.assign'], () => scim.put(`/Groups/${id}`, okta.replaceGroup(id, [ann, bob])), 200);
+    const put = await scim.write(
+      ['team.record.update', 'member.teams.assign', 'member.teams.assign'],
+      () => scim.put(`/Groups/${id}`, okta.replaceGroup(id, [ann, bob])),
+      200,
+    );
     expect(put.body.displayName).toBe('Test SCIMv2 replaced');
     expect(put.body.members.map((m: any) => m.value).sort()).toEqual([ann, bob].sort());
 
@@ -77,7 +81,9 @@ describe('refusals', () => {
   it('a taken displayName 409 uniqueness; an unknown member 400; unknown ids 404; a bad filter 400', async () => {
     const g = await scim.post('/Groups', { schemas: [GROUP], displayName: 'Unique Team' });
     expect(g.status).toBe(201);
-    expect(await expectScimError(scim, () => scim.post('/Groups', { schemas: [GROUP], displayName: 'unique team' }), 409, 'uniqueness')).toMatch(/^displayName: already used by/);
+    expect(await expectScimError(scim, () => scim.post('/Groups', { schemas: [GROUP], displayName: 'unique team' }), 409, 'uniqueness')).toMatch(
+      /^displayName: already used by/,
+    );
     await expectScimError(scim, () => scim.post('/Groups', { schemas: [GROUP] }), 400, 'invalidValue');
     expect(await expectScimError(scim, () => scim.patch(`/Groups/${g.body.id}`, okta.addMember('usr_nobody')), 400, 'invalidValue')).toContain('usr_nobody');
     for (const id of ['team_nothere', 'nonsense']) {
@@ -87,7 +93,12 @@ describe('refusals', () => {
       await expectScimError(scim, () => scim.delete(`/Groups/${id}`), 404);
     }
     await expectScimError(scim, () => scim.get(`/Groups${filterQuery('displayName eq "x" and')}`), 400, 'invalidFilter');
-    await expectScimError(scim, () => scim.patch(`/Groups/${g.body.id}`, { Operations: [{ op: 'replace', path: 'members[value eq "usr_x"]', value: { value: 'usr_y' } }] }), 400, 'noTarget');
+    await expectScimError(
+      scim,
+      () => scim.patch(`/Groups/${g.body.id}`, { Operations: [{ op: 'replace', path: 'members[value eq "usr_x"]', value: { value: 'usr_y' } }] }),
+      400,
+      'noTarget',
+    );
   });
 
   it('paging: startIndex and count over teams in creation order', async () => {

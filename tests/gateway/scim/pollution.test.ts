@@ -52,12 +52,17 @@ const VALUES = [
 ];
 
 describe('SCIM PATCH refuses reserved path segments and value keys', () => {
-  it.each(['add', 'replace', 'remove'].flatMap((op) => PATHS.map((path) => [op, path])))('Users %s path %s: 400 invalidPath, nothing written', async (op, path) => {
-    const body = patchText(`{"op":"${op}","path":"${path}","value":"1"}`);
-    const detail = await expectScimError(scim, () => scim.patch(`/Users/${userId}`, body), 400, 'invalidPath');
-    expect(detail).toMatch(/^Operations\[0\]\.path: names "(__proto__|__PROTO__|constructor|prototype)" \(__proto__, constructor and prototype are reserved\)$/);
-    expect(polluted()).toEqual([]);
-  });
+  it.each(['add', 'replace', 'remove'].flatMap((op) => PATHS.map((path) => [op, path])))(
+    'Users %s path %s: 400 invalidPath, nothing written',
+    async (op, path) => {
+      const body = patchText(`{"op":"${op}","path":"${path}","value":"1"}`);
+      const detail = await expectScimError(scim, () => scim.patch(`/Users/${userId}`, body), 400, 'invalidPath');
+      expect(detail).toMatch(
+        /^Operations\[0\]\.path: names "(__proto__|__PROTO__|constructor|prototype)" \(__proto__, constructor and prototype are reserved\)$/,
+      );
+      expect(polluted()).toEqual([]);
+    },
+  );
 
   it.each(['add', 'replace'].flatMap((op) => VALUES.map((value) => [op, value])))('Users %s value %s: 400, nothing written', async (op, value) => {
     const body = patchText(`{"op":"${op}","value":${value}}`);
@@ -81,11 +86,17 @@ describe('SCIM PATCH refuses reserved path segments and value keys', () => {
 
   it('POST and PUT bodies with a reserved key anywhere are refused by name before any route runs', async () => {
     const user = JSON.stringify({ ...okta.createUser, userName: 'proto@okta.local' }).replace('{', '{"__proto__":{"polluted":"1"},');
-    expect(await expectScimError(scim, () => scim.post('/Users', user), 400, 'invalidValue')).toBe('body.__proto__: not accepted as a field name (__proto__, constructor and prototype are reserved)');
+    expect(await expectScimError(scim, () => scim.post('/Users', user), 400, 'invalidValue')).toBe(
+      'body.__proto__: not accepted as a field name (__proto__, constructor and prototype are reserved)',
+    );
     const put = JSON.stringify(okta.replaceUser(userId)).replace('"name":{', '"name":{"constructor":{"prototype":{"polluted":"1"}},');
-    expect(await expectScimError(scim, () => scim.put(`/Users/${userId}`, put), 400, 'invalidValue')).toBe('body.name.constructor: not accepted as a field name (__proto__, constructor and prototype are reserved)');
+    expect(await expectScimError(scim, () => scim.put(`/Users/${userId}`, put), 400, 'invalidValue')).toBe(
+      'body.name.constructor: not accepted as a field name (__proto__, constructor and prototype are reserved)',
+    );
     const group = `{"schemas":["${GROUP}"],"displayName":"x","members":[{"value":"${userId}","__proto__":{"polluted":"1"}}]}`;
-    expect(await expectScimError(scim, () => scim.post('/Groups', group), 400, 'invalidValue')).toBe('body.members.0.__proto__: not accepted as a field name (__proto__, constructor and prototype are reserved)');
+    expect(await expectScimError(scim, () => scim.post('/Groups', group), 400, 'invalidValue')).toBe(
+      'body.members.0.__proto__: not accepted as a field name (__proto__, constructor and prototype are reserved)',
+    );
     expect(polluted()).toEqual([]);
   });
 
@@ -108,7 +119,10 @@ describe('SCIM PATCH refuses reserved path segments and value keys', () => {
     const renamed = await scim.patch(`/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'name.givenName', value: 'Safe' }] });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     expect(renamed.body.name.givenName).toBe('Safe');
-    const byValue = await scim.patch(`/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { 'name.familyName': 'Kept', title: 'Lead' } }] });
+    const byValue = await scim.patch(`/Users/${userId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { 'name.familyName': 'Kept', title: 'Lead' } }],
+    });
     expect(byValue.status, JSON.stringify(byValue.body)).toBe(200);
     expect(byValue.body).toMatchObject({ schemas: [USER, expect.any(String)], name: { familyName: 'Kept' }, title: 'Lead' });
   });

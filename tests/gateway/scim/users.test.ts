@@ -86,7 +86,10 @@ describe('Okta: lookup, create, replace, deactivate, reactivate', () => {
       [ENTERPRISE]: { employeeNumber: 'E-1001', department: 'Finance Canaries', manager: { value: boss.body.id } },
     };
     const created = await scim.write(['team.record.create', 'member.record.create'], () => scim.post('/Users', body), 201, [
-      'dana.canary', 'Canaryfield', 'Controller of Canaries', 'Finance Canaries',
+      'dana.canary',
+      'Canaryfield',
+      'Controller of Canaries',
+      'Finance Canaries',
     ]);
     expect(created.body).toMatchObject({
       displayName: 'Dana Canaryfield',
@@ -99,16 +102,24 @@ describe('Okta: lookup, create, replace, deactivate, reactivate', () => {
     expect(member).toMatchObject({ employeeId: 'E-1001', managerId: boss.body.id, title: 'Controller of Canaries' });
 
     // A second user of the same department joins the same team: no second team.
-    const second = await scim.write(['member.record.create'], () =>
-      scim.post('/Users', { schemas: [USER], userName: 'eli@example.com', displayName: 'Eli', [ENTERPRISE]: { department: 'finance canaries' } }), 201);
+    const second = await scim.write(
+      ['member.record.create'],
+      () => scim.post('/Users', { schemas: [USER], userName: 'eli@example.com', displayName: 'Eli', [ENTERPRISE]: { department: 'finance canaries' } }),
+      201,
+    );
     expect(second.body.groups.map((g: any) => g.value)).toEqual(created.body.groups.map((g: any) => g.value));
     // The enterprise filter Entra and Okta may send: employeeNumber is case-exact.
-    expect((await scim.get(`/Users${filterQuery(`${ENTERPRISE}:employeeNumber eq "E-1001"`)}`)).body.Resources.map((r: any) => r.id)).toEqual([created.body.id]);
+    expect((await scim.get(`/Users${filterQuery(`${ENTERPRISE}:employeeNumber eq "E-1001"`)}`)).body.Resources.map((r: any) => r.id)).toEqual([
+      created.body.id,
+    ]);
     expect((await scim.get(`/Users${filterQuery(`${ENTERPRISE}:employeeNumber eq "e-1001"`)}`)).body.totalResults).toBe(0);
 
     // Clearing the department takes the member out of its primary team.
-    const cleared = await scim.write(['member.teams.assign'], () =>
-      scim.patch(`/Users/${created.body.id}`, { Operations: [{ op: 'remove', path: `${ENTERPRISE}:department` }] }), 200);
+    const cleared = await scim.write(
+      ['member.teams.assign'],
+      () => scim.patch(`/Users/${created.body.id}`, { Operations: [{ op: 'remove', path: `${ENTERPRISE}:department` }] }),
+      200,
+    );
     expect(cleared.body.groups).toEqual([]);
     expect(cleared.body[ENTERPRISE]).not.toHaveProperty('department');
   });
@@ -138,18 +149,26 @@ describe('Entra ID: documented bodies', () => {
     expect((await scim.get(`/Users/${id}`)).body).toEqual(created.body);
     // Another user with that userName (in another case) is refused, whatever its email.
     const twin = { ...entra.createUser, externalId: 'another', userName: userName.toLowerCase(), emails: [{ type: 'work', value: 'twin@testuser.com' }] };
-    expect(await expectScimError(scim, () => scim.post('/Users', twin), 409, 'uniqueness')).toBe(`userName: already used by member ${id}; choose another or update that member`);
+    expect(await expectScimError(scim, () => scim.post('/Users', twin), 409, 'uniqueness')).toBe(
+      `userName: already used by member ${id}; choose another or update that member`,
+    );
   });
 
   it('create, multi-valued and single-valued updates, string-boolean disable, manager by bare id, givenName', async () => {
-    const body = { ...entra.createUser, externalId: 'entra-2', userName: 'Test_User_second', emails: [{ primary: true, type: 'work', value: 'second@testuser.com' }] };
+    const body = {
+      ...entra.createUser,
+      externalId: 'entra-2',
+      userName: 'Test_User_second',
+      emails: [{ primary: true, type: 'work', value: 'second@testuser.com' }],
+    };
     const created = await scim.write(['member.record.create'], () => scim.post('/Users', body), 201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({ externalId: 'entra-2', displayName: 'givenName familyName', active: true });
 
     // "Update User [Multi-valued properties]": the work email changes, the userName stays.
     const updated = await scim.write(['member.record.update'], () => scim.patch(`/Users/${id}`, entra.updateEmailAndFamilyName), 200, [
-      'updatedEmail@microsoft.com', 'updatedFamilyName',
+      'updatedEmail@microsoft.com',
+      'updatedFamilyName',
     ]);
     expect(updated.body).toMatchObject({
       userName: 'Test_User_second',
@@ -158,7 +177,9 @@ describe('Entra ID: documented bodies', () => {
     });
     // "Update User [Single-valued properties]": the userName changes, the email stays; the event names the field only.
     const seq = await head(s.client);
-    const renamed = await scim.write(['member.record.update'], () => scim.patch(`/Users/${id}`, entra.updateUserName), 200, ['5b50642d-79fc-4410-9e90-4c077cdd1a59']);
+    const renamed = await scim.write(['member.record.update'], () => scim.patch(`/Users/${id}`, entra.updateUserName), 200, [
+      '5b50642d-79fc-4410-9e90-4c077cdd1a59',
+    ]);
     expect(renamed.body).toMatchObject({ userName: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com', emails: [{ value: 'updatedEmail@microsoft.com' }] });
     expect((await eventsAfter(s.client, seq))[0].payload.fields).toEqual(['userName']);
     expect((await s.client.ok('member.get', { memberId: id })).member).toMatchObject({
@@ -166,11 +187,19 @@ describe('Entra ID: documented bodies', () => {
       email: 'updatedEmail@microsoft.com',
     });
     // Entra's "Users can be queried by userName or emails[type eq "work"]".
-    expect((await scim.get(`/Users${filterQuery('userName eq "5B50642D-79fc-4410-9e90-4c077cdd1a59@testuser.com"')}`)).body.Resources.map((r: any) => r.id)).toEqual([id]);
-    expect((await scim.get(`/Users${filterQuery('emails[type eq "work" and value eq "UPDATEDEMAIL@microsoft.com"]')}`)).body.Resources.map((r: any) => r.id)).toEqual([id]);
+    expect(
+      (await scim.get(`/Users${filterQuery('userName eq "5B50642D-79fc-4410-9e90-4c077cdd1a59@testuser.com"')}`)).body.Resources.map((r: any) => r.id),
+    ).toEqual([id]);
+    expect(
+      (await scim.get(`/Users${filterQuery('emails[type eq "work" and value eq "UPDATEDEMAIL@microsoft.com"]')}`)).body.Resources.map((r: any) => r.id),
+    ).toEqual([id]);
 
     // A userName set to the work email is kept as the email alone; removing the email keeps the userName.
-    const same = await scim.write(['member.record.update'], () => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Replace', path: 'userName', value: 'UpdatedEmail@microsoft.com' }] }), 200);
+    const same = await scim.write(
+      ['member.record.update'],
+      () => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Replace', path: 'userName', value: 'UpdatedEmail@microsoft.com' }] }),
+      200,
+    );
     expect(same.body.userName).toBe('updatedEmail@microsoft.com');
     expect((await s.client.ok('member.get', { memberId: id })).member.userName).toBeNull();
     const noMail = await scim.write(['member.record.update'], () => scim.patch(`/Users/${id}`, { Operations: [{ op: 'Remove', path: 'emails' }] }), 200);
@@ -223,13 +252,26 @@ describe('lists, conflicts, unknown ids, delete', () => {
   it('a taken userName or employeeNumber is 409 uniqueness; unknown ids 404; a bad filter 400 invalidFilter', async () => {
     const a = await scim.post('/Users', { schemas: [USER], userName: 'unique@example.com', displayName: 'U One', [ENTERPRISE]: { employeeNumber: 'U-1' } });
     const b = await scim.post('/Users', { schemas: [USER], userName: 'unique2@example.com', displayName: 'U Two' });
-    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'UNIQUE@example.com' }), 409, 'uniqueness')).toMatch(/^userName: already used by/);
+    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'UNIQUE@example.com' }), 409, 'uniqueness')).toMatch(
+      /^userName: already used by/,
+    );
     await expectScimError(scim, () => scim.put(`/Users/${b.body.id}`, { schemas: [USER], userName: 'unique@example.com' }), 409, 'uniqueness');
-    await expectScimError(scim, () => scim.patch(`/Users/${b.body.id}`, { Operations: [{ op: 'replace', path: `${ENTERPRISE}:employeeNumber`, value: 'U-1' }] }), 409, 'uniqueness');
+    await expectScimError(
+      scim,
+      () => scim.patch(`/Users/${b.body.id}`, { Operations: [{ op: 'replace', path: `${ENTERPRISE}:employeeNumber`, value: 'U-1' }] }),
+      409,
+      'uniqueness',
+    );
     // Bad values name the SCIM attribute they came from.
-    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'bell\u0007name' }), 400, 'invalidValue')).toMatch(/^userName: must not contain control characters/);
-    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'x'.repeat(255), displayName: 'Long' }), 400, 'invalidValue')).toMatch(/^userName: must be at most 254/);
-    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'login', emails: [{ value: 'not-mail' }] }), 400, 'invalidValue')).toMatch(/^emails\.value: must be an email address/);
+    expect(await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'bell\u0007name' }), 400, 'invalidValue')).toMatch(
+      /^userName: must not contain control characters/,
+    );
+    expect(
+      await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'x'.repeat(255), displayName: 'Long' }), 400, 'invalidValue'),
+    ).toMatch(/^userName: must be at most 254/);
+    expect(
+      await expectScimError(scim, () => scim.post('/Users', { schemas: [USER], userName: 'login', emails: [{ value: 'not-mail' }] }), 400, 'invalidValue'),
+    ).toMatch(/^emails\.value: must be an email address/);
     expect(a.status).toBe(201);
 
     for (const id of ['usr_doesnotexist', 'nonsense', 'agt_abc']) {
@@ -244,7 +286,12 @@ describe('lists, conflicts, unknown ids, delete', () => {
 
   it('DELETE offboards (user.deactivate, work to the manager): 204, keys revoked, then 404; without a manager 409 naming the fix', async () => {
     const boss = await scim.post('/Users', { schemas: [USER], userName: 'lead@example.com', displayName: 'Lea Lead' });
-    const u = await scim.post('/Users', { schemas: [USER], userName: 'leaver@example.com', displayName: 'Lee Leaver', [ENTERPRISE]: { manager: { value: boss.body.id } } });
+    const u = await scim.post('/Users', {
+      schemas: [USER],
+      userName: 'leaver@example.com',
+      displayName: 'Lee Leaver',
+      [ENTERPRISE]: { manager: { value: boss.body.id } },
+    });
     const key = await keyOf(u.body.id);
     const res = await scim.write(['user.access.deactivate'], () => scim.delete(`/Users/${u.body.id}`), 204, ['leaver@example.com', 'Lee Leaver']);
     expect(res.body).toBeUndefined();

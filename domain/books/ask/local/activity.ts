@@ -22,7 +22,9 @@ export async function activity(ctx: AskContext, period: Period | null, limit: nu
     events = await recentEvents(ctx.tools, period ? MAX : Math.min(limit ?? DEFAULT_LIMIT, MAX), ctx.q.includes('books') ? { family: 'books' } : {});
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
-    return cannot(`Recent ledger activity comes from the ledger.events read, which was refused for this caller (${safeText(err.message, 'see the scopes of the key')}).`);
+    return cannot(
+      `Recent ledger activity comes from the ledger.events read, which was refused for this caller (${safeText(err.message, 'see the scopes of the key')}).`,
+    );
   }
   const b = new DraftBuilder();
   const cite = (e: LedgerEvent) => event(e.seq);
@@ -53,6 +55,8 @@ export async function activity(ctx: AskContext, period: Period | null, limit: nu
   });
   const n = b.fact(countOf(events.slice(0, lines.length), cite), (v) => `Ledger events listed${when}: ${v}.`);
   const cut = lines.length < events.length ? ' (the most recent of them: the draft has room for no more)' : '';
-  b.say(`The ${n === '1' ? 'most recent ledger event' : `${n} most recent ledger events`}${ctx.q.includes('books') ? ' of the books' : ''}${when}, newest first${cut}: ${lines.join('; ')}.`);
+  b.say(
+    `The ${n === '1' ? 'most recent ledger event' : `${n} most recent ledger events`}${ctx.q.includes('books') ? ' of the books' : ''}${when}, newest first${cut}: ${lines.join('; ')}.`,
+  );
   return b.build();
 }

@@ -12,7 +12,7 @@ import { accounts, readAll, type FeedLine } from './reads.js';
 export async function cash(ctx: AskContext): Promise<Draft> {
   const chart = await accounts(ctx.tools, ctx.today);
   const banks = chart.items.filter((a) => a.type === 'BANK');
-  if (banks.length === 0) return cannot('This org\'s chart has no bank account, so there is no cash position to report.');
+  if (banks.length === 0) return cannot("This org's chart has no bank account, so there is no cash position to report.");
   const pending: FeedLine[] = [];
   for (const status of ['UNMATCHED', 'SUGGESTED', 'HELD']) {
     pending.push(...(await readAll<FeedLine>(ctx.tools, 'books.feedLines', 'feedLines', { status })).items);
@@ -23,7 +23,10 @@ export async function cash(ctx: AskContext): Promise<Draft> {
   const acct = (a: { code: string }) => account(a.code);
   if (banks.length === 1) {
     const [bank] = banks;
-    const v = b.fact(valueOf(bank, acct(bank), 'balanceCents'), (v) => `${safeText(bank.name, 'The bank account')} (${bank.code}) balance as at ${ctx.today}: ${v}.`);
+    const v = b.fact(
+      valueOf(bank, acct(bank), 'balanceCents'),
+      (v) => `${safeText(bank.name, 'The bank account')} (${bank.code}) balance as at ${ctx.today}: ${v}.`,
+    );
     b.say(`Cash at bank as at ${ctx.today} is ${v} (account ${bank.code}, ${safeText(bank.name, 'bank')}, from the posted journals).`);
   } else {
     const v = b.fact(sumOf(banks, acct, 'balanceCents'), (v) => `Bank accounts' balances as at ${ctx.today}: ${v}.`);
@@ -32,7 +35,10 @@ export async function cash(ctx: AskContext): Promise<Draft> {
   }
 
   if (lines.length === 0) {
-    const n = b.fact(countOf(lines, (l) => record(l.id)), (v) => `Bank lines not yet reconciled: ${v}.`);
+    const n = b.fact(
+      countOf(lines, (l) => record(l.id)),
+      (v) => `Bank lines not yet reconciled: ${v}.`,
+    );
     b.say(`Every imported bank line is reconciled (${n} waiting), so the ledger agrees with the bank statement.`);
     return b.build();
   }
@@ -48,12 +54,17 @@ export async function cash(ctx: AskContext): Promise<Draft> {
   if (held.length) {
     const h = b.fact(countOf(held, rec), (v) => `Bank lines held above the materiality floor: ${v}.`);
     const amount = b.fact(sumOf(held, rec, 'amountCents'), (v) => `Held bank lines total: ${v}.`);
-    b.say(`Of these, ${plural(h, 'line')} (${amount}) are matches held above the materiality floor, waiting for a human to release them (books.matchHoldResolve).`);
+    b.say(
+      `Of these, ${plural(h, 'line')} (${amount}) are matches held above the materiality floor, waiting for a human to release them (books.matchHoldResolve).`,
+    );
   }
   const biggest = [...lines].sort((a, b) => Math.abs(b.amountCents) - Math.abs(a.amountCents)).slice(0, 3);
   b.say(
     `Largest: ${biggest
-      .map((l) => `${b.fact(valueOf(l, rec(l), 'amountCents'), (v) => `Bank line ${l.id} on ${l.date}: ${v}.`)} on ${l.date} (${safeText(l.description, l.id)}, ${l.status.toLowerCase()})`)
+      .map(
+        (l) =>
+          `${b.fact(valueOf(l, rec(l), 'amountCents'), (v) => `Bank line ${l.id} on ${l.date}: ${v}.`)} on ${l.date} (${safeText(l.description, l.id)}, ${l.status.toLowerCase()})`,
+      )
       .join('; ')}.`,
   );
   return b.build();

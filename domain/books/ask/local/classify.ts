@@ -129,9 +129,7 @@ const TOPICS: Topic[] = [
   },
   {
     kind: 'tax',
-    patterns: [
-      [/\b(gst|bas|business activity statement|ato|tax|taxes|lodgements?|lodged|lodging|payg withholding|withholding)\b/, 4],
-    ],
+    patterns: [[/\b(gst|bas|business activity statement|ato|tax|taxes|lodgements?|lodged|lodging|payg withholding|withholding)\b/, 4]],
   },
   {
     kind: 'payroll',
@@ -241,8 +239,10 @@ function recordRef(q: string): RecordRef | null {
 /** "top 5", "last 10", "5 largest", "ten biggest": how many items to list, when the question says. */
 function topN(q: string): number | null {
   const words: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20 };
-  const m = /\b(?:top|last|latest|first|biggest|largest|recent)\s+(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b(?!\s+(days?|weeks?|months?|quarters?|years?)\b)/.exec(q) ??
-    /\b(\d{1,3}|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:largest|biggest|highest|top|most recent|latest|recent)\b/.exec(q);
+  const m =
+    /\b(?:top|last|latest|first|biggest|largest|recent)\s+(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b(?!\s+(days?|weeks?|months?|quarters?|years?)\b)/.exec(
+      q,
+    ) ?? /\b(\d{1,3}|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:largest|biggest|highest|top|most recent|latest|recent)\b/.exec(q);
   if (!m) return null;
   const n = words[m[1]] ?? Number(m[1]);
   return n >= 1 && n <= 100 ? n : null;

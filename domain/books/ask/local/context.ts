@@ -12,7 +12,7 @@ export interface AskContext {
 
 /** What the local answerer can answer, for every refusal. */
 export const CAN_ANSWER =
-  'I can answer, from this org\'s books: what customers owe and who is overdue; the cash position; bills due, held or awaiting approval; the GST and BAS position; payroll cost; the largest expenses; what happened to a named invoice or bill (by number, reference or id); and recent ledger activity.';
+  "I can answer, from this org's books: what customers owe and who is overdue; the cash position; bills due, held or awaiting approval; the GST and BAS position; payroll cost; the largest expenses; what happened to a named invoice or bill (by number, reference or id); and recent ledger activity.";
 
 export const cannot = (reason: string): Draft => ({ kind: 'cannot_answer', reason });
 
@@ -35,7 +35,9 @@ export function namedParty(question: string): string | null {
   const phrase = String.raw`((?:[A-Z][\w&'.-]*)(?:\s+(?:[A-Z][\w&'.-]*|&|of|and))*)`;
   const patterns = [
     new RegExp(String.raw`\b(?:does|do|did|has|have|is|are)\s+${phrase}\s+(?:still\s+)?(?:owe|owing|pay|paid|overdue|behind|in arrears)`),
-    new RegExp(String.raw`\b(?:we owe|owed by|owing from|owe to|invoices? (?:to|for|from)|bills? (?:from|for|to)|from supplier|from customer|customer|supplier)\s+${phrase}`),
+    new RegExp(
+      String.raw`\b(?:we owe|owed by|owing from|owe to|invoices? (?:to|for|from)|bills? (?:from|for|to)|from supplier|from customer|customer|supplier)\s+${phrase}`,
+    ),
   ];
   for (const re of patterns) {
     const m = re.exec(question);

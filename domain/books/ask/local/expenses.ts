@@ -41,7 +41,10 @@ export async function expenses(ctx: AskContext, asked: Period | null, top: numbe
   const biggest = inPeriod.sort((a, b) => b.totalCents - a.totalCents || a.id.localeCompare(b.id)).slice(0, 3);
   if (biggest.length > 0) {
     const items = biggest.map((x) => {
-      const v = b.fact(valueOf(x, record(x.id), 'totalCents'), (v) => `Bill ${safeText(x.reference, x.id)} from ${nameOf(x.contact)} issued ${x.issueDate}: ${v}.`);
+      const v = b.fact(
+        valueOf(x, record(x.id), 'totalCents'),
+        (v) => `Bill ${safeText(x.reference, x.id)} from ${nameOf(x.contact)} issued ${x.issueDate}: ${v}.`,
+      );
       return `${safeText(x.reference, x.id)} from ${nameOf(x.contact)} ${v} (issued ${x.issueDate}, ${x.status.toLowerCase()})`;
     });
     b.say(`Largest supplier bills issued in the period (GST included): ${items.join('; ')}.`);

@@ -21,11 +21,11 @@ import { tax } from './tax.js';
 
 const GUARD_REASONS: Record<Guard, string> = {
   rules:
-    'I answer only from this org\'s books through the typed reads, under fixed rules that a question cannot change, suspend or reveal (this question asks me to ignore, override or disclose them, or to play another part).',
-  internals: 'I do not disclose SQL, the database, schemas, keys, passwords or other internals; I answer questions about the books themselves through the typed reads.',
+    "I answer only from this org's books through the typed reads, under fixed rules that a question cannot change, suspend or reveal (this question asks me to ignore, override or disclose them, or to play another part).",
+  internals:
+    'I do not disclose SQL, the database, schemas, keys, passwords or other internals; I answer questions about the books themselves through the typed reads.',
   other_org: 'I can only see the books of the org whose key asked (the reads are bound to it), so I cannot answer about another org, company or workspace.',
-  act:
-    'books.ask is read-only analysis: it cannot pay, approve, send, lodge, void, record or change anything. Use the books methods for acts (they hold for a human signature where the signature law requires one), and the typed reads for anything acted on.',
+  act: 'books.ask is read-only analysis: it cannot pay, approve, send, lodge, void, record or change anything. Use the books methods for acts (they hold for a human signature where the signature law requires one), and the typed reads for anything acted on.',
 };
 
 /** Classify, plan, compose. Exported for the evaluation tests. */

@@ -37,7 +37,9 @@ export async function lookup(ctx: AskContext, ref: RecordRef): Promise<Draft> {
   const shown = ref.isId ? ref.text : ref.text.toUpperCase();
   if (foundInvoices.length + foundBills.length === 0) {
     const what = ref.kind === 'invoice' ? 'invoice' : ref.kind === 'bill' ? 'bill' : 'invoice or bill';
-    return cannot(`No ${what} ${shown} was found in this org's books (books.${ref.kind === 'bill' ? 'bills' : ref.kind === 'invoice' ? 'invoices' : 'invoices and books.bills'} returned none), so I cannot say what happened to it. Check the number, or whether it belongs to another org.`);
+    return cannot(
+      `No ${what} ${shown} was found in this org's books (books.${ref.kind === 'bill' ? 'bills' : ref.kind === 'invoice' ? 'invoices' : 'invoices and books.bills'} returned none), so I cannot say what happened to it. Check the number, or whether it belongs to another org.`,
+    );
   }
   const b = new DraftBuilder();
   for (const i of foundInvoices.slice(0, 3)) await describeInvoice(ctx, b, i);
@@ -58,11 +60,15 @@ async function describeInvoice(ctx: AskContext, b: DraftBuilder, i: Invoice): Pr
   const customer = nameOf(i.contact);
   const description = safeText(i.description, '');
   if (i.status === 'DRAFT') {
-    b.say(`${label} is a DRAFT invoice to ${customer} for ${total}${description ? ` (${description})` : ''}: it has not been sent, so nothing is owed on it yet.`);
+    b.say(
+      `${label} is a DRAFT invoice to ${customer} for ${total}${description ? ` (${description})` : ''}: it has not been sent, so nothing is owed on it yet.`,
+    );
   } else if (i.status === 'DELETED') {
     b.say(`${label} was a draft invoice to ${customer} for ${total}; it was deleted (voided as a draft) and never sent.`);
   } else {
-    b.say(`${label} (${i.id}) to ${customer} for ${total}${description ? ` (${description})` : ''} was issued on ${i.issueDate} and due on ${i.dueDate}; its status is ${i.status}.`);
+    b.say(
+      `${label} (${i.id}) to ${customer} for ${total}${description ? ` (${description})` : ''} was issued on ${i.issueDate} and due on ${i.dueDate}; its status is ${i.status}.`,
+    );
     const paid = b.fact(valueOf(i, cite, 'amountPaidCents'), (v) => `${label} paid so far: ${v}.`);
     const credited = i.amountCreditedCents !== 0 ? b.fact(valueOf(i, cite, 'amountCreditedCents'), (v) => `${label} credited: ${v}.`) : null;
     const due = b.fact(valueOf(i, cite, 'amountDueCents'), (v) => `${label} still due: ${v}.`);

@@ -76,7 +76,9 @@ export async function payables(ctx: AskContext, focus: 'all' | 'due' | 'held' | 
         b.note(`${refOf(x)} (${nameOf(x.contact)}) is on hold: ${why}.`, [rec(x)]);
         return `${describe(b, x, false)}, held: ${why}`;
       });
-      b.say(`On hold (left out of payment runs until released with books.billApprove), ${plural(n, 'bill')}, ${sum}: ${parts.join('; ')}${more(omitted, 'books.bills with onHold true')}.`);
+      b.say(
+        `On hold (left out of payment runs until released with books.billApprove), ${plural(n, 'bill')}, ${sum}: ${parts.join('; ')}${more(omitted, 'books.bills with onHold true')}.`,
+      );
     },
     drafts: () => {
       if (drafts.length === 0) return;
@@ -92,10 +94,16 @@ export async function payables(ctx: AskContext, focus: 'all' | 'due' | 'held' | 
     },
   };
   const order: (keyof typeof sections)[] =
-    focus === 'held' ? ['held', 'drafts', 'owed', 'due'] : focus === 'overdue' ? ['overdue', 'owed', 'held'] : focus === 'due' ? ['owed', 'due', 'held', 'drafts'] : ['owed', 'due', 'held', 'drafts'];
+    focus === 'held'
+      ? ['held', 'drafts', 'owed', 'due']
+      : focus === 'overdue'
+        ? ['overdue', 'owed', 'held']
+        : focus === 'due'
+          ? ['owed', 'due', 'held', 'drafts']
+          : ['owed', 'due', 'held', 'drafts'];
   if (focus !== 'overdue' && overdue.length > 0 && !order.includes('overdue')) order.splice(1, 0, 'overdue');
   for (const s of order) sections[s]();
-  if (b.claimCount === 0) return cannot('I found no bills in this org\'s books to report on.');
+  if (b.claimCount === 0) return cannot("I found no bills in this org's books to report on.");
   if (truncated) b.say('The bill list is longer than I read through, so these totals may be incomplete.');
   return b.build();
 }

@@ -42,8 +42,13 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
 
   const costLines = pl.expenses.lines.filter((l) => l.account === WAGES || l.account === SUPER);
   if (costLines.length > 0) {
-    const cost = b.fact(sumOf(costLines, (l) => account(l.account), 'amountCents'), (v) => `Payroll cost ${when} (wages ${WAGES} plus super ${SUPER}, profit and loss): ${v}.`);
-    const parts = costLines.map((l) => `${l.name} (${l.account}) ${b.fact(valueOf(l, account(l.account), 'amountCents'), (v) => `${l.name} (${l.account}) ${when}: ${v}.`)}`);
+    const cost = b.fact(
+      sumOf(costLines, (l) => account(l.account), 'amountCents'),
+      (v) => `Payroll cost ${when} (wages ${WAGES} plus super ${SUPER}, profit and loss): ${v}.`,
+    );
+    const parts = costLines.map(
+      (l) => `${l.name} (${l.account}) ${b.fact(valueOf(l, account(l.account), 'amountCents'), (v) => `${l.name} (${l.account}) ${when}: ${v}.`)}`,
+    );
     b.say(`Payroll cost ${when} is ${cost} in the profit and loss: ${parts.join(' plus ')}.`);
   }
 
@@ -60,7 +65,9 @@ export async function payroll(ctx: AskContext, asked: Period | null): Promise<Dr
   const sup = b.fact(sumOf(runs, rec, 'superCents'), (v) => `Super guarantee on them: ${v}.`);
   const payg = b.fact(sumOf(runs, rec, 'paygCents'), (v) => `PAYG withheld from them: ${v}.`);
   const net = b.fact(sumOf(runs, rec, 'netCents'), (v) => `Net pay to staff from them: ${v}.`);
-  b.say(`${plural(n, 'posted pay run')} paid ${when}: gross wages ${gross}, super on top ${sup}; of the gross, ${payg} was withheld as PAYG and ${net} is net pay to staff.`);
+  b.say(
+    `${plural(n, 'posted pay run')} paid ${when}: gross wages ${gross}, super on top ${sup}; of the gross, ${payg} was withheld as PAYG and ${net} is net pay to staff.`,
+  );
   paygSources(b, runs, summary.employees, when);
   const people = [...summary.employees].sort((a, b) => b.grossCents - a.grossCents);
   if (people.length > 0) {
@@ -122,11 +129,12 @@ async function superDue(ctx: AskContext, b: DraftBuilder): Promise<void> {
     (o) => o.kind === 'SUPER' && o.status !== 'PAID',
   );
   if (unpaid.length === 0) return;
-  const what = (o: Obligation) => (o.key.startsWith('SUPER pay_') ? `the pay run ${o.key.slice(6).replace(' first pay', ", new employees' first pay")}` : `${o.periodStart} to ${o.periodEnd}`);
+  const what = (o: Obligation) =>
+    o.key.startsWith('SUPER pay_') ? `the pay run ${o.key.slice(6).replace(' first pay', ", new employees' first pay")}` : `${o.periodStart} to ${o.periodEnd}`;
   const overdue = unpaid.filter((o) => o.overdue);
   const next = unpaid.find((o) => !o.overdue);
   b.say(
-    'Under Payday Super (pay dates from 2026-07-01) each pay run\'s super must reach the funds seven business days after payday (twenty for a new employee\'s first pay), weekends and public holidays of Australia and the org\'s state skipped; before, twenty-eight days after the quarter.',
+    "Under Payday Super (pay dates from 2026-07-01) each pay run's super must reach the funds seven business days after payday (twenty for a new employee's first pay), weekends and public holidays of Australia and the org's state skipped; before, twenty-eight days after the quarter.",
   );
   if (overdue.length) b.say(`Super overdue as at ${ctx.today} (books.taxObligations): ${overdue.map((o) => `${what(o)}, due ${o.dueDate}`).join('; ')}.`);
   if (next) b.say(`The next super due is for ${what(next)}, by ${next.dueDate}.`);

@@ -61,7 +61,7 @@ export function periodFrom(q: string, today: string): Period | null {
     let year = month[2] ? Number(month[2]) : Number(today.slice(0, 4));
     if (!month[2] && `${year}-${pad(index + 1)}-01` > today) year -= 1;
     const start = `${year}-${pad(index + 1)}-01`;
-    return toDate({ from: start, to: monthEnd(start) }, today) ;
+    return toDate({ from: start, to: monthEnd(start) }, today);
   }
   return null;
 }

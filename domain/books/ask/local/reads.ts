@@ -76,7 +76,16 @@ export interface PayrollSummary {
   report: 'payrollSummary';
   from: string;
   to: string;
-  runs: { id: string; payDate: string; status: string; grossCents: number; paygCents: number; superCents: number; netCents: number; paygSchedule: string | null }[];
+  runs: {
+    id: string;
+    payDate: string;
+    status: string;
+    grossCents: number;
+    paygCents: number;
+    superCents: number;
+    netCents: number;
+    paygSchedule: string | null;
+  }[];
   employees: {
     id: string;
     name: string;

@@ -37,7 +37,9 @@ export async function receivables(ctx: AskContext, focus: 'owed' | 'overdue'): P
 
   if (open.length === 0) {
     const n = b.fact(countOf(open, rec), (v) => `Sent invoices with money due${named.length ? ` from ${who}` : ''}: ${v}.`);
-    b.say(`As at ${ctx.today}, ${who === 'customers' ? 'no customer owes anything' : `${who} owe${named.length > 1 ? '' : 's'} nothing`} on sent invoices: ${plural(n, 'authorised invoice')} with money due.`);
+    b.say(
+      `As at ${ctx.today}, ${who === 'customers' ? 'no customer owes anything' : `${who} owe${named.length > 1 ? '' : 's'} nothing`} on sent invoices: ${plural(n, 'authorised invoice')} with money due.`,
+    );
     return done(b, truncated);
   }
 

@@ -19,7 +19,7 @@ interface Obligation {
 /** Where a super due date came from, in words without digits (the grounding rule reads digits as figures). */
 const RULE_WORDS = {
   PAYDAY: 'seven business days after payday (Payday Super)',
-  FIRST_CONTRIBUTION: 'twenty business days after payday, a first contribution (a new or re-employed employee\'s first pay, or the first pay to a new fund)',
+  FIRST_CONTRIBUTION: "twenty business days after payday, a first contribution (a new or re-employed employee's first pay, or the first pay to a new fund)",
   OUT_OF_CYCLE: 'seven business days after the next regular payday, an out-of-cycle run',
   QUARTERLY: 'twenty-eight days after the quarter, the quarterly rule before Payday Super',
 } as const;

@@ -11,7 +11,8 @@ export function expandWorkedAmounts(
   const out: PaygSample[] = [];
   for (const [scale, byFrequency] of Object.entries(withheld) as [CoefficientScale, Record<PayFrequency, readonly number[]>][]) {
     for (const [frequency, amounts] of Object.entries(byFrequency) as [PayFrequency, readonly number[]][]) {
-      if (amounts.length !== gross[frequency].length) throw new Error(`worked amounts: scale ${scale} ${frequency} has ${amounts.length} amounts for ${gross[frequency].length} pays`);
+      if (amounts.length !== gross[frequency].length)
+        throw new Error(`worked amounts: scale ${scale} ${frequency} has ${amounts.length} amounts for ${gross[frequency].length} pays`);
       amounts.forEach((w, i) => out.push({ scale, frequency, grossCents: gross[frequency][i], withheld: w }));
     }
   }
@@ -25,8 +26,17 @@ export function expandWorkedAmounts(
  */
 export const NO_TFN_SAMPLES: readonly PaygSample[] = (
   [
-    [87, 40, 39], [88, 41, 39], [116, 54, 52], [370, 173, 166], [547, 257, 246], [739, 347, 332],
-    [931, 437, 418], [1845, 867, 830], [2307, 1084, 1038], [2737, 1286, 1231], [3461, 1626, 1557],
+    [87, 40, 39],
+    [88, 41, 39],
+    [116, 54, 52],
+    [370, 173, 166],
+    [547, 257, 246],
+    [739, 347, 332],
+    [931, 437, 418],
+    [1845, 867, 830],
+    [2307, 1084, 1038],
+    [2737, 1286, 1231],
+    [3461, 1626, 1557],
   ] as const
 ).flatMap(([weekly, resident, foreign]): PaygSample[] => [
   { scale: '4', frequency: 'WEEKLY', grossCents: weekly * 100, withheld: resident, residency: 'RESIDENT' },

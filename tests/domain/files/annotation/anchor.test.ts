@@ -39,14 +39,26 @@ describe('locate', () => {
 
   it('property: a quote taken from a block is found again wherever the block moves and whatever is added around it', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.boolean(), (mid, before, after, added, move) => {
-        const text = `${before}${mid}${after}`;
-        const anchor = { blockId: 'blk_a', start: before.length, end: before.length + mid.length, quote: quoteOf(text, before.length, before.length + mid.length) };
-        const edited = `${added}${text}`;
-        const at = locate(anchor, move ? blocks(['blk_z', 'zz'], ['blk_b', edited]) : blocks(['blk_a', edited]));
-        expect(at).not.toBeNull();
-        expect(edited.slice(at!.start, at!.end)).toBe(mid);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20 }),
+        fc.boolean(),
+        (mid, before, after, added, move) => {
+          const text = `${before}${mid}${after}`;
+          const anchor = {
+            blockId: 'blk_a',
+            start: before.length,
+            end: before.length + mid.length,
+            quote: quoteOf(text, before.length, before.length + mid.length),
+          };
+          const edited = `${added}${text}`;
+          const at = locate(anchor, move ? blocks(['blk_z', 'zz'], ['blk_b', edited]) : blocks(['blk_a', edited]));
+          expect(at).not.toBeNull();
+          expect(edited.slice(at!.start, at!.end)).toBe(mid);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -61,7 +73,15 @@ describe('reanchorDocThreads', () => {
   });
   afterAll(() => runtime.close());
 
-  async function thread(fileId: string, tabId: string, blockId: string, start: number, end: number, quote: object | undefined, status = 'open'): Promise<string> {
+  async function thread(
+    fileId: string,
+    tabId: string,
+    blockId: string,
+    start: number,
+    end: number,
+    quote: object | undefined,
+    status = 'open',
+  ): Promise<string> {
     const id = newId('ann');
     const selector = { type: 'block', tabId, blockId, start, end, ...(quote ? { quote } : {}) };
     const at = new Date().toISOString();
@@ -87,13 +107,19 @@ describe('reanchorDocThreads', () => {
     );
     expect(result).toEqual({ threads: 3, moved: 1, orphaned: 1 });
     expect(await row(same)).toMatchObject({ anchor_block: 'blk_a', anchor_status: 'anchored', selector: { blockId: 'blk_a', start: 8, end: 13 } });
-    expect(await row(moved)).toMatchObject({ anchor_block: 'blk_d', anchor_status: 'anchored', selector: { blockId: 'blk_d', start: 4, end: 10, tabId: 'tab_1' } });
+    expect(await row(moved)).toMatchObject({
+      anchor_block: 'blk_d',
+      anchor_status: 'anchored',
+      selector: { blockId: 'blk_d', start: 4, end: 10, tabId: 'tab_1' },
+    });
     expect(await row(gone)).toMatchObject({ anchor_block: 'blk_c', anchor_status: 'orphaned' });
     expect(await row(resolved)).toMatchObject({ anchor_status: 'anchored' });
     expect(await row(otherTab)).toMatchObject({ anchor_status: 'anchored' });
 
     // The text coming back anchors the orphan again; an unchanged doc changes nothing.
-    const again = await runtime.db.tx((q) => reanchorDocThreads(q, orgId, fileId, 'tab_1', blocks(['blk_e', 'Intro'], ['blk_d', 'The budget 2026 is set'], ['blk_a', 'Now the quick fox'])));
+    const again = await runtime.db.tx((q) =>
+      reanchorDocThreads(q, orgId, fileId, 'tab_1', blocks(['blk_e', 'Intro'], ['blk_d', 'The budget 2026 is set'], ['blk_a', 'Now the quick fox'])),
+    );
     expect(again).toEqual({ threads: 3, moved: 1, orphaned: 0 });
     expect(await row(gone)).toMatchObject({ anchor_block: 'blk_e', anchor_status: 'anchored' });
     // A deleted tab is an empty block list: everything in it is orphaned.

@@ -26,7 +26,14 @@ describe('redaction canary', () => {
     const agent = await s.client.ok('settings.mintApiKey', { name: 'agent', tier: 'agent' });
     const d = (await call('files.create', { kind: 'doc', name: 'Doc', content: { markdown: `Intro ${CANARY} words here.` } })).file;
     const [block] = (await call('files.docRead', { fileId: d.id, format: 'text' })).blocks;
-    const captured = (await call('files.commentAdd', { fileId: d.id, body: text('doc body'), selector: { type: 'block', tabId: block.tabId, blockId: block.id, start: 6, end: 24 }, clientMsgId: `${CANARY}-1` })).annotation;
+    const captured = (
+      await call('files.commentAdd', {
+        fileId: d.id,
+        body: text('doc body'),
+        selector: { type: 'block', tabId: block.tabId, blockId: block.id, start: 6, end: 24 },
+        clientMsgId: `${CANARY}-1`,
+      })
+    ).annotation;
     expect(captured.selector.quote.exact).toContain(CANARY);
     const quoted = (
       await call('annotation.create', {
@@ -54,7 +61,11 @@ describe('redaction canary', () => {
     await call('files.comments', { fileId: d.id });
     // The quote re-anchors on a revision without showing up either.
     const base = (await call('files.docRead', { fileId: d.id })).head;
-    await call('files.docWriteRevision', { fileId: d.id, baseRevision: base, ops: [{ op: 'replaceText', blockId: block.id, find: 'Intro', replace: 'Opening' }] });
+    await call('files.docWriteRevision', {
+      fileId: d.id,
+      baseRevision: base,
+      ops: [{ op: 'replaceText', blockId: block.id, find: 'Intro', replace: 'Opening' }],
+    });
 
     const mcp = await s.mcp(agent.apiKey);
     const res = (await mcp.callTool({ name: 'annotation_create', arguments: { targetId: d.id, kind: 'comment', body: text('mcp body') } })) as any;

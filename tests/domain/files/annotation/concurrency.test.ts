@@ -14,7 +14,9 @@ describe('concurrency', () => {
   it('the same clientMsgId at once: one comment, the others changed:false', async ({ annotation: o }) => {
     const t = await task(o.s);
     const a = (await ok(o.s, 'annotation.create', { targetId: t, kind: 'flag' })).annotation;
-    const results = await Promise.all(Array.from({ length: 6 }, () => rpc(o.s, 'annotation.comment', { annotationId: a.id, body: 'once', clientMsgId: 'race-1' }, o.mia.key)));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => rpc(o.s, 'annotation.comment', { annotationId: a.id, body: 'once', clientMsgId: 'race-1' }, o.mia.key)),
+    );
     expect(results.every((r) => r.body.ok)).toBe(true);
     expect(new Set(results.map((r) => r.body.result.comment.id)).size).toBe(1);
     expect(results.filter((r) => r.body.result.changed)).toHaveLength(1);

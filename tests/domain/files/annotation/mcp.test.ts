@@ -31,11 +31,23 @@ describe('annotations over MCP', () => {
         ]),
       );
       const t = await task(o.s);
-      const created = structured(await a.client.callTool({ name: 'annotation_create', arguments: { targetId: t, kind: 'comment', body: 'Estimate looks low.' } }));
+      const created = structured(
+        await a.client.callTool({ name: 'annotation_create', arguments: { targetId: t, kind: 'comment', body: 'Estimate looks low.' } }),
+      );
       expect(created).toMatchObject({ changed: true, annotation: { targetId: t, createdBy: o.agent.id, status: 'open' } });
-      const reply = structured(await a.client.callTool({ name: 'annotation_comment', arguments: { annotationId: created.annotation.id, body: 'Checked: it is 3 days.', clientMsgId: 'mcp-1' } }));
+      const reply = structured(
+        await a.client.callTool({
+          name: 'annotation_comment',
+          arguments: { annotationId: created.annotation.id, body: 'Checked: it is 3 days.', clientMsgId: 'mcp-1' },
+        }),
+      );
       expect(reply.comment).toMatchObject({ seq: 2, clientMsgId: 'mcp-1' });
-      const again = structured(await a.client.callTool({ name: 'annotation_comment', arguments: { annotationId: created.annotation.id, body: 'Checked: it is 3 days.', clientMsgId: 'mcp-1' } }));
+      const again = structured(
+        await a.client.callTool({
+          name: 'annotation_comment',
+          arguments: { annotationId: created.annotation.id, body: 'Checked: it is 3 days.', clientMsgId: 'mcp-1' },
+        }),
+      );
       expect(again).toMatchObject({ changed: false, comment: { id: reply.comment.id } });
       const pinned = structured(await a.client.callTool({ name: 'file_pin', arguments: { targetId: t, place: 'org' } }));
       expect(pinned.pin).toMatchObject({ targetId: t, place: 'org', pinnedBy: o.agent.id });

@@ -10,7 +10,9 @@ const SECRET = 'the vault code is 0451';
 describe('annotation.create', () => {
   it('starts a comment thread on a task: one event of ids, kinds and counts, never the body', async ({ annotation: o }) => {
     const t = await task(o.s);
-    const { result, event } = await mutate(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: SECRET }, 'annotation.thread.create', { key: o.mia.key });
+    const { result, event } = await mutate(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: SECRET }, 'annotation.thread.create', {
+      key: o.mia.key,
+    });
     expect(result.changed).toBe(true);
     expect(result.annotation).toMatchObject({
       id: expect.stringMatching(/^ann_[a-z0-9]{16}$/),
@@ -58,7 +60,9 @@ describe('annotation.create', () => {
     // Someone else's clientMsgId is their own.
     expect((await ok(o.s, 'annotation.create', params, o.max.key)).annotation.id).not.toBe(first.annotation.id);
     // The same clientMsgId on another target names a comment elsewhere: CONFLICT naming it.
-    expect(await refused(o.s, 'annotation.create', { ...params, targetId: await task(o.s) }, 'CONFLICT', { key: o.mia.key })).toMatch(/clientMsgId create-1 is already your comment rpl_/);
+    expect(await refused(o.s, 'annotation.create', { ...params, targetId: await task(o.s) }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /clientMsgId create-1 is already your comment rpl_/,
+    );
   });
 
   it('the header replays the frame (I)', async ({ annotation: o }) => {
@@ -79,14 +83,18 @@ describe('annotation.create', () => {
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'flag', clientMsgId: 'x' }, 'BAD_REQUEST')).toMatch(/^params\.clientMsgId:/);
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: '' }, 'BAD_REQUEST')).toMatch(/^body:/);
     // A wrong selector type for the target: a task takes none.
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'cell', tabId: 'tab_1', a1: 'B7' } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector\.type: a task \(task_\w+\) takes no selector/,
+    expect(
+      await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'cell', tabId: 'tab_1', a1: 'B7' } }, 'BAD_REQUEST'),
+    ).toMatch(/^params\.selector\.type: a task \(task_\w+\) takes no selector/);
+    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'page', n: 1 } }, 'BAD_REQUEST')).toMatch(
+      /^selector\.type:/,
     );
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'page', n: 1 } }, 'BAD_REQUEST')).toMatch(/^selector\.type:/);
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'cell', tabId: 'tab_1', a1: 'A0' } }, 'BAD_REQUEST')).toBe(
-      'selector.a1: must be an A1 cell or range such as B7 or A1:C3',
-    );
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'time', startMs: 9, endMs: 2 } }, 'BAD_REQUEST')).toMatch(/^selector\.endMs: must be >= startMs/);
+    expect(
+      await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'cell', tabId: 'tab_1', a1: 'A0' } }, 'BAD_REQUEST'),
+    ).toBe('selector.a1: must be an A1 cell or range such as B7 or A1:C3');
+    expect(
+      await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'time', startMs: 9, endMs: 2 } }, 'BAD_REQUEST'),
+    ).toMatch(/^selector\.endMs: must be >= startMs/);
 
     const other = await otherOrg(o.s);
     const theirs = (await other.ok('board.createTask', { title: 'theirs' })).id;
@@ -110,7 +118,9 @@ describe('annotation.comment, resolve, dismiss', () => {
     expect(JSON.stringify(c1.event)).not.toContain('0451');
 
     // Not idempotent by header: a retry with the clientMsgId returns the first comment and changes nothing.
-    const retry = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.add', { key: o.max.key });
+    const retry = await mutate(o.s, 'annotation.comment', { annotationId: a.id, body: SECRET, clientMsgId: 'c-1' }, 'annotation.comment.add', {
+      key: o.max.key,
+    });
     expect(retry.result).toMatchObject({ changed: false, comment: c1.result.comment, annotation: { commentCount: 2 } });
     expect(retry.event.payload.noop).toBe(true);
 
@@ -148,7 +158,9 @@ describe('annotation.comment, resolve, dismiss', () => {
     const a = (await ok(o.s, 'annotation.create', { targetId: t, kind: 'flag' }, o.mia.key)).annotation;
     // A key without board.write edits no task.
     const noBoardWrite = (await o.s.client.mint({ scopes: ['org.read', 'org.write', 'board.read'], principalKind: 'human' }, 'reader-writer')).apiKey;
-    expect(await refused(o.s, 'annotation.dismiss', { annotationId: a.id }, 'FORBIDDEN_SCOPE', { key: noBoardWrite })).toMatch(/only its author .* or an editor of task_/);
+    expect(await refused(o.s, 'annotation.dismiss', { annotationId: a.id }, 'FORBIDDEN_SCOPE', { key: noBoardWrite })).toMatch(
+      /only its author .* or an editor of task_/,
+    );
     expect((await ok(o.s, 'annotation.dismiss', { annotationId: a.id }, o.max.key)).annotation.dismissedBy).toBe(o.max.id);
   });
 
@@ -156,7 +168,12 @@ describe('annotation.comment, resolve, dismiss', () => {
     const other = await otherOrg(o.s);
     const theirTask = (await other.ok('board.createTask', { title: 'x' })).id;
     const theirs = (await other.ok('annotation.create', { targetId: theirTask, kind: 'flag' })).annotation.id;
-    for (const [method, extra] of [['annotation.comment', { body: 'x' }], ['annotation.resolve', {}], ['annotation.dismiss', {}], ['annotation.getThread', {}]] as const) {
+    for (const [method, extra] of [
+      ['annotation.comment', { body: 'x' }],
+      ['annotation.resolve', {}],
+      ['annotation.dismiss', {}],
+      ['annotation.getThread', {}],
+    ] as const) {
       for (const annotationId of [theirs, 'ann_0123456789abcdef']) {
         expect(await refused(o.s, method, { annotationId, ...extra }, 'NOT_FOUND')).toBe(`annotation ${annotationId} not found`);
       }
@@ -171,7 +188,9 @@ describe('annotation.comment, resolve, dismiss', () => {
     // A clientMsgId already used on another thread.
     const b = (await ok(o.s, 'annotation.create', { targetId: await task(o.s), kind: 'flag' })).annotation;
     await ok(o.s, 'annotation.comment', { annotationId: a.id, body: 'one', clientMsgId: 'dup-1' });
-    expect(await refused(o.s, 'annotation.comment', { annotationId: b.id, body: 'two', clientMsgId: 'dup-1' }, 'CONFLICT')).toMatch(/already your comment rpl_\w+ on ann_/);
+    expect(await refused(o.s, 'annotation.comment', { annotationId: b.id, body: 'two', clientMsgId: 'dup-1' }, 'CONFLICT')).toMatch(
+      /already your comment rpl_\w+ on ann_/,
+    );
   });
 });
 

@@ -57,7 +57,15 @@ describe('file.pin, file.unpin, file.listPinned', () => {
     const t = await task(o.s);
     const evt = await someEvent(o.s);
     const { result, event } = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.add', { key: o.mia.key });
-    expect(result.pin).toMatchObject({ id: expect.stringMatching(/^pin_/), place: 'org', placeType: 'org', targetId: t, targetType: 'task', pinnedBy: o.mia.id, removedAt: null });
+    expect(result.pin).toMatchObject({
+      id: expect.stringMatching(/^pin_/),
+      place: 'org',
+      placeType: 'org',
+      targetId: t,
+      targetType: 'task',
+      pinnedBy: o.mia.id,
+      removedAt: null,
+    });
     expect(event.payload).toMatchObject({ pinId: result.pin.id, place: 'org', placeType: 'org', targetId: t, targetType: 'task', pins: expect.any(Number) });
     const again = await mutate(o.s, 'file.pin', { targetId: t, place: 'org' }, 'file.pin.add', { key: o.max.key });
     expect(again.result).toEqual({ pin: result.pin, changed: false });
@@ -92,7 +100,9 @@ describe('file.pin, file.unpin, file.listPinned', () => {
     const inner = (await ok(o.s, 'files.create', { kind: 'folder', name: 'inner', parentId: f.id }, o.mia.key)).file;
     await ok(o.s, 'file.pin', { targetId: inner.id, place: 'org' }, o.mia.key);
     const upload = (await ok(o.s, 'files.uploadRegister', { name: 'n.txt', contentBase64: Buffer.from('hello').toString('base64') }, o.mia.key)).file;
-    expect(await refused(o.s, 'file.pin', { targetId: t, place: upload.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.place: fil_\w+ is an upload, not a folder/);
+    expect(await refused(o.s, 'file.pin', { targetId: t, place: upload.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^params\.place: fil_\w+ is an upload, not a folder/,
+    );
     // A private file pinned at the org home stays hidden from those who cannot read it.
     const hidden = await ok(o.s, 'file.pin', { targetId: secret.id, place: 'org' }, o.mia.key);
     expect((await ok(o.s, 'file.listPinned', { place: 'org' }, o.max.key)).pins.map((p: any) => p.id)).not.toContain(hidden.pin.id);
@@ -104,7 +114,9 @@ describe('file.pin, file.unpin, file.listPinned', () => {
     const pins: string[] = [];
     for (let i = 0; i < MAX_PINS_PER_PLACE; i++) pins.push((await ok(o.s, 'file.pin', { targetId: await task(o.s), place: ws })).pin.id);
     const extra = await task(o.s);
-    expect(await refused(o.s, 'file.pin', { targetId: extra, place: ws }, 'CONFLICT')).toBe(`${ws} already has 50 pins, the most a place holds: unpin one first (file.unpin)`);
+    expect(await refused(o.s, 'file.pin', { targetId: extra, place: ws }, 'CONFLICT')).toBe(
+      `${ws} already has 50 pins, the most a place holds: unpin one first (file.unpin)`,
+    );
     await ok(o.s, 'file.unpin', { pinId: pins[0] });
     expect((await ok(o.s, 'file.pin', { targetId: extra, place: ws })).changed).toBe(true);
     expect((await ok(o.s, 'file.listPinned', { place: ws })).pins).toHaveLength(MAX_PINS_PER_PLACE);

@@ -31,7 +31,10 @@ describe('scenario 4: charter.amend of an adopted decision; agents hold; stale b
       baseVersion: base.version,
       ops: [
         { op: 'update', params: { mission: 'Honest books for every small firm.' } },
-        { op: 'updateClauses', params: { sectionId: sec.id, clauses: [{ id: sec.clauses[0].id, text: 'Be kind and candid.' }, { text: 'Disagree, then commit.' }] } },
+        {
+          op: 'updateClauses',
+          params: { sectionId: sec.id, clauses: [{ id: sec.clauses[0].id, text: 'Be kind and candid.' }, { text: 'Disagree, then commit.' }] },
+        },
         { op: 'addSection', params: { key: 'money', heading: 'Money', clauses: [{ text: 'Two humans sign every wire.' }] } },
         { op: 'editColleagueField', params: { principalId: agent.id, field: 'autonomy', value: 'supervised' } },
       ],
@@ -40,9 +43,16 @@ describe('scenario 4: charter.amend of an adopted decision; agents hold; stale b
     // An agent applies it: the decision was the human act; one new version, method amend, naming the decision.
     const events = await appended(s, async () => {
       const r = await ok(s, 'charter.amend', { decisionId: d.id }, agent.key);
-      expect(r).toMatchObject({ changed: true, decisionId: d.id, ops: 4, charter: { version: base.version + 1, parentHash: base.contentHash, mission: 'Honest books for every small firm.' } });
+      expect(r).toMatchObject({
+        changed: true,
+        decisionId: d.id,
+        ops: 4,
+        charter: { version: base.version + 1, parentHash: base.contentHash, mission: 'Honest books for every small firm.' },
+      });
     });
-    expect(events.map((e) => [e.kind, e.payload.version, e.payload.decisionId, e.payload.ops])).toEqual([['charter.document.amend', base.version + 1, d.id, 4]]);
+    expect(events.map((e) => [e.kind, e.payload.version, e.payload.decisionId, e.payload.ops])).toEqual([
+      ['charter.document.amend', base.version + 1, d.id, 4],
+    ]);
     const after = await charterGet(s);
     expect(after.history[0]).toMatchObject({ version: base.version + 1, method: 'amend', decisionId: d.id, binding: true });
     expect(after.charter.sections.find((x: any) => x.id === sec.id).clauses.map((c: any) => c.text)).toEqual(['Be kind and candid.', 'Disagree, then commit.']);
@@ -58,11 +68,15 @@ describe('scenario 4: charter.amend of an adopted decision; agents hold; stale b
     expect(clauses).toMatchObject({ actionClass: 'charter.update_clauses' });
     const autonomy = await held(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated' }, { key: agent.key });
     const approvalId = await approved(s, autonomy, agent.key, ceo.key);
-    expect((await ok(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated', approvalId }, agent.key)).colleague.autonomy).toBe('delegated');
+    expect(
+      (await ok(s, 'charter.editColleagueField', { principalId: agent.id, field: 'autonomy', value: 'delegated', approvalId }, agent.key)).colleague.autonomy,
+    ).toBe('delegated');
 
     // A stale baseVersion: CONFLICT naming the head, nothing appended.
     const head = (await charterGet(s)).charter;
-    await refused(s, 'charter.updateSection', { sectionId: sec.id, heading: 'Behaviour', baseVersion: base.version }, 'CONFLICT', { message: new RegExp(`^the charter is at version ${head.version} \\(content ${head.contentHash.slice(0, 12)}\\), not ${base.version}`) });
+    await refused(s, 'charter.updateSection', { sectionId: sec.id, heading: 'Behaviour', baseVersion: base.version }, 'CONFLICT', {
+      message: new RegExp(`^the charter is at version ${head.version} \\(content ${head.contentHash.slice(0, 12)}\\), not ${base.version}`),
+    });
     // An applied amendment answers changed:false whatever the head (a replay), before any baseVersion check.
     expect((await ok(s, 'charter.amend', { decisionId: d.id, baseVersion: base.version })).changed).toBe(false);
   });
@@ -72,14 +86,17 @@ describe('charter.amend misuse', () => {
   it('not adopted, no amendment, closed: CONFLICT naming the state; another org’s or unknown decision: NOT_FOUND; missing scope', async () => {
     const { s, staff, ceo, reader } = o;
     const open = await proposal(s, staff.key, 'charter', { amendment: { ops: [{ op: 'update', params: { title: 'Draft' } }] } });
-    await refused(s, 'charter.amend', { decisionId: open.id }, 'CONFLICT', { message: `decision D-${open.number} (${open.id}) is proposed, not adopted: its amendment applies once it is adopted (decision.adopt)` });
+    await refused(s, 'charter.amend', { decisionId: open.id }, 'CONFLICT', {
+      message: `decision D-${open.number} (${open.id}) is proposed, not adopted: its amendment applies once it is adopted (decision.adopt)`,
+    });
     await ok(s, 'decision.reverse', { decisionId: open.id, reason: 'Not now.' }, staff.key);
     await refused(s, 'charter.amend', { decisionId: open.id }, 'CONFLICT', { message: /is withdrawn, not adopted: .*never applies/ });
     const plain = await proposal(s, staff.key, 'charter');
     await ok(s, 'decision.adopt', { decisionId: plain.id, version: 1 }, ceo.key);
     await refused(s, 'charter.amend', { decisionId: plain.id }, 'CONFLICT', { message: /carries no amendment/ });
     const foreign = (await (await otherOrg(s)).ok<any>('decision.propose', { title: 't', area: 'charter', decision: 'd' })).decision;
-    for (const id of [foreign.id, 'dec_unknown000000']) await refused(s, 'charter.amend', { decisionId: id }, 'NOT_FOUND', { message: `decision ${id} not found` });
+    for (const id of [foreign.id, 'dec_unknown000000'])
+      await refused(s, 'charter.amend', { decisionId: id }, 'NOT_FOUND', { message: `decision ${id} not found` });
     await refused(s, 'charter.amend', { decisionId: plain.id }, 'FORBIDDEN_SCOPE', { key: reader.key });
     await refused(s, 'charter.amend', { decisionId: 'nope' }, 'BAD_REQUEST', { message: /^decisionId: / });
   });
@@ -91,7 +108,9 @@ describe('charter.amend misuse', () => {
     const d = await adoptedAmendment({ baseVersion: v, ops: [{ op: 'updateClauses', params: { sectionId: sec.id, clauses: [{ text: 'Use the books.' }] } }] });
     // Someone edits the same section's clauses after the decision was written: the merge conflicts.
     await ok(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: 'Use the general ledger.' }] });
-    await refused(s, 'charter.amend', { decisionId: d.id }, 'CONFLICT', { message: new RegExp(`op 0 \\(updateClauses\\) is stale against charter version ${v + 1}: what it edits changed since version ${v}`) });
+    await refused(s, 'charter.amend', { decisionId: d.id }, 'CONFLICT', {
+      message: new RegExp(`op 0 \\(updateClauses\\) is stale against charter version ${v + 1}: what it edits changed since version ${v}`),
+    });
     // An edit elsewhere does not: a second decision on another section still merges.
     const other = (await ok(s, 'charter.addSection', { key: 'people', heading: 'People' })).section;
     const w = (await charterGet(s)).charter.version;
@@ -105,9 +124,18 @@ describe('charter.amend misuse', () => {
     await refused(s, 'charter.amend', { decisionId: gone.id }, 'CONFLICT', { message: /op 0 \(updateSection\) is stale .*was deleted in charter version/ });
     const taken = await adoptedAmendment({ ops: [{ op: 'addSection', params: { key: 'tools', heading: 'Tools again' } }] });
     await refused(s, 'charter.amend', { decisionId: taken.id }, 'CONFLICT', { message: /op 0 \(addSection\) is stale .*section key "tools" is taken/ });
-    const bad = await adoptedAmendment({ ops: [{ op: 'update', params: { title: 'ok' } }, { op: 'reorderSections', params: { order: 'all' } }] });
-    await refused(s, 'charter.amend', { decisionId: bad.id }, 'CONFLICT', { message: /op 1 \(reorderSections\) is stale .*its params do not fit charter.reorderSections: order: expected array/ });
+    const bad = await adoptedAmendment({
+      ops: [
+        { op: 'update', params: { title: 'ok' } },
+        { op: 'reorderSections', params: { order: 'all' } },
+      ],
+    });
+    await refused(s, 'charter.amend', { decisionId: bad.id }, 'CONFLICT', {
+      message: /op 1 \(reorderSections\) is stale .*its params do not fit charter.reorderSections: order: expected array/,
+    });
     const future = await adoptedAmendment({ baseVersion: 9_999, ops: [{ op: 'update', params: { title: 'Later' } }] });
-    await refused(s, 'charter.amend', { decisionId: future.id }, 'CONFLICT', { message: /written against charter version 9999, but the charter is at version/ });
+    await refused(s, 'charter.amend', { decisionId: future.id }, 'CONFLICT', {
+      message: /written against charter version 9999, but the charter is at version/,
+    });
   });
 });

@@ -32,20 +32,39 @@ describe('redaction canary: charter', () => {
     await call('charter.updateSection', { sectionId: sec.id, heading: t('heading 2'), body: t('body 2') }, agent.apiKey);
     const hold = await call('charter.updateClauses', { sectionId: sec.id, clauses: [{ text: t('held clause') }] }, agent.apiKey);
     expect(hold.status).toBe('approval_required');
-    const filed = await call('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, agent.apiKey);
+    const filed = await call(
+      'approval.request',
+      { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      agent.apiKey,
+    );
     await call('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.apiKey);
     await call('charter.updateClauses', { sectionId: sec.id, clauses: [{ text: t('held clause') }], approvalId: filed.approvalId }, agent.apiKey);
-    for (const [field, value] of [['title', t('ctitle')], ['summary', t('summary')], ['contact', t('contact')], ['accountabilities', [t('acc')]], ['domains', [t('domain')]]] as const) {
+    for (const [field, value] of [
+      ['title', t('ctitle')],
+      ['summary', t('summary')],
+      ['contact', t('contact')],
+      ['accountabilities', [t('acc')]],
+      ['domains', [t('domain')]],
+    ] as const) {
       await call('charter.editColleagueField', { principalId: agent.principal.id, field, value }, agent.apiKey);
     }
     await call('charter.editColleagueField', { principalId: agent.principal.id, field: 'domains', value: [t('domain 2')] });
     const d = (
-      await call('decision.propose', {
-        title: t('decision'),
-        area: 'charter',
-        decision: t('decision text'),
-        amendment: { ops: [{ op: 'update', params: { mission: t('amended mission') } }, { op: 'updateClauses', params: { sectionId: sec.id, clauses: [{ text: t('amended clause') }] } }] },
-      }, ceo.apiKey)
+      await call(
+        'decision.propose',
+        {
+          title: t('decision'),
+          area: 'charter',
+          decision: t('decision text'),
+          amendment: {
+            ops: [
+              { op: 'update', params: { mission: t('amended mission') } },
+              { op: 'updateClauses', params: { sectionId: sec.id, clauses: [{ text: t('amended clause') }] } },
+            ],
+          },
+        },
+        ceo.apiKey,
+      )
     ).decision;
     await call('decision.adopt', { decisionId: d.id, version: 1 }, ceo.apiKey);
     await call('charter.amend', { decisionId: d.id }, agent.apiKey);

@@ -40,10 +40,12 @@ describe('charter.get: any version, history, diff', () => {
       expect(docHash(charter)).toBe(all.find((x) => x.version === v).contentHash);
       expect(charter.contentHash).toBe(docHash(charter));
     }
-    const stored = one(await s.runtime.db.query<{ snapshots: number; deltas: number }>(
-      'SELECT count(*) FILTER (WHERE snapshot IS NOT NULL)::int AS snapshots, count(*) FILTER (WHERE delta IS NOT NULL)::int AS deltas FROM charter_versions WHERE org_id = $1',
-      [s.org.orgId],
-    ));
+    const stored = one(
+      await s.runtime.db.query<{ snapshots: number; deltas: number }>(
+        'SELECT count(*) FILTER (WHERE snapshot IS NOT NULL)::int AS snapshots, count(*) FILTER (WHERE delta IS NOT NULL)::int AS deltas FROM charter_versions WHERE org_id = $1',
+        [s.org.orgId],
+      ),
+    );
     expect(stored.snapshots).toBe(3);
     expect(stored.deltas).toBe(120 - stored.snapshots);
   });
@@ -62,7 +64,9 @@ describe('charter.get: any version, history, diff', () => {
     const zero = await charterGet(s, { version: 0, diffFrom: charter.version, limit: 1 });
     expect(zero.charter).toMatchObject({ version: 0, title: '', sections: [], parentHash: null });
     expect(zero.diff.markdown).toContain('-## Log');
-    await refused(s, 'charter.get', { version: charter.version + 1 }, 'NOT_FOUND', { message: `charter version ${charter.version + 1} (the head is version ${charter.version}) not found` });
+    await refused(s, 'charter.get', { version: charter.version + 1 }, 'NOT_FOUND', {
+      message: `charter version ${charter.version + 1} (the head is version ${charter.version}) not found`,
+    });
     await refused(s, 'charter.get', { diffFrom: charter.version + 5 }, 'NOT_FOUND');
     await refused(s, 'charter.get', { cursor: 'abc' }, 'BAD_REQUEST', { message: 'cursor: not a cursor this read returned' });
     await refused(s, 'charter.get', { limit: 501 }, 'BAD_REQUEST', { message: 'limit: must be at most 500' });
@@ -76,7 +80,9 @@ describe('charter.get: any version, history, diff', () => {
     await ok(s, 'charter.addSection', { key: 'big-1', heading: 'Big 1', body: big });
     await ok(s, 'charter.addSection', { key: 'big-2', heading: 'Big 2', body: big });
     const v = (await charterGet(s, { limit: 1 })).charter.version;
-    await refused(s, 'charter.addSection', { key: 'big-3', heading: 'Big 3', body: big }, 'BAD_REQUEST', { message: /^body: the charter would be \d+ bytes, over its limit of 262144 \(256 KB\)/ });
+    await refused(s, 'charter.addSection', { key: 'big-3', heading: 'Big 3', body: big }, 'BAD_REQUEST', {
+      message: /^body: the charter would be \d+ bytes, over its limit of 262144 \(256 KB\)/,
+    });
     expect((await charterGet(s, { limit: 1 })).charter.version).toBe(v);
   });
 });
@@ -88,7 +94,8 @@ describe.skipIf(!onPostgres)('two writers on one head (PostgreSQL; on PGlite cal
     const results = await Promise.all([1, 2, 3].map((i) => rpc(s, 'charter.update', { title: `Race ${i}`, baseVersion: v })));
     const okCount = results.filter((r) => r.body.ok).length;
     expect(okCount).toBe(1);
-    for (const r of results.filter((x) => !x.body.ok)) expect(r.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(new RegExp(`^the charter is at version ${v + 1} `)) });
+    for (const r of results.filter((x) => !x.body.ok))
+      expect(r.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(new RegExp(`^the charter is at version ${v + 1} `)) });
     expect((await charterGet(s, { limit: 1 })).charter.version).toBe(v + 1);
   });
 });

@@ -20,7 +20,11 @@ describe('redaction canary: compact', () => {
     const first = await s.client.ok('compact.upsert', { scope: gen.agent.id, terms: terms(2) });
     const hold = (await s.client.rpc('compact.upsert', { scope: gen.agent.id, terms: terms(3) }, { key: bot.apiKey })).body.result;
     expect(hold.status).toBe('approval_required');
-    const filed = await s.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject }, { key: bot.apiKey });
+    const filed = await s.client.ok(
+      'approval.request',
+      { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject },
+      { key: bot.apiKey },
+    );
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: sponsor.apiKey });
     const done = await s.client.ok('compact.upsert', { scope: gen.agent.id, terms: terms(3), approvalId: filed.approvalId }, { key: bot.apiKey });
     expect(done.compact.version).toBe(first.compact.version + 1);

@@ -21,7 +21,9 @@ afterAll(() => o?.s.close());
 
 describe.skipIf(!onPostgres)('decision races (PostgreSQL)', () => {
   it('concurrent proposals get distinct, gapless numbers', async () => {
-    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => ok(o.s, 'decision.propose', { title: `R${i}`, area: 'race', decision: 'x' }, o.staff.key)));
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => ok(o.s, 'decision.propose', { title: `R${i}`, area: 'race', decision: 'x' }, o.staff.key)),
+    );
     const numbers = made.map((m) => m.decision.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => numbers[0] + i));
   });

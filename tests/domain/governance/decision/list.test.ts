@@ -17,7 +17,10 @@ beforeAll(async () => {
   other = await otherOrg(o.s);
   foreign = (await other.ok('decision.propose', { title: 'Foreign', area: 'x', decision: 'Theirs.' })).decision;
   const { s, staff, cfo, ceo } = o;
-  await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }, { area: 'ops', decidedBy: ceo.id, agree: ['agents'] }]);
+  await setRights(s, [
+    { area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] },
+    { area: 'ops', decidedBy: ceo.id, agree: ['agents'] },
+  ]);
   ids.eu = (await proposal(s, staff.key, 'pricing', { title: 'Raise European prices', context: 'Café costs rose in Zürich.' })).id;
   ids.us = (await proposal(s, staff.key, 'pricing.us', { title: 'Hold American prices' })).id;
   ids.ops = (await proposal(s, staff.key, 'ops', { title: 'Weekend opening', decision: 'Open on Saturdays with a skeleton crew.' })).id;
@@ -44,8 +47,19 @@ describe('GET /decision.list', () => {
     const first = await list({ limit: 3 });
     expect(first.decisions).toHaveLength(3);
     expect(first.decisions[0]).toEqual({
-      id: ids.done, number: expect.any(Number), title: 'Night shift', area: 'ops', status: 'adopted', version: 1, contentHash: expect.any(String),
-      driver: o.staff.id, reviewOn: null, supersedes: [], supersededBy: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: ids.done,
+      number: expect.any(Number),
+      title: 'Night shift',
+      area: 'ops',
+      status: 'adopted',
+      version: 1,
+      contentHash: expect.any(String),
+      driver: o.staff.id,
+      reviewOn: null,
+      supersedes: [],
+      supersededBy: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     const rest = await list({ limit: 3, cursor: first.nextCursor });
     expect(rest).toEqual({ decisions: [expect.objectContaining({ id: ids.eu })], nextCursor: null });
@@ -72,7 +86,10 @@ describe('GET /decision.list', () => {
     // A page at a time (only as many judged as the page needs): the same decisions, in order; with a filter, all judged.
     const one = await list({ awaiting: 'me', limit: 1 }, cfo.key);
     expect(one.decisions.map((d: any) => d.id)).toEqual([ids.us]);
-    expect(await list({ awaiting: 'me', limit: 1, cursor: one.nextCursor }, cfo.key)).toEqual({ decisions: [expect.objectContaining({ id: ids.eu })], nextCursor: null });
+    expect(await list({ awaiting: 'me', limit: 1, cursor: one.nextCursor }, cfo.key)).toEqual({
+      decisions: [expect.objectContaining({ id: ids.eu })],
+      nextCursor: null,
+    });
     expect(await listed({ awaiting: 'me', area: 'pricing', limit: 1 }, cfo.key)).toEqual([ids.eu]);
     expect(await listed({ awaiting: 'me' }, agent.key)).toEqual([ids.ops]);
     expect(await listed({ awaiting: 'me' }, ceo.key)).toEqual([]);
@@ -91,7 +108,12 @@ describe('GET /decision.list', () => {
     expect(body.signatures).toEqual([]);
     expect(body.versions).toEqual([{ version: 1, contentHash: body.decision.contentHash, proposedBy: o.staff.id, proposedAt: expect.any(String) }]);
     expect(body.requirements).toEqual({
-      right: 'ops', decider: { decidedBy: o.ceo.id, escalateTo: null, humans: [o.ceo.id] }, agree: ['agents'], missingSigners: ['agents'], openAdjustments: 0, ready: false,
+      right: 'ops',
+      decider: { decidedBy: o.ceo.id, escalateTo: null, humans: [o.ceo.id] },
+      agree: ['agents'],
+      missingSigners: ['agents'],
+      openAdjustments: 0,
+      ready: false,
     });
     expect((await record(o.s, ids.us)).requirements).toMatchObject({ right: 'pricing', missingSigners: [o.cfo.id] });
   });
@@ -111,11 +133,14 @@ describe('GET /decision.list', () => {
   it('random query strings: never INTERNAL, always the payload or a well-formed error', async () => {
     const value = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('open', 'me', 'dec_x', '-1', '0', '1e9', '"a" OR b', 'é\u0000', '%', '*'));
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom('id', 'status', 'area', 'q', 'awaiting', 'cursor', 'limit', 'x'), value, { maxKeys: 4 }), async (query) => {
-        const res = await o.s.client.get('decision.list', query);
-        expect(res.status, `${JSON.stringify(query)} -> ${res.raw.slice(0, 200)}`).not.toBe(500);
-        if (res.status !== 200) expectFrame({ status: res.status, raw: res.raw }, JSON.stringify(query));
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom('id', 'status', 'area', 'q', 'awaiting', 'cursor', 'limit', 'x'), value, { maxKeys: 4 }),
+        async (query) => {
+          const res = await o.s.client.get('decision.list', query);
+          expect(res.status, `${JSON.stringify(query)} -> ${res.raw.slice(0, 200)}`).not.toBe(500);
+          if (res.status !== 200) expectFrame({ status: res.status, raw: res.raw }, JSON.stringify(query));
+        },
+      ),
       { numRuns: 150 },
     );
   });

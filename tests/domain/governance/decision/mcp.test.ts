@@ -19,14 +19,40 @@ describe('decision over MCP', () => {
     const adopter = await connectInMemory(o.s.runtime, o.agent2.key, { toolsets: 'governance' });
     try {
       const tools = (await proposer.client.listTools()).tools.map((t) => t.name);
-      expect(tools).toEqual(expect.arrayContaining(['decision_propose', 'decision_sign', 'decision_adopt', 'decision_supersede', 'decision_reverse', 'decision_comment', 'decision_requestAdjustment', 'decision_listComments', 'decision_list']));
-      const d = structured(await proposer.client.callTool({ name: 'decision_propose', arguments: { title: 'Annual plan discount', area: 'pricing', decision: '15% off annual plans.' } })).decision;
+      expect(tools).toEqual(
+        expect.arrayContaining([
+          'decision_propose',
+          'decision_sign',
+          'decision_adopt',
+          'decision_supersede',
+          'decision_reverse',
+          'decision_comment',
+          'decision_requestAdjustment',
+          'decision_listComments',
+          'decision_list',
+        ]),
+      );
+      const d = structured(
+        await proposer.client.callTool({
+          name: 'decision_propose',
+          arguments: { title: 'Annual plan discount', area: 'pricing', decision: '15% off annual plans.' },
+        }),
+      ).decision;
 
       // The CFO's signature relayed by the agent: held for the CFO, who approves; the agent retries.
       const relay = structured(await proposer.client.callTool({ name: 'decision_sign', arguments: { decisionId: d.id, version: 1, onBehalfOf: o.cfo.id } }));
-      expect(relay).toMatchObject({ status: 'approval_required', approval: { actionClass: 'decision.sign', deciders: [o.cfo.id] }, approvalId: expect.stringMatching(/^apr_/) });
+      expect(relay).toMatchObject({
+        status: 'approval_required',
+        approval: { actionClass: 'decision.sign', deciders: [o.cfo.id] },
+        approvalId: expect.stringMatching(/^apr_/),
+      });
       await ok(o.s, 'approval.resolve', { approvalId: relay.approvalId, decision: 'approve' }, o.cfo.key);
-      const signed = structured(await proposer.client.callTool({ name: 'decision_sign', arguments: { decisionId: d.id, version: 1, onBehalfOf: o.cfo.id, approvalId: relay.approvalId } }));
+      const signed = structured(
+        await proposer.client.callTool({
+          name: 'decision_sign',
+          arguments: { decisionId: d.id, version: 1, onBehalfOf: o.cfo.id, approvalId: relay.approvalId },
+        }),
+      );
       expect(signed).toMatchObject({ changed: true, signature: { signer: o.cfo.id, relayedBy: o.agent.id } });
 
       // Its own proposal: refused; another agent's adoption holds for the CEO.
@@ -35,13 +61,17 @@ describe('decision over MCP', () => {
       expect(own.code).toBe('GOVERNANCE_NOT_READY');
       expect(own.message).toMatch(/an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it/);
       // With an approvalId in its params the rule still speaks, not the approval's state.
-      const ownWithProof = toolError(await proposer.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1, approvalId: relay.approvalId } }));
+      const ownWithProof = toolError(
+        await proposer.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1, approvalId: relay.approvalId } }),
+      );
       expect(ownWithProof.code).toBe('GOVERNANCE_NOT_READY');
       expect(ownWithProof.message).toMatch(/an agent never adopts its own proposal, so nothing changed; a human who decides its area adopts it/);
       const hold = structured(await adopter.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1 } }));
       expect(hold).toMatchObject({ status: 'approval_required', approval: { deciders: [o.ceo.id] } });
       await ok(o.s, 'approval.resolve', { approvalId: hold.approvalId, decision: 'approve' }, o.ceo.key);
-      const adopted = structured(await adopter.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1, approvalId: hold.approvalId } }));
+      const adopted = structured(
+        await adopter.client.callTool({ name: 'decision_adopt', arguments: { decisionId: d.id, version: 1, approvalId: hold.approvalId } }),
+      );
       expect(adopted.decision).toMatchObject({ status: 'adopted', adopted: { approvalId: hold.approvalId } });
 
       const listed = structured(await proposer.client.callTool({ name: 'decision_list', arguments: { id: d.id } }));

@@ -42,11 +42,23 @@ const actor = fc.integer({ min: 0, max: 5 });
 // Mostly the newest few decisions, so sequences get as far as adoption.
 const pick = fc.nat({ max: 2 });
 const act: fc.Arbitrary<Act> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('propose' as const), actor, area: fc.constantFrom('pricing' as const, 'ops' as const, 'misc' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('propose' as const), actor, area: fc.constantFrom('pricing' as const, 'ops' as const, 'misc' as const) }),
+  },
   {
     weight: 8,
     arbitrary: fc.record({
-      kind: fc.constantFrom('repropose' as const, 'sign' as const, 'sign' as const, 'adjust' as const, 'adopt' as const, 'adopt' as const, 'reverse' as const, 'relay' as const),
+      kind: fc.constantFrom(
+        'repropose' as const,
+        'sign' as const,
+        'sign' as const,
+        'adjust' as const,
+        'adopt' as const,
+        'adopt' as const,
+        'reverse' as const,
+        'relay' as const,
+      ),
       actor,
       d: pick,
       stale: fc.boolean(),
@@ -123,21 +135,33 @@ async function run(acts: Act[]): Promise<void> {
 async function violations(): Promise<string[]> {
   const q = (sql: string) => o.s.runtime.db.query<{ decision_id: string }>(sql, [o.s.org.orgId, o.cfo.id]);
   const found = [
-    ...(await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND area = 'pricing' AND adopted_version IS NOT NULL AND $2::text <> ''
+    ...(
+      await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND area = 'pricing' AND adopted_version IS NOT NULL AND $2::text <> ''
         AND NOT EXISTS (SELECT 1 FROM decision_signatures s WHERE s.org_id = d.org_id AND s.decision_id = d.decision_id AND s.version = d.adopted_version
-                           AND s.signer = $2 AND s.content_hash = d.adopted_hash)`)).map((r) => `${r.decision_id}: pricing adopted without the CFO's signature`),
-    ...(await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND area = 'ops' AND adopted_version IS NOT NULL AND $2::text <> ''
+                           AND s.signer = $2 AND s.content_hash = d.adopted_hash)`)
+    ).map((r) => `${r.decision_id}: pricing adopted without the CFO's signature`),
+    ...(
+      await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND area = 'ops' AND adopted_version IS NOT NULL AND $2::text <> ''
         AND NOT EXISTS (SELECT 1 FROM decision_signatures s WHERE s.org_id = d.org_id AND s.decision_id = d.decision_id AND s.version = d.adopted_version
-                           AND s.signer_kind = 'agent')`)).map((r) => `${r.decision_id}: ops adopted without an agent's endorsement`),
-    ...(await q(`SELECT d.decision_id FROM decisions d JOIN decision_comments c ON c.org_id = d.org_id AND c.decision_id = d.decision_id
+                           AND s.signer_kind = 'agent')`)
+    ).map((r) => `${r.decision_id}: ops adopted without an agent's endorsement`),
+    ...(
+      await q(`SELECT d.decision_id FROM decisions d JOIN decision_comments c ON c.org_id = d.org_id AND c.decision_id = d.decision_id
         WHERE d.org_id = $1 AND $2::text <> '' AND c.kind = 'adjustment' AND c.version = d.adopted_version AND c.created_at < d.adopted_at
-          AND (c.resolved_at IS NULL OR c.resolved_at > d.adopted_at)`)).map((r) => `${r.decision_id}: adopted over an open adjustment request`),
-    ...(await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND $2::text <> '' AND adopted_by LIKE 'agt\\_%'
-        AND (adopted_approval IS NULL OR adopted_by = driver)`)).map((r) => `${r.decision_id}: adopted by an agent alone or on its own proposal`),
-    ...(await q(`SELECT d.decision_id FROM decisions d JOIN decision_versions v ON v.org_id = d.org_id AND v.decision_id = d.decision_id AND v.version = d.adopted_version
-        WHERE d.org_id = $1 AND $2::text <> '' AND v.content_hash <> d.adopted_hash`)).map((r) => `${r.decision_id}: adopted hash is not its version's`),
-    ...(await q(`SELECT s.decision_id FROM decision_signatures s JOIN decision_versions v ON v.org_id = s.org_id AND v.decision_id = s.decision_id AND v.version = s.version
-        WHERE s.org_id = $1 AND $2::text <> '' AND v.content_hash <> s.content_hash`)).map((r) => `${r.decision_id}: a signature's hash is not its version's`),
+          AND (c.resolved_at IS NULL OR c.resolved_at > d.adopted_at)`)
+    ).map((r) => `${r.decision_id}: adopted over an open adjustment request`),
+    ...(
+      await q(`SELECT decision_id FROM decisions d WHERE org_id = $1 AND $2::text <> '' AND adopted_by LIKE 'agt\\_%'
+        AND (adopted_approval IS NULL OR adopted_by = driver)`)
+    ).map((r) => `${r.decision_id}: adopted by an agent alone or on its own proposal`),
+    ...(
+      await q(`SELECT d.decision_id FROM decisions d JOIN decision_versions v ON v.org_id = d.org_id AND v.decision_id = d.decision_id AND v.version = d.adopted_version
+        WHERE d.org_id = $1 AND $2::text <> '' AND v.content_hash <> d.adopted_hash`)
+    ).map((r) => `${r.decision_id}: adopted hash is not its version's`),
+    ...(
+      await q(`SELECT s.decision_id FROM decision_signatures s JOIN decision_versions v ON v.org_id = s.org_id AND v.decision_id = s.decision_id AND v.version = s.version
+        WHERE s.org_id = $1 AND $2::text <> '' AND v.content_hash <> s.content_hash`)
+    ).map((r) => `${r.decision_id}: a signature's hash is not its version's`),
   ];
   return found;
 }
@@ -154,25 +178,31 @@ describe('property: random act sequences', () => {
         interruptAfterTimeLimit: 90_000,
         // Besides the random ones, two sequences that surely reach an adoption through the hold flow.
         examples: [
-          [[
-            { kind: 'propose', actor: 2, area: 'pricing' },
-            { kind: 'sign', actor: 1, d: 0, stale: false, viaApproval: false },
-            { kind: 'adopt', actor: 3, d: 0, stale: false, viaApproval: true },
-          ]],
-          [[
-            { kind: 'propose', actor: 3, area: 'ops' },
-            { kind: 'sign', actor: 4, d: 0, stale: false, viaApproval: false },
-            { kind: 'adopt', actor: 4, d: 0, stale: false, viaApproval: true },
-          ]],
+          [
+            [
+              { kind: 'propose', actor: 2, area: 'pricing' },
+              { kind: 'sign', actor: 1, d: 0, stale: false, viaApproval: false },
+              { kind: 'adopt', actor: 3, d: 0, stale: false, viaApproval: true },
+            ],
+          ],
+          [
+            [
+              { kind: 'propose', actor: 3, area: 'ops' },
+              { kind: 'sign', actor: 4, d: 0, stale: false, viaApproval: false },
+              { kind: 'adopt', actor: 4, d: 0, stale: false, viaApproval: true },
+            ],
+          ],
         ],
       },
     );
     // The sequences reached adoption, with and without holds, so the property was not vacuous.
-    const row = one(await o.s.runtime.db.query<{ adopted: number; held: number }>(
-      `SELECT (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND adopted_version IS NOT NULL) AS adopted,
+    const row = one(
+      await o.s.runtime.db.query<{ adopted: number; held: number }>(
+        `SELECT (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND adopted_version IS NOT NULL) AS adopted,
               (SELECT count(*)::int FROM decisions WHERE org_id = $1 AND adopted_approval IS NOT NULL) AS held`,
-      [o.s.org.orgId],
-    ));
+        [o.s.org.orgId],
+      ),
+    );
     expect(row.adopted).toBeGreaterThan(0);
     expect(row.held).toBeGreaterThan(0);
   });

@@ -21,33 +21,63 @@ describe('decision.propose', () => {
   it('numbers per org, version 1, content hash; the driver’s re-proposal replaces given fields; same content -> changed:false', async () => {
     const { s, staff } = o;
     const seq = await head(s.client);
-    const a = await proposal(s, staff.key, 'pricing', { context: 'Costs rose.', consequences: 'Churn risk.', links: [{ rel: 'see_also', target: 'https://example.com/x' }] });
+    const a = await proposal(s, staff.key, 'pricing', {
+      context: 'Costs rose.',
+      consequences: 'Churn risk.',
+      links: [{ rel: 'see_also', target: 'https://example.com/x' }],
+    });
     const b = await proposal(s, staff.key, 'pricing');
     expect(b.number).toBe(a.number + 1);
-    expect(a).toMatchObject({ status: 'proposed', version: 1, driver: staff.id, context: 'Costs rose.', amendment: null, adopted: null, closed: null, supersedes: [] });
+    expect(a).toMatchObject({
+      status: 'proposed',
+      version: 1,
+      driver: staff.id,
+      context: 'Costs rose.',
+      amendment: null,
+      adopted: null,
+      closed: null,
+      supersedes: [],
+    });
     expect(a.contentHash).toMatch(/^[0-9a-f]{64}$/);
     const events = await eventsAfter(s.client, seq);
-    expect(events[0]).toMatchObject({ kind: 'decision.record.propose', entity_id: a.id, payload: { decisionId: a.id, number: a.number, version: 1, contentHash: a.contentHash, status: 'proposed', amendment: false, links: 1 } });
+    expect(events[0]).toMatchObject({
+      kind: 'decision.record.propose',
+      entity_id: a.id,
+      payload: { decisionId: a.id, number: a.number, version: 1, contentHash: a.contentHash, status: 'proposed', amendment: false, links: 1 },
+    });
 
     const v2 = await ok(s, 'decision.propose', { decisionId: a.id, title: 'Retitled', context: null }, staff.key);
     expect(v2).toMatchObject({ changed: true, decision: { version: 2, title: 'Retitled', context: null, consequences: 'Churn risk.', decision: a.decision } });
     const same = await ok(s, 'decision.propose', { decisionId: a.id, title: 'Retitled' }, staff.key);
     expect(same).toMatchObject({ changed: false, decision: { version: 2, contentHash: v2.decision.contentHash } });
     const later = await eventsAfter(s.client, seq + 2);
-    expect(later.map((e) => [e.kind, e.payload.version, e.payload.noop])).toEqual([['decision.record.propose', 2, undefined], ['decision.record.propose', 2, true]]);
+    expect(later.map((e) => [e.kind, e.payload.version, e.payload.noop])).toEqual([
+      ['decision.record.propose', 2, undefined],
+      ['decision.record.propose', 2, true],
+    ]);
     expect(later[0].payload).toMatchObject({ previousHash: a.contentHash, staleSignatures: 0, adjustmentsClosed: 0 });
   });
 
   it('amendment only for area charter; kept as structured charter operations', async () => {
     const { s, staff } = o;
-    const amendment = { baseVersion: 3, ops: [{ op: 'updateClauses', params: { sectionId: 'sec_0123456789abcdef', clauses: [{ text: 'Agents never sign.' }] } }] };
+    const amendment = {
+      baseVersion: 3,
+      ops: [{ op: 'updateClauses', params: { sectionId: 'sec_0123456789abcdef', clauses: [{ text: 'Agents never sign.' }] } }],
+    };
     const e = await err(s, 'decision.propose', { title: 't', area: 'pricing', decision: 'd', amendment }, staff.key);
     expect([e.code, e.message]).toEqual(['BAD_REQUEST', 'amendment: area charter only']);
     const c = await proposal(s, staff.key, 'charter', { amendment });
     expect(c.amendment).toEqual(amendment);
     expect((await err(s, 'decision.propose', { decisionId: c.id, area: 'ops' }, staff.key)).message).toBe('amendment: area charter only');
-    expect((await ok(s, 'decision.propose', { decisionId: c.id, area: 'ops', amendment: null }, staff.key)).decision).toMatchObject({ area: 'ops', amendment: null, version: 2 });
-    expect((await err(s, 'decision.propose', { title: 't', area: 'charter', decision: 'd', amendment: { ops: [{ op: 'rewriteAll', params: {} }] } }, staff.key)).message).toMatch(/^amendment\.ops\.0\.op: must be one of/);
+    expect((await ok(s, 'decision.propose', { decisionId: c.id, area: 'ops', amendment: null }, staff.key)).decision).toMatchObject({
+      area: 'ops',
+      amendment: null,
+      version: 2,
+    });
+    expect(
+      (await err(s, 'decision.propose', { title: 't', area: 'charter', decision: 'd', amendment: { ops: [{ op: 'rewriteAll', params: {} }] } }, staff.key))
+        .message,
+    ).toMatch(/^amendment\.ops\.0\.op: must be one of/);
   });
 
   it('misuse: required fields, bad area and links, another org’s or unknown id, not the driver, closed, missing scope; nothing appended', async () => {
@@ -62,7 +92,9 @@ describe('decision.propose', () => {
     expect(await message({ title: 't', area: 'a..b', decision: 'd' })).toMatch(/^area: must be dot-separated names/);
     expect(await message({ title: 't', area: '*', decision: 'd' })).toMatch(/^area: /);
     expect(await message({ title: 't', area: 'a', decision: 'd', colour: 'red' })).toBe('colour: unknown field');
-    expect(await message({ title: 't', area: 'a', decision: 'd', links: [{ rel: 'relates_to', target: foreign.id }] })).toBe(`links[0].target: no decision ${foreign.id} in this org`);
+    expect(await message({ title: 't', area: 'a', decision: 'd', links: [{ rel: 'relates_to', target: foreign.id }] })).toBe(
+      `links[0].target: no decision ${foreign.id} in this org`,
+    );
     expect(await message({ decisionId: mine.id, links: [{ rel: 'refines', target: mine.id }] })).toBe('links[0].target: a decision does not link to itself');
     for (const id of [foreign.id, 'dec_unknown1']) expect((await err(s, 'decision.propose', { decisionId: id, title: 'x' }, staff.key)).code).toBe('NOT_FOUND');
     const notDriver = await err(s, 'decision.propose', { decisionId: mine.id, title: 'Mine now' }, cfo.key);
@@ -88,7 +120,11 @@ describe('decision.comment and decision.listComments', () => {
     await ok(s, 'decision.reverse', { decisionId: d.id, reason: 'Withdrawn.' }, staff.key);
     await ok(s, 'decision.comment', { decisionId: d.id, body: 'Third, after it closed.' }, staff.key);
     const events = await eventsAfter(s.client, seq);
-    expect(events[0]).toMatchObject({ kind: 'decision.comment.add', entity_id: d.id, payload: { decisionId: d.id, commentId: c1.comment.id, version: 1, kind: 'comment' } });
+    expect(events[0]).toMatchObject({
+      kind: 'decision.comment.add',
+      entity_id: d.id,
+      payload: { decisionId: d.id, commentId: c1.comment.id, version: 1, kind: 'comment' },
+    });
 
     const at = await head(s.client);
     const all = await ok(s, 'decision.listComments', { decisionId: d.id });
@@ -124,7 +160,10 @@ describe('decision.requestAdjustment', () => {
     const seq = await head(s.client);
     const adj = await ok(s, 'decision.requestAdjustment', { decisionId: d.id, version: 1, body: 'Not yet.' }, cfo.key);
     expect(adj).toMatchObject({ changed: true, decision: { status: 'adjustment_requested' }, comment: { kind: 'adjustment', author: cfo.id } });
-    expect((await eventsAfter(s.client, seq))[0]).toMatchObject({ kind: 'decision.adjustment.request', payload: { decisionId: d.id, commentId: adj.comment.id, version: 1, status: 'adjustment_requested' } });
+    expect((await eventsAfter(s.client, seq))[0]).toMatchObject({
+      kind: 'decision.adjustment.request',
+      payload: { decisionId: d.id, commentId: adj.comment.id, version: 1, status: 'adjustment_requested' },
+    });
     expect((await record(s, d.id)).requirements).toMatchObject({ openAdjustments: 1, ready: false });
     await ok(s, 'decision.requestAdjustment', { decisionId: d.id, version: 1, body: 'Me too.' }, ceo.key);
 

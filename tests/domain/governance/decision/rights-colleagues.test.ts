@@ -39,7 +39,10 @@ describe('charter roles and agent autonomy in the rights', () => {
 
   it('an agent named by id decides only when delegated, never its own proposal; a group or role never makes an agent a decider', async ({ decision: o }) => {
     const { s, ceo, staff, agent2 } = o;
-    await setRights(s, [{ area: 'ops', decidedBy: agent2.id, escalateTo: ceo.id }, { area: 'ops.eu', decidedBy: 'role:finance' }]);
+    await setRights(s, [
+      { area: 'ops', decidedBy: agent2.id, escalateTo: ceo.id },
+      { area: 'ops.eu', decidedBy: 'role:finance' },
+    ]);
     const d = await proposal(s, staff.key, 'ops');
     await colleague(o, agent2.id, 'autonomy', 'standard');
     expect((await held(s, 'decision.adopt', { decisionId: d.id, version: 1 }, { key: agent2.key })).deciders).toEqual([ceo.id]);

@@ -13,7 +13,14 @@ import { setRights } from '../../../helpers/people.js';
 describe('governance.set_decision_rights: selectors and RAPID', () => {
   it('declares decidedBy, escalateTo, agree, perform and input as given; governance.status echoes them; one event', async ({ decision: o }) => {
     const rights = [
-      { area: 'pricing', decidedBy: o.ceo.id, escalateTo: 'humans', agree: [o.cfo.id, 'role:finance', 'cfo'], perform: ['agents', o.agent.id], input: ['anyone'] },
+      {
+        area: 'pricing',
+        decidedBy: o.ceo.id,
+        escalateTo: 'humans',
+        agree: [o.cfo.id, 'role:finance', 'cfo'],
+        perform: ['agents', o.agent.id],
+        input: ['anyone'],
+      },
       { area: 'handoff', decidedBy: 'owner' },
       { area: '*', decidedBy: 'role:board' },
     ];
@@ -25,11 +32,16 @@ describe('governance.set_decision_rights: selectors and RAPID', () => {
     expect(events.map((e) => [e.kind, e.payload])).toEqual([['governance.decision_rights.set', { areas: ['pricing', 'handoff', '*'], count: 3 }]]);
   });
 
-  it('a bad selector is BAD_REQUEST naming rights[i].field; groups only in agree, perform, input; one right per area; nothing appended', async ({ decision: o }) => {
+  it('a bad selector is BAD_REQUEST naming rights[i].field; groups only in agree, perform, input; one right per area; nothing appended', async ({
+    decision: o,
+  }) => {
     const good = { area: 'a', decidedBy: 'humans' };
     const seq = await head(o.s.client);
     const cases: [unknown[], RegExp][] = [
-      [[good, { area: 'b', decidedBy: 'humans' }, { area: 'c', decidedBy: 'owner' }, { area: 'd', decidedBy: 'usr_ü' }], /^rights\[3\]\.decidedBy: "usr_ü" is not a selector/],
+      [
+        [good, { area: 'b', decidedBy: 'humans' }, { area: 'c', decidedBy: 'owner' }, { area: 'd', decidedBy: 'usr_ü' }],
+        /^rights\[3\]\.decidedBy: "usr_ü" is not a selector/,
+      ],
       [[{ area: 'a', decidedBy: 'agents' }], /^rights\[0\]\.decidedBy: "agents" names a group that only agree, perform and input may use/],
       [[{ area: 'a', decidedBy: 'anyone' }], /^rights\[0\]\.decidedBy: "anyone" names a group/],
       [[{ area: 'a', decidedBy: 'humans', escalateTo: 'agents' }], /^rights\[0\]\.escalateTo: /],
@@ -43,7 +55,9 @@ describe('governance.set_decision_rights: selectors and RAPID', () => {
       expect(e.code).toBe('BAD_REQUEST');
       expect(e.message).toMatch(message);
     }
-    expect((await err(o.s, 'governance.set_decision_rights', { rights: [{ ...good, agree: 'humans' }] })).message).toBe('rights.0.agree: expected array, got string');
+    expect((await err(o.s, 'governance.set_decision_rights', { rights: [{ ...good, agree: 'humans' }] })).message).toBe(
+      'rights.0.agree: expected array, got string',
+    );
     expect(await head(o.s.client)).toBe(seq);
   });
 });
@@ -103,7 +117,9 @@ describe('enforcement on decision acts', () => {
     expect((await ok(s, 'decision.adopt', { decisionId: m2.id, version: 1 }, staff.key)).decision.adopted.override).toBe(false);
   });
 
-  it('decidedBy an agent (standard autonomy) or an empty role: FORBIDDEN_SCOPE naming the right; escalateTo humans approve the hold', async ({ decision: o }) => {
+  it('decidedBy an agent (standard autonomy) or an empty role: FORBIDDEN_SCOPE naming the right; escalateTo humans approve the hold', async ({
+    decision: o,
+  }) => {
     const { s, ceo, staff, agent, agent2 } = o;
     await setRights(s, [
       { area: 'infra', decidedBy: agent2.id },

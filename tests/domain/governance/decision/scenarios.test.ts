@@ -8,7 +8,9 @@ import { setRights } from '../../../helpers/people.js';
 /* Governance's acceptance scenarios 1, 2 and the decision parts of 3, end to end over HTTP. */
 
 describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signature, held adoption decided by the CEO', () => {
-  it('agent proposes (replay: no new event); adopt -> CONFLICT naming the CFO; CFO signs; adopt holds; CFO resolve refused; CEO approves; retry adopts; reuse refused', async ({ decision: o }) => {
+  it('agent proposes (replay: no new event); adopt -> CONFLICT naming the CFO; CFO signs; adopt holds; CFO resolve refused; CEO approves; retry adopts; reuse refused', async ({
+    decision: o,
+  }) => {
     const { s, ceo, cfo, agent, agent2 } = o;
     await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }]);
 
@@ -27,7 +29,12 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
     const missing = await err(s, 'decision.adopt', adopt, agent2.key);
     expect(missing.code).toBe('CONFLICT');
     expect(missing.message).toContain(`lacks the agree signature of ${cfo.id}`);
-    expect((await record(s, d.id)).requirements).toMatchObject({ right: 'pricing', missingSigners: [cfo.id], ready: false, decider: { decidedBy: ceo.id, humans: [ceo.id] } });
+    expect((await record(s, d.id)).requirements).toMatchObject({
+      right: 'pricing',
+      missingSigners: [cfo.id],
+      ready: false,
+      decider: { decidedBy: ceo.id, humans: [ceo.id] },
+    });
 
     const signed = await ok(s, 'decision.sign', { decisionId: d.id, version: 1 }, cfo.key);
     expect(signed).toMatchObject({ changed: true, counts: true, signature: { signer: cfo.id, signerKind: 'human', version: 1, current: true } });
@@ -46,7 +53,10 @@ describe('scenario 1: rights {pricing: usr_ceo, agree usr_cfo}; proposal, signat
     await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key);
 
     const done = await ok(s, 'decision.adopt', { ...adopt, approvalId: filed.approvalId }, agent2.key);
-    expect(done).toMatchObject({ changed: true, decision: { status: 'adopted', adopted: { version: 1, by: agent2.id, approvalId: filed.approvalId, override: false } } });
+    expect(done).toMatchObject({
+      changed: true,
+      decision: { status: 'adopted', adopted: { version: 1, by: agent2.id, approvalId: filed.approvalId, override: false } },
+    });
     const adoptEvent = (await eventsAfter(s.client, before)).find((e) => e.kind === 'decision.record.adopt');
     expect(adoptEvent.payload).toMatchObject({ decisionId: d.id, version: 1, status: 'adopted', approvalId: filed.approvalId, override: false, signatures: 1 });
 
@@ -84,9 +94,16 @@ describe('scenario 2: adjustment, re-proposal, stale signature', () => {
 
     await ok(s, 'decision.sign', { decisionId: d.id, version: 2 }, cfo.key);
     const adopted = await ok(s, 'decision.adopt', { decisionId: d.id, version: 2, outcome: 'Hiring opens Monday.' }, ceo.key);
-    expect(adopted.decision).toMatchObject({ status: 'adopted', outcome: 'Hiring opens Monday.', adopted: { version: 2, contentHash: v2.decision.contentHash, by: ceo.id } });
+    expect(adopted.decision).toMatchObject({
+      status: 'adopted',
+      outcome: 'Hiring opens Monday.',
+      adopted: { version: 2, contentHash: v2.decision.contentHash, by: ceo.id },
+    });
     const full = await record(s, d.id);
-    expect(full.signatures.map((x: any) => [x.version, x.signer, x.current])).toEqual([[2, cfo.id, true], [1, cfo.id, false]]);
+    expect(full.signatures.map((x: any) => [x.version, x.signer, x.current])).toEqual([
+      [2, cfo.id, true],
+      [1, cfo.id, false],
+    ]);
     expect(full.versions.map((v: any) => v.version)).toEqual([1, 2]);
   });
 });

@@ -54,14 +54,22 @@ describe('decision.sign', () => {
     expect((await err(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, ceo.key)).code).toBe('CONFLICT');
     await ok(s, 'approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, cfo.key);
     const signed = await ok(s, 'decision.sign', { ...params, approvalId: filed.approvalId }, agent.key);
-    expect(signed).toMatchObject({ changed: true, counts: true, signature: { signer: cfo.id, signerKind: 'human', relayedBy: agent.id, approvalId: filed.approvalId } });
+    expect(signed).toMatchObject({
+      changed: true,
+      counts: true,
+      signature: { signer: cfo.id, signerKind: 'human', relayedBy: agent.id, approvalId: filed.approvalId },
+    });
     expect((await record(s, d.id)).requirements.missingSigners).toEqual([]);
     expect((await err(s, 'decision.sign', { ...params, approvalId: filed.approvalId }, agent.key)).message).toMatch(/already used/);
     // Single use: the same proof for another decision is bound to this one; for this one it is used.
     const d2 = await proposal(s, staff.key, 'pricing');
-    expect((await err(s, 'decision.sign', { decisionId: d2.id, version: 1, onBehalfOf: cfo.id, approvalId: filed.approvalId }, agent.key)).code).toBe('CONFLICT');
+    expect((await err(s, 'decision.sign', { decisionId: d2.id, version: 1, onBehalfOf: cfo.id, approvalId: filed.approvalId }, agent.key)).code).toBe(
+      'CONFLICT',
+    );
     await ok(s, 'decision.propose', { decisionId: d.id, title: 'v2' }, staff.key);
-    expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: cfo.id, approvalId: filed.approvalId }, agent.key)).code).toBe('CONFLICT');
+    expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: cfo.id, approvalId: filed.approvalId }, agent.key)).code).toBe(
+      'CONFLICT',
+    );
   });
 
   it('misuse: onBehalfOf an agent or a stranger, stale or closed, another org’s id, missing scope; nothing appended', async () => {
@@ -72,7 +80,9 @@ describe('decision.sign', () => {
     await ok(s, 'decision.adopt', { decisionId: closed.id, version: 1 }, cfo.key);
     const seq = await head(s.client);
     expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: agent2.id }, agent.key)).message).toMatch(/^onBehalfOf: must be usr_…/);
-    expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: 'usr_stranger1' }, agent.key)).message).toBe('onBehalfOf: no active human member usr_stranger1 in this org');
+    expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: 'usr_stranger1' }, agent.key)).message).toBe(
+      'onBehalfOf: no active human member usr_stranger1 in this org',
+    );
     expect((await err(s, 'decision.sign', { decisionId: d.id, version: 2, onBehalfOf: staff.id }, agent.key)).message).toBe(
       `onBehalfOf: ${staff.id} cannot decide approvals (role admin or approver), so cannot approve a relayed signature; they sign by calling decision.sign`,
     );
@@ -92,7 +102,12 @@ describe('decision.adopt', () => {
     await ok(s, 'decision.sign', { decisionId: d.id, version: 1 }, cfo.key);
     const seq = await head(s.client);
     const done = await ok(s, 'decision.adopt', { decisionId: d.id, version: 1, outcome: 'Go.', reviewOn: '2027-01-31' }, ceo.key);
-    expect(done.decision).toMatchObject({ status: 'adopted', outcome: 'Go.', reviewOn: '2027-01-31', adopted: { version: 1, contentHash: d.contentHash, by: ceo.id, override: false } });
+    expect(done.decision).toMatchObject({
+      status: 'adopted',
+      outcome: 'Go.',
+      reviewOn: '2027-01-31',
+      adopted: { version: 1, contentHash: d.contentHash, by: ceo.id, override: false },
+    });
     const again = await ok(s, 'decision.adopt', { decisionId: d.id, version: 1 }, ceo.key);
     expect(again.changed).toBe(false);
     const events = await eventsAfter(s.client, seq);
@@ -149,12 +164,22 @@ describe('decision.supersede', () => {
     const refused = await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, ceo.key);
     expect(refused.code).toBe('GOVERNANCE_NOT_READY');
     expect(refused.message).toContain(`the right "legal" (decidedBy ${cfo.id})`);
-    await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }, { area: 'ops', decidedBy: ceo.id, agree: ['agents'] }, { area: 'legal', decidedBy: 'humans' }]);
+    await setRights(s, [
+      { area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] },
+      { area: 'ops', decidedBy: ceo.id, agree: ['agents'] },
+      { area: 'legal', decidedBy: 'humans' },
+    ]);
     const approval = await held(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id] }, { key: o.agent2.key });
     expect(approval.deciders).toEqual([ceo.id]);
     const approvalId = await approved(s, approval, o.agent2.key, ceo.key);
-    expect((await ok(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id], approvalId }, o.agent2.key)).decision.adopted.approvalId).toBe(approvalId);
-    await setRights(s, [{ area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] }, { area: 'ops', decidedBy: ceo.id, agree: ['agents'] }, { area: 'legal', decidedBy: cfo.id }]);
+    expect(
+      (await ok(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [target.id], approvalId }, o.agent2.key)).decision.adopted.approvalId,
+    ).toBe(approvalId);
+    await setRights(s, [
+      { area: 'pricing', decidedBy: ceo.id, agree: [cfo.id] },
+      { area: 'ops', decidedBy: ceo.id, agree: ['agents'] },
+      { area: 'legal', decidedBy: cfo.id },
+    ]);
   });
 
   it('misuse: itself, repeats, a target not adopted, another org’s target; nothing appended', async () => {
@@ -162,8 +187,12 @@ describe('decision.supersede', () => {
     const n = await proposal(s, staff.key, 'legal');
     const open = await proposal(s, staff.key, 'legal');
     const seq = await head(s.client);
-    expect((await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [n.id] }, cfo.key)).message).toBe(`supersedes: cannot include ${n.id}, the decision that supersedes`);
-    expect((await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [open.id, open.id] }, cfo.key)).message).toBe('supersedes: must not repeat a decision');
+    expect((await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [n.id] }, cfo.key)).message).toBe(
+      `supersedes: cannot include ${n.id}, the decision that supersedes`,
+    );
+    expect((await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [open.id, open.id] }, cfo.key)).message).toBe(
+      'supersedes: must not repeat a decision',
+    );
     const notAdopted = await err(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [open.id] }, cfo.key);
     expect(notAdopted.code).toBe('CONFLICT');
     expect(notAdopted.message).toMatch(/is proposed, not adopted: only an adopted decision is superseded \(adopt it, or withdraw it/);
@@ -201,7 +230,9 @@ describe('decision.reverse', () => {
     const n = await proposal(s, staff.key, 'legal');
     await ok(s, 'decision.supersede', { decisionId: n.id, version: 1, supersedes: [t.id] }, cfo.key);
     const seq = await head(s.client);
-    expect((await err(s, 'decision.reverse', { decisionId: t.id, reason: 'x' }, cfo.key)).message).toMatch(new RegExp(`was superseded by ${n.id}: it is closed; reverse or supersede ${n.id} instead`));
+    expect((await err(s, 'decision.reverse', { decisionId: t.id, reason: 'x' }, cfo.key)).message).toMatch(
+      new RegExp(`was superseded by ${n.id}: it is closed; reverse or supersede ${n.id} instead`),
+    );
     for (const id of [foreign.id, 'dec_unknown1']) expect((await err(s, 'decision.reverse', { decisionId: id, reason: 'x' })).code).toBe('NOT_FOUND');
     expect((await err(s, 'decision.reverse', { decisionId: n.id, reason: '' }, cfo.key)).message).toMatch(/^reason: /);
     expect((await err(s, 'decision.reverse', { decisionId: n.id, reason: 'x' }, reader.key)).code).toBe('FORBIDDEN_SCOPE');

@@ -32,7 +32,6 @@ export interface GovOrg {
   admins: string[];
 }
 
-
 export async function govOrg(date = '2026-11-20'): Promise<GovOrg> {
   const clock = new TestClock(date);
   const s = await testServer({ clock });

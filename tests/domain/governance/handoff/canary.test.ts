@@ -44,7 +44,8 @@ describe('redaction canary', () => {
     expect(hold.status).toBe('approval_required');
     const accepted = (await call('handoff.offer', offer('brief 3', b.principal.id), a.apiKey)).handoff;
     await call('handoff.accept', { handoffId: accepted.id }, b.apiKey);
-    const escalated = (await call('handoff.offer', { subject: { kind: 'escalation', id: e.id }, to: me, brief: text('escalation brief') }, member.apiKey)).handoff;
+    const escalated = (await call('handoff.offer', { subject: { kind: 'escalation', id: e.id }, to: me, brief: text('escalation brief') }, member.apiKey))
+      .handoff;
     await call('handoff.accept', { handoffId: escalated.id });
     await call('escalation.resolve', { escalationId: e.id, outcome: 'directed', resolution: text('resolution') });
     expect((await s.client.get('board.context', { taskId: t.id })).raw).toContain('plain task');

@@ -49,7 +49,9 @@ describe('scenario 5: A offers its claimed task to B; a second offer conflicts; 
     expect(after.task).toMatchObject({ assignee: b.id, claimedBy: null, claimExpiresAt: null, col: 'todo' });
     expect(after.pendingHandoff).toBeNull();
     // A no longer holds it: it cannot offer it again; B can.
-    expect(await refused(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: o.mia.id, brief: 'x' }, 'GOVERNANCE_NOT_READY', { key: a.key })).toMatch(/decidedBy owner/);
+    expect(
+      await refused(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: o.mia.id, brief: 'x' }, 'GOVERNANCE_NOT_READY', { key: a.key }),
+    ).toMatch(/decidedBy owner/);
 
     // An offer left unanswered past its 72 hours: accepting it is a CONFLICT, and a new offer may be made.
     const late = (await ok(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: a.id, brief: 'Back to you.' }, b.key)).handoff;
@@ -57,7 +59,9 @@ describe('scenario 5: A offers its claimed task to B; a second offer conflicts; 
     try {
       expect((await context(s, t.id)).pendingHandoff).toBeNull();
       const expired = await refused(s, 'handoff.accept', { handoffId: late.id }, 'CONFLICT', { key: a.key });
-      expect(expired).toBe(`handoff ${late.id} expired at 2026-11-23T09:00:00.000Z unanswered: it is closed; ${b.id} may offer task ${t.id} again (handoff.offer)`);
+      expect(expired).toBe(
+        `handoff ${late.id} expired at 2026-11-23T09:00:00.000Z unanswered: it is closed; ${b.id} may offer task ${t.id} again (handoff.offer)`,
+      );
       const again = await ok(s, 'handoff.offer', { subject: { kind: 'task', id: t.id }, to: a.id, brief: 'Once more.' }, b.key);
       expect(again.changed).toBe(true);
       const events2 = await eventsAfter(s.client, before);

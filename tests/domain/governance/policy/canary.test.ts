@@ -16,7 +16,11 @@ describe('redaction canary: policy', () => {
     const params = { key: 'floor', title: `title ${CANARY}`, body: `body ${CANARY}`, settings: { 'books.materialityFloorCents': 900_000 } };
     const hold = (await s.client.rpc('policy.publish', params)).body.result;
     expect(hold.status).toBe('approval_required');
-    const filed = await s.client.ok('approval.request', { actionClass: hold.approval.actionClass, payloadHash: hold.approval.payloadHash, subject: hold.approval.subject });
+    const filed = await s.client.ok('approval.request', {
+      actionClass: hold.approval.actionClass,
+      payloadHash: hold.approval.payloadHash,
+      subject: hold.approval.subject,
+    });
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: approver.apiKey });
     await s.client.ok('policy.publish', { ...params, approvalId: filed.approvalId });
     await s.client.ok('policy.publish', { key: 'floor', body: `body 2 ${CANARY}` });

@@ -33,7 +33,18 @@ describe('policy.publish: versions by key', () => {
   it('publishes v1; same again: changed:false; a new body: v2; a stale baseVersion: CONFLICT; retire: v3; GET /policy lists it without body, ?key= with body and history', async () => {
     const seq = await head(s.client);
     const v1 = await ok('policy.publish', { key: 'expenses', title: 'Expenses', body: 'Receipts within 30 days.', baseVersion: 0 });
-    expect(v1).toMatchObject({ changed: true, policy: { key: 'expenses', version: 1, status: 'published', effectiveFrom: '2026-11-02', settings: null, body: 'Receipts within 30 days.', publishedBy: adminId } });
+    expect(v1).toMatchObject({
+      changed: true,
+      policy: {
+        key: 'expenses',
+        version: 1,
+        status: 'published',
+        effectiveFrom: '2026-11-02',
+        settings: null,
+        body: 'Receipts within 30 days.',
+        publishedBy: adminId,
+      },
+    });
     const same = await ok('policy.publish', { key: 'expenses', body: 'Receipts within 30 days.' });
     expect(same.changed).toBe(false);
     const v2 = await ok('policy.publish', { key: 'expenses', body: 'Receipts within 14 days.', effectiveFrom: '2026-12-01', baseVersion: 1 });
@@ -44,9 +55,20 @@ describe('policy.publish: versions by key', () => {
       ['policy.version.publish', 1, true],
       ['policy.version.publish', 2, false],
     ]);
-    expect(events[2].payload).toMatchObject({ policyId: v1.policy.id, status: 'published', effectiveFrom: '2026-12-01', contentHash: v2.policy.contentHash, settings: {}, approvalId: null });
-    await refused(s, 'policy.publish', { key: 'expenses', body: 'x', baseVersion: 1 }, 'CONFLICT', { message: `policy ${v1.policy.id} ("expenses") is at version 2, not 1: read it (GET /api/v1/policy?key=expenses) and retry with baseVersion 2` });
-    await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b', baseVersion: 3 }, 'CONFLICT', { message: /^no policy "travel" exists yet \(version 0\)/ });
+    expect(events[2].payload).toMatchObject({
+      policyId: v1.policy.id,
+      status: 'published',
+      effectiveFrom: '2026-12-01',
+      contentHash: v2.policy.contentHash,
+      settings: {},
+      approvalId: null,
+    });
+    await refused(s, 'policy.publish', { key: 'expenses', body: 'x', baseVersion: 1 }, 'CONFLICT', {
+      message: `policy ${v1.policy.id} ("expenses") is at version 2, not 1: read it (GET /api/v1/policy?key=expenses) and retry with baseVersion 2`,
+    });
+    await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b', baseVersion: 3 }, 'CONFLICT', {
+      message: /^no policy "travel" exists yet \(version 0\)/,
+    });
 
     const retired = await ok('policy.publish', { key: 'expenses', retire: true });
     expect(retired.policy).toMatchObject({ version: 3, status: 'retired', body: 'Receipts within 14 days.' });
@@ -59,7 +81,11 @@ describe('policy.publish: versions by key', () => {
     expect(read.policy).toBeUndefined();
     const one = await policy({ key: 'expenses' });
     expect(one.policy).toMatchObject({ key: 'expenses', body: 'Receipts within 14 days.', version: 3 });
-    expect(one.policy.history.map((h: any) => [h.version, h.status])).toEqual([[3, 'retired'], [2, 'published'], [1, 'published']]);
+    expect(one.policy.history.map((h: any) => [h.version, h.status])).toEqual([
+      [3, 'retired'],
+      [2, 'published'],
+      [1, 'published'],
+    ]);
     const unknown = await s.client.get('policy', { key: 'nope' });
     expect([unknown.status, unknown.body.error.code, unknown.body.error.message]).toEqual([404, 'NOT_FOUND', 'policy nope not found']);
     expect((await other.get('policy', { key: 'expenses' })).status).toBe(404);
@@ -70,10 +96,22 @@ describe('policy.publish: versions by key', () => {
     await refused(s, 'policy.publish', { key: 'travel', title: 't' }, 'BAD_REQUEST', { message: 'body: required for a new policy' });
     await refused(s, 'policy.publish', { key: 'travel', retire: true }, 'NOT_FOUND', { message: 'policy travel not found' });
     await refused(s, 'policy.publish', { key: 'Travel Policy', title: 't', body: 'b' }, 'BAD_REQUEST', { message: /^key: must be 1 to 63 lowercase/ });
-    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.lockDate': '2026-01-01' } }, 'BAD_REQUEST', { message: 'settings.books.lockDate: unknown field' });
-    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.promiseGraceDays': 91 } }, 'BAD_REQUEST', { message: /^settings\.books\.promiseGraceDays: must be at most 90/ });
-    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', effectiveFrom: '2026-11-03', settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', { message: /^effectiveFrom: settings apply at publish, so a version effective from 2026-11-03 \(after today, 2026-11-02\) cannot carry them/ });
-    await refused(s, 'policy.publish', { key: 'expenses', retire: true, settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', { message: /^settings: a retiring version sets nothing/ });
+    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.lockDate': '2026-01-01' } }, 'BAD_REQUEST', {
+      message: 'settings.books.lockDate: unknown field',
+    });
+    await refused(s, 'policy.publish', { key: 'books', title: 't', body: 'b', settings: { 'books.promiseGraceDays': 91 } }, 'BAD_REQUEST', {
+      message: /^settings\.books\.promiseGraceDays: must be at most 90/,
+    });
+    await refused(
+      s,
+      'policy.publish',
+      { key: 'books', title: 't', body: 'b', effectiveFrom: '2026-11-03', settings: { 'books.promiseGraceDays': 5 } },
+      'BAD_REQUEST',
+      { message: /^effectiveFrom: settings apply at publish, so a version effective from 2026-11-03 \(after today, 2026-11-02\) cannot carry them/ },
+    );
+    await refused(s, 'policy.publish', { key: 'expenses', retire: true, settings: { 'books.promiseGraceDays': 5 } }, 'BAD_REQUEST', {
+      message: /^settings: a retiring version sets nothing/,
+    });
     await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b' }, 'FORBIDDEN_SCOPE', { key: s.approver.apiKey });
     await refused(s, 'policy.publish', { key: 'travel', title: 't', body: 'b', extra: 1 }, 'BAD_REQUEST', { message: 'extra: unknown field' });
   });
@@ -93,7 +131,12 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
   it('the admin raises the materiality floor: a hold for another human; the admin cannot decide it; the approver does; lowering applies at once', async () => {
     const before = (await policy()).books.materialityFloorCents;
     expect(before).toBe(500_000);
-    const raise = { key: 'books.floor', title: 'Materiality floor', body: 'Above $10,000 a human looks.', settings: { 'books.materialityFloorCents': 1_000_000 } };
+    const raise = {
+      key: 'books.floor',
+      title: 'Materiality floor',
+      body: 'Above $10,000 a human looks.',
+      settings: { 'books.materialityFloorCents': 1_000_000 },
+    };
     const seq = await head(s.client);
     const approval = await held(s, 'policy.publish', raise);
     expect(approval.deciders).toEqual([s.approver.principal.id]);
@@ -109,7 +152,12 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
     expect((await policy()).books.materialityFloorCents).toBe(1_000_000);
 
     // Lowering applies at once, for the admin; /policy shows it.
-    const lowered = await ok('policy.publish', { key: 'books.floor', body: 'Above $2,500 a human looks.', settings: { 'books.materialityFloorCents': 250_000 }, baseVersion: 1 });
+    const lowered = await ok('policy.publish', {
+      key: 'books.floor',
+      body: 'Above $2,500 a human looks.',
+      settings: { 'books.materialityFloorCents': 250_000 },
+      baseVersion: 1,
+    });
     expect(lowered).toMatchObject({ changed: true, policy: { version: 2 } });
     const read = await policy();
     expect(read.books.materialityFloorCents).toBe(250_000);
@@ -120,7 +168,10 @@ describe('scenario 6 (policy half): raising the floor holds; lowering applies, /
 
   it('with no second human who may decide, raising the floor is refused', async () => {
     const res = await other.rpc('policy.publish', { key: 'floor', title: 'Floor', body: 'Higher.', settings: { 'books.materialityFloorCents': 900_000 } });
-    expect(res.body.error).toMatchObject({ code: 'GOVERNANCE_NOT_READY', message: expect.stringMatching(/^raising the materiality floor needs a second human/) });
+    expect(res.body.error).toMatchObject({
+      code: 'GOVERNANCE_NOT_READY',
+      message: expect.stringMatching(/^raising the materiality floor needs a second human/),
+    });
     expect((await other.get('policy')).body.books.materialityFloorCents).toBe(500_000);
   });
 });
@@ -171,6 +222,7 @@ describe.skipIf(!onPostgres)('two publishers of a new key (PostgreSQL; PGlite ru
   it('both name baseVersion 0: one publishes version 1, the other is a CONFLICT naming it', async () => {
     const results = await Promise.all([1, 2, 3].map((n) => rpc('policy.publish', { key: 'race', title: `Race ${n}`, body: 'b', baseVersion: 0 })));
     expect(results.filter((r) => r.body.ok).length).toBe(1);
-    for (const r of results.filter((x) => !x.body.ok)) expect(r.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is at version 1, not 0/) });
+    for (const r of results.filter((x) => !x.body.ok))
+      expect(r.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/is at version 1, not 0/) });
   });
 });

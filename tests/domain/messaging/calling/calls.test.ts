@@ -9,7 +9,11 @@ describe('calling.start', () => {
   it('the host joins, a root message of kind call is posted, media is null without LiveKit; one event without the title', async ({ calling: o }) => {
     const ch = await channel(o, [o.mia]);
     const { result, event } = await mutate(o.s, 'calling.start', { channelId: ch, title: 'Incident sync' }, 'calling.call.start', { key: o.mia.key });
-    expect(result).toMatchObject({ changed: true, media: null, call: { status: 'live', hostId: o.mia.id, title: 'Incident sync', joinedCount: 1, locked: false } });
+    expect(result).toMatchObject({
+      changed: true,
+      media: null,
+      call: { status: 'live', hostId: o.mia.id, title: 'Incident sync', joinedCount: 1, locked: false },
+    });
     expect(participant(result.call, o.mia.id)).toMatchObject({ role: 'host', state: 'joined', canPublish: true, muted: false });
     expect(event.payload).toMatchObject({ callId: result.call.id, channelId: ch, rootMessageId: result.call.rootMessageId });
     expect(JSON.stringify(event)).not.toContain('Incident sync');
@@ -63,13 +67,21 @@ describe('calling.join and invite', () => {
     await ok(o.s, 'calling.end', { callId: hidden.call.id }, o.mia.key);
   });
 
-  it('an invitation lets a non-member into a private channel\'s call; inviting those invited or in it is changed:false', async ({ calling: o }) => {
+  it("an invitation lets a non-member into a private channel's call; inviting those invited or in it is changed:false", async ({ calling: o }) => {
     const secret = await channel(o, [o.mia], { private: true });
     const { call } = await startCall(o, o.mia, secret);
-    const { result, event } = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.owner.id, o.olga.id] }, 'calling.participant.invite', { key: o.mia.key });
+    const { result, event } = await mutate(
+      o.s,
+      'calling.invite',
+      { callId: call.id, principalIds: [o.olga.id, o.owner.id, o.olga.id] },
+      'calling.participant.invite',
+      { key: o.mia.key },
+    );
     expect(event.payload).toMatchObject({ callId: call.id, principalIds: [o.olga.id, o.owner.id].sort(), invitedCount: 2 });
     expect(participant(result.call, o.olga.id)).toMatchObject({ state: 'invited', invitedBy: o.mia.id });
-    const again = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.mia.id] }, 'calling.participant.invite', { key: o.mia.key });
+    const again = await mutate(o.s, 'calling.invite', { callId: call.id, principalIds: [o.olga.id, o.mia.id] }, 'calling.participant.invite', {
+      key: o.mia.key,
+    });
     expect(again.result.changed).toBe(false);
     expect(again.event.payload).toMatchObject({ noop: true, invitedCount: 0 });
     // The invitee sees the call and joins it, though the channel stays hidden from her.
@@ -78,10 +90,14 @@ describe('calling.join and invite', () => {
     expect(participant(joined.call, o.olga.id)).toMatchObject({ state: 'joined', role: 'attendee' });
     expect((await rpc(o.s, 'messaging.history', { channelId: secret }, o.olga.key)).body.error.code).toBe('NOT_FOUND');
     // Bad input: an unknown member, none or too many, someone not in the call inviting.
-    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: ['usr_nosuchmember00'] }, 'NOT_FOUND', { key: o.mia.key })).toBe('member usr_nosuchmember00 not found');
+    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: ['usr_nosuchmember00'] }, 'NOT_FOUND', { key: o.mia.key })).toBe(
+      'member usr_nosuchmember00 not found',
+    );
     expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: [] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^principalIds:/);
     const many = Array.from({ length: 51 }, (_, i) => `usr_x${i}`);
-    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: many }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^principalIds: must name at most 50/);
+    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: many }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^principalIds: must name at most 50/,
+    );
     expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] }, 'CONFLICT', { key: o.owner.key })).toMatch(/join it first/);
   });
 
@@ -95,7 +111,9 @@ describe('calling.join and invite', () => {
     const same = await mutate(o.s, 'calling.setLock', { callId: call.id, locked: true }, 'calling.call.set_lock');
     expect([same.result.changed, same.event.payload.noop]).toEqual([false, true]);
     expect(await refused(o.s, 'calling.join', { callId: call.id }, 'CONFLICT', { key: o.max.key })).toMatch(/is locked: only invitees may join/);
-    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] }, 'CONFLICT', { key: o.mia.key })).toMatch(/locked: only the host/);
+    expect(await refused(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /locked: only the host/,
+    );
     await ok(o.s, 'calling.invite', { callId: call.id, principalIds: [o.max.id] });
     expect((await ok(o.s, 'calling.join', { callId: call.id }, o.max.key)).changed).toBe(true);
     await ok(o.s, 'calling.end', { callId: call.id });
@@ -106,7 +124,9 @@ describe('calling.removeParticipant and end', () => {
   it('the host removes someone, who then needs an invitation; a leaving host passes the host on; the last one out ends the call', async ({ calling: o }) => {
     const { call } = await startCall(o);
     for (const p of [o.mia, o.max]) await ok(o.s, 'calling.join', { callId: call.id }, p.key);
-    expect(await refused(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
+    expect(await refused(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /only the host/,
+    );
     const removed = await mutate(o.s, 'calling.removeParticipant', { callId: call.id, principalId: o.max.id }, 'calling.participant.remove');
     expect(participant(removed.result.call, o.max.id).state).toBe('removed');
     expect(removed.event.payload).toMatchObject({ callId: call.id, principalId: o.max.id, state: 'removed', joinedCount: 2, ended: false });
@@ -161,7 +181,8 @@ describe('calling.getDetails', () => {
     const seen = await ok(o.s, 'calling.getDetails', { callId: call.id }, o.mia.key);
     expect(seen.call).toMatchObject({ id: call.id, channelId: secret, status: 'live', hostId: o.mia.id });
     expect((await o.s.client.get('snapshot')).body.head.seq).toBe(before);
-    for (const who of [o.olga, o.viewer, o.agent]) expect((await rpc(o.s, 'calling.getDetails', { callId: call.id }, who.key)).body.error.code).toBe('NOT_FOUND');
+    for (const who of [o.olga, o.viewer, o.agent])
+      expect((await rpc(o.s, 'calling.getDetails', { callId: call.id }, who.key)).body.error.code).toBe('NOT_FOUND');
     expect((await rpc(o.s, 'calling.getDetails', { callId: 'call_nosuchcall00000' }, o.mia.key)).body.error.code).toBe('NOT_FOUND');
     expect((await (await otherOrg(o.s)).rpc('calling.getDetails', { callId: call.id })).body.error.code).toBe('NOT_FOUND');
     expect((await rpc(o.s, 'calling.getDetails', { callId: 'nope' }, o.mia.key)).body.error.message).toMatch(/^callId:/);

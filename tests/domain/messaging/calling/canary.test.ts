@@ -50,7 +50,14 @@ describe('redaction canary', () => {
     await call('calling.end', { callId }, agent.apiKey);
 
     const ledger = await s.ledgerText();
-    for (const kind of ['calling.call.start', 'calling.chat.send', 'calling.reaction.send', 'calling.signature.hold', 'calling.transcript.add_line', 'calling.call.end']) {
+    for (const kind of [
+      'calling.call.start',
+      'calling.chat.send',
+      'calling.reaction.send',
+      'calling.signature.hold',
+      'calling.transcript.add_line',
+      'calling.call.end',
+    ]) {
       expect(ledger).toContain(kind);
     }
     expectNoCanary(CANARY, { ledger, logs: s.logs(), idempotency: await s.idempotencyText() });

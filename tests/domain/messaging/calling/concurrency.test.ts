@@ -33,7 +33,12 @@ describe('concurrency', () => {
     const details = (await ok(o.s, 'calling.getDetails', { callId: call.id })).call;
     expect(details.joinedCount).toBe(7);
     expect([...details.raisedHands].sort()).toEqual(crowd.map((p) => p.id).sort());
-    expect(details.participants.filter((p: any) => p.handPosition !== null).map((p: any) => p.handPosition).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(
+      details.participants
+        .filter((p: any) => p.handPosition !== null)
+        .map((p: any) => p.handPosition)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
     // Everyone leaving at once: the last one out ends it, exactly once.
     await Promise.all([o.owner, ...crowd].map((p) => ok(o.s, 'calling.removeParticipant', { callId: call.id }, p.key)));
     const ended = (await ok(o.s, 'calling.getDetails', { callId: call.id })).call;

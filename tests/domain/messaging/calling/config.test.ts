@@ -12,7 +12,13 @@ describe('LiveKit settings', () => {
 
   it('set: the URL, key and secret, with defaults for the token lifetime and timeout', () => {
     const env = { LIVEKIT_URL: 'wss://lk.example.com/', LIVEKIT_API_KEY: 'APIkey', LIVEKIT_API_SECRET: 'secret' };
-    expect(loadLivekitConfig(env)).toEqual({ url: 'wss://lk.example.com', apiKey: 'APIkey', apiSecret: 'secret', tokenTtlSeconds: 21600, requestTimeoutSeconds: 10 });
+    expect(loadLivekitConfig(env)).toEqual({
+      url: 'wss://lk.example.com',
+      apiKey: 'APIkey',
+      apiSecret: 'secret',
+      tokenTtlSeconds: 21600,
+      requestTimeoutSeconds: 10,
+    });
     expect(loadConfig({ ...env, LIVEKIT_TOKEN_TTL_SECONDS: '600' }).livekit?.tokenTtlSeconds).toBe(600);
   });
 
@@ -21,6 +27,8 @@ describe('LiveKit settings', () => {
     expect(() => loadLivekitConfig({ LIVEKIT_URL: 'wss://lk.example.com' })).toThrow(/LIVEKIT_API_KEY, LIVEKIT_API_SECRET: both are required/);
     expect(() => loadLivekitConfig({ LIVEKIT_URL: 'not a url', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' })).toThrow(/^LIVEKIT_URL: not a URL/);
     expect(() => loadLivekitConfig({ LIVEKIT_URL: 'ftp://lk', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' })).toThrow(/^LIVEKIT_URL: the scheme/);
-    expect(() => loadLivekitConfig({ LIVEKIT_URL: 'https://lk', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's', LIVEKIT_TOKEN_TTL_SECONDS: '5' })).toThrow(/^LIVEKIT_TOKEN_TTL_SECONDS/);
+    expect(() => loadLivekitConfig({ LIVEKIT_URL: 'https://lk', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's', LIVEKIT_TOKEN_TTL_SECONDS: '5' })).toThrow(
+      /^LIVEKIT_TOKEN_TTL_SECONDS/,
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('calling.setMute', () => {
   it('the host mutes one or everyone else, never unmutes anyone; others mute only themselves', async () => {
     const one = await mutate(o.s, 'calling.setMute', { callId, principalId: o.mia.id, muted: true }, 'calling.participant.set_mute');
     expect(participant(one.result.call, o.mia.id).muted).toBe(true);
-    expect(await refused(o.s, 'calling.setMute', { callId, principalId: o.mia.id, muted: false }, 'CONFLICT')).toMatch(/^no remote unmute: only usr_\w+ can unmute themselves/);
+    expect(await refused(o.s, 'calling.setMute', { callId, principalId: o.mia.id, muted: false }, 'CONFLICT')).toMatch(
+      /^no remote unmute: only usr_\w+ can unmute themselves/,
+    );
     expect(await refused(o.s, 'calling.setMute', { callId, principalId: 'all', muted: false }, 'CONFLICT')).toMatch(/^no remote unmute/);
     expect(await refused(o.s, 'calling.setMute', { callId, principalId: o.max.id, muted: true }, 'CONFLICT', { key: o.mia.key })).toMatch(/only the host/);
     const all = await mutate(o.s, 'calling.setMute', { callId, principalId: 'all', muted: true }, 'calling.participant.set_mute');
@@ -50,7 +52,7 @@ describe('calling.setMute', () => {
 });
 
 describe('hands', () => {
-  it('first come, first served; you lower yours, the host lowers anyone\'s', async () => {
+  it("first come, first served; you lower yours, the host lowers anyone's", async () => {
     const first = await mutate(o.s, 'calling.raiseHand', { callId }, 'calling.hand.raise', { key: o.max.key });
     expect(first.event.payload).toEqual({ callId, principalId: o.max.id, position: 1 });
     const second = await ok(o.s, 'calling.raiseHand', { callId }, o.mia.key);
@@ -74,7 +76,7 @@ describe('hands', () => {
 });
 
 describe('calling.react', () => {
-  it('shows as the caller\'s last reaction; the event carries no emoji; a bad emoji is BAD_REQUEST', async () => {
+  it("shows as the caller's last reaction; the event carries no emoji; a bad emoji is BAD_REQUEST", async () => {
     const { result, event } = await mutate(o.s, 'calling.react', { callId, emoji: '🎉' }, 'calling.reaction.send', { key: o.mia.key });
     expect(participant(result.call, o.mia.id).lastReaction).toMatchObject({ emoji: '🎉' });
     expect(event.payload).toEqual({ callId, principalId: o.mia.id });
@@ -102,21 +104,32 @@ describe('calling.react', () => {
 });
 
 describe('calling.chat', () => {
-  it('posts a reply in the call\'s thread; the same idempotencyId is the same message; other text under it is CONFLICT', async () => {
-    const { result, event } = await mutate(o.s, 'calling.chat', { callId, text: 'Runbook is in the wiki', idempotencyId: 'c-1' }, 'calling.chat.send', { key: o.mia.key });
-    expect(result).toMatchObject({ changed: true, message: { threadId: rootMessageId, authorId: o.mia.id, text: 'Runbook is in the wiki', channelId: o.channelId } });
+  it("posts a reply in the call's thread; the same idempotencyId is the same message; other text under it is CONFLICT", async () => {
+    const { result, event } = await mutate(o.s, 'calling.chat', { callId, text: 'Runbook is in the wiki', idempotencyId: 'c-1' }, 'calling.chat.send', {
+      key: o.mia.key,
+    });
+    expect(result).toMatchObject({
+      changed: true,
+      message: { threadId: rootMessageId, authorId: o.mia.id, text: 'Runbook is in the wiki', channelId: o.channelId },
+    });
     expect(event.payload).toMatchObject({ callId, channelId: o.channelId, messageId: result.message.id, threadId: rootMessageId });
     expect(JSON.stringify(event)).not.toContain('Runbook');
     const again = await mutate(o.s, 'calling.chat', { callId, text: 'Runbook is in the wiki', idempotencyId: 'c-1' }, 'calling.chat.send', { key: o.mia.key });
     expect([again.result.changed, again.result.message.id, again.event.payload.noop]).toEqual([false, result.message.id, true]);
-    expect(await refused(o.s, 'calling.chat', { callId, text: 'Something else', idempotencyId: 'c-1' }, 'CONFLICT', { key: o.mia.key })).toMatch(/idempotencyId "c-1" already names another message/);
-    expect(await refused(o.s, 'calling.chat', { callId, text: 'Runbook is in the wiki', idempotencyId: 'c-1' }, 'CONFLICT', { key: o.max.key })).toMatch(/already names another/);
+    expect(await refused(o.s, 'calling.chat', { callId, text: 'Something else', idempotencyId: 'c-1' }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /idempotencyId "c-1" already names another message/,
+    );
+    expect(await refused(o.s, 'calling.chat', { callId, text: 'Runbook is in the wiki', idempotencyId: 'c-1' }, 'CONFLICT', { key: o.max.key })).toMatch(
+      /already names another/,
+    );
     await ok(o.s, 'calling.chat', { callId, text: 'Without an id' }, o.max.key);
     const thread = await ok(o.s, 'messaging.history', { threadId: rootMessageId }, o.mia.key);
     expect(thread.messages.map((m: any) => m.text)).toEqual(expect.arrayContaining(['Runbook is in the wiki', 'Without an id']));
     expect(await refused(o.s, 'calling.chat', { callId, text: '' }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^text:/);
     expect(await refused(o.s, 'calling.chat', { callId, text: 'x'.repeat(16_001) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^text: must be at most 16000/);
-    expect(await refused(o.s, 'calling.chat', { callId, text: 'hi', idempotencyId: 'x'.repeat(129) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^idempotencyId:/);
+    expect(await refused(o.s, 'calling.chat', { callId, text: 'hi', idempotencyId: 'x'.repeat(129) }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^idempotencyId:/,
+    );
     expect(await refused(o.s, 'calling.chat', { callId, text: 'hi' }, 'CONFLICT', { key: o.agent.key })).toMatch(/join it first/);
   });
 

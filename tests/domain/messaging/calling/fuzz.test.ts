@@ -19,7 +19,25 @@ beforeAll(async () => {
 });
 afterAll(() => o.s.close());
 
-const odd = fc.constantFrom('\u0000', '\ud800', 'x\ud83d', '🎉', '🏳️‍🌈', '1️⃣', '🇦🇺', ':ok:', ':' + 'a'.repeat(64) + ':', '-->', '<v x>', '&amp;', '\u2028', ' ', '', 'usr_nosuch', 'all');
+const odd = fc.constantFrom(
+  '\u0000',
+  '\ud800',
+  'x\ud83d',
+  '🎉',
+  '🏳️‍🌈',
+  '1️⃣',
+  '🇦🇺',
+  ':ok:',
+  ':' + 'a'.repeat(64) + ':',
+  '-->',
+  '<v x>',
+  '&amp;',
+  '\u2028',
+  ' ',
+  '',
+  'usr_nosuch',
+  'all',
+);
 const anyValue = fc.oneof(
   odd,
   fc.string({ maxLength: 30 }),

@@ -51,54 +51,58 @@ export async function fakeLivekit(): Promise<FakeLivekit> {
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => void (async () => {
-      const m = /^\/twirp\/livekit\.(RoomService|Egress)\/(\w+)$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !m) return twirpError(res, 404, 'bad_route', `no route ${req.url}`);
-      let grant: Record<string, unknown>;
-      try {
-        const claims = await verifier.verify((req.headers.authorization ?? '').replace(/^Bearer /, ''));
-        grant = (claims.video ?? {}) as Record<string, unknown>;
-      } catch {
-        return twirpError(res, 401, 'unauthenticated', 'invalid token');
-      }
-      const body = JSON.parse(raw || '{}');
-      const [, service, method] = m;
-      calls.push({ service, method, body, grant });
-      const room = rooms.get(body.room) ?? new Map<string, Track[]>();
-      const ok = (value: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-      switch (`${service}.${method}`) {
-        case 'RoomService.GetParticipant': {
-          const tracks = room.get(body.identity);
-          if (!tracks) return twirpError(res, 404, 'not_found', 'participant not found');
-          return ok({ identity: body.identity, state: 'ACTIVE', tracks });
-        }
-        case 'RoomService.MutePublishedTrack': {
-          const track = room.get(body.identity)?.find((t) => t.sid === body.trackSid);
-          if (!track) return twirpError(res, 404, 'not_found', 'track not found');
-          track.muted = body.muted === true;
-          return ok({ track });
-        }
-        case 'RoomService.RemoveParticipant':
-          if (!room.delete(body.identity)) return twirpError(res, 404, 'not_found', 'participant not found');
-          return ok({});
-        case 'RoomService.DeleteRoom':
-          rooms.delete(body.room);
-          return ok({});
-        case 'Egress.StartRoomCompositeEgress': {
-          if (refuse !== null) {
-            const status = refuse;
-            refuse = null;
-            return twirpError(res, status, status >= 500 ? 'internal' : 'invalid_argument', 'egress refused by the test');
+    req.on(
+      'end',
+      () =>
+        void (async () => {
+          const m = /^\/twirp\/livekit\.(RoomService|Egress)\/(\w+)$/.exec(req.url ?? '');
+          if (req.method !== 'POST' || !m) return twirpError(res, 404, 'bad_route', `no route ${req.url}`);
+          let grant: Record<string, unknown>;
+          try {
+            const claims = await verifier.verify((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+            grant = (claims.video ?? {}) as Record<string, unknown>;
+          } catch {
+            return twirpError(res, 401, 'unauthenticated', 'invalid token');
           }
-          egressIds.push(`EG_${egressIds.length + 1}`);
-          return ok({ egressId: egressIds.at(-1), roomName: body.roomName, status: 'EGRESS_STARTING' });
-        }
-        case 'Egress.StopEgress':
-          return ok({ egressId: body.egressId, status: 'EGRESS_ENDING' });
-        default:
-          return twirpError(res, 404, 'bad_route', `${service}.${method} is not served here`);
-      }
-    })().catch((err: Error) => twirpError(res, 500, 'internal', err.message)));
+          const body = JSON.parse(raw || '{}');
+          const [, service, method] = m;
+          calls.push({ service, method, body, grant });
+          const room = rooms.get(body.room) ?? new Map<string, Track[]>();
+          const ok = (value: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+          switch (`${service}.${method}`) {
+            case 'RoomService.GetParticipant': {
+              const tracks = room.get(body.identity);
+              if (!tracks) return twirpError(res, 404, 'not_found', 'participant not found');
+              return ok({ identity: body.identity, state: 'ACTIVE', tracks });
+            }
+            case 'RoomService.MutePublishedTrack': {
+              const track = room.get(body.identity)?.find((t) => t.sid === body.trackSid);
+              if (!track) return twirpError(res, 404, 'not_found', 'track not found');
+              track.muted = body.muted === true;
+              return ok({ track });
+            }
+            case 'RoomService.RemoveParticipant':
+              if (!room.delete(body.identity)) return twirpError(res, 404, 'not_found', 'participant not found');
+              return ok({});
+            case 'RoomService.DeleteRoom':
+              rooms.delete(body.room);
+              return ok({});
+            case 'Egress.StartRoomCompositeEgress': {
+              if (refuse !== null) {
+                const status = refuse;
+                refuse = null;
+                return twirpError(res, status, status >= 500 ? 'internal' : 'invalid_argument', 'egress refused by the test');
+              }
+              egressIds.push(`EG_${egressIds.length + 1}`);
+              return ok({ egressId: egressIds.at(-1), roomName: body.roomName, status: 'EGRESS_STARTING' });
+            }
+            case 'Egress.StopEgress':
+              return ok({ egressId: body.egressId, status: 'EGRESS_ENDING' });
+            default:
+              return twirpError(res, 404, 'bad_route', `${service}.${method} is not served here`);
+          }
+        })().catch((err: Error) => twirpError(res, 500, 'internal', err.message)),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -57,7 +57,7 @@ describe('join tokens', () => {
 });
 
 describe('room calls after commit', () => {
-  it('the host\'s mute mutes microphones only; a removal removes; the end deletes the room', async () => {
+  it("the host's mute mutes microphones only; a removal removes; the end deletes the room", async () => {
     const { call } = await startCall(o);
     for (const p of [o.mia, o.max]) {
       await ok(o.s, 'calling.join', { callId: call.id }, p.key);
@@ -105,7 +105,12 @@ describe('recording through egress', () => {
     const ended = {
       event: 'egress_ended',
       id: 'EV_1',
-      egressInfo: { egressId, roomName: call.id, status: 'EGRESS_COMPLETE', fileResults: [{ filename: 'r.mp4', location: 's3://bucket/r.mp4', size: '1048576', duration: '61000000000' }] },
+      egressInfo: {
+        egressId,
+        roomName: call.id,
+        status: 'EGRESS_COMPLETE',
+        fileResults: [{ filename: 'r.mp4', location: 's3://bucket/r.mp4', size: '1048576', duration: '61000000000' }],
+      },
     };
     const atReady = await head(o.s.client);
     expect(await webhook(ended)).toEqual({ status: 200, body: { ok: true, result: { outcome: 'applied' } } });
@@ -130,7 +135,7 @@ describe('recording through egress', () => {
     expect(lk.of('DeleteRoom').map((c) => c.body.room)).toContain(call.id);
   });
 
-  it('an egress LiveKit refuses fails the recording; the webhook\'s failure does too', async () => {
+  it("an egress LiveKit refuses fails the recording; the webhook's failure does too", async () => {
     const { call } = await startCall(o);
     lk.refuseNextEgress(400);
     await ok(o.s, 'calling.recordingStart', { callId: call.id });
@@ -140,7 +145,11 @@ describe('recording through egress', () => {
     expect(failed.failure).toMatch(/egress did not start/);
     const second = (await ok(o.s, 'calling.recordingStart', { callId: call.id })).call.recording;
     await mediaSettled();
-    const res = await webhook({ event: 'egress_ended', id: 'EV_9', egressInfo: { egressId: lk.egressIds.at(-1), roomName: call.id, status: 'EGRESS_FAILED', error: 'disk full' } });
+    const res = await webhook({
+      event: 'egress_ended',
+      id: 'EV_9',
+      egressInfo: { egressId: lk.egressIds.at(-1), roomName: call.id, status: 'EGRESS_FAILED', error: 'disk full' },
+    });
     expect(res.body.result.outcome).toBe('applied');
     expect((await ok(o.s, 'calling.getDetails', { callId: call.id })).call.recording).toMatchObject({ id: second.id, status: 'failed', failure: 'disk full' });
     await ok(o.s, 'calling.end', { callId: call.id });
@@ -161,7 +170,12 @@ describe('without LiveKit', () => {
   it('the webhook route answers NOT_FOUND', async () => {
     const plain = await callOrg();
     try {
-      const res = await plain.s.app.inject({ method: 'POST', url: LIVEKIT_WEBHOOK_PATH, headers: { 'content-type': 'application/webhook+json' }, payload: '{}' });
+      const res = await plain.s.app.inject({
+        method: 'POST',
+        url: LIVEKIT_WEBHOOK_PATH,
+        headers: { 'content-type': 'application/webhook+json' },
+        payload: '{}',
+      });
       expect([res.statusCode, res.json().error.code]).toEqual([404, 'NOT_FOUND']);
       expect(participant((await startCall(plain)).call, plain.owner.id).canPublish).toBe(true);
     } finally {

@@ -7,11 +7,13 @@ import { participant } from './kit.js';
 /* Calls over MCP: an agent starts, chats, reads and asks to record through tools; the recording holds for a human. */
 
 describe('calling over MCP', () => {
-  it('an agent hosts through tools; a human joins; the agent\'s recording holds until approved', async ({ calling: o }) => {
+  it("an agent hosts through tools; a human joins; the agent's recording holds until approved", async ({ calling: o }) => {
     const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'calling' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);
-      expect(tools).toEqual(expect.arrayContaining(['calling_start', 'calling_join', 'calling_getDetails', 'calling_getTranscript', 'calling_recordingStart', 'calling_end']));
+      expect(tools).toEqual(
+        expect.arrayContaining(['calling_start', 'calling_join', 'calling_getDetails', 'calling_getTranscript', 'calling_recordingStart', 'calling_end']),
+      );
       const started = structured(await a.client.callTool({ name: 'calling_start', arguments: { channelId: o.channelId, title: 'Standup' } }));
       expect(started).toMatchObject({ changed: true, media: null, call: { hostId: o.agent.id, status: 'live' } });
       const callId = started.call.id;

@@ -52,13 +52,38 @@ describe('the transcript', () => {
   });
 
   it('participants add lines; the same speaker and startMs again is changed:false; events carry no words', async () => {
-    const { result, event } = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 }, 'calling.transcript.add_line', { key: o.mia.key });
-    expect(result).toMatchObject({ changed: true, line: { speaker: o.mia.id, speakerLabel: null, text: 'Morning all', startMs: 1000, endMs: 2500, lineSeq: 1, addedBy: o.mia.id } });
+    const { result, event } = await mutate(
+      o.s,
+      'calling.addTranscriptLine',
+      { callId, speaker: o.mia.id, text: 'Morning all', startMs: 1000, endMs: 2500 },
+      'calling.transcript.add_line',
+      { key: o.mia.key },
+    );
+    expect(result).toMatchObject({
+      changed: true,
+      line: { speaker: o.mia.id, speakerLabel: null, text: 'Morning all', startMs: 1000, endMs: 2500, lineSeq: 1, addedBy: o.mia.id },
+    });
     expect(result.line.id).toMatch(/^tl_/);
     expect(event.payload).toEqual({ callId, lineId: result.line.id, lineSeq: 1, speaker: o.mia.id, startMs: 1000, endMs: 2500 });
-    const again = await mutate(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 }, 'calling.transcript.add_line', { key: o.owner.key });
-    expect([again.result.changed, again.result.line.id, again.result.line.text, again.event.payload.noop]).toEqual([false, result.line.id, 'Morning all', true]);
-    const guest = await ok(o.s, 'calling.addTranscriptLine', { callId, speakerLabel: 'Guest <Acme>', text: 'Hi & thanks --> next', startMs: 200, endMs: 900 }, o.owner.key);
+    const again = await mutate(
+      o.s,
+      'calling.addTranscriptLine',
+      { callId, speaker: o.mia.id, text: 'Morning all!', startMs: 1000, endMs: 2600 },
+      'calling.transcript.add_line',
+      { key: o.owner.key },
+    );
+    expect([again.result.changed, again.result.line.id, again.result.line.text, again.event.payload.noop]).toEqual([
+      false,
+      result.line.id,
+      'Morning all',
+      true,
+    ]);
+    const guest = await ok(
+      o.s,
+      'calling.addTranscriptLine',
+      { callId, speakerLabel: 'Guest <Acme>', text: 'Hi & thanks --> next', startMs: 200, endMs: 900 },
+      o.owner.key,
+    );
     expect(guest.line).toMatchObject({ speaker: null, speakerLabel: 'Guest <Acme>', lineSeq: 2 });
     expect((await ok(o.s, 'calling.getDetails', { callId })).call.transcriptLineCount).toBe(2);
   });
@@ -68,17 +93,28 @@ describe('the transcript', () => {
     expect(await refused(o.s, 'calling.addTranscriptLine', line, 'BAD_REQUEST')).toMatch(/^speaker: give speaker \(a member\) or speakerLabel/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, speakerLabel: 'Mia' }, 'BAD_REQUEST')).toMatch(/^speaker: .*not both/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, startMs: 50 }, 'BAD_REQUEST')).toBe('endMs: must be >= startMs (50)');
-    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, text: 'x'.repeat(4001) }, 'BAD_REQUEST')).toMatch(/^text: must be at most 4000/);
+    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, text: 'x'.repeat(4001) }, 'BAD_REQUEST')).toMatch(
+      /^text: must be at most 4000/,
+    );
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, startMs: -1 }, 'BAD_REQUEST')).toMatch(/^startMs:/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id, startMs: 1.5 }, 'BAD_REQUEST')).toMatch(/^startMs:/);
-    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: 'usr_nosuchmember00' }, 'NOT_FOUND')).toBe('member usr_nosuchmember00 not found');
+    expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: 'usr_nosuchmember00' }, 'NOT_FOUND')).toBe(
+      'member usr_nosuchmember00 not found',
+    );
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'CONFLICT', { key: o.max.key })).toMatch(/not been in call/);
     expect(await refused(o.s, 'calling.addTranscriptLine', { ...line, speaker: o.mia.id }, 'NOT_FOUND', { key: o.olga.key })).toMatch(/not found/);
     expect((await (await otherOrg(o.s)).rpc('calling.addTranscriptLine', { ...line, speaker: o.mia.id })).body.error.code).toBe('NOT_FOUND');
   });
 
   it('getTranscript pages by start time; webvtt escapes and names voices', async () => {
-    for (let i = 0; i < 3; i++) await ok(o.s, 'calling.addTranscriptLine', { callId, speaker: o.owner.id, text: `Point ${i}\n\nwith a blank line`, startMs: 5000 + i * 1000, endMs: 5500 + i * 1000 });
+    for (let i = 0; i < 3; i++)
+      await ok(o.s, 'calling.addTranscriptLine', {
+        callId,
+        speaker: o.owner.id,
+        text: `Point ${i}\n\nwith a blank line`,
+        startMs: 5000 + i * 1000,
+        endMs: 5500 + i * 1000,
+      });
     const first = await ok(o.s, 'calling.getTranscript', { callId, limit: 2 }, o.mia.key);
     expect(first).toMatchObject({ callId, format: 'json', webvtt: null });
     expect(first.lines.map((l: any) => l.startMs)).toEqual([200, 1000]);
@@ -103,9 +139,15 @@ describe('the transcript', () => {
   it('lines are taken until 24 hours after the end, then CONFLICT', async () => {
     await ok(o.s, 'calling.end', { callId });
     o.clock.advance(23 * 3_600_000);
-    expect((await ok(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Late line', startMs: 9000, endMs: 9100 }, o.mia.key)).changed).toBe(true);
+    expect((await ok(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Late line', startMs: 9000, endMs: 9100 }, o.mia.key)).changed).toBe(
+      true,
+    );
     o.clock.advance(2 * 3_600_000);
-    expect(await refused(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Too late', startMs: 9500, endMs: 9600 }, 'CONFLICT', { key: o.mia.key })).toMatch(/ended more than 24 hours ago/);
+    expect(
+      await refused(o.s, 'calling.addTranscriptLine', { callId, speaker: o.mia.id, text: 'Too late', startMs: 9500, endMs: 9600 }, 'CONFLICT', {
+        key: o.mia.key,
+      }),
+    ).toMatch(/ended more than 24 hours ago/);
     o.clock.offsetMs = 0;
   });
 });

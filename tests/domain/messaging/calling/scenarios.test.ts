@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('scenario 4: a call', () => {
-  it('a lock refuses an uninvited join; the host cannot unmute anyone; an agent\'s recording holds until approved; the transcript reads as WebVTT', async () => {
+  it("a lock refuses an uninvited join; the host cannot unmute anyone; an agent's recording holds until approved; the transcript reads as WebVTT", async () => {
     // The agent hosts; mia (a human) joins; the host locks the call.
     const { call } = await startCall(o, o.agent, o.channelId, 'Weekly ops');
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);
@@ -33,11 +33,20 @@ describe('scenario 4: a call', () => {
 
     // The host mutes mia (her microphone, on the media server too) but cannot unmute her; she unmutes herself.
     await ok(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: true }, o.agent.key);
-    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(/no remote unmute/);
-    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: 'all', muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(/no remote unmute/);
+    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: o.mia.id, muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(
+      /no remote unmute/,
+    );
+    expect(await refused(o.s, 'calling.setMute', { callId: call.id, principalId: 'all', muted: false }, 'CONFLICT', { key: o.agent.key })).toMatch(
+      /no remote unmute/,
+    );
     expect(participant((await ok(o.s, 'calling.setMute', { callId: call.id, muted: false }, o.mia.key)).call, o.mia.id).muted).toBe(false);
     await mediaSettled();
-    expect(lk.of('MutePublishedTrack').filter((c) => c.body.room === call.id).map((c) => c.body.muted)).toEqual([true]);
+    expect(
+      lk
+        .of('MutePublishedTrack')
+        .filter((c) => c.body.room === call.id)
+        .map((c) => c.body.muted),
+    ).toEqual([true]);
 
     // The agent's recording, with humans present, holds: nothing is recorded until a human approves.
     const before = await head(o.s.client);
@@ -55,7 +64,12 @@ describe('scenario 4: a call', () => {
     expect((await ok(o.s, 'calling.getDetails', { callId: call.id }, o.mia.key)).call.recording.status).toBe('active');
 
     // The transcript, with what WebVTT must escape, reads as WebVTT.
-    await ok(o.s, 'calling.addTranscriptLine', { callId: call.id, speaker: o.mia.id, text: 'Revenue is < plan & costs --> up', startMs: 0, endMs: 2000 }, o.agent.key);
+    await ok(
+      o.s,
+      'calling.addTranscriptLine',
+      { callId: call.id, speaker: o.mia.id, text: 'Revenue is < plan & costs --> up', startMs: 0, endMs: 2000 },
+      o.agent.key,
+    );
     await ok(o.s, 'calling.addTranscriptLine', { callId: call.id, speakerLabel: 'Dial-in guest', text: 'Agreed.', startMs: 2000, endMs: 3250 }, o.agent.key);
     await ok(o.s, 'calling.end', { callId: call.id }, o.agent.key);
     const { webvtt } = await ok(o.s, 'calling.getTranscript', { callId: call.id, format: 'webvtt' }, o.max.key);
@@ -70,7 +84,7 @@ describe('scenario 4: a call', () => {
 });
 
 describe('scenario 6: bad inputs change nothing and append no event', () => {
-  it('unknown fields and too long text: BAD_REQUEST naming the field; another org\'s call: NOT_FOUND; a missing scope: FORBIDDEN_SCOPE', async () => {
+  it("unknown fields and too long text: BAD_REQUEST naming the field; another org's call: NOT_FOUND; a missing scope: FORBIDDEN_SCOPE", async () => {
     const { call } = await startCall(o, o.owner, await channel(o, [o.mia]));
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);
     const state = async () => JSON.stringify({ ...(await ok(o.s, 'calling.getDetails', { callId: call.id })).call, durationMs: 0 });
@@ -78,7 +92,11 @@ describe('scenario 6: bad inputs change nothing and append no event', () => {
     const bad: [string, Record<string, unknown>, RegExp][] = [
       ['calling.chat', { callId: call.id, text: 'x'.repeat(16_001) }, /^text: must be at most 16000 characters$/],
       ['calling.chat', { callId: call.id, text: 'hi', idempotencyId: '' }, /^idempotencyId:/],
-      ['calling.addTranscriptLine', { callId: call.id, speaker: o.mia.id, text: 'y'.repeat(4001), startMs: 0, endMs: 1 }, /^text: must be at most 4000 characters$/],
+      [
+        'calling.addTranscriptLine',
+        { callId: call.id, speaker: o.mia.id, text: 'y'.repeat(4001), startMs: 0, endMs: 1 },
+        /^text: must be at most 4000 characters$/,
+      ],
       ['calling.start', { channelId: o.channelId, title: 't'.repeat(201) }, /^title:/],
       ['calling.setLock', { callId: call.id, locked: true, reason: 'x' }, /^reason: unknown field$/],
       ['calling.setLock', { callId: call.id, locked: 'yes' }, /^locked: expected boolean/],

@@ -10,7 +10,7 @@ import { ok } from '../../../helpers/calls.js';
  * (`<`, `&` and `-->` survive the escaping; a blank line inside a line does not split its cue).
  */
 
-warnIfNoChromium('tests/domain/messaging/calling/webvtt-browser.test.ts', 'the transcript\'s WebVTT');
+warnIfNoChromium('tests/domain/messaging/calling/webvtt-browser.test.ts', "the transcript's WebVTT");
 
 let o: CallOrg;
 let browser: Browser;
@@ -53,7 +53,7 @@ const PARSE_IN_PAGE = `async (doc) => {
   });
 }`;
 
-describe.skipIf(!HAVE_CHROMIUM)('the transcript in Chromium\'s TextTrack', () => {
+describe.skipIf(!HAVE_CHROMIUM)("the transcript in Chromium's TextTrack", () => {
   it('every cue parses with its times, voice and exact text', async () => {
     const { call } = await startCall(o);
     await ok(o.s, 'calling.join', { callId: call.id }, o.mia.key);

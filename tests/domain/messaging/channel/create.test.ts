@@ -36,15 +36,19 @@ describe('channel.create', () => {
   it('a name taken by a live channel is CONFLICT; once that one is archived the name is free', async ({ cast: o }) => {
     const name = uniqueName('ops');
     const first = (await ok(o.s, 'channel.create', { name }, o.mia.key)).channel;
-    expect(await refused(o.s, 'channel.create', { name, private: true }, 'CONFLICT', { key: o.max.key })).toMatch(/^the name ops-\S+ is taken by a live channel: choose another name/);
+    expect(await refused(o.s, 'channel.create', { name, private: true }, 'CONFLICT', { key: o.max.key })).toMatch(
+      /^the name ops-\S+ is taken by a live channel: choose another name/,
+    );
     await ok(o.s, 'channel.update', { channelId: first.id, archived: true }, o.mia.key);
     const second = (await ok(o.s, 'channel.create', { name, private: true }, o.max.key)).channel;
     expect(second).toMatchObject({ kind: 'private', name });
     // Unarchiving the first under a name now taken: CONFLICT.
-    expect(await refused(o.s, 'channel.update', { channelId: first.id, archived: false }, 'CONFLICT', { key: o.mia.key })).toMatch(/is taken by a live channel/);
+    expect(await refused(o.s, 'channel.update', { channelId: first.id, archived: false }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /is taken by a live channel/,
+    );
   });
 
-  it('bad input: BAD_REQUEST naming the field; an unknown member: NOT_FOUND; another org\'s member: NOT_FOUND; missing scope', async ({ cast: o }) => {
+  it("bad input: BAD_REQUEST naming the field; an unknown member: NOT_FOUND; another org's member: NOT_FOUND; missing scope", async ({ cast: o }) => {
     expect(await refused(o.s, 'channel.create', { name: 'Bad Name' }, 'BAD_REQUEST')).toMatch(/^name: must be 1-80 characters/);
     expect(await refused(o.s, 'channel.create', { name: 'x'.repeat(81) }, 'BAD_REQUEST')).toMatch(/^name: /);
     expect(await refused(o.s, 'channel.create', { name: 'ok-name', memberIds: [o.mia.id, o.mia.id] }, 'BAD_REQUEST')).toMatch(/^memberIds: must not repeat/);
@@ -60,18 +64,32 @@ describe('channel.create', () => {
 
 describe('channel.createConversation', () => {
   it('a private group of the caller (owner) and 2-49 others, with a title; one event', async ({ cast: o }) => {
-    const { result, event } = await mutate(o.s, 'channel.createConversation', { principalIds: [o.mia.id, o.agent.id], title: 'Launch prep' }, 'channel.conversation.create', { key: o.max.key });
+    const { result, event } = await mutate(
+      o.s,
+      'channel.createConversation',
+      { principalIds: [o.mia.id, o.agent.id], title: 'Launch prep' },
+      'channel.conversation.create',
+      { key: o.max.key },
+    );
     expect(result.channel).toMatchObject({ kind: 'group', name: null, title: 'Launch prep', memberCount: 3, membership: { role: 'owner' } });
     expect(event.payload).toEqual({ channelId: result.channel.id, kind: 'group', memberCount: 3 });
     // Invisible to others: NOT_FOUND.
-    expect(await refused(o.s, 'channel.update', { channelId: result.channel.id, topic: 'x' }, 'NOT_FOUND', { key: o.owner.key })).toMatch(/^channel ch_\w+ not found/);
+    expect(await refused(o.s, 'channel.update', { channelId: result.channel.id, topic: 'x' }, 'NOT_FOUND', { key: o.owner.key })).toMatch(
+      /^channel ch_\w+ not found/,
+    );
   });
 
   it('fewer than 2 others is BAD_REQUEST (yourself does not count); more than 49 too', async ({ cast: o }) => {
-    expect(await refused(o.s, 'channel.createConversation', { principalIds: [o.mia.id] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^principalIds: must list at least 2/);
-    expect(await refused(o.s, 'channel.createConversation', { principalIds: [o.mia.id, o.max.id] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^principalIds: must name at least 2 others besides you/);
+    expect(await refused(o.s, 'channel.createConversation', { principalIds: [o.mia.id] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
+      /^principalIds: must list at least 2/,
+    );
+    expect(await refused(o.s, 'channel.createConversation', { principalIds: [o.mia.id, o.max.id] }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
+      /^principalIds: must name at least 2 others besides you/,
+    );
     const many = Array.from({ length: 50 }, (_, i) => `usr_x${i}`);
-    expect(await refused(o.s, 'channel.createConversation', { principalIds: many }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^principalIds: must list at most 49/);
+    expect(await refused(o.s, 'channel.createConversation', { principalIds: many }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
+      /^principalIds: must list at most 49/,
+    );
   });
 });
 
@@ -81,7 +99,9 @@ describe('channel.resolveOrCreateDm', () => {
     expect(first.changed).toBe(true);
     expect(first.channel).toMatchObject({ kind: 'dm', name: null, memberCount: 2, membership: { role: 'member' } });
     expect(event.payload).toEqual({ channelId: first.channel.id, memberCount: 2 });
-    const { result: again, event: noop } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.max.id] }, 'channel.dm.resolve', { key: o.mia.key });
+    const { result: again, event: noop } = await mutate(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.max.id] }, 'channel.dm.resolve', {
+      key: o.mia.key,
+    });
     expect(again).toMatchObject({ changed: false, channel: { id: first.channel.id } });
     expect(noop.payload).toEqual({ channelId: first.channel.id, memberCount: 2, noop: true });
     // A DM with yourself (no others) is its own channel; a set of three another.
@@ -95,17 +115,27 @@ describe('channel.resolveOrCreateDm', () => {
 
   it('a DM refuses addMember and removeMember (its set is fixed), roles and archiving', async ({ cast: o }) => {
     const dm = (await ok(o.s, 'channel.resolveOrCreateDm', { principalIds: [o.agent.id] }, o.mia.key)).channel;
-    expect(await refused(o.s, 'channel.addMember', { channelId: dm.id, principalId: o.max.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/is a DM: its members are fixed/);
+    expect(await refused(o.s, 'channel.addMember', { channelId: dm.id, principalId: o.max.id }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /is a DM: its members are fixed/,
+    );
     expect(await refused(o.s, 'channel.removeMember', { channelId: dm.id, principalId: o.mia.id }, 'CONFLICT', { key: o.mia.key })).toMatch(/is a DM/);
-    expect(await refused(o.s, 'channel.updateMemberRole', { channelId: dm.id, principalId: o.mia.id, role: 'owner' }, 'CONFLICT', { key: o.mia.key })).toMatch(/is a DM/);
-    expect(await refused(o.s, 'channel.update', { channelId: dm.id, archived: true }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^archived: a DM is never archived/);
+    expect(await refused(o.s, 'channel.updateMemberRole', { channelId: dm.id, principalId: o.mia.id, role: 'owner' }, 'CONFLICT', { key: o.mia.key })).toMatch(
+      /is a DM/,
+    );
+    expect(await refused(o.s, 'channel.update', { channelId: dm.id, archived: true }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^archived: a DM is never archived/,
+    );
     // Outsiders do not see it.
     expect(await refused(o.s, 'channel.markRead', { channelId: dm.id }, 'NOT_FOUND', { key: o.max.key })).toMatch(/not found/);
   });
 
   it('more than 8 others, or an unknown one: refused', async ({ cast: o }) => {
     const nine = Array.from({ length: 9 }, (_, i) => `usr_x${i}`);
-    expect(await refused(o.s, 'channel.resolveOrCreateDm', { principalIds: nine }, 'BAD_REQUEST', { key: o.max.key })).toMatch(/^principalIds: must list at most 8/);
-    expect(await refused(o.s, 'channel.resolveOrCreateDm', { principalIds: ['agt_nobody9'] }, 'NOT_FOUND', { key: o.max.key })).toMatch(/^member agt_nobody9 not found/);
+    expect(await refused(o.s, 'channel.resolveOrCreateDm', { principalIds: nine }, 'BAD_REQUEST', { key: o.max.key })).toMatch(
+      /^principalIds: must list at most 8/,
+    );
+    expect(await refused(o.s, 'channel.resolveOrCreateDm', { principalIds: ['agt_nobody9'] }, 'NOT_FOUND', { key: o.max.key })).toMatch(
+      /^member agt_nobody9 not found/,
+    );
   });
 });

@@ -10,7 +10,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => o.s.close());
 
-const marks = async (channelId: string, key: string) => (await ok(o.s, 'messaging.channels', { membership: 'all' }, key)).channels.find((c: any) => c.id === channelId).membership;
+const marks = async (channelId: string, key: string) =>
+  (await ok(o.s, 'messaging.channels', { membership: 'all' }, key)).channels.find((c: any) => c.id === channelId).membership;
 
 describe('channel.markRead', () => {
   it('moves the marker forward (default the latest seq); older is changed:false; past lastSeq is BAD_REQUEST seq', async () => {
@@ -24,7 +25,9 @@ describe('channel.markRead', () => {
     const { result: older, event: noop } = await mutate(o.s, 'channel.markRead', { channelId: ch.id, seq: 1 }, 'channel.read.mark', { key: o.mia.key });
     expect(older).toEqual({ lastReadSeq: 2, unreadCount: 1, mentionCount: 1, changed: false });
     expect(noop.payload).toEqual({ channelId: ch.id, lastReadSeq: 2, noop: true });
-    expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 5 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^seq: 5 is past the channel's latest seq 4/);
+    expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: 5 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
+      /^seq: 5 is past the channel's latest seq 4/,
+    );
     expect(await refused(o.s, 'channel.markRead', { channelId: ch.id, seq: -1 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^seq: /);
     expect(await ok(o.s, 'channel.markRead', { channelId: ch.id }, o.mia.key)).toEqual({ lastReadSeq: 4, unreadCount: 0, mentionCount: 0, changed: true });
   });
@@ -32,13 +35,15 @@ describe('channel.markRead', () => {
   it('only members have a marker: a public channel read from outside is CONFLICT; a private one NOT_FOUND', async () => {
     const pub = await newChannel(o);
     const priv = await newChannel(o, { private: true });
-    expect(await refused(o.s, 'channel.markRead', { channelId: pub.id }, 'CONFLICT', { key: o.max.key })).toMatch(/not a member of ch_\w+: only members have a read marker/);
+    expect(await refused(o.s, 'channel.markRead', { channelId: pub.id }, 'CONFLICT', { key: o.max.key })).toMatch(
+      /not a member of ch_\w+: only members have a read marker/,
+    );
     expect(await refused(o.s, 'channel.markRead', { channelId: priv.id }, 'NOT_FOUND', { key: o.max.key })).toMatch(/not found/);
   });
 });
 
 describe('channel.markUnreadFrom', () => {
-  it('sets the marker to the message\'s seq minus 1 (back or forward); the same place again is changed:false', async () => {
+  it("sets the marker to the message's seq minus 1 (back or forward); the same place again is changed:false", async () => {
     const ch = await newChannel(o, { members: [o.mia] });
     const sent = [];
     for (const t of ['a', 'b', 'c']) sent.push(await say(o, o.owner, ch.id, t));

@@ -55,11 +55,26 @@ describe('scenario 3: the kill switch', () => {
       expect(res).toMatchObject({
         changed: true,
         released: { claims: 3, sessions: 0 },
-        member: { id: agent.principal.id, kind: 'agent', status: 'suspended', liveKeys: 1, statusReason: `Loops on invoices ${CANARY}`, statusChangedBy: adminId },
+        member: {
+          id: agent.principal.id,
+          kind: 'agent',
+          status: 'suspended',
+          liveKeys: 1,
+          statusReason: `Loops on invoices ${CANARY}`,
+          statusChangedBy: adminId,
+        },
       });
       const events = await eventsAfter(s.client, seq);
       expect(events.map((e) => [e.family, e.kind, e.entity_id])).toEqual([['admin', 'admin.member.deactivate', agent.principal.id]]);
-      expect(events[0].payload).toMatchObject({ memberId: agent.principal.id, kind: 'agent', from: 'active', status: 'suspended', keysBlocked: 1, claimsReleased: 3, sessionsEnded: 0 });
+      expect(events[0].payload).toMatchObject({
+        memberId: agent.principal.id,
+        kind: 'agent',
+        from: 'active',
+        status: 'suspended',
+        keysBlocked: 1,
+        claimsReleased: 3,
+        sessionsEnded: 0,
+      });
 
       // The very next call, on every face.
       const call = await rpc('board.createTask', { title: 'still here?' }, agent.apiKey);
@@ -67,16 +82,26 @@ describe('scenario 3: the kill switch', () => {
       expect((await s.client.get('board.ready', {}, { key: agent.apiKey })).status).toBe(401);
       expect(toolError(await mcp.client.callTool({ name: 'team_list', arguments: {} })).code).toBe('UNAUTHORIZED');
       expect(await readyIds()).toEqual(expect.arrayContaining(tasks));
-      const rows = await s.runtime.db.query<{ col: string; claimed_by: string | null }>('SELECT col, claimed_by FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[])', [s.org.orgId, tasks]);
+      const rows = await s.runtime.db.query<{ col: string; claimed_by: string | null }>(
+        'SELECT col, claimed_by FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[])',
+        [s.org.orgId, tasks],
+      );
       expect(rows.every((r) => r.col === 'todo' && r.claimed_by === null)).toBe(true);
       // Kept, not revoked; and no new key for a suspended member.
-      const key = one(await s.runtime.db.query<{ revoked_at: string | null }>('SELECT revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, agent.keyId]));
+      const key = one(
+        await s.runtime.db.query<{ revoked_at: string | null }>('SELECT revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [
+          s.org.orgId,
+          agent.keyId,
+        ]),
+      );
       expect(key.revoked_at).toBeNull();
       expect((await err('settings.mintApiKey', { name: 'again', tier: 'agent', principalId: agent.principal.id })).code).toBe('CONFLICT');
 
       const back = expectOk('admin.reactivate', await rpc('admin.reactivate', { memberId: agent.principal.id }));
       expect(back).toMatchObject({ changed: true, member: { status: 'active', liveKeys: 1, statusReason: null } });
-      expect((await eventsAfter(s.client, seq + 1)).map((e) => [e.kind, e.payload.from, e.payload.keysRestored])).toEqual([['admin.member.reactivate', 'suspended', 1]]);
+      expect((await eventsAfter(s.client, seq + 1)).map((e) => [e.kind, e.payload.from, e.payload.keysRestored])).toEqual([
+        ['admin.member.reactivate', 'suspended', 1],
+      ]);
       expect(expectOk('board.claim', await rpc('board.claim', { taskId: tasks[0], leaseSeconds: 60 }, agent.apiKey)).claimedBy).toBe(agent.principal.id);
       expect(structured(await mcp.client.callTool({ name: 'team_list', arguments: {} }))).toMatchObject({ teams: expect.any(Array) });
     } finally {
@@ -88,7 +113,12 @@ describe('scenario 3: the kill switch', () => {
 
   it("a suspended human's inbox session stops at its next request, and stays ended after reactivation (sign in again)", async () => {
     const human = await s.client.mint({ tier: 'approver' }, 'Ines Approver');
-    const signIn = await s.app.inject({ method: 'POST', url: '/approvals/api/session', headers: { 'content-type': 'application/json', origin: ORIGIN }, payload: { apiKey: human.apiKey } });
+    const signIn = await s.app.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      payload: { apiKey: human.apiKey },
+    });
     expect(signIn.statusCode).toBe(200);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0];
     const list = () => s.app.inject({ method: 'GET', url: '/approvals/api/approvals', headers: { cookie } });
@@ -100,7 +130,12 @@ describe('scenario 3: the kill switch', () => {
     expectOk('admin.reactivate', await rpc('admin.reactivate', { memberId: human.principal.id, reason: `Laptop found ${CANARY}` }));
     expect((await list()).statusCode).toBe(401);
     // The kept key signs in again.
-    const again = await s.app.inject({ method: 'POST', url: '/approvals/api/session', headers: { 'content-type': 'application/json', origin: ORIGIN }, payload: { apiKey: human.apiKey } });
+    const again = await s.app.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      payload: { apiKey: human.apiKey },
+    });
     expect(again.statusCode).toBe(200);
     await expectNoCanary();
   });
@@ -117,7 +152,10 @@ describe('admin.deactivate', () => {
 
     const gone = await s.client.mint({ tier: 'viewer' }, 'Gone Person');
     const before = await head(s.client);
-    expect(await err('admin.deactivate', { memberId: adminId, reason: 'x' })).toMatchObject({ code: 'CONFLICT', message: `member ${adminId} is you: another admin must suspend you` });
+    expect(await err('admin.deactivate', { memberId: adminId, reason: 'x' })).toMatchObject({
+      code: 'CONFLICT',
+      message: `member ${adminId} is you: another admin must suspend you`,
+    });
     await s.runtime.db.query("UPDATE principals SET status = 'deactivated' WHERE org_id = $1 AND principal_id = $2", [s.org.orgId, gone.principal.id]);
     expect((await err('admin.deactivate', { memberId: gone.principal.id, reason: 'x' })).message).toBe(
       `member ${gone.principal.id} is deactivated: it has no access to suspend; admin.reactivate gives access back`,
@@ -127,7 +165,10 @@ describe('admin.deactivate', () => {
 
   it('the last active admin cannot be suspended, even by an agent holding the admin scope', async () => {
     const ops = await s.client.ok('settings.mintApiKey', { name: 'ops', scopes: ['admin', 'org.read'], principalKind: 'agent' });
-    const admins = await s.runtime.db.query<{ n: number }>("SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND role = 'admin' AND status = 'active'", [s.org.orgId]);
+    const admins = await s.runtime.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND role = 'admin' AND status = 'active'",
+      [s.org.orgId],
+    );
     expect(one(admins).n).toBe(1);
     const seq = await head(s.client);
     expect(await err('admin.deactivate', { memberId: adminId, reason: 'x' }, ops.apiKey)).toMatchObject({
@@ -177,16 +218,24 @@ describe('admin.reactivate', () => {
   it('no free seat -> CONFLICT naming the seats; a member without keys takes none', async () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'seated agent');
     expectOk('admin.deactivate', await rpc('admin.deactivate', { memberId: agent.principal.id, reason: 'x' }));
-    const { n } = one(await s.runtime.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM principals p WHERE p.org_id = $1 AND p.kind = 'agent' AND p.status = 'active'
+    const { n } = one(
+      await s.runtime.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM principals p WHERE p.org_id = $1 AND p.kind = 'agent' AND p.status = 'active'
           AND EXISTS (SELECT 1 FROM api_keys k WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL)`,
-      [s.org.orgId],
-    ));
-    await s.runtime.db.query(`INSERT INTO billing_subscriptions (org_id, plan, cycle, seats, agent_seats) VALUES ($1, 'team', 'monthly', 1000, $2)`, [s.org.orgId, n]);
+        [s.org.orgId],
+      ),
+    );
+    await s.runtime.db.query(`INSERT INTO billing_subscriptions (org_id, plan, cycle, seats, agent_seats) VALUES ($1, 'team', 'monthly', 1000, $2)`, [
+      s.org.orgId,
+      n,
+    ]);
     try {
       const seq = await head(s.client);
       const full = await err('admin.reactivate', { memberId: agent.principal.id });
-      expect(full).toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/^params\.memberId: agent seats full: \d+ of \d+ used; raise agentSeats with billing\.update/) });
+      expect(full).toMatchObject({
+        code: 'CONFLICT',
+        message: expect.stringMatching(/^params\.memberId: agent seats full: \d+ of \d+ used; raise agentSeats with billing\.update/),
+      });
       expect(await head(s.client)).toBe(seq);
       const keyless = (await s.client.ok('member.create', { name: 'Keyless Person' })).member.id;
       expectOk('admin.deactivate', await rpc('admin.deactivate', { memberId: keyless, reason: 'x' }));
@@ -205,7 +254,11 @@ describe('admin.reactivate', () => {
     expect(heldRes.status, heldRes.raw).toBe(200);
     const hold = heldRes.body.result;
     expect(HoldResult.safeParse(hold).error?.issues ?? []).toEqual([]);
-    expect(hold.approval).toMatchObject({ actionClass: 'admin.reactivate', completion: 'retry', subject: { kind: 'admin.signature', subjectId: target.principal.id } });
+    expect(hold.approval).toMatchObject({
+      actionClass: 'admin.reactivate',
+      completion: 'retry',
+      subject: { kind: 'admin.signature', subjectId: target.principal.id },
+    });
     expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['admin.signature.hold']);
     expect((await rpc('team.list', {}, target.apiKey)).status).toBe(401);
     const approvalId = await fileAndApprove(s.client, hold.approval, { requester: ops.apiKey });

@@ -104,7 +104,9 @@ describe('seats', () => {
     const asked = (await c.rpc('pairing.request', { orgSlug: slug, agentName: 'Paired Bot' })).body.result;
     const refused = (await c.rpc('pairing.approve', { pairingId: asked.pairingId, code: asked.code, tier: 'agent' })).body.error;
     expect(refused.message).toMatch(/^pairingId: agent seats full: 1 of 1 used/);
-    const keys = await s.runtime.db.query<{ key_id: string }>('SELECT key_id FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL', [agent.principal.id]);
+    const keys = await s.runtime.db.query<{ key_id: string }>('SELECT key_id FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL', [
+      agent.principal.id,
+    ]);
     for (const k of keys) expectOk('settings.revokeApiKey', await c.rpc('settings.revokeApiKey', { keyId: k.key_id }));
     expect((await usage(c)).usage.agentSeats).toBe(0);
     expect((await c.rpc('pairing.approve', { pairingId: asked.pairingId, code: asked.code, tier: 'agent' })).body.ok).toBe(true);

@@ -77,7 +77,10 @@ describe('hierarchy.set: scenario 5 (reorg)', () => {
     expect(root).toMatchObject({ id: people[0].id, reportCount: 2 });
     expect(root.reports.map((n: any) => n.id)).toEqual([people[1].id, people[2].id]);
     let count = 0;
-    const walk = (n: any) => { count++; n.reports.forEach(walk); };
+    const walk = (n: any) => {
+      count++;
+      n.reports.forEach(walk);
+    };
     walk(root);
     expect(count).toBe(200);
   });
@@ -98,25 +101,42 @@ describe('hierarchy.set: scenario 5 (reorg)', () => {
     const rev = await revision();
     const seq = await head(s.client);
     const bad = (lines: unknown[]) => err('hierarchy.set', { lines, expectedRevision: rev }).then((e) => e.message);
-    expect(await bad([{ memberId: a.id, managerId: null }, { memberId: a.id, managerId: b.id }])).toBe(`params.lines[1].memberId: ${a.id} is also on line 0; list each member once`);
+    expect(
+      await bad([
+        { memberId: a.id, managerId: null },
+        { memberId: a.id, managerId: b.id },
+      ]),
+    ).toBe(`params.lines[1].memberId: ${a.id} is also on line 0; list each member once`);
     expect(await bad([{ memberId: 'usr_nobody', managerId: null }])).toBe('params.lines[0].memberId: no member usr_nobody in this org');
     expect(await bad([{ memberId: a.id, managerId: gone.id }])).toBe(`params.lines[0].managerId: ${gone.id} is archived and not in the chart`);
     expect(await bad([{ memberId: gone.id, managerId: a.id }])).toBe(`params.lines[0].memberId: ${gone.id} is archived and not in the chart`);
     expect(await bad([{ memberId: a.id, managerId: a.id }])).toBe(`params.lines[0].managerId: ${a.id} cannot report to itself`);
     expect(await bad([{ memberId: a.id, managerId: 'usr_ghost' }])).toBe('params.lines[0].managerId: no member usr_ghost in this org');
-    expect((await err('hierarchy.set', { lines: [{ memberId: 'team_x', managerId: null }], expectedRevision: rev })).message).toMatch(/^lines\.0\.memberId: must be a member id/);
+    expect((await err('hierarchy.set', { lines: [{ memberId: 'team_x', managerId: null }], expectedRevision: rev })).message).toMatch(
+      /^lines\.0\.memberId: must be a member id/,
+    );
     expect((await err('hierarchy.set', { lines: [], expectedRevision: rev })).message).toMatch(/^lines: /);
     expect(await head(s.client)).toBe(seq);
     // A under B now; then in one call B under A and A at the top: line by line a cycle, as a forest fine.
     expectOk('member.update', await s.client.rpc('member.update', { memberId: a.id, managerId: b.id }));
-    const swapped = expectOk('hierarchy.set', await s.client.rpc('hierarchy.set', { lines: [{ memberId: b.id, managerId: a.id }, { memberId: a.id, managerId: null }], expectedRevision: rev + 1 }));
+    const swapped = expectOk(
+      'hierarchy.set',
+      await s.client.rpc('hierarchy.set', {
+        lines: [
+          { memberId: b.id, managerId: a.id },
+          { memberId: a.id, managerId: null },
+        ],
+        expectedRevision: rev + 1,
+      }),
+    );
     expect(swapped).toMatchObject({ moved: 2, changed: true });
     expect([await managerOf(a.id), await managerOf(b.id)]).toEqual([null, a.id]);
   });
 
   it('scopes: a reader or a key without admin -> FORBIDDEN_SCOPE', async () => {
     const writer = (await s.client.mint({ tier: 'agent' }, 'plain agent')).apiKey;
-    for (const key of [reader, writer]) expect((await err('hierarchy.set', { lines: [{ memberId: people[0].id, managerId: null }], expectedRevision: 0 }, key)).code).toBe('FORBIDDEN_SCOPE');
+    for (const key of [reader, writer])
+      expect((await err('hierarchy.set', { lines: [{ memberId: people[0].id, managerId: null }], expectedRevision: 0 }, key)).code).toBe('FORBIDDEN_SCOPE');
   });
 
   it('concurrent A->B and B->A at the same revision: exactly one wins (PostgreSQL runs them in parallel)', async () => {
@@ -158,7 +178,11 @@ describe('hierarchy.set: scenario 5 (reorg)', () => {
     expect(done).toMatchObject({ moved: 1, revision: rev + 1, changed: true });
     expect((await eventsAfter(s.client, seq)).map((e) => [e.kind, e.payload.approvalId])).toEqual([['hierarchy.lines.set', filed.approvalId]]);
     expect(await managerOf(a.id)).toBe(b.id);
-    const reused = await s.client.rpc('hierarchy.set', { lines: [{ memberId: a.id, managerId: null }], expectedRevision: rev + 1, approvalId: filed.approvalId }, { key: agent.apiKey });
+    const reused = await s.client.rpc(
+      'hierarchy.set',
+      { lines: [{ memberId: a.id, managerId: null }], expectedRevision: rev + 1, approvalId: filed.approvalId },
+      { key: agent.apiKey },
+    );
     expect(reused.body.ok).toBe(false);
   });
 
@@ -188,7 +212,10 @@ describe('GET /hierarchy', () => {
     const t = await chart({ rootId: ids.Ceo }, org);
     expect(t.format).toBe('tree');
     const ceo = t.roots[0];
-    expect(ceo.reports.map((n: any) => [n.name, n.position])).toEqual([['Zed Vp', 0], ['Amy Vp', 1]]);
+    expect(ceo.reports.map((n: any) => [n.name, n.position])).toEqual([
+      ['Zed Vp', 0],
+      ['Amy Vp', 1],
+    ]);
     const amy = ceo.reports[1];
     expect(amy).toMatchObject({ reportCount: 1, reports: [{ name: 'Bob', dottedTo: [ids['Zed Vp']], managerId: ids['Amy Vp'], reports: [] }] });
     const shallow = await chart({ rootId: ids.Ceo, depth: 1 }, org);
@@ -203,9 +230,15 @@ describe('GET /hierarchy', () => {
 
   it('flat: depth-first pages with a cursor; a chart change between pages -> CONFLICT; a garbage cursor -> BAD_REQUEST', async () => {
     const p1 = await chart({ format: 'flat', rootId: ids.Ceo, limit: 2 }, org);
-    expect(p1.nodes.map((n: any) => [n.name, n.depth])).toEqual([['Ceo', 0], ['Zed Vp', 1]]);
+    expect(p1.nodes.map((n: any) => [n.name, n.depth])).toEqual([
+      ['Ceo', 0],
+      ['Zed Vp', 1],
+    ]);
     const p2 = await chart({ format: 'flat', rootId: ids.Ceo, limit: 2, cursor: p1.nextCursor }, org);
-    expect(p2.nodes.map((n: any) => [n.name, n.depth])).toEqual([['Amy Vp', 1], ['Bob', 2]]);
+    expect(p2.nodes.map((n: any) => [n.name, n.depth])).toEqual([
+      ['Amy Vp', 1],
+      ['Bob', 2],
+    ]);
     expect(p2.nextCursor).toBeNull();
     expectOk('member.resetPositions', await org.rpc('member.resetPositions', { managerId: ids.Ceo }));
     const moved = await org.get('hierarchy', { format: 'flat', rootId: ids.Ceo, limit: 2, cursor: p1.nextCursor });

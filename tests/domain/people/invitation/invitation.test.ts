@@ -27,7 +27,12 @@ const invite = async (params: Record<string, unknown>, opts: { key?: string; ide
 const err = async (method: string, params: unknown, key?: string) => (await s.client.rpc(method, params, { key })).body.error;
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
 const hashOf = async (invitationId: string) =>
-  one(await s.runtime.db.query<{ token_hash: string }>('SELECT token_hash FROM invitations WHERE org_id = $1 AND invitation_id = $2', [s.org.orgId, invitationId])).token_hash;
+  one(
+    await s.runtime.db.query<{ token_hash: string }>('SELECT token_hash FROM invitations WHERE org_id = $1 AND invitation_id = $2', [
+      s.org.orgId,
+      invitationId,
+    ]),
+  ).token_hash;
 
 describe('invitation.create', () => {
   it('makes an invited member, returns the link once, stores only the hash; one event with ids only', async () => {
@@ -74,19 +79,25 @@ describe('invitation.create', () => {
     const seq = await head(s.client);
     const again = await err('invitation.create', { email: to.toUpperCase(), role: 'member' });
     expect(again.code).toBe('CONFLICT');
-    expect(again.message).toMatch(new RegExp(`^params.email: invitation ${first.invitation.id} to this address is pending until .+; resend it \\(invitation.resend\\) or revoke it first$`));
+    expect(again.message).toMatch(
+      new RegExp(`^params.email: invitation ${first.invitation.id} to this address is pending until .+; resend it \\(invitation.resend\\) or revoke it first$`),
+    );
     const who = (await s.client.get('org/whoami')).body.principal.id;
     const me = expectOk('member.get', await s.client.rpc('member.get', { memberId: who })).member;
     const withAccess = await err('invitation.create', { email: me.email ?? email('me'), memberId: who, role: 'member' });
     expect(withAccess.code).toBe('CONFLICT');
     expect(withAccess.message).toMatch(new RegExp(`^params.memberId: member ${who} already has access`));
     const agentId = (await s.client.get('org/whoami', {}, { key: agentAdmin })).body.principal.id;
-    expect((await err('invitation.create', { email: email('agent'), memberId: agentId, role: 'member' })).message).toMatch(/^params.memberId: agt_\w+ is an agent/);
+    expect((await err('invitation.create', { email: email('agent'), memberId: agentId, role: 'member' })).message).toMatch(
+      /^params.memberId: agt_\w+ is an agent/,
+    );
     expect((await err('invitation.create', { email: 'not-mail', role: 'member' })).message).toMatch(/^email: /);
     expect((await err('invitation.create', { email: email('x'), role: 'owner' })).message).toMatch(/^role: /);
     expect((await err('invitation.create', { email: email('x'), role: 'member', colour: 1 })).message).toMatch(/^colour: unknown field/);
     expect((await err('invitation.create', { email: email('x'), role: 'member' }, reader)).code).toBe('FORBIDDEN_SCOPE');
-    expect((await err('invitation.create', { email: email('x'), role: 'member', managerId: 'usr_nobody' })).message).toBe('params.managerId: no member usr_nobody in this org');
+    expect((await err('invitation.create', { email: email('x'), role: 'member', managerId: 'usr_nobody' })).message).toBe(
+      'params.managerId: no member usr_nobody in this org',
+    );
     expect(await head(s.client)).toBe(seq);
   });
 
@@ -120,7 +131,10 @@ describe('invitation.create', () => {
 describe('invitation.resend and revoke', () => {
   it('resend: a new link (the old hash is gone), a new expiry, one more send; never a no-op; more than 5 a day -> RATE_LIMITED', async () => {
     const r = await invite({ email: email('resend') });
-    await s.runtime.db.query(`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE org_id = $1 AND invitation_id = $2`, [s.org.orgId, r.invitation.id]);
+    await s.runtime.db.query(`UPDATE invitations SET expires_at = now() - interval '1 minute' WHERE org_id = $1 AND invitation_id = $2`, [
+      s.org.orgId,
+      r.invitation.id,
+    ]);
     const oldHash = await hashOf(r.invitation.id);
     const seq = await head(s.client);
     const again = expectOk('invitation.resend', await s.client.rpc('invitation.resend', { invitationId: r.invitation.id }));

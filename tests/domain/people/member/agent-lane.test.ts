@@ -15,7 +15,21 @@ import { eventsAfter, head } from '../../../helpers/calls.js';
  * with each contract's hold declaration, so a new method cannot be missed.
  */
 
-const PEOPLE_FAMILIES = ['member', 'team', 'hierarchy', 'profile', 'persona', 'user', 'admin', 'invitation', 'notification', 'billing', 'org', 'settings', 'pairing'];
+const PEOPLE_FAMILIES = [
+  'member',
+  'team',
+  'hierarchy',
+  'profile',
+  'persona',
+  'user',
+  'admin',
+  'invitation',
+  'notification',
+  'billing',
+  'org',
+  'settings',
+  'pairing',
+];
 
 let s: TestServer;
 let agentKey: string;
@@ -41,13 +55,25 @@ const keyed = async (tier: string) => s.client.mint({ tier }, uniq(`${tier} `));
 const team = async () => (await admin('team.create', { name: uniq('Team ') })).team.id as string;
 const section = async (memberId: string) => (await admin('profile.addSection', { memberId, title: 'About', body: 'Hello' })).section.id as string;
 async function upload(key: string): Promise<string> {
-  const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: n * 7 % 255, g: 40, b: 90 } } }).png().toBuffer();
-  const res = await s.app.inject({ method: 'PUT', url: '/api/v1/blobs', headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' }, payload: png });
+  const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: { r: (n * 7) % 255, g: 40, b: 90 } } })
+    .png()
+    .toBuffer();
+  const res = await s.app.inject({
+    method: 'PUT',
+    url: '/api/v1/blobs',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+    payload: png,
+  });
   expect(res.statusCode, res.body).toBeLessThan(300);
   return res.json().result.sha256;
 }
 async function pending(): Promise<{ pairingId: string; code: string }> {
-  const res = await s.app.inject({ method: 'POST', url: '/api/v1/pairing.request', payload: { params: { orgSlug: s.org.slug, agentName: uniq('bot ') } }, remoteAddress: `10.9.${n % 250}.${++n % 250}` });
+  const res = await s.app.inject({
+    method: 'POST',
+    url: '/api/v1/pairing.request',
+    payload: { params: { orgSlug: s.org.slug, agentName: uniq('bot ') } },
+    remoteAddress: `10.9.${n % 250}.${++n % 250}`,
+  });
   const { pairingId, code } = res.json().result;
   return { pairingId, code };
 }
@@ -59,7 +85,10 @@ async function pending(): Promise<{ pairingId: string; code: string }> {
  */
 const CASES: Record<string, { call: (who: Who) => Promise<Record<string, unknown>>; off?: () => Promise<Record<string, unknown>> }> = {
   'member.create': { call: async () => ({ name: uniq('New Hire ') }) },
-  'member.update': { call: async () => ({ memberId: await human(), title: 'Head of Finance' }), off: async () => ({ memberId: (await keyed('agent')).principal.id, title: 'Clerk' }) },
+  'member.update': {
+    call: async () => ({ memberId: await human(), title: 'Head of Finance' }),
+    off: async () => ({ memberId: (await keyed('agent')).principal.id, title: 'Clerk' }),
+  },
   'member.archive': {
     call: async () => ({ memberId: await human() }),
     off: async () => {
@@ -107,23 +136,51 @@ const CASES: Record<string, { call: (who: Who) => Promise<Record<string, unknown
       return { lines: [{ memberId: a, managerId: b }], expectedRevision: (await s.client.get('hierarchy', { depth: 1 })).body.revision };
     },
   },
-  'profile.update': { call: async () => ({ memberId: await human(), headline: 'Month-end close' }), off: async () => ({ memberId: agentId, headline: uniq('Bot ') }) },
-  'profile.updateAvatar': { call: async (who) => ({ memberId: await human(), blob: await upload(who === 'agent' ? agentKey : s.org.adminKey) }), off: async () => ({ memberId: agentId, blob: await upload(agentKey) }) },
-  'profile.addSection': { call: async () => ({ memberId: await human(), title: 'About', body: 'Hi' }), off: async () => ({ memberId: agentId, title: 'About me', body: 'Bot' }) },
-  'profile.updateSection': { call: async () => ({ sectionId: await section(await human()), title: 'Renamed' }), off: async () => ({ sectionId: await section(agentId), title: uniq('Mine ') }) },
+  'profile.update': {
+    call: async () => ({ memberId: await human(), headline: 'Month-end close' }),
+    off: async () => ({ memberId: agentId, headline: uniq('Bot ') }),
+  },
+  'profile.updateAvatar': {
+    call: async (who) => ({ memberId: await human(), blob: await upload(who === 'agent' ? agentKey : s.org.adminKey) }),
+    off: async () => ({ memberId: agentId, blob: await upload(agentKey) }),
+  },
+  'profile.addSection': {
+    call: async () => ({ memberId: await human(), title: 'About', body: 'Hi' }),
+    off: async () => ({ memberId: agentId, title: 'About me', body: 'Bot' }),
+  },
+  'profile.updateSection': {
+    call: async () => ({ sectionId: await section(await human()), title: 'Renamed' }),
+    off: async () => ({ sectionId: await section(agentId), title: uniq('Mine ') }),
+  },
   'profile.deleteSection': { call: async () => ({ sectionId: await section(await human()) }), off: async () => ({ sectionId: await section(agentId) }) },
   'persona.generateAgentId': { call: async () => ({ name: uniq('Desk Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId }) },
   'persona.editField': {
-    call: async () => ({ agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id, field: 'goal', value: 'Chase invoices' }),
+    call: async () => ({
+      agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id,
+      field: 'goal',
+      value: 'Chase invoices',
+    }),
   },
   'persona.regenerate': {
     // A human's model mode would call a model: the human runs template mode, which is what a human may do alone anyway.
-    call: async (who) => ({ agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id, mode: who === 'agent' ? 'model' : 'template' }),
-    off: async () => ({ agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id, mode: 'template' }),
+    call: async (who) => ({
+      agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id,
+      mode: who === 'agent' ? 'model' : 'template',
+    }),
+    off: async () => ({
+      agentId: (await admin('persona.generateAgentId', { name: uniq('Bot '), role: 'Clerk', goal: 'Pay bills', sponsorId: ownerId })).agent.id,
+      mode: 'template',
+    }),
   },
   'user.deactivate': { call: async () => ({ userId: (await keyed('member')).principal.id, reason: 'left', transferTo: ownerId }) },
-  'user.updateRole': { call: async () => ({ userId: (await keyed('viewer')).principal.id, role: 'admin' }), off: async () => ({ userId: (await keyed('member')).principal.id, role: 'viewer' }) },
-  'admin.deactivate': { call: async () => ({ memberId: (await keyed('member')).principal.id, reason: 'x' }), off: async () => ({ memberId: (await keyed('agent')).principal.id, reason: 'x' }) },
+  'user.updateRole': {
+    call: async () => ({ userId: (await keyed('viewer')).principal.id, role: 'admin' }),
+    off: async () => ({ userId: (await keyed('member')).principal.id, role: 'viewer' }),
+  },
+  'admin.deactivate': {
+    call: async () => ({ memberId: (await keyed('member')).principal.id, reason: 'x' }),
+    off: async () => ({ memberId: (await keyed('agent')).principal.id, reason: 'x' }),
+  },
   'admin.reactivate': {
     call: async () => {
       const m = (await keyed('member')).principal.id;
@@ -132,10 +189,19 @@ const CASES: Record<string, { call: (who: Who) => Promise<Record<string, unknown
     },
   },
   'invitation.create': { call: async () => ({ email: `${uniq('dan')}@example.com`, role: 'member' }) },
-  'invitation.resend': { call: async () => ({ invitationId: (await admin('invitation.create', { email: `${uniq('ann')}@example.com`, role: 'member' })).invitation.id }) },
-  'invitation.revoke': { call: async () => ({ invitationId: (await admin('invitation.create', { email: `${uniq('bo')}@example.com`, role: 'member' })).invitation.id }) },
-  'notification.updatePreferences': { call: async () => ({ target: await human(), events: { mention: 'digest' } }), off: async () => ({ events: { mention: n++ % 2 ? 'digest' : 'off' } }) },
-  'billing.update': { call: async (who) => ({ plan: 'team', seats: 100_000 + (who === 'agent' ? 1 : 2), agentSeats: 100_000, contact: `${uniq('b')}@example.com` }) },
+  'invitation.resend': {
+    call: async () => ({ invitationId: (await admin('invitation.create', { email: `${uniq('ann')}@example.com`, role: 'member' })).invitation.id }),
+  },
+  'invitation.revoke': {
+    call: async () => ({ invitationId: (await admin('invitation.create', { email: `${uniq('bo')}@example.com`, role: 'member' })).invitation.id }),
+  },
+  'notification.updatePreferences': {
+    call: async () => ({ target: await human(), events: { mention: 'digest' } }),
+    off: async () => ({ events: { mention: n++ % 2 ? 'digest' : 'off' } }),
+  },
+  'billing.update': {
+    call: async (who) => ({ plan: 'team', seats: 100_000 + (who === 'agent' ? 1 : 2), agentSeats: 100_000, contact: `${uniq('b')}@example.com` }),
+  },
   'org.create': { call: async () => ({ slug: uniq('child-'), name: 'Child' }) },
   'org.delete': {
     call: async () => {
@@ -151,7 +217,10 @@ const CASES: Record<string, { call: (who: Who) => Promise<Record<string, unknown
   'pairing.approve': { call: async () => ({ ...(await pending()), tier: 'agent' }) },
 };
 
-const deployedWrites = [...METHODS.values()].filter((m) => PEOPLE_FAMILIES.includes(m.family) && m.mutating && METHOD_HANDLERS.has(m.name)).map((m) => m.name).sort();
+const deployedWrites = [...METHODS.values()]
+  .filter((m) => PEOPLE_FAMILIES.includes(m.family) && m.mutating && METHOD_HANDLERS.has(m.name))
+  .map((m) => m.name)
+  .sort();
 const walked = Object.keys(PEOPLE_LANE).filter((m) => !METHODS.get(m)?.preAuth);
 
 describe('the people agent lane table', () => {
@@ -163,7 +232,9 @@ describe('the people agent lane table', () => {
   it('agrees with every contract: a hold is declared exactly where the lane holds', () => {
     for (const [name, lane] of Object.entries(PEOPLE_LANE)) {
       const declared = METHOD_HANDLERS.get(name)!.contract.hold;
-      expect(declared !== undefined, `${name}: lane ${lane.agent}, contract hold ${JSON.stringify(declared)}`).toBe(lane.agent === 'holds' || lane.agent === 'holdsWhen');
+      expect(declared !== undefined, `${name}: lane ${lane.agent}, contract hold ${JSON.stringify(declared)}`).toBe(
+        lane.agent === 'holds' || lane.agent === 'holdsWhen',
+      );
     }
     expect(PEOPLE_LANE['pairing.request'].agent).toBe('runs');
   });
@@ -195,7 +266,10 @@ describe.each(walked.map((m) => [m, PEOPLE_LANE[m].agent] as const))('%s (agent:
         const decided = await s.client.rpc('approval.resolve', { approvalId, decision: 'approve' });
         expect(decided.body.ok, `${name}: ${decided.raw.slice(0, 400)}`).toBe(true);
         const released = (await eventsAfter(s.client, before)).filter((e) => e.kind !== 'approval.resolved');
-        expect(released.map((e) => e.payload?.approvalId), name).toContain(approvalId);
+        expect(
+          released.map((e) => e.payload?.approvalId),
+          name,
+        ).toContain(approvalId);
       }
     }
     if (want === 'GOVERNANCE_NOT_READY') {
@@ -229,7 +303,10 @@ describe('the reported case: an agent archiving a human', () => {
   });
 
   it('an agent may not mint a key with any tier or scopes; the message says who does and how an agent gets one', async () => {
-    for (const params of [{ name: 'x', tier: 'agent' }, { name: 'x', scopes: ['org.read'], principalKind: 'agent' as const }]) {
+    for (const params of [
+      { name: 'x', tier: 'agent' },
+      { name: 'x', scopes: ['org.read'], principalKind: 'agent' as const },
+    ]) {
       const got = await outcome('settings.mintApiKey', params, agentKey);
       expect(got.what).toBe('GOVERNANCE_NOT_READY');
       expect(got.res.body.error.message).toBe(

@@ -16,7 +16,10 @@ beforeAll(async () => {
     ['José Álvarez', 'Treasurer'],
     ['Priya Raman', 'Payroll lead'],
   ]) {
-    const m = expectOk('member.create', await s.client.rpc('member.create', { name, title, teamIds: name === 'Dan Ortega' || name === 'José Álvarez' ? [teamId] : [] })).member;
+    const m = expectOk(
+      'member.create',
+      await s.client.rpc('member.create', { name, title, teamIds: name === 'Dan Ortega' || name === 'José Álvarez' ? [teamId] : [] }),
+    ).member;
     ids[name] = m.id;
   }
 });

@@ -25,8 +25,22 @@ describe('member fields: dotted lines, office, employeeId, externalId, position'
   it('create and get carry them; update changes and clears them; the directory card shows them', async () => {
     const boss = await create({ name: 'Fields Boss' });
     const side = await create({ name: 'Fields Side' });
-    const m = await create({ name: 'Fields Person', managerId: boss.id, dottedLineIds: [side.id], office: 'Berlin HQ', employeeId: 'E-100', externalId: 'okta-00u1' });
-    expect(m).toMatchObject({ managerId: boss.id, dottedLineIds: [side.id], office: 'Berlin HQ', employeeId: 'E-100', externalId: 'okta-00u1', position: null });
+    const m = await create({
+      name: 'Fields Person',
+      managerId: boss.id,
+      dottedLineIds: [side.id],
+      office: 'Berlin HQ',
+      employeeId: 'E-100',
+      externalId: 'okta-00u1',
+    });
+    expect(m).toMatchObject({
+      managerId: boss.id,
+      dottedLineIds: [side.id],
+      office: 'Berlin HQ',
+      employeeId: 'E-100',
+      externalId: 'okta-00u1',
+      position: null,
+    });
     expect(await getM(m.id)).toEqual(m);
     const up = await update({ memberId: m.id, office: null, employeeId: 'E-101', dottedLineIds: [] });
     expect(up).toMatchObject({ changed: true, member: { office: null, employeeId: 'E-101', dottedLineIds: [], version: 2 } });
@@ -46,11 +60,17 @@ describe('member fields: dotted lines, office, employeeId, externalId, position'
     const gone = await create({ name: 'Dotted Gone' });
     expectOk('member.archive', await s.client.rpc('member.archive', { memberId: gone.id }));
     const seq = await head(s.client);
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, b.id, c.id, boss.id] })).message).toMatch(/^dottedLineIds: must list at most 3 members/);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, b.id, c.id, boss.id] })).message).toMatch(
+      /^dottedLineIds: must list at most 3 members/,
+    );
     expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, m.id] })).message).toBe(`params.dottedLineIds[1]: ${m.id} is the member itself`);
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [boss.id] })).message).toMatch(/^params\.dottedLineIds\[0\]: .* is the member's manager/);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [boss.id] })).message).toMatch(
+      /^params\.dottedLineIds\[0\]: .* is the member's manager/,
+    );
     expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, a.id] })).message).toBe(`params.dottedLineIds[1]: ${a.id} is listed twice`);
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, foreign.id] })).message).toBe(`params.dottedLineIds[1]: no member ${foreign.id} in this org`);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, foreign.id] })).message).toBe(
+      `params.dottedLineIds[1]: no member ${foreign.id} in this org`,
+    );
     expect((await err('member.update', { memberId: m.id, dottedLineIds: [gone.id] })).message).toBe(`params.dottedLineIds[0]: ${gone.id} is archived`);
     expect((await err('member.create', { name: 'x', managerId: a.id, dottedLineIds: [a.id] })).message).toMatch(/^params\.dottedLineIds\[0\]: .* manager/);
     expect(await head(s.client)).toBe(seq);
@@ -65,7 +85,9 @@ describe('member fields: dotted lines, office, employeeId, externalId, position'
   it('employeeId and externalId are unique in the org: CONFLICT naming the field; another org may reuse them', async () => {
     const a = await create({ name: 'Unique A', employeeId: 'E-7', externalId: 'ext-7' });
     const seq = await head(s.client);
-    expect((await err('member.create', { name: 'Unique B', employeeId: 'E-7' })).message).toBe(`employeeId: already used by member ${a.id}; choose another or update that member`);
+    expect((await err('member.create', { name: 'Unique B', employeeId: 'E-7' })).message).toBe(
+      `employeeId: already used by member ${a.id}; choose another or update that member`,
+    );
     const b = await create({ name: 'Unique B' });
     expect((await err('member.update', { memberId: b.id, externalId: 'ext-7' })).message).toMatch(/^externalId: already used by member/);
     expect((await s.client.rpc('member.update', { memberId: b.id, externalId: 'EXT-7' })).body.ok).toBe(true);
@@ -84,17 +106,27 @@ describe('userName: the name an identity provider signs a member in with', () =>
     expect(plain.userName).toBeNull();
     const seq = await head(s.client);
     // Another member's userName, in any case; another member's email when it has no userName (its email serves).
-    expect((await err('member.create', { name: 'x', userName: 'upn.person@CORP.onmicrosoft.example' })).message).toBe(`userName: already used by member ${m.id}; choose another or update that member`);
-    expect((await err('member.update', { memberId: plain.id, userName: 'UPN.PERSON@corp.onmicrosoft.example' })).message).toMatch(/^userName: already used by member/);
-    expect((await err('member.create', { name: 'x', userName: 'MAIL.person@example.com' })).message).toBe(`userName: already used by member ${plain.id}; choose another or update that member`);
+    expect((await err('member.create', { name: 'x', userName: 'upn.person@CORP.onmicrosoft.example' })).message).toBe(
+      `userName: already used by member ${m.id}; choose another or update that member`,
+    );
+    expect((await err('member.update', { memberId: plain.id, userName: 'UPN.PERSON@corp.onmicrosoft.example' })).message).toMatch(
+      /^userName: already used by member/,
+    );
+    expect((await err('member.create', { name: 'x', userName: 'MAIL.person@example.com' })).message).toBe(
+      `userName: already used by member ${plain.id}; choose another or update that member`,
+    );
     // An email that is another member's userName: that member signs in with it.
-    expect((await err('member.create', { name: 'x', email: 'upn.person@corp.onmicrosoft.example' })).message).toBe(`email: already used by member ${m.id} as its userName; choose another or update that member`);
+    expect((await err('member.create', { name: 'x', email: 'upn.person@corp.onmicrosoft.example' })).message).toBe(
+      `email: already used by member ${m.id} as its userName; choose another or update that member`,
+    );
     expect((await err('member.update', { memberId: m.id, userName: null, email: 'mail.person@example.com' })).code).toBe('CONFLICT');
     expect((await err('member.create', { name: 'x', userName: '' })).message).toMatch(/^userName: must be at least 1/);
     expect((await err('member.create', { name: 'x', userName: 'a'.repeat(255) })).message).toMatch(/^userName: must be at most 254/);
     expect((await err('member.create', { name: 'x', userName: 'tab\there' })).message).toMatch(/^userName: must not contain control characters/);
     // A lone surrogate meets the text rule every param meets first (protocol/input-rules.ts).
-    expect((await err('member.create', { name: 'x', userName: 'lone\ud800' })).message).toBe('userName: must be well-formed Unicode text without NUL characters');
+    expect((await err('member.create', { name: 'x', userName: 'lone\ud800' })).message).toBe(
+      'userName: must be well-formed Unicode text without NUL characters',
+    );
     expect(await head(s.client)).toBe(seq);
     // A login that is not an email is fine; the member's own email may equal its userName; another org may reuse it.
     const login = await create({ name: 'Login Person', userName: 'DOMAIN\\login.person' });
@@ -127,7 +159,12 @@ describe('member.getEditorOptions', () => {
     expect(ids).not.toContain(mid.id);
     expect(ids).not.toContain(low.id);
     expect(o.managers.total).toBe(ids.length);
-    expect(o.offices).toEqual(expect.arrayContaining([{ office: 'Lisbon', members: 2 }, { office: 'Porto', members: 1 }]));
+    expect(o.offices).toEqual(
+      expect.arrayContaining([
+        { office: 'Lisbon', members: 2 },
+        { office: 'Porto', members: 1 },
+      ]),
+    );
     expect(o.timezones).toContain('Europe/Berlin');
     expect(o.timezones).toContain('UTC');
     const capped = expectOk('member.getEditorOptions', await s.client.rpc('member.getEditorOptions', { limit: 1 }));
@@ -162,9 +199,23 @@ describe('handles for every principal-creating path', () => {
 describe('the ledger', () => {
   it('a canary in every free-text field never reaches an event', async () => {
     const canary = 'CANARY-a41c';
-    const m = await create({ name: `${canary} n`, title: `${canary} t`, office: `${canary} o`, employeeId: `${canary}-e`, externalId: `${canary}-x`, userName: `${canary}-u` });
+    const m = await create({
+      name: `${canary} n`,
+      title: `${canary} t`,
+      office: `${canary} o`,
+      employeeId: `${canary}-e`,
+      externalId: `${canary}-x`,
+      userName: `${canary}-u`,
+    });
     const seq = await head(s.client);
-    await update({ memberId: m.id, office: `${canary} o2`, employeeId: `${canary}-e2`, externalId: `${canary}-x2`, title: `${canary} t2`, userName: `${canary}-u2` });
+    await update({
+      memberId: m.id,
+      office: `${canary} o2`,
+      employeeId: `${canary}-e2`,
+      externalId: `${canary}-x2`,
+      title: `${canary} t2`,
+      userName: `${canary}-u2`,
+    });
     // The event names the fields changed, never their values.
     expect((await eventsAfter(s.client, seq))[0].payload.fields).toEqual(expect.arrayContaining(['userName', 'office', 'title']));
     expectOk('member.getEditorOptions', await s.client.rpc('member.getEditorOptions', { q: canary }));

@@ -172,8 +172,12 @@ describe('member records', () => {
     const same = expectOk('member.assignTeam', await s.client.rpc('member.assignTeam', { memberId: m.id, teamIds: [t2.id, t1.id], primaryTeamId: t2.id }));
     expect(same.changed).toBe(false);
     expect((await eventsAfter(s.client, seq))[0].payload.noop).toBe(true);
-    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id, 'team_nope'] })).message).toBe('params.teamIds[1]: no live team team_nope in this org');
-    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id], primaryTeamId: t2.id })).message).toBe('params.primaryTeamId: must be one of teamIds');
+    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id, 'team_nope'] })).message).toBe(
+      'params.teamIds[1]: no live team team_nope in this org',
+    );
+    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id], primaryTeamId: t2.id })).message).toBe(
+      'params.primaryTeamId: must be one of teamIds',
+    );
     expect(expectOk('member.assignTeam', await s.client.rpc('member.assignTeam', { memberId: m.id, teamIds: [] })).member.teams).toEqual([]);
   });
 

@@ -81,7 +81,14 @@ describe('people families: the shared misuse rows', () => {
 
   it('R methods append no event', async () => {
     const reads = PEOPLE.filter(([name]) => METHODS.get(name)!.flags.includes('R'));
-    expect(reads.map(([n]) => n).sort()).toEqual(['member.get', 'member.getEditorOptions', 'member.list', 'notification.getPreferences', 'profile.get', 'team.list']);
+    expect(reads.map(([n]) => n).sort()).toEqual([
+      'member.get',
+      'member.getEditorOptions',
+      'member.list',
+      'notification.getPreferences',
+      'profile.get',
+      'team.list',
+    ]);
     const me = (await s.client.get('org/whoami')).body.principal.id;
     const before = await head(s.client);
     for (const [name, h] of reads) {

@@ -23,7 +23,9 @@ describe('people: the redaction canary', () => {
     const me = (await s.client.get('org/whoami')).body.principal.id as string;
     const team = (await ok('team.create', { name: `Ops ${CANARY}` })).team;
     await ok('team.update', { teamId: team.id, name: `Ops two ${CANARY}` });
-    const dan = (await ok('member.create', { name: `Dan ${CANARY}`, email: `dan.${CANARY}@example.com`, title: `Clerk ${CANARY}`, teamIds: [team.id] }, 'canary-create')).member;
+    const dan = (
+      await ok('member.create', { name: `Dan ${CANARY}`, email: `dan.${CANARY}@example.com`, title: `Clerk ${CANARY}`, teamIds: [team.id] }, 'canary-create')
+    ).member;
     await ok('member.update', { memberId: dan.id, title: `Senior ${CANARY}`, office: `Level 3 ${CANARY}` });
     await ok('profile.update', {
       memberId: dan.id,
@@ -45,7 +47,11 @@ describe('people: the redaction canary', () => {
     });
     await ok('persona.editField', { agentId: agent.agent.id, field: 'goal', value: `New goal ${CANARY}` });
     await ok('persona.regenerate', { agentId: agent.agent.id, mode: 'template' });
-    const invited = await ok('invitation.create', { email: `erin.${CANARY}@example.com`, role: 'member', name: `Erin ${CANARY}`, message: `Welcome ${CANARY}` }, 'canary-invite');
+    const invited = await ok(
+      'invitation.create',
+      { email: `erin.${CANARY}@example.com`, role: 'member', name: `Erin ${CANARY}`, message: `Welcome ${CANARY}` },
+      'canary-invite',
+    );
     const resent = await ok('invitation.resend', { invitationId: invited.invitation.id });
     await ok('billing.update', { plan: 'team', cycle: 'monthly', seats: 20, agentSeats: 5, contact: `billing.${CANARY}@example.com`, taxId: `ABN ${CANARY}` });
     await ok('admin.deactivate', { memberId: agent.agent.id, reason: `Runaway ${CANARY}` });
@@ -73,9 +79,6 @@ describe('people: the redaction canary', () => {
     const secrets = [new URL(invited.acceptUrl).searchParams.get('token')!, new URL(resent.acceptUrl).searchParams.get('token')!];
     expectNoCanary([CANARY, ...secrets], { ledger: await s.ledgerText(), logs: s.logs() });
     expectNoCanary(secrets, { idempotency: await s.idempotencyText() });
-    expectNoCanary(
-      [`not-an-email-${CANARY}`, `Mars/${CANARY}`],
-      Object.fromEntries(mcpTexts.map((t, i) => [`MCP answer to ${refusals[i][0]}`, t])),
-    );
+    expectNoCanary([`not-an-email-${CANARY}`, `Mars/${CANARY}`], Object.fromEntries(mcpTexts.map((t, i) => [`MCP answer to ${refusals[i][0]}`, t])));
   });
 });

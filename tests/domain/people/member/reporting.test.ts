@@ -20,10 +20,10 @@ afterAll(() => s.close());
 const create = async (params: Record<string, unknown>) => expectOk('member.create', await s.client.rpc('member.create', params)).member;
 const call = async (method: string, params: Record<string, unknown>) => expectOk(method, await s.client.rpc(method, params));
 const err = async (method: string, params: unknown, key?: string) => (await s.client.rpc(method, params, { key })).body.error;
-const revision = async () => (await s.client.get('hierarchy', { rootId: (await s.client.get('org/whoami')).body.principal.id, depth: 0 })).body.revision as number;
+const revision = async () =>
+  (await s.client.get('hierarchy', { rootId: (await s.client.get('org/whoami')).body.principal.id, depth: 0 })).body.revision as number;
 /** The ids of manager's reports in chart order, with their positions. */
-const reportsOf = async (managerId: string) =>
-  expectOk('member.list', await s.client.rpc('member.list', { managerId, limit: 500 }));
+const reportsOf = async (managerId: string) => expectOk('member.list', await s.client.rpc('member.list', { managerId, limit: 500 }));
 const chartOrder = async (managerId: string) => {
   const page = await s.client.get('hierarchy', { rootId: managerId, depth: 1 });
   expect(page.status, page.raw).toBe(200);
@@ -34,7 +34,11 @@ describe('member.reassignReporting', () => {
   it('moves all or the listed reports in one event; revision bumps; repeat -> moved 0, noop', async () => {
     const from = await create({ name: 'Reassign From' });
     const to = await create({ name: 'Reassign To' });
-    const [a, b, c] = [await create({ name: 'R A', managerId: from.id }), await create({ name: 'R B', managerId: from.id }), await create({ name: 'R C', managerId: from.id })];
+    const [a, b, c] = [
+      await create({ name: 'R A', managerId: from.id }),
+      await create({ name: 'R B', managerId: from.id }),
+      await create({ name: 'R C', managerId: from.id }),
+    ];
     const rev = await revision();
     const seq = await head(s.client);
     const some = await call('member.reassignReporting', { fromManagerId: from.id, toManagerId: to.id, memberIds: [b.id] });
@@ -67,7 +71,9 @@ describe('member.reassignReporting', () => {
       `params.memberIds[1]: ${y.id} does not report to ${from.id}`,
     );
     expect((await err('member.reassignReporting', { fromManagerId: 'usr_nobody', toManagerId: stranger.id })).code).toBe('NOT_FOUND');
-    expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: 'usr_nobody' })).message).toBe('params.toManagerId: no member usr_nobody in this org');
+    expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: 'usr_nobody' })).message).toBe(
+      'params.toManagerId: no member usr_nobody in this org',
+    );
     const foreign = expectOk('member.create', await other.rpc('member.create', { name: 'Foreign Boss' })).member;
     expect((await err('member.reassignReporting', { fromManagerId: foreign.id, toManagerId: stranger.id })).code).toBe('NOT_FOUND');
     expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: stranger.id }, reader)).code).toBe('FORBIDDEN_SCOPE');
@@ -80,16 +86,31 @@ describe('member.savePosition and member.resetPositions', () => {
   it('places a member among its siblings and renumbers them densely; past the end is last; same slot -> noop', async () => {
     const boss = await create({ name: 'Pos Boss' });
     for (const name of ['Pos Anna', 'Pos Bert', 'Pos Cleo', 'Pos Dave']) await create({ name, managerId: boss.id });
-    expect(await chartOrder(boss.id)).toEqual([['Pos Anna', null], ['Pos Bert', null], ['Pos Cleo', null], ['Pos Dave', null]]);
+    expect(await chartOrder(boss.id)).toEqual([
+      ['Pos Anna', null],
+      ['Pos Bert', null],
+      ['Pos Cleo', null],
+      ['Pos Dave', null],
+    ]);
     const dave = (await reportsOf(boss.id)).members.find((m: any) => m.name === 'Pos Dave');
     const rev = await revision();
     const seq = await head(s.client);
     const first = await call('member.savePosition', { memberId: dave.id, position: 0, ifVersion: dave.version });
     expect(first).toMatchObject({ member: { position: 0, version: dave.version + 1 }, siblings: 4, revision: rev + 1, changed: true });
-    expect(await chartOrder(boss.id)).toEqual([['Pos Dave', 0], ['Pos Anna', 1], ['Pos Bert', 2], ['Pos Cleo', 3]]);
+    expect(await chartOrder(boss.id)).toEqual([
+      ['Pos Dave', 0],
+      ['Pos Anna', 1],
+      ['Pos Bert', 2],
+      ['Pos Cleo', 3],
+    ]);
     const last = await call('member.savePosition', { memberId: dave.id, position: 99 });
     expect(last.member.position).toBe(3);
-    expect(await chartOrder(boss.id)).toEqual([['Pos Anna', 0], ['Pos Bert', 1], ['Pos Cleo', 2], ['Pos Dave', 3]]);
+    expect(await chartOrder(boss.id)).toEqual([
+      ['Pos Anna', 0],
+      ['Pos Bert', 1],
+      ['Pos Cleo', 2],
+      ['Pos Dave', 3],
+    ]);
     const same = await call('member.savePosition', { memberId: dave.id, position: 3 });
     expect(same).toMatchObject({ changed: false, revision: rev + 2 });
     const stale = await err('member.savePosition', { memberId: dave.id, position: 0, ifVersion: 1 });
@@ -106,7 +127,13 @@ describe('member.savePosition and member.resetPositions', () => {
 
     const reset = await call('member.resetPositions', { managerId: boss.id });
     expect(reset).toMatchObject({ reset: 4, changed: true });
-    expect(await chartOrder(boss.id)).toEqual([['Pos Aaron', null], ['Pos Anna', null], ['Pos Bert', null], ['Pos Cleo', null], ['Pos Dave', null]]);
+    expect(await chartOrder(boss.id)).toEqual([
+      ['Pos Aaron', null],
+      ['Pos Anna', null],
+      ['Pos Bert', null],
+      ['Pos Cleo', null],
+      ['Pos Dave', null],
+    ]);
     const resetAgain = await call('member.resetPositions', { managerId: boss.id });
     expect(resetAgain).toMatchObject({ reset: 0, changed: false, revision: reset.revision });
   });

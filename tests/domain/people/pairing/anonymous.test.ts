@@ -43,9 +43,7 @@ async function anonymous(params: unknown, from: string, app: FastifyInstance = s
 }
 
 const eventCount = async (orgId?: string) =>
-  Number(
-    one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events ${orgId ? 'WHERE org_id = $1' : ''}`, orgId ? [orgId] : [])).n,
-  );
+  Number(one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events ${orgId ? 'WHERE org_id = $1' : ''}`, orgId ? [orgId] : [])).n);
 const pairingKinds = async (orgId: string) =>
   (await s.runtime.db.query<{ kind: string }>(`SELECT kind FROM events WHERE org_id = $1 AND family = 'pairing' ORDER BY seq`, [orgId])).map((r) => r.kind);
 
@@ -161,8 +159,15 @@ describe('limits hold across server processes (they are counted in the database)
 
 describe('behind a load balancer (TRUST_PROXY)', () => {
   const viaProxy = async (app: FastifyInstance, proxy: string, client: string, orgSlug: string) =>
-    (await app.inject({ method: 'POST', url: '/api/v1/pairing.request', payload: { params: { orgSlug, agentName: 'lb' } }, remoteAddress: proxy, headers: { 'x-forwarded-for': client } }))
-      .statusCode;
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/pairing.request',
+        payload: { params: { orgSlug, agentName: 'lb' } },
+        remoteAddress: proxy,
+        headers: { 'x-forwarded-for': client },
+      })
+    ).statusCode;
 
   it("a trusted proxy's X-Forwarded-For names the caller; an untrusted one's is ignored", async () => {
     limits({ perAddressPerMinute: 2, answerFloorMs: 0 });
@@ -219,11 +224,13 @@ describe('unknown slugs answer exactly like known ones', () => {
     expect(await eventCount(org.orgId)).toBe(events + 1);
     const { n: after } = one(await s.runtime.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pairings WHERE org_id = $1', [org.orgId]));
     expect(after).toBe(pairings + 1);
-    const { n: mentions } = one(await s.runtime.db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM events WHERE payload::text LIKE '%' || $1 || '%' OR entity_id = $1)::int
+    const { n: mentions } = one(
+      await s.runtime.db.query<{ n: number }>(
+        `SELECT (SELECT count(*) FROM events WHERE payload::text LIKE '%' || $1 || '%' OR entity_id = $1)::int
             + (SELECT count(*) FROM pairings p WHERE row_to_json(p)::text LIKE '%' || $1 || '%')::int AS n`,
-      [nobody],
-    ));
+        [nobody],
+      ),
+    );
     expect(mentions).toBe(0);
     const dump = JSON.stringify(await s.runtime.db.query('SELECT * FROM pairing_limits'));
     expect(dump).not.toContain(nobody);

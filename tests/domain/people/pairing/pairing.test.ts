@@ -57,7 +57,10 @@ describe('pairing handshake', () => {
 
   it('validates the two call shapes by field', async () => {
     expect((await anonymous({ orgSlug: s.org.slug })).body.error).toEqual({ code: 'BAD_REQUEST', message: 'agentName: required on the first call' });
-    expect((await anonymous({ orgSlug: s.org.slug, pairingId: 'pair_abc' })).body.error).toEqual({ code: 'BAD_REQUEST', message: 'pollSecret: required when polling (give pairingId and pollSecret)' });
+    expect((await anonymous({ orgSlug: s.org.slug, pairingId: 'pair_abc' })).body.error).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'pollSecret: required when polling (give pairingId and pollSecret)',
+    });
   });
 
   it('pairing.approve needs admin', async () => {

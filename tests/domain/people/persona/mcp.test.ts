@@ -20,7 +20,13 @@ beforeAll(async () => {
   await s.app.register(mcpHttp, { pipeline: s.runtime.pipeline });
   base = await s.app.listen({ port: 0, host: '127.0.0.1' });
   const sponsorId = (await s.client.get('org/whoami')).body.principal.id;
-  const gen = await s.client.ok('persona.generateAgentId', { name: 'Desk Bot', role: 'Clerk', goal: 'Pay bills', toolsets: ['books.payables', 'board', 'crm'], sponsorId });
+  const gen = await s.client.ok('persona.generateAgentId', {
+    name: 'Desk Bot',
+    role: 'Clerk',
+    goal: 'Pay bills',
+    toolsets: ['books.payables', 'board', 'crm'],
+    sponsorId,
+  });
   personaKey = (await s.client.ok('settings.mintApiKey', { name: 'desk bot key', tier: 'agent', principalId: gen.agent.id })).apiKey;
   bareKey = (await s.client.mint({ tier: 'agent' }, 'bare agent')).apiKey;
 });
@@ -65,7 +71,9 @@ describe('persona toolsets in MCP', () => {
   it('over Streamable HTTP: no x-mcp-toolsets header -> the persona toolsets', async () => {
     const connect = async (headers: Record<string, string>) => {
       const client = new Client({ name: 'http-persona', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${personaKey}`, ...headers } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${personaKey}`, ...headers } } }),
+      );
       return client;
     };
     const plain = await connect({});

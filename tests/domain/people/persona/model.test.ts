@@ -17,7 +17,15 @@ let mock: MockModel;
 let sponsorId: string;
 beforeAll(async () => {
   mock = await startMockModel();
-  const provider = openAiProvider({ baseURL: mock.url, apiKey: 'test-key', model: 'gpt-4o-mini', stream: false, maxRetries: 0, requestTimeoutMs: 5000, maxSteps: 4 });
+  const provider = openAiProvider({
+    baseURL: mock.url,
+    apiKey: 'test-key',
+    model: 'gpt-4o-mini',
+    stream: false,
+    maxRetries: 0,
+    requestTimeoutMs: 5000,
+    maxSteps: 4,
+  });
   s = await testServer({ aiProvider: provider });
   sponsorId = (await s.client.ok('member.create', { name: 'Sue Sponsor' })).member.id;
 });
@@ -59,11 +67,19 @@ describe('persona.regenerate mode model', () => {
     readThenRewrite(agentId, (prompt) => ['Read this mandate before every task.', ...prompt.split('\n')]);
     const before = await head(s.client);
     const out = expectOk('persona.regenerate', await s.client.rpc('persona.regenerate', { agentId, mode: 'model' }));
-    expect(out).toMatchObject({ changed: true, status: 'compiled', reason: null, persona: { promptSource: 'model', promptStale: false, version: 1 }, ai: { provider: 'openai' } });
+    expect(out).toMatchObject({
+      changed: true,
+      status: 'compiled',
+      reason: null,
+      persona: { promptSource: 'model', promptStale: false, version: 1 },
+      ai: { provider: 'openai' },
+    });
     expect(out.persona.prompt.startsWith('Read this mandate before every task.\n')).toBe(true);
     expect(mock.requests).toHaveLength(2);
     const events = await eventsAfter(s.client, before);
-    expect(events.map((e) => [e.kind, e.payload.mode, e.payload.status, e.payload.auditId])).toEqual([['persona.prompt.regenerate', 'model', 'compiled', out.ai.auditId]]);
+    expect(events.map((e) => [e.kind, e.payload.mode, e.payload.status, e.payload.auditId])).toEqual([
+      ['persona.prompt.regenerate', 'model', 'compiled', out.ai.auditId],
+    ]);
     expect(JSON.stringify(events)).not.toContain(CANARY);
     // A template regenerate replaces the model's prompt with the deterministic one again.
     const back = expectOk('persona.regenerate', await s.client.rpc('persona.regenerate', { agentId }));
@@ -97,7 +113,10 @@ describe('persona.regenerate mode model', () => {
     const agentId = await newAgent();
     const agent = await s.client.mint({ tier: 'agent' }, 'some agent');
     const res = await s.client.rpc('persona.regenerate', { agentId, mode: 'model' }, { key: agent.apiKey });
-    expect(res.body.result).toMatchObject({ status: 'approval_required', approval: { actionClass: 'persona.regenerate', subject: { kind: 'persona.signature', subjectId: agentId } } });
+    expect(res.body.result).toMatchObject({
+      status: 'approval_required',
+      approval: { actionClass: 'persona.regenerate', subject: { kind: 'persona.signature', subjectId: agentId } },
+    });
     expect(mock.requests).toHaveLength(0);
     // Its template regenerate is no mandate write: it runs.
     expect((await s.client.ok('persona.regenerate', { agentId }, { key: agent.apiKey })).status).toBe('unchanged');

@@ -33,15 +33,30 @@ const fields = (extra: Record<string, unknown> = {}) => ({
   sponsorId: sponsor.id,
   ...extra,
 });
-const generate = async (extra: Record<string, unknown> = {}) => expectOk('persona.generateAgentId', await s.client.rpc('persona.generateAgentId', fields(extra)));
+const generate = async (extra: Record<string, unknown> = {}) =>
+  expectOk('persona.generateAgentId', await s.client.rpc('persona.generateAgentId', fields(extra)));
 
 describe('persona.generateAgentId', () => {
   it('creates an agt_ member (active, sponsored, no keys) and persona v1 with its compiled prompt; one event without free text', async () => {
     const boss = expectOk('member.create', await s.client.rpc('member.create', { name: 'Bea Boss' })).member;
     const before = await head(s.client);
     const out = await generate({ managerId: boss.id });
-    expect(out.agent).toMatchObject({ id: expect.stringMatching(/^agt_/), kind: 'agent', status: 'active', handle: 'payables.canary.persona.7f3q', managerId: boss.id, version: 1 });
-    expect(out.persona).toMatchObject({ agentId: out.agent.id, version: 1, compiledVersion: 1, promptStale: false, promptSource: 'template', toolsets: ['books.payables', 'board'] });
+    expect(out.agent).toMatchObject({
+      id: expect.stringMatching(/^agt_/),
+      kind: 'agent',
+      status: 'active',
+      handle: 'payables.canary.persona.7f3q',
+      managerId: boss.id,
+      version: 1,
+    });
+    expect(out.persona).toMatchObject({
+      agentId: out.agent.id,
+      version: 1,
+      compiledVersion: 1,
+      promptStale: false,
+      promptSource: 'template',
+      toolsets: ['books.payables', 'board'],
+    });
     expect(out.persona.promptHash).toBe(sha256Hex(out.persona.prompt));
     expect(out.persona.prompt).toContain(`@${boss.handle}`);
     expect(out.persona.prompt).toContain(`@${sponsor.handle}`);
@@ -53,7 +68,14 @@ describe('persona.generateAgentId', () => {
     expect(got.persona).toEqual(out.persona);
     const events = await eventsAfter(s.client, before);
     expect(events.map((e) => [e.kind, e.entity_id])).toEqual([['persona.agent.generate', out.agent.id]]);
-    expect(events[0].payload).toMatchObject({ agentId: out.agent.id, sponsorId: sponsor.id, managerId: boss.id, version: 1, promptHash: out.persona.promptHash, instructions: 2 });
+    expect(events[0].payload).toMatchObject({
+      agentId: out.agent.id,
+      sponsorId: sponsor.id,
+      managerId: boss.id,
+      version: 1,
+      promptHash: out.persona.promptHash,
+      instructions: 2,
+    });
     expect(JSON.stringify(events)).not.toContain(CANARY);
   });
 
@@ -69,7 +91,9 @@ describe('persona.generateAgentId', () => {
     const foreign = expectOk('member.create', await other.rpc('member.create', { name: 'Foreign' })).member;
     const agent = (await generate()).agent;
     await s.client.ok('member.archive', { memberId: (await s.client.ok('member.create', { name: 'Gone Sponsor' })).member.id }).then(async (r) => {
-      expect((await err('persona.generateAgentId', fields({ sponsorId: r.member.id }))).message).toBe(`params.sponsorId: ${r.member.id} is archived; a sponsor must be an active human member`);
+      expect((await err('persona.generateAgentId', fields({ sponsorId: r.member.id }))).message).toBe(
+        `params.sponsorId: ${r.member.id} is archived; a sponsor must be an active human member`,
+      );
     });
     const seq = await head(s.client);
     expect((await err('persona.generateAgentId', fields({ sponsorId: agent.id }))).message).toMatch(/^sponsorId: must be a human member id/);
@@ -112,8 +136,14 @@ describe('persona.editField', () => {
   it('changes one field: version + 1, promptStale; the same value -> changed:false with a noop event; null clears backstory', async () => {
     const { agent, persona } = await generate();
     const before = await head(s.client);
-    const edited = expectOk('persona.editField', await s.client.rpc('persona.editField', { agentId: agent.id, field: 'goal', value: `Pay on time ${CANARY}`, ifVersion: 1 }));
-    expect(edited).toMatchObject({ changed: true, persona: { version: 2, compiledVersion: 1, promptStale: true, goal: `Pay on time ${CANARY}`, prompt: persona.prompt } });
+    const edited = expectOk(
+      'persona.editField',
+      await s.client.rpc('persona.editField', { agentId: agent.id, field: 'goal', value: `Pay on time ${CANARY}`, ifVersion: 1 }),
+    );
+    expect(edited).toMatchObject({
+      changed: true,
+      persona: { version: 2, compiledVersion: 1, promptStale: true, goal: `Pay on time ${CANARY}`, prompt: persona.prompt },
+    });
     const same = expectOk('persona.editField', await s.client.rpc('persona.editField', { agentId: agent.id, field: 'goal', value: `Pay on time ${CANARY}` }));
     expect(same).toMatchObject({ changed: false, persona: { version: 2 } });
     const cleared = expectOk('persona.editField', await s.client.rpc('persona.editField', { agentId: agent.id, field: 'backstory', value: null }));
@@ -143,7 +173,11 @@ describe('persona.regenerate', () => {
     await s.client.ok('member.assignTeam', { memberId: agent.id, teamIds: [team.id] });
     const before = await head(s.client);
     const first = expectOk('persona.regenerate', await s.client.rpc('persona.regenerate', { agentId: agent.id, mode: 'template' }));
-    expect(first).toMatchObject({ changed: true, status: 'compiled', persona: { version: 2, compiledVersion: 2, promptStale: false, promptSource: 'template' } });
+    expect(first).toMatchObject({
+      changed: true,
+      status: 'compiled',
+      persona: { version: 2, compiledVersion: 2, promptStale: false, promptSource: 'template' },
+    });
     expect(first.persona.prompt).toContain('Tone: dry and brief');
     expect(first.persona.prompt).toContain('Teams: Accounts Payable');
     expect(first.persona.promptHash).toBe(sha256Hex(first.persona.prompt));
@@ -173,14 +207,25 @@ describe('persona.regenerate', () => {
     const { agent, persona } = await generate();
     const before = await head(s.client);
     const out = expectOk('persona.regenerate', await s.client.rpc('persona.regenerate', { agentId: agent.id, mode: 'model' }));
-    expect(out).toMatchObject({ changed: false, status: 'unchanged', reason: null, persona: { promptHash: persona.promptHash }, ai: { provider: 'local', auditId: expect.any(String) } });
+    expect(out).toMatchObject({
+      changed: false,
+      status: 'unchanged',
+      reason: null,
+      persona: { promptHash: persona.promptHash },
+      ai: { provider: 'local', auditId: expect.any(String) },
+    });
     const audit = (await s.client.get('ops', { limit: 1 })).body.records[0];
     expect(audit).toMatchObject({ id: out.ai.auditId, record: { method: 'persona.regenerate', verdict: 'grounded', provider: 'local' } });
     const events = await eventsAfter(s.client, before);
-    expect(events.map((e) => [e.kind, e.payload.mode, e.payload.status, e.payload.auditId])).toEqual([['persona.prompt.regenerate', 'model', 'unchanged', out.ai.auditId]]);
+    expect(events.map((e) => [e.kind, e.payload.mode, e.payload.status, e.payload.auditId])).toEqual([
+      ['persona.prompt.regenerate', 'model', 'unchanged', out.ai.auditId],
+    ]);
     await s.client.ok('persona.editField', { agentId: agent.id, field: 'goal', value: 'New goal' });
     const stale = await err('persona.regenerate', { agentId: agent.id, mode: 'model' });
-    expect(stale).toEqual({ code: 'CONFLICT', message: `the prompt of ${agent.id} was compiled from version 1, but the persona is at version 2: call persona.regenerate with mode template first (mode model rewrites the compiled prompt)` });
+    expect(stale).toEqual({
+      code: 'CONFLICT',
+      message: `the prompt of ${agent.id} was compiled from version 1, but the persona is at version 2: call persona.regenerate with mode template first (mode model rewrites the compiled prompt)`,
+    });
   });
 
   it('no event of this file shows a canary', async () => {

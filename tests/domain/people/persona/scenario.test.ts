@@ -57,7 +57,13 @@ describe('scenario 2: agent hire', () => {
 
     const who = (await s.client.get('org/whoami', {}, { key })).body;
     expect(who).toMatchObject({ principal: { kind: 'agent', id: agentId }, member: { id: agentId, kind: 'agent', handle: 'payables.bot' } });
-    expect(who.persona).toEqual({ version: 1, prompt: gen.persona.prompt, promptHash: gen.persona.promptHash, promptStale: false, toolsets: ['books.payables'] });
+    expect(who.persona).toEqual({
+      version: 1,
+      prompt: gen.persona.prompt,
+      promptHash: gen.persona.promptHash,
+      promptStale: false,
+      toolsets: ['books.payables'],
+    });
     expect((await s.client.get('org/whoami', {}, { key })).body.persona.promptHash).toBe(gen.persona.promptHash);
 
     // The agent edits its own instructions: a hold for its sponsor, nothing changed.
@@ -66,7 +72,11 @@ describe('scenario 2: agent hire', () => {
     const held = (await rpc('persona.editField', edit, key, 'edit-1')).body.result;
     expect(held).toMatchObject({
       status: 'approval_required',
-      approval: { actionClass: 'persona.edit_field', completion: 'retry', subject: { kind: 'persona.signature', subjectId: agentId, summary: 'Change the instructions of the persona of @payables.bot (version 1)' } },
+      approval: {
+        actionClass: 'persona.edit_field',
+        completion: 'retry',
+        subject: { kind: 'persona.signature', subjectId: agentId, summary: 'Change the instructions of the persona of @payables.bot (version 1)' },
+      },
     });
     expect((await eventsAfter(s.client, before)).map((e) => [e.kind, e.actor])).toEqual([['persona.signature.hold', agentId]]);
     expect(expectOk('member.get', await rpc('member.get', { memberId: agentId })).persona.version).toBe(1);
@@ -88,7 +98,8 @@ describe('scenario 2: agent hire', () => {
     const first = expectOk('persona.regenerate', await rpc('persona.regenerate', { agentId }));
     expect(first).toMatchObject({ changed: true, status: 'compiled', persona: { version: 2, promptStale: false } });
     expect(first.persona.prompt).toContain('- Ask Sol when a supplier is new.');
-    for (let i = 0; i < 2; i++) expect(expectOk('persona.regenerate', await rpc('persona.regenerate', { agentId }))).toMatchObject({ changed: false, status: 'unchanged' });
+    for (let i = 0; i < 2; i++)
+      expect(expectOk('persona.regenerate', await rpc('persona.regenerate', { agentId }))).toMatchObject({ changed: false, status: 'unchanged' });
     const after = (await s.client.get('org/whoami', {}, { key })).body.persona;
     expect(after).toMatchObject({ version: 2, promptHash: first.persona.promptHash, promptStale: false });
   });
@@ -97,7 +108,10 @@ describe('scenario 2: agent hire', () => {
     const agent = await s.client.mint({ tier: 'agent' }, 'recruiter agent');
     const params = { name: 'Helper Bot', role: 'Helper', goal: 'Help', sponsorId: sponsor.principal.id };
     const held = (await rpc('persona.generateAgentId', params, agent.apiKey, 'gen-a1')).body.result;
-    expect(held).toMatchObject({ status: 'approval_required', approval: { actionClass: 'persona.generate_agent_id', subject: { subjectId: sponsor.principal.id } } });
+    expect(held).toMatchObject({
+      status: 'approval_required',
+      approval: { actionClass: 'persona.generate_agent_id', subject: { subjectId: sponsor.principal.id } },
+    });
     const { actionClass, payloadHash, subject } = held.approval;
     const filed = await s.client.ok('approval.request', { actionClass, payloadHash, subject }, { key: agent.apiKey });
     await s.client.ok('approval.resolve', { approvalId: filed.approvalId, decision: 'approve' }, { key: sponsor.apiKey });
@@ -109,7 +123,10 @@ describe('scenario 2: agent hire', () => {
     const gen = await s.client.ok('persona.generateAgentId', { name: 'Twice Bot', role: 'r', goal: 'g', sponsorId: sponsor.principal.id });
     expect((await pair(gen.agent.id)).claimed.status).toBe('claimed');
     const again = await pair(gen.agent.id);
-    expect(again.error).toEqual({ code: 'CONFLICT', message: `agentId: ${gen.agent.id} already has 1 live API key(s); revoke them (settings.revokeApiKey) to pair it again` });
+    expect(again.error).toEqual({
+      code: 'CONFLICT',
+      message: `agentId: ${gen.agent.id} already has 1 live API key(s); revoke them (settings.revokeApiKey) to pair it again`,
+    });
     const human = await pair(sponsor.principal.id);
     expect(human.error.code).toBe('BAD_REQUEST');
     expect(human.error.message).toMatch(/^agentId: must be an agent id/);

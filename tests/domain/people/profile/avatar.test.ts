@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 async function upload(bytes: Buffer, contentType: string, key = s.org.adminKey): Promise<string> {
-  const res = await s.app.inject({ method: 'PUT', url: '/api/v1/blobs', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, payload: bytes });
+  const res = await s.app.inject({
+    method: 'PUT',
+    url: '/api/v1/blobs',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    payload: bytes,
+  });
   expect(res.statusCode, res.body).toBeLessThan(300);
   return res.json().result.sha256;
 }
@@ -31,7 +36,12 @@ const photo = (colour: { r: number; g: number; b: number }) =>
 
 const fetchPath = (path: string) => s.app.inject({ method: 'GET', url: path });
 const avatarRefs = async (memberId: string) =>
-  (await s.runtime.db.query<{ sha256: string }>(`SELECT sha256 FROM blob_refs WHERE org_id = $1 AND holder = $2 ORDER BY sha256`, [s.org.orgId, `${memberId}#avatar`])).map((r) => r.sha256);
+  (
+    await s.runtime.db.query<{ sha256: string }>(`SELECT sha256 FROM blob_refs WHERE org_id = $1 AND holder = $2 ORDER BY sha256`, [
+      s.org.orgId,
+      `${memberId}#avatar`,
+    ])
+  ).map((r) => r.sha256);
 const err = async (params: Record<string, unknown>, key?: string) => (await s.client.rpc('profile.updateAvatar', params, { key })).body.error;
 
 describe('profile.updateAvatar', () => {
@@ -73,12 +83,17 @@ describe('profile.updateAvatar', () => {
     const same = await upload(await photo({ r: 200, g: 40, b: 40 }), 'image/jpeg');
     const again = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: me, blob: same }));
     expect(again.changed).toBe(false);
-    const png = await sharp({ create: { width: 300, height: 900, channels: 4, background: { r: 0, g: 90, b: 200, alpha: 1 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 300, height: 900, channels: 4, background: { r: 0, g: 90, b: 200, alpha: 1 } } })
+      .png()
+      .toBuffer();
     const next = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: me, blob: await upload(png, 'image/png') }));
     const now = next.profile.avatar.sizes.map((x: { sha256: string }) => x.sha256);
     expect(now.some((h: string) => first.includes(h))).toBe(false);
     expect(await avatarRefs(me)).toEqual([...now].sort());
-    const released = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND sha256 = ANY($2::text[])`, [s.org.orgId, first]);
+    const released = await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_refs WHERE org_id = $1 AND sha256 = ANY($2::text[])`, [
+      s.org.orgId,
+      first,
+    ]);
     expect(Number(one(released).n)).toBe(0);
     // A replaced picture's URLs stop serving at once (the bytes stay until GC; the URL does not reach them).
     for (const { url } of shown) expect((await fetchPath(url)).statusCode).toBe(404);
@@ -93,15 +108,25 @@ describe('profile.updateAvatar', () => {
   it('SVG, GIF, broken and 6 MB images, and blobs the caller did not upload -> BAD_REQUEST params.blob; nothing appended', async () => {
     const uploader = (await s.client.mint({ tier: 'agent' }, 'uploader')).apiKey;
     const seq = await head(s.client);
-    const svg = await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'), 'image/svg+xml');
+    const svg = await upload(
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'),
+      'image/svg+xml',
+    );
     expect((await err({ memberId: me, blob: svg })).message).toBe('params.blob: must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
-    const gif = await upload(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).gif().toBuffer(), 'image/png');
+    const gif = await upload(
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+        .gif()
+        .toBuffer(),
+      'image/png',
+    );
     expect((await err({ memberId: me, blob: gif })).message).toMatch(/^params\.blob: must be a PNG, JPEG or WebP/);
     const broken = await upload(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 7)]), 'image/png');
     expect((await err({ memberId: me, blob: broken })).message).toMatch(/^params\.blob: could not be decoded as a PNG image/);
     const big = Buffer.alloc(6 * 1024 * 1024, 1);
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(big);
-    expect((await err({ memberId: me, blob: await upload(big, 'image/png') })).message).toMatch(/^params\.blob: is 6291456 bytes; an avatar image may be at most 5242880 bytes/);
+    expect((await err({ memberId: me, blob: await upload(big, 'image/png') })).message).toMatch(
+      /^params\.blob: is 6291456 bytes; an avatar image may be at most 5242880 bytes/,
+    );
     const theirs = await upload(await photo({ r: 1, g: 2, b: 3 }), 'image/jpeg', uploader);
     expect((await err({ memberId: me, blob: theirs })).message).toMatch(/^params\.blob: no blob [0-9a-f]+ uploaded by you/);
     expect((await err({ memberId: me, blob: 'not-a-hash' })).message).toMatch(/^blob: must be the SHA-256/);
@@ -113,9 +138,17 @@ describe('profile.updateAvatar', () => {
     const blob = await upload(await photo({ r: 9, g: 9, b: 9 }), 'image/jpeg', colleague.apiKey);
     const denied = await err({ memberId: me, blob }, colleague.apiKey);
     expect(denied.code).toBe('FORBIDDEN_SCOPE');
-    const { n } = one(await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_uploaders WHERE org_id = $1 AND principal_id = $2`, [s.org.orgId, colleague.principal.id]));
+    const { n } = one(
+      await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM blob_uploaders WHERE org_id = $1 AND principal_id = $2`, [
+        s.org.orgId,
+        colleague.principal.id,
+      ]),
+    );
     expect(Number(n)).toBe(1); // only its own upload: no resized images were stored
-    const own = expectOk('profile.updateAvatar', await s.client.rpc('profile.updateAvatar', { memberId: colleague.principal.id, blob }, { key: colleague.apiKey }));
+    const own = expectOk(
+      'profile.updateAvatar',
+      await s.client.rpc('profile.updateAvatar', { memberId: colleague.principal.id, blob }, { key: colleague.apiKey }),
+    );
     expect(own.profile.avatar.sizes).toHaveLength(3);
   });
 });

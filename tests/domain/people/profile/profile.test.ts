@@ -20,13 +20,25 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const ok = async (method: string, params: Record<string, unknown>, key?: string, idem?: string) => expectOk(method, await s.client.rpc(method, params, { key, idem }));
+const ok = async (method: string, params: Record<string, unknown>, key?: string, idem?: string) =>
+  expectOk(method, await s.client.rpc(method, params, { key, idem }));
 const err = async (method: string, params: unknown, key?: string) => (await s.client.rpc(method, params, { key })).body.error;
 
 describe('profile fields', () => {
   it('a member who never wrote one has an empty profile at version 1', async () => {
     const { profile } = await ok('profile.get', { memberId: me });
-    expect(profile).toMatchObject({ memberId: me, headline: null, phone: null, links: [], expertise: [], workingHours: null, avatar: null, sections: [], version: 1, updatedAt: null });
+    expect(profile).toMatchObject({
+      memberId: me,
+      headline: null,
+      phone: null,
+      links: [],
+      expertise: [],
+      workingHours: null,
+      avatar: null,
+      sections: [],
+      version: 1,
+      updatedAt: null,
+    });
   });
 
   it('update: phone to E.164, links, expertise deduplicated, working hours; one event naming the fields only', async () => {
@@ -39,11 +51,22 @@ describe('profile fields', () => {
       phone: '+49 30 901820',
       links: [{ label: `GitHub ${CANARY}`, url: `https://github.com/${CANARY}` }],
       expertise: ['Payables', 'payables', ` ${CANARY} `],
-      workingHours: { mon: [{ start: '09:00', end: '12:00' }, { start: '13:00', end: '17:30' }], sat: [] },
+      workingHours: {
+        mon: [
+          { start: '09:00', end: '12:00' },
+          { start: '13:00', end: '17:30' },
+        ],
+        sat: [],
+      },
     });
     expect(res.changed).toBe(true);
     expect(res.profile).toMatchObject({ phone: '+4930901820', expertise: ['Payables', CANARY], version: 2 });
-    expect(res.profile.workingHours.days).toEqual({ mon: [{ start: '09:00', end: '12:00' }, { start: '13:00', end: '17:30' }] });
+    expect(res.profile.workingHours.days).toEqual({
+      mon: [
+        { start: '09:00', end: '12:00' },
+        { start: '13:00', end: '17:30' },
+      ],
+    });
     const events = await eventsAfter(s.client, before);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'profile.fields.update', entity_id: me });
@@ -69,11 +92,29 @@ describe('profile fields', () => {
     const seq = await head(s.client);
     expect((await err('profile.update', { memberId: me, phone: '12345' })).message).toMatch(/^params\.phone: not a valid phone number/);
     expect((await err('profile.update', { memberId: me, phone: '+1 555' })).message).toMatch(/^params\.phone: /);
-    expect((await err('profile.update', { memberId: me, links: [{ label: 'x', url: 'http://example.com' }] })).message).toMatch(/^links\.0\.url: must be an https/);
-    expect((await err('profile.update', { memberId: me, links: Array(11).fill({ label: 'x', url: 'https://a.example' }) })).message).toMatch(/^links: must be at most 10/);
+    expect((await err('profile.update', { memberId: me, links: [{ label: 'x', url: 'http://example.com' }] })).message).toMatch(
+      /^links\.0\.url: must be an https/,
+    );
+    expect((await err('profile.update', { memberId: me, links: Array(11).fill({ label: 'x', url: 'https://a.example' }) })).message).toMatch(
+      /^links: must be at most 10/,
+    );
     expect((await err('profile.update', { memberId: me, expertise: Array.from({ length: 31 }, (_, i) => `t${i}`) })).message).toMatch(/^expertise: /);
-    expect((await err('profile.update', { memberId: me, workingHours: { mon: [{ start: '10:00', end: '09:00' }] } })).message).toMatch(/end must be after start/);
-    expect((await err('profile.update', { memberId: me, workingHours: { mon: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }] } })).message).toMatch(/^params\.workingHours\.mon\[1\]: /);
+    expect((await err('profile.update', { memberId: me, workingHours: { mon: [{ start: '10:00', end: '09:00' }] } })).message).toMatch(
+      /end must be after start/,
+    );
+    expect(
+      (
+        await err('profile.update', {
+          memberId: me,
+          workingHours: {
+            mon: [
+              { start: '09:00', end: '12:00' },
+              { start: '11:00', end: '13:00' },
+            ],
+          },
+        })
+      ).message,
+    ).toMatch(/^params\.workingHours\.mon\[1\]: /);
     expect((await err('profile.update', { memberId: me, workingHours: { someday: [] } })).message).toMatch(/^workingHours\.someday: unknown field/);
     expect((await err('profile.update', { memberId: me, colour: 'red' })).message).toMatch(/^colour: unknown field/);
     expect((await err('profile.update', { memberId: me, headline: 'x', ifVersion: 1 })).code).toBe('CONFLICT');
@@ -130,7 +171,10 @@ describe('profile sections', () => {
     expect((await ok('profile.deleteSection', { sectionId: a.id })).changed).toBe(false);
     expect((await err('profile.updateSection', { sectionId: a.id, body: 'x' })).code).toBe('CONFLICT');
     const live = (await ok('profile.get', { memberId: subject })).profile.sections;
-    expect(live.map((x: { id: string; position: number }) => [x.id, x.position])).toEqual([[b.id, 0], [c.id, 1]]);
+    expect(live.map((x: { id: string; position: number }) => [x.id, x.position])).toEqual([
+      [b.id, 0],
+      [c.id, 1],
+    ]);
     const events = await eventsAfter(s.client, before);
     expect(events.map((e) => e.kind)).toEqual([
       'profile.section.add',

@@ -31,10 +31,12 @@ const err = async (method: string, params: unknown, key?: string) => (await rpc(
 const person = async (name: string, extra: Record<string, unknown> = {}) => (await s.client.ok('member.create', { name, ...extra })).member.id as string;
 const sql = <T = any>(text: string, args: unknown[] = []) => s.runtime.db.query<T>(text, args);
 const principal = async (id: string) =>
-  one(await sql<{ status: string; manager_id: string | null; sponsor_id: string | null; status_reason: string | null }>(
-    'SELECT status, manager_id, sponsor_id, status_reason FROM principals WHERE org_id = $1 AND principal_id = $2',
-    [s.org.orgId, id],
-  ));
+  one(
+    await sql<{ status: string; manager_id: string | null; sponsor_id: string | null; status_reason: string | null }>(
+      'SELECT status, manager_id, sponsor_id, status_reason FROM principals WHERE org_id = $1 AND principal_id = $2',
+      [s.org.orgId, id],
+    ),
+  );
 
 /** A human with a member key, reporting to managerId. */
 async function staff(name: string, managerId?: string) {
@@ -71,7 +73,12 @@ describe('scenario 4: offboarding', () => {
     const ws = await newWorkstream(s.client, { name: 'Leo stream' });
     await sql('UPDATE board_workstreams SET owner = $3 WHERE org_id = $1 AND workstream_id = $2', [s.org.orgId, ws.id, leaver.principal.id]);
 
-    const signIn = await s.app.inject({ method: 'POST', url: '/approvals/api/session', headers: { 'content-type': 'application/json', origin: ORIGIN }, payload: { apiKey: leaver.apiKey } });
+    const signIn = await s.app.inject({
+      method: 'POST',
+      url: '/approvals/api/session',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      payload: { apiKey: leaver.apiKey },
+    });
     expect(signIn.statusCode).toBe(200);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0];
     const mcp = await connectInMemory(s.runtime, leaver.apiKey, { toolsets: 'all' });
@@ -80,12 +87,35 @@ describe('scenario 4: offboarding', () => {
 
     try {
       const seq = await head(s.client);
-      const res = expectOk('user.deactivate', await rpc('user.deactivate', { userId: leaver.principal.id, transferTo: heir.principal.id, reason: `Moved abroad ${CANARY}` }));
-      const handedOver = { keysRevoked: 1, invitationsRevoked: 0, sessionsEnded: 1, claimsReleased: 2, itemsMoved: 3, workstreamsMoved: 1, reportsMoved: 2, agentsMoved: 1 };
-      expect(res).toMatchObject({ changed: true, transferTo: heir.principal.id, handedOver, user: { status: 'deactivated', liveKeys: 0, statusReason: `Moved abroad ${CANARY}` } });
+      const res = expectOk(
+        'user.deactivate',
+        await rpc('user.deactivate', { userId: leaver.principal.id, transferTo: heir.principal.id, reason: `Moved abroad ${CANARY}` }),
+      );
+      const handedOver = {
+        keysRevoked: 1,
+        invitationsRevoked: 0,
+        sessionsEnded: 1,
+        claimsReleased: 2,
+        itemsMoved: 3,
+        workstreamsMoved: 1,
+        reportsMoved: 2,
+        agentsMoved: 1,
+      };
+      expect(res).toMatchObject({
+        changed: true,
+        transferTo: heir.principal.id,
+        handedOver,
+        user: { status: 'deactivated', liveKeys: 0, statusReason: `Moved abroad ${CANARY}` },
+      });
       const events = await eventsAfter(s.client, seq);
       expect(events.map((e) => [e.family, e.kind, e.entity_id])).toEqual([['user', 'user.access.deactivate', leaver.principal.id]]);
-      expect(events[0].payload).toMatchObject({ userId: leaver.principal.id, from: 'active', status: 'deactivated', transferTo: heir.principal.id, ...handedOver });
+      expect(events[0].payload).toMatchObject({
+        userId: leaver.principal.id,
+        from: 'active',
+        status: 'deactivated',
+        transferTo: heir.principal.id,
+        ...handedOver,
+      });
 
       // Every way in is shut.
       expect((await rpc('team.list', {}, leaver.apiKey)).status).toBe(401);
@@ -118,7 +148,10 @@ describe('scenario 4: offboarding', () => {
       await mcp.close();
     }
     // Reactivation brings the member back; its revoked keys stay revoked.
-    expect(expectOk('admin.reactivate', await rpc('admin.reactivate', { memberId: leaver.principal.id })).member).toMatchObject({ status: 'active', liveKeys: 0 });
+    expect(expectOk('admin.reactivate', await rpc('admin.reactivate', { memberId: leaver.principal.id })).member).toMatchObject({
+      status: 'active',
+      liveKeys: 0,
+    });
     expect((await rpc('team.list', {}, leaver.apiKey)).status).toBe(401);
     expect((await verifyOrgChain(s.runtime.db, s.org.orgId)).ok).toBe(true);
     expect(JSON.stringify(await allEvents(s.client))).not.toContain(CANARY);
@@ -153,13 +186,19 @@ describe('scenario 4: offboarding', () => {
     expect((await err('user.deactivate', { userId: lone.principal.id, reason: 'x' })).message).toBe(
       `params.transferTo: ${lone.principal.id} has no manager to take over their work: name who does`,
     );
-    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: lone.principal.id, reason: 'x' })).message).toMatch(/^params\.transferTo: usr_\w+ is the user leaving/);
+    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: lone.principal.id, reason: 'x' })).message).toMatch(
+      /^params\.transferTo: usr_\w+ is the user leaving/,
+    );
     expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: withBoss.principal.id, reason: 'x' })).message).toBe(
       `params.transferTo: ${withBoss.principal.id} is deactivated`,
     );
-    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: 'usr_nobody', reason: 'x' })).message).toBe('params.transferTo: no member usr_nobody in this org');
+    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: 'usr_nobody', reason: 'x' })).message).toBe(
+      'params.transferTo: no member usr_nobody in this org',
+    );
     await sql('UPDATE principals SET sponsor_id = $3 WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, bot.principal.id, lone.principal.id]);
-    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: bot.principal.id, reason: 'x' })).message).toMatch(/is an agent, and usr_\w+ sponsors agents: a sponsor is a human/);
+    expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: bot.principal.id, reason: 'x' })).message).toMatch(
+      /is an agent, and usr_\w+ sponsors agents: a sponsor is a human/,
+    );
     expect(await head(s.client)).toBe(seq);
     expect((await principal(lone.principal.id)).status).toBe('active');
   });

@@ -24,8 +24,14 @@ afterAll(() => s.close());
 const rpc = (method: string, params: unknown, key?: string) => s.client.rpc(method, params, { key });
 const err = async (method: string, params: unknown, key?: string) => (await rpc(method, params, key)).body.error;
 const keyRow = async (keyId: string) =>
-  one(await s.runtime.db.query<{ tier: string | null; scopes: string[]; revoked_at: string | null }>('SELECT tier, scopes, revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2', [s.org.orgId, keyId]));
-const roleOf = async (id: string) => one(await s.runtime.db.query<{ role: string }>('SELECT role FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, id])).role;
+  one(
+    await s.runtime.db.query<{ tier: string | null; scopes: string[]; revoked_at: string | null }>(
+      'SELECT tier, scopes, revoked_at FROM api_keys WHERE org_id = $1 AND key_id = $2',
+      [s.org.orgId, keyId],
+    ),
+  );
+const roleOf = async (id: string) =>
+  one(await s.runtime.db.query<{ role: string }>('SELECT role FROM principals WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, id])).role;
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
 describe('human tiers and the role ceiling', () => {
@@ -45,11 +51,24 @@ describe('human tiers and the role ceiling', () => {
     const viewer = await s.client.mint({ tier: 'viewer' }, 'Vera Viewer');
     const seq = await head(s.client);
     const byTier = await err('settings.mintApiKey', { name: 'more', tier: 'member', principalId: viewer.principal.id });
-    expect(byTier).toMatchObject({ code: 'BAD_REQUEST', message: `tier: member exceeds the role viewer of ${viewer.principal.id}; mint within it, or widen the role first (user.updateRole)` });
-    const byScopes = await err('settings.mintApiKey', { name: 'more', scopes: ['org.read', 'board.write', 'admin'], principalKind: 'human', principalId: viewer.principal.id });
+    expect(byTier).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: `tier: member exceeds the role viewer of ${viewer.principal.id}; mint within it, or widen the role first (user.updateRole)`,
+    });
+    const byScopes = await err('settings.mintApiKey', {
+      name: 'more',
+      scopes: ['org.read', 'board.write', 'admin'],
+      principalKind: 'human',
+      principalId: viewer.principal.id,
+    });
     expect(byScopes.message).toMatch(/^scopes: board\.write, admin exceeds the role viewer of usr_/);
     expect(await head(s.client)).toBe(seq);
-    const within = await s.client.ok('settings.mintApiKey', { name: 'laptop', scopes: ['org.read', 'board.read'], principalKind: 'human', principalId: viewer.principal.id });
+    const within = await s.client.ok('settings.mintApiKey', {
+      name: 'laptop',
+      scopes: ['org.read', 'board.read'],
+      principalKind: 'human',
+      principalId: viewer.principal.id,
+    });
     expect(within.principal.id).toBe(viewer.principal.id);
   });
 });
@@ -57,13 +76,22 @@ describe('human tiers and the role ceiling', () => {
 describe('user.updateRole', () => {
   it('admin -> viewer: the admin-tier key is re-tiered, an explicit key clipped, a viewer key kept; one event with counts; that key then gets FORBIDDEN_SCOPE on member.create (scenario 6)', async () => {
     const dana = await s.client.mint({ tier: 'admin' }, 'Dana Admin');
-    const explicit = await s.client.ok('settings.mintApiKey', { name: 'script', scopes: ['org.read', 'org.write', 'board.write'], principalKind: 'human', principalId: dana.principal.id });
+    const explicit = await s.client.ok('settings.mintApiKey', {
+      name: 'script',
+      scopes: ['org.read', 'org.write', 'board.write'],
+      principalKind: 'human',
+      principalId: dana.principal.id,
+    });
     const readOnly = await s.client.ok('settings.mintApiKey', { name: 'dashboard', tier: 'viewer', principalId: dana.principal.id });
     expect(expectOk('member.create', await rpc('member.create', { name: 'Before Demotion' }, dana.apiKey)).changed).toBe(true);
 
     const seq = await head(s.client);
     const res = expectOk('user.updateRole', await rpc('user.updateRole', { userId: dana.principal.id, role: 'viewer' }));
-    expect(res).toMatchObject({ changed: true, keys: { retiered: 1, clipped: 1, kept: 1 }, user: { id: dana.principal.id, role: 'viewer', status: 'active', liveKeys: 3 } });
+    expect(res).toMatchObject({
+      changed: true,
+      keys: { retiered: 1, clipped: 1, kept: 1 },
+      user: { id: dana.principal.id, role: 'viewer', status: 'active', liveKeys: 3 },
+    });
     expect(await keyRow(dana.keyId)).toMatchObject({ tier: 'viewer', revoked_at: null });
     expect(sorted((await keyRow(dana.keyId)).scopes)).toEqual(sorted(TIERS.viewer.scopes));
     expect(await keyRow(explicit.keyId)).toMatchObject({ tier: null, scopes: ['org.read'] });
@@ -108,7 +136,10 @@ describe('user.updateRole', () => {
     for (const a of admins) await s.client.ok('user.updateRole', { userId: a.principal_id, role: 'member' });
     const seq = await head(s.client);
     const last = await err('user.updateRole', { userId: adminId, role: 'member' });
-    expect(last).toMatchObject({ code: 'CONFLICT', message: `member ${adminId} is the last active admin of the org: make another human admin first (user.updateRole), then change the role of ${adminId}` });
+    expect(last).toMatchObject({
+      code: 'CONFLICT',
+      message: `member ${adminId} is the last active admin of the org: make another human admin first (user.updateRole), then change the role of ${adminId}`,
+    });
     expect(await roleOf(adminId)).toBe('admin');
     expect(await head(s.client)).toBe(seq);
 
@@ -126,7 +157,9 @@ describe('user.updateRole', () => {
     const member = await s.client.mint({ tier: 'member' }, 'Plain Member');
     const foreign = (await other.ok('settings.mintApiKey', { name: 'f', tier: 'viewer' })).principal.id;
     const seq = await head(s.client);
-    expect((await err('user.updateRole', { userId: agent.principal.id, role: 'viewer' })).message).toMatch(/^userId: must be a human member id of the form usr_/);
+    expect((await err('user.updateRole', { userId: agent.principal.id, role: 'viewer' })).message).toMatch(
+      /^userId: must be a human member id of the form usr_/,
+    );
     expect((await err('user.updateRole', { userId: foreign, role: 'viewer' })).code).toBe('NOT_FOUND');
     expect((await err('user.updateRole', { userId: 'usr_nobody', role: 'viewer' })).code).toBe('NOT_FOUND');
     expect((await err('user.updateRole', { userId: member.principal.id, role: 'viewer' }, member.apiKey)).code).toBe('FORBIDDEN_SCOPE');
@@ -145,7 +178,11 @@ describe('user.updateRole from an agent', () => {
     const held = await rpc('user.updateRole', params, ops.apiKey);
     const hold = held.body.result;
     expect(HoldResult.safeParse(hold).error?.issues ?? []).toEqual([]);
-    expect(hold.approval).toMatchObject({ actionClass: 'user.update_role', completion: 'retry', subject: { kind: 'user.signature', subjectId: target.principal.id } });
+    expect(hold.approval).toMatchObject({
+      actionClass: 'user.update_role',
+      completion: 'retry',
+      subject: { kind: 'user.signature', subjectId: target.principal.id },
+    });
     expect(await roleOf(target.principal.id)).toBe('viewer');
     expect((await eventsAfter(s.client, seq)).map((e) => e.kind)).toEqual(['user.signature.hold']);
 
