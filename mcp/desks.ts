@@ -81,7 +81,18 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
   email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
-  files: { summary: 'files, shares and annotations', toolsets: ['files', 'file', 'annotation'], tools: [] },
+  // The files family is too large for one desk: the drive (files, shares, trash, exports, comments, annotations),
+  // and each native kind's content (docs; sheets and decks as they land) with the drive reads it needs.
+  files: {
+    summary: 'the drive: find, create, upload, share, move, trash and export files; comments, pins and annotations',
+    toolsets: ['files.drive', 'files.comments', 'file', 'annotation'],
+    tools: [],
+  },
+  docs: {
+    summary: 'documents: read by block, write revisions, tabs, suggestions to review',
+    toolsets: ['files.docs'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.commentAdd'],
+  },
   calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
   crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
   runtime: {

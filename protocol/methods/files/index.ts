@@ -3,11 +3,14 @@ import { comments } from './comments.js';
 import { docs } from './docs.js';
 
 /**
- * The files family's contracts (docs/families/files.md): the drive here; the doc area (docs.ts) and comments
- * (comments.ts) add their spread lines.
+ * The files family's areas, each an MCP toolset of its own (`files.drive`, `files.docs`): the whole family is more
+ * than one desk can list. Sheets and decks add their areas here.
  */
+export const FILES_AREAS = { drive, comments, docs } as const;
+
+/** The files family's contracts (docs/families/files.md): every area's. */
 export const files = {
-  ...drive,
-  ...comments,
-  ...docs,
+  ...FILES_AREAS.drive,
+  ...FILES_AREAS.comments,
+  ...FILES_AREAS.docs,
 };

@@ -4,12 +4,12 @@ import { connectInMemory, structured, toolError } from '../../mcp/fixtures.js';
 import { makeDoc, readAll, textOf } from './docs-kit.js';
 import { approved, ok } from '../../helpers/calls.js';
 
-/* Docs over MCP (the files desk): an agent reads Markdown with block ids, suggests on a review-mode doc, and its accept holds. */
+/* Docs over MCP (the docs desk): an agent reads Markdown with block ids, suggests on a review-mode doc, and its accept holds. */
 
 describe('docs over MCP', () => {
   it('an agent reads by block, edits as a suggestion, and its accept completes after a human approves', async ({ drive: o }) => {
     const file = await makeDoc(o, o.mia.key, { markdown: '# Brief\n\nDeadline is Friday.' }, { reviewMode: true });
-    const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'files' });
+    const a = await connectInMemory(o.s.runtime, o.agent.key, { toolsets: 'docs' });
     try {
       const tools = (await a.client.listTools()).tools.map((t) => t.name);
       expect(tools).toEqual(
