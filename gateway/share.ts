@@ -15,8 +15,12 @@ import { guestDownload, guestPage, type GuestFile, type GuestPage } from '../dom
  */
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.4rem;word-break:break-word}ul{padding-left:1.2rem}.meta{color:#555;font-size:.9rem}
-pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:1rem;border-radius:6px}`;
+h1{font-size:1.4rem;word-break:break-word}ul,ol{padding-left:1.4rem}.meta{color:#555;font-size:.9rem}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:1rem;border-radius:6px}
+article{border-top:1px solid #ddd;margin-top:1rem;overflow-wrap:anywhere}article h1{font-size:1.3rem}article h2{font-size:1.15rem}
+article h3,article h4,article h5,article h6{font-size:1rem}blockquote{margin:0;padding-left:1rem;border-left:3px solid #ccc;color:#444}
+code{background:#f6f6f6;padding:0 .2rem;border-radius:3px}pre code{padding:0}.image{color:#555;font-style:italic}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}`;
 const CSP = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
@@ -62,6 +66,9 @@ function render(token: string, page: GuestPage): string {
       `<p class="meta">${escape(f.contentType ?? 'file')}, ${size(f.sizeBytes)}</p>`,
       `<p><a href="${base}/f/${encodeURIComponent(f.id)}/download">Download</a></p>`,
     );
+  } else if (page.html !== null) {
+    // The kind's own rendering of its model: every text escaped when it was built (domain/files/docs/export.ts).
+    parts.push(page.html.trim() ? `<article>\n${page.html}</article>` : '<p>This file is empty.</p>');
   } else {
     parts.push(page.text ? `<pre>${escape(page.text)}</pre>` : '<p>This file is empty.</p>');
   }

@@ -6,6 +6,7 @@ import type { Deps } from '../core/deps.js';
 import { addressBucket, count, hmac } from '../people/index.js';
 import { FILE_COLUMNS, type FileRow } from './access.js';
 import { GRANT_COLUMNS, grantStatus, type GrantRow } from './grants.js';
+import { kindContent } from './kinds.js';
 import { parseGuestToken } from './sharing.js';
 
 /*
@@ -46,7 +47,9 @@ export interface GuestPage {
   file: GuestFile;
   /** Folders: what is inside that the grant reaches (at most 500). */
   children: GuestFile[];
-  /** Native files: their text, read-only. */
+  /** Native files: the content as an HTML fragment of the kind's own making (escaped, no script), when the kind makes one. */
+  html: string | null;
+  /** Native files of a kind without that: their search text, read-only. */
   text: string | null;
 }
 
@@ -87,8 +90,10 @@ export async function guestPage(deps: Deps, token: string, fileId: string | unde
             [orgId, file.file_id, grant.file_id],
           )
         : [];
+    const content = file.kind === 'folder' || file.kind === 'upload' ? undefined : kindContent(file.kind);
+    const html = content?.guestHtml ? await content.guestHtml(q, orgId, file.file_id) : null;
     const [body] =
-      file.kind === 'folder' || file.kind === 'upload'
+      file.kind === 'folder' || file.kind === 'upload' || html !== null
         ? [undefined]
         : await q.query<{ body_text: string | null }>('SELECT body_text FROM files WHERE org_id = $1 AND file_id = $2', [orgId, file.file_id]);
     await q.query('UPDATE file_grants SET views = views + 1 WHERE org_id = $1 AND grant_id = $2', [orgId, grant.grant_id]);
@@ -97,6 +102,7 @@ export async function guestPage(deps: Deps, token: string, fileId: string | unde
       expiresAt: grant.expires_at === null ? null : new Date(grant.expires_at).toISOString(),
       file: toGuestFile(file),
       children: children.map(toGuestFile),
+      html,
       text: body?.body_text ?? null,
     };
   });

@@ -41,6 +41,12 @@ export interface KindContent {
    * has more than its rows to erase; without it the rows stay, unreachable (the file is purged).
    */
   purge?(q: Queryable, orgId: string, fileId: string): Promise<void>;
+  /**
+   * The head revision as an HTML fragment for the guest page of an email share (gateway/share.ts): built from the
+   * kind's own model with every text escaped, no script, nothing fetched (no images, no internal links). Without it
+   * the page shows the file's search text.
+   */
+  guestHtml?(q: Queryable, orgId: string, fileId: string): Promise<string>;
 }
 
 /** Each deployed kind's content module (doc: domain/files/docs, sheet, deck as they land). */

@@ -4,7 +4,7 @@ import { BLOCK_ID, docFromJson, docSchema, TAB_ID } from '../../../protocol/doc-
 import type { Queryable } from '../../../db/types.js';
 import { newId } from '../../core/ids.js';
 import type { ContentResult, KindContent } from '../kinds.js';
-import { exportDoc, DOC_EXPORT_FORMATS } from './export.js';
+import { docBodyHtml, exportDoc, DOC_EXPORT_FORMATS, type ExportTab } from './export.js';
 import { markdownToBlocks } from './markdown.js';
 import { commitRevision } from './revise.js';
 import { blockNode, blockRecord, eraseDoc, hashesOf, loadBlocks, loadRevision, MAX_TABS, type DocState, type StoredBlock, type TabDraft } from './store.js';
@@ -89,6 +89,13 @@ async function revisionOrRefuse(q: Queryable, orgId: string, fileId: string, rev
   return state;
 }
 
+/** A revision's tabs (default the head) as the exports and the guest page render them. */
+async function exportTabs(q: Queryable, orgId: string, fileId: string, revision: number | undefined): Promise<ExportTab[]> {
+  const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
+  const blocks = await loadBlocks(q, orgId, fileId, hashesOf(state.tabs));
+  return state.tabs.map((t) => ({ title: t.title, blocks: t.blocks.map((b) => blockNode(blocks.get(b.hash)!)) }));
+}
+
 export const docContent: KindContent = {
   exportFormats: DOC_EXPORT_FORMATS,
 
@@ -118,9 +125,9 @@ export const docContent: KindContent = {
   purge: eraseDoc,
 
   async exportAs(q, orgId, fileId, format, revision) {
-    const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
-    const blocks = await loadBlocks(q, orgId, fileId, hashesOf(state.tabs));
-    const tabs = state.tabs.map((t) => ({ title: t.title, blocks: t.blocks.map((b) => blockNode(blocks.get(b.hash)!)) }));
-    return exportDoc(tabs, format);
+    return exportDoc(await exportTabs(q, orgId, fileId, revision), format);
+  },
+  async guestHtml(q, orgId, fileId) {
+    return docBodyHtml(await exportTabs(q, orgId, fileId, undefined), { guest: true });
   },
 };

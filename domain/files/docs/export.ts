@@ -47,24 +47,40 @@ export function toMarkdown(tabs: readonly ExportTab[]): string {
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
-const MARK_TAGS: Record<string, (m: Mark) => [string, string]> = {
+/**
+ * An export is a file its reader opens as they like; a guest page is served to someone outside the org: its links
+ * open with no opener and no referrer, a link to another file of the org (`fil_…`, which the guest cannot open) is
+ * plain text, and an image (another file's bytes) is its alt text.
+ */
+interface HtmlMode {
+  guest: boolean;
+}
+
+const linkTags = (m: Mark, mode: HtmlMode): [string, string] => {
+  const href = m.attrs.href as string;
+  if (mode.guest && href.startsWith('fil_')) return ['', ''];
+  const title = m.attrs.title ? ` title="${esc(m.attrs.title as string)}"` : '';
+  return [`<a href="${esc(href)}"${title}${mode.guest ? ' rel="noopener noreferrer nofollow"' : ''}>`, '</a>'];
+};
+
+const MARK_TAGS: Record<string, (m: Mark, mode: HtmlMode) => [string, string]> = {
   bold: () => ['<strong>', '</strong>'],
   italic: () => ['<em>', '</em>'],
   strike: () => ['<s>', '</s>'],
   code: () => ['<code>', '</code>'],
-  link: (m) => [`<a href="${esc(m.attrs.href as string)}"${m.attrs.title ? ` title="${esc(m.attrs.title as string)}"` : ''}>`, '</a>'],
+  link: linkTags,
 };
 
-function htmlOf(node: Node, top: boolean): string {
+function htmlOf(node: Node, top: boolean, mode: HtmlMode): string {
   const id = top && node.attrs.id ? ` id="${esc(node.attrs.id as string)}"` : '';
   const inner = () => {
     let s = '';
-    node.forEach((c) => (s += htmlOf(c, false)));
+    node.forEach((c) => (s += htmlOf(c, false, mode)));
     return s;
   };
   switch (node.type.name) {
     case 'text': {
-      const tags = node.marks.map((m) => MARK_TAGS[m.type.name](m));
+      const tags = node.marks.map((m) => MARK_TAGS[m.type.name](m, mode));
       return tags.map(([o]) => o).join('') + esc(node.text!) + tags.map(([, c]) => c).reverse().join('');
     }
     case 'paragraph':
@@ -84,6 +100,7 @@ function htmlOf(node: Node, top: boolean): string {
     case 'horizontalRule':
       return `<hr${id}>\n`;
     case 'image':
+      if (mode.guest) return `<span class="image">[image${node.attrs.alt ? `: ${esc(node.attrs.alt as string)}` : ''}]</span>\n`;
       return `<img${id} src="${esc(node.attrs.src as string)}" alt="${esc((node.attrs.alt as string | null) ?? '')}" data-file-id="${esc(node.attrs.src as string)}">\n`;
     case 'hardBreak':
       return '<br>';
@@ -94,10 +111,20 @@ function htmlOf(node: Node, top: boolean): string {
   }
 }
 
-export function toHtml(tabs: readonly ExportTab[]): string {
-  const body = tabs
-    .map((t) => (several(tabs) ? `<section>\n<h1 class="tab-title">${esc(t.title)}</h1>\n` : '') + t.blocks.map((b) => htmlOf(b, true)).join('') + (several(tabs) ? '</section>\n' : ''))
+/** The tabs as an HTML fragment: each tab a section under its title when there are several. */
+export function docBodyHtml(tabs: readonly ExportTab[], mode: HtmlMode = { guest: false }): string {
+  return tabs
+    .map(
+      (t) =>
+        (several(tabs) ? `<section>\n<h1 class="tab-title">${esc(t.title)}</h1>\n` : '') +
+        t.blocks.map((b) => htmlOf(b, true, mode)).join('') +
+        (several(tabs) ? '</section>\n' : ''),
+    )
     .join('');
+}
+
+export function toHtml(tabs: readonly ExportTab[]): string {
+  const body = docBodyHtml(tabs);
   return `<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<title>${esc(tabs[0]?.title ?? 'Doc')}</title>\n</head>\n<body>\n${body}</body>\n</html>\n`;
 }
 
