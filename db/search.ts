@@ -2,11 +2,12 @@ import { badRequest } from '../protocol/errors.js';
 import type { Queryable } from './types.js';
 
 /*
- * One search over both databases (migration 017): a family declares once which columns of which table are
+ * One search over both databases (migrations 017 and 051): a family declares once which columns of which table are
  * searchable, and its migration adds the matching columns and GIN indexes with wops_search_indexes(...). A query is
  * PostgreSQL full text (websearch syntax, accent-folded 'simple' configuration, ts_rank_cd with the A/B/C
- * weights, ts_headline highlights) merged with trigram matching (word_similarity on the accent-folded fuzzy
- * columns) for typos and short prefixes. Full-text hits rank above fuzzy-only ones. Query text only ever travels
+ * weights, ts_headline highlights), then the same over English stems (word forms: "invoices" finds "invoice"),
+ * then trigram matching (word_similarity on the accent-folded fuzzy columns) for typos and short prefixes. Each
+ * tier ranks below the one before: exact words, then word forms, then near spellings. Query text only ever travels
  * as a parameter, and nothing here writes the ledger: a caller must never put the query in an event either.
  */
 
@@ -56,9 +57,9 @@ export interface Segment {
 
 export interface SearchHit {
   id: string;
-  /** 'text' for a full-text match, 'fuzzy' for a trigram-only match. */
+  /** 'text' for a full-text match (its words, or their word forms), 'fuzzy' for a trigram-only match. */
   matched: 'text' | 'fuzzy';
-  /** ts_rank_cd for text matches, word_similarity for fuzzy ones (comparable only within a kind). */
+  /** ts_rank_cd for text matches, word_similarity for fuzzy ones (comparable only within a tier). */
   score: number;
   /** Per searchable column, a bounded excerpt with the matched words marked. */
   highlights: Record<string, Segment[]>;
@@ -72,7 +73,7 @@ export interface SearchPage {
 export interface Searchable {
   readonly spec: SearchSpec;
   /** What the table's generated columns must hold, from this declaration (tests compare the two). */
-  readonly columns: { search_doc: string; search_fuzzy: string };
+  readonly columns: { search_doc: string; search_stem: string; search_fuzzy: string };
   search(q: Queryable, opts: SearchOptions): Promise<SearchPage>;
 }
 
@@ -124,23 +125,33 @@ export function defineSearch(spec: SearchSpec): Searchable {
   if (spec.weights.A.length === 0) throw new Error(`defineSearch(${spec.table}): needs A columns`);
   // The stored generated columns wops_search_indexes adds (017_search.sql), and what they must equal.
   const doc = 'search_doc';
+  const stem = 'search_stem';
   const fuzzyText = 'search_fuzzy';
   const concat = (cols: readonly string[] | undefined) => (cols && cols.length ? cols.map((c) => `coalesce(${c}, '')`).join(` || ' ' || `) : 'NULL');
   const columns = {
     search_doc: `wops_search_doc(${concat(spec.weights.A)}, ${concat(spec.weights.B)}, ${concat(spec.weights.C)})`,
+    search_stem: `wops_search_stem(${concat(spec.weights.A)}, ${concat(spec.weights.B)}, ${concat(spec.weights.C)})`,
     search_fuzzy: `wops_unaccent(${concat(fuzzy)})`,
   };
 
   /**
-   * The SQL of one tier, `take` rows from `after` on: 0 is the full-text hits by rank, 1 the trigram-only hits by
-   * similarity (a row of tier 0 is never also in tier 1). Tiers are asked in turn, so a query whose full-text hits
-   * fill the page never pays for similarity over the trigram candidates.
+   * The SQL of one tier, `take` rows from `after` on: 0 is the full-text hits by rank, 1 the hits of word forms only
+   * (stems), 2 the trigram-only hits by similarity (a row is in one tier only). Tiers are asked in turn, so a query
+   * whose full-text hits fill the page never pays for stems or similarity.
    */
-  function tierSql(opts: SearchOptions, text: string, tier: 0 | 1, take: number, after: Cursor | undefined): { sql: string; params: unknown[] } {
-    // $1 org, $2 the query text (websearch syntax for tier 0, the words for tier 1)
+  function tierSql(opts: SearchOptions, text: string, tier: Tier, take: number, after: Cursor | undefined): { sql: string; params: unknown[] } {
+    // $1 org, $2 the query text (websearch syntax for tiers 0 and 1, the words for tier 2)
     const params: unknown[] = [opts.org, text];
-    const query = `websearch_to_tsquery('wops_search', $2)`;
-    const where = [`org_id = $1`, tier === 0 ? `${doc} @@ ${query}` : `wops_unaccent($2) <% ${fuzzyText} AND NOT (${doc} @@ ${query})`];
+    const exact = `websearch_to_tsquery('wops_search', $2)`;
+    const stemmed = `websearch_to_tsquery('wops_search_stem', $2)`;
+    const query = tier === 1 ? stemmed : exact;
+    const config = tier === 1 ? 'wops_search_stem' : 'wops_search';
+    const match = [
+      `${doc} @@ ${exact}`,
+      `(${stem} @@ ${stemmed} AND NOT (${doc} @@ ${exact}))`,
+      `wops_unaccent($2) <% ${fuzzyText} AND NOT (${doc} @@ ${exact}) AND NOT (${stem} @@ ${stemmed})`,
+    ][tier];
+    const where = [`org_id = $1`, match];
     for (const [name, value] of Object.entries(opts.filters ?? {})) {
       if (value === undefined) continue;
       const column = spec.filters?.[name];
@@ -162,15 +173,15 @@ export function defineSearch(spec: SearchSpec): Searchable {
       const [sc, id] = [params.push(after.score), params.push(after.id)];
       from = `WHERE score < $${sc}::real OR (score = $${sc}::real AND id > $${id})`;
     }
-    const score = tier === 0 ? `ts_rank_cd('${RANK_WEIGHTS}', ${doc}, ${query})` : `word_similarity(wops_unaccent($2), ${fuzzyText})`;
+    const score = tier === 2 ? `word_similarity(wops_unaccent($2), ${fuzzyText})` : `ts_rank_cd('${RANK_WEIGHTS}', ${tier === 1 ? stem : doc}, ${query})`;
     const marks = params.push(START + STOP);
     const options = params.push(HEADLINE);
     const highlights = textColumns
-      .map((c) => `'${c}', ts_headline('wops_search', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
+      .map((c) => `'${c}', ts_headline('${config}', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
       .join(', ');
     const matches = `SELECT ${spec.id}::text AS id, ${score} AS score FROM ${spec.table} WHERE ${where.join(' AND ')}`;
     const hits =
-      tier === 0 && spec.recent
+      tier !== 2 && spec.recent
         ? `SELECT id, score FROM (${matches} ORDER BY ${spec.recent.column} DESC LIMIT ${Math.trunc(spec.recent.candidates)}) newest`
         : matches;
     const sql = `WITH hits AS (${hits}),
@@ -193,16 +204,16 @@ export function defineSearch(spec: SearchSpec): Searchable {
     await q.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`, [
       String(FUZZY_THRESHOLD),
     ]);
-    type Row = { id: string; tier: 0 | 1; score: string; highlights: Record<string, string> | string };
+    type Row = { id: string; tier: Tier; score: string; highlights: Record<string, string> | string };
     const rows: Row[] = [];
-    for (const tier of [0, 1] as const) {
+    for (const tier of [0, 1, 2] as const) {
       if (cursor && cursor.tier > tier) continue;
-      if (tier === 1 && (fuzzy.length === 0 || !plainWords(text))) break;
+      if (tier === 2 && (fuzzy.length === 0 || !plainWords(text))) break;
       const take = limit + 1 - rows.length;
       if (take <= 0) break;
       const after = cursor?.tier === tier ? cursor : undefined;
       const planned = tierSql(opts, text, tier, take, after);
-      if (tier === 1 && !(after && Number(after.score) < STRICT_FUZZY_THRESHOLD)) {
+      if (tier === 2 && !(after && Number(after.score) < STRICT_FUZZY_THRESHOLD)) {
         // The strict pass, its threshold set around its statement alone (sent together: one round trip).
         const setThreshold = `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`;
         const [, strict] = await Promise.all([
@@ -222,7 +233,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
     return {
       items: page.map((r) => ({
         id: r.id,
-        matched: r.tier === 0 ? 'text' : 'fuzzy',
+        matched: r.tier === 2 ? 'fuzzy' : 'text',
         score: Number(r.score),
         highlights: toSegments(typeof r.highlights === 'string' ? JSON.parse(r.highlights) : r.highlights),
       })),
@@ -267,8 +278,11 @@ function toSegments(raw: Record<string, string>): Record<string, Segment[]> {
   return out;
 }
 
+/** 0 exact words, 1 word forms (stems) only, 2 near spellings (trigrams) only. */
+type Tier = 0 | 1 | 2;
+
 interface Cursor {
-  tier: 0 | 1;
+  tier: Tier;
   /** The score as PostgreSQL printed it (a real prints exactly and reads back equal). */
   score: string;
   id: string;
@@ -281,7 +295,8 @@ function encodeCursor(c: Cursor): string {
 function decodeCursor(cursor: string, field: string): Cursor {
   try {
     const [tier, score, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if ((tier === 0 || tier === 1) && typeof score === 'string' && Number.isFinite(Number(score)) && typeof id === 'string') return { tier, score, id };
+    if ((tier === 0 || tier === 1 || tier === 2) && typeof score === 'string' && Number.isFinite(Number(score)) && typeof id === 'string')
+      return { tier, score, id };
   } catch {
     // not JSON: refused below
   }

@@ -155,7 +155,9 @@ export async function syncContacts(q: Queryable, orgId: string, o: ContactSyncOp
       if (!/[\p{L}\p{N}]/u.test(text)) return { rows: [], nextCursor: null };
       await q.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(FUZZY_THRESHOLD)]);
       const t = params.push(text);
-      where.push(`(p.search_doc @@ websearch_to_tsquery('wops_search', ${t}) OR wops_unaccent(${t}) <% p.search_fuzzy)`);
+      where.push(
+        `(p.search_doc @@ websearch_to_tsquery('wops_search', ${t}) OR p.search_stem @@ websearch_to_tsquery('wops_search_stem', ${t}) OR wops_unaccent(${t}) <% p.search_fuzzy)`,
+      );
     }
   }
   if (o.cursor !== undefined) {

@@ -227,19 +227,40 @@ describe('hostile queries answer, never INTERNAL', () => {
   });
 });
 
+describe('word forms', () => {
+  it('"invoices" finds "invoice" and "harbourmasters" finds "harbourmaster", below the rows with the very word, highlighted', async () => {
+    await addTask(org, 'tsk_invoices', 'Chase the overdue invoices', 'Three clients');
+    await addTask(org, 'tsk_harbour', 'Harbourmaster sign-off for the berth', '');
+    const page = await search({ q: 'invoices' });
+    expect(page.items.map((i) => i.id)).toEqual(['tsk_invoices', 'tsk_receive']);
+    expect(page.items.every((i) => i.matched === 'text')).toBe(true);
+    expect(page.items[1].highlights.title).toContainEqual({ text: 'invoice', match: true });
+    expect(await ids('harbourmasters')).toEqual(['tsk_harbour']);
+    expect((await search({ q: 'receiving invoices' })).items[0]).toMatchObject({ id: 'tsk_receive', matched: 'text' });
+    // Paging crosses from the exact tier into the word forms and on, each row once.
+    const first = await search({ q: 'invoices', limit: 1 });
+    const second = await search({ q: 'invoices', limit: 1, cursor: first.nextCursor! });
+    expect([...first.items, ...second.items].map((i) => i.id)).toEqual(['tsk_invoices', 'tsk_receive']);
+    expect(second.nextCursor).toBeNull();
+  });
+});
+
 describe('indexes', () => {
-  it('every declared searchable has its two search GIN indexes, its columns as declared, serving both operators', async () => {
+  it('every declared searchable has its three search GIN indexes, its columns as declared, serving every operator', async () => {
     for (const s of searchables()) {
       const rows = await runtime.db.query<{ indexname: string; indexdef: string }>(
         `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexdef LIKE '%USING gin%'`,
         [s.spec.table],
       );
-      expect(rows.map((r) => r.indexname)).toEqual(expect.arrayContaining([`${s.spec.table}_search_doc`, `${s.spec.table}_search_fuzzy`]));
+      expect(rows.map((r) => r.indexname)).toEqual(
+        expect.arrayContaining([`${s.spec.table}_search_doc`, `${s.spec.table}_search_stem`, `${s.spec.table}_search_fuzzy`]),
+      );
       // The migration's columns are the declaration's (rows of this file have text in every weight).
       const differ = one(
         await runtime.db.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM ${s.spec.table} WHERE org_id = $1
-            AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
+            AND (search_doc IS DISTINCT FROM ${s.columns.search_doc} OR search_stem IS DISTINCT FROM ${s.columns.search_stem}
+                 OR search_fuzzy IS DISTINCT FROM ${s.columns.search_fuzzy})`,
           [org],
         ),
       );
@@ -250,12 +271,14 @@ describe('indexes', () => {
     const plan = await runtime.db.tx(async (q) => {
       await q.query('SET LOCAL enable_seqscan = off');
       const rows = await q.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN SELECT 1 FROM board_tasks WHERE search_doc @@ websearch_to_tsquery('wops_search', $1) OR wops_unaccent($1) <% search_fuzzy`,
+        `EXPLAIN SELECT 1 FROM board_tasks WHERE search_doc @@ websearch_to_tsquery('wops_search', $1)
+           OR search_stem @@ websearch_to_tsquery('wops_search_stem', $1) OR wops_unaccent($1) <% search_fuzzy`,
         ['recieve'],
       );
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     });
     expect(plan).toContain('board_tasks_search_doc');
+    expect(plan).toContain('board_tasks_search_stem');
     expect(plan).toContain('board_tasks_search_fuzzy');
   });
 });
