@@ -93,6 +93,16 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['files.docs'],
     tools: ['files.get', 'files.list', 'files.create', 'files.commentAdd'],
   },
+  sheets: {
+    summary: 'spreadsheets: read ranges with computed values, write cells and formulas, tabs, rows and columns',
+    toolsets: ['files.sheets'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd'],
+  },
+  decks: {
+    summary: 'slide decks: read slides, insert, update, move and delete them on a base revision',
+    toolsets: ['files.decks'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd'],
+  },
   calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
   crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
   runtime: {

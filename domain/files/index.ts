@@ -8,12 +8,15 @@ import { shareGrant, shareRevoke } from './sharing.js';
 import { del, recover } from './trash.js';
 import { uploadRegister } from './upload.js';
 import { docsHandlers } from './docs/index.js';
+import { sheetHandlers } from './sheets/index.js';
+import { deckHandlers } from './decks/index.js';
 import { commentHandlers } from './comments/index.js';
 import { recordVisibility } from '../event-records.js';
 import { filesReferences } from './references.js';
 
 /*
- * The files group: files.* (the drive in this folder, the doc area in docs/, comments in comments/, which add their
+ * The files group: files.* (the drive in this folder, the doc, sheet and deck areas in docs/, sheets/ and decks/,
+ * comments in comments/, which add their
  * spread lines here), file.* (file/: pins and unanchored discussion on any object) and annotation.* (annotation/:
  * the one store of anchored threads). They share the annotation store and the drive's access rules (access.ts), so
  * they are one module: other families reach any of them only through this file. Native kinds through kinds.ts.
@@ -33,6 +36,8 @@ export const filesHandlers = family('files', {
   shareRevoke,
   exportRequest,
   ...docsHandlers,
+  ...sheetHandlers,
+  ...deckHandlers,
   ...commentHandlers,
 });
 

@@ -1,5 +1,7 @@
 import type { Queryable } from '../../db/types.js';
 import { docContent } from './docs/content.js';
+import { sheetContent } from './sheets/content.js';
+import { deckContent } from './decks/content.js';
 
 /*
  * The content of native files (doc, sheet, deck) belongs to each kind's own module, listed here; the drive
@@ -49,8 +51,8 @@ export interface KindContent {
   guestHtml?(q: Queryable, orgId: string, fileId: string): Promise<string>;
 }
 
-/** Each deployed kind's content module (doc: domain/files/docs, sheet, deck as they land). */
-const KINDS: Partial<Record<'doc' | 'sheet' | 'deck', KindContent>> = { doc: docContent };
+/** Each native kind's content module (domain/files/docs, sheets, decks). */
+const KINDS: Partial<Record<'doc' | 'sheet' | 'deck', KindContent>> = { doc: docContent, sheet: sheetContent, deck: deckContent };
 
 /** The kind's content module, or undefined when the kind is not deployed here. */
 export const kindContent = (kind: string): KindContent | undefined => KINDS[kind as keyof typeof KINDS];

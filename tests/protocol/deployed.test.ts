@@ -31,12 +31,7 @@ const UNDEPLOYED_FAMILIES = [
 const UNDEPLOYED_METHODS = [
   // issue 30
   'files.ask',
-  'files.deckRead',
-  'files.deckWriteSlides',
   'files.sheetFedRange',
-  'files.sheetRead',
-  'files.sheetTabOp',
-  'files.sheetWriteCells',
   // issue 34 (settings) and 35 (design tokens)
   'settings.deleteOfficeLocation',
   'settings.deleteSecret',

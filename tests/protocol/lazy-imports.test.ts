@@ -22,6 +22,7 @@ const HEAVY: Record<string, string> = {
   'markdown-it': 'about 100 ms; domain/files/docs/markdown.ts, at the first Markdown conversion',
   'file-type': 'about 120 ms; blobs/sniff.ts and domain/files/upload.ts, at the first upload',
   sharp: 'libvips, about 200 ms; domain/people/profile/avatar.ts, at the first avatar',
+  '@ironcalc/wasm': 'the IronCalc formula engine (WebAssembly); domain/files/sheets/engine.ts, at the first sheet evaluated',
   'livekit-server-sdk': 'about 210 ms; domain/calling, only when LiveKit is configured',
   'date-holidays': 'about 340 ms; domain/books/calendar.ts, at the first business-day question',
   'libphonenumber-js': 'its metadata, about 200 ms; at the first phone number (directory, profile)',

@@ -45,7 +45,9 @@ export function toMarkdown(tabs: readonly ExportTab[]): string {
   return tabs.map((t) => `# ${t.title.replace(/[\\`*_[\]#<>]/g, '\\$&')}\n\n${blocksToMarkdown(t.blocks)}`).join('\n');
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+/** Text as HTML text or attribute value: the five characters that could end either escaped. */
+export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const esc = escapeHtml;
 
 /**
  * An export is a file its reader opens as they like; a guest page is served to someone outside the org: its links

@@ -126,7 +126,12 @@ export const drive = {
       parentId: fileId('The folder (an active one you edit).').optional(),
       restricted: z.boolean().describe('Folders: grants above do not reach inside.').optional(),
       reviewMode: z.boolean().describe("Docs: agents' edits become suggestions a human accepts.").optional(),
-      content: z.unknown().describe('doc: {markdown} or ProseMirror JSON; upload: {sha256, sizeBytes}.').optional(),
+      content: z
+        .unknown()
+        .describe(
+          'doc: {markdown} or ProseMirror JSON; sheet: {tabs:[{title, cells:{A1: input}}]} (inputs are literals or =formulas); deck: {slides:[{layout?, title?, body?, notes?, elements?}]}; upload: {sha256, sizeBytes}.',
+        )
+        .optional(),
     }),
     result: z.strictObject({ file: File }),
     events: ['files.file.create'],

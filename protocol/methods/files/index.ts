@@ -1,16 +1,20 @@
 import { drive } from './drive.js';
 import { comments } from './comments.js';
 import { docs } from './docs.js';
+import { sheets } from './sheets.js';
+import { decks } from './decks.js';
 
 /**
  * The files family's areas, each an MCP toolset of its own (`files.drive`, `files.docs`): the whole family is more
- * than one desk can list. Sheets and decks add their areas here.
+ * than one desk can list.
  */
-export const FILES_AREAS = { drive, comments, docs } as const;
+export const FILES_AREAS = { drive, comments, docs, sheets, decks } as const;
 
 /** The files family's contracts (docs/families/files.md): every area's. */
 export const files = {
   ...FILES_AREAS.drive,
   ...FILES_AREAS.comments,
   ...FILES_AREAS.docs,
+  ...FILES_AREAS.sheets,
+  ...FILES_AREAS.decks,
 };

@@ -13,8 +13,8 @@ afterAll(() => o.s.close());
 
 const page = (url: string) => o.s.app.inject({ method: 'GET', url: url.replace(/^https?:\/\/[^/]+/, '') });
 
-async function sharedPage(content: unknown): Promise<{ body: string; headers: Record<string, unknown>; fileId: string }> {
-  const doc = await makeDoc(o, o.mia.key, content);
+async function sharedPage(content: unknown, kind = 'doc'): Promise<{ body: string; headers: Record<string, unknown>; fileId: string }> {
+  const doc = kind === 'doc' ? await makeDoc(o, o.mia.key, content) : (await ok(o.s, 'files.create', { kind, name: `A ${kind}`, content }, o.mia.key)).file;
   const { guestUrl } = await ok(o.s, 'files.shareGrant', { fileId: doc.id, grantee: { email: 'client@outside.example' }, role: 'viewer' }, o.mia.key);
   const res = await page(guestUrl);
   expect(res.statusCode).toBe(200);
@@ -101,5 +101,32 @@ describe('the guest page of a doc', () => {
   it('an empty doc says so', async () => {
     const { body } = await sharedPage(undefined);
     expect(body).toMatch(/<p id="blk_[^"]+"><\/p>|This file is empty\./);
+  });
+});
+
+describe('the guest page of a sheet and of a deck', () => {
+  it('a sheet shows each tab as a table of computed values, text escaped', async () => {
+    const content = { tabs: [{ title: 'Costs <Q1>', cells: { A1: 'Item', B1: 'Amount', A2: '<b>Rent</b>', B2: '1200', A3: 'Total', B3: '=SUM(B2:B2)*2' } }] };
+    const { body } = await sharedPage(content, 'sheet');
+    const page = article(body);
+    expect(page).toContain('<h2>Costs &lt;Q1&gt;</h2>');
+    expect(page).toContain('<tr><td>Item</td><td>Amount</td></tr>');
+    expect(page).toContain('<tr><td>&lt;b&gt;Rent&lt;/b&gt;</td><td>1200</td></tr>');
+    expect(page).toContain('<tr><td>Total</td><td>2400</td></tr>');
+    expect(body).not.toMatch(/<b>/);
+  });
+
+  it('a deck shows its slides, titles and bodies escaped, without the speaker notes', async () => {
+    const content = {
+      slides: [{ title: 'Why <now>', body: 'The market moved.\n\n<script>alert(1)</script>', notes: 'Private: say the number last.' }, { title: '' }],
+    };
+    const { body } = await sharedPage(content, 'deck');
+    const page = article(body);
+    expect(page).toContain('<h2>1. Why &lt;now&gt;</h2>');
+    expect(page).toContain('<p>The market moved.</p>');
+    expect(page).toContain('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
+    expect(page).toContain('<h2>2. Slide 2</h2>');
+    expect(body).not.toContain('say the number last');
+    expect(body).not.toMatch(/<script/i);
   });
 });

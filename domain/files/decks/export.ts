@@ -1,0 +1,60 @@
+import { badRequest } from '../../../protocol/errors.js';
+import type { ExportResult } from '../kinds.js';
+import { escapeHtml as esc } from '../docs/export.js';
+import type { SlideValue } from './store.js';
+
+/*
+ * A deck rendered for files.exportRequest. Markdown is an outline, one section per slide: its title as a heading
+ * (numbered, so an untitled slide still has one), its body as written, the text of its elements, and its notes as
+ * a quote. pptx and pdf come later (pptxgenjs, pdfmake: files.md section 5); only what is rendered here is offered.
+ */
+
+export const DECK_EXPORT_FORMATS = ['md'] as const;
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+export function deckMarkdown(slides: readonly SlideValue[]): string {
+  const sections = slides.map((s, i) => {
+    const parts = [`## ${i + 1}. ${oneLine(s.title) || `Slide ${i + 1}`}`];
+    if (s.body.trim()) parts.push(s.body.trim());
+    const texts = s.elements.flatMap((e) => (e.text?.trim() ? [e.text.trim()] : []));
+    if (texts.length > 0) parts.push(texts.join('\n\n'));
+    if (s.notes.trim())
+      parts.push(
+        [
+          '> **Notes**',
+          ...s.notes
+            .trim()
+            .split('\n')
+            .map((l) => (l ? `> ${l}` : '>')),
+        ].join('\n'),
+      );
+    return parts.join('\n\n');
+  });
+  return `${sections.join('\n\n')}\n`;
+}
+
+export function exportDeck(slides: readonly SlideValue[], format: string): ExportResult {
+  if (format === 'md') return { bytes: Buffer.from(deckMarkdown(slides)), contentType: 'text/markdown; charset=utf-8', extension: 'md' };
+  throw badRequest('params.format', `a deck exports as ${DECK_EXPORT_FORMATS.join(', ')}`);
+}
+
+/**
+ * The deck on a guest's page (domain/files/guest.ts): each slide a section with its title, its body and its elements'
+ * text as escaped paragraphs (Markdown shown as written). Speaker notes stay with the org: a guest sees the slides.
+ */
+export function deckGuestHtml(slides: readonly SlideValue[]): string {
+  const paragraphs = (text: string) =>
+    text
+      .trim()
+      .split(/\n\s*\n/)
+      .filter((p) => p.trim())
+      .map((p) => `<p>${esc(p.trim()).replace(/\n/g, '<br>')}</p>\n`)
+      .join('');
+  return slides
+    .map((s, i) => {
+      const texts = s.elements.flatMap((e) => (e.text?.trim() ? [e.text] : []));
+      return `<section class="slide">\n<h2>${i + 1}. ${esc(oneLine(s.title) || `Slide ${i + 1}`)}</h2>\n${paragraphs(s.body)}${texts.map(paragraphs).join('')}</section>\n`;
+    })
+    .join('');
+}
