@@ -119,7 +119,8 @@ export const drive = {
     example: { parentId: 'fil_0123456789abcdef', limit: 100 },
   }),
   create: method({
-    summary: 'Create a folder, doc or upload (root by default); you become its manager. content: a doc’s first content, an upload’s {sha256,sizeBytes}.',
+    summary:
+      'Create a folder, doc, sheet, deck or upload (root by default); you become its manager. content: a doc’s, sheet’s or deck’s first content, an upload’s {sha256,sizeBytes}.',
     params: z.strictObject({
       kind: z.enum(FILE_KINDS).describe('What to create.'),
       name: fileName('Its name.'),
@@ -247,7 +248,7 @@ export const drive = {
   }),
   exportRequest: method({
     summary:
-      'Download a file (viewer): upload original; doc docx/pdf/md/html; sheet xlsx/csv/pdf; deck pptx/pdf. Returns a URL valid 15 minutes; every export is ledgered.',
+      'Download a file (viewer): upload original; doc docx/pdf/md/html; sheet csv (the first tab’s values); deck md (an outline). Returns a URL valid 15 minutes; every export is ledgered.',
     params: z.strictObject({
       fileId: fileId('The file.'),
       format: z
@@ -255,7 +256,7 @@ export const drive = {
         .min(1)
         .max(16)
         .regex(/^[a-z0-9]+$/, 'must be a format such as original, pdf or docx')
-        .describe('original, pdf, docx, md, html, xlsx, csv, pptx.'),
+        .describe('By kind: upload original; doc docx, pdf, md, html; sheet csv; deck md. Another is BAD_REQUEST naming the kind’s formats.'),
       revision: z.number().int().min(1).max(2_147_483_647).describe('Native files: this revision (default head).').optional(),
     }),
     result: z.strictObject({ export: Export, url: z.string().describe('Signed download path, valid 15 minutes.'), expiresAt: z.string() }),
