@@ -3,6 +3,7 @@ import type { Queryable } from '../../../db/types.js';
 import { newId } from '../../core/ids.js';
 import type { ContentResult, KindContent } from '../kinds.js';
 import { escapeHtml } from '../docs/export.js';
+import { sheetXlsx } from './xlsx.js';
 import { a1Of, Book, formulaProblem, isFormula, parseA1, releaseBook, type TabCells } from './engine.js';
 import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_TABS, type SheetState } from './store.js';
 
@@ -12,7 +13,7 @@ import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_T
  * the sheet starts with one empty tab "Sheet1".
  */
 
-export const SHEET_EXPORT_FORMATS = ['csv'] as const;
+export const SHEET_EXPORT_FORMATS = ['xlsx', 'csv'] as const;
 /** Longest tab title (a sheet name in Excel and IronCalc). */
 export const MAX_TITLE = 31;
 /** Longest input of a cell (Excel's limit). */
@@ -182,11 +183,15 @@ export const sheetContent: KindContent = {
       .join('');
   },
 
-  // csv: the first tab's values as shown (formulas computed), its used rows and columns from A1.
+  // xlsx: every tab, inputs with computed values; csv: the first tab's values as shown, its used rows and columns from A1.
   async exportAs(q, orgId, fileId, format, revision) {
-    if (format !== 'csv') throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
+    if (format !== 'csv' && format !== 'xlsx') throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
     const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
     const { tabs, book } = await loadBook(q, orgId, fileId, state);
+    // No await from here on: the book is the cache's.
+    if (format === 'xlsx') {
+      return { bytes: sheetXlsx(tabs, book), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' };
+    }
     let rows = 0;
     let cols = 0;
     for (const a1 of tabs[0].cells.keys()) {
