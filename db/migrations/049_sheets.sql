@@ -1,5 +1,5 @@
 -- tables: files: sheet_revisions, sheet_cells
--- Native sheets (files.md section 2, Cell): tabs of cells, each cell's input a literal or `=formula`. A revision is
+-- Native sheets (docs/families/files.md, Sheets): tabs of cells, each cell's input a literal or `=formula`. A revision is
 -- immutable: its tabs in order, their hashes and the content hash. Cells are versioned rows: a row holds one
 -- cell's input from revision from_rev until the revision that replaced or cleared it (to_rev, NULL while it is the
 -- head's), so a write stores only the cells it changed and any revision reads as the cells live at it. Computed

@@ -1,5 +1,5 @@
 -- tables: files: deck_slides, deck_revisions
--- Native decks (files.md section 2, Slide): an ordered list of slides (`sld_`), each a layout, a title, a Markdown
+-- Native decks (docs/families/files.md, Decks): an ordered list of slides (`sld_`), each a layout, a title, a Markdown
 -- body, speaker notes and positioned elements (`el_`: text, image as a blob of the org, shape). As docs keep their
 -- blocks, a slide is stored once per file under the SHA-256 of its canonical JSON, and a revision is immutable: the
 -- deck's slides in order as (slideId, hash). An edit stores only the slides it changed, and a concurrent write is

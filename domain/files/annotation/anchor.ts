@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../db/types.js';
+import { a1Of, parseA1 } from '../sheets/engine.js';
 
 /*
  * Re-anchoring (docs/families/files.md, Comments, annotations and pins): when a doc revision changes a tab, each open
@@ -132,4 +133,52 @@ export async function reanchorDocThreads(q: Queryable, orgId: string, fileId: st
     ]);
   }
   return result;
+}
+
+/** Where a cell went after a row or column op: its new row and column, or null when it was deleted. */
+export type CellMove = (row: number, col: number) => { row: number; col: number } | null;
+
+/**
+ * Follow the open cell threads on a sheet tab through a row or column insert or delete (`move`), or orphan them all
+ * when the tab is deleted (`move` null), in the caller's transaction: a thread on B2 is on B3 once a row is inserted
+ * above it; a range keeps both corners or, with a corner deleted, is orphaned.
+ */
+export async function reanchorCellThreads(q: Queryable, orgId: string, fileId: string, tabId: string, move: CellMove | null): Promise<ReanchorResult> {
+  const rows = await q.query<{ annotation_id: string; selector: { type: 'cell'; tabId: string; a1: string } }>(
+    `SELECT annotation_id, selector FROM annotations
+      WHERE org_id = $1 AND target_id = $2 AND anchor_tab = $3 AND selector_type = 'cell' AND status = 'open' AND anchor_status = 'anchored'
+      ORDER BY annotation_id FOR UPDATE`,
+    [orgId, fileId, tabId],
+  );
+  const result: ReanchorResult = { threads: rows.length, moved: 0, orphaned: 0 };
+  for (const row of rows) {
+    const corners = row.selector.a1.split(':').map((a1) => {
+      const at = parseA1(a1);
+      return at && move ? move(at.row, at.col) : null;
+    });
+    if (corners.some((c) => c === null)) {
+      result.orphaned++;
+      await q.query(`UPDATE annotations SET anchor_status = 'orphaned' WHERE org_id = $1 AND annotation_id = $2`, [orgId, row.annotation_id]);
+      continue;
+    }
+    const a1 = corners.map((c) => a1Of(c!.row, c!.col)).join(':');
+    if (a1 === row.selector.a1) continue;
+    result.moved++;
+    await q.query(`UPDATE annotations SET selector = $3::jsonb WHERE org_id = $1 AND annotation_id = $2`, [
+      orgId,
+      row.annotation_id,
+      JSON.stringify({ ...row.selector, a1 }),
+    ]);
+  }
+  return result;
+}
+
+/** Orphan the open threads on slides a revision deleted, in the caller's transaction. */
+export async function orphanSlideThreads(q: Queryable, orgId: string, fileId: string, slideIds: readonly string[]): Promise<void> {
+  if (slideIds.length === 0) return;
+  await q.query(
+    `UPDATE annotations SET anchor_status = 'orphaned'
+      WHERE org_id = $1 AND target_id = $2 AND selector_type = 'slide' AND anchor_block = ANY($3::text[]) AND status = 'open' AND anchor_status = 'anchored'`,
+    [orgId, fileId, slideIds],
+  );
 }

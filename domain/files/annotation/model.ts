@@ -199,8 +199,9 @@ export async function insertThread(q: Queryable, orgId: string, t: NewThread, cr
       t.kind,
       t.selector === null ? null : JSON.stringify(t.selector),
       t.selector?.type ?? null,
-      block?.tabId ?? null,
-      block?.blockId ?? null,
+      // The anchor's tab (a doc block's or a sheet cell's) and its unit (a block, a slide), for re-anchoring.
+      block?.tabId ?? (t.selector?.type === 'cell' ? t.selector.tabId : null),
+      block?.blockId ?? (t.selector?.type === 'slide' ? t.selector.slideId : null),
       t.discussion ?? false,
       createdBy,
       now.toISOString(),

@@ -4,14 +4,16 @@ import type { Queryable } from '../../../db/types.js';
 import type { FamilySet } from '../../core/family.js';
 import type { Target } from '../../refs.js';
 import { loadBlocks, loadRevision } from '../docs/store.js';
+import { loadRevision as loadSheetRevision } from '../sheets/store.js';
+import { loadRevision as loadDeckRevision } from '../decks/store.js';
 import { quoteOf, type DocBlock } from './anchor.js';
 
 /*
  * Which selector fits which target: a doc takes Block (+ TextQuote), a sheet Cell, a deck
  * Slide, a call Line (its transcript) or Time, an audio or video upload Time; every other record is annotated
  * whole. A wrong type is BAD_REQUEST `params.selector.type` naming the ones that fit. What a selector points at is
- * checked: a transcript line must be the call's, a doc range must be in a block of the doc's head revision (read
- * through the doc store's exported functions).
+ * checked: a transcript line must be the call's, a doc range must be in a block of the doc's head revision, a cell
+ * in a tab and a slide in the head of its sheet or deck (read through each kind's store).
  */
 
 type SelectorType = SelectorValue['type'];
@@ -73,6 +75,12 @@ export async function checkSelector(
     throw badRequest(`${field}.lineId`, `no transcript line ${selector.lineId} in ${target.id}`);
   }
   if (selector.type === 'block') return anchorInDoc(await docBlocks(q, orgId, target.id, selector.tabId), selector, target.id, field);
+  if (selector.type === 'cell' && !(await loadSheetRevision(q, orgId, target.id))?.tabs.some((t) => t.id === selector.tabId)) {
+    throw badRequest(`${field}.tabId`, `no tab ${selector.tabId} in ${target.id}`);
+  }
+  if (selector.type === 'slide' && !(await loadDeckRevision(q, orgId, target.id))?.slides.some((s) => s.id === selector.slideId)) {
+    throw badRequest(`${field}.slideId`, `no slide ${selector.slideId} in ${target.id}`);
+  }
   return selector;
 }
 

@@ -6,7 +6,7 @@ import type { SlideValue } from './store.js';
 /*
  * A deck rendered for files.exportRequest. Markdown is an outline, one section per slide: its title as a heading
  * (numbered, so an untitled slide still has one), its body as written, the text of its elements, and its notes as
- * a quote. pptx and pdf come later (pptxgenjs, pdfmake: files.md section 5); only what is rendered here is offered.
+ * a quote. pptx and pdf come later (decision 0057); only what is rendered here is offered.
  */
 
 export const DECK_EXPORT_FORMATS = ['md'] as const;

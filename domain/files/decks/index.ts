@@ -2,7 +2,7 @@ import { deckRead } from './read.js';
 import { deckWriteSlides } from './write.js';
 
 /*
- * The deck area of files.* (files.md: Slide): read and write by slide ops. The deck kind's content (create,
+ * The deck area of files.* (docs/families/files.md, Decks): read and write by slide ops. The deck kind's content (create,
  * duplicate, restore, export, purge) is content.ts, for ../kinds.ts to list.
  */
 export const deckHandlers = { deckRead, deckWriteSlides };

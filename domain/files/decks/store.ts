@@ -13,7 +13,7 @@ import { MAX_BODY_TEXT_CHARS } from '../model.js';
  * which is the canonical JSON (RFC 8785) of what files.deckRead returns for a whole read.
  */
 
-/** Largest slide, as canonical JSON bytes (files.md section 8: 2 MiB per tab or slide). */
+/** Largest slide, as canonical JSON bytes (2 MiB, as a doc tab). */
 export const MAX_SLIDE_BYTES = 2 * 1024 * 1024;
 
 export interface Element {

@@ -1,6 +1,7 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { decks as c } from '../../../protocol/methods/files/decks.js';
 import { handler } from '../../core/handler.js';
+import { orphanSlideThreads } from '../annotation/anchor.js';
 import { applyOps } from './ops.js';
 import { commitForCall, deckAccess, headOf } from './revise.js';
 import { heldImages, holdImages, imagesOf, loadRevision, loadSlides } from './store.js';
@@ -38,6 +39,14 @@ export const deckWriteSlides = handler(c.deckWriteSlides, async (ctx, p) => {
     baseRevision: p.baseRevision,
     ops: p.ops.length,
   });
+  // Threads on slides the ops deleted are orphaned, in this transaction.
+  const kept = new Set(applied.slides.map((s) => s.id));
+  await orphanSlideThreads(
+    ctx.q,
+    ctx.orgId,
+    p.fileId,
+    head.slides.filter((s) => !kept.has(s.id)).map((s) => s.id),
+  );
   await ctx.emit('files.deck.revise', p.fileId, {
     ...ids,
     revision: state.revision,

@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.js';
 import { a1Of, engineAct, isFormula, keepBook, parseA1, releaseBook, type Book, type TabCells } from './engine.js';
 import { commitForCall, headOf, sheetAccess, tabIndex } from './revise.js';
 import { compose, MAX_TABS, ownBook, tabInfo } from './store.js';
+import { reanchorCellThreads } from '../annotation/anchor.js';
 
 /*
  * files.sheetTabOp: a sheet's tabs and a tab's rows and columns, done by the engine so formula references follow
@@ -140,6 +141,9 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
       return { tabId, tabs: tabInfo(head), revision: head.revision, contentSha256: head.contentSha256, changed: false };
     }
     const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'tab' }, 'params.op', book);
+    // Cell threads follow their cells (or are orphaned with them, and with a deleted tab), in this transaction.
+    if (moved) await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, moved.move);
+    if (p.op === 'delete') await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, null);
     await ctx.emit('files.sheet_tab.change', p.fileId, {
       fileId: p.fileId,
       tabId,
