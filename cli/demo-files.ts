@@ -4,8 +4,41 @@ import type { DemoDesk } from './demo.js';
  * Harbour Lane Studio's drive (docs/families/files.md): a Clients folder with the Tidewater brief (a doc in review
  * mode, where the bookkeeping agent's edit waits as a suggestion), a restricted Finance folder shared with Priya, an
  * uploaded rate card found by its words, a link shared with the client's marketing lead, a comment anchored in the
- * brief, a pin on the org home and a file in the trash. Every step is an API call through the pipeline.
+ * brief, a budget sheet with formulas (and a comment on its total), a pitch deck, a pin on the org home and a file in
+ * the trash. Every step is an API call through the pipeline.
  */
+
+/** The Tidewater job's budget: days by phase at the day rate, the total and the margin computed by formulas. */
+// prettier-ignore
+const BUDGET = {
+  tabs: [
+    {
+      title: 'Budget',
+      cells: {
+        A1: 'Phase', B1: 'Days', C1: 'Day rate', D1: 'Cost',
+        A2: 'Discovery workshop', B2: '1', C2: '1400', D2: '=B2*C2',
+        A3: 'Logo and lock-ups', B3: '4', C3: '1400', D3: '=B3*C3',
+        A4: 'Palette and guidelines', B4: '5', C4: '1400', D4: '=B4*C4',
+        A5: 'Total', B5: '=SUM(B2:B4)', D5: '=SUM(D2:D4)',
+        A7: 'Quoted', D7: '16000',
+        A8: 'Margin', D8: '=D7-D5', E8: '=D8/D7',
+      },
+    },
+  ],
+};
+
+const PITCH = {
+  slides: [
+    { layout: 'title', title: 'Tidewater Marine: a brand for the next decade', body: 'Harbour Lane Studio, 2026' },
+    { title: 'Where Tidewater is going', body: '- From day hire to premium charters\n- Families who come back every summer' },
+    {
+      title: 'What we will make',
+      body: '- Logo lock-ups\n- A palette that works on water and at night\n- Guidelines the crew can use',
+      notes: 'Show the dark-mode board here.',
+    },
+    { title: 'Timeline and investment', body: 'Ten working days. $16,000, half on delivery.' },
+  ],
+};
 
 const BRIEF = `# Tidewater rebrand: brief
 
@@ -65,6 +98,17 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
     await desk.call('files.uploadRegister', { contentBase64: Buffer.from(RATES).toString('base64'), name: 'Rate card 2026.txt', parentId: finance.id })
   ).file;
   const share = await desk.call('files.shareGrant', { fileId: brief.id, grantee: { email: 'marketing@tidewater.example' }, role: 'viewer' });
+
+  progress('Files: a budget sheet with formulas and a pitch deck');
+  const budget = (await desk.call('files.create', { kind: 'sheet', name: 'Tidewater budget', parentId: clients.id, content: BUDGET })).file;
+  const budgetTab = (await desk.call('files.sheetRead', { fileId: budget.id, range: 'D5' })).tabId as string;
+  await desk.call('annotation.create', {
+    targetId: budget.id,
+    kind: 'comment',
+    selector: { type: 'cell', tabId: budgetTab, a1: 'D8' },
+    body: 'Margin looks thin if the guidelines run long: check before we send the quote.',
+  });
+  const pitch = (await desk.call('files.create', { kind: 'deck', name: 'Tidewater pitch', parentId: clients.id, content: PITCH })).file;
   await desk.call('file.pin', { targetId: clients.id, place: 'org' });
   const old = (await desk.call('files.create', { kind: 'doc', name: 'Old pitch notes', parentId: clients.id, content: { markdown: 'Pitch ideas from 2024.' } }))
     .file;
@@ -76,6 +120,8 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
     `  files.docSuggestResolve {"suggestionId":"${suggestion.suggestionId}","action":"accept"} (admin key): the bookkeeping agent's edit of the payment terms waits as a suggestion; files.docSuggestions {"fileId":"${brief.id}"} shows it before and after`,
     `  files.list {"query":"day rate"} finds the rate card by its words; files.exportRequest {"fileId":"${brief.id}","format":"docx"} answers a download URL valid 15 minutes`,
     `  ${share.guestUrl} is the brief's read-only guest page for the client's marketing lead (14 days); files.shareRevoke {"fileId":"${brief.id}","grantId":"${share.grant.id}"} ends it`,
+    `  files.sheetRead {"fileId":"${budget.id}"}: the "Tidewater budget" computes its costs, total and margin by formulas; files.sheetWriteCells {"fileId":"${budget.id}","cells":[{"a1":"B4","input":"7"}]} recalculates them (a formula cell needs overwriteFormulas); files.exportRequest {"fileId":"${budget.id}","format":"xlsx"} keeps the formulas`,
+    `  files.deckRead {"fileId":"${pitch.id}"}: the "Tidewater pitch" (4 slides); files.deckWriteSlides edits it by slide on a base revision`,
     `  files.recover {"fileId":"${old.id}"}: "Old pitch notes" waits in the trash (files.list {"view":"trash"})`,
   ];
 }

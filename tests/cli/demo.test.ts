@@ -445,6 +445,23 @@ describe('npm run cli -- demo: files', () => {
     const guest = await app.inject({ method: 'GET', url: new URL(grab(/(http:\/\/\S+\/share\/\S+) is the brief/)).pathname });
     expect(guest.statusCode).toBe(200);
     const ledger = JSON.stringify((await allEvents(client)).filter((e) => /^(files|file|annotation)\./.test(e.kind)));
-    for (const words of ['Tidewater', 'rate card', 'Day rate', 'marketing@', 'Colour palette', 'Pitch ideas']) expect(ledger).not.toContain(words);
+    for (const words of ['Tidewater', 'rate card', 'Day rate', 'marketing@', 'Colour palette', 'Pitch ideas', 'Margin', 'Discovery', 'premium charters'])
+      expect(ledger).not.toContain(words);
+  });
+
+  it('the budget sheet computes by formulas and recalculates on a write; the pitch deck has its four slides', async () => {
+    const budget = grab(/files\.sheetRead \{"fileId":"(fil_\w+)"\}/);
+    const values = async () =>
+      Object.fromEntries((await client.ok('files.sheetRead', { fileId: budget, range: 'D2:E8' })).cells.map((c: any) => [c.a1, c.value]));
+    expect(await values()).toMatchObject({ D2: 1400, D5: 14000, D7: 16000, D8: 2000 });
+    await client.ok('files.sheetWriteCells', { fileId: budget, cells: [{ a1: 'B4', input: '7' }] });
+    expect(await values()).toMatchObject({ D4: 9800, D5: 16800, D8: -800 });
+    const deck = await client.ok('files.deckRead', { fileId: grab(/files\.deckRead \{"fileId":"(fil_\w+)"\}/) });
+    expect(deck.slides.map((s: any) => s.title)).toEqual([
+      'Tidewater Marine: a brand for the next decade',
+      'Where Tidewater is going',
+      'What we will make',
+      'Timeline and investment',
+    ]);
   });
 });
