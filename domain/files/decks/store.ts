@@ -4,6 +4,7 @@ import type { SLIDE_LAYOUTS } from '../../../protocol/methods/files/decks.js';
 import { referenceBlob } from '../../../blobs/index.js';
 import type { Queryable, TxQueryable } from '../../../db/types.js';
 import { MAX_BODY_TEXT_CHARS } from '../model.js';
+import { saveParts } from '../content-store.js';
 
 /*
  * Deck revisions and slides (db/migrations/050_decks.sql). As docs keep blocks, a slide is stored once per file
@@ -82,18 +83,8 @@ export async function loadSlides(q: Queryable, orgId: string, fileId: string, ha
 }
 
 /** Store slides (those already stored are left as they are: same hash, same bytes). */
-export async function saveSlides(q: Queryable, orgId: string, fileId: string, slides: Iterable<StoredSlide>): Promise<void> {
-  const unique = new Map<string, StoredSlide>();
-  for (const s of slides) unique.set(s.hash, s);
-  if (unique.size === 0) return;
-  const list = [...unique.values()];
-  await q.query(
-    `INSERT INTO deck_slides (org_id, file_id, hash, body, plain)
-     SELECT $1, $2, h, b, p FROM unnest($3::text[], $4::text[], $5::text[]) AS u(h, b, p)
-     ON CONFLICT (org_id, file_id, hash) DO NOTHING`,
-    [orgId, fileId, list.map((s) => s.hash), list.map((s) => s.body), list.map((s) => s.plain)],
-  );
-}
+export const saveSlides = (q: Queryable, orgId: string, fileId: string, slides: Iterable<StoredSlide>): Promise<void> =>
+  saveParts(q, 'deck_slides', orgId, fileId, slides);
 
 interface RevisionRow {
   revision: number;

@@ -3,6 +3,7 @@ import { badRequest } from '../../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { blockText, docSchema } from '../../../protocol/doc-schema.js';
 import type { Queryable } from '../../../db/types.js';
+import { saveParts } from '../content-store.js';
 
 /*
  * Doc revisions and blocks (db/migrations/044_docs.sql). A block is stored once per file under the SHA-256 of its
@@ -108,18 +109,8 @@ export async function loadBlocks(q: Queryable, orgId: string, fileId: string, ha
 }
 
 /** Store blocks (those already stored are left as they are: same hash, same bytes). */
-export async function saveBlocks(q: Queryable, orgId: string, fileId: string, blocks: Iterable<StoredBlock>): Promise<void> {
-  const unique = new Map<string, StoredBlock>();
-  for (const b of blocks) unique.set(b.hash, b);
-  if (unique.size === 0) return;
-  const list = [...unique.values()];
-  await q.query(
-    `INSERT INTO doc_blocks (org_id, file_id, hash, body, plain)
-     SELECT $1, $2, h, b, p FROM unnest($3::text[], $4::text[], $5::text[]) AS u(h, b, p)
-     ON CONFLICT (org_id, file_id, hash) DO NOTHING`,
-    [orgId, fileId, list.map((b) => b.hash), list.map((b) => b.body), list.map((b) => b.plain)],
-  );
-}
+export const saveBlocks = (q: Queryable, orgId: string, fileId: string, blocks: Iterable<StoredBlock>): Promise<void> =>
+  saveParts(q, 'doc_blocks', orgId, fileId, blocks);
 
 interface RevisionRow {
   revision: number;
