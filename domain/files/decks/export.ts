@@ -1,15 +1,17 @@
 import { badRequest } from '../../../protocol/errors.js';
 import type { ExportResult } from '../kinds.js';
 import { escapeHtml as esc } from '../docs/export.js';
+import { renderPdf } from '../pdf.js';
 import type { SlideValue } from './store.js';
 
 /*
  * A deck rendered for files.exportRequest. Markdown is an outline, one section per slide: its title as a heading
  * (numbered, so an untitled slide still has one), its body as written, the text of its elements, and its notes as
- * a quote. pptx and pdf come later (decision 0057); only what is rendered here is offered.
+ * a quote; pdf a 16:9 page per slide without the notes. pptx comes later (decision 0057); only what is rendered here
+ * is offered.
  */
 
-export const DECK_EXPORT_FORMATS = ['md'] as const;
+export const DECK_EXPORT_FORMATS = ['pdf', 'md'] as const;
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -34,8 +36,23 @@ export function deckMarkdown(slides: readonly SlideValue[]): string {
   return `${sections.join('\n\n')}\n`;
 }
 
-export function exportDeck(slides: readonly SlideValue[], format: string): ExportResult {
+/** Each slide a 16:9 page: its title, its body and its elements' text (Markdown as written); no speaker notes. */
+async function deckPdf(slides: readonly SlideValue[]): Promise<Buffer> {
+  const content = slides.flatMap((s, i) => [
+    { text: oneLine(s.title) || `Slide ${i + 1}`, fontSize: 28, bold: true, margin: [0, 0, 0, 16], ...(i > 0 ? { pageBreak: 'before' } : {}) },
+    ...[s.body, ...s.elements.map((e) => e.text ?? '')].filter((t) => t.trim()).map((t) => ({ text: t.trim(), fontSize: 16, margin: [0, 0, 0, 10] })),
+  ]);
+  return renderPdf({
+    content,
+    pageSize: { width: 960, height: 540 },
+    pageMargins: [48, 40, 48, 40],
+    info: { title: slides[0]?.title || 'Deck', producer: 'workspace-ops' },
+  });
+}
+
+export async function exportDeck(slides: readonly SlideValue[], format: string): Promise<ExportResult> {
   if (format === 'md') return { bytes: Buffer.from(deckMarkdown(slides)), contentType: 'text/markdown; charset=utf-8', extension: 'md' };
+  if (format === 'pdf') return { bytes: await deckPdf(slides), contentType: 'application/pdf', extension: 'pdf' };
   throw badRequest('params.format', `a deck exports as ${DECK_EXPORT_FORMATS.join(', ')}`);
 }
 

@@ -1,15 +1,14 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { LevelFormat, Paragraph, ParagraphChild } from 'docx';
 import type { Mark, Node } from 'prosemirror-model';
 import { badRequest } from '../../../protocol/errors.js';
 import type { ExportResult } from '../kinds.js';
 import { blocksToMarkdown } from './markdown.js';
+import { renderPdf } from '../pdf.js';
 
 /*
  * A doc revision rendered for files.exportRequest: md (GFM, prosemirror-markdown), html (a small serializer of our
  * own over the schema: text escaped, hrefs already checked at write), docx (docx 9) and pdf (pdfmake 0.3 with the
- * Roboto fonts its package ships, read from node_modules; no URL or other file is ever read). Images are files of
+ * Roboto fonts its package ships: ../pdf.ts; no URL or other file is ever read). Images are files of
  * the org and stay references ([image fil_…]): an export never inlines another file's bytes. Tabs follow one
  * another, each under its title when there are several.
  */
@@ -210,26 +209,6 @@ async function toDocx(tabs: readonly ExportTab[]): Promise<Buffer> {
 
 /* pdf */
 
-// pdfmake keeps one printer per process; fonts are the package's own Roboto files.
-const require = createRequire(import.meta.url);
-type PdfMake = {
-  setFonts(f: unknown): void;
-  setUrlAccessPolicy(f: (url: string) => boolean): void;
-  setLocalAccessPolicy(f: (p: string) => boolean): void;
-  createPdf(def: unknown): { getBuffer(): Promise<Buffer> };
-};
-let pdfmake: PdfMake | undefined;
-function printer(): PdfMake {
-  if (pdfmake) return pdfmake;
-  const pm = require('pdfmake') as PdfMake;
-  const fontsDir = path.join(path.dirname(require.resolve('pdfmake/package.json')), 'fonts', 'Roboto');
-  const f = (name: string) => path.join(fontsDir, name);
-  pm.setFonts({ Roboto: { normal: f('Roboto-Regular.ttf'), bold: f('Roboto-Medium.ttf'), italics: f('Roboto-Italic.ttf'), bolditalics: f('Roboto-MediumItalic.ttf') } });
-  pm.setUrlAccessPolicy(() => false);
-  pm.setLocalAccessPolicy((p) => path.resolve(p).startsWith(fontsDir + path.sep));
-  return (pdfmake = pm);
-}
-
 type PdfText = { text: string; bold?: boolean; italics?: boolean; decoration?: string; background?: string; link?: string; color?: string };
 
 function pdfRuns(node: Node): PdfText[] {
@@ -282,5 +261,5 @@ async function toPdf(tabs: readonly ExportTab[]): Promise<Buffer> {
     ...t.blocks.map(pdfBlock),
   ]);
   const def = { content, defaultStyle: { font: 'Roboto', fontSize: 11 }, info: { title: tabs[0]?.title ?? 'Doc', producer: 'workspace-ops' } };
-  return Buffer.from(await printer().createPdf(def).getBuffer());
+  return renderPdf(def);
 }

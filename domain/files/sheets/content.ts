@@ -4,6 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { ContentResult, KindContent } from '../kinds.js';
 import { escapeHtml } from '../docs/export.js';
 import { sheetXlsx } from './xlsx.js';
+import { sheetPdf } from './pdf.js';
 import { a1Of, Book, formulaProblem, isFormula, parseA1, releaseBook, type TabCells } from './engine.js';
 import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_TABS, type SheetState } from './store.js';
 
@@ -13,7 +14,7 @@ import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_T
  * the sheet starts with one empty tab "Sheet1".
  */
 
-export const SHEET_EXPORT_FORMATS = ['xlsx', 'csv'] as const;
+export const SHEET_EXPORT_FORMATS = ['xlsx', 'csv', 'pdf'] as const;
 /** Longest tab title (a sheet name in Excel and IronCalc). */
 export const MAX_TITLE = 31;
 /** Longest input of a cell (Excel's limit). */
@@ -185,10 +186,15 @@ export const sheetContent: KindContent = {
 
   // xlsx: every tab, inputs with computed values; csv: the first tab's values as shown, its used rows and columns from A1.
   async exportAs(q, orgId, fileId, format, revision) {
-    if (format !== 'csv' && format !== 'xlsx') throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
+    if (!(SHEET_EXPORT_FORMATS as readonly string[]).includes(format))
+      throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
     const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
     const { tabs, book } = await loadBook(q, orgId, fileId, state);
     // No await from here on: the book is the cache's.
+    if (format === 'pdf') {
+      // The values are read into the document before it renders: the book is not used across the await.
+      return { bytes: await sheetPdf(tabs, book, tabs[0]?.title ?? 'Sheet'), contentType: 'application/pdf', extension: 'pdf' };
+    }
     if (format === 'xlsx') {
       return { bytes: sheetXlsx(tabs, book), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' };
     }
