@@ -26,3 +26,32 @@ export async function saveParts(q: Queryable, table: PartTable, orgId: string, f
     [orgId, fileId, list.map((p) => p.hash), list.map((p) => p.body), list.map((p) => p.plain)],
   );
 }
+
+/** The revision tables of the native kinds (org_id, file_id, revision, content_sha256, size_bytes, and their parts). */
+export type RevisionTable = 'doc_revisions' | 'sheet_revisions' | 'deck_revisions';
+
+export interface RevisionHead<P> {
+  revision: number;
+  contentSha256: string;
+  sizeBytes: number;
+  /** The revision's own column: a doc's or sheet's tabs, a deck's slides. */
+  parts: P;
+}
+
+/** A revision (default the latest) with its parts column, or undefined when there is none such. */
+export async function loadRevisionRow<P>(
+  q: Queryable,
+  table: RevisionTable,
+  column: 'tabs' | 'slides',
+  orgId: string,
+  fileId: string,
+  revision?: number,
+): Promise<RevisionHead<P> | undefined> {
+  const [row] = await q.query<{ revision: number; parts: P; content_sha256: string; size_bytes: number }>(
+    `SELECT revision, ${column} AS parts, content_sha256, size_bytes FROM ${table} WHERE org_id = $1 AND file_id = $2
+       ${revision === undefined ? '' : 'AND revision = $3'} ORDER BY revision DESC LIMIT 1`,
+    revision === undefined ? [orgId, fileId] : [orgId, fileId, revision],
+  );
+  if (!row) return undefined;
+  return { revision: Number(row.revision), contentSha256: row.content_sha256, sizeBytes: Number(row.size_bytes), parts: row.parts };
+}

@@ -14,12 +14,14 @@ import type { SlideValue } from './store.js';
 export const DECK_EXPORT_FORMATS = ['pdf', 'md'] as const;
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+/** The text of a slide's elements that have some (shapes and text boxes), as written. */
+const elementTexts = (s: SlideValue): string[] => s.elements.flatMap((e) => (e.text?.trim() ? [e.text] : []));
 
 export function deckMarkdown(slides: readonly SlideValue[]): string {
   const sections = slides.map((s, i) => {
     const parts = [`## ${i + 1}. ${oneLine(s.title) || `Slide ${i + 1}`}`];
     if (s.body.trim()) parts.push(s.body.trim());
-    const texts = s.elements.flatMap((e) => (e.text?.trim() ? [e.text.trim()] : []));
+    const texts = elementTexts(s).map((t) => t.trim());
     if (texts.length > 0) parts.push(texts.join('\n\n'));
     if (s.notes.trim())
       parts.push(
@@ -40,7 +42,7 @@ export function deckMarkdown(slides: readonly SlideValue[]): string {
 async function deckPdf(slides: readonly SlideValue[]): Promise<Buffer> {
   const content = slides.flatMap((s, i) => [
     { text: oneLine(s.title) || `Slide ${i + 1}`, fontSize: 28, bold: true, margin: [0, 0, 0, 16], ...(i > 0 ? { pageBreak: 'before' } : {}) },
-    ...[s.body, ...s.elements.map((e) => e.text ?? '')].filter((t) => t.trim()).map((t) => ({ text: t.trim(), fontSize: 16, margin: [0, 0, 0, 10] })),
+    ...[s.body, ...elementTexts(s)].filter((t) => t.trim()).map((t) => ({ text: t.trim(), fontSize: 16, margin: [0, 0, 0, 10] })),
   ]);
   return renderPdf({
     content,
@@ -70,8 +72,7 @@ export function deckGuestHtml(slides: readonly SlideValue[]): string {
       .join('');
   return slides
     .map((s, i) => {
-      const texts = s.elements.flatMap((e) => (e.text?.trim() ? [e.text] : []));
-      return `<section class="slide">\n<h2>${i + 1}. ${esc(oneLine(s.title) || `Slide ${i + 1}`)}</h2>\n${paragraphs(s.body)}${texts.map(paragraphs).join('')}</section>\n`;
+      return `<section class="slide">\n<h2>${i + 1}. ${esc(oneLine(s.title) || `Slide ${i + 1}`)}</h2>\n${paragraphs(s.body)}${elementTexts(s).map(paragraphs).join('')}</section>\n`;
     })
     .join('');
 }

@@ -4,7 +4,7 @@ import type { SLIDE_LAYOUTS } from '../../../protocol/methods/files/decks.js';
 import { referenceBlob } from '../../../blobs/index.js';
 import type { Queryable, TxQueryable } from '../../../db/types.js';
 import { MAX_BODY_TEXT_CHARS } from '../model.js';
-import { saveParts } from '../content-store.js';
+import { loadRevisionRow, saveParts } from '../content-store.js';
 
 /*
  * Deck revisions and slides (db/migrations/050_decks.sql). As docs keep blocks, a slide is stored once per file
@@ -86,27 +86,12 @@ export async function loadSlides(q: Queryable, orgId: string, fileId: string, ha
 export const saveSlides = (q: Queryable, orgId: string, fileId: string, slides: Iterable<StoredSlide>): Promise<void> =>
   saveParts(q, 'deck_slides', orgId, fileId, slides);
 
-interface RevisionRow {
-  revision: number;
-  slides: [string, string][];
-  content_sha256: string;
-  size_bytes: number;
-}
-
 /** A revision of the deck (default its latest), or undefined when there is none such. */
 export async function loadRevision(q: Queryable, orgId: string, fileId: string, revision?: number): Promise<DeckState | undefined> {
-  const [row] = await q.query<RevisionRow>(
-    `SELECT revision, slides, content_sha256, size_bytes FROM deck_revisions WHERE org_id = $1 AND file_id = $2
-       ${revision === undefined ? '' : 'AND revision = $3'} ORDER BY revision DESC LIMIT 1`,
-    revision === undefined ? [orgId, fileId] : [orgId, fileId, revision],
-  );
+  const row = await loadRevisionRow<[string, string][]>(q, 'deck_revisions', 'slides', orgId, fileId, revision);
   if (!row) return undefined;
-  return {
-    revision: Number(row.revision),
-    contentSha256: row.content_sha256,
-    sizeBytes: Number(row.size_bytes),
-    slides: row.slides.map(([id, hash]) => ({ id, hash })),
-  };
+  const { parts, ...head } = row;
+  return { ...head, slides: parts.map(([id, hash]) => ({ id, hash })) };
 }
 
 export interface Composed {

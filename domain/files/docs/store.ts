@@ -3,7 +3,7 @@ import { badRequest } from '../../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { blockText, docSchema } from '../../../protocol/doc-schema.js';
 import type { Queryable } from '../../../db/types.js';
-import { saveParts } from '../content-store.js';
+import { loadRevisionRow, saveParts } from '../content-store.js';
 
 /*
  * Doc revisions and blocks (db/migrations/044_docs.sql). A block is stored once per file under the SHA-256 of its
@@ -112,26 +112,16 @@ export async function loadBlocks(q: Queryable, orgId: string, fileId: string, ha
 export const saveBlocks = (q: Queryable, orgId: string, fileId: string, blocks: Iterable<StoredBlock>): Promise<void> =>
   saveParts(q, 'doc_blocks', orgId, fileId, blocks);
 
-interface RevisionRow {
-  revision: number;
-  tabs: { id: string; title: string; parentTabId: string | null; sha256: string; blocks: [string, string][] }[];
-  content_sha256: string;
-  size_bytes: number;
-}
+type StoredTab = { id: string; title: string; parentTabId: string | null; sha256: string; blocks: [string, string][] };
 
 /** A revision of the doc (default its latest), or undefined when there is none such. */
 export async function loadRevision(q: Queryable, orgId: string, fileId: string, revision?: number): Promise<DocState | undefined> {
-  const [row] = await q.query<RevisionRow>(
-    `SELECT revision, tabs, content_sha256, size_bytes FROM doc_revisions WHERE org_id = $1 AND file_id = $2
-       ${revision === undefined ? '' : 'AND revision = $3'} ORDER BY revision DESC LIMIT 1`,
-    revision === undefined ? [orgId, fileId] : [orgId, fileId, revision],
-  );
+  const row = await loadRevisionRow<StoredTab[]>(q, 'doc_revisions', 'tabs', orgId, fileId, revision);
   if (!row) return undefined;
+  const { parts, ...head } = row;
   return {
-    revision: Number(row.revision),
-    contentSha256: row.content_sha256,
-    sizeBytes: Number(row.size_bytes),
-    tabs: row.tabs.map((t) => ({ id: t.id, title: t.title, parentTabId: t.parentTabId, sha256: t.sha256, blocks: t.blocks.map(([id, hash]) => ({ id, hash })) })),
+    ...head,
+    tabs: parts.map((t) => ({ id: t.id, title: t.title, parentTabId: t.parentTabId, sha256: t.sha256, blocks: t.blocks.map(([id, hash]) => ({ id, hash })) })),
   };
 }
 

@@ -5,6 +5,7 @@ import type { ContentResult, KindContent } from '../kinds.js';
 import { escapeHtml } from '../docs/export.js';
 import { sheetXlsx } from './xlsx.js';
 import { sheetPdf } from './pdf.js';
+import { shownValues, tabWindows, usedSize } from './view.js';
 import { a1Of, Book, formulaProblem, isFormula, parseA1, releaseBook, type TabCells } from './engine.js';
 import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_TABS, type SheetState } from './store.js';
 
@@ -161,23 +162,13 @@ export const sheetContent: KindContent = {
     const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.fileId');
     const { tabs, book } = await loadBook(q, orgId, fileId, state);
     // From here on nothing awaits: the book is the cache's.
-    let budget = MAX_GUEST_CELLS;
+    const windows = tabWindows(tabs, MAX_GUEST_CELLS, MAX_GUEST_COLS);
     return tabs
       .map((t, i) => {
-        let rows = 0;
-        let cols = 0;
-        for (const a1 of t.cells.keys()) {
-          const { row, col } = parseA1(a1)!;
-          rows = Math.max(rows, row);
-          cols = Math.max(cols, col);
-        }
-        cols = Math.min(cols, MAX_GUEST_COLS);
-        const shown = Math.min(rows, Math.floor(budget / Math.max(cols, 1)));
-        budget -= shown * cols;
-        const body = Array.from({ length: shown }, (_, r) => {
-          const cells = Array.from({ length: cols }, (_, c) => `<td>${escapeHtml(book.model.getFormattedCellValue(i, r + 1, c + 1))}</td>`);
-          return `<tr>${cells.join('')}</tr>\n`;
-        }).join('');
+        const { rows, shownRows: shown, shownCols } = windows[i];
+        const body = shownValues(book, i, shown, shownCols)
+          .map((row) => `<tr>${row.map((v) => `<td>${escapeHtml(v)}</td>`).join('')}</tr>\n`)
+          .join('');
         const cut = shown < rows ? `<p class="meta">The first ${shown} of ${rows} rows.</p>\n` : '';
         return `<section>\n<h2>${escapeHtml(t.title)}</h2>\n${rows ? `<table>\n${body}</table>\n` : '<p class="meta">This tab is empty.</p>\n'}${cut}</section>\n`;
       })
@@ -198,21 +189,10 @@ export const sheetContent: KindContent = {
     if (format === 'xlsx') {
       return { bytes: sheetXlsx(tabs, book), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' };
     }
-    let rows = 0;
-    let cols = 0;
-    for (const a1 of tabs[0].cells.keys()) {
-      const { row, col } = parseA1(a1)!;
-      rows = Math.max(rows, row);
-      cols = Math.max(cols, col);
-    }
+    const { rows, cols } = usedSize(tabs[0].cells);
     if (rows * cols > MAX_CSV_CELLS)
       throw badRequest('params.format', `the first tab spans ${rows} rows by ${cols} columns, past the ${MAX_CSV_CELLS} cells a csv export holds`);
-    const lines: string[] = [];
-    for (let r = 1; r <= rows; r++) {
-      const fields: string[] = [];
-      for (let c = 1; c <= cols; c++) fields.push(csvField(book.model.getFormattedCellValue(0, r, c)));
-      lines.push(fields.join(','));
-    }
+    const lines = shownValues(book, 0, rows, cols).map((row) => row.map(csvField).join(','));
     return { bytes: Buffer.from(lines.map((l) => `${l}\r\n`).join('')), contentType: 'text/csv; charset=utf-8', extension: 'csv' };
   },
 };

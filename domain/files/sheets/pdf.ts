@@ -1,5 +1,6 @@
 import { renderPdf } from '../pdf.js';
-import { parseA1, type Book, type TabCells } from './engine.js';
+import type { Book, TabCells } from './engine.js';
+import { shownValues, tabWindows } from './view.js';
 
 /*
  * A sheet as PDF: each tab under its title, a table of the values a reader sees (formulas computed), landscape when
@@ -14,26 +15,14 @@ const MAX_PDF_COLS = 26;
 type Node = Record<string, unknown>;
 
 export async function sheetPdf(tabs: readonly TabCells[], book: Book, name: string): Promise<Buffer> {
-  let budget = MAX_PDF_CELLS;
-  let wide = false;
+  const windows = tabWindows(tabs, MAX_PDF_CELLS, MAX_PDF_COLS);
+  const wide = windows.some((w) => w.shownCols > 8);
   const content = tabs.flatMap((t, i): Node[] => {
-    let rows = 0;
-    let cols = 0;
-    for (const a1 of t.cells.keys()) {
-      const { row, col } = parseA1(a1)!;
-      rows = Math.max(rows, row);
-      cols = Math.max(cols, col);
-    }
-    const shownCols = Math.min(cols, MAX_PDF_COLS);
-    const shownRows = Math.min(rows, Math.floor(budget / Math.max(shownCols, 1)));
-    budget -= shownRows * shownCols;
-    wide ||= shownCols > 8;
+    const { rows, cols, shownRows, shownCols } = windows[i];
     const title = { text: t.title, fontSize: 16, bold: true, margin: [0, 0, 0, 8], ...(i > 0 ? { pageBreak: 'before' } : {}) };
     if (shownRows === 0 || shownCols === 0)
       return [title, { text: rows ? 'Not shown: the export holds more cells than a PDF shows (export xlsx).' : 'This tab is empty.', italics: true }];
-    const body = Array.from({ length: shownRows }, (_, r) =>
-      Array.from({ length: shownCols }, (_, c) => ({ text: book.model.getFormattedCellValue(i, r + 1, c + 1), noWrap: false })),
-    );
+    const body = shownValues(book, i, shownRows, shownCols).map((row) => row.map((text) => ({ text, noWrap: false })));
     const left = [shownRows < rows ? `${rows - shownRows} more rows` : '', shownCols < cols ? `${cols - shownCols} more columns` : ''].filter(Boolean);
     return [
       title,

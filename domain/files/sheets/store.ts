@@ -2,6 +2,7 @@ import { badRequest } from '../../../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import type { Queryable } from '../../../db/types.js';
 import { a1Of, Book, cachedBook, forgetBooks, isFormula, keepBook, parseA1, takeBook, type TabCells } from './engine.js';
+import { loadRevisionRow } from '../content-store.js';
 
 /*
  * Sheet revisions and cells (db/migrations/049_sheets.sql). A revision lists its tabs; cells are versioned rows
@@ -30,22 +31,12 @@ export interface SheetState {
   tabs: TabState[];
 }
 
-interface RevisionRow {
-  revision: number;
-  tabs: TabState[];
-  content_sha256: string;
-  size_bytes: number;
-}
-
 /** A revision (default the latest), or undefined when there is none such. */
 export async function loadRevision(q: Queryable, orgId: string, fileId: string, revision?: number): Promise<SheetState | undefined> {
-  const [row] = await q.query<RevisionRow>(
-    `SELECT revision, tabs, content_sha256, size_bytes FROM sheet_revisions WHERE org_id = $1 AND file_id = $2
-       ${revision === undefined ? '' : 'AND revision = $3'} ORDER BY revision DESC LIMIT 1`,
-    revision === undefined ? [orgId, fileId] : [orgId, fileId, revision],
-  );
+  const row = await loadRevisionRow<TabState[]>(q, 'sheet_revisions', 'tabs', orgId, fileId, revision);
   if (!row) return undefined;
-  return { revision: Number(row.revision), contentSha256: row.content_sha256, sizeBytes: Number(row.size_bytes), tabs: row.tabs };
+  const { parts, ...head } = row;
+  return { ...head, tabs: parts };
 }
 
 /** The inputs of every tab as they were at a revision, in its tab order. */
