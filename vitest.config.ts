@@ -16,6 +16,7 @@ const SLOW = [
   'tests/db/pglite-template.test.ts',
   'tests/db/pglite-lock.test.ts',
   'tests/domain/files/scenarios.test.ts',
+  'tests/domain/files/decks-pptx-libreoffice.test.ts',
   'tests/domain/books/import.test.ts',
   'tests/jobs/processes.test.ts',
 ];

@@ -1,10 +1,12 @@
+import { monthEnd, monthStart } from '../domain/books/dates.js';
 import type { DemoDesk } from './demo.js';
+import { lastQuarterStart } from './demo-story.js';
 
 /*
  * Harbour Lane Studio's drive (docs/families/files.md): a Clients folder with the Tidewater brief (a doc in review
  * mode, where the bookkeeping agent's edit waits as a suggestion), a restricted Finance folder shared with Priya, an
  * uploaded rate card found by its words, a link shared with the client's marketing lead, a comment anchored in the
- * brief, a budget sheet with formulas (and a comment on its total), a pitch deck, a pin on the org home and a file in
+ * brief, a budget sheet with formulas (and a comment on its margin) and a tab the books feed, a pitch deck, a pin on the org home and a file in
  * the trash. Every step is an API call through the pipeline.
  */
 
@@ -22,6 +24,15 @@ const BUDGET = {
         A5: 'Total', B5: '=SUM(B2:B4)', D5: '=SUM(D2:D4)',
         A7: 'Quoted', D7: '16000',
         A8: 'Margin', D8: '=D7-D5', E8: '=D8/D7',
+      },
+    },
+    // Filled from books.reports by a feed (files.sheetFedRange) from A3 down; the totals are formulas over it.
+    {
+      title: 'Studio costs',
+      cells: {
+        A1: 'What the studio spent last quarter, from the books',
+        E1: 'Total (cents)', F1: '=SUM(C:C)',
+        E2: 'Total ($)', F2: '=F1/100',
       },
     },
   ],
@@ -59,7 +70,7 @@ Design day rate: $1,400
 Half day: $760
 Brand workshop (half day, two designers): $2,200`;
 
-export async function demoFiles(desk: DemoDesk, progress: (line: string) => void): Promise<string[]> {
+export async function demoFiles(desk: DemoDesk, today: string, progress: (line: string) => void): Promise<string[]> {
   desk.live();
   const m = await desk.memberIds();
   const priya = m.get('Priya Nair')!;
@@ -99,8 +110,24 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
   ).file;
   const share = await desk.call('files.shareGrant', { fileId: brief.id, grantee: { email: 'marketing@tidewater.example' }, role: 'viewer' });
 
-  progress('Files: a budget sheet with formulas and a pitch deck');
+  progress('Files: a budget sheet with formulas and a books feed, and a pitch deck');
   const budget = (await desk.call('files.create', { kind: 'sheet', name: 'Tidewater budget', parentId: clients.id, content: BUDGET })).file;
+  const from = lastQuarterStart(today);
+  const costsTab = (await desk.call('files.sheetRead', { fileId: budget.id })).tabs[1].id as string;
+  const feed = (
+    await desk.call('files.sheetFedRange', {
+      fileId: budget.id,
+      op: 'set',
+      tabId: costsTab,
+      anchor: 'A3',
+      source: {
+        method: 'books.reports',
+        params: { report: 'profitAndLoss', from, to: monthEnd(monthStart(from, 2)) },
+        rows: 'expenses.lines',
+        columns: ['account', 'name', 'amountCents'],
+      },
+    })
+  ).feeds[0];
   const budgetTab = (await desk.call('files.sheetRead', { fileId: budget.id, range: 'D5' })).tabId as string;
   await desk.call('annotation.create', {
     targetId: budget.id,
@@ -121,6 +148,7 @@ export async function demoFiles(desk: DemoDesk, progress: (line: string) => void
     `  files.list {"query":"day rate"} finds the rate card by its words; files.exportRequest {"fileId":"${brief.id}","format":"docx"} answers a download URL valid 15 minutes`,
     `  ${share.guestUrl} is the brief's read-only guest page for the client's marketing lead (14 days); files.shareRevoke {"fileId":"${brief.id}","grantId":"${share.grant.id}"} ends it`,
     `  files.sheetRead {"fileId":"${budget.id}"}: the "Tidewater budget" computes its costs, total and margin by formulas; files.sheetWriteCells {"fileId":"${budget.id}","cells":[{"a1":"B4","input":"7"}]} recalculates them (a formula cell needs overwriteFormulas); files.exportRequest {"fileId":"${budget.id}","format":"xlsx"} keeps the formulas`,
+    `  its "Studio costs" tab is fed from books.reports (the last quarter's expenses, ${feed.range}; cents stay integers) and totals them by formula: files.sheetFedRange {"fileId":"${budget.id}","op":"refresh"} runs it again; a reader without books.read sees those cells and the totals as #N/A`,
     `  files.deckRead {"fileId":"${pitch.id}"}: the "Tidewater pitch" (4 slides); files.deckWriteSlides edits it by slide on a base revision`,
     `  files.recover {"fileId":"${old.id}"}: "Old pitch notes" waits in the trash (files.list {"view":"trash"})`,
   ];

@@ -19,7 +19,7 @@ const CHANGED_BANK = { bsb: '733-112', accountNumber: '55019876', accountName: '
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** First day of the quarter (Jul–Sep, Oct–Dec, Jan–Mar, Apr–Jun) before the one `date` is in. */
-function lastQuarterStart(date: string): string {
+export function lastQuarterStart(date: string): string {
   const m = Number(date.slice(5, 7));
   return monthStart(date, -((m - 1) % 3) - 3);
 }

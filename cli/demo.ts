@@ -174,6 +174,6 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoDirectory(desk, progress)));
   summary.push(...(await demoGovernance(desk, progress)));
   summary.push(...(await demoMessaging(desk, progress)));
-  summary.push(...(await demoFiles(desk, progress)));
+  summary.push(...(await demoFiles(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

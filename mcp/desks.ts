@@ -82,7 +82,7 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
   email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
   // The files family is too large for one desk: the drive (files, shares, trash, exports, comments, annotations),
-  // and each native kind's content (docs; sheets and decks as they land) with the drive reads it needs.
+  // and each native kind's content (docs, sheets, decks) with the drive reads it needs and files.ask.
   files: {
     summary: 'the drive: find, create, upload, share, move, trash and export files; comments, pins and annotations',
     toolsets: ['files.drive', 'files.comments', 'file', 'annotation'],
@@ -91,17 +91,17 @@ export const DESKS: Readonly<Record<string, Desk>> = {
   docs: {
     summary: 'documents: read by block, write revisions, tabs, suggestions to review',
     toolsets: ['files.docs'],
-    tools: ['files.get', 'files.list', 'files.create', 'files.commentAdd'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.commentAdd', 'files.ask'],
   },
   sheets: {
-    summary: 'spreadsheets: read ranges with computed values, write cells and formulas, tabs, rows and columns',
+    summary: 'spreadsheets: read ranges with computed values, write cells and formulas, tabs, rows and columns, ranges fed from reports',
     toolsets: ['files.sheets'],
-    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd', 'files.ask'],
   },
   decks: {
     summary: 'slide decks: read slides, insert, update, move and delete them on a base revision',
     toolsets: ['files.decks'],
-    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd'],
+    tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd', 'files.ask'],
   },
   calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
   crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },

@@ -36,6 +36,8 @@ export interface RevisionHead<P> {
   sizeBytes: number;
   /** The revision's own column: a doc's or sheet's tabs, a deck's slides. */
   parts: P;
+  /** The `extra` column asked for (a sheet's feeds), else undefined. */
+  extra?: unknown;
 }
 
 /** A revision (default the latest) with its parts column, or undefined when there is none such. */
@@ -46,12 +48,13 @@ export async function loadRevisionRow<P>(
   orgId: string,
   fileId: string,
   revision?: number,
+  extra?: 'feeds',
 ): Promise<RevisionHead<P> | undefined> {
-  const [row] = await q.query<{ revision: number; parts: P; content_sha256: string; size_bytes: number }>(
-    `SELECT revision, ${column} AS parts, content_sha256, size_bytes FROM ${table} WHERE org_id = $1 AND file_id = $2
+  const [row] = await q.query<{ revision: number; parts: P; content_sha256: string; size_bytes: number; extra?: unknown }>(
+    `SELECT revision, ${column} AS parts, content_sha256, size_bytes${extra ? `, ${extra} AS extra` : ''} FROM ${table} WHERE org_id = $1 AND file_id = $2
        ${revision === undefined ? '' : 'AND revision = $3'} ORDER BY revision DESC LIMIT 1`,
     revision === undefined ? [orgId, fileId] : [orgId, fileId, revision],
   );
   if (!row) return undefined;
-  return { revision: Number(row.revision), contentSha256: row.content_sha256, sizeBytes: Number(row.size_bytes), parts: row.parts };
+  return { revision: Number(row.revision), contentSha256: row.content_sha256, sizeBytes: Number(row.size_bytes), parts: row.parts, extra: row.extra };
 }

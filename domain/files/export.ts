@@ -79,7 +79,7 @@ async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params
   checkFormat(file, p.format);
   if (file.kind === 'upload') return undefined;
   if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
-  const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision);
+  const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision, ctx.principal.scopes);
   const up = await ctx.deps.blobs.upload({
     orgId: ctx.orgId,
     principalId: ctx.principal.id,

@@ -11,6 +11,8 @@ import { docsHandlers } from './docs/index.js';
 import { sheetHandlers } from './sheets/index.js';
 import { deckHandlers } from './decks/index.js';
 import { commentHandlers } from './comments/index.js';
+import { askHandlers } from './ask/index.js';
+import { FILES_ANSWERER } from './ask/answerer.js';
 import { recordVisibility } from '../event-records.js';
 import { filesReferences } from './references.js';
 
@@ -39,6 +41,7 @@ export const filesHandlers = family('files', {
   ...sheetHandlers,
   ...deckHandlers,
   ...commentHandlers,
+  ...askHandlers,
 });
 
 /** Who sees a files event: those with a role on the file (open to the org, created it, or granted on its path), its actor. */
@@ -54,6 +57,7 @@ export const filesFamily: Family = {
   eventVisibility: { files: filesEvents },
   signedRecords: filesSignedRecords,
   contributes: { references: filesReferences },
+  answerers: [FILES_ANSWERER],
 };
 
 export type { FileAccess } from './access.js';

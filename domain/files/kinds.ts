@@ -35,8 +35,11 @@ export interface KindContent {
   duplicate(q: Queryable, orgId: string, fromId: string, toId: string, authorId: string, now: Date): Promise<ContentResult>;
   /** Make revision `revision` the new head (a new revision with its content); BAD_REQUEST when it does not exist. */
   restoreRevision(q: Queryable, orgId: string, fileId: string, revision: number, authorId: string, now: Date): Promise<ContentResult>;
-  /** Render a revision (default the head) in a format of exportFormats. */
-  exportAs(q: Queryable, orgId: string, fileId: string, format: string, revision: number | undefined): Promise<ExportResult>;
+  /**
+   * Render a revision (default the head) in a format of exportFormats, as a caller holding `scopes` may see it
+   * (a sheet's fed cells whose source scope they lack render as #N/A).
+   */
+  exportAs(q: Queryable, orgId: string, fileId: string, format: string, revision: number | undefined, scopes: ReadonlySet<string>): Promise<ExportResult>;
   /**
    * Erase the file's content for good (files.delete permanent, in its transaction): revisions, text, and the blobs
    * it holds under holders other than the file id (the drive releases holder `fil_…` itself). Optional until a kind
@@ -45,8 +48,8 @@ export interface KindContent {
   purge?(q: Queryable, orgId: string, fileId: string): Promise<void>;
   /**
    * The head revision as an HTML fragment for the guest page of an email share (gateway/share.ts): built from the
-   * kind's own model with every text escaped, no script, nothing fetched (no images, no internal links). Without it
-   * the page shows the file's search text.
+   * kind's own model with every text escaped, no script, nothing fetched (no images, no internal links), showing what
+   * a holder of no scope may see (an outside person). Without it the page shows the file's search text.
    */
   guestHtml?(q: Queryable, orgId: string, fileId: string): Promise<string>;
 }

@@ -449,13 +449,22 @@ describe('npm run cli -- demo: files', () => {
       expect(ledger).not.toContain(words);
   });
 
-  it('the budget sheet computes by formulas and recalculates on a write; the pitch deck has its four slides', async () => {
+  it('the budget sheet computes by formulas and recalculates on a write, its costs tab is fed from the books; the pitch deck has its four slides', async () => {
     const budget = grab(/files\.sheetRead \{"fileId":"(fil_\w+)"\}/);
     const values = async () =>
       Object.fromEntries((await client.ok('files.sheetRead', { fileId: budget, range: 'D2:E8' })).cells.map((c: any) => [c.a1, c.value]));
     expect(await values()).toMatchObject({ D2: 1400, D5: 14000, D7: 16000, D8: 2000 });
     await client.ok('files.sheetWriteCells', { fileId: budget, cells: [{ a1: 'B4', input: '7' }] });
     expect(await values()).toMatchObject({ D4: 9800, D5: 16800, D8: -800 });
+    // Its second tab is fed from the books: the total is the report's, in integer cents, and a refresh finds nothing new.
+    const costs = await client.ok('files.sheetRead', { fileId: budget, tabId: (await client.ok('files.sheetRead', { fileId: budget })).tabs[1].id });
+    expect(costs.feeds).toEqual([expect.objectContaining({ status: 'ok', hidden: false, range: expect.stringMatching(/^A3:C\d+$/) })]);
+    const pl = await client.ok('books.reports', costs.feeds[0].source.params);
+    expect(pl.expenses.lines.length).toBeGreaterThan(2);
+    const by = Object.fromEntries(costs.cells.map((c: any) => [c.a1, c.value]));
+    expect(by.F1).toBe(pl.expenses.totalCents);
+    expect(Number.isInteger(by.C4)).toBe(true);
+    expect(await client.ok('files.sheetFedRange', { fileId: budget, op: 'refresh' })).toMatchObject({ changed: false, feeds: [{ status: 'ok' }] });
     const deck = await client.ok('files.deckRead', { fileId: grab(/files\.deckRead \{"fileId":"(fil_\w+)"\}/) });
     expect(deck.slides.map((s: any) => s.title)).toEqual([
       'Tidewater Marine: a brand for the next decade',

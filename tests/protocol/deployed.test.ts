@@ -29,9 +29,6 @@ const UNDEPLOYED_FAMILIES = [
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
-  // issue 30
-  'files.ask',
-  'files.sheetFedRange',
   // issue 34 (settings) and 35 (design tokens)
   'settings.deleteOfficeLocation',
   'settings.deleteSecret',

@@ -17,6 +17,7 @@ const HEAVY: Record<string, string> = {
   'pg-boss': 'about 280 ms; domain/jobs/scheduler.ts, when the runtime opens its jobs',
   docx: 'about 80 ms; domain/files/docs/export.ts, at the first docx export',
   pdfmake: 'fonts and a layout engine; domain/files/docs/export.ts, at the first pdf export',
+  pptxgenjs: 'with jszip, about 70 ms; domain/files/decks/pptx.ts, at the first pptx export',
   unpdf: 'pdf.js; domain/files/text/index.ts, at the first PDF whose text is extracted',
   'prosemirror-markdown': 'with markdown-it, about 140 ms; domain/files/docs/markdown.ts, at the first Markdown conversion',
   'markdown-it': 'about 100 ms; domain/files/docs/markdown.ts, at the first Markdown conversion',

@@ -2,16 +2,17 @@ import { badRequest } from '../../../protocol/errors.js';
 import type { ExportResult } from '../kinds.js';
 import { escapeHtml as esc } from '../docs/export.js';
 import { renderPdf } from '../pdf.js';
+import { deckPptx } from './pptx.js';
 import type { SlideValue } from './store.js';
 
 /*
  * A deck rendered for files.exportRequest. Markdown is an outline, one section per slide: its title as a heading
  * (numbered, so an untitled slide still has one), its body as written, the text of its elements, and its notes as
- * a quote; pdf a 16:9 page per slide without the notes. pptx comes later (decision 0057); only what is rendered here
- * is offered.
+ * a quote; pdf a 16:9 page per slide without the notes; pptx a 16:9 slide per slide with the notes as speaker notes
+ * (pptx.ts).
  */
 
-export const DECK_EXPORT_FORMATS = ['pdf', 'md'] as const;
+export const DECK_EXPORT_FORMATS = ['pdf', 'md', 'pptx'] as const;
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** The text of a slide's elements that have some (shapes and text boxes), as written. */
@@ -55,6 +56,8 @@ async function deckPdf(slides: readonly SlideValue[]): Promise<Buffer> {
 export async function exportDeck(slides: readonly SlideValue[], format: string): Promise<ExportResult> {
   if (format === 'md') return { bytes: Buffer.from(deckMarkdown(slides)), contentType: 'text/markdown; charset=utf-8', extension: 'md' };
   if (format === 'pdf') return { bytes: await deckPdf(slides), contentType: 'application/pdf', extension: 'pdf' };
+  if (format === 'pptx')
+    return { bytes: await deckPptx(slides), contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', extension: 'pptx' };
   throw badRequest('params.format', `a deck exports as ${DECK_EXPORT_FORMATS.join(', ')}`);
 }
 

@@ -7,7 +7,9 @@ import { sheetXlsx } from './xlsx.js';
 import { sheetPdf } from './pdf.js';
 import { shownValues, tabWindows, usedSize } from './view.js';
 import { a1Of, Book, formulaProblem, isFormula, parseA1, releaseBook, type TabCells } from './engine.js';
-import { commit, eraseSheet, loadBook, loadCells, loadRevision, MAX_CELLS, MAX_TABS, type SheetState } from './store.js';
+import { commit, eraseSheet, loadCells, loadRevision, MAX_CELLS, MAX_TABS, type SheetState } from './store.js';
+import { copyFeeds } from './feeds.js';
+import { OUTSIDER, viewerOf, viewSheet } from './visible.js';
 
 /*
  * The sheet kind's content module (domain/files/kinds.ts): create, duplicate, restore, export and purge a sheet
@@ -134,7 +136,9 @@ export const sheetContent: KindContent = {
     const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'params.fileId');
     // Same tabs and ids: a copy reads as the original does (its book is built again when first read).
     const tabs = await loadCells(q, orgId, fromId, from);
-    const { state, text } = await commit(q, orgId, toId, undefined, tabs, { source: 'duplicate', authorId, at: now.toISOString() }, 'params.fileId');
+    // Fed values stay fed in the copy: a reader without a source's scope sees no more of the copy than of the original.
+    const feeds = await copyFeeds(q, orgId, fromId, toId, from.feeds);
+    const { state, text } = await commit(q, orgId, toId, undefined, tabs, { source: 'duplicate', authorId, at: now.toISOString(), feeds }, 'params.fileId');
     return result(state, text);
   },
 
@@ -149,7 +153,8 @@ export const sheetContent: KindContent = {
       fileId,
       { state: head, tabs: headTabs },
       oldTabs,
-      { source: 'restore', authorId, at: now.toISOString(), baseRevision: revision },
+      // The feeds come back with the cells they filled (their definitions are kept for as long as the sheet).
+      { source: 'restore', authorId, at: now.toISOString(), baseRevision: revision, feeds: old.feeds },
       'params.toRevision',
     );
     return result(state, text);
@@ -157,10 +162,10 @@ export const sheetContent: KindContent = {
 
   purge: eraseSheet,
 
-  // The guest page: each tab a table of the values a reader sees (formulas computed), escaped; large tabs cut.
+  // The guest page: each tab a table of the values an outside person sees (formulas computed; fed cells #N/A), escaped; large tabs cut.
   async guestHtml(q, orgId, fileId) {
     const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.fileId');
-    const { tabs, book } = await loadBook(q, orgId, fileId, state);
+    const { tabs, book } = await viewSheet(q, orgId, fileId, state, OUTSIDER);
     // From here on nothing awaits: the book is the cache's.
     const windows = tabWindows(tabs, MAX_GUEST_CELLS, MAX_GUEST_COLS);
     return tabs
@@ -176,11 +181,11 @@ export const sheetContent: KindContent = {
   },
 
   // xlsx: every tab, inputs with computed values; csv: the first tab's values as shown, its used rows and columns from A1.
-  async exportAs(q, orgId, fileId, format, revision) {
+  async exportAs(q, orgId, fileId, format, revision, scopes) {
     if (!(SHEET_EXPORT_FORMATS as readonly string[]).includes(format))
       throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
     const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
-    const { tabs, book } = await loadBook(q, orgId, fileId, state);
+    const { tabs, book } = await viewSheet(q, orgId, fileId, state, viewerOf(scopes));
     // No await from here on: the book is the cache's.
     if (format === 'pdf') {
       // The values are read into the document before it renders: the book is not used across the await.

@@ -3,11 +3,14 @@ import { MAX_READ_CELLS, sheets as c } from '../../../protocol/methods/files/she
 import { handler } from '../../core/handler.js';
 import { a1Of, areaSize, parseA1, parseRange, type Area } from './engine.js';
 import { headOf, sheetAccess, tabIndex } from './revise.js';
-import { loadBook, loadRevision, tabInfo } from './store.js';
+import { loadRevision, tabInfo } from './store.js';
+import { feedView } from './feeds.js';
+import { viewerOf, viewSheet } from './visible.js';
 
 /*
  * files.sheetRead: a range of one tab (default its used range) at a revision (default the head): each non-empty
- * cell's input and the value the engine computes. Viewers read; a trashed sheet reads too.
+ * cell's input and the value the engine computes, as the caller may see it (visible.ts). Viewers read; a trashed
+ * sheet reads too.
  */
 
 export const sheetRead = handler(c.sheetRead, async (ctx, p) => {
@@ -20,7 +23,8 @@ export const sheetRead = handler(c.sheetRead, async (ctx, p) => {
   let area: Area | null = p.range === undefined ? null : parseRange(p.range, 'params.range');
   if (area && areaSize(area) > MAX_READ_CELLS)
     throw badRequest('params.range', `${p.range} spans ${areaSize(area)} cells, past the ${MAX_READ_CELLS} a read returns: read it in parts`);
-  const { tabs, book } = await loadBook(ctx.q, ctx.orgId, p.fileId, state);
+  // Fed cells the caller lacks the source's scope for read #N/A, and so do formulas over them (visible.ts).
+  const { tabs, book, feeds } = await viewSheet(ctx.q, ctx.orgId, p.fileId, state, viewerOf(ctx.principal.scopes));
   // From here to the return nothing awaits: the book is the cache's.
   const tab = tabs[ti];
   if (!area && tab.cells.size > 0) {
@@ -57,5 +61,6 @@ export const sheetRead = handler(c.sheetRead, async (ctx, p) => {
     range,
     cells,
     tabs: tabInfo(state),
+    feeds: feeds.flatMap(({ block, def, hidden }) => (def ? [feedView(block, def, hidden)] : [])),
   };
 });

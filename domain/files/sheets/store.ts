@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import type { Queryable } from '../../../db/types.js';
 import { a1Of, Book, cachedBook, forgetBooks, isFormula, keepBook, parseA1, takeBook, type TabCells } from './engine.js';
 import { loadRevisionRow } from '../content-store.js';
+import { feedAt, type FeedBlock } from './feeds.js';
 
 /*
  * Sheet revisions and cells (db/migrations/049_sheets.sql). A revision lists its tabs; cells are versioned rows
@@ -29,14 +30,16 @@ export interface SheetState {
   contentSha256: string;
   sizeBytes: number;
   tabs: TabState[];
+  /** The feeds attached at this revision, with their blocks (feeds.ts). */
+  feeds: FeedBlock[];
 }
 
 /** A revision (default the latest), or undefined when there is none such. */
 export async function loadRevision(q: Queryable, orgId: string, fileId: string, revision?: number): Promise<SheetState | undefined> {
-  const row = await loadRevisionRow<TabState[]>(q, 'sheet_revisions', 'tabs', orgId, fileId, revision);
+  const row = await loadRevisionRow<TabState[]>(q, 'sheet_revisions', 'tabs', orgId, fileId, revision, 'feeds');
   if (!row) return undefined;
-  const { parts, ...head } = row;
-  return { ...head, tabs: parts };
+  const { parts, extra, ...head } = row;
+  return { ...head, tabs: parts, feeds: (extra as FeedBlock[] | undefined) ?? [] };
 }
 
 /** The inputs of every tab as they were at a revision, in its tab order. */
@@ -72,12 +75,12 @@ export interface Composed {
   tabs: TabState[];
   contentSha256: string;
   sizeBytes: number;
-  /** Tab titles and text literals, for search. */
+  /** Tab titles and text literals, for search (never a fed cell's: its reader may lack the source's scope). */
   text: string;
 }
 
 /** Hashes, size and search text of these tabs; past MAX_CELLS is BAD_REQUEST naming `field`. */
-export function compose(tabs: readonly TabCells[], field: string): Composed {
+export function compose(tabs: readonly TabCells[], field: string, feeds: readonly FeedBlock[] = []): Composed {
   const total = tabs.reduce((n, t) => n + t.cells.size, 0);
   if (total > MAX_CELLS) throw badRequest(field, `the sheet would hold ${total} cells, past the ${MAX_CELLS} limit of a sheet: split it into sheets`);
   const entries: string[] = [];
@@ -86,7 +89,11 @@ export function compose(tabs: readonly TabCells[], field: string): Composed {
     const cells = canonicalJson(Object.fromEntries(t.cells));
     entries.push(`{"cells":${cells},"id":${canonicalJson(t.id)},"title":${canonicalJson(t.title)}}`);
     texts.push(t.title);
-    for (const input of t.cells.values()) if (!isFormula(input) && Number.isNaN(Number(input))) texts.push(input);
+    for (const [a1, input] of t.cells) {
+      if (isFormula(input) || !Number.isNaN(Number(input))) continue;
+      if (feeds.length > 0 && feedAt(feeds, t.id, parseA1(a1)!.row, parseA1(a1)!.col)) continue;
+      texts.push(input);
+    }
     return { id: t.id, title: t.title, sha256: sha256Hex(cells), cells: t.cells.size };
   });
   const whole = `{"tabs":[${entries.join(',')}]}`;
@@ -94,10 +101,12 @@ export function compose(tabs: readonly TabCells[], field: string): Composed {
 }
 
 export interface RevisionMeta {
-  source: 'create' | 'duplicate' | 'write' | 'tab' | 'restore';
+  source: 'create' | 'duplicate' | 'write' | 'tab' | 'restore' | 'feed';
   authorId: string;
   at: string;
   baseRevision?: number;
+  /** The feeds attached at the new revision (default: the previous head's). */
+  feeds?: FeedBlock[];
 }
 
 /**
@@ -114,7 +123,8 @@ export async function commit(
   field: string,
   book?: Book,
 ): Promise<{ state: SheetState; text: string; changedCells: number }> {
-  const composed = compose(next, field);
+  const feeds = meta.feeds ?? prev?.state.feeds ?? [];
+  const composed = compose(next, field, feeds);
   const revision = (prev?.state.revision ?? 0) + 1;
   const gone: [string, number, number][] = [];
   const added: [string, number, number, string][] = [];
@@ -160,8 +170,8 @@ export async function commit(
   }
   const changedCells = new Set([...gone, ...added].map((c) => `${c[0]}!${c[1]}:${c[2]}`)).size;
   await q.query(
-    `INSERT INTO sheet_revisions (org_id, file_id, revision, tabs, content_sha256, size_bytes, source, base_revision, cells, author_id, created_at)
-     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, $9, $10, $11)`,
+    `INSERT INTO sheet_revisions (org_id, file_id, revision, tabs, content_sha256, size_bytes, source, base_revision, cells, author_id, created_at, feeds)
+     VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, $9, $10, $11, $12::json)`,
     [
       orgId,
       fileId,
@@ -174,11 +184,12 @@ export async function commit(
       changedCells,
       meta.authorId,
       meta.at,
+      JSON.stringify(feeds),
     ],
   );
   // A book is a function of its inputs: caching it before the commit is safe (a rollback leaves it unused).
   if (book) keepBook(orgId, fileId, composed.contentSha256, book);
-  const state = { revision, contentSha256: composed.contentSha256, sizeBytes: composed.sizeBytes, tabs: composed.tabs };
+  const state = { revision, contentSha256: composed.contentSha256, sizeBytes: composed.sizeBytes, tabs: composed.tabs, feeds };
   return { state, text: composed.text, changedCells };
 }
 
@@ -193,9 +204,10 @@ export async function changedSince(q: Queryable, orgId: string, fileId: string, 
   return rows.map((r) => a1Of(Number(r.row), Number(r.col)));
 }
 
-/** Erase a purged sheet: its revisions and cells (and its cached books). */
+/** Erase a purged sheet: its revisions, cells and feeds (and its cached books). */
 export async function eraseSheet(q: Queryable, orgId: string, fileId: string): Promise<void> {
-  for (const table of ['sheet_cells', 'sheet_revisions']) await q.query(`DELETE FROM ${table} WHERE org_id = $1 AND file_id = $2`, [orgId, fileId]);
+  for (const table of ['sheet_cells', 'sheet_revisions', 'sheet_feeds'])
+    await q.query(`DELETE FROM ${table} WHERE org_id = $1 AND file_id = $2`, [orgId, fileId]);
   forgetBooks(orgId, fileId);
 }
 

@@ -6,11 +6,13 @@ import { a1Of, engineAct, isFormula, keepBook, parseA1, releaseBook, type Book, 
 import { commitForCall, headOf, sheetAccess, tabIndex } from './revise.js';
 import { compose, MAX_TABS, ownBook, tabInfo } from './store.js';
 import { reanchorCellThreads } from '../annotation/anchor.js';
+import { copyFeeds, moveBlocks, type FeedBlock } from './feeds.js';
 
 /*
  * files.sheetTabOp: a sheet's tabs and a tab's rows and columns, done by the engine so formula references follow
  * (inserting a row inside A1:A3 makes it A1:A4; deleting a referenced row makes #REF!; renaming a tab renames it
- * in formulas). Literals move with their cells; formulas everywhere are then read back from the engine.
+ * in formulas). Literals move with their cells; formulas everywhere are then read back from the engine. Fed blocks
+ * move and stretch the same way; a duplicated tab's feeds are copied with it, a deleted tab's go with it.
  */
 
 type Move = (row: number, col: number) => { row: number; col: number } | null;
@@ -65,6 +67,7 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
     let list: TabCells[] = [...tabs];
     let tabId = p.tabId ?? '';
     let moved: { index: number; move: Move } | undefined;
+    let feeds: FeedBlock[] = head.feeds;
     const lastIndex = () => m.getWorksheetsProperties().length - 1;
     const place = (from: number, position: number | undefined) => {
       const to = Math.min(position ?? from, list.length - 1);
@@ -104,11 +107,14 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
         tabId = newId('tab');
         list.splice(copy, 0, { id: tabId, title: m.getWorksheetsProperties()[copy].name, cells: new Map(list[ti].cells) });
         place(copy, p.position);
+        const own = head.feeds.filter((b) => b.tabId === p.tabId);
+        if (own.length > 0) feeds = [...feeds, ...(await copyFeeds(ctx.q, ctx.orgId, p.fileId, p.fileId, own, tabId))];
         break;
       }
       case 'delete':
         engineAct('params.tabId', () => m.deleteSheet(ti));
         list.splice(ti, 1);
+        feeds = feeds.filter((b) => b.tabId !== p.tabId);
         break;
       default: {
         need('params.at', p.at);
@@ -121,13 +127,14 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
           else m.deleteColumns(ti, p.at!, count);
         });
         moved = { index: ti, move: moverOf(p.op, p.at!, count) };
+        feeds = moveBlocks(feeds, p.tabId!, p.op, p.at!, count);
       }
     }
     m.evaluate();
     // The engine's order is ours: every tab's formulas are read back (a rename or a delete rewrites references).
     const next = resync(list, book, moved);
 
-    if (compose(next, 'params.op').contentSha256 === head.contentSha256) {
+    if (compose(next, 'params.op', feeds).contentSha256 === head.contentSha256 && JSON.stringify(feeds) === JSON.stringify(head.feeds)) {
       keepBook(ctx.orgId, p.fileId, head.contentSha256, book);
       await ctx.emit('files.sheet_tab.change', p.fileId, {
         fileId: p.fileId,
@@ -140,7 +147,7 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
       });
       return { tabId, tabs: tabInfo(head), revision: head.revision, contentSha256: head.contentSha256, changed: false };
     }
-    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'tab' }, 'params.op', book);
+    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'tab', feeds }, 'params.op', book);
     // Cell threads follow their cells (or are orphaned with them, and with a deleted tab), in this transaction.
     if (moved) await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, moved.move);
     if (p.op === 'delete') await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, null);

@@ -5,6 +5,8 @@ import { inputText } from './content.js';
 import { a1Of, formulaProblem, isFormula, keepBook, parseA1, releaseBook, type CellValue, type TabCells } from './engine.js';
 import { commitForCall, headOf, sheetAccess, tabIndex } from './revise.js';
 import { changedSince, compose, ownBook } from './store.js';
+import { feedAt } from './feeds.js';
+import { viewedWrite, viewerOf } from './visible.js';
 
 /*
  * files.sheetWriteCells: inputs into one tab, evaluated together. A write that changes a formula cell needs
@@ -31,6 +33,14 @@ export const sheetWriteCells = handler(c.sheetWriteCells, async (ctx, p) => {
       if (problem) throw badRequest(`params.cells[${i}].input`, `${problem} (${cell.a1})`);
     }
     writes.set(a1Of(pos.row, pos.col), { ...pos, input });
+  }
+
+  const fed = [...writes.values()].map((w) => feedAt(head.feeds, head.tabs[ti].id, w.row, w.col)).filter((f) => f !== undefined);
+  if (fed.length > 0) {
+    const cells = [...writes].filter(([, w]) => feedAt(head.feeds, head.tabs[ti].id, w.row, w.col)).map(([a1]) => a1);
+    throw conflict(
+      `${cells.slice(0, 20).join(', ')} ${cells.length === 1 ? 'is' : 'are'} fed by ${[...new Set(fed.map((f) => f.id))].join(', ')}: refresh the feed or remove it (files.sheetFedRange), or write elsewhere`,
+    );
   }
 
   const { tabs, book } = await ownBook(ctx.q, ctx.orgId, p.fileId, head);
@@ -106,14 +116,23 @@ export const sheetWriteCells = handler(c.sheetWriteCells, async (ctx, p) => {
       errors: errors.length,
     };
 
-    if (compose(next, 'params.cells').contentSha256 === head.contentSha256) {
+    // A caller who may not see a feed is answered from the views it may see (visible.ts).
+    const seen = async (after: typeof head) =>
+      (await viewedWrite(ctx.q, ctx.orgId, p.fileId, head, after, viewerOf(ctx.principal.scopes), ti, [...writes.keys()])) ?? {
+        cells: written,
+        recalculated,
+        errors,
+      };
+    if (compose(next, 'params.cells', head.feeds).contentSha256 === head.contentSha256) {
       keepBook(ctx.orgId, p.fileId, head.contentSha256, book);
+      const shown = await seen(head);
       await ctx.emit('files.sheet.write', p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, noop: true });
-      return { revision: head.revision, contentSha256: head.contentSha256, cells: written, recalculated, errors, changed: false };
+      return { revision: head.revision, contentSha256: head.contentSha256, ...shown, changed: false };
     }
     const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'write', baseRevision: p.baseRevision }, 'params.cells', book);
+    const shown = await seen(state);
     await ctx.emit('files.sheet.write', p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256, sizeBytes: state.sizeBytes });
-    return { revision: state.revision, contentSha256: state.contentSha256, cells: written, recalculated, errors, changed: true };
+    return { revision: state.revision, contentSha256: state.contentSha256, ...shown, changed: true };
   } catch (e) {
     releaseBook(book);
     throw e;

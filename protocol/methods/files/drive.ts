@@ -248,7 +248,7 @@ export const drive = {
   }),
   exportRequest: method({
     summary:
-      'Download a file (viewer): upload original; doc docx/pdf/md/html; sheet xlsx (every tab, formulas and values), csv (the first tab’s values) or pdf; deck pdf (a page per slide) or md (an outline). Returns a URL valid 15 minutes; every export is ledgered.',
+      'Download a file (viewer): upload original; doc docx/pdf/md/html; sheet xlsx (every tab, formulas and values), csv (the first tab’s values) or pdf; deck pdf (a page per slide), md (an outline) or pptx (a slide per slide, with speaker notes). Returns a URL valid 15 minutes; every export is ledgered.',
     params: z.strictObject({
       fileId: fileId('The file.'),
       format: z
@@ -256,7 +256,9 @@ export const drive = {
         .min(1)
         .max(16)
         .regex(/^[a-z0-9]+$/, 'must be a format such as original, pdf or docx')
-        .describe('By kind: upload original; doc docx, pdf, md, html; sheet xlsx, csv, pdf; deck pdf, md. Another is BAD_REQUEST naming the kind’s formats.'),
+        .describe(
+          'By kind: upload original; doc docx, pdf, md, html; sheet xlsx, csv, pdf; deck pdf, md, pptx. Another is BAD_REQUEST naming the kind’s formats.',
+        ),
       revision: z.number().int().min(1).max(2_147_483_647).describe('Native files: this revision (default head).').optional(),
     }),
     result: z.strictObject({ export: Export, url: z.string().describe('Signed download path, valid 15 minutes.'), expiresAt: z.string() }),

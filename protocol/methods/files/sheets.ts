@@ -23,7 +23,12 @@ const changed = z.boolean().describe('false when nothing changed (the event says
 const a1 = (description: string) => z.string().min(1).max(20).describe(description);
 
 const Value = z.union([z.number(), z.string(), z.boolean(), z.null()]).describe('The computed value: number, string, boolean, or null (empty or an error).');
-const CellError = z.string().nullable().describe('An error value such as #DIV/0!, #REF!, #NAME?, #CIRC! (circular reference), else null.');
+const CellError = z
+  .string()
+  .nullable()
+  .describe(
+    'An error value such as #DIV/0!, #REF!, #NAME?, #CIRC! (circular reference), else null. #N/A also marks a fed cell you may not read (and formulas over it): see feeds.',
+  );
 
 const TabInfo = z.strictObject({
   id: z.string().describe('tab_…'),
@@ -40,6 +45,44 @@ const ReadCell = z.strictObject({
 });
 
 const ValueCell = z.strictObject({ tabId: z.string(), a1: z.string(), value: Value, error: CellError });
+
+export const MAX_FEED_CELLS = 10_000;
+
+const Source = z.strictObject({
+  method: z.string().min(3).max(80).describe('A read (R) method you may call, e.g. books.reports; it runs as whoever sets or refreshes the feed.'),
+  params: z.record(z.string(), z.unknown()).default({}).describe('Its params, as the method takes them ({report:"profitAndLoss", from, to}).'),
+  rows: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Dotted path to the list of rows in its result (expenses.lines). Default: the result’s only list of objects.')
+    .optional(),
+  columns: z
+    .array(z.string().min(1).max(200))
+    .min(1)
+    .max(100)
+    .describe('Fields of each row taken as columns, in order (dotted paths). Default: the first row’s number, text and boolean fields.')
+    .optional(),
+  header: z.boolean().default(true).describe('Write the column names as the block’s first row.'),
+});
+
+const Feed = z.strictObject({
+  id: z.string().describe('fed_…'),
+  tabId: z.string(),
+  range: z.string().nullable().describe('The block it fills now (A5:C12), null while empty.'),
+  source: z.strictObject({
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()),
+    rows: z.string().nullable(),
+    columns: z.array(z.string()).nullable(),
+    header: z.boolean(),
+  }),
+  scope: z.string().describe('The scope a reader needs to see its values; without it they read #N/A.'),
+  status: z.enum(['ok', 'error']).describe('How its last refresh went.'),
+  error: z.string().nullable().describe('Why the last refresh failed (the source’s error or a block in the way); the old values stay.'),
+  refreshedAt: z.string(),
+  hidden: z.boolean().describe('true when you lack its scope: its cells and formulas over them read #N/A for you.'),
+});
 
 const rowsOrCols = (description: string) => z.number().int('must be an integer').min(1, 'must be >= 1').describe(description);
 
@@ -67,6 +110,7 @@ export const sheets = {
       range: z.string().nullable().describe('The range read (null: the tab is empty).'),
       cells: z.array(ReadCell).describe('Non-empty cells of the range, row by row.'),
       tabs: z.array(TabInfo).describe('Every tab, in order.'),
+      feeds: z.array(Feed).describe('Fed ranges of every tab at the revision read (files.sheetFedRange).'),
     }),
     example: { fileId: 'fil_0123456789abcdef', range: 'A1:C10' },
   }),
@@ -123,5 +167,36 @@ export const sheets = {
     result: z.strictObject({ tabId: z.string(), tabs: z.array(TabInfo), revision: z.number().int(), contentSha256: z.string(), changed }),
     events: ['files.sheet_tab.change'],
     example: { fileId: 'fil_0123456789abcdef', op: 'insertRows', tabId: 'tab_0123456789abcdef', at: 2, count: 1 },
+  }),
+  sheetFedRange: method({
+    summary:
+      'A block of a sheet filled from a read method run as you: set (tabId?, anchor, source {method, params, rows?, columns?, header?}), refresh (feedId, default every feed; ok or error per feed), remove (feedId; keepValues leaves the values as plain cells). Fed cells refuse writes; readers without the source’s scope see them and formulas over them as #N/A.',
+    params: z.strictObject({
+      fileId,
+      op: z.enum(['set', 'refresh', 'remove']).describe('set a new feed, refresh feeds now, or remove one.'),
+      feedId: id('fed', 'The feed (refresh: default every feed of the sheet; remove: required).').optional(),
+      tabId: tabId('The tab (set; default the first).').optional(),
+      anchor: a1('The block’s top-left cell (set), A1 notation.').optional(),
+      source: Source.describe('Where the values come from (set).').optional(),
+      overwrite: z.boolean().default(false).describe('set: replace the literals and formulas in the block’s way (otherwise CONFLICT naming them).'),
+      keepValues: z
+        .boolean()
+        .default(false)
+        .describe('remove: keep the fed values as plain cells every reader of the sheet sees (needs the source’s scope); default clears them.'),
+    }),
+    result: z.strictObject({
+      revision: z.number().int().describe('The head after the call.'),
+      contentSha256: z.string(),
+      feeds: z.array(Feed).describe('The feeds the call set, refreshed or removed, with how each went.'),
+      recalculated: z.number().int().describe('Formula cells whose value changed.'),
+      changed,
+    }),
+    events: ['files.sheet_feed.set', 'files.sheet_feed.refresh', 'files.sheet_feed.remove'],
+    example: {
+      fileId: 'fil_0123456789abcdef',
+      op: 'set',
+      anchor: 'A5',
+      source: { method: 'books.reports', params: { report: 'profitAndLoss', from: '2026-07-01', to: '2026-09-30' }, rows: 'expenses.lines' },
+    },
   }),
 };

@@ -47,3 +47,25 @@ describe('concurrent moves, trashes and creates', () => {
     expect(await inconsistencies(o.s.org.orgId)).toEqual([]);
   });
 });
+
+describe('concurrent feeds and writes on one sheet', () => {
+  it('two feeds set over one block and writes into it: at most one feed holds it, every write into it is CONFLICT, nothing is lost', async () => {
+    const sheet = (await rpc(o.s, 'files.create', { kind: 'sheet', name: 'Race', content: { tabs: [{ title: 'S', cells: { F1: '=SUM(A:C)' } }] } })).body.result
+      .file;
+    const source = { method: 'books.reports', params: { report: 'trialBalance', asOf: '2026-12-31' }, rows: 'lines', columns: ['account', 'debitCents'] };
+    const sets = [0, 1].map(() => rpc(o.s, 'files.sheetFedRange', { fileId: sheet.id, op: 'set', anchor: 'A1', source }));
+    const writes = Array.from({ length: 6 }, (_, i) =>
+      rpc(o.s, 'files.sheetWriteCells', { fileId: sheet.id, cells: [{ a1: i % 2 ? 'A1' : 'B1', input: `w${i}` }] }),
+    );
+    const answers = await Promise.all([...sets, ...writes]);
+    for (const r of answers) expect([200, 409]).toContain(r.status);
+    const setOk = answers.slice(0, 2).filter((r) => r.status === 200);
+    const read = (await rpc(o.s, 'files.sheetRead', { fileId: sheet.id })).body.result;
+    expect(read.feeds.length).toBe(setOk.length);
+    expect(setOk.length).toBeLessThanOrEqual(1);
+    // The header row is always in the block: writes that ran first make both sets CONFLICT, a set that ran first refuses them all.
+    const wrote = answers.slice(2).filter((r) => r.status === 200).length;
+    if (setOk.length === 1) expect(wrote).toBe(0);
+    else expect(wrote).toBe(6);
+  });
+});

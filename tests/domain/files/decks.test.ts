@@ -233,8 +233,11 @@ describe('revisions, restore, duplicate, export, images', () => {
     const out = await download(o.s, exp.url);
     expect(out.headers['content-type']).toMatch(/^text\/markdown/);
     expect(out.bytes.toString()).toBe('## 1. Plan\n\n## 2. Slide 2\n\n- one\n- two\n\n> **Notes**\n> Line 1\n> Line 2\n');
-    // md is the only format a deck offers.
-    await refused(o.s, 'files.exportRequest', { fileId, format: 'pptx' }, 'BAD_REQUEST', { key: o.mia.key, message: /^format: a deck exports as pdf, md$/ });
+    // A format a deck does not offer is refused, naming those it does.
+    await refused(o.s, 'files.exportRequest', { fileId, format: 'xlsx' }, 'BAD_REQUEST', {
+      key: o.mia.key,
+      message: /^format: a deck exports as pdf, md, pptx$/,
+    });
   });
 
   it('an image is a blob of the org: the writer’s own upload, held by the deck; another’s hash is refused', async ({ drive: o }) => {

@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectBlobs } from '../../../blobs/gc.js';
 import { blobWorld, put, type Backend, type BlobWorld } from '../../blobs/kit.js';
 import { approved, eventsAfter, head, held, ok, refused } from '../../helpers/calls.js';
-import { driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
+import { download, driveOrg, folder, type DriveOrg, upload } from './drive-kit.js';
+import { person } from '../../helpers/people.js';
+import { strFromU8, unzipSync } from 'fflate';
 
-/* The drive's acceptance scenarios end to end: 3 (upload), 4 (sharing), 6 (trash). */
+/* The drive's acceptance scenarios end to end: 2 (sheet), 3 (upload), 4 (sharing), 6 (trash). */
 
 const PDF_HEAD = Buffer.from(
   '%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n3 0 obj\n<< /Length 0 >>\nstream\n',
@@ -110,12 +112,43 @@ describe.each<Backend>(['disk', 's3'])('scenario 3, upload, on %s', (backend) =>
   }, 120_000);
 });
 
-describe('scenarios 4 and 6', () => {
+describe('scenarios 2, 4 and 6', () => {
   let o: DriveOrg;
   beforeAll(async () => {
     o = await driveOrg();
   });
   afterAll(() => o.s.close());
+
+  it('2. sheet: =SUM(A1:A3) reads 6; a books.reports feed fills rows and recalculates; a write into the feed is CONFLICT; a refresh without books.read is FORBIDDEN_SCOPE; the xlsx keeps its formulas', async () => {
+    const cells = { A1: 1, A2: 2, A3: 3, A4: '=SUM(A1:A3)', E1: 'Spent', F1: '=SUM(C10:C20)' };
+    const sheet = (await ok(o.s, 'files.create', { kind: 'sheet', name: 'Plan', content: { tabs: [{ title: 'Plan', cells }] } }, o.mia.key)).file;
+    const read = async (key = o.mia.key) => Object.fromEntries((await ok(o.s, 'files.sheetRead', { fileId: sheet.id }, key)).cells.map((c: any) => [c.a1, c]));
+    expect((await read()).A4.value).toBe(6);
+    await ok(o.s, 'books.journalPost', {
+      date: '2025-03-03',
+      narration: 'Paper',
+      lines: [
+        { account: '429', amountCents: 31_415 },
+        { account: '850', amountCents: -31_415 },
+      ],
+    });
+    const source = { method: 'books.reports', params: { report: 'profitAndLoss', from: '2025-03-01', to: '2025-03-31' }, rows: 'expenses.lines' };
+    const set = await ok(o.s, 'files.sheetFedRange', { fileId: sheet.id, op: 'set', anchor: 'A10', source }, o.mia.key);
+    expect(set).toMatchObject({ changed: true, recalculated: 1, feeds: [{ range: 'A10:C11', status: 'ok' }] });
+    expect((await read()).F1.value).toBe(31_415);
+    await refused(o.s, 'files.sheetWriteCells', { fileId: sheet.id, cells: [{ a1: 'C11', input: 1 }], overwriteFormulas: true }, 'CONFLICT', {
+      key: o.mia.key,
+    });
+    const ned = await person(o.s, 'Ned No-Books', { scopes: ['org.read', 'files.read', 'files.write'], principalKind: 'human' });
+    await ok(o.s, 'files.shareGrant', { fileId: sheet.id, grantee: { principalId: ned.id }, role: 'editor' }, o.mia.key);
+    await refused(o.s, 'files.sheetFedRange', { fileId: sheet.id, op: 'refresh' }, 'FORBIDDEN_SCOPE', { key: ned.key, message: /books\.read/ });
+    expect((await read(ned.key)).F1).toMatchObject({ value: null, error: '#N/A' });
+    const exp = await ok(o.s, 'files.exportRequest', { fileId: sheet.id, format: 'xlsx' }, o.mia.key);
+    const book = unzipSync((await download(o.s, exp.url)).bytes);
+    const ws = strFromU8(book['xl/worksheets/sheet1.xml']);
+    expect(ws).toContain('<f>SUM(A1:A3)</f><v>6</v>');
+    expect(ws).toContain('<f>SUM(C10:C20)</f><v>31415</v>');
+  });
 
   it('4. sharing: without a grant get, list and search show nothing; a viewer’s write is FORBIDDEN_SCOPE; an old guest URL is 404 after revoke; an agent’s email share holds', async () => {
     const vault = await folder(o.s, o.mia.key, 'Acquisition', { restricted: true });
