@@ -1,5 +1,5 @@
 import { ApiError } from '../protocol/errors.js';
-import type { TxQueryable } from '../db/types.js';
+import type { Queryable, TxQueryable } from '../db/types.js';
 import { SHA256_HEX } from './store.js';
 
 /*
@@ -49,6 +49,21 @@ export async function referenceBlob(
     ref.by,
   ]);
   return { sha256: ref.sha256, size: Number(blob.size_bytes), contentType: blob.content_type };
+}
+
+/**
+ * The blob `holder` holds (its size and stored type), or null when that holder holds no such blob: how a record's
+ * own code reads what it holds without a signed URL (an export embedding a deck's images).
+ */
+export async function heldBlob(q: Queryable, ref: { orgId: string; sha256: string; holder: string }): Promise<HeldBlob | null> {
+  if (!SHA256_HEX.test(ref.sha256)) return null;
+  const [row] = await q.query<{ size_bytes: number | string; content_type: string }>(
+    `SELECT b.size_bytes, b.content_type FROM blobs b
+      WHERE b.org_id = $1 AND b.sha256 = $2
+        AND EXISTS (SELECT 1 FROM blob_refs r WHERE r.org_id = b.org_id AND r.sha256 = b.sha256 AND r.holder = $3)`,
+    [ref.orgId, ref.sha256, ref.holder],
+  );
+  return row ? { sha256: ref.sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
 }
 
 /** The blob's grace period starts again when a reference goes, so an undo within it finds the bytes. */

@@ -3,19 +3,21 @@ import type { z } from 'zod';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { drive as c, EXPORT_URL_TTL_MS, type Export } from '../../protocol/methods/files/drive.js';
 import { one, type Queryable, type TxQueryable } from '../../db/types.js';
-import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
+import { heldBlob, referenceBlob, type BlobService, type RecordCheck } from '../../blobs/index.js';
+import type { Logger } from '../core/deps.js';
 import { handler, type PrepareCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { activeWithAdmin } from '../people/index.js';
 import { callerOf, fileAccess, type FileRow } from './access.js';
-import { kindContent } from './kinds.js';
+import { kindContent, type ExportEnv } from './kinds.js';
 
 /*
  * files.exportRequest: the only download route, so every egress is a ledger event naming the bytes (sha256, size).
  * An upload leaves as its original blob (any version); a native file is rendered by its kind (kindContent.exportAs)
  * before the transaction, stored as a blob the export holds (exp_…). The answer is a signed download path valid
  * 15 minutes, issued after the role check and bound to the export and its requester: every download checks again
- * that the file is live and the requester may still read it (exportServable).
+ * that the file is live and the requester may still read it (exportServable). A kind may embed the blobs its file
+ * holds (exportEnv), nothing else.
  */
 
 export type ExportView = z.infer<typeof Export>;
@@ -73,13 +75,75 @@ function checkFormat(file: FileRow, format: string): void {
   if (!kind.exportFormats.includes(format)) throw badRequest('format', `a ${file.kind} exports as ${kind.exportFormats.join(', ')}`);
 }
 
+/** How much of the file's own blobs an export may embed: past either, the kind shows a placeholder instead. */
+export const EXPORT_BLOB_LIMITS = { perBlob: 20 * 1024 * 1024, total: 100 * 1024 * 1024 };
+
+/** A blob's bytes, at most `size` of them (more means the store disagrees with the row: none). */
+async function readAll(stream: AsyncIterable<unknown> & { destroy(): void }, size: number): Promise<Buffer | null> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of stream) {
+    const b = chunk as Buffer;
+    n += b.length;
+    if (n > size) {
+      stream.destroy();
+      return null;
+    }
+    parts.push(b);
+  }
+  return n === size ? Buffer.concat(parts, n) : null;
+}
+
+/**
+ * What a kind's exportAs may use beyond its rows: the requester's scopes, and the blobs `fileId` holds (holder =
+ * the file id in blob_refs), each read once, within EXPORT_BLOB_LIMITS. The budget is spent in the order the kind
+ * asks, so a kind that asks in its own order (a deck: slide by slide) leaves out the same images every time.
+ */
+export function exportEnv(
+  db: Queryable,
+  deps: { blobs: BlobService; log: Logger },
+  orgId: string,
+  fileId: string,
+  scopes: ReadonlySet<string>,
+  limits = EXPORT_BLOB_LIMITS,
+): ExportEnv {
+  const read = new Map<string, Promise<{ bytes: Buffer; contentType: string } | null>>();
+  let left = limits.total;
+  const load = async (sha256: string) => {
+    const held = await heldBlob(db, { orgId, sha256, holder: fileId });
+    if (!held) return null;
+    const { size, contentType } = held;
+    if (size > limits.perBlob || size > left) return null;
+    left -= size;
+    try {
+      const bytes = await readAll(await deps.blobs.open({ orgId, sha256, size, contentType }), size);
+      if (bytes) return { bytes, contentType };
+    } catch (err) {
+      // Bytes gone under a live row: the export still renders (a placeholder); anything else fails it.
+      if (!(err instanceof Error && err.name === 'BlobMissingError')) throw err;
+    }
+    left += size;
+    deps.log.warn({ orgId, fileId, sha256 }, 'export: a held blob has no bytes of its size in the store; a placeholder shows instead');
+    return null;
+  };
+  return {
+    scopes,
+    blob(sha256) {
+      let got = read.get(sha256);
+      if (!got) read.set(sha256, (got = load(sha256)));
+      return got;
+    },
+  };
+}
+
 /** Before the transaction: the role check, and a native file rendered and stored as a blob. */
 async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params>): Promise<Rendered | undefined> {
   const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'viewer');
   checkFormat(file, p.format);
   if (file.kind === 'upload') return undefined;
   if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
-  const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision, ctx.principal.scopes);
+  const env = exportEnv(ctx.db, ctx.deps, ctx.orgId, file.file_id, ctx.principal.scopes);
+  const out = await kindContent(file.kind)!.exportAs(ctx.db, ctx.orgId, file.file_id, p.format, p.revision, env);
   const up = await ctx.deps.blobs.upload({
     orgId: ctx.orgId,
     principalId: ctx.principal.id,

@@ -26,6 +26,19 @@ export interface ExportResult {
   extension: string;
 }
 
+/** What an export may use beyond the kind's own rows (built by domain/files/export.ts). */
+export interface ExportEnv {
+  /** The requester's scopes. */
+  scopes: ReadonlySet<string>;
+  /**
+   * The bytes and stored type of a blob THE EXPORTED FILE HOLDS (a blob_refs row with holder = its file id: a deck's
+   * images), else null; null too past 20 MiB for one blob or 100 MiB for the whole export, or when the bytes are
+   * gone, so an export cannot balloon (the kind shows a placeholder). Only the file's own blobs: a doc's image
+   * points at another file with its own access, so a doc keeps its "[image fil_…]" reference and never calls this.
+   */
+  blob(sha256: string): Promise<{ bytes: Buffer; contentType: string } | null>;
+}
+
 export interface KindContent {
   /** Formats `files.exportRequest` offers for this kind. */
   exportFormats: readonly string[];
@@ -36,10 +49,10 @@ export interface KindContent {
   /** Make revision `revision` the new head (a new revision with its content); BAD_REQUEST when it does not exist. */
   restoreRevision(q: Queryable, orgId: string, fileId: string, revision: number, authorId: string, now: Date): Promise<ContentResult>;
   /**
-   * Render a revision (default the head) in a format of exportFormats, as a caller holding `scopes` may see it
-   * (a sheet's fed cells whose source scope they lack render as #N/A).
+   * Render a revision (default the head) in a format of exportFormats, as a caller holding `env.scopes` may see it
+   * (a sheet's fed cells whose source scope they lack render as #N/A), embedding blobs the file holds (env.blob).
    */
-  exportAs(q: Queryable, orgId: string, fileId: string, format: string, revision: number | undefined, scopes: ReadonlySet<string>): Promise<ExportResult>;
+  exportAs(q: Queryable, orgId: string, fileId: string, format: string, revision: number | undefined, env: ExportEnv): Promise<ExportResult>;
   /**
    * Erase the file's content for good (files.delete permanent, in its transaction): revisions, text, and the blobs
    * it holds under holders other than the file id (the drive releases holder `fil_…` itself). Optional until a kind

@@ -106,7 +106,8 @@ export const deckContent: KindContent = {
   // files.delete permanent: the text goes for good; the drive releases the blobs held by fil_….
   purge: eraseDeck,
 
-  async exportAs(q, orgId, fileId, format, revision) {
+  // pdf and pptx show the images the deck holds (env.blob): holdImages keeps every revision's images held.
+  async exportAs(q, orgId, fileId, format, revision, env) {
     const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
     const stored = await loadSlides(
       q,
@@ -117,6 +118,7 @@ export const deckContent: KindContent = {
     return exportDeck(
       state.slides.map((s) => slideValue(stored.get(s.hash)!)),
       format,
+      env,
     );
   },
 

@@ -1,5 +1,6 @@
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import type * as Pptx from 'pptxgenjs';
+import type { DeckImage } from './export.js';
 import { bodyParagraphs } from './slide-markdown.js';
 import type { Element, SlideValue } from './store.js';
 
@@ -11,10 +12,13 @@ import type { Element, SlideValue } from './store.js';
  * notes. A body's Markdown becomes formatted text where that is simple (slide-markdown.ts); anything else shows as
  * written. Titles and element texts are plain text, as the model says.
  *
- * An image element is a framed "[image]" box at its place: an export reads the deck's rows only (kinds.ts
- * exportAs), not the blob store. The bytes depend on the slides alone (no clock, fixed metadata), so the same
- * revision exports the same sha256: pptxgenjs stamps the time into docProps/core.xml and its zip entries, so the
- * package is unzipped and written again here without them.
+ * An image element shows its picture, the blob the deck holds (export.ts reads it through kinds.ts ExportEnv),
+ * when that is a PNG, JPEG or GIF by stored type and by bytes: as large as fits its box, aspect kept, centred.
+ * Anything else (SVG, WebP, a blob past the export's limits) is a framed "[image not embedded: <type>]" box there.
+ * The bytes depend on the slides and pictures alone (no clock, fixed metadata), so the same revision exports the
+ * same sha256: pptxgenjs stamps the time into docProps/core.xml and its zip entries, so the package is unzipped and
+ * written again here without them. Pictures go in as base64 and come out as ppt/media/ parts, copied byte for byte:
+ * the text's emoji stand-ins (textIn) touch only XML parts.
  */
 
 type PptxGenJS = typeof Pptx.default.default;
@@ -163,7 +167,18 @@ const place = (pt: number): number => {
 };
 const boxOf = (e: Element) => ({ x: place(e.x), y: place(e.y), w: place(e.w), h: place(e.h) });
 
-function addElement(pres: Pres, slide: Slide, e: Element): void {
+/** What an image element shows, in pptx and pdf, when its picture cannot be shown. */
+export const imagePlaceholder = (image: DeckImage | undefined): string => `[image not embedded: ${image?.type ?? 'unavailable'}]`;
+
+/** A picture as large as fits the element's box, its aspect kept, centred in it (points). */
+function contain(e: Element, image: { width: number; height: number }) {
+  const scale = Math.min(e.w / image.width, e.h / image.height);
+  const w = image.width * scale;
+  const h = image.height * scale;
+  return { x: e.x + (e.w - w) / 2, y: e.y + (e.h - h) / 2, w, h };
+}
+
+function addElement(pres: Pres, slide: Slide, e: Element, images: ReadonlyMap<string, DeckImage>): void {
   const box = boxOf(e);
   const text = e.text ?? '';
   if (e.type === 'text') {
@@ -176,12 +191,21 @@ function addElement(pres: Pres, slide: Slide, e: Element): void {
     else slide.addText(plainRuns(text), { ...shape, fontSize: 16, color: INK, align: 'center', valign: 'middle', margin: 4, fit: 'shrink' });
     return;
   }
-  slide.addText('[image]', { ...box, shape: pres.ShapeType.rect, ...IMAGE });
+  if (e.w <= 0 || e.h <= 0) return; // no room to show anything
+  const image = images.get(e.blobSha256 ?? '');
+  if (image?.format) {
+    const fit = contain(e, image);
+    const data = `image/${image.format};base64,${image.bytes.toString('base64')}`;
+    // The model has no alt text: a plain word, not pptxgenjs's stand-in file name.
+    slide.addImage({ data, x: place(fit.x), y: place(fit.y), w: place(fit.w), h: place(fit.h), altText: 'Image' });
+    return;
+  }
+  slide.addText(imagePlaceholder(image), { ...box, shape: pres.ShapeType.rect, ...IMAGE });
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-function addSlide(pres: Pres, s: SlideValue): void {
+function addSlide(pres: Pres, s: SlideValue, images: ReadonlyMap<string, DeckImage>): void {
   const frame = FRAMES[s.layout] ?? FRAMES.titleAndBody;
   const slide = pres.addSlide({ masterName: s.layout });
   const title = oneLine(s.title);
@@ -198,7 +222,7 @@ function addSlide(pres: Pres, s: SlideValue): void {
     else slide.addText(runs, { x: b.x, y: b.y, w: b.w, h: b.h, fontSize: b.fontSize, align: b.align, valign: 'top', fit: 'shrink' });
   }
   // Back to front, over the title and body.
-  for (const e of s.elements) addElement(pres, slide, e);
+  for (const e of s.elements) addElement(pres, slide, e, images);
   if (s.notes.trim()) slide.addNotes(s.notes);
 }
 
@@ -257,8 +281,8 @@ const onePPr = (xml: string): string =>
     return `<a:p>${inner.replace(/<a:pPr\b[^>]*?(?:\/>|>[\s\S]*?<\/a:pPr>)/g, (p) => (first ? ((first = false), p) : ''))}</a:p>`;
   });
 
-/** The deck as a .pptx: a 16:9 slide per slide, in order. */
-export async function deckPptx(slides: readonly SlideValue[]): Promise<Buffer> {
+/** The deck as a .pptx: a 16:9 slide per slide, in order; `images` by sha256 (one not there is a placeholder). */
+export async function deckPptx(slides: readonly SlideValue[], images: ReadonlyMap<string, DeckImage> = new Map()): Promise<Buffer> {
   // The ES build's default export is the class; its types, read as CommonJS under NodeNext, put it one level down.
   const PptxGen = (await import('pptxgenjs')).default as unknown as PptxGenJS;
   const pres = new PptxGen();
@@ -269,7 +293,7 @@ export async function deckPptx(slides: readonly SlideValue[]): Promise<Buffer> {
   const text = textIn(slides);
   pres.title = oneLine(text.slides[0]?.title ?? '') || 'Deck';
   defineMasters(pres, text.slides);
-  for (const s of text.slides) addSlide(pres, s);
+  for (const s of text.slides) addSlide(pres, s, images);
   const written = (await pres.write({ outputType: 'uint8array' })) as Uint8Array;
   return settle(written, text.back);
 }

@@ -124,6 +124,7 @@ export const docContent: KindContent = {
   // files.delete permanent: the text goes for good (the cache forgets it at once; a rolled-back purge costs a refetch).
   purge: eraseDoc,
 
+  // A doc's images point at other files, with access of their own: they stay "[image fil_…]" references (env unused).
   async exportAs(q, orgId, fileId, format, revision) {
     return exportDoc(await exportTabs(q, orgId, fileId, revision), format);
   },

@@ -181,11 +181,11 @@ export const sheetContent: KindContent = {
   },
 
   // xlsx: every tab, inputs with computed values; csv: the first tab's values as shown, its used rows and columns from A1.
-  async exportAs(q, orgId, fileId, format, revision, scopes) {
+  async exportAs(q, orgId, fileId, format, revision, env) {
     if (!(SHEET_EXPORT_FORMATS as readonly string[]).includes(format))
       throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
     const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
-    const { tabs, book } = await viewSheet(q, orgId, fileId, state, viewerOf(scopes));
+    const { tabs, book } = await viewSheet(q, orgId, fileId, state, viewerOf(env.scopes));
     // No await from here on: the book is the cache's.
     if (format === 'pdf') {
       // The values are read into the document before it renders: the book is not used across the await.

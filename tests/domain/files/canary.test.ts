@@ -72,6 +72,54 @@ describe('redaction canary', () => {
     expect(s.logs()).toContain('/share/[Redacted]');
   });
 
+  it('sheets, decks, feeds and asks: no cell, formula, slide, fed value or question text in any event or log line', async () => {
+    const call = async (method: string, params: object) => {
+      const res = await s.client.rpc(method, params);
+      expect(res.body.ok, `${method}: ${res.raw.slice(0, 300)}`).toBe(true);
+      return res.body.result;
+    };
+    const sheet = (
+      await call('files.create', { kind: 'sheet', name: 'Plain', content: { tabs: [{ title: 'T', cells: { A1: `cell ${CANARY}`, B1: `=A1&"${CANARY}"` } }] } })
+    ).file;
+    await call('files.sheetWriteCells', { fileId: sheet.id, cells: [{ a1: 'C1', input: `written ${CANARY}` }] });
+    await call('files.sheetTabOp', { fileId: sheet.id, op: 'insertRows', tabId: (await call('files.sheetRead', { fileId: sheet.id })).tabId, at: 1 });
+    // A feed of the drive's own listing: its rows are file names holding the canary.
+    const dir = (await call('files.create', { kind: 'folder', name: 'Listed' })).file;
+    await call('files.create', { kind: 'folder', name: `listed ${CANARY}`, parentId: dir.id });
+    const fed = await call('files.sheetFedRange', {
+      fileId: sheet.id,
+      op: 'set',
+      anchor: 'E5',
+      source: { method: 'files.list', params: { parentId: dir.id }, rows: 'files', columns: ['name'] },
+    });
+    expect(JSON.stringify(await call('files.sheetRead', { fileId: sheet.id }))).toContain(CANARY);
+    await call('files.sheetFedRange', { fileId: sheet.id, op: 'refresh' });
+    await call('files.sheetFedRange', { fileId: sheet.id, op: 'remove', feedId: fed.feeds[0].id });
+    const deck = (
+      await call('files.create', { kind: 'deck', name: 'Plain deck', content: { slides: [{ title: `slide ${CANARY}`, body: CANARY, notes: CANARY }] } })
+    ).file;
+    const head = await call('files.deckRead', { fileId: deck.id });
+    await call('files.deckWriteSlides', {
+      fileId: deck.id,
+      baseRevision: head.revision,
+      ops: [{ op: 'update', slideId: head.slides[0].id, fields: { title: `retitled ${CANARY}` } }],
+    });
+    for (const format of ['xlsx', 'csv', 'pdf']) await call('files.exportRequest', { fileId: sheet.id, format });
+    for (const format of ['pptx', 'pdf', 'md']) await call('files.exportRequest', { fileId: deck.id, format });
+    await call('files.ask', { question: `what does the sheet say about ${CANARY}?` });
+    const ledger = await s.ledgerText();
+    for (const kind of [
+      'files.sheet.write',
+      'files.sheet_tab.change',
+      'files.sheet_feed.set',
+      'files.sheet_feed.refresh',
+      'files.sheet_feed.remove',
+      'files.deck.revise',
+    ])
+      expect(ledger).toContain(kind);
+    expectNoCanary(CANARY, { ledger, logs: s.logs() });
+  });
+
   it('over MCP: names come back to the caller, the ledger still holds none', async () => {
     const mcp = await s.mcp();
     const res = await mcp.callTool({ name: 'files_create', arguments: { kind: 'folder', name: `mcp ${CANARY}` } });

@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
-import { extractText, getDocumentProxy } from 'unpdf';
+import sharp from 'sharp';
+import { extractImages, extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deckImage } from '../../../domain/files/decks/export.js';
 import { deckPptx } from '../../../domain/files/decks/pptx.js';
 import type { SlideValue } from '../../../domain/files/decks/store.js';
 import { SLIDE_LAYOUTS } from '../../../protocol/methods/files/decks.js';
@@ -24,8 +26,8 @@ if (missing) console.warn(`tests/domain/files/decks-pptx-libreoffice.test.ts ski
 
 let work = '';
 
-/** The pptx as LibreOffice prints it: each page's text, whitespace made single spaces. */
-async function pagesOf(name: string, bytes: Buffer): Promise<string[]> {
+/** The pptx as LibreOffice prints it: the PDF's path. */
+async function printed(name: string, bytes: Buffer): Promise<string> {
   const dir = mkdtempSync(join(work, `${name}-`));
   writeFileSync(join(dir, `${name}.pptx`), bytes);
   // A profile of its own, so parallel runs do not share (or lock) one.
@@ -36,7 +38,12 @@ async function pagesOf(name: string, bytes: Buffer): Promise<string[]> {
   );
   const pdf = join(dir, `${name}.pdf`);
   expect(existsSync(pdf), `LibreOffice wrote no PDF for ${name}.pptx`).toBe(true);
-  const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync(pdf))), { mergePages: false });
+  return pdf;
+}
+
+/** The pptx as LibreOffice prints it: each page's text, whitespace made single spaces. */
+async function pagesOf(name: string, bytes: Buffer): Promise<string[]> {
+  const { text } = await extractText(await getDocumentProxy(new Uint8Array(readFileSync(await printed(name, bytes)))), { mergePages: false });
   return text.map((page) => page.replace(/\s+/g, ' ').trim());
 }
 
@@ -83,7 +90,7 @@ describe.skipIf(missing !== undefined)(`pptx read back by LibreOffice${missing ?
       'quoted line',
       'Text box words',
       'Shape words',
-      '[image]',
+      '[image not embedded: unavailable]',
     ])
       expect(rich).toContain(words);
     expect(rich).not.toContain('**');
@@ -91,6 +98,31 @@ describe.skipIf(missing !== undefined)(`pptx read back by LibreOffice${missing ?
     expect(rich).toMatch(/1\. ?numbered one 2\. ?numbered two/);
     expect(pages[SLIDE_LAYOUTS.length + 1]).toContain('Line 1 of forty');
     expect(pages[SLIDE_LAYOUTS.length + 1]).toContain('Line 40 of forty');
+  });
+
+  it('a deck with pictures opens: PNG, JPEG and GIF drawn on their pages, the text around them intact', async () => {
+    const make = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 180, g: 60, b: 20 } } });
+    const [png, jpeg, gif] = [await make(40, 20).png().toBuffer(), await make(30, 60).jpeg().toBuffer(), await make(16, 16).gif().toBuffer()];
+    const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(64));
+    const images = new Map([
+      [a, deckImage({ bytes: png, contentType: 'image/png' })],
+      [b, deckImage({ bytes: jpeg, contentType: 'image/jpeg' })],
+      [c, deckImage({ bytes: gif, contentType: 'image/gif' })],
+    ]);
+    const picture = (id: string, blobSha256: string, x: number) => ({ id, type: 'image' as const, x, y: 150, w: 150, h: 150, blobSha256 });
+    const slides = [
+      slide({ title: 'Pictures 🚀', body: 'Before the pictures', elements: [picture('el_a', a, 40), picture('el_b', b, 300)] }),
+      slide({ title: 'A GIF', elements: [picture('el_c', c, 40)] }),
+    ];
+    const pdf = await getDocumentProxy(new Uint8Array(readFileSync(await printed('pictures', await deckPptx(slides, images)))));
+    expect(pdf.numPages).toBe(2);
+    const { text } = await extractText(pdf, { mergePages: false });
+    expect(text[0]).toContain('Pictures 🚀');
+    expect(text[0]).toContain('Before the pictures');
+    expect(text.join(' ')).not.toContain('image not embedded');
+    const sizes = async (page: number) => (await extractImages(pdf, page)).map((i) => `${i.width}x${i.height}`).sort();
+    expect(await sizes(1)).toEqual(['30x60', '40x20']);
+    expect(await sizes(2)).toEqual(['16x16']);
   });
 
   it('a new deck’s one empty slide, and a package with no slides, both open', async () => {
