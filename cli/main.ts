@@ -16,6 +16,7 @@ import { pgliteTemplateCommand } from './pglite-template.js';
 import { jobsCommand } from './jobs.js';
 import { paygImportCommand, readScheduleFile } from './payg-import.js';
 import { blobsGcCommand } from './blobs-gc.js';
+import { mailboxCreateCommand, mailboxMembersCommand } from './mailbox.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
@@ -44,6 +45,16 @@ Commands:
                                          load an ATO PAYG Schedule 1 (coefficients of scales 1 and 2, the
                                          dates it applies to, its source and the ATO's sample data) for every
                                          org; refused unless valid and every sample row computes exactly
+  mailbox-create --org <slug> --address <a@domain> --member <member id>:<role> [--member …]
+                 [--name <display name>] [--policy review_external|review_all|review_new_contacts]
+                 [--undo-seconds <0-300>]
+                                         create a shared mailbox with its folders (Inbox, Drafts, Sent, Archive,
+                                         Spam, Trash); roles: owner, reviewer, member (humans), agent (agents);
+                                         at least one owner; policy: which agent mail waits for a human's review
+                                         before it leaves (default review_external); undo window default 10 s
+  mailbox-members --org <slug> --address <a@domain> [--member <member id>:<role> …] [--remove <member id> …]
+                                         add members or change their roles, and remove members; the mailbox
+                                         keeps at least one owner
   jobs [--state pending|failed|done] [--org <slug>] [--limit <n>]
                                          the scheduled jobs, newest first (default 50): name, state, org,
                                          attempts, next run, the first line of the last error
@@ -100,6 +111,11 @@ export async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       check: { type: 'boolean' },
       limit: { type: 'string' },
+      address: { type: 'string' },
+      member: { type: 'string', multiple: true },
+      remove: { type: 'string', multiple: true },
+      policy: { type: 'string' },
+      'undo-seconds': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -152,6 +168,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(
         `Books settings of ${slug}: state ${set.state} (was ${set.previous}); Payday Super due dates skip its public holidays and the national ones.\n`,
       );
+      return 0;
+    }
+    case 'mailbox-create': {
+      const slug = need(values.org, 'org');
+      const address = need(values.address, 'address');
+      const opts = { address, members: values.member, displayName: values.name, policy: values.policy, undoSeconds: values['undo-seconds'] };
+      process.stdout.write(`${await withDb((db) => mailboxCreateCommand(db, slug, opts))}\n`);
+      return 0;
+    }
+    case 'mailbox-members': {
+      const slug = need(values.org, 'org');
+      const address = need(values.address, 'address');
+      process.stdout.write(`${await withDb((db) => mailboxMembersCommand(db, slug, { address, members: values.member, remove: values.remove }))}\n`);
       return 0;
     }
     case 'org create': {

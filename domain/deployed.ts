@@ -9,6 +9,7 @@ import { callingFamily, channelFamily, messagingFamily } from './messaging/index
 import { contactFamily } from './contact/index.js';
 import { contactsFamily } from './contacts/index.js';
 import { directoryFamily } from './directory/index.js';
+import { emailFamily } from './email/index.js';
 import { inboxFamily } from './inbox/index.js';
 import { notificationFamily } from './notification/index.js';
 import {
@@ -64,6 +65,7 @@ export const DEPLOYED_FAMILIES: readonly Family[] = [
   filesFamily,
   annotationFamily,
   fileFamily,
+  emailFamily,
   inboxFamily,
   ledgerReadsFamily,
   aiReadsFamily,

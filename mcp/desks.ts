@@ -80,7 +80,7 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     tools: ['org/inbox'],
   },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
-  email: { summary: 'mailboxes, threads and sending mail', toolsets: ['email'], tools: [] },
+  email: { summary: 'shared mailboxes: threads, search, drafts, folders, read state, signatures (sending comes later)', toolsets: ['email'], tools: [] },
   // The files family is too large for one desk: the drive (files, shares, trash, exports, comments, annotations),
   // and each native kind's content (docs, sheets, decks) with the drive reads it needs and files.ask.
   files: {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYED, METHOD_HANDLERS } from '../../domain/deployed.js';
+import { createMailbox } from '../../domain/email/index.js';
 import { head, ok } from '../helpers/calls.js';
 import { castServer, person, type Cast, type Person } from '../helpers/people.js';
 import { expectError } from '../helpers/frames.js';
@@ -52,7 +53,7 @@ describe('per-event visibility: every deployed family is classified', () => {
     const unclassified = [...families].filter((f) => !EVENT_VISIBILITY.has(f) && !Object.hasOwn(ORG_WIDE, f));
     expect(unclassified, 'families whose events need a visibility rule (or a reason they are org-wide)').toEqual([]);
     expect([...EVENT_VISIBILITY.keys()].filter((f) => Object.hasOwn(ORG_WIDE, f))).toEqual([]);
-    expect([...EVENT_VISIBILITY.keys()].sort()).toEqual(['annotation', 'calling', 'channel', 'file', 'files', 'messaging']);
+    expect([...EVENT_VISIBILITY.keys()].sort()).toEqual(['annotation', 'calling', 'channel', 'email', 'file', 'files', 'messaging']);
   });
 });
 
@@ -98,6 +99,13 @@ async function scenario(): Promise<void> {
   await ok(s, 'annotation.create', { targetId: file.id, kind: 'comment', body: 'a thread' }, mia.key);
   await ok(s, 'file.addComment', { targetId: file.id, body: 'a discussion' }, mia.key);
   await ok(s, 'file.pin', { targetId: file.id, place: folder.id }, mia.key);
+  // A mailbox of mia and ivy (the operator's act, ledgered), and mia's draft in it.
+  const members = [
+    { principalId: mia.id, role: 'owner' as const },
+    { principalId: ivy.id, role: 'member' as const },
+  ];
+  const { mailboxId } = await s.runtime.db.tx((q) => createMailbox(q, s.org.orgId, { address: `secret-${Date.now()}@acme.example`, members }));
+  await ok(s, 'email.draftSave', { mailboxId, to: ['a@b.example'], subject: 'secret' }, mia.key);
 }
 
 beforeAll(async () => {
