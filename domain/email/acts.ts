@@ -1,4 +1,5 @@
 import { badRequest } from '../../protocol/errors.js';
+import { checkEmoji } from '../../protocol/emoji.js';
 import { sha256Hex } from '../../protocol/hashing.js';
 import { emailWrites as c } from '../../protocol/methods/email/writes.js';
 import { one } from '../../db/types.js';
@@ -64,22 +65,6 @@ export const markAllRead = handler(c.markAllRead, async (ctx, p) => {
   });
   return { updated: touched.length, before, changed: touched.length > 0 };
 });
-
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const SHORTCODE = /^:[a-z0-9_+-]{1,60}:$/;
-const PICTOGRAPH = /^(\p{Extended_Pictographic}|\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3)/u;
-
-/** `:shortcode:` or exactly one emoji (one grapheme starting with a pictograph, a flag or a keycap). */
-export function checkEmoji(emoji: string): string {
-  if (emoji.startsWith(':') || emoji.endsWith(':')) {
-    if (SHORTCODE.test(emoji)) return emoji;
-    throw badRequest('params.emoji', 'a shortcode is :name: with a-z, 0-9, _, + and - (up to 60 characters)');
-  }
-  let count = 0;
-  for (const _ of graphemes.segment(emoji)) if (++count > 1) break;
-  if (count === 1 && PICTOGRAPH.test(emoji)) return emoji;
-  throw badRequest('params.emoji', 'must be a :shortcode: or exactly one emoji');
-}
 
 export const react = handler(c.react, async (ctx, p) => {
   const me = ctx.principal.id;

@@ -1,5 +1,6 @@
-import { badRequest, conflict } from '../../protocol/errors.js';
-import { MAX_DISTINCT_REACTIONS, SHORTCODE, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
+import { conflict } from '../../protocol/errors.js';
+import { MAX_DISTINCT_REACTIONS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
+import { checkEmoji } from '../../protocol/emoji.js';
 import { one } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { lockedMessage, requirePosted, shapeOf } from './writes.js';
@@ -8,23 +9,6 @@ import { lockedMessage, requirePosted, shapeOf } from './writes.js';
  * messaging.react: one row per (message, emoji, principal). Observers react too. The message row is locked, so
  * two new emoji cannot both take the 50th place. The event says on/off and counts, never the emoji.
  */
-
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-// Built at run time: the `v` flag (properties of strings) is beyond the compile target's regex syntax.
-const RGI_EMOJI = new RegExp('^\\p{RGI_Emoji}$', 'v');
-const PICTOGRAPH = /^\p{Extended_Pictographic}\uFE0F?$/u;
-
-/** `:shortcode:`, or exactly one emoji: one grapheme that is a recommended emoji (flags, keycaps, ZWJ families, skin tones) or a pictograph. */
-export function checkEmoji(emoji: string): string {
-  if (emoji.startsWith(':') || emoji.endsWith(':')) {
-    if (SHORTCODE.test(emoji)) return emoji;
-    throw badRequest('params.emoji', 'a shortcode is :name: with a-z, 0-9, _, + and - (up to 60 characters)');
-  }
-  let count = 0;
-  for (const _ of graphemes.segment(emoji)) if (++count > 1) break;
-  if (count === 1 && (RGI_EMOJI.test(emoji) || PICTOGRAPH.test(emoji))) return emoji;
-  throw badRequest('params.emoji', 'must be a :shortcode: or exactly one emoji');
-}
 
 export const react = handler(c.react, async (ctx, p) => {
   const emoji = checkEmoji(p.emoji);

@@ -26,9 +26,6 @@ const msg = messageId('The message.');
 const messageResult = z.strictObject({ message: Message, changed });
 const bookmarkResult = z.strictObject({ bookmark: Bookmark, changed });
 
-/** `:shortcode:` (lower case, digits, _ + -) or exactly one emoji; the handler checks the emoji is one grapheme. */
-export const SHORTCODE = /^:[a-z0-9_+-]{1,60}:$/;
-
 export const optionId = (description: string) => id('opt', description);
 export const bookmarkId = (description: string) => id('bkm', description);
 
