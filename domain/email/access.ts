@@ -93,7 +93,7 @@ export async function messageAccess(
 /** FORBIDDEN_SCOPE naming the role unless it is one of `allowed`. */
 export function requireRole(role: MailboxRole, allowed: readonly MailboxRole[], act: string): void {
   if (allowed.includes(role)) return;
-  throw new ApiError('FORBIDDEN_SCOPE', `your role in this mailbox is ${role}, which may not ${act}; ask one of its ${allowed.join(' or ')}s`);
+  throw new ApiError('FORBIDDEN_SCOPE', `missing role ${allowed.join(' or ')} in this mailbox (yours is ${role}), needed to ${act}`);
 }
 
 /**

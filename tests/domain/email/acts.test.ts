@@ -101,7 +101,7 @@ describe('email.delegate and email.logDecision', () => {
     expect((await ok(o.s, 'email.delegate', { threadId: t.threadId, to: o.mia.id }, o.agent.key)).thread.assigneeId).toBe(o.mia.id);
     await refused(o.s, 'email.delegate', { threadId: t.threadId, to: o.agent.id }, 'FORBIDDEN_SCOPE', {
       key: o.agent.key,
-      message: /role in this mailbox is agent/,
+      message: /yours is agent/,
     });
     const { result: same } = await mutate(o.s, 'email.delegate', { threadId: t.threadId, to: o.mia.id }, 'email.thread.delegate', { key: o.mia.key });
     expect(same.changed).toBe(false);

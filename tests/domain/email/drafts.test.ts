@@ -96,7 +96,7 @@ describe('email.draftSave', () => {
     expect((await ok(o.s, 'email.draftSave', { draftId: draft.id, subject: 'Quote v3' })).draft.version).toBe(3);
     await refused(o.s, 'email.draftSave', { draftId: draft.id, text: 'agent' }, 'FORBIDDEN_SCOPE', {
       key: o.agent.key,
-      message: /role in this mailbox is agent/,
+      message: /yours is agent/,
     });
   });
 

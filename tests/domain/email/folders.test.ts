@@ -51,7 +51,7 @@ describe('email.move', () => {
     });
     await refused(o.s, 'email.move', { ids: [t.messageId], folderId: folders.spam }, 'FORBIDDEN_SCOPE', {
       key: o.agent.key,
-      message: /role in this mailbox is agent/,
+      message: /yours is agent/,
     });
     expect((await ok(o.s, 'email.move', { ids: [t.messageId], folderId: folders.spam }, o.mia.key)).moved).toBe(1);
     await refused(o.s, 'email.move', { ids: [t.messageId], path: 'a//b' }, 'BAD_REQUEST', { message: /^params\.path: / });

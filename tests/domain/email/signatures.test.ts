@@ -59,7 +59,7 @@ describe('signatures', () => {
   it("the shared signature is the owners'; others FORBIDDEN_SCOPE; non-members and other orgs NOT_FOUND; bad fields BAD_REQUEST", async () => {
     await refused(o.s, 'email.signatureSave', { mailboxId: o.mailboxId, name: 'Team', text: 'Acme Sales', shared: true }, 'FORBIDDEN_SCOPE', {
       key: o.mia.key,
-      message: /role in this mailbox is member/,
+      message: /yours is member/,
     });
     const shared = (await ok(o.s, 'email.signatureSave', { mailboxId: o.mailboxId, name: 'Team', text: 'Acme Sales', shared: true })).signature;
     expect(shared.principalId).toBeNull();
