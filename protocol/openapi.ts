@@ -26,6 +26,8 @@ export interface OpenApiOptions {
   /** Deployed reads by path (`events`, `org/whoami`). */
   reads?: ReadonlyMap<string, DeployedRead>;
   version?: string;
+  /** One family's methods only (or `reads` for the GET reads): the whole document is ~1.8 MB, too big to browse. */
+  family?: string;
 }
 
 const FLAG_WORDS: Record<Flag, string> = {
@@ -281,13 +283,17 @@ function facePaths(): Record<string, Json> {
 export function buildOpenApi(opts: OpenApiOptions): Json {
   const defs: Json = {};
   const paths: Record<string, Json> = {};
+  const only = opts.family;
   for (const spec of METHODS.values()) {
+    if (only && spec.family !== only) continue;
     paths[`/api/v1/${spec.name}`] = { post: methodOperation(spec, opts.methods?.get(spec.name), defs) };
   }
-  for (const spec of [...READS.values(), ...STATIC_READS.values()]) {
-    paths[`/api/v1/${spec.path}`] = { get: readOperation(spec, opts.reads?.get(spec.path), defs) };
+  if (!only || only === 'reads') {
+    for (const spec of [...READS.values(), ...STATIC_READS.values()]) {
+      paths[`/api/v1/${spec.path}`] = { get: readOperation(spec, opts.reads?.get(spec.path), defs) };
+    }
+    Object.assign(paths, facePaths());
   }
-  Object.assign(paths, facePaths());
 
   const deployedFamilies = new Set([...(opts.methods?.keys() ?? [])].map((n) => n.split('.')[0]));
   const tags = [
@@ -296,7 +302,7 @@ export function buildOpenApi(opts: OpenApiOptions): Json {
       description: deployedFamilies.has(f) ? `The ${f} family.` : `The ${f} family: not deployed on this server (calls answer NOT_FOUND).`,
     })),
     { name: 'reads', description: 'GET reads: bare payload on success, error frame otherwise.' },
-  ];
+  ].filter((t) => !only || t.name === only);
 
   const responses = Object.fromEntries(
     [...codesByStatus()].map(([status, codes]) => [

@@ -44,6 +44,8 @@ describe.skipIf(!HAVE_CHROMIUM)('/docs in headless Chromium', () => {
     const res = await page.goto(`${base}/docs`);
     expect(res?.headers()['content-security-policy']).toMatch(/script-src 'self'/);
     await expect.poll(() => page.locator('.opblock').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.locator('.topbar select').selectOption('books'); // one family's document at a time
+    await expect.poll(() => page.locator('.opblock-summary-path', { hasText: 'books.reports' }).count(), { timeout: 30_000 }).toBe(1);
     const first = page.locator('.opblock-summary').first();
     await first.click();
     await expect.poll(() => page.locator('.opblock.is-open').count()).toBeGreaterThan(0);

@@ -133,6 +133,24 @@ describe('GET /docs', () => {
     expect(init.body).toContain('/api/v1/openapi.json');
   });
 
+  it('offers one family at a time: ?family= narrows the document, an unknown family is BAD_REQUEST naming it', async () => {
+    const init = await s.app.inject({ method: 'GET', url: '/docs/init.js' });
+    expect(init.body).toContain('/api/v1/openapi.json?family=books');
+    const books: Doc = (await s.app.inject({ method: 'GET', url: '/api/v1/openapi.json?family=books' })).json();
+    const names = Object.keys(books.paths);
+    expect(names.length).toBe([...METHODS.values()].filter((m) => m.family === 'books').length);
+    expect(names.every((p) => p.startsWith('/api/v1/books.'))).toBe(true);
+    expect(books.tags.map((t: { name: string }) => t.name)).toEqual(['books']);
+    await new Validator().validate(books).then((r) => expect(r.valid, JSON.stringify(r.errors)).toBe(true));
+    const reads: Doc = (await s.app.inject({ method: 'GET', url: '/api/v1/openapi.json?family=reads' })).json();
+    expect(Object.values(reads.paths).flatMap((p: any) => Object.values(p).map((o: any) => o.tags[0]))).toSatisfy(
+      (t: string[]) => t.length > 13 && t.every((x) => x === 'reads'),
+    );
+    const bad = await s.app.inject({ method: 'GET', url: '/api/v1/openapi.json?family=bookz' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^family: no family "bookz"/) });
+  });
+
   it('serves only the renderer files it names', async () => {
     const res = await s.app.inject({ method: 'GET', url: '/docs/assets/package.json' });
     expect(res.statusCode).toBe(404);
