@@ -44,9 +44,9 @@ describe('layers', () => {
   }
 
   it('the scan finds imports that are there (it cannot pass by seeing nothing)', () => {
-    // domain may import ai-gateway; asked to forbid it, the scan must find books.ask's imports, type-only ones too.
+    // domain may import ai-gateway; asked to forbid it, the scan must find the ask helper's imports, type-only ones too.
     const found = violations('domain', ['ai-gateway']);
-    expect(found).toContain('domain/books/ask/index.ts -> ai-gateway/gateway.js');
+    expect(found).toContain('domain/core/ask.ts -> ai-gateway/gateway.js');
     expect(found).toContain('domain/core/deps.ts -> ai-gateway/providers.js');
     expect(violations('ai-gateway', ['protocol']).some((v) => v.startsWith('ai-gateway/answerer.ts -> protocol/'))).toBe(true);
   });

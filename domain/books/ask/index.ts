@@ -1,8 +1,7 @@
 import { ask as askContract, ASK_NOTICE } from '../../../protocol/methods/books/ask.js';
-import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import { LEDGER_EVENTS_TOOL } from '../../../ai-gateway/ledger-events.js';
+import { answerOf, askAsCaller } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
-import { today } from '../dates.js';
 import { BOOKS_READS } from './answerer.js';
 
 /** What to read before acting on an answer: the reads it came from; GET /events for ledger activity. */
@@ -17,30 +16,8 @@ function actOnWith(reads: string[]): string[] {
  * method appends no event). An R call holds no transaction, so the model is called in run.
  */
 export const ask = handler(askContract.ask, async (ctx, p) => {
-  const outcome = await askGateway(
-    { db: ctx.deps.db, ...ctx.deps.ai },
-    {
-      method: 'books.ask',
-      orgId: ctx.orgId,
-      requestId: ctx.requestId,
-      actor: ctx.principal.id,
-      keyId: ctx.principal.keyId,
-      question: p.question,
-      today: today(ctx.deps),
-      reads: { readAs: (method, params) => ctx.readAs(method, params), q: ctx.q, orgId: ctx.orgId, scopes: ctx.principal.scopes },
-    },
-  );
-  return {
-    status: outcome.status,
-    answer: outcome.answer,
-    claims: outcome.claims,
-    reason: outcome.reason,
-    notice: ASK_NOTICE,
-    actOnWith: actOnWith(outcome.reads),
-    provider: outcome.provider,
-    model: outcome.model,
-    audit: { id: outcome.audit.id, seq: outcome.audit.seq },
-  };
+  const outcome = await askAsCaller(ctx, { method: 'books.ask', question: p.question });
+  return { ...answerOf(outcome), notice: ASK_NOTICE, actOnWith: actOnWith(outcome.reads) };
 });
 
 export const askHandlers = { ask };

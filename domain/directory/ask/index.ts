@@ -1,7 +1,6 @@
-import { ask as askGateway } from '../../../ai-gateway/gateway.js';
-import type { Claim } from '../../../ai-gateway/types.js';
 import { DIRECTORY_ASK_NOTICE } from '../../../protocol/methods/directory/ask.js';
 import { directory as c } from '../../../protocol/methods/directory/index.js';
+import { answerOf, askAsCaller } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
 import { DIRECTORY_ASK_METHOD, DIRECTORY_READS } from './answerer.js';
 
@@ -11,16 +10,7 @@ import { DIRECTORY_ASK_METHOD, DIRECTORY_READS } from './answerer.js';
  * the answer cites. Never the question or the answer: they name people.
  */
 
-interface Asked {
-  status: 'answered' | 'refused';
-  answer: string | null;
-  claims: Claim[];
-  reason: string | null;
-  reads: string[];
-  provider: string;
-  model: string;
-  audit: { id: string; seq: number };
-}
+type Asked = ReturnType<typeof answerOf> & { reads: string[] };
 
 export const ask = handler(
   c.ask,
@@ -33,43 +23,13 @@ export const ask = handler(
       cited: cited.size,
       claims: asked.claims.length,
     });
-    return {
-      status: asked.status,
-      answer: asked.answer,
-      claims: asked.claims,
-      reason: asked.reason,
-      notice: DIRECTORY_ASK_NOTICE,
-      actOnWith: asked.reads.length ? asked.reads : DIRECTORY_READS.map((r) => `directory.${r}`),
-      provider: asked.provider,
-      model: asked.model,
-      audit: asked.audit,
-    };
+    const { reads, ...answer } = asked;
+    return { ...answer, notice: DIRECTORY_ASK_NOTICE, actOnWith: reads.length ? reads : DIRECTORY_READS.map((r) => `directory.${r}`) };
   },
   {
     async prepare(ctx, p): Promise<Asked> {
-      const outcome = await askGateway(
-        { db: ctx.deps.db, ...ctx.deps.ai },
-        {
-          method: DIRECTORY_ASK_METHOD,
-          orgId: ctx.orgId,
-          requestId: ctx.requestId,
-          actor: ctx.principal.id,
-          keyId: ctx.principal.keyId,
-          question: p.question,
-          today: ctx.deps.clock.now().toISOString().slice(0, 10),
-          reads: { readAs: (method, params) => ctx.readAs(method, params), q: ctx.db, orgId: ctx.orgId, scopes: ctx.principal.scopes },
-        },
-      );
-      return {
-        status: outcome.status,
-        answer: outcome.answer,
-        claims: outcome.claims,
-        reason: outcome.reason,
-        reads: outcome.reads,
-        provider: outcome.provider,
-        model: outcome.model,
-        audit: { id: outcome.audit.id, seq: outcome.audit.seq },
-      };
+      const outcome = await askAsCaller(ctx, { method: DIRECTORY_ASK_METHOD, question: p.question });
+      return { ...answerOf(outcome), reads: outcome.reads };
     },
   },
 );

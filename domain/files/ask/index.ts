@@ -1,6 +1,6 @@
-import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import { badRequest } from '../../../protocol/errors.js';
 import { ask as c, FILES_ASK_NOTICE } from '../../../protocol/methods/files/ask.js';
+import { answerOf, askAsCaller } from '../../core/ask.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { FILES_ASK_METHOD, FILES_READS } from './answerer.js';
 import { askReads, scopedQuestion } from './reads.js';
@@ -28,30 +28,8 @@ async function scopeOf(ctx: HandlerCtx, fileIds: readonly string[] | undefined):
 export const ask = handler(c.ask, async (ctx, p) => {
   const scope = await scopeOf(ctx, p.fileIds);
   const readAs = askReads((method, params) => ctx.readAs(method, params), scope && new Set(scope));
-  const outcome = await askGateway(
-    { db: ctx.deps.db, ...ctx.deps.ai },
-    {
-      method: FILES_ASK_METHOD,
-      orgId: ctx.orgId,
-      requestId: ctx.requestId,
-      actor: ctx.principal.id,
-      keyId: ctx.principal.keyId,
-      question: scopedQuestion(p.question, scope),
-      today: ctx.deps.clock.now().toISOString().slice(0, 10),
-      reads: { readAs, q: ctx.q, orgId: ctx.orgId, scopes: ctx.principal.scopes },
-    },
-  );
-  return {
-    status: outcome.status,
-    answer: outcome.answer,
-    claims: outcome.claims,
-    reason: outcome.reason,
-    notice: FILES_ASK_NOTICE,
-    actOnWith: outcome.reads.length ? outcome.reads : FILES_READS,
-    provider: outcome.provider,
-    model: outcome.model,
-    audit: { id: outcome.audit.id, seq: outcome.audit.seq },
-  };
+  const outcome = await askAsCaller(ctx, { method: FILES_ASK_METHOD, question: scopedQuestion(p.question, scope), readAs });
+  return { ...answerOf(outcome), notice: FILES_ASK_NOTICE, actOnWith: outcome.reads.length ? outcome.reads : FILES_READS };
 });
 
 export const askHandlers = { ask };

@@ -1,8 +1,8 @@
-import { ask as askGateway } from '../../../ai-gateway/gateway.js';
 import { badRequest, conflict } from '../../../protocol/errors.js';
 import { persona as c } from '../../../protocol/methods/persona.js';
 import { one, type Queryable } from '../../../db/types.js';
 import { family, type Family } from '../../core/family.js';
+import { askAsCaller } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { laneHold } from '../member/lane.js';
@@ -213,19 +213,7 @@ export const regenerate = handler(
       const row = await getPersona(ctx.db, ctx.orgId, p.agentId);
       checkVersion('persona', p.agentId, row.version, p.ifVersion);
       if (Number(row.compiled_version) < Number(row.version)) throw conflict(staleMessage(row));
-      const outcome = await askGateway(
-        { db: ctx.deps.db, ...ctx.deps.ai },
-        {
-          method: PERSONA_METHOD,
-          orgId: ctx.orgId,
-          requestId: ctx.requestId,
-          actor: ctx.principal.id,
-          keyId: ctx.principal.keyId,
-          question: rewriteQuestion(p.agentId),
-          today: ctx.deps.clock.now().toISOString().slice(0, 10),
-          reads: { readAs: (method, params) => ctx.readAs(method, params), q: ctx.db, orgId: ctx.orgId, scopes: ctx.principal.scopes },
-        },
-      );
+      const outcome = await askAsCaller(ctx, { method: PERSONA_METHOD, question: rewriteQuestion(p.agentId) });
       return {
         basedOn: { promptHash: row.prompt_hash, version: Number(row.version) },
         status: outcome.status,
