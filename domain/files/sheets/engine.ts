@@ -63,6 +63,11 @@ export function parseRange(range: string, field: string): Area {
 
 export const areaSize = (a: Area): number => (a.bottom - a.top + 1) * (a.right - a.left + 1);
 
+export const inArea = (a: Area | null, row: number, col: number): boolean => a !== null && row >= a.top && row <= a.bottom && col >= a.left && col <= a.right;
+
+export const areasOverlap = (x: Area | null, y: Area): boolean =>
+  x !== null && x.left <= y.right && y.left <= x.right && x.top <= y.bottom && y.top <= x.bottom;
+
 /** A tab's content: its inputs by A1 (literals as written, formulas as the engine normalises them). */
 export interface TabCells {
   id: string;

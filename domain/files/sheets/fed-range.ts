@@ -5,7 +5,7 @@ import { METHODS } from '../../../protocol/registry.js';
 import { handler, type HandlerCtx, type PrepareCtx } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { callerOf, fileAccess } from '../access.js';
-import { a1Of, isFormula, keepBook, MAX_COL, MAX_ROW, parseA1, releaseBook, type Book, type TabCells } from './engine.js';
+import { a1Of, areasOverlap, inArea, isFormula, keepBook, MAX_COL, MAX_ROW, parseA1, releaseBook, type Book, type TabCells } from './engine.js';
 import { blockArea, blockRange, feedView, insertDef, loadDefs, recordOutcome, type FeedBlock, type FeedDef, type FeedSource } from './feeds.js';
 import { commitForCall, headOf, sheetAccess, tabIndex } from './revise.js';
 import { SourceShapeError, tableOf } from './source.js';
@@ -106,21 +106,16 @@ function blockFor(id: string, tabId: string, row: number, col: number, table: st
 function inTheWay(tab: TabCells, block: FeedBlock, feeds: readonly FeedBlock[], own: FeedBlock | undefined): { cells: string[]; feed?: string } {
   const a = blockArea(block);
   if (!a) return { cells: [] };
-  const other = feeds.find((f) => f.id !== block.id && f.tabId === block.tabId && overlaps(blockArea(f), a));
+  const other = feeds.find((f) => f.id !== block.id && f.tabId === block.tabId && areasOverlap(blockArea(f), a));
   if (other) return { cells: [], feed: other.id };
   const ownArea = own ? blockArea(own) : null;
   const cells: string[] = [];
   for (const [a1] of tab.cells) {
     const { row, col } = parseA1(a1)!;
-    if (row < a.top || row > a.bottom || col < a.left || col > a.right) continue;
-    if (ownArea && row >= ownArea.top && row <= ownArea.bottom && col >= ownArea.left && col <= ownArea.right) continue;
-    cells.push(a1);
+    if (inArea(a, row, col) && !inArea(ownArea, row, col)) cells.push(a1);
   }
   return { cells };
 }
-
-const overlaps = (x: ReturnType<typeof blockArea>, y: NonNullable<ReturnType<typeof blockArea>>) =>
-  x !== null && x.left <= y.right && y.left <= x.right && x.top <= y.bottom && y.top <= x.bottom;
 
 /** Write a block's inputs (and clear what its old block held beyond it) into the book and the tab's cells. */
 function fill(book: Book, ti: number, cells: Map<string, string>, old: FeedBlock | undefined, next: FeedBlock | undefined, table: string[][] | null) {

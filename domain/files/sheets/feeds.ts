@@ -1,6 +1,6 @@
 import type { Queryable } from '../../../db/types.js';
 import { newId } from '../../core/ids.js';
-import { a1Of, type Area } from './engine.js';
+import { a1Of, inArea, type Area } from './engine.js';
 
 /*
  * Fed ranges (db/migrations/053_sheet_feeds.sql): a feed's definition and last outcome are a sheet_feeds row; its
@@ -44,11 +44,9 @@ export function blockRange(b: FeedBlock): string | null {
   return a.top === a.bottom && a.left === a.right ? a1Of(a.top, a.left) : `${a1Of(a.top, a.left)}:${a1Of(a.bottom, a.right)}`;
 }
 
-const inside = (a: Area | null, row: number, col: number) => a !== null && row >= a.top && row <= a.bottom && col >= a.left && col <= a.right;
-
 /** The feed whose block holds the cell, if any. */
 export const feedAt = (blocks: readonly FeedBlock[], tabId: string, row: number, col: number): FeedBlock | undefined =>
-  blocks.find((b) => b.tabId === tabId && inside(blockArea(b), row, col));
+  blocks.find((b) => b.tabId === tabId && inArea(blockArea(b), row, col));
 
 /**
  * Blocks after a row or column op on `tabId`: an insert before a block moves it, inside it stretches it; a delete
