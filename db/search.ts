@@ -194,11 +194,11 @@ export function defineSearch(spec: SearchSpec): Searchable {
 
   /** Run inside a transaction (a handler's q is one): the settings below are local to it. */
   async function search(q: Queryable, opts: SearchOptions): Promise<SearchPage> {
-    const text = cleanQuery(opts.q, opts.fields?.q ?? 'params.q');
+    const text = cleanQuery(opts.q, opts.fields?.q ?? 'q');
     if (!/[\p{L}\p{N}]/u.test(text)) return { items: [], nextCursor: null }; // only punctuation: nothing to match
     const limit = opts.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest('params.limit', `an integer from 1 to ${MAX_LIMIT}`);
-    const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.fields?.cursor ?? 'params.cursor');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw badRequest('limit', `an integer from 1 to ${MAX_LIMIT}`);
+    const cursor = opts.cursor === undefined ? undefined : decodeCursor(opts.cursor, opts.fields?.cursor ?? 'cursor');
     // Local to the caller's transaction: the fuzzy threshold is a setting the index scan reads; and a plan made for
     // these very words, as a prepared statement's generic plan cannot see how selective they are (it scans the org).
     await q.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`, [

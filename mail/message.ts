@@ -68,8 +68,9 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
   const to = list('message.to', m.to);
   const cc = list('message.cc', m.cc);
   const bcc = list('message.bcc', m.bcc);
-  const recipients = [...new Set([...to, ...cc, ...bcc].map((a) => a.address.toLowerCase()))];
-  if (recipients.length === 0) throw badRequest('message.to', 'names no recipient (to, cc and bcc are empty)');
+  const envelope = m.envelope === undefined ? undefined : list('message.envelope.to', m.envelope.to);
+  const recipients = [...new Set((envelope ?? [...to, ...cc, ...bcc]).map((a) => a.address.toLowerCase()))];
+  if (recipients.length === 0) throw badRequest(envelope ? 'message.envelope.to' : 'message.to', 'names no recipient (to, cc and bcc are empty)');
   if (typeof m.text !== 'string') throw badRequest('message.text', 'must be text');
   if (m.html !== undefined && typeof m.html !== 'string') throw badRequest('message.html', 'must be text');
   const headers: Record<string, string> = {};
@@ -103,6 +104,9 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
     ...(m.references !== undefined ? { references: m.references.map((r, i) => messageId(`message.references.${i}`, r)) } : {}),
     headers,
     attachments,
+    ...(envelope
+      ? { envelope: { from: m.envelope?.from === undefined ? from.address : address('message.envelope.from', m.envelope.from).address, to: recipients } }
+      : {}),
     disableFileAccess: true,
     disableUrlAccess: true,
   };

@@ -26,6 +26,12 @@ export interface MailMessage {
   /** Extra header fields (e.g. List-Unsubscribe, Auto-Submitted); never one the message itself sets. */
   headers?: Record<string, string>;
   attachments?: MailAttachment[];
+  /**
+   * Who the message is delivered to when that is not everyone in to, cc and bcc: a redirect (the original header
+   * fields, new recipients), or mail whose recipients on this server the family delivered itself. `from`: the
+   * envelope sender (MAIL FROM) when it is not the From field (a redirect: the redirecting mailbox).
+   */
+  envelope?: { from?: string; to: MailAddress[] };
 }
 
 /** Why one recipient was refused: by the relay (its SMTP reply) or by internal delivery. */

@@ -15,18 +15,17 @@ import { credential, type McpSession, type ToolCall } from './session.js';
  */
 
 /**
- * Call a method as the session's key. `retry` is how the agent would call it again (for hold instructions);
- * `paramsAt` is where the params sit in the tool's arguments (`params` for invoke_write), for messages.
+ * Call a method as the session's key. `retry` is how the agent would call it again (for hold instructions).
  */
 export async function invokeMethod(
   session: McpSession,
   call: ToolCall,
   method: string,
   params: unknown,
-  opts: { givenKey?: unknown; retry: string; paramsAt?: string },
+  opts: { givenKey?: unknown; retry: string },
 ): Promise<ToolResult> {
   // Bounded before anything walks them: the derived key below canonicalises the params (recursively).
-  const unbounded = jsonBoundsIssue(params, { prefix: opts.paramsAt });
+  const unbounded = jsonBoundsIssue(params, { root: 'params' });
   if (unbounded) return errorResult('BAD_REQUEST', unbounded);
   if (opts.givenKey !== undefined && (typeof opts.givenKey !== 'string' || opts.givenKey.length === 0)) {
     return errorResult('BAD_REQUEST', 'idempotencyKey: must be a non-empty string');

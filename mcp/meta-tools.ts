@@ -305,7 +305,7 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
   }
   if (item?.kind === 'read') return invokeRead(session, call, item.name, args.params ?? {});
   const method = item?.name ?? args.name;
-  return invokeMethod(session, call, method, args.params ?? {}, { givenKey: args.idempotencyKey, retry: `${tool} (name "${method}")`, paramsAt: 'params' });
+  return invokeMethod(session, call, method, args.params ?? {}, { givenKey: args.idempotencyKey, retry: `${tool} (name "${method}")` });
 }
 
 export async function runMetaTool(session: McpSession, call: ToolCall, tool: string, raw: unknown): Promise<ToolResult> {

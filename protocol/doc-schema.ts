@@ -136,7 +136,7 @@ function marksOf(json: Record<string, unknown>, path: string): Mark[] {
   if (!Array.isArray(json.marks)) throw badRequest(`${path}.marks`, 'must be an array of marks');
   let set: readonly Mark[] = [];
   json.marks.forEach((m, i) => {
-    const at = `${path}.marks[${i}]`;
+    const at = `${path}.marks.${i}`;
     if (!isObject(m) || typeof m.type !== 'string') throw badRequest(at, 'must be a mark {type, attrs?}');
     const type = docSchema.marks[m.type];
     if (!type) throw badRequest(`${at}.type`, `unknown mark "${cut(m.type)}": expected one of ${Object.keys(docSchema.marks).join(', ')}`);
@@ -151,7 +151,7 @@ function marksOf(json: Record<string, unknown>, path: string): Mark[] {
 
 /**
  * Build a node from caller JSON, checking everything the schema says (types, attributes, content, marks, depth),
- * bottom up, so a refusal names the exact place: `params.ops[2].node.content[1].attrs.level: must be …`.
+ * bottom up, so a refusal names the exact place: `ops[2].node.content[1].attrs.level: must be …`.
  */
 export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
   if (depth > MAX_NODE_DEPTH) throw badRequest(path, `nested more than ${MAX_NODE_DEPTH} nodes deep`);
@@ -175,7 +175,7 @@ export function docNodeFromJson(json: unknown, path: string, depth = 0): Node {
   }
   if (json.text !== undefined) throw badRequest(`${path}.text`, `only text nodes have text (this is a ${type.name})`);
   if (json.content !== undefined && !Array.isArray(json.content)) throw badRequest(`${path}.content`, 'must be an array of nodes');
-  const children = ((json.content as unknown[] | undefined) ?? []).map((c, i) => docNodeFromJson(c, `${path}.content[${i}]`, depth + 1));
+  const children = ((json.content as unknown[] | undefined) ?? []).map((c, i) => docNodeFromJson(c, `${path}.content.${i}`, depth + 1));
   const attrs = attrsOf(json, path, type);
   for (const [name, a] of Object.entries(type.spec.attrs ?? {}))
     if (a.default === undefined && attrs[name] === undefined) throw badRequest(`${path}.attrs.${name}`, 'required');
@@ -211,5 +211,5 @@ export function docFromJson(json: unknown, path: string): Node[] {
   const unknown = Object.keys(json).filter((k) => k !== 'type' && k !== 'content' && k !== 'attrs');
   if (unknown.length > 0) throw badRequest(`${path}.${cut(unknown[0])}`, 'unknown field');
   if (!Array.isArray(json.content)) throw badRequest(`${path}.content`, 'required: an array of blocks');
-  return json.content.map((b, i) => docBlockFromJson(b, `${path}.content[${i}]`));
+  return json.content.map((b, i) => docBlockFromJson(b, `${path}.content.${i}`));
 }

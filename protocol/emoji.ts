@@ -17,10 +17,10 @@ const PICTOGRAPH = /^\p{Extended_Pictographic}\uFE0F?$/u;
 export function checkEmoji(emoji: string): string {
   if (emoji.startsWith(':') || emoji.endsWith(':')) {
     if (SHORTCODE.test(emoji)) return emoji;
-    throw badRequest('params.emoji', 'a shortcode is :name: with a-z, 0-9, _, + and - (up to 60 characters)');
+    throw badRequest('emoji', 'a shortcode is :name: with a-z, 0-9, _, + and - (up to 60 characters)');
   }
   let count = 0;
   for (const _ of graphemes.segment(emoji)) if (++count > 1) break;
   if (count === 1 && (RGI_EMOJI.test(emoji) || PICTOGRAPH.test(emoji))) return emoji;
-  throw badRequest('params.emoji', 'must be a :shortcode: or exactly one emoji');
+  throw badRequest('emoji', 'must be a :shortcode: or exactly one emoji');
 }

@@ -37,5 +37,8 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (field: string, reason: string) => new ApiError('BAD_REQUEST', `${field}: ${reason}`);
+
+/** A field inside `parent` as BAD_REQUEST names it: `filter.role`, or `role` at the top of the params (parent ''). */
+export const fieldIn = (parent: string, name: string): string => (parent ? `${parent}.${name}` : name);
 export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);

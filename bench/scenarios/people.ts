@@ -117,7 +117,7 @@ export async function directorySearch(ctx: BenchContext, org: BenchOrg, members:
     if (page.members.length > 0) found++;
   });
   const direct = await latencies(samples, async (i) => {
-    await ctx.db.tx((q) => listMembers(q, org.orgId, { q: queries[i % queries.length], limit: 50, prefix: 'query' }));
+    await ctx.db.tx((q) => listMembers(q, org.orgId, { q: queries[i % queries.length], limit: 50 }));
   });
   return { members, http, direct, seedMs, found };
 }

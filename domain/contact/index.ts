@@ -72,7 +72,7 @@ export const update = handler(c.update, async (ctx, p) => {
     if (value !== undefined && (await setPrimaryValue(ctx, row, kind, value, 'contact'))) fields.add(kind);
   }
   if (p.organisation !== undefined) {
-    const employer = p.organisation === null ? null : await employerNamed(ctx, p.organisation, 'contact', 'params.organisation');
+    const employer = p.organisation === null ? null : await employerNamed(ctx, p.organisation, 'contact', 'organisation');
     if (await setEmployer(ctx, row, employer?.partyId ?? null)) fields.add('organisation');
   }
   if (fields.size === 0) {

@@ -30,8 +30,8 @@ import {
 type Filled = 'name' | 'organisation' | 'email' | 'phone';
 
 export const upsert = handler(c.upsert, async (ctx, p) => {
-  const email = p.email === undefined ? null : contactKey('email', p.email, 'params.email');
-  const phone = p.phone === undefined ? null : contactKey('phone', p.phone, 'params.phone');
+  const email = p.email === undefined ? null : contactKey('email', p.email, 'email');
+  const phone = p.phone === undefined ? null : contactKey('phone', p.phone, 'phone');
   // Two upserts of one new address make one person: the match and the create run under the keys' locks.
   await lockKeys(ctx.q, ctx.orgId, [...(email ? [`email:${email.key}`] : []), ...(phone ? [`phone:${phone.key}`] : [])]);
   const match = await matchContact(ctx, email, phone);
@@ -78,14 +78,14 @@ export const upsert = handler(c.upsert, async (ctx, p) => {
   }
   let worksAt: string | null = null;
   if (p.organisation !== undefined && row.kind === 'person' && row.employer_id === null) {
-    const employer = await employerNamed(ctx, p.organisation, 'contacts', 'params.organisation');
+    const employer = await employerNamed(ctx, p.organisation, 'contacts', 'organisation');
     if (await setEmployer(ctx, row, employer.partyId)) {
       filled.push('organisation');
       worksAt = employer.partyId;
     }
   }
-  if (email && (await addMissingValue(ctx, row, email, 'contacts', 'params.email'))) filled.push('email');
-  if (phone && (await addMissingValue(ctx, row, phone, 'contacts', 'params.phone'))) filled.push('phone');
+  if (email && (await addMissingValue(ctx, row, email, 'contacts', 'email'))) filled.push('email');
+  if (phone && (await addMissingValue(ctx, row, phone, 'contacts', 'phone'))) filled.push('phone');
   const base = { partyId: row.party_id, kind: row.kind, created: false, matchedBy: match.by, source: p.source };
   if (filled.length === 0) {
     await ctx.emit('contacts.party.upsert', row.party_id, { ...base, filled: [], version: Number(row.version), noop: true });

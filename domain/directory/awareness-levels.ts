@@ -92,7 +92,7 @@ export async function raiseAwareness(q: Queryable, orgId: string, partyId: strin
 export const setAwareness = handler(c.setAwareness, async (ctx, p) => {
   const party = await resolveParty(ctx.q, ctx.orgId, p.partyId);
   const principalId = p.principalId ?? ctx.principal.id;
-  if (principalId !== ctx.principal.id) await requireNamableMember(ctx.q, ctx.orgId, principalId, 'params.principalId');
+  if (principalId !== ctx.principal.id) await requireNamableMember(ctx.q, ctx.orgId, principalId, 'principalId');
   const level = p.level === 'none' ? null : p.level;
   const row = await lockedPair(ctx.q, ctx.orgId, party.partyId, principalId);
   const base = {

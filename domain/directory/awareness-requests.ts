@@ -82,7 +82,7 @@ async function knowersOf(q: Queryable, orgId: string, partyId: string, except: s
 
 /** The colleague named: an active member of the org other than the caller. */
 async function checkTarget(q: Queryable, orgId: string, targetId: string, self: string): Promise<void> {
-  const field = 'params.targetPrincipalId';
+  const field = 'targetPrincipalId';
   if (targetId === self) throw badRequest(field, 'you cannot ask yourself');
   const [member] = await getMembers(q, orgId, [targetId]);
   if (!member) throw badRequest(field, `no member ${targetId} in this org`);
@@ -200,7 +200,7 @@ export const listAwarenessRequests = handler(c.listAwarenessRequests, async (ctx
     where.push(`r.party_id = ANY(${params.push([...new Set([p.partyId, party.partyId])], '::text[]')})`);
   }
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
     where.push(`(r.created_at, r.request_id) < (${params.push(at, '::timestamptz')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<RequestRow>(

@@ -67,14 +67,14 @@ export interface ProposalInput {
 
 /** Check and normalise a proposal (nothing read: every refusal comes before the first query). */
 export function normaliseProposal(p: ProposalInput): Proposal {
-  const { fields, domain } = checkFields(p.kind, p.fields, 'params.fields');
-  if (p.kind === 'org' && p.employerName !== undefined) throw badRequest('params.employerName', 'only for a person');
+  const { fields, domain } = checkFields(p.kind, p.fields, 'fields');
+  if (p.kind === 'org' && p.employerName !== undefined) throw badRequest('employerName', 'only for a person');
   const given = p.channels ?? [];
   const keys = channelKeys(given, (fields.country ?? DEFAULT_COUNTRY) as CountryCode);
   const channels = keys.map((k, i) => ({ ...k, label: given[i].label?.trim() || null }));
   if (!nameOf(p.kind, fields) && !channels.some((c) => c.kind !== 'im') && !domain) {
     throw badRequest(
-      'params.fields',
+      'fields',
       p.kind === 'person' ? 'name the person (given or displayName) or give an email or phone' : 'name the organisation or give its website, email or phone',
     );
   }
@@ -295,8 +295,8 @@ export async function addChannels(ctx: HandlerCtx, row: PartyRow, channels: read
  */
 export async function employerFor(ctx: HandlerCtx, p: Proposal, employerId: string | undefined): Promise<string | null> {
   if (employerId !== undefined) {
-    if (p.kind !== 'person') throw badRequest('params.employerId', 'only for a person capture');
-    return (await activeTarget(ctx, employerId, 'org', 'params.employerId')).partyId;
+    if (p.kind !== 'person') throw badRequest('employerId', 'only for a person capture');
+    return (await activeTarget(ctx, employerId, 'org', 'employerId')).partyId;
   }
   if (p.kind !== 'person' || !p.employerName) return null;
   const found = await employersNamed(ctx.q, ctx.orgId, p.employerName, p);

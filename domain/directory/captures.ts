@@ -112,7 +112,7 @@ function checkEvidence(given: readonly { source: Source; ref: string; snippet?: 
   for (const [i, e] of given.entries()) {
     const prefix = SOURCE_PREFIX[e.source];
     if (!e.ref.startsWith(`${prefix}_`))
-      throw badRequest(`params.evidence.${i}.ref`, `${e.source === 'email' ? 'an' : 'a'} ${e.source} is cited by its ${prefix}_ id`);
+      throw badRequest(`evidence.${i}.ref`, `${e.source === 'email' ? 'an' : 'a'} ${e.source} is cited by its ${prefix}_ id`);
     out.delete(e.ref);
     out.set(e.ref, { source: e.source, ref: e.ref, snippet: e.snippet?.trim() || null });
   }
@@ -259,7 +259,7 @@ async function createFrom(ctx: HandlerCtx, p: Proposal, employerId: string | nul
   const name = nameOf(p.kind, p.fields);
   if (!name)
     throw badRequest(
-      `params.fields.${p.kind === 'person' ? 'given' : 'name'}`,
+      `fields.${p.kind === 'person' ? 'given' : 'name'}`,
       `the capture names no ${noun(p.kind)}; give ${p.kind === 'person' ? 'given or displayName' : 'name'}`,
     );
   const f = p.fields;
@@ -296,10 +296,10 @@ async function partyNow(q: Queryable, orgId: string, partyId: string | null) {
 /** The party to attach to: the one named (written to, so a merged id is a CONFLICT), else the match (followed). */
 async function attachTarget(ctx: HandlerCtx, row: CaptureRow, partyId: string | undefined) {
   const id = partyId ?? (row.match_party_id ? (await resolveParty(ctx.q, ctx.orgId, row.match_party_id)).partyId : null);
-  if (!id) throw badRequest('params.partyId', 'required: the capture matched no party');
+  if (!id) throw badRequest('partyId', 'required: the capture matched no party');
   if (kindOf(id) !== row.kind)
     throw badRequest(
-      'params.partyId',
+      'partyId',
       `a ${row.kind === 'org' ? 'organisation' : 'person'} capture attaches to ${row.kind === 'org' ? 'an organisation (co_…)' : 'a person (per_…)'}`,
     );
   return requireWritableParty(ctx.q, ctx.orgId, id);
@@ -330,7 +330,7 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
     });
     return { capture: toCapture(row), party, changed: false };
   }
-  const corrections = p.fields ? checkFields(row.kind, p.fields, 'params.fields') : { fields: {}, domain: null };
+  const corrections = p.fields ? checkFields(row.kind, p.fields, 'fields') : { fields: {}, domain: null };
   const proposal = proposalOf(row);
   const evidence = erased(json(row.evidence));
   let partyId: string | null = null;
@@ -351,7 +351,7 @@ export const resolveCapture = handler(c.resolveCapture, async (ctx, p) => {
     partyId = party.party_id;
     ({ fields: written, channels, employerId } = applied);
   } else if (p.partyId !== undefined || p.employerId !== undefined) {
-    throw badRequest(p.partyId !== undefined ? 'params.partyId' : 'params.employerId', 'only for create or attach');
+    throw badRequest(p.partyId !== undefined ? 'partyId' : 'employerId', 'only for create or attach');
   }
   const status = p.decision === 'reject' ? 'rejected' : 'accepted';
   const updated = one(
@@ -381,7 +381,7 @@ export const listCaptures = handler(c.listCaptures, async (ctx, p) => {
   const where = ['org_id = $1'];
   if (p.status !== 'all') where.push(`status = ${params.push(p.status)}`);
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
     where.push(`(created_at, capture_id) > (${params.push(at, '::timestamptz')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<CaptureRow>(

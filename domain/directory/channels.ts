@@ -28,7 +28,7 @@ export async function makePrimary(q: Queryable, orgId: string, ch: ChannelRow): 
 
 export const addChannel = handler(c.addChannel, async (ctx, p) => {
   const party = await requireWritableParty(ctx.q, ctx.orgId, p.partyId);
-  const ck = normaliseChannel(p, 'params', (party.country ?? DEFAULT_COUNTRY) as CountryCode);
+  const ck = normaliseChannel(p, '', (party.country ?? DEFAULT_COUNTRY) as CountryCode);
   await lockKeys(ctx.q, ctx.orgId, [`${ck.kind}:${ck.key}`]);
   const [held] = await ctx.q.query<ChannelRow>(
     `SELECT ${CHANNEL_COLUMNS} FROM directory_channels c WHERE c.org_id = $1 AND c.party_id = $2 AND c.kind = $3 AND c.key = $4 AND c.status = 'active'`,
@@ -50,7 +50,7 @@ export const addChannel = handler(c.addChannel, async (ctx, p) => {
     await makePrimary(ctx.q, ctx.orgId, held);
     channel = await getChannel(ctx.q, ctx.orgId, held.channel_id);
   } else {
-    await refuseHeldEmail(ctx.q, ctx.orgId, party.kind, ck, p.partyId, 'params.value');
+    await refuseHeldEmail(ctx.q, ctx.orgId, party.kind, ck, p.partyId, 'value');
     channel = await insertChannel(ctx.q, ctx.orgId, p.partyId, ck, { label: p.label, primary: p.primary, source: 'manual', createdBy: ctx.principal.id });
   }
   await bumpParty(ctx.q, ctx.orgId, p.partyId);

@@ -80,7 +80,7 @@ export async function listContacts(q: Queryable, orgId: string, o: ContactListOp
   if (o.q !== undefined) {
     const key = queryKey(o.q);
     if (key) {
-      if (o.cursor !== undefined) throw badRequest('params.cursor', 'an email or phone query answers one page');
+      if (o.cursor !== undefined) throw badRequest('cursor', 'an email or phone query answers one page');
       const rows = await q.query<{ party_id: string }>(
         `SELECT p.party_id FROM directory_channels ch JOIN directory_parties p ON p.org_id = ch.org_id AND p.party_id = ch.party_id
           WHERE ch.org_id = $1 AND ch.kind = $2 AND ch.key = $3 AND ch.status = 'active' AND p.status = ANY($4::text[]) AND p.kind = ANY($5::text[])
@@ -115,7 +115,7 @@ export async function listContacts(q: Queryable, orgId: string, o: ContactListOp
   const params = new Params([orgId, o.kinds, o.statuses]);
   let after = '';
   if (o.cursor !== undefined) {
-    const [name, id] = tagged('params.cursor', o.cursor, 'c');
+    const [name, id] = tagged('cursor', o.cursor, 'c');
     after = `AND (lower(p.display_name), p.party_id) > (${params.push(name, '::text')}, ${params.push(id, '::text')})`;
   }
   const rows = await q.query<{ party_id: string; sort: string }>(

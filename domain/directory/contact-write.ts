@@ -85,8 +85,8 @@ export interface NewContact {
 /** Refuse person-only fields on an organisation. */
 export function checkKindFields(kind: PartyKind, f: { organisation?: unknown; title?: unknown }): void {
   if (kind !== 'org') return;
-  if (f.organisation !== undefined) throw badRequest('params.organisation', 'only a person works at an organisation');
-  if (f.title !== undefined) throw badRequest('params.title', 'only a person has a job title');
+  if (f.organisation !== undefined) throw badRequest('organisation', 'only a person works at an organisation');
+  if (f.title !== undefined) throw badRequest('title', 'only a person has a job title');
 }
 
 /** Make a party from contact fields: its row, its email and phone (refused when another active person holds the email), its employer. */
@@ -103,8 +103,8 @@ export async function createContactParty(
     const value = f[kind];
     if (value === undefined) continue;
     channels.push({ kind, value });
-    keys.push(contactKey(kind, value, `params.${kind}`));
-    fields.push(`params.${kind}`);
+    keys.push(contactKey(kind, value, `${kind}`));
+    fields.push(`${kind}`);
   }
   const partyId = newId(f.kind === 'org' ? 'co' : 'per');
   const split = f.standIn ? { displayName: f.name.trim(), given: f.name.trim(), family: null } : splitName(f.name);
@@ -116,7 +116,7 @@ export async function createContactParty(
     ...(f.kind === 'person' ? { given: split.given, family: split.family, title: f.title?.trim() || null } : {}),
   });
   await addNewChannels(ctx, partyId, f.kind, channels, keys, origin, fields);
-  const employer = f.organisation === undefined ? null : await employerNamed(ctx, f.organisation, origin, 'params.organisation');
+  const employer = f.organisation === undefined ? null : await employerNamed(ctx, f.organisation, origin, 'organisation');
   if (employer) await linkFirstEmployer(ctx, partyId, employer.partyId, null);
   return { partyId, employer, channels: keys.length };
 }
@@ -147,12 +147,12 @@ export async function setPrimaryValue(ctx: HandlerCtx, row: PartyRow, kind: 'ema
     if (next) await makePrimary(ctx.q, ctx.orgId, next);
     return true;
   }
-  const ck = contactKey(kind, value, `params.${kind}`, countryOf(row));
+  const ck = contactKey(kind, value, `${kind}`, countryOf(row));
   await lockKeys(ctx.q, ctx.orgId, [`${ck.kind}:${ck.key}`]);
   const held = heldBy(channels, ck);
   if (held?.is_primary) return false;
   if (held) await makePrimary(ctx.q, ctx.orgId, held);
-  else await addContactChannel(ctx, row, ck, true, origin, `params.${kind}`);
+  else await addContactChannel(ctx, row, ck, true, origin, `${kind}`);
   return true;
 }
 
@@ -219,7 +219,7 @@ export async function matchContact(
     const holder = await resolveChannel(ctx.q, ctx.orgId, { kind: 'email', value: email.value });
     if (holder && holder.partyStatus === 'archived') {
       const method = holder.partyKind === 'org' ? 'directory.archiveOrg' : 'directory.archivePerson';
-      throw conflict(`params.email: held by ${noun(holder.partyKind)} ${holder.partyId}, which is archived; restore it (${method} with archived: false) first`);
+      throw conflict(`email: held by ${noun(holder.partyKind)} ${holder.partyId}, which is archived; restore it (${method} with archived: false) first`);
     }
     if (holder) return { partyId: holder.partyId, by: 'email' };
   }

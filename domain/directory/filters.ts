@@ -1,4 +1,4 @@
-import { conflict } from '../../protocol/errors.js';
+import { conflict, fieldIn } from '../../protocol/errors.js';
 import type { Queryable } from '../../db/types.js';
 import { readableList } from './list-scope.js';
 import { resolveParty, type PartyKind } from './model.js';
@@ -48,7 +48,7 @@ export interface FilterScope {
   principalId: string;
   /** The listed kind (people or organisations). */
   kind: PartyKind;
-  /** How the caller names its fields in errors (params). */
+  /** Where its fields sit in the params, for errors: '' at the top, `filter` inside a list's filter. */
   prefix: string;
 }
 
@@ -85,7 +85,8 @@ export async function filterConditions(s: FilterScope, f: PartyFilter, params: P
     }
   }
   if (f.tag !== undefined) where.push(`${params.push(f.tag.trim().toLowerCase())} = ANY(p.tags)`);
-  if (f.role !== undefined) where.push(`p.party_id = ANY(${params.push(await roleHolders(s.families, s.q, s.orgId, f.role, `${s.prefix}.role`), '::text[]')})`);
+  if (f.role !== undefined)
+    where.push(`p.party_id = ANY(${params.push(await roleHolders(s.families, s.q, s.orgId, f.role, fieldIn(s.prefix, 'role')), '::text[]')})`);
   if (f.knownBy !== undefined) {
     where.push(
       `EXISTS (SELECT 1 FROM directory_awareness a WHERE a.org_id = p.org_id AND a.party_id = p.party_id AND a.principal_id = ${params.push(f.knownBy)} AND a.level IS NOT NULL)`,

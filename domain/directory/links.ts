@@ -111,15 +111,15 @@ async function makePrimary(q: Queryable, orgId: string, link: LinkRow): Promise<
 function checkKinds(relation: Relation, fromId: string, toId: string): Rule {
   const rule = RULES[relation];
   if (rule.from && kindOf(fromId) !== rule.from)
-    throw badRequest('params.fromId', `${relation} needs ${rule.from === 'org' ? 'an' : 'a'} ${noun(rule.from)} (${prefixOf(rule.from)}…)`);
+    throw badRequest('fromId', `${relation} needs ${rule.from === 'org' ? 'an' : 'a'} ${noun(rule.from)} (${prefixOf(rule.from)}…)`);
   if (rule.to && kindOf(toId) !== rule.to)
-    throw badRequest('params.toId', `${relation} needs ${rule.to === 'org' ? 'an' : 'a'} ${noun(rule.to)} (${prefixOf(rule.to)}…)`);
+    throw badRequest('toId', `${relation} needs ${rule.to === 'org' ? 'an' : 'a'} ${noun(rule.to)} (${prefixOf(rule.to)}…)`);
   return rule;
 }
 
 export const linkParty = handler(c.linkParty, async (ctx, p) => {
   const rule = checkKinds(p.relation, p.fromId, p.toId);
-  if (p.primary !== undefined && p.relation !== 'works_at') throw badRequest('params.primary', 'only a works_at link has a primary');
+  if (p.primary !== undefined && p.relation !== 'works_at') throw badRequest('primary', 'only a works_at link has a primary');
   const to = await resolveParty(ctx.q, ctx.orgId, p.toId);
   // One writer of a pair at a time (either way round), and of a whole tree when the relation may not loop. Taken
   // before the from row: the link's foreign key share-locks the to row, which a writer the other way holds.
@@ -127,11 +127,11 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
   await lockKeys(ctx.q, ctx.orgId, [`link:${p.relation}:${a}:${b}`, ...(rule.cycle ? [`link:${p.relation}`] : [])]);
   const from = await requireWritableParty(ctx.q, ctx.orgId, p.fromId);
   if (to.partyId === from.party_id) {
-    throw badRequest('params.toId', to.mergedFrom ? `${p.toId} was merged into ${from.party_id}, the party linked from` : 'a party cannot be linked to itself');
+    throw badRequest('toId', to.mergedFrom ? `${p.toId} was merged into ${from.party_id}, the party linked from` : 'a party cannot be linked to itself');
   }
   if (to.status !== 'active') {
     throw conflict(
-      `params.toId: ${noun(to.kind)} ${to.partyId} is archived; restore it (directory.archive${to.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
+      `toId: ${noun(to.kind)} ${to.partyId} is archived; restore it (directory.archive${to.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
     );
   }
 
@@ -156,7 +156,7 @@ export const linkParty = handler(c.linkParty, async (ctx, p) => {
     return { link: toLink(existing), changed: false };
   }
   if (rule.cycle && (await closesLoop(ctx.q, ctx.orgId, p.relation, from.party_id, to.partyId))) {
-    throw badRequest('params.toId', `would make a ${rule.cycle} cycle`);
+    throw badRequest('toId', `would make a ${rule.cycle} cycle`);
   }
   let primary = false;
   if (p.relation === 'works_at') {
@@ -200,9 +200,9 @@ export const unlinkParty = handler(c.unlinkParty, async (ctx: HandlerCtx, p) => 
   }
   const now = await today(ctx.q);
   const until = p.until ?? now;
-  if (link.since !== null && until < link.since) throw badRequest('params.until', `before the link's since (${link.since})`);
+  if (link.since !== null && until < link.since) throw badRequest('until', `before the link's since (${link.since})`);
   // A day of slack: the caller's today may be UTC's tomorrow.
-  if (until > addDays(now, 1)) throw badRequest('params.until', 'in the future; a link ends on or before today');
+  if (until > addDays(now, 1)) throw badRequest('until', 'in the future; a link ends on or before today');
   await ctx.q.query(`UPDATE directory_links SET status = 'ended', is_primary = false, until = $3::date, ended_at = now() WHERE org_id = $1 AND link_id = $2`, [
     ctx.orgId,
     link.link_id,

@@ -27,7 +27,7 @@ const ofMode = (mode: 'n' | 'u') => (v: unknown[]) => v.length === 3 && v[0] ===
 
 async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: ListParams) {
   const params = new Params([ctx.orgId, kind]);
-  const scope = { q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params' };
+  const scope = { q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: '' };
   if (p.q !== undefined && p.q.trim() !== '') {
     // Filters beyond kind and status narrow the search to the ids they match.
     let ids: string[] | undefined;
@@ -62,7 +62,7 @@ async function listParties(q: Queryable, ctx: HandlerCtx, kind: PartyKind, p: Li
   const byUpdate = p.updatedSince !== undefined;
   const sort = byUpdate ? 'p.updated_at' : 'lower(p.display_name)';
   if (p.cursor !== undefined) {
-    const [, after, id] = decodeCursor<Cursor>(p.cursor, 'params.cursor', ofMode(byUpdate ? 'u' : 'n'), 'list returned (with these ordering params)');
+    const [, after, id] = decodeCursor<Cursor>(p.cursor, 'cursor', ofMode(byUpdate ? 'u' : 'n'), 'list returned (with these ordering params)');
     where.push(`(${sort}, p.party_id) > (${params.push(after, byUpdate ? '::timestamptz' : '::text')}, ${params.push(id, '::text')})`);
   }
   const rows = await q.query<{ party_id: string; sort: string }>(
@@ -113,7 +113,7 @@ export const search = handler(c.search, async (ctx, p) =>
     const scopeIds =
       p.listId === undefined
         ? undefined
-        : await listScope({ q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, kinds);
+        : await listScope({ q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: '' }, p.listId, kinds);
     const inScope = (id: string) => scopeIds === undefined || scopeIds.includes(id);
     const hits: Hit[] = [];
     if (p.duplicatesOf !== undefined) {

@@ -88,7 +88,7 @@ async function resolveAll(ctx: HandlerCtx, partyIds: readonly string[], activeOn
     const party = row && row.status !== 'merged' ? { partyId: id, kind: row.kind, status: row.status } : await resolveParty(ctx.q, ctx.orgId, id);
     if (activeOnly && party.status !== 'active') {
       throw conflict(
-        `params.partyIds.${i}: ${noun(party.kind)} ${party.partyId} is archived; restore it (directory.archive${party.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
+        `partyIds.${i}: ${noun(party.kind)} ${party.partyId} is archived; restore it (directory.archive${party.kind === 'org' ? 'Org' : 'Person'} with archived: false) first`,
       );
     }
     out.push({ given: id, partyId: party.partyId });
@@ -98,10 +98,10 @@ async function resolveAll(ctx: HandlerCtx, partyIds: readonly string[], activeOn
 
 /** Check a dynamic filter as a read would apply it (known role, organisation and member), for both kinds. */
 async function checkFilter(ctx: HandlerCtx, filter: PartyFilter): Promise<void> {
-  if (filter.knownBy !== undefined) await requireNamableMember(ctx.q, ctx.orgId, filter.knownBy, 'params.filter.knownBy');
+  if (filter.knownBy !== undefined) await requireNamableMember(ctx.q, ctx.orgId, filter.knownBy, 'filter.knownBy');
   for (const kind of ['person', 'org'] as const) {
     await filterConditions(
-      { q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'params.filter' },
+      { q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, kind, prefix: 'filter' },
       filter,
       new Params([ctx.orgId, kind]),
     );
@@ -109,7 +109,7 @@ async function checkFilter(ctx: HandlerCtx, filter: PartyFilter): Promise<void> 
 }
 
 export const createList = handler(c.createList, async (ctx, p) => {
-  if (!p.name.trim()) throw badRequest('params.name', 'must not be blank');
+  if (!p.name.trim()) throw badRequest('name', 'must not be blank');
   const filter = p.filter ? (Object.fromEntries(Object.entries(p.filter).filter(([, v]) => v !== undefined)) as PartyFilter) : null;
   if (filter) await checkFilter(ctx, filter);
   const listId = newId('lst');
@@ -198,7 +198,7 @@ export const shareList = handler(c.shareList, async (ctx, p) => {
   if (row.owner_id !== ctx.principal.id) throw conflict(`only its owner ${row.owner_id} may share list ${p.listId}; ask them`);
   const grants = p.grants ?? [];
   for (const [i, g] of grants.entries()) {
-    const field = `params.grants.${i}.principalId`;
+    const field = `grants.${i}.principalId`;
     if (g.principalId === row.owner_id) throw badRequest(field, 'the owner holds the list already');
     const first = grants.findIndex((o) => o.principalId === g.principalId);
     if (first !== i) throw badRequest(field, `the same member as grants.${first}`);
@@ -206,7 +206,7 @@ export const shareList = handler(c.shareList, async (ctx, p) => {
   }
   const granting = grants.some((g) => g.role !== 'none');
   const visibility = p.visibility ?? (row.visibility === 'private' && granting ? 'shared' : row.visibility);
-  if (visibility === 'private' && granting) throw badRequest('params.grants', 'a private list has no grants; share it (visibility shared) instead');
+  if (visibility === 'private' && granting) throw badRequest('grants', 'a private list has no grants; share it (visibility shared) instead');
 
   const current = new Map(
     (typeof row.grants === 'string' ? (JSON.parse(row.grants) as { principalId: string; role: string }[]) : row.grants).map((g) => [g.principalId, g.role]),
@@ -256,7 +256,7 @@ export const listLists = handler(c.listLists, async (ctx, p) => {
   if (p.q !== undefined)
     where.push(`lower(public.wops_unaccent(l.name)) LIKE '%' || lower(public.wops_unaccent(${params.push(likeEscape(p.q.trim()))})) || '%'`);
   if (p.cursor !== undefined) {
-    const [name, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', strings(2));
+    const [name, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', strings(2));
     where.push(`(lower(l.name), l.list_id) > (${params.push(name, '::text')}, ${params.push(id, '::text')})`);
   }
   const rows = await ctx.q.query<ListRow & { sort: string }>(

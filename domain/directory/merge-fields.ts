@@ -18,7 +18,7 @@ export function checkChoices(kind: PartyKind, choices: Choices): void {
   const allowed: readonly string[] = kind === 'person' ? PERSON_CHOICES : ORG_CHOICES;
   for (const field of Object.keys(choices)) {
     if (!allowed.includes(field))
-      throw badRequest(`params.fieldChoices.${field}`, `not a field of ${kind === 'person' ? 'a person' : 'an organisation'} (${allowed.join(', ')})`);
+      throw badRequest(`fieldChoices.${field}`, `not a field of ${kind === 'person' ? 'a person' : 'an organisation'} (${allowed.join(', ')})`);
   }
 }
 

@@ -27,13 +27,13 @@ const a = (kind: PartyRow['kind']) => (kind === 'org' ? 'an organisation' : 'a p
 
 /** Lock the pair in a fixed order (two proposals of one pair cannot deadlock); refuse merged ids and mixed kinds. */
 export async function lockPair(q: Queryable, orgId: string, survivorId: string, mergedId: string): Promise<{ s: PartyRow; l: PartyRow }> {
-  if (survivorId === mergedId) throw badRequest('params.mergedId', 'is the survivor itself; name two parties');
+  if (survivorId === mergedId) throw badRequest('mergedId', 'is the survivor itself; name two parties');
   const rows = new Map<string, PartyRow>();
   for (const id of [survivorId, mergedId].sort()) rows.set(id, await requireWritableParty(q, orgId, id, { allowArchived: true }));
   const s = rows.get(survivorId)!;
   const l = rows.get(mergedId)!;
   if (s.kind !== l.kind)
-    throw badRequest('params.mergedId', `${mergedId} is ${a(l.kind)} and ${survivorId} ${a(s.kind)}; only two persons or two organisations merge`);
+    throw badRequest('mergedId', `${mergedId} is ${a(l.kind)} and ${survivorId} ${a(s.kind)}; only two persons or two organisations merge`);
   return { s, l };
 }
 

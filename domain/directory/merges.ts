@@ -173,7 +173,7 @@ export const listMerges = handler(c.listMerges, async (ctx, p) => {
     where.push(`(m.survivor_id = ${id} OR m.merged_id = ${id})`);
   }
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
     where.push(`(m.created_at, m.merge_id) < (${arg(at)}::timestamptz, ${arg(id)})`);
   }
   const rows = await ctx.q.query<MergeRow & { at: string }>(

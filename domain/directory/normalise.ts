@@ -2,12 +2,12 @@ import { domainToASCII } from 'node:url';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type Validator from 'validator';
 import { lazyModule as lazy } from '../../config/lazy.js';
-import { badRequest } from '../../protocol/errors.js';
+import { badRequest, fieldIn } from '../../protocol/errors.js';
 import { abnChecksumOk } from '../../protocol/methods/books/common.js';
 
 /*
  * What matching compares. A channel keeps the value as given (shown back, exported) and a key: the email key,
- * E.164 for a phone, service:handle for an IM. Errors name the caller's field (`params.channels.1.value: …`).
+ * E.164 for a phone, service:handle for an IM. Errors name the caller's field (`channels.1.value: …`).
  */
 
 // Loaded by the first value that needs them: libphonenumber-js with its full metadata, tldts and validator cost
@@ -101,10 +101,10 @@ export function normaliseIm(service: string, value: string): ChannelKey {
 
 /** One channel as a caller gave it; `field` names it in errors (params.channels.1). */
 export function normaliseChannel(c: { kind: ChannelKind; value: string; service?: string }, field: string, country: CountryCode = DEFAULT_COUNTRY): ChannelKey {
-  if (c.kind === 'email') return normaliseEmail(c.value, `${field}.value`);
-  if (c.kind === 'phone') return normalisePhone(c.value, `${field}.value`, country);
-  if (!c.service) throw badRequest(`${field}.service`, 'required for an im channel (e.g. slack, whatsapp)');
-  if (!c.value.trim()) throw badRequest(`${field}.value`, 'must not be blank');
+  if (c.kind === 'email') return normaliseEmail(c.value, fieldIn(field, 'value'));
+  if (c.kind === 'phone') return normalisePhone(c.value, fieldIn(field, 'value'), country);
+  if (!c.service) throw badRequest(fieldIn(field, 'service'), 'required for an im channel (e.g. slack, whatsapp)');
+  if (!c.value.trim()) throw badRequest(fieldIn(field, 'value'), 'must not be blank');
   return normaliseIm(c.service, c.value);
 }
 

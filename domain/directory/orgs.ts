@@ -32,7 +32,7 @@ import { refreshEmployerName } from './terms.js';
 async function setIdentifiers(ctx: HandlerCtx, partyId: string, given: Record<string, string | null>): Promise<boolean> {
   const wanted = Object.entries(given).map(([scheme, value]) => ({
     scheme,
-    value: value === null ? null : normaliseIdentifier(scheme, value, `params.identifiers.${scheme}`),
+    value: value === null ? null : normaliseIdentifier(scheme, value, `identifiers.${scheme}`),
   }));
   await lockKeys(
     ctx.q,
@@ -56,7 +56,7 @@ async function setIdentifiers(ctx: HandlerCtx, partyId: string, given: Record<st
       continue;
     }
     const holder = await identifierHolder(ctx.q, ctx.orgId, w.scheme, w.value, partyId);
-    if (holder) throw conflict(`params.identifiers.${w.scheme}: held by ${holder}; update that organisation, or merge the two (directory.proposeMerge)`);
+    if (holder) throw conflict(`identifiers.${w.scheme}: held by ${holder}; update that organisation, or merge the two (directory.proposeMerge)`);
     await ctx.q.query(
       `INSERT INTO directory_identifiers (org_id, party_id, scheme, value) VALUES ($1, $2, $3, $4)
        ON CONFLICT (org_id, party_id, scheme) DO UPDATE SET value = excluded.value`,
@@ -70,7 +70,7 @@ export const createOrg = handler(c.createOrg, async (ctx, p) => {
   const country = (p.country ?? DEFAULT_COUNTRY) as CountryCode;
   const channels = p.channels ?? [];
   const keys = channelKeys(channels, country);
-  const site = p.website === undefined ? null : normaliseWebsite(p.website, 'params.website');
+  const site = p.website === undefined ? null : normaliseWebsite(p.website, 'website');
   const partyId = newId('co');
   const name = p.name.trim();
   const tags = normaliseTags(p.tags ?? []);
@@ -115,7 +115,7 @@ export const updateOrg = handler(c.updateOrg, async (ctx, p) => {
     : p.aliases === undefined
       ? undefined
       : cleanAliases(p.aliases, name);
-  const site = p.website === undefined || p.website === null ? p.website : normaliseWebsite(p.website, 'params.website');
+  const site = p.website === undefined || p.website === null ? p.website : normaliseWebsite(p.website, 'website');
   const changes = differing([
     { field: 'name', column: 'display_name', value: name, current: row.display_name },
     { field: 'legalName', column: 'legal_name', value: p.legalName, current: row.legal_name },

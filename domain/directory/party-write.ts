@@ -20,14 +20,14 @@ export interface ChannelParam {
 
 /** Normalise the channels of a create; the same key twice is a BAD_REQUEST naming the second. */
 export function channelKeys(channels: readonly ChannelParam[], country: CountryCode): ChannelKey[] {
-  const keys = channels.map((c, i) => normaliseChannel(c, `params.channels.${i}`, country));
+  const keys = channels.map((c, i) => normaliseChannel(c, `channels.${i}`, country));
   keys.forEach((k, i) => {
     const first = keys.findIndex((o) => o.kind === k.kind && o.key === k.key);
-    if (first !== i) throw badRequest(`params.channels.${i}.value`, `the same ${k.kind} as channels.${first}`);
+    if (first !== i) throw badRequest(`channels.${i}.value`, `the same ${k.kind} as channels.${first}`);
   });
   const primaries = channels.map((c, i) => ({ c, i })).filter(({ c }) => c.primary);
   for (const { c, i } of primaries) {
-    if (primaries.some((o) => o.i < i && o.c.kind === c.kind)) throw badRequest(`params.channels.${i}.primary`, `only one primary ${c.kind}`);
+    if (primaries.some((o) => o.i < i && o.c.kind === c.kind)) throw badRequest(`channels.${i}.primary`, `only one primary ${c.kind}`);
   }
   return keys;
 }
@@ -46,7 +46,7 @@ export async function addNewChannels(
   channels: readonly ChannelParam[],
   keys: readonly ChannelKey[],
   source: PartyOrigin = 'manual',
-  fields: readonly string[] = keys.map((_, i) => `params.channels.${i}.value`),
+  fields: readonly string[] = keys.map((_, i) => `channels.${i}.value`),
 ): Promise<void> {
   await lockKeys(
     ctx.q,
@@ -186,7 +186,7 @@ export async function setArchived(ctx: HandlerCtx, partyId: string, archived: bo
 
 /** Restoring must not make two active people share an email, or two active organisations an identifier. */
 async function refuseRestoreClash(ctx: HandlerCtx, row: PartyRow): Promise<void> {
-  const field = row.kind === 'org' ? 'params.orgId' : 'params.personId';
+  const field = row.kind === 'org' ? 'orgId' : 'personId';
   const way = `archive it, or merge the two (directory.proposeMerge)`;
   if (row.kind === 'person') {
     const emails = await ctx.q.query<{ key: string }>(

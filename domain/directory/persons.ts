@@ -28,7 +28,7 @@ export const createPerson = handler(c.createPerson, async (ctx, p) => {
   const country = (p.country ?? DEFAULT_COUNTRY) as CountryCode;
   const channels = p.channels ?? [];
   const keys = channelKeys(channels, country);
-  const employer = p.worksAt ? await activeTarget(ctx, p.worksAt.orgId, 'org', 'params.worksAt.orgId') : null;
+  const employer = p.worksAt ? await activeTarget(ctx, p.worksAt.orgId, 'org', 'worksAt.orgId') : null;
   const partyId = newId('per');
   const displayName = p.displayName?.trim() || joinName(p.given, p.family);
   const tags = normaliseTags(p.tags ?? []);

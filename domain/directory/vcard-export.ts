@@ -54,7 +54,7 @@ function signCursor(key: string, body: CursorBody): string {
 
 function readCursor(key: string, cursor: string, exportId: string, principalId: string, now: number): CursorBody {
   const [text, sig] = cursor.split('.');
-  const refused = badRequest('params.cursor', 'not a cursor of this export, or expired (start again without cursor)');
+  const refused = badRequest('cursor', 'not a cursor of this export, or expired (start again without cursor)');
   if (!text || !sig) throw refused;
   const want = Buffer.from(mac(key, text));
   const got = Buffer.from(sig);
@@ -72,7 +72,7 @@ function readCursor(key: string, cursor: string, exportId: string, principalId: 
 /** Every party of the export, sorted by id: the ids asked for (merged ones followed to their survivors), or the list's active members. */
 async function selectionIds(ctx: HandlerCtx, p: Params): Promise<string[]> {
   if (p.listId !== undefined) {
-    const ids = await listScope({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: 'params' }, p.listId, [
+    const ids = await listScope({ q: ctx.q, families: ctx.deps.families, orgId: ctx.orgId, principalId: ctx.principal.id, prefix: '' }, p.listId, [
       'person',
       'org',
     ]);

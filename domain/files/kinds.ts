@@ -42,7 +42,7 @@ export interface ExportEnv {
 export interface KindContent {
   /** Formats `files.exportRequest` offers for this kind. */
   exportFormats: readonly string[];
-  /** A new file's first revision from files.create's `content` (undefined: empty). BAD_REQUEST names `params.content…`. */
+  /** A new file's first revision from files.create's `content` (undefined: empty). BAD_REQUEST names `content…`. */
   create(q: Queryable, orgId: string, fileId: string, authorId: string, content: unknown, now: Date): Promise<ContentResult>;
   /** Copy the head content of `fromId` as the first revision of `toId`. */
   duplicate(q: Queryable, orgId: string, fromId: string, toId: string, authorId: string, now: Date): Promise<ContentResult>;

@@ -65,14 +65,14 @@ export interface Right {
 export function validateRights(rights: readonly Right[]): void {
   const seen = new Map<string, number>();
   rights.forEach((r, i) => {
-    const at = `rights[${i}]`;
+    const at = `rights.${i}`;
     const first = seen.get(r.area);
-    if (first !== undefined) throw badRequest(`${at}.area`, `${JSON.stringify(r.area)} is declared twice (also rights[${first}]); one right per area`);
+    if (first !== undefined) throw badRequest(`${at}.area`, `${JSON.stringify(r.area)} is declared twice (also rights.${first}); one right per area`);
     seen.set(r.area, i);
     selectorOrThrow(r.decidedBy, 'decider', `${at}.decidedBy`);
     if (r.escalateTo !== undefined) selectorOrThrow(r.escalateTo, 'decider', `${at}.escalateTo`);
     for (const list of ['agree', 'perform', 'input'] as const) {
-      r[list]?.forEach((s, j) => selectorOrThrow(s, 'party', `${at}.${list}[${j}]`));
+      r[list]?.forEach((s, j) => selectorOrThrow(s, 'party', `${at}.${list}.${j}`));
     }
   });
 }

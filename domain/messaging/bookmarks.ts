@@ -60,9 +60,9 @@ function targetOf(p: { messageId?: string; url?: string; fileId?: string }): Tar
     p.fileId !== undefined ? ({ kind: 'file', column: 'file_id', value: p.fileId } as const) : null,
   ].filter((t) => t !== null);
   const field = { message_id: 'messageId', url: 'url', file_id: 'fileId' } as const;
-  if (given.length === 0) throw badRequest('params.messageId', 'give exactly one target: messageId, url or fileId');
+  if (given.length === 0) throw badRequest('messageId', 'give exactly one target: messageId, url or fileId');
   if (given.length > 1)
-    throw badRequest(`params.${field[given[1].column]}`, `give exactly one target, not both ${field[given[0].column]} and ${field[given[1].column]}`);
+    throw badRequest(`${field[given[1].column]}`, `give exactly one target, not both ${field[given[0].column]} and ${field[given[1].column]}`);
   return given[0];
 }
 
@@ -75,7 +75,7 @@ async function checkMessageTarget(q: Queryable, orgId: string, channelId: string
     if (err instanceof ApiError && err.code === 'NOT_FOUND') throw notFound(`message ${messageId}`);
     throw err;
   }
-  if (message.channel_id !== channelId) throw badRequest('params.messageId', `must be a message of ${channelId}`);
+  if (message.channel_id !== channelId) throw badRequest('messageId', `must be a message of ${channelId}`);
   if (message.status !== 'posted') throw conflict(`message ${messageId} is ${message.status}: only a posted message can be bookmarked`);
 }
 

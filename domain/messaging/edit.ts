@@ -14,7 +14,7 @@ import { shapeOf } from './writes.js';
  */
 
 export const edit = handler(c.edit, async (ctx, p) => {
-  if (p.text === undefined && p.postAt === undefined) throw badRequest('params.text', 'give the new text, a new postAt, or both');
+  if (p.text === undefined && p.postAt === undefined) throw badRequest('text', 'give the new text, a new postAt, or both');
   const now = ctx.deps.clock.now();
   const postAt = p.postAt === undefined ? undefined : checkPostAt(p.postAt, now);
   const { message: seen } = await messageAccess(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, 'write');

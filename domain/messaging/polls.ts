@@ -19,10 +19,10 @@ const YEAR_MS = 366 * 24 * 3600 * 1000;
 export const createPoll = handler(c.createPoll, async (ctx, p) => {
   const now = ctx.deps.clock.now();
   const distinct = new Set(p.options.map((o) => o.trim().toLowerCase()));
-  if (distinct.size !== p.options.length) throw badRequest('params.options', 'must not repeat an option');
+  if (distinct.size !== p.options.length) throw badRequest('options', 'must not repeat an option');
   const closesAt = p.closesAt === undefined ? null : new Date(p.closesAt);
-  if (closesAt && closesAt.getTime() <= now.getTime()) throw badRequest('params.closesAt', 'must be in the future');
-  if (closesAt && closesAt.getTime() - now.getTime() > YEAR_MS) throw badRequest('params.closesAt', 'must be within a year from now');
+  if (closesAt && closesAt.getTime() <= now.getTime()) throw badRequest('closesAt', 'must be in the future');
+  if (closesAt && closesAt.getTime() - now.getTime() > YEAR_MS) throw badRequest('closesAt', 'must be within a year from now');
   checkPostingPolicy(await channelAccess(ctx.q, ctx.orgId, p.channelId, ctx.principal.id, 'write'));
   const { messageId, seq } = await postMessage(ctx.q, ctx.orgId, { channelId: p.channelId, authorId: ctx.principal.id, text: p.question, kind: 'poll', now });
   await ctx.q.query('INSERT INTO message_polls (org_id, message_id, multiple, anonymous, closes_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -61,9 +61,9 @@ interface PollState {
 
 export const votePoll = handler(c.votePoll, async (ctx, p) => {
   const ballot = [...new Set(p.optionIds)];
-  if (ballot.length !== p.optionIds.length) throw badRequest('params.optionIds', 'must not repeat an option');
+  if (ballot.length !== p.optionIds.length) throw badRequest('optionIds', 'must not repeat an option');
   const { message } = await lockedMessage(ctx, p.messageId, 'write');
-  if (message.kind !== 'poll') throw badRequest('params.messageId', "must be a poll's message (kind poll)");
+  if (message.kind !== 'poll') throw badRequest('messageId', "must be a poll's message (kind poll)");
   requirePosted(message, 'vote on');
   const now = ctx.deps.clock.now();
   const [poll] = await ctx.q.query<PollState>(
@@ -71,19 +71,19 @@ export const votePoll = handler(c.votePoll, async (ctx, p) => {
        FROM message_polls WHERE org_id = $1 AND message_id = $2`,
     [ctx.orgId, p.messageId, now.toISOString()],
   );
-  if (!poll) throw badRequest('params.messageId', "must be a poll's message (kind poll)");
+  if (!poll) throw badRequest('messageId', "must be a poll's message (kind poll)");
   if (poll.closed) {
     const at = new Date((poll.closed_at ?? poll.closes_at) as string).toISOString();
     throw conflict(`poll ${p.messageId} closed at ${at}: its votes are final (start a new poll with messaging.createPoll)`);
   }
-  if (!poll.multiple && ballot.length > 1) throw badRequest('params.optionIds', 'this poll is single-choice: give one option (or none to take your vote back)');
+  if (!poll.multiple && ballot.length > 1) throw badRequest('optionIds', 'this poll is single-choice: give one option (or none to take your vote back)');
   const options = await ctx.q.query<{ option_id: string }>('SELECT option_id FROM message_poll_options WHERE org_id = $1 AND message_id = $2', [
     ctx.orgId,
     p.messageId,
   ]);
   const known = new Set(options.map((o) => o.option_id));
   const unknown = ballot.find((id) => !known.has(id));
-  if (unknown) throw badRequest('params.optionIds', `${unknown} is not an option of this poll`);
+  if (unknown) throw badRequest('optionIds', `${unknown} is not an option of this poll`);
 
   const mine = await ctx.q.query<{ option_id: string }>(
     'SELECT option_id FROM message_poll_votes WHERE org_id = $1 AND message_id = $2 AND principal_id = $3',

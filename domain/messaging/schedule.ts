@@ -30,9 +30,8 @@ const PROOF_FIELDS = Object.keys(proofFields);
 export function checkPostAt(postAt: string, now: Date): Date {
   const at = new Date(postAt);
   const ahead = at.getTime() - now.getTime();
-  if (ahead < POST_AT_MIN_SECONDS * 1000)
-    throw badRequest('params.postAt', `must be at least ${POST_AT_MIN_SECONDS} seconds from now (now is ${now.toISOString()})`);
-  if (ahead > POST_AT_MAX_DAYS * 86_400_000) throw badRequest('params.postAt', `must be at most ${POST_AT_MAX_DAYS} days from now`);
+  if (ahead < POST_AT_MIN_SECONDS * 1000) throw badRequest('postAt', `must be at least ${POST_AT_MIN_SECONDS} seconds from now (now is ${now.toISOString()})`);
+  if (ahead > POST_AT_MAX_DAYS * 86_400_000) throw badRequest('postAt', `must be at most ${POST_AT_MAX_DAYS} days from now`);
   return at;
 }
 

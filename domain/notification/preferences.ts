@@ -115,7 +115,7 @@ export const getPreferences = handler(c.getPreferences, async (ctx, p) => {
 
 export const updatePreferences = handler(c.updatePreferences, async (ctx, p) => {
   const target = await resolveTarget(ctx.q, ctx.principal, 'notification.updatePreferences', ctx.orgId, p.target, true);
-  if (p.events?.security === 'off') throw badRequest('params.events.security', 'security notices cannot be turned off (instant or digest)');
+  if (p.events?.security === 'off') throw badRequest('events.security', 'security notices cannot be turned off (instant or digest)');
   await ctx.q.query(`INSERT INTO notification_preferences (org_id, target, version) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [ctx.orgId, target]);
   const rows = await readRows(ctx.q, ctx.orgId, target === 'org' ? ['org'] : ['org', target], 'FOR UPDATE');
   const before = ownOf(rows.get(target));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { method } from '../contract.js';
 import { id, text } from '../schema.js';
 
-export const ApprovalStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
+export const ApprovalStatus = z.enum(['pending', 'approved', 'rejected', 'withdrawn', 'expired']);
 
 export const ApprovalSubject = z.strictObject({
   kind: text({
@@ -21,7 +21,7 @@ export const ApprovalSubject = z.strictObject({
 
 export const ApprovalView = z.strictObject({
   approvalId: z.string(),
-  status: ApprovalStatus.describe('expired: still undecided past expiresAt.'),
+  status: ApprovalStatus.describe('expired: still undecided past expiresAt. withdrawn: its requester took the act back before anyone decided it.'),
   actionClass: z.string(),
   payloadHash: z.string(),
   subject: z.strictObject({ kind: z.string(), subjectId: z.string(), summary: z.string() }),

@@ -16,7 +16,7 @@ export const hierarchy = {
   set: method({
     hold: { completion: 'retry', when: 'an agent calls it' },
     summary:
-      'Set many reporting lines at once, checked as one forest: any bad line (unknown or archived member, a member listed twice, a cycle) fails the whole call naming it (`params.lines[17].managerId`) and nothing changes. expectedRevision must be the current chart revision (GET /hierarchy), else CONFLICT. An agent caller gets a hold for a human (a reorg changes who approves what).',
+      'Set many reporting lines at once, checked as one forest: any bad line (unknown or archived member, a member listed twice, a cycle) fails the whole call naming it (`lines.17.managerId`) and nothing changes. expectedRevision must be the current chart revision (GET /hierarchy), else CONFLICT. An agent caller gets a hold for a human (a reorg changes who approves what).',
     params: z.strictObject({
       lines: z
         .array(Line)

@@ -215,7 +215,7 @@ describe('npm run cli -- demo: the studio’s people', () => {
   it('the people try-lines behave as the summary says', async () => {
     const refused = await client.rpc('billing.update', { seats: 3 });
     expect(refused.body.error.code).toBe('BAD_REQUEST');
-    expect(refused.body.error.message).toMatch(/^params\.seats: 3 is below the 4 seats in use/);
+    expect(refused.body.error.message).toMatch(/^seats: 3 is below the 4 seats in use/);
     const coordinator = /"agentId":"(agt_\w+)","field":"tone"/.exec(text())![1];
     const held = await client.rpc('persona.editField', { agentId: coordinator, field: 'tone', value: 'brisk' }, { key: demo.keys.agent });
     expect(held.body.result?.status, held.raw).toBe('approval_required');

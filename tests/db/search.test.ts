@@ -220,9 +220,9 @@ describe('hostile queries answer, never INTERNAL', () => {
 
   it('refuses over-long queries and forged cursors as BAD_REQUEST naming the field', async () => {
     expect(await refused({ q: 'x'.repeat(10_000) })).toBe('BAD_REQUEST');
-    await expect(search({ q: 'x'.repeat(MAX_QUERY_CHARS + 1), fields: { q: 'params.query' } })).rejects.toThrow(/^params\.query: /);
-    await expect(search({ q: 'cafe', cursor: 'not-a-cursor' })).rejects.toThrow(/^params\.cursor: /);
-    await expect(search({ q: 'cafe', cursor: Buffer.from('[0,"1 OR 1=1","x"]').toString('base64url') })).rejects.toThrow(/^params\.cursor: /);
+    await expect(search({ q: 'x'.repeat(MAX_QUERY_CHARS + 1), fields: { q: 'query' } })).rejects.toThrow(/^query: /);
+    await expect(search({ q: 'cafe', cursor: 'not-a-cursor' })).rejects.toThrow(/^cursor: /);
+    await expect(search({ q: 'cafe', cursor: Buffer.from('[0,"1 OR 1=1","x"]').toString('base64url') })).rejects.toThrow(/^cursor: /);
     expect(await ids('x'.repeat(MAX_QUERY_CHARS))).toEqual([]);
   });
 });

@@ -40,14 +40,14 @@ describe('10,000 levels of nesting', () => {
     expect((await allEvents(s.client)).length).toBe(before);
   });
 
-  it('invoke_write and invoke_read: BAD_REQUEST naming params.<path>', async () => {
+  it('invoke_write and invoke_read: BAD_REQUEST naming the path inside params, as every face names fields', async () => {
     const write = toolError(await call(META_TOOLS.write, { name: 'board.createTask', params: { title: 'deep', deep: nested(10_000) } }));
     expect(write).toEqual({
       code: 'BAD_REQUEST',
-      message: expect.stringMatching(/^params\.deep\.a\.a\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64 levels deep$/),
+      message: expect.stringMatching(/^deep\.a\.a\.a\.a\.a\.a\.a\.…\(\d+ levels\): nested more than 64 levels deep$/),
     });
     const read = toolError(await call(META_TOOLS.read, { name: 'board.taskComments', params: { deep: nested(10_000) } }));
-    expect(read).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.deep\..*: nested more than 64 levels deep$/) });
+    expect(read).toEqual({ code: 'BAD_REQUEST', message: expect.stringMatching(/^deep\..*: nested more than 64 levels deep$/) });
   });
 
   it('over Streamable HTTP, as raw JSON-RPC: a tool error, never INTERNAL', async () => {

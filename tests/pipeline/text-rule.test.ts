@@ -97,7 +97,7 @@ describe('the three inputs that answered 500', () => {
     // The MCP derives an idempotency key from the params (canonical JSON, which throws on a lone surrogate).
     expect(toolError(await mcp.client.callTool({ name: META_TOOLS.write, arguments: { name: 'files.create', params } }))).toEqual({
       code: 'BAD_REQUEST',
-      message: `params.content.markdown: ${RULE}`,
+      message: `content.markdown: ${RULE}`,
     });
     // A key of a z.unknown() value is held to the rule too.
     const key = await s.client.rpc('files.create', { ...params, content: { ['bad\u0000key']: 'x' } }, { idem: 'lone-surrogate-2' });

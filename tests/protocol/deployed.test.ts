@@ -29,27 +29,17 @@ const UNDEPLOYED_FAMILIES = [
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
   // issue 31 (email: sending, review, rules, AI and moving threads come after slice 1)
-  'email.amend',
-  'email.approvals',
-  'email.approve',
-  'email.approveAll',
   'email.ask',
-  'email.draftSend',
   'email.extractAction',
   'email.fileAttachment',
-  'email.holdReplies',
   'email.moveMailbox',
-  'email.redirect',
   'email.reportSpam',
-  'email.return',
   'email.ruleSave',
   'email.ruleSetEnabled',
   'email.rules',
-  'email.send',
   'email.summarise',
   'email.triage',
   'email.triageNow',
-  'email.undoSend',
   // issue 34 (settings) and 35 (design tokens)
   'settings.deleteOfficeLocation',
   'settings.deleteSecret',

@@ -30,7 +30,7 @@ export async function loadedSchedules(q: Queryable): Promise<PaygScheduleData[]>
   const byFrom = new Map<string, PaygScheduleData>(SHIPPED.map((s) => [s.from, s]));
   for (const r of rows) {
     // Files imported before samples named their frequency hold {scale, weeklyEarnings, withheld}: read as WEEKLY.
-    const samples = r.samples.map((x, i) => parseSample(x, `samples[${i}]`));
+    const samples = r.samples.map((x, i) => parseSample(x, `samples.${i}`));
     byFrom.set(r.from_date, { label: r.label, from: r.from_date, to: r.to_date, source: r.source, published: r.published, scales: r.scales, samples });
   }
   return [...byFrom.values()].sort((a, b) => (a.from < b.from ? -1 : 1));

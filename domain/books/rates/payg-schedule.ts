@@ -137,11 +137,11 @@ export function parseSchedule(raw: unknown): PaygScheduleData {
   const samplesIn = o.samples ?? [];
   if (!Array.isArray(samplesIn)) throw new Error('samples: must be a list of {scale, frequency, grossCents, withheld}');
   const samples = samplesIn.map((s: unknown, i): PaygSample => {
-    const sample = parseSample(s, `samples[${i}]`);
+    const sample = parseSample(s, `samples.${i}`);
     const got = scheduleWithholdingDollars({ scales }, sample);
     if (got !== sample.withheld) {
       throw new Error(
-        `samples[${i}]: scale ${sample.scale}${sample.residency ? ` (${sample.residency})` : ''} on a ${sample.frequency} pay of ${formatCents(sample.grossCents)} computes $${got}, the ATO's sample says $${sample.withheld}; check the coefficients`,
+        `samples.${i}: scale ${sample.scale}${sample.residency ? ` (${sample.residency})` : ''} on a ${sample.frequency} pay of ${formatCents(sample.grossCents)} computes $${got}, the ATO's sample says $${sample.withheld}; check the coefficients`,
       );
     }
     return sample;

@@ -45,7 +45,7 @@ export async function listThreads(
   if (f.kind !== undefined) where.push(`a.kind = $${params.push(f.kind)}`);
   if (f.status !== undefined) where.push(`a.status = $${params.push(f.status)}`);
   if (f.anchorStatus !== undefined) where.push(`a.anchor_status = $${params.push(f.anchorStatus)}`);
-  let after = f.cursor === undefined ? null : decodeCursor<[string, string]>(f.cursor, 'params.cursor', timeAndId);
+  let after = f.cursor === undefined ? null : decodeCursor<[string, string]>(f.cursor, 'cursor', timeAndId);
   const visible = f.targetId === undefined ? readableMemo(families, q, orgId, p) : async () => true;
   const shown: AnnotationRow[] = [];
   let scanned = 0;
@@ -85,7 +85,7 @@ export const list = handler(c.list, async (ctx, p) => {
 
 /** The seq a comments cursor resumes after (0 without one); BAD_REQUEST when it is not one. */
 export const commentsAfter = (cursor: string | undefined): number =>
-  cursor === undefined ? 0 : decodeCursor<[number]>(cursor, 'params.cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]) && (v[0] as number) >= 0)[0];
+  cursor === undefined ? 0 : decodeCursor<[number]>(cursor, 'cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]) && (v[0] as number) >= 0)[0];
 
 /** A thread's comments in order, after `cursor` (a seq). */
 export async function threadComments(q: Queryable, orgId: string, annotationId: string, cursor: string | undefined, limit: number) {

@@ -11,7 +11,7 @@ import { quoteOf, type DocBlock } from './anchor.js';
 /*
  * Which selector fits which target: a doc takes Block (+ TextQuote), a sheet Cell, a deck
  * Slide, a call Line (its transcript) or Time, an audio or video upload Time; every other record is annotated
- * whole. A wrong type is BAD_REQUEST `params.selector.type` naming the ones that fit. What a selector points at is
+ * whole. A wrong type is BAD_REQUEST `selector.type` naming the ones that fit. What a selector points at is
  * checked: a transcript line must be the call's, a doc range must be in a block of the doc's head revision, a cell
  * in a tab and a slide in the head of its sheet or deck (read through each kind's store).
  */
@@ -60,7 +60,7 @@ export async function checkSelector(
   orgId: string,
   target: Target,
   selector: SelectorValue,
-  field = 'params.selector',
+  field = 'selector',
 ): Promise<SelectorValue> {
   const fits = selectorTypesFor(target);
   if (!fits.includes(selector.type)) {

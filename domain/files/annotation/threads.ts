@@ -43,8 +43,8 @@ export interface StartParams {
 /** Start a thread on a target the caller may annotate (role commenter on a file); BAD_REQUEST names the field. */
 export async function startThread(ctx: HandlerCtx, target: Target, p: StartParams): Promise<ThreadWrite> {
   requireCommenter(target);
-  if (p.kind === 'comment' && p.body === undefined) throw badRequest('params.body', 'required for kind comment (a highlight or flag may go without)');
-  if (p.clientMsgId !== undefined && p.body === undefined) throw badRequest('params.clientMsgId', 'names a comment: give a body with it');
+  if (p.kind === 'comment' && p.body === undefined) throw badRequest('body', 'required for kind comment (a highlight or flag may go without)');
+  if (p.clientMsgId !== undefined && p.body === undefined) throw badRequest('clientMsgId', 'names a comment: give a body with it');
   const selector = p.selector === undefined ? null : await checkSelector(ctx.deps.families, ctx.q, ctx.orgId, target, p.selector);
   const earlier = await earlierComment(ctx.q, ctx.orgId, ctx.principal.id, p.clientMsgId);
   if (earlier) {

@@ -19,7 +19,7 @@ async function scopeOf(ctx: HandlerCtx, fileIds: readonly string[] | undefined):
   for (const fileId of ids) {
     const { file } = (await ctx.readAs('files.get', { fileId })) as { file: { kind: string } };
     if (file.kind === 'folder') {
-      throw badRequest(`params.fileIds[${fileIds.indexOf(fileId)}]`, `${fileId} is a folder: name the docs, sheets, decks or uploads in it to ask about`);
+      throw badRequest(`fileIds.${fileIds.indexOf(fileId)}`, `${fileId} is a folder: name the docs, sheets, decks or uploads in it to ask about`);
     }
   }
   return ids;

@@ -123,7 +123,7 @@ export function askReads(readAs: (method: string, params: unknown) => Promise<un
   return async (method: string, params: unknown): Promise<unknown> => {
     const fileId = isNode(params) ? params.fileId : undefined;
     if (scope !== null && typeof fileId === 'string' && !scope.has(fileId)) {
-      throw new ApiError('BAD_REQUEST', `params.fileId: ${fileId} is not one of the files this ask is limited to (fileIds): read only those`);
+      throw new ApiError('BAD_REQUEST', `fileId: ${fileId} is not one of the files this ask is limited to (fileIds): read only those`);
     }
     return readView(method, await readAs(method, params), scope);
   };

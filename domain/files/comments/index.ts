@@ -38,7 +38,7 @@ export const commentAdd = handler(c.commentAdd, async (ctx, p) => {
   const target = await fileTarget(ctx, p.fileId);
   let w;
   if (p.annotationId !== undefined) {
-    if (p.selector !== undefined) throw badRequest('params.selector', "a reply takes the thread's anchor: leave selector out with annotationId");
+    if (p.selector !== undefined) throw badRequest('selector', "a reply takes the thread's anchor: leave selector out with annotationId");
     const { row } = await fileThread(ctx, p.fileId, p.annotationId);
     w = await commentOn(ctx, row, target, p.body, p.clientMsgId);
   } else {

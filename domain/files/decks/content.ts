@@ -16,10 +16,10 @@ import { eraseDeck, heldImages, holdImages, imagesOf, loadRevision, loadSlides, 
  * elements?}]}; absent, the deck starts with one empty title slide.
  */
 
-const FIELD = 'params.content';
+const FIELD = 'content';
 
-/** `slides.0.title` as the docs name fields: `params.content.slides[0].title`. */
-const fieldOf = (path: readonly PropertyKey[]) => FIELD + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${fieldName(p)}`)).join('');
+/** `slides.0.title` as the docs name fields: `content.slides[0].title`. */
+const fieldOf = (path: readonly PropertyKey[]) => FIELD + path.map((p) => `.${typeof p === 'number' ? p : fieldName(p)}`).join('');
 
 /** files.create's content as slides; BAD_REQUEST names params.content…. */
 function slidesFromContent(content: unknown): SlideValue[] {
@@ -50,7 +50,7 @@ export const deckContent: KindContent = {
 
   async create(q, orgId, fileId, authorId, content, now) {
     const slides = slidesFromContent(content);
-    const written = slides.map((slide, i) => ({ slide, field: `${FIELD}.slides[${i}]` }));
+    const written = slides.map((slide, i) => ({ slide, field: `${FIELD}.slides.${i}` }));
     const records = written.map(({ slide, field }) => slideRecord(slide, field));
     const stored = new Map(records.map((s) => [s.hash, s]));
     const refs = slides.map((s, i) => ({ id: s.id, hash: records[i].hash }));
@@ -65,7 +65,7 @@ export const deckContent: KindContent = {
   },
 
   async duplicate(q, orgId, fromId, toId, authorId, now) {
-    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'params.fileId');
+    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'fileId');
     const stored = await loadSlides(
       q,
       orgId,
@@ -74,7 +74,7 @@ export const deckContent: KindContent = {
     );
     // Same slide and element ids: a copy reads as the original does (comments stay with the original). The caller
     // reads the original, so the copy holds its images without an uploader check.
-    const images = new Map([...heldImages(stored.values())].map((h) => [h, 'params.fileId']));
+    const images = new Map([...heldImages(stored.values())].map((h) => [h, 'fileId']));
     await holdImages(q, orgId, toId, images, new Set(), authorId, true);
     const { state, text } = await commitRevision(q, orgId, toId, undefined, from.slides, stored, stored.values(), {
       source: 'duplicate',
@@ -85,8 +85,8 @@ export const deckContent: KindContent = {
   },
 
   async restoreRevision(q, orgId, fileId, revision, authorId, now) {
-    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.toRevision');
-    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'params.toRevision');
+    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'toRevision');
+    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'toRevision');
     // Its slides are stored, and their images held (a deck releases none before its purge).
     const stored = await loadSlides(
       q,
@@ -108,7 +108,7 @@ export const deckContent: KindContent = {
 
   // pdf and pptx show the images the deck holds (env.blob): holdImages keeps every revision's images held.
   async exportAs(q, orgId, fileId, format, revision, env) {
-    const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
+    const state = await revisionOrRefuse(q, orgId, fileId, revision, 'revision');
     const stored = await loadSlides(
       q,
       orgId,
@@ -123,7 +123,7 @@ export const deckContent: KindContent = {
   },
 
   async guestHtml(q, orgId, fileId) {
-    const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.fileId');
+    const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'fileId');
     const stored = await loadSlides(
       q,
       orgId,

@@ -174,7 +174,7 @@ export async function exportDeck(slides: readonly SlideValue[], format: string, 
       contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
       extension: 'pptx',
     };
-  throw badRequest('params.format', `a deck exports as ${DECK_EXPORT_FORMATS.join(', ')}`);
+  throw badRequest('format', `a deck exports as ${DECK_EXPORT_FORMATS.join(', ')}`);
 }
 
 /**

@@ -83,12 +83,12 @@ export function applyOps(ops: readonly DeckOpInput[], input: ApplyInput): Applie
     }
     if (headHash.get(id) !== atBase) return void conflicts.push({ index, id });
     const i = slides.findIndex((s) => s.id === id);
-    if (i === -1) throw badRequest(field, `slide ${id} was deleted by ops[${removedBy.get(id)}] of this call`);
+    if (i === -1) throw badRequest(field, `slide ${id} was deleted by ops.${removedBy.get(id)} of this call`);
     return i;
   };
 
   ops.forEach((op, index) => {
-    const at = `params.ops[${index}]`;
+    const at = `ops.${index}`;
     switch (op.op) {
       case 'insert': {
         if (slides.length >= MAX_SLIDES) throw badRequest(at, `the deck would hold more than ${MAX_SLIDES} slides: delete some first`);
@@ -131,7 +131,7 @@ export function applyOps(ops: readonly DeckOpInput[], input: ApplyInput): Applie
 
   if (conflicts.length > 0) {
     const named = [...new Set(conflicts.map((c) => c.id))];
-    const opsNamed = [...new Set(conflicts.map((c) => `ops[${c.index}]`))];
+    const opsNamed = [...new Set(conflicts.map((c) => `ops.${c.index}`))];
     throw conflict(
       `${named.slice(0, 20).join(', ')}${named.length > 20 ? ` and ${named.length - 20} more` : ''} changed since revision ${input.base.revision} (the head is ${input.head.revision}): ` +
         `${opsNamed.slice(0, 20).join(', ')} cannot apply. Read the head (files.deckRead), redo those ops against it, and send them with baseRevision ${input.head.revision}`,

@@ -12,16 +12,16 @@ import { loadRevision, loadSlides, slideValue } from './store.js';
 export const deckRead = handler(c.deckRead, async (ctx, p) => {
   await deckAccess(ctx, p.fileId, 'viewer', false);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
-  if (p.revision !== undefined && p.revision > head.revision) throw badRequest('params.revision', `the head is revision ${head.revision}`);
+  if (p.revision !== undefined && p.revision > head.revision) throw badRequest('revision', `the head is revision ${head.revision}`);
   const state = p.revision === undefined || p.revision === head.revision ? head : await loadRevision(ctx.q, ctx.orgId, p.fileId, p.revision);
-  if (!state) throw badRequest('params.revision', `no revision ${p.revision} (revisions run 1 to ${head.revision})`);
+  if (!state) throw badRequest('revision', `no revision ${p.revision} (revisions run 1 to ${head.revision})`);
 
   let refs = state.slides;
   if (p.slideIds !== undefined) {
     const want = new Set(p.slideIds);
     const have = new Set(refs.map((s) => s.id));
     const i = p.slideIds.findIndex((id) => !have.has(id));
-    if (i !== -1) throw badRequest(`params.slideIds[${i}]`, `no slide ${p.slideIds[i]} in revision ${state.revision}`);
+    if (i !== -1) throw badRequest(`slideIds.${i}`, `no slide ${p.slideIds[i]} in revision ${state.revision}`);
     refs = refs.filter((s) => want.has(s.id));
   }
   const stored = await loadSlides(

@@ -18,7 +18,7 @@ export async function deckAccess(ctx: HandlerCtx, fileId: string, need: FileRole
   const access = write
     ? await activeFile(ctx.q, ctx.orgId, fileId, caller, need, now, true)
     : await fileAccess(ctx.q, ctx.orgId, fileId, caller, need, { now });
-  if (access.file.kind !== 'deck') throw badRequest('params.fileId', `${fileId} is a ${access.file.kind}, not a deck`);
+  if (access.file.kind !== 'deck') throw badRequest('fileId', `${fileId} is a ${access.file.kind}, not a deck`);
   return access;
 }
 

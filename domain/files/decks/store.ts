@@ -157,7 +157,7 @@ export function imagesOf(slides: Iterable<{ slide: SlideValue; field: string }>)
   const out = new Map<string, string>();
   for (const { slide, field } of slides) {
     slide.elements.forEach((e, j) => {
-      if (e.blobSha256 && !out.has(e.blobSha256)) out.set(e.blobSha256, `${field}.elements[${j}].blobSha256`);
+      if (e.blobSha256 && !out.has(e.blobSha256)) out.set(e.blobSha256, `${field}.elements.${j}.blobSha256`);
     });
   }
   return out;

@@ -15,7 +15,7 @@ export const deckWriteSlides = handler(c.deckWriteSlides, async (ctx, p) => {
   await deckAccess(ctx, p.fileId, 'editor', true);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
   if (p.baseRevision > head.revision)
-    throw badRequest('params.baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the deck again`);
+    throw badRequest('baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the deck again`);
   const base = p.baseRevision === head.revision ? head : (await loadRevision(ctx.q, ctx.orgId, p.fileId, p.baseRevision))!;
   const stored = await loadSlides(
     ctx.q,

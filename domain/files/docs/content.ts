@@ -26,7 +26,7 @@ interface TabInput {
 
 /** files.create's content as tabs of checked blocks; BAD_REQUEST names params.content…. */
 function tabsFromContent(content: unknown): TabInput[] {
-  const field = 'params.content';
+  const field = 'content';
   if (content === undefined || content === null) return [{ title: 'Tab 1', parentTabId: null, nodes: [] }];
   if (!isObject(content)) throw badRequest(field, 'must be {markdown}, {json} or a ProseMirror doc');
   if (content.type === 'doc') return [{ title: 'Tab 1', parentTabId: null, nodes: docFromJson(content, field) }];
@@ -40,7 +40,7 @@ function tabsFromContent(content: unknown): TabInput[] {
   if (isObject(json) && Array.isArray(json.tabs)) {
     if (json.tabs.length === 0 || json.tabs.length > MAX_TABS) throw badRequest(`${field}.json.tabs`, `must hold 1 to ${MAX_TABS} tabs`);
     return json.tabs.map((t, i): TabInput => {
-      const at = `${field}.json.tabs[${i}]`;
+      const at = `${field}.json.tabs.${i}`;
       if (!isObject(t)) throw badRequest(at, 'must be a tab {title, content, id?, parentTabId?}');
       const title = t.title ?? `Tab ${i + 1}`;
       if (typeof title !== 'string' || title.length < 1 || title.length > 200) throw badRequest(`${at}.title`, 'must be 1 to 200 characters');
@@ -91,7 +91,7 @@ async function revisionOrRefuse(q: Queryable, orgId: string, fileId: string, rev
 
 /** A revision's tabs (default the head) as the exports and the guest page render them. */
 async function exportTabs(q: Queryable, orgId: string, fileId: string, revision: number | undefined): Promise<ExportTab[]> {
-  const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
+  const state = await revisionOrRefuse(q, orgId, fileId, revision, 'revision');
   const blocks = await loadBlocks(q, orgId, fileId, hashesOf(state.tabs));
   return state.tabs.map((t) => ({ title: t.title, blocks: t.blocks.map((b) => blockNode(blocks.get(b.hash)!)) }));
 }
@@ -101,23 +101,23 @@ export const docContent: KindContent = {
 
   async create(q, orgId, fileId, authorId, content, now) {
     const { tabs, blocks } = settle(tabsFromContent(content));
-    const { state, text } = await commitRevision(q, orgId, fileId, undefined, tabs, blocks, [...blocks.values()], { source: 'create', authorId, at: now.toISOString() }, 'params.content');
+    const { state, text } = await commitRevision(q, orgId, fileId, undefined, tabs, blocks, [...blocks.values()], { source: 'create', authorId, at: now.toISOString() }, 'content');
     return result(state, text);
   },
 
   async duplicate(q, orgId, fromId, toId, authorId, now) {
-    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'params.fileId');
+    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'fileId');
     const blocks = await loadBlocks(q, orgId, fromId, hashesOf(from.tabs));
     // Same tabs and block ids: a copy reads as the original does (comments stay with the original).
-    const { state, text } = await commitRevision(q, orgId, toId, undefined, from.tabs, blocks, [...blocks.values()], { source: 'duplicate', authorId, at: now.toISOString() }, 'params.fileId');
+    const { state, text } = await commitRevision(q, orgId, toId, undefined, from.tabs, blocks, [...blocks.values()], { source: 'duplicate', authorId, at: now.toISOString() }, 'fileId');
     return result(state, text);
   },
 
   async restoreRevision(q, orgId, fileId, revision, authorId, now) {
-    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.toRevision');
-    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'params.toRevision');
+    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'toRevision');
+    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'toRevision');
     const blocks = await loadBlocks(q, orgId, fileId, [...hashesOf(head.tabs), ...hashesOf(old.tabs)]);
-    const { state, text } = await commitRevision(q, orgId, fileId, head, old.tabs, blocks, [], { source: 'restore', authorId, at: now.toISOString(), baseRevision: revision }, 'params.toRevision');
+    const { state, text } = await commitRevision(q, orgId, fileId, head, old.tabs, blocks, [], { source: 'restore', authorId, at: now.toISOString(), baseRevision: revision }, 'toRevision');
     return result(state, text);
   },
 

@@ -31,7 +31,7 @@ export async function exportDoc(tabs: readonly ExportTab[], format: string): Pro
     case 'pdf':
       return { bytes: await toPdf(tabs), contentType: 'application/pdf', extension: 'pdf' };
     default:
-      throw badRequest('params.format', `a doc exports as ${DOC_EXPORT_FORMATS.join(', ')}`);
+      throw badRequest('format', `a doc exports as ${DOC_EXPORT_FORMATS.join(', ')}`);
   }
 }
 

@@ -27,10 +27,10 @@ const oneOf = (at: string, given: Record<string, unknown>): string => {
   return present[0];
 };
 
-/** Ops as they will apply: content parsed and checked. BAD_REQUEST names `params.ops[i]…`. */
+/** Ops as they will apply: content parsed and checked. BAD_REQUEST names `ops[i]…`. */
 export function resolveOps(ops: readonly DocOpInput[]): ResolvedOp[] {
   return ops.map((op, i): ResolvedOp => {
-    const at = `params.ops[${i}]`;
+    const at = `ops.${i}`;
     switch (op.op) {
       case 'replace': {
         const from = oneOf(at, { node: op.node, markdown: op.markdown });
@@ -42,7 +42,7 @@ export function resolveOps(ops: readonly DocOpInput[]): ResolvedOp[] {
         if (op.afterBlockId !== undefined && op.beforeBlockId !== undefined) throw badRequest(at, 'give afterBlockId or beforeBlockId, not both');
         if (op.tabId !== undefined && (op.afterBlockId ?? op.beforeBlockId) !== undefined) throw badRequest(`${at}.tabId`, 'a block already names its tab: give tabId only to append to a tab');
         const from = oneOf(at, { nodes: op.nodes, markdown: op.markdown });
-        const nodes = from === 'nodes' ? op.nodes!.map((n, k) => docBlockFromJson(n, `${at}.nodes[${k}]`)) : markdownToBlocks(op.markdown!, `${at}.markdown`);
+        const nodes = from === 'nodes' ? op.nodes!.map((n, k) => docBlockFromJson(n, `${at}.nodes.${k}`)) : markdownToBlocks(op.markdown!, `${at}.markdown`);
         if (nodes.length === 0) throw badRequest(`${at}.markdown`, 'is empty: nothing to insert');
         return { op: 'insert', afterBlockId: op.afterBlockId, beforeBlockId: op.beforeBlockId, tabId: op.tabId, nodes };
       }
@@ -158,7 +158,7 @@ export function applyOps(ops: readonly ResolvedOp[], input: ApplyInput): Applied
       else targets.anchors.push(id);
     }
     const at = find(id);
-    if (!at) throw badRequest(field, `block ${id} was deleted by ops[${removedBy.get(id)}] of this call`);
+    if (!at) throw badRequest(field, `block ${id} was deleted by ops.${removedBy.get(id)} of this call`);
     return at;
   };
   const tabFor = (index: number, tabId: string | undefined, field: string): TabDraft | undefined => {
@@ -170,7 +170,7 @@ export function applyOps(ops: readonly ResolvedOp[], input: ApplyInput): Applied
   };
 
   ops.forEach((op, index) => {
-    const at = `params.ops[${index}]`;
+    const at = `ops.${index}`;
     switch (op.op) {
       case 'replace': {
         const t = target(index, op.blockId, `${at}.blockId`, true);
@@ -269,7 +269,7 @@ export function applyOps(ops: readonly ResolvedOp[], input: ApplyInput): Applied
 
   if (conflicts.length > 0) {
     const named = [...new Set(conflicts.map((c) => c.id))];
-    const opsNamed = [...new Set(conflicts.map((c) => `ops[${c.index}]`))];
+    const opsNamed = [...new Set(conflicts.map((c) => `ops.${c.index}`))];
     throw conflict(
       `${named.slice(0, 20).join(', ')}${named.length > 20 ? ` and ${named.length - 20} more` : ''} changed since revision ${input.baseRevision} (the head is ${input.headRevision}): ` +
         `${opsNamed.slice(0, 20).join(', ')} cannot apply. Read the head (files.docRead), redo those ops against it, and send them with baseRevision ${input.headRevision}`,

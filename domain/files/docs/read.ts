@@ -18,16 +18,16 @@ const validCursor = (v: unknown[]) => v.length === 2 && v.every((x) => Number.is
 export const docRead = handler(c.docRead, async (ctx, p) => {
   await docAccess(ctx, p.fileId, 'viewer', false);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
-  const [fromRevision, offset] = p.cursor === undefined ? [p.revision ?? head.revision, 0] : decodeCursor<Cursor>(p.cursor, 'params.cursor', validCursor, 'read returned');
-  if (p.revision !== undefined && p.revision !== fromRevision) throw badRequest('params.cursor', `it continues revision ${fromRevision}, not ${p.revision}`);
-  if (fromRevision > head.revision) throw badRequest(p.cursor === undefined ? 'params.revision' : 'params.cursor', `the head is revision ${head.revision}`);
+  const [fromRevision, offset] = p.cursor === undefined ? [p.revision ?? head.revision, 0] : decodeCursor<Cursor>(p.cursor, 'cursor', validCursor, 'read returned');
+  if (p.revision !== undefined && p.revision !== fromRevision) throw badRequest('cursor', `it continues revision ${fromRevision}, not ${p.revision}`);
+  if (fromRevision > head.revision) throw badRequest(p.cursor === undefined ? 'revision' : 'cursor', `the head is revision ${head.revision}`);
   const state = fromRevision === head.revision ? head : await loadRevision(ctx.q, ctx.orgId, p.fileId, fromRevision);
-  if (!state) throw badRequest('params.revision', `no revision ${fromRevision} (revisions run 1 to ${head.revision})`);
+  if (!state) throw badRequest('revision', `no revision ${fromRevision} (revisions run 1 to ${head.revision})`);
 
   let tabs: TabState[] = state.tabs;
   if (p.tabId !== undefined) {
     tabs = state.tabs.filter((t) => t.id === p.tabId);
-    if (tabs.length === 0) throw badRequest('params.tabId', `no tab ${p.tabId} in revision ${state.revision}`);
+    if (tabs.length === 0) throw badRequest('tabId', `no tab ${p.tabId} in revision ${state.revision}`);
   }
   const order: { tab: TabState; block: BlockRef }[] = tabs.flatMap((tab) => tab.blocks.map((block) => ({ tab, block })));
   const page = order.slice(offset, offset + p.limit);

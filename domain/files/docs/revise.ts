@@ -19,7 +19,7 @@ export async function docAccess(ctx: HandlerCtx, fileId: string, need: FileRole,
   const caller = callerOf(ctx.principal);
   const now = ctx.deps.clock.now();
   const access = write ? await activeFile(ctx.q, ctx.orgId, fileId, caller, need, now, true) : await fileAccess(ctx.q, ctx.orgId, fileId, caller, need, { now });
-  if (access.file.kind !== 'doc') throw badRequest('params.fileId', `${fileId} is a ${access.file.kind}, not a doc`);
+  if (access.file.kind !== 'doc') throw badRequest('fileId', `${fileId} is a ${access.file.kind}, not a doc`);
   return access;
 }
 

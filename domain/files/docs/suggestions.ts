@@ -71,7 +71,7 @@ async function shape(q: Queryable, orgId: string, fileId: string, rows: readonly
 export const docSuggestions = handler(c.docSuggestions, async (ctx, p) => {
   await docAccess(ctx, p.fileId, 'viewer', false);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
-  const after = p.cursor === undefined ? null : decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+  const after = p.cursor === undefined ? null : decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
   const status = p.status === 'stale' ? 'open' : p.status;
   const rows = await ctx.q.query<SuggestionRow>(
     `SELECT ${COLUMNS} FROM doc_suggestions
@@ -150,7 +150,7 @@ export const docSuggestResolve = handler(
       blocks,
       applied.added,
       { source: 'accept', baseRevision: Number(locked.base_revision), ops: Number(locked.op_count), suggestionId: p.suggestionId, authorId: locked.author_id, acceptedBy: ctx.principal.id },
-      'params.suggestionId',
+      'suggestionId',
     );
     await ctx.q.query(`UPDATE doc_suggestions SET status = 'accepted', resolved_by = $3, resolved_at = $4, revision = $5 WHERE org_id = $1 AND suggestion_id = $2`, [
       ctx.orgId,

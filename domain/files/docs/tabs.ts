@@ -66,10 +66,10 @@ export const docTabOp = handler(c.docTabOp, async (ctx, p) => {
 
   switch (p.op) {
     case 'add': {
-      need('params.title', p.title);
+      need('title', p.title);
       const parent = p.parentTabId ?? null;
-      existing('params.parentTabId', parent);
-      if (depthOf(tabs, parent) + 1 > MAX_DEPTH) throw badRequest('params.parentTabId', `tabs nest at most ${MAX_DEPTH} levels deep`);
+      existing('parentTabId', parent);
+      if (depthOf(tabs, parent) + 1 > MAX_DEPTH) throw badRequest('parentTabId', `tabs nest at most ${MAX_DEPTH} levels deep`);
       if (tabs.length >= MAX_TABS) throw conflict(`the doc has ${MAX_TABS} tabs, the most it may hold: delete one first`);
       const empty = docSchema.node('paragraph', { id: newId('blk') });
       const block = blockRecord(empty);
@@ -80,20 +80,20 @@ export const docTabOp = handler(c.docTabOp, async (ctx, p) => {
       break;
     }
     case 'rename': {
-      need('params.tabId', p.tabId);
-      need('params.title', p.title);
-      const tab = existing('params.tabId', p.tabId)!;
+      need('tabId', p.tabId);
+      need('title', p.title);
+      const tab = existing('tabId', p.tabId)!;
       changed = tab.title !== p.title;
       tab.title = p.title!;
       break;
     }
     case 'move': {
-      need('params.tabId', p.tabId);
-      const tab = existing('params.tabId', p.tabId)!;
+      need('tabId', p.tabId);
+      const tab = existing('tabId', p.tabId)!;
       const parent = p.parentTabId === undefined ? tab.parentTabId : p.parentTabId;
-      existing('params.parentTabId', parent);
-      if (parent !== null && subtree(tree, tab.id).includes(parent)) throw badRequest('params.parentTabId', `${parent} is ${tab.id} or a tab inside it`);
-      if (depthOf(tabs, parent) + height(tree, tab.id) > MAX_DEPTH) throw badRequest('params.parentTabId', `tabs nest at most ${MAX_DEPTH} levels deep`);
+      existing('parentTabId', parent);
+      if (parent !== null && subtree(tree, tab.id).includes(parent)) throw badRequest('parentTabId', `${parent} is ${tab.id} or a tab inside it`);
+      if (depthOf(tabs, parent) + height(tree, tab.id) > MAX_DEPTH) throw badRequest('parentTabId', `tabs nest at most ${MAX_DEPTH} levels deep`);
       const from = tree.get(tab.parentTabId)!;
       const oldIndex = from.indexOf(tab);
       from.splice(oldIndex, 1);
@@ -102,8 +102,8 @@ export const docTabOp = handler(c.docTabOp, async (ctx, p) => {
       break;
     }
     case 'delete': {
-      need('params.tabId', p.tabId);
-      const tab = existing('params.tabId', p.tabId)!;
+      need('tabId', p.tabId);
+      const tab = existing('tabId', p.tabId)!;
       const gone = new Set(subtree(tree, tab.id));
       if (gone.size === tabs.length) throw conflict(`${tab.id} is the doc's last tab${gone.size > 1 ? ' (with its child tabs)' : ''}: a doc keeps at least one; add another tab first, or trash the doc (files.delete)`);
       const hasText = tabs.some((t) => gone.has(t.id) && t.blocks.some((b) => blocks.get(b.hash)!.plain !== ''));
@@ -120,7 +120,7 @@ export const docTabOp = handler(c.docTabOp, async (ctx, p) => {
     await ctx.emit('files.doc_tab.change', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: head.revision, contentSha256: head.contentSha256, tabs: head.tabs.length, noop: true });
     return { tabId, tabs: tabInfo(head), revision: head.revision, contentSha256: head.contentSha256, changed: false };
   }
-  const state = await commitForCall(ctx, p.fileId, head, flatten(tree), blocks, added, { source: 'tab' }, 'params.tabId');
+  const state = await commitForCall(ctx, p.fileId, head, flatten(tree), blocks, added, { source: 'tab' }, 'tabId');
   await ctx.emit('files.doc_tab.change', p.fileId, { fileId: p.fileId, tabId, op: p.op, revision: state.revision, contentSha256: state.contentSha256, tabs: state.tabs.length });
   return { tabId, tabs: tabInfo(state), revision: state.revision, contentSha256: state.contentSha256, changed: true };
 });

@@ -27,7 +27,7 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
   }
   const ops = resolveOps(p.ops);
   const { head, blocks } = await headWithBlocks(ctx.q, ctx.orgId, p.fileId);
-  if (p.baseRevision > head.revision) throw badRequest('params.baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the doc again`);
+  if (p.baseRevision > head.revision) throw badRequest('baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the doc again`);
   const base = p.baseRevision === head.revision ? head : (await loadRevision(ctx.q, ctx.orgId, p.fileId, p.baseRevision))!;
   const applied = applyOps(ops, { head: head.tabs, base: base.tabs, baseRevision: base.revision, headRevision: head.revision, blocks });
   const ids = { fileId: p.fileId, baseRevision: p.baseRevision, ops: p.ops.length };
@@ -38,7 +38,7 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
       await ctx.emit('files.doc.suggest', p.fileId, { ...ids, suggestionId: null, blocks: 0, noop: true });
       return { outcome: 'unchanged', revision: head.revision, contentSha256: head.contentSha256, suggestionId: null, changedBlocks: [], results: resultsOf(applied), changed: false };
     }
-    compose(applied.tabs, blocks, 'params.ops'); // the size limit holds for what would be accepted
+    compose(applied.tabs, blocks, 'ops'); // the size limit holds for what would be accepted
     const suggestionId = newId('sug');
     // The proposed blocks are stored now (content-addressed): the listing shows them, an accept re-applies the ops.
     await saveBlocks(ctx.q, ctx.orgId, p.fileId, applied.added);
@@ -65,7 +65,7 @@ export const docWriteRevision = handler(c.docWriteRevision, async (ctx, p) => {
     await ctx.emit('files.doc.revise', p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, blocks: 0, noop: true });
     return { outcome: 'unchanged', revision: head.revision, contentSha256: head.contentSha256, suggestionId: null, changedBlocks: [], results: resultsOf(applied), changed: false };
   }
-  const state = await commitForCall(ctx, p.fileId, head, applied.tabs, blocks, applied.added, { source: 'edit', baseRevision: p.baseRevision, ops: ops.length }, 'params.ops');
+  const state = await commitForCall(ctx, p.fileId, head, applied.tabs, blocks, applied.added, { source: 'edit', baseRevision: p.baseRevision, ops: ops.length }, 'ops');
   await ctx.emit('files.doc.revise', p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256, sizeBytes: state.sizeBytes, blocks: applied.changedBlocks.length });
   return {
     outcome: 'revised',

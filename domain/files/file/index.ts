@@ -56,7 +56,7 @@ export const pin = handler(c.pin, async (ctx, p) => {
 
 export const unpin = handler(c.unpin, async (ctx, p) => {
   const row = await pinFor(ctx.deps.families, ctx.q, ctx.orgId, p.pinId, ctx.principal);
-  await checkPlace(ctx.deps.families, ctx.q, ctx.orgId, row.place, ctx.principal, true, 'params.pinId');
+  await checkPlace(ctx.deps.families, ctx.q, ctx.orgId, row.place, ctx.principal, true, 'pinId');
   const w = await unpinRow(ctx.q, ctx.orgId, row, ctx.principal.id, ctx.deps.clock.now());
   await ctx.emit('file.pin.remove', row.pin_id, {
     pinId: row.pin_id,

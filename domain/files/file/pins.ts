@@ -55,7 +55,7 @@ export async function checkPlace(
   place: string,
   p: Principal,
   write: boolean,
-  field = 'params.place',
+  field = 'place',
 ): Promise<PlaceType> {
   if (place === 'org') return 'org';
   const type = PLACE_TYPES[place.slice(0, place.indexOf('_'))];

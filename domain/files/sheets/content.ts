@@ -41,7 +41,7 @@ export function inputText(v: unknown, field: string): string {
 
 /** files.create's content as tabs of checked inputs (formulas not yet normalised). */
 async function tabsFromContent(content: unknown): Promise<TabCells[]> {
-  const field = 'params.content';
+  const field = 'content';
   if (content === undefined || content === null) return [{ id: newId('tab'), title: 'Sheet1', cells: new Map() }];
   if (!isObject(content) || !Array.isArray(content.tabs) || Object.keys(content).length !== 1)
     throw badRequest(field, 'must be {tabs:[{title, cells:{A1: input}}]}');
@@ -50,7 +50,7 @@ async function tabsFromContent(content: unknown): Promise<TabCells[]> {
   const titles = new Set<string>();
   const out: TabCells[] = [];
   for (const [i, t] of content.tabs.entries()) {
-    const at = `${field}.tabs[${i}]`;
+    const at = `${field}.tabs.${i}`;
     if (!isObject(t)) throw badRequest(at, 'must be a tab {title, cells}');
     const title = t.title ?? `Sheet${i + 1}`;
     if (typeof title !== 'string' || title.length < 1 || title.length > MAX_TITLE) throw badRequest(`${at}.title`, `must be 1 to ${MAX_TITLE} characters`);
@@ -112,7 +112,7 @@ export const sheetContent: KindContent = {
     try {
       book = await Book.build(raw);
     } catch (e) {
-      throw badRequest('params.content.tabs', `the sheet engine refused a tab title: ${e instanceof Error ? e.message : String(e)}`);
+      throw badRequest('content.tabs', `the sheet engine refused a tab title: ${e instanceof Error ? e.message : String(e)}`);
     }
     try {
       const { state, text } = await commit(
@@ -122,7 +122,7 @@ export const sheetContent: KindContent = {
         undefined,
         normalised(raw, book),
         { source: 'create', authorId, at: now.toISOString() },
-        'params.content',
+        'content',
         book,
       );
       return result(state, text);
@@ -133,18 +133,18 @@ export const sheetContent: KindContent = {
   },
 
   async duplicate(q, orgId, fromId, toId, authorId, now) {
-    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'params.fileId');
+    const from = await revisionOrRefuse(q, orgId, fromId, undefined, 'fileId');
     // Same tabs and ids: a copy reads as the original does (its book is built again when first read).
     const tabs = await loadCells(q, orgId, fromId, from);
     // Fed values stay fed in the copy: a reader without a source's scope sees no more of the copy than of the original.
     const feeds = await copyFeeds(q, orgId, fromId, toId, from.feeds);
-    const { state, text } = await commit(q, orgId, toId, undefined, tabs, { source: 'duplicate', authorId, at: now.toISOString(), feeds }, 'params.fileId');
+    const { state, text } = await commit(q, orgId, toId, undefined, tabs, { source: 'duplicate', authorId, at: now.toISOString(), feeds }, 'fileId');
     return result(state, text);
   },
 
   async restoreRevision(q, orgId, fileId, revision, authorId, now) {
-    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.toRevision');
-    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'params.toRevision');
+    const head = await revisionOrRefuse(q, orgId, fileId, undefined, 'toRevision');
+    const old = revision === head.revision ? head : await revisionOrRefuse(q, orgId, fileId, revision, 'toRevision');
     const headTabs = await loadCells(q, orgId, fileId, head);
     const oldTabs = old === head ? headTabs : await loadCells(q, orgId, fileId, old);
     const { state, text } = await commit(
@@ -155,7 +155,7 @@ export const sheetContent: KindContent = {
       oldTabs,
       // The feeds come back with the cells they filled (their definitions are kept for as long as the sheet).
       { source: 'restore', authorId, at: now.toISOString(), baseRevision: revision, feeds: old.feeds },
-      'params.toRevision',
+      'toRevision',
     );
     return result(state, text);
   },
@@ -164,7 +164,7 @@ export const sheetContent: KindContent = {
 
   // The guest page: each tab a table of the values an outside person sees (formulas computed; fed cells #N/A), escaped; large tabs cut.
   async guestHtml(q, orgId, fileId) {
-    const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'params.fileId');
+    const state = await revisionOrRefuse(q, orgId, fileId, undefined, 'fileId');
     const { tabs, book } = await viewSheet(q, orgId, fileId, state, OUTSIDER);
     // From here on nothing awaits: the book is the cache's.
     const windows = tabWindows(tabs, MAX_GUEST_CELLS, MAX_GUEST_COLS);
@@ -182,9 +182,8 @@ export const sheetContent: KindContent = {
 
   // xlsx: every tab, inputs with computed values; csv: the first tab's values as shown, its used rows and columns from A1.
   async exportAs(q, orgId, fileId, format, revision, env) {
-    if (!(SHEET_EXPORT_FORMATS as readonly string[]).includes(format))
-      throw badRequest('params.format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
-    const state = await revisionOrRefuse(q, orgId, fileId, revision, 'params.revision');
+    if (!(SHEET_EXPORT_FORMATS as readonly string[]).includes(format)) throw badRequest('format', `a sheet exports as ${SHEET_EXPORT_FORMATS.join(', ')}`);
+    const state = await revisionOrRefuse(q, orgId, fileId, revision, 'revision');
     const { tabs, book } = await viewSheet(q, orgId, fileId, state, viewerOf(env.scopes));
     // No await from here on: the book is the cache's.
     if (format === 'pdf') {
@@ -196,7 +195,7 @@ export const sheetContent: KindContent = {
     }
     const { rows, cols } = usedSize(tabs[0].cells);
     if (rows * cols > MAX_CSV_CELLS)
-      throw badRequest('params.format', `the first tab spans ${rows} rows by ${cols} columns, past the ${MAX_CSV_CELLS} cells a csv export holds`);
+      throw badRequest('format', `the first tab spans ${rows} rows by ${cols} columns, past the ${MAX_CSV_CELLS} cells a csv export holds`);
     const lines = shownValues(book, 0, rows, cols).map((row) => row.map(csvField).join(','));
     return { bytes: Buffer.from(lines.map((l) => `${l}\r\n`).join('')), contentType: 'text/csv; charset=utf-8', extension: 'csv' };
   },

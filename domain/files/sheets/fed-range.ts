@@ -34,9 +34,9 @@ const viewOf = (ctx: { principal: { scopes: ReadonlySet<string> } }): Viewer => 
 /** The source method's spec, refused by name when it cannot feed a sheet. */
 function sourceSpec(method: string) {
   const spec = METHODS.get(method);
-  if (!spec) throw badRequest('params.source.method', `no method ${method}`);
-  if (!spec.readOnly) throw badRequest('params.source.method', `${method} is not a read (R) method: a feed only reads`);
-  if (method.endsWith('.ask')) throw badRequest('params.source.method', `${method} answers with a model: a feed takes figures from a report or a list`);
+  if (!spec) throw badRequest('source.method', `no method ${method}`);
+  if (!spec.readOnly) throw badRequest('source.method', `${method} is not a read (R) method: a feed only reads`);
+  if (method.endsWith('.ask')) throw badRequest('source.method', `${method} answers with a model: a feed takes figures from a report or a list`);
   return spec;
 }
 
@@ -56,15 +56,15 @@ async function runSource(ctx: PrepareCtx, source: FeedSource): Promise<Outcome> 
 async function prepare(ctx: PrepareCtx, p: Params): Promise<Prepared> {
   // The file is checked first, as the run checks it again: an unreadable sheet is NOT_FOUND before any source runs.
   const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'editor');
-  if (file.kind !== 'sheet') throw badRequest('params.fileId', `${p.fileId} is a ${file.kind}, not a sheet`);
+  if (file.kind !== 'sheet') throw badRequest('fileId', `${p.fileId} is a ${file.kind}, not a sheet`);
   if (p.op === 'set') {
-    if (!p.source) throw badRequest('params.source', 'required for op set');
-    if (!p.anchor) throw badRequest('params.anchor', 'required for op set');
+    if (!p.source) throw badRequest('source', 'required for op set');
+    if (!p.anchor) throw badRequest('anchor', 'required for op set');
     const spec = sourceSpec(p.source.method);
     if (!ctx.principal.scopes.has(spec.scope)) throw missingScope(spec.scope, `a feed runs ${spec.name} as you`);
     const source = { method: spec.name, params: p.source.params, rows: p.source.rows ?? null, columns: p.source.columns ?? null, header: p.source.header };
     const out = await runSource(ctx, source);
-    if ('error' in out) throw badRequest('params.source', out.error);
+    if ('error' in out) throw badRequest('source', out.error);
     return { set: { table: out.table, scope: spec.scope } };
   }
   if (p.op === 'refresh') {
@@ -179,12 +179,12 @@ async function apply(ctx: HandlerCtx, p: Params, prepared: Prepared, head: Sheet
     const { table, scope } = prepared.set!;
     const ti = tabIndex(head, p.tabId);
     const pos = parseA1(p.anchor!);
-    if (!pos) throw badRequest('params.anchor', `${JSON.stringify(p.anchor)} is not a cell in A1 notation (B7)`);
+    if (!pos) throw badRequest('anchor', `${JSON.stringify(p.anchor)} is not a cell in A1 notation (B7)`);
     let block: FeedBlock;
     try {
       block = blockFor(newId('fed'), head.tabs[ti].id, pos.row, pos.col, table);
     } catch (e) {
-      throw e instanceof SourceShapeError ? badRequest('params.anchor', e.message) : e;
+      throw e instanceof SourceShapeError ? badRequest('anchor', e.message) : e;
     }
     const way = inTheWay(next[ti], block, feeds, undefined);
     if (way.feed) throw conflict(`${blockRange(block)} overlaps feed ${way.feed}: remove it first, or set this feed elsewhere`);
@@ -233,7 +233,7 @@ async function apply(ctx: HandlerCtx, p: Params, prepared: Prepared, head: Sheet
       touched.push({ block, def: { ...defs.get(old.id)!, status: error === null ? 'ok' : 'error', error, refreshedAt: at } });
     }
   } else {
-    if (p.feedId === undefined) throw badRequest('params.feedId', 'required for op remove');
+    if (p.feedId === undefined) throw badRequest('feedId', 'required for op remove');
     const [old] = pickFeeds(head, p.feedId);
     const def = defs.get(old.id)!;
     if (p.keepValues && !ctx.principal.scopes.has(def.scope))
@@ -257,12 +257,12 @@ async function apply(ctx: HandlerCtx, p: Params, prepared: Prepared, head: Sheet
     ...(touched.length === 1 ? { feedId: touched[0].block.id, method: touched[0].def.source.method } : {}),
     recalculated,
   };
-  if (sameFeeds && compose(next, 'params.op', feeds).contentSha256 === head.contentSha256) {
+  if (sameFeeds && compose(next, 'op', feeds).contentSha256 === head.contentSha256) {
     keepBook(ctx.orgId, p.fileId, head.contentSha256, book);
     await ctx.emit(`files.sheet_feed.${p.op}`, p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, noop: true });
     return { revision: head.revision, contentSha256: head.contentSha256, feeds: views, recalculated, changed: false };
   }
-  const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'feed', feeds }, 'params.op', book);
+  const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'feed', feeds }, 'op', book);
   await ctx.emit(`files.sheet_feed.${p.op}`, p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256 });
   return { revision: state.revision, contentSha256: state.contentSha256, feeds: views, recalculated, changed: true };
 }

@@ -16,13 +16,13 @@ import { viewerOf, viewSheet } from './visible.js';
 export const sheetRead = handler(c.sheetRead, async (ctx, p) => {
   await sheetAccess(ctx, p.fileId, 'viewer', false);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
-  if (p.revision !== undefined && p.revision > head.revision) throw badRequest('params.revision', `the head is revision ${head.revision}`);
+  if (p.revision !== undefined && p.revision > head.revision) throw badRequest('revision', `the head is revision ${head.revision}`);
   const state = p.revision === undefined || p.revision === head.revision ? head : await loadRevision(ctx.q, ctx.orgId, p.fileId, p.revision);
-  if (!state) throw badRequest('params.revision', `no revision ${p.revision} (revisions run 1 to ${head.revision})`);
+  if (!state) throw badRequest('revision', `no revision ${p.revision} (revisions run 1 to ${head.revision})`);
   const ti = tabIndex(state, p.tabId);
-  let area: Area | null = p.range === undefined ? null : parseRange(p.range, 'params.range');
+  let area: Area | null = p.range === undefined ? null : parseRange(p.range, 'range');
   if (area && areaSize(area) > MAX_READ_CELLS)
-    throw badRequest('params.range', `${p.range} spans ${areaSize(area)} cells, past the ${MAX_READ_CELLS} a read returns: read it in parts`);
+    throw badRequest('range', `${p.range} spans ${areaSize(area)} cells, past the ${MAX_READ_CELLS} a read returns: read it in parts`);
   // Fed cells the caller lacks the source's scope for read #N/A, and so do formulas over them (visible.ts).
   const { tabs, book, feeds } = await viewSheet(ctx.q, ctx.orgId, p.fileId, state, viewerOf(ctx.principal.scopes));
   // From here to the return nothing awaits: the book is the cache's.
@@ -35,7 +35,7 @@ export const sheetRead = handler(c.sheetRead, async (ctx, p) => {
     }
     if (areaSize(area) > MAX_READ_CELLS) {
       throw badRequest(
-        'params.range',
+        'range',
         `the tab's used range ${a1Of(area.top, area.left)}:${a1Of(area.bottom, area.right)} spans ${areaSize(area)} cells, past the ${MAX_READ_CELLS} a read returns: give a range`,
       );
     }

@@ -19,7 +19,7 @@ export async function sheetAccess(ctx: HandlerCtx, fileId: string, need: FileRol
   const access = write
     ? await activeFile(ctx.q, ctx.orgId, fileId, caller, need, now, true)
     : await fileAccess(ctx.q, ctx.orgId, fileId, caller, need, { now });
-  if (access.file.kind !== 'sheet') throw badRequest('params.fileId', `${fileId} is a ${access.file.kind}, not a sheet`);
+  if (access.file.kind !== 'sheet') throw badRequest('fileId', `${fileId} is a ${access.file.kind}, not a sheet`);
   return access;
 }
 
@@ -36,7 +36,7 @@ export function tabIndex(state: SheetState, tabId: string | undefined): number {
   const i = state.tabs.findIndex((t) => t.id === tabId);
   if (i < 0)
     throw badRequest(
-      'params.tabId',
+      'tabId',
       `no tab ${tabId} in revision ${state.revision} (its tabs: ${state.tabs
         .slice(0, 10)
         .map((t) => t.id)

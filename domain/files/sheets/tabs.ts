@@ -51,15 +51,14 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
   const need = (field: string, v: unknown) => {
     if (v === undefined) throw badRequest(field, `required for op ${p.op}`);
   };
-  if (p.op !== 'add') need('params.tabId', p.tabId);
+  if (p.op !== 'add') need('tabId', p.tabId);
   const ti = p.op === 'add' ? -1 : tabIndex(head, p.tabId);
   if ((p.op === 'add' || p.op === 'duplicate') && head.tabs.length >= MAX_TABS)
     throw conflict(`the sheet has ${MAX_TABS} tabs, the most it may hold: delete one first`);
   if (p.op === 'delete' && head.tabs.length === 1) {
     throw conflict(`${p.tabId} is the sheet's last tab: a sheet keeps at least one; add another tab first, or trash the sheet (files.delete)`);
   }
-  if ((p.op === 'insertColumns' || p.op === 'deleteColumns') && p.at !== undefined && p.at > 16_384)
-    throw badRequest('params.at', 'columns run 1 (A) to 16384 (XFD)');
+  if ((p.op === 'insertColumns' || p.op === 'deleteColumns') && p.at !== undefined && p.at > 16_384) throw badRequest('at', 'columns run 1 (A) to 16384 (XFD)');
   const { tabs, book } = await ownBook(ctx.q, ctx.orgId, p.fileId, head);
   // A failure below frees the book unless the cache holds it again.
   try {
@@ -72,15 +71,15 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
     const place = (from: number, position: number | undefined) => {
       const to = Math.min(position ?? from, list.length - 1);
       if (to === from) return;
-      engineAct('params.position', () => m.moveSheet(from, to));
+      engineAct('position', () => m.moveSheet(from, to));
       const [t] = list.splice(from, 1);
       list.splice(to, 0, t);
     };
 
     switch (p.op) {
       case 'add': {
-        need('params.title', p.title);
-        engineAct('params.title', () => {
+        need('title', p.title);
+        engineAct('title', () => {
           m.newSheet();
           m.renameSheet(lastIndex(), p.title!);
         });
@@ -90,20 +89,20 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
         break;
       }
       case 'rename': {
-        need('params.title', p.title);
-        if (list[ti].title !== p.title) engineAct('params.title', () => m.renameSheet(ti, p.title!));
+        need('title', p.title);
+        if (list[ti].title !== p.title) engineAct('title', () => m.renameSheet(ti, p.title!));
         list[ti] = { ...list[ti], title: p.title! };
         break;
       }
       case 'move':
-        need('params.position', p.position);
+        need('position', p.position);
         place(ti, p.position);
         break;
       case 'duplicate': {
-        engineAct('params.tabId', () => m.duplicateSheet(ti));
+        engineAct('tabId', () => m.duplicateSheet(ti));
         // The engine puts the copy right after its original, titled "<title> (1)".
         const copy = ti + 1;
-        if (p.title !== undefined) engineAct('params.title', () => m.renameSheet(copy, p.title!));
+        if (p.title !== undefined) engineAct('title', () => m.renameSheet(copy, p.title!));
         tabId = newId('tab');
         list.splice(copy, 0, { id: tabId, title: m.getWorksheetsProperties()[copy].name, cells: new Map(list[ti].cells) });
         place(copy, p.position);
@@ -112,14 +111,14 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
         break;
       }
       case 'delete':
-        engineAct('params.tabId', () => m.deleteSheet(ti));
+        engineAct('tabId', () => m.deleteSheet(ti));
         list.splice(ti, 1);
         feeds = feeds.filter((b) => b.tabId !== p.tabId);
         break;
       default: {
-        need('params.at', p.at);
+        need('at', p.at);
         const count = p.count ?? 1;
-        const field = p.op.startsWith('insert') ? 'params.count' : 'params.at';
+        const field = p.op.startsWith('insert') ? 'count' : 'at';
         engineAct(field, () => {
           if (p.op === 'insertRows') m.insertRows(ti, p.at!, count);
           else if (p.op === 'deleteRows') m.deleteRows(ti, p.at!, count);
@@ -134,7 +133,7 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
     // The engine's order is ours: every tab's formulas are read back (a rename or a delete rewrites references).
     const next = resync(list, book, moved);
 
-    if (compose(next, 'params.op', feeds).contentSha256 === head.contentSha256 && JSON.stringify(feeds) === JSON.stringify(head.feeds)) {
+    if (compose(next, 'op', feeds).contentSha256 === head.contentSha256 && JSON.stringify(feeds) === JSON.stringify(head.feeds)) {
       keepBook(ctx.orgId, p.fileId, head.contentSha256, book);
       await ctx.emit('files.sheet_tab.change', p.fileId, {
         fileId: p.fileId,
@@ -147,7 +146,7 @@ export const sheetTabOp = handler(c.sheetTabOp, async (ctx, p) => {
       });
       return { tabId, tabs: tabInfo(head), revision: head.revision, contentSha256: head.contentSha256, changed: false };
     }
-    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'tab', feeds }, 'params.op', book);
+    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'tab', feeds }, 'op', book);
     // Cell threads follow their cells (or are orphaned with them, and with a deleted tab), in this transaction.
     if (moved) await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, moved.move);
     if (p.op === 'delete') await reanchorCellThreads(ctx.q, ctx.orgId, p.fileId, tabId, null);

@@ -20,17 +20,17 @@ export const sheetWriteCells = handler(c.sheetWriteCells, async (ctx, p) => {
   await sheetAccess(ctx, p.fileId, 'editor', true);
   const head = await headOf(ctx.q, ctx.orgId, p.fileId);
   if (p.baseRevision !== undefined && p.baseRevision > head.revision) {
-    throw badRequest('params.baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the sheet again`);
+    throw badRequest('baseRevision', `revision ${p.baseRevision} is ahead of the head (${head.revision}): read the sheet again`);
   }
   const ti = tabIndex(head, p.tabId);
   const writes = new Map<string, { row: number; col: number; input: string }>();
   for (const [i, cell] of p.cells.entries()) {
     const pos = parseA1(cell.a1);
-    if (!pos) throw badRequest(`params.cells[${i}].a1`, `${JSON.stringify(cell.a1)} is not a cell in A1 notation (B7; columns A to XFD, rows 1 to 1048576)`);
-    const input = inputText(cell.input, `params.cells[${i}].input`);
+    if (!pos) throw badRequest(`cells.${i}.a1`, `${JSON.stringify(cell.a1)} is not a cell in A1 notation (B7; columns A to XFD, rows 1 to 1048576)`);
+    const input = inputText(cell.input, `cells.${i}.input`);
     if (isFormula(input)) {
       const problem = await formulaProblem(input);
-      if (problem) throw badRequest(`params.cells[${i}].input`, `${problem} (${cell.a1})`);
+      if (problem) throw badRequest(`cells.${i}.input`, `${problem} (${cell.a1})`);
     }
     writes.set(a1Of(pos.row, pos.col), { ...pos, input });
   }
@@ -77,7 +77,7 @@ export const sheetWriteCells = handler(c.sheetWriteCells, async (ctx, p) => {
           m.setUserInput(ti, w.row, w.col, w.input);
         } catch (e) {
           const i = p.cells.findLastIndex((x) => parseA1(x.a1) !== null && a1Of(parseA1(x.a1)!.row, parseA1(x.a1)!.col) === a1);
-          throw badRequest(`params.cells[${i}].input`, `the sheet engine refused it: ${e instanceof Error ? e.message : String(e)}`);
+          throw badRequest(`cells.${i}.input`, `the sheet engine refused it: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
     } finally {
@@ -123,13 +123,13 @@ export const sheetWriteCells = handler(c.sheetWriteCells, async (ctx, p) => {
         recalculated,
         errors,
       };
-    if (compose(next, 'params.cells', head.feeds).contentSha256 === head.contentSha256) {
+    if (compose(next, 'cells', head.feeds).contentSha256 === head.contentSha256) {
       keepBook(ctx.orgId, p.fileId, head.contentSha256, book);
       const shown = await seen(head);
       await ctx.emit('files.sheet.write', p.fileId, { ...ids, revision: head.revision, contentSha256: head.contentSha256, noop: true });
       return { revision: head.revision, contentSha256: head.contentSha256, ...shown, changed: false };
     }
-    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'write', baseRevision: p.baseRevision }, 'params.cells', book);
+    const state = await commitForCall(ctx, p.fileId, { state: head, tabs }, next, { source: 'write', baseRevision: p.baseRevision }, 'cells', book);
     const shown = await seen(state);
     await ctx.emit('files.sheet.write', p.fileId, { ...ids, revision: state.revision, contentSha256: state.contentSha256, sizeBytes: state.sizeBytes });
     return { revision: state.revision, contentSha256: state.contentSha256, ...shown, changed: true };

@@ -58,11 +58,11 @@ function buildClauses(given: readonly { id?: string; text: string }[], current: 
     if (c.id === undefined) return { id: newId('cls'), text: c.text };
     if (!known.has(c.id)) {
       throw badRequest(
-        `clauses[${i}].id`,
+        `clauses.${i}.id`,
         sectionId ? `no clause ${c.id} in section ${sectionId}; omit id for a new clause` : 'a new section’s clauses take new ids; omit id',
       );
     }
-    if (seen.has(c.id)) throw badRequest(`clauses[${i}].id`, `${c.id} is listed twice`);
+    if (seen.has(c.id)) throw badRequest(`clauses.${i}.id`, `${c.id} is listed twice`);
     seen.add(c.id);
     return { id: c.id, text: c.text };
   });
@@ -212,7 +212,7 @@ async function colleagueValue(
     case 'domains': {
       const v = list();
       v.forEach((item, i) => {
-        if (item.length > LIST_ITEM_LIMITS[field]) throw badRequest(`value[${i}]`, `must be at most ${LIST_ITEM_LIMITS[field]} characters`);
+        if (item.length > LIST_ITEM_LIMITS[field]) throw badRequest(`value.${i}`, `must be at most ${LIST_ITEM_LIMITS[field]} characters`);
       });
       return v;
     }
@@ -223,11 +223,11 @@ async function colleagueValue(
         const s = parseSelector(`role:${slug}`, 'party');
         if ('error' in s || s.kind !== 'role' || slug.startsWith('role:')) {
           throw badRequest(
-            `value[${i}]`,
+            `value.${i}`,
             'a role is a slug: 1 to 63 lowercase letters, digits, dots, dashes or underscores (the selector role:<slug> names it)',
           );
         }
-        if (v.indexOf(slug) !== i) throw badRequest(`value[${i}]`, `role "${slug}" is listed twice`);
+        if (v.indexOf(slug) !== i) throw badRequest(`value.${i}`, `role "${slug}" is listed twice`);
       });
       return v;
     }

@@ -139,7 +139,7 @@ async function proposeNext(ctx: HandlerCtx, decisionId: string, p: ProposeParams
   checkAmendment(next);
   if (p.links) {
     const self = p.links.findIndex((l) => l.target === decisionId);
-    if (self >= 0) throw badRequest(`links[${self}].target`, 'a decision does not link to itself');
+    if (self >= 0) throw badRequest(`links.${self}.target`, 'a decision does not link to itself');
     await checkLinks(ctx.q, ctx.orgId, p.links);
   }
   const hash = contentHash(next);

@@ -157,7 +157,7 @@ export async function checkLinks(q: Queryable, orgId: string, links: readonly z.
     ),
   );
   const i = links.findIndex((l) => ids.includes(l.target) && !found.has(l.target));
-  if (i >= 0) throw badRequest(`links[${i}].target`, `no decision ${links[i].target} in this org`);
+  if (i >= 0) throw badRequest(`links.${i}.target`, `no decision ${links[i].target} in this org`);
 }
 
 export interface SignatureRow {

@@ -72,7 +72,7 @@ export const reactivate = handler(c.reactivate, async (ctx, p) => {
   if (row.status === 'invited')
     throw conflict(`member ${p.memberId} is invited: it becomes active by accepting its invitation (invitation.resend sends a new link)`);
   // A member with kept keys takes a seat again the moment it is active; one without keys is free until minted one.
-  if (keys > 0) await requireSeat(ctx.q, ctx.orgId, row.kind, 'params.memberId');
+  if (keys > 0) await requireSeat(ctx.q, ctx.orgId, row.kind, 'memberId');
   const proof = laneHold(ctx.principal, 'admin.reactivate') ? await ctx.requireSignature(hold) : null;
   await setStatus(ctx.q, ctx.orgId, p.memberId, 'active', p.reason ?? null, ctx.principal.id);
   const after = await lockAccess(ctx.q, ctx.orgId, p.memberId);

@@ -34,12 +34,12 @@ const COLUMN = { plan: 'plan', cycle: 'cycle', seats: 'seats', agentSeats: 'agen
 
 export const update = handler(c.update, async (ctx, p) => {
   const plans = ctx.deps.config.billingPlans;
-  if (p.plan !== undefined && !plans.includes(p.plan)) throw badRequest('params.plan', `must be one of the plans this server offers: ${plans.join(', ')}`);
+  if (p.plan !== undefined && !plans.includes(p.plan)) throw badRequest('plan', `must be one of the plans this server offers: ${plans.join(', ')}`);
   await lockSeats(ctx.q, ctx.orgId);
   const before = await subscriptionOf(ctx.q, ctx.orgId, 'FOR UPDATE');
   if (!before) {
     for (const f of ['seats', 'agentSeats'] as const) {
-      if (p[f] === undefined) throw badRequest(`params.${f}`, 'required: the org has no subscription yet');
+      if (p[f] === undefined) throw badRequest(`${f}`, 'required: the org has no subscription yet');
     }
   }
   const next = {
@@ -53,13 +53,13 @@ export const update = handler(c.update, async (ctx, p) => {
   const usage = await seatUsage(ctx.q, ctx.orgId);
   if (next.seats < usage.seats) {
     throw badRequest(
-      'params.seats',
+      'seats',
       `${next.seats} is below the ${usage.seats} seats in use (${usage.pendingInvitations} by pending invitations); free seats first (revoke invitations, deactivate users) or keep at least ${usage.seats}`,
     );
   }
   if (next.agentSeats < usage.agentSeats) {
     throw badRequest(
-      'params.agentSeats',
+      'agentSeats',
       `${next.agentSeats} is below the ${usage.agentSeats} agent seats in use; deactivate agents first or keep at least ${usage.agentSeats}`,
     );
   }

@@ -26,7 +26,7 @@ export async function planLines(q: Queryable, orgId: string, lines: readonly Lin
   const members = new Map(rows.map((r) => [r.principal_id, r]));
   const lineOf = new Map<string, number>();
   for (const [i, line] of lines.entries()) {
-    const at = `params.lines[${i}]`;
+    const at = `lines.${i}`;
     const seen = lineOf.get(line.memberId);
     if (seen !== undefined) throw badRequest(`${at}.memberId`, `${line.memberId} is also on line ${seen}; list each member once`);
     lineOf.set(line.memberId, i);
@@ -65,10 +65,7 @@ export async function planLines(q: Queryable, orgId: string, lines: readonly Lin
   }
   if (worst) {
     const shown = worst.cycle.length > CYCLE_SHOWN ? [...worst.cycle.slice(0, CYCLE_SHOWN), `… (${worst.cycle.length} members)`] : worst.cycle;
-    throw badRequest(
-      `params.lines[${worst.line}].managerId`,
-      `would close a reporting cycle (each reports to the next): ${[...shown, worst.cycle[0]].join(' -> ')}`,
-    );
+    throw badRequest(`lines.${worst.line}.managerId`, `would close a reporting cycle (each reports to the next): ${[...shown, worst.cycle[0]].join(' -> ')}`);
   }
   return lines.filter((l) => members.get(l.memberId)!.manager_id !== l.managerId);
 }

@@ -70,9 +70,9 @@ export const create = handler(c.create, async (ctx, p) => {
   let target: MemberRow | undefined;
   if (p.memberId !== undefined) {
     target = await getMember(ctx.q, ctx.orgId, p.memberId, 'FOR UPDATE OF p');
-    await linkable(ctx, target, 'params.memberId');
+    await linkable(ctx, target, 'memberId');
     if (target.email !== null && target.email.toLowerCase() !== p.email.toLowerCase()) {
-      throw badRequest('params.email', `member ${p.memberId} has another email address; invite that one, or change it first (member.update)`);
+      throw badRequest('email', `member ${p.memberId} has another email address; invite that one, or change it first (member.update)`);
     }
     if (target.email === null) await checkUnique(ctx.q, ctx.orgId, p.memberId, 'email', p.email);
   } else {
@@ -82,19 +82,19 @@ export const create = handler(c.create, async (ctx, p) => {
     ]);
     if (holder) {
       target = await getMember(ctx.q, ctx.orgId, holder.principal_id, 'FOR UPDATE OF p');
-      await linkable(ctx, target, 'params.email');
+      await linkable(ctx, target, 'email');
     }
   }
   const pending = await pendingFor(ctx.q, ctx.orgId, p.email);
   if (pending && !pending.expired) {
     throw conflict(
-      `params.email: invitation ${pending.invitation_id} to this address is pending until ${new Date(pending.expires_at).toISOString()}; resend it (invitation.resend) or revoke it first`,
+      `email: invitation ${pending.invitation_id} to this address is pending until ${new Date(pending.expires_at).toISOString()}; resend it (invitation.resend) or revoke it first`,
     );
   }
   if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, target?.principal_id ?? null, p.managerId);
-  if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'params.teamIds');
+  if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'teamIds');
   // Seats last among the checks: its lock is held to commit, taken after the people lock like every path.
-  await requireSeat(ctx.q, ctx.orgId, 'human', 'params.email');
+  await requireSeat(ctx.q, ctx.orgId, 'human', 'email');
   // An agent grants access only with a human's approval (docs/families/people.md, Agent lane).
   const proof = laneHold(ctx.principal, 'invitation.create')
     ? await ctx.requireSignature({
@@ -190,7 +190,7 @@ export const resend = handler(c.resend, async (ctx, p) => {
     );
   }
   // An expired invitation held no seat: renewing it takes one again.
-  if (row.expired) await requireSeat(ctx.q, ctx.orgId, 'human', 'params.invitationId');
+  if (row.expired) await requireSeat(ctx.q, ctx.orgId, 'human', 'invitationId');
   const { token, hash } = newToken(ctx.orgId, p.invitationId);
   const updated = one(
     await ctx.q.query<InvitationRow>(

@@ -69,17 +69,17 @@ export async function dropDottedLinesTo(q: Queryable, orgId: string, memberId: s
   return rows.length;
 }
 
-/** BAD_REQUEST `params.dottedLineIds[i]` unless every id is a distinct namable member, neither the member nor its manager. */
+/** BAD_REQUEST `dottedLineIds[i]` unless every id is a distinct namable member, neither the member nor its manager. */
 export async function checkDottedLines(
   q: Queryable,
   orgId: string,
   memberId: string | null,
   managerId: string | null,
   ids: readonly string[],
-  field = 'params.dottedLineIds',
+  field = 'dottedLineIds',
 ): Promise<void> {
   for (const [i, id] of ids.entries()) {
-    const at = `${field}[${i}]`;
+    const at = `${field}.${i}`;
     if (id === memberId) throw badRequest(at, `${id} is the member itself`);
     if (id === managerId) throw badRequest(at, `${id} is the member's manager; a dotted line is to someone else`);
     if (ids.indexOf(id) < i) throw badRequest(at, `${id} is listed twice`);

@@ -46,7 +46,7 @@ export const create = handler(c.create, async (ctx, p) => {
   if (p.externalId !== undefined) await checkUnique(ctx.q, ctx.orgId, null, 'externalId', p.externalId);
   if (p.managerId !== undefined) await checkManager(ctx.q, ctx.orgId, null, p.managerId);
   if (p.dottedLineIds !== undefined) await checkDottedLines(ctx.q, ctx.orgId, null, p.managerId ?? null, p.dottedLineIds);
-  if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'params.teamIds');
+  if (p.teamIds !== undefined) await checkTeams(ctx.q, ctx.orgId, p.teamIds, 'teamIds');
   const handle = p.handle ?? (await newMemberHandle(ctx.q, ctx.orgId, p.name));
   const memberId = newId('usr');
   await ctx.q.query(
@@ -98,7 +98,7 @@ export const get = handler(c.get, async (ctx, p) => {
 });
 
 // An R method runs outside a transaction, and the search's fuzzy threshold is transaction-local: its own short one.
-export const list = handler(c.list, async (ctx, p) => ctx.deps.db.tx((q) => listMembers(q, ctx.orgId, { ...p, prefix: 'params' })));
+export const list = handler(c.list, async (ctx, p) => ctx.deps.db.tx((q) => listMembers(q, ctx.orgId, { ...p })));
 
 const EDITABLE = ['name', 'handle', 'email', 'userName', 'title', 'managerId', 'timezone', 'dottedLineIds', 'office', 'employeeId', 'externalId'] as const;
 const COLUMN: Record<(typeof EDITABLE)[number], keyof MemberRow> = {
@@ -233,8 +233,8 @@ export const assignTeam = handler(c.assignTeam, async (ctx, p) => {
   checkVersion('member', p.memberId, row.version, p.ifVersion);
   refuseArchived(row);
   const wanted = [...new Set(p.teamIds)];
-  if (p.primaryTeamId !== undefined && !wanted.includes(p.primaryTeamId)) throw badRequest('params.primaryTeamId', 'must be one of teamIds');
-  await checkTeams(ctx.q, ctx.orgId, wanted, 'params.teamIds');
+  if (p.primaryTeamId !== undefined && !wanted.includes(p.primaryTeamId)) throw badRequest('primaryTeamId', 'must be one of teamIds');
+  await checkTeams(ctx.q, ctx.orgId, wanted, 'teamIds');
   const primary = p.primaryTeamId ?? wanted[0] ?? null;
   const before = toMember(row).teams as { teamId: string; primary: boolean }[];
   const same =

@@ -16,8 +16,6 @@ export interface ListOptions {
   q?: string;
   cursor?: string;
   limit: number;
-  /** How the caller names its fields in errors (params.q for a method, query.q for a read). */
-  prefix: 'params' | 'query';
 }
 
 /** A page of members: by name, or by relevance when q is given (db/search.ts). Runs in a transaction. */
@@ -36,7 +34,7 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
       limit: Math.min(o.limit, MAX_SEARCH_LIMIT),
       cursor: o.cursor,
       filters: { status: statuses, kind: o.kind, managerId: o.managerId, memberId: teamMembers },
-      fields: { q: `${o.prefix}.q`, cursor: `${o.prefix}.cursor` },
+      fields: { q: 'q', cursor: 'cursor' },
     });
     return {
       members: await getMembers(
@@ -47,7 +45,7 @@ export async function listMembers(q: Queryable, orgId: string, o: ListOptions): 
       nextCursor: page.nextCursor,
     };
   }
-  const after = o.cursor === undefined ? undefined : decodeCursor<[string, string]>(o.cursor, `${o.prefix}.cursor`, strings(2));
+  const after = o.cursor === undefined ? undefined : decodeCursor<[string, string]>(o.cursor, 'cursor', strings(2));
   const rows = await q.query<{ principal_id: string; sort: string }>(
     `SELECT principal_id, lower(name) AS sort FROM principals
       WHERE org_id = $1 AND status = ANY($2::text[])

@@ -120,7 +120,7 @@ export async function cycleThrough(q: Queryable, orgId: string, tree: keyof type
 }
 
 /** BAD_REQUEST unless `managerId` is a member of the org that may lead (not archived) and not in memberId's subtree. */
-export async function checkManager(q: Queryable, orgId: string, memberId: string | null, managerId: string, field = 'params.managerId'): Promise<void> {
+export async function checkManager(q: Queryable, orgId: string, memberId: string | null, managerId: string, field = 'managerId'): Promise<void> {
   if (managerId === memberId) throw badRequest(field, `${memberId} cannot report to itself`);
   await requireNamableMember(q, orgId, managerId, field);
   if (memberId === null) return;
@@ -160,7 +160,7 @@ export async function checkTeams(q: Queryable, orgId: string, teamIds: readonly 
   ]);
   const live = new Set(rows.map((r) => r.team_id));
   const i = teamIds.findIndex((t) => !live.has(t));
-  if (i >= 0) throw badRequest(`${field}[${i}]`, `no live team ${teamIds[i]} in this org`);
+  if (i >= 0) throw badRequest(`${field}.${i}`, `no live team ${teamIds[i]} in this org`);
 }
 
 /** Replace a member's team set; the primary one first (default the first listed). */

@@ -33,7 +33,7 @@ async function movedAbove(q: Queryable, orgId: string, managerId: string, moved:
 export const reassignReporting = handler(c.reassignReporting, async (ctx, p) => {
   await lockPeople(ctx.q, ctx.orgId);
   await getMember(ctx.q, ctx.orgId, p.fromManagerId);
-  await requireNamableMember(ctx.q, ctx.orgId, p.toManagerId, 'params.toManagerId');
+  await requireNamableMember(ctx.q, ctx.orgId, p.toManagerId, 'toManagerId');
   const reports = await ctx.q.query<{ principal_id: string }>(
     `SELECT principal_id FROM principals WHERE org_id = $1 AND manager_id = $2 AND status <> 'archived' ORDER BY principal_id`,
     [ctx.orgId, p.fromManagerId],
@@ -42,14 +42,14 @@ export const reassignReporting = handler(c.reassignReporting, async (ctx, p) => 
   const wanted = p.memberIds ? [...new Set(p.memberIds)] : [...direct];
   if (p.memberIds) {
     const i = p.memberIds.findIndex((id) => !direct.has(id));
-    if (i >= 0) throw badRequest(`params.memberIds[${i}]`, `${p.memberIds[i]} does not report to ${p.fromManagerId}`);
+    if (i >= 0) throw badRequest(`memberIds.${i}`, `${p.memberIds[i]} does not report to ${p.fromManagerId}`);
   }
   const moving = p.toManagerId === p.fromManagerId ? [] : wanted;
   if (moving.length > 0) {
     const path = await movedAbove(ctx.q, ctx.orgId, p.toManagerId, moving);
     if (path) {
       const reason = path.length === 1 ? `${path[0]} would report to itself` : `${path[0]} is below ${path[path.length - 1]} (${path.join(' -> ')})`;
-      throw badRequest('params.toManagerId', `${reason}; leave it out of memberIds or pick another manager`);
+      throw badRequest('toManagerId', `${reason}; leave it out of memberIds or pick another manager`);
     }
   }
   const humans = moving.length
@@ -82,7 +82,7 @@ export const savePosition = handler(c.savePosition, async (ctx, p) => {
   await lockPeople(ctx.q, ctx.orgId);
   const row = await getMember(ctx.q, ctx.orgId, p.memberId, 'FOR UPDATE OF p');
   checkVersion('member', p.memberId, row.version, p.ifVersion);
-  if (row.status === 'archived') throw badRequest('params.memberId', `${p.memberId} is archived and not in the chart`);
+  if (row.status === 'archived') throw badRequest('memberId', `${p.memberId} is archived and not in the chart`);
   const siblings = await siblingsOf(ctx.q, ctx.orgId, row.manager_id);
   const order = siblings.map((s) => s.id).filter((id) => id !== p.memberId);
   const slot = Math.min(p.position, order.length);

@@ -37,8 +37,8 @@ async function sponsorDecides(q: Queryable, orgId: string, sponsorId: string | n
 
 async function checkSponsor(q: Queryable, orgId: string, sponsorId: string) {
   const [sponsor] = await getMembers(q, orgId, [sponsorId]);
-  if (!sponsor) throw badRequest('params.sponsorId', `no member ${sponsorId} in this org`);
-  if (sponsor.status !== 'active') throw badRequest('params.sponsorId', `${sponsorId} is ${sponsor.status}; a sponsor must be an active human member`);
+  if (!sponsor) throw badRequest('sponsorId', `no member ${sponsorId} in this org`);
+  if (sponsor.status !== 'active') throw badRequest('sponsorId', `${sponsorId} is ${sponsor.status}; a sponsor must be an active human member`);
   return sponsor;
 }
 

@@ -29,7 +29,7 @@ const MAX_INPUT_PIXELS = 40_000_000;
 /** Square WebP images of every avatar size: turned upright by EXIF orientation, then every metadata block dropped. */
 export async function avatarImages(bytes: Buffer): Promise<Map<number, Buffer>> {
   const format = sniff(bytes);
-  if (!format) throw badRequest('params.blob', 'must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
+  if (!format) throw badRequest('blob', 'must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
   // sharp (libvips, a fifth of a second to load) is loaded by the first avatar, not with the server.
   const { default: sharp } = await import('sharp');
   try {
@@ -44,7 +44,7 @@ export async function avatarImages(bytes: Buffer): Promise<Map<number, Buffer>> 
     return out;
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw badRequest('params.blob', `could not be decoded as a ${format.toUpperCase()} image (${(err as Error).message.split('\n')[0].slice(0, 120)})`);
+    throw badRequest('blob', `could not be decoded as a ${format.toUpperCase()} image (${(err as Error).message.split('\n')[0].slice(0, 120)})`);
   }
 }
 
@@ -60,9 +60,9 @@ async function uploadedImage(blobs: BlobService, orgId: string, principalId: str
   try {
     meta = await blobs.authorize(sha256, { kind: 'principal', orgId, principalId });
   } catch {
-    throw badRequest('params.blob', `no blob ${sha256} uploaded by you (or a record already holds it); PUT /api/v1/blobs first`);
+    throw badRequest('blob', `no blob ${sha256} uploaded by you (or a record already holds it); PUT /api/v1/blobs first`);
   }
-  if (meta.size > MAX_AVATAR_BYTES) throw badRequest('params.blob', `is ${meta.size} bytes; an avatar image may be at most ${MAX_AVATAR_BYTES} bytes (5 MB)`);
+  if (meta.size > MAX_AVATAR_BYTES) throw badRequest('blob', `is ${meta.size} bytes; an avatar image may be at most ${MAX_AVATAR_BYTES} bytes (5 MB)`);
   return readAll(await blobs.open(meta));
 }
 
@@ -97,7 +97,7 @@ export const updateAvatar = handler(
     const tx = ctx.q as TxQueryable;
     await releaseHolder(tx, { orgId: ctx.orgId, holder });
     for (const sha256 of Object.values(sizes ?? {})) {
-      await referenceBlob(tx, { orgId: ctx.orgId, sha256, holder, by: ctx.principal.id, uploadedBy: ctx.principal.id, field: 'params.blob' });
+      await referenceBlob(tx, { orgId: ctx.orgId, sha256, holder, by: ctx.principal.id, uploadedBy: ctx.principal.id, field: 'blob' });
     }
     await ctx.q.query(`UPDATE profiles SET avatar = $3::jsonb, version = version + 1, updated_at = now() WHERE org_id = $1 AND member_id = $2`, [
       ctx.orgId,

@@ -25,7 +25,7 @@ const phones = lazyModule<typeof import('libphonenumber-js')>('libphonenumber-js
 /** E.164 from an international number, else BAD_REQUEST naming params.phone. */
 export function normalisePhone(raw: string): string {
   const parsed = phones().parsePhoneNumberFromString(raw.trim());
-  if (!parsed || !parsed.isValid()) throw badRequest('params.phone', 'not a valid phone number; give it in international form, e.g. +49 30 901820');
+  if (!parsed || !parsed.isValid()) throw badRequest('phone', 'not a valid phone number; give it in international form, e.g. +49 30 901820');
   return parsed.number;
 }
 
@@ -44,7 +44,7 @@ function checkHours(hours: Hours): Hours {
     if (!ranges?.length) continue;
     ranges.forEach((r, i) => {
       if (i > 0 && r.start < ranges[i - 1].end)
-        throw badRequest(`params.workingHours.${day}[${i}]`, 'starts before the range before it ends; list ranges in order without overlap');
+        throw badRequest(`workingHours.${day}.${i}`, 'starts before the range before it ends; list ranges in order without overlap');
     });
     out[day] = ranges.map(({ start, end }) => ({ start, end }));
   }

@@ -24,7 +24,7 @@ const TEAM_PAGE = 500;
 export const teamRead = readHandler(c['org/teams/{id}'], async (ctx, query) => {
   const team = await readTeam(ctx.q, ctx.orgId, query.id);
   // The member search sets transaction-local settings: its own short transaction, as GET /directory does.
-  const page = await ctx.deps.db.tx((q) => listMembers(q, ctx.orgId, { teamId: query.id, limit: TEAM_PAGE, prefix: 'query' }));
+  const page = await ctx.deps.db.tx((q) => listMembers(q, ctx.orgId, { teamId: query.id, limit: TEAM_PAGE }));
   return { team, members: page.members.map(card), truncated: page.nextCursor !== null };
 });
 
@@ -49,7 +49,7 @@ async function activeMembers(db: Db, orgId: string): Promise<Member[]> {
   const all: Member[] = [];
   let cursor: string | undefined;
   do {
-    const page = await db.tx((q) => listMembers(q, orgId, { status: 'active', limit: 500, cursor, prefix: 'query' }));
+    const page = await db.tx((q) => listMembers(q, orgId, { status: 'active', limit: 500, cursor }));
     all.push(...page.members);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

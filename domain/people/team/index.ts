@@ -57,16 +57,16 @@ async function checkName(q: Queryable, orgId: string, self: string | null, field
 }
 
 /** A lead must be a member of the org who is not archived (the member family's own check). */
-const checkLead = (q: Queryable, orgId: string, leadId: string): Promise<void> => requireNamableMember(q, orgId, leadId, 'params.leadId');
+const checkLead = (q: Queryable, orgId: string, leadId: string): Promise<void> => requireNamableMember(q, orgId, leadId, 'leadId');
 
 /** The parent must be a live team of the org and, for an existing team, not the team itself or one below it. */
 async function checkParent(q: Queryable, orgId: string, teamId: string | null, parentId: string): Promise<void> {
-  if (parentId === teamId) throw badRequest('params.parentTeamId', `${teamId} cannot be its own parent`);
+  if (parentId === teamId) throw badRequest('parentTeamId', `${teamId} cannot be its own parent`);
   const [row] = await q.query<{ status: string }>('SELECT status FROM teams WHERE org_id = $1 AND team_id = $2', [orgId, parentId]);
-  if (!row || row.status !== 'live') throw badRequest('params.parentTeamId', `no live team ${parentId} in this org`);
+  if (!row || row.status !== 'live') throw badRequest('parentTeamId', `no live team ${parentId} in this org`);
   if (teamId === null) return;
   const below = await cycleThrough(q, orgId, 'teams', parentId, teamId);
-  if (below) throw badRequest('params.parentTeamId', `${below} is inside ${teamId}`);
+  if (below) throw badRequest('parentTeamId', `${below} is inside ${teamId}`);
 }
 
 /** One team of the org as team.* shows it (live or deleted), or NOT_FOUND: for reads outside this family. */
@@ -183,7 +183,7 @@ export const remove = handler(c.delete, async (ctx, p) => {
 });
 
 export const list = handler(c.list, async (ctx, p) => {
-  const after = p.cursor === undefined ? undefined : decodeCursor<[string, string]>(p.cursor, 'params.cursor', strings(2));
+  const after = p.cursor === undefined ? undefined : decodeCursor<[string, string]>(p.cursor, 'cursor', strings(2));
   const rows = await ctx.q.query<TeamRow & { sort: string }>(
     `SELECT ${TEAM_COLUMNS}, lower(t.name) AS sort FROM teams t
       WHERE t.org_id = $1 AND ($2::boolean OR t.status = 'live') AND ($3::text IS NULL OR t.parent_team_id = $3)

@@ -27,9 +27,9 @@ const NOTHING = {
   agentsMoved: 0,
 };
 
-/** BAD_REQUEST `params.transferTo` unless `to` is another active member who can take what moves to it. */
+/** BAD_REQUEST `transferTo` unless `to` is another active member who can take what moves to it. */
 async function checkTransferee(q: Queryable, orgId: string, userId: string, to: string, named: boolean, sponsors: boolean): Promise<void> {
-  const field = 'params.transferTo';
+  const field = 'transferTo';
   const why = named ? '' : ` (the default, ${userId}'s manager); name another in transferTo`;
   if (to === userId) throw badRequest(field, `${userId} is the user leaving; name who takes over their work`);
   const [row] = await q.query<{ kind: string; status: string }>('SELECT kind, status FROM principals WHERE org_id = $1 AND principal_id = $2', [orgId, to]);
@@ -63,7 +63,7 @@ export const deactivate = handler(c.deactivate, async (ctx, p) => {
   if (row.status === 'archived') throw conflict(`member ${p.userId} is archived: it has no access to cut and no work to hand over`);
   await refuseLastAdmin(ctx.q, ctx.orgId, row, `offboard ${p.userId}`);
   const transferTo = p.transferTo ?? row.manager_id;
-  if (!transferTo) throw badRequest('params.transferTo', `${p.userId} has no manager to take over their work: name who does`);
+  if (!transferTo) throw badRequest('transferTo', `${p.userId} has no manager to take over their work: name who does`);
   const sponsored = one(
     await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM principals WHERE org_id = $1 AND sponsor_id = $2', [ctx.orgId, p.userId]),
   );

@@ -96,23 +96,23 @@ describe('contact.add', () => {
     const seq = await head(s.client);
     expect(await fail('contact.add', { name: 'X', email: 'HELD.MAIL@example.org' })).toEqual({
       code: 'CONFLICT',
-      message: `params.email: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
+      message: `email: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
     });
     const twin = await fail('contact.add', { name: 'X', organisation: 'twin peaks' });
     expect(twin.code).toBe('CONFLICT');
-    expect(twin.message).toMatch(/^params\.organisation: 2 organisations have this name \(co_\w+, co_\w+\); link the person to one \(directory\.linkParty\)/);
+    expect(twin.message).toMatch(/^organisation: 2 organisations have this name \(co_\w+, co_\w+\); link the person to one \(directory\.linkParty\)/);
     expect(await fail('contact.add', { name: 'X', email: 'not-an-email' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.email: not a valid email address',
+      message: 'email: not a valid email address',
     });
-    expect(await fail('contact.add', { name: 'X', phone: '12345' })).toEqual({ code: 'BAD_REQUEST', message: 'params.phone: not a valid AU phone number' });
+    expect(await fail('contact.add', { name: 'X', phone: '12345' })).toEqual({ code: 'BAD_REQUEST', message: 'phone: not a valid AU phone number' });
     expect(await fail('contact.add', { kind: 'org', name: 'X', title: 'CEO' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.title: only a person has a job title',
+      message: 'title: only a person has a job title',
     });
     expect(await fail('contact.add', { kind: 'org', name: 'X', organisation: 'Y' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.organisation: only a person works at an organisation',
+      message: 'organisation: only a person works at an organisation',
     });
     expect((await fail('contact.add', { name: 'X', company: 'Y' })).message).toBe('company: unknown field');
     expect((await fail('contact.add', {})).message).toBe('name: required');
@@ -158,7 +158,7 @@ describe('contact.list', () => {
   it('misuse: a bad cursor, limit 501, unknown field, missing scope', async () => {
     expect(await fail('contact.list', { cursor: 'nope' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.cursor: not a cursor this list returned (with these params)',
+      message: 'cursor: not a cursor this list returned (with these params)',
     });
     expect((await fail('contact.list', { limit: 501 })).message).toBe('limit: must be at most 500');
     expect((await fail('contact.list', { kind: 'person', tag: 'x' })).message).toBe('tag: unknown field');
@@ -240,9 +240,9 @@ describe('contact.update', () => {
     expect(await fail('contact.update', { id: foreign.id, title: 'x' })).toEqual({ code: 'NOT_FOUND', message: `person ${foreign.id} not found` });
     expect(await fail('contact.update', { id: c.id, email: 'Holder@contact-update.example' })).toEqual({
       code: 'CONFLICT',
-      message: `params.email: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
+      message: `email: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
     });
-    expect(await fail('contact.update', { id: c.id, phone: 'call me' })).toEqual({ code: 'BAD_REQUEST', message: 'params.phone: not a valid AU phone number' });
+    expect(await fail('contact.update', { id: c.id, phone: 'call me' })).toEqual({ code: 'BAD_REQUEST', message: 'phone: not a valid AU phone number' });
     expect((await fail('contact.update', { id: 'lst_abc', title: 'x' })).message).toMatch(/^id: must be a party id/);
     expect((await fail('contact.update', { id: c.id, nickname: 'x' })).message).toBe('nickname: unknown field');
     expect((await fail('contact.update', { id: c.id, title: 'x' }, readOnly)).code).toBe('FORBIDDEN_SCOPE');

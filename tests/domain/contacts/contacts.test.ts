@@ -135,15 +135,15 @@ describe('contacts.upsert', () => {
     expect((await fail('contacts.upsert', { email: 'x@y.example', source: 'gossip' })).message).toMatch(/^source: must be one of/);
     expect(await fail('contacts.upsert', { email: 'nope', source: 'email' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.email: not a valid email address',
+      message: 'email: not a valid email address',
     });
     expect(await fail('contacts.upsert', { phone: '999', source: 'email' })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.phone: not a valid AU phone number',
+      message: 'phone: not a valid AU phone number',
     });
     expect(await fail('contacts.upsert', { email: 'ARCH@ived.example', source: 'email' })).toEqual({
       code: 'CONFLICT',
-      message: `params.email: held by person ${archived.id}, which is archived; restore it (directory.archivePerson with archived: false) first`,
+      message: `email: held by person ${archived.id}, which is archived; restore it (directory.archivePerson with archived: false) first`,
     });
     expect((await fail('contacts.upsert', { email: 'x@y.example', source: 'email', title: 'CEO' })).message).toBe('title: unknown field');
     expect(await fail('contacts.upsert', { email: 'x@y.example', source: 'email' }, noKnowledge)).toEqual({

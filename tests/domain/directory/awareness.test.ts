@@ -128,7 +128,7 @@ describe('directory.setAwareness', () => {
       message: `person ${foreign.id} not found`,
     });
     expect((await fail('directory.setAwareness', { partyId: survivor.id, principalId: 'usr_nobody', level: 'met' })).message).toBe(
-      'params.principalId: no member usr_nobody in this org',
+      'principalId: no member usr_nobody in this org',
     );
     expect((await fail('directory.setAwareness', { partyId: survivor.id, level: 'best_friends' })).message).toMatch(/^level: must be one of "knows_of"/);
     expect((await fail('directory.setAwareness', { partyId: survivor.id })).message).toBe('level: required');
@@ -177,13 +177,13 @@ describe('directory.requestAwareness', () => {
     expect((await call('directory.requestAwareness', { partyId: p.id, kind: 'brief' })).request.targetId).toBe(cat.id);
     const seq = await head(s.client);
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: me })).message).toBe(
-      'params.targetPrincipalId: you cannot ask yourself',
+      'targetPrincipalId: you cannot ask yourself',
     );
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: 'usr_nobody' })).message).toBe(
-      'params.targetPrincipalId: no member usr_nobody in this org',
+      'targetPrincipalId: no member usr_nobody in this org',
     );
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'brief', targetPrincipalId: leaver.principal.id })).message).toBe(
-      `params.targetPrincipalId: ${leaver.principal.id} is suspended`,
+      `targetPrincipalId: ${leaver.principal.id} is suspended`,
     );
     expect((await fail('directory.requestAwareness', { partyId: 'per_nobody', kind: 'brief', targetPrincipalId: ann.id })).code).toBe('NOT_FOUND');
     expect((await fail('directory.requestAwareness', { partyId: p.id, kind: 'gossip' })).message).toMatch(/^kind: must be one of/);
@@ -286,7 +286,7 @@ describe('directory.listAwarenessRequests', () => {
     expect(page2).toMatchObject({ requests: [{ id: a.id }], nextCursor: null });
     expect(await ids({ box: 'all', partyId: p.id }, bob.key)).toEqual([]);
     expect((await fail('directory.listAwarenessRequests', { box: 'everyone' })).message).toMatch(/^box: must be one of/);
-    expect((await fail('directory.listAwarenessRequests', { cursor: 'x' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await fail('directory.listAwarenessRequests', { cursor: 'x' })).message).toBe('cursor: not a cursor this list returned');
     expect((await fail('directory.listAwarenessRequests', { partyId: 'per_nobody' })).code).toBe('NOT_FOUND');
     expect((await fail('directory.listAwarenessRequests', {}, await s.client.mint({ scopes: ['org.read'] }).then((m) => m.apiKey))).code).toBe(
       'FORBIDDEN_SCOPE',

@@ -218,16 +218,16 @@ describe('directory.proposeCapture', () => {
     const seq = await head(s.client);
     const ev = [{ source: 'message', ref: 'msg_x1' }];
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { name: 'Acme' }, evidence: ev })).message).toBe(
-      'params.fields.name: only for an organisation',
+      'fields.name: only for an organisation',
     );
     expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme', title: 'CFO' }, evidence: ev })).message).toBe(
-      'params.fields.title: only for a person',
+      'fields.title: only for a person',
     );
     expect((await fail('directory.proposeCapture', { kind: 'org', fields: { name: 'Acme' }, employerName: 'X', evidence: ev })).message).toBe(
-      'params.employerName: only for a person',
+      'employerName: only for a person',
     );
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ source: 'email', ref: 'msg_x1' }] })).message).toBe(
-      'params.evidence.0.ref: an email is cited by its eml_ id',
+      'evidence.0.ref: an email is cited by its eml_ id',
     );
     expect(
       (await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, evidence: [{ source: 'message', ref: 'con_x1' }] })).message,
@@ -241,13 +241,11 @@ describe('directory.proposeCapture', () => {
     expect(
       (await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X' }, channels: [{ kind: 'email', value: 'not-an-email' }], evidence: ev }))
         .message,
-    ).toBe('params.channels.0.value: not a valid email address');
+    ).toBe('channels.0.value: not a valid email address');
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { title: 'CFO' }, evidence: ev })).message).toBe(
-      'params.fields: name the person (given or displayName) or give an email or phone',
+      'fields: name the person (given or displayName) or give an email or phone',
     );
-    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: '  ' }, evidence: ev })).message).toBe(
-      'params.fields.given: must not be blank',
-    );
+    expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: '  ' }, evidence: ev })).message).toBe('fields.given: must not be blank');
     expect((await fail('directory.proposeCapture', { kind: 'person', fields: { given: 'X', nickname: 'Y' }, evidence: ev })).message).toBe(
       'fields.nickname: unknown field',
     );
@@ -343,10 +341,10 @@ describe('directory.resolveCapture', () => {
     // Attach to a party other than the match (a person with no match needs partyId).
     const nameOnly = await propose({ fields: { given: 'Nobody', family: 'Matched' } });
     expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach' })).message).toBe(
-      'params.partyId: required: the capture matched no party',
+      'partyId: required: the capture matched no party',
     );
     expect((await fail('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach', partyId: co.id })).message).toBe(
-      'params.partyId: a person capture attaches to a person (per_…)',
+      'partyId: a person capture attaches to a person (per_…)',
     );
     const target = await newPerson(s.client, { given: 'Target' });
     const attachedElsewhere = await call('directory.resolveCapture', { captureId: nameOnly.capture.id, decision: 'attach', partyId: target.id });
@@ -371,10 +369,10 @@ describe('directory.resolveCapture', () => {
       message: `capture ${rejected.capture.id} is rejected and its identity stays suppressed; add the party yourself (directory.createPerson) if it is wanted`,
     });
     expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'reject', partyId: holder.id })).message).toBe(
-      'params.partyId: only for create or attach',
+      'partyId: only for create or attach',
     );
     expect((await fail('directory.resolveCapture', { captureId: disagreeing.capture.id, decision: 'attach', fields: { name: 'X' } })).message).toBe(
-      'params.fields.name: only for an organisation',
+      'fields.name: only for an organisation',
     );
     expect(await fail('directory.resolveCapture', { captureId: foreign.id, decision: 'reject' })).toEqual({
       code: 'NOT_FOUND',
@@ -408,7 +406,7 @@ describe('directory.listCaptures', () => {
     expect(page2).toMatchObject({ captures: [{ id: b.capture.id }], nextCursor: null });
     expect((await ok(other, 'directory.listCaptures', { status: 'all' })).captures.map((c: any) => c.id)).not.toContain(a.capture.id);
     expect((await fail('directory.listCaptures', { status: 'done' })).message).toMatch(/^status: must be one of/);
-    expect((await fail('directory.listCaptures', { cursor: 'x' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await fail('directory.listCaptures', { cursor: 'x' })).message).toBe('cursor: not a cursor this list returned');
     expect((await fail('directory.listCaptures', {}, orgReadOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });

@@ -61,11 +61,11 @@ describe('directory.addChannel', () => {
     const seq = await head(s.client);
     expect(await fail('directory.addChannel', { partyId: p.id, kind: 'email', value: 'Taken@Add.example' })).toEqual({
       code: 'CONFLICT',
-      message: `params.value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
+      message: `value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`,
     });
-    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'phone', value: '123' })).message).toBe('params.value: not a valid AU phone number');
-    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'email', value: 'x' })).message).toBe('params.value: not a valid email address');
-    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'im', value: 'x' })).message).toMatch(/^params\.service: required/);
+    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'phone', value: '123' })).message).toBe('value: not a valid AU phone number');
+    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'email', value: 'x' })).message).toBe('value: not a valid email address');
+    expect((await fail('directory.addChannel', { partyId: p.id, kind: 'im', value: 'x' })).message).toMatch(/^service: required/);
     expect((await fail('directory.addChannel', { partyId: p.id, kind: 'email', value: 'a@b.co', extra: 1 })).message).toBe('extra: unknown field');
     expect((await fail('directory.addChannel', { partyId: 'lst_1', kind: 'email', value: 'a@b.co' })).message).toMatch(/^partyId: must be a party id/);
     expect((await fail('directory.addChannel', { partyId: archived.id, kind: 'email', value: 'a@b.co' })).message).toMatch(/is archived; restore it/);

@@ -195,7 +195,7 @@ describe('directory.listPeople', () => {
     const merged = await call('directory.listPeople', { status: 'merged', q: 'sync' });
     expect(merged.people).toEqual([{ id: b.id, kind: 'person', status: 'merged', mergedInto: a.id, mergedAt: expect.any(String) }]);
     expect((await fail('directory.listPeople', { updatedSince: since, cursor: p1.nextCursor.slice(0, -2) + 'xx' })).code).toBe('BAD_REQUEST');
-    expect((await fail('directory.listPeople', { cursor: p1.nextCursor })).message).toMatch(/^params\.cursor: not a cursor this list returned/);
+    expect((await fail('directory.listPeople', { cursor: p1.nextCursor })).message).toMatch(/^cursor: not a cursor this list returned/);
   });
 
   it('roles from a registered family source; unknown role, foreign org, bad input, missing scope', async () => {
@@ -206,7 +206,7 @@ describe('directory.listPeople', () => {
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Elsewhere' })).org;
     const seq = await head(s.client);
     expect((await fail('directory.listPeople', { role: 'books.nothing' })).message).toBe(
-      'params.role: no family reports the role books.nothing (known: books.contact, books.customer, books.supplier, testfam.payee)',
+      'role: no family reports the role books.nothing (known: books.contact, books.customer, books.supplier, testfam.payee)',
     );
     expect(await fail('directory.listPeople', { orgId: foreign.id })).toEqual({ code: 'NOT_FOUND', message: `organisation ${foreign.id} not found` });
     expect((await fail('directory.listPeople', { limit: 501 })).message).toBe('limit: must be at most 500');

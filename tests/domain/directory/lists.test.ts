@@ -97,11 +97,11 @@ describe('directory.createList', () => {
       'filter: a dynamic list needs a filter, a static one takes none',
     );
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { role: 'books.nothing' } })).message).toMatch(
-      /^params\.filter\.role: no family reports the role books\.nothing/,
+      /^filter\.role: no family reports the role books\.nothing/,
     );
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { orgId: 'co_nothing' } })).code).toBe('NOT_FOUND');
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { knownBy: 'usr_nobody' } })).message).toBe(
-      'params.filter.knownBy: no member usr_nobody in this org',
+      'filter.knownBy: no member usr_nobody in this org',
     );
     expect((await fail('directory.createList', { name: 'X', kind: 'dynamic', filter: { listId: 'lst_x' } })).message).toBe('filter.listId: unknown field');
     expect((await fail('directory.createList', { name: '' })).message).toBe('name: must be at least 1 character');
@@ -154,7 +154,7 @@ describe('directory.addToList', () => {
     });
     expect(await fail('directory.addToList', { listId: list.id, partyIds: [p.id, shelved.id] })).toEqual({
       code: 'CONFLICT',
-      message: `params.partyIds.1: person ${shelved.id} is archived; restore it (directory.archivePerson with archived: false) first`,
+      message: `partyIds.1: person ${shelved.id} is archived; restore it (directory.archivePerson with archived: false) first`,
     });
     expect(await fail('directory.addToList', { listId: list.id, partyIds: [p.id, foreignPerson.id] })).toEqual({
       code: 'NOT_FOUND',
@@ -301,10 +301,10 @@ describe('directory.shareList', () => {
     const list = await newList({ name: 'Share refusals' });
     const seq = await head(s.client);
     expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: 'usr_nobody', role: 'viewer' }] })).message).toBe(
-      'params.grants.0.principalId: no member usr_nobody in this org',
+      'grants.0.principalId: no member usr_nobody in this org',
     );
     expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: me, role: 'editor' }] })).message).toBe(
-      'params.grants.0.principalId: the owner holds the list already',
+      'grants.0.principalId: the owner holds the list already',
     );
     expect(
       (
@@ -316,9 +316,9 @@ describe('directory.shareList', () => {
           ],
         })
       ).message,
-    ).toBe('params.grants.1.principalId: the same member as grants.0');
+    ).toBe('grants.1.principalId: the same member as grants.0');
     expect((await fail('directory.shareList', { listId: list.id, visibility: 'private', grants: [{ principalId: ann.id, role: 'viewer' }] })).message).toBe(
-      'params.grants: a private list has no grants; share it (visibility shared) instead',
+      'grants: a private list has no grants; share it (visibility shared) instead',
     );
     expect((await fail('directory.shareList', { listId: list.id })).message).toBe('visibility: give visibility or grants');
     expect((await fail('directory.shareList', { listId: list.id, grants: [{ principalId: ann.id, role: 'owner' }] })).message).toMatch(
@@ -353,7 +353,7 @@ describe('directory.listLists', () => {
     expect(page2).toMatchObject({ lists: [{ id: annsWorkspace.id }], nextCursor: null });
     expect((await call('directory.listLists', { q: 'zebra' }, ann.key)).lists.map((l: any) => l.id)).toEqual([mineB.id, annsWorkspace.id, annsPrivate.id]);
     expect((await ok(other, 'directory.listLists', { q: 'zebra' })).lists).toEqual([]);
-    expect((await fail('directory.listLists', { cursor: 'nonsense' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await fail('directory.listLists', { cursor: 'nonsense' })).message).toBe('cursor: not a cursor this list returned');
     expect((await fail('directory.listLists', { limit: 501 })).message).toBe('limit: must be at most 500');
     expect((await fail('directory.listLists', {}, orgReadOnly)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);

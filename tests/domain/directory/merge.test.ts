@@ -145,13 +145,11 @@ describe('directory.proposeMerge', () => {
     const seq = await head(s.client);
     expect(await fail('directory.proposeMerge', { survivorId: p.id, mergedId: co.id })).toEqual({
       code: 'BAD_REQUEST',
-      message: `params.mergedId: ${co.id} is an organisation and ${p.id} a person; only two persons or two organisations merge`,
+      message: `mergedId: ${co.id} is an organisation and ${p.id} a person; only two persons or two organisations merge`,
     });
-    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: p.id })).message).toBe(
-      'params.mergedId: is the survivor itself; name two parties',
-    );
+    expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: p.id })).message).toBe('mergedId: is the survivor itself; name two parties');
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, fieldChoices: { legalName: 'merged' } })).message).toBe(
-      'params.fieldChoices.legalName: not a field of a person (displayName, given, family, title, notes, country, email, phone)',
+      'fieldChoices.legalName: not a field of a person (displayName, given, family, title, notes, country, email, phone)',
     );
     expect((await fail('directory.proposeMerge', { survivorId: p.id, mergedId: q.id, fieldChoices: { colour: 'merged' } })).message).toMatch(
       /^fieldChoices\.colour: /,
@@ -338,7 +336,7 @@ describe('directory.listMerges', () => {
     const page2 = await call('directory.listMerges', { partyId: people[0].id, limit: 1, cursor: page1.nextCursor });
     expect([...page1.merges, ...page2.merges].map((m: any) => m.id)).toEqual([m2.id, m1.id]);
     expect(page2.nextCursor).toBeNull();
-    expect((await fail('directory.listMerges', { cursor: 'nonsense' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await fail('directory.listMerges', { cursor: 'nonsense' })).message).toBe('cursor: not a cursor this list returned');
     expect((await fail('directory.listMerges', { limit: 501 })).message).toMatch(/^limit: must be at most 500/);
     expect(await fail('directory.listMerges', { partyId: 'per_unknown00000' })).toEqual({ code: 'NOT_FOUND', message: 'person per_unknown00000 not found' });
     expect((await err(other, 'directory.listMerges', { partyId: people[0].id })).code).toBe('NOT_FOUND');

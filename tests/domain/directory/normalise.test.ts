@@ -53,7 +53,7 @@ describe('email keys', () => {
     for (const bad of ['jane', 'jane@', '@acme.com', 'jane doe@acme.com', 'Jane <jane@acme.com>', 'jane@localhost', 'jane@acme..com', 'jane@1.2.3.4']) {
       expect(tryEmail(bad), bad).toBeNull();
     }
-    expect(message(() => normaliseEmail('nope', 'params.channels.0.value'))).toBe('BAD_REQUEST params.channels.0.value: not a valid email address');
+    expect(message(() => normaliseEmail('nope', 'channels.0.value'))).toBe('BAD_REQUEST channels.0.value: not a valid email address');
   });
 });
 
@@ -67,44 +67,42 @@ describe('phone numbers', () => {
   });
 
   it('refuses invalid numbers naming the field and the country it was read as', () => {
-    expect(message(() => normalisePhone('12345', 'params.channels.1.value'))).toBe('BAD_REQUEST params.channels.1.value: not a valid AU phone number');
-    expect(message(() => normalisePhone('0412', 'params.value', 'NZ'))).toBe('BAD_REQUEST params.value: not a valid NZ phone number');
-    expect(message(() => normalisePhone('+1 555', 'params.value'))).toBe('BAD_REQUEST params.value: not a valid phone number');
+    expect(message(() => normalisePhone('12345', 'channels.1.value'))).toBe('BAD_REQUEST channels.1.value: not a valid AU phone number');
+    expect(message(() => normalisePhone('0412', 'value', 'NZ'))).toBe('BAD_REQUEST value: not a valid NZ phone number');
+    expect(message(() => normalisePhone('+1 555', 'value'))).toBe('BAD_REQUEST value: not a valid phone number');
     expect(tryPhone('call me')).toBeNull();
   });
 });
 
 describe('channels, websites, identifiers, tags', () => {
   it('im handles by service, compared ignoring case; a service is required', () => {
-    expect(normaliseChannel({ kind: 'im', service: 'Slack', value: ' @Jane ' }, 'params.channels.2')).toMatchObject({
+    expect(normaliseChannel({ kind: 'im', service: 'Slack', value: ' @Jane ' }, 'channels.2')).toMatchObject({
       service: 'slack',
       value: '@Jane',
       key: 'slack:@jane',
     });
-    expect(message(() => normaliseChannel({ kind: 'im', value: 'jane' }, 'params.channels.2'))).toMatch(/^BAD_REQUEST params\.channels\.2\.service: required/);
+    expect(message(() => normaliseChannel({ kind: 'im', value: 'jane' }, 'channels.2'))).toMatch(/^BAD_REQUEST channels\.2\.service: required/);
   });
 
   it('websites keep their scheme; the registrable domain is compared (private suffixes count)', () => {
-    expect(normaliseWebsite('www.acme.com.au/about', 'params.website')).toEqual({ website: 'https://www.acme.com.au/about', domain: 'acme.com.au' });
-    expect(normaliseWebsite('https://shop.Bücher.de', 'params.website').domain).toBe('xn--bcher-kva.de');
+    expect(normaliseWebsite('www.acme.com.au/about', 'website')).toEqual({ website: 'https://www.acme.com.au/about', domain: 'acme.com.au' });
+    expect(normaliseWebsite('https://shop.Bücher.de', 'website').domain).toBe('xn--bcher-kva.de');
     expect(registrableDomain('acme.github.io')).toBe('acme.github.io');
-    expect(message(() => normaliseWebsite('ftp://acme.com', 'params.website'))).toBe('BAD_REQUEST params.website: not a web address');
-    expect(message(() => normaliseWebsite('mailto:jane@acme.com', 'params.website'))).toBe('BAD_REQUEST params.website: not a web address');
+    expect(message(() => normaliseWebsite('ftp://acme.com', 'website'))).toBe('BAD_REQUEST website: not a web address');
+    expect(message(() => normaliseWebsite('mailto:jane@acme.com', 'website'))).toBe('BAD_REQUEST website: not a web address');
     for (const local of ['localhost', 'intranet.corp', '10.0.0.1']) {
       expect(
-        message(() => normaliseWebsite(local, 'params.website')),
+        message(() => normaliseWebsite(local, 'website')),
         local,
-      ).toMatch(/^BAD_REQUEST params\.website: not a public web address/);
+      ).toMatch(/^BAD_REQUEST website: not a public web address/);
     }
   });
 
   it('identifiers: spaces and dots out, upper case; an ABN passes the ATO checksum, an ACN has 9 digits', () => {
     expect(normaliseIdentifier('abn', '51 824 753 556', 'f')).toBe('51824753556');
     expect(normaliseIdentifier('vat', 'gb 123.456.789', 'f')).toBe('GB123456789');
-    expect(message(() => normaliseIdentifier('abn', '51 824 753 557', 'params.identifiers.abn'))).toMatch(
-      /^BAD_REQUEST params\.identifiers\.abn: not a valid ABN/,
-    );
-    expect(message(() => normaliseIdentifier('acn', '1234', 'params.identifiers.acn'))).toMatch(/not a valid ACN/);
+    expect(message(() => normaliseIdentifier('abn', '51 824 753 557', 'identifiers.abn'))).toMatch(/^BAD_REQUEST identifiers\.abn: not a valid ABN/);
+    expect(message(() => normaliseIdentifier('acn', '1234', 'identifiers.acn'))).toMatch(/not a valid ACN/);
   });
 
   it('tags: trimmed, lower case, unique', () => {

@@ -98,7 +98,7 @@ describe('directory.createPerson', () => {
       ],
     });
     expect(clash).toMatchObject({ code: 'CONFLICT' });
-    expect(clash.message).toBe(`params.channels.1.value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`);
+    expect(clash.message).toBe(`channels.1.value: held by ${holder.id}; add it there, or merge the two (directory.proposeMerge)`);
     expect(await head(s.client)).toBe(seq);
     // The gmail key: dots and +tags are the same mailbox.
     await newPerson(s.client, { given: 'Gee', channels: [{ kind: 'email', value: 'gee.mail@gmail.com' }] });
@@ -118,7 +118,7 @@ describe('directory.createPerson', () => {
     expect((await fail('directory.createPerson', { given: 'X', colour: 'red' })).message).toBe('colour: unknown field');
     expect((await fail('directory.createPerson', {})).message).toBe('given: required');
     expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'email', value: 'not-an-email' }] })).message).toBe(
-      'params.channels.0.value: not a valid email address',
+      'channels.0.value: not a valid email address',
     );
     expect(
       (
@@ -130,9 +130,9 @@ describe('directory.createPerson', () => {
           ],
         })
       ).message,
-    ).toBe('params.channels.1.value: not a valid AU phone number');
+    ).toBe('channels.1.value: not a valid AU phone number');
     expect((await fail('directory.createPerson', { given: 'X', country: 'NZ', channels: [{ kind: 'phone', value: '12345' }] })).message).toBe(
-      'params.channels.0.value: not a valid NZ phone number',
+      'channels.0.value: not a valid NZ phone number',
     );
     expect(
       (
@@ -144,7 +144,7 @@ describe('directory.createPerson', () => {
           ],
         })
       ).message,
-    ).toBe('params.channels.1.value: the same phone as channels.0');
+    ).toBe('channels.1.value: the same phone as channels.0');
     expect((await fail('directory.createPerson', { given: 'X', channels: [{ kind: 'fax', value: '1' }] })).message).toMatch(
       /^channels\.0\.kind: must be one of/,
     );
@@ -157,7 +157,7 @@ describe('directory.createPerson', () => {
     });
     const archived = await fail('directory.createPerson', { given: 'X', worksAt: { orgId: gone.id } });
     expect(archived.code).toBe('CONFLICT');
-    expect(archived.message).toMatch(new RegExp(`^params.worksAt.orgId: organisation ${gone.id} is archived; restore it \\(directory.archiveOrg`));
+    expect(archived.message).toMatch(new RegExp(`^worksAt.orgId: organisation ${gone.id} is archived; restore it \\(directory.archiveOrg`));
     expect((await fail('directory.createPerson', { given: 'X' }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq);
   });
@@ -198,16 +198,14 @@ describe('directory.createOrg', () => {
     const held = await fail('directory.createOrg', { name: 'Globex Two', identifiers: { abn: '51824753556' } });
     expect(held).toEqual({
       code: 'CONFLICT',
-      message: `params.identifiers.abn: held by ${globex.id}; update that organisation, or merge the two (directory.proposeMerge)`,
+      message: `identifiers.abn: held by ${globex.id}; update that organisation, or merge the two (directory.proposeMerge)`,
     });
     const hinted = await call('directory.createOrg', { name: 'Globex Sales', website: 'sales.globex.com.au' });
     expect(hinted.possibleDuplicates).toEqual([{ partyId: globex.id, kind: 'org', displayName: 'Globex Corporation', score: 95, reasons: ['same_domain'] }]);
     const seq2 = await head(s.client);
-    expect((await fail('directory.createOrg', { name: 'X', identifiers: { abn: '12 345 678 901' } })).message).toMatch(
-      /^params\.identifiers\.abn: not a valid ABN/,
-    );
+    expect((await fail('directory.createOrg', { name: 'X', identifiers: { abn: '12 345 678 901' } })).message).toMatch(/^identifiers\.abn: not a valid ABN/);
     expect((await fail('directory.createOrg', { name: 'X', identifiers: { 'ABN!': '1' } })).message).toMatch(/^identifiers\.ABN!: /);
-    expect((await fail('directory.createOrg', { name: 'X', website: 'mailto:x@y.z' })).message).toBe('params.website: not a web address');
+    expect((await fail('directory.createOrg', { name: 'X', website: 'mailto:x@y.z' })).message).toBe('website: not a web address');
     expect((await fail('directory.createOrg', { name: 'X', country: 'Australia' })).message).toMatch(/^country: must be an ISO 3166-1/);
     expect((await fail('directory.createOrg', { name: 'X' }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
     expect(await head(s.client)).toBe(seq2);
@@ -299,7 +297,7 @@ describe('directory.updateOrg', () => {
     ]);
     expect((await fail('directory.updateOrg', { orgId: initech.id, name: 'x', ifVersion: 1 })).code).toBe('CONFLICT');
     expect((await fail('directory.updateOrg', { orgId: 'co_unknown', name: 'x' })).code).toBe('NOT_FOUND');
-    expect((await fail('directory.updateOrg', { orgId: initech.id, website: 'http://' })).message).toBe('params.website: not a web address');
+    expect((await fail('directory.updateOrg', { orgId: initech.id, website: 'http://' })).message).toBe('website: not a web address');
     expect((await fail('directory.updateOrg', { orgId: initech.id }, noWrite)).code).toBe('FORBIDDEN_SCOPE');
   });
 });
@@ -314,7 +312,7 @@ describe('directory.archivePerson and archiveOrg', () => {
     const clash = await fail('directory.archivePerson', { personId: p.id, archived: false });
     expect(clash).toEqual({
       code: 'CONFLICT',
-      message: `params.personId: an email of ${p.id} is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
+      message: `personId: an email of ${p.id} is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
     });
     await call('directory.archivePerson', { personId: taker.id });
     expect(await call('directory.archivePerson', { personId: p.id, archived: false })).toMatchObject({ changed: true, person: { status: 'active' } });
@@ -332,7 +330,7 @@ describe('directory.archivePerson and archiveOrg', () => {
     expect(await call('directory.archiveOrg', { orgId: o.id })).toMatchObject({ changed: true, org: { status: 'archived' } });
     const taker = await newOrg(s.client, { name: 'Taker', identifiers: { lei: 'abcdef1234567890xyz1' } });
     expect((await fail('directory.archiveOrg', { orgId: o.id, archived: false })).message).toBe(
-      `params.orgId: its lei is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
+      `orgId: its lei is now held by ${taker.id}; archive it, or merge the two (directory.proposeMerge)`,
     );
     const loser = await newOrg(s.client, { name: 'Merged Away' });
     await markMerged(s, loser.id, taker.id);

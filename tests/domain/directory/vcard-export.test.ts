@@ -202,7 +202,7 @@ describe('directory.exportVcard', () => {
     const at = await head(s.client);
     expect(await fail('directory.exportVcard', { personIds: ids, limit: 2, cursor: `${forged}.${sig}` })).toEqual({
       code: 'BAD_REQUEST',
-      message: 'params.cursor: not a cursor of this export, or expired (start again without cursor)',
+      message: 'cursor: not a cursor of this export, or expired (start again without cursor)',
     });
     // A cursor of one export does not continue another.
     expect((await fail('directory.exportVcard', { personIds: ids.slice(1), limit: 2, cursor: first.nextCursor })).code).toBe('BAD_REQUEST');

@@ -214,7 +214,7 @@ describe('files.ask: scope and params', () => {
     expect(await bad({ question: 'What is it?', fileIds: [] })).toBe('fileIds: must name at least 1 file');
     expect(await bad({ question: 'What is it?', as: 'admin' })).toBe('as: unknown field');
     expect(await bad({ question: 'What is it?', fileIds: [lease.id, vault.id] })).toBe(
-      `params.fileIds[1]: ${vault.id} is a folder: name the docs, sheets, decks or uploads in it to ask about`,
+      `fileIds.1: ${vault.id} is a folder: name the docs, sheets, decks or uploads in it to ask about`,
     );
   });
 

@@ -114,7 +114,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
     const [b] = await blocksOf(d.id);
     const base = { fileId: d.id, body: 'x' };
     expect(await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'cell', tabId: b.tabId, a1: 'A1' } }, 'BAD_REQUEST')).toMatch(
-      /^params\.selector\.type: a doc \(fil_\w+\) takes block selectors, not cell/,
+      /^selector\.type: a doc \(fil_\w+\) takes block selectors, not cell/,
     );
     expect(
       await refused(
@@ -123,7 +123,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
         { ...base, selector: { type: 'block', tabId: b.tabId, blockId: 'blk_0123456789abcdef', start: 0, end: 1 } },
         'BAD_REQUEST',
       ),
-    ).toMatch(/^params\.selector\.blockId: no block blk_0123456789abcdef in tab tab_/);
+    ).toMatch(/^selector\.blockId: no block blk_0123456789abcdef in tab tab_/);
     expect(
       await refused(
         o.s,
@@ -131,10 +131,10 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
         { ...base, selector: { type: 'block', tabId: 'tab_0123456789abcdef', blockId: b.id, start: 0, end: 1 } },
         'BAD_REQUEST',
       ),
-    ).toMatch(/^params\.selector\.tabId: no tab tab_0123456789abcdef in fil_/);
+    ).toMatch(/^selector\.tabId: no tab tab_0123456789abcdef in fil_/);
     expect(
       await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 99 } }, 'BAD_REQUEST'),
-    ).toMatch(/^params\.selector\.end: must be at most 9/);
+    ).toMatch(/^selector\.end: must be at most 9/);
     expect(
       await refused(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 3, end: 1 } }, 'BAD_REQUEST'),
     ).toMatch(/^selector\.end: must be >= start/);
@@ -145,7 +145,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
         { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 3, quote: { exact: 'absent' } } },
         'BAD_REQUEST',
       ),
-    ).toMatch(/^params\.selector\.quote\.exact: not found in block/);
+    ).toMatch(/^selector\.quote\.exact: not found in block/);
     // A quote sent with stale offsets is found in the block.
     const q = (
       await ok(o.s, 'files.commentAdd', { ...base, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 4, quote: { exact: 'line' } } })
@@ -158,7 +158,7 @@ describe('files.commentAdd, files.comments, files.commentResolve', () => {
         { ...base, annotationId: q.id, selector: { type: 'block', tabId: b.tabId, blockId: b.id, start: 0, end: 1 } },
         'BAD_REQUEST',
       ),
-    ).toMatch(/^params\.selector: a reply takes the thread's anchor/);
+    ).toMatch(/^selector: a reply takes the thread's anchor/);
     expect(await refused(o.s, 'files.commentAdd', { fileId: d.id }, 'BAD_REQUEST')).toBe('body: required');
     expect(await refused(o.s, 'files.commentResolve', { fileId: d.id, annotationId: q.id }, 'BAD_REQUEST')).toBe('resolved: required');
     expect(await refused(o.s, 'files.comments', { fileId: d.id, status: 'done' }, 'BAD_REQUEST')).toMatch(/^status:/);

@@ -57,21 +57,19 @@ describe('deck content and files.deckRead', () => {
     expect(some.slideIds).toEqual(all.slideIds);
     expect(some.contentSha256).toBe(all.contentSha256);
     expect(await refused(o.s, 'files.deckRead', { fileId, slideIds: ['sld_nothere'] }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
-      /^params\.slideIds\[0\]: no slide sld_nothere/,
+      /^slideIds\.0: no slide sld_nothere/,
     );
-    expect(await refused(o.s, 'files.deckRead', { fileId, revision: 2 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
-      /^params\.revision: the head is revision 1/,
-    );
+    expect(await refused(o.s, 'files.deckRead', { fileId, revision: 2 }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^revision: the head is revision 1/);
   });
 
   it('a deck without content is one empty title slide; bad content names params.content…', async ({ drive: o }) => {
     const r = await read(o, await makeDeck(o, o.mia));
     expect(r.slides).toEqual([{ id: r.slideIds[0], layout: 'title', title: '', body: '', notes: '', elements: [] }]);
     const badContent = (content: unknown, message: RegExp) => refused(o.s, 'files.create', deckParams(content), 'BAD_REQUEST', { key: o.mia.key, message });
-    await badContent({ slides: [{ title: 'ok' }, { layout: 'huge' }] }, /^params\.content\.slides\[1\]\.layout: must be one of/);
-    await badContent({ slides: [] }, /^params\.content\.slides: must hold at least 1 slide/);
-    await badContent({ slides: [{ colour: 'red' }] }, /^params\.content\.slides\[0\]: unknown field colour/);
-    await badContent({ markdown: '# x' }, /^params\.content: must be \{slides:/);
+    await badContent({ slides: [{ title: 'ok' }, { layout: 'huge' }] }, /^content\.slides\.1\.layout: must be one of/);
+    await badContent({ slides: [] }, /^content\.slides: must hold at least 1 slide/);
+    await badContent({ slides: [{ colour: 'red' }] }, /^content\.slides\.0: unknown field colour/);
+    await badContent({ markdown: '# x' }, /^content: must be \{slides:/);
   });
 });
 
@@ -140,24 +138,24 @@ describe('files.deckWriteSlides', () => {
       ],
       'CONFLICT',
     );
-    expect(message).toContain(`${a}, ${b} changed since revision 1 (the head is 3): ops[1], ops[2] cannot apply`);
+    expect(message).toContain(`${a}, ${b} changed since revision 1 (the head is 3): ops.1, ops.2 cannot apply`);
     expect((await read(o, fileId)).revision).toBe(3);
-    expect(await bad(o, fileId, 4, [{ op: 'delete', slideId: g }])).toMatch(/^params\.baseRevision: revision 4 is ahead of the head \(3\)/);
+    expect(await bad(o, fileId, 4, [{ op: 'delete', slideId: g }])).toMatch(/^baseRevision: revision 4 is ahead of the head \(3\)/);
   });
 
   it('bad ops name ops[i] and write nothing: unknown or deleted slide, position, last slide, over 500 ops or slides', async ({ drive: o }) => {
     const fileId = await makeDeck(o, o.mia, THREE);
     const [a] = (await read(o, fileId)).slideIds;
-    expect(await bad(o, fileId, 1, [{ op: 'delete', slideId: 'sld_nothere' }])).toMatch(/^params\.ops\[0\]\.slideId: no slide sld_nothere/);
+    expect(await bad(o, fileId, 1, [{ op: 'delete', slideId: 'sld_nothere' }])).toMatch(/^ops\.0\.slideId: no slide sld_nothere/);
     const del = { op: 'delete', slideId: a };
-    expect(await bad(o, fileId, 1, [del, del])).toMatch(/^params\.ops\[1\]\.slideId: slide .* was deleted by ops\[0\]/);
+    expect(await bad(o, fileId, 1, [del, del])).toMatch(/^ops\.1\.slideId: slide .* was deleted by ops\.0/);
     expect(
       await bad(o, fileId, 1, [
         { op: 'insert', slide: {} },
         { op: 'insert', position: 5, slide: {} },
       ]),
-    ).toMatch(/^params\.ops\[1\]\.position: the deck holds 4 slides at this op: 0 to 4/);
-    expect(await bad(o, fileId, 1, [{ op: 'move', slideId: a, position: 3 }])).toMatch(/^params\.ops\[0\]\.position: .* 0 to 2/);
+    ).toMatch(/^ops\.1\.position: the deck holds 4 slides at this op: 0 to 4/);
+    expect(await bad(o, fileId, 1, [{ op: 'move', slideId: a, position: 3 }])).toMatch(/^ops\.0\.position: .* 0 to 2/);
     expect(await bad(o, fileId, 1, [{ op: 'update', slideId: a, fields: {} }])).toMatch(/^ops\.0\.fields: must set at least one field/);
     expect(await bad(o, fileId, 1, [{ op: 'explode' }])).toMatch(/^ops\.0\.op: /);
     expect(await bad(o, fileId, 1, [{ op: 'insert', slide: { elements: [{ type: 'image', x: 0, y: 0, w: 1, h: 1 }] } }])).toMatch(
@@ -166,10 +164,10 @@ describe('files.deckWriteSlides', () => {
     const many = Array.from({ length: 501 }, () => del);
     expect(await bad(o, fileId, 1, many)).toMatch(/^ops: at most 500 ops/);
     const one = await makeDeck(o, o.mia);
-    expect(await bad(o, one, 1, [{ op: 'delete', slideId: (await read(o, one)).slideIds[0] }])).toMatch(/^params\.ops\[0\]: a deck keeps at least one slide/);
+    expect(await bad(o, one, 1, [{ op: 'delete', slideId: (await read(o, one)).slideIds[0] }])).toMatch(/^ops\.0: a deck keeps at least one slide/);
     const full = await makeDeck(o, o.mia, { slides: Array.from({ length: 500 }, (_, i) => ({ title: `S${i}` })) });
     expect((await read(o, full)).slideIds).toHaveLength(500);
-    expect(await bad(o, full, 1, [{ op: 'insert', slide: {} }])).toMatch(/^params\.ops\[0\]: the deck would hold more than 500 slides/);
+    expect(await bad(o, full, 1, [{ op: 'insert', slide: {} }])).toMatch(/^ops\.0: the deck would hold more than 500 slides/);
     expect((await read(o, fileId)).revision).toBe(1);
   });
 
@@ -191,9 +189,9 @@ describe('files.deckWriteSlides', () => {
     ).toMatch(new RegExp(`^missing role editor on ${hidden} \\(you are viewer\\)`));
 
     const doc = (await ok(o.s, 'files.create', { kind: 'doc', name: 'D' }, o.mia.key)).file;
-    expect(await refused(o.s, 'files.deckRead', { fileId: doc.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^params\.fileId: .* is a doc, not a deck/);
+    expect(await refused(o.s, 'files.deckRead', { fileId: doc.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(/^fileId: .* is a doc, not a deck/);
     expect(await refused(o.s, 'files.deckWriteSlides', { fileId: doc.id, baseRevision: 1, ops: [{ op: 'insert', slide: {} }] }, 'BAD_REQUEST')).toMatch(
-      /^params\.fileId: /,
+      /^fileId: /,
     );
   });
 });
@@ -259,6 +257,6 @@ describe('revisions, restore, duplicate, export, images', () => {
         'BAD_REQUEST',
         { key: o.max.key },
       ),
-    ).toMatch(/^params\.ops\[0\]\.slide\.elements\[0\]\.blobSha256: no blob/);
+    ).toMatch(/^ops\.0\.slide\.elements\.0\.blobSha256: no blob/);
   });
 });

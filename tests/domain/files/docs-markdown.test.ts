@@ -20,8 +20,8 @@ const stripIds = (json: any): any => {
   return json;
 };
 const roundTrip = (blocks: any[]) =>
-  markdownToBlocks(blocksToMarkdown(blocks.map((b, i) => docBlockFromJson(b, `blocks[${i}]`))), 'md').map((n) => stripIds(n.toJSON()));
-const normal = (blocks: any[]) => blocks.map((b, i) => stripIds(docBlockFromJson(b, `blocks[${i}]`).toJSON()));
+  markdownToBlocks(blocksToMarkdown(blocks.map((b, i) => docBlockFromJson(b, `blocks.${i}`))), 'md').map((n) => stripIds(n.toJSON()));
+const normal = (blocks: any[]) => blocks.map((b, i) => stripIds(docBlockFromJson(b, `blocks.${i}`).toJSON()));
 
 // Words include Markdown's own punctuation, so escaping is exercised.
 const word = fc.stringMatching(/^[A-Za-z0-9*_`#<>&!~+\-.()[\]=@:;]{1,8}$/);
@@ -131,16 +131,16 @@ describe('Markdown round trip', () => {
   it('refuses what the model cannot hold, naming the field', () => {
     const refusal = (md: string) => {
       try {
-        markdownToBlocks(md, 'params.ops[3].markdown');
+        markdownToBlocks(md, 'ops.3.markdown');
       } catch (err) {
         expect(err).toBeInstanceOf(ApiError);
         return (err as ApiError).message;
       }
       throw new Error('accepted');
     };
-    expect(refusal('![x](https://x.test/a.png)')).toMatch(/^params\.ops\[3\]\.markdown: .*image "https:\/\/x\.test\/a\.png" must point at a file of the org/);
+    expect(refusal('![x](https://x.test/a.png)')).toMatch(/^ops\.3\.markdown: .*image "https:\/\/x\.test\/a\.png" must point at a file of the org/);
     expect(refusal('[x](ftp://x.test)')).toMatch(/link "ftp:\/\/x\.test" must point at/);
-    expect(refusal('- '.repeat(40) + 'deep')).toMatch(/^params\.ops\[3\]\.markdown: nested more than 30 levels/);
+    expect(refusal('- '.repeat(40) + 'deep')).toMatch(/^ops\.3\.markdown: nested more than 30 levels/);
     expect(refusal('a\u0000b')).toMatch(/NUL/);
   });
 });

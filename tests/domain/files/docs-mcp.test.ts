@@ -30,7 +30,7 @@ describe('docs over MCP', () => {
           arguments: { fileId: file.id, baseRevision: 9, ops: [{ op: 'delete', blockId: read.blocks[1].id }] },
         }),
       );
-      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.baseRevision: /) });
+      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^baseRevision: /) });
 
       const hold = structured(await a.client.callTool({ name: 'files_docSuggestResolve', arguments: { suggestionId: edit.suggestionId, action: 'accept' } }));
       expect(hold).toMatchObject({ status: 'approval_required', approval: { actionClass: 'files.doc_suggest_resolve' } });

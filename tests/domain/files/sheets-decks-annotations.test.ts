@@ -38,7 +38,7 @@ describe('annotations on sheet cells', () => {
         'BAD_REQUEST',
         { key: o.mia.key },
       ),
-    ).toMatch(/^params\.selector\.tabId: no tab tab_0000000000000000 in fil_/);
+    ).toMatch(/^selector\.tabId: no tab tab_0000000000000000 in fil_/);
 
     await ok(o.s, 'files.sheetTabOp', { fileId: file.id, op: 'insertRows', tabId: q1, at: 1, count: 2 }, o.mia.key);
     expect((await thread(o, cell)).selector).toMatchObject({ a1: 'B4' });
@@ -76,7 +76,7 @@ describe('annotations on deck slides', () => {
         'BAD_REQUEST',
         { key: o.mia.key },
       ),
-    ).toMatch(/^params\.selector\.slideId: no slide sld_0000000000000000 in fil_/);
+    ).toMatch(/^selector\.slideId: no slide sld_0000000000000000 in fil_/);
     await ok(o.s, 'files.deckWriteSlides', { fileId: file.id, baseRevision: deck.revision, ops: [{ op: 'delete', slideId: two }] }, o.mia.key);
     expect((await thread(o, second)).anchorStatus).toBe('orphaned');
     expect((await thread(o, first)).anchorStatus).toBe('anchored');

@@ -47,7 +47,7 @@ describe('sheets through the API and MCP', () => {
       );
       expect(wrote.errors).toContainEqual(expect.objectContaining({ a1: 'B2', error: '#DIV/0!' }));
       const bad = toolError(await a.client.callTool({ name: 'files_sheetWriteCells', arguments: { fileId: sheet.id, cells: [{ a1: 'ZZZZ1', input: '1' }] } }));
-      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.cells\[0\]\.a1: /) });
+      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^cells\.0\.a1: /) });
     } finally {
       await a.close();
     }

@@ -159,23 +159,23 @@ describe('files.sheetFedRange', () => {
     const { fileId } = await fedBudget(o, '2026-05');
     const bad = async (params: Record<string, unknown>, message: RegExp) =>
       refused(o.s, 'files.sheetFedRange', { fileId, op: 'set', anchor: 'H1', source: source('2026-05'), ...params }, 'BAD_REQUEST', { message });
-    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'set', source: source('2026-05') }, 'BAD_REQUEST', { message: /^params\.anchor: required/ });
-    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'set', anchor: 'A1' }, 'BAD_REQUEST', { message: /^params\.source: required/ });
-    await bad({ anchor: 'A0' }, /^params\.anchor: /);
-    await bad({ source: { ...source('2026-05'), method: 'books.journalPost' } }, /^params\.source\.method: books\.journalPost is not a read/);
-    await bad({ source: { ...source('2026-05'), method: 'books.ask' } }, /^params\.source\.method: books\.ask answers with a model/);
-    await bad({ source: { ...source('2026-05'), method: 'books.nosuch' } }, /^params\.source\.method: no method books\.nosuch/);
+    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'set', source: source('2026-05') }, 'BAD_REQUEST', { message: /^anchor: required/ });
+    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'set', anchor: 'A1' }, 'BAD_REQUEST', { message: /^source: required/ });
+    await bad({ anchor: 'A0' }, /^anchor: /);
+    await bad({ source: { ...source('2026-05'), method: 'books.journalPost' } }, /^source\.method: books\.journalPost is not a read/);
+    await bad({ source: { ...source('2026-05'), method: 'books.ask' } }, /^source\.method: books\.ask answers with a model/);
+    await bad({ source: { ...source('2026-05'), method: 'books.nosuch' } }, /^source\.method: no method books\.nosuch/);
     await bad(
       { source: { ...source('2026-05'), rows: 'assets' } },
-      /^params\.source: books\.reports's result has no list at assets \(its lists: income\.lines, expenses\.lines\)/,
+      /^source: books\.reports's result has no list at assets \(its lists: income\.lines, expenses\.lines\)/,
     );
     await bad({ source: { ...source('2026-05'), rows: undefined } }, /several lists \(income\.lines, expenses\.lines\): name one in source\.rows/);
-    await bad({ source: { ...source('2026-05'), params: { report: 'nosuch' } } }, /^params\.source: books\.reports answered BAD_REQUEST/);
+    await bad({ source: { ...source('2026-05'), params: { report: 'nosuch' } } }, /^source: books\.reports answered BAD_REQUEST/);
     await bad(
       { source: { method: 'books.reports', params: { report: 'trialBalance', asOf: '2026-12-31' }, rows: 'lines', columns: ['nosuch', 'account'] } },
-      /^params\.source: no row has a field nosuch \(their fields: account, name, debitCents, creditCents\)/,
+      /^source: no row has a field nosuch \(their fields: account, name, debitCents, creditCents\)/,
     );
-    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'remove' }, 'BAD_REQUEST', { message: /^params\.feedId: required/ });
+    await refused(o.s, 'files.sheetFedRange', { fileId, op: 'remove' }, 'BAD_REQUEST', { message: /^feedId: required/ });
     await refused(await otherOrg(o.s), 'files.sheetFedRange', { fileId, op: 'refresh' }, 'NOT_FOUND');
   });
 });

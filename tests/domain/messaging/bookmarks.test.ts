@@ -62,10 +62,10 @@ describe('messaging.bookmark', () => {
 
   it('exactly one target: none or two is BAD_REQUEST; only http(s) URLs; a message of another channel is BAD_REQUEST', async ({ team: t }) => {
     const base = { channelId: t.channelId, title: 'T' };
-    expect(await refused(t.s, 'messaging.bookmark', base, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^params\.messageId: give exactly one target/);
+    expect(await refused(t.s, 'messaging.bookmark', base, 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^messageId: give exactly one target/);
     expect(
       await refused(t.s, 'messaging.bookmark', { ...base, url: 'https://a.example', fileId: 'fil_0123456789abcdef' }, 'BAD_REQUEST', { key: t.alice.key }),
-    ).toMatch(/^params\.fileId: /);
+    ).toMatch(/^fileId: /);
     for (const url of [
       'javascript:alert(1)',
       'ftp://example.com/x',
@@ -89,7 +89,7 @@ describe('messaging.bookmark', () => {
     const elsewhere = await channel(t, 'elsewhere', [t.alice.id]);
     const m = await post(t, 'over there', t.alice.key, elsewhere);
     expect(await refused(t.s, 'messaging.bookmark', { ...base, messageId: m.id }, 'BAD_REQUEST', { key: t.alice.key })).toMatch(
-      /^params\.messageId: must be a message of/,
+      /^messageId: must be a message of/,
     );
     await refused(t.s, 'messaging.bookmark', { ...base, messageId: 'msg_unknown00000000' }, 'NOT_FOUND', { key: t.alice.key });
     const sched = (

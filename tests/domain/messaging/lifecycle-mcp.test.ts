@@ -42,7 +42,7 @@ describe('message lifecycle over MCP', () => {
       expect(voted.message.poll.myVote).toEqual([poll.poll.options[1].id]);
 
       const bad = toolError(await a.client.callTool({ name: 'messaging_react', arguments: { messageId: m.id, emoji: 'nope' } }));
-      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^params\.emoji: /) });
+      expect(bad).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^emoji: /) });
 
       // Erasing another's message holds for a human (the agent is made a channel admin so it may delete at all).
       await ok(t.s, 'channel.updateMemberRole', { channelId: t.channelId, principalId: t.agent.id, role: 'admin' });

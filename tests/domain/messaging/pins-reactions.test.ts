@@ -85,7 +85,7 @@ describe('messaging.react', () => {
       expect((await ok(t.s, 'messaging.react', { messageId: m.id, emoji }, t.bob.key)).changed, emoji).toBe(true);
     }
     for (const emoji of ['a', 'ok', '👍👍', ':Thumbs Up:', '::', ':x', 'x:', '#', '👍 ', '<script>', ':a:b:']) {
-      expect(await refused(t.s, 'messaging.react', { messageId: m.id, emoji }, 'BAD_REQUEST', { key: t.bob.key }), emoji).toMatch(/^params\.emoji: /);
+      expect(await refused(t.s, 'messaging.react', { messageId: m.id, emoji }, 'BAD_REQUEST', { key: t.bob.key }), emoji).toMatch(/^emoji: /);
     }
     await refused(t.s, 'messaging.react', { messageId: m.id, emoji: '' }, 'BAD_REQUEST', { key: t.bob.key });
   });

@@ -82,7 +82,7 @@ describe('messaging.schedule (no workers)', () => {
 
   it('postAt is 10 s to 120 days ahead; bad inputs are BAD_REQUEST naming the field and change nothing', async () => {
     for (const postAt of [inSeconds(t, -60), inSeconds(t, 5), inSeconds(t, 121 * 86_400), '2026-13-01T00:00:00Z', 'tomorrow', '2026-11-30T10:00:00']) {
-      expect(await refused(t.s, 'messaging.schedule', params({ postAt }), 'BAD_REQUEST', { key: t.alice.key }), postAt).toMatch(/^params\.postAt: |^postAt: /);
+      expect(await refused(t.s, 'messaging.schedule', params({ postAt }), 'BAD_REQUEST', { key: t.alice.key }), postAt).toMatch(/^postAt: |^postAt: /);
     }
     expect(await refused(t.s, 'messaging.schedule', params({ text: 'x'.repeat(16_001) }), 'BAD_REQUEST', { key: t.alice.key })).toMatch(/^text: /);
     const { idempotencyId: _, ...noKey } = params();

@@ -188,7 +188,7 @@ describe('preferences applied', () => {
     const gina = await human(kit, 'gina');
     await prefs(gina, { quietHours: { start: '00:00', end: '23:59', timezone: 'UTC' } });
     const refused = await kit.s.client.rpc('notification.updatePreferences', { events: { security: 'off' } }, { key: gina.key });
-    expect(refused.body.error.message).toMatch(/^params\.events\.security: /);
+    expect(refused.body.error.message).toMatch(/^events\.security: /);
     // Even a stored row that says off (written by hand) is read as instant.
     await kit.s.runtime.db.query(
       `UPDATE notification_preferences SET events = '{"security": "off", "task.assigned": "off"}'::jsonb WHERE org_id = $1 AND target = $2`,

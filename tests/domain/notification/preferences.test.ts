@@ -64,10 +64,10 @@ describe('notification preferences', () => {
     ]);
   });
 
-  it('security can never be off: BAD_REQUEST params.events.security, nothing appended', async () => {
+  it('security can never be off: BAD_REQUEST events.security, nothing appended', async () => {
     const seq = await head(s.client);
-    expect((await err('notification.updatePreferences', { events: { security: 'off' } })).message).toMatch(/^params\.events\.security: /);
-    expect((await err('notification.updatePreferences', { target: 'org', events: { security: 'off' } })).message).toMatch(/^params\.events\.security: /);
+    expect((await err('notification.updatePreferences', { events: { security: 'off' } })).message).toMatch(/^events\.security: /);
+    expect((await err('notification.updatePreferences', { target: 'org', events: { security: 'off' } })).message).toMatch(/^events\.security: /);
     expect((await err('notification.updatePreferences', { events: { sms: 'instant' } })).message).toMatch(/^events\.sms: unknown field/);
     expect((await err('notification.updatePreferences', { digest: { frequency: 'hourly', hour: 1 } })).code).toBe('BAD_REQUEST');
     expect((await err('notification.updatePreferences', { quietHours: { start: '22:00', end: '06:00', timezone: 'Mars/Base' } })).message).toMatch(

@@ -55,12 +55,12 @@ describe('references', () => {
       await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'line', lineId: 'tl_0123456789abcdef' } }, 'BAD_REQUEST', {
         key: o.max.key,
       }),
-    ).toMatch(/^params\.selector\.lineId: no transcript line tl_0123456789abcdef in call_/);
+    ).toMatch(/^selector\.lineId: no transcript line tl_0123456789abcdef in call_/);
     expect(
       await refused(o.s, 'annotation.create', { targetId: call, kind: 'flag', selector: { type: 'slide', slideId: 'sld_1' } }, 'BAD_REQUEST', {
         key: o.max.key,
       }),
-    ).toMatch(/^params\.selector\.type: a call \(call_\w+\) takes line or time selectors, not slide/);
+    ).toMatch(/^selector\.type: a call \(call_\w+\) takes line or time selectors, not slide/);
     // Someone outside the channel and not invited cannot see the call.
     expect(await refused(o.s, 'annotation.getThread', { annotationId: onLine.id }, 'NOT_FOUND', { key: o.agent.key })).toMatch(/not found/);
   });
@@ -76,7 +76,7 @@ describe('references', () => {
       await refused(o.s, 'annotation.create', { targetId: secret.id, kind: 'flag', selector: { type: 'time', startMs: 0, endMs: 1 } }, 'BAD_REQUEST', {
         key: o.mia.key,
       }),
-    ).toMatch(/^params\.selector\.type: a folder \(fil_\w+\) takes no selector/);
+    ).toMatch(/^selector\.type: a folder \(fil_\w+\) takes no selector/);
     // A WAV sniffs as audio: it takes time selectors, not cells.
     const audio = await upload(o.s, o.mia.key, tinyWav());
     expect(audio.contentType).toBe('audio/wav');
@@ -85,7 +85,7 @@ describe('references', () => {
     expect(t.selector).toEqual({ type: 'time', startMs: 1000, endMs: 4000 });
     expect(
       await refused(o.s, 'annotation.create', { targetId: audio.id, kind: 'flag', selector: { type: 'cell', tabId: 'tab_1', a1: 'A1' } }, 'BAD_REQUEST'),
-    ).toMatch(/^params\.selector\.type: an upload \(fil_\w+\) takes time selectors, not cell/);
+    ).toMatch(/^selector\.type: an upload \(fil_\w+\) takes time selectors, not cell/);
     const text = await upload(o.s, o.mia.key, 'plain words');
     expect(
       await refused(o.s, 'annotation.create', { targetId: text.id, kind: 'flag', selector: { type: 'time', startMs: 0, endMs: 1 } }, 'BAD_REQUEST'),

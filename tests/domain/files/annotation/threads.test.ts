@@ -76,16 +76,16 @@ describe('annotation.create', () => {
 
   it('misuse: bad input names the field, unknown and foreign targets are NOT_FOUND, missing scopes FORBIDDEN_SCOPE', async ({ annotation: o }) => {
     const t = await task(o.s);
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'comment' }, 'BAD_REQUEST')).toMatch(/^params\.body: required for kind comment/);
+    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'comment' }, 'BAD_REQUEST')).toMatch(/^body: required for kind comment/);
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'note' }, 'BAD_REQUEST')).toMatch(/^kind: must be one of/);
     expect(await refused(o.s, 'annotation.create', { targetId: 'not an id', kind: 'flag' }, 'BAD_REQUEST')).toMatch(/^targetId:/);
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'flag', extra: 1 }, 'BAD_REQUEST')).toMatch(/extra: unknown field/);
-    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'flag', clientMsgId: 'x' }, 'BAD_REQUEST')).toMatch(/^params\.clientMsgId:/);
+    expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'flag', clientMsgId: 'x' }, 'BAD_REQUEST')).toMatch(/^clientMsgId:/);
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: '' }, 'BAD_REQUEST')).toMatch(/^body:/);
     // A wrong selector type for the target: a task takes none.
     expect(
       await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'cell', tabId: 'tab_1', a1: 'B7' } }, 'BAD_REQUEST'),
-    ).toMatch(/^params\.selector\.type: a task \(task_\w+\) takes no selector/);
+    ).toMatch(/^selector\.type: a task \(task_\w+\) takes no selector/);
     expect(await refused(o.s, 'annotation.create', { targetId: t, kind: 'highlight', selector: { type: 'page', n: 1 } }, 'BAD_REQUEST')).toMatch(
       /^selector\.type:/,
     );
@@ -183,7 +183,7 @@ describe('annotation.comment, resolve, dismiss', () => {
     expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x'.repeat(10_001) }, 'BAD_REQUEST')).toMatch(/^body: must be at most 10000/);
     expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x', clientMsgId: 'has space' }, 'BAD_REQUEST')).toMatch(/^clientMsgId:/);
     expect(await refused(o.s, 'annotation.resolve', { annotationId: a.id, reopen: 'yes' }, 'BAD_REQUEST')).toMatch(/^reopen:/);
-    expect(await refused(o.s, 'annotation.getThread', { annotationId: a.id, cursor: 'nope' }, 'BAD_REQUEST')).toMatch(/^params\.cursor:/);
+    expect(await refused(o.s, 'annotation.getThread', { annotationId: a.id, cursor: 'nope' }, 'BAD_REQUEST')).toMatch(/^cursor:/);
     expect(await refused(o.s, 'annotation.comment', { annotationId: a.id, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.orgOnly.key })).toMatch(/board\.read/);
     // A clientMsgId already used on another thread.
     const b = (await ok(o.s, 'annotation.create', { targetId: await task(o.s), kind: 'flag' })).annotation;

@@ -45,7 +45,7 @@ describe('file.addComment and file.listComments', () => {
     expect(await refused(o.s, 'file.addComment', { targetId: t, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.orgOnly.key })).toMatch(/board\.read/);
     expect(await refused(o.s, 'file.addComment', { targetId: t, body: 'x' }, 'FORBIDDEN_SCOPE', { key: o.viewer.key })).toMatch(/org\.write/);
     expect(await refused(o.s, 'file.addComment', { targetId: t }, 'BAD_REQUEST')).toBe('body: required');
-    expect(await refused(o.s, 'file.listComments', { targetId: t, cursor: 'x' }, 'BAD_REQUEST')).toMatch(/^params\.cursor:/);
+    expect(await refused(o.s, 'file.listComments', { targetId: t, cursor: 'x' }, 'BAD_REQUEST')).toMatch(/^cursor:/);
     // A clientMsgId already used for a thread comment elsewhere.
     const a = (await ok(o.s, 'annotation.create', { targetId: t, kind: 'comment', body: 'x', clientMsgId: 'used-1' })).annotation;
     expect(await refused(o.s, 'file.addComment', { targetId: t, body: 'y', clientMsgId: 'used-1' }, 'CONFLICT')).toContain(a.id);
@@ -101,7 +101,7 @@ describe('file.pin, file.unpin, file.listPinned', () => {
     await ok(o.s, 'file.pin', { targetId: inner.id, place: 'org' }, o.mia.key);
     const upload = (await ok(o.s, 'files.uploadRegister', { name: 'n.txt', contentBase64: Buffer.from('hello').toString('base64') }, o.mia.key)).file;
     expect(await refused(o.s, 'file.pin', { targetId: t, place: upload.id }, 'BAD_REQUEST', { key: o.mia.key })).toMatch(
-      /^params\.place: fil_\w+ is an upload, not a folder/,
+      /^place: fil_\w+ is an upload, not a folder/,
     );
     // A private file pinned at the org home stays hidden from those who cannot read it.
     const hidden = await ok(o.s, 'file.pin', { targetId: secret.id, place: 'org' }, o.mia.key);

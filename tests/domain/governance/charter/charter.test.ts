@@ -105,7 +105,7 @@ describe('charter.addSection', () => {
     });
     await refused(s, 'charter.addSection', { key: 'Bad Key', heading: 'x' }, 'BAD_REQUEST', { message: /^key: must be 1 to 63 lowercase/ });
     await refused(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: [{ id: 'cls_0123456789abcdef', text: 'y' }] }, 'BAD_REQUEST', {
-      message: /^clauses\[0\]\.id: a new section’s clauses take new ids/,
+      message: /^clauses\.0\.id: a new section’s clauses take new ids/,
     });
     await refused(s, 'charter.addSection', { key: 'k', heading: 'x', clauses: Array.from({ length: 101 }, () => ({ text: 'c' })) }, 'BAD_REQUEST', {
       message: /^clauses: must list at most 100/,
@@ -199,7 +199,7 @@ describe('charter.updateClauses', () => {
     expect((await charterGet(s)).history[0]).toMatchObject({ method: 'updateClauses', approvalId, by: agent.id, binding: true });
 
     await refused(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ id: 'cls_0123456789abcdef', text: 'x' }] }, 'BAD_REQUEST', {
-      message: `clauses[0].id: no clause cls_0123456789abcdef in section ${sec.id}; omit id for a new clause`,
+      message: `clauses.0.id: no clause cls_0123456789abcdef in section ${sec.id}; omit id for a new clause`,
     });
     await refused(
       s,
@@ -212,7 +212,7 @@ describe('charter.updateClauses', () => {
         ],
       },
       'BAD_REQUEST',
-      { message: `clauses[1].id: ${keep} is listed twice` },
+      { message: `clauses.1.id: ${keep} is listed twice` },
     );
     await refused(s, 'charter.updateClauses', { sectionId: sec.id, clauses: [{ text: '' }] }, 'BAD_REQUEST', {
       message: /^clauses\.0\.text: must be at least 1/,
@@ -270,8 +270,8 @@ describe('charter.editColleagueField', () => {
     await refused(s, 'charter.editColleagueField', edit(ceo.id, 'autonomy', 'delegated'), 'BAD_REQUEST', {
       message: `value: autonomy is an agent’s; ${ceo.id} is a human`,
     });
-    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['ok', 'Not A Slug']), 'BAD_REQUEST', { message: /^value\[1\]: a role is a slug/ });
-    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['a', 'a']), 'BAD_REQUEST', { message: 'value[1]: role "a" is listed twice' });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['ok', 'Not A Slug']), 'BAD_REQUEST', { message: /^value\.1: a role is a slug/ });
+    await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', ['a', 'a']), 'BAD_REQUEST', { message: 'value.1: role "a" is listed twice' });
     await refused(s, 'charter.editColleagueField', edit(agent.id, 'roles', 'finance'), 'BAD_REQUEST', {
       message: 'value: roles is a list of texts (or null to clear it)',
     });

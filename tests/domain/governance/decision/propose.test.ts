@@ -93,9 +93,9 @@ describe('decision.propose', () => {
     expect(await message({ title: 't', area: '*', decision: 'd' })).toMatch(/^area: /);
     expect(await message({ title: 't', area: 'a', decision: 'd', colour: 'red' })).toBe('colour: unknown field');
     expect(await message({ title: 't', area: 'a', decision: 'd', links: [{ rel: 'relates_to', target: foreign.id }] })).toBe(
-      `links[0].target: no decision ${foreign.id} in this org`,
+      `links.0.target: no decision ${foreign.id} in this org`,
     );
-    expect(await message({ decisionId: mine.id, links: [{ rel: 'refines', target: mine.id }] })).toBe('links[0].target: a decision does not link to itself');
+    expect(await message({ decisionId: mine.id, links: [{ rel: 'refines', target: mine.id }] })).toBe('links.0.target: a decision does not link to itself');
     for (const id of [foreign.id, 'dec_unknown1']) expect((await err(s, 'decision.propose', { decisionId: id, title: 'x' }, staff.key)).code).toBe('NOT_FOUND');
     const notDriver = await err(s, 'decision.propose', { decisionId: mine.id, title: 'Mine now' }, cfo.key);
     expect(notDriver.code).toBe('CONFLICT');

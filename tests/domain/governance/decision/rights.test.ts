@@ -40,15 +40,15 @@ describe('governance.set_decision_rights: selectors and RAPID', () => {
     const cases: [unknown[], RegExp][] = [
       [
         [good, { area: 'b', decidedBy: 'humans' }, { area: 'c', decidedBy: 'owner' }, { area: 'd', decidedBy: 'usr_ü' }],
-        /^rights\[3\]\.decidedBy: "usr_ü" is not a selector/,
+        /^rights\.3\.decidedBy: "usr_ü" is not a selector/,
       ],
-      [[{ area: 'a', decidedBy: 'agents' }], /^rights\[0\]\.decidedBy: "agents" names a group that only agree, perform and input may use/],
-      [[{ area: 'a', decidedBy: 'anyone' }], /^rights\[0\]\.decidedBy: "anyone" names a group/],
-      [[{ area: 'a', decidedBy: 'humans', escalateTo: 'agents' }], /^rights\[0\]\.escalateTo: /],
-      [[{ area: 'a', decidedBy: 'humans', agree: ['humans', 'Not A Role'] }], /^rights\[0\]\.agree\[1\]: "Not A Role" is not a selector/],
-      [[{ area: 'a', decidedBy: 'humans', perform: ['role:'] }], /^rights\[0\]\.perform\[0\]: /],
-      [[{ area: 'a', decidedBy: 'humans', input: ['agt_'] }], /^rights\[0\]\.input\[0\]: /],
-      [[good, { area: 'a', decidedBy: 'owner' }], /^rights\[1\]\.area: "a" is declared twice \(also rights\[0\]\)/],
+      [[{ area: 'a', decidedBy: 'agents' }], /^rights\.0\.decidedBy: "agents" names a group that only agree, perform and input may use/],
+      [[{ area: 'a', decidedBy: 'anyone' }], /^rights\.0\.decidedBy: "anyone" names a group/],
+      [[{ area: 'a', decidedBy: 'humans', escalateTo: 'agents' }], /^rights\.0\.escalateTo: /],
+      [[{ area: 'a', decidedBy: 'humans', agree: ['humans', 'Not A Role'] }], /^rights\.0\.agree\.1: "Not A Role" is not a selector/],
+      [[{ area: 'a', decidedBy: 'humans', perform: ['role:'] }], /^rights\.0\.perform\.0: /],
+      [[{ area: 'a', decidedBy: 'humans', input: ['agt_'] }], /^rights\.0\.input\.0: /],
+      [[good, { area: 'a', decidedBy: 'owner' }], /^rights\.1\.area: "a" is declared twice \(also rights\.0\)/],
     ];
     for (const [rights, message] of cases) {
       const e = await err(o.s, 'governance.set_decision_rights', { rights });

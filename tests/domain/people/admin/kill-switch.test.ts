@@ -234,7 +234,7 @@ describe('admin.reactivate', () => {
       const full = await err('admin.reactivate', { memberId: agent.principal.id });
       expect(full).toMatchObject({
         code: 'CONFLICT',
-        message: expect.stringMatching(/^params\.memberId: agent seats full: \d+ of \d+ used; raise agentSeats with billing\.update/),
+        message: expect.stringMatching(/^memberId: agent seats full: \d+ of \d+ used; raise agentSeats with billing\.update/),
       });
       expect(await head(s.client)).toBe(seq);
       const keyless = (await s.client.ok('member.create', { name: 'Keyless Person' })).member.id;

@@ -28,9 +28,9 @@ describe('billing.update and GET /org/billing', () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ billing: null, usage: { seats: 1, agentSeats: 0, pendingInvitations: 0 } });
     const seq = await head(c);
-    expect((await c.rpc('billing.update', { plan: 'team' })).body.error.message).toBe('params.seats: required: the org has no subscription yet');
+    expect((await c.rpc('billing.update', { plan: 'team' })).body.error.message).toBe('seats: required: the org has no subscription yet');
     expect((await c.rpc('billing.update', { plan: 'gold', seats: 5, agentSeats: 5 })).body.error.message).toBe(
-      'params.plan: must be one of the plans this server offers: starter, team, business, enterprise',
+      'plan: must be one of the plans this server offers: starter, team, business, enterprise',
     );
     expect((await c.rpc('billing.update', { seats: -1, agentSeats: 1 })).body.error.message).toMatch(/^seats: /);
     expect((await c.rpc('billing.update', { seats: 5, agentSeats: 1, contact: 'nope' })).body.error.message).toMatch(/^contact: must be an email address/);
@@ -78,10 +78,10 @@ describe('seats', () => {
     expect((await usage(c)).usage).toEqual({ seats: 2, agentSeats: 0, pendingInvitations: 1 });
     const seq = await head(c);
     const full = (await c.rpc('invitation.create', { email: email(), role: 'member' })).body.error;
-    expect(full).toEqual({ code: 'CONFLICT', message: 'params.email: seats full: 2 of 2 used; raise seats with billing.update or free one' });
+    expect(full).toEqual({ code: 'CONFLICT', message: 'email: seats full: 2 of 2 used; raise seats with billing.update or free one' });
     const below = (await c.rpc('billing.update', { seats: 1 })).body.error;
     expect(below.code).toBe('BAD_REQUEST');
-    expect(below.message).toMatch(/^params.seats: 1 is below the 2 seats in use \(1 by pending invitations\)/);
+    expect(below.message).toMatch(/^seats: 1 is below the 2 seats in use \(1 by pending invitations\)/);
     // Directory-only members use no seat; a minted human key does.
     expectOk('member.create', await c.rpc('member.create', { name: 'Future Hire' }));
     expect((await c.rpc('settings.mintApiKey', { name: 'x', tier: 'viewer' })).body.error.message).toMatch(/^tier: seats full: 2 of 2 used/);

@@ -51,7 +51,7 @@ describe('hierarchy.set: scenario 5 (reorg)', () => {
     const bad = await err('hierarchy.set', { lines, expectedRevision: rev });
     expect(bad.code).toBe('BAD_REQUEST');
     expect(bad.message).toBe(
-      `params.lines[17].managerId: would close a reporting cycle (each reports to the next): ${people[17].id} -> ${people[35].id} -> ${people[17].id}`,
+      `lines.17.managerId: would close a reporting cycle (each reports to the next): ${people[17].id} -> ${people[35].id} -> ${people[17].id}`,
     );
     expect(await head(s.client)).toBe(seq);
     expect(await revision()).toBe(rev);
@@ -106,12 +106,12 @@ describe('hierarchy.set: scenario 5 (reorg)', () => {
         { memberId: a.id, managerId: null },
         { memberId: a.id, managerId: b.id },
       ]),
-    ).toBe(`params.lines[1].memberId: ${a.id} is also on line 0; list each member once`);
-    expect(await bad([{ memberId: 'usr_nobody', managerId: null }])).toBe('params.lines[0].memberId: no member usr_nobody in this org');
-    expect(await bad([{ memberId: a.id, managerId: gone.id }])).toBe(`params.lines[0].managerId: ${gone.id} is archived and not in the chart`);
-    expect(await bad([{ memberId: gone.id, managerId: a.id }])).toBe(`params.lines[0].memberId: ${gone.id} is archived and not in the chart`);
-    expect(await bad([{ memberId: a.id, managerId: a.id }])).toBe(`params.lines[0].managerId: ${a.id} cannot report to itself`);
-    expect(await bad([{ memberId: a.id, managerId: 'usr_ghost' }])).toBe('params.lines[0].managerId: no member usr_ghost in this org');
+    ).toBe(`lines.1.memberId: ${a.id} is also on line 0; list each member once`);
+    expect(await bad([{ memberId: 'usr_nobody', managerId: null }])).toBe('lines.0.memberId: no member usr_nobody in this org');
+    expect(await bad([{ memberId: a.id, managerId: gone.id }])).toBe(`lines.0.managerId: ${gone.id} is archived and not in the chart`);
+    expect(await bad([{ memberId: gone.id, managerId: a.id }])).toBe(`lines.0.memberId: ${gone.id} is archived and not in the chart`);
+    expect(await bad([{ memberId: a.id, managerId: a.id }])).toBe(`lines.0.managerId: ${a.id} cannot report to itself`);
+    expect(await bad([{ memberId: a.id, managerId: 'usr_ghost' }])).toBe('lines.0.managerId: no member usr_ghost in this org');
     expect((await err('hierarchy.set', { lines: [{ memberId: 'team_x', managerId: null }], expectedRevision: rev })).message).toMatch(
       /^lines\.0\.memberId: must be a member id/,
     );

@@ -80,23 +80,21 @@ describe('invitation.create', () => {
     const again = await err('invitation.create', { email: to.toUpperCase(), role: 'member' });
     expect(again.code).toBe('CONFLICT');
     expect(again.message).toMatch(
-      new RegExp(`^params.email: invitation ${first.invitation.id} to this address is pending until .+; resend it \\(invitation.resend\\) or revoke it first$`),
+      new RegExp(`^email: invitation ${first.invitation.id} to this address is pending until .+; resend it \\(invitation.resend\\) or revoke it first$`),
     );
     const who = (await s.client.get('org/whoami')).body.principal.id;
     const me = expectOk('member.get', await s.client.rpc('member.get', { memberId: who })).member;
     const withAccess = await err('invitation.create', { email: me.email ?? email('me'), memberId: who, role: 'member' });
     expect(withAccess.code).toBe('CONFLICT');
-    expect(withAccess.message).toMatch(new RegExp(`^params.memberId: member ${who} already has access`));
+    expect(withAccess.message).toMatch(new RegExp(`^memberId: member ${who} already has access`));
     const agentId = (await s.client.get('org/whoami', {}, { key: agentAdmin })).body.principal.id;
-    expect((await err('invitation.create', { email: email('agent'), memberId: agentId, role: 'member' })).message).toMatch(
-      /^params.memberId: agt_\w+ is an agent/,
-    );
+    expect((await err('invitation.create', { email: email('agent'), memberId: agentId, role: 'member' })).message).toMatch(/^memberId: agt_\w+ is an agent/);
     expect((await err('invitation.create', { email: 'not-mail', role: 'member' })).message).toMatch(/^email: /);
     expect((await err('invitation.create', { email: email('x'), role: 'owner' })).message).toMatch(/^role: /);
     expect((await err('invitation.create', { email: email('x'), role: 'member', colour: 1 })).message).toMatch(/^colour: unknown field/);
     expect((await err('invitation.create', { email: email('x'), role: 'member' }, reader)).code).toBe('FORBIDDEN_SCOPE');
     expect((await err('invitation.create', { email: email('x'), role: 'member', managerId: 'usr_nobody' })).message).toBe(
-      'params.managerId: no member usr_nobody in this org',
+      'managerId: no member usr_nobody in this org',
     );
     expect(await head(s.client)).toBe(seq);
   });
@@ -111,7 +109,7 @@ describe('invitation.create', () => {
     const byId = await invite({ email: email('nomail'), memberId: m2.id });
     expect(byId.member.email).toBe(byId.invitation.email);
     const mismatch = await err('invitation.create', { email: email('mismatch'), memberId: m.id, role: 'member' });
-    expect(mismatch.message).toMatch(/^params.email: member usr_\w+ has another email address/);
+    expect(mismatch.message).toMatch(/^email: member usr_\w+ has another email address/);
   });
 
   it('an agent caller is held (action class invitation.create); the retry with the approval runs it once', async () => {

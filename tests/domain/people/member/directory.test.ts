@@ -87,7 +87,7 @@ describe('GET /directory', () => {
   it('bad query -> BAD_REQUEST naming the field; another org sees none of these members', async () => {
     expect((await dir({ limit: 0 })).body.error.message).toMatch(/^limit: /);
     expect((await dir({ colour: 'x' })).body.error.message).toMatch(/^colour: unknown field/);
-    expect((await dir({ cursor: 'zzz' })).body.error.message).toBe('query.cursor: not a cursor this list returned');
+    expect((await dir({ cursor: 'zzz' })).body.error.message).toBe('cursor: not a cursor this list returned');
     expect((await dir({ teamId: 'usr_x' })).body.error.message).toMatch(/^teamId: must be an id of the form team_/);
     const other = await otherOrg(s);
     const theirs = await other.get('directory', { q: 'dan' });

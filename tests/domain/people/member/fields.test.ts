@@ -63,16 +63,14 @@ describe('member fields: dotted lines, office, employeeId, externalId, position'
     expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, b.id, c.id, boss.id] })).message).toMatch(
       /^dottedLineIds: must list at most 3 members/,
     );
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, m.id] })).message).toBe(`params.dottedLineIds[1]: ${m.id} is the member itself`);
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [boss.id] })).message).toMatch(
-      /^params\.dottedLineIds\[0\]: .* is the member's manager/,
-    );
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, a.id] })).message).toBe(`params.dottedLineIds[1]: ${a.id} is listed twice`);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, m.id] })).message).toBe(`dottedLineIds.1: ${m.id} is the member itself`);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [boss.id] })).message).toMatch(/^dottedLineIds\.0: .* is the member's manager/);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, a.id] })).message).toBe(`dottedLineIds.1: ${a.id} is listed twice`);
     expect((await err('member.update', { memberId: m.id, dottedLineIds: [a.id, foreign.id] })).message).toBe(
-      `params.dottedLineIds[1]: no member ${foreign.id} in this org`,
+      `dottedLineIds.1: no member ${foreign.id} in this org`,
     );
-    expect((await err('member.update', { memberId: m.id, dottedLineIds: [gone.id] })).message).toBe(`params.dottedLineIds[0]: ${gone.id} is archived`);
-    expect((await err('member.create', { name: 'x', managerId: a.id, dottedLineIds: [a.id] })).message).toMatch(/^params\.dottedLineIds\[0\]: .* manager/);
+    expect((await err('member.update', { memberId: m.id, dottedLineIds: [gone.id] })).message).toBe(`dottedLineIds.0: ${gone.id} is archived`);
+    expect((await err('member.create', { name: 'x', managerId: a.id, dottedLineIds: [a.id] })).message).toMatch(/^dottedLineIds\.0: .* manager/);
     expect(await head(s.client)).toBe(seq);
     // Moving under a dotted-line manager drops that dotted line (a manager is never also a dotted line).
     await update({ memberId: m.id, dottedLineIds: [a.id, b.id] });

@@ -58,8 +58,8 @@ describe('member records', () => {
     expect((await err('member.create', { name: 'x', email: 'not-mail' })).message).toMatch(/^email: /);
     expect((await err('member.create', { name: 'x', timezone: 'Mars/Base' })).message).toMatch(/^timezone: must be an IANA time zone/);
     expect((await err('member.create', { name: '' })).message).toMatch(/^name: /);
-    expect((await err('member.create', { name: 'x', managerId: 'usr_nobody' })).message).toBe('params.managerId: no member usr_nobody in this org');
-    expect((await err('member.create', { name: 'x', teamIds: ['team_nope'] })).message).toBe('params.teamIds[0]: no live team team_nope in this org');
+    expect((await err('member.create', { name: 'x', managerId: 'usr_nobody' })).message).toBe('managerId: no member usr_nobody in this org');
+    expect((await err('member.create', { name: 'x', teamIds: ['team_nope'] })).message).toBe('teamIds.0: no live team team_nope in this org');
     expect((await err('member.update', { memberId: 'team_x' })).message).toMatch(/^memberId: must be a member id/);
     expect((await err('member.create', { name: 'x' }, reader)).code).toBe('FORBIDDEN_SCOPE');
     expect((await err('member.update', { memberId: 'usr_x', title: 'y' }, reader)).code).toBe('FORBIDDEN_SCOPE');
@@ -106,8 +106,8 @@ describe('member records', () => {
     const b = await create({ name: 'Cycle B', managerId: a.id });
     const c = await create({ name: 'Cycle C', managerId: b.id });
     const seq = await head(s.client);
-    expect((await err('member.update', { memberId: a.id, managerId: c.id })).message).toBe(`params.managerId: ${b.id} reports to ${a.id}`);
-    expect((await err('member.update', { memberId: a.id, managerId: a.id })).message).toBe(`params.managerId: ${a.id} cannot report to itself`);
+    expect((await err('member.update', { memberId: a.id, managerId: c.id })).message).toBe(`managerId: ${b.id} reports to ${a.id}`);
+    expect((await err('member.update', { memberId: a.id, managerId: a.id })).message).toBe(`managerId: ${a.id} cannot report to itself`);
     expect(await head(s.client)).toBe(seq);
     expectOk('member.update', await s.client.rpc('member.update', { memberId: c.id, managerId: a.id }));
   });
@@ -172,12 +172,8 @@ describe('member records', () => {
     const same = expectOk('member.assignTeam', await s.client.rpc('member.assignTeam', { memberId: m.id, teamIds: [t2.id, t1.id], primaryTeamId: t2.id }));
     expect(same.changed).toBe(false);
     expect((await eventsAfter(s.client, seq))[0].payload.noop).toBe(true);
-    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id, 'team_nope'] })).message).toBe(
-      'params.teamIds[1]: no live team team_nope in this org',
-    );
-    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id], primaryTeamId: t2.id })).message).toBe(
-      'params.primaryTeamId: must be one of teamIds',
-    );
+    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id, 'team_nope'] })).message).toBe('teamIds.1: no live team team_nope in this org');
+    expect((await err('member.assignTeam', { memberId: m.id, teamIds: [t1.id], primaryTeamId: t2.id })).message).toBe('primaryTeamId: must be one of teamIds');
     expect(expectOk('member.assignTeam', await s.client.rpc('member.assignTeam', { memberId: m.id, teamIds: [] })).member.teams).toEqual([]);
   });
 
@@ -194,7 +190,7 @@ describe('member records', () => {
     expect(typo.members.map((m: any) => m.name).sort()).toEqual([...names].sort());
     const agents = expectOk('member.list', await s.client.rpc('member.list', { kind: 'agent', limit: 500 }));
     expect(agents.members.every((m: any) => m.kind === 'agent')).toBe(true);
-    expect((await err('member.list', { cursor: 'garbage' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await err('member.list', { cursor: 'garbage' })).message).toBe('cursor: not a cursor this list returned');
     expect((await err('member.list', { limit: 501 })).message).toMatch(/^limit: must be at most 500/);
     expect(await head(s.client)).toBe(seq);
   });

@@ -64,15 +64,15 @@ describe('member.reassignReporting', () => {
     const stranger = await create({ name: 'Cyc Stranger' });
     const seq = await head(s.client);
     expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: y.id })).message).toBe(
-      `params.toManagerId: ${y.id} is below ${x.id} (${y.id} -> ${x.id}); leave it out of memberIds or pick another manager`,
+      `toManagerId: ${y.id} is below ${x.id} (${y.id} -> ${x.id}); leave it out of memberIds or pick another manager`,
     );
     expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: x.id })).message).toMatch(/would report to itself/);
     expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: stranger.id, memberIds: [x.id, y.id] })).message).toBe(
-      `params.memberIds[1]: ${y.id} does not report to ${from.id}`,
+      `memberIds.1: ${y.id} does not report to ${from.id}`,
     );
     expect((await err('member.reassignReporting', { fromManagerId: 'usr_nobody', toManagerId: stranger.id })).code).toBe('NOT_FOUND');
     expect((await err('member.reassignReporting', { fromManagerId: from.id, toManagerId: 'usr_nobody' })).message).toBe(
-      'params.toManagerId: no member usr_nobody in this org',
+      'toManagerId: no member usr_nobody in this org',
     );
     const foreign = expectOk('member.create', await other.rpc('member.create', { name: 'Foreign Boss' })).member;
     expect((await err('member.reassignReporting', { fromManagerId: foreign.id, toManagerId: stranger.id })).code).toBe('NOT_FOUND');

@@ -92,18 +92,18 @@ describe('persona.generateAgentId', () => {
     const agent = (await generate()).agent;
     await s.client.ok('member.archive', { memberId: (await s.client.ok('member.create', { name: 'Gone Sponsor' })).member.id }).then(async (r) => {
       expect((await err('persona.generateAgentId', fields({ sponsorId: r.member.id }))).message).toBe(
-        `params.sponsorId: ${r.member.id} is archived; a sponsor must be an active human member`,
+        `sponsorId: ${r.member.id} is archived; a sponsor must be an active human member`,
       );
     });
     const seq = await head(s.client);
     expect((await err('persona.generateAgentId', fields({ sponsorId: agent.id }))).message).toMatch(/^sponsorId: must be a human member id/);
-    expect((await err('persona.generateAgentId', fields({ sponsorId: foreign.id }))).message).toBe(`params.sponsorId: no member ${foreign.id} in this org`);
+    expect((await err('persona.generateAgentId', fields({ sponsorId: foreign.id }))).message).toBe(`sponsorId: no member ${foreign.id} in this org`);
     expect((await err('persona.generateAgentId', fields({ sponsorId: undefined }))).message).toMatch(/^sponsorId: /);
     expect((await err('persona.generateAgentId', fields({ toolsets: ['board', 'nope'] }))).message).toMatch(/^toolsets\.1: must be a toolset/);
     expect((await err('persona.generateAgentId', fields({ toolsets: ['board', 'board'] }))).message).toBe('toolsets: must not repeat a toolset');
     expect((await err('persona.generateAgentId', fields({ instructions: ['two\nlines'] }))).message).toMatch(/^instructions\.0: must be one line/);
     expect((await err('persona.generateAgentId', fields({ colour: 'red' }))).message).toMatch(/^colour: unknown field/);
-    expect((await err('persona.generateAgentId', fields({ managerId: agent.id.replace('agt_', 'usr_') }))).message).toMatch(/^params\.managerId: no member/);
+    expect((await err('persona.generateAgentId', fields({ managerId: agent.id.replace('agt_', 'usr_') }))).message).toMatch(/^managerId: no member/);
     expect((await err('persona.editField', { agentId: sponsor.id, field: 'goal', value: 'x' })).message).toMatch(/^agentId: must be an agent id/);
     expect((await err('persona.regenerate', { agentId: sponsor.id })).message).toMatch(/^agentId: must be an agent id/);
     expect((await err('persona.editField', { agentId: agent.id, field: 'role', value: null })).message).toBe('value: role cannot be cleared');

@@ -105,30 +105,30 @@ describe('profile.updateAvatar', () => {
     expect((await fetchPath(current)).statusCode).toBe(404);
   });
 
-  it('SVG, GIF, broken and 6 MB images, and blobs the caller did not upload -> BAD_REQUEST params.blob; nothing appended', async () => {
+  it('SVG, GIF, broken and 6 MB images, and blobs the caller did not upload -> BAD_REQUEST blob; nothing appended', async () => {
     const uploader = (await s.client.mint({ tier: 'agent' }, 'uploader')).apiKey;
     const seq = await head(s.client);
     const svg = await upload(
       Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'),
       'image/svg+xml',
     );
-    expect((await err({ memberId: me, blob: svg })).message).toBe('params.blob: must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
+    expect((await err({ memberId: me, blob: svg })).message).toBe('blob: must be a PNG, JPEG or WebP image (SVG and other formats are refused)');
     const gif = await upload(
       await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
         .gif()
         .toBuffer(),
       'image/png',
     );
-    expect((await err({ memberId: me, blob: gif })).message).toMatch(/^params\.blob: must be a PNG, JPEG or WebP/);
+    expect((await err({ memberId: me, blob: gif })).message).toMatch(/^blob: must be a PNG, JPEG or WebP/);
     const broken = await upload(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 7)]), 'image/png');
-    expect((await err({ memberId: me, blob: broken })).message).toMatch(/^params\.blob: could not be decoded as a PNG image/);
+    expect((await err({ memberId: me, blob: broken })).message).toMatch(/^blob: could not be decoded as a PNG image/);
     const big = Buffer.alloc(6 * 1024 * 1024, 1);
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(big);
     expect((await err({ memberId: me, blob: await upload(big, 'image/png') })).message).toMatch(
-      /^params\.blob: is 6291456 bytes; an avatar image may be at most 5242880 bytes/,
+      /^blob: is 6291456 bytes; an avatar image may be at most 5242880 bytes/,
     );
     const theirs = await upload(await photo({ r: 1, g: 2, b: 3 }), 'image/jpeg', uploader);
-    expect((await err({ memberId: me, blob: theirs })).message).toMatch(/^params\.blob: no blob [0-9a-f]+ uploaded by you/);
+    expect((await err({ memberId: me, blob: theirs })).message).toMatch(/^blob: no blob [0-9a-f]+ uploaded by you/);
     expect((await err({ memberId: me, blob: 'not-a-hash' })).message).toMatch(/^blob: must be the SHA-256/);
     expect(await head(s.client)).toBe(seq);
   });

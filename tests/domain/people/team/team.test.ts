@@ -43,8 +43,8 @@ describe('teams', () => {
     const seq = await head(s.client);
     expect((await err('team.create', { name: 'x', colour: 1 })).message).toMatch(/^colour: unknown field/);
     expect((await err('team.create', { name: 'x', handle: 'Bad Handle' })).message).toMatch(/^handle: /);
-    expect((await err('team.create', { name: 'x', parentTeamId: foreign.id })).message).toBe(`params.parentTeamId: no live team ${foreign.id} in this org`);
-    expect((await err('team.create', { name: 'x', leadId: 'usr_nobody' })).message).toBe('params.leadId: no member usr_nobody in this org');
+    expect((await err('team.create', { name: 'x', parentTeamId: foreign.id })).message).toBe(`parentTeamId: no live team ${foreign.id} in this org`);
+    expect((await err('team.create', { name: 'x', leadId: 'usr_nobody' })).message).toBe('leadId: no member usr_nobody in this org');
     for (const id of [foreign.id, 'team_unknown']) {
       expect((await err('team.update', { teamId: id, name: 'y' })).code).toBe('NOT_FOUND');
       expect((await err('team.delete', { teamId: id })).code).toBe('NOT_FOUND');
@@ -61,8 +61,8 @@ describe('teams', () => {
     const b = await create({ name: 'Cyc B', parentTeamId: a.id });
     const c = await create({ name: 'Cyc C', parentTeamId: b.id });
     const seq = await head(s.client);
-    expect((await err('team.update', { teamId: a.id, parentTeamId: c.id })).message).toBe(`params.parentTeamId: ${b.id} is inside ${a.id}`);
-    expect((await err('team.update', { teamId: a.id, parentTeamId: a.id })).message).toBe(`params.parentTeamId: ${a.id} cannot be its own parent`);
+    expect((await err('team.update', { teamId: a.id, parentTeamId: c.id })).message).toBe(`parentTeamId: ${b.id} is inside ${a.id}`);
+    expect((await err('team.update', { teamId: a.id, parentTeamId: a.id })).message).toBe(`parentTeamId: ${a.id} cannot be its own parent`);
     expect(await head(s.client)).toBe(seq);
     const moved = expectOk('team.update', await s.client.rpc('team.update', { teamId: c.id, parentTeamId: null, name: 'Cyc C2', ifVersion: 1 }));
     expect(moved).toMatchObject({ changed: true, team: { parentTeamId: null, name: 'Cyc C2', version: 2 } });
@@ -105,7 +105,7 @@ describe('teams', () => {
     expect(p1.teams.map((t: any) => t.name)).toEqual(['Paging P1', 'Paging P2']);
     const p2 = expectOk('team.list', await s.client.rpc('team.list', { parentTeamId: root.id, limit: 2, cursor: p1.nextCursor }));
     expect(p2).toMatchObject({ teams: [{ name: 'Paging P3' }], nextCursor: null });
-    expect((await err('team.list', { cursor: 'nope' })).message).toBe('params.cursor: not a cursor this list returned');
+    expect((await err('team.list', { cursor: 'nope' })).message).toBe('cursor: not a cursor this list returned');
     expect(await head(s.client)).toBe(seq);
   });
 });

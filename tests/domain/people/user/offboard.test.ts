@@ -184,16 +184,16 @@ describe('scenario 4: offboarding', () => {
     const bot = await s.client.mint({ tier: 'agent' }, 'lone bot');
     const seq = await head(s.client);
     expect((await err('user.deactivate', { userId: lone.principal.id, reason: 'x' })).message).toBe(
-      `params.transferTo: ${lone.principal.id} has no manager to take over their work: name who does`,
+      `transferTo: ${lone.principal.id} has no manager to take over their work: name who does`,
     );
     expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: lone.principal.id, reason: 'x' })).message).toMatch(
-      /^params\.transferTo: usr_\w+ is the user leaving/,
+      /^transferTo: usr_\w+ is the user leaving/,
     );
     expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: withBoss.principal.id, reason: 'x' })).message).toBe(
-      `params.transferTo: ${withBoss.principal.id} is deactivated`,
+      `transferTo: ${withBoss.principal.id} is deactivated`,
     );
     expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: 'usr_nobody', reason: 'x' })).message).toBe(
-      'params.transferTo: no member usr_nobody in this org',
+      'transferTo: no member usr_nobody in this org',
     );
     await sql('UPDATE principals SET sponsor_id = $3 WHERE org_id = $1 AND principal_id = $2', [s.org.orgId, bot.principal.id, lone.principal.id]);
     expect((await err('user.deactivate', { userId: lone.principal.id, transferTo: bot.principal.id, reason: 'x' })).message).toMatch(
