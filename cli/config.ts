@@ -6,6 +6,7 @@ import { DEFAULT_BILLING_PLANS } from '../domain/people/billing/index.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/people/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
+import { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type EmailInboundConfig } from '../domain/email/inbound/config.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/messaging/calling/config.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
@@ -51,6 +52,8 @@ export interface ServerConfig {
   mcp: McpConfig;
   /** Call media (LIVEKIT_*); null = calls are control plane and record only. */
   livekit: LivekitConfig | null;
+  /** The inbound SMTP listener (EMAIL_SMTP_*). */
+  emailInbound: EmailInboundConfig;
 }
 
 export const ENV_HELP = `Environment:
@@ -106,7 +109,9 @@ ${BLOBS_ENV_HELP}
 
 ${MCP_ENV_HELP}
 
-${LIVEKIT_ENV_HELP}`;
+${LIVEKIT_ENV_HELP}
+
+${EMAIL_INBOUND_ENV_HELP}`;
 
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
@@ -179,5 +184,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     blobs: loadBlobConfig(env, env.DATA_DIR || './.data'),
     mcp: loadMcpConfig(env),
     livekit: loadLivekitConfig(env),
+    emailInbound: loadEmailInboundConfig(env),
   };
 }

@@ -17,6 +17,7 @@ import { jobsCommand } from './jobs.js';
 import { paygImportCommand, readScheduleFile } from './payg-import.js';
 import { blobsGcCommand } from './blobs-gc.js';
 import { mailboxCreateCommand, mailboxMembersCommand } from './mailbox.js';
+import { mailboxSyncCommand } from './mailbox-sync.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
@@ -55,6 +56,11 @@ Commands:
   mailbox-members --org <slug> --address <a@domain> [--member <member id>:<role> …] [--remove <member id> …]
                                          add members or change their roles, and remove members; the mailbox
                                          keeps at least one owner
+  mailbox-sync --org <slug> --address <a@domain> --imap <imaps://user:password@host:993>
+               [--folder INBOX] [--since YYYY-MM-DD]
+                                         import an existing mailbox's mail over IMAP into the mailbox, as if it
+                                         had arrived (INBOX through rules and spam checks; Junk, Trash, Archive
+                                         and other folders into theirs); a second run imports only what is new
   jobs [--state pending|failed|done] [--org <slug>] [--limit <n>]
                                          the scheduled jobs, newest first (default 50): name, state, org,
                                          attempts, next run, the first line of the last error
@@ -116,6 +122,9 @@ export async function main(argv: string[]): Promise<number> {
       remove: { type: 'string', multiple: true },
       policy: { type: 'string' },
       'undo-seconds': { type: 'string' },
+      imap: { type: 'string' },
+      folder: { type: 'string' },
+      since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -181,6 +190,12 @@ export async function main(argv: string[]): Promise<number> {
       const slug = need(values.org, 'org');
       const address = need(values.address, 'address');
       process.stdout.write(`${await withDb((db) => mailboxMembersCommand(db, slug, { address, members: values.member, remove: values.remove }))}\n`);
+      return 0;
+    }
+    case 'mailbox-sync': {
+      const slug = need(values.org, 'org');
+      const opts = { address: need(values.address, 'address'), imap: need(values.imap, 'imap'), folder: values.folder, since: values.since };
+      process.stdout.write(`${await mailboxSyncCommand(loadConfig(), slug, opts, (line) => process.stdout.write(`${line}\n`))}\n`);
       return 0;
     }
     case 'org create': {

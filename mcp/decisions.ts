@@ -45,6 +45,8 @@ export function decisionNext(session: McpSession, call: ToolCall, view: Approval
       return rejectionText(view);
     case 'expired':
       return `Expired without a decision: the act will not run on it. To ask again, call ${holdAgain(session, call, view)} for a new hold.`;
+    case 'withdrawn':
+      return `Withdrawn by its requester before anyone decided it: the act will not run on it. To ask again, call ${holdAgain(session, call, view)} for a new hold.`;
     case 'approved':
       if (view.completion === 'release') {
         const amended = view.released?.amended.length ? `, with ${view.released.amended.join(', ')} amended by the human` : '';

@@ -80,7 +80,17 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     tools: ['org/inbox'],
   },
   messaging: { summary: 'channels, messages and calls', toolsets: ['messaging', 'channel', 'calling'], tools: [] },
-  email: { summary: 'shared mailboxes: threads, search, drafts, folders, read state, signatures (sending comes later)', toolsets: ['email'], tools: [] },
+  // The email family is too large for one desk: working the mail, and keeping the mailbox (reviewers and owners).
+  email: {
+    summary: 'shared mailboxes: read, search, draft, send and undo, triage, summarise, extract actions, ask, file attachments',
+    toolsets: ['email.mail'],
+    tools: [],
+  },
+  mailroom: {
+    summary: "keeping a mailbox: review agents' mail (approve, amend, return), holds, rules, spam, folders, signatures, moving threads",
+    toolsets: ['email.keeping'],
+    tools: ['email.thread', 'email.message', 'email.messages'],
+  },
   // The files family is too large for one desk: the drive (files, shares, trash, exports, comments, annotations),
   // and each native kind's content (docs, sheets, decks) with the drive reads it needs and files.ask.
   files: {

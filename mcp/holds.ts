@@ -112,6 +112,8 @@ function nextStep(retry: string, filed: Filed, inbox: string): string {
       return `Not executed. ${rejectionText(view)}`;
     case 'expired':
       return `Not executed. Approval ${approvalId} expired without a decision; the act cannot run on it. To ask again, call ${retry} with a new idempotencyKey to get a new hold.`;
+    case 'withdrawn':
+      return `Not executed. Approval ${approvalId} was withdrawn by its requester; the act cannot run on it. To ask again, call ${retry} with a new idempotencyKey to get a new hold.`;
   }
 }
 

@@ -182,6 +182,8 @@ export const SYSTEM_EVENTS: Readonly<Record<string, string>> = {
   'email.mailbox.create': 'the operator creates a shared mailbox (npm run cli -- mailbox-create)',
   'email.mailbox.set_members': "the operator changes a mailbox's members (npm run cli -- mailbox-members)",
   'email.message.receive': 'mail arrives for mailboxes of the org (receiveMessage: the SMTP listener, IMAP sync)',
+  'email.submission.deliver': "a send's undo window ends and it leaves (the email.deliver job): delivered, outboxed, deferred or failed",
+  'email.review.expire': "an agent's held message nobody decided in time goes back to draft (the email.reviewExpire job)",
   'calling.recording.activate': "the media server's webhook: a recording started",
   'calling.recording.complete': "the media server's webhook: a recording is ready",
   'calling.recording.fail': "the media server's webhook: a recording failed",

@@ -13,6 +13,31 @@ import { heldActRunner } from './release.js';
 type RequestParams = z.output<typeof approval.request.params>;
 type ResolveParams = z.output<typeof approval.resolve.params>;
 
+/**
+ * A family that files and decides its own reviews (fileFamilyApproval, release.ts) takes approval.resolve's decision
+ * on them here, by subject kind: it records the decision and what it released in this transaction (appending no
+ * event: approval.resolve appends its own) and returns what the decision's event names, or throws to refuse it.
+ */
+export interface ApprovalSubjectDecider {
+  decide(ctx: HandlerCtx, row: ApprovalRow, p: ResolveParams): Promise<Record<string, unknown>>;
+}
+
+declare module '../core/family.js' {
+  interface Contributions {
+    /** Subject kinds (`email.outbound`) whose approvals the contributing family decides itself. */
+    approvalSubjects: Readonly<Record<string, ApprovalSubjectDecider>>;
+  }
+}
+
+/** The family's decider of this subject kind, if a deployed family contributes one. */
+export function subjectDecider(ctx: HandlerCtx, kind: string): ApprovalSubjectDecider | undefined {
+  for (const c of ctx.deps.families.contributions('approvalSubjects')) {
+    const decider = c.value[kind];
+    if (decider) return decider;
+  }
+  return undefined;
+}
+
 /** When the approval names its deciders, only they decide it (approve or reject); the message names them. */
 export async function assertDecider(ctx: HandlerCtx, row: ApprovalRow): Promise<void> {
   if (!row.deciders || row.deciders.includes(ctx.principal.id)) return;

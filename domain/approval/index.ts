@@ -5,7 +5,7 @@ import { family, reads, type Family } from '../core/family.js';
 import { handler, readHandler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { bindingFor } from './binding.js';
-import { approveRelease, assertDecider, requestRelease } from './decide.js';
+import { approveRelease, assertDecider, requestRelease, subjectDecider } from './decide.js';
 import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
 import { holdKeeper } from './keeper.js';
 import { approvalWaiting } from './waiting.js';
@@ -81,6 +81,22 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
     throw new ApiError('CONFLICT', `approval ${p.approvalId} is already ${row.status} (by ${row.decided_by} at ${row.decided_at})`);
   }
   if (row.expired) throw new ApiError('CONFLICT', `approval ${p.approvalId} expired at ${row.expires_at}; the act must be held and filed again`);
+  // A review its family decides itself (email's outbound mail): the family records the decision and what it released.
+  const decider = subjectDecider(ctx, row.subject_kind);
+  if (decider) {
+    const released = await decider.decide(ctx, row, p);
+    const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
+    await ctx.emit(`approval.request.${p.decision}`, p.approvalId, {
+      approvalId: p.approvalId,
+      actionClass: row.action_class,
+      subjectId: row.subject_id,
+      payloadHash: row.payload_hash,
+      decision: p.decision,
+      requestedBy: row.requested_by,
+      released,
+    });
+    return view;
+  }
   if (p.amendments !== undefined && (row.completion !== 'release' || p.decision !== 'approve')) {
     throw badRequest(
       'amendments',
@@ -120,6 +136,7 @@ export const list = handler(approval.list, async (ctx, p) => {
     expired: `a.status = 'pending' AND a.expires_at < now()`,
     approved: `a.status = 'approved'`,
     rejected: `a.status = 'rejected'`,
+    withdrawn: `a.status = 'withdrawn'`,
     all: 'true',
   }[p.status];
   const rows = await ctx.q.query<Parameters<typeof approvalView>[0]>(
@@ -151,7 +168,8 @@ export const wait = readHandler(approvalReadContracts['approval.wait'], async (c
     wake?.();
   };
   const subscription = await ctx.deps.stream.subscribe(ctx.orgId, undefined, (events) => {
-    if (events.some((e) => e.row.family === 'approval' && e.row.entity_id === query.approvalId)) nudge();
+    // Any event about the approval: its own family's, or a family that decides its reviews itself (email.review.*).
+    if (events.some((e) => e.row.entity_id === query.approvalId)) nudge();
   });
   ctx.signal.addEventListener('abort', nudge, { once: true });
   try {
@@ -191,5 +209,7 @@ export const approvalFamily: Family = {
 };
 
 /** Its public face for other families: an approval as stored, and the action class a method's signature acts in. */
-export { loadApproval } from './service.js';
-export { actionClassOf, type SignatureProof, type SignatureRequest } from './signature.js';
+export { loadApproval, type ApprovalRow } from './service.js';
+export { fileFamilyApproval, settleFamilyApproval } from './release.js';
+export type { ApprovalSubjectDecider } from './decide.js';
+export { actionClassOf, signaturePayloadHash, type SignatureProof, type SignatureRequest } from './signature.js';

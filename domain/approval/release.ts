@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { canonicalJson } from '../../protocol/hashing.js';
 import { METHODS, type MethodSpec } from '../../protocol/registry.js';
-import type { Queryable } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import type { AppendedEvent } from '../../ledger/append.js';
 import { authenticateKeyId, type Principal } from '../core/auth.js';
 import type { MethodHandler } from '../core/handler.js';
@@ -180,4 +180,78 @@ export function heldActRunner(env: ReleaseEnv): HeldActRunner {
       return { event: ctx.emitted, result };
     },
   };
+}
+
+/**
+ * A review a family files and decides itself (email's outbound mail): a release approval whose held call is the
+ * content the human reads (heldParams, hashed into payloadHash), decided by the family's own methods or by
+ * approval.resolve through the family's `approvalSubjects` contribution (decide.ts), never by re-running a method.
+ * What is released is recorded with settleFamilyApproval in the deciding transaction.
+ */
+export async function fileFamilyApproval(
+  q: Queryable,
+  p: {
+    orgId: string;
+    actionClass: string;
+    subjectKind: string;
+    subjectId: string;
+    summary: string;
+    requestedBy: string;
+    heldMethod: string;
+    heldParams: Record<string, unknown>;
+    deciders: string[];
+    amendable: string[];
+    ttlMs: number;
+  },
+): Promise<{ approvalId: string; payloadHash: string; expiresAt: string }> {
+  const approvalId = newId('apr');
+  const payloadHash = signaturePayloadHash(p.actionClass, p.subjectId, p.heldParams);
+  const rows = await q.query<{ expires_at: string }>(
+    `INSERT INTO approvals (org_id, approval_id, action_class, payload_hash, subject_kind, subject_id, summary, status, requested_by, expires_at,
+                            held_method, held_params, held_at, completion, deciders, amendable)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, now() + make_interval(secs => $9::double precision / 1000),
+             $10, $11::jsonb, now(), 'release', $12::text[], $13::text[])
+     RETURNING expires_at`,
+    [
+      p.orgId,
+      approvalId,
+      p.actionClass,
+      payloadHash,
+      p.subjectKind,
+      p.subjectId,
+      p.summary,
+      p.requestedBy,
+      p.ttlMs,
+      p.heldMethod,
+      JSON.stringify(p.heldParams),
+      p.deciders,
+      p.amendable,
+    ],
+  );
+  return { approvalId, payloadHash, expiresAt: new Date(one(rows).expires_at).toISOString() };
+}
+
+/**
+ * Record the decision on a family's own review (fileFamilyApproval): approved (what was released, used once),
+ * rejected, or withdrawn by its requester. Only a pending approval moves; false when it had already moved.
+ */
+export async function settleFamilyApproval(
+  q: Queryable,
+  orgId: string,
+  approvalId: string,
+  s: {
+    status: 'approved' | 'rejected' | 'withdrawn';
+    decidedBy: string;
+    note: string | null;
+    released?: { params: Record<string, unknown>; payloadHash: string; amended: string[]; by: string };
+  },
+): Promise<boolean> {
+  const r = s.released;
+  const rows = await q.query(
+    `UPDATE approvals SET status = $3, decided_by = $4, decided_at = now(), note = $5, released_params = $6::jsonb, released_hash = $7,
+            amended = $8::text[], consumed_at = CASE WHEN $6::jsonb IS NULL THEN NULL ELSE now() END, consumed_by = $9
+      WHERE org_id = $1 AND approval_id = $2 AND status = 'pending' RETURNING 1`,
+    [orgId, approvalId, s.status, s.decidedBy, s.note, r ? JSON.stringify(r.params) : null, r?.payloadHash ?? null, r?.amended ?? null, r?.by ?? null],
+  );
+  return rows.length === 1;
 }

@@ -12,7 +12,7 @@ export interface ApprovalRow {
   subject_kind: string;
   subject_id: string;
   summary: string;
-  status: 'pending' | 'approved' | 'rejected';
+  status: 'pending' | 'approved' | 'rejected' | 'withdrawn';
   requested_by: string;
   requested_at: string;
   expires_at: string;

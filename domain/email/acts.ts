@@ -70,7 +70,7 @@ export const react = handler(c.react, async (ctx, p) => {
   const me = ctx.principal.id;
   const emoji = checkEmoji(p.emoji);
   const { message } = await messageAccess(ctx.q, ctx.orgId, p.messageId, me, { lock: true });
-  if (message.state === 'discarded') throw badRequest('params.messageId', `message ${p.messageId} is a discarded draft`);
+  if (message.state === 'discarded') throw badRequest('messageId', `message ${p.messageId} is a discarded draft`);
   const now = ctx.deps.clock.now().toISOString();
   const touched = p.on
     ? await ctx.q.query(
@@ -104,7 +104,7 @@ export const delegate = handler(c.delegate, async (ctx, p) => {
   const me = ctx.principal.id;
   const { thread, role } = await threadAccess(ctx.q, ctx.orgId, p.threadId, me, { lock: true });
   if (p.to !== null && (await roleIn(ctx.q, ctx.orgId, thread.mailbox_id, p.to)) === null) {
-    throw badRequest('params.to', `${p.to} is not a member of mailbox ${thread.mailbox_id}: delegate to one of its members (email.mailboxes lists them)`);
+    throw badRequest('to', `${p.to} is not a member of mailbox ${thread.mailbox_id}: delegate to one of its members (email.mailboxes lists them)`);
   }
   // An agent hands on what is its own or no one's; taking a thread from a person is a person's call.
   if (thread.assignee_id !== null && thread.assignee_id !== me) requireRole(role, ['owner', 'reviewer', 'member'], 'hand on a thread another member answers');

@@ -29,11 +29,21 @@ export function parseAddress(text: string, field: string): Addr {
   return { address: address.toLowerCase(), name: named ? named[1].trim().slice(0, 200) : '' };
 }
 
-const list = (values: readonly string[] | undefined, field: string): Addr[] | undefined => values?.map((v, i) => parseAddress(v, `params.${field}.${i}`));
+/** Addresses of a params field (`to`: params.to.0 ...), undefined when not given. */
+export const list = (values: readonly string[] | undefined, field: string): Addr[] | undefined => values?.map((v, i) => parseAddress(v, `${field}.${i}`));
 
 const sameList = (a: readonly Addr[], b: readonly Addr[]) => JSON.stringify(a) === JSON.stringify(b);
 
 const ROLES_EDITING_ANY: readonly MailboxRole[] = ['owner', 'reviewer', 'member'];
+
+/** Why a message cannot be saved as a draft, and what to do instead. */
+function notADraft(row: MessageRow): string {
+  if (row.state === 'held') {
+    return `message ${row.message_id} is held for review and cannot be edited while a human decides it: undoSend withdraws it back to a draft you can edit`;
+  }
+  if (row.state === 'scheduled') return `message ${row.message_id} is scheduled to leave: undoSend takes it back to a draft you can edit`;
+  return `message ${row.message_id} is ${row.state}, not a draft: only a draft is saved; start a new draft instead`;
+}
 
 /** An agent edits only its own drafts; humans of the mailbox edit any (shared drafts). */
 function checkDrafter(role: MailboxRole, row: MessageRow, me: string, act: string): void {
@@ -61,10 +71,10 @@ export const draftSave = handler(c.draftSave, async (ctx, p) => {
 
   if (p.draftId !== undefined) {
     if (p.mailboxId !== undefined || p.replyToMessageId !== undefined) {
-      throw badRequest('params.draftId', 'give draftId alone to save a draft again; mailboxId or replyToMessageId start a new one');
+      throw badRequest('draftId', 'give draftId alone to save a draft again; mailboxId or replyToMessageId start a new one');
     }
     const { message: row, role } = await messageAccess(ctx.q, ctx.orgId, p.draftId, me, { lock: true });
-    if (row.state !== 'draft') throw conflict(`message ${row.message_id} is ${row.state}, not a draft: only a draft is saved; start a new draft instead`);
+    if (row.state !== 'draft') throw conflict(notADraft(row));
     checkDrafter(role, row, me, 'save');
     if (p.expectedVersion !== undefined && p.expectedVersion !== Number(row.version)) {
       throw conflict(
@@ -129,18 +139,53 @@ export const draftSave = handler(c.draftSave, async (ctx, p) => {
     return { draft, changed: !same };
   }
 
-  if (p.expectedVersion !== undefined) throw badRequest('params.expectedVersion', 'only with draftId (saving a draft again)');
+  if (p.expectedVersion !== undefined) throw badRequest('expectedVersion', 'only with draftId (saving a draft again)');
+  const { messageId, mailboxId, threadId, fields, original } = await createDraft(ctx, { ...p, to, cc, bcc });
+  const draft = await viewOf(ctx, messageId);
+  await ctx.emit('email.draft.save', messageId, {
+    mailboxId,
+    threadId,
+    messageId,
+    version: 1,
+    recipients: fields.to.length + fields.cc.length + fields.bcc.length,
+    files: fields.fileIds.length,
+    isReply: original !== undefined,
+  });
+  return { draft, changed: true };
+});
+
+/** What a new draft is made of: draftSave's fields, addresses already parsed. */
+export interface NewDraft {
+  mailboxId?: string;
+  replyToMessageId?: string;
+  to?: Addr[];
+  cc?: Addr[];
+  bcc?: Addr[];
+  subject?: string;
+  text?: string;
+  html?: string | null;
+  fileIds?: string[];
+}
+
+/**
+ * Make a draft (draftSave's new draft; email.send's message before it is submitted): in Drafts, on the reply's
+ * thread or a new one, with a Message-ID of the mailbox's domain. The caller checks the files and emits.
+ */
+export async function createDraft(ctx: HandlerCtx, p: NewDraft) {
+  const me = ctx.principal.id;
+  const now = ctx.deps.clock.now().toISOString();
+  const { to, cc, bcc } = p;
   if (p.mailboxId === undefined && p.replyToMessageId === undefined) {
-    throw badRequest('params.mailboxId', 'give mailboxId (a new draft), replyToMessageId (a reply) or draftId (a draft saved again)');
+    throw badRequest('mailboxId', 'give mailboxId (a new draft), replyToMessageId (a reply) or draftId (a draft saved again)');
   }
   let original: MessageRow | undefined;
   if (p.replyToMessageId !== undefined) {
     original = (await messageAccess(ctx.q, ctx.orgId, p.replyToMessageId, me)).message;
     if (p.mailboxId !== undefined && original.mailbox_id !== p.mailboxId) {
-      throw badRequest('params.replyToMessageId', `message ${original.message_id} is in another mailbox than ${p.mailboxId}`);
+      throw badRequest('replyToMessageId', `message ${original.message_id} is in another mailbox than ${p.mailboxId}`);
     }
     if (original.state === 'draft' || original.state === 'discarded') {
-      throw badRequest('params.replyToMessageId', `message ${original.message_id} is ${original.state}: reply to mail received or sent`);
+      throw badRequest('replyToMessageId', `message ${original.message_id} is ${original.state}: reply to mail received or sent`);
     }
   }
   const mailboxId = p.mailboxId ?? original!.mailbox_id;
@@ -192,18 +237,8 @@ export const draftSave = handler(c.draftSave, async (ctx, p) => {
     ],
   );
   await refreshThreads(ctx.q, ctx.orgId, [threadId]);
-  const draft = await viewOf(ctx, messageId);
-  await ctx.emit('email.draft.save', messageId, {
-    mailboxId,
-    threadId,
-    messageId,
-    version: 1,
-    recipients: fields.to.length + fields.cc.length + fields.bcc.length,
-    files: fields.fileIds.length,
-    isReply: original !== undefined,
-  });
-  return { draft, changed: true };
-});
+  return { messageId, mailboxId, threadId, fields, original };
+}
 
 /** Who a reply goes to: the original's Reply-To, else its sender (sent mail: its recipients). */
 function replyTargets(original: MessageRow): Addr[] {
@@ -213,9 +248,9 @@ function replyTargets(original: MessageRow): Addr[] {
   return original.from_address === '' ? [] : [{ address: original.from_address, name: original.from_name }];
 }
 
-function checkCount(f: { to: readonly Addr[]; cc: readonly Addr[]; bcc: readonly Addr[] }): void {
+export function checkCount(f: { to: readonly Addr[]; cc: readonly Addr[]; bcc: readonly Addr[] }): void {
   if (f.to.length + f.cc.length + f.bcc.length > MAX_RECIPIENTS) {
-    throw badRequest('params.to', `at most ${MAX_RECIPIENTS} recipients in to, cc and bcc together`);
+    throw badRequest('to', `at most ${MAX_RECIPIENTS} recipients in to, cc and bcc together`);
   }
 }
 
@@ -256,7 +291,7 @@ export const drafts = handler(emailReads.drafts, async (ctx, p) => {
   if (p.mailboxId !== undefined) where.push(`m.mailbox_id = $${params.push(p.mailboxId)}`);
   if (p.mine) where.push('m.author_id = $2');
   if (p.cursor !== undefined) {
-    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+    const [at, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
     where.push(`(m.sort_at, m.message_id) < ($${params.push(at)}::timestamptz, $${params.push(id)})`);
   }
   const rows = await ctx.q.query<MessageRow>(
@@ -270,12 +305,19 @@ export const drafts = handler(emailReads.drafts, async (ctx, p) => {
     [ctx.orgId, [...new Set(page.map((r) => r.thread_id))]],
   );
   const authors = new Map(others.map((o) => [o.thread_id, o.authors]));
+  // A draft a reviewer returned carries the note, until it is sent for review again.
+  const reviews = await ctx.q.query<{ message_id: string; status: string; note: string | null }>(
+    `SELECT DISTINCT ON (message_id) message_id, status, note FROM email_reviews
+      WHERE org_id = $1 AND message_id = ANY($2::text[]) ORDER BY message_id, created_at DESC, approval_id DESC`,
+    [ctx.orgId, page.map((r) => r.message_id)],
+  );
+  const notes = new Map(reviews.filter((r) => r.status === 'returned').map((r) => [r.message_id, r.note]));
   const views = await messageViews(ctx.q, ctx.orgId, page, me);
   const last = page[page.length - 1];
   return {
     drafts: views.map((v, i) => ({
       ...v,
-      note: null,
+      note: notes.get(page[i].message_id) ?? null,
       collision: (authors.get(page[i].thread_id) ?? []).some((a) => a !== page[i].author_id),
     })),
     nextCursor: rows.length > p.limit && last ? encodeCursor([last.sort_at, last.message_id]) : null,

@@ -21,7 +21,7 @@ async function folderAccess(q: Queryable, orgId: string, folderId: string, me: s
 
 export const move = handler(c.move, async (ctx, p) => {
   const me = ctx.principal.id;
-  if ((p.folderId === undefined) === (p.path === undefined)) throw badRequest('params.folderId', 'give folderId or path: one of them');
+  if ((p.folderId === undefined) === (p.path === undefined)) throw badRequest('folderId', 'give folderId or path: one of them');
   const { rows, roles } = await messagesOf(ctx.q, ctx.orgId, p.ids, me, { lock: true });
   const named = new Set(p.ids);
   const draft = rows.find((r) => named.has(r.message_id) && (r.state === 'draft' || r.state === 'discarded'));
@@ -34,17 +34,17 @@ export const move = handler(c.move, async (ctx, p) => {
     ({ folder: target, role } = await folderAccess(ctx.q, ctx.orgId, p.folderId, me));
   } else {
     const boxes = [...new Set(rows.map((r) => r.mailbox_id))];
-    if (boxes.length === 0) throw badRequest('params.ids', 'nothing to move: the threads named hold only drafts');
-    if (boxes.length > 1) throw badRequest('params.ids', 'messages of one mailbox at a time: a path names a folder of one mailbox');
+    if (boxes.length === 0) throw badRequest('ids', 'nothing to move: the threads named hold only drafts');
+    if (boxes.length > 1) throw badRequest('ids', 'messages of one mailbox at a time: a path names a folder of one mailbox');
     role = roles.get(boxes[0])!;
-    ({ folder: target, created } = await ensureFolder(ctx.q, ctx.orgId, boxes[0], cleanPath(p.path!, 'params.path'), me, now));
+    ({ folder: target, created } = await ensureFolder(ctx.q, ctx.orgId, boxes[0], cleanPath(p.path!, 'path'), me, now));
   }
   const elsewhere = rows.find((r) => r.mailbox_id !== target.mailbox_id);
   if (elsewhere) {
     const at = p.ids.findIndex((id) => id === elsewhere.message_id || id === elsewhere.thread_id);
-    throw badRequest(`params.ids.${at}`, `${p.ids[at]} is in another mailbox than folder ${target.folder_id}: mail moves within its mailbox`);
+    throw badRequest(`ids.${at}`, `${p.ids[at]} is in another mailbox than folder ${target.folder_id}: mail moves within its mailbox`);
   }
-  if (target.role === 'drafts') throw badRequest(p.folderId !== undefined ? 'params.folderId' : 'params.path', 'Drafts holds drafts only');
+  if (target.role === 'drafts') throw badRequest(p.folderId !== undefined ? 'folderId' : 'path', 'Drafts holds drafts only');
   if (target.role === 'spam' || target.role === 'trash')
     requireRole(role, ['owner', 'reviewer', 'member'], `move mail to ${target.role === 'spam' ? 'Spam' : 'Trash'}`);
   const moved = await ctx.q.query<{ thread_id: string }>(
@@ -79,7 +79,7 @@ export const folderRename = handler(c.folderRename, async (ctx, p) => {
   const { folder, role } = await folderAccess(ctx.q, ctx.orgId, p.folderId, me, true);
   requireRole(role, ['owner', 'member'], 'rename folders');
   notSystem(folder, 'renamed');
-  const path = cleanPath(p.path, 'params.path');
+  const path = cleanPath(p.path, 'path');
   const changed = path !== folder.path;
   let renamed = 0;
   if (changed) {

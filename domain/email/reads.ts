@@ -20,7 +20,7 @@ export const mailboxes = handler(c.mailboxes, async (ctx, p) => {
   const params: unknown[] = [ctx.orgId, ctx.principal.id];
   let after = '';
   if (p.cursor !== undefined) {
-    const [address] = decodeCursor<[string]>(p.cursor, 'params.cursor', strings(1));
+    const [address] = decodeCursor<[string]>(p.cursor, 'cursor', strings(1));
     after = ` AND b.address > $${params.push(address)}`;
   }
   const rows = await ctx.q.query<{
@@ -86,7 +86,7 @@ async function threadPage(
   const source = folders(param);
   const conditions = ['tf.org_id = $1', 'tf.mailbox_id = box.mailbox_id', 'tf.folder_id = box.folder_id', ...where(param)];
   if (page.cursor !== undefined) {
-    const [at, id] = decodeCursor<[string, string]>(page.cursor, 'params.cursor', timeAndId);
+    const [at, id] = decodeCursor<[string, string]>(page.cursor, 'cursor', timeAndId);
     const a = param(at);
     conditions.push(`(tf.last_message_at < ${a}::timestamptz OR (tf.last_message_at = ${a}::timestamptz AND tf.thread_id > ${param(id)}))`);
   }
@@ -115,7 +115,7 @@ export const threads = handler(c.threads, async (ctx, p) => {
   if (p.folderId === undefined) folderId = (await folderByRole(ctx.q, ctx.orgId, p.mailboxId, 'inbox')).folder_id;
   else {
     const folder = await folderById(ctx.q, ctx.orgId, p.folderId);
-    if (!folder || folder.mailbox_id !== p.mailboxId) throw badRequest('params.folderId', `no folder ${p.folderId} in mailbox ${p.mailboxId}`);
+    if (!folder || folder.mailbox_id !== p.mailboxId) throw badRequest('folderId', `no folder ${p.folderId} in mailbox ${p.mailboxId}`);
     folderId = folder.folder_id;
   }
   return threadPage(

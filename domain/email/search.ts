@@ -55,7 +55,7 @@ export function parseQuery(text: string): ParsedQuery {
     else if (name === 'is' && ['read', 'unread'].includes(value.toLowerCase())) out.read = value.toLowerCase() === 'read';
     else if (name === 'before' || name === 'after') {
       if (!DATE.test(value) || Number.isNaN(Date.parse(value)))
-        throw badRequest('params.query', `${name}: takes a date YYYY-MM-DD, not ${JSON.stringify(value.slice(0, 40))}`);
+        throw badRequest('query', `${name}: takes a date YYYY-MM-DD, not ${JSON.stringify(value.slice(0, 40))}`);
       out[name] = value;
     } else words.push(whole);
   }
@@ -99,7 +99,7 @@ export const messages = handler(c.messages, async (ctx, p) => {
       q: parsed.words,
       limit: p.limit,
       cursor: p.cursor,
-      fields: { q: 'params.query', cursor: 'params.cursor' },
+      fields: { q: 'query', cursor: 'cursor' },
       where: (param) => {
         const scope = p.mailboxId !== undefined ? `(${param(p.mailboxId)})` : MY_MAILBOXES_SQL(param(ctx.orgId), param(me));
         return conditions('email_messages', parsed, scope, me, param).join(' AND ');
@@ -119,7 +119,7 @@ export const messages = handler(c.messages, async (ctx, p) => {
     const scope = p.mailboxId !== undefined ? `(${param(p.mailboxId)})` : MY_MAILBOXES_SQL('$1', param(me));
     const where = ['m.org_id = $1', ...conditions('m', parsed, scope, me, param)];
     if (p.cursor !== undefined) {
-      const [at, id] = decodeCursor<[string, string]>(p.cursor, 'params.cursor', timeAndId);
+      const [at, id] = decodeCursor<[string, string]>(p.cursor, 'cursor', timeAndId);
       where.push(`(m.sort_at, m.message_id) < (${param(at)}::timestamptz, ${param(id)})`);
     }
     const found = await ctx.q.query<MessageRow>(

@@ -55,7 +55,7 @@ export const signatureSave = handler(c.signatureSave, async (ctx, p) => {
   let row: SignatureRow;
   let changed: boolean;
   if (p.signatureId !== undefined) {
-    if (p.mailboxId !== undefined) throw badRequest('params.mailboxId', 'only with a new signature; a signature stays in its mailbox');
+    if (p.mailboxId !== undefined) throw badRequest('mailboxId', 'only with a new signature; a signature stays in its mailbox');
     const found = await signatureAccess(ctx.q, ctx.orgId, p.signatureId, me);
     if (found.row.deleted_at !== null) throw notFound(`signature ${p.signatureId} (deleted)`);
     if (found.row.principal_id === null) requireRole(found.role, ['owner'], "change the mailbox's shared signature");
@@ -71,7 +71,7 @@ export const signatureSave = handler(c.signatureSave, async (ctx, p) => {
       );
     }
   } else {
-    if (p.mailboxId === undefined) throw badRequest('params.mailboxId', 'required for a new signature (or give signatureId to change one)');
+    if (p.mailboxId === undefined) throw badRequest('mailboxId', 'required for a new signature (or give signatureId to change one)');
     const { role } = await mailboxAccess(ctx.q, ctx.orgId, p.mailboxId, me);
     if (p.shared) requireRole(role, ['owner'], "keep the mailbox's shared signatures");
     row = one(

@@ -15,6 +15,12 @@ import { askHandlers } from './ask/index.js';
 import { FILES_ANSWERER } from './ask/answerer.js';
 import { recordVisibility } from '../event-records.js';
 import { filesReferences } from './references.js';
+import type { Queryable } from '../../db/types.js';
+import type { Deps } from '../core/deps.js';
+import { newId } from '../core/ids.js';
+import { callerOf } from './access.js';
+import { insertFile, targetFolder } from './model.js';
+import { describeBytes, holdUpload, type PreparedUpload } from './upload.js';
 
 /*
  * The files group: files.* (the drive in this folder, the doc, sheet and deck areas in docs/, sheets/ and decks/,
@@ -62,6 +68,54 @@ export const filesFamily: Family = {
 
 export type { FileAccess } from './access.js';
 export { callerOf, canReadFile } from './access.js';
+
+/*
+ * Bytes the org already holds becoming a file (email.fileAttachment): describeHeldBlob sniffs the type and extracts the
+ * search text before the call's transaction (as an upload's prepare does); fileFromBlob then makes the upload in the
+ * caller's transaction, the new file's version holding the blob, at the top of the drive or in a folder the caller
+ * may edit. Files appends no event of its own: the calling family's one event names the file.
+ */
+export type { PreparedUpload as HeldBlobText } from './upload.js';
+
+export const describeHeldBlob = (deps: Pick<Deps, 'blobs' | 'log'>, orgId: string, blob: { sha256: string; size: number; contentType: string }) =>
+  describeBytes(deps.blobs, orgId, blob, deps.log);
+
+export async function fileFromBlob(
+  q: Queryable,
+  orgId: string,
+  f: { principal: { id: string; scopes: ReadonlySet<string> }; name: string; parentId?: string; blob: PreparedUpload; now: Date },
+): Promise<{ fileId: string; sha256: string; sizeBytes: number; contentType: string }> {
+  const caller = callerOf(f.principal);
+  const at = f.now.toISOString();
+  const parent = f.parentId === undefined ? null : await targetFolder(q, orgId, f.parentId, caller, f.now, 'folderId');
+  const fileId = newId('fil');
+  const { blob } = f;
+  await insertFile(q, orgId, {
+    fileId,
+    kind: 'upload',
+    name: f.name,
+    parent,
+    restricted: false,
+    by: caller.id,
+    at,
+    revision: 1,
+    sizeBytes: blob.size,
+    sha256: blob.sha256,
+    contentType: blob.contentType,
+    bodyText: blob.text,
+  });
+  await holdUpload(q, orgId, fileId, 1, blob, caller.id, at);
+  return { fileId, sha256: blob.sha256, sizeBytes: blob.size, contentType: blob.contentType };
+}
+
+/** A file that exists (trashed counts; purged does not), as a family that remembers its id shows it again; else null. */
+export async function liveFile(q: Queryable, orgId: string, fileId: string): Promise<{ sizeBytes: number; contentType: string | null } | null> {
+  const [row] = await q.query<{ size_bytes: string | number; content_type: string | null }>(
+    `SELECT size_bytes, content_type FROM files WHERE org_id = $1 AND file_id = $2 AND status <> 'purged'`,
+    [orgId, fileId],
+  );
+  return row ? { sizeBytes: Number(row.size_bytes), contentType: row.content_type } : null;
+}
 
 /** The group's other families, as domain/deployed.ts lists them. */
 export { annotationFamily } from './annotation/index.js';

@@ -188,7 +188,18 @@ describe('the answerer registry', () => {
     expect((err as ApiError).message).toBe('crm.ask has no AI answerer registered on this server');
     expect(called).toBe(0);
     expect(await auditChain(client)).toEqual([]);
-    expect(s.runtime.deps.ai.answerers.methods.sort()).toEqual([BOARD_METHOD, 'books.ask', 'directory.ask', 'files.ask', 'persona.regenerate']);
+    expect(s.runtime.deps.ai.answerers.methods.sort()).toEqual([
+      BOARD_METHOD,
+      'books.ask',
+      'directory.ask',
+      'email.ask',
+      'email.extractAction',
+      'email.summarise',
+      'email.triage',
+      'email.triageNow',
+      'files.ask',
+      'persona.regenerate',
+    ]);
     expect(() => new AnswererRegistry([BOOKS_ANSWERER, BOOKS_ANSWERER])).toThrow('an answerer for books.ask is already registered');
     expect(() => new AnswererRegistry([{ ...BOARD_ANSWERER, tools: [] }])).toThrow(/has no reads/);
   });

@@ -28,18 +28,6 @@ const UNDEPLOYED_FAMILIES = [
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
-  // issue 31 (email: sending, review, rules, AI and moving threads come after slice 1)
-  'email.ask',
-  'email.extractAction',
-  'email.fileAttachment',
-  'email.moveMailbox',
-  'email.reportSpam',
-  'email.ruleSave',
-  'email.ruleSetEnabled',
-  'email.rules',
-  'email.summarise',
-  'email.triage',
-  'email.triageNow',
   // issue 34 (settings) and 35 (design tokens)
   'settings.deleteOfficeLocation',
   'settings.deleteSecret',

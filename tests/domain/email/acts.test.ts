@@ -81,7 +81,7 @@ describe('email.react', () => {
       { emoji: '👍', count: 1, mine: false },
     ]);
     expect((await ok(o.s, 'email.react', { messageId: t.messageId, emoji: ':tada:' }, o.agent.key)).changed).toBe(true);
-    await refused(o.s, 'email.react', { messageId: t.messageId, emoji: 'yes' }, 'BAD_REQUEST', { message: /^params\.emoji: / });
+    await refused(o.s, 'email.react', { messageId: t.messageId, emoji: 'yes' }, 'BAD_REQUEST', { message: /^emoji: / });
     await refused(o.s, 'email.react', { messageId: t.messageId, emoji: '👍' }, 'NOT_FOUND', { key: o.max.key });
     const { message } = await ok(o.s, 'email.message', { messageId: t.messageId }, o.mia.key);
     expect(message.reactions).toEqual([
@@ -105,7 +105,7 @@ describe('email.delegate and email.logDecision', () => {
     });
     const { result: same } = await mutate(o.s, 'email.delegate', { threadId: t.threadId, to: o.mia.id }, 'email.thread.delegate', { key: o.mia.key });
     expect(same.changed).toBe(false);
-    await refused(o.s, 'email.delegate', { threadId: t.threadId, to: o.max.id }, 'BAD_REQUEST', { message: /^params\.to: .* is not a member of mailbox/ });
+    await refused(o.s, 'email.delegate', { threadId: t.threadId, to: o.max.id }, 'BAD_REQUEST', { message: /^to: .* is not a member of mailbox/ });
     expect((await ok(o.s, 'email.delegate', { threadId: t.threadId, to: null })).thread.assigneeId).toBeNull();
     await refused(o.s, 'email.delegate', { threadId: t.threadId, to: null }, 'NOT_FOUND', { key: o.max.key });
   });

@@ -112,22 +112,22 @@ describe('email.draftSave', () => {
 
   it('bad fields are BAD_REQUEST naming them; other mailboxes and orgs NOT_FOUND; not a draft CONFLICT', async () => {
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, to: ['not an address'] }, 'BAD_REQUEST', {
-      message: 'params.to.0: must be an email address',
+      message: 'to.0: must be an email address',
     });
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, body: 'x' }, 'BAD_REQUEST', { message: /body/ });
     const many = Array.from({ length: 101 }, (_, i) => `r${i}@client.example`);
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, to: many }, 'BAD_REQUEST', { message: /^to: must list at most 100 recipients/ });
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, to: many.slice(0, 60), cc: many.slice(60, 101) }, 'BAD_REQUEST', {
-      message: /^params\.to: at most 100/,
+      message: /^to: at most 100/,
     });
-    await refused(o.s, 'email.draftSave', { text: 'x' }, 'BAD_REQUEST', { message: /^params\.mailboxId: / });
-    await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, expectedVersion: 2 }, 'BAD_REQUEST', { message: /^params\.expectedVersion: / });
+    await refused(o.s, 'email.draftSave', { text: 'x' }, 'BAD_REQUEST', { message: /^mailboxId: / });
+    await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, expectedVersion: 2 }, 'BAD_REQUEST', { message: /^expectedVersion: / });
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId }, 'NOT_FOUND', { key: o.max.key });
     await refused(o.s, 'email.draftSave', { mailboxId: o.mailboxId, fileIds: ['fil_nothere'] }, 'NOT_FOUND', { key: o.mia.key });
     const received = await inbound(o, { subject: 'Not a draft' });
     await refused(o.s, 'email.draftSave', { draftId: received.messageId, text: 'x' }, 'CONFLICT', { message: /is received, not a draft/ });
     await refused(o.s, 'email.draftSave', { replyToMessageId: received.messageId, mailboxId: o.otherId }, 'BAD_REQUEST', {
-      message: /^params\.replyToMessageId: /,
+      message: /^replyToMessageId: /,
     });
     const other = await otherOrg(o.s);
     expectError(await other.rpc('email.draftSave', { mailboxId: o.mailboxId }), 'NOT_FOUND');

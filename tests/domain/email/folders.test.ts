@@ -41,21 +41,21 @@ describe('email.move', () => {
     const t = await inbound(o, { subject: 'Mine' });
     const other = await deliver(o, { envelopeTo: [o.otherAddress], subject: 'Theirs' });
     await refused(o.s, 'email.move', { ids: [t.messageId, other.messages[0].messageId], folderId: folders.archive }, 'BAD_REQUEST', {
-      message: /^params\.ids\.1: .* is in another mailbox/,
+      message: /^ids\.1: .* is in another mailbox/,
     });
-    await refused(o.s, 'email.move', { ids: [t.messageId, other.messages[0].messageId], path: 'X' }, 'BAD_REQUEST', { message: /^params\.ids: / });
+    await refused(o.s, 'email.move', { ids: [t.messageId, other.messages[0].messageId], path: 'X' }, 'BAD_REQUEST', { message: /^ids: / });
     const draft = await newDraft(o, o.mia);
     await refused(o.s, 'email.move', { ids: [draft.id], folderId: folders.archive }, 'CONFLICT', { message: /drafts stay in Drafts/ });
     await refused(o.s, 'email.move', { ids: [t.messageId], folderId: folders.drafts }, 'BAD_REQUEST', {
-      message: /^params\.folderId: Drafts holds drafts only/,
+      message: /^folderId: Drafts holds drafts only/,
     });
     await refused(o.s, 'email.move', { ids: [t.messageId], folderId: folders.spam }, 'FORBIDDEN_SCOPE', {
       key: o.agent.key,
       message: /yours is agent/,
     });
     expect((await ok(o.s, 'email.move', { ids: [t.messageId], folderId: folders.spam }, o.mia.key)).moved).toBe(1);
-    await refused(o.s, 'email.move', { ids: [t.messageId], path: 'a//b' }, 'BAD_REQUEST', { message: /^params\.path: / });
-    await refused(o.s, 'email.move', { ids: [t.messageId] }, 'BAD_REQUEST', { message: /^params\.folderId: give folderId or path/ });
+    await refused(o.s, 'email.move', { ids: [t.messageId], path: 'a//b' }, 'BAD_REQUEST', { message: /^path: / });
+    await refused(o.s, 'email.move', { ids: [t.messageId] }, 'BAD_REQUEST', { message: /^folderId: give folderId or path/ });
     await refused(o.s, 'email.move', { ids: [t.messageId], path: 'X' }, 'NOT_FOUND', { key: o.max.key });
     await refused(o.s, 'email.move', { ids: [other.messages[0].messageId], folderId: folders.archive }, 'NOT_FOUND', { key: o.max.key });
     expectError(await (await otherOrg(o.s)).rpc('email.move', { ids: [t.messageId], path: 'X' }), 'NOT_FOUND');

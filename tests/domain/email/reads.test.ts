@@ -69,7 +69,7 @@ describe('email.threads and email.thread', () => {
     const sent = mailboxes.find((m: any) => m.id === o.mailboxId).folders.find((f: any) => f.role === 'sent');
     expect((await ok(o.s, 'email.threads', { mailboxId: o.mailboxId, folderId: sent.id })).threads).toEqual([]);
     const otherInbox = mailboxes.find((m: any) => m.id === o.otherId).folders[0];
-    await refused(o.s, 'email.threads', { mailboxId: o.mailboxId, folderId: otherInbox.id }, 'BAD_REQUEST', { message: /^params\.folderId: / });
+    await refused(o.s, 'email.threads', { mailboxId: o.mailboxId, folderId: otherInbox.id }, 'BAD_REQUEST', { message: /^folderId: / });
     await refused(o.s, 'email.threads', { mailboxId: o.mailboxId }, 'NOT_FOUND', { key: o.max.key });
     await refused(o.s, 'email.thread', { threadId: root.threadId }, 'NOT_FOUND', { key: o.max.key });
     await refused(o.s, 'email.message', { messageId: root.messageId }, 'NOT_FOUND', { key: o.viewer.key });
@@ -107,7 +107,7 @@ describe('email.messages', () => {
     expect((await search('is:unread overdue')).messages).toHaveLength(1);
     expect((await search('before:2000-01-01')).messages).toEqual([]);
     expect((await search('after:2000-01-01 subject:overdue')).messages).toHaveLength(1);
-    await refused(o.s, 'email.messages', { query: 'before:yesterday' }, 'BAD_REQUEST', { message: /^params\.query: before: takes a date/ });
+    await refused(o.s, 'email.messages', { query: 'before:yesterday' }, 'BAD_REQUEST', { message: /^query: before: takes a date/ });
     // max is in the other mailbox only: none of these.
     expect((await search('overdue', o.max.key)).messages).toEqual([]);
     await refused(o.s, 'email.messages', { query: 'overdue', mailboxId: o.mailboxId }, 'NOT_FOUND', { key: o.max.key });

@@ -68,10 +68,10 @@ describe('signatures', () => {
     await refused(o.s, 'email.signatureDelete', { signatureId: shared.id }, 'FORBIDDEN_SCOPE', { key: o.mia.key });
     await refused(o.s, 'email.signatureSave', { mailboxId: o.mailboxId, name: 'x', text: 'x' }, 'NOT_FOUND', { key: o.max.key });
     await refused(o.s, 'email.signatures', { mailboxId: o.mailboxId }, 'NOT_FOUND', { key: o.max.key });
-    await refused(o.s, 'email.signatureSave', { name: 'x', text: 'x' }, 'BAD_REQUEST', { message: /^params\.mailboxId: / });
+    await refused(o.s, 'email.signatureSave', { name: 'x', text: 'x' }, 'BAD_REQUEST', { message: /^mailboxId: / });
     await refused(o.s, 'email.signatureSave', { mailboxId: o.mailboxId, name: '', text: 'x' }, 'BAD_REQUEST', { message: /^name: / });
     await refused(o.s, 'email.signatureSave', { signatureId: shared.id, mailboxId: o.mailboxId, name: 'x', text: 'x' }, 'BAD_REQUEST', {
-      message: /^params\.mailboxId: /,
+      message: /^mailboxId: /,
     });
     expectError(await (await otherOrg(o.s)).rpc('email.signatureDelete', { signatureId: shared.id }), 'NOT_FOUND');
     expect((await ok(o.s, 'email.signatureDelete', { signatureId: shared.id })).changed).toBe(true);
