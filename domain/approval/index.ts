@@ -2,11 +2,11 @@ import { ApiError, badRequest } from '../../protocol/errors.js';
 import { approval } from '../../protocol/methods/approval.js';
 import { approvalReadContracts } from '../../protocol/reads/approval.js';
 import { family, reads, type Family } from '../core/family.js';
-import { handler, readHandler } from '../core/handler.js';
+import { handler, readHandler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { bindingFor } from './binding.js';
 import { approveRelease, assertDecider, requestRelease, subjectDecider } from './decide.js';
-import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval } from './service.js';
+import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval, type ApprovalRow } from './service.js';
 import { holdKeeper } from './keeper.js';
 import { approvalWaiting } from './waiting.js';
 
@@ -85,17 +85,7 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
   const decider = subjectDecider(ctx, row.subject_kind);
   if (decider) {
     const released = await decider.decide(ctx, row, p);
-    const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
-    await ctx.emit(`approval.request.${p.decision}`, p.approvalId, {
-      approvalId: p.approvalId,
-      actionClass: row.action_class,
-      subjectId: row.subject_id,
-      payloadHash: row.payload_hash,
-      decision: p.decision,
-      requestedBy: row.requested_by,
-      released,
-    });
-    return view;
+    return decided(ctx, row, p.decision, { released });
   }
   if (p.amendments !== undefined && (row.completion !== 'release' || p.decision !== 'approve')) {
     throw badRequest(
@@ -114,18 +104,23 @@ export const resolve = handler(approval.resolve, async (ctx, p) => {
     ctx.principal.id,
     p.note ?? null,
   ]);
-  const view = approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx);
-  // At commit, to every process: approval.wait on this approval, and the org's inbox streams.
-  await ctx.emit(`approval.request.${p.decision}`, p.approvalId, {
-    approvalId: p.approvalId,
+  return decided(ctx, row, p.decision, {});
+});
+
+/** The decision's view and its one event (at commit, to every process: approval.wait on it, the org's inbox streams). */
+async function decided(ctx: HandlerCtx, row: ApprovalRow, decision: 'approve' | 'reject', extra: Record<string, unknown>) {
+  const view = approvalView(await loadApproval(ctx.q, ctx.orgId, row.approval_id), ctx);
+  await ctx.emit(`approval.request.${decision}`, row.approval_id, {
+    approvalId: row.approval_id,
     actionClass: row.action_class,
     subjectId: row.subject_id,
     payloadHash: row.payload_hash,
-    decision: p.decision,
+    decision,
     requestedBy: row.requested_by,
+    ...extra,
   });
   return view;
-});
+}
 
 export const get = handler(approval.get, async (ctx, p) => approvalView(await loadApproval(ctx.q, ctx.orgId, p.approvalId), ctx));
 

@@ -11,7 +11,7 @@ import { mailboxesAt } from './mailboxes.js';
 import { domainOf, type Addr } from './model.js';
 import { applyThreadActs, decide, enabledRules, markReadForAll } from './rules/apply.js';
 import { prepareFacts } from './rules/evaluate.js';
-import { findThread, parseIds, subjectKey } from './threading.js';
+import { joinThread, parseIds } from './threading.js';
 
 /*
  * Receiving one message (the SMTP listener and IMAP sync call exactly this): the MIME is parsed by mailparser, the
@@ -136,21 +136,7 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
     const made: Received['messages'] = [];
     for (const box of targets) {
       if (await alreadyHeld(q, orgId, box.mailbox_id, rfcId, stored.sha256)) continue;
-      const found = await findThread(q, orgId, box.mailbox_id, { inReplyTo, references, subject, from: from.address, at });
-      const threadId = found ?? newId('thr');
-      if (found) {
-        await q.query(
-          `UPDATE email_threads SET participants = (SELECT array_agg(DISTINCT p ORDER BY p) FROM unnest(participants || $3::text[]) AS p)
-            WHERE org_id = $1 AND thread_id = $2`,
-          [orgId, threadId, participants],
-        );
-      } else {
-        await q.query(
-          `INSERT INTO email_threads (org_id, thread_id, mailbox_id, subject, subject_key, participants, last_message_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-          [orgId, threadId, box.mailbox_id, subject, subjectKey(subject), participants, now],
-        );
-      }
+      const { threadId, found } = await joinThread(q, orgId, box.mailbox_id, { inReplyTo, references, subject, from: from.address, at }, participants, now);
       // After threading, before the row: the rules, then where it lands (Spam for a DMARC failure or a block).
       const decision = decide(await enabledRules(q, orgId, box.mailbox_id), facts);
       const { folder, spam } = await landing(q, orgId, box.mailbox_id, {

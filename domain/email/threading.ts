@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/types.js';
+import { newId } from '../core/ids.js';
 
 /*
  * Threading, hand-written as the design says: a message joins the thread of the newest message of its mailbox whose
@@ -73,4 +74,31 @@ export async function findThread(q: Queryable, orgId: string, mailboxId: string,
     [orgId, mailboxId, key, since, clues.from],
   );
   return hit?.thread_id ?? null;
+}
+
+/** The thread a message joins (found by its clues, with its participants added), or a new one made for it. */
+export async function joinThread(
+  q: Queryable,
+  orgId: string,
+  mailboxId: string,
+  clues: ThreadClues,
+  participants: readonly string[],
+  now: string,
+): Promise<{ threadId: string; found: boolean }> {
+  const found = await findThread(q, orgId, mailboxId, clues);
+  if (found) {
+    await q.query(
+      `UPDATE email_threads SET participants = (SELECT array_agg(DISTINCT p ORDER BY p) FROM unnest(participants || $3::text[]) AS p)
+        WHERE org_id = $1 AND thread_id = $2`,
+      [orgId, found, participants],
+    );
+    return { threadId: found, found: true };
+  }
+  const threadId = newId('thr');
+  await q.query(
+    `INSERT INTO email_threads (org_id, thread_id, mailbox_id, subject, subject_key, participants, last_message_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+    [orgId, threadId, mailboxId, clues.subject, subjectKey(clues.subject), participants, now],
+  );
+  return { threadId, found: false };
 }

@@ -70,7 +70,7 @@ describe('every deployed method refuses reserved keys in its params', () => {
       const answer = tool.message.includes('invoke_read') ? toolError(await mcp.client.callTool({ name: META_TOOLS.read, arguments: { name, params } })) : tool;
       // A method MCP does not serve (approval.resolve: a human decides) is refused before its params are read.
       if (/not served over MCP/.test(answer.message)) continue;
-      expect(answer).toEqual({ code: 'BAD_REQUEST', message: `params.${at(path, key)}: ${RESERVED_MESSAGE}` });
+      expect(answer).toEqual({ code: 'BAD_REQUEST', message: `${at(path, key)}: ${RESERVED_MESSAGE}` });
     }
   });
 });

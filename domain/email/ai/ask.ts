@@ -1,11 +1,10 @@
 import { badRequest } from '../../../protocol/errors.js';
 import { EMAIL_AI_NOTICE, emailAi as c } from '../../../protocol/methods/email/ai.js';
-import { askAsCaller } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
 import { mailboxAccess, threadAccess } from '../access.js';
 import { EMAIL_AI_METHODS } from './answerers.js';
 import { emailClaims, quoted } from './compose.js';
-import { scopedQuestion, scopedReads, type AiScope } from './reads.js';
+import { askWithin, type AiScope } from './reads.js';
 
 /*
  * email.ask (R on email.read): the AI gateway answers from the email reads run as the caller, so only mail of the
@@ -29,11 +28,7 @@ export const ask = handler(c.ask, async (ctx, p) => {
     delete scope.mailboxId;
     scope.threadId = p.threadId;
   }
-  const outcome = await askAsCaller(ctx, {
-    method: EMAIL_AI_METHODS.ask,
-    question: scopedQuestion(p.question, scope),
-    readAs: scopedReads((method, params) => ctx.readAs(method, params), scope),
-  });
+  const outcome = await askWithin(ctx, EMAIL_AI_METHODS.ask, p.question, scope);
   return {
     status: outcome.status,
     answer: outcome.answer,

@@ -2,13 +2,13 @@ import { ApiError } from '../../../protocol/errors.js';
 import { sha256Hex } from '../../../protocol/hashing.js';
 import { EMAIL_AI_NOTICE, emailAi as c } from '../../../protocol/methods/email/ai.js';
 import { addIntakeTasks } from '../../board/index.js';
-import { answerOf, askAsCaller } from '../../core/ask.js';
+import { answerOf } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
 import { messageAccess } from '../access.js';
 import { EMAIL_AI_METHODS } from './answerers.js';
 import { emailClaims, quoted } from './compose.js';
 import { extractQuestion } from './local-extract.js';
-import { scopedQuestion, scopedReads } from './reads.js';
+import { askWithin } from './reads.js';
 
 /*
  * email.extractAction (M): the AI gateway reads the message in prepare, outside the call's transaction; run makes the
@@ -94,11 +94,7 @@ export const extractAction = handler(
         );
       }
       const scope = { messageId: p.messageId };
-      const outcome = await askAsCaller(ctx, {
-        method: EMAIL_AI_METHODS.extractAction,
-        question: scopedQuestion(extractQuestion(p.messageId), scope),
-        readAs: scopedReads(ctx.readAs, scope),
-      });
+      const outcome = await askWithin(ctx, EMAIL_AI_METHODS.extractAction, extractQuestion(p.messageId), scope);
       const claims = emailClaims(outcome.claims);
       return {
         ...answerOf(outcome),

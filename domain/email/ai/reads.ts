@@ -1,4 +1,7 @@
+import type { AskOutcome } from '../../../ai-gateway/gateway.js';
 import { ApiError } from '../../../protocol/errors.js';
+import { askAsCaller } from '../../core/ask.js';
+import type { HandlerCtx, PrepareCtx } from '../../core/handler.js';
 import { splitQuoted } from '../quoted.js';
 
 /*
@@ -101,4 +104,13 @@ export function scopeOf(asked: string): { question: string; scope: AiScope } {
   if (!m) return { question: asked, scope: {} };
   const key = m[1] === 'thread' ? 'threadId' : m[1] === 'message' ? 'messageId' : 'mailboxId';
   return { question: asked.slice(0, m.index), scope: { [key]: m[2] } };
+}
+
+/** Ask `method`'s answerer as the caller, its question and its reads held to the scope. */
+export function askWithin(ctx: HandlerCtx | PrepareCtx, method: string, question: string, scope: AiScope): Promise<AskOutcome> {
+  return askAsCaller(ctx, {
+    method,
+    question: scopedQuestion(question, scope),
+    readAs: scopedReads((m, params) => ctx.readAs(m, params), scope),
+  });
 }

@@ -1,13 +1,13 @@
 import { canonicalJson, sha256Hex } from '../../../protocol/hashing.js';
 import { EMAIL_AI_NOTICE, emailAi as c } from '../../../protocol/methods/email/ai.js';
 import type { Queryable } from '../../../db/types.js';
-import { answerOf, askAsCaller } from '../../core/ask.js';
+import { answerOf } from '../../core/ask.js';
 import { handler } from '../../core/handler.js';
 import { threadAccess } from '../access.js';
 import { EMAIL_AI_METHODS } from './answerers.js';
 import { emailClaims, quoted } from './compose.js';
 import { summariseQuestion } from './local-summarise.js';
-import { scopedQuestion, scopedReads } from './reads.js';
+import { askWithin } from './reads.js';
 
 /*
  * email.summarise (M): the AI gateway answers in prepare, outside the call's transaction (a model may take minutes;
@@ -99,11 +99,7 @@ export const summarise = handler(
       const now = await stored(ctx.db, ctx.orgId, p.threadId);
       if (now.summary && now.hash === hash) return { hash, asked: null };
       const scope = { threadId: p.threadId };
-      const outcome = await askAsCaller(ctx, {
-        method: EMAIL_AI_METHODS.summarise,
-        question: scopedQuestion(summariseQuestion(p.threadId), scope),
-        readAs: scopedReads(ctx.readAs, scope),
-      });
+      const outcome = await askWithin(ctx, EMAIL_AI_METHODS.summarise, summariseQuestion(p.threadId), scope);
       const claims = emailClaims(outcome.claims);
       const summary: Summary = {
         points: claims.filter((x) => x.role === 'point' || x.role === 'content').map(quoted),

@@ -1,7 +1,7 @@
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { EMAIL_AI_NOTICE, emailAi as c, type TRIAGE_CATEGORIES, type TRIAGE_PRIORITIES } from '../../../protocol/methods/email/ai.js';
 import type { Queryable } from '../../../db/types.js';
-import { answerOf, askAsCaller } from '../../core/ask.js';
+import { answerOf } from '../../core/ask.js';
 import { handler, type HandlerCtx, type PrepareCtx } from '../../core/handler.js';
 import { mailboxAccess, requireRole, roleIn, threadAccess } from '../access.js';
 import { folderByRole } from '../folders.js';
@@ -9,7 +9,7 @@ import { threadViews, type ThreadRow } from '../model.js';
 import { EMAIL_AI_METHODS } from './answerers.js';
 import { emailClaims, quoted } from './compose.js';
 import { triageQuestion } from './local-triage.js';
-import { scopedQuestion, scopedReads } from './reads.js';
+import { askWithin } from './reads.js';
 
 /*
  * email.triage and email.triageNow (M): the AI gateway triages in prepare, outside the call's transaction; run stores
@@ -39,11 +39,7 @@ function reasonsOf(claims: ReturnType<typeof emailClaims>) {
 /** Triage one thread through the gateway, as the caller (prepare). */
 async function triageOne(ctx: PrepareCtx, method: string, thread: Pick<ThreadRow, 'thread_id' | 'last_message_at'>): Promise<Asked> {
   const scope = { threadId: thread.thread_id };
-  const outcome = await askAsCaller(ctx, {
-    method,
-    question: scopedQuestion(triageQuestion(thread.thread_id), scope),
-    readAs: scopedReads(ctx.readAs, scope),
-  });
+  const outcome = await askWithin(ctx, method, triageQuestion(thread.thread_id), scope);
   const claims = emailClaims(outcome.claims);
   const value = (role: string) => claims.find((x) => x.role === role)?.value;
   const category = value('category') as Category | undefined;

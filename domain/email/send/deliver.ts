@@ -8,7 +8,7 @@ import { addrs, type Addr } from '../model.js';
 import { attachmentsOf, type AttachmentRow } from './attachments.js';
 import { contentKey, recipientsOf, resentTo, SUBMISSION_COLUMNS, type RedirectRow, type SubmissionRow } from './content.js';
 import { gate } from './gate.js';
-import { fileReview, type Later } from './held.js';
+import { pullIntoReview, type Later } from './held.js';
 import { deliverInternally, type InternalCopy } from './internal.js';
 import { loadOutgoing, setState } from './outgoing.js';
 import { DELIVER_JOB } from './submit.js';
@@ -180,20 +180,13 @@ export const deliver = defineJob<{ submissionId: string }>({
             })
           : [];
       if (reasons.length > 0) {
-        await ctx.q.query(`UPDATE email_submissions SET undo_status = 'canceled', updated_at = $3 WHERE org_id = $1 AND submission_id = $2`, [
-          ctx.orgId,
-          sub.submission_id,
-          at,
-        ]);
-        const filed = await fileReview(ctx.q, ctx.deps, {
+        const filed = await pullIntoReview(ctx.q, ctx.deps, {
           orgId: ctx.orgId,
+          submissionId: sub.submission_id,
           row,
           mailbox,
-          requestedBy: row.author_id ?? '',
           reasons,
           key: sub.params_hash ?? contentKey(row.mailbox_id, row),
-          sendAt: null,
-          undoSeconds: null,
           now: at,
         });
         await schedule(ctx, filed.expire);

@@ -111,6 +111,28 @@ async function summaryOf(q: Queryable, orgId: string, row: RedirectRow, mailbox:
   return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
 }
 
+/** A scheduled agent message pulled back into review (a hold placed meanwhile, or the gate at release). */
+export async function pullIntoReview(
+  q: Queryable,
+  deps: Pick<Deps, 'config'>,
+  p: {
+    orgId: string;
+    submissionId: string;
+    row: RedirectRow & { author_id: string | null };
+    mailbox: Pick<MailboxRow, 'mailbox_id' | 'address' | 'display_name'>;
+    reasons: Reason[];
+    key: string;
+    now: string;
+  },
+) {
+  await q.query(`UPDATE email_submissions SET undo_status = 'canceled', updated_at = $3 WHERE org_id = $1 AND submission_id = $2`, [
+    p.orgId,
+    p.submissionId,
+    p.now,
+  ]);
+  return fileReview(q, deps, { ...p, requestedBy: p.row.author_id ?? '', sendAt: null, undoSeconds: null });
+}
+
 /**
  * Hold the message for a human: file the review (approval and email_reviews), move it to held. Returns the review
  * and the expiry job to schedule with the event that holds it.

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.js';
 import { folderByRole, refreshThreads } from '../folders.js';
 import { mailboxesAt } from '../mailboxes.js';
 import { domainOf, type Addr } from '../model.js';
-import { findThread, subjectKey } from '../threading.js';
+import { joinThread } from '../threading.js';
 import type { AttachmentRow } from './attachments.js';
 
 /*
@@ -41,27 +41,8 @@ export async function deliverInternally(
   const participants = [...new Set([copy.from.address, ...copy.to.map((a) => a.address), ...copy.cc.map((a) => a.address)])].slice(0, 200);
   const made: { mailboxId: string; messageId: string; threadId: string }[] = [];
   for (const box of boxes) {
-    const found = await findThread(q, orgId, box.mailbox_id, {
-      inReplyTo: copy.inReplyTo,
-      references: copy.references,
-      subject: copy.subject,
-      from: copy.from.address,
-      at,
-    });
-    const threadId = found ?? newId('thr');
-    if (found) {
-      await q.query(
-        `UPDATE email_threads SET participants = (SELECT array_agg(DISTINCT p ORDER BY p) FROM unnest(participants || $3::text[]) AS p)
-          WHERE org_id = $1 AND thread_id = $2`,
-        [orgId, threadId, participants],
-      );
-    } else {
-      await q.query(
-        `INSERT INTO email_threads (org_id, thread_id, mailbox_id, subject, subject_key, participants, last_message_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-        [orgId, threadId, box.mailbox_id, copy.subject, subjectKey(copy.subject), participants, now],
-      );
-    }
+    const clues = { inReplyTo: copy.inReplyTo, references: copy.references, subject: copy.subject, from: copy.from.address, at };
+    const { threadId } = await joinThread(q, orgId, box.mailbox_id, clues, participants, now);
     const inbox = await folderByRole(q, orgId, box.mailbox_id, 'inbox');
     const messageId = newId('eml');
     await q.query(

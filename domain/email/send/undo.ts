@@ -5,7 +5,7 @@ import { settleFamilyApproval } from '../../approval/index.js';
 import { handler, type HandlerCtx } from '../../core/handler.js';
 import { mailboxAccess, messageAccess, requireRole, threadAccess, type MailboxRole } from '../access.js';
 import { latestSubmission, SUBMISSION_COLUMNS, type SubmissionRow } from './content.js';
-import { closeReview, fileReview, latestReview, loadReview } from './held.js';
+import { closeReview, latestReview, loadReview, pullIntoReview } from './held.js';
 import { loadOutgoing, setState, viewAs } from './outgoing.js';
 import { noteOf } from './submit.js';
 
@@ -120,24 +120,17 @@ export const holdReplies = handler(c.holdReplies, async (ctx, p) => {
     const at = now.toISOString();
     for (const sub of await scheduledAgentSends(ctx, mailboxId, target ? id : null)) {
       const row = await loadOutgoing(ctx.q, ctx.orgId, sub.message_id, { lock: true });
-      await ctx.q.query(`UPDATE email_submissions SET undo_status = 'canceled', updated_at = $3 WHERE org_id = $1 AND submission_id = $2`, [
-        ctx.orgId,
-        sub.submission_id,
-        at,
-      ]);
-      const filed = await fileReview(ctx.q, ctx.deps, {
+      const filed = await pullIntoReview(ctx.q, ctx.deps, {
         orgId: ctx.orgId,
+        submissionId: sub.submission_id,
         row,
         mailbox,
-        requestedBy: row.author_id ?? '',
         reasons: [
           target
             ? { code: 'thread_hold', text: 'agent replies on this thread were put on hold while it waited to leave' }
             : { code: 'mailbox_hold', text: 'agent mail from this mailbox was put on hold while it waited to leave' },
         ],
         key: sub.params_hash ?? '',
-        sendAt: null,
-        undoSeconds: null,
         now: at,
       });
       ctx.schedule(filed.expire.name, filed.expire.data, filed.expire.opts);

@@ -211,17 +211,17 @@ describe('payg-import (an operator loads the next year without a release)', () =
     [
       'a sample the coefficients do not reproduce',
       file2027({ samples: [{ scale: '2', weeklyEarnings: 1000, withheld: 144 }] }),
-      /samples\[0\]: scale 2 on a WEEKLY pay of \$1,000\.00 computes \$143, the ATO's sample says \$144/,
+      /samples\.0: scale 2 on a WEEKLY pay of \$1,000\.00 computes \$143, the ATO's sample says \$144/,
     ],
     [
       'a monthly sample that does not reproduce',
       file2027({ samples: [{ scale: '5', frequency: 'MONTHLY', grossCents: 399_533, withheld: 1 }] }),
-      /samples\[0\]: scale 5 on a MONTHLY pay of \$3,995\.33 computes \$\d+, the ATO's sample says \$1;/,
+      /samples\.0: scale 5 on a MONTHLY pay of \$3,995\.33 computes \$\d+, the ATO's sample says \$1;/,
     ],
     [
       'a sample of an unknown frequency',
       file2027({ samples: [{ scale: '2', frequency: 'DAILY', grossCents: 100, withheld: 0 }] }),
-      /samples\[0\]\.frequency: must be one of WEEKLY, FORTNIGHTLY, MONTHLY/,
+      /samples\.0\.frequency: must be one of WEEKLY, FORTNIGHTLY, MONTHLY/,
     ],
     ['an open-ended or reversed range', file2027({ to: '2027-06-30' }), /to: 2027-06-30 is before from 2027-07-01/],
     ['no source address', file2027({ source: 'the ATO' }), /source: must be the https address/],
@@ -284,7 +284,7 @@ describe('payg-import (an operator loads the next year without a release)', () =
     const dir = await mkdtemp(path.join(tmpdir(), 'payg-'));
     await writeFile(path.join(dir, 'bad.csv'), csv('sample,1,1000,254'));
     await expect(readScheduleFile(path.join(dir, 'bad.csv')).then((f) => paygImportCommand(s.runtime.db, f))).rejects.toThrow(
-      /^bad\.csv: samples\[3\]: scale 1 on a WEEKLY pay of \$1,000\.00 computes \$255, the ATO's sample says \$254/,
+      /^bad\.csv: samples\.3: scale 1 on a WEEKLY pay of \$1,000\.00 computes \$255, the ATO's sample says \$254/,
     );
     await writeFile(path.join(dir, 'typo.csv'), csv('coefficent,1,100,0.1,0'));
     await expect(readScheduleFile(path.join(dir, 'typo.csv'))).rejects.toThrow(/^typo\.csv: line \d+: expected meta/);

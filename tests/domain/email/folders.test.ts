@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { expectError } from '../../helpers/frames.js';
-import { deliver, inbound, mailOrg, newDraft, type MailOrg } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft } from './kit.js';
 
 /*
  * email.move, email.folderRename and email.folderDelete: mail moves within its mailbox (a new path makes the
@@ -13,8 +13,7 @@ let o: MailOrg;
 let folders: Record<string, string>;
 beforeAll(async () => {
   o = await mailOrg();
-  const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
-  folders = Object.fromEntries(mailboxes.find((m: any) => m.id === o.mailboxId).folders.map((f: any) => [f.role, f.id]));
+  folders = await folderRoles(o);
 });
 afterAll(() => o.s.close());
 

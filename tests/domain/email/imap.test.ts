@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorError, parseImapUrl, syncImap, type ImapSource } from '../../../domain/email/index.js';
 import { eventsAfter, head, ok } from '../../helpers/calls.js';
 import { compose, DOVECOT, startDovecot, type Dovecot } from './inbound-kit.js';
-import { mailOrg, type MailOrg } from './kit.js';
+import { folderRoles, mailOrg, type MailOrg } from './kit.js';
 
 /*
  * IMAP sync against a real Debian dovecot-imapd the test starts on a free port, with a temporary configuration and
@@ -54,8 +54,7 @@ describe.skipIf(!present)('IMAP sync against dovecot', () => {
     await imap.mailboxCreate('Sent').catch(() => undefined);
     await imap.mailboxCreate('Clients/Acme');
     for (const subject of ['Old one', 'Old two', 'Old three']) await put('INBOX', subject);
-    const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
-    folders = Object.fromEntries(mailboxes.find((m: any) => m.id === o.mailboxId).folders.map((f: any) => [f.role, f.id]));
+    folders = await folderRoles(o);
   }, 60_000);
   afterAll(async () => {
     await imap?.logout().catch(() => undefined);

@@ -48,6 +48,12 @@ export async function mailOrg(): Promise<MailOrg> {
   return { ...cast, mailboxId, address, otherId, otherAddress };
 }
 
+/** The mailbox's folder ids by role (inbox, drafts, sent, archive, spam, trash), as its members see them. */
+export async function folderRoles(o: MailOrg, mailboxId = o.mailboxId): Promise<Record<string, string>> {
+  const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
+  return Object.fromEntries(mailboxes.find((m: any) => m.id === mailboxId).folders.map((f: any) => [f.role, f.id]));
+}
+
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 
 /** RFC 5322 bytes as a mail client would send them. */

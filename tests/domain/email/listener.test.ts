@@ -7,9 +7,9 @@ import type { Logger } from '../../../domain/core/deps.js';
 import { createMailbox, emailFamily, loadEmailInboundConfig, startInbound, type InboundListener } from '../../../domain/email/index.js';
 import { newId } from '../../../domain/core/ids.js';
 import { freshOrg, onPostgres, TestClient } from '../../helpers/harness.js';
-import { ok } from '../../helpers/calls.js';
+
 import { compose, dnsFor } from './inbound-kit.js';
-import { mailOrg, type MailOrg } from './kit.js';
+import { folderRoles, mailOrg, type MailOrg } from './kit.js';
 
 /*
  * The SMTP listener end to end: a nodemailer client sends to smtp-server on 127.0.0.1 (a free port), SPF, DKIM and
@@ -60,8 +60,7 @@ const stored = async (rfcId: string) =>
 
 let folders: Record<string, string>;
 beforeAll(async () => {
-  const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
-  folders = Object.fromEntries(mailboxes.find((m: any) => m.id === o.mailboxId).folders.map((f: any) => [f.role, f.id]));
+  folders = await folderRoles(o);
 });
 
 describe('the SMTP listener', () => {

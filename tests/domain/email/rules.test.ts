@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, head, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { expectError } from '../../helpers/frames.js';
-import { deliver, inbound, mailOrg, type MailOrg } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg } from './kit.js';
 
 /*
  * email.ruleSave, email.ruleSetEnabled and email.rules: a closed grammar checked with field paths, rules in words,
@@ -13,8 +13,7 @@ let o: MailOrg;
 let folders: Record<string, string>;
 beforeAll(async () => {
   o = await mailOrg();
-  const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
-  folders = Object.fromEntries(mailboxes.find((m: any) => m.id === o.mailboxId).folders.map((f: any) => [f.role, f.id]));
+  folders = await folderRoles(o);
 });
 afterAll(() => o.s.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, head, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { expectError } from '../../helpers/frames.js';
-import { deliver, inbound, mailOrg, newDraft, type MailOrg } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft } from './kit.js';
 
 /*
  * Spam: DMARC failures and blocked senders land in Spam on arrival; email.reportSpam moves mail to Spam (blocking
@@ -13,8 +13,7 @@ let o: MailOrg;
 let folders: Record<string, string>;
 beforeAll(async () => {
   o = await mailOrg();
-  const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
-  folders = Object.fromEntries(mailboxes.find((m: any) => m.id === o.mailboxId).folders.map((f: any) => [f.role, f.id]));
+  folders = await folderRoles(o);
 });
 afterAll(() => o.s.close());
 

@@ -214,7 +214,7 @@ describe('files.ask with a model: answers refused as ungrounded', () => {
     expect(res).toMatchObject({ status: 'refused', reason: 'The named file does not say.' });
     expect(mock.requests[0].body.messages[1].content).toBe(`What does the onboarding note say?\n\nOnly these files may answer: ${lease.id}.`);
     expect(toolResults(mock.requests[1])).toEqual([
-      { error: `BAD_REQUEST: params.fileId: ${note.id} is not one of the files this ask is limited to (fileIds): read only those` },
+      { error: `BAD_REQUEST: fileId: ${note.id} is not one of the files this ask is limited to (fileIds): read only those` },
     ]);
   });
 });
