@@ -474,3 +474,27 @@ describe('npm run cli -- demo: files', () => {
     ]);
   });
 });
+
+describe('npm run cli -- demo: email', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+
+  it("the accounts mailbox: Dana's thread summarised and triaged, the receipt filed by the rule, the spoof in Spam, the agent's reply held; approving it schedules it", async () => {
+    const mailboxId = grab(/\((mbx_\w+)\)/);
+    const { mailboxes } = await client.ok('email.mailboxes', {});
+    const folders = Object.fromEntries(mailboxes.find((m: any) => m.id === mailboxId).folders.map((f: any) => [f.path, f]));
+    expect(folders.Receipts).toMatchObject({ threads: 1, unread: 0 });
+    expect(folders.Spam).toMatchObject({ threads: 1 });
+    const thread = await client.ok('email.thread', { threadId: grab(/Dana's thread \((thr_\w+)\)/) });
+    expect(thread.summary.points.length).toBeGreaterThan(0);
+    expect(thread.messages.filter((m: any) => m.state === 'received')).toHaveLength(2);
+    const approvalId = grab(/"approvalId":"(apr_\w+)"/);
+    const { reviews } = await client.ok('email.approvals', { mailboxId, status: 'pending' });
+    expect(reviews.map((r: any) => r.approvalId)).toEqual([approvalId]);
+    const approved = await client.ok('email.approve', { approvalId });
+    expect(approved.submission).toMatchObject({ undoStatus: 'pending' });
+    const ledger = JSON.stringify((await allEvents(client)).filter((e) => /^email\./.test(e.kind)));
+    // The sender's domain is the one thing of an address events carry (tidewater.example); never a name, subject or folder.
+    for (const words of ['Dana', 'dana@', 'INV-0042', 'retainer', 'Receipts', 'password', 'Tidewater Holdings']) expect(ledger).not.toContain(words);
+  });
+});
