@@ -16,6 +16,7 @@ import { peopleStep } from './scenarios/people.js';
 import { directoryStep } from './scenarios/directory.js';
 import { governanceStep } from './scenarios/governance.js';
 import { messagingStep } from './scenarios/messaging.js';
+import { emailStep } from './scenarios/email.js';
 import { filesStep } from './scenarios/files.js';
 import { schedulerStep } from './scenarios/scheduler.js';
 
@@ -430,6 +431,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   directory: directoryStep,
   governance: governanceStep,
   messaging: messagingStep,
+  email: emailStep,
   files: filesStep,
   scheduler: schedulerStep,
   coldstart: coldStart,

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import type { Message, MessageLine, Thread } from '../../protocol/methods/email/shapes.js';
+import type { DELIVERIES, Message, MessageLine, Thread } from '../../protocol/methods/email/shapes.js';
 import type { Queryable } from '../../db/types.js';
 import { splitQuoted } from './quoted.js';
+
+type Delivery = (typeof DELIVERIES)[number];
 
 /*
  * The rows of the email family and how a member sees them: a message with the caller's read state, reactions and
@@ -88,7 +90,7 @@ type LineView = z.infer<typeof MessageLine>;
 
 /** The caller's read state, reactions and the attachments of these messages: three statements for a page. */
 async function extras(q: Queryable, orgId: string, ids: readonly string[], principalId: string) {
-  const [reads, reactions, attachments] = await Promise.all([
+  const [reads, reactions, attachments, submissions] = await Promise.all([
     q.query<{ message_id: string }>('SELECT message_id FROM email_message_reads WHERE org_id = $1 AND principal_id = $2 AND message_id = ANY($3::text[])', [
       orgId,
       principalId,
@@ -105,8 +107,27 @@ async function extras(q: Queryable, orgId: string, ids: readonly string[], princ
          FROM email_attachments WHERE org_id = $1 AND message_id = ANY($2::text[]) ORDER BY message_id, position`,
       [orgId, ids],
     ),
+    // Each outbound message's newest submission: whether and how it left.
+    q.query<{
+      message_id: string;
+      submission_id: string;
+      send_at: string | Date;
+      undo_status: 'pending' | 'final' | 'canceled';
+      delivery: Delivery | null;
+      last_error: string | null;
+    }>(
+      `SELECT DISTINCT ON (message_id) message_id, submission_id, send_at, undo_status, delivery, last_error
+         FROM email_submissions WHERE org_id = $1 AND message_id = ANY($2::text[]) ORDER BY message_id, created_at DESC, submission_id DESC`,
+      [orgId, ids],
+    ),
   ]);
-  return { read: new Set(reads.map((r) => r.message_id)), reactions, attachments };
+  const submission = new Map(
+    submissions.map((s) => [
+      s.message_id,
+      { id: s.submission_id, sendAt: new Date(s.send_at).toISOString(), undoStatus: s.undo_status, delivery: s.delivery, error: s.last_error },
+    ]),
+  );
+  return { read: new Set(reads.map((r) => r.message_id)), reactions, attachments, submission };
 }
 
 const group = <T extends { message_id: string }>(rows: readonly T[]) => {
@@ -175,6 +196,7 @@ export async function messageViews(
       reactions: (reactions.get(r.message_id) ?? []).map((e) => ({ emoji: e.emoji, count: Number(e.count), mine: e.mine })),
       sentAt: r.sent_at,
       receivedAt: r.received_at,
+      submission: x.submission.get(r.message_id) ?? null,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
 import { id, limit, text } from '../../schema.js';
-import { Address, MAX_RECIPIENTS, Message, changed, cursor, emailId, mailboxId, threadId } from './shapes.js';
+import { Address, MAX_RECIPIENTS, Message, Submission, changed, cursor, emailId, mailboxId, threadId } from './shapes.js';
+
+export { DELIVERIES, Submission } from './shapes.js';
 
 /**
  * The email family's sending and review (scope email.write; approvals email.read). An agent's message that the gate
@@ -24,7 +26,6 @@ export const REVIEW_REASONS = [
   'hourly_cap',
 ] as const;
 export const REVIEW_STATUSES = ['pending', 'approved', 'returned', 'withdrawn', 'expired'] as const;
-export const DELIVERIES = ['sent', 'internal', 'outboxed', 'deferred', 'failed', 'bounced'] as const;
 /** Most reviews one approveAll decides. */
 export const MAX_APPROVE_ALL = 50;
 export const MAX_UNDO_SECONDS = 300;
@@ -49,19 +50,6 @@ const allowDuplicate = z
 export const Reason = z.strictObject({
   code: z.enum(REVIEW_REASONS).describe('Why the gate held it.'),
   text: z.string().describe('The reason in words.'),
-});
-
-export const Submission = z.strictObject({
-  id: z.string().describe('sub_…'),
-  sendAt: z.string().describe('When it leaves; undoSend takes it back until then.'),
-  undoStatus: z.enum(['pending', 'final', 'canceled']).describe('pending: still in the undo window; final: it left; canceled: undone.'),
-  delivery: z
-    .enum(DELIVERIES)
-    .nullable()
-    .describe(
-      'null until it leaves. sent: the relay took it; internal: delivered to mailboxes of the org; outboxed: NOT delivered, no relay is configured (kept as an .eml file); deferred: the relay answered 4xx, retried for 24 h; failed: not delivered.',
-    ),
-  error: z.string().nullable().describe('What went wrong, for anything short of delivery.'),
 });
 
 export const ReviewRef = z.strictObject({

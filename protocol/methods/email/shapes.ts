@@ -91,6 +91,21 @@ export const Attachment = z.strictObject({
 
 export const Reaction = z.strictObject({ emoji: z.string(), count: z.number().int(), mine: z.boolean() });
 
+export const DELIVERIES = ['sent', 'internal', 'outboxed', 'deferred', 'failed', 'bounced'] as const;
+
+export const Submission = z.strictObject({
+  id: z.string().describe('sub_…'),
+  sendAt: z.string().describe('When it leaves; undoSend takes it back until then.'),
+  undoStatus: z.enum(['pending', 'final', 'canceled']).describe('pending: still in the undo window; final: it left; canceled: undone.'),
+  delivery: z
+    .enum(DELIVERIES)
+    .nullable()
+    .describe(
+      'null until it leaves. sent: the relay took it; internal: delivered to mailboxes of the org; outboxed: NOT delivered, no relay is configured (kept as an .eml file); deferred: the relay answered 4xx, retried for 24 h; failed: not delivered.',
+    ),
+  error: z.string().nullable().describe('What went wrong, for anything short of delivery.'),
+});
+
 export const Message = z.strictObject({
   id: z.string().describe('eml_…'),
   mailboxId: z.string(),
@@ -122,6 +137,9 @@ export const Message = z.strictObject({
   reactions: z.array(Reaction),
   sentAt: z.string().nullable(),
   receivedAt: z.string().nullable(),
+  submission: Submission.nullable().describe(
+    'Outbound: its newest submission (when it leaves, whether it was delivered); null for mail received and drafts never sent.',
+  ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

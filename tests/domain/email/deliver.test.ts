@@ -37,6 +37,10 @@ describe('through the relay', () => {
     const got = await arrive(w, { subject: 'Pricing', messageId: `q1.${Date.now()}@client.example` });
     const r = await ok(w.s, 'email.send', { replyToMessageId: got.messageId, text: 'It costs $10.' }, w.owner.key);
     expect(await delivered(w, r.message.id)).toMatchObject({ undo_status: 'final', delivery: 'sent', last_error: null, attempts: 1 });
+    expect((await ok(w.s, 'email.thread', { threadId: got.threadId }, w.owner.key)).messages.at(-1).submission).toMatchObject({
+      delivery: 'sent',
+      error: null,
+    });
     const [mail] = atSink(r.message.rfcMessageId);
     expect(mail.to).toEqual(['ann@client.example']);
     expect(mail.from).toBe(w.address);
@@ -123,6 +127,12 @@ describe('through the relay', () => {
     const again = await ok(w.s, 'email.draftSend', { draftId: bad.message.id }, w.owner.key);
     expect(again).toMatchObject({ status: 'sent', changed: false, submission: { delivery: 'failed' } });
     expect(again.note).toMatch(/not delivered: it failed/);
+    // The message itself says so to whoever reads it later.
+    const { message } = await ok(w.s, 'email.message', { messageId: bad.message.id }, w.owner.key);
+    expect(message).toMatchObject({
+      state: 'sent',
+      submission: { delivery: 'failed', undoStatus: 'final', error: expect.stringMatching(/No such user here/) },
+    });
   });
 
   it("the gate again at release: a policy changed in the undo window holds the agent's mail then, by a system event", async () => {
