@@ -7,7 +7,8 @@ import { buildApp } from '../../gateway/app.js';
 import { META_TOOL_NAMES } from '../../mcp/meta-tools.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { parseSelection } from '../../mcp/toolsets.js';
-import { freshOrg, testRuntime, TestClient, type TestServer } from './harness.js';
+import { DATABASE_URL, freshOrg, testRuntime, TestClient, type TestServer } from './harness.js';
+import { freshDatabase } from '../multiprocess/harness.js';
 import { allEvents } from './harness.js';
 
 /**
@@ -27,7 +28,11 @@ export interface CanaryServer extends TestServer {
   idempotencyText(): Promise<string>;
 }
 
-export async function canaryServer(): Promise<CanaryServer> {
+/**
+ * ownDatabase: a database no other test's runtime works on (a fresh one on PostgreSQL, in memory on PGlite), for a
+ * canary that starts job workers: on a shared database another test's worker could take its jobs.
+ */
+export async function canaryServer(opts: { ownDatabase?: boolean } = {}): Promise<CanaryServer> {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -35,7 +40,9 @@ export async function canaryServer(): Promise<CanaryServer> {
       done();
     },
   });
-  const runtime = await testRuntime({ log: pino({ level: 'trace' }, stream) });
+  const fresh = opts.ownDatabase && DATABASE_URL ? await freshDatabase(DATABASE_URL, 'wops_canary') : undefined;
+  const own = opts.ownDatabase ? (fresh ? { databaseUrl: fresh.url } : { inMemory: true }) : {};
+  const runtime = await testRuntime({ log: pino({ level: 'trace' }, stream), ...own });
   const app = await buildApp({ runtime, logger: { level: 'trace', stream }, rateLimitPerMinute: 0 });
   const org = await freshOrg(runtime, 'canary');
   const client = new TestClient(app, org.adminKey);
@@ -66,6 +73,7 @@ export async function canaryServer(): Promise<CanaryServer> {
       for (const c of clients) await c.close();
       await app.close();
       await runtime.close();
+      await fresh?.drop();
     },
   };
 }

@@ -16,7 +16,8 @@ const CANARY = 'Quokka-Canary-5519';
 const low = CANARY.toLowerCase();
 let s: CanaryServer;
 beforeAll(async () => {
-  s = await canaryServer();
+  // Its sending test starts job workers: deliveries must be its own to count.
+  s = await canaryServer({ ownDatabase: true });
 });
 afterAll(() => s.close());
 

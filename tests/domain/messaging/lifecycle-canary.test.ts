@@ -13,7 +13,7 @@ import { until } from '../../jobs/kit.js';
 const CANARY = 'Okapi-Canary-4412';
 let s: CanaryServer;
 beforeAll(async () => {
-  s = await canaryServer();
+  s = await canaryServer({ ownDatabase: true }); // it starts job workers: its jobs must be its own
   await s.runtime.deps.jobs.startWorkers({ pollingIntervalSeconds: 0.5, maintenanceIntervalSeconds: 1 });
 });
 afterAll(() => s.close());
