@@ -12,6 +12,19 @@ export interface Row {
   unit: string;
 }
 
+/** A read's p95 beside its p50, against a p95 target in ms (null: none). */
+export const latencyRow = (scenario: string, f: { p50Ms: number; p95Ms: number }, targetMs: number | null): Row => ({
+  scenario,
+  metric: 'p95',
+  unit: 'ms',
+  product: f.p95Ms,
+  baseline: f.p50Ms,
+  baselineLabel: 'p50',
+  ratio: f.p95Ms / f.p50Ms,
+  target: targetMs === null ? '' : `< ${targetMs} ms`,
+  met: targetMs === null ? null : f.p95Ms < targetMs,
+});
+
 const fmt = (n: number | null, unit = ''): string => {
   if (n === null) return '-';
   const v = Number.isInteger(n) ? String(n) : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 10 ? n.toFixed(1) : n.toFixed(2);

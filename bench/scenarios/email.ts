@@ -3,6 +3,7 @@ import { one } from '../../db/types.js';
 import { encodeCursor } from '../../domain/core/cursor.js';
 import { createOrgs, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, percentile, type Latencies } from '../measure.js';
+import { latencyRow } from '../report.js';
 import { freePort, startServer } from '../server.js';
 import type { BenchRun } from '../steps.js';
 import { rng } from './directory-names.js';
@@ -81,7 +82,7 @@ async function measure(ctx: BenchContext, org: BenchOrg, seed: EmailSeed): Promi
       items += (body.result.threads ?? body.result.messages ?? []).length;
     });
     out[kind] = { ...figures, meanItems: items / SAMPLES };
-    log(`14. ${kind}: p50 ${figures.p50Ms.toFixed(1)} p95 ${figures.p95Ms.toFixed(1)} ms; ${(items / SAMPLES).toFixed(1)} items an answer`);
+    log(`15. ${kind}: p50 ${figures.p50Ms.toFixed(1)} p95 ${figures.p95Ms.toFixed(1)} ms; ${(items / SAMPLES).toFixed(1)} items an answer`);
     if (items === 0) throw new Error(`${calls[0][0]} ${kind}: every answer was empty; the seed is not what the read looks for`);
   }
   return out;
@@ -139,12 +140,12 @@ export async function emailStep(run: BenchRun): Promise<void> {
       : [{ principalId: (await seedMembers(ctx.db, org, 1, () => null, 'eml')).ids[0], role: 'owner' }];
   if (kind !== 'human') seats.push({ principalId: org.actor, role: 'agent' });
   const address = `support-${ctx.runId}@bench.example`;
-  log(`14. email: inserting ${THREADS} threads and ${MESSAGES} messages in one mailbox, then ANALYZE`);
+  log(`15. email: inserting ${THREADS} threads and ${MESSAGES} messages in one mailbox, then ANALYZE`);
   const seed = await seedEmail(ctx.db, org.orgId, { address, seats, threads: THREADS, messages: MESSAGES });
-  log(`14. seeded ${seed.threads} threads, ${seed.messages} messages in ${seed.seedMs.toFixed(0)} ms`);
+  log(`15. seeded ${seed.threads} threads, ${seed.messages} messages in ${seed.seedMs.toFixed(0)} ms`);
   const reads = await measure(ctx, org, seed);
 
-  log(`14. ingest: a second server process with the SMTP listener; ${INGEST} messages on ${SENDERS} connections, then ${INGEST / 4} on one`);
+  log(`15. ingest: a second server process with the SMTP listener; ${INGEST} messages on ${SENDERS} connections, then ${INGEST / 4} on one`);
   const port = await freePort();
   const second = await startServer({ env: { DATABASE_URL: run.url, PG_POOL_SIZE: String(run.serverPool), EMAIL_SMTP_LISTEN: `127.0.0.1:${port}` } });
   const before = Number(one(await ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM email_messages WHERE org_id = $1', [org.orgId])).n);
@@ -168,20 +169,10 @@ export async function emailStep(run: BenchRun): Promise<void> {
   for (const k of Object.keys(TARGETS) as Read[]) {
     const f = reads[k];
     const target = TARGETS[k];
-    run.rows.push({
-      scenario: `14 email ${k}, ${size}`,
-      metric: 'p95',
-      unit: 'ms',
-      product: f.p95Ms,
-      baseline: f.p50Ms,
-      baselineLabel: 'p50',
-      ratio: f.p95Ms / f.p50Ms,
-      target: target === null ? '' : `< ${target} ms`,
-      met: target === null ? null : f.p95Ms < target,
-    });
+    run.rows.push(latencyRow(`15 email ${k}, ${size}`, f, target));
   }
   run.rows.push({
-    scenario: `14 email SMTP ingest, ${SENDERS} conns`,
+    scenario: `15 email SMTP ingest, ${SENDERS} conns`,
     metric: 'msg/s',
     unit: '/s',
     product: many.perSecond,

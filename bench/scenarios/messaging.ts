@@ -1,5 +1,6 @@
 import { createOrgs, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
 import { latencies, type Latencies } from '../measure.js';
+import { latencyRow } from '../report.js';
 import type { BenchRun } from '../steps.js';
 import { rng } from './directory-names.js';
 import { seedMessaging } from './messaging-seed.js';
@@ -86,17 +87,7 @@ export async function messagingStep(run: BenchRun): Promise<void> {
   for (const kind of Object.keys(TARGETS) as Read[]) {
     const f = reads[kind];
     const target = TARGETS[kind];
-    run.rows.push({
-      scenario: `13 messaging ${kind}, ${seed.messages / 1e6}M`,
-      metric: 'p95',
-      unit: 'ms',
-      product: f.p95Ms,
-      baseline: f.p50Ms,
-      baselineLabel: 'p50',
-      ratio: f.p95Ms / f.p50Ms,
-      target: target === null ? '' : `< ${target} ms`,
-      met: target === null ? null : f.p95Ms < target,
-    });
+    run.rows.push(latencyRow(`13 messaging ${kind}, ${seed.messages / 1e6}M`, f, target));
   }
   run.rows.push({
     scenario: `13 messaging fan-out to ${STREAMS} streams`,
