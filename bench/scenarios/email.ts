@@ -128,7 +128,7 @@ async function ingest(port: number, to: string, n: number, connections: number, 
   return { messages: n, connections, perSecond: n / seconds, p50Ms: percentile(ms, 50), p95Ms: percentile(ms, 95) };
 }
 
-/** 14: email at 100k threads and 1M messages, and inbound SMTP ingest (docs/families/email.md, performance). */
+/** 15: email at 100k threads and 1M messages, and inbound SMTP ingest (docs/families/email.md, performance). */
 export async function emailStep(run: BenchRun): Promise<void> {
   const { ctx } = run;
   const [org] = await createOrgs(ctx.baseUrl, ctx.db, run.adminKey, 1, `bench-${ctx.runId}-email`);
@@ -161,7 +161,7 @@ export async function emailStep(run: BenchRun): Promise<void> {
   const sent = 20 + many.messages + single.messages;
   if (stored !== sent) throw new Error(`ingest: ${sent} messages answered 250 but ${stored} message rows were stored`);
   log(
-    `14. ingest: ${many.perSecond.toFixed(1)} msg/s on ${SENDERS} connections (p95 ${many.p95Ms.toFixed(0)} ms), ${single.perSecond.toFixed(1)} msg/s on one`,
+    `15. ingest: ${many.perSecond.toFixed(1)} msg/s on ${SENDERS} connections (p95 ${many.p95Ms.toFixed(0)} ms), ${single.perSecond.toFixed(1)} msg/s on one`,
   );
 
   run.raw.email = { threads: seed.threads, messages: seed.messages, seedMs: seed.seedMs, reads, ingest: { many, single } };
