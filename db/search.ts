@@ -28,7 +28,17 @@ export interface SearchSpec {
    * for large, time-ordered bodies (chat), where a common word matches tens of thousands of rows and ranking them
    * all costs more than the answer is worth. Older matches are reached by narrowing (a range filter).
    */
-  recent?: { column: string; candidates: number };
+  recent?: {
+    column: string;
+    candidates: number;
+    /**
+     * The integer column holding wops_search_day(column) that the table's doc and stem GIN indexes carry
+     * (wops_search_recent, 058_search_recent.sql). With it the newest matches are found day-window by day-window
+     * inside the index (the last week first, widened by the density seen), rather than by walking the newest rows
+     * or fetching every match: the same candidates, found at a cost bounded by `candidates`, not by the table.
+     */
+    day?: string;
+  };
 }
 
 export type FilterValue = string | number | boolean | null | readonly (string | number)[];
@@ -96,6 +106,9 @@ const STOP = '\uE001';
 const HEADLINE = `StartSel=${START}, StopSel=${STOP}, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`;
 /** Bound on a highlight's characters, whatever the words' lengths. */
 const MAX_HIGHLIGHT_CHARS = 400;
+/** A day-windowed search looks at the last week first; a wider window than MAX_WINDOW_DAYS is every day. */
+const FIRST_WINDOW_DAYS = 7;
+const MAX_WINDOW_DAYS = 400;
 /** D, C, B, A (ts_rank_cd's order). */
 const RANK_WEIGHTS = '{0.1, 0.2, 0.4, 1.0}';
 
@@ -117,7 +130,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
     ...fuzzy,
     ...Object.values(spec.filters ?? {}),
     ...Object.values(spec.ranges ?? {}),
-    ...(spec.recent ? [spec.recent.column] : []),
+    ...(spec.recent ? [spec.recent.column, ...(spec.recent.day ? [spec.recent.day] : [])] : []),
   ]) {
     if (!IDENT.test(name)) throw new Error(`defineSearch(${spec.table}): ${JSON.stringify(name)} is not a plain identifier`);
   }
@@ -139,7 +152,14 @@ export function defineSearch(spec: SearchSpec): Searchable {
    * (stems), 2 the trigram-only hits by similarity (a row is in one tier only). Tiers are asked in turn, so a query
    * whose full-text hits fill the page never pays for stems or similarity.
    */
-  function tierSql(opts: SearchOptions, text: string, tier: Tier, take: number, after: Cursor | undefined): { sql: string; params: unknown[] } {
+  function tierSql(
+    opts: SearchOptions,
+    text: string,
+    tier: Tier,
+    take: number,
+    after: Cursor | undefined,
+    days: number | null,
+  ): { sql: string; params: unknown[] } {
     // $1 org, $2 the query text (websearch syntax for tiers 0 and 1, the words for tier 2)
     const params: unknown[] = [opts.org, text];
     const exact = `websearch_to_tsquery('wops_search', $2)`;
@@ -168,6 +188,7 @@ export function defineSearch(spec: SearchSpec): Searchable {
       if (range.until !== undefined) where.push(`${column} < $${params.push(range.until)}`);
     }
     if (opts.where) where.push(`(${opts.where((value) => `$${params.push(value)}`)})`);
+    if (days !== null && spec.recent?.day) where.push(`${spec.recent.day} >= wops_search_day(now()) - $${params.push(days)}::int`);
     let from = '';
     if (after) {
       const [sc, id] = [params.push(after.score), params.push(after.id)];
@@ -180,16 +201,40 @@ export function defineSearch(spec: SearchSpec): Searchable {
       .map((c) => `'${c}', ts_headline('${config}', translate(coalesce(t.${c}, ''), $${marks}, ''), ${query}, $${options})`)
       .join(', ');
     const matches = `SELECT ${spec.id}::text AS id, ${score} AS score FROM ${spec.table} WHERE ${where.join(' AND ')}`;
+    // The newest candidates first, ranked after: the rank reads each row's words, so only the candidates pay it.
+    const vector = tier === 1 ? stem : doc;
     const hits =
       tier !== 2 && spec.recent
-        ? `SELECT id, score FROM (${matches} ORDER BY ${spec.recent.column} DESC LIMIT ${Math.trunc(spec.recent.candidates)}) newest`
+        ? `SELECT id, ts_rank_cd('${RANK_WEIGHTS}', v, ${query}) AS score FROM (SELECT ${spec.id}::text AS id, ${vector} AS v FROM ${spec.table}
+             WHERE ${where.join(' AND ')} ORDER BY ${spec.recent.column} DESC LIMIT ${Math.trunc(spec.recent.candidates)}) newest`
         : matches;
+    // found: how many candidates there were (a day window that found fewer than `candidates` is widened).
     const sql = `WITH hits AS (${hits}),
       page AS (SELECT * FROM hits ${from} ORDER BY score DESC, id LIMIT ${take})
-      SELECT p.id, p.score::text AS score, json_build_object(${highlights}) AS highlights
+      SELECT p.id, p.score::text AS score, json_build_object(${highlights}) AS highlights, (SELECT count(*) FROM hits)::int AS found
         FROM page p JOIN ${spec.table} t ON t.org_id = $1 AND t.${spec.id}::text = p.id
        ORDER BY p.score DESC, p.id`;
     return { sql, params };
+  }
+
+  /**
+   * One tier's rows. With a day column, the newest candidates are looked for in the last FIRST_WINDOW_DAYS days,
+   * then in a window widened by the density seen there, then everywhere: a window that holds `candidates` matches
+   * holds the newest ones (every newer row is in it), so the answer is what the search over every day would give.
+   */
+  async function tierRows(q: Queryable, opts: SearchOptions, text: string, tier: Tier, take: number, after: Cursor | undefined) {
+    type Found = { id: string; score: string; highlights: Record<string, string> | string; found: number };
+    const candidates = spec.recent?.candidates ?? 0;
+    let days: number | null = tier !== 2 && spec.recent?.day !== undefined ? FIRST_WINDOW_DAYS : null;
+    for (let round = 0; ; round++) {
+      const planned = tierSql(opts, text, tier, take, after, days);
+      const rows = await q.query<Found>(planned.sql, planned.params);
+      const found = rows[0] ? Number(rows[0].found) : 0;
+      if (days === null || found >= candidates) return rows;
+      // Matches come at about found/days a day: a window that should hold half again the candidates, or every day.
+      const wider = found > 0 ? Math.ceil((days * candidates * 1.5) / found) : Infinity;
+      days = round === 0 && wider <= MAX_WINDOW_DAYS ? wider : null;
+    }
   }
 
   /** Run inside a transaction (a handler's q is one): the settings below are local to it. */
@@ -212,8 +257,12 @@ export function defineSearch(spec: SearchSpec): Searchable {
       const take = limit + 1 - rows.length;
       if (take <= 0) break;
       const after = cursor?.tier === tier ? cursor : undefined;
-      const planned = tierSql(opts, text, tier, take, after);
-      if (tier === 2 && !(after && Number(after.score) < STRICT_FUZZY_THRESHOLD)) {
+      if (tier !== 2) {
+        for (const r of await tierRows(q, opts, text, tier, take, after)) rows.push({ ...r, tier });
+        continue;
+      }
+      const planned = tierSql(opts, text, tier, take, after, null);
+      if (!(after && Number(after.score) < STRICT_FUZZY_THRESHOLD)) {
         // The strict pass, its threshold set around its statement alone (sent together: one round trip).
         const setThreshold = `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`;
         const [, strict] = await Promise.all([

@@ -121,10 +121,18 @@ export async function renamePaths(q: Queryable, orgId: string, folder: FolderRow
   }
 }
 
-/** Recompute which folders these threads have live mail in, and their counts and last activity. */
+/**
+ * Recompute which folders these threads have live mail in, and their counts and last activity. The threads' rows
+ * are locked first (in id order): two transactions recomputing one thread (a delivery job and a call on the same
+ * thread) then run one after the other, the second deleting what the first inserted. Without it the second's
+ * DELETE did not see the first's new rows and its INSERT broke the unique key: the loser failed (a delivery job
+ * retried 30 s later). NO KEY UPDATE, as the UPDATE below takes anyway: a message inserted into the thread holds
+ * a key-share lock on it (its foreign key), and two such callers asking for FOR UPDATE deadlocked.
+ */
 export async function refreshThreads(q: Queryable, orgId: string, threadIds: readonly string[]): Promise<void> {
   const ids = [...new Set(threadIds)].sort();
   if (ids.length === 0) return;
+  await q.query('SELECT 1 FROM email_threads WHERE org_id = $1 AND thread_id = ANY($2::text[]) ORDER BY thread_id FOR NO KEY UPDATE', [orgId, ids]);
   await q.query('DELETE FROM email_thread_folders WHERE org_id = $1 AND thread_id = ANY($2::text[])', [orgId, ids]);
   await q.query(
     `INSERT INTO email_thread_folders (org_id, mailbox_id, folder_id, thread_id, last_message_at, message_count)

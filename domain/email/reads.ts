@@ -88,7 +88,9 @@ async function threadPage(
   if (page.cursor !== undefined) {
     const [at, id] = decodeCursor<[string, string]>(page.cursor, 'cursor', timeAndId);
     const a = param(at);
-    conditions.push(`(tf.last_message_at < ${a}::timestamptz OR (tf.last_message_at = ${a}::timestamptz AND tf.thread_id > ${param(id)}))`);
+    // The bound alone starts the index scan at the cursor (newest first, ids ascending); the OR inside it only
+    // settles ties. Without it the scan walked every newer thread: a deep page cost what its depth did.
+    conditions.push(`tf.last_message_at <= ${a}::timestamptz`, `(tf.last_message_at < ${a}::timestamptz OR tf.thread_id > ${param(id)})`);
   }
   const take = param(page.limit + 1);
   const rows = await q.query<ThreadRow & { at: string }>(

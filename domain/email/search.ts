@@ -20,7 +20,7 @@ export const emailSearch = defineSearch({
   id: 'message_id',
   weights: { A: ['subject'], B: ['from_name', 'from_address', 'text'] },
   fuzzy: [],
-  recent: { column: 'sort_at', candidates: SEARCH_CANDIDATES },
+  recent: { column: 'sort_at', candidates: SEARCH_CANDIDATES, day: 'search_day' },
 });
 
 export interface ParsedQuery {

@@ -192,6 +192,14 @@ export async function openJobs(db: Db, definitions: readonly JobDefinition<any>[
                   const appended = await slot(() => runJob(db, def, job, deps(), b));
                   return { id: job.id, status: 'completed', output: { appended } };
                 } catch (err) {
+                  // pg-boss records the failure on the job only: an operator (and a test waiting on the job) needs
+                  // the line. Name, code and message only: a database error's detail can quote row values.
+                  const { name, message, code } = err as SqlError;
+                  const left = job.retryLimit - job.retryCount;
+                  log.warn(
+                    { job: def.name, jobId: job.id, attempt: job.retryCount, err: { name, code, message } },
+                    `job ${def.name} attempt ${job.retryCount} failed: ${left > 0 ? `retried (${left} left)` : 'no retries left'}`,
+                  );
                   return { id: job.id, status: 'failed', output: err };
                 }
               }),

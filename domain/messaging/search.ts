@@ -15,5 +15,5 @@ export const messageSearch = defineSearch({
   fuzzy: [],
   filters: { channelId: 'channel_id', status: 'status', authorId: 'author_id' },
   ranges: { postedAt: 'posted_at' },
-  recent: { column: 'posted_at', candidates: SEARCH_CANDIDATES },
+  recent: { column: 'posted_at', candidates: SEARCH_CANDIDATES, day: 'search_day' },
 });

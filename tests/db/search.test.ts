@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/deployed.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
+// Declared here so the index test checks them: the day-windowed searches of chat and mail.
+import '../../domain/messaging/search.js';
+import '../../domain/email/search.js';
 import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '../../db/search.js';
 import { ApiError } from '../../protocol/errors.js';
 import { one } from '../../db/types.js';
@@ -185,6 +188,71 @@ describe('a recent-candidates window (chat-sized tables)', () => {
   });
 });
 
+describe('day windows (recent.day: the doc and stem indexes carry each row day)', () => {
+  const TABLE = 'search_window_probe';
+  const spec = (candidates: number, day?: string) =>
+    defineSearch({ table: TABLE, id: 'item_id', weights: { A: ['title'] }, fuzzy: [], recent: { column: 'at', candidates, ...(day ? { day } : {}) } });
+
+  beforeAll(async () => {
+    // A table of this test's own, made searchable as a migration makes one (PGlite workers share a database).
+    await runtime.db.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (org_id text NOT NULL, item_id text NOT NULL, title text NOT NULL, at timestamptz NOT NULL,
+                              PRIMARY KEY (org_id, item_id))`);
+    const [has] = await runtime.db.query(`SELECT 1 FROM information_schema.columns WHERE table_name = $1 AND column_name = 'search_day'`, [TABLE]);
+    if (!has) {
+      await runtime.db.query(`SELECT wops_search_indexes('${TABLE}', ARRAY['title'], ARRAY[]::text[], ARRAY[]::text[], ARRAY['title'])`);
+      await runtime.db.query(`SELECT wops_search_recent('${TABLE}', 'at')`);
+    }
+  });
+
+  /** Rows titled `word` at these many days ago; the ids name the word and the day. */
+  async function rows(o: string, word: string, daysAgo: number[]) {
+    for (const d of daysAgo) {
+      await runtime.db.query(`INSERT INTO ${TABLE} (org_id, item_id, title, at) VALUES ($1, $2, $3, now() - make_interval(days => $4))`, [
+        o,
+        `${word}-${d}`,
+        `${word} report`,
+        d,
+      ]);
+    }
+  }
+
+  /** The ids a search finds and how many statements of its exact-words tier asked a day window. */
+  async function run(s: ReturnType<typeof spec>, o: string, word: string) {
+    let windows = 0;
+    const items = await runtime.db.tx(async (q) => {
+      const counting = {
+        query: (sql: string, params?: readonly unknown[]) => {
+          if (sql.includes('search_day >=') && !sql.includes('wops_search_stem')) windows++; // the exact-words tier's
+          return q.query(sql, params);
+        },
+      };
+      return (await s.search(counting as typeof q, { org: o, q: word, limit: 50 })).items.map((i) => i.id).sort();
+    });
+    return { items, windows };
+  }
+
+  it('the newest candidates, as the search over every day finds them, from the last week, a wider window or every day', async () => {
+    const o = (await freshOrg(runtime, 'search')).orgId;
+    await rows(o, 'weekly', [1, 2, 20, 30, 300]);
+    await rows(o, 'monthly', [1, 12, 13, 200]);
+    await rows(o, 'yearly', [700, 800]);
+    for (const [word, candidates, windows] of [
+      ['weekly', 2, 1], // the last week holds both
+      ['monthly', 2, 2], // one in the last week; 7 * 2 * 1.5 / 1 = 21 days hold three
+      ['weekly', 4, 2], // two in the last week; 7 * 4 * 1.5 / 2 = 21 days hold three: then every day
+      ['yearly', 2, 1], // nothing in the last week: every day
+    ] as const) {
+      const windowed = await run(spec(candidates, 'search_day'), o, word);
+      const everyDay = await run(spec(candidates), o, word);
+      expect(windowed.items, `${word} ${candidates}`).toEqual(everyDay.items);
+      expect(windowed.windows, `${word} ${candidates}: day windows asked`).toBe(windows);
+      expect(everyDay.windows).toBe(0);
+    }
+    expect((await run(spec(2, 'search_day'), o, 'weekly')).items).toEqual(['weekly-1', 'weekly-2']);
+    expect((await run(spec(2, 'search_day'), o, 'monthly')).items).toEqual(['monthly-1', 'monthly-12']);
+  });
+});
+
 describe('hostile queries answer, never INTERNAL', () => {
   const refused = async (opts: Partial<SearchOptions>) => {
     const err = await search({ q: '', ...opts }).catch((e: unknown) => e);
@@ -265,6 +333,17 @@ describe('indexes', () => {
         ),
       );
       expect(differ.n).toBe(0);
+      // A day-windowed search needs its day in the doc and stem indexes, computed from its recent column.
+      const day = s.spec.recent?.day;
+      if (day) {
+        for (const name of ['search_doc', 'search_stem'])
+          expect(rows.find((r) => r.indexname === `${s.spec.table}_${name}`)?.indexdef, `${s.spec.table}_${name}`).toContain(`${name}, ${day})`);
+        const [generated] = await runtime.db.query<{ generation_expression: string }>(
+          `SELECT generation_expression FROM information_schema.columns WHERE table_name = $1 AND column_name = $2`,
+          [s.spec.table, day],
+        );
+        expect(generated?.generation_expression).toContain(`wops_search_day(${s.spec.recent!.column})`);
+      }
     }
     // Whether the planner prefers them over the org's btree depends on the data (docs/services.md, Search, has the figures);
     // this asks whether they serve the query's operators at all: with no other path, each condition is an index scan.

@@ -118,6 +118,11 @@ describe('scheduled jobs', () => {
       return j?.state === 'completed' ? j : undefined;
     });
     expect(job.retry_count).toBe(2);
+    // Each failed attempt says so in the log, naming the job and what is left of its retries.
+    expect(warnings.splice(0).filter((w) => w.startsWith('job jobtest.'))).toEqual([
+      expect.stringMatching(/^job jobtest\.\S+ attempt 0 failed: retried \(\d+ left\): /),
+      expect.stringMatching(/^job jobtest\.\S+ attempt 1 failed: retried \(\d+ left\): /),
+    ]);
   });
 
   it('a row that moved on: the job completes with no event', async () => {
