@@ -24,6 +24,8 @@ const SLOW = [
 export default defineConfig({
   test: {
     globalSetup: ['tests/global-setup.ts'],
+    // Per file: the temporary directories its tests made are removed when it ends (tests/helpers/temp.ts).
+    setupFiles: ['tests/setup-file.ts'],
     // Each file opens its own database (about 0.5–1 s on PGlite from the template); PostgreSQL concurrency tests run long.
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -1,14 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSmtpUrl, type DkimSettings, type MailConfig } from '../../mail/config.js';
+import { tempDir } from '../helpers/temp.js';
 
-export const tempDir = (prefix = 'wops-mail-') => mkdtempSync(join(tmpdir(), prefix));
+export { tempDir };
 
 /** The service's settings for a relay at `url`; a short timeout keeps a failing test quick. */
 export function relayConfig(url: string, extra: Partial<MailConfig['smtp']> = {}, dkim?: DkimSettings): MailConfig {
-  return { smtp: { ...parseSmtpUrl(url), requireTls: false, timeoutMs: 5000, poolSize: 3, ...extra }, dkim, outboxDir: join(tempDir(), 'outbox') };
+  return { smtp: { ...parseSmtpUrl(url), requireTls: false, timeoutMs: 5000, poolSize: 3, ...extra }, dkim, outboxDir: join(tempDir('wops-mail-'), 'outbox') };
 }
 
 /** A fresh RSA key and the DNS TXT record a verifier would find at <selector>._domainkey.<domain>. */

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paygImportCommand, readScheduleFile } from '../../../cli/payg-import.js';
@@ -15,6 +14,7 @@ import { freshDatabase } from '../../multiprocess/harness.js';
 import { one } from '../../../db/types.js';
 import type { BooksServer } from './setup.js';
 import { TestClock } from '../../helpers/clock.js';
+import { tempDir } from '../../helpers/temp.js';
 import { payrollKit } from './payroll-kit.js';
 
 /*
@@ -135,7 +135,7 @@ const file2027 = (over: Record<string, unknown> = {}) => ({
 });
 
 async function importFile(content: unknown, from?: string) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'payg-'));
+  const dir = tempDir('payg-');
   const file = path.join(dir, 'schedule.json');
   await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
   return paygImportCommand(s.runtime.db, await readScheduleFile(file), from);
@@ -281,7 +281,7 @@ describe('payg-import (an operator loads the next year without a release)', () =
         'sample,4,WEEKLY,87,39,FOREIGN',
         extra,
       ].join('\n');
-    const dir = await mkdtemp(path.join(tmpdir(), 'payg-'));
+    const dir = tempDir('payg-');
     await writeFile(path.join(dir, 'bad.csv'), csv('sample,1,1000,254'));
     await expect(readScheduleFile(path.join(dir, 'bad.csv')).then((f) => paygImportCommand(s.runtime.db, f))).rejects.toThrow(
       /^bad\.csv: samples\.3: scale 1 on a WEEKLY pay of \$1,000\.00 computes \$255, the ATO's sample says \$254/,

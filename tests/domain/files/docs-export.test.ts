@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { documentText } from '../../../domain/files/text/index.js';
 import { OOXML_DOCX } from '../../../domain/files/text/office.js';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { download, driveOrg, type DriveOrg } from './drive-kit.js';
 import { makeDoc, readAll, sha256, write } from './docs-kit.js';
 import { ok, refused } from '../../helpers/calls.js';
+import { tempDir } from '../../helpers/temp.js';
 
 /* files.exportRequest of a doc: md, html, docx and pdf rendered from a revision; docx and pdf read back by the upload's text extraction (pdf.js for the pdf). */
 
@@ -92,7 +92,7 @@ describe('doc exports', () => {
     ]) {
       expect(text).toContain(words);
     }
-    const dir = mkdtempSync(path.join(tmpdir(), 'docx-'));
+    const dir = tempDir('docx-');
     writeFileSync(path.join(dir, 'd.docx'), bytes);
     const xml = execFileSync('unzip', ['-p', path.join(dir, 'd.docx'), 'word/document.xml']).toString('utf8');
     expect(xml).toContain('w:val="Heading1"');
