@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../protocol/errors.js';
-import { one, type Db, type Queryable } from '../db/types.js';
+import { one, type Db, type Queryable, type TxQueryable } from '../db/types.js';
 import type { BlobConfig } from './config.js';
 import { sniffFrom } from './sniff.js';
-import { SHA256_HEX, type BlobStore, type ByteRange } from './store.js';
+import { SHA256_HEX, type BlobStore, type ByteRange, type StagedBlob } from './store.js';
 
 export interface UploadResult {
   sha256: string;
@@ -52,6 +52,25 @@ export function parseSignedRecord(rec: string | undefined, as: string | undefine
 }
 
 const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;\s*[a-z0-9!#$&^_.+-]+=("[^"\\\r\n]*"|[a-z0-9!#$&^_.+-]+))*$/i;
+
+/** The blob's row (kept, or made) and its uploader, with the staged bytes put in place under the row's lock. */
+async function record(q: TxQueryable, staged: StagedBlob, contentType: string, args: { orgId: string; principalId: string }): Promise<UploadResult> {
+  const row = one(
+    await q.query<{ content_type: string }>(
+      `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (org_id, sha256) DO UPDATE SET idle_since = now()
+           RETURNING content_type`,
+      [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
+    ),
+  );
+  await staged.place();
+  const fresh = await q.query(`INSERT INTO blob_uploaders (org_id, sha256, principal_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`, [
+    args.orgId,
+    staged.sha256,
+    args.principalId,
+  ]);
+  return { sha256: staged.sha256, size: staged.size, contentType: row.content_type, created: fresh.length === 1 };
+}
 
 /** The upload's Content-Type when well formed (at most 200 characters), else application/octet-stream. */
 export function blobContentType(header: string | undefined): string {
@@ -106,22 +125,22 @@ export class BlobService {
           `x-content-sha256: the body's SHA-256 is ${staged.sha256}, not the declared ${args.declaredSha256}; nothing was kept`,
         );
       }
-      return await this.db.tx(async (q) => {
-        const row = one(
-          await q.query<{ content_type: string }>(
-            `INSERT INTO blobs (org_id, sha256, size_bytes, content_type, uploaded_by) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (org_id, sha256) DO UPDATE SET idle_since = now()
-           RETURNING content_type`,
-            [args.orgId, staged.sha256, staged.size, contentType, args.principalId],
-          ),
-        );
-        await staged.place();
-        const fresh = await q.query(
-          `INSERT INTO blob_uploaders (org_id, sha256, principal_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`,
-          [args.orgId, staged.sha256, args.principalId],
-        );
-        return { sha256: staged.sha256, size: staged.size, contentType: row.content_type, created: fresh.length === 1 };
-      });
+      return await this.db.tx((q) => record(q, staged, contentType, args));
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /**
+   * upload's twin in the caller's transaction, for bytes a server-side effect made inside one (the email delivery
+   * job keeping what it sent): on PGlite's one connection, upload's own transaction would wait for the caller's
+   * forever. Only bytes this server made (`madeHere`), so nothing is sniffed. The bytes are put in place before the
+   * caller commits; should it roll back, no row names them and a later upload of the same bytes keeps them.
+   */
+  async uploadIn(q: TxQueryable, args: { orgId: string; principalId: string; body: Readable; contentType: string }): Promise<UploadResult> {
+    const staged = await this.store.stage(args.orgId, args.body, this.config.maxBytes);
+    try {
+      return await record(q, staged, args.contentType, args);
     } finally {
       await staged.discard();
     }

@@ -60,6 +60,8 @@ export interface PreparedMessage {
   messageId: string;
   /** Every envelope recipient, lower-cased, each once. */
   recipients: string[];
+  /** MAIL FROM and RCPT TO: what a relay is told when it is handed the composed bytes. */
+  envelope: { from: string; to: string[] };
 }
 
 /** Check every field (BAD_REQUEST naming it) and build nodemailer's options; file and URL access stay off. */
@@ -90,6 +92,7 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
     };
   });
   const id = m.messageId !== undefined ? messageId('message.messageId', m.messageId) : `<${randomUUID()}@${from.address.split('@')[1]}>`;
+  const mailFrom = m.envelope?.from === undefined ? from.address : address('message.envelope.from', m.envelope.from).address;
   const options: SendMailOptions = {
     from,
     to,
@@ -104,11 +107,9 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
     ...(m.references !== undefined ? { references: m.references.map((r, i) => messageId(`message.references.${i}`, r)) } : {}),
     headers,
     attachments,
-    ...(envelope
-      ? { envelope: { from: m.envelope?.from === undefined ? from.address : address('message.envelope.from', m.envelope.from).address, to: recipients } }
-      : {}),
+    ...(envelope ? { envelope: { from: mailFrom, to: recipients } } : {}),
     disableFileAccess: true,
     disableUrlAccess: true,
   };
-  return { options, messageId: id, recipients };
+  return { options, messageId: id, recipients, envelope: { from: mailFrom, to: recipients } };
 }

@@ -9,8 +9,12 @@
  * transaction, with ids and statuses only (never addresses, subjects or bodies: the ledger cannot be erased).
  * Sending never throws for a delivery problem (that is a `failed` Delivery); a malformed message is a
  * BAD_REQUEST naming the field.
+ *
+ * A message is composed once (mail/compose.ts, DKIM-signed there): the relay is handed those bytes, or the outbox
+ * file holds them, and the Delivery carries them back (`raw`), so the caller can keep what left.
  */
 import type { MailConfig } from './config.js';
+import { Composer } from './compose.js';
 import { prepareMessage } from './message.js';
 import { Outbox } from './outbox.js';
 import { Relay } from './smtp.js';
@@ -19,12 +23,22 @@ import type { Delivery, LocalRecipients, MailMessage, MailService, Refusal } fro
 export const NO_RELAY = 'not delivered: no relay configured (SMTP_URL)';
 
 export function createMailService(config: MailConfig): MailService {
-  const relay = config.smtp ? new Relay(config.smtp, config.dkim) : undefined;
-  const outbox = new Outbox(config.outboxDir, config.dkim);
+  const relay = config.smtp ? new Relay(config.smtp) : undefined;
+  const outbox = new Outbox(config.outboxDir);
+  const composer = new Composer(config.dkim);
   const hooks: LocalRecipients[] = [];
 
   async function viaRelay(r: Relay, prepared: ReturnType<typeof prepareMessage>): Promise<Delivery> {
-    const result = await r.send(prepared.options);
+    // What goes to a relay carries no Bcc field: those recipients are in the envelope only.
+    let raw: Buffer;
+    try {
+      raw = await composer.compose({ ...prepared.options, bcc: [], envelope: prepared.envelope });
+    } catch (err) {
+      // As when the relay's transport fails before any reply (nodemailer not loading): worth trying again.
+      const error = `not sent: the message could not be composed: ${(err as Error).message}`;
+      return { messageId: prepared.messageId, accepted: [], internal: [], outboxed: [], rejected: [], refusals: [], status: 'failed', error, temporary: true };
+    }
+    const result = await r.send(prepared.envelope, raw);
     const base = {
       messageId: prepared.messageId,
       accepted: result.accepted,
@@ -35,8 +49,8 @@ export function createMailService(config: MailConfig): MailService {
     };
     if (result.error) return { ...base, status: 'failed', error: result.error.message, temporary: result.error.temporary };
     if (base.rejected.length)
-      return { ...base, status: 'sent', error: `the relay refused ${base.rejected.length} of ${prepared.recipients.length} recipients` };
-    return { ...base, status: 'sent' };
+      return { ...base, status: 'sent', raw, error: `the relay refused ${base.rejected.length} of ${prepared.recipients.length} recipients` };
+    return { ...base, status: 'sent', raw };
   }
 
   /** Each registered family, in order, delivers the recipients it claims; a throw refuses those, temporarily. */
@@ -76,8 +90,9 @@ export function createMailService(config: MailConfig): MailService {
       return { ...base, status: 'failed', error: 'not delivered internally', temporary: true };
     }
     try {
-      const file = await outbox.write(prepared.options);
-      return { ...base, outboxed: local.external, status: 'outboxed', file, error: NO_RELAY };
+      const raw = await composer.compose(prepared.options);
+      const file = await outbox.write(raw);
+      return { ...base, outboxed: local.external, status: 'outboxed', file, raw, error: NO_RELAY };
     } catch (err) {
       const error = `${NO_RELAY}, and the outbox file could not be written: ${(err as Error).message}`;
       const refusals = [...base.refusals, ...local.external.map((address) => ({ address, response: error, temporary: true }))];

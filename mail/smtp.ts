@@ -1,6 +1,8 @@
-/** The relay: one pooled nodemailer transport per service (so per server process), made at the first send. */
-import type { SendMailOptions } from 'nodemailer';
-import type { DkimSettings, SmtpSettings } from './config.js';
+/**
+ * The relay: one pooled nodemailer transport per service (so per server process), made at the first send. It is
+ * handed the message's composed bytes (mail/compose.ts, signed there) and sends exactly those.
+ */
+import type { SmtpSettings } from './config.js';
 import type { Refusal } from './types.js';
 
 export interface RelayResult {
@@ -25,7 +27,7 @@ function refusal(err: SmtpError): Refusal {
   return { address: (err.recipient ?? '').toLowerCase(), response: err.response ?? err.message, temporary: temporary(err) };
 }
 
-function openPool(settings: SmtpSettings, dkim?: DkimSettings) {
+function openPool(settings: SmtpSettings) {
   return import('nodemailer').then(({ default: nodemailer }) =>
     nodemailer.createTransport({
       pool: true,
@@ -40,7 +42,6 @@ function openPool(settings: SmtpSettings, dkim?: DkimSettings) {
       socketTimeout: settings.timeoutMs,
       disableFileAccess: true,
       disableUrlAccess: true,
-      ...(dkim ? { dkim } : {}),
     }),
   );
 }
@@ -48,15 +49,13 @@ function openPool(settings: SmtpSettings, dkim?: DkimSettings) {
 export class Relay {
   private transport?: ReturnType<typeof openPool>;
 
-  constructor(
-    readonly settings: SmtpSettings,
-    private readonly dkim?: DkimSettings,
-  ) {}
+  constructor(readonly settings: SmtpSettings) {}
 
-  async send(options: SendMailOptions): Promise<RelayResult> {
-    const transport = await (this.transport ??= openPool(this.settings, this.dkim));
+  /** Send `raw` as it is to the envelope's recipients (MAIL FROM `envelope.from`). */
+  async send(envelope: { from: string; to: string[] }, raw: Buffer): Promise<RelayResult> {
+    const transport = await (this.transport ??= openPool(this.settings));
     try {
-      const info = await transport.sendMail(options);
+      const info = await transport.sendMail({ envelope, raw, disableFileAccess: true, disableUrlAccess: true });
       const refusals = ((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map(refusal);
       return { accepted: (info.accepted as Array<string | { address: string }>).map((a) => (typeof a === 'string' ? a : a.address).toLowerCase()), refusals };
     } catch (e) {

@@ -61,6 +61,11 @@ export interface Delivery {
   refusals: Refusal[];
   /** The outbox file, for `outboxed`. */
   file?: string;
+  /**
+   * What left, byte for byte, for `sent` and `outboxed`: the RFC 5322 bytes handed to the relay (no Bcc field), or
+   * those the outbox file holds (Bcc kept); DKIM-signed when DKIM is configured. Never put it in a ledger event.
+   */
+  raw?: Buffer;
   /** For anything short of full delivery, in words (may name addresses: never put it in a ledger event). */
   error?: string;
   /** For `failed`: worth trying again later (network, timeout, 4xx), as opposed to a 5xx refusal. */

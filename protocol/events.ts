@@ -181,8 +181,11 @@ export const SYSTEM_EVENTS: Readonly<Record<string, string>> = {
   'files.share.download': 'a guest downloads through a share link',
   'email.mailbox.create': 'the operator creates a shared mailbox (npm run cli -- mailbox-create)',
   'email.mailbox.set_members': "the operator changes a mailbox's members (npm run cli -- mailbox-members)",
-  'email.message.receive': 'mail arrives for mailboxes of the org (receiveMessage: the SMTP listener, IMAP sync)',
+  'email.message.receive':
+    'mail arrives for mailboxes of the org (receiveMessage: the SMTP listener, IMAP sync; or a send delivering inside the org, in the email.deliver job)',
   'email.submission.deliver': "a send's undo window ends and it leaves (the email.deliver job): delivered, outboxed, deferred or failed",
+  'email.submission.bounce': 'a delivery status report (DSN) arrives saying a sent message failed for a recipient: its submission is bounced',
+  'email.submission.delay': 'a delivery status report (DSN) arrives saying a sent message is delayed for a recipient: its submission notes it',
   'email.review.expire': "an agent's held message nobody decided in time goes back to draft (the email.reviewExpire job)",
   'calling.recording.activate': "the media server's webhook: a recording started",
   'calling.recording.complete': "the media server's webhook: a recording is ready",

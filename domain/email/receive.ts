@@ -1,27 +1,28 @@
 import { Readable } from 'node:stream';
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_MESSAGE_BYTES } from '../../protocol/methods/email/shapes.js';
-import type { Queryable } from '../../db/types.js';
-import { appendEvent } from '../../ledger/append.js';
-import { referenceBlob } from '../../blobs/index.js';
 import type { Deps } from '../core/deps.js';
-import { newId } from '../core/ids.js';
-import { landing, type Into, type SpamReason } from './inbound/place.js';
+import { fileArrival, prepareArrival, type ArrivalFile, type Filed, type Verdict } from './inbound/arrive.js';
+import { parseDsn } from './inbound/dsn.js';
+import type { Into } from './inbound/place.js';
 import { mailboxesAt } from './mailboxes.js';
 import { domainOf, type Addr } from './model.js';
-import { applyThreadActs, decide, enabledRules, markReadForAll } from './rules/apply.js';
-import { prepareFacts } from './rules/evaluate.js';
-import { joinThread, parseIds } from './threading.js';
+import { recordReport, reportedIn } from './send/bounce.js';
+import { parseIds } from './threading.js';
 
 /*
  * Receiving one message (the SMTP listener and IMAP sync call exactly this): the MIME is parsed by mailparser, the
  * raw bytes stored once as a blob of the org and each attachment as one, then, in one transaction, one message row
- * per recipient mailbox of the org, each holding the blobs, threaded, run through the mailbox's rules and put in
- * the folder they and the spam checks choose (inbound/place.ts), with one system event `email.message.receive` per
- * row (ids, counts, verdicts, rules applied and the sender's domain: never an address, subject or body). Blob uploads run before the transaction (each its own, as every upload does); if the
- * transaction fails, what they stored is held by nothing and collected after the grace period. A listener answers
- * 250 only once this resolves (committed), 550/552/451 from its ReceiveError or any other error.
+ * per recipient mailbox of the org, each holding the blobs, filed by inbound/arrive.ts (threaded, through the
+ * mailbox's rules and spam checks, one system event `email.message.receive` per row: ids, counts, verdicts, never
+ * an address, subject or body). A delivery status report (inbound/dsn.ts) on a message the mailbox sent goes to
+ * Inbox, in that message's thread, and marks its submission (send/bounce.ts). Blob uploads run before the
+ * transaction (each its own, as every upload does); if the transaction fails, what they stored is held by nothing
+ * and collected after the grace period. A listener answers 250 only once this resolves (committed), 550/552/451
+ * from its ReceiveError or any other error.
  */
+
+export type { Verdict };
 
 export type ReceiveFailure = 'no_mailbox' | 'too_large';
 
@@ -37,8 +38,6 @@ export class ReceiveError extends Error {
   }
 }
 
-export type Verdict = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
-
 export interface ReceiveInput {
   orgId: string;
   raw: Buffer;
@@ -50,12 +49,17 @@ export interface ReceiveInput {
   into?: Into;
   /** How it came (the event says so): the SMTP listener or an IMAP import. */
   via?: 'smtp' | 'imap';
+  /** Already read where it came from (IMAP \Seen): imported read for the mailbox's people. */
+  read?: boolean;
 }
 
 export interface Received {
   sha256: string;
-  /** One per mailbox that got the message (a mailbox that already holds these exact bytes is left out). */
-  messages: { messageId: string; mailboxId: string; threadId: string; folderId: string; seq: number; spam: SpamReason | null; ruleIds: string[] }[];
+  /**
+   * One per mailbox that got the message (a mailbox that already holds these exact bytes, or sent it, is left
+   * out); `bounce`: the submission a delivery report marked (`seq` is then its event's).
+   */
+  messages: (Filed & { bounce?: string })[];
   /** Envelope recipients with no mailbox in the org. */
   unknown: string[];
 }
@@ -90,7 +94,7 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
 
   const mail = await parse(raw);
   const stored = await deps.blobs.upload({ orgId, principalId: '', body: Readable.from([raw]), contentType: 'message/rfc822', madeHere: true });
-  const files: { sha256: string; size: number; contentType: string; filename: string; contentId: string | null; inline: boolean }[] = [];
+  const files: ArrivalFile[] = [];
   for (const a of mail.attachments) {
     const up = await deps.blobs.upload({ orgId, principalId: '', body: Readable.from([a.content]), contentType: a.contentType || 'application/octet-stream' });
     files.push({
@@ -104,143 +108,54 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
   }
 
   const from = flat(mail.from)[0] ?? { address: input.envelope.from.trim().toLowerCase(), name: '' };
-  const to = flat(mail.to);
-  const cc = flat(mail.cc);
-  const replyTo = flat(mail.replyTo);
-  const subject = (mail.subject ?? '').slice(0, 998);
-  const text = mail.text ?? '';
-  const html = typeof mail.html === 'string' ? mail.html : null;
-  const inReplyTo = parseIds(mail.inReplyTo)[0] ?? null;
-  const references = parseIds(mail.references).slice(-50);
   // Mail without a Message-ID gets one, made of its bytes: the same in every copy (replies to it thread) and on a
   // retry of the same bytes (a sender's after a lost 250, an IMAP re-read), which is then kept once.
   const rfcId = parseIds(mail.messageId)[0] ?? `${stored.sha256.slice(0, 32)}@${domainOf(targets[0].address)}`;
-  const at = deps.clock.now();
-  const now = at.toISOString();
-  const auth = input.auth ?? {};
-  const listId = listIdOf(mail);
-  const facts = prepareFacts({
-    from: from.address,
-    fromDomain: domainOf(from.address),
-    to: to.map((a) => a.address),
-    cc: cc.map((a) => a.address),
-    subject,
-    body: text,
-    hasAttachment: files.length > 0,
-    dmarc: auth.dmarc ?? null,
-    listId,
+  const arrival = prepareArrival({
+    from,
+    to: flat(mail.to),
+    cc: flat(mail.cc),
+    replyTo: flat(mail.replyTo),
+    subject: (mail.subject ?? '').slice(0, 998),
+    text: mail.text ?? '',
+    html: typeof mail.html === 'string' ? mail.html : null,
+    rfcId,
+    inReplyTo: parseIds(mail.inReplyTo)[0] ?? null,
+    references: parseIds(mail.references).slice(-50),
+    listId: listIdOf(mail),
+    raw: { sha256: stored.sha256, size: stored.size },
+    sizeBytes: raw.length,
+    attachments: files,
+    auth: input.auth ?? null,
+    via: input.via ?? null,
   });
-  const participants = [...new Set([from.address, ...to.map((a) => a.address), ...cc.map((a) => a.address)].filter((a) => a !== ''))].slice(0, 200);
+  // A delivery status report (at the top, or inside a multipart) is believed unless the domain it claims to come
+  // from disowns it (DMARC fail). The look at the bytes only spares other mail the parse.
+  const type = (mail.headers.get('content-type') as { value?: string } | undefined)?.value ?? '';
+  const reportLike = /^multipart\//i.test(type) && (raw.includes('delivery-status') || raw.includes('Delivery-Status'));
+  const dsn = reportLike && input.auth?.dmarc !== 'fail' ? parseDsn(raw) : null;
+  const at = deps.clock.now();
 
   const out = await deps.db.tx(async (q) => {
     const made: Received['messages'] = [];
     for (const box of targets) {
-      if (await alreadyHeld(q, orgId, box.mailbox_id, rfcId, stored.sha256)) continue;
-      const { threadId, found } = await joinThread(q, orgId, box.mailbox_id, { inReplyTo, references, subject, from: from.address, at }, participants, now);
-      // After threading, before the row: the rules, then where it lands (Spam for a DMARC failure or a block).
-      const decision = decide(await enabledRules(q, orgId, box.mailbox_id), facts);
-      const { folder, spam } = await landing(q, orgId, box.mailbox_id, {
-        into: input.into,
-        dmarc: auth.dmarc ?? null,
-        from: from.address,
-        fromDomain: domainOf(from.address),
-        decision,
-        now,
+      const reported = dsn ? await reportedIn(q, orgId, box.mailbox_id, dsn) : null;
+      const filed = await fileArrival(q, orgId, box.mailbox_id, arrival, {
+        at,
+        // A report on the mailbox's own mail: Inbox, in that mail's thread.
+        into: input.into ?? (reported ? { role: 'inbox' } : undefined),
+        threadWith: reported ? [reported.rfcId] : [],
+        read: input.read,
       });
-      const messageId = newId('eml');
-      await q.query(
-        `INSERT INTO email_messages (org_id, message_id, mailbox_id, thread_id, folder_id, state, rfc_message_id, in_reply_to, rfc_references,
-           from_address, from_name, from_domain, to_addresses, cc_addresses, reply_to, subject, text, html, has_attachments,
-           auth_spf, auth_dkim, auth_dmarc, raw_sha256, size_bytes, received_at, sort_at, created_at, updated_at, list_id)
-         VALUES ($1, $2, $3, $4, $5, 'received', $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14::jsonb, $15, $16, $17, $18,
-           $19, $20, $21, $22, $23, $24, $24, $24, $24, $25)`,
-        [
-          orgId,
-          messageId,
-          box.mailbox_id,
-          threadId,
-          folder.folder_id,
-          rfcId,
-          inReplyTo,
-          references,
-          from.address,
-          from.name,
-          domainOf(from.address),
-          JSON.stringify(to),
-          JSON.stringify(cc),
-          JSON.stringify(replyTo),
-          subject,
-          text,
-          html,
-          files.length > 0,
-          auth.spf ?? null,
-          auth.dkim ?? null,
-          auth.dmarc ?? null,
-          stored.sha256,
-          raw.length,
-          now,
-          listId,
-        ],
-      );
-      await referenceBlob(q, { orgId, sha256: stored.sha256, holder: messageId, by: '' });
-      for (const [position, f] of files.entries()) {
-        await q.query(
-          `INSERT INTO email_attachments (org_id, attachment_id, message_id, position, sha256, filename, content_type, size_bytes, content_id, inline)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [orgId, newId('eatt'), messageId, position, f.sha256, f.filename, f.contentType, f.size, f.contentId, f.inline],
-        );
-        await referenceBlob(q, { orgId, sha256: f.sha256, holder: messageId, by: '' });
-      }
-      if (decision.markRead) await markReadForAll(q, orgId, box.mailbox_id, [messageId], now);
-      await applyThreadActs(q, orgId, box.mailbox_id, threadId, decision);
-      await countIn(q, orgId, box.mailbox_id, folder.folder_id, threadId, now);
-      const event = await appendEvent(q, orgId, {
-        family: 'email',
-        kind: 'email.message.receive',
-        entityId: messageId,
-        actor: '',
-        payload: {
-          mailboxId: box.mailbox_id,
-          threadId,
-          messageId,
-          folderId: folder.folder_id,
-          newThread: !found,
-          senderDomain: domainOf(from.address),
-          recipients: to.length + cc.length,
-          attachmentCount: files.length,
-          sizeBytes: raw.length,
-          sha256: stored.sha256,
-          auth: { spf: auth.spf ?? null, dkim: auth.dkim ?? null, dmarc: auth.dmarc ?? null },
-          folderRole: folder.role,
-          spam,
-          ruleIds: decision.ruleIds,
-          ...(input.via ? { via: input.via } : {}),
-        },
-      });
-      made.push({ messageId, mailboxId: box.mailbox_id, threadId, folderId: folder.folder_id, seq: Number(event.seq), spam, ruleIds: decision.ruleIds });
+      if (!filed) continue;
+      const seq = reported && dsn ? await recordReport(q, orgId, box.mailbox_id, reported, dsn, filed.messageId, at.toISOString()) : null;
+      made.push(seq === null || !reported ? filed : { ...filed, seq, bounce: reported.submission.submission_id });
     }
     return made;
   });
   const last = out[out.length - 1];
   if (last) deps.stream.appended(orgId, last.seq);
   return { sha256: stored.sha256, messages: out, unknown };
-}
-
-/**
- * One more live message in the thread and in its folder: what refreshThreads would recompute, as two statements
- * (a full recompute of the thread's folders cost most of a receive: 23 of 50 ms on PGlite).
- */
-async function countIn(q: Queryable, orgId: string, mailboxId: string, folderId: string, threadId: string, at: string): Promise<void> {
-  await q.query(
-    `INSERT INTO email_thread_folders (org_id, mailbox_id, folder_id, thread_id, last_message_at, message_count) VALUES ($1, $2, $3, $4, $5, 1)
-     ON CONFLICT (org_id, folder_id, thread_id)
-     DO UPDATE SET message_count = email_thread_folders.message_count + 1, last_message_at = greatest(email_thread_folders.last_message_at, EXCLUDED.last_message_at)`,
-    [orgId, mailboxId, folderId, threadId, at],
-  );
-  await q.query(
-    'UPDATE email_threads SET message_count = message_count + 1, last_message_at = greatest(last_message_at, $3) WHERE org_id = $1 AND thread_id = $2',
-    [orgId, threadId, at],
-  );
 }
 
 /** The List-Id's id (inside the angle brackets), lower-cased: what a rule's listId compares. */
@@ -250,15 +165,4 @@ function listIdOf(mail: ParsedMail): string | null {
   const value = line.slice(line.indexOf(':') + 1).trim();
   const id = (/<([^<>]+)>/.exec(value)?.[1] ?? value).trim().toLowerCase();
   return id === '' ? null : id.slice(0, 255);
-}
-
-/** The same bytes under the same Message-ID in the mailbox: a delivery repeated (a relay's retry), kept once. */
-async function alreadyHeld(q: Queryable, orgId: string, mailboxId: string, rfcId: string, sha256: string): Promise<boolean> {
-  const rows = await q.query('SELECT 1 FROM email_messages WHERE org_id = $1 AND mailbox_id = $2 AND rfc_message_id = $3 AND raw_sha256 = $4 LIMIT 1', [
-    orgId,
-    mailboxId,
-    rfcId,
-    sha256,
-  ]);
-  return rows.length > 0;
 }

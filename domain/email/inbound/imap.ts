@@ -13,7 +13,9 @@ import type { Into } from './place.js';
  * where it stopped, and a folder whose UIDVALIDITY changed is read again from the start (receiveMessage keeps the
  * same bytes under the same Message-ID once). INBOX goes through rules and spam checks; another folder lands in the
  * folder of the same role (Junk to Spam, Trash, Archive) or path. Sent and Drafts hold mail written there, not
- * received: refused. The password is used to log in and never stored or printed.
+ * received: refused. A message already \Seen there is imported read for the mailbox's people (a person read it);
+ * its agents still find it unread. The folder is opened read-only, so the server's flags stay as they were. The
+ * password is used to log in and never stored or printed.
  */
 
 export interface ImapSource {
@@ -158,7 +160,7 @@ export async function syncImap(deps: SyncDeps, slug: string, address: string, so
       };
       for (const [i, uid] of uids.entries()) {
         const before = result.imported;
-        const msg = await client.fetchOne(String(uid), { uid: true, size: true, envelope: true }, { uid: true });
+        const msg = await client.fetchOne(String(uid), { uid: true, size: true, envelope: true, flags: true }, { uid: true });
         if (msg && (msg.size ?? 0) > MAX_MESSAGE_BYTES) {
           result.tooLarge += 1;
         } else if (msg) {
@@ -170,6 +172,7 @@ export async function syncImap(deps: SyncDeps, slug: string, address: string, so
             envelope: { from: msg.envelope?.from?.[0]?.address ?? '', to: [box.address] },
             into,
             via: 'imap',
+            read: msg.flags?.has('\\Seen') === true,
           });
           if (got.messages.length > 0) result.imported += 1;
           else result.present += 1;

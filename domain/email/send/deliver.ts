@@ -1,6 +1,7 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { ApiError } from '../../../protocol/errors.js';
-import { one, type Queryable } from '../../../db/types.js';
+import { one, type Queryable, type TxQueryable } from '../../../db/types.js';
+import { referenceBlob, releaseBlob } from '../../../blobs/index.js';
 import type { Delivery, MailAddress, MailMessage } from '../../../mail/types.js';
 import { defineJob, type JobCtx } from '../../jobs/define.js';
 import { mailboxesAt } from '../mailboxes.js';
@@ -17,10 +18,12 @@ import { DELIVER_JOB } from './submit.js';
  * The delivery job (email.deliver), due at a submission's sendAt. The submission row is the truth: locked first,
  * nothing happens unless it is still pending (or deferred, for a retry). An agent's unreviewed message meets the
  * gate again here (a hold placed or a policy changed in its undo window holds it now). Then the message is sent
- * (in Sent, for good): mailboxes of the org get it directly, everyone else through the mail service: the relay
- * (DKIM-signed), or with no relay an .eml in the outbox, reported `outboxed`, never as delivered. A 4xx is
- * retried (a new job, the delay doubling) for 24 hours; a 5xx fails. One system event per run that changes
- * something: email.submission.deliver, or email.message.hold when the gate holds it at release.
+ * (in Sent, for good): everyone outside through the mail service, the relay (DKIM-signed) or, with no relay, an
+ * .eml in the outbox, reported `outboxed`, never as delivered, the bytes that left kept as the sent row's raw; then
+ * mailboxes of the org directly (send/internal.ts: their rules, blocks and spam checks, a receive event each). A
+ * 4xx is retried (a new job, the delay doubling) for 24 hours; a 5xx fails. One system event per run that changes
+ * something, besides the copies' receive events: email.submission.deliver, or email.message.hold when the gate
+ * holds it at release.
  */
 
 const CONTROL = /[\u0000-\u001f\u007f]/g;
@@ -121,6 +124,23 @@ function outcomeOf(d: Delivery, withinWindow: boolean): Outcome {
   return { delivery: 'failed', error: d.error ?? 'not delivered', ...counts };
 }
 
+/**
+ * The bytes that left (DKIM-signed, or the outbox's .eml) become a blob of the org held by the sent row, as
+ * received mail holds its raw bytes; in the job's transaction, where an upload of its own would wait on PGlite.
+ */
+async function keepRaw(ctx: JobCtx, row: RedirectRow, raw: Buffer): Promise<void> {
+  const q = ctx.q as TxQueryable;
+  const up = await ctx.deps.blobs.uploadIn(q, { orgId: ctx.orgId, principalId: '', body: Readable.from([raw]), contentType: 'message/rfc822' });
+  await referenceBlob(q, { orgId: ctx.orgId, sha256: up.sha256, holder: row.message_id, by: '' });
+  if (row.raw_sha256 && row.raw_sha256 !== up.sha256) await releaseBlob(q, { orgId: ctx.orgId, sha256: row.raw_sha256, holder: row.message_id });
+  await ctx.q.query('UPDATE email_messages SET raw_sha256 = $3, size_bytes = $4 WHERE org_id = $1 AND message_id = $2', [
+    ctx.orgId,
+    row.message_id,
+    up.sha256,
+    up.size,
+  ]);
+}
+
 async function schedule(ctx: JobCtx, later: Later): Promise<void> {
   await ctx.deps.jobs.enqueue(ctx.q, ctx.orgId, ctx.causeSeq, [ctx.deps.jobs.check(later.name, later.data, later.opts)]);
 }
@@ -209,22 +229,31 @@ export const deliver = defineJob<{ submissionId: string }>({
     const original = row.redirect_of ? await loadOutgoing(ctx.q, ctx.orgId, row.redirect_of) : row;
     const attachments = await attachmentsOf(ctx.q, ctx.orgId, original.message_id);
     const internalAddresses = new Set((await mailboxesAt(ctx.q, ctx.orgId, recipients)).map((b) => b.address));
-    let copies: { mailboxId: string; messageId: string }[] = [];
-    if (!sub.internal_done && internalAddresses.size > 0) {
-      copies = await deliverInternally(ctx.q, ctx.orgId, recipients, copyOf(original, attachments, mailbox, Boolean(row.redirect_of)), now);
-    }
     const external = recipients.filter((a) => !internalAddresses.has(a));
+    // Outside first: the relay is asked before any receive event below takes the org's ledger lock.
     let outcome: Outcome = { delivery: 'internal', error: null, accepted: 0, refused: 0 };
     if (external.length > 0) {
       const withinWindow = now.getTime() - new Date(sub.send_at).getTime() < ctx.deps.config.emailSending.retryWindowMs;
       try {
         const mail = await outgoingMail(ctx, row, original, mailbox, attachments, internalAddresses.size > 0 ? external : null, now);
-        outcome = outcomeOf(await ctx.deps.mail.send(mail), withinWindow);
+        const sent = await ctx.deps.mail.send(mail);
+        outcome = outcomeOf(sent, withinWindow);
+        if (sent.raw && (outcome.delivery === 'sent' || outcome.delivery === 'outboxed')) await keepRaw(ctx, row, sent.raw);
       } catch (err) {
         // A message the mail service refuses as malformed cannot go out as it is: it fails, saying why.
         if (!(err instanceof ApiError)) throw err;
         outcome = { delivery: 'failed', error: `not delivered: ${err.message}`, accepted: 0, refused: external.length };
       }
+    }
+    let copies: { mailboxId: string; messageId: string }[] = [];
+    if (!sub.internal_done && internalAddresses.size > 0) {
+      const copy = copyOf(original, attachments, mailbox, Boolean(row.redirect_of));
+      copies = await deliverInternally(ctx.q, ctx.orgId, recipients, copy, {
+        at: now,
+        senderMailboxId: row.mailbox_id,
+        submissionId: sub.submission_id,
+        causeSeq: ctx.causeSeq,
+      });
     }
     const attempts = Number(sub.attempts) + 1;
     let retryAt: Date | null = null;
@@ -237,7 +266,7 @@ export const deliver = defineJob<{ submissionId: string }>({
       `UPDATE email_submissions SET delivery = $3, last_error = $4, attempts = $5, internal_done = internal_done OR $6, updated_at = $7,
               delivered_at = CASE WHEN $3 IN ('sent', 'internal') THEN $7::timestamptz ELSE delivered_at END
         WHERE org_id = $1 AND submission_id = $2`,
-      [ctx.orgId, sub.submission_id, outcome.delivery, outcome.error, attempts, copies.length > 0, at],
+      [ctx.orgId, sub.submission_id, outcome.delivery, outcome.error, attempts, internalAddresses.size > 0, at],
     );
     await ctx.emit('email.submission.deliver', sub.submission_id, {
       ...ids,

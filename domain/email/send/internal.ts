@@ -1,17 +1,15 @@
-import type { Queryable, TxQueryable } from '../../../db/types.js';
-import { referenceBlob } from '../../../blobs/index.js';
-import { newId } from '../../core/ids.js';
-import { folderByRole, refreshThreads } from '../folders.js';
+import type { Queryable } from '../../../db/types.js';
+import { fileArrival, prepareArrival } from '../inbound/arrive.js';
 import { mailboxesAt } from '../mailboxes.js';
-import { domainOf, type Addr } from '../model.js';
-import { joinThread } from '../threading.js';
+import type { Addr } from '../model.js';
 import type { AttachmentRow } from './attachments.js';
 
 /*
- * Mail to mailboxes of the org is delivered here, directly, in the delivery job's transaction: as receiveMessage
- * files a message (one row per mailbox over the same blobs, threaded by Message-ID, In-Reply-To and References,
- * into Inbox), without a round trip through SMTP. The raw bytes are not kept (the sender's row is the record);
- * the attachments are the sender's blobs, held again by each copy.
+ * Mail to mailboxes of the org is delivered here, directly, in the delivery job's transaction, without a round
+ * trip through SMTP, and filed as mail from outside is (inbound/arrive.ts): threaded, through the receiving
+ * mailbox's rules, blocks and spam checks, with an `email.message.receive` event per copy (`via: "internal"`, no
+ * SPF/DKIM/DMARC verdicts: it never crossed SMTP). The attachments are the sender's blobs, held again by each copy;
+ * a copy keeps no raw bytes of its own. The sending mailbox gets no copy: its Sent row is the record.
  */
 
 export interface InternalCopy {
@@ -28,60 +26,44 @@ export interface InternalCopy {
   sizeBytes: number;
 }
 
-/** Deliver `copy` to each mailbox of the org among `recipients`; the copies made. */
+export interface Delivering {
+  at: Date;
+  /** The mailbox that sent it: never given a copy. */
+  senderMailboxId: string;
+  submissionId: string;
+  /** The ledger seq of the call that scheduled the delivery. */
+  causeSeq: number;
+}
+
+/** Deliver `copy` to each mailbox of the org among `recipients` but the sender's; the copies made. */
 export async function deliverInternally(
   q: Queryable,
   orgId: string,
   recipients: readonly string[],
   copy: InternalCopy,
-  at: Date,
-): Promise<{ mailboxId: string; messageId: string; threadId: string }[]> {
-  const boxes = await mailboxesAt(q, orgId, recipients);
-  const now = at.toISOString();
-  const participants = [...new Set([copy.from.address, ...copy.to.map((a) => a.address), ...copy.cc.map((a) => a.address)])].slice(0, 200);
-  const made: { mailboxId: string; messageId: string; threadId: string }[] = [];
+  d: Delivering,
+): Promise<{ mailboxId: string; messageId: string; threadId: string; folderId: string }[]> {
+  const boxes = (await mailboxesAt(q, orgId, recipients)).filter((b) => b.mailbox_id !== d.senderMailboxId);
+  const arrival = prepareArrival({
+    ...copy,
+    replyTo: [],
+    listId: null,
+    raw: null,
+    attachments: copy.attachments.map((a) => ({
+      sha256: a.sha256,
+      size: Number(a.size_bytes),
+      contentType: a.content_type,
+      filename: a.filename,
+      contentId: a.content_id,
+      inline: a.inline,
+    })),
+    auth: null,
+    via: 'internal',
+  });
+  const made: { mailboxId: string; messageId: string; threadId: string; folderId: string }[] = [];
   for (const box of boxes) {
-    const clues = { inReplyTo: copy.inReplyTo, references: copy.references, subject: copy.subject, from: copy.from.address, at };
-    const { threadId } = await joinThread(q, orgId, box.mailbox_id, clues, participants, now);
-    const inbox = await folderByRole(q, orgId, box.mailbox_id, 'inbox');
-    const messageId = newId('eml');
-    await q.query(
-      `INSERT INTO email_messages (org_id, message_id, mailbox_id, thread_id, folder_id, state, rfc_message_id, in_reply_to, rfc_references,
-         from_address, from_name, from_domain, to_addresses, cc_addresses, subject, text, html, has_attachments, size_bytes,
-         received_at, sort_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'received', $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15, $16, $17, $18, $19, $19, $19, $19)`,
-      [
-        orgId,
-        messageId,
-        box.mailbox_id,
-        threadId,
-        inbox.folder_id,
-        copy.rfcId,
-        copy.inReplyTo,
-        copy.references,
-        copy.from.address,
-        copy.from.name,
-        domainOf(copy.from.address),
-        JSON.stringify(copy.to),
-        JSON.stringify(copy.cc),
-        copy.subject,
-        copy.text,
-        copy.html,
-        copy.attachments.length > 0,
-        copy.sizeBytes,
-        now,
-      ],
-    );
-    for (const [position, a] of copy.attachments.entries()) {
-      await referenceBlob(q as TxQueryable, { orgId, sha256: a.sha256, holder: messageId, by: '' });
-      await q.query(
-        `INSERT INTO email_attachments (org_id, attachment_id, message_id, position, sha256, filename, content_type, size_bytes, content_id, inline)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [orgId, newId('eatt'), messageId, position, a.sha256, a.filename, a.content_type, a.size_bytes, a.content_id, a.inline],
-      );
-    }
-    await refreshThreads(q, orgId, [threadId]);
-    made.push({ mailboxId: box.mailbox_id, messageId, threadId });
+    const filed = await fileArrival(q, orgId, box.mailbox_id, arrival, { at: d.at, event: { submissionId: d.submissionId, causeSeq: d.causeSeq } });
+    if (filed) made.push({ mailboxId: filed.mailboxId, messageId: filed.messageId, threadId: filed.threadId, folderId: filed.folderId });
   }
   return made;
 }

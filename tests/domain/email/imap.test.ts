@@ -9,7 +9,8 @@ import { folderRoles, mailOrg, type MailOrg } from './kit.js';
 /*
  * IMAP sync against a real Debian dovecot-imapd the test starts on a free port, with a temporary configuration and
  * a passwd-file user: mail appended there is imported through receiveMessage; a second run imports nothing; new
- * mail, a --since day, Junk and other folders, a changed UIDVALIDITY and a wrong password each do what they say.
+ * mail, a --since day, Junk and other folders, a changed UIDVALIDITY, a wrong password and a \Seen flag each do what
+ * they say.
  */
 
 const present = existsSync(DOVECOT);
@@ -136,5 +137,40 @@ describe.skipIf(!present)('IMAP sync against dovecot', () => {
       user: 'ann@acme.example',
       pass: 'p@ss',
     });
+  });
+
+  it("a message read on the server (\\Seen) is imported read for the mailbox's people, its agent still finds it unread", async () => {
+    const seen = await put('INBOX', 'Read there');
+    if (!seen) throw new Error('dovecot did not take the message');
+    await put('INBOX', 'Not read there');
+    const opened = await imap.getMailboxLock('INBOX');
+    try {
+      expect(await imap.messageFlagsAdd(String(seen.uid), ['\\Seen'], { uid: true })).toBe(true);
+    } finally {
+      opened.release();
+    }
+    const before = await head(o.s);
+    expect(await sync()).toMatchObject({ found: 2, imported: 2 });
+    const idOf = async (subject: string) =>
+      (
+        await o.s.runtime.db.query<{ message_id: string }>('SELECT message_id FROM email_messages WHERE org_id = $1 AND subject = $2', [o.s.org.orgId, subject])
+      )[0]!.message_id;
+    const unread = async (subject: string, key?: string) => (await ok(o.s, 'email.message', { messageId: await idOf(subject) }, key)).message.unread;
+    expect([await unread('Read there'), await unread('Read there', o.mia.key), await unread('Read there', o.agent.key)]).toEqual([false, false, true]);
+    expect([await unread('Not read there'), await unread('Not read there', o.mia.key)]).toEqual([true, true]);
+    const events = await eventsAfter(o.s, before);
+    expect(events.map((e) => [e.payload.via, e.payload.read ?? false])).toEqual([
+      ['imap', true],
+      ['imap', false],
+    ]);
+    // Read-only: the server's flags are as they were.
+    const lock = await imap.getMailboxLock('INBOX');
+    try {
+      const flags: Record<string, boolean> = {};
+      for await (const m of imap.fetch('1:*', { envelope: true, flags: true })) flags[m.envelope?.subject ?? ''] = m.flags?.has('\\Seen') ?? false;
+      expect([flags['Read there'], flags['Not read there']]).toEqual([true, false]);
+    } finally {
+      lock.release();
+    }
   });
 });
