@@ -60,6 +60,11 @@ export async function recordHold(
   );
 }
 
+/** The held act's event, once appended (the keeper records the hold first, then appends: see keeper.ts). */
+export async function setHoldSeq(q: Queryable, orgId: string, payloadHash: string, seq: number): Promise<void> {
+  await q.query('UPDATE signature_holds SET seq = $3 WHERE org_id = $1 AND payload_hash = $2', [orgId, payloadHash, seq]);
+}
+
 /** Who may decide, in words, for a message. */
 const decidedBy = (signal: HoldSignal): string => (signal.request.deciders ? `one of ${signal.request.deciders.join(', ')}` : 'a human');
 

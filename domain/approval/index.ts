@@ -6,11 +6,12 @@ import { handler, readHandler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { bindingFor } from './binding.js';
 import { approveRelease, assertDecider, requestRelease, subjectDecider } from './decide.js';
-import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval, type ApprovalRow } from './service.js';
+import { APPROVAL_SELECT, approvalView, decodeCursor, encodeCursor, loadApproval, lockPayload, type ApprovalRow } from './service.js';
 import { holdKeeper } from './keeper.js';
 import { approvalWaiting } from './waiting.js';
 
 export const request = handler(approval.request, async (ctx, p) => {
+  await lockPayload(ctx.q, ctx.orgId, p.payloadHash);
   // The server binds a signature approval to the hold it recorded; the requester's summary is kept only for others.
   const bound = await bindingFor(ctx.q, ctx.orgId, p);
   if (bound?.completion === 'release') return requestRelease(ctx, p);

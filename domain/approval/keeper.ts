@@ -1,6 +1,6 @@
 import { appendEvent } from '../../ledger/append.js';
 import type { HoldKeeper } from '../core/holds.js';
-import { holdEventKind, holdEventPayload, holdFamily, holdResult, recordHold, refusalMessage, refusedHold } from './hold.js';
+import { holdEventKind, holdEventPayload, holdFamily, holdResult, recordHold, refusalMessage, refusedHold, setHoldSeq } from './hold.js';
 import { fileReleaseApproval } from './release.js';
 import { requireSignature, verifyProofIfGiven } from './signature.js';
 
@@ -19,6 +19,10 @@ export const holdKeeper: HoldKeeper = {
       await recordHold(q, { orgId, method, heldBy: principal.id, ttlMs, signal, event: null });
       return { refusal: { message: refusalMessage(signal, deps), hold: refusedHold(signal, deps), reason: signal.request.refuseWithoutProof } };
     }
+    // The hold's row first: its lock makes a second hold of the same act wait here, then find the approval this one
+    // files (one act, one decision), and the ledger head comes last, as in every call. Recorded after the append,
+    // the row waited behind approval.request's share lock while the head was held, and the two deadlocked.
+    await recordHold(q, { orgId, method, heldBy: principal.id, ttlMs, signal, event: null });
     // Release mode: the server files the approval now, before the event that names it (release.ts).
     const filed = signal.request.completion === 'release' ? await fileReleaseApproval(q, { orgId, principal, method, signal, ttlMs }) : null;
     const event = await appendEvent(q, orgId, {
@@ -28,7 +32,7 @@ export const holdKeeper: HoldKeeper = {
       actor: principal.id,
       payload: holdEventPayload(signal, method, filed),
     });
-    await recordHold(q, { orgId, method, heldBy: principal.id, ttlMs, signal, event });
+    await setHoldSeq(q, orgId, signal.payloadHash, event.seq);
     return { event, result: holdResult(signal, deps, event, filed) };
   },
 };

@@ -93,6 +93,15 @@ export async function loadApproval(q: Queryable, orgId: string, approvalId: stri
   return row;
 }
 
+/**
+ * approval.request's lock on one payload, to commit: two filings of one act queue, and the second finds the
+ * first's approval instead of filing another. Taken before the held act's row is share-locked (binding.ts), so it
+ * never waits while holding that row.
+ */
+export async function lockPayload(q: Queryable, orgId: string, payloadHash: string): Promise<void> {
+  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('approval.request:' || $1 || ':' || $2, 0))`, [orgId, payloadHash]);
+}
+
 /** Opaque list cursor: the sort key of the last row. */
 export const encodeCursor = (requestedAt: string, approvalId: string) => Buffer.from(JSON.stringify([requestedAt, approvalId])).toString('base64url');
 

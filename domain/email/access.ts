@@ -52,7 +52,11 @@ export async function mailboxAccess(
   return { mailbox, role };
 }
 
-/** A thread of a mailbox the caller is in, and the caller's role; NOT_FOUND otherwise. `lock`: FOR UPDATE. */
+/**
+ * A thread of a mailbox the caller is in, and the caller's role; NOT_FOUND otherwise. `lock`: FOR UPDATE, taken on
+ * the thread alone before the read: locked in the join, a thread moved to another mailbox while this waited was
+ * checked against the old mailbox's member row, and a member of both got NOT_FOUND.
+ */
 export async function threadAccess(
   q: Queryable,
   orgId: string,
@@ -60,10 +64,11 @@ export async function threadAccess(
   principalId: string,
   opts: { lock?: boolean } = {},
 ): Promise<{ thread: ThreadRow; role: MailboxRole }> {
+  if (opts.lock) await q.query('SELECT 1 FROM email_threads WHERE org_id = $1 AND thread_id = $2 FOR UPDATE', [orgId, threadId]);
   const [row] = await q.query<ThreadRow & { role: MailboxRole }>(
     `SELECT ${THREAD_COLUMNS}, mm.role
        FROM email_threads t JOIN email_mailbox_members mm ON mm.org_id = t.org_id AND mm.mailbox_id = t.mailbox_id AND mm.principal_id = $3
-      WHERE t.org_id = $1 AND t.thread_id = $2${opts.lock ? ' FOR UPDATE OF t' : ''}`,
+      WHERE t.org_id = $1 AND t.thread_id = $2`,
     [orgId, threadId, principalId],
   );
   if (!row) throw notFound(`thread ${threadId}`);
@@ -71,7 +76,7 @@ export async function threadAccess(
   return { thread, role };
 }
 
-/** A message of a mailbox the caller is in, and the caller's role; NOT_FOUND otherwise. `lock`: FOR UPDATE. */
+/** A message of a mailbox the caller is in, and the caller's role; NOT_FOUND otherwise. `lock`: FOR UPDATE, as threadAccess. */
 export async function messageAccess(
   q: Queryable,
   orgId: string,
@@ -79,10 +84,11 @@ export async function messageAccess(
   principalId: string,
   opts: { lock?: boolean } = {},
 ): Promise<{ message: MessageRow; role: MailboxRole }> {
+  if (opts.lock) await q.query('SELECT 1 FROM email_messages WHERE org_id = $1 AND message_id = $2 FOR UPDATE', [orgId, messageId]);
   const [row] = await q.query<MessageRow & { role: MailboxRole }>(
     `SELECT ${MESSAGE_COLUMNS}, mm.role
        FROM email_messages m JOIN email_mailbox_members mm ON mm.org_id = m.org_id AND mm.mailbox_id = m.mailbox_id AND mm.principal_id = $3
-      WHERE m.org_id = $1 AND m.message_id = $2${opts.lock ? ' FOR UPDATE OF m' : ''}`,
+      WHERE m.org_id = $1 AND m.message_id = $2`,
     [orgId, messageId, principalId],
   );
   if (!row) throw notFound(`message ${messageId}`);
@@ -108,8 +114,9 @@ export async function messagesOf(
   opts: { lock?: boolean } = {},
 ): Promise<{ rows: MessageRow[]; roles: Map<string, MailboxRole> }> {
   const unique = [...new Set(ids)];
-  const rows = await q.query<MessageRow & { role: MailboxRole; via: string }>(
-    `SELECT ${MESSAGE_COLUMNS}, mm.role, m.message_id AS via
+  const read = () =>
+    q.query<MessageRow & { role: MailboxRole; via: string }>(
+      `SELECT ${MESSAGE_COLUMNS}, mm.role, m.message_id AS via
        FROM email_messages m JOIN email_mailbox_members mm ON mm.org_id = m.org_id AND mm.mailbox_id = m.mailbox_id AND mm.principal_id = $3
       WHERE m.org_id = $1 AND m.message_id = ANY($2::text[])
      UNION ALL
@@ -117,8 +124,9 @@ export async function messagesOf(
        FROM email_messages m JOIN email_mailbox_members mm ON mm.org_id = m.org_id AND mm.mailbox_id = m.mailbox_id AND mm.principal_id = $3
       WHERE m.org_id = $1 AND m.thread_id = ANY($2::text[]) AND m.state NOT IN ('draft', 'discarded')
       ORDER BY message_id`,
-    [orgId, unique, principalId],
-  );
+      [orgId, unique, principalId],
+    );
+  const rows = opts.lock ? await lockRows(q, orgId, await read(), read) : await read();
   const found = new Set(rows.map((r) => r.via));
   const threads = await (async () => {
     // A thread with only drafts has no rows above yet exists: it is found, with nothing to act on.
@@ -133,12 +141,6 @@ export async function messagesOf(
   })();
   const absent = unique.find((id) => !found.has(id) && !threads.has(id));
   if (absent) throw notFound(`${absent.startsWith('thr_') ? 'thread' : 'message'} ${absent}`);
-  if (opts.lock && rows.length > 0) {
-    await q.query('SELECT 1 FROM email_messages WHERE org_id = $1 AND message_id = ANY($2::text[]) ORDER BY message_id FOR UPDATE', [
-      orgId,
-      rows.map((r) => r.message_id),
-    ]);
-  }
   const roles = new Map<string, MailboxRole>();
   const byId = new Map<string, MessageRow>();
   for (const r of rows) {
@@ -147,4 +149,23 @@ export async function messagesOf(
     byId.set(row.message_id, row);
   }
   return { rows: [...byId.values()], roles };
+}
+
+/**
+ * Lock the messages read (id order; NO KEY UPDATE: their keys stay, and reads or reactions being added to them need
+ * not wait), then read them again under the lock: a call that changed them meanwhile (moveMailbox) has committed, and
+ * what was read before it broke a foreign key. A message that joined a thread between the reads is locked on the
+ * next turn; one still arriving after three turns is left out, as if it came after the call.
+ */
+async function lockRows<R extends { message_id: string }>(q: Queryable, orgId: string, first: R[], read: () => Promise<R[]>): Promise<R[]> {
+  const locked = new Set<string>();
+  let rows = first;
+  for (let turn = 0; turn < 3; turn++) {
+    const ids = [...new Set(rows.map((r) => r.message_id))].filter((id) => !locked.has(id)).sort();
+    if (ids.length === 0) break;
+    await q.query('SELECT 1 FROM email_messages WHERE org_id = $1 AND message_id = ANY($2::text[]) ORDER BY message_id FOR NO KEY UPDATE', [orgId, ids]);
+    for (const id of ids) locked.add(id);
+    rows = await read();
+  }
+  return rows.filter((r) => locked.has(r.message_id));
 }

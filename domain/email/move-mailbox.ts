@@ -1,5 +1,6 @@
 import { conflict } from '../../protocol/errors.js';
 import { emailAi as c } from '../../protocol/methods/email/ai.js';
+import type { Queryable } from '../../db/types.js';
 import { handler } from '../core/handler.js';
 import { mailboxAccess, requireRole, roleIn, threadAccess, type MailboxRole } from './access.js';
 import { refreshThreads, type FolderRole } from './folders.js';
@@ -19,6 +20,12 @@ const MOVERS: readonly MailboxRole[] = ['owner', 'member'];
 
 export const moveMailbox = handler(c.moveMailbox, async (ctx, p) => {
   const me = ctx.principal.id;
+  await threadAccess(ctx.q, ctx.orgId, p.threadId, me);
+  // Its messages first, then the thread: the order of every other writer of a thread (email.move, reportSpam and the
+  // drafts lock messages, then refreshThreads the thread). Thread first, a move racing this one deadlocked.
+  await lockMessages(ctx.q, ctx.orgId, p.threadId);
+  // FOR UPDATE (its mailbox is in the key the messages reference): no message joins it after this, and the thread and
+  // role are read as they now stand.
   const { thread, role } = await threadAccess(ctx.q, ctx.orgId, p.threadId, me, { lock: true });
   const { role: toRole } = await mailboxAccess(ctx.q, ctx.orgId, p.toMailboxId, me);
   requireRole(role, MOVERS, 'move a thread out of this mailbox');
@@ -31,7 +38,7 @@ export const moveMailbox = handler(c.moveMailbox, async (ctx, p) => {
   }
   const messages = await ctx.q.query<{ message_id: string; state: string; role: FolderRole }>(
     `SELECT m.message_id, m.state, f.role FROM email_messages m JOIN email_folders f ON f.org_id = m.org_id AND f.folder_id = m.folder_id
-      WHERE m.org_id = $1 AND m.thread_id = $2 ORDER BY m.message_id FOR UPDATE OF m`,
+      WHERE m.org_id = $1 AND m.thread_id = $2 ORDER BY m.message_id FOR NO KEY UPDATE OF m`,
     [ctx.orgId, p.threadId],
   );
   const waiting = messages.find((m) => m.state === 'held' || m.state === 'scheduled');
@@ -76,3 +83,8 @@ export const moveMailbox = handler(c.moveMailbox, async (ctx, p) => {
   });
   return { thread: view, moved: messages.length, unassigned, changed: true };
 });
+
+/** The thread's messages, locked in id order (NO KEY UPDATE: their own keys stay). */
+async function lockMessages(q: Queryable, orgId: string, threadId: string): Promise<void> {
+  await q.query('SELECT 1 FROM email_messages WHERE org_id = $1 AND thread_id = $2 ORDER BY message_id FOR NO KEY UPDATE', [orgId, threadId]);
+}

@@ -48,6 +48,21 @@ async function signatureAccess(q: Queryable, orgId: string, signatureId: string,
   return { row, role };
 }
 
+/** The mailbox a signature is in (it never moves), unlocked; undefined for an unknown id. */
+async function mailboxOf(q: Queryable, orgId: string, signatureId: string): Promise<string | undefined> {
+  const [row] = await q.query<{ mailbox_id: string }>('SELECT mailbox_id FROM email_signatures WHERE org_id = $1 AND signature_id = $2', [orgId, signatureId]);
+  return row?.mailbox_id;
+}
+
+/**
+ * Before a save makes a default: the mailbox row, locked to commit, so two saves making defaults in it queue, and the
+ * second unsets the first's (each unsetting only what it could see, both stayed default). Taken before any signature
+ * row is locked: the unsetting touches the others' rows. NO KEY UPDATE: rows referencing the mailbox need not wait.
+ */
+async function lockDefaults(q: Queryable, orgId: string, mailboxId: string): Promise<void> {
+  await q.query('SELECT 1 FROM email_mailboxes WHERE org_id = $1 AND mailbox_id = $2 FOR NO KEY UPDATE', [orgId, mailboxId]);
+}
+
 export const signatureSave = handler(c.signatureSave, async (ctx, p) => {
   const me = ctx.principal.id;
   const now = ctx.deps.clock.now().toISOString();
@@ -56,6 +71,8 @@ export const signatureSave = handler(c.signatureSave, async (ctx, p) => {
   let changed: boolean;
   if (p.signatureId !== undefined) {
     if (p.mailboxId !== undefined) throw badRequest('mailboxId', 'only with a new signature; a signature stays in its mailbox');
+    const box = p.isDefault ? await mailboxOf(ctx.q, ctx.orgId, p.signatureId) : undefined;
+    if (box) await lockDefaults(ctx.q, ctx.orgId, box);
     const found = await signatureAccess(ctx.q, ctx.orgId, p.signatureId, me);
     if (found.row.deleted_at !== null) throw notFound(`signature ${p.signatureId} (deleted)`);
     if (found.row.principal_id === null) requireRole(found.role, ['owner'], "change the mailbox's shared signature");
@@ -74,6 +91,7 @@ export const signatureSave = handler(c.signatureSave, async (ctx, p) => {
     if (p.mailboxId === undefined) throw badRequest('mailboxId', 'required for a new signature (or give signatureId to change one)');
     const { role } = await mailboxAccess(ctx.q, ctx.orgId, p.mailboxId, me);
     if (p.shared) requireRole(role, ['owner'], "keep the mailbox's shared signatures");
+    if (p.isDefault) await lockDefaults(ctx.q, ctx.orgId, p.mailboxId);
     row = one(
       await ctx.q.query<SignatureRow>(
         `INSERT INTO email_signatures AS s (org_id, signature_id, mailbox_id, principal_id, name, text, html, is_default, created_by, created_at, updated_at)

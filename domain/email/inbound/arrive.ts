@@ -102,6 +102,9 @@ const PEOPLE = ['owner', 'reviewer', 'member'];
  * relay's retry, an IMAP re-read), or its own outgoing message coming back (its Sent row is the record).
  */
 export async function fileArrival(q: Queryable, orgId: string, mailboxId: string, a: PreparedArrival, o: FileOptions): Promise<Filed | null> {
+  // One filing of a Message-ID in a mailbox at a time: two copies arriving at once (a relay's retry racing the
+  // first, two IMAP syncs) would both pass the check below, which no unique key backs. Held to commit.
+  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('email.arrive:' || $1 || ':' || $2 || ':' || $3, 0))`, [orgId, mailboxId, a.rfcId]);
   if (await alreadyHere(q, orgId, mailboxId, a.rfcId, a.raw?.sha256 ?? null)) return null;
   const now = o.at.toISOString();
   const from = a.from.address;
