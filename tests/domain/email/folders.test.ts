@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { expectError } from '../../helpers/frames.js';
-import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft, folderOf } from './kit.js';
 
 /*
  * email.move, email.folderRename and email.folderDelete: mail moves within its mailbox (a new path makes the
@@ -17,8 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => o.s.close());
 
-const folderOf = async (messageId: string) => (await ok(o.s, 'email.message', { messageId })).message.folderId;
-
 describe('email.move', () => {
   it('a new path creates the folder; the thread moves whole, keeps its ids, and lists there', async () => {
     const t = await inbound(o, { subject: 'File me' });
@@ -26,7 +24,7 @@ describe('email.move', () => {
     expect(result).toMatchObject({ moved: 1, created: true, changed: true, folder: { path: 'Clients/Acme', role: 'none', threads: 1, unread: 1 } });
     expect(event.payload).toEqual({ mailboxId: o.mailboxId, folderId: result.folder.id, folderRole: 'none', moved: 1, created: true });
     expect(JSON.stringify(event.payload)).not.toContain('Acme');
-    expect(await folderOf(t.messageId)).toBe(result.folder.id);
+    expect(await folderOf(o, t.messageId)).toBe(result.folder.id);
     expect((await ok(o.s, 'email.threads', { mailboxId: o.mailboxId, folderId: result.folder.id })).threads.map((x: any) => x.id)).toEqual([t.threadId]);
     expect((await ok(o.s, 'email.threads', { mailboxId: o.mailboxId })).threads.map((x: any) => x.id)).not.toContain(t.threadId);
     // The same path again (any case) is the same folder; nothing left to move: a no-op.
@@ -93,8 +91,8 @@ describe('email.folderRename and email.folderDelete', () => {
     const { result, event } = await mutate(o.s, 'email.folderDelete', { folderId: top.id }, 'email.folder.delete', { key: o.mia.key });
     expect(result).toEqual({ deleted: 2, moved: 2, changed: true });
     expect(event.payload).toEqual({ mailboxId: o.mailboxId, folderId: top.id, folders: 2, moved: 2, archiveFolderId: folders.archive });
-    expect(await folderOf(a.messageId)).toBe(folders.archive);
-    expect(await folderOf(b.messageId)).toBe(folders.archive);
+    expect(await folderOf(o, a.messageId)).toBe(folders.archive);
+    expect(await folderOf(o, b.messageId)).toBe(folders.archive);
     expect((await ok(o.s, 'email.threads', { mailboxId: o.mailboxId, folderId: folders.archive })).threads.map((x: any) => x.id)).toEqual(
       expect.arrayContaining([a.threadId, b.threadId]),
     );

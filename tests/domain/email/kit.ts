@@ -48,6 +48,11 @@ export async function mailOrg(): Promise<MailOrg> {
   return { ...cast, mailboxId, address, otherId, otherAddress };
 }
 
+/** The folder a message is in, as its mailbox's members see it. */
+export async function folderOf(o: MailOrg, messageId: string): Promise<string> {
+  return (await ok(o.s, 'email.message', { messageId })).message.folderId;
+}
+
 /** The mailbox's folder ids by role (inbox, drafts, sent, archive, spam, trash), as its members see them. */
 export async function folderRoles(o: MailOrg, mailboxId = o.mailboxId): Promise<Record<string, string>> {
   const { mailboxes } = await ok(o.s, 'email.mailboxes', {});

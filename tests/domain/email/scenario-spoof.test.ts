@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok, refused } from '../../helpers/calls.js';
-import { deliver, folderRoles, inbound, mailOrg, type MailOrg } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg, folderOf } from './kit.js';
 
 /*
  * Acceptance scenario 4 (docs/families/email.md): spoofed mail that fails DMARC goes to Spam, and the agent's reply
@@ -16,8 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => o.s.close());
 
-const folderOf = async (messageId: string) => (await ok(o.s, 'email.message', { messageId })).message.folderId;
-
 describe('scenario 4: a spoof, the agent reply to it, and an agent rule', () => {
   it('DMARC fail lands in Spam; the agent reply is held for that reason; the agent rule works only once a person enables it', async () => {
     // A forged sender: its domain's DMARC says fail (the verdicts the SMTP listener's mailauth gives).
@@ -28,7 +26,7 @@ describe('scenario 4: a spoof, the agent reply to it, and an agent rule', () => 
       auth: { spf: 'fail', dkim: 'none', dmarc: 'fail' },
     });
     const spoof = got.messages[0];
-    expect(await folderOf(spoof.messageId)).toBe(folders.spam);
+    expect(await folderOf(o, spoof.messageId)).toBe(folders.spam);
 
     const reply = await ok(
       o.s,
@@ -54,7 +52,7 @@ describe('scenario 4: a spoof, the agent reply to it, and an agent rule', () => 
     ).rule;
     expect(rule.enabled).toBe(false);
     const before = await inbound(o, { from: 'Billing <billing@vendor.example>', subject: 'Invoice 1' });
-    expect(await folderOf(before.messageId)).toBe(folders.inbox);
+    expect(await folderOf(o, before.messageId)).toBe(folders.inbox);
     await refused(o.s, 'email.ruleSetEnabled', { ruleId: rule.id, enabled: true }, 'FORBIDDEN_SCOPE', { message: /^missing role /, key: o.agent.key });
     expect((await ok(o.s, 'email.ruleSetEnabled', { ruleId: rule.id, enabled: true }, o.owner.key)).rule).toMatchObject({
       enabled: true,
@@ -63,6 +61,6 @@ describe('scenario 4: a spoof, the agent reply to it, and an agent rule', () => 
     const after = await inbound(o, { from: 'Billing <billing@vendor.example>', subject: 'Invoice 2' });
     const { mailboxes } = await ok(o.s, 'email.mailboxes', {});
     const vendors = mailboxes.find((m: any) => m.id === o.mailboxId).folders.find((f: any) => f.path === 'Vendors');
-    expect(await folderOf(after.messageId)).toBe(vendors.id);
+    expect(await folderOf(o, after.messageId)).toBe(vendors.id);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, head, mutate, ok, otherOrg, refused } from '../../helpers/calls.js';
 import { expectError } from '../../helpers/frames.js';
-import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft } from './kit.js';
+import { deliver, folderRoles, inbound, mailOrg, type MailOrg, newDraft, folderOf } from './kit.js';
 
 /*
  * Spam: DMARC failures and blocked senders land in Spam on arrival; email.reportSpam moves mail to Spam (blocking
@@ -17,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => o.s.close());
 
-const folderOf = async (messageId: string) => (await ok(o.s, 'email.message', { messageId })).message.folderId;
 let n = 0;
 const tag = () => `s${Date.now().toString(36)}${++n}`;
 
@@ -58,7 +57,7 @@ describe('email.reportSpam', () => {
       senderDomains: [domain],
     });
     expect(JSON.stringify(event.payload)).not.toMatch(/ann@|Offer/);
-    expect(await folderOf(t.messageId)).toBe(folders.spam);
+    expect(await folderOf(o, t.messageId)).toBe(folders.spam);
     // Later mail from the domain, or one under it, lands in Spam; the other mailbox of the org is not affected.
     const later = await deliver(o, { from: `bob@mail.${domain}`, envelopeTo: [o.address, o.otherAddress] });
     const mine = later.messages.find((m) => m.mailboxId === o.mailboxId)!;
@@ -76,7 +75,7 @@ describe('email.reportSpam', () => {
     // Not spam: back to Inbox, the block lifted (a block of the domain above the sender's too).
     const back = await ok(o.s, 'email.reportSpam', { ids: [mine.messageId], spam: false });
     expect(back).toEqual({ moved: 1, blocked: 0, unblocked: 1, changed: true });
-    expect(await folderOf(mine.messageId)).toBe(folders.inbox);
+    expect(await folderOf(o, mine.messageId)).toBe(folders.inbox);
     expect((await deliver(o, { from: `carl@${domain}` })).messages[0].folderId).toBe(folders.inbox);
   });
 
@@ -99,6 +98,6 @@ describe('email.reportSpam', () => {
     await refused(o.s, 'email.reportSpam', { ids: ['bad'], spam: true }, 'BAD_REQUEST', { message: /^ids\.0: / });
     await refused(o.s, 'email.reportSpam', { ids: [t.messageId], spam: true }, 'NOT_FOUND', { key: o.max.key });
     expectError(await (await otherOrg(o.s)).rpc('email.reportSpam', { ids: [t.messageId], spam: true }), 'NOT_FOUND');
-    expect(await folderOf(t.messageId)).toBe(folders.inbox);
+    expect(await folderOf(o, t.messageId)).toBe(folders.inbox);
   });
 });
