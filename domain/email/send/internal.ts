@@ -1,7 +1,6 @@
 import type { Queryable } from '../../../db/types.js';
-import { fileArrival, prepareArrival } from '../inbound/arrive.js';
+import { fileArrival, prepareArrival, type Arrival } from '../inbound/arrive.js';
 import { mailboxesAt } from '../mailboxes.js';
-import type { Addr } from '../model.js';
 import type { AttachmentRow } from './attachments.js';
 
 /*
@@ -12,19 +11,10 @@ import type { AttachmentRow } from './attachments.js';
  * a copy keeps no raw bytes of its own. The sending mailbox gets no copy: its Sent row is the record.
  */
 
-export interface InternalCopy {
-  from: Addr;
-  to: Addr[];
-  cc: Addr[];
-  subject: string;
-  text: string;
-  html: string | null;
-  rfcId: string;
-  inReplyTo: string | null;
-  references: string[];
+/** What a copy is made of: the arrival's fields a sent message has, its attachments as the sender's rows. */
+export type InternalCopy = Pick<Arrival, 'from' | 'to' | 'cc' | 'subject' | 'text' | 'html' | 'rfcId' | 'inReplyTo' | 'references' | 'sizeBytes'> & {
   attachments: AttachmentRow[];
-  sizeBytes: number;
-}
+};
 
 export interface Delivering {
   at: Date;
