@@ -17,6 +17,7 @@ import { directoryStep } from './scenarios/directory.js';
 import { governanceStep } from './scenarios/governance.js';
 import { messagingStep } from './scenarios/messaging.js';
 import { emailStep } from './scenarios/email.js';
+import { knowledgeStep } from './scenarios/knowledge.js';
 import { filesStep } from './scenarios/files.js';
 import { schedulerStep } from './scenarios/scheduler.js';
 
@@ -433,6 +434,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   messaging: messagingStep,
   email: emailStep,
   files: filesStep,
+  knowledge: knowledgeStep,
   scheduler: schedulerStep,
   coldstart: coldStart,
 };

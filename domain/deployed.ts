@@ -11,6 +11,9 @@ import { contactsFamily } from './contacts/index.js';
 import { directoryFamily } from './directory/index.js';
 import { emailFamily } from './email/index.js';
 import { inboxFamily } from './inbox/index.js';
+import { knowledgeFamily } from './knowledge/index.js';
+import { memoryFamily } from './memory/index.js';
+import { sopFamily } from './sop/index.js';
 import { notificationFamily } from './notification/index.js';
 import {
   adminFamily,
@@ -66,6 +69,9 @@ export const DEPLOYED_FAMILIES: readonly Family[] = [
   annotationFamily,
   fileFamily,
   emailFamily,
+  knowledgeFamily,
+  memoryFamily,
+  sopFamily,
   inboxFamily,
   ledgerReadsFamily,
   aiReadsFamily,

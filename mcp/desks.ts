@@ -113,7 +113,12 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['files.decks'],
     tools: ['files.get', 'files.list', 'files.create', 'files.exportRequest', 'files.commentAdd', 'files.ask'],
   },
-  calendar: { summary: 'calendar, meetings, knowledge, memory and SOPs', toolsets: ['calendar', 'meetings', 'knowledge', 'memory', 'sop'], tools: [] },
+  calendar: { summary: 'calendar and meetings', toolsets: ['calendar', 'meetings'], tools: [] },
+  memory: {
+    summary: 'shared memory: knowledge entries with sources, memory blocks and amendments, standard operating procedures',
+    toolsets: ['knowledge', 'memory', 'sop'],
+    tools: [],
+  },
   crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
   runtime: {
     summary: 'agent registry, presence, leases, credentials, integrations',

@@ -45,6 +45,9 @@ const ORG_WIDE: Readonly<Record<string, string>> = {
   directory: 'directory events carry ids of parties read org-wide with org.read',
   contact: 'contacts are read org-wide',
   contacts: 'contacts are read org-wide with knowledge.read',
+  knowledge: 'knowledge events carry entry and search ids, revisions and counts; entries are read org-wide with knowledge.read',
+  memory: 'memory events carry block and amendment ids, versions and SHA-256s, never values',
+  sop: 'SOPs are read org-wide (sop.list, org.read)',
 };
 
 describe('per-event visibility: every deployed family is classified', () => {

@@ -14,9 +14,7 @@ const UNDEPLOYED_FAMILIES = [
   'branding', // issue 35
   'calendar',
   'meetings',
-  'knowledge',
-  'memory',
-  'sop', // issue 32
+  // issue 32: knowledge, memory and sop are deployed
   'cost',
   'credential',
   'integration',

@@ -1,0 +1,22 @@
+import { family, type Family } from '../core/family.js';
+import { append } from './append.js';
+import { invalidate, replace, rewrite } from './corrections.js';
+import { eraseQuery, QUERY_RETENTION_MS, search } from './search.js';
+
+/*
+ * The knowledge family (docs/families/knowledge.md): sourced entries with validity, explicit corrections, and
+ * searches that record what they served. Its events carry ids, revisions, counts and codes, never bodies, quotes
+ * or query texts.
+ */
+
+export const knowledgeHandlers = family('knowledge', { append, search, invalidate, replace, rewrite });
+
+/** The knowledge family, as domain/deployed.ts lists it. */
+export const knowledgeFamily: Family = {
+  name: 'knowledge',
+  methods: knowledgeHandlers,
+  jobs: [eraseQuery],
+  config: { knowledgeQueryRetentionMs: QUERY_RETENTION_MS },
+};
+
+export { entrySearch } from './search.js';
