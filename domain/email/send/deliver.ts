@@ -164,7 +164,9 @@ export const deliver = defineJob<{ submissionId: string }>({
       [ctx.orgId, data.submissionId],
     );
     const first = sub?.undo_status === 'pending';
-    if (!sub || (!first && !(sub.undo_status === 'final' && sub.delivery === 'deferred'))) return; // undone, or delivered: nothing to do
+    const retryOutside = sub?.undo_status === 'final' && sub.delivery === 'deferred';
+    const retryInside = sub?.undo_status === 'final' && !sub.internal_done && Number(sub.internal_count) > 0;
+    if (!sub || (!first && !retryOutside && !retryInside)) return; // undone, or delivered: nothing to do
     const row = await loadOutgoing(ctx.q, ctx.orgId, sub.message_id, { lock: true });
     if (first && row.state !== 'scheduled') return;
     const mailbox = one(
@@ -230,9 +232,14 @@ export const deliver = defineJob<{ submissionId: string }>({
     const attachments = await attachmentsOf(ctx.q, ctx.orgId, original.message_id);
     const internalAddresses = new Set((await mailboxesAt(ctx.q, ctx.orgId, recipients)).map((b) => b.address));
     const external = recipients.filter((a) => !internalAddresses.has(a));
-    // Outside first: the relay is asked before any receive event below takes the org's ledger lock.
-    let outcome: Outcome = { delivery: 'internal', error: null, accepted: 0, refused: 0 };
-    if (external.length > 0) {
+    // Outside first: the relay is asked before any receive event below takes the org's ledger lock. Only once: a
+    // run that only files the copies inside the org keeps what the outside delivery was.
+    const sendOutside = external.length > 0 && (first || retryOutside);
+    let outcome: Outcome =
+      external.length > 0 && !sendOutside
+        ? { delivery: sub.delivery as Outcome['delivery'], error: sub.last_error, accepted: 0, refused: 0 }
+        : { delivery: 'internal', error: null, accepted: 0, refused: 0 };
+    if (sendOutside) {
       const withinWindow = now.getTime() - new Date(sub.send_at).getTime() < ctx.deps.config.emailSending.retryWindowMs;
       try {
         const mail = await outgoingMail(ctx, row, original, mailbox, attachments, internalAddresses.size > 0 ? external : null, now);
@@ -245,28 +252,44 @@ export const deliver = defineJob<{ submissionId: string }>({
         outcome = { delivery: 'failed', error: `not delivered: ${err.message}`, accepted: 0, refused: external.length };
       }
     }
+    // The copies inside the org in a savepoint: should filing one fail (a deadlock with mail arriving in that
+    // thread), the mail that already left is not sent again by a retry of the whole job; the copies are retried alone.
     let copies: { mailboxId: string; messageId: string }[] = [];
+    let insideFailed = false;
     if (!sub.internal_done && internalAddresses.size > 0) {
       const copy = copyOf(original, attachments, mailbox, Boolean(row.redirect_of));
-      copies = await deliverInternally(ctx.q, ctx.orgId, recipients, copy, {
-        at: now,
-        senderMailboxId: row.mailbox_id,
-        submissionId: sub.submission_id,
-        causeSeq: ctx.causeSeq,
-      });
+      await ctx.q.query('SAVEPOINT internal_copies');
+      try {
+        copies = await deliverInternally(ctx.q, ctx.orgId, recipients, copy, {
+          at: now,
+          senderMailboxId: row.mailbox_id,
+          submissionId: sub.submission_id,
+          causeSeq: ctx.causeSeq,
+        });
+        await ctx.q.query('RELEASE SAVEPOINT internal_copies');
+      } catch (err) {
+        await ctx.q.query('ROLLBACK TO SAVEPOINT internal_copies');
+        insideFailed = true;
+        const { name, code } = err as { name?: string; code?: string };
+        ctx.deps.log.warn(
+          { job: DELIVER_JOB, submissionId: sub.submission_id, err: { name, code } },
+          'email.deliver: the copies inside the org were not filed; retried',
+        );
+        if (external.length === 0) outcome = { delivery: 'deferred', error: 'not delivered inside the org yet: retried', accepted: 0, refused: 0 };
+      }
     }
     const attempts = Number(sub.attempts) + 1;
     let retryAt: Date | null = null;
-    if (outcome.delivery === 'deferred') {
+    if (outcome.delivery === 'deferred' || insideFailed) {
       const { retryDelaySeconds } = ctx.deps.config.emailSending;
       retryAt = new Date(now.getTime() + Math.min(retryDelaySeconds * 2 ** (attempts - 1), 3600) * 1000);
       await schedule(ctx, { name: DELIVER_JOB, data: { submissionId: sub.submission_id }, opts: { startAfter: retryAt } });
     }
     await ctx.q.query(
       `UPDATE email_submissions SET delivery = $3, last_error = $4, attempts = $5, internal_done = internal_done OR $6, updated_at = $7,
-              delivered_at = CASE WHEN $3 IN ('sent', 'internal') THEN $7::timestamptz ELSE delivered_at END
+              delivered_at = CASE WHEN $3 IN ('sent', 'internal') THEN coalesce(delivered_at, $7::timestamptz) ELSE delivered_at END
         WHERE org_id = $1 AND submission_id = $2`,
-      [ctx.orgId, sub.submission_id, outcome.delivery, outcome.error, attempts, internalAddresses.size > 0, at],
+      [ctx.orgId, sub.submission_id, outcome.delivery, outcome.error, attempts, internalAddresses.size > 0 && !insideFailed, at],
     );
     await ctx.emit('email.submission.deliver', sub.submission_id, {
       ...ids,
@@ -278,6 +301,7 @@ export const deliver = defineJob<{ submissionId: string }>({
       accepted: outcome.accepted,
       refused: outcome.refused,
       retryAt: retryAt?.toISOString() ?? null,
+      insideRetried: insideFailed,
       redirect: Boolean(row.redirect_of),
     });
   },

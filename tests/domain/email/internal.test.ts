@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailbox } from '../../../domain/email/index.js';
 import { ok } from '../../helpers/calls.js';
-import { delivered, eventsSince, messageAs, sendWorld, type SendWorld } from './send-kit.js';
+import { delivered, eventsSince, messageAs, outboxed, sendWorld, submissionOf, type SendWorld } from './send-kit.js';
+import { until } from '../../jobs/kit.js';
 
 /*
  * Mail a send delivers inside the org (the email.deliver job on the real pg-boss worker, no relay) is filed as mail
@@ -131,5 +132,40 @@ describe('mail delivered inside the org', () => {
     // The sender's thread holds its Sent row alone.
     const thread = await ok(w.s, 'email.thread', { threadId: r.message.threadId }, w.owner.key);
     expect(thread.messages.map((m: any) => m.state)).toEqual(['sent']);
+  });
+
+  it('a copy inside the org that fails to file is retried alone: the mail that left outside is not sent again', async () => {
+    // A failure injected once into filing in desk@ (a sequence counts outside the transaction the savepoint undoes).
+    const fn = `fail_once_${deskId}`;
+    await w.s.runtime.db.query(`CREATE SEQUENCE ${fn}`);
+    await w.s.runtime.db.query(
+      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.mailbox_id = '${deskId}' AND nextval('${fn}') = 1 THEN RAISE EXCEPTION 'injected failure'; END IF;
+         RETURN NEW;
+       END $$`,
+    );
+    await w.s.runtime.db.query(`CREATE TRIGGER ${fn} BEFORE INSERT ON email_messages FOR EACH ROW EXECUTE FUNCTION ${fn}()`);
+    try {
+      const before = await head();
+      const outside = (await outboxed(w)).length;
+      const r = await ok(
+        w.s,
+        'email.send',
+        { mailboxId: w.mailboxId, to: [deskAddress, 'ann@client.example'], subject: 'Both ways', text: 'Hi.' },
+        w.owner.key,
+      );
+      const rfcId = (await messageAs(w, r.message.id, w.owner)).rfcMessageId;
+      await until('the copy in desk@', async () => ((await copiesOf(rfcId)).some((c) => c.mailbox_id === deskId) ? true : undefined));
+      const runs = (await eventsSince(w, before)).filter((e) => e.kind === 'email.submission.deliver');
+      expect(runs.map((e) => [e.payload.delivery, e.payload.internal, e.payload.insideRetried])).toEqual([
+        ['outboxed', 0, true],
+        ['outboxed', 1, false],
+      ]);
+      expect((await outboxed(w)).length - outside).toBe(1);
+      expect(await submissionOf(w, r.message.id)).toMatchObject({ delivery: 'outboxed', attempts: 2 });
+    } finally {
+      await w.s.runtime.db.query(`DROP TRIGGER ${fn} ON email_messages`);
+    }
   });
 });
