@@ -248,6 +248,10 @@ describe('day windows (recent.day: the doc and stem indexes carry each row day)'
       expect(windowed.windows, `${word} ${candidates}: day windows asked`).toBe(windows);
       expect(everyDay.windows).toBe(0);
     }
+    // A phrase is kept among the newest rows holding its words: in order, found; out of order, not.
+    expect((await run(spec(2, 'search_day'), o, '"weekly report"')).items).toEqual((await run(spec(2), o, '"weekly report"')).items);
+    expect((await run(spec(2, 'search_day'), o, '"weekly report"')).items).toEqual(['weekly-1', 'weekly-2']);
+    expect((await run(spec(2, 'search_day'), o, '"report weekly"')).items).toEqual([]);
     expect((await run(spec(2, 'search_day'), o, 'weekly')).items).toEqual(['weekly-1', 'weekly-2']);
     expect((await run(spec(2, 'search_day'), o, 'monthly')).items).toEqual(['monthly-1', 'monthly-12']);
   });
