@@ -38,3 +38,12 @@ export function pick(summary: string, pattern: RegExp, labels: [group: string, l
 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Facts from the held call's params, in the order listed: text as is, a number in figures, a list by its length. */
+export function paramFacts(params: Record<string, unknown>, labels: [key: string, label: string][]): Fact[] {
+  return labels.flatMap(([key, label]) => {
+    const v = params[key];
+    const value = str(v) ?? (typeof v === 'number' ? String(v) : Array.isArray(v) ? `${v.length}` : undefined);
+    return value ? [{ label, value }] : [];
+  });
+}

@@ -1,6 +1,7 @@
 import { family, type Family } from '../core/family.js';
 import { append } from './append.js';
 import { invalidate, replace, rewrite } from './corrections.js';
+import { knowledgeHoldActs } from './hold-acts.js';
 import { eraseQuery, QUERY_RETENTION_MS, search } from './search.js';
 
 /*
@@ -16,6 +17,7 @@ export const knowledgeFamily: Family = {
   name: 'knowledge',
   methods: knowledgeHandlers,
   jobs: [eraseQuery],
+  holdActs: knowledgeHoldActs,
   config: { knowledgeQueryRetentionMs: QUERY_RETENTION_MS },
 };
 

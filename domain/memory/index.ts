@@ -1,6 +1,7 @@
 import { family, type Family } from '../core/family.js';
 import { mergeAmendment, proposeAmendment } from './amendments.js';
 import { author, list } from './blocks.js';
+import { memoryHoldActs } from './hold-acts.js';
 
 /*
  * The memory family (docs/families/knowledge.md): blocks agents load into their prompts, changed by their owners or
@@ -10,4 +11,4 @@ import { author, list } from './blocks.js';
 export const memoryHandlers = family('memory', { author, list, proposeAmendment, mergeAmendment });
 
 /** The memory family, as domain/deployed.ts lists it. */
-export const memoryFamily: Family = { name: 'memory', methods: memoryHandlers };
+export const memoryFamily: Family = { name: 'memory', methods: memoryHandlers, holdActs: memoryHoldActs };

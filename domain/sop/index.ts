@@ -1,5 +1,6 @@
 import { family, type Family } from '../core/family.js';
 import { create, remove, update } from './handlers.js';
+import { sopHoldActs } from './hold-acts.js';
 import { list } from './list.js';
 
 /*
@@ -10,4 +11,4 @@ import { list } from './list.js';
 export const sopHandlers = family('sop', { create, update, delete: remove, list });
 
 /** The sop family, as domain/deployed.ts lists it. */
-export const sopFamily: Family = { name: 'sop', methods: sopHandlers };
+export const sopFamily: Family = { name: 'sop', methods: sopHandlers, holdActs: sopHoldActs };

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEventStream } from '../helpers/sse.js';
 import { buildApp } from '../../gateway/app.js';
-import { DEPLOYED } from '../../domain/deployed.js';
+import { DEPLOYED, METHOD_HANDLERS } from '../../domain/deployed.js';
+import { actionClassOf } from '../../domain/approval/signature.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
 import { SessionStore } from '../../gateway/inbox/sessions.js';
 import type { Runtime } from '../../domain/deployed.js';
@@ -559,6 +560,31 @@ describe('plain words for each signature act', () => {
       'Bank line payee': 'Fit-out',
       'Bank line date': '2026-10-10',
       'Posted to': 'account 429 Fit-out costs',
+    });
+  });
+
+  it('words every family gives name a deployed method’s act (no wording for an act that does not exist)', () => {
+    const acts = new Set([...METHOD_HANDLERS.keys()].map(actionClassOf));
+    for (const actionClass of DEPLOYED.holdActs.keys()) expect(acts, actionClass).toContain(actionClass);
+  });
+
+  it('the shared-memory holds read as what the agent asks to change', () => {
+    expect(
+      plain('memory.author', 'An agent writes memory block "House style" as version 2', { label: 'House style', value: 'Short.', audience: 'org' }),
+    ).toEqual({
+      title: "Write a memory block others load (an agent's)",
+      facts: { Block: 'House style', Value: 'Short.', 'Loaded by': 'org' },
+    });
+    expect(plain('memory.merge_amendment', '…', { amendmentId: 'mam_1', decision: 'merge' }).title).toBe(
+      "Merge an amendment into a memory block others load (an agent's)",
+    );
+    expect(plain('knowledge.invalidate', '…', { entryId: 'kn_1', reason: 'outdated' })).toEqual({
+      title: "Invalidate a verified knowledge entry (an agent's)",
+      facts: { Entry: 'kn_1', Reason: 'outdated' },
+    });
+    expect(plain('sop.update', '…', { sopId: 'sop_1', ifVersion: 2, status: 'active' })).toEqual({
+      title: "Change or publish a procedure (an agent's)",
+      facts: { Procedure: 'sop_1', 'On version': '2', Status: 'active' },
     });
   });
 
