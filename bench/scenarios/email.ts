@@ -77,12 +77,21 @@ async function measure(ctx: BenchContext, org: BenchOrg, seed: EmailSeed): Promi
     const calls = Array.from({ length: SAMPLES }, (_, i) => paramsOf(kind, i, seed, cursors, r));
     for (let i = 0; i < 10; i++) await rpc(ctx.baseUrl, org.key, ...calls[i]);
     let items = 0;
+    // Search mixes six queries: each one's own figures too, so a slow one is named.
+    const byQuery = new Map<string, number[]>();
     const figures = await latencies(SAMPLES, async (i) => {
+      const t = performance.now();
       const { body } = await rpc(ctx.baseUrl, org.key, ...calls[i]);
+      const query = (calls[i][1] as { query?: string }).query;
+      if (query !== undefined) byQuery.set(query, [...(byQuery.get(query) ?? []), performance.now() - t]);
       items += (body.result.threads ?? body.result.messages ?? []).length;
     });
     out[kind] = { ...figures, meanItems: items / SAMPLES };
     log(`15. ${kind}: p50 ${figures.p50Ms.toFixed(1)} p95 ${figures.p95Ms.toFixed(1)} ms; ${(items / SAMPLES).toFixed(1)} items an answer`);
+    for (const [query, ms] of byQuery) {
+      ms.sort((a, b) => a - b);
+      log(`15.   ${JSON.stringify(query)}: p50 ${percentile(ms, 50).toFixed(1)} p95 ${percentile(ms, 95).toFixed(1)} ms (${ms.length} samples)`);
+    }
     if (items === 0) throw new Error(`${calls[0][0]} ${kind}: every answer was empty; the seed is not what the read looks for`);
   }
   return out;
