@@ -1,5 +1,6 @@
 import { createOrgs, rpc } from '../fixture.js';
 import { latencies } from '../measure.js';
+import { latencyRow } from '../report.js';
 import type { BenchRun } from '../steps.js';
 import { seedMembers } from './people.js';
 
@@ -67,31 +68,8 @@ export async function filesStep(run: BenchRun): Promise<void> {
   log(`14. 1,000-block doc edit: p50 ${edit.p50Ms.toFixed(1)} p95 ${edit.p95Ms.toFixed(1)} ms`);
   const sheet = await sheetRecalculation(run, member);
   run.raw.files = { children: CHILDREN, blocks: BLOCKS, folderPage: figures, docEdit: edit, sheet };
-  for (const kind of pages) {
-    const f = figures[kind];
-    run.rows.push({
-      scenario: `14 files.list ${kind} page of 100, 10k children`,
-      metric: 'p95',
-      unit: 'ms',
-      product: f.p95Ms,
-      baseline: f.p50Ms,
-      baselineLabel: 'p50',
-      ratio: f.p95Ms / f.p50Ms,
-      target: '< 50 ms',
-      met: f.p95Ms < 50,
-    });
-  }
-  run.rows.push({
-    scenario: '14 files.docWriteRevision, 1,000 blocks',
-    metric: 'p95',
-    unit: 'ms',
-    product: edit.p95Ms,
-    baseline: edit.p50Ms,
-    baselineLabel: 'p50',
-    ratio: edit.p95Ms / edit.p50Ms,
-    target: '< 100 ms',
-    met: edit.p95Ms < 100,
-  });
+  for (const kind of pages) run.rows.push(latencyRow(`14 files.list ${kind} page of 100, 10k children`, figures[kind], 50));
+  run.rows.push(latencyRow('14 files.docWriteRevision, 1,000 blocks', edit, 100));
 }
 
 /** A sheet of FORMULAS chained formulas made through files.create, then writes of A1 that recalculate every one. */
