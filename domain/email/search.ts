@@ -94,17 +94,20 @@ export const messages = handler(c.messages, async (ctx, p) => {
   let rows: MessageRow[];
   let nextCursor: string | null;
   if (parsed.words !== '') {
-    const page = await emailSearch.search(ctx.q, {
-      org: ctx.orgId,
-      q: parsed.words,
-      limit: p.limit,
-      cursor: p.cursor,
-      fields: { q: 'query', cursor: 'cursor' },
-      where: (param) => {
-        const scope = p.mailboxId !== undefined ? `(${param(p.mailboxId)})` : MY_MAILBOXES_SQL(param(ctx.orgId), param(me));
-        return conditions('email_messages', parsed, scope, me, param).join(' AND ');
-      },
-    });
+    // Its own short transaction: the search's settings are transaction-local (db/search.ts).
+    const page = await ctx.deps.db.tx((q) =>
+      emailSearch.search(q, {
+        org: ctx.orgId,
+        q: parsed.words,
+        limit: p.limit,
+        cursor: p.cursor,
+        fields: { q: 'query', cursor: 'cursor' },
+        where: (param) => {
+          const scope = p.mailboxId !== undefined ? `(${param(p.mailboxId)})` : MY_MAILBOXES_SQL(param(ctx.orgId), param(me));
+          return conditions('email_messages', parsed, scope, me, param).join(' AND ');
+        },
+      }),
+    );
     const ids = page.items.map((h) => h.id);
     const found = await ctx.q.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM email_messages m WHERE m.org_id = $1 AND m.message_id = ANY($2::text[])`, [
       ctx.orgId,

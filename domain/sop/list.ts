@@ -16,14 +16,17 @@ export const sopSearch = defineSearch({
 export const list = handler(c.list, async (ctx, p) => {
   const statuses = p.status ? [p.status] : ['draft', 'active'];
   if (p.q) {
-    const page = await sopSearch.search(ctx.q, {
-      org: ctx.orgId,
-      q: p.q,
-      limit: Math.min(p.limit, 100),
-      cursor: p.cursor,
-      filters: { status: statuses },
-      where: p.method ? (param) => `sops.methods @> ARRAY[${param(p.method)}::text]` : undefined,
-    });
+    // Its own short transaction: the search's settings are transaction-local (db/search.ts).
+    const page = await ctx.deps.db.tx((q) =>
+      sopSearch.search(q, {
+        org: ctx.orgId,
+        q: p.q!,
+        limit: Math.min(p.limit, 100),
+        cursor: p.cursor,
+        filters: { status: statuses },
+        where: p.method ? (param) => `sops.methods @> ARRAY[${param(p.method)}::text]` : undefined,
+      }),
+    );
     const rows = await ctx.q.query<SopRow>(`SELECT ${SOP_COLUMNS} FROM sops WHERE org_id = $1 AND sop_id = ANY($2::text[])`, [
       ctx.orgId,
       page.items.map((i) => i.id),

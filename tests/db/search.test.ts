@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../domain/deployed.js';
 import { boardTaskSearch } from '../../domain/board/search.js';
@@ -8,6 +10,7 @@ import { MAX_QUERY_CHARS, defineSearch, searchables, type SearchOptions } from '
 import { ApiError } from '../../protocol/errors.js';
 import { one } from '../../db/types.js';
 import { freshOrg, testRuntime } from '../helpers/harness.js';
+import { ROOT } from '../helpers/imports.js';
 
 // The search module (db/search.ts) over board items, the same assertions on PGlite and PostgreSQL.
 
@@ -363,5 +366,24 @@ describe('indexes', () => {
     expect(plan).toContain('board_tasks_search_doc');
     expect(plan).toContain('board_tasks_search_stem');
     expect(plan).toContain('board_tasks_search_fuzzy');
+  });
+});
+
+describe('transactions', () => {
+  // A read method's ctx.q is the pool: set_config(…, true) there ends with its own statement, so the search would run
+  // with the server's defaults on whichever connection comes next. Reads search in a transaction of their own.
+  const IN_CALL_TRANSACTION = new Set(['domain/knowledge/search.ts']); // knowledge.search is M: its ctx.q is the call's transaction
+  it('no read handler hands its pool (ctx.q) to a search', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(join(ROOT, dir))) {
+        const path = `${dir}/${name}`;
+        if (statSync(join(ROOT, path)).isDirectory()) walk(path);
+        else if (path.endsWith('.ts') && /\.search\(\s*ctx\.q\b/.test(readFileSync(join(ROOT, path), 'utf8')) && !IN_CALL_TRANSACTION.has(path))
+          offenders.push(path);
+      }
+    };
+    walk('domain');
+    expect(offenders).toEqual([]);
   });
 });
