@@ -11,7 +11,10 @@ import { contactsFamily } from './contacts/index.js';
 import { directoryFamily } from './directory/index.js';
 import { emailFamily } from './email/index.js';
 import { inboxFamily } from './inbox/index.js';
+import { calendarFamily } from './calendar/index.js';
 import { knowledgeFamily } from './knowledge/index.js';
+import { meetingsFamily } from './meetings/index.js';
+import { crmFamily } from './crm/index.js';
 import { memoryFamily } from './memory/index.js';
 import { sopFamily } from './sop/index.js';
 import { notificationFamily } from './notification/index.js';
@@ -69,9 +72,12 @@ export const DEPLOYED_FAMILIES: readonly Family[] = [
   annotationFamily,
   fileFamily,
   emailFamily,
+  calendarFamily,
+  meetingsFamily,
   knowledgeFamily,
   memoryFamily,
   sopFamily,
+  crmFamily,
   inboxFamily,
   ledgerReadsFamily,
   aiReadsFamily,

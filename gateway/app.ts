@@ -11,6 +11,7 @@ import { blobRoutes } from './blobs.js';
 import { inboxRoutes, type InboxOptions } from './inbox/index.js';
 import { joinRoutes } from './join.js';
 import { shareRoutes } from './share.js';
+import { calendarFeedRoutes } from './calendar-feed.js';
 import { streamRoutes, type StreamRouteOptions } from './stream.js';
 import { SCIM_PREFIX, scimRoutes } from './scim/index.js';
 import { livekitWebhookRoutes } from './livekit-webhook.js';
@@ -42,8 +43,8 @@ const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.he
  * erasable (docs/security.md, Free text stays out of the ledger), so they stay out of logs too.
  */
 const REDACTED_QUERY = /([?&](?:sig|token|q|filter|email|name|question)=)[^&#]*/gi;
-/** A guest link's token travels in its path (/share/<token>, gateway/share.ts): redacted too. */
-const REDACTED_PATH = /^(\/share\/)[^/?#]+/;
+/** A guest link's token travels in its path (/share/<token>, gateway/share.ts), a calendar feed's too (/cal/<token>.ics): redacted. */
+const REDACTED_PATH = /^(\/share\/|\/cal\/)[^/?#]+/;
 export const redactUrl = (url: string): string => url.replace(REDACTED_QUERY, '$1[Redacted]').replace(REDACTED_PATH, '$1[Redacted]');
 
 type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
@@ -148,6 +149,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
   await app.register(joinRoutes, { runtime: opts.runtime });
   await app.register(shareRoutes, { runtime: opts.runtime });
+  await app.register(calendarFeedRoutes, { runtime: opts.runtime });
   await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
   await app.register(scimRoutes, { runtime: opts.runtime, prefix: SCIM_PREFIX });
   await app.register(livekitWebhookRoutes, { runtime: opts.runtime });

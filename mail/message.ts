@@ -91,6 +91,10 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
       ...(a.cid !== undefined ? { cid: line(`${field}.cid`, a.cid) } : {}),
     };
   });
+  const calendar = m.calendar;
+  if (calendar !== undefined && (!['REQUEST', 'CANCEL', 'REPLY', 'PUBLISH'].includes(calendar.method) || typeof calendar.content !== 'string')) {
+    throw badRequest('message.calendar', 'must be {method: REQUEST, CANCEL, REPLY or PUBLISH, content: iCalendar text}');
+  }
   const id = m.messageId !== undefined ? messageId('message.messageId', m.messageId) : `<${randomUUID()}@${from.address.split('@')[1]}>`;
   const mailFrom = m.envelope?.from === undefined ? from.address : address('message.envelope.from', m.envelope.from).address;
   const options: SendMailOptions = {
@@ -107,6 +111,7 @@ export function prepareMessage(m: MailMessage): PreparedMessage {
     ...(m.references !== undefined ? { references: m.references.map((r, i) => messageId(`message.references.${i}`, r)) } : {}),
     headers,
     attachments,
+    ...(calendar ? { alternatives: [{ contentType: `text/calendar; charset=utf-8; method=${calendar.method}`, content: calendar.content }] } : {}),
     ...(envelope ? { envelope: { from: mailFrom, to: recipients } } : {}),
     disableFileAccess: true,
     disableUrlAccess: true,

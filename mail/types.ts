@@ -27,6 +27,11 @@ export interface MailMessage {
   headers?: Record<string, string>;
   attachments?: MailAttachment[];
   /**
+   * An iCalendar part (RFC 6047 iMIP): sent as the second part of a multipart/alternative beside the text, as
+   * `text/calendar; method=<method>`, so calendar clients offer to accept or decline.
+   */
+  calendar?: { method: 'REQUEST' | 'CANCEL' | 'REPLY' | 'PUBLISH'; content: string };
+  /**
    * Who the message is delivered to when that is not everyone in to, cc and bcc: a redirect (the original header
    * fields, new recipients), or mail whose recipients on this server the family delivered itself. `from`: the
    * envelope sender (MAIL FROM) when it is not the From field (a redirect: the redirecting mailbox).

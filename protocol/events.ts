@@ -186,6 +186,8 @@ export const SYSTEM_EVENTS: Readonly<Record<string, string>> = {
   'email.submission.deliver': "a send's undo window ends and it leaves (the email.deliver job): delivered, outboxed, deferred or failed",
   'email.submission.bounce': 'a delivery status report (DSN) arrives saying a sent message failed for a recipient: its submission is bounced',
   'email.submission.delay': 'a delivery status report (DSN) arrives saying a sent message is delayed for a recipient: its submission notes it',
+  'calendar.itip.apply':
+    "an iTIP REPLY, REQUEST or CANCEL arrives by mail (receiveMessage hands its text/calendar part to the calendar): an answer, an outsider's event or its cancellation",
   'email.review.expire': "an agent's held message nobody decided in time goes back to draft (the email.reviewExpire job)",
   'calling.recording.activate': "the media server's webhook: a recording started",
   'calling.recording.complete': "the media server's webhook: a recording is ready",

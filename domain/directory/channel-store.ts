@@ -123,3 +123,16 @@ export async function resolveChannel(q: Queryable, orgId: string, by: { kind: Ch
     doNotContact: party.doNotContact,
   };
 }
+
+/**
+ * A party's email address to write to: its primary active email, else its oldest active one; null when it has
+ * none. Merges are not followed here (callers resolve the party first). The calendar invites directory persons here.
+ */
+export async function primaryEmailOf(q: Queryable, orgId: string, partyId: string): Promise<string | null> {
+  const [row] = await q.query<{ value: string }>(
+    `SELECT c.value FROM directory_channels c WHERE c.org_id = $1 AND c.party_id = $2 AND c.kind = 'email' AND c.status = 'active'
+      ORDER BY c.is_primary DESC, c.n LIMIT 1`,
+    [orgId, partyId],
+  );
+  return row?.value ?? null;
+}

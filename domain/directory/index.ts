@@ -26,7 +26,7 @@ import { introductionsWaiting } from './awareness-requests.js';
  */
 
 export { resolveParty, requireWritableParty, type ResolvedParty } from './model.js';
-export { resolveChannel, type ResolvedChannel } from './channel-store.js';
+export { resolveChannel, primaryEmailOf, type ResolvedChannel } from './channel-store.js';
 export { touchAwareness, AWARENESS_LEVELS, type AwarenessLevel } from './awareness.js';
 export { partyRefs, type PartyRef, type PartyRefs, type RepointHook, type MergeChangeLog, type MergeChange } from './refs.js';
 export { rolesOf, type PartyRole, type PartyRoleSource } from './roles.js';
@@ -52,6 +52,9 @@ export { setArchived, writeChanges, type Change } from './party-write.js';
 export { lockKeys } from './channel-store.js';
 // Parties by name for families whose records name them (books contacts); merges (a family's repoint hook logs here).
 export { partiesNamed, lockPartyName, createOrgParty, type NamedParty } from './named.js';
+// The parties CRM roles stand on: found or made, names, domains and emails written through, and read as cards; the search over them.
+export { findOrMakeOrg, findOrMakePerson, renameParty, setOrgDomain, setPersonEmail, partyCards } from './role-parties.js';
+export { partySearch } from './search.js';
 
 export const directoryHandlers = family('directory', {
   createPerson,

@@ -33,7 +33,7 @@ export function channelKeys(channels: readonly ChannelParam[], country: CountryC
 }
 
 /** Where a party or channel came from: directory.create* (manual), contact.add, contacts.upsert, a capture, an import. */
-export type PartyOrigin = 'manual' | 'contact' | 'contacts' | 'capture' | 'import';
+export type PartyOrigin = 'manual' | 'contact' | 'contacts' | 'capture' | 'import' | 'crm';
 
 /**
  * Lock the keys, refuse emails other people hold, then add the channels to the new party. `fields` names each

@@ -82,3 +82,5 @@ export { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type DnsResolver, type 
 export { startInbound, type InboundListener } from './inbound/listener.js';
 export { checkAuth, type AuthVerdicts } from './inbound/auth.js';
 export { parseImapUrl, syncImap, type ImapSource, type SyncResult } from './inbound/imap.js';
+export { sendCalendarMail, type CalendarMail, type CalendarSent } from './send/calendar.js';
+export { type CalendarPart, type MailArrival, type MailArrivalHook } from './inbound/calendar-parts.js';

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_MESSAGE_BYTES } from '../../protocol/methods/email/shapes.js';
-import type { Deps } from '../core/deps.js';
+import { silentLogger, type Deps } from '../core/deps.js';
 import { fileArrival, prepareArrival, type ArrivalFile, type Filed, type Verdict } from './inbound/arrive.js';
+import { calendarParts } from './inbound/calendar-parts.js';
 import { parseDsn } from './inbound/dsn.js';
 import type { Into } from './inbound/place.js';
 import { mailboxesAt } from './mailboxes.js';
@@ -64,7 +65,8 @@ export interface Received {
   unknown: string[];
 }
 
-type ReceiveDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream'>;
+// `families`: the hooks that read calendar parts (inbound/calendar-parts.ts); without it, none run.
+type ReceiveDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream'> & Partial<Pick<Deps, 'families' | 'log'>>;
 
 const flat = (o: AddressObject | AddressObject[] | undefined): Addr[] => {
   const list = o === undefined ? [] : Array.isArray(o) ? o : [o];
@@ -135,6 +137,8 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
   const reportLike = /^multipart\//i.test(type) && (raw.includes('delivery-status') || raw.includes('Delivery-Status'));
   const dsn = reportLike && input.auth?.dmarc !== 'fail' ? parseDsn(raw) : null;
   const at = deps.clock.now();
+  const parts = input.auth?.dmarc === 'fail' ? [] : calendarParts(mail);
+  const hooks = parts.length > 0 ? (deps.families?.contributions('mailArrivals') ?? []) : [];
 
   const out = await deps.db.tx(async (q) => {
     const made: Received['messages'] = [];
@@ -150,6 +154,12 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
       if (!filed) continue;
       const seq = reported && dsn ? await recordReport(q, orgId, box.mailbox_id, reported, dsn, filed.messageId, at.toISOString()) : null;
       made.push(seq === null || !reported ? filed : { ...filed, seq, bounce: reported.submission.submission_id });
+    }
+    // Calendar parts of mail filed outside Spam, to the families that apply them, in this transaction.
+    const clean = made.filter((m) => m.spam === null && input.into === undefined);
+    if (hooks.length > 0 && clean.length > 0) {
+      const to = targets.filter((t) => clean.some((m) => m.mailboxId === t.mailbox_id)).map((t) => t.address);
+      for (const h of hooks) await h.value(q, { orgId, at, from: from.address, to, parts, messages: clean, log: deps.log ?? silentLogger });
     }
     return made;
   });

@@ -120,3 +120,6 @@ export async function liveFile(q: Queryable, orgId: string, fileId: string): Pro
 /** The group's other families, as domain/deployed.ts lists them. */
 export { annotationFamily } from './annotation/index.js';
 export { fileFamily } from './file/index.js';
+
+/** A doc filed or revised as the caller by another family (meetings.recapFile), without a files event. */
+export { writeDocAs, type DocWrite } from './docs/external.js';

@@ -44,3 +44,6 @@ export const messagingFamily: Family = {
 /** The group's other families, as domain/deployed.ts lists them. */
 export { callingFamily } from './calling/index.js';
 export { channelFamily } from './channel/index.js';
+
+/** A call's attendees and transcript as the meetings family records them (read as the caller, nothing written). */
+export { callForMeeting, type CallForMeeting } from './calling/for-meeting.js';

@@ -26,6 +26,8 @@ export { createOrg, findOrgById, findOrgBySlug, type CreatedOrg } from './org/se
 export { activeWithAdmin, keyHolder, mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
 /** Per-address rate limits of unauthenticated pages (pairing, guest pages). */
 export { addressBucket, count, hmac } from './pairing/limits.js';
+/** Members' zones and working hours (calendar.findATime). */
+export { workingHoursOf, type MemberHours } from './profile/hours.js';
 /** Who sponsors an agent. */
 export { sponsorOf } from './persona/model.js';
 /** The teams a principal belongs to, in JS and as SQL for a query's WHERE. */

@@ -86,6 +86,20 @@ export const policyReadContracts = {
           )
           .describe('Every dated rule the books apply or report, by rule then date, each with its law and source (docs/books.md "Rules in force by date").'),
       }),
+      crm: z
+        .strictObject({
+          maxDiscountBps: z.number().int().describe('Terms with a larger discount wait for a human signature (1500 = 15%).'),
+          maxPaymentDays: z.number().int().describe('Longer payment terms wait for a signature.'),
+          minTermMonths: z.number().int(),
+          maxTermMonths: z.number().int().describe('A term outside minTermMonths..maxTermMonths waits for a signature.'),
+          nonStandardClauses: z.literal(false).describe('A non-standard clause always waits for a signature.'),
+          signOffNetCents: z
+            .record(z.string(), z.number().int())
+            .describe('Per currency: terms with a larger net wait for a signature; a currency absent has no limit.'),
+          shareMaxDays: z.number().int().describe('Longest life of a deal room.'),
+          tokenMaxDays: z.number().int().describe('Longest life of a guest token.'),
+        })
+        .describe('The CRM deal desk policy (crm.proposeTerms holds terms beyond it for a human).'),
       decisionRights: z.strictObject({
         declared: z.boolean().describe('Whether decision rights are declared (governance.set_decision_rights).'),
         rights: z.array(DecisionRight),

@@ -45,6 +45,7 @@ const ORG_WIDE: Readonly<Record<string, string>> = {
   directory: 'directory events carry ids of parties read org-wide with org.read',
   contact: 'contacts are read org-wide',
   contacts: 'contacts are read org-wide with knowledge.read',
+  crm: 'crm events carry ids, stages, amounts, currencies and counts; accounts, contacts and deals are read org-wide with crm.read',
   knowledge: 'knowledge events carry entry and search ids, revisions and counts; entries are read org-wide with knowledge.read',
   memory: 'memory events carry block and amendment ids, versions and SHA-256s, never values',
   sop: 'SOPs are read org-wide (sop.list, org.read)',
@@ -56,7 +57,7 @@ describe('per-event visibility: every deployed family is classified', () => {
     const unclassified = [...families].filter((f) => !EVENT_VISIBILITY.has(f) && !Object.hasOwn(ORG_WIDE, f));
     expect(unclassified, 'families whose events need a visibility rule (or a reason they are org-wide)').toEqual([]);
     expect([...EVENT_VISIBILITY.keys()].filter((f) => Object.hasOwn(ORG_WIDE, f))).toEqual([]);
-    expect([...EVENT_VISIBILITY.keys()].sort()).toEqual(['annotation', 'calling', 'channel', 'email', 'file', 'files', 'messaging']);
+    expect([...EVENT_VISIBILITY.keys()].sort()).toEqual(['annotation', 'calendar', 'calling', 'channel', 'email', 'file', 'files', 'meetings', 'messaging']);
   });
 });
 
@@ -81,7 +82,10 @@ async function allSeqs(key: string, after: number, limit = 500): Promise<number[
   }
 }
 
-/** The private scenario: mia acts in a private channel (ivy a member), a call in it, a restricted folder (ivy a viewer). */
+/**
+ * The private scenario: mia acts in a private channel (ivy a member), a call in it, a restricted folder (ivy a viewer),
+ * a shared mailbox, and a private calendar event with ivy invited and its meeting.
+ */
 async function scenario(): Promise<void> {
   const { s, mia } = o;
   const ch = (await ok(s, 'channel.create', { name: `secret-${Date.now()}`, private: true, memberIds: [ivy.id] }, mia.key)).channel.id;
@@ -109,6 +113,17 @@ async function scenario(): Promise<void> {
   ];
   const { mailboxId } = await s.runtime.db.tx((q) => createMailbox(q, s.org.orgId, { address: `secret-${Date.now()}@acme.example`, members }));
   await ok(s, 'email.draftSave', { mailboxId, to: ['a@b.example'], subject: 'secret' }, mia.key);
+  // A private calendar event of mia's with ivy invited, and the meeting recorded on it.
+  const when = (h: string) => ({ dateTime: `2026-06-01T${h}:00:00`, timeZone: 'Europe/Berlin' });
+  const event = (
+    await ok(
+      s,
+      'calendar.create',
+      { title: 'secret', start: when('09'), end: when('10'), visibility: 'private', attendees: [{ principalId: ivy.id }], notify: 'none' },
+      mia.key,
+    )
+  ).event;
+  await ok(s, 'meetings.record', { eventId: event.id, startedAt: '2026-06-01T07:00:00Z', endedAt: '2026-06-01T08:00:00Z', notes: 'secret notes' }, mia.key);
 }
 
 beforeAll(async () => {

@@ -79,7 +79,7 @@ describe('tools/list', () => {
 
   it('a desk or toolset with nothing deployed here is refused, naming the desks that have tools', async () => {
     const principal = await s.runtime.pipeline.principalFor(s.org.adminKey);
-    for (const desk of ['crm', 'branding']) {
+    for (const desk of ['runtime', 'branding']) {
       const make = () =>
         createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: desk }, META_TOOL_NAMES) });
       expect(make).toThrow(SelectionError);

@@ -12,20 +12,44 @@ import { DEPLOYED, DEPLOYED_FAMILIES } from '../../domain/deployed.js';
 const UNDEPLOYED_FAMILIES = [
   'artifact',
   'branding', // issue 35
-  'calendar',
-  'meetings',
-  // issue 32: knowledge, memory and sop are deployed
+  // issue 32: calendar, meetings, knowledge, memory and sop are deployed
   'cost',
   'credential',
   'integration',
   'lease',
   'presence',
   'registry', // issue 34
-  'crm', // issue 33
+  // issue 33: crm is deployed (19 of its 44 methods)
 ].sort();
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
+  // issue 33: the timeline, the deal desk, rooms, playbooks and ask
+  'crm.addCallGuest',
+  'crm.ask',
+  'crm.compilePlaybook',
+  'crm.deletePlaybook',
+  'crm.holdNextStep',
+  'crm.linkEmail',
+  'crm.linkFiles',
+  'crm.listEscalations',
+  'crm.listInteractions',
+  'crm.listPlaybooks',
+  'crm.logDealDecision',
+  'crm.logInteraction',
+  'crm.mintGuestToken',
+  'crm.pinNote',
+  'crm.proposeTerms',
+  'crm.redactInteraction',
+  'crm.returnEscalation',
+  'crm.revokeDealShare',
+  'crm.runNextBestAction',
+  'crm.savePlaybook',
+  'crm.shareDeal',
+  'crm.signEscalation',
+  'crm.taskFollowThrough',
+  'crm.togglePlaybook',
+  'crm.updateHeldTerms',
   // issue 34 (settings) and 35 (design tokens)
   'settings.deleteOfficeLocation',
   'settings.deleteSecret',

@@ -35,6 +35,9 @@ export const contentOf = (row: MessageRow): Content => ({
 export interface RedirectRow extends MessageRow {
   redirect_of: string | null;
   resent_to: Addr[] | string;
+  /** A calendar invitation, reply or cancellation (send/calendar.ts): its text/calendar part. */
+  calendar_method?: 'REQUEST' | 'CANCEL' | 'REPLY' | null;
+  calendar_ics?: string | null;
 }
 
 export const resentTo = (row: MessageRow & Partial<RedirectRow>): Addr[] => addrs(row.resent_to ?? []);

@@ -78,6 +78,7 @@ async function outgoingMail(
     ...(original.in_reply_to && MESSAGE_ID.test(original.in_reply_to) ? { inReplyTo: bracket(original.in_reply_to) } : {}),
     ...(references.length ? { references } : {}),
     attachments: files,
+    ...(original.calendar_method && original.calendar_ics ? { calendar: { method: original.calendar_method, content: original.calendar_ics } } : {}),
   };
   if (!row.redirect_of) return envelope ? { ...base, envelope: { to: envelope } } : base;
   // RFC 5322 3.6.6: the original's fields unchanged, the resending on top.

@@ -12,7 +12,7 @@ import type { RedirectRow } from './content.js';
 
 export type OutgoingState = 'draft' | 'held' | 'scheduled' | 'sent' | 'discarded';
 
-export const OUTGOING_COLUMNS = `${MESSAGE_COLUMNS}, m.redirect_of, m.resent_to`;
+export const OUTGOING_COLUMNS = `${MESSAGE_COLUMNS}, m.redirect_of, m.resent_to, m.calendar_method, m.calendar_ics`;
 
 /** A message of the org with its redirect columns (the caller checked access), or NOT_FOUND. */
 export async function loadOutgoing(q: Queryable, orgId: string, messageId: string, opts: { lock?: boolean } = {}): Promise<RedirectRow> {

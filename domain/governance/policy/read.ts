@@ -3,6 +3,7 @@ import { notFound } from '../../../protocol/errors.js';
 import { reads } from '../../core/family.js';
 import { readHandler } from '../../core/handler.js';
 import { booksPolicyView } from '../../books/index.js';
+import { crmPolicy } from '../../crm/index.js';
 import { readRights } from '../rights.js';
 import { compactsFor } from '../compact/model.js';
 import { getMembers } from '../../people/index.js';
@@ -22,6 +23,7 @@ export const policy = readHandler(policyReadContracts.policy, async (ctx, query)
   const { declared, rights } = await readRights(ctx.q, ctx.orgId, 'none');
   const out = {
     books: await booksPolicyView(ctx.q, ctx.orgId, ctx.deps),
+    crm: await crmPolicy(ctx.q, ctx.orgId),
     decisionRights: { declared, rights },
     policies: await policySummaries(ctx.q, ctx.orgId),
     compacts: await compactsFor(ctx.q, ctx.orgId, agentId),

@@ -206,7 +206,7 @@ describe('directory.listPeople', () => {
     const foreign = (await ok(other, 'directory.createOrg', { name: 'Elsewhere' })).org;
     const seq = await head(s.client);
     expect((await fail('directory.listPeople', { role: 'books.nothing' })).message).toBe(
-      'role: no family reports the role books.nothing (known: books.contact, books.customer, books.supplier, testfam.payee)',
+      'role: no family reports the role books.nothing (known: books.contact, books.customer, books.supplier, crm.account, crm.contact, testfam.payee)',
     );
     expect(await fail('directory.listPeople', { orgId: foreign.id })).toEqual({ code: 'NOT_FOUND', message: `organisation ${foreign.id} not found` });
     expect((await fail('directory.listPeople', { limit: 501 })).message).toBe('limit: must be at most 500');

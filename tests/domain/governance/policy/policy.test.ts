@@ -203,7 +203,8 @@ describe('GET /policy: the rules in force', () => {
     await ok('compact.upsert', { scope: gen.agent.id, terms: { commitments: { agent: [], sponsor: ['Answer fast.'] }, limits: { monthlySpendCents: 0 } } });
 
     const mine = await policy({}, botKey);
-    expect(Object.keys(mine)).toEqual(['books', 'decisionRights', 'policies', 'compacts']);
+    expect(Object.keys(mine)).toEqual(['books', 'crm', 'decisionRights', 'policies', 'compacts']);
+    expect(mine.crm).toMatchObject({ maxDiscountBps: 1500, maxPaymentDays: 30, minTermMonths: 12, maxTermMonths: 36, shareMaxDays: 90, tokenMaxDays: 30 });
     expect(mine.books).toMatchObject({ gstRateBasisPoints: 1_000, lockDate: null, state: 'NSW', taxInvoiceThresholdCents: 8_250 });
     expect(mine.decisionRights).toEqual({ declared: true, rights: [{ area: 'pricing', decidedBy: adminId }] });
     expect(mine.compacts.org).toMatchObject({ scope: 'org', terms: { limits: { maxOpenHandoffs: 4 } } });

@@ -1,0 +1,105 @@
+import { badRequest, notFound } from '../../protocol/errors.js';
+import { calendarEvents as c } from '../../protocol/methods/calendar/events.js';
+import { MAX_WINDOW_DAYS, type EventOut } from '../../protocol/methods/calendar/shared.js';
+import type { Queryable } from '../../db/types.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { actingAs, occurrenceView, seriesView } from './access.js';
+import { attendeesOf, calendarOf, calendarsByIds, getEventRow } from './model.js';
+import { occurrenceOf, occurrencesIn } from './occurrences.js';
+
+/*
+ * calendar.list and calendar.get (R: ctx.q is the pool; nothing is written, not even a calendar). Members read any
+ * member's calendar; someone else's private event is a busy block, and q never matches what the caller cannot see.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** The window, checked: from before to, at most MAX_WINDOW_DAYS. */
+export function windowOf(p: { from: string; to: string }): { from: Date; to: Date } {
+  const from = new Date(p.from);
+  const to = new Date(p.to);
+  if (to <= from) throw badRequest('to', `must be after from (${from.toISOString()})`);
+  if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS)
+    throw badRequest('to', `at most ${MAX_WINDOW_DAYS} days after from: list a longer span page by page`);
+  return { from, to };
+}
+
+const matches = (e: EventOut, words: string[]) => {
+  if (e.busyOnly) return false;
+  const hay = `${e.title}\n${e.description ?? ''}\n${e.location ?? ''}`.toLowerCase();
+  return words.every((w) => hay.includes(w));
+};
+
+/** The calendars and members a list reads: the named calendars (and their owners' attended events), or the caller's. */
+async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined) {
+  if (calendarIds?.length) {
+    const cals = await calendarsByIds(ctx.q, ctx.orgId, [...new Set(calendarIds)]);
+    return { calendarIds: cals.map((x) => x.calendar_id), attendeePrincipalIds: cals.map((x) => x.owner_id) };
+  }
+  const own = await calendarOf(ctx.q, ctx.orgId, ctx.principal.id);
+  return { calendarIds: own ? [own.calendar_id] : [], attendeePrincipalIds: [ctx.principal.id] };
+}
+
+export const list = handler(c.list, async (ctx, p) => {
+  const w = windowOf(p);
+  const as = await actingAs(ctx.q, ctx);
+  const occurrences = await occurrencesIn(ctx.q, ctx.orgId, { ...(await whose(ctx, p.calendarIds)), from: w.from, to: w.to });
+  const since = p.updatedSince ? new Date(p.updatedSince) : null;
+  const kept = since ? occurrences.filter((o) => new Date(o.row.updated_at) >= since) : occurrences;
+  let items: EventOut[];
+  if (p.singleEvents) {
+    items = kept.map((o) => occurrenceView(o, as));
+  } else {
+    const seen = new Map<string, (typeof kept)[number]>();
+    for (const o of kept) if (!seen.has(o.eventId)) seen.set(o.eventId, o);
+    const rows = [...seen.values()].map((o) => o.row);
+    const attendees = await attendeesOf(
+      ctx.q,
+      ctx.orgId,
+      rows.map((r) => r.event_id),
+    );
+    items = rows.map((r) => seriesView(r, attendees, as));
+  }
+  if (p.q) {
+    const words = p.q.toLowerCase().split(/\s+/).filter(Boolean);
+    items = items.filter((e) => matches(e, words));
+  }
+  const page = items.slice(p.cursor, p.cursor + p.limit);
+  return { items: page, nextCursor: p.cursor + p.limit < items.length ? p.cursor + p.limit : null };
+});
+
+/** What a family recording meetings offers calendar.get: the meeting of an occurrence the caller may see. */
+export type MeetingOfOccurrence = (q: Queryable, orgId: string, eventId: string, originalStart: string | null, principalId: string) => Promise<string | null>;
+
+declare module '../core/family.js' {
+  interface Contributions {
+    /** The meeting recorded for an event or one occurrence of a series (calendar.get's meetingId). */
+    meetingOfOccurrence: MeetingOfOccurrence;
+  }
+}
+
+/** The meeting recorded for an event or occurrence, from the deployed family that records meetings (none: null). */
+async function meetingOf(ctx: HandlerCtx, eventId: string, originalStart: string | null): Promise<string | null> {
+  for (const c of ctx.deps.families.contributions('meetingOfOccurrence')) {
+    const found = await c.value(ctx.q, ctx.orgId, eventId, originalStart, ctx.principal.id);
+    if (found) return found;
+  }
+  return null;
+}
+
+export const get = handler(c.get, async (ctx, p) => {
+  const row = await getEventRow(ctx.q, ctx.orgId, p.eventId);
+  if (!row) throw notFound(`calendar event ${p.eventId}`);
+  const as = await actingAs(ctx.q, ctx);
+  if (p.originalStart === undefined || !row.rrule) {
+    if (p.originalStart !== undefined && new Date(p.originalStart).getTime() !== new Date(row.start_at).getTime()) {
+      throw badRequest('originalStart', `calendar event ${p.eventId} is not recurring: leave originalStart out`);
+    }
+    const event = seriesView(row, await attendeesOf(ctx.q, ctx.orgId, [row.event_id]), as);
+    return { event, meetingId: await meetingOf(ctx, row.event_id, null) };
+  }
+  const at = new Date(p.originalStart);
+  const o = await occurrenceOf(ctx.q, ctx.orgId, row, at);
+  if (!o) throw notFound(`occurrence ${at.toISOString()} of calendar event ${p.eventId}`);
+  return { event: occurrenceView(o, as), meetingId: await meetingOf(ctx, row.event_id, o.originalStart) };
+});
