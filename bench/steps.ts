@@ -18,6 +18,7 @@ import { governanceStep } from './scenarios/governance.js';
 import { messagingStep } from './scenarios/messaging.js';
 import { emailStep } from './scenarios/email.js';
 import { knowledgeStep } from './scenarios/knowledge.js';
+import { calendarStep } from './scenarios/calendar.js';
 import { filesStep } from './scenarios/files.js';
 import { schedulerStep } from './scenarios/scheduler.js';
 
@@ -435,6 +436,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   email: emailStep,
   files: filesStep,
   knowledge: knowledgeStep,
+  calendar: calendarStep,
   scheduler: schedulerStep,
   coldstart: coldStart,
 };

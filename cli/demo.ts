@@ -11,6 +11,7 @@ import { demoPeople } from './demo-people.js';
 import { demoDirectory } from './demo-directory.js';
 import { demoGovernance } from './demo-governance.js';
 import { demoEmail } from './demo-email.js';
+import { demoCalendar } from './demo-calendar.js';
 import { demoKnowledge } from './demo-knowledge.js';
 import { demoMessaging } from './demo-messaging.js';
 import { demoFiles } from './demo-files.js';
@@ -178,6 +179,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoMessaging(desk, progress)));
   summary.push(...(await demoEmail(desk, progress)));
   summary.push(...(await demoKnowledge(desk, progress)));
+  summary.push(...(await demoCalendar(desk, progress)));
   summary.push(...(await demoFiles(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

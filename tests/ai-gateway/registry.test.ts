@@ -191,6 +191,7 @@ describe('the answerer registry', () => {
     expect(s.runtime.deps.ai.answerers.methods.sort()).toEqual([
       BOARD_METHOD,
       'books.ask',
+      'calendar.ask',
       'directory.ask',
       'email.ask',
       'email.extractAction',
@@ -198,6 +199,7 @@ describe('the answerer registry', () => {
       'email.triage',
       'email.triageNow',
       'files.ask',
+      'meetings.recapFile',
       'persona.regenerate',
     ]);
     expect(() => new AnswererRegistry([BOOKS_ANSWERER, BOOKS_ANSWERER])).toThrow('an answerer for books.ask is already registered');

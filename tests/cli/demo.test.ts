@@ -498,3 +498,28 @@ describe('npm run cli -- demo: email', () => {
     for (const words of ['Dana', 'dana@', 'INV-0042', 'retainer', 'Receipts', 'password', 'Tidewater Holdings']) expect(ledger).not.toContain(words);
   });
 });
+
+describe('npm run cli -- demo: calendar, meetings and CRM', () => {
+  const text = () => demo.summary.join('\n');
+  const grab = (re: RegExp) => re.exec(text())![1];
+
+  it('the stand-up series, the kickoff and its meeting with a recap doc; the accounts are the books’ clients; a target Grace set', async () => {
+    const kickoff = await client.ok('calendar.get', { eventId: grab(/kickoff (cev_\w+)/) });
+    const meetingId = grab(/Meeting (mtg_\w+)/);
+    expect(kickoff.event.attendees.map((a: any) => a.email).filter(Boolean)).toContain('michael.brennan@coastalrealty.example');
+    expect(kickoff.meetingId).toBe(meetingId);
+    const { meeting } = (await client.get('meetings.list', { id: meetingId })).body;
+    expect(meeting.decisions).toHaveLength(2);
+    expect(meeting.recap.fileId).toBe(grab(/recap is doc (fil_\w+)/));
+    const from = new Date(Date.parse(kickoff.event.start.utc) - 3 * 86_400_000).toISOString();
+    const week = await client.ok('calendar.list', { from, to: kickoff.event.end.utc, singleEvents: true });
+    expect(week.items.map((e: any) => e.title)).toContain('Studio stand-up');
+    const deals = (await client.ok('crm.listDeals', { status: 'open' })).deals as any[];
+    expect(deals.map((d) => d.stage).sort()).toEqual(['proposal', 'qualified']);
+    const accounts = (await client.ok('directory.listOrgs', { role: 'crm.account', limit: 100 })).orgs as any[];
+    expect(accounts.map((o) => o.displayName).sort()).toEqual(['Blue Wren Studio', 'Coastal Realty']);
+    const period = grab(/(\d{4}-Q\d) target/);
+    const targets = await client.ok('crm.getTargets', { period });
+    expect(JSON.stringify(targets)).toContain('6000000');
+  });
+});

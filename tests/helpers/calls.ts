@@ -54,6 +54,22 @@ export async function ok(on: Caller, method: string, params: unknown, key?: stri
   return expectOk(method, await rpc(on, method, params, key, idem));
 }
 
+/** A read (R) call that must succeed appending nothing: its result, checked against its contract. */
+export async function read(on: Caller, method: string, params: unknown, key?: string): Promise<any> {
+  const before = await head(on);
+  const result = await ok(on, method, params, key);
+  expect(await eventsAfter(on, before), `${method} is R: it appends nothing`).toEqual([]);
+  return result;
+}
+
+/** An act already done: exactly one event of `kind` with noop: true, and changed:false (created:false) answered. */
+export async function noop(on: Caller, method: string, params: unknown, kind: string, key?: string): Promise<any> {
+  const { result, event } = await mutate(on, method, params, kind, { key });
+  expect(result.changed ?? result.created, `${method} answers changed:false`).toBe(false);
+  expect(event.payload.noop, `${kind} says noop`).toBe(true);
+  return result;
+}
+
 /** A call that must fail (any code): its error {code, message}. */
 export async function err(on: Caller, method: string, params: unknown, key?: string): Promise<{ code: string; message: string }> {
   const res = await rpc(on, method, params, key);

@@ -4,8 +4,8 @@ import { checkGrounding } from '../../../ai-gateway/grounding.js';
 import { CALENDAR_GROUNDING } from '../../../domain/calendar/time/answerer.js';
 import { daysAsked } from '../../../domain/calendar/time/local-ask.js';
 import { calendarView } from '../../../domain/calendar/time/reads.js';
-import { eventsAfter, head, refused } from '../../helpers/calls.js';
-import { at, createEvent, read } from './kit.js';
+import { eventsAfter, head, read, refused } from '../../helpers/calls.js';
+import { at, createEvent } from './kit.js';
 import { findOrg, setHours, weekdays, type FindOrg } from './find-kit.js';
 
 /*
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => o.s.close());
 
 const BERLIN = 'Europe/Berlin';
-const askAs = (question: string, extra: Record<string, unknown> = {}, key = o.berlin.key) => read(o, 'calendar.ask', { question, ...extra }, key);
+const askAs = (question: string, extra: Record<string, unknown> = {}, key = o.berlin.key) => read(o.s, 'calendar.ask', { question, ...extra }, key);
 
 describe('calendar.ask', () => {
   it('what is on a day: one claim per event, its title as written, citing it', async () => {

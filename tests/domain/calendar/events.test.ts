@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, ok, refused } from '../../helpers/calls.js';
-import { at, calOrg, createEvent, day, hourAt, listItems, noop, read, type CalOrg } from './kit.js';
+import { mutate, noop, ok, read, refused } from '../../helpers/calls.js';
+import { at, calOrg, createEvent, day, hourAt, listItems, type CalOrg } from './kit.js';
 
 /* The seven event methods: main paths, one event per M, none per R, and misuse (NOT_FOUND, CONFLICT, BAD_REQUEST, FORBIDDEN_SCOPE). */
 
@@ -53,7 +53,7 @@ describe('calendar.create', () => {
   it('all-day events and an agent writing its sponsor’s calendar', async () => {
     const allDay = await createEvent(o, { title: 'Offsite', start: day('2026-04-20'), end: day('2026-04-22'), eventType: 'outOfOffice' });
     expect(allDay.event.start).toEqual({ utc: '2026-04-20T00:00:00.000Z', local: null, timeZone: null, date: '2026-04-20' });
-    const own = await read(o, 'calendar.list', { ...APR }, o.berlin.key);
+    const own = await read(o.s, 'calendar.list', { ...APR }, o.berlin.key);
     expect(own.items).toEqual([]);
     const mine = await createEvent(o, { title: 'Sponsor slot', ...hour('2026-04-09T15:00:00') }, o.berlin);
     const agentMade = await createEvent(o, { title: 'Booked by agent', ...hour('2026-04-09T11:00:00'), calendarId: mine.event.calendarId }, o.agent);
@@ -89,16 +89,16 @@ describe('calendar.list and calendar.get', () => {
     await hourAt(o, '2026-06-02T09:00:00', { title: 'Secret interview', visibility: 'private', description: 'hush' }, o.newYork);
     await hourAt(o, '2026-06-03T09:00:00', { title: 'Open standup' }, o.newYork);
     const cal = (await listItems(o, '2026-06-01T00:00:00Z', '2026-06-30T00:00:00Z', {}, o.newYork.key))[0].calendarId;
-    const seen = await read(o, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', calendarIds: [cal] }, o.berlin.key);
+    const seen = await read(o.s, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', calendarIds: [cal] }, o.berlin.key);
     expect(seen.items.map((e: any) => [e.title, e.busyOnly, e.description])).toEqual([
       ['Busy', true, null],
       ['Open standup', false, null],
     ]);
     const mine = await listItems(o, '2026-06-01T00:00:00Z', '2026-06-30T00:00:00Z', {}, o.newYork.key);
     expect(mine.map((e) => e.title)).toEqual(['Secret interview', 'Open standup']);
-    const q = await read(o, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', calendarIds: [cal], q: 'secret' }, o.berlin.key);
+    const q = await read(o.s, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', calendarIds: [cal], q: 'secret' }, o.berlin.key);
     expect(q.items).toEqual([]);
-    const paged = await read(o, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', limit: 1 }, o.newYork.key);
+    const paged = await read(o.s, 'calendar.list', { from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z', limit: 1 }, o.newYork.key);
     expect(paged.nextCursor).toBe(1);
   });
 
@@ -111,10 +111,10 @@ describe('calendar.list and calendar.get', () => {
 
   it('gets an event and one occurrence of a series (meetingId null until a meeting is recorded)', async () => {
     const s = await createEvent(o, { title: 'Weekly', ...hour('2026-07-06T09:00:00'), recurrence: { rrule: 'FREQ=WEEKLY;COUNT=4' } });
-    const g = await read(o, 'calendar.get', { eventId: s.event.id });
+    const g = await read(o.s, 'calendar.get', { eventId: s.event.id });
     expect(g.meetingId).toBeNull();
     expect(g.event.recurrence).toEqual({ rrule: 'FREQ=WEEKLY;COUNT=4', exdates: [] });
-    const one = await read(o, 'calendar.get', { eventId: s.event.id, originalStart: '2026-07-13T07:00:00Z' });
+    const one = await read(o.s, 'calendar.get', { eventId: s.event.id, originalStart: '2026-07-13T07:00:00Z' });
     expect(one.event.originalStart).toBe('2026-07-13T07:00:00.000Z');
     await refused(o.s, 'calendar.get', { eventId: s.event.id, originalStart: '2026-07-14T07:00:00Z' }, 'NOT_FOUND');
     await refused(o.s, 'calendar.get', { eventId: 'cev_nosuchevent1' }, 'NOT_FOUND');
@@ -133,7 +133,7 @@ describe('calendar.update', () => {
     expect(result.event.title).toBe('Final');
     expect(result.event.attendees).toHaveLength(2);
     expect(event.payload).toMatchObject({ fields: ['title', 'attendees'], attendeesAdded: 1, attendeesRemoved: 0 });
-    await noop(o, 'calendar.update', { eventId: e.id, title: 'Final' }, 'calendar.event.update');
+    await noop(o.s, 'calendar.update', { eventId: e.id, title: 'Final' }, 'calendar.event.update');
     await refused(o.s, 'calendar.update', { eventId: e.id, start: at('2026-04-14T10:00:00', 'Europe/Berlin') }, 'BAD_REQUEST', {
       message: /^start: use calendar.reschedule/,
     });
@@ -149,7 +149,7 @@ describe('calendar.update', () => {
     expect(result.feedUrl).toMatch(/\/cal\/.+\.ics$/);
     expect(JSON.stringify(event.payload)).not.toContain(result.feedUrl.split('/cal/')[1]);
     await mutate(o.s, 'calendar.update', { calendarId: e.calendarId, feed: 'off' }, 'calendar.feed.rotate', { key: o.sydney.key });
-    await noop(o, 'calendar.update', { calendarId: e.calendarId, feed: 'off' }, 'calendar.feed.rotate', o.sydney.key);
+    await noop(o.s, 'calendar.update', { calendarId: e.calendarId, feed: 'off' }, 'calendar.feed.rotate', o.sydney.key);
     await refused(o.s, 'calendar.update', { calendarId: e.calendarId }, 'BAD_REQUEST', { key: o.sydney.key, message: /^feed: required/ });
     await refused(o.s, 'calendar.update', { calendarId: e.calendarId, feed: 'rotate' }, 'CONFLICT', { key: o.berlin.key });
   });
@@ -190,7 +190,7 @@ describe('calendar.reschedule', () => {
     expect(result.event.start.local).toBe('2026-04-15T14:00:00+02:00');
     expect(result.event.attendees.map((a: any) => a.responseStatus)).toEqual(['accepted', 'needsAction']);
     expect(event.payload).toMatchObject({ sequence: 1, scope: 'all' });
-    await noop(o, 'calendar.reschedule', { eventId: e.id, ...hour('2026-04-15T14:00:00') }, 'calendar.event.reschedule');
+    await noop(o.s, 'calendar.reschedule', { eventId: e.id, ...hour('2026-04-15T14:00:00') }, 'calendar.event.reschedule');
     await refused(o.s, 'calendar.reschedule', { eventId: e.id, ...hour('2026-04-15T16:00:00') }, 'CONFLICT', { key: o.berlin.key });
   });
 
@@ -245,7 +245,7 @@ describe('calendar.rsvp', () => {
     expect(one.event.payload.onBehalf).toBe(true);
     const items = await listItems(o, '2026-10-01T00:00:00Z', '2026-10-31T00:00:00Z', { q: 'retro' }, o.berlin.key);
     expect(items.map((i) => i.attendees.find((a: any) => a.principalId === o.berlin.id).responseStatus)).toEqual(['tentative', 'declined', 'tentative']);
-    await noop(o, 'calendar.rsvp', { eventId: s.id, originalStart: '2026-10-12T07:00:00Z', response: 'declined' }, 'calendar.attendee.rsvp', o.berlin.key);
+    await noop(o.s, 'calendar.rsvp', { eventId: s.id, originalStart: '2026-10-12T07:00:00Z', response: 'declined' }, 'calendar.attendee.rsvp', o.berlin.key);
     await refused(o.s, 'calendar.rsvp', { eventId: s.id, response: 'accepted' }, 'CONFLICT', { key: o.newYork.key, message: /is not invited/ });
     await refused(o.s, 'calendar.rsvp', { eventId: s.id, response: 'accepted', attendeeId: o.newYork.id }, 'CONFLICT', { key: o.agent.key });
     await refused(o.s, 'calendar.rsvp', { eventId: s.id, response: 'maybe' }, 'BAD_REQUEST', { key: o.berlin.key, message: /^response: must be one of/ });
@@ -269,7 +269,7 @@ describe('calendar.delete', () => {
     const w = ['2026-11-01T00:00:00Z', '2026-11-30T00:00:00Z'] as const;
     await mutate(o.s, 'calendar.delete', { eventId: s.id, originalStart: '2026-11-03T08:00:00Z' }, 'calendar.event.delete');
     expect((await listItems(o, ...w, { q: 'daily' })).length).toBe(4);
-    await noop(o, 'calendar.delete', { eventId: s.id, originalStart: '2026-11-03T08:00:00Z' }, 'calendar.event.delete');
+    await noop(o.s, 'calendar.delete', { eventId: s.id, originalStart: '2026-11-03T08:00:00Z' }, 'calendar.event.delete');
     const declined = await mutate(o.s, 'calendar.delete', { eventId: s.id }, 'calendar.event.delete', { key: o.berlin.key });
     expect(declined.result.action).toBe('declined');
     await mutate(o.s, 'calendar.delete', { eventId: s.id, scope: 'following', originalStart: '2026-11-05T08:00:00Z' }, 'calendar.event.delete');
@@ -277,7 +277,7 @@ describe('calendar.delete', () => {
     const all = await mutate(o.s, 'calendar.delete', { eventId: s.id, scope: 'all' }, 'calendar.event.delete');
     expect(all.result).toMatchObject({ action: 'cancelled', changed: true });
     expect(await listItems(o, ...w, { q: 'daily' })).toEqual([]);
-    await noop(o, 'calendar.delete', { eventId: s.id }, 'calendar.event.delete');
+    await noop(o.s, 'calendar.delete', { eventId: s.id }, 'calendar.event.delete');
     await refused(o.s, 'calendar.update', { eventId: s.id, title: 'x' }, 'CONFLICT', { message: /is cancelled/ });
     await refused(o.s, 'calendar.delete', { eventId: s.id }, 'CONFLICT', { key: o.newYork.key });
     await refused(o.s, 'calendar.delete', { eventId: s.id }, 'FORBIDDEN_SCOPE', { key: o.viewer.key });

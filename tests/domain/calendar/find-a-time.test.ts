@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, refused } from '../../helpers/calls.js';
+import { mutate, read, refused } from '../../helpers/calls.js';
 import { ownerOf, person } from '../../helpers/people.js';
-import { at, createEvent, read } from './kit.js';
+import { at, createEvent } from './kit.js';
 import { findOrg, hhmm, setHours, weekdays, type FindOrg } from './find-kit.js';
 
 /*
@@ -21,7 +21,7 @@ afterAll(() => o.s.close());
 const BERLIN = 'Europe/Berlin';
 const both = () => [{ id: o.berlin.id }, { id: o.newYork.id }];
 const find = (params: Record<string, unknown>, key?: string) =>
-  read(o, 'calendar.findATime', { attendees: both(), durationMinutes: 60, granularity: 60, limit: 500, ...params }, key);
+  read(o.s, 'calendar.findATime', { attendees: both(), durationMinutes: 60, granularity: 60, limit: 500, ...params }, key);
 const dayOf = (date: string) => ({ from: `${date}T00:00:00Z`, to: `${date}T23:59:00Z` });
 const starts = (r: { slots: { start: string }[] }) => r.slots.map((s) => hhmm(s.start));
 
@@ -174,6 +174,6 @@ describe('calendar.findATime', () => {
     await refused(o.s, 'calendar.findATime', { ...base, colour: 'red' }, 'BAD_REQUEST', { message: 'colour: unknown field' });
     const narrow = await person(o.s, 'Narrow', { scopes: ['org.read'], principalKind: 'human' });
     await refused(o.s, 'calendar.findATime', base, 'FORBIDDEN_SCOPE', { key: narrow.key });
-    expect((await read(o, 'calendar.findATime', base, o.viewer.key)).slots.length).toBe(5); // 13:00 to 15:00 UTC every 30 minutes
+    expect((await read(o.s, 'calendar.findATime', base, o.viewer.key)).slots.length).toBe(5); // 13:00 to 15:00 UTC every 30 minutes
   });
 });

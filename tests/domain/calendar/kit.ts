@@ -1,5 +1,4 @@
-import { expect } from 'vitest';
-import { eventsAfter, head, mutate, ok, otherOrg } from '../../helpers/calls.js';
+import { mutate, ok, otherOrg } from '../../helpers/calls.js';
 import { testServer, type TestClient, type TestServer } from '../../helpers/harness.js';
 import { ownerOf, person, type Person } from '../../helpers/people.js';
 
@@ -88,20 +87,4 @@ export async function hourAt(o: { s: TestServer; owner: Person }, wall: string, 
 /** calendar.list singleEvents over a window as `who`: the items. */
 export async function listItems(o: { s: TestServer }, from: string, to: string, extra: Record<string, unknown> = {}, key?: string) {
   return (await ok(o.s, 'calendar.list', { from, to, singleEvents: true, ...extra }, key)).items as any[];
-}
-
-/** A read (R) call: its result, and nothing appended. */
-export async function read(o: { s: TestServer }, method: string, params: unknown, key?: string) {
-  const before = await head(o.s);
-  const result = await ok(o.s, method, params, key);
-  expect(await eventsAfter(o.s, before)).toEqual([]);
-  return result;
-}
-
-/** A call that appends exactly one event of `kind` with noop: true, answering changed:false. */
-export async function noop(o: { s: TestServer }, method: string, params: unknown, kind: string, key?: string) {
-  const { result, event } = await mutate(o.s, method, params, kind, { key });
-  expect(result.changed).toBe(false);
-  expect(event.payload.noop).toBe(true);
-  return result;
 }

@@ -1,6 +1,6 @@
+import { read } from '../../helpers/calls.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrg, setHours, weekdays, type FindOrg } from './find-kit.js';
-import { read } from './kit.js';
 
 /*
  * The design's scenario 1, its finding-a-time part: Berlin and New York both work 09:00-17:00. Their days overlap
@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => o.s.close());
 
 const search = (durationMinutes: number) =>
-  read(o, 'calendar.findATime', {
+  read(o.s, 'calendar.findATime', {
     attendees: [{ id: o.berlin.id }, { id: o.newYork.id }],
     durationMinutes,
     granularity: 60,

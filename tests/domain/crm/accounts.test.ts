@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { err, mutate, ok, refused } from '../../helpers/calls.js';
-import { account, crmOrg, deal, noop, read, uniq, type CrmOrg } from './kit.js';
+import { err, mutate, noop, ok, read, refused } from '../../helpers/calls.js';
+import { account, crmOrg, deal, uniq, type CrmOrg } from './kit.js';
 
 /* crm.createAccount, updateAccount, archiveAccount, listAccounts: accounts are roles of directory organisations. */
 
@@ -22,7 +22,7 @@ describe('crm.createAccount', () => {
     expect(event.payload).toEqual({ accountId: result.account.id, partyId: result.account.partyId, ownerId: o.owner.id, created: true, partyCreated: true });
     const org = (await ok(o.s, 'directory.getOrg', { orgId: result.account.partyId })).org;
     expect(org.roles).toEqual([{ family: 'crm', role: 'crm.account', refId: result.account.id }]);
-    const again = await noop(o, 'crm.createAccount', { name: 'Another name', domain: `acme-${u}.com.au` }, 'crm.account.create');
+    const again = await noop(o.s, 'crm.createAccount', { name: 'Another name', domain: `acme-${u}.com.au` }, 'crm.account.create');
     expect(again.account.id).toBe(result.account.id);
   });
 
@@ -53,7 +53,7 @@ describe('crm.updateAccount and archiveAccount', () => {
     expect(result.account).toMatchObject({ name: `Renamed ${u}`, ownerId: o.max.id, version: 2 });
     expect(event.payload).toEqual({ accountId: a.id, fields: ['name', 'ownerId'], ownerId: o.max.id, version: 2 });
     expect((await ok(o.s, 'directory.getOrg', { orgId: a.partyId })).org.displayName).toBe(`Renamed ${u}`);
-    await noop(o, 'crm.updateAccount', { accountId: a.id, ownerId: o.max.id }, 'crm.account.update');
+    await noop(o.s, 'crm.updateAccount', { accountId: a.id, ownerId: o.max.id }, 'crm.account.update');
     await refused(o.s, 'crm.updateAccount', { accountId: a.id, ownerId: o.mia.id, expectedVersion: 1 }, 'CONFLICT', {
       message: `account ${a.id} is at version 2, not 1: read it again (crm.listAccounts) and retry with expectedVersion 2`,
     });
@@ -70,7 +70,7 @@ describe('crm.updateAccount and archiveAccount', () => {
     await mutate(o.s, 'crm.closeDeal', { dealId: d.id, outcome: 'lost', lostReason: 'budget' }, 'crm.deal.close');
     const { result } = await mutate(o.s, 'crm.archiveAccount', { accountId: a.id }, 'crm.account.archive');
     expect(result.account.status).toBe('archived');
-    await noop(o, 'crm.archiveAccount', { accountId: a.id }, 'crm.account.archive');
+    await noop(o.s, 'crm.archiveAccount', { accountId: a.id }, 'crm.account.archive');
     await refused(o.s, 'crm.createDeal', { name: 'x', accountId: a.id, amountCents: 1, currency: 'AUD', closeDate: '2026-10-01' }, 'CONFLICT', {
       message: `accountId: account ${a.id} is archived; restore it (crm.archiveAccount with archived: false) first`,
     });
@@ -87,17 +87,17 @@ describe('crm.listAccounts', () => {
       .map((a) => a.id)
       .sort()
       .reverse();
-    const first = await read(o, 'crm.listAccounts', { ownerId: o.viewer.id, limit: 1 });
+    const first = await read(o.s, 'crm.listAccounts', { ownerId: o.viewer.id, limit: 1 });
     expect(first.accounts.map((a: any) => a.id)).toEqual([order[0]]);
-    const second = await read(o, 'crm.listAccounts', { ownerId: o.viewer.id, limit: 1, cursor: first.nextCursor });
+    const second = await read(o.s, 'crm.listAccounts', { ownerId: o.viewer.id, limit: 1, cursor: first.nextCursor });
     expect(second.accounts.map((a: any) => a.id)).toEqual([order[1]]);
     expect(second.nextCursor).toBeNull();
     const zebra = await account(o, `Zebrafish Logistics ${u}`);
-    expect((await read(o, 'crm.listAccounts', { q: 'zebrafish' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
-    expect((await read(o, 'crm.listAccounts', { q: 'zebrafsh' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
+    expect((await read(o.s, 'crm.listAccounts', { q: 'zebrafish' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
+    expect((await read(o.s, 'crm.listAccounts', { q: 'zebrafsh' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
     // A directory organisation without an account is not listed.
     await ok(o.s, 'directory.createOrg', { name: `Zebrafish Holdings ${u}` });
-    expect((await read(o, 'crm.listAccounts', { q: 'zebrafish' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
+    expect((await read(o.s, 'crm.listAccounts', { q: 'zebrafish' })).accounts.map((a: any) => a.id)).toEqual([zebra.id]);
     await refused(o.s, 'crm.listAccounts', { cursor: 'nonsense' }, 'BAD_REQUEST', { message: 'cursor: not a cursor this list returned' });
     await refused(o.s, 'crm.listAccounts', { limit: 501 }, 'BAD_REQUEST', { message: 'limit: must be at most 500' });
     await refused(o.s, 'crm.listAccounts', {}, 'FORBIDDEN_SCOPE', { key: o.noCrm.key });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { err, mutate, ok, refused } from '../../helpers/calls.js';
-import { account, contact, crmOrg, deal, noop, read, uniq, type CrmOrg } from './kit.js';
+import { err, mutate, noop, ok, read, refused } from '../../helpers/calls.js';
+import { account, contact, crmOrg, deal, uniq, type CrmOrg } from './kit.js';
 
 /* crm.createContact, updateContact, deleteContact, linkContact, listContacts: contacts are roles of directory persons. */
 
@@ -16,7 +16,7 @@ describe('crm.createContact', () => {
     const { result, event } = await mutate(o.s, 'crm.createContact', { name: `Jane ${u}`, email: `Jane.${u}@Buyer.example` }, 'crm.contact.create');
     expect(result).toMatchObject({ created: true, personCreated: true, contact: { name: `Jane ${u}`, email: `Jane.${u}@Buyer.example`, status: 'active' } });
     expect(event.payload).toEqual({ contactId: result.contact.id, personId: result.contact.personId, accountId: null, created: true, personCreated: true });
-    const again = await noop(o, 'crm.createContact', { name: 'Someone else', email: `jane.${u}@buyer.example` }, 'crm.contact.create');
+    const again = await noop(o.s, 'crm.createContact', { name: 'Someone else', email: `jane.${u}@buyer.example` }, 'crm.contact.create');
     expect(again).toMatchObject({ created: false, personCreated: false, contact: { id: result.contact.id } });
     expect((await ok(o.s, 'directory.getPerson', { personId: result.contact.personId })).person.roles).toEqual([
       { family: 'crm', role: 'crm.contact', refId: result.contact.id },
@@ -53,7 +53,7 @@ describe('crm.updateContact and deleteContact', () => {
     );
     expect(result.contact).toMatchObject({ name: `Janet ${u}`, email: `janet.${u}@buyer.example`, title: 'VP', accountId: a.id, version: 2 });
     expect(event.payload).toEqual({ contactId: c.id, fields: ['title', 'accountId', 'name', 'email'], accountId: a.id, version: 2 });
-    await noop(o, 'crm.updateContact', { contactId: c.id, title: 'VP' }, 'crm.contact.update');
+    await noop(o.s, 'crm.updateContact', { contactId: c.id, title: 'VP' }, 'crm.contact.update');
     await refused(o.s, 'crm.updateContact', { contactId: c.id, title: 'x', expectedVersion: 1 }, 'CONFLICT', { message: /is at version 2, not 1/ });
     expect((await err(o.other, 'crm.updateContact', { contactId: c.id, title: 'x' })).code).toBe('NOT_FOUND');
   });
@@ -66,7 +66,7 @@ describe('crm.updateContact and deleteContact', () => {
     const { result } = await mutate(o.s, 'crm.deleteContact', { contactId: c.id }, 'crm.contact.delete');
     expect(result).toMatchObject({ changed: true, rolesRemoved: 1, contact: { status: 'deleted', roles: [] } });
     expect((await ok(o.s, 'directory.getPerson', { personId: c.personId })).person.status).toBe('active');
-    await noop(o, 'crm.deleteContact', { contactId: c.id }, 'crm.contact.delete');
+    await noop(o.s, 'crm.deleteContact', { contactId: c.id }, 'crm.contact.delete');
     await refused(o.s, 'crm.updateContact', { contactId: c.id, title: 'x' }, 'CONFLICT', { message: /is deleted; create a new contact/ });
     // A new contact for the same person is a new record.
     const again = await mutate(o.s, 'crm.createContact', { personId: c.personId }, 'crm.contact.create');
@@ -84,15 +84,15 @@ describe('crm.linkContact and listContacts', () => {
     const c2 = await contact(o, { accountId: a.id });
     const { result } = await mutate(o.s, 'crm.linkContact', { dealId: d.id, contactId: c1.id, role: 'economic_buyer' }, 'crm.contact.link');
     expect(result.roles).toEqual([{ contactId: c1.id, role: 'economic_buyer' }]);
-    await noop(o, 'crm.linkContact', { dealId: d.id, contactId: c1.id, role: 'economic_buyer' }, 'crm.contact.link');
+    await noop(o.s, 'crm.linkContact', { dealId: d.id, contactId: c1.id, role: 'economic_buyer' }, 'crm.contact.link');
     await mutate(o.s, 'crm.linkContact', { dealId: d.id, contactId: c2.id, role: 'user' }, 'crm.contact.link');
     await refused(o.s, 'crm.linkContact', { dealId: d.id, contactId: c1.id, role: 'boss' }, 'BAD_REQUEST', { message: /^role: / });
-    const byDeal = await read(o, 'crm.listContacts', { dealId: d.id });
+    const byDeal = await read(o.s, 'crm.listContacts', { dealId: d.id });
     expect(byDeal.contacts.map((c: any) => c.id).sort()).toEqual([c1.id, c2.id].sort());
     expect(byDeal.contacts.find((c: any) => c.id === c1.id).roles).toEqual([{ dealId: d.id, role: 'economic_buyer' }]);
     // One business instant (the clock stands still): newest first, then id descending.
-    expect((await read(o, 'crm.listContacts', { accountId: a.id, limit: 1 })).contacts.map((c: any) => c.id)).toEqual([[c1.id, c2.id].sort().reverse()[0]]);
-    expect((await read(o, 'crm.listContacts', { q: 'quixotic' })).contacts.map((c: any) => c.id)).toEqual([c1.id]);
+    expect((await read(o.s, 'crm.listContacts', { accountId: a.id, limit: 1 })).contacts.map((c: any) => c.id)).toEqual([[c1.id, c2.id].sort().reverse()[0]]);
+    expect((await read(o.s, 'crm.listContacts', { q: 'quixotic' })).contacts.map((c: any) => c.id)).toEqual([c1.id]);
     expect(
       (await mutate(o.s, 'crm.linkContact', { dealId: d.id, contactId: c2.id, role: 'user', remove: true }, 'crm.contact.link')).result.roles,
     ).toHaveLength(1);

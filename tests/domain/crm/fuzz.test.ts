@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyValue, fuzzAtRows, oddStrings } from '../../helpers/fuzz.js';
 import { crm } from '../../../protocol/methods/crm/index.js';
 import { verifyOrgChain } from '../../../ledger/verify.js';
-import { expectFrame } from '../../helpers/frames.js';
 import { account, contact, crmOrg, deal, type CrmOrg } from './kit.js';
 
 /*
@@ -24,61 +24,19 @@ afterAll(async () => {
   await o.s.close();
 });
 
-const odd = fc.constantFrom(
-  '\u0000',
-  '\ud800',
-  '🎉',
-  '',
-  ' ',
-  "'",
-  '\\',
-  '%',
-  'a'.repeat(5000),
-  'AUDX',
-  'JPY',
-  'org',
-  'won',
-  'lead',
-  '2026-Q3',
-  '2026-13',
-  'acct_nosuch',
-  'deal_x',
-  'usr_x',
-  'per_x',
-  'http://localhost',
-  'x@y',
-);
-const anyValue = fc.oneof(
-  odd,
-  fc.string({ maxLength: 30 }),
-  fc.integer(),
-  fc.constantFrom(-1, 0, 1, 2 ** 31, 2 ** 53, 1e16, 1.5, 10001),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constantFrom('2026-01-01', '1899-01-01', '9999-12-31', 'not a date'),
-  fc.array(odd, { maxLength: 2 }),
-);
+const odd = oddStrings('AUDX', 'JPY', 'org', 'won', 'lead', '2026-Q3', '2026-13', 'acct_nosuch', 'deal_x', 'usr_x', 'per_x', 'http://localhost', 'x@y');
+const values = anyValue(odd, fc.constantFrom(10001, '1899-01-01', '9999-12-31'));
 
 describe('crm at real rows, fuzzed', () => {
-  it.each(Object.entries(crm).map(([n, c]) => [`crm.${n}`, c.example] as const))('%s: never INTERNAL', async (name, example) => {
-    const base: Record<string, unknown> = { ...(example as Record<string, unknown>) };
-    for (const k of Object.keys(base)) if (k in ids) base[k] = ids[k];
-    const fields = [
-      ...new Set([...Object.keys(base), 'q', 'cursor', 'status', 'stage', 'currency', 'amountCents', 'ownerId', 'expectedVersion', 'risk', 'period']),
-    ];
-    await fc.assert(
-      fc.asyncProperty(
-        fc.dictionary(fc.constantFrom(...fields), anyValue, { maxKeys: 3 }),
-        fc.constantFrom(o.owner, o.agent, o.viewer),
-        async (changes, who) => {
-          const params = { ...base, ...changes };
-          const res = await o.s.client.rpc(name, params, { key: who.key });
-          const context = `${name} ${JSON.stringify(params).slice(0, 300)} -> ${res.status} ${res.raw.slice(0, 300)}`;
-          expect(res.status, context).not.toBe(500);
-          if (res.status !== 200) expectFrame({ status: res.status, raw: res.raw }, context);
-        },
-      ),
-      { numRuns: 25, interruptAfterTimeLimit: 20_000 },
-    );
-  });
+  it.each(Object.entries(crm).map(([n, c]) => [`crm.${n}`, c.example] as const))('%s: never INTERNAL', (name, example) =>
+    fuzzAtRows(name, {
+      client: o.s.client,
+      example,
+      ids,
+      fields: ['q', 'cursor', 'status', 'stage', 'currency', 'amountCents', 'ownerId', 'expectedVersion', 'risk', 'period'],
+      keys: [o.owner.key, o.agent.key, o.viewer.key],
+      values,
+      numRuns: 25,
+    }),
+  );
 });

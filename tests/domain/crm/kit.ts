@@ -1,6 +1,5 @@
-import { expect } from 'vitest';
 import { ownerOf, person, type Cast, type Person } from '../../helpers/people.js';
-import { eventsAfter, head, mutate, ok, otherOrg } from '../../helpers/calls.js';
+import { mutate, otherOrg } from '../../helpers/calls.js';
 import { TestClock } from '../../helpers/clock.js';
 import { testServer, type TestClient } from '../../helpers/harness.js';
 
@@ -56,20 +55,4 @@ export async function deal(o: CrmOrg, accountId: string, params: Record<string, 
     { key },
   );
   return result.deal;
-}
-
-/** A call that appends exactly one event of `kind` with noop: true, answering changed:false. */
-export async function noop(o: CrmOrg, method: string, params: unknown, kind: string, key?: string) {
-  const { result, event } = await mutate(o.s, method, params, kind, { key });
-  expect(result.changed ?? result.created).toBe(false);
-  expect(event.payload.noop).toBe(true);
-  return result;
-}
-
-/** A read (R) call: its result, and nothing appended. */
-export async function read(o: CrmOrg, method: string, params: unknown, key?: string) {
-  const before = await head(o.s);
-  const result = await ok(o.s, method, params, key);
-  expect(await eventsAfter(o.s, before)).toEqual([]);
-  return result;
 }

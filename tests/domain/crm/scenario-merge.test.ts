@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, ok } from '../../helpers/calls.js';
-import { account, crmOrg, deal, read, uniq, type CrmOrg } from './kit.js';
+import { mutate, ok, read } from '../../helpers/calls.js';
+import { account, crmOrg, deal, uniq, type CrmOrg } from './kit.js';
 
 /*
  * Acceptance scenario 5 (docs/families/crm.md): a directory merge of two persons leaves one contact, with the merged
@@ -19,7 +19,7 @@ const merge = async (survivorId: string, mergedId: string) => {
   await ok(o.s, 'directory.executeMerge', { mergeId: proposed.id, decision: 'merge' });
   return proposed.id as string;
 };
-const contactOf = async (id: string) => (await read(o, 'crm.listContacts', { status: 'all', limit: 500 })).contacts.find((c: any) => c.id === id);
+const contactOf = async (id: string) => (await read(o.s, 'crm.listContacts', { status: 'all', limit: 500 })).contacts.find((c: any) => c.id === id);
 
 describe('scenario 5: directory merge', () => {
   it('two persons -> one contact; roles moved, duplicates folded; the directory shows one role; revert restores', async () => {
@@ -39,8 +39,8 @@ describe('scenario 5: directory merge', () => {
     const mergeId = await merge(a.personId, b.personId);
     expect(await contactOf(b.id)).toMatchObject({ status: 'merged', mergedInto: a.id, roles: [] });
     expect(await contactOf(a.id)).toMatchObject({ status: 'active', title: 'Head of Ops' });
-    expect((await read(o, 'crm.getDeal', { dealId: d1.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[a.id, 'champion']]);
-    expect((await read(o, 'crm.getDeal', { dealId: d2.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[a.id, 'economic_buyer']]);
+    expect((await read(o.s, 'crm.getDeal', { dealId: d1.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[a.id, 'champion']]);
+    expect((await read(o.s, 'crm.getDeal', { dealId: d2.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[a.id, 'economic_buyer']]);
     expect((await ok(o.s, 'directory.getPerson', { personId: a.personId })).person.roles).toEqual([{ family: 'crm', role: 'crm.contact', refId: a.id }]);
     // The merged person's email now finds the one contact.
     const again = await mutate(o.s, 'crm.createContact', { name: 'x', email: `s.merge${u}@buyer.example` }, 'crm.contact.create');
@@ -49,8 +49,8 @@ describe('scenario 5: directory merge', () => {
     await ok(o.s, 'directory.revertMerge', { mergeId });
     expect(await contactOf(b.id)).toMatchObject({ status: 'active', mergedInto: null, title: 'Head of Ops' });
     expect(await contactOf(a.id)).toMatchObject({ status: 'active', title: null });
-    expect((await read(o, 'crm.getDeal', { dealId: d1.id })).roles.map((r: any) => r.contactId).sort()).toEqual([a.id, b.id].sort());
-    expect((await read(o, 'crm.getDeal', { dealId: d2.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[b.id, 'economic_buyer']]);
+    expect((await read(o.s, 'crm.getDeal', { dealId: d1.id })).roles.map((r: any) => r.contactId).sort()).toEqual([a.id, b.id].sort());
+    expect((await read(o.s, 'crm.getDeal', { dealId: d2.id })).roles.map((r: any) => [r.contactId, r.role])).toEqual([[b.id, 'economic_buyer']]);
   });
 
   it('two organisations -> one account with both accounts’ deals; revert restores', async () => {
@@ -59,12 +59,12 @@ describe('scenario 5: directory merge', () => {
     const y = await account(o, `Initech Pty ${u}`, { domain: `initech-${u}.com.au` });
     const dy = await deal(o, y.id);
     const mergeId = await merge(x.partyId, y.partyId);
-    const all = (await read(o, 'crm.listAccounts', { status: 'all', limit: 500 })).accounts;
+    const all = (await read(o.s, 'crm.listAccounts', { status: 'all', limit: 500 })).accounts;
     expect(all.find((a: any) => a.id === y.id)).toMatchObject({ status: 'merged', mergedInto: x.id });
-    expect((await read(o, 'crm.getDeal', { dealId: dy.id })).deal.accountId).toBe(x.id);
+    expect((await read(o.s, 'crm.getDeal', { dealId: dy.id })).deal.accountId).toBe(x.id);
     expect((await ok(o.s, 'directory.getOrg', { orgId: x.partyId })).org.roles).toEqual([{ family: 'crm', role: 'crm.account', refId: x.id }]);
     await ok(o.s, 'directory.revertMerge', { mergeId });
-    expect((await read(o, 'crm.getDeal', { dealId: dy.id })).deal.accountId).toBe(y.id);
-    expect((await read(o, 'crm.listAccounts', { limit: 500 })).accounts.map((a: any) => a.id)).toEqual(expect.arrayContaining([x.id, y.id]));
+    expect((await read(o.s, 'crm.getDeal', { dealId: dy.id })).deal.accountId).toBe(y.id);
+    expect((await read(o.s, 'crm.listAccounts', { limit: 500 })).accounts.map((a: any) => a.id)).toEqual(expect.arrayContaining([x.id, y.id]));
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate, refused } from '../../helpers/calls.js';
-import { account, crmOrg, deal, noop, read, type CrmOrg } from './kit.js';
+import { mutate, noop, read, refused } from '../../helpers/calls.js';
+import { account, crmOrg, deal, type CrmOrg } from './kit.js';
 
 /* crm.setTarget and getTargets: quotas nobody sets for themselves; attainment in basis points; open pipeline by forecast. */
 
@@ -31,7 +31,7 @@ describe('crm.setTarget', () => {
     const raised = await mutate(o.s, 'crm.setTarget', { ownerId: o.mia.id, period: '2026', currency: 'AUD', amountCents: 60_000_000 }, 'crm.target.set');
     expect(raised.result.target).toMatchObject({ id: result.target.id, version: 2 });
     expect(raised.event.payload.previousCents).toBe(50_000_000);
-    await noop(o, 'crm.setTarget', { ownerId: o.mia.id, period: '2026', currency: 'AUD', amountCents: 60_000_000 }, 'crm.target.set');
+    await noop(o.s, 'crm.setTarget', { ownerId: o.mia.id, period: '2026', currency: 'AUD', amountCents: 60_000_000 }, 'crm.target.set');
     await refused(o.s, 'crm.setTarget', { ownerId: o.mia.id, period: '2026', currency: 'AUD', amountCents: 1 }, 'FORBIDDEN_SCOPE', {
       key: o.mia.key,
       message: `missing role target setter on ${o.mia.id}: nobody sets their own target; ask a manager or an admin to set it`,
@@ -56,7 +56,7 @@ describe('crm.getTargets', () => {
     await deal(o, a.id, { ownerId: o.max.id, amountCents: 100_000, closeDate: '2026-08-21', stage: 'proposal' });
     await deal(o, a.id, { ownerId: o.mia.id, amountCents: 1_000_000, closeDate: '2026-08-22', stage: 'lead' });
     await deal(o, a.id, { ownerId: o.max.id, amountCents: 999, closeDate: '2026-09-01' });
-    const got = await read(o, 'crm.getTargets', { period: '2026-08' });
+    const got = await read(o.s, 'crm.getTargets', { period: '2026-08' });
     expect(got).toMatchObject({ period: '2026-08', from: '2026-08-01', to: '2026-08-31', uncounted: [] });
     expect(
       got.targets.map((t: any) => [t.target.ownerId, t.wonCents, t.attainmentBps, t.openCents, t.weightedCents, t.commitCents, t.bestCaseCents, t.gapCents]),
@@ -64,9 +64,9 @@ describe('crm.getTargets', () => {
       ['org', 250_000, 833, 1_500_000, 450_000, 400_000, 500_000, 2_750_000],
       [o.max.id, 250_000, 2500, 500_000, 350_000, 400_000, 500_000, 750_000],
     ]);
-    const mine = await read(o, 'crm.getTargets', { period: '2026-08', ownerId: o.max.id });
+    const mine = await read(o.s, 'crm.getTargets', { period: '2026-08', ownerId: o.max.id });
     expect(mine.targets).toHaveLength(1);
-    expect((await read(o, 'crm.getTargets', { period: '2026-Q3' })).targets).toEqual([]);
+    expect((await read(o.s, 'crm.getTargets', { period: '2026-Q3' })).targets).toEqual([]);
     await refused(o.s, 'crm.getTargets', { period: '26' }, 'BAD_REQUEST', { message: /^period: / });
   });
 });

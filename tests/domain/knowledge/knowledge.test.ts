@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, fileAndApprove, head, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
-import { appendEntry, cite, memOrg, noop, type MemOrg } from './kit.js';
+import { eventsAfter, fileAndApprove, head, held, mutate, noop, ok, refused, rpc } from '../../helpers/calls.js';
+import { appendEntry, cite, memOrg, type MemOrg } from './kit.js';
 
 /** knowledge.append, search, invalidate, replace and rewrite: one event each, holds on verified entries for agents. */
 
@@ -34,7 +34,7 @@ describe('knowledge.append', () => {
   it('an exact duplicate (spacing aside) is the same entry, changed:false; near ones are possibleDuplicates', async () => {
     const first = await appendEntry(o, 'Invoices above ten thousand dollars need the CFO signature before payment.');
     const again = await noop(
-      o,
+      o.s,
       'knowledge.append',
       { body: '  Invoices above ten thousand dollars  need the CFO signature before payment. ', sources: cite },
       'knowledge.entry.append',
@@ -113,7 +113,7 @@ describe('knowledge.invalidate', () => {
     expect(result.entry).toMatchObject({ status: 'invalidated', invalidatedReason: 'wrong' });
     expect(result.servedTo.map((x: any) => x.principalId).sort()).toEqual([o.agent2.id, o.mia.id].sort());
     expect(event.payload).toMatchObject({ entryId: e.id, reason: 'wrong', servedTo: 2, servedSearches: 2 });
-    await noop(o, 'knowledge.invalidate', { entryId: e.id, reason: 'wrong' }, 'knowledge.entry.invalidate');
+    await noop(o.s, 'knowledge.invalidate', { entryId: e.id, reason: 'wrong' }, 'knowledge.entry.invalidate');
     expect((await ok(o.s, 'knowledge.search', { q: 'VPN password' })).results.map((r: any) => r.entry.id)).not.toContain(e.id);
 
     const verified = await appendEntry(o, 'The office alarm code changes on the first Monday.');
@@ -176,7 +176,7 @@ describe('knowledge.rewrite', () => {
     await refused(o.s, 'knowledge.rewrite', { entryId: e.id, verify: true }, 'FORBIDDEN_SCOPE', { key: o.agent.key, message: /^missing role human on kn_/ });
     const verified = await mutate(o.s, 'knowledge.rewrite', { entryId: e.id, verify: true }, 'knowledge.entry.rewrite', { key: o.mia.key });
     expect(verified.result.entry).toMatchObject({ verified: true, verifiedBy: o.mia.id, revision: 3 });
-    await noop(o, 'knowledge.rewrite', { entryId: e.id, verify: true }, 'knowledge.entry.rewrite', o.mia.key);
+    await noop(o.s, 'knowledge.rewrite', { entryId: e.id, verify: true }, 'knowledge.entry.rewrite', o.mia.key);
     // Now verified: the agent's rewording holds for a human.
     await held(o.s, 'knowledge.rewrite', { entryId: e.id, body: 'Claims: 25th.' }, { key: o.agent.key, holdKind: 'knowledge.signature.hold' });
     await refused(o.s, 'knowledge.rewrite', { entryId: e.id }, 'BAD_REQUEST', { message: /^body: required unless verify/ });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, fileAndApprove, head, held, mutate, ok, refused, rpc } from '../../helpers/calls.js';
+import { eventsAfter, fileAndApprove, head, held, mutate, noop, ok, read, refused, rpc } from '../../helpers/calls.js';
 import { sha256Hex } from '../../../protocol/hashing.js';
-import { memOrg, noop, read, type MemOrg } from '../knowledge/kit.js';
+import { memOrg, type MemOrg } from '../knowledge/kit.js';
 
 /** memory.author, list, proposeAmendment and mergeAmendment: blocks agents load, changed by amendments on a version. */
 
@@ -36,7 +36,7 @@ describe('memory.author', () => {
     });
     expect(event.payload).toMatchObject({ blockId: result.block.id, version: 1, sha256: sha256Hex('I am the books agent.'), audience: 'self', created: true });
     expect(JSON.stringify(event)).not.toContain('books agent');
-    await noop(o, 'memory.author', { label: 'persona', value: 'I am the books agent.' }, 'memory.block.author', o.agent.key);
+    await noop(o.s, 'memory.author', { label: 'persona', value: 'I am the books agent.' }, 'memory.block.author', o.agent.key);
     const v2 = await author({ label: 'persona', value: 'I am the books agent of Acme.', ifVersion: 1 }, o.agent.key);
     expect(v2).toMatchObject({ id: result.block.id, version: 2, description: 'Who I am.' });
     await refused(o.s, 'memory.author', { label: 'persona', value: 'x', ifVersion: 1 }, 'CONFLICT', { key: o.agent.key, message: /at version 2, not 1/ });
@@ -74,16 +74,16 @@ describe('memory.list', () => {
   it('humans see every block; an agent the blocks it loads; format prompt compiles them; R appends nothing', async () => {
     const own = await author({ label: 'scratch', value: 'Remember the Q3 close.' }, o.agent2.key);
     const org = await author({ label: 'company', value: 'Acme Pty Ltd, Sydney.', description: 'The company.', audience: 'org' }, o.owner.key);
-    const all = await read(o, 'memory.list', {}, o.mia.key);
+    const all = await read(o.s, 'memory.list', {}, o.mia.key);
     expect(all.blocks.map((b: any) => b.id)).toEqual(expect.arrayContaining([own.id, org.id]));
-    const mine = await read(o, 'memory.list', { format: 'prompt' }, o.agent2.key);
+    const mine = await read(o.s, 'memory.list', { format: 'prompt' }, o.agent2.key);
     expect(mine.blocks[0].id).toBe(own.id);
     expect(mine.blocks.map((b: any) => b.id)).toContain(org.id);
     expect(mine.prompt).toContain('<company>\n<description>\nThe company.\n</description>');
     expect(mine.prompt).toContain('Acme Pty Ltd, Sydney.');
-    const agentOne = await read(o, 'memory.list', {}, o.agent.key);
+    const agentOne = await read(o.s, 'memory.list', {}, o.agent.key);
     expect(agentOne.blocks.map((b: any) => b.id)).not.toContain(own.id);
-    expect((await read(o, 'memory.list', { forAgentId: o.agent2.id }, o.mia.key)).blocks.map((b: any) => b.id)).toContain(own.id);
+    expect((await read(o.s, 'memory.list', { forAgentId: o.agent2.id }, o.mia.key)).blocks.map((b: any) => b.id)).toContain(own.id);
     await refused(o.s, 'memory.list', { forAgentId: o.agent2.id }, 'FORBIDDEN_SCOPE', { key: o.agent.key, message: /^missing role/ });
     await refused(o.s, 'memory.list', { forAgentId: 'agt_nosuch' }, 'NOT_FOUND');
     await refused(o.s, 'memory.list', {}, 'FORBIDDEN_SCOPE', { key: o.noKnowledge.key });
@@ -114,7 +114,7 @@ describe('memory.proposeAmendment and mergeAmendment', () => {
     );
     expect(result.amendment).toMatchObject({ status: 'open', baseVersion: 1, proposerId: o.agent.id });
     expect(event.payload).toEqual({ amendmentId: result.amendment.id, blockId: block.id, baseVersion: 1, op: 'replace' });
-    expect((await read(o, 'memory.list', {}, o.agent.key)).amendments.map((a: any) => a.id)).toContain(result.amendment.id);
+    expect((await read(o.s, 'memory.list', {}, o.agent.key)).amendments.map((a: any) => a.id)).toContain(result.amendment.id);
     const mine = await ok(o.s, 'memory.proposeAmendment', { blockId: block.id, op: 'append', newText: 'Initech is new.', reason: 'Signed.' }, o.mia.key);
     await refused(o.s, 'memory.mergeAmendment', { amendmentId: mine.amendment.id, decision: 'merge' }, 'CONFLICT', {
       key: o.mia.key,
@@ -129,7 +129,7 @@ describe('memory.proposeAmendment and mergeAmendment', () => {
     });
     expect(merged.result.block).toMatchObject({ version: 2, value: 'Acme pays on time since May.\nGlobex pays late.' });
     expect(merged.event.payload).toMatchObject({ version: 2, sha256: sha256Hex('Acme pays on time since May.\nGlobex pays late.') });
-    await noop(o, 'memory.mergeAmendment', { amendmentId: result.amendment.id, decision: 'merge' }, 'memory.amendment.merge', o.mia.key);
+    await noop(o.s, 'memory.mergeAmendment', { amendmentId: result.amendment.id, decision: 'merge' }, 'memory.amendment.merge', o.mia.key);
     await refused(o.s, 'memory.mergeAmendment', { amendmentId: result.amendment.id, decision: 'reject' }, 'CONFLICT', {
       key: o.mia.key,
       message: /already merged/,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventsAfter, fileAndApprove, head, held, mutate, refused, rpc } from '../../helpers/calls.js';
-import { memOrg, noop, read, type MemOrg } from '../knowledge/kit.js';
+import { eventsAfter, fileAndApprove, head, held, mutate, noop, read, refused, rpc } from '../../helpers/calls.js';
+import { memOrg, type MemOrg } from '../knowledge/kit.js';
 
 /** sop.create, update, delete and list: versioned procedures whose steps name registry methods. */
 
@@ -65,7 +65,7 @@ describe('sop.update', () => {
     expect(result.diff.added).toHaveLength(1);
     expect(event.payload).toMatchObject({ sopId: sop.id, version: 2, sha256: result.sop.sha256, status: 'draft', added: 1, removed: 1 });
     await refused(o.s, 'sop.update', { sopId: sop.id, ifVersion: 1, title: 'x' }, 'CONFLICT', { message: /at version 2, not 1/ });
-    await noop(o, 'sop.update', { sopId: sop.id, ifVersion: 2, title: 'Onboarding' }, 'sop.procedure.update');
+    await noop(o.s, 'sop.update', { sopId: sop.id, ifVersion: 2, title: 'Onboarding' }, 'sop.procedure.update');
     await refused(o.s, 'sop.update', { sopId: sop.id, ifVersion: 2, steps: [{ id: 'stp_nosuch', text: 'x' }] }, 'BAD_REQUEST', {
       message: /^steps\.0\.id: not a step of/,
     });
@@ -84,19 +84,19 @@ describe('sop.delete and sop.list', () => {
   it('archives (again: changed:false); an archived SOP refuses updates; list by status, q and method appends nothing', async () => {
     const sop = await create('Petty cash count', { steps: [{ text: 'Count the tin', method: 'board.createTask' }] });
     const keep = await create('Supplier onboarding');
-    const found = await read(o, 'sop.list', { q: 'petty cash' });
+    const found = await read(o.s, 'sop.list', { q: 'petty cash' });
     expect(found.sops.map((s: any) => s.id)).toEqual([sop.id]);
-    expect((await read(o, 'sop.list', { method: 'board.createTask' })).sops.map((s: any) => s.id)).toEqual([sop.id]);
+    expect((await read(o.s, 'sop.list', { method: 'board.createTask' })).sops.map((s: any) => s.id)).toEqual([sop.id]);
     const { result, event } = await mutate(o.s, 'sop.delete', { sopId: sop.id }, 'sop.procedure.delete');
     expect(result.sop).toMatchObject({ status: 'archived', version: 2 });
     expect(event.payload).toMatchObject({ status: 'archived', was: 'draft' });
-    await noop(o, 'sop.delete', { sopId: sop.id }, 'sop.procedure.delete');
+    await noop(o.s, 'sop.delete', { sopId: sop.id }, 'sop.procedure.delete');
     await refused(o.s, 'sop.update', { sopId: sop.id, ifVersion: 2, title: 'x' }, 'CONFLICT', { message: /archived/ });
-    expect((await read(o, 'sop.list', {})).sops.map((s: any) => s.id)).not.toContain(sop.id);
-    expect((await read(o, 'sop.list', { status: 'archived' })).sops.map((s: any) => s.id)).toEqual([sop.id]);
-    const page = await read(o, 'sop.list', { limit: 1 });
+    expect((await read(o.s, 'sop.list', {})).sops.map((s: any) => s.id)).not.toContain(sop.id);
+    expect((await read(o.s, 'sop.list', { status: 'archived' })).sops.map((s: any) => s.id)).toEqual([sop.id]);
+    const page = await read(o.s, 'sop.list', { limit: 1 });
     expect(page.nextCursor).not.toBeNull();
-    const rest = await read(o, 'sop.list', { limit: 500, cursor: page.nextCursor });
+    const rest = await read(o.s, 'sop.list', { limit: 500, cursor: page.nextCursor });
     expect([...page.sops, ...rest.sops].map((s: any) => s.id)).toContain(keep.id);
     await refused(o.s, 'sop.list', { limit: 501 }, 'BAD_REQUEST', { message: /^limit: must be at most 500/ });
     await refused(o.s, 'sop.list', { cursor: '!!' }, 'BAD_REQUEST', { message: /^cursor: / });
