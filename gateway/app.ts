@@ -11,6 +11,7 @@ import { blobRoutes } from './blobs.js';
 import { inboxRoutes, type InboxOptions } from './inbox/index.js';
 import { joinRoutes } from './join.js';
 import { shareRoutes } from './share.js';
+import { dealRoomRoutes } from './deal-room.js';
 import { calendarFeedRoutes } from './calendar-feed.js';
 import { streamRoutes, type StreamRouteOptions } from './stream.js';
 import { SCIM_PREFIX, scimRoutes } from './scim/index.js';
@@ -42,9 +43,13 @@ const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.he
  * are bearer credentials; search words (`q`), SCIM filters and the like carry names and addresses, which must stay
  * erasable (docs/security.md, Free text stays out of the ledger), so they stay out of logs too.
  */
-const REDACTED_QUERY = /([?&](?:sig|token|q|filter|email|name|question)=)[^&#]*/gi;
-/** A guest link's token travels in its path (/share/<token>, gateway/share.ts), a calendar feed's too (/cal/<token>.ics): redacted. */
-const REDACTED_PATH = /^(\/share\/|\/cal\/)[^/?#]+/;
+const REDACTED_QUERY = /([?&](?:sig|token|t|q|filter|email|name|question)=)[^&#]*/gi;
+/**
+ * A guest link's token travels in its path (/share/<token>, gateway/share.ts), a calendar feed's too (/cal/<token>.ics): redacted.
+ * A deal room's token rides in the #t= fragment and the Guest header (never sent in a URL); a path or query that carries
+ * one anyway (/room/<token>, /room?t=) is redacted all the same.
+ */
+const REDACTED_PATH = /^(\/share\/|\/cal\/|\/room\/(?!api\/|assets\/|vendor\/))[^/?#]+/;
 export const redactUrl = (url: string): string => url.replace(REDACTED_QUERY, '$1[Redacted]').replace(REDACTED_PATH, '$1[Redacted]');
 
 type ReqLike = { method?: string; url?: string; version?: string; host?: string; ip?: string; socket?: { remotePort?: number } };
@@ -149,6 +154,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   await app.register(inboxRoutes, { runtime: opts.runtime, ...opts.inbox });
   await app.register(joinRoutes, { runtime: opts.runtime });
   await app.register(shareRoutes, { runtime: opts.runtime });
+  await app.register(dealRoomRoutes, { runtime: opts.runtime });
   await app.register(calendarFeedRoutes, { runtime: opts.runtime });
   await app.register(streamRoutes, { runtime: opts.runtime, ...opts.stream });
   await app.register(scimRoutes, { runtime: opts.runtime, prefix: SCIM_PREFIX });

@@ -119,7 +119,16 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['knowledge', 'memory', 'sop'],
     tools: [],
   },
-  crm: { summary: 'accounts, deals and interactions', toolsets: ['crm'], tools: [] },
+  crm: {
+    summary: 'sales: accounts and contacts, deals on the pipeline, targets, the timeline of interactions, crm.ask',
+    toolsets: ['crm.accounts', 'crm.pipeline', 'crm.timeline'],
+    tools: [],
+  },
+  dealdesk: {
+    summary: 'the deal desk: terms beyond policy and their signatures, buyer deal rooms and guest links, playbooks and next best action',
+    toolsets: ['crm.desk', 'crm.rooms', 'crm.playbooks'],
+    tools: ['crm.getDeal', 'crm.listDeals', 'crm.logInteraction', 'crm.linkFiles'],
+  },
   runtime: {
     summary: 'agent registry, presence, leases, credentials, integrations',
     toolsets: ['registry', 'presence', 'lease', 'credential', 'integration'],

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/types.js';
 import type { ResponseStatus } from '../../protocol/methods/calendar/shared.js';
 import {
+  ATTENDEE_COLUMNS,
   attendeesOf,
   EVENT_COLUMNS,
   iso,
@@ -12,12 +13,15 @@ import {
   type EventRow,
   type OverrideRow,
 } from './model.js';
-import { expand, occurrenceAt, type Instance } from './recurrence.js';
+import { expand, occurrenceAt, wallFromDb, type Instance } from './recurrence.js';
 
 /*
  * Occurrences in a window, overrides applied: the one reader of calendar time that list, get, findATime, ask, the
- * feed and meetings share. Three queries (the events of the window, their attendees, their overrides and
- * per-occurrence answers), then expansion in memory, so a month of 50 calendars stays well under 50 ms.
+ * feed and meetings share. Four queries (the events of the window, their attendees, their overrides, per-occurrence
+ * answers), then expansion in memory. What a month of 50 calendars costs is mostly rows and objects: single events
+ * keep their stored instants, series are placed through zone tables (recurrence.ts), occurrences of an event share
+ * one attendee list unless someone answered per occurrence, busy time reads only the members asked about, and a
+ * paged list loads attendees for its page only (attendeesFor, withAttendees).
  */
 
 export interface OccurrenceAttendee {
@@ -72,7 +76,35 @@ export interface OccurrenceQuery {
   to: Date;
   /** Keep cancelled occurrences of confirmed series (the feed and sync readers). */
   includeCancelled?: boolean;
+  /** Only these members in each occurrence's attendees (busy time reads no one else). */
+  attendeesAmong?: readonly string[];
+  /**
+   * Which events' attendees to load (default: every event's). A reader that shows one page of many occurrences
+   * loads the others' with withAttendees once the page is cut; until then their attendees are empty.
+   */
+  attendeesFor?: (e: EventRow) => boolean;
 }
+
+/*
+ * The event columns with their timestamps written by PostgreSQL as the drivers' ISO text (db/normalise.ts gives
+ * 2026-03-02T08:00:00.000Z, milliseconds cut, not rounded, as to_char's MS). A window is thousands of rows of seven
+ * timestamps: parsing each in JS was the largest part of a month's list.
+ */
+const STAMPS: Readonly<Record<string, 'timestamp' | 'timestamptz'>> = {
+  start_local: 'timestamp',
+  end_local: 'timestamp',
+  start_at: 'timestamptz',
+  end_at: 'timestamptz',
+  series_end_at: 'timestamptz',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+};
+const isoText = (name: string, kind: 'timestamp' | 'timestamptz') =>
+  `to_char(e.${name}${kind === 'timestamptz' ? " AT TIME ZONE 'UTC'" : ''}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${name}`;
+const WINDOW_COLUMNS = EVENT_COLUMNS.split(',')
+  .map((c) => c.trim())
+  .map((c) => (STAMPS[c.slice(2)] ? isoText(c.slice(2), STAMPS[c.slice(2)]) : c))
+  .join(', ');
 
 async function windowEvents(q: Queryable, orgId: string, w: OccurrenceQuery): Promise<EventRow[]> {
   const args: unknown[] = [orgId, w.from.toISOString(), w.to.toISOString()];
@@ -93,7 +125,7 @@ async function windowEvents(q: Queryable, orgId: string, w: OccurrenceQuery): Pr
     only = `AND e.event_id = ANY($${args.length}::text[])`;
   }
   return q.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM calendar_events e
+    `SELECT ${WINDOW_COLUMNS} FROM calendar_events e
       WHERE e.org_id = $1 AND e.status = 'confirmed' ${who.length ? `AND (${who.join(' OR ')})` : ''} ${only}
         AND ((e.start_at < $3 AND (e.series_end_at IS NULL OR e.series_end_at > $2))
           OR e.event_id IN (SELECT o.event_id FROM calendar_overrides o WHERE o.org_id = $1 AND o.start_at < $3 AND o.end_at > $2))`,
@@ -112,6 +144,22 @@ const group = <T extends { event_id: string }>(rows: readonly T[]): Map<string, 
 };
 
 function applyOverride(e: EventRow, i: Instance, o: OverrideRow | undefined) {
+  if (o === undefined) {
+    // Most occurrences: the series' own fields (no spread, no lookups; a month reads thousands).
+    const { time_zone: timeZone, end_time_zone: endTimeZone, title, description, location } = e;
+    return {
+      start: i.start,
+      end: i.end,
+      timeZone,
+      endTimeZone,
+      title,
+      description,
+      location,
+      status: 'confirmed' as const,
+      sequence: Math.max(Number(e.sequence), 0),
+      overridden: false,
+    };
+  }
   const moved = o?.start_at ? { start: new Date(o.start_at), end: new Date(o.end_at!) } : { start: i.start, end: i.end };
   return {
     ...moved,
@@ -129,21 +177,56 @@ function applyOverride(e: EventRow, i: Instance, o: OverrideRow | undefined) {
 interface Related {
   attendees: Map<string, AttendeeRow[]>;
   overrides: Map<string, OverrideRow[]>;
+  /** Per-occurrence answers by `eventId|originalStart|attendeeKey`. */
   answers: Map<string, ResponseStatus>;
+  /** Events with any per-occurrence answer (the others share one attendee list for all their occurrences). */
+  answered: Set<string>;
 }
 
-async function related(q: Queryable, orgId: string, events: readonly EventRow[]): Promise<Related> {
-  const ids = events.map((e) => e.event_id);
+/** The attendee rows of events, in attendeesOf's order; `among`: only those members' rows. */
+async function attendeeRows(q: Queryable, orgId: string, ids: readonly string[], among: readonly string[] | undefined): Promise<AttendeeRow[]> {
+  if (among === undefined) return attendeesOf(q, orgId, ids);
+  if (ids.length === 0 || among.length === 0) return [];
+  return q.query<AttendeeRow>(
+    `SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = ANY($2::text[]) AND a.principal_id = ANY($3::text[])
+      ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
+    [orgId, ids, among],
+  );
+}
+
+async function related(
+  q: Queryable,
+  orgId: string,
+  events: readonly EventRow[],
+  w: Pick<OccurrenceQuery, 'attendeesAmong' | 'attendeesFor'> = {},
+): Promise<Related> {
+  const ids = (w.attendeesFor ? events.filter(w.attendeesFor) : events).map((e) => e.event_id);
   const series = events.filter((e) => e.rrule).map((e) => e.event_id);
-  const [attendees, overrides, answers] = await Promise.all([attendeesOf(q, orgId, ids), overridesOf(q, orgId, series), overrideResponsesOf(q, orgId, series)]);
+  const [attendees, overrides, answers] = await Promise.all([
+    attendeeRows(q, orgId, ids, w.attendeesAmong),
+    overridesOf(q, orgId, series),
+    overrideResponsesOf(q, orgId, series),
+  ]);
   return {
     attendees: group(attendees),
     overrides: group(overrides),
     answers: new Map(answers.map((a) => [`${a.event_id}|${iso(a.original_start)}|${a.attendee_key}`, a.response_status])),
+    answered: new Set(answers.map((a) => a.event_id)),
   };
 }
 
-function occurrence(e: EventRow, i: Instance, r: Related, o: OverrideRow | undefined): Occurrence {
+/** An occurrence's attendees with its answers; built once per event when it has no per-occurrence answer. */
+function attendeeList(e: EventRow, original: string, r: Related, shared: Map<string, OccurrenceAttendee[]>): OccurrenceAttendee[] {
+  const rows = r.attendees.get(e.event_id) ?? [];
+  if (!r.answered.has(e.event_id)) {
+    let list = shared.get(e.event_id);
+    if (!list) shared.set(e.event_id, (list = rows.map((a) => attendeeOf(a, undefined))));
+    return list;
+  }
+  return rows.map((a) => attendeeOf(a, r.answers.get(`${e.event_id}|${original}|${a.attendee_key}`)));
+}
+
+function occurrence(e: EventRow, i: Instance, r: Related, o: OverrideRow | undefined, shared = new Map<string, OccurrenceAttendee[]>()): Occurrence {
   const original = i.originalStart.toISOString();
   const v = applyOverride(e, i, o);
   return {
@@ -166,37 +249,64 @@ function occurrence(e: EventRow, i: Instance, r: Related, o: OverrideRow | undef
     calendarId: e.calendar_id,
     sequence: v.sequence,
     overridden: v.overridden,
-    attendees: (r.attendees.get(e.event_id) ?? []).map((a) => attendeeOf(a, r.answers.get(`${e.event_id}|${original}|${a.attendee_key}`))),
+    attendees: attendeeList(e, original, r, shared),
     row: e,
   };
 }
 
+/** A single event's one occurrence from its stored instants (written by placing its wall clock: no need to again). */
+function singleInstance(e: EventRow, from: Date, to: Date): Instance[] {
+  const start = new Date(e.start_at);
+  const end = new Date(e.end_at);
+  if (!(start < to && end > from)) return [];
+  return [{ originalStart: start, start, end, wall: e.all_day ? `${e.start_date}T00:00:00` : wallFromDb(e.start_local!) }];
+}
+
+/** The instances of a series in the window, with those an override moved into it from outside. */
+function seriesInstances(e: EventRow, byStart: Map<string, OverrideRow>, from: Date, to: Date): Instance[] {
+  const s = seriesTime(e);
+  const instances = expand(s, from, to);
+  const seen = new Set(instances.map((i) => i.originalStart.toISOString()));
+  for (const [key, o] of byStart) {
+    if (seen.has(key) || !o.start_at || new Date(o.start_at) >= to || new Date(o.end_at!) <= from) continue;
+    const i = occurrenceAt(s, new Date(key));
+    if (i) instances.push(i);
+  }
+  return instances;
+}
+
+/** Ties on start in event id order, as localeCompare orders them (one collator, not one per comparison). */
+const byId = new Intl.Collator().compare;
+
 /** The occurrences overlapping [from, to), ordered by start; cancelled ones left out unless asked for. */
 export async function occurrencesIn(q: Queryable, orgId: string, w: OccurrenceQuery): Promise<Occurrence[]> {
   const events = await windowEvents(q, orgId, w);
-  const r = await related(q, orgId, events);
+  const r = await related(q, orgId, events, w);
+  const shared = new Map<string, OccurrenceAttendee[]>();
   const out: Occurrence[] = [];
   for (const e of events) {
-    const s = seriesTime(e);
-    const instances = expand(s, w.from, w.to);
-    const byStart = new Map((r.overrides.get(e.event_id) ?? []).map((o) => [iso(o.original_start), o]));
-    if (e.rrule) {
-      // An occurrence moved into the window from outside it.
-      const seen = new Set(instances.map((i) => i.originalStart.toISOString()));
-      for (const [key, o] of byStart) {
-        if (seen.has(key) || !o.start_at || new Date(o.start_at) >= w.to || new Date(o.end_at!) <= w.from) continue;
-        const i = occurrenceAt(s, new Date(key));
-        if (i) instances.push(i);
-      }
+    if (!e.rrule) {
+      // A single event: confirmed (the query asks so), no overrides, its window checked by singleInstance.
+      for (const i of singleInstance(e, w.from, w.to)) out.push(occurrence(e, i, r, undefined, shared));
+      continue;
     }
-    for (const i of instances) {
-      const one = occurrence(e, i, r, e.rrule ? byStart.get(i.originalStart.toISOString()) : undefined);
+    const byStart = new Map((r.overrides.get(e.event_id) ?? []).map((o) => [iso(o.original_start), o]));
+    for (const i of seriesInstances(e, byStart, w.from, w.to)) {
+      const one = occurrence(e, i, r, byStart.get(i.originalStart.toISOString()), shared);
       if (one.status === 'cancelled' && !w.includeCancelled) continue;
       if (one.start >= w.to || one.end <= w.from) continue;
       out.push(one);
     }
   }
-  return out.sort((a, b) => a.start.getTime() - b.start.getTime() || a.eventId.localeCompare(b.eventId));
+  return out.sort((a, b) => a.start.getTime() - b.start.getTime() || byId(a.eventId, b.eventId));
+}
+
+/** Occurrences read with `attendeesFor`, now with every attendee and their answers (one page of a list). */
+export async function withAttendees(q: Queryable, orgId: string, list: readonly Occurrence[]): Promise<Occurrence[]> {
+  const rows = [...new Map(list.map((o) => [o.eventId, o.row])).values()];
+  const r = await related(q, orgId, rows);
+  const shared = new Map<string, OccurrenceAttendee[]>();
+  return list.map((o) => ({ ...o, attendees: attendeeList(o.row, o.originalStart ?? o.start.toISOString(), r, shared) }));
 }
 
 /** One occurrence of a series by its original start (cancelled included), or null when the rule has none there. */
@@ -238,7 +348,7 @@ export interface BusyInterval {
 export async function busyIntervals(q: Queryable, orgId: string, principalIds: readonly string[], from: Date, to: Date): Promise<Map<string, BusyInterval[]>> {
   const out = new Map<string, BusyInterval[]>(principalIds.map((id) => [id, []]));
   if (principalIds.length === 0) return out;
-  for (const o of await occurrencesIn(q, orgId, { attendeePrincipalIds: principalIds, from, to })) {
+  for (const o of await occurrencesIn(q, orgId, { attendeePrincipalIds: principalIds, attendeesAmong: principalIds, from, to })) {
     if (o.transparency !== 'opaque' || o.status !== 'confirmed') continue;
     for (const a of o.attendees) {
       const list = a.principalId ? out.get(a.principalId) : undefined;

@@ -1,11 +1,11 @@
 import { badRequest, notFound } from '../../protocol/errors.js';
 import { calendarEvents as c } from '../../protocol/methods/calendar/events.js';
-import { MAX_WINDOW_DAYS, type EventOut } from '../../protocol/methods/calendar/shared.js';
+import { MAX_WINDOW_DAYS } from '../../protocol/methods/calendar/shared.js';
 import type { Queryable } from '../../db/types.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
-import { actingAs, occurrenceView, seriesView } from './access.js';
-import { attendeesOf, calendarOf, calendarsByIds, getEventRow } from './model.js';
-import { occurrenceOf, occurrencesIn } from './occurrences.js';
+import { actingAs, occurrenceView, seesDetails, seriesView } from './access.js';
+import { attendeesOf, calendarOf, calendarsByIds, getEventRow, type AttendeeRow, type EventRow } from './model.js';
+import { occurrenceOf, occurrencesIn, withAttendees } from './occurrences.js';
 
 /*
  * calendar.list and calendar.get (R: ctx.q is the pool; nothing is written, not even a calendar). Members read any
@@ -24,11 +24,17 @@ export function windowOf(p: { from: string; to: string }): { from: Date; to: Dat
   return { from, to };
 }
 
-const matches = (e: EventOut, words: string[]) => {
-  if (e.busyOnly) return false;
+/** Whether the words all appear in what the caller reads of an event (a busy block matches nothing). */
+const matches = (busy: boolean, e: { title: string; description: string | null; location: string | null }, words: string[]) => {
+  if (busy) return false;
   const hay = `${e.title}\n${e.description ?? ''}\n${e.location ?? ''}`.toLowerCase();
   return words.every((w) => hay.includes(w));
 };
+
+/** One page of `all`, and the cursor after it. */
+function pageOf<T>(all: readonly T[], cursor: number, limit: number): { page: T[]; nextCursor: number | null } {
+  return { page: all.slice(cursor, cursor + limit), nextCursor: cursor + limit < all.length ? cursor + limit : null };
+}
 
 /** The calendars and members a list reads: the named calendars (and their owners' attended events), or the caller's. */
 async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined) {
@@ -40,32 +46,45 @@ async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined) {
   return { calendarIds: own ? [own.calendar_id] : [], attendeePrincipalIds: [ctx.principal.id] };
 }
 
+/*
+ * A month of 50 calendars is thousands of occurrences and a page is at most 500: q filters and the page is cut on
+ * the occurrences (or rows), and only the page's items are built as the caller reads them (zones and offsets).
+ */
 export const list = handler(c.list, async (ctx, p) => {
   const w = windowOf(p);
   const as = await actingAs(ctx.q, ctx);
-  const occurrences = await occurrencesIn(ctx.q, ctx.orgId, { ...(await whose(ctx, p.calendarIds)), from: w.from, to: w.to });
+  // Attendees now only where q needs them (who sees a private event); the page's are loaded once it is cut.
+  const occurrences = await occurrencesIn(ctx.q, ctx.orgId, {
+    ...(await whose(ctx, p.calendarIds)),
+    from: w.from,
+    to: w.to,
+    attendeesFor: (e) => e.visibility === 'private',
+  });
   const since = p.updatedSince ? new Date(p.updatedSince) : null;
   const kept = since ? occurrences.filter((o) => new Date(o.row.updated_at) >= since) : occurrences;
-  let items: EventOut[];
+  const words = p.q ? p.q.toLowerCase().split(/\s+/).filter(Boolean) : null;
   if (p.singleEvents) {
-    items = kept.map((o) => occurrenceView(o, as));
-  } else {
-    const seen = new Map<string, (typeof kept)[number]>();
-    for (const o of kept) if (!seen.has(o.eventId)) seen.set(o.eventId, o);
-    const rows = [...seen.values()].map((o) => o.row);
-    const attendees = await attendeesOf(
-      ctx.q,
-      ctx.orgId,
-      rows.map((r) => r.event_id),
+    const found = words ? kept.filter((o) => matches(!seesDetails(o.visibility, o.organizerId, o.attendees, as), o, words)) : kept;
+    const { page, nextCursor } = pageOf(found, p.cursor, p.limit);
+    return { items: (await withAttendees(ctx.q, ctx.orgId, page)).map((o) => occurrenceView(o, as)), nextCursor };
+  }
+  const seen = new Map<string, (typeof kept)[number]>();
+  for (const o of kept) if (!seen.has(o.eventId)) seen.set(o.eventId, o);
+  const rows = [...seen.values()].map((o) => o.row);
+  const listed = async (list: readonly EventRow[]) =>
+    Map.groupBy(
+      await attendeesOf(
+        ctx.q,
+        ctx.orgId,
+        list.map((r) => r.event_id),
+      ),
+      (a) => a.event_id,
     );
-    items = rows.map((r) => seriesView(r, attendees, as));
-  }
-  if (p.q) {
-    const words = p.q.toLowerCase().split(/\s+/).filter(Boolean);
-    items = items.filter((e) => matches(e, words));
-  }
-  const page = items.slice(p.cursor, p.cursor + p.limit);
-  return { items: page, nextCursor: p.cursor + p.limit < items.length ? p.cursor + p.limit : null };
+  const privates = words ? await listed(rows.filter((r) => r.visibility === 'private')) : new Map<string, AttendeeRow[]>();
+  const found = words ? rows.filter((r) => matches(!seesDetails(r.visibility, r.organizer_id, privates.get(r.event_id) ?? [], as), r, words)) : rows;
+  const { page, nextCursor } = pageOf(found, p.cursor, p.limit);
+  const byEvent = await listed(page);
+  return { items: page.map((r) => seriesView(r, byEvent.get(r.event_id) ?? [], as)), nextCursor };
 });
 
 /** What a family recording meetings offers calendar.get: the meeting of an occurrence the caller may see. */

@@ -2,6 +2,7 @@ import { RRuleTemporal } from 'rrule-temporal';
 import { Temporal } from 'temporal-polyfill';
 import { badRequest } from '../../protocol/errors.js';
 import type { EventTimeIn } from '../../protocol/methods/calendar/shared.js';
+import { inFastRange, localIso, place, wallAt, wallOf, type Wall } from './zones.js';
 
 /*
  * Times and series in wall-clock terms (docs/families/calendar.md, "Recurrence"). A series repeats its wall clock
@@ -10,9 +11,6 @@ import type { EventTimeIn } from '../../protocol/methods/calendar/shared.js';
  * (New York 02:30 on 2026-03-08 is 03:30), a time in a fold takes the earlier instant (01:30 on 2026-11-01 is 05:30Z).
  * A weekly 09:00 in Sydney stays 09:00 local on both sides of 2026-04-05.
  */
-
-/** A wall-clock time, `YYYY-MM-DDTHH:MM:SS` (no zone). */
-export type Wall = string;
 
 /** What expansion needs of a series (or a single event: rrule null). */
 export interface SeriesTime {
@@ -42,34 +40,10 @@ const DAY_MS = 86_400_000;
 /** Wider than any zone's offset from UTC: the wall-clock window that surely covers an instant window. */
 const SLACK_MS = 27 * 3_600_000;
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-export const wallOf = (p: Temporal.PlainDateTime): Wall => `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
-
 /** A wall clock read back from a `timestamp` column (the drivers give it as an ISO string ending in Z). */
 export const wallFromDb = (v: string | Date): Wall => (typeof v === 'string' ? v.replace(' ', 'T').slice(0, 19) : v.toISOString().slice(0, 19));
 
-/** The instant of a wall clock in a zone (null: all-day, midnight UTC). Gap -> later, fold -> earlier. */
-export function place(wall: Wall, zone: string | null): Date {
-  if (zone === null) return new Date(`${wall}Z`);
-  const zdt = Temporal.PlainDateTime.from(wall).toZonedDateTime(zone, { disambiguation: 'compatible' });
-  return new Date(zdt.epochMilliseconds);
-}
-
-/** The wall clock of an instant in a zone (null: UTC). */
-export function wallAt(at: Date, zone: string | null): Wall {
-  return wallOf(
-    Temporal.Instant.fromEpochMilliseconds(at.getTime())
-      .toZonedDateTimeISO(zone ?? 'UTC')
-      .toPlainDateTime(),
-  );
-}
-
-/** ISO with the zone's offset, e.g. 2026-04-07T09:00:00+10:00. */
-export function localIso(at: Date, zone: string): string {
-  const zdt = Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(zone);
-  return `${wallOf(zdt.toPlainDateTime())}${zdt.offset}`;
-}
+export { localIso, place, wallAt, wallOf, type Wall };
 
 /** A caller's start or end: its wall clock and zone, and its instant. */
 export interface ResolvedTime {
@@ -172,6 +146,31 @@ export function normaliseRule(raw: string, first: { allDay: boolean; wall: Wall;
 
 const fakeUtc = (w: Wall) => Temporal.PlainDateTime.from(w).toZonedDateTime('UTC');
 
+/*
+ * Built rules, kept by what they are built from: a list builds the same series' rule on every call, and a build
+ * parses the rule and every exdate through Temporal. A rule answers between() and all() without changing.
+ */
+const builtRules = new Map<string, RRuleTemporal>();
+const MAX_BUILT_RULES = 5_000;
+
+/** The rule of a series for expand() (between() only: all() would memoize a whole series in the cache). */
+function cachedRule(s: SeriesTime): RRuleTemporal {
+  const key = `${s.rrule}|${s.startWall}|${s.timeZone}|${s.exdates.join(',')}`;
+  let r = builtRules.get(key);
+  if (!r) {
+    if (builtRules.size >= MAX_BUILT_RULES) builtRules.clear();
+    r = build(s);
+    builtRules.set(key, r);
+  }
+  return r;
+}
+
+/** The wall clock a [UTC] result of the rule carries (its UTC fields are the local ones). */
+const wallOfResult = (z: Temporal.ZonedDateTime): Wall => {
+  const ms = z.epochMilliseconds;
+  return inFastRange(ms) ? new Date(ms).toISOString().slice(0, 19) : wallOf(z.toPlainDateTime());
+};
+
 /** The rule over wall clocks: dtstart and exdates as [UTC] times with the local fields, UNTIL in local wall clock. */
 function build(s: SeriesTime): RRuleTemporal {
   const p = parts(s.rrule ?? '');
@@ -202,12 +201,12 @@ export function expand(s: SeriesTime, from: Date, to: Date): Instance[] {
     const one = instance(s, s.startWall);
     return one.start < to && one.end > from ? [one] : [];
   }
-  const r = build(s);
+  const r = cachedRule(s);
   const lo = new Date(from.getTime() - SLACK_MS - s.durationMs);
   const hi = new Date(to.getTime() + SLACK_MS);
   const out: Instance[] = [];
   for (const z of r.between(lo, hi, true)) {
-    const i = instance(s, wallOf(z.toPlainDateTime()));
+    const i = instance(s, wallOfResult(z));
     if (i.start < to && i.end > from) out.push(i);
     if (out.length >= MAX_INSTANCES) break;
   }

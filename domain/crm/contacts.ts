@@ -21,19 +21,22 @@ function requireLive(row: ContactRow): void {
   if (row.status === 'deleted') throw conflict(`contact ${row.contact_id} is deleted; create a new contact for person ${row.person_id} (crm.createContact)`);
 }
 
-export const createContact = handler(c.createContact, async (ctx, p) => {
-  let person: { partyId: string; created: boolean };
+/** The directory person a CRM act names: by id (an active person), else found by email or made with this name. */
+export async function personFor(ctx: HandlerCtx, p: { personId?: string; email?: string; name?: string }): Promise<{ partyId: string; created: boolean }> {
   if (p.personId !== undefined) {
     const party = await resolveParty(ctx.q, ctx.orgId, p.personId);
     if (party.kind !== 'person') throw badRequest('personId', `${p.personId} is not a person`);
     if (party.status !== 'active')
       throw conflict(`personId: person ${party.partyId} is archived; restore it (directory.archivePerson with archived: false) first`);
-    person = { partyId: party.partyId, created: false };
-  } else {
-    if (p.email === undefined) throw badRequest('email', 'required unless personId is given');
-    if (p.name === undefined) throw badRequest('name', 'required unless personId is given');
-    person = await findOrMakePerson(ctx, { name: p.name, email: p.email }, 'crm');
+    return { partyId: party.partyId, created: false };
   }
+  if (p.email === undefined) throw badRequest('email', 'required unless personId is given');
+  if (p.name === undefined) throw badRequest('name', 'required unless personId is given');
+  return findOrMakePerson(ctx, { name: p.name, email: p.email }, 'crm');
+}
+
+export const createContact = handler(c.createContact, async (ctx, p) => {
+  const person = await personFor(ctx, p);
   if (p.accountId !== undefined) await liveAccount(ctx.q, ctx.orgId, p.accountId, 'accountId');
   // One live contact per person, whoever else is making it now.
   await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('crm:contact:' || $1 || ':' || $2))`, [ctx.orgId, person.partyId]);

@@ -5,6 +5,7 @@ import { handler } from '../core/handler.js';
 import { partyCards } from '../directory/index.js';
 import { DEAL_COLUMNS, loadAccount, loadDeal, toAccounts, toDeal, type DealRow } from './model.js';
 import { PROBABILITY_SQL, riskSql } from './pipeline.js';
+import { toTerms, type TermsRow } from './desk/model.js';
 
 /*
  * getDeal and listDeals. Risk flags and rot are computed here at the server's clock (pipeline.ts riskSql: the one
@@ -23,42 +24,6 @@ export async function risksOf(q: Queryable, orgId: string, dealIds: readonly str
   );
   return new Map(rows.map((r) => [r.deal_id, RISK_FLAGS.filter((f) => r[f] === true)]));
 }
-
-interface TermsRow {
-  terms_id: string;
-  deal_id: string;
-  version: number;
-  status: 'offered' | 'held' | 'returned' | 'superseded' | 'accepted';
-  list_cents: string;
-  discount_bps: number;
-  net_cents: string;
-  currency: string;
-  payment_days: number;
-  term_months: number;
-  clauses: { code: string; text?: string | null }[];
-  breaches: string[];
-  escalation_id: string | null;
-  proposed_by: string;
-  proposed_at: string | Date;
-}
-
-const toTerms = (t: TermsRow) => ({
-  id: t.terms_id,
-  dealId: t.deal_id,
-  version: Number(t.version),
-  status: t.status,
-  listCents: Number(t.list_cents),
-  discountBps: Number(t.discount_bps),
-  netCents: Number(t.net_cents),
-  currency: t.currency,
-  paymentDays: Number(t.payment_days),
-  termMonths: Number(t.term_months),
-  clauses: t.clauses.map((x) => ({ code: x.code, text: x.text ?? null })),
-  breaches: t.breaches,
-  escalationId: t.escalation_id,
-  proposedBy: t.proposed_by,
-  proposedAt: iso(t.proposed_at)!,
-});
 
 export const getDeal = handler(c.getDeal, async (ctx, p) => {
   const now = ctx.deps.clock.now();

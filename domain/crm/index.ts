@@ -6,6 +6,11 @@ import { getDeal, listDeals } from './deal-reads.js';
 import { listAccounts, listContacts } from './reads.js';
 import { getTargets, setTarget } from './targets.js';
 import { crmPartyRefs, crmPartyRoles } from './parties.js';
+import { crmPlaybookHandlers } from './playbooks/index.js';
+import { crmDeskHandlers, deskHoldActs } from './desk/index.js';
+import { crmRoomHandlers } from './rooms/index.js';
+import { crmTimelineHandlers } from './timeline.js';
+import { CRM_ANSWERERS } from './ask/index.js';
 
 /*
  * The crm family (docs/families/crm.md): accounts and contacts as roles on directory parties, deals on one
@@ -33,12 +38,19 @@ export const crmHandlers = family('crm', {
   listDeals,
   setTarget,
   getTargets,
+  ...crmDeskHandlers,
+  ...crmRoomHandlers,
+  ...crmTimelineHandlers,
+  ...crmPlaybookHandlers,
 });
 
 /** The crm family, as domain/deployed.ts lists it. */
 export const crmFamily: Family = {
   name: 'crm',
   methods: crmHandlers,
+  // crm.ask's answerer (ask/answerer.ts): the crm reads as the caller plus ledger.events.
+  answerers: CRM_ANSWERERS,
+  holdActs: { ...deskHoldActs },
   contributes: {
     // Accounts and contacts are roles of directory parties; a merge folds them inside its change log (parties.ts).
     partyRoles: crmPartyRoles,
@@ -48,3 +60,6 @@ export const crmFamily: Family = {
 
 /** Its public face for the policy read (GET /policy shows crm): the org's CRM policy. */
 export { crmPolicy, DEFAULT_CRM_POLICY, type CrmPolicy } from './policy.js';
+
+/** The deal room's guest reads (gateway/deal-room.ts): a token instead of a key, re-checked on every request. */
+export { roomView, roomFile, roomCallIcs, type RoomView } from './rooms/index.js';

@@ -84,3 +84,4 @@ export { checkAuth, type AuthVerdicts } from './inbound/auth.js';
 export { parseImapUrl, syncImap, type ImapSource, type SyncResult } from './inbound/imap.js';
 export { sendCalendarMail, type CalendarMail, type CalendarSent } from './send/calendar.js';
 export { type CalendarPart, type MailArrival, type MailArrivalHook } from './inbound/calendar-parts.js';
+export { linkableThread, type LinkableThread } from './linkable.js';

@@ -117,6 +117,28 @@ export async function liveFile(q: Queryable, orgId: string, fileId: string): Pro
   return row ? { sizeBytes: Number(row.size_bytes), contentType: row.content_type } : null;
 }
 
+/**
+ * Active files by id, as another family shows them to an outside guest it vouches for (crm's deal rooms: files a
+ * member linked to the deal and shared): name, kind, size and, for uploads, the blob to stream. Trashed or purged
+ * files are left out. No access check here: the calling family's own record is the permission.
+ */
+export async function filesForGuest(
+  q: Queryable,
+  orgId: string,
+  fileIds: readonly string[],
+): Promise<{ fileId: string; kind: string; name: string; sizeBytes: number; contentType: string | null; sha256: string | null }[]> {
+  if (fileIds.length === 0) return [];
+  const rows = await q.query<{ file_id: string; kind: string; name: string; size_bytes: string | number; content_type: string | null; sha256: string | null }>(
+    `SELECT file_id, kind, name, size_bytes, content_type, sha256 FROM files WHERE org_id = $1 AND file_id = ANY($2::text[]) AND status = 'active'`,
+    [orgId, fileIds],
+  );
+  const byId = new Map(rows.map((r) => [r.file_id, r]));
+  return fileIds.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [{ fileId: r.file_id, kind: r.kind, name: r.name, sizeBytes: Number(r.size_bytes), contentType: r.content_type, sha256: r.sha256 }] : [];
+  });
+}
+
 /** The group's other families, as domain/deployed.ts lists them. */
 export { annotationFamily } from './annotation/index.js';
 export { fileFamily } from './file/index.js';

@@ -47,3 +47,6 @@ export { channelFamily } from './channel/index.js';
 
 /** A call's attendees and transcript as the meetings family records them (read as the caller, nothing written). */
 export { callForMeeting, type CallForMeeting } from './calling/for-meeting.js';
+
+/** Calls as an outside guest sees them (crm.addCallGuest and the deal room): checked as the admitting member, read by id. */
+export { callForGuest, guestCalls, type GuestCall } from './calling/for-guest.js';

@@ -1,4 +1,5 @@
 import { BOOKS_AREAS } from './books/index.js';
+import { CRM_AREAS } from './crm/index.js';
 import { DIRECTORY_AREAS } from './directory/index.js';
 import { EMAIL_AREAS } from './email/index.js';
 import { FILES_AREAS } from './files/index.js';
@@ -10,6 +11,7 @@ import { FILES_AREAS } from './files/index.js';
  */
 export const FAMILY_AREAS: Readonly<Record<string, Readonly<Record<string, object>>>> = {
   books: BOOKS_AREAS,
+  crm: CRM_AREAS,
   directory: DIRECTORY_AREAS,
   email: EMAIL_AREAS,
   files: FILES_AREAS,

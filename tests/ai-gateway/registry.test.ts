@@ -182,16 +182,17 @@ describe('the answerer registry', () => {
     let called = 0;
     provider.current = { name: 'openai', answer: () => Promise.reject(new Error(`called ${++called}`)) };
     const { client, key } = await org();
-    const err = await askAs(key, 'crm.ask', 'Which deals are stalled?').catch((e: unknown) => e);
+    const err = await askAs(key, 'lease.claim', 'Which leases are held?').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('NOT_FOUND');
-    expect((err as ApiError).message).toBe('crm.ask has no AI answerer registered on this server');
+    expect((err as ApiError).message).toBe('lease.claim has no AI answerer registered on this server');
     expect(called).toBe(0);
     expect(await auditChain(client)).toEqual([]);
     expect(s.runtime.deps.ai.answerers.methods.sort()).toEqual([
       BOARD_METHOD,
       'books.ask',
       'calendar.ask',
+      'crm.ask',
       'directory.ask',
       'email.ask',
       'email.extractAction',

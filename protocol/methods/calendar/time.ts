@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
+import { askResult } from '../ask-result.js';
 import { text } from '../../schema.js';
 
 /*
@@ -147,23 +148,9 @@ export const calendarTime = {
       from: instant('Start of the period the question is about (default: the question’s own day words, else today).').optional(),
       to: instant(`End of that period, at most ${MAX_ASK_DAYS} days after from.`).optional(),
     }),
-    result: z.strictObject({
-      status: z.enum(['answered', 'refused']).describe('refused: nothing you can read answers it, or the answer was not grounded; reason says which.'),
-      answer: z.string().nullable().describe('The answer text (null when refused).'),
-      claims: z
-        .array(
-          z.strictObject({
-            text: z.string().describe('One statement.'),
-            cites: z.array(z.string()).describe('The events it rests on: cev_… or cev_…@originalStart (empty: a period with no events, read).'),
-          }),
-        )
-        .describe('What the answer rests on (empty when refused).'),
-      reason: z.string().nullable().describe('Why it was refused (null when answered). Relay it verbatim.'),
-      notice: z.string().describe('Always present: the answer is not a record to act on.'),
-      actOnWith: z.array(z.string()).describe('The reads it was drawn from.'),
-      provider: z.string().describe('local or openai.'),
-      model: z.string().describe('The model that answered (empty when none did).'),
-      auditSeq: z.number().int().describe('Seq of this ask in the org’s AI audit chain (GET /ops).'),
+    result: askResult({
+      cites: 'The events it rests on: cev_… or cev_…@originalStart (empty: a period with no events, read).',
+      refused: 'nothing you can read answers it, or the answer was not grounded',
     }),
     example: { question: 'When am I free tomorrow?' },
   }),

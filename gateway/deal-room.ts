@@ -1,0 +1,112 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Runtime } from '../domain/deployed.js';
+import { toErrorFrame } from '../domain/core/errors.js';
+import { roomCallIcs, roomFile, roomView } from '../domain/crm/index.js';
+import { importMap, loadAssets, pageCsp, type Asset } from './web-assets.js';
+
+/**
+ * The deal room, a buyer's page outside /api/v1 (docs/families/crm.md, Rooms; like /approvals and /join):
+ * - GET /room: the page (web/room/); its link carries the token in the #t= fragment, which browsers never send, and
+ *   the app drops it from the address bar at once;
+ * - /room/assets/* and /room/vendor/*: its files;
+ * - GET /room/api/view, /room/api/files/<fileId>, /room/api/calls/<callId>.ics with `Authorization: Guest <token>`
+ *   (the header is redacted from request logs with every Authorization header).
+ * Every request re-checks token, room, deal and capability (domain/crm/rooms/guest.ts); a dead link is one 404.
+ */
+
+const IMPORT_MAP = importMap('/room');
+const CSP = pageCsp(IMPORT_MAP);
+
+const PAGE = `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="color-scheme" content="light">
+    <meta name="referrer" content="no-referrer">
+    <meta name="robots" content="noindex">
+    <title>Deal room</title>
+    <link rel="stylesheet" href="/room/assets/room.css">
+    <script type="importmap">${IMPORT_MAP}</script>
+    <script type="module" src="/room/assets/app.js"></script>
+  </head>
+  <body>
+    <div id="app">
+      <main><h1>Deal room</h1><p>Loading…</p>
+        <noscript><p>This page needs JavaScript to open the room.</p></noscript>
+      </main>
+    </div>
+  </body>
+</html>
+`;
+
+/** The token of `Authorization: Guest <token>`, or undefined (answered as a dead link). */
+export function guestToken(req: FastifyRequest): string | undefined {
+  const m = /^Guest ([^\s]{1,200})$/.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+export async function dealRoomRoutes(app: FastifyInstance, opts: { runtime: Runtime }) {
+  const { deps } = opts.runtime;
+  const assets = loadAssets('room');
+  const noLimit = { rateLimit: false } as const;
+
+  const guard = (reply: FastifyReply) =>
+    reply
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .header('x-robots-tag', 'noindex');
+  const fail = (reply: FastifyReply, req: FastifyRequest, err: unknown) => {
+    const { status, frame, retryAfterSeconds } = toErrorFrame(err, deps.log, { requestId: req.id, method: `GET ${req.routeOptions.url ?? '/room/api'}` });
+    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+    return reply.code(status).send(frame);
+  };
+  const sendAsset = (reply: FastifyReply, asset: Asset | undefined) => {
+    if (!asset) return reply.callNotFound();
+    return reply.type(asset.type).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(asset.body);
+  };
+
+  app.get('/room', { config: noLimit }, (_req, reply) =>
+    guard(reply).type('text/html; charset=utf-8').header('content-security-policy', CSP).header('x-frame-options', 'DENY').send(PAGE),
+  );
+  app.get<{ Params: { file: string } }>('/room/assets/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.app.get(req.params.file)));
+  app.get<{ Params: { file: string } }>('/room/vendor/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.vendor.get(req.params.file)));
+
+  app.get('/room/api/view', async (req, reply) => {
+    guard(reply);
+    try {
+      return reply.send({ ok: true, result: await roomView(deps, guestToken(req), req.ip) });
+    } catch (err) {
+      return fail(reply, req, err);
+    }
+  });
+
+  app.get<{ Params: { fileId: string } }>('/room/api/files/:fileId', async (req, reply) => {
+    guard(reply);
+    try {
+      const fileId = /^fil_[A-Za-z0-9]{1,60}$/.test(req.params.fileId) ? req.params.fileId : 'fil_0';
+      const { meta, name } = await roomFile(deps, guestToken(req), fileId, req.ip);
+      const stream = await deps.blobs.open(meta);
+      return reply
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .header('content-length', String(meta.size))
+        .type(meta.contentType)
+        .send(stream);
+    } catch (err) {
+      return fail(reply, req, err);
+    }
+  });
+
+  app.get<{ Params: { file: string } }>('/room/api/calls/:file', async (req, reply) => {
+    guard(reply);
+    try {
+      const m = /^(call_[A-Za-z0-9]{1,60})\.ics$/.exec(req.params.file);
+      const ics = await roomCallIcs(deps, guestToken(req), m?.[1] ?? 'call_0', req.ip);
+      return reply.type('text/calendar; charset=utf-8').header('content-disposition', `attachment; filename="${m![1]}.ics"`).send(ics);
+    } catch (err) {
+      return fail(reply, req, err);
+    }
+  });
+}
