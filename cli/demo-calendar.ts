@@ -1,7 +1,7 @@
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane Studio's week (docs/families/calendar.md, meetings.md, crm.md): the Monday stand-up as a weekly series
+ * Harbour Lane Studio's week (docs/families/calendar.md, meetings.md): the Monday stand-up as a weekly series
  * in Sydney time, a client kickoff with Coastal Realty's Michael Brennan invited by address, Oliver in London finding
  * a time with Tom in Sydney, the kickoff's meeting record (decisions, an action item as a triage task) and its recap
  * filed as a doc; and the sales desk behind it: two of the books' clients as accounts (the directory's organisations, not copies), their deals on the pipeline, a target.
@@ -19,9 +19,9 @@ function nextMonday(from: Date): string {
 const plusDays = (date: string, n: number) => new Date(new Date(`${date}T00:00:00Z`).getTime() + n * DAY).toISOString().slice(0, 10);
 const sydney = (date: string, time: string) => ({ dateTime: `${date}T${time}:00`, timeZone: 'Australia/Sydney' });
 
-export async function demoCalendar(desk: DemoDesk, progress: (line: string) => void): Promise<string[]> {
+export async function demoCalendar(desk: DemoDesk, progress: (line: string) => void): Promise<{ summary: string[]; kickoffId: string; monday: string }> {
   desk.live();
-  progress('Calendar: a weekly stand-up, a client kickoff, a time found across Sydney and London, its meeting and recap; CRM accounts, deals and a target');
+  progress('Calendar: a weekly stand-up, a client kickoff, a time found across Sydney and London, its meeting and recap');
   const m = await desk.memberIds();
   const [tom, oliver, chloe, mia] = ['Tom Okafor', 'Oliver Hughes', 'Chloe Martin', 'Mia Chen'].map((n) => m.get(n)!);
   const monday = nextMonday(new Date());
@@ -70,43 +70,11 @@ export async function demoCalendar(desk: DemoDesk, progress: (line: string) => v
   ).meeting;
   const recap = await desk.call('meetings.recapFile', { meetingId: meeting.id });
 
-  const coastal = (await desk.call('crm.createAccount', { name: 'Coastal Realty' })).account;
-  const wren = (await desk.call('crm.createAccount', { name: 'Blue Wren Studio' })).account;
-  const contact = (
-    await desk.call('crm.createContact', { name: 'Michael Brennan', email: 'michael.brennan@coastalrealty.example', accountId: coastal.id, title: 'Principal' })
-  ).contact;
-  const close = plusDays(monday, 45);
-  const refresh = (
-    await desk.call('crm.createDeal', {
-      name: 'Coastal Realty website relaunch',
-      accountId: coastal.id,
-      amountCents: 2_400_000,
-      currency: 'AUD',
-      closeDate: close,
-      ownerId: chloe,
-    })
-  ).deal;
-  await desk.call('crm.linkContact', { dealId: refresh.id, contactId: contact.id, role: 'decision_maker' });
-  await desk.call('crm.moveStage', { dealId: refresh.id, stage: 'proposal' });
-  const catalogue = (
-    await desk.call('crm.createDeal', {
-      name: 'Blue Wren autumn catalogue',
-      accountId: wren.id,
-      amountCents: 1_150_000,
-      currency: 'AUD',
-      closeDate: close,
-      ownerId: chloe,
-    })
-  ).deal;
-  await desk.call('crm.moveStage', { dealId: catalogue.id, stage: 'qualified' });
-  const quarter = `${close.slice(0, 4)}-Q${Math.floor((Number(close.slice(5, 7)) - 1) / 3) + 1}`;
-  await desk.call('crm.setTarget', { ownerId: chloe, period: quarter, currency: 'AUD', amountCents: 6_000_000 });
-
   const first = found.slots[0];
-  return [
+  const summary = [
     `Calendar: the weekly stand-up ${standup.id} (Mondays 09:15 Sydney, 26 weeks) and the Coastal Realty kickoff ${kickoff.id} on ${kickoffDay}: calendar.list {"from":"${monday}T00:00:00Z","to":"${plusDays(monday, 7)}T00:00:00Z"}`,
     `  Oliver (London) and Tom (Sydney): ${found.slots.length} half-hour slots in their working hours${first ? `, the first ${first.start}` : ''}: calendar.findATime`,
     `  Meeting ${meeting.id} of the kickoff: 2 decisions as unverified knowledge, a triage task for Chloe; its recap is doc ${recap.fileId} (revision ${recap.revision})`,
-    `CRM: the books' clients Coastal Realty (${coastal.id}, Michael Brennan its contact: the directory's person) and Blue Wren Studio as accounts, deals ${refresh.id} (proposal) and ${catalogue.id} (qualified), Chloe's ${quarter} target (Grace set it: nobody sets their own): crm.getTargets {"period":"${quarter}"}`,
   ];
+  return { summary, kickoffId: kickoff.id, monday };
 }

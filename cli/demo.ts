@@ -12,6 +12,7 @@ import { demoDirectory } from './demo-directory.js';
 import { demoGovernance } from './demo-governance.js';
 import { demoEmail } from './demo-email.js';
 import { demoCalendar } from './demo-calendar.js';
+import { demoCrm } from './demo-crm.js';
 import { demoKnowledge } from './demo-knowledge.js';
 import { demoMessaging } from './demo-messaging.js';
 import { demoFiles } from './demo-files.js';
@@ -179,7 +180,9 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoMessaging(desk, progress)));
   summary.push(...(await demoEmail(desk, progress)));
   summary.push(...(await demoKnowledge(desk, progress)));
-  summary.push(...(await demoCalendar(desk, progress)));
+  const week = await demoCalendar(desk, progress);
+  summary.push(...week.summary);
+  summary.push(...(await demoCrm(desk, week, progress)));
   summary.push(...(await demoFiles(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

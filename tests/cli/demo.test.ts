@@ -521,5 +521,12 @@ describe('npm run cli -- demo: calendar, meetings and CRM', () => {
     const period = grab(/(\d{4}-Q\d) target/);
     const targets = await client.ok('crm.getTargets', { period });
     expect(JSON.stringify(targets)).toContain('6000000');
+    // The agent's deeper discount waits for a human; the offer stands at 10%; Michael's room link works.
+    const open = (await client.ok('crm.listEscalations', { status: 'open' })).escalations as any[];
+    expect(open.map((e) => e.id)).toEqual([grab(/escalation (desk_\w+)/)]);
+    const token = decodeURIComponent(grab(/guest link \(shown once\) \S+#t=(\S+);/));
+    const view = await app.inject({ method: 'GET', url: '/room/api/view', headers: { authorization: `Guest ${token}` } });
+    expect(view.statusCode, view.body).toBe(200);
+    expect(view.body).not.toContain('probability');
   });
 });
