@@ -19,6 +19,7 @@ import { messagingStep } from './scenarios/messaging.js';
 import { emailStep } from './scenarios/email.js';
 import { knowledgeStep } from './scenarios/knowledge.js';
 import { calendarStep } from './scenarios/calendar.js';
+import { crmStep } from './scenarios/crm.js';
 import { filesStep } from './scenarios/files.js';
 import { schedulerStep } from './scenarios/scheduler.js';
 
@@ -437,6 +438,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   files: filesStep,
   knowledge: knowledgeStep,
   calendar: calendarStep,
+  crm: crmStep,
   scheduler: schedulerStep,
   coldstart: coldStart,
 };

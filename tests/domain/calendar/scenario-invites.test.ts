@@ -6,7 +6,7 @@ import { at } from './kit.js';
 import { arriveIcs, itipWorld, pyHas, pyParse, sinkCalendars, type ItipWorld } from './itip-kit.js';
 
 /*
- * Design scenario 1, the invitations (calendar-knowledge.md section 7): an agent's invite to a client is agent mail
+ * Design scenario 1, the invitations: an agent's invite to a client is agent mail
  * to an outsider, so email's review gate holds it (heldForReview); after a human approves, exactly one REQUEST
  * reaches the relay; the client's REPLY flips the status; a reschedule sends SEQUENCE 1 and resets the answers; the
  * same idempotency key replays the same frame and appends nothing.

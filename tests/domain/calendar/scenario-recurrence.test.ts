@@ -3,7 +3,7 @@ import { mutate } from '../../helpers/calls.js';
 import { at, calOrg, listItems, type CalOrg } from './kit.js';
 
 /*
- * Design scenario 2 (calendar-knowledge.md section 7): a weekly 09:00 in Sydney with an EXDATE stays 09:00 local
+ * Design scenario 2: a weekly 09:00 in Sydney with an EXDATE stays 09:00 local
  * across 2026-04-05, when Sydney leaves daylight saving; calendar.list gives each occurrence in UTC and local.
  * (radicale's expansion of the same event is compared in interop.test.ts.)
  */

@@ -6,7 +6,7 @@ import { until } from '../../jobs/kit.js';
 import { appendEntry, cite, memOrg, type MemOrg } from './kit.js';
 
 /*
- * Acceptance scenario 4 of the design (calendar-knowledge.md, section 7), without the vector part: on PostgreSQL
+ * Acceptance scenario 4 of the design, without the vector part: on PostgreSQL
  * and on PGlite alike the search answers mode fulltext. Then the 30-day erasure of query texts, run by its job.
  */
 

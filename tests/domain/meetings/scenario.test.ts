@@ -3,7 +3,7 @@ import { ok } from '../../helpers/calls.js';
 import { addLine, call, callWith, list, mtgOrg, mutateMtg, type MtgOrg } from './kit.js';
 
 /*
- * Design scenario 3 (calendar-knowledge.md section 7): `record {callId}` makes a triage task for Ben and an
+ * Design scenario 3: `record {callId}` makes a triage task for Ben and an
  * unverified entry; the offline `recapFile` cites mtl_ lines; a new line makes revision 2 of the same fil_.
  */
 

@@ -3,7 +3,7 @@ import { fileAndApprove, head, eventsAfter, held, mutate, ok, refused } from '..
 import { memOrg, type MemOrg } from '../knowledge/kit.js';
 
 /*
- * Acceptance scenario 5 of the design (calendar-knowledge.md, section 7): a proposer's merge -> CONFLICT; a stale
+ * Acceptance scenario 5 of the design: a proposer's merge -> CONFLICT; a stale
  * replace -> CONFLICT; an agent's SOP publishes after a human's approval.
  */
 
