@@ -47,6 +47,13 @@ export interface Answerer {
   draftSchema?: z.ZodType;
 }
 
+/**
+ * Reads no answerer's toolbox may offer, whatever it declares: a vault secret's metadata and leases (credential.*)
+ * would put what guards a secret into a model's context, and integration.invokeTool would let a model call the
+ * outside world with the org's credentials.
+ */
+export const NEVER_READ = /^(credential\.[A-Za-z]+|integration\.invokeTool)$/;
+
 export class AnswererRegistry {
   private readonly byMethod = new Map<string, Answerer>();
 
@@ -57,6 +64,9 @@ export class AnswererRegistry {
   register(a: Answerer): void {
     if (this.byMethod.has(a.method)) throw new Error(`an answerer for ${a.method} is already registered`);
     if (a.tools.length === 0) throw new Error(`the answerer for ${a.method} has no reads`);
+    const barred = a.tools.filter((t) => NEVER_READ.test(t.name));
+    if (barred.length)
+      throw new Error(`the answerer for ${a.method} may not read ${barred.map((t) => t.name).join(', ')}: secrets and remote tool calls never reach a model`);
     this.byMethod.set(a.method, a);
   }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { one, type Db, type Queryable } from '../db/types.js';
 import { canonicalJson, sha256Hex, type ChainBreak, type ChainVerdict } from '../protocol/hashing.js';
+import { chainHashInput } from '../ledger/record-chain.js';
 
 /*
  * The AI audit: one record per ask (of any registered answerer), in a per-org hash chain of its own (table ai_audit, head ai_audit_heads).
@@ -13,7 +14,8 @@ import { canonicalJson, sha256Hex, type ChainBreak, type ChainVerdict } from '..
  * recompute the chain as it can the ledger's.
  */
 
-export type AuditVerdict = 'grounded' | 'ungrounded' | 'cannot_answer' | 'provider_error' | 'timeout';
+/** embedded: an embedding request (hybrid knowledge search) that returned its vectors. */
+export type AuditVerdict = 'grounded' | 'ungrounded' | 'cannot_answer' | 'provider_error' | 'timeout' | 'embedded';
 
 export interface AuditRecord {
   /** The registry method answered (`books.ask`, `email.summarise`); absent from records written before migration 021 (books.ask). */
@@ -53,11 +55,8 @@ export interface AppendedAudit {
   rowHash: string;
 }
 
-/** The exact string hashed for an audit row; recordText is the record's canonical JSON. Keys are in order. */
-export function auditHashInput(prev: string, seq: number, at: string, id: string, recordText: string): string {
-  const s = JSON.stringify;
-  return `{"at":${s(at)},"id":${s(id)},"prev":${s(prev)},"record":${recordText},"seq":${seq}}`;
-}
+/** The exact string hashed for an audit row: every side chain's (ledger/record-chain.ts). */
+export const auditHashInput = chainHashInput;
 
 /**
  * Append one record to the org's audit chain, in its own transaction: the head row (created with the first

@@ -1,6 +1,7 @@
 import { ApiError } from '../protocol/errors.js';
 import type { Queryable } from '../db/types.js';
 import { orgAiSettings, spentSince } from './audit.js';
+import { sourcesSpentSince, type SpendSource } from './spend.js';
 
 /** `$1.50`, `$0.00015`: micro-dollars as dollars, at least two decimals, no trailing zeros beyond them. */
 export function formatMicroUsd(micro: number): string {
@@ -26,12 +27,19 @@ export interface BudgetState {
   storeBodies: boolean;
 }
 
-export async function budgetState(q: Queryable, orgId: string, defaultBudgetMicroUsd: number, now: Date): Promise<BudgetState> {
+/** The month's budget and spend: the audit chain's asks and what every spend source (reported agent calls) adds. */
+export async function budgetState(
+  q: Queryable,
+  orgId: string,
+  defaultBudgetMicroUsd: number,
+  now: Date,
+  sources: readonly SpendSource[] = [],
+): Promise<BudgetState> {
   const settings = await orgAiSettings(q, orgId, defaultBudgetMicroUsd);
   const start = monthStart(now).toISOString();
   return {
     monthlyBudgetMicroUsd: settings.monthlyBudgetMicroUsd,
-    spentMicroUsd: await spentSince(q, orgId, start),
+    spentMicroUsd: (await spentSince(q, orgId, start)) + (await sourcesSpentSince(sources, q, orgId, start)),
     periodStart: start,
     resetsAt: nextMonthStart(now).toISOString(),
     source: settings.budgetIsOrgs ? 'org' : 'server',

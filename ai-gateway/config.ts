@@ -18,6 +18,20 @@ export interface OpenAiSettings {
   requestTimeoutMs: number;
 }
 
+/** Embeddings for hybrid knowledge search (AI_EMBED_*), on an OpenAI-compatible /embeddings endpoint. */
+export interface EmbedSettings {
+  baseURL: string;
+  /** Sent as a bearer token when not empty (a local server may need none). */
+  apiKey: string;
+  model: string;
+  /** Asked of the endpoint and checked on every vector: the HNSW index is built for this many. */
+  dimensions: number;
+  /** Timeout of one embedding request; past it a search runs full text and says so. */
+  timeoutMs: number;
+  /** Cosine similarity below which a vector neighbour is not a match. */
+  minSimilarity: number;
+}
+
 export interface ModelPrice {
   /** US dollars per million prompt (input) tokens, in micro-dollars: $0.15 = 150000. */
   inputMicroUsdPerMTok: number;
@@ -36,6 +50,8 @@ export interface AiConfig {
   priceOverride?: ModelPrice;
   /** Default monthly AI budget of an org that has not set its own, in micro-dollars. */
   monthlyBudgetMicroUsd: number;
+  /** Set when AI_EMBED_MODEL is: hybrid knowledge search and the embedding of entries. */
+  embed?: EmbedSettings;
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {
@@ -57,7 +73,13 @@ export const AI_ENV_HELP = `AI gateway (books.ask and every registered AI method
   AI_MAX_STEPS          model requests per ask, tool rounds included (default 6)
   AI_PRICE_INPUT_USD_PER_MTOK, AI_PRICE_OUTPUT_USD_PER_MTOK
                         price of AI_MODEL per million tokens (default: the built-in price table)
-  AI_MONTHLY_BUDGET_USD default monthly AI budget per org (default 100); an org may set its own (cli ai-settings)`;
+  AI_MONTHLY_BUDGET_USD default monthly AI budget per org (default 100); an org may set its own (cli ai-settings)
+  AI_EMBED_MODEL        an embedding model: turns on knowledge.search mode hybrid (default unset: full text only)
+  AI_EMBED_DIMENSIONS   its vector length, 1 to 2000 (required with AI_EMBED_MODEL)
+  AI_EMBED_BASE_URL, AI_EMBED_API_KEY
+                        its OpenAI-compatible endpoint and key (default AI_BASE_URL and AI_API_KEY)
+  AI_EMBED_TIMEOUT_MS   timeout of one embedding request (default 2000); past it a search runs full text, said
+  AI_EMBED_MIN_SIMILARITY cosine similarity a vector match needs, 0 to 1 (default 0.3)`;
 
 /** `0.15` (dollars) -> 150000 micro-dollars; at most 6 decimals. */
 export function usdToMicro(name: string, raw: string): number {
@@ -84,6 +106,7 @@ export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
       outputMicroUsdPerMTok: usdToMicro('AI_PRICE_OUTPUT_USD_PER_MTOK', output),
     };
   }
+  config.embed = loadEmbedSettings(env);
   if (provider === 'openai') {
     const need = (name: string) => {
       const v = env[name];
@@ -104,4 +127,28 @@ export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
     };
   }
   return config;
+}
+
+function loadEmbedSettings(env: NodeJS.ProcessEnv): EmbedSettings | undefined {
+  const model = env.AI_EMBED_MODEL;
+  if (!model) return undefined;
+  const baseURL = env.AI_EMBED_BASE_URL || env.AI_BASE_URL || '';
+  if (!/^https?:\/\/\S+$/.test(baseURL))
+    throw new Error(`AI_EMBED_BASE_URL: an http(s) URL is required with AI_EMBED_MODEL (or AI_BASE_URL), got ${JSON.stringify(baseURL)}`);
+  if (!env.AI_EMBED_DIMENSIONS) throw new Error('AI_EMBED_DIMENSIONS: required with AI_EMBED_MODEL (the vector length, 1 to 2000)');
+  const dimensions = envInt(env, 'AI_EMBED_DIMENSIONS', 0, 1);
+  if (dimensions > 2000) throw new Error(`AI_EMBED_DIMENSIONS: at most 2000 (the HNSW index's limit), got ${dimensions}`);
+  const similarity = env.AI_EMBED_MIN_SIMILARITY || '0.3';
+  const minSimilarity = Number(similarity);
+  if (!/^[0-9.]+$/.test(similarity) || !(minSimilarity >= 0 && minSimilarity <= 1)) {
+    throw new Error(`AI_EMBED_MIN_SIMILARITY: must be a number from 0 to 1, got ${JSON.stringify(similarity)}`);
+  }
+  return {
+    baseURL: baseURL.replace(/\/$/, ''),
+    apiKey: env.AI_EMBED_API_KEY || env.AI_API_KEY || '',
+    model,
+    dimensions,
+    timeoutMs: envInt(env, 'AI_EMBED_TIMEOUT_MS', 2000, 1),
+    minSimilarity,
+  };
 }

@@ -6,6 +6,7 @@ import { budgetState, enforceBudget } from './budget.js';
 import type { AiConfig } from './config.js';
 import { checkGrounding } from './grounding.js';
 import { costOf } from './prices.js';
+import type { SpendSource } from './spend.js';
 import { redactText } from './redact.js';
 import { createToolbox, type CitingToolbox, type ToolboxEnv } from './toolbox.js';
 import { ProviderFailure, type Claim, type Draft, type Provider, type Usage } from './types.js';
@@ -18,6 +19,8 @@ export interface GatewayEnv {
   answerers: AnswererRegistry;
   /** Wall-clock time for the audit and the budget period (default: the system clock). */
   now?: () => Date;
+  /** Spend besides the gateway's own asks that the budget counts (spend.ts). */
+  spend?: readonly SpendSource[];
 }
 
 export interface AskCall {
@@ -66,7 +69,7 @@ type Settled = { ok: true; draft: Draft; usage: Usage } | { ok: false; error: un
 export async function ask(env: GatewayEnv, call: AskCall): Promise<AskOutcome> {
   const answerer = env.answerers.get(call.method);
   const now = env.now ?? (() => new Date());
-  const budget = await budgetState(env.db, call.orgId, env.config.monthlyBudgetMicroUsd, now());
+  const budget = await budgetState(env.db, call.orgId, env.config.monthlyBudgetMicroUsd, now(), env.spend);
   enforceBudget(budget, now(), call.method);
   const toolbox = createToolbox(call.reads, answerer);
 

@@ -16,6 +16,8 @@ export const PRICE_TABLE: Readonly<Record<string, ModelPrice>> = {
   'o4-mini': { inputMicroUsdPerMTok: 1_100_000, outputMicroUsdPerMTok: 4_400_000 },
   o3: { inputMicroUsdPerMTok: 2_000_000, outputMicroUsdPerMTok: 8_000_000 },
   'gpt-3.5-turbo': { inputMicroUsdPerMTok: 500_000, outputMicroUsdPerMTok: 1_500_000 },
+  'text-embedding-3-small': { inputMicroUsdPerMTok: 20_000, outputMicroUsdPerMTok: 0 },
+  'text-embedding-3-large': { inputMicroUsdPerMTok: 130_000, outputMicroUsdPerMTok: 0 },
 };
 
 export interface Cost {

@@ -1,6 +1,7 @@
 import type { AnswererRegistry } from './answerer.js';
 import type { AiConfig } from './config.js';
 import { localProvider } from './local/index.js';
+import type { SpendSource } from './spend.js';
 import type { Provider } from './types.js';
 
 /**
@@ -22,4 +23,6 @@ export interface AiDeps {
   answerers: AnswererRegistry;
   /** Wall-clock time for the audit and budget periods (default: the system clock). */
   now?: () => Date;
+  /** Spend the families report besides the gateway's asks (Family.spend): the budget and /cost.rollup count it. */
+  spend: readonly SpendSource[];
 }

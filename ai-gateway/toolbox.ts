@@ -1,6 +1,6 @@
 import { ApiError } from '../protocol/errors.js';
 import type { Queryable } from '../db/types.js';
-import type { Answerer } from './answerer.js';
+import { NEVER_READ, type Answerer } from './answerer.js';
 import { LEDGER_EVENTS_SCOPE, LEDGER_EVENTS_TOOL, LedgerEventsParams, recentEvents } from './ledger-events.js';
 import { CitedRecords, indexResult } from './records.js';
 import { ToolError, type Toolbox } from './types.js';
@@ -36,6 +36,8 @@ export interface CitingToolbox extends Toolbox {
  * propagates.
  */
 export function createToolbox(env: ToolboxEnv, answerer: Pick<Answerer, 'tools' | 'grounding'>): CitingToolbox {
+  const barred = answerer.tools.filter((t) => NEVER_READ.test(t.name));
+  if (barred.length) throw new Error(`an AI toolbox may not read ${barred.map((t) => t.name).join(', ')}: secrets and remote tool calls never reach a model`);
   const records = new CitedRecords();
   const calls: ToolCall[] = [];
   const tools = answerer.tools;

@@ -54,7 +54,9 @@ async function main(): Promise<void> {
   await createDatabase(dbName);
   try {
     // The first start migrates and bootstraps the empty database.
-    server = await startServer({ env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL) } });
+    // The vault needs a master key on PostgreSQL, and its bench step's remote MCP server listens on 127.0.0.1.
+    const vault = { VAULT_MASTER_KEYS: process.env.VAULT_MASTER_KEYS ?? `bench:${randomBytes(32).toString('base64')}`, INTEGRATION_ALLOW_HOSTS: '127.0.0.1' };
+    server = await startServer({ env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL), ...vault } });
     log(`server up in ${server.startupMs.toFixed(0)} ms (fresh database: migrations + bootstrap) at ${server.baseUrl}`);
     const db = openPostgres(url, { poolSize: CONNECTIONS });
     const smallPool = openPostgres(url, { poolSize: SERVER_POOL });

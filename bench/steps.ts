@@ -20,6 +20,8 @@ import { emailStep } from './scenarios/email.js';
 import { knowledgeStep } from './scenarios/knowledge.js';
 import { calendarStep } from './scenarios/calendar.js';
 import { crmStep } from './scenarios/crm.js';
+import { runtimeStep } from './scenarios/runtime.js';
+import { vaultStep } from './scenarios/vault.js';
 import { filesStep } from './scenarios/files.js';
 import { schedulerStep } from './scenarios/scheduler.js';
 
@@ -439,6 +441,8 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   knowledge: knowledgeStep,
   calendar: calendarStep,
   crm: crmStep,
+  runtime: runtimeStep,
+  vault: vaultStep,
   scheduler: schedulerStep,
   coldstart: coldStart,
 };

@@ -8,6 +8,7 @@ import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
 import { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type EmailInboundConfig } from '../domain/email/inbound/config.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/messaging/calling/config.js';
+import { VAULT_ENV_HELP, loadVaultConfig, type VaultConfig } from '../domain/vault/index.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
@@ -54,6 +55,8 @@ export interface ServerConfig {
   livekit: LivekitConfig | null;
   /** The inbound SMTP listener (EMAIL_SMTP_*). */
   emailInbound: EmailInboundConfig;
+  /** The vault's master keys and the hosts integrations may reach although private (VAULT_MASTER_KEYS, INTEGRATION_ALLOW_HOSTS). */
+  vault: VaultConfig;
 }
 
 export const ENV_HELP = `Environment:
@@ -111,7 +114,9 @@ ${MCP_ENV_HELP}
 
 ${LIVEKIT_ENV_HELP}
 
-${EMAIL_INBOUND_ENV_HELP}`;
+${EMAIL_INBOUND_ENV_HELP}
+
+${VAULT_ENV_HELP}`;
 
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
@@ -185,5 +190,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     mcp: loadMcpConfig(env),
     livekit: loadLivekitConfig(env),
     emailInbound: loadEmailInboundConfig(env),
+    vault: loadVaultConfig(env, env.DATA_DIR || './.data', env.DATABASE_URL || undefined),
   };
 }

@@ -20,7 +20,7 @@ export async function demoCommand(config: ServerConfig, slug: string, out: (line
     dataDir: config.dataDir,
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: 4,
-    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs },
+    config: { publicUrl: config.publicUrl, holdTtlMs: config.holdTtlMs, vault: config.vault },
   });
   try {
     out(`Seeding the demo company into org ${slug}:`);

@@ -13,6 +13,8 @@ import { demoGovernance } from './demo-governance.js';
 import { demoEmail } from './demo-email.js';
 import { demoCalendar } from './demo-calendar.js';
 import { demoCrm } from './demo-crm.js';
+import { demoRuntime } from './demo-runtime.js';
+import { demoVault } from './demo-vault.js';
 import { demoKnowledge } from './demo-knowledge.js';
 import { demoMessaging } from './demo-messaging.js';
 import { demoFiles } from './demo-files.js';
@@ -183,6 +185,8 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const week = await demoCalendar(desk, progress);
   summary.push(...week.summary);
   summary.push(...(await demoCrm(desk, week, progress)));
+  summary.push(...(await demoRuntime(desk, progress)));
+  summary.push(...(await demoVault(desk, progress)));
   summary.push(...(await demoFiles(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

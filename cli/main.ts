@@ -18,6 +18,7 @@ import { paygImportCommand, readScheduleFile } from './payg-import.js';
 import { blobsGcCommand } from './blobs-gc.js';
 import { mailboxCreateCommand, mailboxMembersCommand } from './mailbox.js';
 import { mailboxSyncCommand } from './mailbox-sync.js';
+import { vaultRewrapCommand } from './vault.js';
 
 const HELP = `Usage: npm run cli -- <command> [options]   (or: node dist/cli/main.js <command> after npm run build)
 
@@ -64,6 +65,9 @@ Commands:
   jobs [--state pending|failed|done] [--org <slug>] [--limit <n>]
                                          the scheduled jobs, newest first (default 50): name, state, org,
                                          attempts, next run, the first line of the last error
+  vault rewrap                           wrap every secret's data key with the first VAULT_MASTER_KEYS key (after
+                                         prepending a new one), printing progress and the rows each key still
+                                         wraps; drop an old key once it wraps 0 rows
   blobs-gc [--dry-run]                   delete blobs no record refers to, older than BLOB_GC_GRACE_MS (the
                                          server also does it every BLOB_GC_INTERVAL_MS); --dry-run lists them
   pglite-template                        create the migrated empty PGlite database that new data dirs (and the
@@ -157,6 +161,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'jobs':
       process.stdout.write(`${await withDb((db) => jobsCommand(db, { state: values.state, org: values.org, limit: values.limit }))}\n`);
       return 0;
+    case 'vault rewrap': {
+      const vault = loadConfig().vault;
+      return withDb((db) => vaultRewrapCommand(db, vault, (line) => process.stdout.write(`${line}\n`)));
+    }
     case 'blobs-gc': {
       const blobs = loadConfig().blobs;
       process.stdout.write(`${await withDb((db) => blobsGcCommand(db, blobs, { dryRun: values['dry-run'] === true }))}\n`);

@@ -86,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
       streamPollMs: config.stream.pollMs,
       billingPlans: config.billingPlans,
       livekit: config.livekit,
+      vault: config.vault,
     },
     ai: config.ai,
     log,

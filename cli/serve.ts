@@ -28,6 +28,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
       pairing: config.pairing,
       billingPlans: config.billingPlans,
       livekit: config.livekit,
+      vault: config.vault,
       emailInbound: config.emailInbound,
     },
     ai: config.ai,

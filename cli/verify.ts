@@ -1,6 +1,8 @@
 import type { Db } from '../db/types.js';
 import { verifyOrgChain } from '../ledger/verify.js';
 import { verifyAuditChain } from '../ai-gateway/audit.js';
+import { DEPLOYED } from '../domain/deployed.js';
+import type { ChainVerdict } from '../protocol/hashing.js';
 
 /**
  * Verify one org's chain (or every org's), streaming from the database. Prints one line per org, the
@@ -35,16 +37,15 @@ export async function verifyCommand(
         `BROKEN ${org.slug}: first break at seq ${verdict.break.seq} (${verdict.break.kind}): ${verdict.break.message}; ${verdict.count} events verified before it\n`,
       );
     }
-    // The AI gateway's audit records: a chain of their own per org (ai-gateway/audit.ts).
-    const audit = await verifyAuditChain(db, org.org_id);
-    if (audit.ok) {
-      out.write(`ok     ${org.slug} (AI audit): ${audit.count} records verified, head seq ${audit.head.seq} ${audit.head.rowHash || '(empty)'}\n`);
-    } else {
-      allOk = false;
-      out.write(
-        `BROKEN ${org.slug} (AI audit): first break at seq ${audit.break.seq} (${audit.break.kind}): ${audit.break.message}; ${audit.count} records verified before it\n`,
-      );
-    }
+    // The AI gateway's audit records, and every chain a family keeps beside the ledger (GET /ops sources): each a chain of its own per org.
+    allOk = sideChain(out, org.slug, 'AI audit', await verifyAuditChain(db, org.org_id)) && allOk;
+    for (const { value } of DEPLOYED.contributions('opsSources')) allOk = sideChain(out, org.slug, value.label, await value.verify(db, org.org_id)) && allOk;
   }
   return allOk;
+}
+
+function sideChain(out: NodeJS.WritableStream, slug: string, label: string, v: ChainVerdict): boolean {
+  if (v.ok) out.write(`ok     ${slug} (${label}): ${v.count} records verified, head seq ${v.head.seq} ${v.head.rowHash || '(empty)'}\n`);
+  else out.write(`BROKEN ${slug} (${label}): first break at seq ${v.break.seq} (${v.break.kind}): ${v.break.message}; ${v.count} records verified before it\n`);
+  return v.ok;
 }

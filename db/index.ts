@@ -16,6 +16,8 @@ export interface OpenDbOptions {
    * node_modules/.cache/workspace-ops.
    */
   pgliteTemplateDir?: string | null;
+  /** PGlite: load the pgvector extension (hybrid knowledge search, when an embedding model is configured). */
+  vectors?: boolean;
   /** Told about slow one-off work (building the PGlite template) and what went wrong in it. */
   notice?: (message: string) => void;
   poolSize?: number;
@@ -50,5 +52,5 @@ async function openEmbedded(opts: OpenDbOptions): Promise<Db> {
   const dataDir = opts.inMemory || opts.dataDir === 'memory' ? undefined : (opts.dataDir ?? './.data');
   const templateDir = opts.pgliteTemplateDir === undefined ? DEFAULT_TEMPLATE_DIR : opts.pgliteTemplateDir;
   const notice = opts.notice ?? (() => {});
-  return openPglite(dataDir, { template: templateDir === null ? undefined : () => ensureTemplate(templateDir, notice), notice });
+  return openPglite(dataDir, { template: templateDir === null ? undefined : () => ensureTemplate(templateDir, notice), notice, vectors: opts.vectors });
 }

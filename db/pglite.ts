@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Extension } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
@@ -12,7 +12,14 @@ import type { Db } from './types.js';
 /** The contrib extensions the migrations create (017_search.sql): every PGlite open, and the template, loads them. */
 export const PGLITE_EXTENSIONS = { btree_gin, pg_trgm, unaccent };
 /** Every database this module opens: the app's type parsers and those extensions. */
-const OPEN_OPTIONS = { parsers: PARSERS, extensions: PGLITE_EXTENSIONS };
+const OPEN_OPTIONS = { parsers: PARSERS, extensions: PGLITE_EXTENSIONS as Record<string, Extension> };
+type OpenOptions = typeof OPEN_OPTIONS;
+
+/** The open options with pgvector (its bundle ships in the npm package: nothing is downloaded). */
+async function withVectors(): Promise<OpenOptions> {
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  return { ...OPEN_OPTIONS, extensions: { ...PGLITE_EXTENSIONS, vector } };
+}
 
 /** A migrated empty database (db/pglite-template.ts), kept both ways it can be copied. */
 export interface PgliteTemplate {
@@ -27,6 +34,8 @@ export interface PgliteOptions {
   template?: () => Promise<PgliteTemplate | undefined>;
   /** Told when a template fails to load (the database is then created without it) and when a stale lock is taken over. */
   notice?: (message: string) => void;
+  /** Load pgvector too (hybrid knowledge search): imported only then, as the extension bundle is loaded at open. */
+  vectors?: boolean;
 }
 
 /**
@@ -43,7 +52,8 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
   }
   try {
     const template = opts.template && (!dir || readdirSync(dir).length === 0) ? await opts.template() : undefined;
-    return wrapPglite(await createFrom(dir, template, opts.notice), release);
+    const options = opts.vectors ? await withVectors() : OPEN_OPTIONS;
+    return wrapPglite(await createFrom(dir, template, options, opts.notice), release);
   } catch (err) {
     await release?.();
     throw err;
@@ -51,19 +61,24 @@ export async function openPglite(dataDir?: string, opts: PgliteOptions = {}): Pr
 }
 
 /** PGlite on `dir` (or in memory), a copy of `template` when given; a template that fails to load is skipped. */
-async function createFrom(dir: string | undefined, template: PgliteTemplate | undefined, notice?: (message: string) => void): Promise<PGlite> {
+async function createFrom(
+  dir: string | undefined,
+  template: PgliteTemplate | undefined,
+  options: OpenOptions,
+  notice?: (message: string) => void,
+): Promise<PGlite> {
   if (template) {
     try {
-      if (!dir) return await PGlite.create({ ...OPEN_OPTIONS, loadDataDir: new Blob([await readFile(template.tarFile)]) });
+      if (!dir) return await PGlite.create({ ...options, loadDataDir: new Blob([await readFile(template.tarFile)]) });
       cpSync(template.dataDir, dir, { recursive: true }); // sync: one native copy loop, 3-5x faster than fs.promises.cp here
-      return await PGlite.create(dir, OPEN_OPTIONS);
+      return await PGlite.create(dir, options);
     } catch (err) {
       notice?.(`the PGlite template did not load (${(err as Error).message}); creating the database with initdb`);
       // The directory was empty before the load: clear what the failed load wrote and create the database anew.
       if (dir) for (const name of readdirSync(dir)) await rm(path.join(dir, name), { recursive: true, force: true });
     }
   }
-  return PGlite.create(dir, OPEN_OPTIONS);
+  return PGlite.create(dir, options);
 }
 
 /** The Db interface over one PGlite instance; `release` (the data dir's lock) is freed on close. */

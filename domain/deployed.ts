@@ -15,8 +15,11 @@ import { calendarFamily } from './calendar/index.js';
 import { knowledgeFamily } from './knowledge/index.js';
 import { meetingsFamily } from './meetings/index.js';
 import { crmFamily } from './crm/index.js';
+import { brandingFamily } from './branding/index.js';
 import { memoryFamily } from './memory/index.js';
 import { sopFamily } from './sop/index.js';
+import { companySettingsFamily, costFamily, leaseFamily, presenceFamily, registryFamily } from './runtime/index.js';
+import { credentialFamily, integrationFamily } from './vault/index.js';
 import { notificationFamily } from './notification/index.js';
 import {
   adminFamily,
@@ -78,6 +81,14 @@ export const DEPLOYED_FAMILIES: readonly Family[] = [
   memoryFamily,
   sopFamily,
   crmFamily,
+  brandingFamily,
+  registryFamily,
+  presenceFamily,
+  leaseFamily,
+  costFamily,
+  companySettingsFamily,
+  credentialFamily,
+  integrationFamily,
   inboxFamily,
   ledgerReadsFamily,
   aiReadsFamily,

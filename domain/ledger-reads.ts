@@ -1,5 +1,5 @@
-import { ApiError } from '../protocol/errors.js';
-import { matchKind } from '../protocol/events.js';
+import { ApiError, badRequest } from '../protocol/errors.js';
+import { matchKind, type KindMatch } from '../protocol/events.js';
 import { ledgerReadContracts as c } from '../protocol/reads/ledger.js';
 import { SCOPES } from '../protocol/scopes.js';
 import type { Queryable } from '../db/types.js';
@@ -44,17 +44,26 @@ export async function refuseBeyondHead(q: Queryable, orgId: string, field: strin
   }
 }
 
+/** Several kinds as one match: each with the names it had or has. */
+const matchKinds = (kinds: readonly string[]): KindMatch => {
+  const each = kinds.map(matchKind);
+  return { kinds: [...new Set(each.flatMap((m) => m.kinds))], pairs: each.flatMap((m) => m.pairs) };
+};
+
 export const events = readHandler(c.events, async (ctx, query) => {
   const view = ctx.deps.events.reader(ctx.q, ctx.principal, { cache: false });
   const hidden = hiddenFamilies(ctx.principal);
-  const sqlFilter = Boolean(query.family || query.kind || hidden.length > 0);
+  if (query.kind !== undefined && query.kinds !== undefined) throw badRequest('kinds', 'give kind or kinds, not both');
+  const wanted = query.kinds ?? (query.kind === undefined ? undefined : [query.kind]);
+  const sqlFilter = Boolean(query.family || wanted || query.excludeKinds || hidden.length > 0);
   const budget = Math.max(query.limit, EVENTS_SCAN_ROWS);
   // One round: up to `hits` rows passing the SQL filter, looking at no more than `scan` rows; lastScanned as scanEvents.
   const round = async (after: number, hits: number, scan: number): Promise<{ rows: StoredEventRow[]; lastScanned: number }> => {
     if (sqlFilter)
       return scanEvents(ctx.q, ctx.orgId, after, hits, scan, {
         family: query.family,
-        kind: query.kind === undefined ? undefined : matchKind(query.kind),
+        kind: wanted === undefined ? undefined : matchKinds(wanted),
+        exclude: query.excludeKinds,
         hidden,
       });
     const rows = await readEvents(ctx.q, ctx.orgId, after, Math.min(hits, scan));

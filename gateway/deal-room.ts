@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../domain/deployed.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { roomCallIcs, roomFile, roomView } from '../domain/crm/index.js';
-import { importMap, loadAssets, pageCsp, type Asset } from './web-assets.js';
+import { importMap, pageRoutes, pageShell } from './web-assets.js';
 
 /**
  * The deal room, a buyer's page outside /api/v1 (docs/families/crm.md, Rooms; like /approvals and /join):
@@ -15,30 +15,17 @@ import { importMap, loadAssets, pageCsp, type Asset } from './web-assets.js';
  */
 
 const IMPORT_MAP = importMap('/room');
-const CSP = pageCsp(IMPORT_MAP);
 
-const PAGE = `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <meta name="color-scheme" content="light">
-    <meta name="referrer" content="no-referrer">
-    <meta name="robots" content="noindex">
-    <title>Deal room</title>
-    <link rel="stylesheet" href="/room/assets/room.css">
-    <script type="importmap">${IMPORT_MAP}</script>
-    <script type="module" src="/room/assets/app.js"></script>
-  </head>
-  <body>
-    <div id="app">
-      <main><h1>Deal room</h1><p>Loading…</p>
+const PAGE = pageShell({
+  base: '/room',
+  title: 'Deal room',
+  css: 'room.css',
+  map: IMPORT_MAP,
+  meta: ['<meta name="referrer" content="no-referrer">', '<meta name="robots" content="noindex">'],
+  main: `<main><h1>Deal room</h1><p>Loading…</p>
         <noscript><p>This page needs JavaScript to open the room.</p></noscript>
-      </main>
-    </div>
-  </body>
-</html>
-`;
+      </main>`,
+});
 
 /** The token of `Authorization: Guest <token>`, or undefined (answered as a dead link). */
 export function guestToken(req: FastifyRequest): string | undefined {
@@ -48,9 +35,6 @@ export function guestToken(req: FastifyRequest): string | undefined {
 
 export async function dealRoomRoutes(app: FastifyInstance, opts: { runtime: Runtime }) {
   const { deps } = opts.runtime;
-  const assets = loadAssets('room');
-  const noLimit = { rateLimit: false } as const;
-
   const guard = (reply: FastifyReply) =>
     reply
       .header('cache-control', 'no-store')
@@ -62,16 +46,8 @@ export async function dealRoomRoutes(app: FastifyInstance, opts: { runtime: Runt
     if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
     return reply.code(status).send(frame);
   };
-  const sendAsset = (reply: FastifyReply, asset: Asset | undefined) => {
-    if (!asset) return reply.callNotFound();
-    return reply.type(asset.type).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(asset.body);
-  };
 
-  app.get('/room', { config: noLimit }, (_req, reply) =>
-    guard(reply).type('text/html; charset=utf-8').header('content-security-policy', CSP).header('x-frame-options', 'DENY').send(PAGE),
-  );
-  app.get<{ Params: { file: string } }>('/room/assets/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.app.get(req.params.file)));
-  app.get<{ Params: { file: string } }>('/room/vendor/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.vendor.get(req.params.file)));
+  pageRoutes(app, { base: '/room', page: 'room', html: PAGE, map: IMPORT_MAP, cache: 'no-store', headers: { 'x-robots-tag': 'noindex' } });
 
   app.get('/room/api/view', async (req, reply) => {
     guard(reply);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
@@ -46,13 +46,14 @@ const VENDOR: Record<string, { file: string; from: [pkg: string, path: string] }
 /** The folder of one page's app: web/<page>. */
 export const webDir = (page: string) => fromProjectRoot('web', page);
 
-/** A page's own files (web/<page>/*) and the shared vendor modules. */
+/** A page's own files (web/<page>/*), the pages' shared files (web/shared/*: base.css) and the shared vendor modules. */
 export function loadAssets(page: string): { app: Map<string, Asset>; vendor: Map<string, Asset> } {
-  const dir = webDir(page);
   const app = new Map<string, Asset>();
-  for (const name of readdirSync(dir)) {
-    const type = TYPES[extname(name)];
-    if (type) app.set(name, { type, body: readFileSync(join(dir, name)) });
+  for (const dir of [webDir('shared'), webDir(page)]) {
+    for (const name of readdirSync(dir)) {
+      const type = TYPES[extname(name)];
+      if (type) app.set(name, { type, body: readFileSync(join(dir, name)) });
+    }
   }
   const vendor = new Map<string, Asset>();
   for (const { file, from } of Object.values(VENDOR)) {
@@ -66,6 +67,69 @@ export function loadAssets(page: string): { app: Map<string, Asset>; vendor: Map
 /** The import map of a page served under `base` (/approvals, /join): its only inline script. */
 export const importMap = (base: string) =>
   JSON.stringify({ imports: Object.fromEntries(Object.entries(VENDOR).map(([spec, v]) => [spec, `${base}/vendor/${v.file}`])) });
+
+/**
+ * The HTML every page starts as (/approvals, /join, /room): light scheme, the shared base stylesheet then the page's
+ * own, its import map and app, and the `main` shown until the app renders (its noscript line included).
+ */
+export function pageShell(p: { base: string; title: string; css: string; map: string; meta?: string[]; icon?: string; main: string }): string {
+  const head = [
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light">',
+    ...(p.meta ?? []),
+    `<title>${p.title}</title>`,
+    ...(p.icon ? [`<link rel="icon" href="${p.icon}" type="image/svg+xml">`] : []),
+    `<link rel="stylesheet" href="${p.base}/assets/base.css">`,
+    `<link rel="stylesheet" href="${p.base}/assets/${p.css}">`,
+    `<script type="importmap">${p.map}</script>`,
+    `<script type="module" src="${p.base}/assets/app.js"></script>`,
+  ];
+  return `<!DOCTYPE html>
+<html lang="en">
+  <head>
+${head.map((line) => `    ${line}`).join('\n')}
+  </head>
+  <body>
+    <div id="app">
+      ${p.main}
+    </div>
+  </body>
+</html>
+`;
+}
+
+/**
+ * A page's routes: GET <base> (the shell, framed by no one, with its policy and `cache`), <base>/assets/:file and
+ * <base>/vendor/:file (its files), none rate-limited. Returns the page's sender for its other URLs (/approvals/<id>).
+ */
+export function pageRoutes(
+  app: FastifyInstance,
+  p: { base: string; page: string; html: string; map: string; cache: 'no-store' | 'no-cache'; headers?: Record<string, string> },
+): (reply: FastifyReply) => FastifyReply {
+  const assets = loadAssets(p.page);
+  const csp = pageCsp(p.map);
+  const noLimit = { rateLimit: false } as const;
+  const sendPage = (reply: FastifyReply) => {
+    for (const [name, value] of Object.entries(p.headers ?? {})) reply.header(name, value);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', csp)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', p.cache)
+      .send(p.html);
+  };
+  const sendAsset = (reply: FastifyReply, asset: Asset | undefined) => {
+    if (!asset) return reply.callNotFound();
+    return reply.type(asset.type).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(asset.body);
+  };
+  app.get(p.base, { config: noLimit }, (_req, reply) => sendPage(reply));
+  app.get<{ Params: { file: string } }>(`${p.base}/assets/:file`, { config: noLimit }, (req, reply) => sendAsset(reply, assets.app.get(req.params.file)));
+  app.get<{ Params: { file: string } }>(`${p.base}/vendor/:file`, { config: noLimit }, (req, reply) => sendAsset(reply, assets.vendor.get(req.params.file)));
+  return sendPage;
+}
 
 /** The policy of a page: its own files, and exactly its import map among inline scripts (by hash). */
 export function pageCsp(map: string): string {

@@ -68,3 +68,13 @@ export async function appendEvent(q: Queryable, orgId: string, e: NewEvent): Pro
 export async function createLedgerHead(q: Queryable, orgId: string): Promise<void> {
   await q.query('INSERT INTO ledger_heads (org_id) VALUES ($1)', [orgId]);
 }
+
+/**
+ * The seq this call's event will get, for a row that must cite its own event (a version's ledger seq): takes the
+ * org's head-row lock now, which an emitting call holds to commit anyway. Call it just before emit.
+ */
+export async function nextSeq(q: Queryable, orgId: string): Promise<number> {
+  const [row] = await q.query<{ seq: number }>('SELECT seq FROM ledger_heads WHERE org_id = $1 FOR UPDATE', [orgId]);
+  if (!row) throw new Error(`org ${orgId} has no ledger head`);
+  return Number(row.seq) + 1;
+}

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { ApiError } from '../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../protocol/hashing.js';
 import { isSqlError, SQLSTATE, type Queryable, type TxQueryable } from '../db/types.js';
@@ -15,6 +16,8 @@ export interface KeyedCall extends IdempotencyScope {
   paramsHash: string;
   /** How the caller's face names the key in errors (`x-idempotency-key` over HTTP). */
   keyName?: string;
+  /** A key of the caller's params (an R write's idempotencyId) names a state: reused with other params, CONFLICT. */
+  mismatch?: 'CONFLICT';
 }
 
 /** The committed first attempt under a key, as stored. */
@@ -32,10 +35,14 @@ export interface StoredCall {
  * SHA-256 of the canonical JSON of the params as validated: key order and defaults do not change it. Fields
  * in `without` (a signature act's proof) are left out: they prove the act, they do not change it.
  */
-export function paramsHash(params: unknown, without: readonly string[] = []): string {
+export function paramsHash(params: unknown, without: readonly string[] = [], secretKey?: string): string {
   const value = params ?? {};
-  if (!without.length || typeof value !== 'object' || Array.isArray(value)) return sha256Hex(canonicalJson(value));
-  return sha256Hex(canonicalJson(Object.fromEntries(Object.entries(value).filter(([k]) => !without.includes(k)))));
+  const kept =
+    !without.length || typeof value !== 'object' || Array.isArray(value)
+      ? value
+      : Object.fromEntries(Object.entries(value).filter(([k]) => !without.includes(k)));
+  // Params that carry a secret value are keyed: a plain hash of a short secret can be guessed offline from the row.
+  return secretKey === undefined ? sha256Hex(canonicalJson(kept)) : createHmac('sha256', secretKey).update(canonicalJson(kept)).digest('hex');
 }
 
 const KEY_ARGS = (s: IdempotencyScope) => [s.orgId, s.actor, s.method, s.key];
@@ -66,7 +73,7 @@ export function storedCall(row: StoredRow | undefined): StoredCall | undefined {
 export function repeatOf(stored: StoredCall, call: KeyedCall): StoredCall {
   if (stored.paramsHash !== null && stored.paramsHash !== call.paramsHash) {
     throw new ApiError(
-      'BAD_REQUEST',
+      call.mismatch ?? 'BAD_REQUEST',
       `${call.keyName ?? 'x-idempotency-key'}: already used for ${call.method} with different params (first call at ${stored.createdAt}); ` +
         'use a new key for a new act, or resend the same params to replay',
     );

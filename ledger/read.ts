@@ -43,8 +43,10 @@ export function eventsPageJson(rows: StoredEventRow[], cursor: number, lastScann
 
 export interface EventFilter {
   family?: string;
-  /** A kind and the names it had or has (protocol/events.ts matchKind). */
+  /** A kind (or several) and the names it had or has (protocol/events.ts matchKind). */
   kind?: KindMatch;
+  /** Kinds left out (heartbeats and beats, which come by the thousand a day). */
+  exclude?: readonly string[];
   /** Families the reader may not see (its key lacks their read scope). */
   hidden: readonly string[];
 }
@@ -70,6 +72,7 @@ export async function scanEvents(
         WHERE ($4::text IS NULL OR family = $4) AND family <> ALL($6::text[])
           AND ($5::text[] IS NULL OR kind = ANY($5::text[])
                OR (family, kind) IN (SELECT f, k FROM unnest($8::text[], $9::text[]) AS renamed(f, k)))
+          AND kind <> ALL($10::text[])
         ORDER BY seq LIMIT $7)
      SELECT hit.*, s.last FROM (SELECT max(seq) AS last FROM scanned) s
        LEFT JOIN hit ON true ORDER BY hit.seq`,
@@ -83,6 +86,7 @@ export async function scanEvents(
       limit,
       f.kind?.pairs.map((p) => p.family) ?? [],
       f.kind?.pairs.map((p) => p.kind) ?? [],
+      f.exclude ?? [],
     ],
   );
   const found = rows.filter((r) => r.seq !== null);

@@ -31,7 +31,8 @@ export function redactPayload(family: string, payload: unknown): unknown {
   return stripBodies(payload);
 }
 
-function stripBodies(value: unknown): unknown {
+/** Body-like fields dropped at any depth: also what a side chain's records pass through (ledger/record-chain.ts users). */
+export function stripBodies(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripBodies);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

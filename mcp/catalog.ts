@@ -77,6 +77,8 @@ export interface Catalog {
   entries: readonly CatalogEntry[];
   byTool: ReadonlyMap<string, CatalogEntry>;
   byTarget: ReadonlyMap<string, CatalogEntry>;
+  /** Deployed methods this face never serves (contract notOverMcp), with why: neither listed nor callable. */
+  withheld: ReadonlyMap<string, string>;
 }
 
 export { toolNameFor };
@@ -239,6 +241,8 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
   if (!spec) return undefined;
   const idempotent = spec.idempotent && spec.mutating;
   const tool = toolNameFor(name);
+  // An R method that writes (contract writes) or acts outside (openWorld) is a write to MCP: hidden in read-only sessions.
+  const readOnly = spec.readOnly && !handler.contract.writes && !handler.contract.openWorld;
   return {
     tool,
     kind: 'method',
@@ -247,7 +251,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     toolsets: toolsetsOf(name, spec.family),
     scope: spec.scope,
     flags: spec.flags,
-    readOnly: spec.readOnly,
+    readOnly,
     idempotent,
     mayHold: handler.mayHold,
     hold: handler.contract.hold,
@@ -263,9 +267,15 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
       description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.contract.hold),
       inputSchema: inputSchemaFor(handler.contract.params, idempotent),
       outputSchema: outputSchemaFor(handler.contract.result, handler.mayHold),
-      annotations: spec.readOnly
+      annotations: readOnly
         ? { title: titleFor(name), readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
-        : { title: titleFor(name), readOnlyHint: false, destructiveHint: !isAdditive(name), idempotentHint: spec.idempotent, openWorldHint: false },
+        : {
+            title: titleFor(name),
+            readOnlyHint: false,
+            destructiveHint: !isAdditive(name),
+            idempotentHint: spec.idempotent || !!handler.contract.writes,
+            openWorldHint: !!handler.contract.openWorld,
+          },
     },
   };
 }
@@ -304,7 +314,9 @@ function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined
 }
 
 export function buildCatalog(handlers: ReadonlyMap<string, MethodHandler>, reads: ReadonlyMap<string, ReadHandler>): Catalog {
-  const entries = [...[...handlers].map(([name, h]) => methodEntry(name, h)), ...[...reads].map(([path, h]) => readEntry(path, h))].filter(
+  const withheld = new Map([...handlers].flatMap(([name, h]) => (h.contract.notOverMcp ? [[name, h.contract.notOverMcp] as const] : [])));
+  const served = [...handlers].filter(([name]) => !withheld.has(name));
+  const entries = [...served.map(([name, h]) => methodEntry(name, h)), ...[...reads].map(([path, h]) => readEntry(path, h))].filter(
     (e): e is CatalogEntry => e !== undefined,
   );
   entries.sort((a, b) => a.tool.localeCompare(b.tool));
@@ -313,7 +325,7 @@ export function buildCatalog(handlers: ReadonlyMap<string, MethodHandler>, reads
     if (byTool.has(e.tool)) throw new Error(`two deployed targets map to the tool name ${e.tool}`);
     byTool.set(e.tool, e);
   }
-  return { entries, byTool, byTarget: new Map(entries.map((e) => [e.target, e])) };
+  return { entries, byTool, byTarget: new Map(entries.map((e) => [e.target, e])), withheld };
 }
 
 const cache = new WeakMap<Pipeline, Catalog>();

@@ -130,9 +130,21 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     tools: ['crm.getDeal', 'crm.listDeals', 'crm.logInteraction', 'crm.linkFiles'],
   },
   runtime: {
-    summary: 'agent registry, presence, leases, credentials, integrations',
-    toolsets: ['registry', 'presence', 'lease', 'credential', 'integration'],
-    tools: [],
+    summary: 'the agent control plane: register and beat, presence, named leases with fencing tokens, report model spend; who runs, what is held',
+    toolsets: ['registry', 'presence', 'lease', 'cost'],
+    tools: ['org/agents', 'org/leases'],
   },
-  branding: { summary: 'brand kits and artifacts', toolsets: ['branding', 'artifact'], tools: [] },
+  // Methods carrying a secret value (credential.put, credential.lease, settings.upsertSecret, recordSecretRotation) are never served over MCP.
+  integrations: {
+    summary: 'external MCP servers and their tools (connect, list, invoke), the secrets they use: list, revoke leases, delete',
+    toolsets: ['integration', 'credential'],
+    tools: ['settings.deleteSecret'],
+  },
+  brand: {
+    summary: 'the brand foundation: name, logos, design tokens, contrast pairs, voice; proposals, saves, restores and the history',
+    toolsets: ['branding'],
+    tools: ['settings.getDesignTokens', 'settings.saveDesignTokens'],
+  },
+  // Artifacts (cards, forms, tables agents post in messages) with the brand library, once built.
+  artifacts: { summary: 'artifacts agents post in messages (cards, forms, tables, charts)', toolsets: ['artifact'], tools: [] },
 };

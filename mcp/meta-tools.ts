@@ -257,11 +257,16 @@ const FLAG_NOTES: Record<Flag, string> = {
   P: 'P: pre-auth; runs without a credential.',
 };
 
+/** A method the MCP face never serves (its contract's notOverMcp), and why. */
+const withheldMessage = (name: string, reason: string): string => `${name} is not served over MCP on any server: ${reason}; nothing was called`;
+
 function describe(session: McpSession, call: ToolCall, args: z.infer<typeof DescribeArgs>): ToolResult {
   const raw = args.name;
   const item = findItem(raw);
   if (!item) return errorResult('NOT_FOUND', `no method or read named ${JSON.stringify(raw)} in the registry; use ${META_TOOLS.search}`);
   const entry = session.catalog.byTarget.get(item.name);
+  const withheld = session.catalog.withheld.get(item.name);
+  if (withheld) return errorResult('NOT_FOUND', withheldMessage(item.name, withheld));
   if (!entry) {
     return errorResult(
       'NOT_FOUND',
@@ -291,6 +296,8 @@ function describe(session: McpSession, call: ToolCall, args: z.infer<typeof Desc
 async function invoke(session: McpSession, call: ToolCall, write: boolean, args: z.infer<typeof WriteArgs>): Promise<ToolResult> {
   const item = findItem(args.name);
   const entry: CatalogEntry | undefined = item && session.catalog.byTarget.get(item.name);
+  const withheld = item && session.catalog.withheld.get(item.name);
+  if (item && withheld) return errorResult('NOT_FOUND', withheldMessage(item.name, withheld));
   if (entry && session.selection.exclude.has(entry.tool)) {
     return errorResult('NOT_FOUND', `${entry.target} is excluded in this session`);
   }
@@ -299,7 +306,8 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
     return errorResult(refused.code, refused.message);
   }
   const tool = write ? META_TOOLS.write : META_TOOLS.read;
-  if (item && item.flags.includes('R') === write) {
+  // Whether it writes: the catalog's word (an R method with a write log writes), else the registry flags.
+  if (item && (entry ? entry.readOnly : item.flags.includes('R')) === write) {
     const other = write ? META_TOOLS.read : META_TOOLS.write;
     return errorResult('BAD_REQUEST', `name: ${item.name} ${write ? 'is read-only' : 'writes'}; call it with ${other}`);
   }

@@ -33,6 +33,25 @@ export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.Zod
    * result schema must allow `replayed` (protocol/schema.ts replayedField).
    */
   dedupeBy?: string;
+  /**
+   * Why the MCP face does not serve this method: a secret value in its params or result would enter the model's
+   * context and its provider's logs (and an MCP-derived idempotency key would hash it). MCP neither lists nor calls
+   * it, and describe_method answers with this reason; HTTP serves it as any method. Its idempotency rows keep an
+   * HMAC of the params under the instance secret, never a plain hash a short secret could be guessed from.
+   */
+  notOverMcp?: string;
+  /**
+   * An R method that writes (the registry keeps it R: no ledger event). The pipeline runs it in one transaction that
+   * appends exactly one record to its handler's write log, a hash chain beside the ledger (HandlerCtx.record), and
+   * replays it by the `idempotencyId` its params must carry (R ignores x-idempotency-key): the same params again
+   * answer the stored result, other params CONFLICT. MCP lists it as a write, hidden in read-only sessions.
+   */
+  writes?: true;
+  /**
+   * An R method that acts on the world outside the server (integration.invokeTool calls a remote tool): MCP marks it
+   * openWorldHint and not read-only, so read-only sessions do not list it and clients ask before calling it.
+   */
+  openWorld?: true;
 }
 
 /** How a signature act holds: MethodContract.hold. */

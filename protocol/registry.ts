@@ -67,4 +67,8 @@ export const STATIC_READS: ReadonlyMap<string, ReadSpec> = new Map([
   ['org/avatar/{memberId}/{size}', { path: 'org/avatar/{memberId}/{size}', scope: 'org.read' }],
   ['org/directory.vcf', { path: 'org/directory.vcf', scope: 'org.read' }],
   ['org/inbox', { path: 'org/inbox', scope: 'org.read' }],
+  // The agent runtime's control plane (registrations and presence, leases, the company profile and offices).
+  ['org/agents', { path: 'org/agents', scope: 'org.read' }],
+  ['org/leases', { path: 'org/leases', scope: 'org.read' }],
+  ['org/company', { path: 'org/company', scope: 'org.read' }],
 ]);

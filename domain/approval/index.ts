@@ -209,5 +209,8 @@ export { loadApproval, type ApprovalRow } from './service.js';
 export { fileFamilyApproval, settleFamilyApproval } from './release.js';
 export type { ApprovalSubjectDecider } from './decide.js';
 export { actionClassOf, signaturePayloadHash, type SignatureProof, type SignatureRequest } from './signature.js';
-/** A signature act's hold recorded by the call that opens what it signs (crm's deal desk), and where its approval stands. */
-export { recordPendingSignature, signatureApprovalStates, type PendingSignature, type SignatureApprovalState } from './pending.js';
+/**
+ * A signature act's hold recorded by the call that opens what it signs (crm's deal desk), where its approval stands,
+ * and the pending approvals of subjects their family took back closed (no dead item in the inbox).
+ */
+export { closePendingApprovals, recordPendingSignature, signatureApprovalStates, type PendingSignature, type SignatureApprovalState } from './pending.js';

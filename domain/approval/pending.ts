@@ -62,3 +62,22 @@ export async function signatureApprovalStates(
     r.used ? 'used' : r.status === 'pending' && r.expired ? 'expired' : (r.status as SignatureApprovalState);
   return new Map(rows.map((r) => [`${r.subject_id}\n${r.payload_hash}`, { approvalId: r.approval_id, state: state(r) }]));
 }
+
+/**
+ * Close the approvals still pending for subjects their family took back (withdrawn, superseded, sent back), so no
+ * human decides a dead item: `withdrawn` when the requester's side took it back, `rejected` when a reviewer sent it
+ * back. Decided by `by`, with the note saying why. Only pending approvals move; their ids.
+ */
+export async function closePendingApprovals(
+  q: Queryable,
+  orgId: string,
+  p: { actionClasses: readonly string[]; subjectIds: readonly string[]; status: 'withdrawn' | 'rejected'; by: string; note: string },
+): Promise<string[]> {
+  if (p.subjectIds.length === 0) return [];
+  const rows = await q.query<{ approval_id: string }>(
+    `UPDATE approvals SET status = $4, decided_by = $5, decided_at = now(), note = $6
+      WHERE org_id = $1 AND action_class = ANY($2::text[]) AND subject_id = ANY($3::text[]) AND status = 'pending' RETURNING approval_id`,
+    [orgId, p.actionClasses, p.subjectIds, p.status, p.by, p.note],
+  );
+  return rows.map((r) => r.approval_id).sort();
+}

@@ -27,13 +27,6 @@ export const calendarFamily: Family = {
 };
 
 /** For FIND, ITIP and MTG (and any family reading calendar time): occurrences with overrides applied, busy time. */
-export {
-  occurrencesIn,
-  occurrenceOf,
-  busyIntervals,
-  type Occurrence,
-  type OccurrenceAttendee,
-  type OccurrenceQuery,
-  type BusyInterval,
-} from './occurrences.js';
+export { occurrencesIn, occurrenceOf, type Occurrence, type OccurrenceAttendee, type OccurrenceQuery } from './occurrences.js';
+export { busyIntervals, type BusyInterval } from './busy.js';
 export { loadEvent, ensureCalendar, calendarOf, type LoadedEvent, type EventRow, type AttendeeRow, type CalendarRow } from './model.js';

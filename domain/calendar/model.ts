@@ -109,7 +109,9 @@ export const OVERRIDE_COLUMNS = `o.event_id, o.original_start, o.status, o.start
 export const iso = (v: string | Date): string => new Date(v).toISOString();
 
 /** The series' time as recurrence.ts expands it. */
-export function seriesTime(e: EventRow): SeriesTime {
+export function seriesTime(
+  e: Pick<EventRow, 'all_day' | 'start_date' | 'start_local' | 'time_zone' | 'start_at' | 'end_at' | 'rrule' | 'exdates'>,
+): SeriesTime {
   const startWall = e.all_day ? `${e.start_date}T00:00:00` : wallFromDb(e.start_local!);
   return {
     allDay: e.all_day,
@@ -157,6 +159,12 @@ export async function calendarsByIds(q: Queryable, orgId: string, ids: readonly 
 export async function getEventRow(q: Queryable, orgId: string, eventId: string, lock: '' | 'FOR UPDATE' = ''): Promise<EventRow | null> {
   const [row] = await q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = $2 ${lock}`, [orgId, eventId]);
   return row ?? null;
+}
+
+/** Events by id (those of another org or unknown: left out), in no particular order. */
+export async function eventRows(q: Queryable, orgId: string, eventIds: readonly string[]): Promise<EventRow[]> {
+  if (eventIds.length === 0) return [];
+  return q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = ANY($2::text[])`, [orgId, eventIds]);
 }
 
 /** The event or NOT_FOUND. */

@@ -1,8 +1,12 @@
 import type { HandlerCtx } from '../core/handler.js';
 import type { Queryable } from '../../db/types.js';
+import type { EventOut } from '../../protocol/methods/calendar/shared.js';
+import { occurrenceView } from './access.js';
 import { rotateFeed } from './itip/feed.js';
 import { sendInvitations, sendReply } from './itip/outbound.js';
-import { busyIntervals } from './occurrences.js';
+import { requireEvent, type EventRow } from './model.js';
+import { busyIntervals } from './busy.js';
+import { occurrenceOf } from './occurrences.js';
 import type { Instance } from './recurrence.js';
 
 /*
@@ -28,6 +32,29 @@ export interface InviteInput {
 export async function invite(ctx: HandlerCtx, input: InviteInput): Promise<Invitations> {
   if (input.notify === 'none') return { emailed: 0, heldForReview: 0 };
   return sendInvitations(ctx, input);
+}
+
+export const addInvitations = (a: Invitations, b: Invitations): Invitations => ({
+  emailed: a.emailed + b.emailed,
+  heldForReview: a.heldForReview + b.heldForReview,
+});
+
+/**
+ * The end of a change to one occurrence (scope this, an override written): the REQUEST for it, the occurrence as
+ * the caller now reads it, and the call's one event (`fields`: what the change adds to it, before the mail counts).
+ */
+export async function occurrenceChanged(
+  ctx: HandlerCtx,
+  e: { row: EventRow; at: Date; as: Set<string>; notify: InviteInput['notify'] },
+  kind: 'calendar.event.reschedule' | 'calendar.event.update',
+  fields: Record<string, unknown>,
+): Promise<{ event: EventOut; invitations: Invitations }> {
+  const originalStart = e.at.toISOString();
+  const invitations = await invite(ctx, { eventId: e.row.event_id, method: 'REQUEST', originalStart, notify: e.notify });
+  const after = await requireEvent(ctx.q, ctx.orgId, e.row.event_id);
+  const event = occurrenceView((await occurrenceOf(ctx.q, ctx.orgId, after, e.at))!, e.as);
+  await ctx.emit(kind, e.row.event_id, { eventId: e.row.event_id, scope: 'this', originalStart, ...fields, ...invitations });
+  return { event, invitations };
 }
 
 /** Mail an iTIP REPLY to an outside organizer; whether one was sent. */

@@ -3,17 +3,20 @@ import type { ResponseStatus } from '../../protocol/methods/calendar/shared.js';
 import {
   ATTENDEE_COLUMNS,
   attendeesOf,
-  EVENT_COLUMNS,
+  eventRows,
   iso,
   overrideResponsesOf,
+  OVERRIDE_COLUMNS,
   overridesOf,
-  placeDb,
   seriesTime,
   type AttendeeRow,
   type EventRow,
   type OverrideRow,
 } from './model.js';
 import { expand, occurrenceAt, wallFromDb, type Instance } from './recurrence.js';
+import { TIME_COLUMNS, WINDOW_COLUMNS, windowEvents, windowFilter, type EventTimes, type OccurrenceQuery } from './window.js';
+
+export type { EventTimes, OccurrenceQuery } from './window.js';
 
 /*
  * Occurrences in a window, overrides applied: the one reader of calendar time that list, get, findATime, ask, the
@@ -21,7 +24,7 @@ import { expand, occurrenceAt, wallFromDb, type Instance } from './recurrence.js
  * answers), then expansion in memory. What a month of 50 calendars costs is mostly rows and objects: single events
  * keep their stored instants, series are placed through zone tables (recurrence.ts), occurrences of an event share
  * one attendee list unless someone answered per occurrence, busy time reads only the members asked about, and a
- * paged list loads attendees for its page only (attendeesFor, withAttendees).
+ * paged list reads times to order the window and full rows for its page only (occurrenceSlots, occurrencesAt).
  */
 
 export interface OccurrenceAttendee {
@@ -63,74 +66,6 @@ export interface Occurrence {
   attendees: OccurrenceAttendee[];
   /** The series (or single event) row. */
   row: EventRow;
-}
-
-export interface OccurrenceQuery {
-  /** Events on these calendars… */
-  calendarIds?: readonly string[];
-  /** …or attended (organized included) by these members. Neither: every event of the org. */
-  attendeePrincipalIds?: readonly string[];
-  /** Only these events. */
-  eventIds?: readonly string[];
-  from: Date;
-  to: Date;
-  /** Keep cancelled occurrences of confirmed series (the feed and sync readers). */
-  includeCancelled?: boolean;
-  /** Only these members in each occurrence's attendees (busy time reads no one else). */
-  attendeesAmong?: readonly string[];
-  /**
-   * Which events' attendees to load (default: every event's). A reader that shows one page of many occurrences
-   * loads the others' with withAttendees once the page is cut; until then their attendees are empty.
-   */
-  attendeesFor?: (e: EventRow) => boolean;
-}
-
-/*
- * The event columns with their timestamps written by PostgreSQL as the drivers' ISO text (db/normalise.ts gives
- * 2026-03-02T08:00:00.000Z, milliseconds cut, not rounded, as to_char's MS). A window is thousands of rows of seven
- * timestamps: parsing each in JS was the largest part of a month's list.
- */
-const STAMPS: Readonly<Record<string, 'timestamp' | 'timestamptz'>> = {
-  start_local: 'timestamp',
-  end_local: 'timestamp',
-  start_at: 'timestamptz',
-  end_at: 'timestamptz',
-  series_end_at: 'timestamptz',
-  created_at: 'timestamptz',
-  updated_at: 'timestamptz',
-};
-const isoText = (name: string, kind: 'timestamp' | 'timestamptz') =>
-  `to_char(e.${name}${kind === 'timestamptz' ? " AT TIME ZONE 'UTC'" : ''}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${name}`;
-const WINDOW_COLUMNS = EVENT_COLUMNS.split(',')
-  .map((c) => c.trim())
-  .map((c) => (STAMPS[c.slice(2)] ? isoText(c.slice(2), STAMPS[c.slice(2)]) : c))
-  .join(', ');
-
-async function windowEvents(q: Queryable, orgId: string, w: OccurrenceQuery): Promise<EventRow[]> {
-  const args: unknown[] = [orgId, w.from.toISOString(), w.to.toISOString()];
-  const who: string[] = [];
-  if (w.calendarIds?.length) {
-    args.push(w.calendarIds);
-    who.push(`e.calendar_id = ANY($${args.length}::text[])`);
-  }
-  if (w.attendeePrincipalIds?.length) {
-    args.push(w.attendeePrincipalIds);
-    who.push(`e.event_id IN (SELECT a.event_id FROM calendar_attendees a WHERE a.org_id = $1 AND a.principal_id = ANY($${args.length}::text[]))`);
-  }
-  const asked = w.calendarIds !== undefined || w.attendeePrincipalIds !== undefined;
-  if (asked && who.length === 0) return [];
-  let only = '';
-  if (w.eventIds) {
-    args.push(w.eventIds);
-    only = `AND e.event_id = ANY($${args.length}::text[])`;
-  }
-  return q.query<EventRow>(
-    `SELECT ${WINDOW_COLUMNS} FROM calendar_events e
-      WHERE e.org_id = $1 AND e.status = 'confirmed' ${who.length ? `AND (${who.join(' OR ')})` : ''} ${only}
-        AND ((e.start_at < $3 AND (e.series_end_at IS NULL OR e.series_end_at > $2))
-          OR e.event_id IN (SELECT o.event_id FROM calendar_overrides o WHERE o.org_id = $1 AND o.start_at < $3 AND o.end_at > $2))`,
-    args,
-  );
 }
 
 const group = <T extends { event_id: string }>(rows: readonly T[]): Map<string, T[]> => {
@@ -194,17 +129,24 @@ async function attendeeRows(q: Queryable, orgId: string, ids: readonly string[],
   );
 }
 
-async function related(
-  q: Queryable,
-  orgId: string,
-  events: readonly EventRow[],
-  w: Pick<OccurrenceQuery, 'attendeesAmong' | 'attendeesFor'> = {},
-): Promise<Related> {
+function related(q: Queryable, orgId: string, events: readonly EventRow[], w: Pick<OccurrenceQuery, 'attendeesAmong' | 'attendeesFor'> = {}): Promise<Related> {
   const ids = (w.attendeesFor ? events.filter(w.attendeesFor) : events).map((e) => e.event_id);
   const series = events.filter((e) => e.rrule).map((e) => e.event_id);
+  return relatedOf(q, orgId, ids, series, w.attendeesAmong, true);
+}
+
+/** Attendees of `ids` (`among`: only those members'), and the overrides (when asked) and answers of `series`. */
+async function relatedOf(
+  q: Queryable,
+  orgId: string,
+  ids: readonly string[],
+  series: readonly string[],
+  among: readonly string[] | undefined,
+  withOverrides: boolean,
+): Promise<Related> {
   const [attendees, overrides, answers] = await Promise.all([
-    attendeeRows(q, orgId, ids, w.attendeesAmong),
-    overridesOf(q, orgId, series),
+    attendeeRows(q, orgId, ids, among),
+    withOverrides ? overridesOf(q, orgId, series) : [],
     overrideResponsesOf(q, orgId, series),
   ]);
   return {
@@ -255,7 +197,7 @@ function occurrence(e: EventRow, i: Instance, r: Related, o: OverrideRow | undef
 }
 
 /** A single event's one occurrence from its stored instants (written by placing its wall clock: no need to again). */
-function singleInstance(e: EventRow, from: Date, to: Date): Instance[] {
+function singleInstance(e: EventTimes, from: Date, to: Date): Instance[] {
   const start = new Date(e.start_at);
   const end = new Date(e.end_at);
   if (!(start < to && end > from)) return [];
@@ -263,7 +205,7 @@ function singleInstance(e: EventRow, from: Date, to: Date): Instance[] {
 }
 
 /** The instances of a series in the window, with those an override moved into it from outside. */
-function seriesInstances(e: EventRow, byStart: Map<string, OverrideRow>, from: Date, to: Date): Instance[] {
+function seriesInstances(e: EventTimes, byStart: Map<string, OverrideRow>, from: Date, to: Date): Instance[] {
   const s = seriesTime(e);
   const instances = expand(s, from, to);
   const seen = new Set(instances.map((i) => i.originalStart.toISOString()));
@@ -278,27 +220,99 @@ function seriesInstances(e: EventRow, byStart: Map<string, OverrideRow>, from: D
 /** Ties on start in event id order, as localeCompare orders them (one collator, not one per comparison). */
 const byId = new Intl.Collator().compare;
 
-/** The occurrences overlapping [from, to), ordered by start; cancelled ones left out unless asked for. */
-export async function occurrencesIn(q: Queryable, orgId: string, w: OccurrenceQuery): Promise<Occurrence[]> {
-  const events = await windowEvents(q, orgId, w);
-  const r = await related(q, orgId, events, w);
-  const shared = new Map<string, OccurrenceAttendee[]>();
-  const out: Occurrence[] = [];
+/** An occurrence placed (its override's times applied) and not yet built: what ordering and paging need. */
+export interface Slot<E extends EventTimes = EventTimes> {
+  event: E;
+  instance: Instance;
+  override: OverrideRow | undefined;
+  start: Date;
+  end: Date;
+}
+
+/** The occurrences of events overlapping [from, to), ordered by start; cancelled ones left out unless asked for. */
+function placed<E extends EventTimes>(events: readonly E[], overrides: Map<string, OverrideRow[]>, w: OccurrenceQuery): Slot<E>[] {
+  const out: Slot<E>[] = [];
   for (const e of events) {
     if (!e.rrule) {
       // A single event: confirmed (the query asks so), no overrides, its window checked by singleInstance.
-      for (const i of singleInstance(e, w.from, w.to)) out.push(occurrence(e, i, r, undefined, shared));
+      for (const i of singleInstance(e, w.from, w.to)) out.push({ event: e, instance: i, override: undefined, start: i.start, end: i.end });
       continue;
     }
-    const byStart = new Map((r.overrides.get(e.event_id) ?? []).map((o) => [iso(o.original_start), o]));
+    const byStart = new Map((overrides.get(e.event_id) ?? []).map((o) => [iso(o.original_start), o]));
     for (const i of seriesInstances(e, byStart, w.from, w.to)) {
-      const one = occurrence(e, i, r, byStart.get(i.originalStart.toISOString()), shared);
-      if (one.status === 'cancelled' && !w.includeCancelled) continue;
-      if (one.start >= w.to || one.end <= w.from) continue;
-      out.push(one);
+      const o = byStart.get(i.originalStart.toISOString());
+      if (o?.status === 'cancelled' && !w.includeCancelled) continue;
+      const start = o?.start_at ? new Date(o.start_at) : i.start;
+      const end = o?.start_at ? new Date(o.end_at!) : i.end;
+      if (start >= w.to || end <= w.from) continue;
+      out.push({ event: e, instance: i, override: o, start, end });
     }
   }
-  return out.sort((a, b) => a.start.getTime() - b.start.getTime() || byId(a.eventId, b.eventId));
+  return out.sort((a, b) => a.start.getTime() - b.start.getTime() || byId(a.event.event_id, b.event.event_id));
+}
+
+/** The occurrences overlapping [from, to), ordered by start; cancelled ones left out unless asked for. */
+export async function occurrencesIn(q: Queryable, orgId: string, w: OccurrenceQuery): Promise<Occurrence[]> {
+  const events = await windowEvents<EventRow>(q, orgId, w, WINDOW_COLUMNS);
+  const r = await related(q, orgId, events, w);
+  const shared = new Map<string, OccurrenceAttendee[]>();
+  return placed(events, r.overrides, w).map((s) => occurrence(s.event, s.instance, r, s.override, shared));
+}
+
+/*
+ * A paged read in two steps. One: the window's occurrences as times only, ordered, so the page can be cut: every
+ * series' (a few columns and its overrides, expanded here) and only the leading single events, which PostgreSQL
+ * orders and counts (a month of 50 calendars is some 3,300 single events and 900 series occurrences; a page at most
+ * 500). Two: the full rows, attendees and answers of the page's events only.
+ */
+
+/** Cut to milliseconds, as the drivers read a timestamp (db/normalise.ts): the instants JS compares and orders. */
+const MS = (column: string) => `date_trunc('milliseconds', ${column})`;
+
+/**
+ * Step one: slots in occurrencesIn's order, exact up to the first `first` (and `more` single events past them left
+ * out), so any page within `first`, and the count of all, are as occurrencesIn would give them.
+ */
+export async function occurrenceSlots(q: Queryable, orgId: string, w: OccurrenceQuery, first: number): Promise<{ slots: Slot[]; more: number }> {
+  const f = windowFilter(orgId, w);
+  if (!f) return { slots: [], more: 0 };
+  const k = f.args.length + 1;
+  const [events, overrides] = await Promise.all([
+    // One scan: every series, and the single events ranked by start (ties share a rank, so the first `first` come
+    // with any tied with the last; ties are ordered by id below), with how many single events there are in all.
+    q.query<EventTimes & { singles: number }>(
+      `SELECT * FROM (
+         SELECT ${TIME_COLUMNS}, count(*) FILTER (WHERE e.rrule IS NULL) OVER () AS singles,
+                rank() OVER (PARTITION BY e.rrule IS NULL ORDER BY ${MS('e.start_at')}) AS place
+           FROM calendar_events e
+          WHERE ${f.where} AND (e.rrule IS NOT NULL OR (${MS('e.start_at')} < $3 AND ${MS('e.end_at')} > $2))) AS x
+        WHERE x.rrule IS NOT NULL OR x.place <= $${k}`,
+      [...f.args, first],
+    ),
+    // The series' overrides by the same filter (a join, not a list of their ids back).
+    q.query<OverrideRow>(
+      `SELECT ${OVERRIDE_COLUMNS} FROM calendar_overrides o JOIN calendar_events e ON e.org_id = o.org_id AND e.event_id = o.event_id
+        WHERE ${f.where} AND e.rrule IS NOT NULL AND o.org_id = $1`,
+      f.args,
+    ),
+  ]);
+  const [lead] = events;
+  const kept = events.filter((e) => !e.rrule).length;
+  return { slots: placed(events, group(overrides), w), more: lead ? Number(lead.singles) - kept : 0 };
+}
+
+/** Step two: slots built as occurrencesIn builds them, with every attendee and answer (an event gone since: left out). */
+export async function occurrencesAt(q: Queryable, orgId: string, slots: readonly Slot[]): Promise<Occurrence[]> {
+  const ids = [...new Set(slots.map((s) => s.event.event_id))];
+  const series = [...new Set(slots.flatMap((s) => (s.event.rrule ? [s.event.event_id] : [])))];
+  // The rows and what hangs on them at once (the overrides came with step one).
+  const [found, r] = await Promise.all([eventRows(q, orgId, ids), relatedOf(q, orgId, ids, series, undefined, false)]);
+  const rows = new Map(found.map((e) => [e.event_id, e]));
+  const shared = new Map<string, OccurrenceAttendee[]>();
+  return slots.flatMap((s) => {
+    const e = rows.get(s.event.event_id);
+    return e ? [occurrence(e, s.instance, r, s.override, shared)] : [];
+  });
 }
 
 /** Occurrences read with `attendeesFor`, now with every attendee and their answers (one page of a list). */
@@ -330,41 +344,3 @@ export function attendeeOf(a: AttendeeRow, answer: ResponseStatus | undefined): 
     responseStatus: answer ?? a.response_status,
   };
 }
-
-export interface BusyInterval {
-  start: Date;
-  end: Date;
-  eventId: string;
-  originalStart: string | null;
-  /** The member answered tentative (it still blocks). */
-  tentative: boolean;
-  outOfOffice: boolean;
-}
-
-/**
- * Busy time of members in [from, to): occurrences they organize or attend and have not declined, opaque and
- * confirmed. Every asked member has an entry (maybe empty).
- */
-export async function busyIntervals(q: Queryable, orgId: string, principalIds: readonly string[], from: Date, to: Date): Promise<Map<string, BusyInterval[]>> {
-  const out = new Map<string, BusyInterval[]>(principalIds.map((id) => [id, []]));
-  if (principalIds.length === 0) return out;
-  for (const o of await occurrencesIn(q, orgId, { attendeePrincipalIds: principalIds, attendeesAmong: principalIds, from, to })) {
-    if (o.transparency !== 'opaque' || o.status !== 'confirmed') continue;
-    for (const a of o.attendees) {
-      const list = a.principalId ? out.get(a.principalId) : undefined;
-      if (!list || a.responseStatus === 'declined') continue;
-      list.push({
-        start: o.start,
-        end: o.end,
-        eventId: o.eventId,
-        originalStart: o.originalStart,
-        tentative: a.responseStatus === 'tentative',
-        outOfOffice: o.eventType === 'outOfOffice',
-      });
-    }
-  }
-  return out;
-}
-
-/** The instant a stored override's wall clock stands for (used by writers that rebuild an override). */
-export const overrideStart = (o: OverrideRow): Date | null => (o.start_local ? placeDb(o.start_local, o.time_zone) : null);

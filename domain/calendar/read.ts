@@ -4,8 +4,8 @@ import { MAX_WINDOW_DAYS } from '../../protocol/methods/calendar/shared.js';
 import type { Queryable } from '../../db/types.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { actingAs, occurrenceView, seesDetails, seriesView } from './access.js';
-import { attendeesOf, calendarOf, calendarsByIds, getEventRow, type AttendeeRow, type EventRow } from './model.js';
-import { occurrenceOf, occurrencesIn, withAttendees } from './occurrences.js';
+import { attendeesOf, calendarOf, calendarsByIds, eventRows, getEventRow, type EventRow } from './model.js';
+import { occurrenceOf, occurrencesAt, occurrenceSlots, occurrencesIn, withAttendees } from './occurrences.js';
 
 /*
  * calendar.list and calendar.get (R: ctx.q is the pool; nothing is written, not even a calendar). Members read any
@@ -31,9 +31,9 @@ const matches = (busy: boolean, e: { title: string; description: string | null; 
   return words.every((w) => hay.includes(w));
 };
 
-/** One page of `all`, and the cursor after it. */
-function pageOf<T>(all: readonly T[], cursor: number, limit: number): { page: T[]; nextCursor: number | null } {
-  return { page: all.slice(cursor, cursor + limit), nextCursor: cursor + limit < all.length ? cursor + limit : null };
+/** One page of `all` (and `more` left out past it), and the cursor after it. */
+function pageOf<T>(all: readonly T[], cursor: number, limit: number, more = 0): { page: T[]; nextCursor: number | null } {
+  return { page: all.slice(cursor, cursor + limit), nextCursor: cursor + limit < all.length + more ? cursor + limit : null };
 }
 
 /** The calendars and members a list reads: the named calendars (and their owners' attended events), or the caller's. */
@@ -46,45 +46,68 @@ async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined) {
   return { calendarIds: own ? [own.calendar_id] : [], attendeePrincipalIds: [ctx.principal.id] };
 }
 
+/** Series (or single events) as the caller reads them, with their attendees, in the order given. */
+async function seriesViews(ctx: HandlerCtx, rows: readonly EventRow[], as: Set<string>) {
+  const byEvent = Map.groupBy(
+    await attendeesOf(
+      ctx.q,
+      ctx.orgId,
+      rows.map((r) => r.event_id),
+    ),
+    (a) => a.event_id,
+  );
+  return rows.map((r) => seriesView(r, byEvent.get(r.event_id) ?? [], as));
+}
+
 /*
- * A month of 50 calendars is thousands of occurrences and a page is at most 500: q filters and the page is cut on
- * the occurrences (or rows), and only the page's items are built as the caller reads them (zones and offsets).
+ * A month of 50 calendars is thousands of occurrences and a page is at most 500. Without q the read is two steps:
+ * the window's times to order it and cut the page, then full rows and attendees for the page's events only. With
+ * q every occurrence's words are needed (and, for private events, who attends), so the whole window is read, q
+ * filters, and only the page's items get their attendees and views.
  */
 export const list = handler(c.list, async (ctx, p) => {
   const w = windowOf(p);
   const as = await actingAs(ctx.q, ctx);
+  const query = { ...(await whose(ctx, p.calendarIds)), from: w.from, to: w.to, ...(p.updatedSince ? { updatedSince: new Date(p.updatedSince) } : {}) };
+  if (!p.q) {
+    const { slots, more } = await occurrenceSlots(ctx.q, ctx.orgId, query, p.cursor + p.limit);
+    if (p.singleEvents) {
+      const { page, nextCursor } = pageOf(slots, p.cursor, p.limit, more);
+      return { items: (await occurrencesAt(ctx.q, ctx.orgId, page)).map((o) => occurrenceView(o, as)), nextCursor };
+    }
+    const { page, nextCursor } = pageOf([...new Set(slots.map((s) => s.event.event_id))], p.cursor, p.limit, more);
+    const rows = new Map((await eventRows(ctx.q, ctx.orgId, page)).map((r) => [r.event_id, r]));
+    return {
+      items: await seriesViews(
+        ctx,
+        page.flatMap((id) => rows.get(id) ?? []),
+        as,
+      ),
+      nextCursor,
+    };
+  }
   // Attendees now only where q needs them (who sees a private event); the page's are loaded once it is cut.
-  const occurrences = await occurrencesIn(ctx.q, ctx.orgId, {
-    ...(await whose(ctx, p.calendarIds)),
-    from: w.from,
-    to: w.to,
-    attendeesFor: (e) => e.visibility === 'private',
-  });
-  const since = p.updatedSince ? new Date(p.updatedSince) : null;
-  const kept = since ? occurrences.filter((o) => new Date(o.row.updated_at) >= since) : occurrences;
-  const words = p.q ? p.q.toLowerCase().split(/\s+/).filter(Boolean) : null;
+  const kept = await occurrencesIn(ctx.q, ctx.orgId, { ...query, attendeesFor: (e) => e.visibility === 'private' });
+  const words = p.q.toLowerCase().split(/\s+/).filter(Boolean);
   if (p.singleEvents) {
-    const found = words ? kept.filter((o) => matches(!seesDetails(o.visibility, o.organizerId, o.attendees, as), o, words)) : kept;
+    const found = kept.filter((o) => matches(!seesDetails(o.visibility, o.organizerId, o.attendees, as), o, words));
     const { page, nextCursor } = pageOf(found, p.cursor, p.limit);
     return { items: (await withAttendees(ctx.q, ctx.orgId, page)).map((o) => occurrenceView(o, as)), nextCursor };
   }
-  const seen = new Map<string, (typeof kept)[number]>();
-  for (const o of kept) if (!seen.has(o.eventId)) seen.set(o.eventId, o);
-  const rows = [...seen.values()].map((o) => o.row);
-  const listed = async (list: readonly EventRow[]) =>
-    Map.groupBy(
-      await attendeesOf(
-        ctx.q,
-        ctx.orgId,
-        list.map((r) => r.event_id),
-      ),
-      (a) => a.event_id,
-    );
-  const privates = words ? await listed(rows.filter((r) => r.visibility === 'private')) : new Map<string, AttendeeRow[]>();
-  const found = words ? rows.filter((r) => matches(!seesDetails(r.visibility, r.organizer_id, privates.get(r.event_id) ?? [], as), r, words)) : rows;
+  const seen = new Map<string, EventRow>();
+  for (const o of kept) if (!seen.has(o.eventId)) seen.set(o.eventId, o.row);
+  const rows = [...seen.values()];
+  const privates = Map.groupBy(
+    await attendeesOf(
+      ctx.q,
+      ctx.orgId,
+      rows.filter((r) => r.visibility === 'private').map((r) => r.event_id),
+    ),
+    (a) => a.event_id,
+  );
+  const found = rows.filter((r) => matches(!seesDetails(r.visibility, r.organizer_id, privates.get(r.event_id) ?? [], as), r, words));
   const { page, nextCursor } = pageOf(found, p.cursor, p.limit);
-  const byEvent = await listed(page);
-  return { items: page.map((r) => seriesView(r, byEvent.get(r.event_id) ?? [], as)), nextCursor };
+  return { items: await seriesViews(ctx, page, as), nextCursor };
 });
 
 /** What a family recording meetings offers calendar.get: the meeting of an occurrence the caller may see. */

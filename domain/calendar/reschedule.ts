@@ -3,7 +3,7 @@ import { calendarEvents as c } from '../../protocol/methods/calendar/events.js';
 import { handler } from '../core/handler.js';
 import { actingAs, occurrenceView, requireConfirmed, requireOrganizer, resolveScope, seriesView } from './access.js';
 import { attendeesOf, iso, overridesOf, requireEvent, seriesTime } from './model.js';
-import { conflictsWith, invite, type Invitations } from './notify.js';
+import { addInvitations, conflictsWith, invite, occurrenceChanged } from './notify.js';
 import { occurrenceOf } from './occurrences.js';
 import { firstInstances, occurrenceAt, shiftWall, wallAt, type Instance } from './recurrence.js';
 import { splitSeries } from './split.js';
@@ -14,8 +14,6 @@ import { refreshSeriesEnd, resetAnswers, seriesOf, timesOf } from './write.js';
  * so attendees' clients take the new invitation. this: an override of one occurrence; following: the series splits
  * there; all: the series moves by the same wall-clock shift (its exdates with it; moved occurrences reset).
  */
-
-const add = (a: Invitations, b: Invitations): Invitations => ({ emailed: a.emailed + b.emailed, heldForReview: a.heldForReview + b.heldForReview });
 
 export const reschedule = handler(c.reschedule, async (ctx, p) => {
   const times = timesOf(p.start, p.end);
@@ -77,18 +75,8 @@ export const reschedule = handler(c.reschedule, async (ctx, p) => {
       now,
     ]);
     const conflicts = await conflictsWith(ctx.q, ctx.orgId, row.event_id, members, [moved]);
-    const invitations = await invite(ctx, { eventId: row.event_id, method: 'REQUEST', originalStart: at.toISOString(), notify: p.notify });
-    const after = await requireEvent(ctx.q, ctx.orgId, row.event_id);
-    const event = occurrenceView((await occurrenceOf(ctx.q, ctx.orgId, after, at))!, as);
-    await ctx.emit('calendar.event.reschedule', row.event_id, {
-      eventId: row.event_id,
-      scope,
-      originalStart: at.toISOString(),
-      sequence,
-      conflicts: conflicts.length,
-      ...invitations,
-    });
-    return { event, conflicts, invitations, changed: true };
+    const done = await occurrenceChanged(ctx, { row, at, as, notify: p.notify }, 'calendar.event.reschedule', { sequence, conflicts: conflicts.length });
+    return { event: done.event, conflicts, invitations: done.invitations, changed: true };
   }
 
   if (scope === 'following' && at) {
@@ -97,7 +85,7 @@ export const reschedule = handler(c.reschedule, async (ctx, p) => {
       const fresh = await requireEvent(ctx.q, ctx.orgId, split.newEventId);
       const conflicts = await conflictsWith(ctx.q, ctx.orgId, split.newEventId, members, firstInstances(seriesTime(fresh), 50));
       let invitations = await invite(ctx, { eventId: split.newEventId, method: 'REQUEST', notify: p.notify });
-      invitations = add(invitations, await invite(ctx, { eventId: row.event_id, method: 'REQUEST', notify: p.notify }));
+      invitations = addInvitations(invitations, await invite(ctx, { eventId: row.event_id, method: 'REQUEST', notify: p.notify }));
       const event = seriesView(fresh, await attendeesOf(ctx.q, ctx.orgId, [fresh.event_id]), as);
       await ctx.emit('calendar.event.reschedule', row.event_id, {
         eventId: row.event_id,

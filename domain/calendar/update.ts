@@ -13,7 +13,7 @@ import {
   writableCalendar,
 } from './access.js';
 import { attendeesOf, requireEvent, type EventRow } from './model.js';
-import { feed, invite, type Invitations } from './notify.js';
+import { addInvitations, feed, invite, occurrenceChanged, type Invitations } from './notify.js';
 import { occurrenceOf } from './occurrences.js';
 import { splitSeries } from './split.js';
 
@@ -24,7 +24,6 @@ import { splitSeries } from './split.js';
  */
 
 const NONE: Invitations = { emailed: 0, heldForReview: 0 };
-const add = (a: Invitations, b: Invitations): Invitations => ({ emailed: a.emailed + b.emailed, heldForReview: a.heldForReview + b.heldForReview });
 
 type Fields = Partial<Pick<EventRow, 'title' | 'description' | 'location' | 'visibility' | 'event_type' | 'transparency'>>;
 
@@ -86,18 +85,8 @@ export const update = handler(c.update, async (ctx, p) => {
       ],
     );
     await ctx.q.query('UPDATE calendar_events SET version = version + 1, updated_at = $3 WHERE org_id = $1 AND event_id = $2', [ctx.orgId, row.event_id, now]);
-    const invitations = await invite(ctx, { eventId: row.event_id, method: 'REQUEST', originalStart: at.toISOString(), notify: p.notify });
-    const after = await requireEvent(ctx.q, ctx.orgId, row.event_id);
-    const event = occurrenceView((await occurrenceOf(ctx.q, ctx.orgId, after, at))!, as);
-    await ctx.emit('calendar.event.update', row.event_id, {
-      eventId: row.event_id,
-      scope,
-      originalStart: at.toISOString(),
-      fields,
-      sequence: o.sequence,
-      ...invitations,
-    });
-    return { event, feed: null, feedUrl: null, invitations, changed: true };
+    const done = await occurrenceChanged(ctx, { row, at, as, notify: p.notify }, 'calendar.event.update', { fields, sequence: o.sequence });
+    return { event: done.event, feed: null, feedUrl: null, invitations: done.invitations, changed: true };
   }
 
   const current = await attendeesOf(ctx.q, ctx.orgId, [row.event_id]);
@@ -157,8 +146,8 @@ export const update = handler(c.update, async (ctx, p) => {
       a.optional,
     ]);
   }
-  invitations = add(invitations, await invite(ctx, { eventId: target, method: 'REQUEST', notify: p.notify }));
-  if (split) invitations = add(invitations, await invite(ctx, { eventId: row.event_id, method: 'REQUEST', notify: p.notify }));
+  invitations = addInvitations(invitations, await invite(ctx, { eventId: target, method: 'REQUEST', notify: p.notify }));
+  if (split) invitations = addInvitations(invitations, await invite(ctx, { eventId: row.event_id, method: 'REQUEST', notify: p.notify }));
   const after = await requireEvent(ctx.q, ctx.orgId, target);
   const event = seriesView(after, await attendeesOf(ctx.q, ctx.orgId, [target]), as);
   await ctx.emit('calendar.event.update', row.event_id, {

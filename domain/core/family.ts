@@ -1,4 +1,5 @@
 import type { Answerer } from '../../ai-gateway/answerer.js';
+import type { SpendSource } from '../../ai-gateway/spend.js';
 import type { RecordCheck } from '../../blobs/index.js';
 import type { JobDefinition } from '../jobs/define.js';
 import type { EventVisibility } from '../stream/visibility.js';
@@ -43,6 +44,8 @@ export interface Family {
   startup?: readonly StartupStep[];
   /** AI answerers the gateway routes to (ai-gateway/answerer.ts). */
   answerers?: readonly Answerer[];
+  /** Model spend it records that the AI budget and /cost.rollup count besides the gateway's asks (ai-gateway/spend.ts). */
+  spend?: SpendSource;
   /** Per-event visibility, by registry family, for families whose rows are access-controlled (domain/stream). */
   eventVisibility?: Readonly<Record<string, EventVisibility>>;
   /** Records signed blob URLs are bound to, by kind (rec=<kind>:<id>). */
@@ -74,6 +77,7 @@ export class FamilySet {
   readonly jobs: readonly JobDefinition<any>[];
   readonly startup: readonly StartupStep[];
   readonly answerers: readonly Answerer[];
+  readonly spend: readonly SpendSource[];
   readonly eventVisibility: ReadonlyMap<string, EventVisibility>;
   readonly signedRecords: ReadonlyMap<string, RecordCheck>;
   readonly holdActs: ReadonlyMap<string, HoldActDescriber>;
@@ -93,6 +97,7 @@ export class FamilySet {
     this.jobs = list.flatMap((f) => f.jobs ?? []);
     this.startup = list.flatMap((f) => f.startup ?? []);
     this.answerers = list.flatMap((f) => f.answerers ?? []);
+    this.spend = list.flatMap((f) => (f.spend ? [f.spend] : []));
     this.eventVisibility = merged(list, 'event visibility', (f) => f.eventVisibility && new Map(Object.entries(f.eventVisibility)));
     this.signedRecords = merged(list, 'signed record kind', (f) => f.signedRecords);
     this.holdActs = merged(list, 'hold act wording', (f) => f.holdActs && new Map(Object.entries(f.holdActs)));

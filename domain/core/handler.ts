@@ -7,6 +7,8 @@ import type { Principal } from './auth.js';
 import type { Deps } from './deps.js';
 import type { ReleaseEnv, SignatureProof, SignatureRequest } from './holds.js';
 import type { JobData, ScheduleOptions } from '../jobs/define.js';
+import type { AppendedRecord } from '../../ledger/record-chain.js';
+import type { WriteLog } from './write-log.js';
 
 /** What a method handler sees: its transaction, its caller, and the two acts the pipeline owns. */
 export interface HandlerCtx {
@@ -19,6 +21,8 @@ export interface HandlerCtx {
   readonly deps: Deps;
   /** Append this call's one ledger event. Call it last: it takes the org's head lock until commit. */
   emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
+  /** An R write (contract `writes`) only: append this call's one record to its write log (body-like fields dropped). */
+  record(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedRecord>;
   /** A signature act: returns the consumed proof, or ends the call with the hold frame. */
   requireSignature(req: SignatureRequest): Promise<SignatureProof>;
   /** A signature act that already ran (a no-op replay): checks a proof given anyway, without consuming it. */
@@ -83,6 +87,8 @@ export interface HandlerOptions<C extends MethodContract = MethodContract, P = u
   appendsOnChange?: boolean;
   /** Every answer, success or error, leaves no sooner than this many ms after the call arrived (timing tells nothing). */
   minDurationMs?: (deps: Deps) => number;
+  /** Where an R write (contract `writes`) records: required by such a contract, refused without one. */
+  writeLog?: WriteLog;
 }
 
 export interface MethodHandler<C extends MethodContract = MethodContract, P = unknown> extends Omit<HandlerOptions<C, P>, 'mayHold'> {
@@ -100,6 +106,9 @@ export function handler<C extends MethodContract, P = undefined>(
 ): MethodHandler<C, P> {
   // A signature act is declared once, in its contract (hold): the handler's mayHold follows from it.
   const mayHold = contract.hold !== undefined;
+  if (Boolean(contract.writes) !== Boolean(opts.writeLog)) {
+    throw new Error(contract.writes ? 'a contract that writes needs a handler with a writeLog' : 'a writeLog is for a contract that writes (writes: true)');
+  }
   if (opts.mayHold !== undefined && opts.mayHold !== mayHold) {
     throw new Error(
       `a handler marked mayHold: ${opts.mayHold} for a contract ${mayHold ? 'declaring' : 'without'} hold: declare the hold in the method's contract (hold) instead`,

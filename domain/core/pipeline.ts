@@ -7,6 +7,9 @@ import { parseParams, proofFields } from '../../protocol/schema.js';
 import { tierScopeNote } from '../../protocol/scopes.js';
 import type { Queryable } from '../../db/types.js';
 import { appendEvent, type AppendedEvent } from '../../ledger/append.js';
+import type { AppendedRecord } from '../../ledger/record-chain.js';
+import { stripBodies } from '../../ledger/redact.js';
+import { kindProblem } from '../../protocol/events.js';
 import type { PendingJob } from '../jobs/scheduler.js';
 import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../../ledger/idempotency.js';
 import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
@@ -123,6 +126,7 @@ export class Pipeline {
     if (!spec) throw new ApiError('NOT_FOUND', `method ${method} not found`);
     if (!spec.readOnly) throw new ApiError('BAD_REQUEST', `method: ${method} is not a read (R) method`);
     const { handler, params: parsed } = this.admit(spec, principal, params);
+    if (handler.contract.writes) throw new ApiError('BAD_REQUEST', `method: ${method} writes (an R method with a write log); it is not run as a read`);
     const prepared = await this.prepare(handler, principal, spec, parsed, requestId);
     return handler.run(this.context(this.deps.db, principal, spec, handler, requestId, []), parsed, prepared);
   }
@@ -185,7 +189,8 @@ export class Pipeline {
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
     const { handler, params } = this.admit(spec, principal, req.params);
     if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source, principal }, params);
-    if (spec.readOnly) {
+    // An R method that writes (contract writes) goes on as a mutation keyed by its idempotencyId.
+    if (spec.readOnly && !handler.contract.writes) {
       const prepared = await this.prepare(handler, principal, spec, params, requestId);
       const ctx = this.context(this.deps.db, principal, spec, handler, requestId, []);
       return this.ok(okFrame(await handler.run(ctx, params, prepared)));
@@ -198,9 +203,18 @@ export class Pipeline {
     // The params as validated are hashed, so key order and defaults do not make a repeat look like another act.
     // A signature act's proof is not part of it: the held call retried with its proof under the same key replays
     // the hold (spec, idempotency rule 8), as the proof's payloadHash leaves the proof out too.
-    const keyed: KeyedCall | undefined = key
-      ? { orgId: principal.orgId, actor: principal.id, method: spec.name, key, paramsHash: paramsHash(params, handler.mayHold ? PROOF_FIELDS : []), keyName }
-      : undefined;
+    const keyed: KeyedCall | undefined = handler.contract.writes
+      ? writeKey(principal, spec, params)
+      : key
+        ? {
+            orgId: principal.orgId,
+            actor: principal.id,
+            method: spec.name,
+            key,
+            paramsHash: paramsHash(params, handler.mayHold ? PROOF_FIELDS : [], handler.contract.notOverMcp ? this.deps.signingKey : undefined),
+            keyName,
+          }
+        : undefined;
     if (keyed) {
       // A committed first attempt answers before any transaction opens (looked up with the authentication).
       const stored = prefetched && key === replayKey ? prefetched.stored && repeatOf(prefetched.stored, keyed) : await findReplay(this.deps.db, keyed);
@@ -253,7 +267,9 @@ export class Pipeline {
         ctx.emitted = held.event;
         result = held.result;
       }
-      if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
+      if (handler.contract.writes) {
+        if (!ctx.recorded) throw new Error(`${spec.name} finished without its write record`);
+      } else if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
       if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
       const outcome = this.ok(okFrame(result), ctx.emitted);
       // Once committed, the org's live streams in every process hear of it (domain/stream).
@@ -283,11 +299,11 @@ export class Pipeline {
     handler: MethodHandler,
     requestId: string,
     committed: (() => void)[],
-  ): HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } {
+  ): HandlerCtx & { emitted?: AppendedEvent; recorded?: AppendedRecord; pendingJobs: PendingJob[] } {
     const deps = this.deps;
     const self = this;
     let orgId = principal.orgId;
-    const ctx: HandlerCtx & { emitted?: AppendedEvent; pendingJobs: PendingJob[] } = {
+    const ctx: HandlerCtx & { emitted?: AppendedEvent; recorded?: AppendedRecord; pendingJobs: PendingJob[] } = {
       // Jobs scheduled by the handler, inserted at emit: the causing seq is known only then.
       pendingJobs: [],
       // Once the event is appended the head lock is held until commit: no more work may queue behind it.
@@ -317,6 +333,17 @@ export class Pipeline {
           committed.push(() => deps.jobs.wake(names));
         }
         return ctx.emitted;
+      },
+      async record(kind, entityId, payload) {
+        const log = handler.contract.writes ? handler.writeLog : undefined;
+        if (!log) throw new Error(`${spec.name} does not write (contract writes) and may not record`);
+        if (ctx.recorded) throw new Error(`${spec.name} recorded a second write`);
+        const problem = kindProblem(spec.family, kind);
+        if (problem) throw new Error(`${spec.name} recorded ${problem}`);
+        const redacted = stripBodies(payload) as Record<string, unknown> | null;
+        const record = { method: spec.name, requestId, actor: principal.id, keyId: principal.keyId, kind, entityId, payload: redacted };
+        ctx.recorded = await log.append(q, orgId, record, deps.clock.now().toISOString());
+        return ctx.recorded;
       },
       requireSignature(req) {
         // Without the savepoint a hold could not undo the handler's writes.
@@ -405,4 +432,19 @@ export class Pipeline {
       return { status, body: JSON.stringify(frame) };
     }
   }
+}
+
+/** An R write's replay key: its own idempotencyId param, the same params answering the stored result, others CONFLICT. */
+function writeKey(principal: Principal, spec: MethodSpec, params: unknown): KeyedCall {
+  const key = (params as { idempotencyId?: unknown }).idempotencyId;
+  if (typeof key !== 'string' || key.length === 0) throw new Error(`${spec.name} writes but its params carry no idempotencyId`);
+  return {
+    orgId: principal.orgId,
+    actor: principal.id,
+    method: spec.name,
+    key,
+    paramsHash: paramsHash(params),
+    keyName: 'idempotencyId',
+    mismatch: 'CONFLICT',
+  };
 }

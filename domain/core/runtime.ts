@@ -73,7 +73,8 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   const ai = await aiDeps(families, opts); // a provider misconfigured fails here, before the database is opened
   const log = opts.log ?? silentLogger;
   const onError = (err: Error, what: string) => log.warn({ err }, what);
-  const db = opts.db ?? (await openDb({ notice: (message) => opts.log?.info({}, message), onListenError: onError, ...opts }));
+  const vectors = opts.vectors ?? Boolean(ai.config.embed); // pgvector is loaded into PGlite only when embeddings are configured
+  const db = opts.db ?? (await openDb({ notice: (message) => opts.log?.info({}, message), onListenError: onError, ...opts, vectors }));
   const closeDb = () => (opts.db ? Promise.resolve() : db.close());
   let notifier: Deps['notifier'];
   try {
@@ -155,7 +156,7 @@ const testExtras = (opts: RuntimeOptions): Family[] => (opts.extraJobs ? [{ name
 async function aiDeps(families: FamilySet, opts: RuntimeOptions): Promise<Deps['ai']> {
   const config: AiConfig = { ...DEFAULT_AI_CONFIG, ...opts.ai };
   const answerers = new AnswererRegistry([...families.answerers, ...(opts.extraAnswerers ?? [])]);
-  return { config, provider: opts.aiProvider ?? (await createProvider(config)), answerers, now: opts.aiNow };
+  return { config, provider: opts.aiProvider ?? (await createProvider(config)), answerers, now: opts.aiNow, spend: families.spend };
 }
 
 /** A random secret created once per installation and shared by every process on the database. */

@@ -119,43 +119,51 @@ function decode(cursor: string): [string, string] {
   throw badRequest('cursor', 'not a cursor this list returned');
 }
 
+type TotalRow = { currency: string; count: number; amount: string; weighted: string };
+
+/** Per-currency totals of a set of deals: grouped by (currency, stage) first, so the stage's probability applies once a group. */
+const totalsSql = (from: string) =>
+  `SELECT currency, sum(n)::int AS count, sum(amount)::text AS amount, round(coalesce(sum(amount * ${PROBABILITY_SQL('stage')}), 0)::numeric / 100)::text AS weighted
+     FROM (SELECT d.currency, d.stage, count(*) AS n, sum(d.amount_cents) AS amount FROM ${from} GROUP BY d.currency, d.stage) AS g
+    GROUP BY currency ORDER BY currency`;
+
 export const listDeals = handler(c.listDeals, async (ctx, p) => {
   const now = ctx.deps.clock.now();
   if (p.accountId) await loadAccount(ctx.q, ctx.orgId, p.accountId);
   if (p.closeFrom && p.closeTo && p.closeFrom > p.closeTo) throw badRequest('closeTo', `must be on or after closeFrom (${p.closeFrom})`);
+  // $2 (now) is only read by the risk filter.
   const params: unknown[] = [ctx.orgId, now.toISOString()];
-  const where = ['d.org_id = $1', p.status === 'all' ? `d.status <> 'deleted'` : `d.status = $${params.push(p.status)}`];
+  const where = ['d.org_id = $1', p.status === 'all' ? `d.status <> 'deleted'` : `d.status = $${params.push(p.status)}`, '$2::text IS NOT NULL'];
   if (p.stage) where.push(`d.stage = $${params.push(p.stage)}`);
   if (p.ownerId) where.push(`d.owner_id = $${params.push(p.ownerId)}`);
   if (p.accountId) where.push(`d.account_id = $${params.push(p.accountId)}`);
   if (p.closeFrom) where.push(`d.close_date >= $${params.push(p.closeFrom)}`);
   if (p.closeTo) where.push(`d.close_date <= $${params.push(p.closeTo)}`);
   if (p.risk) where.push(`(${riskSql('$2')[p.risk]})`);
-  if (p.q) {
-    const n = params.push(p.q);
-    where.push(`(d.search_doc @@ websearch_to_tsquery('wops_search', $${n}) OR wops_unaccent($${n}) <% d.search_fuzzy)`);
-  }
-  // Totals over every match (not the page); $2 is only read by the risk filter.
-  const totals = await ctx.q.query<{ currency: string; count: number; amount: string; weighted: string }>(
-    `SELECT d.currency, count(*)::int AS count, coalesce(sum(d.amount_cents), 0)::text AS amount,
-            round(coalesce(sum(d.amount_cents * ${PROBABILITY_SQL('d.stage')}), 0)::numeric / 100)::text AS weighted
-       FROM crm_deals d WHERE ${where.join(' AND ')} AND $2::text IS NOT NULL GROUP BY d.currency ORDER BY d.currency`,
-    params,
-  );
-  const page = [...where];
+  const after: string[] = [];
   const pageParams = [...params];
   if (p.cursor) {
     const [d, id] = decode(p.cursor);
-    page.push(`(d.close_date, d.deal_id) > ($${pageParams.push(d)}::date, $${pageParams.push(id)})`);
+    after.push(`(d.close_date, d.deal_id) > ($${pageParams.push(d)}::date, $${pageParams.push(id)})`);
   }
-  const rows = await ctx.q.query<DealRow>(
-    `SELECT ${DEAL_COLUMNS.split(',')
-      .map((col) => `d.${col.trim()}`)
-      .join(
-        ', ',
-      )} FROM crm_deals d WHERE ${page.join(' AND ')} AND $2::text IS NOT NULL ORDER BY d.close_date, d.deal_id LIMIT $${pageParams.push(p.limit + 1)}`,
-    pageParams,
-  );
+  let totals: TotalRow[];
+  let rows: DealRow[];
+  if (!p.q) {
+    // Totals over every match (not the page): an index-only scan of crm_deals_totals (068) for a status.
+    totals = await ctx.q.query<TotalRow>(totalsSql(`crm_deals d WHERE ${where.join(' AND ')}`), params);
+    rows = await ctx.q.query<DealRow>(
+      `SELECT ${DEAL_COLUMNS_D} FROM crm_deals d WHERE ${[...where, ...after].join(' AND ')} ORDER BY d.close_date, d.deal_id LIMIT $${pageParams.push(p.limit + 1)}`,
+      pageParams,
+    );
+  } else {
+    // The name's words first; near spellings (trigrams) only when the words match no deal under these filters, as
+    // the directory's search ranks them: a word shared by thousands of names does not pull them all in by trigrams.
+    const n = pageParams.push(p.q);
+    let found = await matching(ctx.q, where, after, `d.search_doc @@ websearch_to_tsquery('wops_search', $${n})`, pageParams, p.limit);
+    if (found.totals.length === 0) found = await matching(ctx.q, where, after, `wops_unaccent($${n}) <% d.search_fuzzy`, pageParams, p.limit);
+    totals = found.totals;
+    rows = found.rows;
+  }
   const more = rows.length > p.limit;
   const deals = rows.slice(0, p.limit);
   const last = deals[deals.length - 1];
@@ -165,3 +173,30 @@ export const listDeals = handler(c.listDeals, async (ctx, p) => {
     nextCursor: more && last ? encode(last.close_date, last.deal_id) : null,
   };
 });
+
+const DEAL_COLUMNS_D = DEAL_COLUMNS.split(',')
+  .map((col) => `d.${col.trim()}`)
+  .join(', ');
+
+/**
+ * The deals matching a search: the matches found once (one pass over the search index and the rows), their totals
+ * and the page's ids in one statement, then the page's rows by id.
+ */
+async function matching(q: Queryable, where: string[], after: string[], match: string, params: unknown[], limit: number) {
+  const all = [...params];
+  const out = await q.query<TotalRow & { deal_id: string | null }>(
+    `WITH m AS MATERIALIZED (SELECT d.deal_id, d.close_date, d.currency, d.stage, d.amount_cents FROM crm_deals d WHERE ${[...where, match].join(' AND ')})
+     SELECT t.*, NULL AS deal_id FROM (${totalsSql('m AS d')}) AS t
+     UNION ALL
+     (SELECT NULL, NULL, NULL, NULL, d.deal_id FROM m AS d ${after.length ? `WHERE ${after.join(' AND ')}` : ''} ORDER BY d.close_date, d.deal_id LIMIT $${all.push(limit + 1)})`,
+    all,
+  );
+  const ids = out.flatMap((r) => (r.deal_id ? [r.deal_id] : []));
+  const rows = ids.length
+    ? await q.query<DealRow>(`SELECT ${DEAL_COLUMNS_D} FROM crm_deals d WHERE d.org_id = $1 AND d.deal_id = ANY($2::text[]) ORDER BY d.close_date, d.deal_id`, [
+        params[0],
+        ids,
+      ])
+    : [];
+  return { totals: out.filter((r) => r.deal_id === null).sort((x, y) => x.currency.localeCompare(y.currency)), rows };
+}

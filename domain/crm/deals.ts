@@ -6,6 +6,7 @@ import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { requireNamableMember } from '../people/index.js';
 import { checkVersion, DEAL_COLUMNS, liveAccount, loadDeal, requireNotDeleted, toDeal, type DealRow } from './model.js';
+import { closeEscalationApprovals } from './desk/model.js';
 
 /*
  * Deals on the one pipeline. Every change of stage, amount or close date writes a history row (dsh_); a later close
@@ -256,9 +257,16 @@ export const deleteDeal = handler(c.deleteDeal, async (ctx, p) => {
     `UPDATE crm_rooms SET status = 'revoked', revoked_by = $3, revoked_at = $4 WHERE org_id = $1 AND deal_id = $2 AND status = 'active' RETURNING room_id`,
     [ctx.orgId, row.deal_id, ctx.principal.id, now],
   );
-  await ctx.q.query(
-    `UPDATE crm_escalations SET status = 'withdrawn', resolved_by = $3, resolved_at = $4 WHERE org_id = $1 AND deal_id = $2 AND status = 'open'`,
+  const withdrawn = await ctx.q.query<{ escalation_id: string }>(
+    `UPDATE crm_escalations SET status = 'withdrawn', resolved_by = $3, resolved_at = $4 WHERE org_id = $1 AND deal_id = $2 AND status = 'open'
+      RETURNING escalation_id`,
     [ctx.orgId, row.deal_id, ctx.principal.id, now],
+  );
+  await closeEscalationApprovals(
+    ctx,
+    withdrawn.map((e) => e.escalation_id),
+    'withdrawn',
+    `deal ${row.deal_id} was deleted`,
   );
   const saved = await save(ctx, row.deal_id, { status: 'deleted', deleted_at: now });
   await ctx.emit('crm.deal.delete', row.deal_id, { dealId: row.deal_id, was: row.status, roomsRevoked: rooms.length, version: Number(saved.version) });

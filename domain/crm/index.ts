@@ -58,8 +58,8 @@ export const crmFamily: Family = {
   },
 };
 
-/** Its public face for the policy read (GET /policy shows crm): the org's CRM policy. */
-export { crmPolicy, DEFAULT_CRM_POLICY, type CrmPolicy } from './policy.js';
+/** Its public face for the policy family (GET /policy shows crm; policy.publish sets it): the org's CRM policy. */
+export { crmPolicy, crmPolicyMoves, setCrmPolicy, DEFAULT_CRM_POLICY, type CrmMove, type CrmPolicy } from './policy.js';
 
 /** The deal room's guest reads (gateway/deal-room.ts): a token instead of a key, re-checked on every request. */
 export { roomView, roomFile, roomCallIcs, type RoomView } from './rooms/index.js';

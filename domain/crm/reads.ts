@@ -1,8 +1,8 @@
 import { badRequest } from '../../protocol/errors.js';
 import { crm as c } from '../../protocol/methods/crm/index.js';
 import type { Queryable } from '../../db/types.js';
-import { handler } from '../core/handler.js';
-import { partySearch } from '../directory/index.js';
+import { handler, type HandlerCtx } from '../core/handler.js';
+import { searchPartiesByKind } from '../directory/index.js';
 import { ACCOUNT_COLUMNS, CONTACT_COLUMNS, loadAccount, loadDeal, toAccounts, toContacts, type AccountRow, type ContactRow } from './model.js';
 
 /*
@@ -48,6 +48,28 @@ async function newest<R extends { created_at: string | Date }>(
   return { rows: page, nextCursor: more && last ? encode(last.created_at, last[sql.id]) : null };
 }
 
+/**
+ * q over the directory's parties of one kind that hold a role here (`where`: the role table's check, on
+ * directory_parties' row), ranked by the directory; its own short transaction (the search's settings are local).
+ */
+function searchParties(
+  ctx: HandlerCtx,
+  p: { q: string; limit: number; cursor?: string },
+  kind: 'org' | 'person',
+  where: (param: (value: unknown) => string) => string,
+) {
+  return ctx.deps.db.tx((q) =>
+    searchPartiesByKind(q, kind, {
+      org: ctx.orgId,
+      q: p.q,
+      limit: p.limit,
+      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
+      fields: { q: 'q', cursor: 'cursor' },
+      where,
+    }),
+  );
+}
+
 export const listAccounts = handler(c.listAccounts, async (ctx, p) => {
   const wanted = statuses(p.status, ['active', 'archived', 'merged']);
   if (p.q === undefined) {
@@ -57,20 +79,14 @@ export const listAccounts = handler(c.listAccounts, async (ctx, p) => {
     const page = await newest<AccountRow>(ctx.q, { table: 'crm_accounts', columns: ACCOUNT_COLUMNS, id: 'account_id', where, params }, p.cursor, p.limit);
     return { accounts: await toAccounts(ctx.q, ctx.orgId, page.rows), nextCursor: page.nextCursor };
   }
-  const query = p.q;
-  const hits = await ctx.deps.db.tx((q) =>
-    partySearch.search(q, {
-      org: ctx.orgId,
-      q: query,
-      limit: p.limit,
-      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
-      fields: { q: 'q', cursor: 'cursor' },
-      filters: { kind: 'org' },
-      // Only organisations holding an account of these statuses (and this owner's).
-      where: (param) =>
-        `EXISTS (SELECT 1 FROM crm_accounts a WHERE a.org_id = directory_parties.org_id AND a.party_id = directory_parties.party_id
-           AND a.status = ANY(${param(wanted)}::text[])${p.ownerId ? ` AND a.owner_id = ${param(p.ownerId)}` : ''})`,
-    }),
+  // Only organisations holding an account of these statuses (and this owner's).
+  const hits = await searchParties(
+    ctx,
+    { ...p, q: p.q },
+    'org',
+    (param) =>
+      `EXISTS (SELECT 1 FROM crm_accounts a WHERE a.org_id = directory_parties.org_id AND a.party_id = directory_parties.party_id
+         AND a.status = ANY(${param(wanted)}::text[])${p.ownerId ? ` AND a.owner_id = ${param(p.ownerId)}` : ''})`,
   );
   const ids = hits.items.map((h) => h.id);
   const rows = await ctx.q.query<AccountRow>(
@@ -96,24 +112,13 @@ export const listContacts = handler(c.listContacts, async (ctx, p) => {
     const page = await newest<ContactRow>(ctx.q, { table: 'crm_contacts', columns: CONTACT_COLUMNS, id: 'contact_id', where, params }, p.cursor, p.limit);
     return { contacts: await toContacts(ctx.q, ctx.orgId, page.rows, p.dealId), nextCursor: page.nextCursor };
   }
-  const query = p.q;
-  const hits = await ctx.deps.db.tx((q) =>
-    partySearch.search(q, {
-      org: ctx.orgId,
-      q: query,
-      limit: p.limit,
-      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
-      fields: { q: 'q', cursor: 'cursor' },
-      filters: { kind: 'person' },
-      where: (param) => {
-        const cond = [`c.status = ANY(${param(wanted)}::text[])`];
-        if (p.accountId) cond.push(`c.account_id = ${param(p.accountId)}`);
-        if (p.dealId)
-          cond.push(`EXISTS (SELECT 1 FROM crm_deal_contacts r WHERE r.org_id = c.org_id AND r.contact_id = c.contact_id AND r.deal_id = ${param(p.dealId)})`);
-        return `EXISTS (SELECT 1 FROM crm_contacts c WHERE c.org_id = directory_parties.org_id AND c.person_id = directory_parties.party_id AND ${cond.join(' AND ')})`;
-      },
-    }),
-  );
+  const hits = await searchParties(ctx, { ...p, q: p.q }, 'person', (param) => {
+    const cond = [`c.status = ANY(${param(wanted)}::text[])`];
+    if (p.accountId) cond.push(`c.account_id = ${param(p.accountId)}`);
+    if (p.dealId)
+      cond.push(`EXISTS (SELECT 1 FROM crm_deal_contacts r WHERE r.org_id = c.org_id AND r.contact_id = c.contact_id AND r.deal_id = ${param(p.dealId)})`);
+    return `EXISTS (SELECT 1 FROM crm_contacts c WHERE c.org_id = directory_parties.org_id AND c.person_id = directory_parties.party_id AND ${cond.join(' AND ')})`;
+  });
   const ids = hits.items.map((h) => h.id);
   const rows = await ctx.q.query<ContactRow>(
     `SELECT ${CONTACT_COLUMNS} FROM crm_contacts WHERE ${where.join(' AND ')} AND person_id = ANY($${params.length + 1}::text[])`,

@@ -54,7 +54,7 @@ export { lockKeys } from './channel-store.js';
 export { partiesNamed, lockPartyName, createOrgParty, type NamedParty } from './named.js';
 // The parties CRM roles stand on: found or made, names, domains and emails written through, and read as cards; the search over them.
 export { findOrMakeOrg, findOrMakePerson, renameParty, setOrgDomain, setPersonEmail, partyCards } from './role-parties.js';
-export { partySearch } from './search.js';
+export { searchPartiesByKind } from './search.js';
 
 export const directoryHandlers = family('directory', {
   createPerson,

@@ -1,4 +1,5 @@
-import { defineSearch } from '../../db/search.js';
+import { defineSearch, type SearchOptions, type SearchPage } from '../../db/search.js';
+import type { Queryable } from '../../db/types.js';
 
 /**
  * The directory's search (db/search.ts): the display name (A) above aliases and the legal name (B) above tags,
@@ -20,3 +21,13 @@ export const SEARCH_FIELDS: Readonly<Record<string, string>> = {
   search_names: 'aliases',
   search_terms: 'terms',
 };
+
+/**
+ * The search over parties of one kind, for families whose records stand on them (crm accounts on organisations,
+ * contacts on persons). The kind is part of every tier's match, before anything is read or ranked, and
+ * organisations have search indexes of their own (068_crm_lists.sql): an organisation's name, which each of its
+ * employees' rows also holds (employer name, weight C), finds the organisation without reading the employees.
+ */
+export function searchPartiesByKind(q: Queryable, kind: 'org' | 'person', opts: Omit<SearchOptions, 'filters' | 'ranges'>): Promise<SearchPage> {
+  return partySearch.search(q, { ...opts, filters: { kind } });
+}

@@ -28,7 +28,7 @@ export interface JobCtx {
   emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
 }
 
-export interface JobDefinition<D extends JobData = JobData> {
+export interface JobDefinition<D extends JobData = JobData, P = any> {
   /** `<family>.<what>`, e.g. `email.release`: the family owns the job and its events. */
   name: string;
   /**
@@ -44,7 +44,12 @@ export interface JobDefinition<D extends JobData = JobData> {
   expireInSeconds?: number;
   /** The ledger event kinds its effect may append (protocol/events.ts): emitting another is refused. */
   events: readonly string[];
-  run(ctx: JobCtx, data: D): Promise<void>;
+  /**
+   * Runs before the effect's transaction, outside it: where a model is called (an embedding), so no transaction
+   * waits on the network (PGlite has one connection). run receives what it returns; a throw fails the attempt.
+   */
+  prepare?: (deps: Deps, orgId: string, data: D) => Promise<P>;
+  run(ctx: JobCtx, data: D, prepared: P): Promise<void>;
 }
 
 export interface ScheduleOptions {
@@ -62,7 +67,7 @@ export interface ScheduleOptions {
   expireInSeconds?: number;
 }
 
-export function defineJob<D extends JobData>(def: JobDefinition<D>): JobDefinition<D> {
+export function defineJob<D extends JobData, P = void>(def: JobDefinition<D, P>): JobDefinition<D, P> {
   if (!JOB_NAME.test(def.name)) throw new Error(`job name: ${JSON.stringify(def.name)} is not <family>.<what>`);
   return def;
 }

@@ -340,6 +340,7 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
   const { orgId, causeSeq, data } = job.data;
   const family = def.name.slice(0, def.name.indexOf('.'));
   let emitted: AppendedEvent | undefined;
+  const prepared: unknown = def.prepare ? await def.prepare(deps, orgId, data) : undefined;
   await db.tx(async (q) => {
     // Fenced to this attempt ({ id, retryCount }): if it expired meanwhile (and was retried), nothing completes
     // and the effect rolls back, so the retry is the one run that commits.
@@ -368,7 +369,7 @@ async function runJob(db: Db, def: JobDefinition, job: JobWithMetadata<StoredJob
         return emitted;
       },
     };
-    await def.run(ctx, data);
+    await def.run(ctx, data, prepared);
     // Nothing to do (the row moved on): the job completes without an event.
     if (!emitted) await complete(false);
   });

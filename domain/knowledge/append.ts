@@ -2,6 +2,7 @@ import { badRequest } from '../../protocol/errors.js';
 import { knowledge as c } from '../../protocol/methods/knowledge.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
+import { scheduleEmbedding } from './vectors.js';
 import { actionClassOf, type SignatureProof } from '../approval/index.js';
 import { bodyHash, ENTRY_COLUMNS, insertEntry, possibleDuplicates, toEntry, type EntryRow } from './model.js';
 
@@ -71,6 +72,7 @@ export const append = handler(c.append, async (ctx, p) => {
     supersedes: null,
     approvalId: null,
   });
+  scheduleEmbedding(ctx, entryId);
   await ctx.emit('knowledge.entry.append', entryId, {
     entryId,
     kind: p.kind,

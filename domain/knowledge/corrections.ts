@@ -3,6 +3,7 @@ import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { knowledge as c } from '../../protocol/methods/knowledge.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
+import { scheduleEmbedding } from './vectors.js';
 import { requireSources, verifiedHold } from './append.js';
 import { ENTRY_COLUMNS, insertEntry, insertRevision, loadEntry, bodyHash, requireActive, servedTo, toEntry, type EntryRow } from './model.js';
 
@@ -79,6 +80,7 @@ export const replace = handler(c.replace, async (ctx, p) => {
       [ctx.orgId, row.entry_id, entryId, validFrom, now.toISOString()],
     ),
   );
+  scheduleEmbedding(ctx, entryId);
   await ctx.emit('knowledge.entry.replace', entryId, {
     entryId,
     replacedId: row.entry_id,
@@ -131,6 +133,7 @@ export const rewrite = handler(c.rewrite, async (ctx, p) => {
     at: now.toISOString(),
     approvalId: proof?.approvalId ?? null,
   });
+  if (body !== row.body) scheduleEmbedding(ctx, row.entry_id);
   await ctx.emit('knowledge.entry.rewrite', row.entry_id, {
     entryId: row.entry_id,
     revision: next,

@@ -3,10 +3,11 @@ import { append } from './append.js';
 import { invalidate, replace, rewrite } from './corrections.js';
 import { knowledgeHoldActs } from './hold-acts.js';
 import { eraseQuery, QUERY_RETENTION_MS, search } from './search.js';
+import { backfillEmbeddings, embedEntry } from './vectors.js';
 
 /*
  * The knowledge family (docs/families/knowledge.md): sourced entries with validity, explicit corrections, and
- * searches that record what they served. Its events carry ids, revisions, counts and codes, never bodies, quotes
+ * searches that record what they served, by words or, with embeddings configured, by meaning too (vectors.ts). Its events carry ids, revisions, counts and codes, never bodies, quotes
  * or query texts.
  */
 
@@ -16,7 +17,8 @@ export const knowledgeHandlers = family('knowledge', { append, search, invalidat
 export const knowledgeFamily: Family = {
   name: 'knowledge',
   methods: knowledgeHandlers,
-  jobs: [eraseQuery],
+  jobs: [eraseQuery, embedEntry],
+  startup: [backfillEmbeddings],
   holdActs: knowledgeHoldActs,
   config: { knowledgeQueryRetentionMs: QUERY_RETENTION_MS },
 };

@@ -3,7 +3,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.
 import { memory as c } from '../../protocol/methods/memory.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { actionClassOf } from '../approval/index.js';
+import { actionClassOf, closePendingApprovals } from '../approval/index.js';
 import { activeHumansWithRole } from '../people/index.js';
 import {
   AMENDMENT_COLUMNS,
@@ -101,6 +101,14 @@ export const mergeAmendment = handler(c.mergeAmendment, async (ctx, p) => {
         [ctx.orgId, a.amendment_id, ctx.principal.id, now],
       ),
     );
+    // An agent's merge held for a human is dead now: its approval closes, so no human decides it.
+    await closePendingApprovals(ctx.q, ctx.orgId, {
+      actionClasses: [actionClassOf(ctx.method.name)],
+      subjectIds: [a.amendment_id],
+      status: 'withdrawn',
+      by: ctx.principal.id,
+      note: `amendment ${a.amendment_id} was rejected by ${ctx.principal.id}`,
+    });
     await ctx.emit(kind, a.amendment_id, { ...ids, baseVersion: Number(a.base_version) });
     return { amendment: toAmendment(saved), block: toBlock(block), changed: true };
   }

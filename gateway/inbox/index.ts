@@ -8,13 +8,13 @@ import { authenticateKeyId, type Principal } from '../../domain/core/auth.js';
 import { watchAccess } from '../../domain/stream/access-watch.js';
 import type { Subscription } from '../../domain/stream/hub.js';
 import type { Runtime } from '../../domain/deployed.js';
-import { CSP, PAGE, loadAssets, type Asset } from './assets.js';
+import { IMPORT_MAP, PAGE } from './assets.js';
 import { describeApproval } from './describe.js';
 import { ledgerChanges } from './live.js';
 import { waitingRoute } from './waiting.js';
 import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
 import { startEventStream } from '../sse.js';
-import { sameOrigin as sameOriginAs } from '../web-assets.js';
+import { pageRoutes, sameOrigin as sameOriginAs } from '../web-assets.js';
 
 /**
  * The approval inbox for humans, at /approvals (the URL hold messages and approval views name):
@@ -75,7 +75,6 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
   const { pipeline, deps } = opts.runtime;
   const sessions = new SessionStore(deps.db, opts.sessions);
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
-  const assets = loadAssets();
   const publicOrigin = new URL(deps.config.publicUrl).origin;
   const streams = new Set<{ session: Session; send: (event: string, data: unknown) => void; close: (reason: string) => void; recheck: () => void }>();
   const noLimit = { rateLimit: false } as const;
@@ -192,29 +191,12 @@ export async function inboxRoutes(app: FastifyInstance, opts: InboxOptions) {
     };
   }
 
-  const sendPage = (reply: FastifyReply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-frame-options', 'DENY')
-      .header('cache-control', 'no-cache')
-      .send(PAGE);
-
-  const sendAsset = (reply: FastifyReply, asset: Asset | undefined) => {
-    if (!asset) return reply.callNotFound();
-    return reply.type(asset.type).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(asset.body);
-  };
-
   // ---- the page and its files -------------------------------------------------------------------
 
-  app.get('/approvals', { config: noLimit }, (_req, reply) => sendPage(reply));
+  const sendPage = pageRoutes(app, { base: '/approvals', page: 'inbox', html: PAGE, map: IMPORT_MAP, cache: 'no-cache' });
   app.get<{ Params: { approvalId: string } }>('/approvals/:approvalId', { config: noLimit }, (req, reply) =>
     APPROVAL_ID.test(req.params.approvalId) ? sendPage(reply) : reply.callNotFound(),
   );
-  app.get<{ Params: { file: string } }>('/approvals/assets/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.app.get(req.params.file)));
-  app.get<{ Params: { file: string } }>('/approvals/vendor/:file', { config: noLimit }, (req, reply) => sendAsset(reply, assets.vendor.get(req.params.file)));
 
   // ---- session ----------------------------------------------------------------------------------
 

@@ -97,7 +97,7 @@ export const knowledge = {
   }),
   search: method({
     summary:
-      'Search entries by words (full text) or fetch them by id or subject; asOf answers what was valid then. Records what it served (ids and revisions in the ledger, never the query; the text is erased after 30 days). mode hybrid needs an embedding endpoint: without one it runs fulltext and says so.',
+      'Search entries by words (full text) or fetch them by id or subject; asOf answers what was valid then. Records what it served (ids and revisions in the ledger, never the query; the text is erased after 30 days). mode hybrid also ranks by meaning (embeddings, fused with the word ranks): without an embedding model, the vector extension, budget or a timely answer it runs fulltext and says so in note.',
     params: z.strictObject({
       q: text({ min: 1, max: 256, description: 'Search words (websearch syntax).' }).optional(),
       entryIds: z.array(entryId('An entry.')).max(50, 'must be at most 50 ids').describe('Entries by id, in any state.').optional(),
@@ -105,7 +105,7 @@ export const knowledge = {
       kind: z.enum(ENTRY_KINDS).describe('Only entries of this kind.').optional(),
       asOf: instant('Entries valid at this moment (default now).').optional(),
       verifiedOnly: z.boolean().describe('Only verified entries.').optional(),
-      mode: z.enum(SEARCH_MODES).default('fulltext').describe('fulltext (default) or hybrid.'),
+      mode: z.enum(SEARCH_MODES).default('fulltext').describe('fulltext (default) or hybrid: words and meaning (needs q).'),
       limit: z
         .number({ message: 'must be an integer' })
         .int('must be an integer')
@@ -116,13 +116,15 @@ export const knowledge = {
     }),
     result: z.strictObject({
       searchId: z.string().describe('ks_…'),
-      mode: z.literal('fulltext'),
-      note: z.string().nullable().describe('Why the mode differs from the one asked.'),
+      mode: z.enum(SEARCH_MODES).describe('The mode that ran: fulltext when hybrid was asked but could not run (note says why).'),
+      note: z.string().nullable().describe('Why the mode differs from the one asked, and what to do.'),
       results: z.array(
         z.strictObject({
           entry: Entry,
-          matched: z.enum(['text', 'fuzzy', 'filter']),
-          score: z.number(),
+          matched: z
+            .enum(['text', 'fuzzy', 'filter', 'vector', 'both'])
+            .describe('text or fuzzy: by its words (full text); vector: by meaning only; both: words and meaning; filter: by id or subject.'),
+          score: z.number().describe('Full text: its rank; hybrid: the reciprocal rank fusion of both ranks.'),
           excerpt: z.array(z.strictObject({ text: z.string(), match: z.boolean() })).nullable(),
         }),
       ),

@@ -24,9 +24,9 @@ export const AuditRecord = z.strictObject({
     .describe('Each retried model request, with why.'),
   reads: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: z.string().nullable() })).describe('The typed reads the answerer ran, in order.'),
   verdict: z
-    .enum(['grounded', 'ungrounded', 'cannot_answer', 'provider_error', 'timeout'])
+    .enum(['grounded', 'ungrounded', 'cannot_answer', 'provider_error', 'timeout', 'embedded'])
     .describe(
-      'grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused.',
+      'grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused; embedded: an embedding request returned its vectors.',
     ),
   reason: z.string().nullable().describe('Why the ask was refused (redacted); null when answered.'),
   promptHash: z.string().describe('SHA-256 hex of canonical_json({question, today}).'),
@@ -46,6 +46,26 @@ const AuditRow = z.strictObject({
   rowHash: z.string().describe('SHA-256 hex of the UTF-8 canonical JSON (RFC 8785, as the ledger) of {at, id, prev, record, seq}, prev being prevHash.'),
 });
 
+/** A record of an R method that writes (contract `writes`), in its family's write log (domain/core/write-log.ts). */
+export const WriteRecord = z.strictObject({
+  method: z.string().describe('The method that wrote (branding.amendTemplate, …).'),
+  requestId: z.string(),
+  actor: z.string().describe('The principal who called (usr_…/agt_…).'),
+  keyId: z.string().describe('The key used.'),
+  kind: z.string().describe('What was written, <family>.<noun>.<verb> as ledger event kinds.'),
+  entityId: z.string(),
+  payload: z.record(z.string(), z.unknown()).nullable().describe('Ids, versions, counts, statuses and hashes; never texts or values.'),
+});
+
+const ChainRow = AuditRow.extend({
+  seq: z.number().int().describe("Seq in the org's chain of this source, from 1."),
+  id: z.string().describe('aud_… (ai), dsg_… (design).'),
+  record: z.union([AuditRecord, WriteRecord]).describe('Exactly as hashed (served verbatim): an AI call (ai) or a write record (design).'),
+});
+
+/** The chains GET /ops serves: ai (the AI gateway's) and those families contribute (domain/ai-reads.ts OpsSource). */
+export const OPS_SOURCES = ['ai', 'design', 'tools'] as const;
+
 const cursor = z.coerce
   .number({ message: 'must be an integer' })
   .int('must be an integer')
@@ -54,7 +74,8 @@ const cursor = z.coerce
   .describe('order=desc: records before this seq (0: from the newest); order=asc: records after this seq (0: from the first). Pass the previous nextCursor.');
 
 const Totals = {
-  asks: z.number().int(),
+  asks: z.number().int().describe('Calls the AI gateway made (books.ask and every registered AI method).'),
+  reports: z.number().int().describe('Model calls agents reported making themselves (cost.report).'),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   costMicroUsd: z.number().int().describe('Millionths of a US dollar.'),
@@ -63,22 +84,28 @@ const Totals = {
 export const aiReadContracts = {
   ops: read({
     summary:
-      "The AI gateway's self-audit: one record per AI call, books.ask or any family's registered AI method (method, provider, models, tokens, cost and its price source, latency, retries with reasons, grounding verdict, hashes of prompt and answer), newest first by default. The records form a per-org hash chain of their own, served verbatim so any client can recompute every rowHash (and `npm run cli -- verify` does).",
+      "The AI gateway's self-audit: one record per AI call, books.ask or any family's registered AI method (method, provider, models, tokens, cost and its price source, latency, retries with reasons, grounding verdict, hashes of prompt and answer), newest first by default. source=design: the design log instead, one record per write of an R method that writes (ids, versions, hashes). Each source is a per-org hash chain of its own, served verbatim so any client can recompute every rowHash (and `npm run cli -- verify` does).",
     query: z.strictObject({
       cursor,
       limit: limit(200, 50),
       order: z.enum(['desc', 'asc']).default('desc').describe('desc: newest first (default); asc: chain order, to verify it.'),
+      source: z
+        .enum(OPS_SOURCES)
+        .default('ai')
+        .describe(
+          "Which chain: ai, the AI gateway's audit (default); design, the records of branding's R methods that write (the design log); tools, the integrations' tool calls (integration.invokeTool: hashes of arguments and result, status).",
+        ),
     }),
     result: z.strictObject({
-      records: z.array(AuditRow),
+      records: z.array(ChainRow),
       nextCursor: z.number().int().nullable().describe('Pass as cursor for the next page; null on the last page.'),
-      head: z.strictObject({ seq: z.number().int(), rowHash: z.string() }).describe("The audit chain's head."),
+      head: z.strictObject({ seq: z.number().int(), rowHash: z.string() }).describe("The chain's head."),
     }),
     example: { limit: 20 },
   }),
   'cost.rollup': read({
     summary:
-      "What AI cost the org, books.ask and every other registered AI method (US dollars, in micro-dollars): totals, by provider and model, by method, and by day or month, for from..to (default: this calendar month, UTC, to today), with the org's monthly AI budget, what is spent of it and when it resets. A spent budget makes every AI method answer RATE_LIMITED until then.",
+      "What AI cost the org, books.ask and every other registered AI method, and the model calls agents reported (cost.report) (US dollars, in micro-dollars): totals, by source, provider and model, by actor, by method, and by day or month, for from..to (default: this calendar month, UTC, to today), with the org's monthly AI budget, what is spent of it and when it resets. A spent budget makes every AI method answer RATE_LIMITED until then.",
     query: z.strictObject({
       from: isoDate('First day (UTC), default the first of this month.').optional(),
       to: isoDate('Last day (UTC, inclusive), default today.').optional(),
@@ -89,7 +116,19 @@ export const aiReadContracts = {
       to: z.string(),
       currency: z.literal('USD'),
       totals: z.strictObject(Totals),
-      byModel: z.array(z.strictObject({ provider: z.string(), model: z.string(), ...Totals })).describe('Costliest first.'),
+      byModel: z
+        .array(
+          z.strictObject({
+            source: z.string().describe("ask: the gateway's own calls; report: calls agents reported (cost.report)."),
+            provider: z.string(),
+            model: z.string(),
+            ...Totals,
+          }),
+        )
+        .describe('Costliest first.'),
+      byActor: z
+        .array(z.strictObject({ actor: z.string().describe('The principal who asked or reported (usr_…/agt_…).'), ...Totals }))
+        .describe('Costliest first: what each principal spent, asks and reports together.'),
       byMethod: z
         .array(z.strictObject({ method: z.string().describe('books.ask, …'), ...Totals }))
         .describe('Costliest first: what each AI method (family) spent.'),

@@ -21,11 +21,18 @@ const kind = z
   .regex(/^[a-z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_]+){0,5}$/, 'must be an event kind such as approval.request.approve')
   .max(100);
 
+/** Up to 20 kinds, comma-separated. */
+const kindList = z
+  .string()
+  .max(1000)
+  .transform((s) => s.split(','))
+  .pipe(z.array(kind).min(1).max(20, 'must be at most 20 kinds'));
+
 export const ledgerReadContracts = {
   events: read({
     summary:
       "A page of the org's ledger in seq order, after `cursor`. Payloads are verbatim, so any client can recompute every row_hash. " +
-      "Optional `family` and `kind` keep only those events; a key without a family's read scope (books.read for books) does not see that family, " +
+      "Optional `family` and `kind` (or `kinds`, a list) keep only those events, `excludeKinds` leaves kinds out; a key without a family's read scope (books.read for books) does not see that family, " +
       'and events of rows it may not read (a private channel it is not in, a restricted file, a call) are left out (a human admin key sees all). ' +
       'A cursor beyond the head is BAD_REQUEST naming the head. ' +
       'Filtered, a page may hold fewer than `limit` events before the end: page on with nextCursor until it stops moving.',
@@ -38,6 +45,10 @@ export const ledgerReadContracts = {
         .describe(
           'Only events of this kind (e.g. `approval.request.approve`), including those appended under a name it had before (`approval.approved`); either name finds both.',
         ),
+      kinds: kindList.optional().describe('Only events of these kinds, comma-separated (e.g. `lease.lock.claim,lease.lock.release`); not with kind.'),
+      excludeKinds: kindList
+        .optional()
+        .describe('Leave out events of these kinds, comma-separated (e.g. `registry.agent.heartbeat,presence.status.beat`: beats come by the thousand a day).'),
     }),
     result: z.strictObject({
       events: z.array(LedgerEvent),

@@ -61,13 +61,14 @@ describe('GET /cost.rollup', () => {
       from: `${today.slice(0, 7)}-01`,
       to: today,
       currency: 'USD',
-      totals: { asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 },
+      totals: { asks: 3, reports: 0, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 },
       byModel: [
-        { provider: 'openai', model: 'gpt-4o', asks: 2, promptTokens: 2000, completionTokens: 1000, costMicroUsd: 15000 },
-        { provider: 'local', model: 'local-rules-v1', asks: 1, promptTokens: 1000, completionTokens: 500, costMicroUsd: 0 },
+        { source: 'ask', provider: 'openai', model: 'gpt-4o', asks: 2, reports: 0, promptTokens: 2000, completionTokens: 1000, costMicroUsd: 15000 },
+        { source: 'ask', provider: 'local', model: 'local-rules-v1', asks: 1, reports: 0, promptTokens: 1000, completionTokens: 500, costMicroUsd: 0 },
       ],
-      byMethod: [{ method: 'books.ask', asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
-      byPeriod: [{ period: today, asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
+      byActor: [{ actor: expect.stringMatching(/^usr_/), asks: 3, reports: 0, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
+      byMethod: [{ method: 'books.ask', asks: 3, reports: 0, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
+      byPeriod: [{ period: today, asks: 3, reports: 0, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }],
       budget: {
         monthlyBudgetMicroUsd: 50_000_000,
         source: 'server',
@@ -77,9 +78,11 @@ describe('GET /cost.rollup', () => {
       },
     });
     const byMonth = await client.get('cost.rollup', { groupBy: 'month', from: '2000-01-01', to: today });
-    expect(byMonth.body.byPeriod).toEqual([{ period: today.slice(0, 7), asks: 3, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 }]);
+    expect(byMonth.body.byPeriod).toEqual([
+      { period: today.slice(0, 7), asks: 3, reports: 0, promptTokens: 3000, completionTokens: 1500, costMicroUsd: 15000 },
+    ]);
     const before = await client.get('cost.rollup', { from: '2000-01-01', to: '2000-01-31' });
-    expect(before.body.totals).toEqual({ asks: 0, promptTokens: 0, completionTokens: 0, costMicroUsd: 0 });
+    expect(before.body.totals).toEqual({ asks: 0, reports: 0, promptTokens: 0, completionTokens: 0, costMicroUsd: 0 });
     expect(before.body.byModel).toEqual([]);
     const backwards = await client.get('cost.rollup', { from: '2026-02-01', to: '2026-01-01' });
     expect(backwards.status).toBe(400);

@@ -186,7 +186,7 @@ describe('npm run cli -- demo: the studio’s people', () => {
     const billing = await client.get('org/billing');
     expect(billing.status, billing.raw).toBe(200);
     expect(billing.body.billing).toMatchObject({ seats: 10, agentSeats: 5, cycle: 'annual' });
-    expect(billing.body.usage).toEqual({ seats: 4, agentSeats: 1, pendingInvitations: 2 });
+    expect(billing.body.usage).toEqual({ seats: 4, agentSeats: 2, pendingInvitations: 2 }); // the Studio coordinator runs under a key of its own (cli/demo-runtime.ts)
     expect(text()).toContain(`billing.update {"seats":3}`);
   });
 
@@ -528,5 +528,30 @@ describe('npm run cli -- demo: calendar, meetings and CRM', () => {
     const view = await app.inject({ method: 'GET', url: '/room/api/view', headers: { authorization: `Guest ${token}` } });
     expect(view.statusCode, view.body).toBe(200);
     expect(view.body).not.toContain('probability');
+  });
+});
+
+describe('npm run cli -- demo: the agent control plane', () => {
+  const grab = (re: RegExp) => re.exec(demo.summary.join('\n'))![1];
+
+  it('the company with two offices, two agents passing with presence, the pay-run lease held, reported spend in the rollup', async () => {
+    const company = (await client.get('org/company')).body;
+    expect(company.profile).toMatchObject({ legalName: 'Harbour Lane Creative Pty Ltd', abn: '51824753556', currency: 'AUD' });
+    expect(company.offices.map((o: any) => [o.name, o.isHeadOffice])).toEqual([
+      ['Sydney studio', true],
+      ['Melbourne studio', false],
+    ]);
+    expect(company.headOfficeId).toBe(grab(/head office (loc_\w+)/));
+    const agents = (await client.get('org/agents')).body;
+    expect(agents.registrations.map((r: any) => [r.name, r.status]).sort()).toEqual([
+      ['books-agent', 'passing'],
+      ['coordinator-agent', 'passing'],
+    ]);
+    expect(agents.presence.map((p: any) => p.status).sort()).toEqual(['available', 'busy']);
+    const leases = (await client.get('org/leases')).body.leases as any[];
+    expect(leases.map((l: any) => [l.id, l.name, l.status])).toEqual([[grab(/Lease (lse_\w+)/), 'books:pay-run:november', 'held']]);
+    const rollup = (await client.get('cost.rollup')).body;
+    expect(rollup.totals.reports).toBe(2);
+    expect(rollup.byActor.some((a: any) => a.reports === 2)).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import { parseSelection } from '../../mcp/toolsets.js';
 import { DATABASE_URL, freshOrg, testRuntime, TestClient, type TestServer } from './harness.js';
 import { freshDatabase } from '../multiprocess/harness.js';
 import { allEvents } from './harness.js';
+import type { DomainConfig } from '../../domain/core/deps.js';
 
 /**
  * The redaction canary (docs/security.md, Free text stays out of the ledger): a test server whose every log line is
@@ -32,7 +33,7 @@ export interface CanaryServer extends TestServer {
  * ownDatabase: a database no other test's runtime works on (a fresh one on PostgreSQL, in memory on PGlite), for a
  * canary that starts job workers: on a shared database another test's worker could take its jobs.
  */
-export async function canaryServer(opts: { ownDatabase?: boolean } = {}): Promise<CanaryServer> {
+export async function canaryServer(opts: { ownDatabase?: boolean; config?: Partial<DomainConfig> } = {}): Promise<CanaryServer> {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -42,7 +43,7 @@ export async function canaryServer(opts: { ownDatabase?: boolean } = {}): Promis
   });
   const fresh = opts.ownDatabase && DATABASE_URL ? await freshDatabase(DATABASE_URL, 'wops_canary') : undefined;
   const own = opts.ownDatabase ? (fresh ? { databaseUrl: fresh.url } : { inMemory: true }) : {};
-  const runtime = await testRuntime({ log: pino({ level: 'trace' }, stream), ...own });
+  const runtime = await testRuntime({ log: pino({ level: 'trace' }, stream), ...own, ...(opts.config ? { config: opts.config } : {}) });
   const app = await buildApp({ runtime, logger: { level: 'trace', stream }, rateLimitPerMinute: 0 });
   const org = await freshOrg(runtime, 'canary');
   const client = new TestClient(app, org.adminKey);

@@ -32,8 +32,9 @@ export interface Cast {
   viewer: Person;
 }
 
-export async function castServer(): Promise<Cast> {
-  const s = await testServer();
+/** opts: the test server's (a family's settings, an AI clock). */
+export async function castServer(opts: Parameters<typeof testServer>[0] = {}): Promise<Cast> {
+  const s = await testServer(opts);
   return {
     s,
     owner: await ownerOf(s),

@@ -49,6 +49,8 @@ const ORG_WIDE: Readonly<Record<string, string>> = {
   knowledge: 'knowledge events carry entry and search ids, revisions and counts; entries are read org-wide with knowledge.read',
   memory: 'memory events carry block and amendment ids, versions and SHA-256s, never values',
   sop: 'SOPs are read org-wide (sop.list, org.read)',
+  credential: 'credential events carry secret, lease and principal ids, versions and TTLs, never a value, name or purpose',
+  integration: 'integration events carry integration ids, hosts, tool counts and toolset hashes; integrations are listed org-wide (integration.list)',
 };
 
 describe('per-event visibility: every deployed family is classified', () => {

@@ -178,13 +178,13 @@ describe('meta-tools', () => {
       tool: 'books_invoiceSend',
     });
     // Only what is served here, unless asked: then undeployed ones say so.
-    const served = structured(await call(agent, META_TOOLS.search, { query: 'claim lease' }));
-    expect(served.matches.find((m: any) => m.name === 'lease.claim')).toBeUndefined();
-    const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'claim lease', includeUndeployed: true }));
-    expect(notDeployed.matches.find((m: any) => m.name === 'lease.claim')).toEqual({
-      name: 'lease.claim',
-      scope: 'lease.write',
-      flags: 'M',
+    const served = structured(await call(agent, META_TOOLS.search, { query: 'patch artifact' }));
+    expect(served.matches.find((m: any) => m.name === 'artifact.patch')).toBeUndefined();
+    const notDeployed = structured(await call(agent, META_TOOLS.search, { query: 'patch artifact', includeUndeployed: true }));
+    expect(notDeployed.matches.find((m: any) => m.name === 'artifact.patch')).toEqual({
+      name: 'artifact.patch',
+      scope: 'messaging.write',
+      flags: 'R',
       brief: null,
       allowed: false,
       tool: null,
@@ -219,12 +219,12 @@ describe('meta-tools', () => {
     expect(d.notes.join(' ')).toMatch(/reuse the same idempotency key/);
     const held = structured(await call(agent, META_TOOLS.describe, { name: 'books.payrollSign' }));
     expect(held.notes.join(' ')).toMatch(/Signature act/);
-    const undeployed = toolError(await call(agent, META_TOOLS.describe, { name: 'lease.claim' }));
+    const undeployed = toolError(await call(agent, META_TOOLS.describe, { name: 'artifact.patch' }));
     expect(undeployed).toEqual({
       code: 'NOT_FOUND',
-      message: 'method lease.claim is in the registry [lease.write; M] but not deployed on this server: calls answer NOT_FOUND',
+      message: 'method artifact.patch is in the registry [messaging.write; R] but not deployed on this server: calls answer NOT_FOUND',
     });
-    expect(toolError(await call(agent, META_TOOLS.describe, { name: 'lease.teleport' })).code).toBe('NOT_FOUND');
+    expect(toolError(await call(agent, META_TOOLS.describe, { name: 'artifact.teleport' })).code).toBe('NOT_FOUND');
   });
 
   it('invoke_read and invoke_write reach methods outside the toolsets, with the same rules', async () => {
@@ -236,9 +236,9 @@ describe('meta-tools', () => {
       code: 'BAD_REQUEST',
       message: `name: org.list is read-only; call it with ${META_TOOLS.read}`,
     });
-    expect(toolError(await call(agent, META_TOOLS.write, { name: 'lease.claim', params: {} }))).toEqual({
+    expect(toolError(await call(agent, META_TOOLS.read, { name: 'artifact.patch', params: {} }))).toEqual({
       code: 'NOT_FOUND',
-      message: 'method lease.claim is not deployed on this server',
+      message: 'method artifact.patch is not deployed on this server',
     });
     expect(toolError(await call(agent, META_TOOLS.write, { name: 'nonsense' })).code).toBe('BAD_REQUEST');
     // Derived idempotency through invoke_write too.

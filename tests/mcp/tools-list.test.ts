@@ -79,15 +79,20 @@ describe('tools/list', () => {
 
   it('a desk or toolset with nothing deployed here is refused, naming the desks that have tools', async () => {
     const principal = await s.runtime.pipeline.principalFor(s.org.adminKey);
-    for (const desk of ['runtime', 'branding']) {
+    for (const desk of ['artifacts']) {
       const make = () =>
         createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: desk }, META_TOOL_NAMES) });
       expect(make).toThrow(SelectionError);
       expect(make).toThrow(new RegExp(`"${desk}" has nothing deployed on this server yet.*desks with tools here: core, receivables`));
     }
     const family = () =>
-      createMcpServer({ pipeline: s.runtime.pipeline, apiKey: s.org.adminKey, principal, selection: parseSelection({ toolsets: 'lease' }, META_TOOL_NAMES) });
-    expect(family).toThrow(/"lease" has nothing deployed/);
+      createMcpServer({
+        pipeline: s.runtime.pipeline,
+        apiKey: s.org.adminKey,
+        principal,
+        selection: parseSelection({ toolsets: 'artifact' }, META_TOOL_NAMES),
+      });
+    expect(family).toThrow(/"artifact" has nothing deployed/);
     // Every desk's toolsets exist: families of the registry, or family areas.
     for (const [name, desk] of Object.entries(DESKS)) {
       for (const t of desk.toolsets) expect(AREA_TOOLSET_NAMES.includes(t) || [...METHODS.values()].some((m) => m.family === t), `${name}: ${t}`).toBe(true);
@@ -105,9 +110,13 @@ describe('tools/list', () => {
       const method = [...METHODS.values()].find((m) => toolNameFor(m.name) === tool.name);
       if (method) {
         expect(tool.description).toContain(`[${method.scope}; ${method.flags.join(',')}]`);
-        expect(tool.annotations?.readOnlyHint).toBe(method.readOnly);
-        expect(tool.annotations?.idempotentHint).toBe(method.idempotent);
-        expect(tool.annotations?.destructiveHint, tool.name).toBe(method.readOnly ? false : !isAdditive(method.name));
+        // An R method that writes or acts outside the server (contract writes, openWorld) is a write to MCP.
+        const contract = s.runtime.pipeline.handlers.get(method.name)?.contract;
+        const readOnly = method.readOnly && !contract?.writes && !contract?.openWorld;
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly);
+        expect(tool.annotations?.openWorldHint, tool.name).toBe(!!contract?.openWorld);
+        expect(tool.annotations?.idempotentHint, tool.name).toBe(method.idempotent || !!contract?.writes);
+        expect(tool.annotations?.destructiveHint, tool.name).toBe(readOnly ? false : !isAdditive(method.name));
         // One object at the top, never anyOf/oneOf/allOf (Claude's and OpenAI's tool APIs refuse those).
         for (const combinator of ['anyOf', 'oneOf', 'allOf']) expect(tool.inputSchema, tool.name).not.toHaveProperty(combinator);
         const props = tool.inputSchema.properties as Record<string, { description?: string }>;
@@ -224,10 +233,14 @@ describe('tools/list', () => {
     expect(orgSet).toEqual(expect.arrayContaining(['org_list', 'org_whoami', 'events', 'snapshot', 'settings_listApiKeys']));
     expect(orgSet).not.toContain('board_createTask');
     const all = names((await list(s.org.adminKey, { toolsets: 'all' })).tools);
-    // Every deployed tool but approval_resolve (a human's decision) and the reads that answer files (vCard, avatar).
+    // Every deployed tool but approval_resolve (a human's decision), the reads that answer files (vCard, avatar) and
+    // the methods that carry a secret value (contract notOverMcp: credential.put and lease, two settings secret methods).
     const fileReads = [...s.runtime.pipeline.reads.values()].filter((r) => r.contract.media).length;
     expect(fileReads).toBe(2);
-    expect(all.length).toBe(s.runtime.pipeline.handlers.size + s.runtime.pipeline.reads.size - fileReads + META_TOOL_NAMES.length - 1);
+    const withheld = [...s.runtime.pipeline.handlers.values()].filter((h) => h.contract.notOverMcp).length;
+    expect(withheld).toBe(4);
+    expect(all).not.toContain('credential_lease');
+    expect(all.length).toBe(s.runtime.pipeline.handlers.size - withheld + s.runtime.pipeline.reads.size - fileReads + META_TOOL_NAMES.length - 1);
     const none = names((await list(s.org.adminKey, { toolsets: 'none' })).tools);
     expect(none).toEqual(['approval_wait', ...META_TOOL_NAMES]);
   });

@@ -11,29 +11,36 @@ import { DEPLOYED, DEPLOYED_FAMILIES } from '../../domain/deployed.js';
 /** Registry families with no descriptor yet. */
 const UNDEPLOYED_FAMILIES = [
   'artifact',
-  'branding', // issue 35
   // issue 32: calendar, meetings, knowledge, memory and sop are deployed
-  'cost',
-  'credential',
-  'integration',
-  'lease',
-  'presence',
-  'registry', // issue 34
+  // issue 34: registry, presence, lease and cost are deployed
   // issue 33: crm is deployed (19 of its 44 methods)
 ].sort();
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
+  // issue 35: the foundation is deployed; the library (templates, images, history) and output come next
+  ...[
+    'amendArtifact',
+    'amendTemplate',
+    'cloneTemplate',
+    'deleteTemplate',
+    'exportKit',
+    'exportTemplate',
+    'generateImage',
+    'listTemplates',
+    'redo',
+    'regenerate',
+    'regenerateImages',
+    'regenerateTemplate',
+    'regenerateTemplates',
+    'renderTemplate',
+    'restoreVersion',
+    'rewriteInVoice',
+    'undo',
+    'uploadImage',
+  ].map((m) => `branding.${m}`),
   // issue 33: the timeline, the deal desk, rooms, playbooks and ask
   // issue 34 (settings) and 35 (design tokens)
-  'settings.deleteOfficeLocation',
-  'settings.deleteSecret',
-  'settings.getDesignTokens',
-  'settings.recordSecretRotation',
-  'settings.saveCompanyProfile',
-  'settings.saveDesignTokens',
-  'settings.upsertOfficeLocation',
-  'settings.upsertSecret',
 ].sort();
 
 const deployedFamilies = new Set([...DEPLOYED.methods.keys()].map((name) => name.split('.')[0]));

@@ -2,7 +2,7 @@ import { badRequest } from '../../../protocol/errors.js';
 import { calendarTime as c, DEFAULT_HOURS, MAX_WINDOW_DAYS } from '../../../protocol/methods/calendar/time.js';
 import { handler } from '../../core/handler.js';
 import { workingHoursOf } from '../../people/index.js';
-import { busyIntervals } from '../occurrences.js';
+import { busyIntervals } from '../busy.js';
 import { knownZone, localClock, workingIntervals, type DayRanges } from './hours.js';
 import { findSlots, type Interval, type SlotPerson } from './slots.js';
 

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor, timeAndId } from '../../core/cursor.js';
 import { signatureApprovalStates } from '../../approval/index.js';
 import { loadDeal } from '../model.js';
 import {
+  closeEscalationApprovals,
   ESCALATION_COLUMNS,
   heldMessage,
   loadEscalation,
@@ -70,6 +71,7 @@ export const returnEscalation = handler(c.returnEscalation, async (ctx, p) => {
       [ctx.orgId, e.escalation_id, status, p.note?.trim() || null, ctx.principal.id, now],
     ),
   );
+  await closeEscalationApprovals(ctx, [e.escalation_id], status === 'returned' ? 'rejected' : 'withdrawn', `by ${ctx.principal.id}`);
   if (e.terms_id) {
     await ctx.q.query(`UPDATE crm_terms SET status = 'returned', updated_at = $3 WHERE org_id = $1 AND terms_id = $2 AND status = 'held'`, [
       ctx.orgId,

@@ -5,7 +5,7 @@ import { BREACHES, STEP_KINDS } from '../../../protocol/methods/crm/desk.js';
 import { one, type Queryable } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
-import { actionClassOf, recordPendingSignature, type PendingSignature, type SignatureRequest } from '../../approval/index.js';
+import { actionClassOf, closePendingApprovals, recordPendingSignature, type PendingSignature, type SignatureRequest } from '../../approval/index.js';
 import { loadDeal, requireNotDeleted, type DealRow } from '../model.js';
 import { roundHalfAway } from '../pipeline.js';
 import type { CrmPolicy } from '../policy.js';
@@ -232,7 +232,27 @@ export async function withdrawOpenTerms(ctx: HandlerCtx, dealId: string, now: st
       WHERE org_id = $1 AND deal_id = $2 AND kind = 'terms' AND status = 'open' RETURNING escalation_id`,
     [ctx.orgId, dealId, ctx.principal.id, now],
   );
+  if (row) await closeEscalationApprovals(ctx, [row.escalation_id], 'withdrawn', 'new terms replaced them');
   return row?.escalation_id ?? null;
+}
+
+/**
+ * Escalations taken back (withdrawn, replaced, sent back, their deal deleted): the approvals filed for their signature
+ * and still pending are closed too (withdrawn, or rejected when a reviewer sent it back), so no human decides a dead item.
+ */
+export async function closeEscalationApprovals(
+  ctx: HandlerCtx,
+  escalationIds: readonly string[],
+  status: 'withdrawn' | 'rejected',
+  why: string,
+): Promise<string[]> {
+  return closePendingApprovals(ctx.q, ctx.orgId, {
+    actionClasses: [SIGN_CLASS],
+    subjectIds: escalationIds,
+    status,
+    by: ctx.principal.id,
+    note: `escalation ${escalationIds.join(', ')} ${status === 'rejected' ? 'was sent back' : 'was withdrawn'}: ${why}`,
+  });
 }
 
 /** Open an escalation and record signEscalation's hold for it: the escalation and the approval block to file. */

@@ -29,6 +29,11 @@ export interface Diagnostic {
 
 const OPS = ['and', 'or', '!', '==', '!=', '<', '<=', '>', '>=', 'in', 'var'] as const;
 const MAX_OPERANDS = 50;
+/**
+ * Operations and values in one condition: depth and operands alone allow 50^8 nodes, and the evaluator runs every
+ * rule against every deal of a next-best-action run, so a condition's size is bounded too.
+ */
+export const MAX_NODES = 500;
 const STAGE_SET: ReadonlySet<string> = new Set(STAGES);
 
 const describe = (v: unknown): string =>
@@ -80,6 +85,16 @@ const TYPE_WORDS: Record<Type, string> = {
 class Checker {
   readonly diagnostics: Diagnostic[] = [];
   readonly facts = new Set<string>();
+  private nodes = 0;
+
+  /** Count `n` more nodes: false (said once) when the condition grows past MAX_NODES. */
+  private grow(path: string, n: number): boolean {
+    const before = this.nodes;
+    this.nodes += n;
+    if (this.nodes <= MAX_NODES) return true;
+    if (before <= MAX_NODES) this.fail(path, `too large: more than ${MAX_NODES} operations and values in one condition; split it into rules`);
+    return false;
+  }
 
   private fail(path: string, message: string): null {
     this.diagnostics.push({ path, message });
@@ -94,6 +109,7 @@ class Checker {
   }
 
   check(raw: unknown, path: string, depth: number): { node: Node; type: Type } | null {
+    if (!this.grow(path, 1)) return null;
     if (raw === null) return { node: { k: 'lit', v: null }, type: 'null' };
     if (typeof raw === 'boolean') return { node: { k: 'lit', v: raw }, type: 'boolean' };
     if (typeof raw === 'number') return Number.isFinite(raw) ? { node: { k: 'lit', v: raw }, type: 'number' } : this.fail(path, 'must be a finite number');
@@ -129,6 +145,7 @@ class Checker {
       const list = args[1];
       if (!Array.isArray(list)) return this.fail(argAt(1), 'must be an array of literals');
       if (list.length > MAX_OPERANDS) return this.fail(argAt(1), `takes at most ${MAX_OPERANDS} values`);
+      if (!this.grow(argAt(1), list.length)) return null;
       if (!a) return null;
       const set: Literal[] = [];
       let ok = true;

@@ -4,6 +4,7 @@ import { docs as c, type Suggestion } from '../../../protocol/methods/files/docs
 import { one, type Queryable } from '../../../db/types.js';
 import { decodeCursor, encodeCursor, timeAndId } from '../../core/cursor.js';
 import { handler } from '../../core/handler.js';
+import { closePendingApprovals } from '../../approval/index.js';
 import { roleRank } from '../access.js';
 import { blocksToMarkdown } from './markdown.js';
 import { applyOps, opsFromJson, staleTargets, type OpChange, type Targets } from './ops.js';
@@ -129,6 +130,14 @@ export const docSuggestResolve = handler(
     const at = ctx.deps.clock.now().toISOString();
     if (p.action === 'reject') {
       await ctx.q.query(`UPDATE doc_suggestions SET status = 'rejected', resolved_by = $3, resolved_at = $4 WHERE org_id = $1 AND suggestion_id = $2`, [ctx.orgId, p.suggestionId, ctx.principal.id, at]);
+      // An agent's accept held for a human is dead now: its approval closes, so no human decides it.
+      await closePendingApprovals(ctx.q, ctx.orgId, {
+        actionClasses: ['files.doc_suggest_resolve'],
+        subjectIds: [p.suggestionId],
+        status: 'withdrawn',
+        by: ctx.principal.id,
+        note: `suggestion ${p.suggestionId} was rejected by ${ctx.principal.id}`,
+      });
       const out = await answer(true, head);
       await ctx.emit('files.suggestion.reject', row.file_id, { ...ids, revision: head.revision, by: own ? 'author' : 'editor' });
       return out;

@@ -3,6 +3,7 @@ import { decision as c } from '../../../protocol/methods/decision.js';
 import type { Queryable } from '../../../db/types.js';
 import type { HandlerCtx } from '../../core/handler.js';
 import { handler } from '../../core/handler.js';
+import { actionClassOf, closePendingApprovals } from '../../approval/index.js';
 import { describeRight, enforceRights, readRights, verifyGivenProof, type HoldSpec, type ResolvedRight } from '../rights.js';
 import { getDecision, isOpen, lockDecisions, ref, refuseClosed, refuseStale, toDecision, type DecisionRow } from './model.js';
 import { actOf, requirementsOf, rightOf } from './requirements.js';
@@ -12,6 +13,14 @@ import { actOf, requirementsOf, rightOf } from './requirements.js';
  * (withdraw an open one, reverse an adopted one). Each runs under enforceRights (governance/rights.ts): the caller
  * decides, or the act holds for the humans who do, or GOVERNANCE_NOT_READY names the right (nobody may decide it).
  */
+
+/** The acts on a decision an approval may wait for: closed with the decision, so no human decides a dead item. */
+const DECISION_ACTS = ['decision.adopt', 'decision.sign', 'decision.supersede', 'decision.reverse'].map(actionClassOf);
+
+async function closeDecisionApprovals(ctx: HandlerCtx, decisionIds: readonly string[], what: string): Promise<void> {
+  const note = `decision ${decisionIds.join(', ')} was ${what} by ${ctx.principal.id}`;
+  await closePendingApprovals(ctx.q, ctx.orgId, { actionClasses: DECISION_ACTS, subjectIds: decisionIds, status: 'withdrawn', by: ctx.principal.id, note });
+}
 
 /** An agent never adopts its own proposal, whatever its autonomy: a human who decides adopts it. */
 function refuseOwnProposal(ctx: HandlerCtx, r: DecisionRow): void {
@@ -122,6 +131,7 @@ export const supersede = handler(c.supersede, async (ctx, p) => {
         WHERE org_id = $1 AND decision_id = ANY($2::text[])`,
     [ctx.orgId, p.supersedes, row.decision_id, ctx.principal.id],
   );
+  await closeDecisionApprovals(ctx, p.supersedes, `superseded by ${row.decision_id}`);
   const after = await lockDecisions(ctx.q, ctx.orgId, [p.decisionId, ...p.supersedes]);
   await ctx.emit('decision.record.supersede', row.decision_id, { ...base, status: 'adopted', signatures, override: how.override, approvalId: how.approvalId });
   return { decision: toDecision(after.get(p.decisionId)!), superseded: p.supersedes.map((id) => toDecision(after.get(id)!)), changed: true };
@@ -151,6 +161,7 @@ export const reverse = handler(c.reverse, async (ctx, p) => {
     `UPDATE decisions SET status = $3, closed_by = $4, closed_at = now(), closed_reason = $5, updated_at = now() WHERE org_id = $1 AND decision_id = $2`,
     [ctx.orgId, row.decision_id, status, ctx.principal.id, p.reason],
   );
+  await closeDecisionApprovals(ctx, [row.decision_id], status);
   const updated = await getDecision(ctx.q, ctx.orgId, row.decision_id);
   await ctx.emit('decision.record.reverse', row.decision_id, { ...base, status, override: how.override, approvalId: how.approvalId });
   return { decision: toDecision(updated), changed: true };

@@ -9,12 +9,13 @@ import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { activeHumansWithRole } from '../../people/index.js';
 import { booksPolicy, formatCents, setMaterialityFloor, setPromiseGraceDays, today } from '../../books/index.js';
+import { crmPolicyMoves, setCrmPolicy, type CrmMove, type CrmPolicy } from '../../crm/index.js';
 import { POLICY_COLUMNS, policyRow, toPolicy, type PolicyRow } from './model.js';
 import { policyReads } from './read.js';
 
 /*
- * policy.publish: versions of the org's published policies. Settings apply to the books in publish's own
- * transaction (the books keep one read path: books_settings). An agent's publish holds for a human; raising the
+ * policy.publish: versions of the org's published policies. Settings apply to the books and the CRM deal desk in
+ * publish's own transaction (each keeps one read path: books_settings, crm_settings). An agent's publish holds for a human; raising the
  * materiality floor holds for a human other than the caller, whoever calls. Events carry ids, versions, statuses,
  * dates, hashes and the settings' numbers: never a key's title or body.
  */
@@ -22,26 +23,30 @@ import { policyReads } from './read.js';
 export { policyReads } from './read.js';
 
 type SettingsDoc = z.output<typeof Settings>;
-type Move = { from: number; to: number };
+type Move = CrmMove;
 
-/** What publishing would change in the books: each setting whose value differs from the books' own. */
-async function movesOf(ctx: HandlerCtx, settings: SettingsDoc | null): Promise<Record<string, Move>> {
-  if (!settings) return {};
+/** What publishing would change in the books and the CRM: each setting whose value differs from the family's own. */
+async function movesOf(ctx: HandlerCtx, settings: SettingsDoc | null): Promise<{ moves: Record<string, Move>; crm: CrmPolicy | null }> {
+  if (!settings) return { moves: {}, crm: null };
   const books = await booksPolicy(ctx.q, ctx.orgId, { forUpdate: true });
   const moves: Record<string, Move> = {};
   const floor = settings['books.materialityFloorCents'];
   if (floor !== undefined && floor !== books.materialityFloorCents) moves['books.materialityFloorCents'] = { from: books.materialityFloorCents, to: floor };
   const grace = settings['books.promiseGraceDays'];
   if (grace !== undefined && grace !== books.promiseGraceDays) moves['books.promiseGraceDays'] = { from: books.promiseGraceDays, to: grace };
-  return moves;
+  if (!Object.keys(settings).some((k) => k.startsWith('crm.'))) return { moves, crm: null };
+  const crm = await crmPolicyMoves(ctx.q, ctx.orgId, settings);
+  return { moves: { ...moves, ...crm.moves }, crm: Object.keys(crm.moves).length ? crm.next : null };
 }
 
 const describeMoves = (moves: Record<string, Move>): string =>
   Object.entries(moves)
     .map(([k, m]) =>
       k === 'books.materialityFloorCents'
-        ? `the materiality floor from ${formatCents(m.from)} to ${formatCents(m.to)}`
-        : `the promise grace from ${m.from} to ${m.to} days`,
+        ? `the materiality floor from ${formatCents(m.from ?? 0)} to ${formatCents(m.to)}`
+        : k === 'books.promiseGraceDays'
+          ? `the promise grace from ${m.from} to ${m.to} days`
+          : `${k} from ${m.from ?? 'none'} to ${m.to}`,
     )
     .join(' and ');
 
@@ -87,9 +92,9 @@ export const publish = handler(c.publish, async (ctx, p) => {
   }
   const content = { title: p.title ?? row!.title, body: p.body ?? row!.body, status: p.retire ? 'retired' : 'published', effectiveFrom, settings };
   const hash = sha256Hex(canonicalJson(content));
-  const moves = await movesOf(ctx, settings);
+  const { moves, crm } = await movesOf(ctx, settings);
   const floor = moves['books.materialityFloorCents'];
-  const raising = floor !== undefined && floor.to > floor.from;
+  const raising = floor !== undefined && floor.to > (floor.from ?? 0);
   const version = current + 1;
   const hold = {
     actionClass: 'policy.publish',
@@ -110,6 +115,7 @@ export const publish = handler(c.publish, async (ctx, p) => {
   if (floor) await setMaterialityFloor(ctx.q, ctx.orgId, floor.to);
   const grace = moves['books.promiseGraceDays'];
   if (grace) await setPromiseGraceDays(ctx.q, ctx.orgId, grace.to);
+  if (crm) await setCrmPolicy(ctx.q, ctx.orgId, crm, ctx.deps.clock.now().toISOString());
   const policyId = row?.policy_id ?? newId('pol');
   const values = [
     ctx.orgId,

@@ -9,6 +9,7 @@ import { id, text } from '../../schema.js';
 
 /** ISO 4217 codes this runtime knows (Intl); `Intl` also gives each one's minor digits. */
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+export const knownCurrency = (v: string): boolean => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v);
 
 /** Digits after the point of a currency (JPY 0, AUD 2, KWD 3). */
 export const minorDigits = (currency: string): number =>
@@ -17,7 +18,7 @@ export const minorDigits = (currency: string): number =>
 export const currency = z
   .string({ message: 'must be an ISO 4217 code such as AUD' })
   .superRefine((v, ctx) => {
-    if (!/^[A-Z]{3}$/.test(v) || !CURRENCIES.has(v)) ctx.addIssue({ code: 'custom', message: `unknown currency ${v.slice(0, 12)}` });
+    if (!knownCurrency(v)) ctx.addIssue({ code: 'custom', message: `unknown currency ${v.slice(0, 12)}` });
   })
   .describe('ISO 4217 code in capitals (AUD, USD, JPY).');
 

@@ -164,4 +164,34 @@ describe('crm.getDeal and listDeals', () => {
     expect((await err(o.other, 'crm.getDeal', { dealId: d1.id })).code).toBe('NOT_FOUND');
     o.clock.set('2026-07-01');
   });
+
+  it('q: the name’s words when they match, near spellings only when they match nothing; totals over every match, paged', async () => {
+    const a = await account(o, `Marsupials ${uniq()}`);
+    const d1 = await deal(o, a.id, { name: 'Wombat renewal', stage: 'contract', amountCents: 1_000_000, closeDate: '2026-07-20' });
+    const d2 = await deal(o, a.id, { name: 'Wombat expansion', stage: 'lead', amountCents: 500_000, closeDate: '2026-08-01' });
+    const d3 = await deal(o, a.id, { name: 'Numbat renewal', stage: 'proposal', amountCents: 333, currency: 'USD', closeDate: '2026-07-10' });
+    const list = (params: Record<string, unknown>) => read(o.s, 'crm.listDeals', { accountId: a.id, ...params });
+    const ids = async (params: Record<string, unknown>) => (await list(params)).deals.map((d: any) => d.id);
+    // Both words: only the deal holding both (not every renewal sharing trigrams with the query).
+    expect(await list({ q: 'wombat renewal' })).toMatchObject({
+      deals: [{ id: d1.id }],
+      totals: [{ currency: 'AUD', count: 1, amountCents: 1_000_000, weightedCents: 900_000 }],
+    });
+    const renewals = await list({ q: 'renewal' });
+    expect(renewals.deals.map((d: any) => d.id)).toEqual([d3.id, d1.id]);
+    // 333 x 50% = 166.5 rounds half away from zero.
+    expect(renewals.totals).toEqual([
+      { currency: 'AUD', count: 1, amountCents: 1_000_000, weightedCents: 900_000 },
+      { currency: 'USD', count: 1, amountCents: 333, weightedCents: 167 },
+    ]);
+    const page1 = await list({ q: 'renewal', limit: 1 });
+    expect(page1.deals.map((d: any) => d.id)).toEqual([d3.id]);
+    expect(page1.totals).toEqual(renewals.totals);
+    const page2 = await list({ q: 'renewal', limit: 1, cursor: page1.nextCursor });
+    expect(page2).toMatchObject({ deals: [{ id: d1.id }], totals: renewals.totals, nextCursor: null });
+    // A typo matches no word: near spellings.
+    expect(await ids({ q: 'wombt' })).toEqual([d1.id, d2.id]);
+    expect(await list({ q: 'zzyzx' })).toMatchObject({ deals: [], totals: [], nextCursor: null });
+    expect(await ids({ q: 'renewal', stage: 'lead' })).toEqual([]);
+  });
 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approved, eventsAfter, fileAndApprove, head, held, mutate, noop, ok, read, refused } from '../../helpers/calls.js';
-import { verifyOrgChain } from '../../../ledger/verify.js';
-import { crmOrg, type CrmOrg } from './kit.js';
+import { crmOrg, crmOrgHooks, type CrmOrg } from './kit.js';
 import { heldTerms, openDeal, propose, terms } from './desk-kit.js';
 
 /*
@@ -12,13 +11,7 @@ import { heldTerms, openDeal, propose, terms } from './desk-kit.js';
  */
 
 let o: CrmOrg;
-beforeAll(async () => {
-  o = await crmOrg('2026-07-01');
-});
-afterAll(async () => {
-  expect((await verifyOrgChain(o.s.runtime.db, o.s.org.orgId)).ok).toBe(true);
-  await o.s.close();
-});
+crmOrgHooks((org) => (o = org));
 
 describe('crm.proposeTerms', () => {
   it('net is list less the discount, rounded half away from zero; in policy: offered and the deal’s offer', async () => {

@@ -1,3 +1,5 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import { verifyOrgChain } from '../../../ledger/verify.js';
 import { ownerOf, person, type Cast, type Person } from '../../helpers/people.js';
 import { mutate, otherOrg } from '../../helpers/calls.js';
 import { TestClock } from '../../helpers/clock.js';
@@ -29,6 +31,16 @@ export async function crmOrg(date = '2026-07-01'): Promise<CrmOrg> {
     noCrm: await person(s, 'Narrow', { scopes: ['org.read', 'org.write'], principalKind: 'human' }),
     other: await otherOrg(s),
   };
+}
+
+/** One crm org for a test file (`set` receives it before the tests); after them its chain must verify, and it closes. */
+export function crmOrgHooks(set: (o: CrmOrg) => void, date = '2026-07-01'): void {
+  let org: CrmOrg;
+  beforeAll(async () => set((org = await crmOrg(date))));
+  afterAll(async () => {
+    expect((await verifyOrgChain(org.s.runtime.db, org.s.org.orgId)).ok).toBe(true);
+    await org.s.close();
+  });
 }
 
 let n = 0;

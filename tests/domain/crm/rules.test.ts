@@ -75,6 +75,18 @@ describe('checkWhen: what it refuses, with the path', () => {
     const nine = { '!': deep };
     expect(when(nine).diagnostics).toEqual([{ path: 'rules[0].when.!.!.!.!.!.!.!.!', message: 'nested deeper than 8 levels' }]);
   });
+
+  it('a condition of at most 500 operations and values passes; one more is refused once, whatever its width', () => {
+    // or(10 x and(49 x var)): 1 + 10 + 490 = 501 nodes; 9 and-groups and one of 40: 1 + 10 + 9 * 49 + 40 = 492.
+    const group = (n: number) => ({ and: Array.from({ length: n }, () => v('risk.stalled')) });
+    const fits = { or: [...Array.from({ length: 9 }, () => group(49)), group(40)] };
+    expect(when(fits).diagnostics).toEqual([]);
+    const big = { or: Array.from({ length: 10 }, () => group(49)) };
+    expect(when(big).diagnostics).toEqual([{ path: 'rules[0].when.or[9].and[48]', message: expect.stringMatching(/^too large: more than 500 operations/) }]);
+    // An in list's values count: 500 nodes of literals never reach the evaluator.
+    const wide = { or: Array.from({ length: 10 }, () => ({ in: [v('deal.stage'), Array.from({ length: 50 }, () => 'lead')] })) };
+    expect(when(wide).diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/^too large/)]);
+  });
 });
 
 describe('evaluate: JSON Logic’s meaning', () => {

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventsAfter, head, held, mutate, ok, read, refused } from '../../helpers/calls.js';
-import { verifyOrgChain } from '../../../ledger/verify.js';
-import { account, crmOrg, deal, uniq, type CrmOrg } from './kit.js';
+import { account, crmOrgHooks, deal, uniq, type CrmOrg } from './kit.js';
 import { propose } from './desk-kit.js';
 
 /*
- * Acceptance scenario 1 of the design (families/crm.md, section 7), whole: a contact made twice by one email is one;
+ * Acceptance scenario 1 of the CRM design, whole: a contact made twice by one email is one;
  * terms at 10% are offered; at 25% they are held with an approval block; closeDeal waits (CONFLICT); the agent files
  * approval.request; a bare signEscalation answers the hold frame; a human approves; the retry offers the terms; the
  * proof used again is refused.
  */
 
 let o: CrmOrg;
-beforeAll(async () => {
-  o = await crmOrg('2026-07-01');
-});
-afterAll(async () => {
-  expect((await verifyOrgChain(o.s.runtime.db, o.s.org.orgId)).ok).toBe(true);
-  await o.s.close();
-});
+crmOrgHooks((org) => (o = org));
 
 describe('scenario 1: the deal desk', () => {
   it('one contact per email; 10% offered; 25% held; close waits; filed, held, approved, signed; the proof reused is refused', async () => {

@@ -75,7 +75,7 @@ describe('knowledge.search', () => {
       asked: 'fulltext',
       asOf: null,
       count: result.results.length,
-      results: result.results.map((r: any) => ({ entryId: r.entry.id, revision: 1 })),
+      results: result.results.map((r: any) => ({ entryId: r.entry.id, revision: 1, matched: 'text' })),
     });
     expect(JSON.stringify(event)).not.toMatch(/boardroom/i);
     const [row] = await o.s.runtime.db.query<{ query: string; actor_id: string }>(
@@ -94,7 +94,7 @@ describe('knowledge.search', () => {
     const e = await appendEntry(o, 'Globex prefers calls before 10am Berlin time.', o.owner, { subjectIds: ['co_globex'] });
     const hybrid = await ok(o.s, 'knowledge.search', { q: 'Globex calls', mode: 'hybrid' });
     expect(hybrid.mode).toBe('fulltext');
-    expect(hybrid.note).toMatch(/embedding endpoint/);
+    expect(hybrid.note).toMatch(/no embedding model is configured \(AI_EMBED_MODEL\), so this search ran full text only/);
     expect((await ok(o.s, 'knowledge.search', { subjectIds: ['co_globex'] })).results.map((r: any) => r.entry.id)).toEqual([e.id]);
     expect((await ok(o.s, 'knowledge.search', { entryIds: [e.id] })).results[0]).toMatchObject({ matched: 'filter', entry: { id: e.id } });
     await refused(o.s, 'knowledge.search', { entryIds: ['kn_nosuch'] }, 'NOT_FOUND');

@@ -6,8 +6,9 @@ import { until } from '../../jobs/kit.js';
 import { appendEntry, cite, memOrg, type MemOrg } from './kit.js';
 
 /*
- * Acceptance scenario 4 of the design, without the vector part: on PostgreSQL
- * and on PGlite alike the search answers mode fulltext. Then the 30-day erasure of query texts, run by its job.
+ * Acceptance scenario 4 of the design with no embedding model configured: on PostgreSQL and on PGlite alike the
+ * search answers mode fulltext (its vector part, with a model: hybrid.test.ts). Then the 30-day erasure of query
+ * texts, run by its job.
  */
 
 let o: MemOrg;

@@ -1,0 +1,30 @@
+import { family, type Family } from '../core/family.js';
+import { designOps } from './design-log.js';
+import { getDesignTokens, saveDesignTokens } from './design-tokens.js';
+import { getFoundation, getVoice, saveFoundation } from './foundation.js';
+import { listVersions, restoreFoundation } from './history.js';
+import { brandingHoldActs } from './hold-acts.js';
+import { proposeChange } from './proposals.js';
+
+/*
+ * The branding family (docs/families/branding.md): the versioned brand foundation (name, logos, DTCG tokens, usage
+ * pairs, voice), proposals, the history, and the design log (domain/branding/design-log.ts) that its R methods that
+ * write (the library, built on this module) record in. settings.getDesignTokens and settings.saveDesignTokens are
+ * views of the foundation's tokens, deployed from here.
+ */
+
+export const brandingHandlers = new Map([
+  ...family('branding', { getFoundation, getVoice, listVersions, saveFoundation, restoreFoundation, proposeChange }),
+  ...family('settings', { getDesignTokens, saveDesignTokens }),
+]);
+
+/** The branding family, as domain/deployed.ts lists it. */
+export const brandingFamily: Family = {
+  name: 'branding',
+  methods: brandingHandlers,
+  holdActs: brandingHoldActs,
+  contributes: { opsSources: designOps },
+};
+
+export { designLog, designHead } from './design-log.js';
+export { commitFoundation } from './commit.js';
