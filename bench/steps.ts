@@ -20,6 +20,7 @@ import { emailStep } from './scenarios/email.js';
 import { knowledgeStep } from './scenarios/knowledge.js';
 import { calendarStep } from './scenarios/calendar.js';
 import { crmStep } from './scenarios/crm.js';
+import { brandingStep } from './scenarios/branding.js';
 import { runtimeStep } from './scenarios/runtime.js';
 import { vaultStep } from './scenarios/vault.js';
 import { filesStep } from './scenarios/files.js';
@@ -441,6 +442,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   knowledge: knowledgeStep,
   calendar: calendarStep,
   crm: crmStep,
+  branding: brandingStep,
   runtime: runtimeStep,
   vault: vaultStep,
   scheduler: schedulerStep,

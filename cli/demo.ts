@@ -13,6 +13,7 @@ import { demoGovernance } from './demo-governance.js';
 import { demoEmail } from './demo-email.js';
 import { demoCalendar } from './demo-calendar.js';
 import { demoCrm } from './demo-crm.js';
+import { demoBranding } from './demo-branding.js';
 import { demoRuntime } from './demo-runtime.js';
 import { demoVault } from './demo-vault.js';
 import { demoKnowledge } from './demo-knowledge.js';
@@ -185,6 +186,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   const week = await demoCalendar(desk, progress);
   summary.push(...week.summary);
   summary.push(...(await demoCrm(desk, week, progress)));
+  summary.push(...(await demoBranding(desk, progress)));
   summary.push(...(await demoRuntime(desk, progress)));
   summary.push(...(await demoVault(desk, progress)));
   summary.push(...(await demoFiles(desk, end, progress)));

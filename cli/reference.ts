@@ -36,7 +36,8 @@ function methodsPage(): Page {
     '',
     `Every method of the v1 registry (${METHODS.size}; ${deployed} deployed on this server, the rest answer NOT_FOUND) and`,
     `every GET read, with the scope a key needs and the registry's flags (M mutating: one ledger event; I idempotent:`,
-    'send `x-idempotency-key`; G governed: decision rights may gate it; R read-only; P pre-auth). Each method is',
+    'send `x-idempotency-key`; G governed: decision rights may gate it; R read-only, or R+log: it changes state without',
+    'a ledger event, one record in its write log, replayed by its `idempotencyId`; P pre-auth). Each method is',
     '`POST /api/v1/<method>`; its full schema is in `GET /api/v1/openapi.json` and in `describe_method` over MCP.',
     '',
     '## Reads',
@@ -54,7 +55,9 @@ function methodsPage(): Page {
     lines.push('', `## ${family} (${live} of ${specs.length} deployed)`, '', '| method | scope | flags | what it does |', '| --- | --- | --- | --- |');
     for (const m of specs) {
       const h = METHOD_HANDLERS.get(m.name);
-      lines.push(`| \`${m.name}\` | \`${m.scope}\` | ${m.flags.join('')} | ${h ? cell(h.contract.summary) : '*not deployed: NOT_FOUND*'} |`);
+      lines.push(
+        `| \`${m.name}\` | \`${m.scope}\` | ${m.flags.join('')}${h?.contract.writes ? '+log' : ''} | ${h ? cell(h.contract.summary) : '*not deployed: NOT_FOUND*'} |`,
+      );
     }
   }
   return { path: 'docs/reference/methods.md', text: `${lines.join('\n')}\n` };

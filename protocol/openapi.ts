@@ -94,6 +94,10 @@ function methodOperation(spec: MethodSpec, deployed: DeployedMethod | undefined,
     describeSpec(spec.scope, spec.flags),
     'The body is `{"params": {...}}`; a bare params object as the whole body is accepted too. An empty body means no params.',
   ];
+  if (c?.writes)
+    notes.push(
+      "R, but it changes state: no ledger event; the call appends one record to its family's write log (a hash chain beside the ledger, read at GET /ops). It ignores `x-idempotency-key`: the `idempotencyId` param replays it (the same params answer the stored result, other params CONFLICT).",
+    );
   if (deployed?.mayHold)
     notes.push('A signature act without a matching approval answers a hold frame (`result.status = "approval_required"`) instead of its result.');
   const events = c && eventsNote(spec.family, c);

@@ -53,7 +53,7 @@ export const boardFamily: Family = {
 };
 
 /** Its public face for other families: an item as stored, who holds it, and moving it to someone else. */
-export { assigneesOf, getTask } from './model.js';
+export { assigneesOf, getTask, requireTasks } from './model.js';
 export { taskHolding, transferTask } from './people.js';
 /** Tasks another family hands the board (email.extractAction), in the triage column, without a board event. */
 export { addIntakeTasks, type IntakeTask } from './intake.js';

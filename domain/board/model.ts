@@ -1,4 +1,4 @@
-import { notFound } from '../../protocol/errors.js';
+import { ApiError, notFound } from '../../protocol/errors.js';
 import type { Attachment, Comment, Link, Task, Workstream } from '../../protocol/methods/board.js';
 import type { Queryable } from '../../db/types.js';
 
@@ -71,6 +71,25 @@ export async function getTask(q: Queryable, orgId: string, taskId: string, lock:
   const [row] = await q.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM board_tasks WHERE org_id = $1 AND task_id = $2 ${lock}`, [orgId, taskId]);
   if (!row) throw notFound(`task ${taskId}`);
   return row;
+}
+
+/**
+ * For another family storing task ids (a lease, a beat, a cost entry): every id is a task of this org, else
+ * NOT_FOUND naming the field (`taskId`, `entries.3.taskId`). One query for any number of ids.
+ */
+export async function requireTasks(q: Queryable, orgId: string, refs: readonly { field: string; taskId: string }[]): Promise<void> {
+  if (!refs.length) return;
+  const rows = await q.query<{ task_id: string }>('SELECT task_id FROM board_tasks WHERE org_id = $1 AND task_id = ANY($2::text[])', [
+    orgId,
+    [...new Set(refs.map((r) => r.taskId))],
+  ]);
+  const found = new Set(rows.map((r) => r.task_id));
+  const missing = refs.find((r) => !found.has(r.taskId));
+  if (missing)
+    throw new ApiError(
+      'NOT_FOUND',
+      `${missing.field}: task ${missing.taskId} not found in this organisation: nothing was recorded; pass the id of a task on this organisation's board or leave it out`,
+    );
 }
 
 /** The raw claim of a task (even a lapsed one), for diagnosing a refused claim. */

@@ -24,4 +24,6 @@ const describe =
 export const brandingHoldActs: Readonly<Record<string, HoldActDescriber>> = {
   'branding.save_foundation': describe("Change the brand foundation (an agent's)", [['proposalId', 'Proposal']]),
   'branding.restore_foundation': describe("Restore a past brand foundation (an agent's)", [['version', 'Restores version']]),
+  // settings.saveDesignTokens is deployed by branding (the foundation's tokens seen from settings): its holds read here.
+  'settings.save_design_tokens': describe("Change the org's design tokens (an agent's)", []),
 };

@@ -4,17 +4,20 @@ import { getDesignTokens, saveDesignTokens } from './design-tokens.js';
 import { getFoundation, getVoice, saveFoundation } from './foundation.js';
 import { listVersions, restoreFoundation } from './history.js';
 import { brandingHoldActs } from './hold-acts.js';
+import { amendTemplate, cloneTemplate, deleteTemplate, exportTemplate, listTemplates } from './library.js';
+import { redo, restoreVersion, undo } from './library-history.js';
 import { proposeChange } from './proposals.js';
 
 /*
  * The branding family (docs/families/branding.md): the versioned brand foundation (name, logos, DTCG tokens, usage
- * pairs, voice), proposals, the history, and the design log (domain/branding/design-log.ts) that its R methods that
- * write (the library, built on this module) record in. settings.getDesignTokens and settings.saveDesignTokens are
+ * pairs, voice), proposals, the history, the template library, and the design log (domain/branding/design-log.ts)
+ * that its R methods that write (the library's changes, undo, redo, restore) record in. settings.getDesignTokens and settings.saveDesignTokens are
  * views of the foundation's tokens, deployed from here.
  */
 
 export const brandingHandlers = new Map([
   ...family('branding', { getFoundation, getVoice, listVersions, saveFoundation, restoreFoundation, proposeChange }),
+  ...family('branding', { listTemplates, exportTemplate, amendTemplate, cloneTemplate, deleteTemplate, undo, redo, restoreVersion }),
   ...family('settings', { getDesignTokens, saveDesignTokens }),
 ]);
 

@@ -102,8 +102,11 @@ export class FamilySet {
     this.signedRecords = merged(list, 'signed record kind', (f) => f.signedRecords);
     this.holdActs = merged(list, 'hold act wording', (f) => f.holdActs && new Map(Object.entries(f.holdActs)));
     for (const f of list) {
-      const foreign = Object.keys(f.holdActs ?? {}).filter((c) => !c.startsWith(`${f.name}.`));
-      if (foreign.length) throw new Error(`holdActs of ${f.name}: ${foreign.join(', ')} are not ${f.name}'s action classes`);
+      // A family words its own action classes and those of the methods it deploys for another registry family
+      // (the vault's settings.deleteSecret, branding's settings.saveDesignTokens).
+      const deployed = new Set([...(f.methods?.keys() ?? [])].map(actionClassOfMethod));
+      const foreign = Object.keys(f.holdActs ?? {}).filter((c) => !c.startsWith(`${f.name}.`) && !deployed.has(c));
+      if (foreign.length) throw new Error(`holdActs of ${f.name}: ${foreign.join(', ')} are neither ${f.name}'s action classes nor its methods'`);
     }
     const keepers = list.filter((f) => f.holds);
     if (keepers.length > 1) throw new Error(`signature holds are kept by ${keepers.map((f) => f.name).join(' and ')}: one family keeps them`);
@@ -138,6 +141,9 @@ function merged<V>(list: readonly Family[], what: string, pick: (f: Family) => R
   }
   return out;
 }
+
+/** The action class a method holds under (`settings.delete_secret` for settings.deleteSecret), as approval names it. */
+const actionClassOfMethod = (method: string): string => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A family's deployed handlers keyed by full method name (`board.createTask`). */
 export function family(name: string, handlers: Record<string, MethodHandler<any>>): Map<string, MethodHandler> {

@@ -23,7 +23,7 @@ export { activeHumansWithRole, checkTeams, getMember, getMembers, requireNamable
 export { laneSignature, mustHold } from './member/lane.js';
 /** Orgs and their keys (the system commands create orgs and mint keys). */
 export { createOrg, findOrgById, findOrgBySlug, type CreatedOrg } from './org/service.js';
-export { activeWithAdmin, keyHolder, mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
+export { activeWithAdmin, keyHolder, liveScopes, mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
 /** Per-address rate limits of unauthenticated pages (pairing, guest pages). */
 export { addressBucket, count, hmac } from './pairing/limits.js';
 /** Members' zones and working hours (calendar.findATime). */

@@ -4,7 +4,8 @@ import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { actionClassOf } from '../approval/index.js';
 import { requireKeyring } from './keys.js';
-import { CREDENTIAL_SELECT, iso, loadCredential, openVersion, revokeLeases, toCredential, type CredentialRow } from './store.js';
+import { requireTasks } from '../board/index.js';
+import { CREDENTIAL_SELECT, iso, loadCredential, openSealed, revokeLeases, toCredential, type CredentialRow, type VersionRow } from './store.js';
 import { grantedSecret, putAnswer, writeSecret } from './secrets.js';
 
 /*
@@ -65,6 +66,7 @@ export const lease = handler(c.lease, async (ctx, p) => {
   }
   const ttl = p.ttlSeconds ?? Number(row.default_ttl_seconds);
   if (ttl > Number(row.max_ttl_seconds)) throw badRequest('ttlSeconds', `must be at most ${row.max_ttl_seconds} for this secret`);
+  if (p.taskId !== undefined) await requireTasks(ctx.q, ctx.orgId, [{ field: 'taskId', taskId: p.taskId }]);
   let approvalId: string | null = null;
   if (row.approval === 'each_lease') {
     // Break-glass: a human approves each use; the proof is consumed, so it opens one lease only.
@@ -76,9 +78,8 @@ export const lease = handler(c.lease, async (ctx, p) => {
     });
     approvalId = proof.approvalId;
   }
-  const ring = await requireKeyring(ctx.deps);
-  const value = await openVersion(ctx.q, ring, ctx.orgId, row.credential_id, Number(row.current_version));
-  if (value === null) throw conflict(`secret ${row.credential_id} has no value kept: ask an admin to put one (credential.put)`);
+  if (row.sealed === null) throw conflict(`secret ${row.credential_id} has no value kept: ask an admin to put one (credential.put)`);
+  const value = openSealed(await requireKeyring(ctx.deps), ctx.orgId, row.credential_id, Number(row.current_version), row as VersionRow);
   const now = ctx.deps.clock.now();
   const leaseId = newId('crl');
   const [saved] = await ctx.q.query<LeaseRow>(

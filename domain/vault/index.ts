@@ -6,6 +6,7 @@ import { deleteSecret, recordSecretRotation, upsertSecret } from './settings.js'
 import { connect, disconnect } from './integration/connect.js';
 import { invokeTool } from './integration/invoke.js';
 import { toolChain } from './integration/model.js';
+import { closeClientPool } from './integration/pool.js';
 import { list as listIntegrations, listAgentTools, toolsetVersion } from './integration/reads.js';
 
 /*
@@ -27,6 +28,8 @@ export const integrationFamily: Family = {
   name: 'integration',
   methods: family('integration', { connect, disconnect, list: listIntegrations, listAgentTools, toolsetVersion, invokeTool }),
   holdActs: integrationHoldActs,
+  // The kept MCP client sessions (integration/pool.ts) close at server stop.
+  background: (deps) => ({ stop: () => closeClientPool(deps) }),
   contributes: { opsSources: { source: 'tools', chain: toolChain, verify: (q, orgId) => toolChain.verify(q, orgId), label: 'tool chain' } },
 };
 

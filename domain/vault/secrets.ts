@@ -2,7 +2,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../protocol/errors.
 import type { HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { requireKeyring } from './keys.js';
-import { addVersion, findCredential, sameAsCurrent, toCredential, type CredentialRow } from './store.js';
+import { addVersion, findCredential, sameAsCurrent, toCredential, type CredentialRow, type VersionRow } from './store.js';
 
 /*
  * Writing a secret: credential.put and settings.upsertSecret are one act over the same rows. A value equal to the
@@ -103,10 +103,25 @@ export function putAnswer(ctx: HandlerCtx, w: Written) {
   return { payload, result: { credential: toCredential(w.row, ctx.deps.clock.now()), version: w.version, created: w.created, changed: w.changed } };
 }
 
-/** A secret a caller may lease: NOT_FOUND for one that is unknown or not granted to them (existence stays hidden). */
-export async function grantedSecret(ctx: HandlerCtx, by: { credentialId?: string; name?: string }): Promise<CredentialRow> {
+export type LeasableRow = Pick<
+  CredentialRow,
+  'credential_id' | 'name' | 'state' | 'leasable_by' | 'default_ttl_seconds' | 'max_ttl_seconds' | 'approval' | 'current_version'
+> & { [K in keyof VersionRow]: VersionRow[K] | null };
+
+/**
+ * A secret a caller may lease, with its current version's sealed row in the same statement (a lease opens it):
+ * NOT_FOUND for one that is unknown or not granted to them (existence stays hidden).
+ */
+export async function grantedSecret(ctx: HandlerCtx, by: { credentialId?: string; name?: string }): Promise<LeasableRow> {
   const ref = by.credentialId ?? by.name ?? '';
-  const row = await findCredential(ctx.q, ctx.orgId, by);
+  const [row] = await ctx.q.query<LeasableRow>(
+    `SELECT c.credential_id, c.name, c.state, c.leasable_by, c.default_ttl_seconds, c.max_ttl_seconds, c.approval, c.current_version,
+            v.kek_id, v.wrapped_dek, v.sealed
+       FROM credentials c
+       LEFT JOIN credential_versions v ON v.org_id = c.org_id AND v.credential_id = c.credential_id AND v.version = c.current_version AND v.sealed IS NOT NULL
+      WHERE c.org_id = $1 AND ${by.credentialId ? 'c.credential_id' : 'c.name'} = $2`,
+    [ctx.orgId, ref],
+  );
   const granted = row && (row.leasable_by.includes('*') || row.leasable_by.includes(ctx.principal.id));
   if (!row || !granted) throw new ApiError('NOT_FOUND', `credential ${ref} not found among the secrets granted to you: ask an admin to grant it (leasableBy)`);
   return row;

@@ -555,3 +555,23 @@ describe('npm run cli -- demo: the agent control plane', () => {
     expect(rollup.byActor.some((a: any) => a.reports === 2)).toBe(true);
   });
 });
+
+describe('npm run cli -- demo: the brand', () => {
+  const grab = (re: RegExp) => re.exec(demo.summary.join('\n'))![1];
+
+  it("the foundation's pairs pass WCAG AA, the voice has rules and examples, a template is in the library, the agent's proposal waits", async () => {
+    const f = await client.ok('branding.getFoundation', {});
+    expect(f.foundation.name).toBe('Harbour Lane');
+    expect(f.contrasts.length).toBeGreaterThanOrEqual(5);
+    expect(f.contrasts.every((c: any) => c.passes)).toBe(true);
+    expect(f.foundation.voice.rules.length).toBeGreaterThanOrEqual(3);
+    expect(f.foundation.voice.examples.length).toBeGreaterThan(0);
+    expect(f.foundation.tokens.font.heading.$value[0]).toBe('Fraunces');
+    expect(f.proposals.map((p: any) => [p.id, p.status, p.paths])).toEqual([[grab(/proposal (bpr_\w+)/), 'open', ['tokens.color.brand.accent']]]);
+    expect(f.proposals[0].createdBy).not.toBe(f.savedBy);
+    const { templates } = await client.ok('branding.listTemplates', {});
+    expect(templates.map((t: any) => [t.id, t.status])).toEqual([[grab(/Template (tpl_\w+)/), 'active']]);
+    const voice = await client.ok('branding.getVoice', { format: 'prompt' });
+    expect(voice.prompt).toContain('Never use: "synergy", "leverage".');
+  });
+});

@@ -51,6 +51,11 @@ const ORG_WIDE: Readonly<Record<string, string>> = {
   sop: 'SOPs are read org-wide (sop.list, org.read)',
   credential: 'credential events carry secret, lease and principal ids, versions and TTLs, never a value, name or purpose',
   integration: 'integration events carry integration ids, hosts, tool counts and toolset hashes; integrations are listed org-wide (integration.list)',
+  registry: 'registry events carry registration ids, statuses and counts; agents are listed org-wide (GET /org/agents)',
+  presence: 'presence events carry statuses, task ids and expiry, never the status text; presence is shown org-wide (GET /org/agents)',
+  lease: 'lease events carry lease ids, names and fencing tokens; leases are listed org-wide (GET /org/leases)',
+  cost: 'cost events carry counts, tokens, micro-dollars and model names; spend is read org-wide (GET /cost.rollup, org.read)',
+  branding: 'branding events carry versions, paths, hashes and the design head; the foundation is read org-wide with design.read',
 };
 
 describe('per-event visibility: every deployed family is classified', () => {

@@ -18,25 +18,17 @@ const UNDEPLOYED_FAMILIES = [
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
-  // issue 35: the foundation is deployed; the library (templates, images, history) and output come next
+  // issue 35: the foundation, the templates and the history are deployed; images, renders, kits, regeneration and AI come next
   ...[
     'amendArtifact',
-    'amendTemplate',
-    'cloneTemplate',
-    'deleteTemplate',
     'exportKit',
-    'exportTemplate',
     'generateImage',
-    'listTemplates',
-    'redo',
     'regenerate',
     'regenerateImages',
     'regenerateTemplate',
     'regenerateTemplates',
     'renderTemplate',
-    'restoreVersion',
     'rewriteInVoice',
-    'undo',
     'uploadImage',
   ].map((m) => `branding.${m}`),
   // issue 33: the timeline, the deal desk, rooms, playbooks and ask

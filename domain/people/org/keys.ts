@@ -166,3 +166,14 @@ export async function activeWithAdmin(q: Queryable, orgId: string, principalId: 
   );
   return row;
 }
+
+/** Every scope an active principal's live keys hold together (empty when it has none; undefined when not active). */
+export async function liveScopes(q: Queryable, orgId: string, principalId: string): Promise<Set<string> | undefined> {
+  const [row] = await q.query<{ scopes: string[] }>(
+    `SELECT coalesce((SELECT array_agg(DISTINCT s) FROM api_keys k, unnest(k.scopes) s
+                       WHERE k.org_id = p.org_id AND k.principal_id = p.principal_id AND k.revoked_at IS NULL), '{}') AS scopes
+       FROM principals p WHERE p.org_id = $1 AND p.principal_id = $2 AND p.status = 'active'`,
+    [orgId, principalId],
+  );
+  return row ? new Set(row.scopes) : undefined;
+}

@@ -2,6 +2,7 @@ import { budgetState } from '../../../ai-gateway/budget.js';
 import { costOf } from '../../../ai-gateway/prices.js';
 import { badRequest } from '../../../protocol/errors.js';
 import { COST_MAX_AGE_DAYS, cost as c } from '../../../protocol/methods/runtime/cost.js';
+import { requireTasks } from '../../board/index.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 
@@ -37,6 +38,11 @@ export const report = handler(c.report, async (ctx, p) => {
     }
     return { ...e, at: new Date(at).toISOString(), ...price };
   });
+  await requireTasks(
+    ctx.q,
+    ctx.orgId,
+    p.entries.flatMap((e, i) => (e.taskId ? [{ field: `entries.${i}.taskId`, taskId: e.taskId }] : [])),
+  );
   const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
   const inserted = await ctx.q.query<{
     cost_micro_usd: number | string;

@@ -1,6 +1,7 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { MIN_PRESENCE_SECONDS, presence as c } from '../../../protocol/methods/runtime/presence.js';
 import { one } from '../../../db/types.js';
+import { requireTasks } from '../../board/index.js';
 import { handler } from '../../core/handler.js';
 import { beatPresence, type BeatRow } from './model.js';
 
@@ -27,6 +28,7 @@ export const beat = handler(c.beat, async (ctx, p) => {
     );
   }
   const taskId = p.taskId ?? null;
+  if (taskId !== null) await requireTasks(ctx.q, ctx.orgId, [{ field: 'taskId', taskId }]);
   const statusText = p.statusText ?? null;
   const changed = !was || !was.live || was.status !== p.status || was.task_id !== taskId || was.status_text !== statusText;
   const row = one(

@@ -6,6 +6,7 @@ import { actionClassOf } from '../../approval/index.js';
 import { vaultConfig } from '../keys.js';
 import { checkUrl } from './guard.js';
 import { authHeaders, INTEGRATION_SELECT, loadIntegration, toIntegration, toolsetVersionOf, type IntegrationRow } from './model.js';
+import { clientPool } from './pool.js';
 import { listTools, RemoteError, withClient, type RemoteTool } from './remote.js';
 
 /*
@@ -167,5 +168,7 @@ export const disconnect = handler(c.disconnect, async (ctx, p) => {
     now,
   ]);
   await ctx.emit('integration.connection.disconnect', row.integration_id, { integrationId: row.integration_id, changed: true });
+  // Its kept sessions go now (a call racing this one opens none: it reads the integration disconnected).
+  clientPool(ctx.deps).closeIntegration(ctx.orgId, row.integration_id);
   return { integration: toIntegration({ ...row, state: 'disconnected', updated_at: now }), changed: true };
 });

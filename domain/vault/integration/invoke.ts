@@ -67,7 +67,10 @@ export function scrub(text: string, secret: string | null): string {
 }
 
 /** Everything a call needs, read in one statement: the integration, the pin, the last minute's calls, the secret's current version. */
-interface CallRow extends Pick<IntegrationRow, 'integration_id' | 'url' | 'auth_kind' | 'auth_header' | 'credential_id' | 'access' | 'state' | 'toolset_version' | 'checked_at'> {
+interface CallRow extends Pick<
+  IntegrationRow,
+  'integration_id' | 'url' | 'auth_kind' | 'auth_header' | 'credential_id' | 'access' | 'state' | 'toolset_version' | 'checked_at'
+> {
   definition: { inputSchema?: Record<string, unknown> } | null;
   sha256: string | null;
   recent: number;

@@ -1,6 +1,8 @@
 import { ApiError } from '../../../protocol/errors.js';
 import { integration as c } from '../../../protocol/methods/integration.js';
 import type { Queryable } from '../../../db/types.js';
+import { METHODS } from '../../../protocol/registry.js';
+import { liveScopes } from '../../people/index.js';
 import { handler } from '../../core/handler.js';
 import type { Principal } from '../../core/auth.js';
 import { INTEGRATION_SELECT, isAdmin, mayUse, toIntegration, toolsetVersionOf, type IntegrationRow } from './model.js';
@@ -49,19 +51,24 @@ export async function callableTools(q: Queryable, orgId: string, who: Principal,
       ORDER BY i.name, t.name`,
     [orgId, integrationId ?? null],
   );
+  if (!who.scopes.has(INVOKE_SCOPE)) return [];
   return rows.filter((r) => mayUse(r, who));
 }
+
+/** The scope invokeTool needs: a principal without it on any key may call no remote tool. */
+const INVOKE_SCOPE = METHODS.get('integration.invokeTool')!.scope;
 
 async function principalOf(ctx: { q: Queryable; orgId: string; principal: Principal }, principalId: string | undefined): Promise<Principal> {
   if (principalId === undefined || principalId === ctx.principal.id) return ctx.principal;
   if (!isAdmin(ctx.principal)) throw new ApiError('FORBIDDEN_SCOPE', `missing scope admin for principalId: list your own tools (leave principalId out)`);
-  const [row] = await ctx.q.query<{ principal_id: string }>('SELECT principal_id FROM principals WHERE org_id = $1 AND principal_id = $2', [
+  // Another principal's view: what its live keys may do together (admin reaches every integration), not the admin's own reach.
+  const [row] = await ctx.q.query<{ kind: Principal['kind']; name: string }>('SELECT kind, name FROM principals WHERE org_id = $1 AND principal_id = $2', [
     ctx.orgId,
     principalId,
   ]);
   if (!row) throw new ApiError('NOT_FOUND', `principal ${principalId} not found`);
-  // Another principal's view: their access lists, not the admin's own reach.
-  return { ...ctx.principal, id: principalId, scopes: new Set<string>() };
+  const scopes = (await liveScopes(ctx.q, ctx.orgId, principalId)) ?? new Set<string>();
+  return { ...ctx.principal, id: principalId, kind: row.kind, name: row.name, tier: null, scopes };
 }
 
 export const listAgentTools = handler(c.listAgentTools, async (ctx, p) => {

@@ -63,8 +63,10 @@ export const TemplateSummary = z.strictObject({
 export const Template = z.strictObject({ ...TemplateSummary.shape, body: z.record(z.string(), z.unknown()) });
 
 export const TemplatePackage = z.strictObject({
-  format: z.literal(PACKAGE_FORMAT),
-  template: z.strictObject({ kind: TemplateKind, name: TemplateName, size: TemplateSize, body: TemplateBody, fields: TemplateFields }),
+  format: z.literal(PACKAGE_FORMAT).describe(`${PACKAGE_FORMAT}`),
+  template: z
+    .strictObject({ kind: TemplateKind, name: TemplateName, size: TemplateSize, body: TemplateBody, fields: TemplateFields })
+    .describe('The template as amendTemplate takes it.'),
   tokens: z
     .record(z.string(), z.strictObject({ $type: z.string(), $value: z.unknown() }))
     .default({})
@@ -92,7 +94,7 @@ export const brandingLibrary = {
     params: z.strictObject({
       kind: TemplateKind.optional(),
       query: z.string().max(120).optional().describe('Words in the name.'),
-      includeDeleted: z.boolean().default(false),
+      includeDeleted: z.boolean().default(false).describe('Deleted templates too (default false).'),
       cursor: z.string().max(64).default('').describe('The nextCursor of the previous page; empty: from the start.'),
       limit: limit(500, 100),
     }),

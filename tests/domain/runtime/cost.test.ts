@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAiSettings } from '../../../domain/ai-settings.js';
 import { mutate, ok, refused } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 import { rtOrg, type RtOrg } from './kit.js';
 
 /*
@@ -28,8 +29,9 @@ const entry = (externalId: string, extra: Record<string, unknown> = {}) => ({
 
 describe('scenario 5: reported spend reaches the rollup and the budget', () => {
   it('three entries priced three ways; resent ids are duplicates; the spent budget stops books.ask, the report says exhausted', async () => {
+    const taskId = (await newTask(o.s)).id as string;
     const entries = [
-      entry('call-1', { costMicroUsd: 4000, taskId: 'task_0123456789abcdef' }),
+      entry('call-1', { costMicroUsd: 4000, taskId }),
       entry('call-2', { model: 'gpt-4o-mini-2024-07-18', cacheReadTokens: 1000 }),
       entry('call-3', { provider: 'anthropic', model: 'claude-x' }),
     ];
@@ -92,6 +94,15 @@ describe('cost.report misuse', () => {
     });
     await refused(o.s, 'cost.report', { entries: [entry('u-1', { colour: 'red' })] }, 'BAD_REQUEST', { key: o.agent.key, message: /colour/ });
     await refused(o.s, 'cost.report', { entries: [entry('v-1')] }, 'FORBIDDEN_SCOPE', { key: o.viewer.key, message: /^missing scope cost.report/ });
+    // A taskId must be a task of this org: unknown or another org's is NOT_FOUND naming the entry.
+    const mine = (await newTask(o.s)).id as string;
+    const theirs = (await newTask(o.other)).id as string;
+    for (const taskId of ['task_nosuch', theirs]) {
+      await refused(o.s, 'cost.report', { entries: [entry('t-1', { taskId: mine }), entry('t-2', { taskId })] }, 'NOT_FOUND', {
+        key: o.agent.key,
+        message: /^entries\.1\.taskId: task \S+ not found in this organisation/,
+      });
+    }
     const rows = await o.s.runtime.db.query(`SELECT 1 FROM cost_entries WHERE org_id = $1 AND external_id IN ('ok-1', 'bulk-0')`, [o.s.org.orgId]);
     expect(rows).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsAfter, head, mutate, noop, ok, refused } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 import { registrationAgo, presenceAgo, rtOrg, type RtOrg } from './kit.js';
 
 /** registry.register and heartbeat, presence.beat, and GET /org/agents (scenario 1 of the runtime's acceptance). */
@@ -155,29 +156,36 @@ describe('scenario 1: register, beat, go silent', () => {
 
 describe('presence.beat', () => {
   it('sets the caller’s presence until it expires; within 10 s: RATE_LIMITED, no event; the text stays out of events; expiry -> offline', async () => {
+    const taskId = (await newTask(o.s)).id as string;
     const { result, event } = await mutate(
       o.s,
       'presence.beat',
-      { status: 'busy', taskId: 'task_0123456789abcdef', statusText: 'Reconciling October', ttlSeconds: 120 },
+      { status: 'busy', taskId, statusText: 'Reconciling October', ttlSeconds: 120 },
       'presence.status.beat',
       { key: o.mia.key, entityId: () => o.mia.id },
     );
     expect(result).toMatchObject({ presence: { principalId: o.mia.id, status: 'busy', source: 'beat', statusText: 'Reconciling October' }, changed: true });
-    expect(event.payload).toEqual({ status: 'busy', taskId: 'task_0123456789abcdef', expiresAt: result.presence.expiresAt, changed: true });
+    expect(event.payload).toEqual({ status: 'busy', taskId, expiresAt: result.presence.expiresAt, changed: true });
     expect(JSON.stringify(event)).not.toContain('Reconciling');
     await refused(o.s, 'presence.beat', { status: 'busy' }, 'RATE_LIMITED', { key: o.mia.key, message: /beat at most every 10 s/ });
     await presenceAgo(o, o.mia.id, 11);
-    const again = await ok(
-      o.s,
-      'presence.beat',
-      { status: 'busy', taskId: 'task_0123456789abcdef', statusText: 'Reconciling October', ttlSeconds: 120 },
-      o.mia.key,
-    );
+    const again = await ok(o.s, 'presence.beat', { status: 'busy', taskId, statusText: 'Reconciling October', ttlSeconds: 120 }, o.mia.key);
     expect(again.changed).toBe(false);
     expect((await agents()).presence.find((p: any) => p.principalId === o.mia.id)).toMatchObject({ status: 'busy' });
     await presenceAgo(o, o.mia.id, 121);
     const view = await agents();
     expect(view.presence.find((p: any) => p.principalId === o.mia.id)).toBeUndefined(); // expired, no registration: not listed
+  });
+
+  it('misuse: taskId names a task of this org (unknown or another org’s: NOT_FOUND taskId, nothing recorded)', async () => {
+    const theirs = (await newTask(o.other)).id as string;
+    for (const taskId of ['task_nosuch', theirs]) {
+      await refused(o.s, 'presence.beat', { status: 'busy', taskId }, 'NOT_FOUND', {
+        key: o.agent2.key,
+        message: /^taskId: task \S+ not found in this organisation/,
+      });
+    }
+    expect(await o.s.runtime.db.query('SELECT 1 FROM presence_beats WHERE org_id = $1 AND principal_id = $2', [o.s.org.orgId, o.agent2.id])).toEqual([]);
   });
 
   it('misuse: TTL and status name the field; a viewer lacks presence.write', async () => {

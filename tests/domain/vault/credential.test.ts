@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileAndApprove, held, mutate, noop, otherOrg, read, refused, rpc } from '../../helpers/calls.js';
+import { newTask } from '../../helpers/tasks.js';
 import { vaultOrg, type VaultOrg } from './kit.js';
 
 /*
@@ -61,6 +62,21 @@ describe('credential.lease', () => {
     expect(hidden.replace('lease.one', '?')).toBe(unknown.replace('lease.nothing', '?'));
     const elsewhere = await otherOrg(v.s);
     await refused(elsewhere, 'credential.lease', { credentialId: credential.id, purpose: 'x' }, 'NOT_FOUND');
+  });
+
+  it('records a taskId of this org; an unknown or another org’s task is NOT_FOUND taskId and leases nothing', async () => {
+    await put({ name: 'lease.task', value: 'task-bound', leasableBy: [v.agent.id] });
+    const taskId = (await newTask(v.s)).id as string;
+    const { result } = await mutate(v.s, 'credential.lease', { name: 'lease.task', purpose: 'deploy', taskId }, 'credential.lease.issue', { key: v.agent.key });
+    expect(result.lease.taskId).toBe(taskId);
+    const theirs = (await newTask(await otherOrg(v.s))).id as string;
+    for (const id of ['task_nosuch', theirs]) {
+      const refusal = await refused(v.s, 'credential.lease', { name: 'lease.task', purpose: 'deploy', taskId: id }, 'NOT_FOUND', {
+        key: v.agent.key,
+        message: /^taskId: task \S+ not found in this organisation/,
+      });
+      expect(JSON.stringify(refusal)).not.toContain('task-bound');
+    }
   });
 
   it('is never cached: the same call with an idempotency key leases again and stores no frame', async () => {

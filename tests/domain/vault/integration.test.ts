@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileAndApprove, head, held, mutate, noop, otherOrg, read, refused } from '../../helpers/calls.js';
+import { person } from '../../helpers/people.js';
 import { vaultOrg, type VaultOrg } from './kit.js';
 import { remoteFixture, type RemoteFixture } from './remote-fixture.js';
 
@@ -55,6 +56,37 @@ describe('scenario 4: a bearer-auth MCP server', () => {
     const rec = chain.body.records.find((r: any) => r.id === out.callId).record;
     expect(rec).toMatchObject({ integrationId, tool: 'echo', actor: v.agent.id, status: 'ok', truncated: false });
     expect(JSON.stringify(rec)).not.toContain('hello');
+  });
+
+  it('keeps one client session per integration and secret version: a second call opens none, a re-put secret opens a new one', async () => {
+    const call = () => read(v.s, 'integration.invokeTool', { integrationId, tool: 'echo', arguments: { text: 'again' } }, v.agent.key);
+    await call();
+    const opened = remote.initializes();
+    await call();
+    await call();
+    expect(remote.initializes()).toBe(opened);
+    // Two puts (away and back) leave the same token under a new version: the kept session is stale and replaced.
+    await v.s.client.ok('credential.put', { name: 'fixture.token', value: `${remote.token}-next` });
+    await v.s.client.ok('credential.put', { name: 'fixture.token', value: remote.token });
+    expect((await call()).status).toBe('ok');
+    expect(remote.initializes()).toBe(opened + 1);
+  });
+
+  it('listAgentTools with principalId (admin): that principal’s callable tools, by its own keys’ scopes and the access lists', async () => {
+    const reader = await person(v.s, 'reader agent', { scopes: ['org.read'], principalKind: 'agent' });
+    const restricted = (
+      await v.s.client.ok('integration.connect', { name: 'restricted', url: remote.url, auth: auth(), access: [v.other.id], allowTools: ['echo'] })
+    ).integration.id;
+    const names = async (principalId: string) => (await read(v.s, 'integration.listAgentTools', { principalId })).tools.map((t: any) => t.name);
+    const own = (await read(v.s, 'integration.listAgentTools', {}, v.agent.key)).tools.map((t: any) => t.name);
+    expect(await names(v.agent.id)).toEqual(own);
+    expect(own).not.toContain('restricted__echo');
+    expect(await names(v.other.id)).toContain('restricted__echo');
+    expect(await names(v.adminAgent.id)).toContain('restricted__echo'); // admin reaches every integration
+    expect(await names(reader.id)).toEqual([]); // no org.write: invokeTool is not theirs to call
+    await refused(v.s, 'integration.listAgentTools', { principalId: v.other.id }, 'FORBIDDEN_SCOPE', { key: v.agent.key, message: /^missing scope admin/ });
+    await refused(v.s, 'integration.listAgentTools', { principalId: 'agt_nosuch' }, 'NOT_FOUND', { message: /principal agt_nosuch not found/ });
+    await v.s.client.ok('integration.disconnect', { integrationId: restricted });
   });
 
   it('leak is not callable until a re-sync allows it, and the credential comes back [redacted]', async () => {

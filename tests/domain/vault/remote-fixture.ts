@@ -17,6 +17,8 @@ export interface RemoteFixture {
   setMood(description: string): void;
   /** Requests that reached the server, by tool called (the test proves nothing was sent). */
   calls: string[];
+  /** initialize requests received: one per client session opened. */
+  initializes(): number;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function remoteFixture(opts: { token?: string } = {}): Promise<Remo
   const token = opts.token ?? `tok_${Math.random().toString(36).slice(2)}_fixture+/=&secret`;
   const state = { mood: 'Say how you feel.' };
   const calls: string[] = [];
+  let initializes = 0;
   const http: Server = createServer((req, res) => {
     void (async () => {
       const auth = String(req.headers.authorization ?? '');
@@ -87,7 +90,9 @@ export async function remoteFixture(opts: { token?: string } = {}): Promise<Remo
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void transport.close().then(() => server.close()));
       await server.connect(transport);
-      await transport.handleRequest(req, res, await body(req));
+      const message = await body(req);
+      if ((message as { method?: string } | undefined)?.method === 'initialize') initializes++;
+      await transport.handleRequest(req, res, message);
     })().catch((err: Error) => {
       if (!res.headersSent) res.writeHead(500).end(err.message);
     });
@@ -98,6 +103,7 @@ export async function remoteFixture(opts: { token?: string } = {}): Promise<Remo
     url: `http://127.0.0.1:${port}/mcp`,
     token,
     calls,
+    initializes: () => initializes,
     setMood: (d) => {
       state.mood = d;
     },
