@@ -65,6 +65,13 @@ export interface HoldDeclaration {
   when?: string;
 }
 
+/**
+ * A signature act's class is its method's name in snake case (books.payrollSign -> books.payroll_sign), so an
+ * action class names at most one method: approval.request can tell a class that belongs to a method.
+ */
+export const actionClassOf = (method: string): string => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const methodOfClass = (actionClass: string): string => actionClass.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
 export function method<P extends z.ZodType, R extends z.ZodType>(c: MethodContract<P, R>): MethodContract<P, R> {
   return c;
 }

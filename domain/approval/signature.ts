@@ -12,12 +12,9 @@ const PROOF_FIELDS = new Set(['approvalId', 'signatureToken']);
 /** The subject kind of a signature approval: `<family of the action class>.signature`, e.g. `books.signature`. */
 export const signatureKind = (actionClass: string): string => `${actionClass.split('.')[0]}.signature`;
 
-/**
- * A signature act's class is its method's name in snake case (books.payrollSign -> books.payroll_sign), so an
- * action class names at most one method: approval.request can tell a class that belongs to a method.
- */
-export const actionClassOf = (method: string): string => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-export const methodOfClass = (actionClass: string): string => actionClass.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+import { actionClassOf } from '../../protocol/contract.js';
+
+export { actionClassOf, methodOfClass } from '../../protocol/contract.js';
 
 /** SHA-256 of the canonical JSON of {actionClass, subjectId, params} without the proof fields. */
 export function signaturePayloadHash(actionClass: string, subjectId: string, params: Record<string, unknown>): string {

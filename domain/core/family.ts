@@ -1,3 +1,4 @@
+import { actionClassOf } from '../../protocol/contract.js';
 import type { Answerer } from '../../ai-gateway/answerer.js';
 import type { SpendSource } from '../../ai-gateway/spend.js';
 import type { RecordCheck } from '../../blobs/index.js';
@@ -104,7 +105,7 @@ export class FamilySet {
     for (const f of list) {
       // A family words its own action classes and those of the methods it deploys for another registry family
       // (the vault's settings.deleteSecret, branding's settings.saveDesignTokens).
-      const deployed = new Set([...(f.methods?.keys() ?? [])].map(actionClassOfMethod));
+      const deployed = new Set([...(f.methods?.keys() ?? [])].map(actionClassOf));
       const foreign = Object.keys(f.holdActs ?? {}).filter((c) => !c.startsWith(`${f.name}.`) && !deployed.has(c));
       if (foreign.length) throw new Error(`holdActs of ${f.name}: ${foreign.join(', ')} are neither ${f.name}'s action classes nor its methods'`);
     }
@@ -141,9 +142,6 @@ function merged<V>(list: readonly Family[], what: string, pick: (f: Family) => R
   }
   return out;
 }
-
-/** The action class a method holds under (`settings.delete_secret` for settings.deleteSecret), as approval names it. */
-const actionClassOfMethod = (method: string): string => method.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A family's deployed handlers keyed by full method name (`board.createTask`). */
 export function family(name: string, handlers: Record<string, MethodHandler<any>>): Map<string, MethodHandler> {

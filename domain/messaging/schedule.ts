@@ -2,6 +2,7 @@ import { ApiError, badRequest, conflict } from '../../protocol/errors.js';
 import { BROADCAST_HUMANS } from '../../protocol/methods/messaging/core.js';
 import { MAX_PENDING_SCHEDULED, POST_AT_MAX_DAYS, POST_AT_MIN_SECONDS, messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import { proofFields } from '../../protocol/schema.js';
+import { actionClassOf } from '../../protocol/contract.js';
 import { one, type Queryable } from '../../db/types.js';
 import { paramsHash } from '../../ledger/idempotency.js';
 import { channelAccess, managesChannel, type ChannelRole } from './channel/access.js';
@@ -49,7 +50,7 @@ export async function broadcastHold(ctx: HandlerCtx, channelId: string, params: 
   const humans = await humansReached(ctx.q, ctx.orgId, channelId, ctx.principal.id);
   if (humans <= BROADCAST_HUMANS) return null;
   const proof = await ctx.requireSignature({
-    actionClass: ctx.method.name.replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`),
+    actionClass: actionClassOf(ctx.method.name),
     subjectId: channelId,
     summary: `${act} that notifies everyone in channel ${channelId} (<!channel>) when it posts: ${humans} people`,
     params,
