@@ -10,6 +10,7 @@ import { catalogFor, IDEMPOTENCY_ARG } from './catalog.js';
 import { buildInstructions } from './instructions.js';
 import { listedTools } from './listing.js';
 import { META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
+import { callExtraTool, extraListMoved, extraToolsets, listExtraTools } from './remote-tools.js';
 import { registerResources } from './resources.js';
 import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
@@ -71,7 +72,11 @@ async function callTool(session: McpSession, name: string, args: Record<string, 
     return runMetaTool(session, call, name, args);
   }
   const entry = session.catalog.byTool.get(name);
-  if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  if (!entry) {
+    const extra = await callExtraTool(session, name, args);
+    if (extra) return extra;
+    throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  }
   const hidden = hiddenBecause(entry, principal, session.selection);
   if (hidden === 'humanDecision') {
     const refused = humanDecisionError(entry, principal, session.publicUrl);
@@ -112,9 +117,11 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     freshPrincipal: opts.principalIsFresh ? opts.principal : undefined,
   };
 
+  const listChanged = !opts.principalIsFresh && extraToolsets(session).length > 0;
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
-      return { tools: [...listedTools(catalog, selection, await authenticated(session))] };
+      const tools = listedTools(catalog, selection, await authenticated(session));
+      return { tools: [...tools, ...(await listExtraTools(session))] };
     } catch (err) {
       if (err instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { code: err.code });
       throw err;
@@ -122,7 +129,11 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   });
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
-      return await callTool(session, request.params.name, request.params.arguments ?? {}, extra.signal);
+      const result = await callTool(session, request.params.name, request.params.arguments ?? {}, extra.signal);
+      // A call that connected, re-synced or disconnected an integration (or anyone's in the org) moves the
+      // caller's remote tools: the client is told to list again.
+      if (listChanged && (await extraListMoved(session))) mcp.sendToolListChanged();
+      return result;
     } catch (err) {
       if (err instanceof McpError) throw err;
       session.pipeline.deps.log.error({ err, tool: request.params.name }, 'mcp tool call failed');
@@ -130,8 +141,9 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     }
   });
   registerResources(mcp, session, opts.principal);
-  // The SDK's McpServer advertises listChanged true for the tools and resources it handles; this server never
-  // sends a list_changed notification (its lists are fixed for a connection), so the initialize result says so.
-  mcp.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
+  // The SDK's McpServer advertises listChanged true for the tools and resources it handles. The catalog is fixed
+  // for a connection; the contributed tools (remote-tools.ts) are not, and a session that lists them and outlives
+  // one request is told when they move (after each tool call). A one-request server (stateless HTTP) never is.
+  mcp.server.registerCapabilities({ tools: { listChanged }, resources: { listChanged: false } });
   return mcp;
 }

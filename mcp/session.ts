@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Principal } from '../domain/core/auth.js';
 import type { Pipeline } from '../domain/core/pipeline.js';
 import type { Catalog } from './catalog.js';
+import type { ExtraListing } from './remote-tools.js';
 import type { Selection } from './toolsets.js';
 
 /** One MCP connection's view of the domain: the key it acts as and what it lists. */
@@ -21,6 +22,8 @@ export interface McpSession {
   openElicitations: Set<string>;
   /** Set when the server serves one request whose key was just authenticated: no need to authenticate again. */
   freshPrincipal?: Principal;
+  /** The contributed tools this session last listed (mcp/remote-tools.ts). */
+  extraListing?: ExtraListing;
 }
 
 /** One tool call: who is calling (authenticated for this call) and how to abandon it. */

@@ -5,6 +5,7 @@ import { DEFAULT_VAULT_CONFIG } from './keys.js';
 import { deleteSecret, recordSecretRotation, upsertSecret } from './settings.js';
 import { connect, disconnect } from './integration/connect.js';
 import { invokeTool } from './integration/invoke.js';
+import { integrationTools } from './integration/mcp-tools.js';
 import { toolChain } from './integration/model.js';
 import { closeClientPool } from './integration/pool.js';
 import { list as listIntegrations, listAgentTools, toolsetVersion } from './integration/reads.js';
@@ -30,7 +31,11 @@ export const integrationFamily: Family = {
   holdActs: integrationHoldActs,
   // The kept MCP client sessions (integration/pool.ts) close at server stop.
   background: (deps) => ({ stop: () => closeClientPool(deps) }),
-  contributes: { opsSources: { source: 'tools', chain: toolChain, verify: (q, orgId) => toolChain.verify(q, orgId), label: 'tool chain' } },
+  contributes: {
+    opsSources: { source: 'tools', chain: toolChain, verify: (q, orgId) => toolChain.verify(q, orgId), label: 'tool chain' },
+    // The MCP face lists the caller's remote tools as ext_<integration>__<tool> (integration/mcp-tools.ts).
+    mcpToolsets: integrationTools,
+  },
 };
 
 export { loadVaultConfig, parseMasterKeys, newMasterKey, VAULT_ENV_HELP, type VaultConfig } from './keys.js';
