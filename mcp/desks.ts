@@ -31,6 +31,12 @@ const books = (area: string, summary: string, tools: readonly string[] = []): De
   tools: ['books.ask', ...tools],
 });
 
+/**
+ * Toolsets whose tools are listed per caller by a family's contribution (mcp/remote-tools.ts), not by the catalog:
+ * a selection may name them alone. `integration.tools`: each remote tool the caller may call, ext_<integration>__<tool>.
+ */
+export const CALLER_TOOLSETS: readonly string[] = ['integration.tools'];
+
 export const DESKS: Readonly<Record<string, Desk>> = {
   core: { summary: 'who you are and your approvals; the meta-tools reach every other method (the default)', toolsets: [], tools: [] },
   receivables: books('receivables', 'invoices, credit notes, payments received, chasing (books)', ['books.reports']),

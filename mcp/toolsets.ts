@@ -3,7 +3,7 @@ import { FAMILY_AREAS } from '../protocol/methods/areas.js';
 import type { Principal } from '../domain/core/auth.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { toolNameFor } from './names.js';
-import { CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
+import { CALLER_TOOLSETS, CORE_TOOLS, DEFAULT_DESK, DESKS } from './desks.js';
 
 /*
  * Which tools a session lists. A model pays for every listed tool in context, so the list is cut down:
@@ -27,8 +27,8 @@ export const AREA_TOOLSETS: ReadonlyMap<string, string> = new Map(
   ),
 );
 
-/** Every toolset name a selection may use: the families and the areas. */
-export const TOOLSETS: readonly string[] = [...FAMILIES, ...new Set(AREA_TOOLSETS.values())];
+/** Every toolset name a selection may use: the families, the areas and the toolsets listed per caller. */
+export const TOOLSETS: readonly string[] = [...FAMILIES, ...new Set(AREA_TOOLSETS.values()), ...CALLER_TOOLSETS];
 
 /** The toolsets a method or read belongs to: its family, and its area where the family has areas. */
 export function toolsetsOf(target: string, family: string): string[] {
@@ -147,7 +147,9 @@ export function personaSelection(sel: Selection, toolsets: readonly string[]): S
 
 /** Refuse a desk or toolset with nothing deployed on this server (it would list nothing of its own). */
 export function requireDeployed(selection: Selection, catalog: Catalog): void {
-  for (const [name, toolsets] of selection.named) {
+  for (const [name, named] of selection.named) {
+    // A toolset listed per caller is deployed with its family.
+    const toolsets = named.map((t) => (CALLER_TOOLSETS.includes(t) ? t.slice(0, t.indexOf('.')) : t));
     if (toolsets.length === 0 || catalog.entries.some((e) => e.toolsets.some((t) => toolsets.includes(t)))) continue;
     const deployed = Object.keys(DESKS).filter((d) => DESKS[d].toolsets.some((t) => catalog.entries.some((e) => e.toolsets.includes(t))));
     throw new SelectionError(

@@ -41,6 +41,9 @@ export const cursor = z.coerce
   .default(0)
   .describe('Resume after this position (the nextCursor of the previous page); start with 0.');
 
+/** The largest value an `integer` column holds: version, revision and position params stay within it (no 5xx). */
+export const INT32_MAX = 2_147_483_647;
+
 export const limit = (max: number, dflt: number) =>
   z.coerce
     .number({ message: 'must be an integer' })

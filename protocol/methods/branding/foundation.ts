@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { id, limit, proofFields, text } from '../../schema.js';
+import { id, INT32_MAX, limit, proofFields, text } from '../../schema.js';
 
 /**
  * The brand foundation (docs/families/branding.md): a versioned document of name, logos by role, DTCG design tokens,
@@ -109,7 +109,13 @@ export const Proposal = z.strictObject({
   appliedVersion: z.number().int().nullable(),
 });
 
-const version = (description: string) => z.number({ message: 'must be an integer' }).int('must be an integer').min(0, 'must be >= 0').describe(description);
+const version = (description: string) =>
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(0, 'must be >= 0')
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+    .describe(description);
 const baseVersion = version('The foundation version you read (getFoundation); another: CONFLICT naming the current one.');
 const patch = z
   .record(z.string(), z.unknown())
@@ -158,7 +164,13 @@ export const brandingFoundation = {
         .regex(/^(tpl|img|rnd|bkx)_[A-Za-z0-9]+$/, 'must be a library id (tpl_…, img_…, rnd_…, bkx_…)')
         .describe('Only versions touching this library item.')
         .optional(),
-      cursor: z.number().int().min(0).default(0).describe('Versions below this one (the nextCursor of the previous page); 0: from the newest.'),
+      cursor: z
+        .number()
+        .int()
+        .min(0)
+        .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+        .default(0)
+        .describe('Versions below this one (the nextCursor of the previous page); 0: from the newest.'),
       limit: limit(500, 50),
     }),
     result: z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { id, limit, text } from '../../schema.js';
+import { id, INT32_MAX, limit, text } from '../../schema.js';
 
 /**
  * The brand library's templates and its history. The registry keeps the library's writes R (admin): each is
@@ -19,9 +19,20 @@ const idempotencyId = text({
   max: 200,
   description: 'Your id for this change: the same id and params again answer the first result and change nothing; other params: CONFLICT.',
 });
-const revision = (description: string) => z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').describe(description);
+const revision = (description: string) =>
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+    .describe(description);
 const brandVersion = (description: string) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(0, 'must be >= 0').describe(description);
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(0, 'must be >= 0')
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+    .describe(description);
 const dimension = z.number({ message: 'must be an integer' }).int('must be an integer').min(16, 'must be >= 16').max(4096, 'must be at most 4096');
 
 export const TemplateSize = z.strictObject({ width: dimension, height: dimension }).describe('Pixels, 16 to 4096 each.');

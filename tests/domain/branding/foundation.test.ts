@@ -104,6 +104,10 @@ describe('the foundation', () => {
     expect((await read(o.s, 'branding.listVersions', { itemId: 'tpl_0123456789abcdef' })).versions).toEqual([]);
     await refused(o.s, 'branding.restoreFoundation', { version: 99, baseVersion: v + 1 }, 'NOT_FOUND', { message: /brand version 99 not found/ });
     await refused(o.s, 'branding.getFoundation', { version: 99 }, 'NOT_FOUND');
+    // Past an integer column's range: a named BAD_REQUEST, never a 5xx from the database.
+    const huge = Number.MAX_SAFE_INTEGER;
+    await refused(o.s, 'branding.listVersions', { cursor: huge }, 'BAD_REQUEST', { message: /^cursor: must be at most 2147483647/ });
+    await refused(o.s, 'branding.getFoundation', { version: huge }, 'BAD_REQUEST', { message: /^version: must be at most/ });
     await refused(o.s, 'branding.restoreFoundation', { version: 1, baseVersion: v }, 'CONFLICT', { message: new RegExp(`retry with baseVersion ${v + 1}`) });
   });
 

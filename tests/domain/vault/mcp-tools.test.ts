@@ -109,6 +109,9 @@ describe('integration.tools over MCP', () => {
     // The integrations desk and all select it.
     expect(extNames(await listed(await session(v.agent.key, { toolsets: 'integrations' })))).toContain('ext_fixture__echo');
     expect(extNames(await listed(await session(v.agent.key, { toolsets: 'all' })))).toContain('ext_fixture__echo');
+    const alone = await listed(await session(v.agent.key, { toolsets: 'integration.tools' }));
+    expect(extNames(alone)).toContain('ext_fixture__echo');
+    expect(alone.map((t) => t.name)).not.toContain('integration_invokeTool');
   });
 
   it('a re-sync that moves the toolsetVersion sends tools/list_changed; the newly allowed tool comes back scrubbed', async () => {
