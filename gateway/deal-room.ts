@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../domain/deployed.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { roomCallIcs, roomFile, roomView } from '../domain/crm/index.js';
-import { importMap, pageRoutes, pageShell } from './web-assets.js';
+import { importMap, pageRoutes, pageShell, sendAttachment } from './web-assets.js';
 
 /**
  * The deal room, a buyer's page outside /api/v1 (docs/families/crm.md, Rooms; like /approvals and /join):
@@ -63,13 +63,7 @@ export async function dealRoomRoutes(app: FastifyInstance, opts: { runtime: Runt
     try {
       const fileId = /^fil_[A-Za-z0-9]{1,60}$/.test(req.params.fileId) ? req.params.fileId : 'fil_0';
       const { meta, name } = await roomFile(deps, guestToken(req), fileId, req.ip);
-      const stream = await deps.blobs.open(meta);
-      return reply
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
-        .header('content-length', String(meta.size))
-        .type(meta.contentType)
-        .send(stream);
+      return sendAttachment(reply, deps.blobs, meta, name);
     } catch (err) {
       return fail(reply, req, err);
     }

@@ -4,6 +4,7 @@ import { ApiError } from '../protocol/errors.js';
 import type { Runtime } from '../domain/deployed.js';
 import { toErrorFrame } from '../domain/core/errors.js';
 import { guestDownload, guestPage, type GuestFile, type GuestPage } from '../domain/files/guest.js';
+import { sendAttachment } from './web-assets.js';
 
 /*
  * The guest page of an email share (docs/families/files.md): read-only, no account, no script.
@@ -112,13 +113,7 @@ export async function shareRoutes(app: FastifyInstance, opts: { runtime: Runtime
     try {
       if (!/^fil_[A-Za-z0-9]{1,60}$/.test(req.params.fileId)) throw new ApiError('NOT_FOUND', 'no such file');
       const { meta, name } = await guestDownload(deps, req.params.token, req.params.fileId, req.ip);
-      const stream = await deps.blobs.open(meta);
-      return reply
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
-        .header('content-length', String(meta.size))
-        .type(meta.contentType)
-        .send(stream);
+      return sendAttachment(reply, deps.blobs, meta, name);
     } catch (err) {
       reply.header('content-security-policy', CSP);
       return fail(reply, req, err);

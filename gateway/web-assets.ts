@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { fromProjectRoot } from '../db/project-root.js';
+import type { BlobMeta, BlobService } from '../blobs/index.js';
 
 /**
  * The browser pages' files (web/<page>/ at the project root: plain ES modules, no build step), read once at start,
@@ -157,4 +158,15 @@ export function sameOrigin(req: FastifyRequest, publicOrigin: string): boolean {
   if (!origin) return false;
   const host = req.headers.host;
   return origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+}
+
+/** A guest page's file download: the blob as an attachment under its name, sandboxed so it never runs as a page. */
+export async function sendAttachment(reply: FastifyReply, blobs: BlobService, meta: BlobMeta, name: string): Promise<FastifyReply> {
+  const stream = await blobs.open(meta);
+  return reply
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+    .header('content-length', String(meta.size))
+    .type(meta.contentType)
+    .send(stream);
 }
