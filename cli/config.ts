@@ -9,6 +9,7 @@ import { envInt } from '../config/env.js';
 import { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type EmailInboundConfig } from '../domain/email/inbound/config.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/messaging/calling/config.js';
 import { VAULT_ENV_HELP, loadVaultConfig, type VaultConfig } from '../domain/vault/index.js';
+import { RUNTIME_ENV_HELP, loadRuntimeConfig } from '../domain/runtime/index.js';
 
 /** Server settings, from the environment. Every variable is optional; the defaults start a local server. */
 export interface ServerConfig {
@@ -57,6 +58,8 @@ export interface ServerConfig {
   emailInbound: EmailInboundConfig;
   /** The vault's master keys and the hosts integrations may reach although private (VAULT_MASTER_KEYS, INTEGRATION_ALLOW_HOSTS). */
   vault: VaultConfig;
+  /** The agent runtime's settings (LEASE_MIN_TTL_SECONDS). */
+  runtime: ReturnType<typeof loadRuntimeConfig>;
 }
 
 export const ENV_HELP = `Environment:
@@ -116,7 +119,9 @@ ${LIVEKIT_ENV_HELP}
 
 ${EMAIL_INBOUND_ENV_HELP}
 
-${VAULT_ENV_HELP}`;
+${VAULT_ENV_HELP}
+
+${RUNTIME_ENV_HELP}`;
 
 /** TRUST_PROXY: addresses and CIDRs. Never `true`: any client could then name its own address. */
 function trustProxy(raw: string | undefined): string[] | undefined {
@@ -191,5 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     livekit: loadLivekitConfig(env),
     emailInbound: loadEmailInboundConfig(env),
     vault: loadVaultConfig(env, env.DATA_DIR || './.data', env.DATABASE_URL || undefined),
+    runtime: loadRuntimeConfig(env),
   };
 }

@@ -3,7 +3,7 @@ import type { DemoDesk } from './demo.js';
 /*
  * Harbour Lane's vault (docs/families/runtime.md, Secrets and integrations): the bank feed's API token granted to
  * the bookkeeping agent, which leases it for the nightly import; the payroll portal's password as a break-glass
- * secret, whose one lease a human approved. No integration: the demo starts no MCP server to connect to. On
+ * secret, whose one lease a human approved (the integration is cli/demo-integration.ts). On
  * PostgreSQL without VAULT_MASTER_KEYS the vault is sealed and this part is skipped, saying so.
  */
 

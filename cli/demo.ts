@@ -16,6 +16,7 @@ import { demoCrm } from './demo-crm.js';
 import { demoBranding } from './demo-branding.js';
 import { demoRuntime } from './demo-runtime.js';
 import { demoVault } from './demo-vault.js';
+import { demoIntegration } from './demo-integration.js';
 import { demoKnowledge } from './demo-knowledge.js';
 import { demoMessaging } from './demo-messaging.js';
 import { demoFiles } from './demo-files.js';
@@ -67,8 +68,13 @@ export class DemoDesk {
   }
 
   async call<T = any>(method: string, params: Record<string, unknown>, key = this.keys.admin): Promise<T> {
+    return this.callOn(this.pipeline, method, params, key);
+  }
+
+  /** A call through another pipeline (the same handlers on adjusted deps), counted and keyed as the story's own. */
+  async callOn<T = any>(pipeline: Pipeline, method: string, params: Record<string, unknown>, key = this.keys.admin): Promise<T> {
     this.calls++;
-    const out = await this.pipeline.call({ method, params, apiKey: key, idempotencyKey: `demo-${++this.seq}` });
+    const out = await pipeline.call({ method, params, apiKey: key, idempotencyKey: `demo-${++this.seq}` });
     if (!out.frame.ok) throw new Error(`${method} ${JSON.stringify(params)}: ${out.frame.error.code} ${out.frame.error.message}`);
     return out.frame.result as T;
   }
@@ -189,6 +195,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...(await demoBranding(desk, progress)));
   summary.push(...(await demoRuntime(desk, progress)));
   summary.push(...(await demoVault(desk, progress)));
+  summary.push(...(await demoIntegration(desk, progress)));
   summary.push(...(await demoFiles(desk, end, progress)));
   return { orgId: created.orgId, slug: opts.slug, keys, calls: desk.calls, summary };
 }

@@ -30,6 +30,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
       livekit: config.livekit,
       vault: config.vault,
       emailInbound: config.emailInbound,
+      ...config.runtime,
     },
     ai: config.ai,
     mail: config.mail,

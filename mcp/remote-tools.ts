@@ -42,6 +42,11 @@ export interface McpToolset {
   /** The version alone: it moves exactly when list() would answer otherwise. */
   version(run: RunMethod): Promise<CallFrame<string>>;
   call(run: RunMethod, ref: Record<string, string>, args: Record<string, unknown>): Promise<CallFrame<ExtraToolResult>>;
+  /**
+   * A notifier topic (db/notifier.ts) the family publishes `{orgId}` on, at the commit of whatever may move the
+   * version: a session that listed the tools checks at once and sends tools/list_changed, without waiting for a call.
+   */
+  movedTopic?: string;
 }
 
 declare module '../domain/core/family.js' {
@@ -123,4 +128,30 @@ export async function extraListMoved(session: McpSession): Promise<boolean> {
     }
   }
   return false;
+}
+
+/**
+ * Tell the session's client when another session's act moves its extra tools: on each toolset's `movedTopic` for
+ * the session's org (`orgId`), the version is read again and `onMoved` runs when it moved. Returns the function that stops it.
+ */
+export function watchExtraTools(session: McpSession, orgId: string, onMoved: () => void): () => void {
+  const topics = new Set(extraToolsets(session).flatMap((t) => (t.movedTopic ? [t.movedTopic] : [])));
+  let checking: Promise<void> | undefined;
+  const check = () => {
+    // One check at a time per session; a message during one is covered by it (it reads the version after).
+    checking ??= extraListMoved(session)
+      .then((moved) => (moved ? onMoved() : undefined))
+      .catch((err: Error) => session.pipeline.deps.log.warn({ err }, 'mcp: reading the extra tools version failed'))
+      .finally(() => (checking = undefined));
+  };
+  const stops = [...topics].map((topic) =>
+    session.pipeline.deps.notifier.subscribe(
+      topic,
+      (p) => {
+        if (p.orgId === orgId) check();
+      },
+      check,
+    ),
+  );
+  return () => stops.forEach((stop) => stop());
 }

@@ -10,7 +10,7 @@ import { catalogFor, IDEMPOTENCY_ARG } from './catalog.js';
 import { buildInstructions } from './instructions.js';
 import { listedTools } from './listing.js';
 import { META_TOOL_NAMES, META_TOOLS, runMetaTool } from './meta-tools.js';
-import { callExtraTool, extraListMoved, extraToolsets, listExtraTools } from './remote-tools.js';
+import { callExtraTool, extraListMoved, extraToolsets, listExtraTools, watchExtraTools } from './remote-tools.js';
 import { registerResources } from './resources.js';
 import { errorResult, splitIdempotencyKey, type ToolResult } from './results.js';
 import type { McpSession, ToolCall } from './session.js';
@@ -130,8 +130,8 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     try {
       const result = await callTool(session, request.params.name, request.params.arguments ?? {}, extra.signal);
-      // A call that connected, re-synced or disconnected an integration (or anyone's in the org) moves the
-      // caller's remote tools: the client is told to list again.
+      // A call that connected, re-synced or disconnected an integration moves the caller's remote tools: the client
+      // is told to list again (another session's act is pushed by the watch below).
       if (listChanged && (await extraListMoved(session))) mcp.sendToolListChanged();
       return result;
     } catch (err) {
@@ -140,10 +140,19 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
       return errorResult('INTERNAL', 'internal error; idempotent calls are safe to retry');
     }
   });
+  if (listChanged) {
+    const stop = watchExtraTools(session, opts.principal.orgId, () => void mcp.sendToolListChanged());
+    const closed = mcp.server.onclose;
+    mcp.server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   registerResources(mcp, session, opts.principal);
   // The SDK's McpServer advertises listChanged true for the tools and resources it handles. The catalog is fixed
   // for a connection; the contributed tools (remote-tools.ts) are not, and a session that lists them and outlives
-  // one request is told when they move (after each tool call). A one-request server (stateless HTTP) never is.
+  // one request is told when they move (at once, by the family's notifier topic). A one-request server (stateless
+  // HTTP) never is.
   mcp.server.registerCapabilities({ tools: { listChanged }, resources: { listChanged: false } });
   return mcp;
 }

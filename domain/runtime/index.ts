@@ -40,3 +40,5 @@ export const companySettingsFamily: Family = {
   methods: family('settings', { saveCompanyProfile, upsertOfficeLocation, deleteOfficeLocation }),
   reads: reads({ 'org/company': company }),
 };
+
+export { RUNTIME_ENV_HELP, loadRuntimeConfig } from './config.js';

@@ -67,9 +67,15 @@ export const heartbeat = handler(c.heartbeat, async (ctx, p) => {
   const row = await loadLease(ctx.q, ctx.orgId, p.leaseId, true);
   if (row.holder_id !== ctx.principal.id) throw conflict(`lease ${row.lease_id} ("${row.name}") is ${holderLine(row)}: renew only your own`);
   if (row.state !== 'held') {
+    const name = `lease ${row.lease_id} ("${row.name}")`;
+    if (row.registration_stopped) {
+      throw conflict(
+        `${name} lapsed with its registration ${row.registration_id}, which is stopped (it beat stopped or stayed critical for 72 hours): register again (registry.register) and claim under the new one; the token changes`,
+      );
+    }
     const when =
       row.state === 'released' ? `was released at ${new Date(row.released_at!).toISOString()}` : `lapsed at ${new Date(row.expires_at).toISOString()}`;
-    throw conflict(`lease ${row.lease_id} ("${row.name}") ${when}: claim again (lease.claim); the token changes`);
+    throw conflict(`${name} ${when}: claim again (lease.claim); the token changes`);
   }
   const ttl = p.ttlSeconds ?? Number(row.ttl_seconds);
   const floor = ctx.deps.config.leaseMinTtlSeconds;

@@ -3,7 +3,10 @@ import { notFound } from '../../../protocol/errors.js';
 import type { Lease } from '../../../protocol/methods/runtime/lease.js';
 import type { Queryable } from '../../../db/types.js';
 
-/* Leases as rows of lease_state: the table with held-past-expiry shown as lapsed, on the database's clock. */
+/*
+ * Leases as rows of lease_state: the table with held-past-expiry, or held under a registration that reads stopped,
+ * shown as lapsed, on the database's clock.
+ */
 
 export interface LeaseRow {
   lease_id: string;
@@ -17,10 +20,12 @@ export interface LeaseRow {
   acquired_at: string | Date;
   expires_at: string | Date;
   released_at: string | Date | null;
+  /** Held, but its registration reads stopped: it lapsed with it, before its expiry. */
+  registration_stopped: boolean;
 }
 
 export const LEASE_COLUMNS =
-  'lease_id, name, holder_id, holder_instance, registration_id, fencing_token, ttl_seconds, state, acquired_at, expires_at, released_at';
+  'lease_id, name, holder_id, holder_instance, registration_id, fencing_token, ttl_seconds, state, acquired_at, expires_at, released_at, registration_stopped';
 
 const iso = (t: string | Date) => new Date(t).toISOString();
 

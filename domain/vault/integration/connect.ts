@@ -5,7 +5,7 @@ import { sha256Hex } from '../../../protocol/hashing.js';
 import { actionClassOf } from '../../approval/index.js';
 import { vaultConfig } from '../keys.js';
 import { checkUrl } from './guard.js';
-import { authHeaders, INTEGRATION_SELECT, loadIntegration, toIntegration, toolsetVersionOf, type IntegrationRow } from './model.js';
+import { authHeaders, INTEGRATION_SELECT, loadIntegration, TOOLSET_MOVED, toIntegration, toolsetVersionOf, type IntegrationRow } from './model.js';
 import { clientPool } from './pool.js';
 import { listTools, RemoteError, withClient, type RemoteTool } from './remote.js';
 
@@ -138,6 +138,8 @@ export const connect = handler(
       ctx.orgId,
       integrationId,
     ]);
+    // Sessions re-list their tools at commit (the event is the call's last statement).
+    await ctx.deps.notifier.publish(ctx.q, TOOLSET_MOVED, { orgId: ctx.orgId });
     await ctx.emit('integration.connection.connect', integrationId, {
       integrationId,
       host,
@@ -167,6 +169,7 @@ export const disconnect = handler(c.disconnect, async (ctx, p) => {
     row.integration_id,
     now,
   ]);
+  await ctx.deps.notifier.publish(ctx.q, TOOLSET_MOVED, { orgId: ctx.orgId });
   await ctx.emit('integration.connection.disconnect', row.integration_id, { integrationId: row.integration_id, changed: true });
   // Its kept sessions go now (a call racing this one opens none: it reads the integration disconnected).
   clientPool(ctx.deps).closeIntegration(ctx.orgId, row.integration_id);

@@ -1,4 +1,5 @@
 import type { Contributions } from '../../core/family.js';
+import { TOOLSET_MOVED } from './model.js';
 
 /*
  * The `integration.tools` toolset of the MCP face: the caller's remote tools as MCP tools named
@@ -30,6 +31,7 @@ const PAGE = 500;
 export const integrationTools: Toolset = {
   toolset: 'integration.tools',
   family: 'integration',
+  movedTopic: TOOLSET_MOVED,
   async list(run) {
     const tools = [];
     let version = '';

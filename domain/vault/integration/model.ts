@@ -117,3 +117,6 @@ export const toolChain = new RecordChain<ToolCallRecord>(
   { table: 'tool_calls', heads: 'tool_call_heads', idPrefix: 'tcl', label: 'tool chain', columns: (r) => ({ integration_id: r.integrationId }) },
   ['integration_id'],
 );
+
+/** The notifier topic connect and disconnect publish {orgId} on at commit: MCP sessions then re-list their tools. */
+export const TOOLSET_MOVED = 'integration.toolset';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutate, noop, ok, refused } from '../../helpers/calls.js';
 import { onPostgres } from '../../helpers/harness.js';
+import { ENV_HELP, loadConfig } from '../../../cli/config.js';
 import { rtOrg, type RtOrg } from './kit.js';
 
 /*
@@ -66,6 +67,17 @@ describe('lease.claim', () => {
   });
 });
 
+describe('LEASE_MIN_TTL_SECONDS', () => {
+  it('sets the floor; unset: 10; below 1, above a day or not a number: refused naming it; documented', () => {
+    expect(loadConfig({ LEASE_MIN_TTL_SECONDS: '2' }).runtime).toEqual({ leaseMinTtlSeconds: 2 });
+    expect(loadConfig({}).runtime).toEqual({ leaseMinTtlSeconds: 10 });
+    expect(() => loadConfig({ LEASE_MIN_TTL_SECONDS: '0' })).toThrow(/^LEASE_MIN_TTL_SECONDS: must be an integer >= 1, got "0"/);
+    expect(() => loadConfig({ LEASE_MIN_TTL_SECONDS: '86401' })).toThrow(/^LEASE_MIN_TTL_SECONDS: must be at most 86400/);
+    expect(() => loadConfig({ LEASE_MIN_TTL_SECONDS: 'short' })).toThrow(/^LEASE_MIN_TTL_SECONDS: /);
+    expect(ENV_HELP).toMatch(/^ {2}LEASE_MIN_TTL_SECONDS /m);
+  });
+});
+
 describe('lease.heartbeat and release', () => {
   it('the holder renews; another: CONFLICT; lapsed: CONFLICT claim again; release twice: changed:false; force needs admin', async () => {
     const lease = (await ok(o.s, 'lease.claim', { name: 'hb', ttlSeconds: 60 }, o.agent.key)).lease;
@@ -112,6 +124,30 @@ describe('lease.heartbeat and release', () => {
       ]),
     );
     expect((await o.s.client.get('org/leases', { prefix: 'hb' })).body.leases.map((l: any) => l.name)).toEqual(['hb-short']);
+  });
+});
+
+describe('a lease under a registration that stops by itself', () => {
+  it('critical for 72 hours: its leases read lapsed, another claims the next token, the old holder’s renewal says why', async () => {
+    const reg = (await ok(o.s, 'registry.register', { instance: 'stops-alone', name: 'n', version: '1' }, o.agent.key)).registration;
+    const held = (await ok(o.s, 'lease.claim', { name: 'books:close', ttlSeconds: 3600, registrationId: reg.id }, o.agent.key)).lease;
+    expect(held).toMatchObject({ status: 'held', fencingToken: 1 });
+    // Critical since 73 hours ago (the registration's row, as a beat of "critical" three days back would leave it).
+    await o.s.runtime.db.query(`UPDATE agent_registrations SET critical_since = now() - interval '73 hours' WHERE org_id = $1 AND registration_id = $2`, [
+      o.s.org.orgId,
+      reg.id,
+    ]);
+    const agents = (await o.s.client.get('org/agents', {}, { key: o.agent.key })).body;
+    expect(JSON.stringify(agents)).toContain(reg.id);
+    const listed = (await o.s.client.get('org/leases', { prefix: 'books:close' })).body.leases;
+    expect(listed).toEqual([]);
+    const message = await refused(o.s, 'lease.heartbeat', { leaseId: held.id }, 'CONFLICT', { key: o.agent.key });
+    expect(message).toBe(
+      `lease ${held.id} ("books:close") lapsed with its registration ${reg.id}, which is stopped (it beat stopped or stayed critical for 72 hours):` +
+        ` register again (registry.register) and claim under the new one; the token changes`,
+    );
+    const taken = await ok(o.s, 'lease.claim', { name: 'books:close', ttlSeconds: 60 }, o.agent2.key);
+    expect(taken).toMatchObject({ lease: { holderId: o.agent2.id, fencingToken: 2, status: 'held' }, previousHolder: o.agent.id, changed: true });
   });
 });
 

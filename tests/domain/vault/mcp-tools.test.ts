@@ -8,7 +8,7 @@ import { remoteFixture, type RemoteFixture } from './remote-fixture.js';
  * The integration.tools toolset over MCP: an SDK Client paired with the server over InMemoryTransport, the
  * remote a real SDK McpServer on 127.0.0.1. The caller lists exactly its allowed remote tools as
  * ext_<integration>__<tool> with their pinned schemas, calls them through invokeTool's checks, never sees the
- * credential, and is told tools/list_changed when a re-sync moves its toolsetVersion.
+ * credential, and is told tools/list_changed when anyone's re-sync moves its toolsetVersion, without calling.
  */
 
 let v: VaultOrg;
@@ -114,7 +114,7 @@ describe('integration.tools over MCP', () => {
     expect(alone.map((t) => t.name)).not.toContain('integration_invokeTool');
   });
 
-  it('a re-sync that moves the toolsetVersion sends tools/list_changed; the newly allowed tool comes back scrubbed', async () => {
+  it('another session’s re-sync that moves the toolsetVersion pushes tools/list_changed at once; the newly allowed tool comes back scrubbed', async () => {
     const s = await session(v.agent.key);
     let changed = 0;
     s.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -123,7 +123,10 @@ describe('integration.tools over MCP', () => {
     await listed(s);
     await call(s, 'ext_fixture__mood');
     expect(changed).toBe(0);
+    // Another session (the admin over HTTP) re-syncs: the notice arrives without this session calling anything.
     await v.s.client.ok('integration.connect', { integrationId, name: 'fixture', url: remote.url, auth: auth(), allowTools: ['*'] });
+    await expect.poll(() => changed, { timeout: 3000 }).toBe(1);
+    // Its next call finds nothing new: no second notice.
     await call(s, 'ext_fixture__mood');
     await new Promise((r) => setTimeout(r, 10));
     expect(changed).toBe(1);
