@@ -271,7 +271,8 @@ const MS = (column: string) => `date_trunc('milliseconds', ${column})`;
 
 /**
  * Step one: slots in occurrencesIn's order, exact up to the first `first` (and `more` single events past them left
- * out), so any page within `first`, and the count of all, are as occurrencesIn would give them.
+ * out, with the series' occurrences after the last kept single), so any page within `first` is as occurrencesIn
+ * would give it, and `more` > 0 says there is more past it.
  */
 export async function occurrenceSlots(q: Queryable, orgId: string, w: OccurrenceQuery, first: number): Promise<{ slots: Slot[]; more: number }> {
   const f = windowFilter(orgId, w);
@@ -297,8 +298,16 @@ export async function occurrenceSlots(q: Queryable, orgId: string, w: Occurrence
     ),
   ]);
   const [lead] = events;
-  const kept = events.filter((e) => !e.rrule).length;
-  return { slots: placed(events, group(overrides), w), more: lead ? Number(lead.singles) - kept : 0 };
+  const singles = events.filter((e) => !e.rrule);
+  const more = lead ? Number(lead.singles) - singles.length : 0;
+  // Single events left out past the first `first`: every slot the page needs starts at or before the last kept
+  // one, so series are expanded up to there only (a page's cost follows its depth, not the window's length).
+  let until = w.to;
+  if (more > 0) {
+    const last = Math.max(...singles.map((e) => new Date(e.start_at).getTime()));
+    until = new Date(Math.min(w.to.getTime(), last + 1));
+  }
+  return { slots: placed(events, group(overrides), { ...w, to: until }), more };
 }
 
 /** Step two: slots built as occurrencesIn builds them, with every attendee and answer (an event gone since: left out). */
