@@ -1,4 +1,4 @@
--- tables: runtime: (views) lease_state
+-- tables: runtime: lease_state
 -- A lease claimed under a registration ends with it: a registration that reads stopped (it beat stopped, or stayed
 -- critical for 72 hours, computed at read in agent_health) leaves its held leases lapsed, so another holder may
 -- claim the name (with the next fencing token) and the old holder's renewal is refused. registration_stopped says
