@@ -15,7 +15,8 @@ import { chainHashInput } from '../ledger/record-chain.js';
  */
 
 /** embedded: an embedding request (hybrid knowledge search) that returned its vectors. */
-export type AuditVerdict = 'grounded' | 'ungrounded' | 'cannot_answer' | 'provider_error' | 'timeout' | 'embedded';
+/** generated: an image generation that returned an image. */
+export type AuditVerdict = 'grounded' | 'ungrounded' | 'cannot_answer' | 'provider_error' | 'timeout' | 'embedded' | 'generated';
 
 export interface AuditRecord {
   /** The registry method answered (`books.ask`, `email.summarise`); absent from records written before migration 021 (books.ask). */

@@ -32,6 +32,17 @@ export interface EmbedSettings {
   minSimilarity: number;
 }
 
+/** An image model (AI_IMAGE_*) on an OpenAI-compatible /images/generations endpoint: branding.generateImage. */
+export interface ImageSettings {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Timeout of one image request. */
+  timeoutMs: number;
+  /** What one image costs, in micro-dollars (images are priced per image, not per token). */
+  pricePerImageMicroUsd: number;
+}
+
 export interface ModelPrice {
   /** US dollars per million prompt (input) tokens, in micro-dollars: $0.15 = 150000. */
   inputMicroUsdPerMTok: number;
@@ -52,6 +63,8 @@ export interface AiConfig {
   monthlyBudgetMicroUsd: number;
   /** Set when AI_EMBED_MODEL is: hybrid knowledge search and the embedding of entries. */
   embed?: EmbedSettings;
+  /** Set when AI_IMAGE_MODEL is: generated images by a model (photo style); else the offline pattern generator. */
+  images?: ImageSettings;
 }
 
 export const DEFAULT_AI_CONFIG: AiConfig = {
@@ -79,7 +92,12 @@ export const AI_ENV_HELP = `AI gateway (books.ask and every registered AI method
   AI_EMBED_BASE_URL, AI_EMBED_API_KEY
                         its OpenAI-compatible endpoint and key (default AI_BASE_URL and AI_API_KEY)
   AI_EMBED_TIMEOUT_MS   timeout of one embedding request (default 2000); past it a search runs full text, said
-  AI_EMBED_MIN_SIMILARITY cosine similarity a vector match needs, 0 to 1 (default 0.3)`;
+  AI_EMBED_MIN_SIMILARITY cosine similarity a vector match needs, 0 to 1 (default 0.3)
+  AI_IMAGE_MODEL        an image model for branding.generateImage (default unset: offline patterns; photo is refused)
+  AI_IMAGE_BASE_URL, AI_IMAGE_API_KEY
+                        its OpenAI-compatible endpoint and key (default AI_BASE_URL and AI_API_KEY)
+  AI_IMAGE_TIMEOUT_MS   timeout of one image request (default 60000)
+  AI_IMAGE_PRICE_USD    what one image costs (default 0.04)`;
 
 /** `0.15` (dollars) -> 150000 micro-dollars; at most 6 decimals. */
 export function usdToMicro(name: string, raw: string): number {
@@ -107,6 +125,7 @@ export function loadAiConfig(env: NodeJS.ProcessEnv): AiConfig {
     };
   }
   config.embed = loadEmbedSettings(env);
+  config.images = loadImageSettings(env);
   if (provider === 'openai') {
     const need = (name: string) => {
       const v = env[name];
@@ -150,5 +169,20 @@ function loadEmbedSettings(env: NodeJS.ProcessEnv): EmbedSettings | undefined {
     dimensions,
     timeoutMs: envInt(env, 'AI_EMBED_TIMEOUT_MS', 2000, 1),
     minSimilarity,
+  };
+}
+
+function loadImageSettings(env: NodeJS.ProcessEnv): ImageSettings | undefined {
+  const model = env.AI_IMAGE_MODEL;
+  if (!model) return undefined;
+  const baseURL = env.AI_IMAGE_BASE_URL || env.AI_BASE_URL || '';
+  if (!/^https?:\/\/\S+$/.test(baseURL))
+    throw new Error(`AI_IMAGE_BASE_URL: an http(s) URL is required with AI_IMAGE_MODEL (or AI_BASE_URL), got ${JSON.stringify(baseURL)}`);
+  return {
+    baseURL: baseURL.replace(/\/$/, ''),
+    apiKey: env.AI_IMAGE_API_KEY || env.AI_API_KEY || '',
+    model,
+    timeoutMs: envInt(env, 'AI_IMAGE_TIMEOUT_MS', 60_000, 1),
+    pricePerImageMicroUsd: env.AI_IMAGE_PRICE_USD ? usdToMicro('AI_IMAGE_PRICE_USD', env.AI_IMAGE_PRICE_USD) : 40_000,
   };
 }

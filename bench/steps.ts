@@ -21,6 +21,8 @@ import { knowledgeStep } from './scenarios/knowledge.js';
 import { calendarStep } from './scenarios/calendar.js';
 import { crmStep } from './scenarios/crm.js';
 import { brandingStep } from './scenarios/branding.js';
+import { brandingOutputsStep } from './scenarios/branding-outputs.js';
+import { artifactStep } from './scenarios/artifact.js';
 import { runtimeStep } from './scenarios/runtime.js';
 import { vaultStep } from './scenarios/vault.js';
 import { filesStep } from './scenarios/files.js';
@@ -443,6 +445,8 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   calendar: calendarStep,
   crm: crmStep,
   branding: brandingStep,
+  'branding-outputs': brandingOutputsStep,
+  artifact: artifactStep,
   runtime: runtimeStep,
   vault: vaultStep,
   scheduler: schedulerStep,

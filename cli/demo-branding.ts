@@ -1,9 +1,10 @@
 import type { DemoDesk } from './demo.js';
 
 /*
- * Harbour Lane's brand (docs/families/branding.md): the foundation a human saved (name, colours whose usage pairs
- * pass WCAG AA, type, a voice with rules and examples), one template in the library, and the bookkeeping agent's
- * proposal to warm the accent colour, open and waiting for a human to apply or decline it.
+ * Harbour Lane's brand (docs/families/branding.md): its logo, the foundation a human saved (name, colours whose usage
+ * pairs pass WCAG AA, type, a voice with rules and examples), a cloned template and the six starters, a render, a
+ * pattern the agent generated, and the bookkeeping agent's proposal to warm the accent colour, open and waiting for a
+ * human to apply or decline it.
  */
 
 const TOKENS = {
@@ -84,10 +85,26 @@ const POST = {
   tokens: {},
 };
 
+/** The studio's mark: a harbour wave on the primary colour, shapes only (no text, so it renders alike everywhere). */
+const MARK = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 240 240">
+  <rect width="240" height="240" rx="48" fill="#0f4c5c"/>
+  <path d="M30 150 C70 110 100 190 140 150 S200 110 210 150 L210 200 L30 200 Z" fill="#f5efe6"/>
+  <circle cx="168" cy="78" r="26" fill="#b4490f"/>
+</svg>`;
+
 export async function demoBranding(desk: DemoDesk, progress: (line: string) => void): Promise<string[]> {
   desk.live();
-  progress('Branding: the foundation (colours passing WCAG AA, type, voice), a template, and the agent’s proposal waiting for a human');
-  const saved = await desk.call('branding.saveFoundation', { baseVersion: 0, patch: FOUNDATION });
+  progress('Branding: the logo, the foundation (colours passing WCAG AA, type, voice), templates, a render, and the agent’s proposal waiting for a human');
+  const logo = await desk.call('branding.uploadImage', {
+    idempotencyId: 'demo-logo',
+    contentBase64: Buffer.from(MARK).toString('base64'),
+    altText: 'Harbour Lane: a wave under an evening sun',
+    tags: ['logo'],
+  });
+  const saved = await desk.call('branding.saveFoundation', {
+    baseVersion: 0,
+    patch: { ...FOUNDATION, logos: { primary: logo.asset.id, mark: logo.asset.id } },
+  });
   const { template } = await desk.call('branding.cloneTemplate', { package: POST, idempotencyId: 'demo-case-study-post' });
   const { proposal } = await desk.call(
     'branding.proposeChange',
@@ -98,10 +115,24 @@ export async function demoBranding(desk: DemoDesk, progress: (line: string) => v
     },
     desk.keys.agent,
   );
+  const starters = await desk.call('branding.regenerateTemplates', { idempotencyId: 'demo-starters' });
+  const square = (starters.templates as { recipe: string; templateId: string }[]).find((t) => t.recipe === 'social-square')!;
+  const render = await desk.call('branding.renderTemplate', {
+    templateId: square.templateId,
+    values: { headline: 'Harbour Lane opens on the quay', subline: 'Doors at nine' },
+    format: 'png',
+  });
+  const pattern = await desk.call(
+    'branding.generateImage',
+    { prompt: 'Calm harbour water at dusk, for social backgrounds', style: 'pattern', size: { width: 1080, height: 1080 }, seed: 7 },
+    desk.keys.agent,
+  );
   const passing = (saved.contrasts as { passes: boolean }[]).filter((c) => c.passes).length;
   return [
     `Branding: the Harbour Lane foundation, version ${saved.version}: ${passing} of ${saved.contrasts.length} usage pairs pass WCAG AA; a voice with 3 rules. Try branding.getVoice {"format":"prompt"}`,
     `  Template ${template.id} (a case study post) in the library: try branding.exportTemplate, then branding.amendTemplate and branding.undo`,
     `  The agent's proposal ${proposal.id} (a darker accent) waits for a human: branding.saveFoundation {"baseVersion":${saved.version},"proposalId":"${proposal.id}"} applies it`,
+    `  Logo ${logo.asset.id} (primary and mark); the agent generated ${pattern.image.id} offline, a seeded pattern in the brand's colours: try branding.generateImage with the same seed`,
+    `  Six starter templates from the foundation (branding.regenerateTemplates); ${render.renderId} renders the square one (${render.width}×${render.height} PNG): try branding.renderTemplate or branding.exportKit`,
   ];
 }

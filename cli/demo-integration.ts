@@ -23,8 +23,7 @@ export async function demoIntegration(desk: DemoDesk, progress: (line: string) =
   desk.live();
   progress('Integration: the workspace’s own MCP endpoint connected as a remote server, its read-only tools pinned, one tool called');
   // A reader key of the bookkeeping agent: what the integration may read is what that agent may read.
-  const agentId = (await desk.memberIds()).get('Demo bookkeeping agent');
-  if (!agentId) return ['Integration: skipped (the bookkeeping agent is not a member)'];
+  const agentId = await desk.agentId();
   const reader = await desk.call('org.mintApiKey', { name: 'Workspace integration (reader)', tier: 'reader', principalId: agentId });
   const stored = await desk.call('credential.put', { name: 'workspace.mcp-key', value: reader.apiKey }).catch((err: Error) => err);
   if (stored instanceof Error) {

@@ -10,8 +10,7 @@ import type { DemoDesk } from './demo.js';
 export async function demoVault(desk: DemoDesk, progress: (line: string) => void): Promise<string[]> {
   desk.live();
   progress('Vault: a secret granted to the bookkeeping agent and leased, a break-glass secret leased with a human’s approval');
-  const agentId = (await desk.memberIds()).get('Demo bookkeeping agent');
-  if (!agentId) return ['Vault: skipped (the bookkeeping agent is not a member)'];
+  const agentId = await desk.agentId();
   const put = (params: Record<string, unknown>) => desk.call('credential.put', params).catch((err: Error) => err);
   const feed = await put({
     name: 'bank-feed.api-token',

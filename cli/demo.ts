@@ -14,6 +14,7 @@ import { demoEmail } from './demo-email.js';
 import { demoCalendar } from './demo-calendar.js';
 import { demoCrm } from './demo-crm.js';
 import { demoBranding } from './demo-branding.js';
+import { demoArtifact } from './demo-artifact.js';
 import { demoRuntime } from './demo-runtime.js';
 import { demoVault } from './demo-vault.js';
 import { demoIntegration } from './demo-integration.js';
@@ -77,6 +78,11 @@ export class DemoDesk {
     const out = await pipeline.call({ method, params, apiKey: key, idempotencyKey: `demo-${++this.seq}` });
     if (!out.frame.ok) throw new Error(`${method} ${JSON.stringify(params)}: ${out.frame.error.code} ${out.frame.error.message}`);
     return out.frame.result as T;
+  }
+
+  /** The bookkeeping agent's member id: the principal of the story's agent key (the people story renames it). */
+  async agentId(): Promise<string> {
+    return (await this.pipeline.principalFor(this.keys.agent)).id;
   }
 
   /** The org's members by name (the people demo made them): name -> id. */
@@ -193,6 +199,7 @@ export async function seedDemo(runtime: Runtime, opts: { slug: string; progress?
   summary.push(...week.summary);
   summary.push(...(await demoCrm(desk, week, progress)));
   summary.push(...(await demoBranding(desk, progress)));
+  summary.push(...(await demoArtifact(desk, progress)));
   summary.push(...(await demoRuntime(desk, progress)));
   summary.push(...(await demoVault(desk, progress)));
   summary.push(...(await demoIntegration(desk, progress)));

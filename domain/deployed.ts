@@ -16,6 +16,7 @@ import { knowledgeFamily } from './knowledge/index.js';
 import { meetingsFamily } from './meetings/index.js';
 import { crmFamily } from './crm/index.js';
 import { brandingFamily } from './branding/index.js';
+import { artifactFamily } from './artifact/index.js';
 import { memoryFamily } from './memory/index.js';
 import { sopFamily } from './sop/index.js';
 import { companySettingsFamily, costFamily, leaseFamily, presenceFamily, registryFamily } from './runtime/index.js';
@@ -82,6 +83,7 @@ export const DEPLOYED_FAMILIES: readonly Family[] = [
   sopFamily,
   crmFamily,
   brandingFamily,
+  artifactFamily,
   registryFamily,
   presenceFamily,
   leaseFamily,

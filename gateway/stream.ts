@@ -12,6 +12,7 @@ import type { Runtime } from '../domain/deployed.js';
 import { watchAccess } from '../domain/stream/access-watch.js';
 import type { FeedEvent, Subscription } from '../domain/stream/hub.js';
 import type { EventFilter } from '../domain/stream/visibility.js';
+import type { LiveFrames } from '../domain/stream/live.js';
 import { startEventStream } from './sse.js';
 
 export interface StreamRouteOptions {
@@ -132,6 +133,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
+      for (const stop of stopLive) stop();
       subscription?.close();
       open.delete(end);
       holders.delete(holder);
@@ -208,6 +210,16 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRouteOption
         },
       );
     };
+    // Contributed frames (domain/stream/live.ts), in order with the batches; not filtered by family or kind.
+    const stopLive = deps.families.contributions('liveFrames').map(({ value }: { value: LiveFrames }) =>
+      deps.notifier.subscribe(value.topic, (m) => {
+        if (m.orgId !== principal.orgId || query.family !== undefined || query.kind !== undefined) return;
+        queue = queue.then(async () => {
+          const data = closed ? null : await value.frame(deps.db, principal, m).catch(() => null);
+          if (data && !closed) res.write(`event: ${value.event}\ndata: ${JSON.stringify(data)}\n\n`);
+        });
+      }),
+    );
     const heartbeat = setInterval(() => check(true), heartbeatMs);
     heartbeat.unref();
     const holder = { orgId: principal.orgId, principalId: principal.id, keyId: principal.keyId, recheck: () => check(false) };

@@ -2,12 +2,40 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../domain/core/auth.js';
+import type { CallFrame } from '../protocol/frames.js';
 import { credential, type McpSession } from './session.js';
 
 /*
  * Resources: the org's ledger (head and recent events) and one approval's status (a template). Read through
  * the pipeline as the session's key, so scopes apply as they do to GET /snapshot, /events and approval.get.
  */
+
+/** Runs a method through the pipeline as the session's key and answers its frame. */
+export type RunResourceMethod = (method: string, params: Record<string, unknown>) => Promise<CallFrame>;
+
+/**
+ * Resources a family serves beyond the core's (artifacts as `ui://artifacts/art_…` pages): one URI template with one
+ * variable, listed and read by running methods as the session's key, so every scope and access rule applies.
+ */
+export interface McpResourceSource {
+  name: string;
+  /** e.g. `ui://artifacts/{artifactId}`. */
+  template: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  /** The key's scope that lists and reads them; without it they are not registered. */
+  scope: string;
+  list(run: RunResourceMethod): Promise<CallFrame<{ uri: string; name: string; title?: string }[]>>;
+  read(run: RunResourceMethod, variables: Record<string, string>): Promise<CallFrame<{ text: string }>>;
+}
+
+declare module '../domain/core/family.js' {
+  interface Contributions {
+    /** Resources the MCP face serves for a family (mcp/resources.ts). */
+    mcpResources: McpResourceSource;
+  }
+}
 
 export const LEDGER_URI = 'wops://ledger';
 export const APPROVAL_TEMPLATE = 'wops://approvals/{approvalId}';
@@ -57,6 +85,7 @@ export function registerResources(mcp: McpServer, session: McpSession, principal
     },
   );
 
+  registerContributed(mcp, session, principal);
   if (!principal.scopes.has('approval.request')) return;
   mcp.registerResource(
     'approval',
@@ -83,4 +112,30 @@ export function registerResources(mcp: McpServer, session: McpSession, principal
     },
     async (uri, variables) => json(uri, await approvalOrThrow(session, String(variables.approvalId))),
   );
+}
+
+const failed = (frame: CallFrame) => new ReadFailed(JSON.stringify(frame));
+
+function registerContributed(mcp: McpServer, session: McpSession, principal: Principal): void {
+  const run: RunResourceMethod = async (method, params) => (await session.pipeline.call({ method, params, ...credential(session) })).frame;
+  for (const { value: source } of session.pipeline.deps.families.contributions('mcpResources')) {
+    if (!principal.scopes.has(source.scope)) continue;
+    mcp.registerResource(
+      source.name,
+      new ResourceTemplate(source.template, {
+        list: async () => {
+          const frame = await source.list(run);
+          if (!frame.ok) throw failed(frame);
+          return { resources: frame.result.map((r) => ({ ...r, mimeType: source.mimeType })) };
+        },
+      }),
+      { title: source.title, description: source.description, mimeType: source.mimeType },
+      async (uri, variables) => {
+        const vars = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, String(v)]));
+        const frame = await source.read(run, vars);
+        if (!frame.ok) throw failed(frame);
+        return { contents: [{ uri: uri.href, mimeType: source.mimeType, text: frame.result.text }] };
+      },
+    );
+  }
 }

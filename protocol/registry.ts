@@ -71,4 +71,8 @@ export const STATIC_READS: ReadonlyMap<string, ReadSpec> = new Map([
   ['org/agents', { path: 'org/agents', scope: 'org.read' }],
   ['org/leases', { path: 'org/leases', scope: 'org.read' }],
   ['org/company', { path: 'org/company', scope: 'org.read' }],
+  // REST-style aliases for generative-UI artifacts (spec: under /api/v1/artifacts): artifact.list, catalog and get.
+  ['artifacts', { path: 'artifacts', scope: 'messaging.read' }],
+  ['artifacts/catalog', { path: 'artifacts/catalog', scope: 'messaging.read' }],
+  ['artifacts/{id}', { path: 'artifacts/{id}', scope: 'messaging.read' }],
 ]);

@@ -44,6 +44,15 @@ export const cursor = z.coerce
 /** The largest value an `integer` column holds: version, revision and position params stay within it (no 5xx). */
 export const INT32_MAX = 2_147_483_647;
 
+/** A version, revision or seq as an `integer` column holds it: an integer from `min` to INT32_MAX. */
+export const int32 = (min: number, description: string) =>
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(min, `must be >= ${min}`)
+    .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+    .describe(description);
+
 export const limit = (max: number, dflt: number) =>
   z.coerce
     .number({ message: 'must be an integer' })

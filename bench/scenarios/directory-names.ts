@@ -1,20 +1,12 @@
+import { seeded } from '../../protocol/seeded.js';
 /*
  * Word banks for the directory bench: given and family names from many places (accents, apostrophes, particles,
  * double-barrelled surnames), organisation names built from words, titles, tags and places. A seeded random
  * source, so two runs seed the same directory and their figures compare.
  */
 
-/** mulberry32: a small seeded PRNG (uniform in [0, 1)). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (protocol/seeded.ts): two runs seed the same directory. */
+export const rng = seeded;
 
 export const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)];
 

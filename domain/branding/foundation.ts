@@ -35,7 +35,10 @@ export function voicePrompt(doc: Doc): string {
   if (v.tone) lines.push(`Tone: ${v.tone}`);
   if (v.rules.length) {
     lines.push('Rules (cite the id of a rule you apply):');
-    for (const r of v.rules) lines.push(`- [${r.id}] ${r.text}${r.avoid.length ? ` Never use: ${r.avoid.map((a) => `"${a}"`).join(', ')}.` : ''}`);
+    for (const r of v.rules)
+      lines.push(
+        `- [${r.id}] ${r.text}${r.avoid.length ? ` Never use: ${r.avoid.map((a) => `"${a}"`).join(', ')}.` : ''}${r.prefer ? ` Say "${r.prefer}" instead.` : ''}`,
+      );
   }
   if (v.examples.length) {
     lines.push('Examples in this voice:');

@@ -7,6 +7,13 @@ import { brandingHoldActs } from './hold-acts.js';
 import { amendTemplate, cloneTemplate, deleteTemplate, exportTemplate, listTemplates } from './library.js';
 import { redo, restoreVersion, undo } from './library-history.js';
 import { proposeChange } from './proposals.js';
+import { amendArtifact, uploadImage } from './images.js';
+import { generateImage, regenerateImages } from './generate.js';
+import { rewriteInVoice } from './voice-rewrite.js';
+import { OUTPUT_RECORD, outputServable } from './outputs.js';
+import { renderTemplate } from './render.js';
+import { exportKit } from './kit.js';
+import { regenerate, regenerateTemplate, regenerateTemplates } from './regenerate.js';
 
 /*
  * The branding family (docs/families/branding.md): the versioned brand foundation (name, logos, DTCG tokens, usage
@@ -18,6 +25,8 @@ import { proposeChange } from './proposals.js';
 export const brandingHandlers = new Map([
   ...family('branding', { getFoundation, getVoice, listVersions, saveFoundation, restoreFoundation, proposeChange }),
   ...family('branding', { listTemplates, exportTemplate, amendTemplate, cloneTemplate, deleteTemplate, undo, redo, restoreVersion }),
+  ...family('branding', { renderTemplate, exportKit, regenerateTemplate, regenerateTemplates, regenerate }),
+  ...family('branding', { uploadImage, amendArtifact, regenerateImages, generateImage, rewriteInVoice }),
   ...family('settings', { getDesignTokens, saveDesignTokens }),
 ]);
 
@@ -26,8 +35,10 @@ export const brandingFamily: Family = {
   name: 'branding',
   methods: brandingHandlers,
   holdActs: brandingHoldActs,
+  signedRecords: new Map([[OUTPUT_RECORD, outputServable]]),
   contributes: { opsSources: designOps },
 };
 
 export { designLog, designHead } from './design-log.js';
 export { commitFoundation } from './commit.js';
+export { assetBytes } from './assets.js';

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import { one } from '../../db/types.js';
+import { one, type Queryable } from '../../db/types.js';
 import { badRequest, conflict } from '../../protocol/errors.js';
 import { branding as c, MAX_TEMPLATES, PACKAGE_FORMAT, type TemplatePackage } from '../../protocol/methods/branding/index.js';
 import { handler } from '../core/handler.js';
 import { newId } from '../core/ids.js';
+import { currentAssets } from './assets.js';
 import { designLog } from './design-log.js';
-import { heads } from './model.js';
+import { heads, type Heads } from './model.js';
 import { checkBody } from './template-body.js';
 import { aliasOf } from './tokens.js';
 import { checkFields, checkState, liveTokens, loadTemplate, lockHeads, toTemplate, writeLibrary, type RevisionRow } from './templates.js';
@@ -42,8 +43,12 @@ export const listTemplates = handler(c.listTemplates, async (ctx, p) => {
 
 export const exportTemplate = handler(c.exportTemplate, async (ctx, p) => {
   const row = await loadTemplate(ctx.q, ctx.orgId, p.templateId, p.revision);
-  const h = await heads(ctx.q, ctx.orgId);
-  const tokens = await liveTokens(ctx.q, ctx.orgId, h);
+  return { package: await templatePackage(ctx.q, ctx.orgId, row, await heads(ctx.q, ctx.orgId)), template: toTemplate(row) };
+});
+
+/** A template revision as a package (exportTemplate; the export kit's templates). */
+export async function templatePackage(q: Queryable, orgId: string, row: RevisionRow, h: Heads): Promise<z.infer<typeof TemplatePackage>> {
+  const tokens = await liveTokens(q, orgId, h);
   const { refs, images } = checkBody(row.body, { tokens, fields: row.fields, at: 'body', keepUnknownRefs: true });
   const used: Record<string, { $type: string; $value: unknown }> = {};
   for (const path of refs) {
@@ -61,11 +66,17 @@ export const exportTemplate = handler(c.exportTemplate, async (ctx, p) => {
       fields: row.fields.map((f) => (f.maxLength === null ? { name: f.name, type: f.type } : { name: f.name, type: f.type, maxLength: f.maxLength })),
     },
     tokens: used,
-    images,
-    source: { org: ctx.orgId, templateId: row.template_id, revision: row.revision, foundationVersion: h.foundationVersion },
+    images: await imageHashes(q, orgId, images),
+    source: { org: orgId, templateId: row.template_id, revision: row.revision, foundationVersion: h.foundationVersion },
   };
-  return { package: pkg, template: toTemplate(row) };
-});
+  return pkg;
+}
+
+/** The images a body shows with their bytes' hashes (null: the library holds no such image). */
+async function imageHashes(q: Queryable, orgId: string, ids: string[]) {
+  const held = await currentAssets(q, orgId, { ids });
+  return ids.map((imageId) => ({ imageId, sha256: held.get(imageId)?.sha256 ?? null }));
+}
 
 const deletedConflict = (row: RevisionRow, act: string) =>
   conflict(`template ${row.template_id} is deleted (revision ${row.revision}): bring it back (branding.undo or branding.restoreVersion) before you ${act} it`);

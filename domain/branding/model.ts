@@ -78,7 +78,7 @@ export function checkFoundation(raw: unknown) {
     const id = r.id ?? ruleId(r.text);
     if (seen.has(id)) throw badRequest(`voice.rules.${i}.id`, `${id} is used twice`);
     seen.add(id);
-    return { id, text: r.text, avoid: r.avoid };
+    return r.prefer ? { id, text: r.text, avoid: r.avoid, prefer: r.prefer } : { id, text: r.text, avoid: r.avoid };
   });
   const logos = Object.fromEntries(Object.entries(d.logos).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const doc: Doc = { name: d.name, logos, tokens: d.tokens, usage: d.usage, voice: { tone: d.voice.tone, rules, examples: d.voice.examples } };

@@ -1,4 +1,5 @@
 import { badRequest } from '../../protocol/errors.js';
+import { INT32_MAX } from '../../protocol/schema.js';
 
 /*
  * Keyset cursors, for every list and read that pages: the sort key of a page's last row as base64url JSON, opaque to
@@ -26,3 +27,6 @@ export const strings =
 
 /** A key of a string that parses as a time, then a string id. */
 export const timeAndId = (v: unknown[]): boolean => v.length === 2 && typeof v[0] === 'string' && !Number.isNaN(Date.parse(v[0])) && typeof v[1] === 'string';
+
+/** An integer an `integer` column holds (a seq or number in a key): past it PostgreSQL refuses the query, a 5xx. */
+export const fitsInt32 = (x: unknown): x is number => Number.isInteger(x) && Math.abs(x as number) <= INT32_MAX;

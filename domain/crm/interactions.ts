@@ -53,8 +53,7 @@ async function linksOf(q: Queryable, orgId: string, ids: readonly string[]): Pro
 }
 
 /** What a write answers: no summary, decision or subject (the caller's own words; an idempotency frame keeps no copy). */
-export async function toLogged(q: Queryable, orgId: string, r: InteractionRow): Promise<z.output<typeof LoggedInteraction>> {
-  const links = await linksOf(q, orgId, [r.interaction_id]);
+function logged(r: InteractionRow, links: ReadonlyMap<string, Target[]>): z.output<typeof LoggedInteraction> {
   return {
     id: r.interaction_id,
     kind: r.kind,
@@ -66,7 +65,11 @@ export async function toLogged(q: Queryable, orgId: string, r: InteractionRow): 
   };
 }
 
-/** The timeline's view; an email's subject (its summary) only for email.read holders, while live. */
+export async function toLogged(q: Queryable, orgId: string, r: InteractionRow): Promise<z.output<typeof LoggedInteraction>> {
+  return logged(r, await linksOf(q, orgId, [r.interaction_id]));
+}
+
+/** The timeline's view: what a write answers, and the words; an email's subject (its summary) only for email.read holders, while live. */
 export async function toInteractions(
   q: Queryable,
   orgId: string,
@@ -79,13 +82,7 @@ export async function toInteractions(
     rows.map((r) => r.interaction_id),
   );
   return rows.map((r) => ({
-    id: r.interaction_id,
-    kind: r.kind,
-    direction: r.direction,
-    occurredAt: iso(r.occurred_at)!,
-    links: links.get(r.interaction_id) ?? [],
-    pinned: r.pinned,
-    status: r.status,
+    ...logged(r, links),
     summary: r.thread_id !== null && r.status === 'live' && !emailRead ? null : r.summary,
     decision: r.decision,
     decidedBy: r.decided_by,

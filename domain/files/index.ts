@@ -145,3 +145,6 @@ export { fileFamily } from './file/index.js';
 
 /** A doc filed or revised as the caller by another family (meetings.recapFile), without a files event. */
 export { writeDocAs, type DocWrite } from './docs/external.js';
+
+/** PDF bytes from a pdfmake document definition with files' fonts and no URL or file access (branding's renders and guidelines). */
+export { renderPdf } from './pdf.js';

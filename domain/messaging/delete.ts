@@ -1,6 +1,8 @@
 import { conflict } from '../../protocol/errors.js';
 import { messagingLifecycle as c } from '../../protocol/methods/messaging/lifecycle.js';
 import type { Queryable } from '../../db/types.js';
+import type { Deps } from '../core/deps.js';
+import { eraseEmbeds } from './embeds.js';
 import { managesChannel } from './channel/access.js';
 import { handler } from '../core/handler.js';
 import { getMessage, messageAccess, seqOf } from './model.js';
@@ -14,14 +16,15 @@ import { shapeOf } from './writes.js';
  * human (it cannot be undone); the class is the method's own, `messaging.delete`, as the signature law requires.
  */
 
-/** Everything a tombstone erases, in one place (also what a deleted message must never show again). */
-export async function eraseMessage(q: Queryable, orgId: string, messageId: string, by: string, at: string): Promise<void> {
+/** Everything a tombstone erases, in one place (also what a deleted message must never show again), embeds included. */
+export async function eraseMessage(q: Queryable, orgId: string, messageId: string, by: string, at: string, deps?: Deps): Promise<void> {
   await q.query('DELETE FROM message_revisions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
   await q.query('DELETE FROM message_reactions WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
   await q.query('DELETE FROM message_poll_votes WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
   await q.query('DELETE FROM message_poll_options WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
   await q.query('DELETE FROM message_polls WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
   await q.query('DELETE FROM channel_bookmarks WHERE org_id = $1 AND message_id = $2', [orgId, messageId]);
+  await eraseEmbeds(deps, q, orgId, messageId, at);
   // text NULL also empties the search document (a column generated from it).
   await q.query(
     `UPDATE messages SET status = 'deleted', text = NULL, mentions = '{}', mention_channel = false, file_ids = '{}', artifact_ids = '{}',
@@ -57,7 +60,7 @@ export const del = handler(c.delete, async (ctx, p) => {
   }
   if (access.channel.archived_at !== null) throw conflict(`${channelId} is archived: unarchive it first (channel.update archived:false, by an owner or admin)`);
   const proof = hold ? await ctx.requireSignature(hold) : null;
-  await eraseMessage(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, ctx.deps.clock.now().toISOString());
+  await eraseMessage(ctx.q, ctx.orgId, p.messageId, ctx.principal.id, ctx.deps.clock.now().toISOString(), ctx.deps);
   const shape = await shapeOf(ctx, p.messageId);
   await ctx.emit('messaging.message.delete', p.messageId, { ...ids, from: message.status, ...(proof ? { approvalId: proof.approvalId } : {}) });
   return { message: shape, changed: true };

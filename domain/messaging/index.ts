@@ -50,3 +50,9 @@ export { callForMeeting, type CallForMeeting } from './calling/for-meeting.js';
 
 /** Calls as an outside guest sees them (crm.addCallGuest and the deal room): checked as the admitting member, read by id. */
 export { callForGuest, guestCalls, type GuestCall } from './calling/for-guest.js';
+
+/** What messages embed from other families: the extension point (messageEmbeds) artifacts contribute to. */
+export type { MessageEmbeds } from './embeds.js';
+
+/** Who may read a channel: for records shown in its messages (artifacts), by the channels' own rule. */
+export { canReadChannel, READABLE_CHANNELS_SQL } from './channel/access.js';

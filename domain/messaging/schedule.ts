@@ -14,6 +14,7 @@ import { getMessage } from './model.js';
 import { nextSeq } from './post.js';
 import { checkPostingPolicy, checkThread, humansReached, sameIdempotencyId } from './send.js';
 import { checkFiles, readText } from './text.js';
+import { attachEmbeds, checkEmbeds } from './embeds.js';
 import { shapeOf } from './writes.js';
 
 /*
@@ -80,6 +81,7 @@ export const schedule = handler(c.schedule, async (ctx, p) => {
   if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
   const links = await readText(ctx.q, ctx.orgId, p.text);
   await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
+  await checkEmbeds(ctx.deps, ctx.q, ctx.orgId, ctx.principal, p);
   // Per author, across channels: one author's schedules queue behind each other, so the count holds.
   await ctx.q.query(`SELECT pg_advisory_xact_lock(hashtext('messaging.schedule:' || $1 || ':' || $2))`, [ctx.orgId, me]);
   const { n: pending } = one(
@@ -196,6 +198,9 @@ export const postScheduled = defineJob<PostScheduledData>({
       seq,
       now,
     ]);
+    // Embeds still embeddable are posted with it (one posted meanwhile in another message is skipped).
+    const embed = { authorId: message.author_id, artifactIds: message.artifact_ids, channelId, messageId: data.messageId, at: now, strict: false };
+    await attachEmbeds(ctx.deps, ctx.q, ctx.orgId, embed);
     const { n: members } = one(
       await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [
         ctx.orgId,

@@ -10,11 +10,13 @@ import { handler } from '../core/handler.js';
 import { getMessage, MESSAGE_COLUMNS, messagesFor, type MessageRow } from './model.js';
 import { postMessage } from './post.js';
 import { checkFiles, readText } from './text.js';
+import { attachEmbeds, checkEmbeds } from './embeds.js';
 
 /*
  * messaging.send: Matrix's txnId as idempotencyId. Under the channel's row lock, an existing message with the same
  * (channel, idempotencyId) answers: the same params return it (changed:false), others are CONFLICT. Mentions and
- * task refs are checked; fileIds and artifactIds are kept as given (their families are not deployed yet).
+ * task refs are checked; fileIds are kept as given; artifactIds (the sender's own drafts) are posted with the message
+ * by the family that keeps them (embeds.ts).
  */
 
 const PROOF_FIELDS = Object.keys(proofFields);
@@ -96,6 +98,7 @@ export const send = handler(c.send, async (ctx, p) => {
   if (p.threadId !== undefined) await checkThread(ctx.q, ctx.orgId, p.channelId, p.threadId);
   const links = await readText(ctx.q, ctx.orgId, p.text);
   await checkFiles(ctx.q, ctx.orgId, ctx.principal, p.fileIds);
+  await checkEmbeds(ctx.deps, ctx.q, ctx.orgId, ctx.principal, p);
   if (links.mentionChannel && ctx.principal.kind === 'agent') {
     const humans = await humansReached(ctx.q, ctx.orgId, p.channelId, me);
     if (humans > BROADCAST_HUMANS) {
@@ -124,6 +127,10 @@ export const send = handler(c.send, async (ctx, p) => {
     paramsHash: hash,
     now,
   });
+  if (p.artifactIds?.length) {
+    const at = now.toISOString();
+    await attachEmbeds(ctx.deps, ctx.q, ctx.orgId, { authorId: me, artifactIds: p.artifactIds, channelId: p.channelId, messageId, at, strict: true });
+  }
   const { n: members } = one(
     await ctx.q.query<{ n: number }>('SELECT count(*)::int AS n FROM channel_members WHERE org_id = $1 AND channel_id = $2 AND removed_at IS NULL', [
       ctx.orgId,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, limit, proofFields, text } from '../schema.js';
+import { id, int32, limit, proofFields, text } from '../schema.js';
 import { decisionId } from './decision.js';
 
 /**
@@ -83,12 +83,7 @@ export const CharterVersion = z.strictObject({
 });
 
 const changed = z.boolean().describe('false when the charter was already so (its event says noop).');
-const baseVersion = z
-  .number({ message: 'must be an integer' })
-  .int('must be an integer')
-  .min(0, 'must be >= 0')
-  .describe('The head this edit was written against; another head: CONFLICT.')
-  .optional();
+const baseVersion = int32(0, 'The head this edit was written against; another head: CONFLICT.').optional();
 const heading = text({ min: 1, max: 200, description: 'The section heading.' });
 const body = text({ max: 100_000, description: 'Free text (markdown); not binding.' });
 const clauses = z
@@ -159,8 +154,8 @@ export const charter = {
     summary:
       'The charter at its head or any version (version), with its version history newest first (paged) and, with diffFrom, a unified diff of the two versions as markdown.',
     params: z.strictObject({
-      version: z.number().int('must be an integer').min(0, 'must be >= 0').describe('Read this version (default the head).').optional(),
-      diffFrom: z.number().int('must be an integer').min(0, 'must be >= 0').describe('Also diff from this version to the one read.').optional(),
+      version: int32(0, 'Read this version (default the head).').optional(),
+      diffFrom: int32(0, 'Also diff from this version to the one read.').optional(),
       cursor: z.string().max(40).describe('History: the nextCursor of the previous page.').optional(),
       limit: limit(500, 50),
     }),

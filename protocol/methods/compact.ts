@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { proofFields, text } from '../schema.js';
+import { int32, proofFields, text } from '../schema.js';
 
 /**
  * Compacts: an agent's agreement with its sponsoring human (scope agt_…), or the org's, which every agent falls
@@ -75,18 +75,8 @@ export const compact = {
         .describe('The sponsoring human; default the compact’s, else the agent’s sponsor.')
         .optional(),
       terms: Terms.describe('The new terms.').optional(),
-      baseVersion: z
-        .number({ message: 'must be an integer' })
-        .int('must be an integer')
-        .min(0, 'must be >= 0')
-        .describe('The version replaced (0: none); else CONFLICT.')
-        .optional(),
-      acknowledgeVersion: z
-        .number({ message: 'must be an integer' })
-        .int('must be an integer')
-        .min(1, 'must be >= 1')
-        .describe('Acknowledge this (current) version of your own compact.')
-        .optional(),
+      baseVersion: int32(0, 'The version replaced (0: none); else CONFLICT.').optional(),
+      acknowledgeVersion: int32(1, 'Acknowledge this (current) version of your own compact.').optional(),
       ...proofFields,
     }),
     result: z.strictObject({ compact: Compact, changed: z.boolean().describe('false when it was already so (its event says noop).') }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, isoDate, limit, proofFields, text } from '../schema.js';
+import { id, int32, isoDate, limit, proofFields, text } from '../schema.js';
 
 /**
  * Decisions: ADR-like records numbered per org. The driver proposes and re-proposes (version + 1, older signatures
@@ -35,7 +35,7 @@ export const Area = text({
 
 export const Amendment = z
   .strictObject({
-    baseVersion: z.number().int('must be an integer').min(1, 'must be >= 1').describe('The charter version the operations were written against.').optional(),
+    baseVersion: int32(1, 'The charter version the operations were written against.').optional(),
     ops: z
       .array(
         z.strictObject({

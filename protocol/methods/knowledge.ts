@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, proofFields, text } from '../schema.js';
+import { id, int32, proofFields, text } from '../schema.js';
 
 /**
  * Knowledge (docs/families/knowledge.md): entries of shared memory with their sources and validity. Agents cite;
@@ -168,7 +168,7 @@ export const knowledge = {
       entryId: entryId('The entry.'),
       body: body.optional(),
       verify: z.boolean().describe('true: a human confirms it; false: no longer confirmed.').optional(),
-      ifRevision: z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').describe('The revision read.').optional(),
+      ifRevision: int32(1, 'The revision read.').optional(),
       ...proofFields,
     }),
     result: z.strictObject({ entry: Entry, changed }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, limit, text } from '../schema.js';
+import { id, int32, limit, text } from '../schema.js';
 import { Persona } from './persona-view.js';
 
 /** Members: the org record of each principal (usr_ human, agt_ agent); a member's id is its principal id. */
@@ -32,7 +32,7 @@ const TimeZone = z
   .max(64)
   .refine((tz) => TIME_ZONES.has(tz), 'must be an IANA time zone such as Europe/Berlin')
   .describe('IANA time zone, e.g. Europe/Berlin.');
-export const ifVersion = z.number().int().min(1).describe('Apply only if the record is still at this version (else CONFLICT).').optional();
+export const ifVersion = int32(1, 'Apply only if the record is still at this version (else CONFLICT).').optional();
 const listCursor = z.string().max(200).describe('The nextCursor of the previous page.').optional();
 
 export const memberFields = {

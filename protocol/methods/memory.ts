@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, proofFields, text } from '../schema.js';
+import { id, int32, proofFields, text } from '../schema.js';
 
 /**
  * Memory blocks (docs/families/knowledge.md), as Letta's: a label, a description, a value within a character limit,
@@ -75,7 +75,7 @@ export const memory = {
         .optional(),
       audience: Audience.optional(),
       readOnly: z.boolean().describe('Agents may not propose amendments.').optional(),
-      ifVersion: z.number({ message: 'must be an integer' }).int('must be an integer').min(0, 'must be >= 0').describe('0: must be new.').optional(),
+      ifVersion: int32(0, '0: must be new.').optional(),
       ...proofFields,
     }),
     result: z.strictObject({ block: Block, changed }),
@@ -105,12 +105,7 @@ export const memory = {
       oldText: z.string().min(1, 'must be at least 1 character').max(20_000).describe('With replace: the text replaced.').optional(),
       newText: z.string().max(20_000).describe('The new text.'),
       reason: text({ min: 1, max: 1000, description: 'Why, for the reviewer.' }),
-      baseVersion: z
-        .number({ message: 'must be an integer' })
-        .int('must be an integer')
-        .min(1, 'must be >= 1')
-        .describe('The version read (default the current).')
-        .optional(),
+      baseVersion: int32(1, 'The version read (default the current).').optional(),
     }),
     result: z.strictObject({ amendment: Amendment }),
     events: ['memory.amendment.propose'],

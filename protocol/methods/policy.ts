@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { isoDate, proofFields, text } from '../schema.js';
+import { int32, isoDate, proofFields, text } from '../schema.js';
 import { knownCurrency } from './crm/shared.js';
 
 /**
@@ -106,12 +106,7 @@ export const policy = {
         'Applied to the books and the CRM at publish; also crm.signOffNetCents.<ISO 4217 code> per currency (net above it holds).',
       ).optional(),
       retire: z.boolean().describe('Retire it (sets nothing).').optional(),
-      baseVersion: z
-        .number({ message: 'must be an integer' })
-        .int('must be an integer')
-        .min(0, 'must be >= 0')
-        .describe('The version replaced (0: new); else CONFLICT.')
-        .optional(),
+      baseVersion: int32(0, 'The version replaced (0: new); else CONFLICT.').optional(),
       ...proofFields,
     }),
     result: z.strictObject({ policy: Policy, changed: z.boolean().describe('false when it was already so (its event says noop).') }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../contract.js';
-import { id, limit, proofFields, text } from '../schema.js';
+import { id, int32, limit, proofFields, text } from '../schema.js';
 
 /**
  * Standard operating procedures (docs/families/knowledge.md): versioned steps, each optionally naming the registry
@@ -86,7 +86,7 @@ export const sop = {
       'Change an SOP as a new version (ifVersion: the version read, else CONFLICT): title, purpose, trigger, steps (keep a step by its id), status draft or active. Returns the diff. The same: changed:false.',
     params: z.strictObject({
       sopId: sopId('The SOP.'),
-      ifVersion: z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').describe('The version read.'),
+      ifVersion: int32(1, 'The version read.'),
       title: title.optional(),
       purpose: purpose.optional(),
       trigger: trigger.optional(),

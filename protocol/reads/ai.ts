@@ -24,9 +24,9 @@ export const AuditRecord = z.strictObject({
     .describe('Each retried model request, with why.'),
   reads: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: z.string().nullable() })).describe('The typed reads the answerer ran, in order.'),
   verdict: z
-    .enum(['grounded', 'ungrounded', 'cannot_answer', 'provider_error', 'timeout', 'embedded'])
+    .enum(['grounded', 'ungrounded', 'cannot_answer', 'provider_error', 'timeout', 'embedded', 'generated'])
     .describe(
-      'grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused; embedded: an embedding request returned its vectors.',
+      'grounded: answered; ungrounded: the answer was refused by the grounding check; cannot_answer: the answerer declined; provider_error / timeout: refused; embedded: an embedding request returned its vectors; generated: an image generation returned an image.',
     ),
   reason: z.string().nullable().describe('Why the ask was refused (redacted); null when answered.'),
   promptHash: z.string().describe('SHA-256 hex of canonical_json({question, today}).'),

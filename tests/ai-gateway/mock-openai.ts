@@ -39,6 +39,8 @@ export interface MockModel {
   requests: SeenRequest[];
   /** Answer the following requests with these steps, in order; past the end, the last step repeats. */
   script(steps: (Step | Script)[]): void;
+  /** POST /v1/images/generations: answered by this (default 404); its requests are in `requests` too. */
+  images: (body: any) => { status: number; body: unknown };
   close(): Promise<void>;
 }
 
@@ -124,6 +126,13 @@ export async function startMockModel(): Promise<MockModel> {
     let raw = '';
     req.on('data', (d) => (raw += d));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/images/generations') {
+        const seen: SeenRequest = { headers: req.headers, body: JSON.parse(raw) };
+        requests.push(seen);
+        const out = mock.images(seen.body);
+        res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.body));
+        return;
+      }
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
@@ -166,7 +175,8 @@ export async function startMockModel(): Promise<MockModel> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const mock: MockModel = {
+    images: () => ({ status: 404, body: { error: { message: 'no image model scripted' } } }),
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     script(s) {
@@ -180,4 +190,5 @@ export async function startMockModel(): Promise<MockModel> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return mock;
 }

@@ -394,7 +394,8 @@ describe('npm run cli -- demo: messaging', () => {
   it('holds channels with a thread, reactions, a pin, a bookmark, a poll, a DM, a group, a scheduled reminder and an ended call', async () => {
     const studio = grab(/#studio \((ch_\w+)\)/);
     const { channels } = await client.ok('messaging.channels', { limit: 100 });
-    expect(channels.map((c: any) => c.kind).sort()).toEqual(['dm', 'group', 'private', 'public']);
+    // #spend (public), where the agent posted the artifact, beside the messaging story's channels.
+    expect(channels.map((c: any) => c.kind).sort()).toEqual(['dm', 'group', 'private', 'public', 'public']);
     const page = await client.ok('messaging.history', { channelId: studio, limit: 50 });
     const root = page.messages.find((m: any) => m.replyCount === 2);
     expect(root).toMatchObject({ pinned: true, reactions: expect.arrayContaining([expect.objectContaining({ count: 1 })]) });
@@ -570,8 +571,40 @@ describe('npm run cli -- demo: the brand', () => {
     expect(f.proposals.map((p: any) => [p.id, p.status, p.paths])).toEqual([[grab(/proposal (bpr_\w+)/), 'open', ['tokens.color.brand.accent']]]);
     expect(f.proposals[0].createdBy).not.toBe(f.savedBy);
     const { templates } = await client.ok('branding.listTemplates', {});
-    expect(templates.map((t: any) => [t.id, t.status])).toEqual([[grab(/Template (tpl_\w+)/), 'active']]);
+    expect(templates.map((t: any) => t.id)).toContain(grab(/Template (tpl_\w+)/));
+    expect(templates.filter((t: any) => t.origin === 'recipe')).toHaveLength(6);
+    expect(f.foundation.logos).toEqual({ primary: grab(/Logo (img_\w+)/), mark: grab(/Logo (img_\w+)/) });
+    expect(grab(/generated (img_\w+) offline/)).toMatch(/^img_/);
+    expect(grab(/(rnd_\w+) renders the square one \(1080×1080 PNG\)/)).toMatch(/^rnd_/);
     const voice = await client.ok('branding.getVoice', { format: 'prompt' });
     expect(voice.prompt).toContain('Never use: "synergy", "leverage".');
+  });
+});
+
+describe('npm run cli -- demo: the artifact, the vault and the integration', () => {
+  const text = () => demo.summary.join('\n');
+
+  it('the agent’s approval form waits in #spend: the try-line submits it, the agent’s long-poll reads the response', async () => {
+    const act = /artifact\.act (\{.*?\}); the agent waits/.exec(text())![1];
+    const params = JSON.parse(act);
+    const acted = await client.ok('artifact.act', params);
+    expect(acted).toMatchObject({ changed: true });
+    const seen = await client.ok('artifact.get', { artifactId: params.artifactId, waitMs: 0 }, { key: demo.keys.agent });
+    expect(seen.responses.map((r: any) => [r.actionId, r.values.amount])).toEqual([['approve', 649]]);
+    expect(seen.artifact.state).toBe('closed');
+  });
+
+  it('the vault holds the bank feed token (leased by the agent), the break-glass password and the integration’s key', async () => {
+    expect(text()).toMatch(/^Vault: bank-feed\.api-token \(cred_\w+\) leased by the bookkeeping agent \(crl_\w+/m);
+    const { credentials } = await client.ok('credential.list', {});
+    expect(credentials.map((c: any) => c.name).sort()).toEqual(['bank-feed.api-token', 'payroll-portal.password', 'workspace.mcp-key']);
+  });
+
+  it('the integration workspace is connected with read-only tools pinned and one call made', async () => {
+    expect(text()).toMatch(
+      /Integration: workspace \(int_\w+\) is this server's own \/mcp at .*; \d+ read-only tools pinned, org_whoami called by the bookkeeping agent \(ok\)/,
+    );
+    const { integrations } = await client.ok('integration.list', {});
+    expect(integrations.map((i: any) => [i.name, i.state, i.calls24h])).toEqual([['workspace', 'active', 1]]);
   });
 });

@@ -64,3 +64,26 @@ export function deployedSchemas(): [string, z.core.$ZodType][] {
       .map(([path, h]): [string, z.core.$ZodType] => [`GET ${path}`, h.contract.query as z.core.$ZodType]),
   ];
 }
+
+/** An integer field of a deployed contract: where (method, or `GET <path>`), its path, and its bounds. */
+export interface IntField {
+  where: string;
+  path: SchemaPath;
+  /** `<where> <dotted path>`, e.g. `charter.update baseVersion`. */
+  name: string;
+  min: number;
+  max: number;
+}
+
+/** Every integer field (`.int()`) of every deployed method's params and read's query. */
+export function intFields(): IntField[] {
+  const out: IntField[] = [];
+  for (const [where, schema] of deployedSchemas()) {
+    walkSchema(schema, (node, path) => {
+      const n = node as unknown as { isInt?: boolean; minValue: number | null; maxValue: number | null };
+      if (defOf(node).type !== 'number' || !n.isInt) return;
+      out.push({ where, path, name: `${where} ${path.join('.')}`, min: n.minValue ?? -Infinity, max: n.maxValue ?? Infinity });
+    });
+  }
+  return out;
+}

@@ -56,6 +56,7 @@ const ORG_WIDE: Readonly<Record<string, string>> = {
   lease: 'lease events carry lease ids, names and fencing tokens; leases are listed org-wide (GET /org/leases)',
   cost: 'cost events carry counts, tokens, micro-dollars and model names; spend is read org-wide (GET /cost.rollup, org.read)',
   branding: 'branding events carry versions, paths, hashes and the design head; the foundation is read org-wide with design.read',
+  artifact: 'artifact appends no ledger event (its methods are R; its writes record in the design log), so it has none to hide',
 };
 
 describe('per-event visibility: every deployed family is classified', () => {

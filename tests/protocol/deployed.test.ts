@@ -10,7 +10,7 @@ import { DEPLOYED, DEPLOYED_FAMILIES } from '../../domain/deployed.js';
 
 /** Registry families with no descriptor yet. */
 const UNDEPLOYED_FAMILIES = [
-  'artifact',
+  // issue 35: artifact is deployed
   // issue 32: calendar, meetings, knowledge, memory and sop are deployed
   // issue 34: registry, presence, lease and cost are deployed
   // issue 33: crm is deployed (19 of its 44 methods)
@@ -18,19 +18,7 @@ const UNDEPLOYED_FAMILIES = [
 
 /** Methods of deployed families not deployed yet. */
 const UNDEPLOYED_METHODS = [
-  // issue 35: the foundation, the templates and the history are deployed; images, renders, kits, regeneration and AI come next
-  ...[
-    'amendArtifact',
-    'exportKit',
-    'generateImage',
-    'regenerate',
-    'regenerateImages',
-    'regenerateTemplate',
-    'regenerateTemplates',
-    'renderTemplate',
-    'rewriteInVoice',
-    'uploadImage',
-  ].map((m) => `branding.${m}`),
+  // issue 35: branding is deployed whole (foundation, templates, history, images, renders, kits, regeneration, AI)
   // issue 33: the timeline, the deal desk, rooms, playbooks and ask
   // issue 34 (settings) and 35 (design tokens)
 ].sort();

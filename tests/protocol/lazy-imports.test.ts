@@ -31,6 +31,9 @@ const HEAVY: Record<string, string> = {
   tldts: 'the public suffix list, about 70 ms; domain/directory/normalise.ts, at the first domain',
   nodemailer: 'about 110 ms; mail/, at the first message sent or outboxed',
   openai: 'about 200 ms; ai-gateway/providers.ts, only when the openai provider is configured',
+  satori: 'with its WebAssembly layout engine; domain/branding/render/engine.ts, at the first render',
+  '@resvg/resvg-js': 'a native rasteriser; domain/branding/render/engine.ts, at the first PNG render (and an SVG image uploaded)',
+  'style-dictionary': 'domain/branding/kit-files.ts, at the first export kit with platform files',
 };
 
 describe('lazy imports', () => {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { annotation as c, type Annotation } from '../../../protocol/methods/annotation.js';
 import type { Principal } from '../../core/auth.js';
-import { decodeCursor, encodeCursor } from '../../core/cursor.js';
+import { decodeCursor, encodeCursor, fitsInt32 } from '../../core/cursor.js';
 import type { Queryable } from '../../../db/types.js';
 import { handler } from '../../core/handler.js';
 import { readableMemo, readTarget } from '../../refs.js';
@@ -85,7 +85,7 @@ export const list = handler(c.list, async (ctx, p) => {
 
 /** The seq a comments cursor resumes after (0 without one); BAD_REQUEST when it is not one. */
 export const commentsAfter = (cursor: string | undefined): number =>
-  cursor === undefined ? 0 : decodeCursor<[number]>(cursor, 'cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]) && (v[0] as number) >= 0)[0];
+  cursor === undefined ? 0 : decodeCursor<[number]>(cursor, 'cursor', (v) => v.length === 1 && fitsInt32(v[0]) && v[0] >= 0)[0];
 
 /** A thread's comments in order, after `cursor` (a seq). */
 export async function threadComments(q: Queryable, orgId: string, annotationId: string, cursor: string | undefined, limit: number) {

@@ -5,7 +5,7 @@ import { reads } from '../../core/family.js';
 import { readHandler, type ReadCtx } from '../../core/handler.js';
 import { readRights } from '../rights.js';
 import { awaitingIds } from './awaiting.js';
-import { decodeCursor, encodeCursor } from '../../core/cursor.js';
+import { decodeCursor, encodeCursor, fitsInt32 } from '../../core/cursor.js';
 import { getDecision, SIGNATURE_COLUMNS, toDecision, toSignature, type DecisionRow, type SignatureRow } from './model.js';
 import { requirementsOf, rightOf } from './requirements.js';
 import { decisionSearch } from './search.js';
@@ -61,7 +61,7 @@ const statusesOf = (status: Query['status']): string[] | undefined =>
 
 /** The number a page by number starts below (its cursor). */
 const afterOf = (query: Query): number | undefined =>
-  query.cursor === undefined ? undefined : decodeCursor<[number]>(query.cursor, 'cursor', (v) => v.length === 1 && Number.isSafeInteger(v[0]))[0];
+  query.cursor === undefined ? undefined : decodeCursor<[number]>(query.cursor, 'cursor', (v) => v.length === 1 && fitsInt32(v[0]))[0];
 
 async function page(q: Queryable, orgId: string, query: Query, only: string[] | undefined) {
   const statuses = statusesOf(query.status);

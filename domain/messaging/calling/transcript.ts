@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { badRequest, conflict, notFound } from '../../../protocol/errors.js';
 import { calling as c, type TranscriptLine } from '../../../protocol/methods/calling.js';
 import { one } from '../../../db/types.js';
-import { decodeCursor, encodeCursor } from '../../core/cursor.js';
+import { decodeCursor, encodeCursor, fitsInt32 } from '../../core/cursor.js';
 import { handler } from '../../core/handler.js';
 import { newId } from '../../core/ids.js';
 import { getMembers } from '../../people/index.js';
@@ -101,7 +101,8 @@ export const getTranscript = handler(c.getTranscript, async (ctx, p) => {
     const [startMs, lineSeq] = decodeCursor<[number, number]>(
       p.cursor,
       'cursor',
-      (v) => v.length === 2 && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0),
+      // start_ms is bigint, line_seq integer.
+      (v) => v.length === 2 && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0) && fitsInt32(v[1]),
     );
     after = `AND (start_ms, line_seq) > ($${params.push(startMs)}, $${params.push(lineSeq)})`;
   }

@@ -86,3 +86,9 @@ export const CAN_READ_CHANNEL_SQL = (c: string, principal: string) =>
 /** SQL: the ids among `ids` (a text[] expression) of channels `principal` may read, as `id` (event visibility's batch). */
 export const READABLE_CHANNEL_IDS_SQL = (org: string, principal: string, ids: string) =>
   `SELECT c.channel_id AS id FROM channels c WHERE c.org_id = ${org} AND c.channel_id = ANY(${ids}) AND ${CAN_READ_CHANNEL_SQL('c', principal)}`;
+
+/** Whether the principal may read the channel now (NOT_FOUND in channelAccess terms: false). */
+export async function canReadChannel(q: Queryable, orgId: string, channelId: string, principalId: string): Promise<boolean> {
+  const [row] = await q.query<{ ok: boolean }>(`SELECT $3 IN ${READABLE_CHANNELS_SQL('$1', '$2')} AS ok`, [orgId, principalId, channelId]);
+  return Boolean(row?.ok);
+}

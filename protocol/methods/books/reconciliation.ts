@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
 import { proofFields, text } from '../../schema.js';
-import { abn, accountCode, amountCents, date, ids, journalRef, name, outcome, page, pageParams, signedCents, taxCode } from './common.js';
+import { abn, accountCode, amountCents, date, ids, journalRef, MAX_CENTS, name, outcome, page, pageParams, signedCents, taxCode } from './common.js';
 
 /*
  * Reconciliation: bank feed lines (they arrive only from the bank, through the statement import), matching them
@@ -167,6 +167,7 @@ export const reconciliation = {
         .number({ message: 'must be an integer number of cents' })
         .int('must be an integer number of cents')
         .min(0, 'must be >= 0')
+        .max(MAX_CENTS, `must be at most ${MAX_CENTS} cents`)
         .describe('GST included in the total (default round(total / 11); at most that).')
         .optional(),
       fileRef: text({ min: 1, max: 2000, description: 'Reference or URL of the stored receipt file.' }),

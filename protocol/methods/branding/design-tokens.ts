@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { proofFields } from '../../schema.js';
+import { INT32_MAX, proofFields } from '../../schema.js';
 import { FoundationDoc } from './foundation.js';
 
 /**
@@ -23,6 +23,7 @@ export const settingsDesignTokens = {
         .number({ message: 'must be an integer' })
         .int('must be an integer')
         .min(0, 'must be >= 0')
+        .max(INT32_MAX, `must be at most ${INT32_MAX}`)
         .describe('The brand version read (getDesignTokens).'),
       tokens: FoundationDoc.shape.tokens.unwrap().describe('The whole token tree (DTCG 2025.10); at most 64 KiB.'),
       ...proofFields,

@@ -39,6 +39,7 @@ export const VoiceRule = z.strictObject({
     .array(text({ min: 1, max: 60, description: 'A word or phrase the voice never uses.' }))
     .max(20, 'must be at most 20 terms')
     .default([]),
+  prefer: text({ max: 60, description: 'The wording to use instead of an avoided term (rewriteInVoice); omitted: the term is dropped.' }).optional(),
 });
 
 export const Voice = z.strictObject({
@@ -73,7 +74,7 @@ export const FoundationDoc = z.strictObject({
   voice: Voice.default({ tone: '', rules: [], examples: [] }),
 });
 
-const StoredRule = z.strictObject({ id: z.string(), text: z.string(), avoid: z.array(z.string()) });
+const StoredRule = z.strictObject({ id: z.string(), text: z.string(), avoid: z.array(z.string()), prefer: z.string().optional() });
 export const Foundation = z.strictObject({
   name: z.string(),
   logos: z.record(z.string(), z.string()),

@@ -14,12 +14,12 @@ export const FIELD_TYPES = ['text', 'image'] as const;
 export const PACKAGE_FORMAT = 'wops.template/1';
 
 const templateId = id('tpl', 'The template (tpl_…).');
-const idempotencyId = text({
+export const idempotencyId = text({
   min: 1,
   max: 200,
   description: 'Your id for this change: the same id and params again answer the first result and change nothing; other params: CONFLICT.',
 });
-const revision = (description: string) =>
+export const revision = (description: string) =>
   z
     .number({ message: 'must be an integer' })
     .int('must be an integer')
@@ -82,16 +82,32 @@ export const TemplatePackage = z.strictObject({
     .record(z.string(), z.strictObject({ $type: z.string(), $value: z.unknown() }))
     .default({})
     .describe('The tokens its body refers to, by path, with their resolved values.'),
-  images: z.array(z.string()).max(500).default([]).describe('The img_ ids its body shows.'),
+  images: z
+    .array(
+      z.union([
+        z.string().max(64),
+        z.strictObject({
+          imageId: z.string().max(64),
+          sha256: z.string().max(64).nullable().describe('Its bytes; null when the library holds no such image.'),
+        }),
+      ]),
+    )
+    .max(500)
+    .default([])
+    .describe('The images its body shows: {imageId, sha256} (an older package lists bare img_ ids).'),
   source: z
-    .strictObject({ org: z.string(), templateId: z.string(), revision: z.number().int(), foundationVersion: z.number().int() })
+    .strictObject({ org: z.string(), templateId: z.string(), revision: z.number().int().max(INT32_MAX), foundationVersion: z.number().int().max(INT32_MAX) })
     .optional()
     .describe('Where it was exported from.'),
 });
 
 const changed = z.boolean().describe('false when it changed nothing (no new version; one design record says noop).');
 const written = z.strictObject({ template: Template, version: z.number().int().describe('The brand version it made (or the live one).'), changed });
-const HistoryItem = z.strictObject({ itemId: z.string(), revision: z.number().int(), status: z.enum(['active', 'deleted']) });
+const HistoryItem = z.strictObject({
+  itemId: z.string(),
+  revision: z.number().int(),
+  status: z.enum(['active', 'deleted', 'archived']).describe('A template: active or deleted; an asset: active or archived.'),
+});
 const historyResult = z.strictObject({
   version: z.number().int().describe('The brand version it made (or the live one).'),
   fromVersion: z.number().int(),
@@ -172,10 +188,20 @@ export const brandingLibrary = {
   }),
   restoreVersion: method({
     summary:
-      'The library (or the items named) as it was at a brand version, as a new version: templates made since are deleted, others go back to their revision of then. Nothing differs: changed:false.',
+      'The library (or the items named) as it was at a brand version, as a new version: templates made since are deleted and images archived, others go back to their revision of then. At most 500 active templates and 5,000 active images. Nothing differs: changed:false.',
     params: z.strictObject({
       version: brandVersion('The brand version to go back to (0: the empty library).'),
-      itemIds: z.array(templateId).min(1).max(500).optional().describe('Only these items (default all).'),
+      itemIds: z
+        .array(
+          z
+            .string()
+            .max(64, 'must be at most 64 characters')
+            .regex(/^(tpl|img|rnd|bkx)_[A-Za-z0-9]+$/, 'must be a library id (tpl_…, img_…, rnd_…, bkx_…)'),
+        )
+        .min(1)
+        .max(500)
+        .optional()
+        .describe('Only these items (default all templates and images; renders and exports only when named).'),
       idempotencyId,
     }),
     result: historyResult,

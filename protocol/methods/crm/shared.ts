@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, text } from '../../schema.js';
+import { id, int32, text } from '../../schema.js';
 
 /**
  * What every CRM area shares (docs/families/crm.md): money as integer minor units with an ISO 4217 code checked by
@@ -72,12 +72,7 @@ export const playbookId = (description: string) => id('pbk', description);
 export const recommendationId = (description: string) => id('nbr', description);
 
 export const changed = z.boolean().describe('false when it was already so (its event says noop).');
-export const expectedVersion = z
-  .number({ message: 'must be an integer' })
-  .int('must be an integer')
-  .min(1, 'must be >= 1')
-  .describe('The version read; another: CONFLICT (read it again).')
-  .optional();
+export const expectedVersion = int32(1, 'The version read; another: CONFLICT (read it again).').optional();
 export const nextCursor = z.string().nullable().describe('Pass as cursor for the next page; null at the end.');
 export const cursor = z.string().max(200, 'must be at most 200 characters').describe('The nextCursor of the previous page.').optional();
 export const name = (description: string) => text({ min: 1, max: 200, description });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { id, text } from '../../schema.js';
+import { id, int32, text } from '../../schema.js';
 import {
   DECISION_KINDS,
   Decision,
@@ -64,12 +64,7 @@ export const emailWrites = {
         .max(20, 'must list at most 20 files')
         .describe('Workspace files to attach (files you may read).')
         .optional(),
-      expectedVersion: z
-        .number()
-        .int('must be an integer')
-        .min(1, 'must be >= 1')
-        .describe('With draftId: the version you edited; a newer one is CONFLICT.')
-        .optional(),
+      expectedVersion: int32(1, 'With draftId: the version you edited; a newer one is CONFLICT.').optional(),
     }),
     result: z.strictObject({ draft: Message, changed }),
     events: ['email.draft.save'],

@@ -22,7 +22,12 @@ export const ELEMENT_TYPES = ['text', 'image', 'shape'] as const;
 const fileId = id('fil', 'The deck (a file of kind deck).');
 const slideId = (description: string) => id('sld', description);
 const revision = (description: string) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').max(2_000_000_000).describe(description);
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(2_000_000_000, 'must be at most 2000000000')
+    .describe(description);
 const position = (description: string) =>
   z.number().int('must be an integer').min(0, 'must be >= 0').max(MAX_SLIDES, `must be at most ${MAX_SLIDES}`).describe(description);
 const coord = (description: string) => z.number().min(-100_000, 'must be >= -100000').max(100_000, 'must be at most 100000').describe(description);

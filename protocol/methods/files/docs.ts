@@ -24,7 +24,12 @@ const fileId = id('fil', 'The doc (a file of kind doc).');
 const blockId = (description: string) => id('blk', description);
 const tabId = (description: string) => id('tab', description);
 const revision = (description: string) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').max(2_000_000_000).describe(description);
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(2_000_000_000, 'must be at most 2000000000')
+    .describe(description);
 const changed = z.boolean().describe('false when nothing changed (the event says noop).');
 const markdown = (description: string) => text({ max: 1_000_000, description });
 const nodeJson = z

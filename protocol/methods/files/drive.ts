@@ -192,7 +192,7 @@ export const drive = {
     summary: 'Untrash a file with its subtree, or make toRevision the head again (editor).',
     params: z.strictObject({
       fileId: fileId('The file.'),
-      toRevision: z.number().int().min(1).max(INT32_MAX).describe('Restore this revision as a new head.').optional(),
+      toRevision: z.number().int().min(1).max(INT32_MAX, `must be at most ${INT32_MAX}`).describe('Restore this revision as a new head.').optional(),
     }),
     result: z.strictObject({ file: File, files: z.number().int().describe('Files recovered.'), changed }),
     events: ['files.file.recover'],
@@ -259,7 +259,7 @@ export const drive = {
         .describe(
           'By kind: upload original; doc docx, pdf, md, html; sheet xlsx, csv, pdf; deck pdf, md, pptx. Another is BAD_REQUEST naming the kind’s formats.',
         ),
-      revision: z.number().int().min(1).max(INT32_MAX).describe('Native files: this revision (default head).').optional(),
+      revision: z.number().int().min(1).max(INT32_MAX, `must be at most ${INT32_MAX}`).describe('Native files: this revision (default head).').optional(),
     }),
     result: z.strictObject({ export: Export, url: z.string().describe('Signed download path, valid 15 minutes.'), expiresAt: z.string() }),
     events: ['files.export.create'],

@@ -18,7 +18,12 @@ export const MAX_WRITE_CELLS = 10_000;
 const fileId = id('fil', 'The sheet (a file of kind sheet).');
 const tabId = (description: string) => id('tab', description);
 const revision = (description: string) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(1, 'must be >= 1').max(2_000_000_000).describe(description);
+  z
+    .number({ message: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(2_000_000_000, 'must be at most 2000000000')
+    .describe(description);
 const changed = z.boolean().describe('false when nothing changed (the event says noop).');
 const a1 = (description: string) => z.string().min(1).max(20).describe(description);
 

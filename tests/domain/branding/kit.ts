@@ -16,8 +16,8 @@ export interface BrandOrg extends Cast {
   other: TestClient;
 }
 
-export async function brandOrg(): Promise<BrandOrg> {
-  const cast = await castServer();
+export async function brandOrg(opts: Parameters<typeof castServer>[0] = {}): Promise<BrandOrg> {
+  const cast = await castServer(opts);
   return {
     ...cast,
     adminAgent: await person(cast.s, 'Agent Admin', { scopes: SCOPES.filter((s) => s !== 'approval.decide'), principalKind: 'agent' }),

@@ -35,7 +35,7 @@ describe('templates', () => {
     expect(template.sha256).toBe(tpl.sha256);
     expect(pkg.tokens['color.text']).toEqual({ $type: 'color', $value: '#1a1a1a' });
     expect(pkg.tokens['space.md']).toEqual({ $type: 'dimension', $value: { value: 16, unit: 'px' } });
-    expect(pkg.images).toEqual(['img_0123456789abcdef']);
+    expect(pkg.images).toEqual([{ imageId: 'img_0123456789abcdef', sha256: null }]);
     expect(pkg.source).toMatchObject({ templateId: tpl.id, revision: 1, foundationVersion: 1 });
     // The package imports elsewhere: another org with no foundation gets every ref as a literal.
     const copy = (await ok(o.other, 'branding.cloneTemplate', { package: pkg, idempotencyId: 'import' })).template;
