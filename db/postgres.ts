@@ -134,8 +134,7 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db {
 
   // Half the pool at most in batches: the rest serves authentication, reads and transactions of their own.
   const waitMs = opts.groupCommitWaitMs ?? DEFAULT_GROUP_COMMIT_WAIT_MS;
-  const groups =
-    waitMs > 0 ? new GroupCommit(session, tx, { waitMs, lanes: Math.max(1, Math.floor(poolSize / 2)) }) : undefined;
+  const groups = waitMs > 0 ? new GroupCommit(session, tx, { waitMs, lanes: Math.max(1, Math.floor(poolSize / 2)) }) : undefined;
 
   return {
     kind: 'postgres',
