@@ -258,6 +258,15 @@ export class GroupCommit {
       b.accepting = false;
       session?.release(err as Error);
       if (running) running.reject(err);
+      // No connection to be had: the calls queued here fail as a transaction of their own would.
+      if (b.connecting) {
+        for (const call of b.queue.splice(0)) {
+          if (call.gone) continue;
+          call.gone = true;
+          clearTimeout(call.timer);
+          call.reject(err);
+        }
+      }
       for (const { call } of b.finished) call.reject(err);
     } finally {
       this.settle(b);

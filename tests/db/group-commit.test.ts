@@ -9,6 +9,8 @@ import type { Runtime } from '../../domain/deployed.js';
 import { one } from '../../db/types.js';
 import type { GroupCommitStats } from '../../db/group-commit.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
+import { openPostgres } from '../../db/postgres.js';
+import { freePort } from '../helpers/ports.js';
 import { freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
 
 /*
@@ -169,5 +171,19 @@ suite('group commit (PostgreSQL)', () => {
     const after = stats(runtime);
     console.info(`50 orgs: 200 calls in ${after.commits - before.commits} commits, ${after.ranAlone - before.ranAlone} run alone`);
     expect(after.commits - before.commits).toBeLessThan(200);
+  });
+});
+
+describe('group commit without a database to reach', () => {
+  it('calls fail with the connection error, as transactions of their own would; none waits forever', async () => {
+    // A port nothing listens on: no PostgreSQL needed, so this runs on both runs.
+    const db = openPostgres(`postgres://postgres@127.0.0.1:${await freePort()}/none`, { poolSize: 2, groupCommitWaitMs: 2 });
+    try {
+      const calls = Array.from({ length: 5 }, () => db.tx(async (q) => q.query('SELECT 1'), { group: 'org_x' }));
+      const settled = await Promise.allSettled(calls);
+      for (const s of settled) expect(s).toMatchObject({ status: 'rejected', reason: { code: 'ECONNREFUSED' } });
+    } finally {
+      await db.close();
+    }
   });
 });
