@@ -6,6 +6,7 @@ import { DEFAULT_BILLING_PLANS } from '../domain/people/billing/index.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/people/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
 import { envInt } from '../config/env.js';
+import { DEFAULT_GROUP_COMMIT_WAIT_MS } from '../db/group-commit.js';
 import { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type EmailInboundConfig } from '../domain/email/inbound/config.js';
 import { LIVEKIT_ENV_HELP, loadLivekitConfig, type LivekitConfig } from '../domain/messaging/calling/config.js';
 import { VAULT_ENV_HELP, loadVaultConfig, type VaultConfig } from '../domain/vault/index.js';
@@ -44,6 +45,8 @@ export interface ServerConfig {
   logLevel: string;
   poolSize: number;
   lockTimeoutMs: number;
+  /** PostgreSQL group commit's window in ms (GROUP_COMMIT_WAIT_MS; 0 off). */
+  groupCommitWaitMs: number;
   /** The AI gateway behind books.ask (AI_*). */
   ai: AiConfig;
   /** Outbound mail: the relay, DKIM, the outbox (SMTP_*, DKIM_*, MAIL_OUTBOX_DIR). */
@@ -105,6 +108,7 @@ export const ENV_HELP = `Environment:
                         own (default 4; at most half of PG_POOL_SIZE, so the pool always has connections left)
   PG_POOL_SIZE          PostgreSQL pool size (default 20)
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
+  GROUP_COMMIT_WAIT_MS  PostgreSQL: longest a finished call waits for others to share its COMMIT (default 0: off; try 2 where COMMIT waits on a slow disk or a synchronous replica)
   LOG_LEVEL             pino level (default info)
 
 ${AI_ENV_HELP}
@@ -189,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: env.LOG_LEVEL || 'info',
     poolSize: envInt(env, 'PG_POOL_SIZE', 20),
     lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),
+    groupCommitWaitMs: envInt(env, 'GROUP_COMMIT_WAIT_MS', DEFAULT_GROUP_COMMIT_WAIT_MS),
     ai: loadAiConfig(env),
     mail: loadMailConfig(env, env.DATA_DIR || './.data'),
     blobs: loadBlobConfig(env, env.DATA_DIR || './.data'),

@@ -19,6 +19,7 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
     pgliteTemplateDir: config.pgliteTemplateDir,
     poolSize: config.poolSize,
     lockTimeoutMs: config.lockTimeoutMs,
+    groupCommitWaitMs: config.groupCommitWaitMs,
     config: {
       publicUrl: config.publicUrl,
       holdTtlMs: config.holdTtlMs,

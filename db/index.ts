@@ -23,6 +23,11 @@ export interface OpenDbOptions {
   poolSize?: number;
   /** PostgreSQL lock_timeout in ms (default 5000). */
   lockTimeoutMs?: number;
+  /**
+   * PostgreSQL group commit's window in ms (GROUP_COMMIT_WAIT_MS, default 0: off; db/group-commit.ts).
+   * PGlite has one connection and never batches.
+   */
+  groupCommitWaitMs?: number;
   /** Told when the LISTEN connection (PostgreSQL) is lost or fails to come back; it keeps retrying. */
   onListenError?: (err: Error, what: string) => void;
 }
@@ -44,7 +49,12 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
 
 async function openServer(url: string, opts: OpenDbOptions): Promise<Db> {
   const { openPostgres } = await import('./postgres.js');
-  return openPostgres(url, { poolSize: opts.poolSize, lockTimeoutMs: opts.lockTimeoutMs, onError: opts.onListenError });
+  return openPostgres(url, {
+    poolSize: opts.poolSize,
+    lockTimeoutMs: opts.lockTimeoutMs,
+    groupCommitWaitMs: opts.groupCommitWaitMs,
+    onError: opts.onListenError,
+  });
 }
 
 async function openEmbedded(opts: OpenDbOptions): Promise<Db> {

@@ -1,3 +1,5 @@
+import type { GroupCommitStats } from './group-commit.js';
+
 /** One small interface over both drivers: every caller speaks plain parameterised SQL. */
 /**
  * A query's rows, typed so that a row read by index or destructuring may be missing: `const [row] = rows` is
@@ -36,16 +38,28 @@ export interface ListenHandlers {
   resync(): void;
 }
 
+export interface TxOptions {
+  /**
+   * Group commit (PostgreSQL, db/group-commit.ts): under load, fn may share a transaction and its COMMIT with calls
+   * of other groups (orgs), in a savepoint of its own, and those of its own group. fn may then run again after a
+   * rolled-back attempt that waited on a lock, so it must start from scratch each time. Unset: a transaction of
+   * its own.
+   */
+  group?: string;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
-  /** Run fn in one transaction: commit when it resolves, roll back when it throws. */
-  tx<T>(fn: (q: TxQueryable) => Promise<T>): Promise<T>;
+  /** Run fn in one transaction: commit when it resolves, roll back when it throws; settles after the COMMIT. */
+  tx<T>(fn: (q: TxQueryable) => Promise<T>, opts?: TxOptions): Promise<T>;
   /**
    * LISTEN on `channel` (a lowercase identifier): NOTIFYs (pg_notify) of committed transactions, from any process
    * on the database, reach `handlers.notify`. Resolves once listening; the function it resolves to stops.
    */
   listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** What group commit did, where it runs (PostgreSQL with GROUP_COMMIT_WAIT_MS above 0). */
+  readonly groupCommit?: GroupCommitStats;
 }
 
 /** PostgreSQL error fields we branch on (both drivers expose SQLSTATE as `code`). */

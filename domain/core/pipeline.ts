@@ -17,6 +17,7 @@ import { frameAtRest, replayBody } from './secrets.js';
 import { HoldSignal, type HoldKeeper } from './holds.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
+import { AnswerOrder } from './answer-order.js';
 import { RawJson, ReadAnswer, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
 
 export interface CallRequest {
@@ -96,6 +97,9 @@ const ANONYMOUS: Principal = {
  * idempotency store, commit).
  */
 export class Pipeline {
+  /** An org's answers leave in seq order (domain/core/answer-order.ts). */
+  private readonly order = new AnswerOrder();
+
   constructor(
     readonly deps: Deps,
     readonly handlers: ReadonlyMap<string, MethodHandler>,
@@ -238,50 +242,69 @@ export class Pipeline {
     prepared: unknown,
   ): Promise<CallOutcome> {
     const committed: (() => void)[] = [];
-    const outcome = await this.deps.db.tx(async (q) => {
-      if (scope) {
-        const { replay } = await claimKey(q, scope);
-        if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
-      }
-      const ctx = this.context(q, principal, spec, handler, requestId, committed);
-      if (handler.mayHold) await q.query('SAVEPOINT before_act');
-      let result: unknown;
-      try {
-        result = await handler.run(ctx, params, prepared);
-      } catch (err) {
-        if (!(err instanceof HoldSignal)) throw err;
-        // The act is held: undo whatever the handler did, then the keeper records the attempt and nothing else.
-        if (handler.mayHold) await q.query('ROLLBACK TO SAVEPOINT before_act');
-        const held = await this.holds().hold(q, { orgId: ctx.orgId, principal, method: spec.name, signal: err, deps: this.deps });
-        if ('refusal' in held) {
-          if (scope) await releaseKey(q, scope);
-          const frame = errorFrame('GOVERNANCE_NOT_READY', held.refusal.message);
-          return {
-            status: 423,
-            frame,
-            body: JSON.stringify(frame),
-            replayed: false,
-            refusedHold: { hold: held.refusal.hold, reason: held.refusal.reason },
-          } satisfies CallOutcome;
-        }
-        ctx.emitted = held.event;
-        result = held.result;
-      }
-      if (handler.contract.writes) {
-        if (!ctx.recorded) throw new Error(`${spec.name} finished without its write record`);
-      } else if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
-      if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
-      const outcome = this.ok(okFrame(result), ctx.emitted);
-      // Once committed, the org's live streams in every process hear of it (domain/stream).
-      const appended = ctx.emitted;
-      if (appended) committed.push(() => this.deps.stream.appended(ctx.orgId, appended.seq));
-      // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
-      if (scope) {
-        const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
-        storeFrame(q, scope, atRest.frame, atRest.sealedFrame);
-      }
-      return outcome;
-    });
+    // Under load the call may share its transaction and COMMIT with others (group commit, per org): its answer
+    // still waits for that COMMIT. A batched attempt that waited on a lock is rolled back and run again alone, so
+    // each attempt starts with no after-commit work.
+    const group = principal.orgId || undefined;
+    const token = {};
+    let orgId = principal.orgId;
+    const outcome = await this.deps.db
+      .tx(
+        async (q) => {
+          committed.length = 0;
+          this.order.forget(orgId, token);
+          if (scope) {
+            const { replay } = await claimKey(q, scope);
+            if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
+          }
+          const ctx = this.context(q, principal, spec, handler, requestId, committed);
+          if (handler.mayHold) await q.query('SAVEPOINT before_act');
+          let result: unknown;
+          try {
+            result = await handler.run(ctx, params, prepared);
+          } catch (err) {
+            if (!(err instanceof HoldSignal)) throw err;
+            // The act is held: undo whatever the handler did, then the keeper records the attempt and nothing else.
+            if (handler.mayHold) await q.query('ROLLBACK TO SAVEPOINT before_act');
+            const held = await this.holds().hold(q, { orgId: ctx.orgId, principal, method: spec.name, signal: err, deps: this.deps });
+            if ('refusal' in held) {
+              if (scope) await releaseKey(q, scope);
+              const frame = errorFrame('GOVERNANCE_NOT_READY', held.refusal.message);
+              return {
+                status: 423,
+                frame,
+                body: JSON.stringify(frame),
+                replayed: false,
+                refusedHold: { hold: held.refusal.hold, reason: held.refusal.reason },
+              } satisfies CallOutcome;
+            }
+            ctx.emitted = held.event;
+            result = held.result;
+          }
+          if (handler.contract.writes) {
+            if (!ctx.recorded) throw new Error(`${spec.name} finished without its write record`);
+          } else if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
+          if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
+          const outcome = this.ok(okFrame(result), ctx.emitted);
+          // Once committed, the org's live streams in every process hear of it (domain/stream).
+          const appended = ctx.emitted;
+          orgId = ctx.orgId;
+          if (appended) this.order.note(orgId, token, appended.seq);
+          if (appended) committed.push(() => this.deps.stream.appended(ctx.orgId, appended.seq));
+          // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
+          if (scope) {
+            const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
+            storeFrame(q, scope, atRest.frame, atRest.sealedFrame);
+          }
+          return outcome;
+        },
+        { group },
+      )
+      .catch((err: unknown) => {
+        this.order.forget(orgId, token);
+        throw err;
+      });
+    if (outcome.event) await this.order.turn(orgId, token, outcome.event.seq);
     for (const fn of committed) {
       try {
         fn();

@@ -49,6 +49,11 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Longest wait for every /healthz (default 90 s). */
   startTimeoutMs?: number;
+  /**
+   * Start each process as the leader of a process group of its own, and signal the whole group: through tsx (dist/
+   * not built) the server is tsx's child, which a SIGKILL of tsx alone leaves running.
+   */
+  processGroups?: boolean;
 }
 
 export class Cluster {
@@ -70,7 +75,10 @@ export class Cluster {
       const port = await freePort();
       if (!ports.includes(port)) ports.push(port);
     }
-    const cluster = new Cluster({ count, startTimeoutMs: opts.startTimeoutMs ?? 90_000, databaseUrl: opts.databaseUrl, env: opts.env ?? {} }, ports);
+    const cluster = new Cluster(
+      { count, startTimeoutMs: opts.startTimeoutMs ?? 90_000, databaseUrl: opts.databaseUrl, env: opts.env ?? {}, processGroups: opts.processGroups ?? false },
+      ports,
+    );
     try {
       await cluster.startAll();
     } catch (err) {
@@ -94,6 +102,7 @@ export class Cluster {
       p.stderr = '';
       p.child = startCli(['serve'], {
         cwd: ROOT,
+        detached: this.opts.processGroups,
         env: {
           ...process.env,
           LOG_LEVEL: 'warn',
@@ -130,24 +139,26 @@ export class Cluster {
 
   /** SIGKILL every process (no graceful close: in-flight requests are cut) and wait for them to be gone. */
   async kill9(): Promise<void> {
-    await Promise.all(this.procs.map((p) => stopChild(p.child, 'SIGKILL')));
+    await Promise.all(this.procs.map((p) => stopChild(p.child, 'SIGKILL', this.opts.processGroups)));
   }
 
   /** End every process (SIGTERM, then SIGKILL after 5 s). */
   async stop(): Promise<void> {
-    await Promise.all(this.procs.map(async (p) => (p.child ? stopChild(p.child, 'SIGTERM') : undefined)));
+    await Promise.all(this.procs.map(async (p) => (p.child ? stopChild(p.child, 'SIGTERM', this.opts.processGroups) : undefined)));
   }
 }
 
-function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+function stopChild(child: ChildProcess, signal: NodeJS.Signals, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  // A group leader's pid, negated, signals its whole group (tsx and the server it runs).
+  const send = (sig: NodeJS.Signals) => (group && child.pid ? process.kill(-child.pid, sig) : child.kill(sig));
   return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const force = setTimeout(() => send('SIGKILL'), 5000);
     child.once('exit', () => {
       clearTimeout(force);
       resolve();
     });
-    child.kill(signal);
+    send(signal);
   });
 }
 

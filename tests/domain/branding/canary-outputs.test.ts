@@ -92,7 +92,7 @@ describe('branding images and outputs: redaction canary and fuzz', () => {
       await fuzzAtRows(method, {
         client: s.client,
         example,
-        ids: { templateId, artifactId: image.asset.id, imageIds: [image.asset.id] },
+        ids: { templateId, artifactId: image.asset.id },
         fields: [...extra, 'unknown'],
         keys: [s.org.adminKey],
         values,
