@@ -5,6 +5,7 @@ import { TestClient, allEvents, testRuntime } from '../helpers/harness.js';
 import { buildApp } from '../../gateway/app.js';
 import { checkInvariants } from '../domain/books/setup.js';
 import { verifyOrgChain } from '../../ledger/verify.js';
+import { vaultConfig } from '../domain/vault/kit.js';
 
 /** The demo company: seeded through the API, balanced, and every "try this" waiting in the state it says. */
 
@@ -13,7 +14,8 @@ let demo: DemoResult;
 let client: TestClient;
 let app: Awaited<ReturnType<typeof buildApp>>;
 beforeAll(async () => {
-  runtime = await testRuntime();
+  // A master key, as a deployment on PostgreSQL sets VAULT_MASTER_KEYS: the vault and integration steps run on both databases.
+  runtime = await testRuntime({ config: vaultConfig() });
   demo = await seedDemo(runtime, { slug: `demo-${Date.now().toString(36)}` });
   app = await buildApp({ runtime, logger: false, rateLimitPerMinute: 0 });
   client = new TestClient(app, demo.keys.admin);
