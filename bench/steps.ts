@@ -8,6 +8,7 @@ import { createTaskDirectSql, createTaskOverHttp } from './scenarios/mutations.j
 import { pageEventsDirectSql, pageEventsOverHttp, seedChain, snapshotDirectSql, snapshotOverHttp } from './scenarios/reads.js';
 import { replayOverHttp } from './scenarios/replay.js';
 import { countRoundTrips } from './scenarios/roundtrips.js';
+import { physicalBaseline, physicalRows, withCpu } from './scenarios/physical.js';
 import { rawSha256, verifyWithCli } from './scenarios/verify.js';
 import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
@@ -32,6 +33,10 @@ export interface BenchRun {
   /** The same, through a pool the size of the server's (the second direct-SQL baseline). */
   ctxSmallPool: BenchContext;
   url: string;
+  /** The bench database's name (its PostgreSQL backends are found by it for CPU per call). */
+  database: string;
+  /** The server process (CPU per call from /proc). */
+  serverPid: number;
   adminKey: string;
   serverPool: number;
   verifyEvents: number;
@@ -133,12 +138,16 @@ async function mutations(run: BenchRun, which: 'across' | 'hot'): Promise<void> 
   const orgs = which === 'across' ? ctx.orgs : [ctx.orgs[0]];
   const scenario = which === 'across' ? `1 createTask, ${ctx.orgs.length} orgs` : '2 createTask, 1 hot org';
   log(`${scenario}: HTTP, then direct SQL (${ctx.connections} and ${run.serverPool} connections)`);
-  const http = await createTaskOverHttp(ctx, orgs, which === 'across' ? 's1' : 's2');
+  const http = await withCpu(run.serverPid, run.database, () => createTaskOverHttp(ctx, orgs, which === 'across' ? 's1' : 's2'));
   const direct = await createTaskDirectSql(ctx, orgs, which === 'across' ? 'b1' : 'b2');
   // The same callers through a pool the size of the server's: the floor for the server's configuration.
   const directSmall = await createTaskDirectSql(ctxSmallPool, orgs, which === 'across' ? 'b1p' : 'b2p');
+  // PostgreSQL's own pgbench with the statements the server sends (skipped, saying why, without pgbench).
+  const physical = await physicalBaseline(ctx, { url: run.url, database: run.database, orgs });
+  if (physical.skipped) log(`${scenario}: pgbench baseline skipped: ${physical.skipped}`);
   run.loads.push(http, direct, directSmall);
-  run.raw[which === 'across' ? 'mutationsAcrossOrgs' : 'mutationsHotOrg'] = { http, directSql: direct, directSqlServerPool: directSmall };
+  run.raw[which === 'across' ? 'mutationsAcrossOrgs' : 'mutationsHotOrg'] = { http, directSql: direct, directSqlServerPool: directSmall, pgbench: physical };
+  if (physical.result) run.rows.push(...physicalRows(scenario, http, physical.result, which === 'across' ? 0.5 : undefined));
   const small = `direct SQL, ${run.serverPool} conns`;
   if (which === 'across') {
     run.firstExecution = http;
