@@ -9,6 +9,7 @@ import { pageEventsDirectSql, pageEventsOverHttp, seedChain, snapshotDirectSql, 
 import { replayOverHttp } from './scenarios/replay.js';
 import { countRoundTrips } from './scenarios/roundtrips.js';
 import { physicalBaseline, physicalRows, withCpu } from './scenarios/physical.js';
+import { loggingCost, loggingRows } from './scenarios/logging.js';
 import { rawSha256, verifyWithCli } from './scenarios/verify.js';
 import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
@@ -157,6 +158,14 @@ async function mutations(run: BenchRun, which: 'across' | 'hot'): Promise<void> 
     run.rows.push(...throughputRows(scenario, http, direct, 'direct SQL', { ratio: 0.6 }));
     run.rows.push(...throughputRows(scenario, http, directSmall, small, {}).filter((r) => r.metric !== 'p50'));
   }
+}
+
+/** 1b: server CPU per createTask by request-log mode (LOG_LEVEL=info), each mode a server of its own, interleaved. */
+async function logging(run: BenchRun): Promise<void> {
+  log('1b. createTask at LOG_LEVEL=info with LOG_REQUESTS full, line and off (a server each, twice over)');
+  const results = await loggingCost(run.ctx, { url: run.url, database: run.database, pool: run.serverPool });
+  run.raw.logging = results;
+  run.rows.push(...loggingRows(results));
 }
 
 /** 3: replay of stored keys against a first execution (scenario 1's, or measured here when 1 was not run). */
@@ -436,6 +445,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   cost,
   mutations: (run) => mutations(run, 'across'),
   hot: (run) => mutations(run, 'hot'),
+  logging,
   replay,
   reads,
   mcp,

@@ -4,6 +4,7 @@ import { reservedKeyIssue } from '../protocol/json-bounds.js';
 import type { Runtime } from '../domain/deployed.js';
 import { registerRateLimit } from './rate-limit.js';
 import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.js';
+import type { RequestLog } from './request-log.js';
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   runtime: Runtime;
   /** pino options, `false` for silence (tests). Authorization headers are always redacted. */
   logger?: FastifyServerOptions['logger'];
+  /** Default `line`. */
+  requestLog?: RequestLog;
   /** Requests per minute per credential (or per address without one); 0 turns throttling off. */
   rateLimitPerMinute?: number;
   /** Redis shared by every process for the rate limits (REDIS_URL); unset = each process counts alone. */
@@ -84,8 +87,10 @@ function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const bodyLimit = opts.bodyLimitBytes ?? 1024 * 1024;
+  const requestLog = opts.requestLog ?? 'line';
   const app = Fastify({
     logger: withRedaction(opts.logger),
+    disableRequestLogging: requestLog !== 'full',
     bodyLimit,
     ...timeoutOptions({ ...DEFAULT_TIMEOUTS, ...opts.timeouts }),
     // req.ip (per-address limits) is the client behind a trusted load balancer, never a header anyone may send.
@@ -137,6 +142,14 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
           : err.message;
     return reply.code(400).send(errorFrame('BAD_REQUEST', message));
   });
+
+  // One line per request, written once it is answered; no hook at all when info is off or the mode is not `line`.
+  if (requestLog === 'line' && ((app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') ?? false)) {
+    app.addHook('onResponse', (req, reply, done) => {
+      req.log.info({ method: req.method, url: redactUrl(req.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      done();
+    });
+  }
 
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
 
