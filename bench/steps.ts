@@ -10,6 +10,7 @@ import { replayOverHttp } from './scenarios/replay.js';
 import { countRoundTrips } from './scenarios/roundtrips.js';
 import { physicalBaseline, physicalRows, withCpu } from './scenarios/physical.js';
 import { loggingCost, loggingRows } from './scenarios/logging.js';
+import { keyCacheCost } from './scenarios/keycache.js';
 import { rawSha256, verifyWithCli } from './scenarios/verify.js';
 import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
@@ -207,6 +208,42 @@ async function reads(run: BenchRun): Promise<void> {
   run.raw.snapshot = { http: snapshot, directSql: snapshotDirect };
   run.rows.push(...throughputRows('4 GET /snapshot', snapshot, snapshotDirect, 'direct SQL', {}));
 }
+
+/** 4b: GET /snapshot with the key cache against a server without it (KEY_CACHE_TTL_MS=0), and direct SQL. */
+async function keycache(run: BenchRun): Promise<void> {
+  log('4b. GET /snapshot: a server with the key cache and one without (twice, in turn), then direct SQL');
+  const r = await keyCacheCost(run.ctx, { url: run.url, database: run.database, pool: run.serverPool, serverPid: run.serverPid });
+  run.loads.push(...r.cached, ...r.uncached, r.directSql);
+  run.raw.keyCache = r;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const avg = (ts: KeyCacheRunItem[]): Throughput => ({
+    perSecond: mean(ts.map((t) => t.perSecond)),
+    p50Ms: mean(ts.map((t) => t.p50Ms)),
+    p99Ms: mean(ts.map((t) => t.p99Ms)),
+    total: ts.reduce((n, t) => n + t.total, 0),
+    failed: 0,
+  });
+  const cached = avg(r.cached);
+  const uncached = avg(r.uncached);
+  run.rows.push(...throughputRows('4b GET /snapshot, key cache', cached, uncached, 'no key cache', {}).filter((row) => row.metric !== 'p50'));
+  run.rows.push(...throughputRows('4b GET /snapshot, key cache', cached, r.directSql, 'direct SQL', {}).filter((row) => row.metric === 'req/s'));
+  const cpu = (ts: KeyCacheRunItem[]) => mean(ts.map((t) => t.serverUsPerCall ?? NaN));
+  const [c, u] = [cpu(r.cached), cpu(r.uncached)];
+  if (Number.isFinite(c) && Number.isFinite(u))
+    run.rows.push({
+      scenario: '4b GET /snapshot, key cache',
+      metric: 'server CPU/call',
+      unit: 'µs',
+      product: c,
+      baseline: u,
+      baselineLabel: 'no key cache',
+      ratio: c / u,
+      target: '',
+      met: null,
+    });
+}
+
+type KeyCacheRunItem = Throughput & { serverUsPerCall: number | null };
 
 /** 7: MCP tools/call over Streamable HTTP against the same calls over plain HTTP; then the SDK client against fetch. */
 async function mcp(run: BenchRun): Promise<void> {
@@ -448,6 +485,7 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   logging,
   replay,
   reads,
+  keycache,
   mcp,
   verify,
   stream,

@@ -30,6 +30,10 @@ export interface DomainConfig extends FamilyConfig {
   streamPollMs: number;
   /** Notification delivery (domain/notification) runs at least this often in a process with workers (NOTIFY_POLL_MS). */
   notifyPollMs: number;
+  /** Reads reuse a key's principal this long (KEY_CACHE_TTL_MS; 0: every read authenticates): core/key-cache.ts. */
+  keyCacheTtlMs: number;
+  /** At most this many keys' principals are kept (KEY_CACHE_SIZE). */
+  keyCacheSize: number;
 }
 
 /** The core's defaults; each family's come from its descriptor (Family.config). */
@@ -39,6 +43,8 @@ export const DEFAULT_CORE_CONFIG: Omit<DomainConfig, keyof FamilyConfig> = {
   approvalWaitPollMs: 5000,
   streamPollMs: 1000,
   notifyPollMs: 2000,
+  keyCacheTtlMs: 5000,
+  keyCacheSize: 1000,
 };
 
 export interface Logger {

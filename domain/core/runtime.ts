@@ -8,6 +8,7 @@ import { one, type Db } from '../../db/types.js';
 import { DEFAULT_CORE_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
+import { KeyCache } from './key-cache.js';
 import type { Background, FamilySet, Family } from './family.js';
 import { runStartupSteps } from './startup.js';
 import type { JobDefinition } from '../jobs/define.js';
@@ -119,7 +120,10 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   }
   // A test's extra handler may stand in for a deployed method of the same name.
   const methods = opts.extraHandlers ? new Map([...families.methods, ...opts.extraHandlers]) : families.methods;
-  const pipeline = new Pipeline(deps, methods, families.reads);
+  // Reads reuse recently authenticated keys; every process drops them as access changes (core/key-cache.ts).
+  const keys = new KeyCache({ ttlMs: config.keyCacheTtlMs, size: config.keyCacheSize });
+  keys.watch(notifier);
+  const pipeline = new Pipeline(deps, methods, families.reads, keys);
   if (opts.workers) await deps.jobs.startWorkers(opts.workers === true ? {} : opts.workers);
   // Families' background work (notification delivery) runs in the processes that run workers.
   const background: Background[] = opts.workers ? families.list.flatMap((f) => (f.background ? [f.background(deps)] : [])) : [];
