@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
 import { reservedKeyIssue } from '../protocol/json-bounds.js';
 import type { Runtime } from '../domain/deployed.js';
@@ -84,13 +84,36 @@ function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['
   };
 }
 
+/**
+ * LOG_REQUESTS=line: nothing on arrival, one line when answered (no request or reply serializers: the URL is
+ * redacted here). An error still gets fastify's own line.
+ */
+class OneLineLog extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) return super.requestCompleted(error, request, reply);
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  }
+}
+
+/** LOG_REQUESTS=off: no line per request; errors are still logged. */
+class NoRequestLog extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+  }
+}
+
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const bodyLimit = opts.bodyLimitBytes ?? 1024 * 1024;
   const requestLog = opts.requestLog ?? 'line';
   const app = Fastify({
     logger: withRedaction(opts.logger),
-    disableRequestLogging: requestLog !== 'full',
+    ...(requestLog === 'full' ? {} : { logController: requestLog === 'line' ? new OneLineLog() : new NoRequestLog() }),
     bodyLimit,
     ...timeoutOptions({ ...DEFAULT_TIMEOUTS, ...opts.timeouts }),
     // req.ip (per-address limits) is the client behind a trusted load balancer, never a header anyone may send.
@@ -142,14 +165,6 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
           : err.message;
     return reply.code(400).send(errorFrame('BAD_REQUEST', message));
   });
-
-  // One line per request, written once it is answered; no hook at all when info is off or the mode is not `line`.
-  if (requestLog === 'line' && ((app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') ?? false)) {
-    app.addHook('onResponse', (req, reply, done) => {
-      req.log.info({ method: req.method, url: redactUrl(req.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
-      done();
-    });
-  }
 
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorFrame('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`)));
 
