@@ -7,6 +7,7 @@ import type { Jobs } from '../jobs/scheduler.js';
 import type { StreamHub } from '../stream/hub.js';
 import type { EventAccess } from '../stream/visibility.js';
 import type { FamilySet } from './family.js';
+import type { KeyCache } from './key-cache.js';
 
 /**
  * A family's own settings, declared by the family augmenting this interface from its module
@@ -86,4 +87,9 @@ export interface Deps {
   events: EventAccess;
   /** The deployed families of this runtime and their registries: extension points are read from here (core/family.ts). */
   families: FamilySet;
+  /**
+   * Reads' cache of API keys (core/key-cache.ts). A handler that ends access in an org other than its caller's (an
+   * org deleted by its parent) drops that org here after commit; the caller's own org is dropped by the pipeline.
+   */
+  keys: KeyCache;
 }

@@ -13,7 +13,7 @@ import { kindProblem } from '../../protocol/events.js';
 import type { PendingJob } from '../jobs/scheduler.js';
 import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../../ledger/idempotency.js';
 import { authenticate, authenticateCached, authenticateWithReplay, type Principal } from './auth.js';
-import { KeyCache } from './key-cache.js';
+import type { KeyCache } from './key-cache.js';
 import { frameAtRest, replayBody } from './secrets.js';
 import { HoldSignal, type HoldKeeper } from './holds.js';
 import type { Deps } from './deps.js';
@@ -101,8 +101,8 @@ export class Pipeline {
     readonly deps: Deps,
     readonly handlers: ReadonlyMap<string, MethodHandler>,
     readonly reads: ReadonlyMap<string, ReadHandler>,
-    /** Reads' key cache (core/key-cache.ts); the runtime's follows access changes, any other is off. */
-    readonly keys: KeyCache = new KeyCache({ ttlMs: 0, size: 0 }),
+    /** Reads' key cache (core/key-cache.ts): the runtime's, which follows access changes. */
+    readonly keys: KeyCache = deps.keys,
   ) {}
 
   async call(req: CallRequest): Promise<CallOutcome> {

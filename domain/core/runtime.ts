@@ -104,7 +104,10 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
     events: new EventAccess(families),
     jobs: await openJobs(db, families.jobs, () => deps, log),
     families,
+    // Reads reuse recently authenticated keys; every process drops them as access changes (core/key-cache.ts).
+    keys: new KeyCache({ ttlMs: config.keyCacheTtlMs, size: config.keyCacheSize }),
   };
+  deps.keys.watch(notifier);
   for (const [kind, check] of families.signedRecords) deps.blobs.bindRecord(kind, check);
   try {
     // What the migrations left for the application (its normalisers, its ledger events), before any call.
@@ -120,10 +123,7 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   }
   // A test's extra handler may stand in for a deployed method of the same name.
   const methods = opts.extraHandlers ? new Map([...families.methods, ...opts.extraHandlers]) : families.methods;
-  // Reads reuse recently authenticated keys; every process drops them as access changes (core/key-cache.ts).
-  const keys = new KeyCache({ ttlMs: config.keyCacheTtlMs, size: config.keyCacheSize });
-  keys.watch(notifier);
-  const pipeline = new Pipeline(deps, methods, families.reads, keys);
+  const pipeline = new Pipeline(deps, methods, families.reads);
   if (opts.workers) await deps.jobs.startWorkers(opts.workers === true ? {} : opts.workers);
   // Families' background work (notification delivery) runs in the processes that run workers.
   const background: Background[] = opts.workers ? families.list.flatMap((f) => (f.background ? [f.background(deps)] : [])) : [];
