@@ -230,13 +230,6 @@ export interface DeliveryLoopOptions extends DeliveryOptions {
   pollMs: number;
   /** After an append is announced, wait this long so a burst of commits makes one pass. */
   debounceMs?: number;
-  /**
-   * Announced appends start a pass at most this often (default 500 ms): under a steady stream of commits each pass
-   * takes every org's new events in one transaction, rather than one pass (and one transaction per org) per commit or
-   * two, which cost about as much as the calls themselves (issue 36's profile). A quiet server still starts within
-   * the debounce.
-   */
-  minIntervalMs?: number;
 }
 
 export interface DeliveryLoop {
@@ -258,7 +251,6 @@ export function startDelivery(deps: Deps, opts: DeliveryLoopOptions): DeliveryLo
   let again = false;
   let stopped = false;
   let soon: NodeJS.Timeout | undefined;
-  let lastStart = -Infinity;
   const pass = () => {
     if (stopped) return;
     if (running) {
@@ -268,7 +260,6 @@ export function startDelivery(deps: Deps, opts: DeliveryLoopOptions): DeliveryLo
     running = (async () => {
       do {
         again = false;
-        lastStart = performance.now();
         await delivery
           .runOnce()
           .catch((err: Error) => deps.log.warn({ err: { name: err.name } }, 'notification pass failed; the next one resumes from the cursor'));
@@ -277,12 +268,10 @@ export function startDelivery(deps: Deps, opts: DeliveryLoopOptions): DeliveryLo
   };
   const wake = () => {
     if (stopped || soon) return;
-    const debounce = opts.debounceMs ?? 50;
-    const delay = Math.max(debounce, lastStart + (opts.minIntervalMs ?? 500) - performance.now());
     soon = setTimeout(() => {
       soon = undefined;
       pass();
-    }, delay);
+    }, opts.debounceMs ?? 50);
     soon.unref();
   };
   const unsubscribe = deps.notifier.subscribe(LEDGER_APPENDED, wake, wake);
