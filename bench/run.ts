@@ -68,7 +68,9 @@ async function main(): Promise<void> {
     // The first start migrates and bootstraps the empty database.
     // The vault needs a master key on PostgreSQL, and its bench step's remote MCP server listens on 127.0.0.1.
     const vault = { VAULT_MASTER_KEYS: process.env.VAULT_MASTER_KEYS ?? `bench:${randomBytes(32).toString('base64')}`, INTEGRATION_ALLOW_HOSTS: '127.0.0.1' };
-    server = await startServer({ env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL), ...vault, ...serverEnv() } });
+    server = await startServer({
+      env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL), KEY_CACHE_TTL_MS: '5000', ...vault, ...serverEnv() },
+    });
     log(`server up in ${server.startupMs.toFixed(0)} ms (fresh database: migrations + bootstrap) at ${server.baseUrl}`);
     const db = openPostgres(url, { poolSize: CONNECTIONS });
     const smallPool = openPostgres(url, { poolSize: SERVER_POOL });

@@ -111,9 +111,9 @@ export const ENV_HELP = `Environment:
   LOG_LEVEL             pino level (default info)
   LOG_REQUESTS          requests in the log at info: line (default: one line each, when answered), full (fastify's
                         request and reply lines with their detail) or off
-  KEY_CACHE_TTL_MS      reads reuse an API key's principal this long (default 5000; 0: every read authenticates).
-                        A revoked key stops at once in the process that revoked it and within a notification's
-                        delivery in the others
+  KEY_CACHE_TTL_MS      reads reuse an API key's principal this long (default 0: every read authenticates; e.g.
+                        5000). A revoked key stops at once in the process that revoked it and within a
+                        notification's delivery in the others
   KEY_CACHE_SIZE        API keys whose principals are kept (default 1000)
 
 ${AI_ENV_HELP}
@@ -197,7 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     jobsConcurrency: Math.max(1, envInt(env, 'JOBS_CONCURRENCY', 4)),
     logLevel: env.LOG_LEVEL || 'info',
     requestLog: requestLogFrom(env.LOG_REQUESTS),
-    keyCache: { ttlMs: envInt(env, 'KEY_CACHE_TTL_MS', 5000), size: envInt(env, 'KEY_CACHE_SIZE', 1000) },
+    keyCache: { ttlMs: envInt(env, 'KEY_CACHE_TTL_MS', 0), size: envInt(env, 'KEY_CACHE_SIZE', 1000) },
     poolSize: envInt(env, 'PG_POOL_SIZE', 20),
     lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),
     ai: loadAiConfig(env),

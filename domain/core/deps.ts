@@ -44,7 +44,8 @@ export const DEFAULT_CORE_CONFIG: Omit<DomainConfig, keyof FamilyConfig> = {
   approvalWaitPollMs: 5000,
   streamPollMs: 1000,
   notifyPollMs: 2000,
-  keyCacheTtlMs: 5000,
+  // Off unless set: a change made in SQL outside this process is seen only when its notification arrives.
+  keyCacheTtlMs: 0,
   keyCacheSize: 1000,
 };
 
