@@ -40,6 +40,18 @@ function selectedSteps(): string[] {
   return all.filter((s) => only.includes(s));
 }
 
+/**
+ * The server's logging and profiling for a run: BENCH_SERVER_LOG_LEVEL (default warn), BENCH_SERVER_LOG_REQUESTS
+ * (LOG_REQUESTS), and BENCH_CPU_PROF=<dir> for a V8 CPU profile of the server written there when it stops.
+ */
+function serverEnv(): Record<string, string> {
+  const env: Record<string, string> = { LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn' };
+  if (process.env.BENCH_SERVER_LOG_REQUESTS) env.LOG_REQUESTS = process.env.BENCH_SERVER_LOG_REQUESTS;
+  if (process.env.BENCH_CPU_PROF)
+    env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`.trim();
+  return env;
+}
+
 async function main(): Promise<void> {
   const steps = selectedSteps();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_');
@@ -56,7 +68,9 @@ async function main(): Promise<void> {
     // The first start migrates and bootstraps the empty database.
     // The vault needs a master key on PostgreSQL, and its bench step's remote MCP server listens on 127.0.0.1.
     const vault = { VAULT_MASTER_KEYS: process.env.VAULT_MASTER_KEYS ?? `bench:${randomBytes(32).toString('base64')}`, INTEGRATION_ALLOW_HOSTS: '127.0.0.1' };
-    server = await startServer({ env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL), ...vault } });
+    server = await startServer({
+      env: { DATABASE_URL: url, BOOTSTRAP_ADMIN_KEY: adminKey, PG_POOL_SIZE: String(SERVER_POOL), KEY_CACHE_TTL_MS: '5000', ...vault, ...serverEnv() },
+    });
     log(`server up in ${server.startupMs.toFixed(0)} ms (fresh database: migrations + bootstrap) at ${server.baseUrl}`);
     const db = openPostgres(url, { poolSize: CONNECTIONS });
     const smallPool = openPostgres(url, { poolSize: SERVER_POOL });
@@ -68,6 +82,8 @@ async function main(): Promise<void> {
       ctx,
       ctxSmallPool: { ...ctx, db: smallPool },
       url,
+      database: dbName,
+      serverPid: server.pid,
       adminKey,
       serverPool: SERVER_POOL,
       verifyEvents: VERIFY_EVENTS,

@@ -38,6 +38,8 @@ export interface RunningServer {
   baseUrl: string;
   /** Milliseconds from spawn to the first 200 of GET /healthz. */
   startupMs: number;
+  /** The spawned process (for a tsx launch, the launcher: the server is its child). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -81,7 +83,7 @@ export async function startServer(opts: { env: Record<string, string>; launch?: 
     await new Promise((r) => setTimeout(r, 10));
   }
   const startupMs = performance.now() - started;
-  return { baseUrl, startupMs, stop: () => stopChild(child) };
+  return { baseUrl, startupMs, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -8,6 +8,9 @@ import { createTaskDirectSql, createTaskOverHttp } from './scenarios/mutations.j
 import { pageEventsDirectSql, pageEventsOverHttp, seedChain, snapshotDirectSql, snapshotOverHttp } from './scenarios/reads.js';
 import { replayOverHttp } from './scenarios/replay.js';
 import { countRoundTrips } from './scenarios/roundtrips.js';
+import { physicalBaseline, physicalRows, withCpu } from './scenarios/physical.js';
+import { loggingCost, loggingRows } from './scenarios/logging.js';
+import { keyCacheCost } from './scenarios/keycache.js';
 import { rawSha256, verifyWithCli } from './scenarios/verify.js';
 import { streamLatency, type StreamLatency } from './scenarios/stream.js';
 import { startServer } from './server.js';
@@ -34,6 +37,10 @@ export interface BenchRun {
   /** The same, through a pool the size of the server's (the second direct-SQL baseline). */
   ctxSmallPool: BenchContext;
   url: string;
+  /** The bench database's name (its PostgreSQL backends are found by it for CPU per call). */
+  database: string;
+  /** The server process (CPU per call from /proc). */
+  serverPid: number;
   adminKey: string;
   serverPool: number;
   verifyEvents: number;
@@ -135,12 +142,16 @@ async function mutations(run: BenchRun, which: 'across' | 'hot'): Promise<void> 
   const orgs = which === 'across' ? ctx.orgs : [ctx.orgs[0]];
   const scenario = which === 'across' ? `1 createTask, ${ctx.orgs.length} orgs` : '2 createTask, 1 hot org';
   log(`${scenario}: HTTP, then direct SQL (${ctx.connections} and ${run.serverPool} connections)`);
-  const http = await createTaskOverHttp(ctx, orgs, which === 'across' ? 's1' : 's2');
+  const http = await withCpu(run.serverPid, run.database, () => createTaskOverHttp(ctx, orgs, which === 'across' ? 's1' : 's2'));
   const direct = await createTaskDirectSql(ctx, orgs, which === 'across' ? 'b1' : 'b2');
   // The same callers through a pool the size of the server's: the floor for the server's configuration.
   const directSmall = await createTaskDirectSql(ctxSmallPool, orgs, which === 'across' ? 'b1p' : 'b2p');
+  // PostgreSQL's own pgbench with the statements the server sends (skipped, saying why, without pgbench).
+  const physical = await physicalBaseline(ctx, { url: run.url, database: run.database, orgs });
+  if (physical.skipped) log(`${scenario}: pgbench baseline skipped: ${physical.skipped}`);
   run.loads.push(http, direct, directSmall);
-  run.raw[which === 'across' ? 'mutationsAcrossOrgs' : 'mutationsHotOrg'] = { http, directSql: direct, directSqlServerPool: directSmall };
+  run.raw[which === 'across' ? 'mutationsAcrossOrgs' : 'mutationsHotOrg'] = { http, directSql: direct, directSqlServerPool: directSmall, pgbench: physical };
+  if (physical.result) run.rows.push(...physicalRows(scenario, http, physical.result, which === 'across' ? 0.5 : undefined));
   const small = `direct SQL, ${run.serverPool} conns`;
   if (which === 'across') {
     run.firstExecution = http;
@@ -150,6 +161,14 @@ async function mutations(run: BenchRun, which: 'across' | 'hot'): Promise<void> 
     run.rows.push(...throughputRows(scenario, http, direct, 'direct SQL', { ratio: 0.6 }));
     run.rows.push(...throughputRows(scenario, http, directSmall, small, {}).filter((r) => r.metric !== 'p50'));
   }
+}
+
+/** 1b: server CPU per createTask by request-log mode (LOG_LEVEL=info), each mode a server of its own, interleaved. */
+async function logging(run: BenchRun): Promise<void> {
+  log('1b. createTask at LOG_LEVEL=info with LOG_REQUESTS full, line and off (a server each, twice over)');
+  const results = await loggingCost(run.ctx, { url: run.url, database: run.database, pool: run.serverPool });
+  run.raw.logging = results;
+  run.rows.push(...loggingRows(results));
 }
 
 /** 3: replay of stored keys against a first execution (scenario 1's, or measured here when 1 was not run). */
@@ -191,6 +210,42 @@ async function reads(run: BenchRun): Promise<void> {
   run.raw.snapshot = { http: snapshot, directSql: snapshotDirect };
   run.rows.push(...throughputRows('4 GET /snapshot', snapshot, snapshotDirect, 'direct SQL', {}));
 }
+
+/** 4b: GET /snapshot with the key cache against a server without it (KEY_CACHE_TTL_MS=0), and direct SQL. */
+async function keycache(run: BenchRun): Promise<void> {
+  log('4b. GET /snapshot: a server with the key cache and one without (twice, in turn), then direct SQL');
+  const r = await keyCacheCost(run.ctx, { url: run.url, database: run.database, pool: run.serverPool, serverPid: run.serverPid });
+  run.loads.push(...r.cached, ...r.uncached, r.directSql);
+  run.raw.keyCache = r;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const avg = (ts: KeyCacheRunItem[]): Throughput => ({
+    perSecond: mean(ts.map((t) => t.perSecond)),
+    p50Ms: mean(ts.map((t) => t.p50Ms)),
+    p99Ms: mean(ts.map((t) => t.p99Ms)),
+    total: ts.reduce((n, t) => n + t.total, 0),
+    failed: 0,
+  });
+  const cached = avg(r.cached);
+  const uncached = avg(r.uncached);
+  run.rows.push(...throughputRows('4b GET /snapshot, key cache', cached, uncached, 'no key cache', {}).filter((row) => row.metric !== 'p50'));
+  run.rows.push(...throughputRows('4b GET /snapshot, key cache', cached, r.directSql, 'direct SQL', {}).filter((row) => row.metric === 'req/s'));
+  const cpu = (ts: KeyCacheRunItem[]) => mean(ts.map((t) => t.serverUsPerCall ?? NaN));
+  const [c, u] = [cpu(r.cached), cpu(r.uncached)];
+  if (Number.isFinite(c) && Number.isFinite(u))
+    run.rows.push({
+      scenario: '4b GET /snapshot, key cache',
+      metric: 'server CPU/call',
+      unit: 'µs',
+      product: c,
+      baseline: u,
+      baselineLabel: 'no key cache',
+      ratio: c / u,
+      target: '',
+      met: null,
+    });
+}
+
+type KeyCacheRunItem = Throughput & { serverUsPerCall: number | null };
 
 /** 7: MCP tools/call over Streamable HTTP against the same calls over plain HTTP; then the SDK client against fetch. */
 async function mcp(run: BenchRun): Promise<void> {
@@ -429,8 +484,10 @@ export const STEPS: Record<string, (run: BenchRun) => Promise<void>> = {
   cost,
   mutations: (run) => mutations(run, 'across'),
   hot: (run) => mutations(run, 'hot'),
+  logging,
   replay,
   reads,
+  keycache,
   mcp,
   verify,
   stream,

@@ -5,6 +5,7 @@ import { MCP_ENV_HELP, loadMcpConfig, type McpConfig } from '../mcp/config.js';
 import { DEFAULT_BILLING_PLANS } from '../domain/people/billing/index.js';
 import { DEFAULT_PAIRING_LIMITS, type PairingLimits } from '../domain/people/pairing/index.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from '../gateway/timeouts.js';
+import { requestLogFrom, type RequestLog } from '../gateway/request-log.js';
 import { envInt } from '../config/env.js';
 import { DEFAULT_GROUP_COMMIT_WAIT_MS } from '../db/group-commit.js';
 import { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type EmailInboundConfig } from '../domain/email/inbound/config.js';
@@ -43,6 +44,8 @@ export interface ServerConfig {
   /** Scheduled jobs' effects one process runs at once (JOBS_CONCURRENCY; serve caps it at half the pool). */
   jobsConcurrency: number;
   logLevel: string;
+  requestLog: RequestLog;
+  keyCache: { ttlMs: number; size: number };
   poolSize: number;
   lockTimeoutMs: number;
   /** PostgreSQL group commit's window in ms (GROUP_COMMIT_WAIT_MS; 0 off). */
@@ -110,6 +113,12 @@ export const ENV_HELP = `Environment:
   PG_LOCK_TIMEOUT_MS    longest wait for a row lock, e.g. a duplicate idempotency key in flight (default 5000)
   GROUP_COMMIT_WAIT_MS  PostgreSQL: longest a finished call waits for others to share its COMMIT (default 0: off; try 2 where COMMIT waits on a slow disk or a synchronous replica)
   LOG_LEVEL             pino level (default info)
+  LOG_REQUESTS          requests in the log at info: line (default: one line each, when answered), full (fastify's
+                        request and reply lines with their detail) or off
+  KEY_CACHE_TTL_MS      reads reuse an API key's principal this long (default 0: every read authenticates; e.g.
+                        5000). A revoked key stops at once in the process that revoked it and within a
+                        notification's delivery in the others
+  KEY_CACHE_SIZE        API keys whose principals are kept (default 1000)
 
 ${AI_ENV_HELP}
 
@@ -191,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     notifyPollMs: Math.max(100, envInt(env, 'NOTIFY_POLL_MS', 2000)),
     jobsConcurrency: Math.max(1, envInt(env, 'JOBS_CONCURRENCY', 4)),
     logLevel: env.LOG_LEVEL || 'info',
+    requestLog: requestLogFrom(env.LOG_REQUESTS),
+    keyCache: { ttlMs: envInt(env, 'KEY_CACHE_TTL_MS', 0), size: envInt(env, 'KEY_CACHE_SIZE', 1000) },
     poolSize: envInt(env, 'PG_POOL_SIZE', 20),
     lockTimeoutMs: envInt(env, 'PG_LOCK_TIMEOUT_MS', 5000),
     groupCommitWaitMs: envInt(env, 'GROUP_COMMIT_WAIT_MS', DEFAULT_GROUP_COMMIT_WAIT_MS),

@@ -12,7 +12,11 @@ import { startBlobGc } from '../blobs/gc.js';
 /** Start the server: open and migrate the database, bootstrap an empty one, listen, close gracefully. */
 export async function serve(config: ServerConfig, opts: { demo?: boolean } = {}): Promise<void> {
   const started = performance.now();
-  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  // One buffered destination for every logger: lines are written asynchronously, off the request's path (several at
+  // once under load), and flushed when the process exits, also on an uncaught error; a kill -9 or a crash of node
+  // itself loses the lines not yet written (what the last few milliseconds logged).
+  const destination = pino.destination({ dest: 1, sync: false });
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination);
   const runtime = await createRuntime({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -26,6 +30,8 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
       approvalWaitPollMs: config.approvalWaitPollMs,
       streamPollMs: config.stream.pollMs,
       notifyPollMs: config.notifyPollMs,
+      keyCacheTtlMs: config.keyCache.ttlMs,
+      keyCacheSize: config.keyCache.size,
       pairing: config.pairing,
       billingPlans: config.billingPlans,
       livekit: config.livekit,
@@ -49,7 +55,8 @@ export async function serve(config: ServerConfig, opts: { demo?: boolean } = {})
   }
   const app = await buildApp({
     runtime,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'], stream: destination },
+    requestLog: config.requestLog,
     rateLimitPerMinute: config.rateLimitPerMinute,
     redisUrl: config.redisUrl,
     timeouts: config.timeouts,

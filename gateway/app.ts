@@ -1,9 +1,10 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { errorFrame } from '../protocol/frames.js';
 import { reservedKeyIssue } from '../protocol/json-bounds.js';
 import type { Runtime } from '../domain/deployed.js';
 import { registerRateLimit } from './rate-limit.js';
 import { DEFAULT_TIMEOUTS, timeoutOptions, type HttpTimeouts } from './timeouts.js';
+import type { RequestLog } from './request-log.js';
 import { rpcRoutes } from './rpc.js';
 import { docsRoutes } from './docs.js';
 import { booksImportRoutes } from './books-import.js';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   runtime: Runtime;
   /** pino options, `false` for silence (tests). Authorization headers are always redacted. */
   logger?: FastifyServerOptions['logger'];
+  /** Default `line`. */
+  requestLog?: RequestLog;
   /** Requests per minute per credential (or per address without one); 0 turns throttling off. */
   rateLimitPerMinute?: number;
   /** Redis shared by every process for the rate limits (REDIS_URL); unset = each process counts alone. */
@@ -81,11 +84,36 @@ function withRedaction(logger: GatewayOptions['logger']): FastifyServerOptions['
   };
 }
 
+/**
+ * LOG_REQUESTS=line: nothing on arrival, one line when answered (no request or reply serializers: the URL is
+ * redacted here). An error still gets fastify's own line.
+ */
+class OneLineLog extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) return super.requestCompleted(error, request, reply);
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  }
+}
+
+/** LOG_REQUESTS=off: no line per request; errors are still logged. */
+class NoRequestLog extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+  }
+}
+
 /** Build the HTTP face without listening: tests call app.inject(), the CLI calls listen(). */
 export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
   const bodyLimit = opts.bodyLimitBytes ?? 1024 * 1024;
+  const requestLog = opts.requestLog ?? 'line';
   const app = Fastify({
     logger: withRedaction(opts.logger),
+    ...(requestLog === 'full' ? {} : { logController: requestLog === 'line' ? new OneLineLog() : new NoRequestLog() }),
     bodyLimit,
     ...timeoutOptions({ ...DEFAULT_TIMEOUTS, ...opts.timeouts }),
     // req.ip (per-address limits) is the client behind a trusted load balancer, never a header anyone may send.

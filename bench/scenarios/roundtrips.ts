@@ -16,9 +16,16 @@ export interface CallCost {
   statements: number;
   /** Each statement's first words, in order; `|` joins statements sent in one round trip. */
   trace: string[];
+  /** Each statement as sent: its text and parameter values (bench/scenarios/pgbench.ts replays them). */
+  sent: SentStatement[];
 }
 
-type Counting = { roundTrips: number; statements: number; trace: string[] };
+export interface SentStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
+type Counting = CallCost;
 let counting: Counting | null = null;
 
 const clientProto = pg.Client.prototype as unknown as {
@@ -31,6 +38,7 @@ clientProto.query = function (this: any, config: unknown, values?: unknown, cb?:
     const inFlight = Boolean(this._activeQuery) || this._queryQueue.length > 0 || (this._sentQueryQueue?.length ?? 0) > 0;
     const words = text.trim().replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' ');
     counting.statements++;
+    counting.sent.push({ text, values: (Array.isArray(values) ? values : ((config as { values?: unknown[] })?.values ?? [])) as unknown[] });
     if (!this.pipeline || !inFlight) {
       counting.roundTrips++;
       counting.trace.push(words);
@@ -42,7 +50,7 @@ clientProto.query = function (this: any, config: unknown, values?: unknown, cb?:
 };
 
 async function measure(fn: () => Promise<void>): Promise<CallCost> {
-  counting = { roundTrips: 0, statements: 0, trace: [] };
+  counting = { roundTrips: 0, statements: 0, trace: [], sent: [] };
   try {
     await fn();
     return { ...counting };

@@ -3,6 +3,7 @@ import { sha256Hex } from '../../protocol/hashing.js';
 import type { PrincipalKind } from '../../protocol/scopes.js';
 import type { Queryable } from '../../db/types.js';
 import { STORED_COLUMNS, storedCall, type StoredCall, type StoredRow } from '../../ledger/idempotency.js';
+import type { KeyCache } from './key-cache.js';
 
 /** Who is calling: the key, the org it belongs to, and the principal (human or agent) behind it. */
 export interface Principal {
@@ -80,6 +81,23 @@ export async function authenticate(q: Queryable, apiKey: string | undefined): Pr
   if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
   const [row] = await q.query<KeyRow>(AUTH_SQL, [hashApiKey(apiKey)]);
   return toPrincipal(row);
+}
+
+/**
+ * authenticate through the key cache (core/key-cache.ts): a key seen in the last few seconds answers without a
+ * round trip. For reads only: a mutation always authenticates against the database, so a revoked key never writes.
+ */
+export async function authenticateCached(q: Queryable, cache: KeyCache, apiKey: string | undefined): Promise<Principal> {
+  if (!cache.enabled) return authenticate(q, apiKey);
+  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'missing credential: send Authorization: Bearer <API_KEY>');
+  const hash = hashApiKey(apiKey);
+  const cached = cache.get(hash);
+  if (cached) return cached;
+  const startedAt = cache.mark();
+  const [row] = await q.query<KeyRow>(AUTH_SQL, [hash]);
+  const principal = toPrincipal(row);
+  cache.set(hash, principal, startedAt);
+  return principal;
 }
 
 // authenticate's statement with the key named by id instead of by its hash: the same joins and checks.

@@ -7,6 +7,7 @@ import type { Jobs } from '../jobs/scheduler.js';
 import type { StreamHub } from '../stream/hub.js';
 import type { EventAccess } from '../stream/visibility.js';
 import type { FamilySet } from './family.js';
+import type { KeyCache } from './key-cache.js';
 
 /**
  * A family's own settings, declared by the family augmenting this interface from its module
@@ -30,6 +31,10 @@ export interface DomainConfig extends FamilyConfig {
   streamPollMs: number;
   /** Notification delivery (domain/notification) runs at least this often in a process with workers (NOTIFY_POLL_MS). */
   notifyPollMs: number;
+  /** Reads reuse a key's principal this long (KEY_CACHE_TTL_MS; 0: every read authenticates): core/key-cache.ts. */
+  keyCacheTtlMs: number;
+  /** At most this many keys' principals are kept (KEY_CACHE_SIZE). */
+  keyCacheSize: number;
 }
 
 /** The core's defaults; each family's come from its descriptor (Family.config). */
@@ -39,6 +44,9 @@ export const DEFAULT_CORE_CONFIG: Omit<DomainConfig, keyof FamilyConfig> = {
   approvalWaitPollMs: 5000,
   streamPollMs: 1000,
   notifyPollMs: 2000,
+  // Off unless set: a change made in SQL outside this process is seen only when its notification arrives.
+  keyCacheTtlMs: 0,
+  keyCacheSize: 1000,
 };
 
 export interface Logger {
@@ -80,4 +88,9 @@ export interface Deps {
   events: EventAccess;
   /** The deployed families of this runtime and their registries: extension points are read from here (core/family.ts). */
   families: FamilySet;
+  /**
+   * Reads' cache of API keys (core/key-cache.ts). A handler that ends access in an org other than its caller's (an
+   * org deleted by its parent) drops that org here after commit; the caller's own org is dropped by the pipeline.
+   */
+  keys: KeyCache;
 }

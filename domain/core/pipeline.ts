@@ -12,7 +12,8 @@ import { stripBodies } from '../../ledger/redact.js';
 import { kindProblem } from '../../protocol/events.js';
 import type { PendingJob } from '../jobs/scheduler.js';
 import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../../ledger/idempotency.js';
-import { authenticate, authenticateWithReplay, type Principal } from './auth.js';
+import { authenticate, authenticateCached, authenticateWithReplay, type Principal } from './auth.js';
+import type { KeyCache } from './key-cache.js';
 import { frameAtRest, replayBody } from './secrets.js';
 import { HoldSignal, type HoldKeeper } from './holds.js';
 import type { Deps } from './deps.js';
@@ -104,6 +105,8 @@ export class Pipeline {
     readonly deps: Deps,
     readonly handlers: ReadonlyMap<string, MethodHandler>,
     readonly reads: ReadonlyMap<string, ReadHandler>,
+    /** Reads' key cache (core/key-cache.ts): the runtime's, which follows access changes. */
+    readonly keys: KeyCache = deps.keys,
   ) {}
 
   async call(req: CallRequest): Promise<CallOutcome> {
@@ -189,7 +192,8 @@ export class Pipeline {
       const authed = await authenticateWithReplay(this.deps.db, req.apiKey, { method: spec.name, key: replayKey });
       principal = authed.principal;
       prefetched = authed;
-    } else principal = await authenticate(this.deps.db, req.apiKey);
+    } else if (spec?.readOnly && !this.handlers.get(spec.name)?.contract.writes) principal = await authenticateCached(this.deps.db, this.keys, req.apiKey);
+    else principal = await authenticate(this.deps.db, req.apiKey);
     if (!spec) throw new ApiError('NOT_FOUND', `method ${req.method} not found`);
     const { handler, params } = this.admit(spec, principal, req.params);
     if (handler.limit) await handler.limit({ db: this.deps.db, deps: this.deps, source: req.source, principal }, params);
@@ -258,6 +262,8 @@ export class Pipeline {
             if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
           }
           const ctx = this.context(q, principal, spec, handler, requestId, committed);
+          // A change to the org's keys or members is seen by this process's next read, before the notification comes.
+          committed.push(() => this.keys.dropOrg(ctx.orgId));
           if (handler.mayHold) await q.query('SAVEPOINT before_act');
           let result: unknown;
           try {
@@ -437,7 +443,7 @@ export class Pipeline {
   async read(req: ReadRequest): Promise<ReadOutcome> {
     const requestId = req.requestId ?? randomUUID();
     try {
-      const principal = req.principal ?? (await authenticate(this.deps.db, req.apiKey));
+      const principal = req.principal ?? (await authenticateCached(this.deps.db, this.keys, req.apiKey));
       const spec = READS.get(req.path) ?? STATIC_READS.get(req.path);
       if (!spec) throw new ApiError('NOT_FOUND', `read /${req.path} not found`);
       if (!principal.scopes.has(spec.scope))

@@ -8,6 +8,7 @@ import { one, type Db } from '../../db/types.js';
 import { DEFAULT_CORE_CONFIG, silentLogger, systemClock, type Clock, type Deps, type DomainConfig, type Logger } from './deps.js';
 import type { MethodHandler } from './handler.js';
 import { Pipeline } from './pipeline.js';
+import { KeyCache } from './key-cache.js';
 import type { Background, FamilySet, Family } from './family.js';
 import { runStartupSteps } from './startup.js';
 import type { JobDefinition } from '../jobs/define.js';
@@ -103,7 +104,10 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
     events: new EventAccess(families),
     jobs: await openJobs(db, families.jobs, () => deps, log),
     families,
+    // Reads reuse recently authenticated keys; every process drops them as access changes (core/key-cache.ts).
+    keys: new KeyCache({ ttlMs: config.keyCacheTtlMs, size: config.keyCacheSize }),
   };
+  deps.keys.watch(notifier);
   for (const [kind, check] of families.signedRecords) deps.blobs.bindRecord(kind, check);
   try {
     // What the migrations left for the application (its normalisers, its ledger events), before any call.

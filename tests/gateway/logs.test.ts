@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
+import type { RequestLog } from '../../gateway/request-log.js';
 import { TestClient, testServer, type TestServer } from '../helpers/harness.js';
 
 /** Logs never print keys: neither the caller's bearer secret nor a secret minted in a result. */
@@ -21,8 +22,11 @@ function capture() {
   return { stream, text: () => lines.join('') };
 }
 
-async function exercise(logger: object, secrets: string[]) {
-  const app = await buildApp({ runtime: s.runtime, logger, rateLimitPerMinute: 5 });
+/** The requests exercise() sends (the mint, 9 more, 6 past the quota): one line each at info in `line` mode. */
+const REQUESTS = 16;
+
+async function exercise(logger: object, secrets: string[], requestLog: RequestLog = 'full') {
+  const app = await buildApp({ runtime: s.runtime, logger, rateLimitPerMinute: 5, requestLog });
   try {
     const client = new TestClient(app, s.org.adminKey);
     const minted = await client.mint({ tier: 'agent' }, 'logged key');
@@ -75,5 +79,32 @@ describe('logs', () => {
     const text = out.text();
     expect(text).toContain('"headers"');
     for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
+  });
+
+  it('by default (LOG_REQUESTS=line) each request is one line when answered, redacted like the full lines', async () => {
+    const out = capture();
+    const secrets = [s.org.adminKey, 'wops_notarealkeybutstillsecret00000000000'];
+    await exercise({ level: 'info', stream: out.stream }, secrets, 'line');
+    const lines = out
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; url?: string; statusCode?: number; ms?: number; reqId?: string });
+    const requests = lines.filter((l) => l.msg === 'request');
+    expect(requests).toHaveLength(REQUESTS);
+    expect(lines.some((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toBe(false);
+    expect(requests.map((l) => l.statusCode)).toContain(429);
+    for (const l of requests) expect(typeof l.ms === 'number' && typeof l.reqId === 'string').toBe(true);
+    const text = out.text();
+    expect(text).toContain('sig=[Redacted]');
+    expect(text).toContain('/api/v1/directory?q=[Redacted]&limit=5');
+    expect(text).toContain('/scim/v2/Users?filter=[Redacted]');
+    for (const secret of secrets) expect(text.includes(secret), `log contains ${secret.slice(0, 9)}…`).toBe(false);
+  });
+
+  it('LOG_REQUESTS=off logs no request at info', async () => {
+    const out = capture();
+    await exercise({ level: 'info', stream: out.stream }, [], 'off');
+    expect(out.text()).not.toMatch(/"msg":"(request|incoming request|request completed)"/);
   });
 });

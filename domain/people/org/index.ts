@@ -30,6 +30,8 @@ export const remove = handler(org.delete, async (ctx, p) => {
     completion: 'release',
   });
   await ctx.q.query('UPDATE orgs SET deleted_at = now() WHERE org_id = $1', [p.orgId]);
+  // Its keys stop reading in this process before the answer (another org's: the pipeline drops only the caller's).
+  ctx.afterCommit(() => ctx.deps.keys.dropOrg(p.orgId));
   await ctx.emit('org.record.delete', p.orgId, { orgId: p.orgId, slug: row.slug });
   return { orgId: p.orgId, deleted: true as const };
 });
