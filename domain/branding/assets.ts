@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { z } from 'zod';
 import { heldBlob } from '../../blobs/refs.js';
 import type { BlobService } from '../../blobs/service.js';
@@ -212,12 +213,6 @@ export function toAsset(r: AssetRow): z.infer<typeof Asset> {
   };
 }
 
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * An image's bytes at its current revision (or a past one), for a render that shows it: what a template's image
  * node draws. Another org's or an unknown id is NOT_FOUND.
@@ -232,7 +227,7 @@ export async function assetBytes(
   const row = await loadAsset(q, orgId, assetId, revision);
   const held = await heldBlob(q, { orgId, sha256: row.sha256, holder: row.asset_id });
   if (!held) throw new Error(`${row.asset_id} revision ${row.revision} holds no blob ${row.sha256}`);
-  const bytes = await readAll(await blobs.open({ orgId, sha256: row.sha256, size: held.size, contentType: held.contentType }));
+  const bytes = await buffer(await blobs.open({ orgId, sha256: row.sha256, size: held.size, contentType: held.contentType }));
   return { bytes, contentType: row.content_type, width: row.width, height: row.height, sha256: row.sha256, status: row.status };
 }
 

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { BlobService } from '../../blobs/service.js';
 import { badRequest, conflict, notFound } from '../../protocol/errors.js';
 import { createHash } from 'node:crypto';
@@ -5,7 +6,7 @@ import { branding as c, MAX_IMAGE_BYTES, MAX_IMAGES } from '../../protocol/metho
 import { callerOf, canReadFile, filesForGuest } from '../files/index.js';
 import { handler, type HandlerCtx, type PrepareCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
-import { activeCount, assetByInput, loadAsset, readAll, stateOfAsset, storeBytes, toAsset, type AssetRow, type AssetState } from './assets.js';
+import { activeCount, assetByInput, loadAsset, stateOfAsset, storeBytes, toAsset, type AssetRow, type AssetState } from './assets.js';
 import { designLog } from './design-log.js';
 import { processImage } from './image-process.js';
 import { foundationAt, type Heads } from './model.js';
@@ -34,7 +35,7 @@ async function sourceBytes(ctx: PrepareCtx, p: { contentBase64?: string; sha256?
       throw badRequest('sha256', `no blob ${p.sha256} uploaded by you (or a record already holds it); PUT /api/v1/blobs first`);
     });
     if (meta.size > MAX_IMAGE_BYTES) throw tooBig('sha256', meta.size);
-    return { bytes: await readAll(await blobs.open(meta)), field: 'sha256' };
+    return { bytes: await buffer(await blobs.open(meta)), field: 'sha256' };
   }
   const fileId = p.fileId!;
   if (!(await canReadFile(ctx.db, ctx.orgId, fileId, callerOf(ctx.principal)))) throw notFound(`file ${fileId}`);
@@ -42,7 +43,7 @@ async function sourceBytes(ctx: PrepareCtx, p: { contentBase64?: string; sha256?
   if (!file) throw conflict(`file ${fileId} is in the trash: recover it (files.recover) first`);
   if (file.kind !== 'upload' || !file.sha256) throw badRequest('fileId', `is a ${file.kind}, not an uploaded image`);
   if (file.sizeBytes > MAX_IMAGE_BYTES) throw tooBig('fileId', file.sizeBytes);
-  const bytes = await readAll(await blobs.open({ orgId: ctx.orgId, sha256: file.sha256, size: file.sizeBytes, contentType: file.contentType ?? '' }));
+  const bytes = await buffer(await blobs.open({ orgId: ctx.orgId, sha256: file.sha256, size: file.sizeBytes, contentType: file.contentType ?? '' }));
   return { bytes, field: 'fileId' };
 }
 

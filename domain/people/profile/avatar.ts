@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { AVATAR_SIZES, MAX_AVATAR_BYTES, profile as c } from '../../../protocol/methods/profile.js';
 import { referenceBlob, releaseHolder } from '../../../blobs/refs.js';
@@ -48,12 +49,6 @@ export async function avatarImages(bytes: Buffer): Promise<Map<number, Buffer>> 
   }
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** The caller's upload, read whole: refused unless the caller uploaded it and it is at most MAX_AVATAR_BYTES. */
 async function uploadedImage(blobs: BlobService, orgId: string, principalId: string, sha256: string): Promise<Buffer> {
   let meta;
@@ -63,7 +58,7 @@ async function uploadedImage(blobs: BlobService, orgId: string, principalId: str
     throw badRequest('blob', `no blob ${sha256} uploaded by you (or a record already holds it); PUT /api/v1/blobs first`);
   }
   if (meta.size > MAX_AVATAR_BYTES) throw badRequest('blob', `is ${meta.size} bytes; an avatar image may be at most ${MAX_AVATAR_BYTES} bytes (5 MB)`);
-  return readAll(await blobs.open(meta));
+  return buffer(await blobs.open(meta));
 }
 
 interface Prepared {
