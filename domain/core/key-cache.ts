@@ -85,6 +85,8 @@ export class KeyCache {
 
   /** Drop what a change concerns (every key of the org when it names no principal or key). */
   drop(change: AccessChange): void {
+    // Off (KEY_CACHE_TTL_MS=0, the default): nothing is kept, so every mutation's drop has nothing to do.
+    if (!this.enabled) return;
     this.epoch++;
     if (this.droppedAt.size >= MAX_DROPS) {
       this.droppedAt.clear();
