@@ -73,3 +73,12 @@ export function sniffFrom(body: Readable): TypeSniffer {
   sniffer.once('error', () => body.unpipe(sniffer));
   return sniffer;
 }
+
+/** A raster image's format by its magic bytes (never by the uploader's Content-Type), for code that decodes images. */
+export function rasterFormat(b: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | undefined {
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  if (b.length >= 6 && /^GIF8[79]a$/.test(b.toString('latin1', 0, 6))) return 'gif';
+  return undefined;
+}

@@ -1,3 +1,4 @@
+import { rasterFormat } from '../../blobs/sniff.js';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { MAX_IMAGE_PIXELS } from '../../protocol/methods/branding/index.js';
 
@@ -22,10 +23,8 @@ export interface Processed {
 }
 
 export function sniffImage(b: Buffer): Format | undefined {
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
-  if (b.length >= 6 && /^GIF8[79]a$/.test(b.toString('latin1', 0, 6))) return 'gif';
+  const raster = rasterFormat(b);
+  if (raster) return raster;
   const head = b
     .subarray(0, 4096)
     .toString('utf8')

@@ -5,6 +5,7 @@ import { ApiError, badRequest } from '../../../protocol/errors.js';
 import { AVATAR_SIZES, MAX_AVATAR_BYTES, profile as c } from '../../../protocol/methods/profile.js';
 import { referenceBlob, releaseHolder } from '../../../blobs/refs.js';
 import type { BlobService } from '../../../blobs/service.js';
+import { rasterFormat } from '../../../blobs/sniff.js';
 import type { TxQueryable } from '../../../db/types.js';
 import { handler } from '../../core/handler.js';
 import { laneSignature } from '../member/lane.js';
@@ -16,12 +17,10 @@ import { avatarHolder, avatarOf, loadProfile, lockProfile, requireProfileWriter 
  * outside the call's transaction; the transaction only swaps which blobs the profile holds.
  */
 
-/** The formats an avatar may come in, by their magic bytes (never by the uploader's Content-Type). */
+/** The formats an avatar may come in, by their magic bytes: PNG, JPEG or WebP (a GIF is refused like any other). */
 function sniff(b: Buffer): 'png' | 'jpeg' | 'webp' | undefined {
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
-  return undefined;
+  const format = rasterFormat(b);
+  return format === 'gif' ? undefined : format;
 }
 
 /** Larger images than this many pixels are refused before decoding (a small file can decode to gigabytes). */
