@@ -99,7 +99,17 @@ async function main(): Promise<void> {
       log('warming up (3 s)');
       await createTaskOverHttp(ctx, orgs, 'warmup', 3);
     }
-    for (const step of steps) await STEPS[step](run);
+    // A step that fails is named and the others still run: one broken step does not lose the run's figures.
+    const stepFailures: string[] = [];
+    for (const step of steps) {
+      try {
+        await STEPS[step](run);
+      } catch (err) {
+        const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        log(`step ${step} FAILED: ${message}`);
+        stepFailures.push(`${step}: ${message.split('\n')[0]}`);
+      }
+    }
 
     const failed = run.loads.reduce((n, t) => n + t.failed, 0);
     run.raw.failedRequests = failed;
@@ -117,12 +127,24 @@ async function main(): Promise<void> {
     const { v: pgVersion } = one(await db.query<{ v: string }>("SELECT current_setting('server_version') AS v"));
     const out = path.join(ROOT, 'bench', 'results', `${stamp}.json`);
     await mkdir(path.dirname(out), { recursive: true });
-    const settings = { steps, seconds: SECONDS, connections: CONNECTIONS, orgs: ORGS, serverPoolSize: SERVER_POOL, verifyEvents: VERIFY_EVENTS };
+    const settings = {
+      steps,
+      failedSteps: stepFailures,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      orgs: ORGS,
+      serverPoolSize: SERVER_POOL,
+      verifyEvents: VERIFY_EVENTS,
+    };
     await writeFile(
       out,
       `${JSON.stringify({ at: new Date().toISOString(), machine, postgres: pgVersion, settings, rows: run.rows, raw: run.raw, table }, null, 2)}\n`,
     );
     process.stdout.write(`results: ${path.relative(process.cwd(), out)}\n`);
+    if (stepFailures.length) {
+      process.stdout.write(`steps that failed (their rows are missing):\n${stepFailures.map((f) => `  ${f}`).join('\n')}\n`);
+      process.exitCode = 1;
+    }
   } finally {
     for (const pool of pools) await pool.close().catch(() => {});
     if (server) await server.stop().catch(() => {});

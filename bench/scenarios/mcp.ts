@@ -31,8 +31,12 @@ export async function taskPerOrg(ctx: BenchContext, orgs: BenchOrg[]): Promise<M
   return tasks;
 }
 
+/** The bench's tools are the board's: the `work` desk (a session that names none gets the `core` desk). */
+const TOOLSETS = { 'x-mcp-toolsets': 'work' };
+
 const MCP_HEADERS = (key: string) => ({
   authorization: `Bearer ${key}`,
+  ...TOOLSETS,
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 });
@@ -98,7 +102,9 @@ export async function toolCallsWithSdkClient(ctx: BenchContext, orgs: BenchOrg[]
   const clients = await Promise.all(
     Array.from({ length: ctx.connections }, async (_, w) => {
       const org = orgs[w % orgs.length];
-      const transport = new StreamableHTTPClientTransport(new URL(`${ctx.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${org.key}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${ctx.baseUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${org.key}`, ...TOOLSETS } },
+      });
       const client = new Client({ name: 'wops-bench', version: '1.0.0' });
       await client.connect(transport);
       return { client, org };

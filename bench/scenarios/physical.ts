@@ -37,6 +37,8 @@ async function capture(url: string, org: BenchOrg, runId: string): Promise<Captu
   return { call, taskId, key };
 }
 
+let captures = 0;
+
 /** Run pgbench for both scripts over `orgs`, measuring CPU; undefined (and why) when pgbench is missing. */
 export async function physicalBaseline(
   ctx: BenchContext,
@@ -44,7 +46,8 @@ export async function physicalBaseline(
 ): Promise<{ result?: PhysicalResult; skipped?: string }> {
   const missing = await pgbenchMissing();
   if (missing) return { skipped: missing };
-  const captured = await capture(opts.url, ctx.orgs[0], ctx.runId);
+  // A key of its own per capture: scenarios 1 and 2 both capture in one run, and a repeated key would replay.
+  const captured = await capture(opts.url, ctx.orgs[0], `${ctx.runId}-${++captures}`);
   const begin = captured.call.findIndex((s) => s.text.trim() === 'BEGIN');
   if (begin < 0) throw new Error('pgbench: the captured call has no BEGIN');
   const scripts = (sent: SentStatement[]) => opts.orgs.map((org) => pgbenchScript(sent, { org: ctx.orgs[0], ...captured }, org));

@@ -6,11 +6,7 @@ import { METHODS, READS, STATIC_READS, isWellFormedMethodName, type MethodSpec }
 import { parseParams, proofFields } from '../../protocol/schema.js';
 import { tierScopeNote } from '../../protocol/scopes.js';
 import type { Queryable } from '../../db/types.js';
-import { appendEvent, type AppendedEvent } from '../../ledger/append.js';
-import type { AppendedRecord } from '../../ledger/record-chain.js';
-import { stripBodies } from '../../ledger/redact.js';
-import { kindProblem } from '../../protocol/events.js';
-import type { PendingJob } from '../jobs/scheduler.js';
+import type { AppendedEvent } from '../../ledger/append.js';
 import { claimKey, findReplay, paramsHash, releaseKey, repeatOf, storeFrame, type KeyedCall, type StoredCall } from '../../ledger/idempotency.js';
 import { authenticate, authenticateCached, authenticateWithReplay, type Principal } from './auth.js';
 import type { KeyCache } from './key-cache.js';
@@ -19,7 +15,8 @@ import { HoldSignal, type HoldKeeper } from './holds.js';
 import type { Deps } from './deps.js';
 import { toErrorFrame } from './errors.js';
 import { AnswerOrder } from './answer-order.js';
-import { RawJson, ReadAnswer, type HandlerCtx, type MethodHandler, type ReadHandler } from './handler.js';
+import { RawJson, ReadAnswer, type MethodHandler, type ReadHandler } from './handler.js';
+import { callContext, type CallContext, type ContextEnv } from './call-context.js';
 
 export interface CallRequest {
   method: string;
@@ -100,6 +97,8 @@ const ANONYMOUS: Principal = {
 export class Pipeline {
   /** An org's answers leave in seq order (domain/core/answer-order.ts). */
   private readonly order = new AnswerOrder();
+  /** What every handler context borrows from this pipeline (core/call-context.ts). */
+  private readonly env: ContextEnv;
 
   constructor(
     readonly deps: Deps,
@@ -107,7 +106,15 @@ export class Pipeline {
     readonly reads: ReadonlyMap<string, ReadHandler>,
     /** Reads' key cache (core/key-cache.ts): the runtime's, which follows access changes. */
     readonly keys: KeyCache = deps.keys,
-  ) {}
+  ) {
+    this.env = {
+      deps,
+      handlers,
+      admit: (spec, principal, params) => this.admit(spec, principal, params),
+      readAs: (principal, method, params, requestId) => this.readAs(principal, method, params, requestId),
+      holds: () => this.holds(),
+    };
+  }
 
   async call(req: CallRequest): Promise<CallOutcome> {
     const requestId = req.requestId ?? randomUUID();
@@ -224,8 +231,16 @@ export class Pipeline {
           }
         : undefined;
     if (keyed) {
-      // A committed first attempt answers before any transaction opens (looked up with the authentication).
-      const stored = prefetched && key === replayKey ? prefetched.stored && repeatOf(prefetched.stored, keyed) : await findReplay(this.deps.db, keyed);
+      // A committed first attempt answers before any transaction opens: looked up with the authentication, or on its
+      // own before a prepare step (a replay calls no model). A caller this request already authenticated (MCP over
+      // HTTP, the inbox) leaves it to the claim in the transaction, which finds it too: a first execution, by far
+      // the commoner, saves a round trip.
+      const stored =
+        prefetched && key === replayKey
+          ? prefetched.stored && repeatOf(prefetched.stored, keyed)
+          : req.principal && !handler.prepare
+            ? undefined
+            : await findReplay(this.deps.db, keyed);
       if (stored !== undefined) return this.replay(replayBody(stored, req.apiKey, keyed));
     }
     // After the replay lookup (a replay calls no model), before the transaction opens.
@@ -321,98 +336,8 @@ export class Pipeline {
     return outcome;
   }
 
-  private context(
-    q: Queryable,
-    principal: Principal,
-    spec: MethodSpec,
-    handler: MethodHandler,
-    requestId: string,
-    committed: (() => void)[],
-  ): HandlerCtx & { emitted?: AppendedEvent; recorded?: AppendedRecord; pendingJobs: PendingJob[] } {
-    const deps = this.deps;
-    const self = this;
-    let orgId = principal.orgId;
-    const ctx: HandlerCtx & { emitted?: AppendedEvent; recorded?: AppendedRecord; pendingJobs: PendingJob[] } = {
-      // Jobs scheduled by the handler, inserted at emit: the causing seq is known only then.
-      pendingJobs: [],
-      // Once the event is appended the head lock is held until commit: no more work may queue behind it.
-      q: {
-        query: (sql, args) => {
-          if (ctx.emitted) return Promise.reject(new Error(`${spec.name} queried after emitting its event`));
-          return q.query(sql, args);
-        },
-      },
-      principal,
-      get orgId() {
-        return orgId;
-      },
-      method: spec,
-      requestId,
-      deps,
-      async emit(kind, entityId, payload) {
-        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
-        if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
-        if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
-        if (!handler.contract.events?.includes(kind)) throw new Error(`${spec.name} emitted ${kind}, which its contract's events do not declare`);
-        ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
-        if (ctx.pendingJobs.length) {
-          // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
-          await deps.jobs.enqueue(q, orgId, ctx.emitted.seq, ctx.pendingJobs);
-          const names = ctx.pendingJobs.map((j) => j.name);
-          committed.push(() => deps.jobs.wake(names));
-        }
-        return ctx.emitted;
-      },
-      async record(kind, entityId, payload) {
-        const log = handler.contract.writes ? handler.writeLog : undefined;
-        if (!log) throw new Error(`${spec.name} does not write (contract writes) and may not record`);
-        if (ctx.recorded) throw new Error(`${spec.name} recorded a second write`);
-        const problem = kindProblem(spec.family, kind);
-        if (problem) throw new Error(`${spec.name} recorded ${problem}`);
-        const redacted = stripBodies(payload) as Record<string, unknown> | null;
-        const record = { method: spec.name, requestId, actor: principal.id, keyId: principal.keyId, kind, entityId, payload: redacted };
-        ctx.recorded = await log.append(q, orgId, record, deps.clock.now().toISOString());
-        return ctx.recorded;
-      },
-      requireSignature(req) {
-        // Without the savepoint a hold could not undo the handler's writes.
-        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} asks for a signature but its contract declares no hold`));
-        // What describe_method and the tool listing say of the hold is generated from the declaration: it must be true.
-        const declared = handler.contract.hold?.completion;
-        if ((req.completion ?? 'retry') !== declared) {
-          return Promise.reject(new Error(`${spec.name} holds in ${req.completion ?? 'retry'} mode but its contract declares ${declared}`));
-        }
-        return self.holds().requireSignature(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
-      },
-      verifyProof(req) {
-        if (!handler.mayHold) return Promise.reject(new Error(`${spec.name} verifies a proof but its contract declares no hold`));
-        return self.holds().verifyProofIfGiven(ctx.q, { principal, orgId, method: spec.name, signingKey: deps.signingKey }, req);
-      },
-      afterCommit(fn) {
-        committed.push(fn);
-      },
-      schedule(name, data, opts) {
-        if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not schedule jobs`);
-        if (ctx.emitted) throw new Error(`${spec.name} scheduled a job after emitting its event`);
-        ctx.pendingJobs.push(deps.jobs.check(name, data, opts));
-      },
-      readAs: (name, params) => this.readAs(principal, name, params, requestId),
-      // approval.resolve's release of a held act, in this transaction (core/holds.ts ReleaseEnv).
-      releaseEnv: {
-        get orgId() {
-          return orgId;
-        },
-        q,
-        handlers: this.handlers,
-        admit: (s, p, raw) => this.admit(s, p, raw),
-        context: (p, s, h) => this.context(q, p, s, h, requestId, committed),
-      },
-      bindOrg(id) {
-        if (!spec.preAuth) throw new Error('only pre-auth methods bind their org');
-        orgId = id;
-      },
-    };
-    return ctx;
+  private context(q: Queryable, principal: Principal, spec: MethodSpec, handler: MethodHandler, requestId: string, committed: (() => void)[]): CallContext {
+    return callContext(this.env, { q, principal, spec, handler, requestId, committed });
   }
 
   /** The family that keeps signature holds (approval); a handler that holds without one deployed is a wiring error. */
