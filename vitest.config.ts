@@ -19,6 +19,7 @@ const SLOW = [
   'tests/domain/files/decks-pptx-libreoffice.test.ts',
   'tests/domain/books/import.test.ts',
   'tests/jobs/processes.test.ts',
+  'tests/bench/smoke.test.ts',
 ];
 
 export default defineConfig({

@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       platform: `${os.platform()} ${os.release()}`,
     };
     const { v: pgVersion } = one(await db.query<{ v: string }>("SELECT current_setting('server_version') AS v"));
-    const out = path.join(ROOT, 'bench', 'results', `${stamp}.json`);
+    const out = path.join(process.env.BENCH_RESULTS_DIR ?? path.join(ROOT, 'bench', 'results'), `${stamp}.json`);
     await mkdir(path.dirname(out), { recursive: true });
     const settings = {
       steps,
