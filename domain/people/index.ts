@@ -34,3 +34,5 @@ export { sponsorOf } from './persona/model.js';
 export { TEAM_IDS_SQL, teamIdsOf } from './team/find.js';
 /** What a family does with a person's work when their access is cut (its `heldWork` contribution). */
 export { heldWork, type HeldWork } from './held-work.js';
+/** Members' approval-inbox sessions (the gateway's inbox signs members in with them). */
+export { SessionStore, type Session, type SessionOptions } from './user/inbox-sessions.js';
