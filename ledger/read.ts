@@ -121,16 +121,3 @@ export async function readSnapshot(q: Queryable, orgId: string): Promise<Snapsho
   const [row] = await q.query<{ seq: number; row_hash: string }>('SELECT seq, row_hash FROM ledger_heads WHERE org_id = $1', [orgId]);
   return { orgId, head: { seq: row?.seq ?? 0, rowHash: row?.row_hash ?? '' } };
 }
-
-/**
- * The orgs whose chain has events after a reader's cursor (`seen`: seq by org; an org missing from it has read
- * nothing): what a reader that follows every org's ledger (notification delivery) has to read next.
- */
-export async function orgsWithEventsAfter(q: Queryable, seen: ReadonlyMap<string, number>): Promise<string[]> {
-  const rows = await q.query<{ org_id: string }>(
-    `SELECT h.org_id FROM ledger_heads h LEFT JOIN unnest($1::text[], $2::bigint[]) AS c(org_id, seq) ON c.org_id = h.org_id
-      WHERE h.seq > coalesce(c.seq, 0)`,
-    [[...seen.keys()], [...seen.values()]],
-  );
-  return rows.map((r) => r.org_id);
-}
