@@ -16,7 +16,7 @@ export {
   type SignedRecord,
   type UploadResult,
 } from './service.js';
-export { heldBlob, referenceBlob, releaseBlob, releaseHolder, type HeldBlob } from './refs.js';
+export { heldBlob, referenceBlob, releaseBlob, releaseHolder, uploadedBlob, type HeldBlob } from './refs.js';
 export { collectBlobs, startBlobGc, type GcReport } from './gc.js';
 export type { BlobConfig } from './config.js';
 

@@ -66,6 +66,21 @@ export async function heldBlob(q: Queryable, ref: { orgId: string; sha256: strin
   return row ? { sha256: ref.sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
 }
 
+/**
+ * The blob `principalId` uploaded (its size and stored type), or null when the org has no such blob or that principal
+ * never uploaded it: how a family checks a hash its caller names before describing or holding the bytes.
+ */
+export async function uploadedBlob(q: Queryable, ref: { orgId: string; sha256: string; principalId: string }): Promise<HeldBlob | null> {
+  if (!SHA256_HEX.test(ref.sha256)) return null;
+  const [row] = await q.query<{ size_bytes: number | string; content_type: string }>(
+    `SELECT b.size_bytes, b.content_type FROM blobs b
+      WHERE b.org_id = $1 AND b.sha256 = $2
+        AND EXISTS (SELECT 1 FROM blob_uploaders u WHERE u.org_id = b.org_id AND u.sha256 = b.sha256 AND u.principal_id = $3)`,
+    [ref.orgId, ref.sha256, ref.principalId],
+  );
+  return row ? { sha256: ref.sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
+}
+
 /** The blob's grace period starts again when a reference goes, so an undo within it finds the bytes. */
 const TOUCH_SQL = `UPDATE blobs SET idle_since = now() WHERE org_id = $1 AND sha256 = ANY($2::text[])`;
 

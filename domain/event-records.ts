@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/types.js';
-import type { StoredEventRow } from '../ledger/read.js';
+import { readEventsAt, type StoredEventRow } from '../ledger/read.js';
 import type { Principal } from './core/auth.js';
 import { referenceOf } from './refs.js';
 import type { EventAccess, EventVisibility, FamilyReader } from './stream/visibility.js';
@@ -51,10 +51,7 @@ export async function readableRecords(q: Queryable, p: Principal, ids: readonly 
   const evts = byPrefix.get('evt');
   if (evts) {
     const seqs = evts.map((id) => Number(EVENT_ID.exec(id)?.[1] ?? NaN)).filter((n) => Number.isSafeInteger(n));
-    const rows = await q.query<StoredEventRow>(
-      `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq`,
-      [p.orgId, seqs],
-    );
+    const rows = await readEventsAt(q, p.orgId, seqs);
     for (const e of await events.reader(q, p, { cache: false }).visible(rows)) out.add(`evt_${Number(e.seq)}`);
   }
   return out;

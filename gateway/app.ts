@@ -175,7 +175,7 @@ export async function buildApp(opts: GatewayOptions): Promise<FastifyInstance> {
     return { ok: true, database: opts.runtime.db.kind };
   });
 
-  await app.register(docsRoutes);
+  await app.register(docsRoutes, { pipeline: opts.runtime.pipeline });
   await app.register(rpcRoutes, { pipeline: opts.runtime.pipeline });
   await app.register(booksImportRoutes, { runtime: opts.runtime });
   await app.register(blobRoutes, { runtime: opts.runtime });

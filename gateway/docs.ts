@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { METHOD_HANDLERS, READ_HANDLERS } from '../domain/deployed.js';
+import type { Pipeline } from '../domain/core/pipeline.js';
 import { buildOpenApi } from '../protocol/openapi.js';
 import { FAMILIES } from '../protocol/registry.js';
 
@@ -66,15 +66,18 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** GET /api/v1/openapi.json (the contract is public: no credential) and the docs page at GET /docs. */
-export async function docsRoutes(app: FastifyInstance) {
+/**
+ * GET /api/v1/openapi.json (the contract is public: no credential) and the docs page at GET /docs. The document
+ * marks what this server's pipeline serves as deployed.
+ */
+export async function docsRoutes(app: FastifyInstance, opts: { pipeline: Pipeline }) {
   // Built once, on first request (not at start-up, where it would cost every cold start about 0.1 s): the
   // registry and the contracts do not change while the process runs.
   const documents = new Map<string, string>();
   const openApi = (family = '') => {
     let doc = documents.get(family);
     if (doc === undefined) {
-      doc = JSON.stringify(buildOpenApi({ serverUrl: '/', methods: METHOD_HANDLERS, reads: READ_HANDLERS, family: family || undefined }));
+      doc = JSON.stringify(buildOpenApi({ serverUrl: '/', methods: opts.pipeline.handlers, reads: opts.pipeline.reads, family: family || undefined }));
       documents.set(family, doc);
     }
     return doc;

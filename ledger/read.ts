@@ -14,12 +14,29 @@ export interface StoredEventRow {
   row_hash: string;
 }
 
+const COLUMNS = 'seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash';
+
 export async function readEvents(q: Queryable, orgId: string, afterSeq: number, limit: number): Promise<StoredEventRow[]> {
-  return q.query<StoredEventRow>(
-    `SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash
-       FROM events WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-    [orgId, afterSeq, limit],
-  );
+  return q.query<StoredEventRow>(`SELECT ${COLUMNS} FROM events WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [orgId, afterSeq, limit]);
+}
+
+/** The org's events of these seqs (those that exist), in seq order. */
+export async function readEventsAt(q: Queryable, orgId: string, seqs: readonly number[]): Promise<StoredEventRow[]> {
+  return q.query<StoredEventRow>(`SELECT ${COLUMNS} FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[]) ORDER BY seq`, [orgId, seqs]);
+}
+
+/** The org's events of one kind (as stored) about these entities, after `afterSeq`, in seq order. */
+export async function readEventsAbout(
+  q: Queryable,
+  orgId: string,
+  f: { afterSeq: number; kind: string; entityIds: readonly string[] },
+): Promise<StoredEventRow[]> {
+  return q.query<StoredEventRow>(`SELECT ${COLUMNS} FROM events WHERE org_id = $1 AND seq > $2 AND kind = $3 AND entity_id = ANY($4::text[]) ORDER BY seq`, [
+    orgId,
+    f.afterSeq,
+    f.kind,
+    f.entityIds,
+  ]);
 }
 
 /** One event as JSON text, its payload spliced in as the stored canonical text (what was hashed). */
@@ -65,7 +82,7 @@ export async function scanEvents(
 ): Promise<{ rows: StoredEventRow[]; lastScanned: number }> {
   const rows = await q.query<StoredEventRow & { last: number | null }>(
     `WITH scanned AS (
-       SELECT seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash FROM events
+       SELECT ${COLUMNS} FROM events
         WHERE org_id = $1 AND seq > $2 ORDER BY seq LIMIT $3),
      hit AS (
        SELECT * FROM scanned

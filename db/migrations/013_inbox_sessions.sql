@@ -1,5 +1,5 @@
--- tables: gateway: inbox_sessions
--- Approval inbox sessions, shared by every gateway process (gateway/inbox/sessions.ts). The cookie holds a
+-- tables: people: inbox_sessions
+-- Approval inbox sessions, shared by every gateway process (domain/people/user/inbox-sessions.ts). The cookie holds a
 -- random id; only its SHA-256 is stored. A session names the key it was opened with by key_id: the key itself
 -- is never stored (keys are stored hashed in api_keys), and every inbox call re-checks that key, so revoking it
 -- ends the session at its next call.

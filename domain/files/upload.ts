@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { badRequest } from '../../protocol/errors.js';
 import { drive as c, MAX_INLINE_UPLOAD_BYTES } from '../../protocol/methods/files/drive.js';
 import { one, type Queryable, type TxQueryable } from '../../db/types.js';
-import { referenceBlob, type BlobService } from '../../blobs/index.js';
+import { referenceBlob, uploadedBlob, type BlobService } from '../../blobs/index.js';
 import { S3_MAX_BLOB_BYTES } from '../../blobs/config.js';
 import { sniffedType } from '../../blobs/sniff.js';
 import type { Logger } from '../core/deps.js';
@@ -71,16 +71,10 @@ export async function prepareUpload(ctx: PrepareCtx, src: unknown, field: string
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
       throw badRequest(at('sizeBytes'), 'required with sha256: the blob’s size in bytes');
     if (size > limit) throw badRequest(at('sizeBytes'), `uploads are at most ${limit} bytes on this server`);
-    const [row] = await ctx.db.query<{ size_bytes: string | number; content_type: string }>(
-      `SELECT b.size_bytes, b.content_type FROM blobs b
-        WHERE b.org_id = $1 AND b.sha256 = $2
-          AND EXISTS (SELECT 1 FROM blob_uploaders u WHERE u.org_id = b.org_id AND u.sha256 = b.sha256 AND u.principal_id = $3)`,
-      [ctx.orgId, src.sha256, ctx.principal.id],
-    );
+    const row = await uploadedBlob(ctx.db, { orgId: ctx.orgId, sha256: src.sha256, principalId: ctx.principal.id });
     if (!row) throw badRequest(at('sha256'), `no blob ${src.sha256} uploaded by you; PUT /api/v1/blobs first`);
-    if (Number(row.size_bytes) !== size)
-      throw badRequest(at('sha256'), `blob ${src.sha256} has ${Number(row.size_bytes)} bytes, not ${size}: the hash or the size is wrong`);
-    blob = { sha256: src.sha256, size, contentType: row.content_type };
+    if (row.size !== size) throw badRequest(at('sha256'), `blob ${src.sha256} has ${row.size} bytes, not ${size}: the hash or the size is wrong`);
+    blob = row;
   }
   if (blob.size > limit) throw badRequest(at('sizeBytes'), `uploads are at most ${limit} bytes on this server`);
   return describeBytes(blobs, ctx.orgId, blob, ctx.deps.log);

@@ -3,6 +3,7 @@ import { METHODS } from '../../protocol/registry.js';
 import type { Queryable } from '../../db/types.js';
 import { family, type Family } from '../core/family.js';
 import { handler } from '../core/handler.js';
+import { setDecisionRights } from '../people/index.js';
 import { validateRights } from './selectors.js';
 
 /*
@@ -32,11 +33,7 @@ export const set_decision_rights = handler(governance.set_decision_rights, async
   // Each selector in its place (BAD_REQUEST `rights[3].decidedBy: …`); ids are checked by form, not membership, so
   // a right may name someone before they join.
   validateRights(p.rights);
-  await ctx.q.query('UPDATE orgs SET decision_rights = $2, decision_rights_at = now(), decision_rights_by = $3 WHERE org_id = $1', [
-    ctx.orgId,
-    JSON.stringify(p.rights),
-    ctx.principal.id,
-  ]);
+  await setDecisionRights(ctx.q, ctx.orgId, p.rights, ctx.principal.id);
   const state = await governanceState(ctx.q, ctx.orgId);
   await ctx.emit('governance.decision_rights.set', ctx.orgId, { areas: p.rights.map((r) => r.area), count: p.rights.length });
   return state;

@@ -25,4 +25,4 @@ export const knowledgeFamily: Family = {
 
 export { entrySearch } from './search.js';
 /** Unverified entries another family appends inside its own act, without a knowledge event (meetings' decisions). */
-export { appendUnverifiedEntry, type QuietEntry } from './quiet.js';
+export { appendUnverifiedEntry, type QuietCtx, type QuietEntry } from './quiet.js';

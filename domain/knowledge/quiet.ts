@@ -1,12 +1,14 @@
-import type { Queryable } from '../../db/types.js';
+import type { HandlerCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { bodyHash, insertEntry, type SourceIn } from './model.js';
+import { scheduleEmbedding } from './vectors.js';
 
 /*
  * Entries another family appends as part of its own act (meetings.record's decisions): unverified whoever records
  * them (a meeting's words are a source, not a human's confirmation), in the caller's transaction, with no knowledge
  * event: the calling family's one event names the entry ids. The same words, kind and source as an active entry are
- * that entry, so an amend does not double a decision.
+ * that entry, so an amend does not double a decision. A new entry's embedding is queued through the caller's call
+ * (ctx.schedule, before its event), as knowledge.append queues its own.
  */
 
 export interface QuietEntry {
@@ -18,8 +20,12 @@ export interface QuietEntry {
   at: Date;
 }
 
+/** The calling handler's context, as much of it as an entry needs. */
+export type QuietCtx = Pick<HandlerCtx, 'q' | 'orgId' | 'deps' | 'schedule'>;
+
 /** The entry's id, and whether it was appended now (false: an active entry with the same words and source stood). */
-export async function appendUnverifiedEntry(q: Queryable, orgId: string, e: QuietEntry): Promise<{ entryId: string; appended: boolean }> {
+export async function appendUnverifiedEntry(ctx: QuietCtx, e: QuietEntry): Promise<{ entryId: string; appended: boolean }> {
+  const { q, orgId } = ctx;
   const hash = bodyHash(e.body);
   await q.query(`SELECT pg_advisory_xact_lock(hashtext('knowledge:' || $1 || ':' || $2))`, [orgId, hash]);
   const ref = e.sources[0]?.ref ?? null;
@@ -46,5 +52,6 @@ export async function appendUnverifiedEntry(q: Queryable, orgId: string, e: Quie
     supersedes: null,
     approvalId: null,
   });
+  scheduleEmbedding(ctx, entryId);
   return { entryId, appended: true };
 }

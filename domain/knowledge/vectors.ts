@@ -9,8 +9,9 @@ import { defineJob } from '../jobs/define.js';
  * Vectors for hybrid search (decision 0069). Embeddings are real[] rows (migration 069), so the schema is the same
  * with or without pgvector; where the database offers the extension and an embedding model is configured, it is
  * created with an HNSW index for the configured dimensions, and only then does hybrid search use vectors. Entries
- * are embedded by a job after the commit that wrote their words (append, replace, rewrite), and at start for any
- * entry whose embedding is missing or of other words or another model.
+ * are embedded by a job after the commit that wrote their words (append, replace, rewrite, and meetings.record's
+ * decisions through quiet.ts), and at start for any entry whose embedding is missing or of other words or another
+ * model.
  */
 
 export const EMBED_JOB = 'knowledge.embed';
@@ -165,9 +166,8 @@ const BACKFILL_BATCH = 10_000;
 
 /**
  * At every start with an embedding model and the extension: set the extension up, then queue an embedding for
- * every entry that lacks a current one (entries written before embeddings were configured, or whose job gave up,
- * and meetings' decisions, appended inside another family's act). The job's `short` policy keeps one waiting job
- * per entry, so starts do not pile them up.
+ * every entry that lacks a current one (entries written before embeddings were configured, or whose job gave up).
+ * The job's `short` policy keeps one waiting job per entry, so starts do not pile them up.
  */
 export const backfillEmbeddings: StartupStep = {
   name: 'knowledge embeddings backfill',

@@ -60,7 +60,7 @@ export async function saveDecisions(
       ]);
       continue;
     }
-    const entry = await appendUnverifiedEntry(ctx.q, ctx.orgId, {
+    const entry = await appendUnverifiedEntry(ctx, {
       body: d.text,
       kind: 'decision',
       subjectIds: subject ? [subject] : [],

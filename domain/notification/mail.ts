@@ -1,6 +1,7 @@
 import { currentKind } from '../../protocol/events.js';
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
+import { readEventsAt } from '../../ledger/read.js';
 import type { MailMessage } from '../../mail/types.js';
 import { loadApproval } from '../approval/index.js';
 import { getTask } from '../board/index.js';
@@ -101,10 +102,11 @@ async function describe(
 export async function composeMail(q: Queryable, deps: Deps, orgId: string, to: Member, items: readonly Item[], digest: boolean): Promise<MailMessage> {
   const org = await findOrgById(q, orgId);
   const orgName = org?.name ?? 'your workspace';
-  const events = await q.query<EventRow & { family: string }>(`SELECT seq, family, kind, payload FROM events WHERE org_id = $1 AND seq = ANY($2::bigint[])`, [
+  const events = await readEventsAt(
+    q,
     orgId,
     items.map((i) => i.seq),
-  ]);
+  );
   const bySeq = new Map(events.map((e) => [Number(e.seq), { ...e, kind: currentKind(e.family, e.kind) }]));
   const names = new Map((await getMembers(q, orgId, [...new Set(items.map((i) => i.entityId).filter((id) => /^(usr|agt)_/.test(id)))])).map((m) => [m.id, m]));
   const parts = [];

@@ -1,5 +1,6 @@
 import type { NotificationType } from '../../protocol/methods/notification.js';
 import type { Queryable } from '../../db/types.js';
+import { readEventsAbout } from '../../ledger/read.js';
 import { loadApproval } from '../approval/index.js';
 import { activeHumansWithRole, getMembers, keyHolder } from '../people/index.js';
 import { assigneesOf } from '../board/index.js';
@@ -75,10 +76,7 @@ export async function lookupsFor(
   if (unsettled.length === 0) return { assignees };
   const now = await assigneesOf(q, orgId, unsettled);
   if (now.length === 0) return { assignees };
-  const later = await q.query<{ entity_id: string; payload: string }>(
-    `SELECT entity_id, payload FROM events WHERE org_id = $1 AND seq > $2 AND kind = 'item.assigned' AND entity_id = ANY($3::text[]) ORDER BY seq`,
-    [orgId, events[events.length - 1].seq, now.map((r) => r.task_id)],
-  );
+  const later = await readEventsAbout(q, orgId, { afterSeq: events[events.length - 1].seq, kind: 'item.assigned', entityIds: now.map((r) => r.task_id) });
   const first = new Map<string, string | undefined>();
   for (const e of later) if (!first.has(e.entity_id)) first.set(e.entity_id, str((JSON.parse(e.payload) as Record<string, unknown>).previous));
   for (const r of now) {

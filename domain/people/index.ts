@@ -21,8 +21,8 @@ export { userFamily } from './user/index.js';
 export { activeHumansWithRole, checkTeams, getMember, getMembers, requireNamableMember, type Member } from './member/model.js';
 /** The agent lane: acts on humans an agent may not do alone. */
 export { laneSignature, mustHold } from './member/lane.js';
-/** Orgs and their keys (the system commands create orgs and mint keys). */
-export { createOrg, findOrgById, findOrgBySlug, type CreatedOrg } from './org/service.js';
+/** Orgs and their keys (the system commands create orgs and mint keys); the org's decision rights (governance). */
+export { createOrg, findOrgById, findOrgBySlug, setDecisionRights, type CreatedOrg } from './org/service.js';
 export { activeWithAdmin, keyHolder, liveScopes, mintKey, mintedKeyEvent, type MintedKey, type MintRequest } from './org/keys.js';
 /** Per-address rate limits of unauthenticated pages (pairing, guest pages). */
 export { addressBucket, count, hmac } from './pairing/limits.js';
@@ -34,3 +34,5 @@ export { sponsorOf } from './persona/model.js';
 export { TEAM_IDS_SQL, teamIdsOf } from './team/find.js';
 /** What a family does with a person's work when their access is cut (its `heldWork` contribution). */
 export { heldWork, type HeldWork } from './held-work.js';
+/** Members' approval-inbox sessions (the gateway's inbox signs members in with them). */
+export { SessionStore, type Session, type SessionOptions } from './user/inbox-sessions.js';

@@ -8,11 +8,12 @@ import { authenticateKeyId, type Principal } from '../../domain/core/auth.js';
 import { watchAccess } from '../../domain/stream/access-watch.js';
 import type { Subscription } from '../../domain/stream/hub.js';
 import type { Runtime } from '../../domain/deployed.js';
+import { SessionStore, type Session, type SessionOptions } from '../../domain/people/index.js';
 import { IMPORT_MAP, PAGE } from './assets.js';
 import { describeApproval } from './describe.js';
 import { ledgerChanges } from './live.js';
 import { waitingRoute } from './waiting.js';
-import { SessionStore, csrfMatches, type Session, type SessionOptions } from './sessions.js';
+import { csrfMatches } from './sessions.js';
 import { startEventStream } from '../sse.js';
 import { pageRoutes, sameOrigin as sameOriginAs } from '../web-assets.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/core/auth.js';
 import type { Pipeline } from '../../domain/core/pipeline.js';
-import type { Session } from './sessions.js';
+import type { Session } from '../../domain/people/index.js';
 
 /*
  * GET /approvals/api/waiting: "Waiting on you" for the inbox page: GET /api/v1/org/inbox read through the pipeline as

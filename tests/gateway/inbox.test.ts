@@ -6,7 +6,7 @@ import { buildApp } from '../../gateway/app.js';
 import { DEPLOYED, METHOD_HANDLERS } from '../../domain/deployed.js';
 import { actionClassOf } from '../../domain/approval/signature.js';
 import { describeApproval } from '../../gateway/inbox/describe.js';
-import { SessionStore } from '../../gateway/inbox/sessions.js';
+import { SessionStore } from '../../domain/people/index.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { TestClock } from '../helpers/clock.js';
 import { TestClient, freshOrg, testRuntime } from '../helpers/harness.js';

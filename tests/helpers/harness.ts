@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { describe } from 'vitest';
 import { buildApp } from '../../gateway/app.js';
-import { createRuntime, type Runtime, type RuntimeOptions } from '../../domain/deployed.js';
+import { DEPLOYED, DEPLOYED_FAMILIES, type Runtime, type RuntimeOptions } from '../../domain/deployed.js';
+import { FamilySet } from '../../domain/core/family.js';
+import { openRuntime } from '../../domain/core/runtime.js';
 import { createOrg } from '../../domain/people/org/service.js';
 import { newId } from '../../domain/core/ids.js';
 import { borrowSharedDb } from './shared-db.js';
@@ -24,18 +26,29 @@ export function pgliteOnly(what: string): typeof describe | typeof describe.skip
 /** Options that choose a database of its own: a runtime given any of them does not share the worker's. */
 const OWN_DATABASE: readonly (keyof RuntimeOptions)[] = ['db', 'databaseUrl', 'dataDir', 'inMemory', 'pgliteTemplateDir', 'lockTimeoutMs', 'notice'];
 
+/** Runtime options of a test: with `without`, the named families of domain/deployed.ts are left out (undeployed). */
+export type TestRuntimeOptions = Partial<RuntimeOptions> & { without?: readonly string[] };
+
+/** A runtime over the deployed families, or over all but `without` (how a server that lacks a family answers). */
+function openTestRuntime({ without = [], ...opts }: TestRuntimeOptions): Promise<Runtime> {
+  const unknown = without.filter((name) => !DEPLOYED_FAMILIES.some((f) => f.name === name));
+  if (unknown.length) throw new Error(`without: ${unknown.join(', ')} is no deployed family`);
+  const families = without.length ? new FamilySet(DEPLOYED_FAMILIES.filter((f) => !without.includes(f.name))) : DEPLOYED;
+  return openRuntime(families, opts);
+}
+
 /**
  * A runtime on the test database: PostgreSQL's (one database for the whole run) or, on PGlite, the worker's shared
  * in-memory database (tests/helpers/shared-db.ts), unless the options ask for a database of its own.
  */
-export async function testRuntime(opts: Partial<RuntimeOptions> = {}): Promise<Runtime> {
+export async function testRuntime(opts: TestRuntimeOptions = {}): Promise<Runtime> {
   if (DATABASE_URL || OWN_DATABASE.some((k) => opts[k] !== undefined)) {
-    return createRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
+    return openTestRuntime({ databaseUrl: DATABASE_URL, inMemory: !DATABASE_URL, poolSize: 40, ...opts });
   }
   const lease = await borrowSharedDb();
   try {
     // inMemory: its blobs and outbox in temp dirs of its own, as an in-memory runtime keeps them.
-    const runtime = await createRuntime({ inMemory: true, ...opts, db: lease.db });
+    const runtime = await openTestRuntime({ inMemory: true, ...opts, db: lease.db });
     return {
       ...runtime,
       async close() {
@@ -133,7 +146,7 @@ export interface TestServer {
 }
 
 /** Runtime + gateway + a fresh org, for one test file (create it in beforeAll). */
-export async function testServer(opts: Partial<RuntimeOptions> & { rateLimitPerMinute?: number } = {}): Promise<TestServer> {
+export async function testServer(opts: TestRuntimeOptions & { rateLimitPerMinute?: number } = {}): Promise<TestServer> {
   const runtime = await testRuntime(opts);
   const app = await buildApp({ runtime, logger: false, rateLimitPerMinute: opts.rateLimitPerMinute ?? 0 });
   const org = await freshOrg(runtime);

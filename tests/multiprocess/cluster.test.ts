@@ -49,6 +49,8 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
         APPROVAL_WAIT_POLL_MS: String(SAFETY_POLL_MS),
         ...(redis ? { REDIS_URL: redis.url } : {}),
       },
+      // kill -9 must reach the servers themselves, also when they run as tsx's children.
+      processGroups: true,
     });
     startMs = performance.now() - started;
     sql = new pg.Client({ connectionString: db.url });
@@ -242,6 +244,8 @@ suite('three server processes on one PostgreSQL database, round-robin', () => {
     killed = true;
     await cluster.kill9();
     await load;
+    // No server outlived the kill: a restart must not find the old ones still answering on its ports.
+    expect(await cluster.answering(), 'ports still answering after kill -9').toEqual([]);
     const oks = done.filter((d) => d.answer.status === 200);
     console.log(`kill -9 under load: ${sent} keyed calls sent, ${oks.length} answered 200, ${cut} cut by the kill, ${done.length - oks.length} other answers`);
     expect(oks.length).toBeGreaterThanOrEqual(60);

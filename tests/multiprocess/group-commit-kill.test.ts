@@ -60,6 +60,7 @@ suite('group commit: kill -9 mid-batch', () => {
     killed = true;
     await cluster.kill9();
     await load;
+    expect(await cluster.answering(), 'ports still answering after kill -9').toEqual([]);
     const oks = done.filter((d) => d.answer.status === 200);
     console.info(`kill -9 mid-batch: ${sent} keyed calls sent, ${oks.length} answered 200, ${cut} cut by the kill, ${done.length - oks.length} other answers`);
     expect(oks.length).toBeGreaterThanOrEqual(300);

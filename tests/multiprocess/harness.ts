@@ -142,6 +142,19 @@ export class Cluster {
     await Promise.all(this.procs.map((p) => stopChild(p.child, 'SIGKILL', this.opts.processGroups)));
   }
 
+  /**
+   * The ports still accepting connections once `waitMs` has passed (a killed server's socket closes within a moment):
+   * a server that outlived the process the harness signalled (tsx's child, without processGroups) keeps answering.
+   */
+  async answering(waitMs = 3000): Promise<number[]> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const open = (await Promise.all(this.procs.map(async (p) => ((await portAnswers(p.port)) ? [p.port] : [])))).flat();
+      if (open.length === 0 || Date.now() >= until) return open;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** End every process (SIGTERM, then SIGKILL after 5 s). */
   async stop(): Promise<void> {
     await Promise.all(this.procs.map(async (p) => (p.child ? stopChild(p.child, 'SIGTERM', this.opts.processGroups) : undefined)));
@@ -226,6 +239,16 @@ export async function runVerify(databaseUrl: string): Promise<{ code: number | n
   });
 }
 
+/** Whether something accepts TCP connections on this loopback port. */
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
+
 /** A redis-server of our own on a free port (none when /usr/bin/redis-server is missing). */
 export async function startRedis(bin = '/usr/bin/redis-server'): Promise<{ url: string; stop(): Promise<void> } | undefined> {
   if (!existsSync(bin)) return undefined;
@@ -234,13 +257,7 @@ export async function startRedis(bin = '/usr/bin/redis-server'): Promise<{ url: 
   const url = `redis://127.0.0.1:${port}`;
   const started = Date.now();
   for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (up) break;
+    if (await portAnswers(port)) break;
     if (Date.now() - started > 10_000) {
       child.kill('SIGKILL');
       throw new Error('redis-server did not start within 10 s');

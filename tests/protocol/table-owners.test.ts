@@ -10,8 +10,9 @@ import { FAMILIES, ROOT, familyOf, sourceFiles } from '../helpers/imports.js';
  *   -- tables: board: board_workstreams, board_tasks
  * The owner is a family (domain/<family>) or, for a table every family leans on, the module that writes it: core
  * (domain/core), jobs (domain/jobs), or a layer beside domain (ledger, blobs, ai-gateway, gateway). A family's code
- * names only its own tables, except for reading the ones in READ_BY_ALL. Today's exceptions are listed in
- * table-owners-baseline.json, which may only shrink; UPDATE_BOUNDARIES=1 rewrites it.
+ * names only its own tables, except for reading the ones in READ_BY_ALL; another module's table is reached through
+ * that module's functions (decision 0085). Exceptions go in table-owners-baseline.json with their reasons in that
+ * decision (one today: notification's join with the ledger's heads); it may only shrink; UPDATE_BOUNDARIES=1 rewrites it.
  */
 
 const MIGRATIONS = join(ROOT, 'db/migrations');

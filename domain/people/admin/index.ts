@@ -6,7 +6,8 @@ import { family, type Family } from '../../core/family.js';
 import { handler } from '../../core/handler.js';
 import { laneHold, laneSignature } from '../member/lane.js';
 import { lockPeople } from '../member/model.js';
-import { endInboxSessions, lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from '../user/access.js';
+import { lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from '../user/access.js';
+import { endInboxSessions } from '../user/inbox-sessions.js';
 
 /*
  * admin.*: the kill switch. Suspending blocks a member's keys at once without revoking them (the authentication

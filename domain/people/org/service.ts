@@ -48,3 +48,15 @@ export async function findOrgById(q: Queryable, orgId: string): Promise<{ orgId:
   ]);
   return row && { orgId: row.org_id, slug: row.slug, name: row.name };
 }
+
+/**
+ * Store the org's decision rights (governance.set_decision_rights, which checks them): the column is the org row's,
+ * so people writes it; what the rights mean is governance's.
+ */
+export async function setDecisionRights(q: Queryable, orgId: string, rights: readonly unknown[], by: string): Promise<void> {
+  await q.query('UPDATE orgs SET decision_rights = $2, decision_rights_at = now(), decision_rights_by = $3 WHERE org_id = $1', [
+    orgId,
+    JSON.stringify(rights),
+    by,
+  ]);
+}

@@ -2,6 +2,7 @@ import { ApiError, conflict, notFound } from '../../../protocol/errors.js';
 import { AVATAR_SIZES } from '../../../protocol/methods/profile.js';
 import type { Queryable } from '../../../db/types.js';
 import type { BlobService, RecordCheck } from '../../../blobs/service.js';
+import { heldBlob } from '../../../blobs/refs.js';
 import type { Principal } from '../../core/auth.js';
 import { getMember, type MemberRow } from '../member/model.js';
 
@@ -61,8 +62,7 @@ const AVATAR_RECORD = 'avatar';
  * Whether an avatar URL may still be served: the member's profile still holds those bytes (a replaced or removed
  * picture stops serving). Not bound to a reader: every member of the org sees every picture, in pages shown to others.
  */
-const avatarServable: RecordCheck = async (q, orgId, record, sha256) =>
-  (await q.query('SELECT 1 AS x FROM blob_refs WHERE org_id = $1 AND sha256 = $2 AND holder = $3', [orgId, sha256, avatarHolder(record.id)])).length === 1;
+const avatarServable: RecordCheck = async (q, orgId, record, sha256) => (await heldBlob(q, { orgId, sha256, holder: avatarHolder(record.id) })) !== null;
 
 /** The records profile's signed URLs are bound to (domain/deployed.ts binds them at start). */
 export const profileSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[AVATAR_RECORD, avatarServable]]);

@@ -73,12 +73,3 @@ export async function setStatus(q: Queryable, orgId: string, memberId: string, s
     [orgId, memberId, status, reason, by],
   );
 }
-
-/**
- * End the member's approval-inbox sessions (gateway/inbox/sessions.ts keeps them in inbox_sessions). Each inbox
- * request re-checks its key anyway; ending them here means a reactivated member signs in again. Returns how many.
- */
-export async function endInboxSessions(q: Queryable, orgId: string, memberId: string): Promise<number> {
-  const rows = await q.query('DELETE FROM inbox_sessions WHERE org_id = $1 AND principal_id = $2 RETURNING session_id', [orgId, memberId]);
-  return rows.length;
-}

@@ -8,7 +8,8 @@ import { bumpChartRevision, moveUnder } from '../member/chart.js';
 import { laneSignature } from '../member/lane.js';
 import { cycleThrough, lockPeople } from '../member/model.js';
 import { revokeKeysOf } from '../org/keys.js';
-import { endInboxSessions, lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from './access.js';
+import { lockAccess, refuseLastAdmin, refuseSelf, setStatus, toAccess } from './access.js';
+import { endInboxSessions } from './inbox-sessions.js';
 
 /*
  * user.deactivate: a human leaves. One transaction cuts every way in (keys, invitations, inbox sessions) and hands

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendUnverifiedEntry } from '../../../domain/knowledge/index.js';
+import { one } from '../../../db/types.js';
 import { backfillEmbeddings } from '../../../domain/knowledge/vectors.js';
 import { eventsAfter, head, mutate, ok } from '../../helpers/calls.js';
 import { onPostgres, testServer, type TestServer } from '../../helpers/harness.js';
@@ -170,19 +170,34 @@ describe.skipIf(!vectors)('embeddings follow the entries', () => {
     expect((await hybrid(words)).mode).toBe('hybrid');
   });
 
-  it('entries written without a job (a meeting’s decisions) are embedded by the start-up backfill', async () => {
-    const { entryId } = await s.runtime.db.tx((q) =>
-      appendUnverifiedEntry(q, s.org.orgId, {
-        body: 'Decision: the Brisbane branch shuts at noon on Fridays in December.',
-        kind: 'decision',
-        subjectIds: [],
-        sources: [{ kind: 'meeting', ref: 'mtg_0123456789abcdef' }],
-        authorId: agent.id,
-        at: new Date(),
-      }),
-    );
+  it('an entry left without a current embedding (its job gave up) is embedded by the start-up backfill', async () => {
+    const entry = await append('Decision: the Brisbane branch shuts at noon on Fridays in December.');
+    expect(await embedded(entry.id)).toBe(1);
+    await s.runtime.db.query('DELETE FROM knowledge_embeddings WHERE org_id = $1 AND entry_id = $2', [s.org.orgId, entry.id]);
     expect(await backfillEmbeddings.run(s.runtime.deps)).toBeGreaterThanOrEqual(1);
-    expect(await embedded(entryId)).toBe(1);
+    expect(await embedded(entry.id)).toBe(1);
     expect(await backfillEmbeddings.run(s.runtime.deps)).toBe(0);
+  });
+});
+
+describe('a meeting’s decisions', () => {
+  it('meetings.record queues the embedding of each new decision, as knowledge.append does (embedded where vectors run)', async () => {
+    const when = (h: string) => ({ dateTime: `2026-11-02T${h}:00:00`, timeZone: 'Europe/Berlin' });
+    const { event } = await ok(s, 'calendar.create', { title: 'Branch hours', start: when('09'), end: when('10'), notify: 'none' });
+    const decision = 'Bills are paid on Fridays.';
+    const { entryIds } = await ok(s, 'meetings.record', { eventId: event.id, notes: 'Depot hours.', decisions: [decision] });
+    expect(entryIds).toHaveLength(1);
+    const queued = one(
+      await s.runtime.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'knowledge.embed' AND data#>>'{data,entryId}' = $1`, [
+        entryIds[0],
+      ]),
+    );
+    expect(queued.n).toBe(1);
+    if (!vectors) return;
+    expect(await embedded(entryIds[0])).toBe(1); // by its own job: no start-up backfill ran
+    expect(es.texts).toContain(decision);
+    // Found by meaning: the question shares no word with the decision.
+    const found = (await hybrid('When does Acme settle invoices each week?')).results.find((r: any) => r.entry.id === entryIds[0]);
+    expect(found?.matched).toBe('vector');
   });
 });
