@@ -17,7 +17,7 @@ import type { Asset } from '../../protocol/methods/branding/index.js';
  */
 
 export type AssetKind = 'image' | 'render' | 'export';
-export type AssetStatus = 'active' | 'archived';
+export type AssetStatus = 'active' | 'archived' | 'expired';
 export const KIND_OF_PREFIX: Readonly<Record<string, AssetKind>> = { img: 'image', rnd: 'render', bkx: 'export' };
 export const assetKindOf = (id: string): AssetKind | undefined => KIND_OF_PREFIX[id.split('_')[0]];
 
