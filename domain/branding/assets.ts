@@ -147,6 +147,12 @@ export async function assetByInput(q: Queryable, orgId: string, kind: AssetKind,
   return row ? norm(row) : null;
 }
 
+/** Whether the org's library has this image (archived ones too): what another family may point at (an artifact's Image). */
+export async function libraryHasImage(q: Queryable, orgId: string, imageId: string): Promise<boolean> {
+  const rows = await q.query(`SELECT 1 AS one FROM brand_assets WHERE org_id = $1 AND asset_id = $2 AND kind = 'image'`, [orgId, imageId]);
+  return rows.length > 0;
+}
+
 export async function activeCount(q: Queryable, orgId: string, kind: AssetKind): Promise<number> {
   const [row] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM brand_assets WHERE org_id = $1 AND kind = $2 AND status = 'active'`, [
     orgId,

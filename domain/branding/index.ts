@@ -44,4 +44,6 @@ export const brandingFamily: Family = {
 
 export { designLog, designHead } from './design-log.js';
 export { commitFoundation } from './commit.js';
-export { assetBytes } from './assets.js';
+export { assetBytes, libraryHasImage } from './assets.js';
+/** The scope that reads the brand library (its images among them). */
+export const BRAND_READ_SCOPE = 'design.read';
