@@ -34,6 +34,11 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** MCP Apps' tool metadata (`_meta.ui`): who may call it; a tool without it is the model's and the app's. */
+export interface ToolUiMeta {
+  visibility: readonly ('model' | 'app')[];
+}
+
 export interface ToolDefinition {
   name: string;
   title?: string;
@@ -41,7 +46,12 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  _meta?: { ui: ToolUiMeta };
 }
+
+/** Whether a host puts the tool in the model's list (MCP Apps: visibility without "model" is the app's alone). */
+export const modelVisible = (t: { _meta?: object }): boolean =>
+  (t._meta as { ui?: Partial<ToolUiMeta> } | undefined)?.ui?.visibility?.includes('model') ?? true;
 
 export interface CatalogEntry {
   /** MCP tool name. */
@@ -65,6 +75,8 @@ export interface CatalogEntry {
   /** The ledger event kinds a call may append (protocol/events.ts methodEvents): for describe_method. */
   events: readonly string[];
   preAuth: boolean;
+  /** For an MCP App's page only (contract mcpAppOnly): what the page calls it for; the model does not call it. */
+  appOnly?: string;
   /** The contract behind the tool: for describe_method. */
   summary: string;
   params: z.ZodType;
@@ -243,6 +255,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
   const tool = toolNameFor(name);
   // An R method that writes (contract writes) or acts outside (openWorld) is a write to MCP: hidden in read-only sessions.
   const readOnly = spec.readOnly && !handler.contract.writes && !handler.contract.openWorld;
+  const appOnly = handler.contract.mcpAppOnly;
   return {
     tool,
     kind: 'method',
@@ -257,6 +270,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     hold: handler.contract.hold,
     events: methodEvents(spec.family, handler.contract),
     preAuth: spec.preAuth,
+    ...(appOnly ? { appOnly } : {}),
     summary: handler.contract.summary,
     params: handler.contract.params,
     result: handler.contract.result,
@@ -264,7 +278,7 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
     definition: {
       name: tool,
       title: titleFor(name),
-      description: listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.contract.hold),
+      description: `${listingDescription(handler.contract.summary, spec.flags, spec.scope, handler.contract.hold)}${appOnly ? ` ${appOnlyNote(appOnly)}` : ''}`,
       inputSchema: inputSchemaFor(handler.contract.params, idempotent),
       outputSchema: outputSchemaFor(handler.contract.result, handler.mayHold),
       annotations: readOnly
@@ -276,9 +290,13 @@ function methodEntry(name: string, handler: MethodHandler): CatalogEntry | undef
             idempotentHint: spec.idempotent || !!handler.contract.writes,
             openWorldHint: !!handler.contract.openWorld,
           },
+      ...(appOnly ? { _meta: { ui: { visibility: ['app'] as const } } } : {}),
     },
   };
 }
+
+/** What an app-only tool's listing and describe_method say. */
+export const appOnlyNote = (why: string): string => `App-only (MCP Apps): ${why}.`;
 
 function readEntry(path: string, handler: ReadHandler): CatalogEntry | undefined {
   const spec = READS.get(path) ?? STATIC_READS.get(path);

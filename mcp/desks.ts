@@ -151,6 +151,7 @@ export const DESKS: Readonly<Record<string, Desk>> = {
     toolsets: ['branding'],
     tools: ['settings.getDesignTokens', 'settings.saveDesignTokens'],
   },
-  // Artifacts (cards, forms, tables agents post in messages) with the brand library, once built.
+  // Artifacts (cards, forms, tables agents post in messages). artifact_act is listed for the artifact pages (MCP Apps
+  // visibility ["app"]): hosts keep it from the model, which waits for answers with artifact_get.
   artifacts: { summary: 'artifacts agents post in messages (cards, forms, tables, charts)', toolsets: ['artifact'], tools: [] },
 };

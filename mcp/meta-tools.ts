@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatIssue } from '../protocol/schema.js';
 import { FAMILIES, METHODS, READS, STATIC_READS, type Flag } from '../protocol/registry.js';
 import { invokeMethod, invokeRead } from './calls.js';
-import { firstSentence, readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
+import { appOnlyNote, firstSentence, readFamily, toolNameFor, type CatalogEntry, type ToolDefinition } from './catalog.js';
 import { holdDescribeNote } from './hold-notes.js';
 import { ANY_OBJECT, jsonSchemaOf, outline, type JsonSchema } from './json-schema.js';
 import { errorResult, okResult, type ToolResult } from './results.js';
@@ -154,8 +154,9 @@ function matchOf(session: McpSession, call: ToolCall, item: RegistryItem, withDe
     scope: item.scope,
     flags: item.flags.join(','),
     brief: entry ? firstSentence(entry.summary) : null,
-    allowed: entry !== undefined && hidden !== 'scope' && hidden !== 'humanDecision' && hidden !== 'excluded',
-    tool: entry && !hidden ? entry.tool : null,
+    // An MCP App's tool is the page's, not the model's: not for this caller to call.
+    allowed: entry !== undefined && !entry.appOnly && hidden !== 'scope' && hidden !== 'humanDecision' && hidden !== 'excluded',
+    tool: entry && !hidden && !entry.appOnly ? entry.tool : null,
     ...(withDeployed ? { deployed: entry !== undefined } : {}),
   };
 }
@@ -275,6 +276,7 @@ function describe(session: McpSession, call: ToolCall, args: z.infer<typeof Desc
   }
   const notes = item.flags.map((f) => FLAG_NOTES[f]);
   if (entry.hold) notes.push(holdDescribeNote(entry.hold));
+  if (entry.appOnly) notes.push(`${appOnlyNote(entry.appOnly)} Hosts give its tool to the page, not to you; ${META_TOOLS.write} refuses it.`);
   const { name, scope, flags, allowed, tool } = matchOf(session, call, item, false);
   return okResult({
     name,
@@ -298,6 +300,7 @@ async function invoke(session: McpSession, call: ToolCall, write: boolean, args:
   const entry: CatalogEntry | undefined = item && session.catalog.byTarget.get(item.name);
   const withheld = item && session.catalog.withheld.get(item.name);
   if (item && withheld) return errorResult('NOT_FOUND', withheldMessage(item.name, withheld));
+  if (entry?.appOnly) return errorResult('NOT_FOUND', `${entry.target} is for an MCP App's page, not for you: ${entry.appOnly}; nothing was called`);
   if (entry && session.selection.exclude.has(entry.tool)) {
     return errorResult('NOT_FOUND', `${entry.target} is excluded in this session`);
   }

@@ -41,6 +41,12 @@ export interface MethodContract<P extends z.ZodType = z.ZodType, R extends z.Zod
    */
   notOverMcp?: string;
   /**
+   * Over MCP, a tool for an MCP App's page, not for the model (MCP Apps `_meta.ui.visibility: ["app"]`): hosts leave it
+   * out of the model's tools and let the page call it over the same connection; invoke_write refuses it. What the page
+   * calls it for and what the model does instead, for describe_method and the listing. HTTP serves it as any method.
+   */
+  mcpAppOnly?: string;
+  /**
    * An R method that writes (the registry keeps it R: no ledger event). The pipeline runs it in one transaction that
    * appends exactly one record to its handler's write log, a hash chain beside the ledger (HandlerCtx.record), and
    * replays it by the `idempotencyId` its params must carry (R ignores x-idempotency-key): the same params again

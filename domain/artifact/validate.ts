@@ -13,6 +13,7 @@ import {
 } from '../../protocol/methods/artifact/index.js';
 import { canonicalJson, sha256Hex } from '../../protocol/hashing.js';
 import type { HandlerCtx } from '../core/handler.js';
+import { BRAND_READ_SCOPE, libraryHasImage } from '../branding/index.js';
 import { canReadTarget, referenceOf } from '../refs.js';
 import type { ActionDef, Doc } from './model.js';
 
@@ -20,7 +21,8 @@ import type { ActionDef, Doc } from './model.js';
  * The checks an artifact's content passes before it is stored (create, patch): every component of catalog 1 with
  * valid props, one tree from the first component, bindings that resolve in data to values of the prop's shape, the
  * table and chart limits, inputs named once, Buttons and actions that name each other, and data within 256 KiB.
- * Each refusal is a BAD_REQUEST naming the field as it sits in params (`components.3.type: not in catalog 1`).
+ * Each refusal is a BAD_REQUEST naming the field as it sits in params (`components.3.type: not in catalog 1`); an
+ * Image naming what its author cannot read is NOT_FOUND naming the field (`components.2.imageId: img_… not found`).
  */
 
 type Component = Record<string, unknown> & { id: string; type: ComponentType };
@@ -156,6 +158,26 @@ async function checkRecords(ctx: HandlerCtx, components: readonly Component[]): 
   }
 }
 
+/**
+ * Image components name an image their author may read, at write time: a brand library image of the org (read with
+ * design.read) or a drive file the author may read. Otherwise NOT_FOUND naming the field, as an unknown id is.
+ */
+async function checkImages(ctx: HandlerCtx, components: readonly Component[]): Promise<void> {
+  for (const [i, c] of components.entries()) {
+    if (c.type !== 'Image') continue;
+    const id = c.imageId as string;
+    const brand = id.startsWith('img_');
+    const readable = brand
+      ? ctx.principal.scopes.has(BRAND_READ_SCOPE) && (await libraryHasImage(ctx.q, ctx.orgId, id))
+      : await canReadTarget(ctx.deps.families, ctx.q, ctx.orgId, id, ctx.principal);
+    if (!readable)
+      throw new ApiError(
+        'NOT_FOUND',
+        `components.${i}.imageId: ${id} not found: name ${brand ? `an image of the brand library (your key needs ${BRAND_READ_SCOPE})` : 'a drive file you may read'}`,
+      );
+  }
+}
+
 export const dataBytes = (data: unknown): number => Buffer.byteLength(JSON.stringify(data));
 
 export function checkDataSize(data: Record<string, unknown>, field = 'data'): void {
@@ -179,6 +201,7 @@ export async function checkDoc(ctx: HandlerCtx, doc: Doc): Promise<Checked> {
   checkBindings(components, doc.data);
   checkActions(components, doc.actions);
   await checkRecords(ctx, components);
+  await checkImages(ctx, components);
   doc.components = components;
   const inputs = components.filter((c) => (INPUT_TYPES as readonly string[]).includes(c.type));
   return {

@@ -17,7 +17,7 @@ import type { Asset } from '../../protocol/methods/branding/index.js';
  */
 
 export type AssetKind = 'image' | 'render' | 'export';
-export type AssetStatus = 'active' | 'archived';
+export type AssetStatus = 'active' | 'archived' | 'expired';
 export const KIND_OF_PREFIX: Readonly<Record<string, AssetKind>> = { img: 'image', rnd: 'render', bkx: 'export' };
 export const assetKindOf = (id: string): AssetKind | undefined => KIND_OF_PREFIX[id.split('_')[0]];
 
@@ -145,6 +145,12 @@ export async function assetByInput(q: Queryable, orgId: string, kind: AssetKind,
     inputHash,
   ]);
   return row ? norm(row) : null;
+}
+
+/** Whether the org's library has this image (archived ones too): what another family may point at (an artifact's Image). */
+export async function libraryHasImage(q: Queryable, orgId: string, imageId: string): Promise<boolean> {
+  const rows = await q.query(`SELECT 1 AS one FROM brand_assets WHERE org_id = $1 AND asset_id = $2 AND kind = 'image'`, [orgId, imageId]);
+  return rows.length > 0;
 }
 
 export async function activeCount(q: Queryable, orgId: string, kind: AssetKind): Promise<number> {

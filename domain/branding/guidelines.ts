@@ -1,6 +1,6 @@
 import { renderPdf } from '../files/index.js';
 import { contrastsOfStored, type Doc } from './model.js';
-import { tokenCss } from './kit-files.js';
+import { OUTPUT_EPOCH, tokenCss } from './kit-files.js';
 import type { Token } from './tokens.js';
 
 /*
@@ -61,5 +61,9 @@ export function guidelinesPdf(doc: Doc, tokens: Tokens, version: number): Promis
       : '',
     ...doc.voice.examples.map((e) => ({ text: [{ text: e.channel ? `${e.channel}: ` : '', bold: true }, e.text], margin: [0, 0, 0, 4] })),
   ];
-  return renderPdf({ info: { title: `${doc.name || 'Brand'} guidelines`, producer: 'wops', creator: 'wops' }, pageMargins: 48, content });
+  return renderPdf({
+    info: { title: `${doc.name || 'Brand'} guidelines`, producer: 'wops', creator: 'wops', creationDate: OUTPUT_EPOCH },
+    pageMargins: 48,
+    content,
+  });
 }

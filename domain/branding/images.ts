@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js';
 import { activeCount, assetByInput, loadAsset, stateOfAsset, storeBytes, toAsset, type AssetRow, type AssetState } from './assets.js';
 import { designLog } from './design-log.js';
 import { processImage } from './image-process.js';
+import { expiredOutput, madeAt, retainFrom } from './outputs.js';
 import { foundationAt, type Heads } from './model.js';
 import { lockHeads, writeLibrary } from './templates.js';
 
@@ -164,6 +165,7 @@ export const amendArtifact = handler(
     if (p.retainUntil !== undefined && cur.kind === 'image') throw badRequest('retainUntil', 'only a render or an export has a retainUntil');
     if (p.baseRevision !== cur.revision)
       throw conflict(`${cur.kind} ${cur.asset_id} is at revision ${cur.revision}, not ${p.baseRevision}: read it and retry with baseRevision ${cur.revision}`);
+    if (cur.status === 'expired') throw expiredOutput(cur);
     if (p.status === 'archived' && cur.status === 'active' && cur.kind === 'image' && !p.force) {
       const used = await usesOf(ctx, h, cur.asset_id);
       if (used) throw conflict(`image ${cur.asset_id} is in use, as ${used}; or archive it anyway with force: true`);
@@ -179,7 +181,12 @@ export const amendArtifact = handler(
       tags: p.tags !== undefined ? [...new Set(p.tags)] : was.tags,
       crop: p.crop !== undefined ? p.crop : was.crop,
       status: p.status ?? was.status,
-      retain_until: p.retainUntil !== undefined ? (p.retainUntil === null ? null : new Date(p.retainUntil).toISOString()) : was.retain_until,
+      retain_until:
+        p.retainUntil === undefined
+          ? was.retain_until
+          : p.retainUntil === null
+            ? retainFrom(await madeAt(ctx.q, ctx.orgId, cur))
+            : new Date(p.retainUntil).toISOString(),
     };
     const done = await writeLibrary(ctx, h, {
       kind: 'artifact.amend',

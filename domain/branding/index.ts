@@ -12,6 +12,7 @@ import { generateImage, regenerateImages } from './generate.js';
 import { rewriteInVoice } from './voice-rewrite.js';
 import { OUTPUT_RECORD, outputServable } from './outputs.js';
 import { renderTemplate } from './render.js';
+import { expireOutputs, scheduleOverdueExpiry } from './retention.js';
 import { exportKit } from './kit.js';
 import { regenerate, regenerateTemplate, regenerateTemplates } from './regenerate.js';
 
@@ -36,9 +37,13 @@ export const brandingFamily: Family = {
   methods: brandingHandlers,
   holdActs: brandingHoldActs,
   signedRecords: new Map([[OUTPUT_RECORD, outputServable]]),
+  jobs: [expireOutputs],
+  startup: [scheduleOverdueExpiry],
   contributes: { opsSources: designOps },
 };
 
 export { designLog, designHead } from './design-log.js';
 export { commitFoundation } from './commit.js';
-export { assetBytes } from './assets.js';
+export { assetBytes, libraryHasImage } from './assets.js';
+/** The scope that reads the brand library (its images among them). */
+export const BRAND_READ_SCOPE = 'design.read';

@@ -100,6 +100,12 @@ export const tokenCss = (tokens: ReadonlyMap<string, { type: string; value: unkn
  * `add` deflates one entry (stored as is when already compressed), `end` finishes it. Fixed entry times keep the same
  * entries the same bytes.
  */
+/**
+ * The one date the outputs carry: every zip entry's time and every PDF's CreationDate (pdfmake otherwise writes the
+ * moment it runs, and its file ID hashes that), so the same inputs make the same bytes.
+ */
+export const OUTPUT_EPOCH = new Date('2026-01-01T00:00:00Z');
+
 export async function zipStream() {
   const { Zip, ZipDeflate, ZipPassThrough } = await import('fflate');
   const body = new PassThrough();
@@ -111,13 +117,12 @@ export async function zipStream() {
       if (final) body.end();
     }
   });
-  const mtime = new Date('2026-01-01T00:00:00Z');
   return {
     body,
     entries,
     add(path: string, data: Buffer, compressed = false) {
       const f = compressed ? new ZipPassThrough(path) : new ZipDeflate(path, { level: 6 });
-      f.mtime = mtime;
+      f.mtime = OUTPUT_EPOCH;
       zip.add(f);
       f.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), true);
       entries.push({ path, bytes: data.length });

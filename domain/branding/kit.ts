@@ -11,6 +11,7 @@ import { tokenFiles, zipStream } from './kit-files.js';
 import { templatePackage } from './library.js';
 import { foundationAt, heads } from './model.js';
 import { imageForRender, insertOutput, outputUrl } from './outputs.js';
+import { scheduleExpiry } from './retention.js';
 import { fontDir, fontLicence, FONT_FILES } from './render/fonts.js';
 import { currentTemplates } from './templates.js';
 import { checkTokens } from './tokens.js';
@@ -19,7 +20,8 @@ import { checkTokens } from './tokens.js';
  * branding.exportKit: the brand as one zip, built before the call's transaction and streamed into the blob store
  * as it is written: tokens (DTCG as stored, and Style Dictionary's css, js, ios and android files), the logos by
  * role, the library's active images, the active templates as packages, the bundled fonts with their licence
- * (OFL), and guidelines.pdf. Every call is an egress: a new export (bkx_) and one event with the zip's sha256.
+ * (OFL), and guidelines.pdf. Every call is an egress: a new export (bkx_) and one event with the zip's sha256; its
+ * bytes are kept 90 days (retention.ts). The same brand version and options make the same zip bytes.
  */
 
 type Params = z.output<typeof c.exportKit.params>;
@@ -104,6 +106,7 @@ export const exportKit = handler(
       inputHash: exportId,
       meta: { formats: p.formats, include: p.include, counts: built.counts },
     });
+    scheduleExpiry(ctx, row.retain_until!);
     await ctx.emit('branding.kit.export', exportId, {
       exportId,
       version: built.version,

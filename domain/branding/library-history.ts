@@ -5,6 +5,7 @@ import { handler, type HandlerCtx } from '../core/handler.js';
 import { versionEntity } from './commit.js';
 import { designLog } from './design-log.js';
 import type { Heads } from './model.js';
+import { expiredOutput } from './outputs.js';
 import { assetKindOf, assetsAt, currentAssets, loadAsset, stateOfAsset, type AssetRow, type AssetState } from './assets.js';
 import { currentTemplates, loadTemplate, lockHeads, templatesAt, writeLibrary, type AssetChange, type Change, type RevisionRow } from './templates.js';
 
@@ -62,6 +63,7 @@ async function revert(ctx: HandlerCtx, n: number, kind: 'version.undo' | 'versio
   const assets: AssetChange[] = [];
   for (const m of manifest) {
     const cur = current.get(m.item_id) ?? currentA.get(m.item_id)!;
+    if (cur.status === 'expired') throw expiredOutput(cur);
     if (cur.revision !== Number(m.to_revision)) {
       const { version: later } = one(
         await ctx.q.query<{ version: number }>('SELECT min(version) AS version FROM brand_version_items WHERE org_id = $1 AND item_id = $2 AND version > $3', [
@@ -70,6 +72,8 @@ async function revert(ctx: HandlerCtx, n: number, kind: 'version.undo' | 'versio
           n,
         ]),
       );
+      // No later version: a render made again (renewed) after version n, which is not a library change.
+      if (later === null) throw conflict(`${nameOf(m.item_id)} ${m.item_id} was made again after version ${n}: amend it instead (branding.amendArtifact)`);
       throw conflict(
         `${nameOf(m.item_id)} ${m.item_id} was changed again by version ${later} after version ${n}: undo version ${later} first, or go back with branding.restoreVersion`,
       );
@@ -112,6 +116,8 @@ export const restoreVersion = handler(
     const currentA = await currentAssets(ctx.q, ctx.orgId, ids ? { ids: ids.filter((id) => !isTemplate(id)) } : { kinds: ['image'] });
     const missing = ids?.find((id) => !current.has(id) && !currentA.has(id));
     if (missing) throw notFound(`${nameOf(missing)} ${missing}`);
+    const expired = [...currentA.values()].find((a) => a.status === 'expired');
+    if (expired) throw expiredOutput(expired);
     const then = await templatesAt(ctx.q, ctx.orgId, p.version, ids?.filter(isTemplate));
     const thenA = await assetsAt(ctx.q, ctx.orgId, p.version, [...currentA.keys()]);
     const changes = [...current.values()]

@@ -1,15 +1,17 @@
 import type { TxQueryable } from '../../db/types.js';
 import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
+import { conflict } from '../../protocol/errors.js';
 import { OUTPUT_RETAIN_DAYS, OUTPUT_URL_TTL_MS } from '../../protocol/methods/branding/index.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { liveScopes } from '../people/index.js';
-import { assetBytes, insertAssetRevision, type AssetRow } from './assets.js';
+import { assetBytes, insertAssetRevision, loadAsset, type AssetRow } from './assets.js';
 
 /*
  * Renders (rnd_) and exports (bkx_) as assets: one revision each, made at a brand version without changing it, the
- * bytes held in the blob store with the asset id as holder, kept 90 days (retain_until). The answer's URL is signed
- * and bound to the asset and its requester: every download checks again that the asset still holds those bytes,
- * is active and retained, and that the requester is active and still holds design.read.
+ * bytes held in the blob store with the asset id as holder, kept 90 days (retain_until; then retention.ts expires it
+ * and releases them). The answer's URL is signed and bound to the asset and its requester: every download checks
+ * again that the asset still holds those bytes, is active and retained, and that the requester is active and still
+ * holds design.read. The same inputs again renew an archived or expired render (renewOutput).
  */
 
 export const OUTPUT_RECORD = 'brand-output';
@@ -27,6 +29,13 @@ export interface Output {
   inputHash: string;
   meta: Record<string, unknown>;
 }
+
+/** When bytes made at `madeAt` may be released: OUTPUT_RETAIN_DAYS later. */
+export const retainFrom = (madeAt: Date): string => new Date(madeAt.getTime() + OUTPUT_RETAIN_DAYS * 86_400_000).toISOString();
+
+/** Whether an output's URL serves at `now`: active, and kept until retain_until (inclusive), as outputServable checks. */
+export const servableAt = (row: AssetRow, now: Date): boolean =>
+  row.status === 'active' && (row.retain_until === null || new Date(row.retain_until).getTime() >= now.getTime());
 
 /** Insert the asset and hold its blob, in the call's transaction; returns the row. */
 export async function insertOutput(ctx: HandlerCtx, o: Output): Promise<AssetRow> {
@@ -47,8 +56,8 @@ export async function insertOutput(ctx: HandlerCtx, o: Output): Promise<AssetRow
     alt_text: null,
     tags: [],
     crop: null,
-    retain_until: new Date(now.getTime() + OUTPUT_RETAIN_DAYS * 86_400_000).toISOString(),
-    meta: o.meta,
+    retain_until: retainFrom(now),
+    meta: { ...o.meta, madeAt: now.toISOString() },
     by_actor: ctx.principal.id,
     at: now.toISOString(),
   };
@@ -56,6 +65,55 @@ export async function insertOutput(ctx: HandlerCtx, o: Output): Promise<AssetRow
   await insertAssetRevision(ctx.q, ctx.orgId, row);
   return row;
 }
+
+/** The output locked for this transaction (a renewal and the retention sweep take it in turn), as it is now. */
+export async function lockOutput(ctx: HandlerCtx, assetId: string): Promise<AssetRow> {
+  await ctx.q.query('SELECT 1 FROM brand_assets WHERE org_id = $1 AND asset_id = $2 FOR UPDATE', [ctx.orgId, assetId]);
+  return loadAsset(ctx.q, ctx.orgId, assetId);
+}
+
+/**
+ * An archived or expired output made again from the same inputs: a new revision of the same asset, active, holding
+ * the bytes just made, kept OUTPUT_RETAIN_DAYS from now. Its URL serves again.
+ */
+export async function renewOutput(
+  ctx: HandlerCtx,
+  cur: AssetRow,
+  made: { version: number; sha256: string; size: number; width: number | null; height: number | null; meta: Record<string, unknown> },
+): Promise<AssetRow> {
+  const now = ctx.deps.clock.now();
+  const row: AssetRow = {
+    ...cur,
+    revision: cur.revision + 1,
+    version: made.version,
+    status: 'active',
+    sha256: made.sha256,
+    size_bytes: made.size,
+    width: made.width,
+    height: made.height,
+    retain_until: retainFrom(now),
+    meta: { ...cur.meta, ...made.meta, madeAt: now.toISOString() },
+    by_actor: ctx.principal.id,
+    at: now.toISOString(),
+  };
+  await referenceBlob(ctx.q as TxQueryable, { orgId: ctx.orgId, sha256: made.sha256, holder: cur.asset_id, by: ctx.principal.id });
+  await insertAssetRevision(ctx.q, ctx.orgId, row);
+  return row;
+}
+
+/** When the bytes of an output were made (its last renewal, else its first revision): what a null retainUntil counts from. */
+export async function madeAt(q: HandlerCtx['q'], orgId: string, cur: AssetRow): Promise<Date> {
+  const at = typeof cur.meta.madeAt === 'string' ? cur.meta.madeAt : (await loadAsset(q, orgId, cur.asset_id, 1)).at;
+  return new Date(at);
+}
+
+/** An expired output changes no more: its bytes are released. What to do instead. */
+export const expiredOutput = (row: AssetRow) =>
+  conflict(
+    `${row.kind} ${row.asset_id} expired (kept until ${row.retain_until}): its bytes are released and it changes no more; ${
+      row.kind === 'render' ? 'render the template again with the same values (branding.renderTemplate renews it)' : 'export the kit again (branding.exportKit)'
+    }`,
+  );
 
 /** A signed download path for the asset's bytes, bound to it and to the caller. */
 export function outputUrl(ctx: HandlerCtx, assetId: string, sha256: string): { url: string; expiresAt: string } {

@@ -11,7 +11,8 @@ import { describeHeldBlob, fileFromBlob, type HeldBlobText } from '../files/inde
 import { assetByInput } from './assets.js';
 import { designHead } from './design-log.js';
 import { foundationAt, heads } from './model.js';
-import { imageForRender, insertOutput, outputUrl } from './outputs.js';
+import { imageForRender, insertOutput, lockOutput, outputUrl, renewOutput, servableAt } from './outputs.js';
+import { scheduleExpiry } from './retention.js';
 import { scaleSvg, svgToPdf, svgToPng, toSvg } from './render/engine.js';
 import { imagesIn, toElement, type RenderImage } from './render/tree.js';
 import type { Field } from './template-body.js';
@@ -22,7 +23,9 @@ import { checkTokens } from './tokens.js';
  * branding.renderTemplate: a template with values, on the live foundation's tokens, to PNG, SVG or PDF. The render
  * runs before the call's transaction (prepare) and its bytes go to the blob store; the transaction inserts the
  * render (rnd_) holding them and its one event. Inputs that were rendered before (same template revision, tokens,
- * images, values, format and scale: brand_assets.input_hash) answer that render, changed:false, rendering nothing.
+ * images, values, format and scale: brand_assets.input_hash) answer that render, changed:false, rendering nothing;
+ * unless it no longer serves (archived, expired, past its retention): then it is renewed, a new revision with the
+ * bytes drawn again, changed:true. A new or renewed render schedules its expiry (retention.ts).
  */
 
 type Params = z.output<typeof c.renderTemplate.params>;
@@ -146,7 +149,8 @@ async function prepare(ctx: PrepareCtx, p: Params): Promise<Prepared> {
   const before = await assetByInput(ctx.db, ctx.orgId, 'render', plan.inputHash);
   let made: Prepared['made'];
   let sha256 = before?.sha256;
-  if (!before) {
+  // None yet, or one whose URL no longer serves (archived, expired, past retention): render the bytes (again).
+  if (!before || !servableAt(before, ctx.deps.clock.now())) {
     const out = await plan.draw();
     const up = await uploadRendered(ctx, out.bytes, contentType);
     made = { sha256: up.sha256, size: up.size, width: out.width, height: out.height };
@@ -162,11 +166,20 @@ export const renderTemplate = handler(
   c.renderTemplate,
   async (ctx, p, prep: Prepared) => {
     const { tpl } = prep;
+    const now = ctx.deps.clock.now();
     let row = await assetByInput(ctx.q, ctx.orgId, 'render', prep.inputHash);
-    const changed = row === null;
-    if (!row) {
-      const made = prep.made;
-      if (!made) throw new Error('renderTemplate: a render stored before is gone');
+    // A renewal takes the row (against another renewal and the retention sweep), then reads it again.
+    if (row && !servableAt(row, now)) row = await lockOutput(ctx, row.asset_id);
+    const renewed = row !== null && !servableAt(row, now);
+    const changed = row === null || renewed;
+    const meta = { templateId: tpl.template_id, templateRevision: tpl.revision, format: p.format, scale: p.scale, missingImages: prep.missing };
+    if (row && renewed && !prep.made)
+      throw conflict(`render ${row.asset_id} was archived or expired while this call was under way: call again to render it anew`);
+    if (!row && !prep.made) throw new Error('renderTemplate: a render stored before is gone');
+    if (row && renewed) {
+      row = await renewOutput(ctx, row, { version: prep.version, ...prep.made!, meta });
+    } else if (!row) {
+      const made = prep.made!;
       row = await insertOutput(ctx, {
         assetId: newId('rnd'),
         kind: 'render',
@@ -178,16 +191,15 @@ export const renderTemplate = handler(
         height: made.height,
         origin: tpl.template_id,
         inputHash: prep.inputHash,
-        meta: { templateId: tpl.template_id, templateRevision: tpl.revision, format: p.format, scale: p.scale, missingImages: prep.missing },
+        meta,
       });
     }
+    if (changed) scheduleExpiry(ctx, row.retain_until!);
     let fileId: string | null = null;
     if (p.saveToFolderId !== undefined && prep.blob) {
       const name = `${tpl.name.replace(/[/\\\u0000-\u001f]/g, ' ').trim() || 'render'}.${p.format}`;
       try {
-        fileId = (
-          await fileFromBlob(ctx.q, ctx.orgId, { principal: ctx.principal, name, parentId: p.saveToFolderId, blob: prep.blob, now: ctx.deps.clock.now() })
-        ).fileId;
+        fileId = (await fileFromBlob(ctx.q, ctx.orgId, { principal: ctx.principal, name, parentId: p.saveToFolderId, blob: prep.blob, now })).fileId;
       } catch (err) {
         if (err instanceof ApiError && err.message.startsWith('folderId:'))
           throw new ApiError(err.code, `saveToFolderId:${err.message.slice('folderId:'.length)}`);
@@ -195,22 +207,23 @@ export const renderTemplate = handler(
       }
     }
     const { url, expiresAt } = outputUrl(ctx, row.asset_id, row.sha256);
-    const meta = row.meta as { templateRevision: number; missingImages?: string[] };
+    const stored = row.meta as { templateRevision: number; missingImages?: string[] };
     await ctx.emit('branding.template.render', row.asset_id, {
       renderId: row.asset_id,
       templateId: tpl.template_id,
-      revision: meta.templateRevision,
+      revision: stored.templateRevision,
       version: row.version,
       sha256: row.sha256,
       format: p.format,
       fileId,
       designHead: await designHead(ctx.q, ctx.orgId),
+      ...(renewed ? { renewed: true, assetRevision: row.revision } : {}),
       ...(changed ? {} : { noop: true }),
     });
     return {
       renderId: row.asset_id,
       templateId: tpl.template_id,
-      revision: meta.templateRevision,
+      revision: stored.templateRevision,
       version: row.version,
       format: p.format,
       contentType: row.content_type,
@@ -218,7 +231,7 @@ export const renderTemplate = handler(
       sizeBytes: row.size_bytes,
       width: Number(row.width),
       height: Number(row.height),
-      missingImages: meta.missingImages ?? [],
+      missingImages: stored.missingImages ?? [],
       url,
       expiresAt,
       retainUntil: row.retain_until!,

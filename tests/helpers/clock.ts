@@ -12,6 +12,10 @@ export class TestClock implements Clock {
   set(date: string): void {
     this.current = new Date(`${date}T09:00:00Z`);
   }
+  /** An exact instant (ISO 8601), for a boundary to the second. */
+  setAt(instant: string): void {
+    this.current = new Date(instant);
+  }
   today(): string {
     return this.current.toISOString().slice(0, 10);
   }

@@ -2,7 +2,7 @@ import { AREA_TOOLSET_NAMES } from '../../protocol/methods/areas.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { METHODS, READS, STATIC_READS } from '../../protocol/registry.js';
-import { buildCatalog, isAdditive, toolNameFor } from '../../mcp/catalog.js';
+import { buildCatalog, isAdditive, modelVisible, toolNameFor } from '../../mcp/catalog.js';
 import { DESKS } from '../../mcp/desks.js';
 import { META_TOOL_NAMES, META_TOOLS } from '../../mcp/meta-tools.js';
 import { createMcpServer } from '../../mcp/server.js';
@@ -17,7 +17,8 @@ import { connectInMemory, mcpTestServer } from './fixtures.js';
 
 /**
  * tools/list budgets in model-visible tokens: characters / 4 of each tool's name, description and inputSchema
- * (what a model API puts in context; titles, annotations and output schemas stay with the client), with an admin
+ * (what a model API puts in context; titles, annotations and output schemas stay with the client; an app-only tool
+ * stays with the app), with an admin
  * key (every scope, so the largest list). Documented in docs/mcp.md ("tools/list budget").
  */
 export const DEFAULT_DESK_TOKEN_BUDGET = 8_000;
@@ -36,7 +37,8 @@ async function list(
   const c = await connectInMemory(s.runtime, key, selection, {}, opts);
   try {
     const result = await c.client.listTools();
-    const visible = result.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+    // An app-only tool (MCP Apps visibility ["app"]) is never in the model's list: hosts keep it for the app's page.
+    const visible = result.tools.filter(modelVisible).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
     return { tools: result.tools, chars: JSON.stringify(result).length, modelTokens: Math.ceil(JSON.stringify(visible).length / 4) };
   } finally {
     await c.close();

@@ -1,4 +1,5 @@
 import { renderPdf } from '../../files/index.js';
+import { OUTPUT_EPOCH } from '../kit-files.js';
 import { fonts } from './fonts.js';
 import type { Element } from './tree.js';
 
@@ -48,7 +49,8 @@ export function svgToPdf(svg: string, size: { width: number; height: number }): 
   return renderPdf({
     pageSize: { width: size.width, height: size.height },
     pageMargins: 0,
-    info: { title: 'Render', producer: 'wops', creator: 'wops' },
+    // A fixed date: the same inputs, the same bytes (pdfmake would write now, and hash it into the file ID).
+    info: { title: 'Render', producer: 'wops', creator: 'wops', creationDate: OUTPUT_EPOCH },
     content: [{ svg, width: size.width, height: size.height }],
   });
 }

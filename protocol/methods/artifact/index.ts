@@ -207,6 +207,8 @@ export const artifact = {
     result: z.strictObject({ response: ResponseHead, artifact: ArtifactHead, changed: z.boolean() }),
     example: { artifactId: 'art_0123456789abcdef', actionId: 'approve', revision: 1, values: { amount: 120, note: 'ok' }, idempotencyId: 'click-1' },
     writes: true,
+    mcpAppOnly:
+      "the artifact's page (ui://artifacts/art_…) calls it when a person presses a Button or submits a form there; to learn what people answered, call artifact.get (waitMs waits for the next response)",
   }),
   get: method({
     summary: 'An artifact with its content and responses after responsesAfter; with waitMs, waits (long-poll) until a response comes or the time is up.',

@@ -16,7 +16,10 @@ export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 /** Inline bytes (contentBase64): what fits the API's 1 MiB bound on params once base64-encoded. */
 export const MAX_INLINE_IMAGE_BYTES = 750 * 1024;
 export const MAX_IMAGE_PIXELS = 50_000_000;
-export const ASSET_STATUSES = ['active', 'archived'] as const;
+/** expired: a render or export past its retainUntil whose bytes the retention sweep released (never set by a caller). */
+export const ASSET_STATUSES = ['active', 'archived', 'expired'] as const;
+/** What amendArtifact may set. */
+export const AMENDABLE_STATUSES = ['active', 'archived'] as const;
 export const IMAGE_STYLES = ['pattern', 'typographic', 'photo', 'illustration'] as const;
 
 export const AltText = text({ max: 500, description: 'What the image shows, for people who cannot see it.' });
@@ -41,7 +44,9 @@ export const Asset = z.strictObject({
   kind: z.enum(['image', 'render', 'export']),
   revision: z.number().int(),
   version: z.number().int().describe('The brand version of this revision.'),
-  status: z.enum(ASSET_STATUSES),
+  status: z
+    .enum(ASSET_STATUSES)
+    .describe('active; archived (kept, not served); expired: a render or export past retainUntil, its bytes released (render or export again).'),
   sha256: z.string().describe('SHA-256 of the stored bytes.'),
   sizeBytes: z.number().int(),
   contentType: z.string(),
@@ -51,13 +56,16 @@ export const Asset = z.strictObject({
   altText: z.string().nullable(),
   tags: z.array(z.string()),
   crop: Crop.nullable(),
-  retainUntil: z.string().nullable().describe('Renders and exports: their bytes are kept until then.'),
+  retainUntil: z
+    .string()
+    .nullable()
+    .describe('Renders and exports: their bytes are kept until then; after it the retention sweep marks them expired and releases the bytes.'),
   generated: z
     .strictObject({ style: z.enum(IMAGE_STYLES), size: z.strictObject({ width: z.number().int(), height: z.number().int() }), seed: z.number().int() })
     .nullable()
     .describe('A generated image: how (its prompt is kept with it, never shown in events).'),
   updatedAt: z.string(),
-  updatedBy: z.string(),
+  updatedBy: z.string().describe('Who made this revision; empty for the retention sweep (expired).'),
 });
 
 const changed = z.boolean().describe('false when it changed nothing (no new version; one design record says noop).');
@@ -90,7 +98,7 @@ export const brandingImages = {
   }),
   amendArtifact: method({
     summary:
-      'Amend a library asset (an image, a render or an export kit) as a new revision and brand version: alt text, tags, crop (images), status, retainUntil (renders, exports). baseRevision is the revision you read (else CONFLICT naming it). Archiving a logo of the live foundation, or an image a live template shows, is CONFLICT naming where it is used unless force. The same content: changed:false.',
+      'Amend a library asset (an image, a render or an export kit) as a new revision and brand version: alt text, tags, crop (images), status, retainUntil (renders, exports). baseRevision is the revision you read (else CONFLICT naming it). Archiving a logo of the live foundation, or an image a live template shows, is CONFLICT naming where it is used unless force. An expired render or export is CONFLICT (its bytes are gone: make it again). The same content: changed:false.',
     params: z.strictObject({
       artifactId: z
         .string()
@@ -101,12 +109,12 @@ export const brandingImages = {
       altText: AltText.nullable().optional().describe('What the image shows; null removes it.'),
       tags: Tags.optional().describe('The tags, replacing the old ones.'),
       crop: Crop.nullable().optional().describe('The part shown (images); null removes it.'),
-      status: z.enum(ASSET_STATUSES).optional().describe('active or archived.'),
+      status: z.enum(AMENDABLE_STATUSES).optional().describe('active or archived (an expired render or export cannot be amended: make it again).'),
       retainUntil: z.iso
         .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
         .nullable()
         .optional()
-        .describe('Renders and exports: keep the bytes until then (null: the default 90 days from when it was made).'),
+        .describe('Renders and exports: keep the bytes until then (null: the default 90 days from when its bytes were made).'),
       force: z.boolean().default(false).describe('Archive even when the live foundation or a live template uses it.'),
       idempotencyId,
     }),

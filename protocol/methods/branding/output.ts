@@ -5,7 +5,8 @@ import { id, INT32_MAX } from '../../schema.js';
 /**
  * The brand's outputs (M): a template rendered with values (PNG, SVG or PDF), and the export kit (a zip of tokens,
  * platform files, logos, images, templates, fonts and guidelines). Each is an asset (rnd_, bkx_) whose bytes the
- * blob store keeps 90 days; the answer's url is a signed download path bound to the asset and its requester.
+ * blob store keeps 90 days (then the branding.expireOutputs job marks it expired and releases them); the answer's url
+ * is a signed download path bound to the asset and its requester.
  */
 
 export const RENDER_FORMATS = ['png', 'svg', 'pdf'] as const;
@@ -21,7 +22,7 @@ const expiresAt = z.string().describe('When url stops serving (ISO 8601).');
 export const brandingOutput = {
   renderTemplate: method({
     summary:
-      'Render a template (its current or a past revision) with values into PNG, SVG or PDF, on the live foundation’s tokens. Values fill the template’s fields: text at most its maxLength, an image field an img_ of the library. The same inputs again (even with a new key): the same render, changed:false. Bytes are kept 90 days.',
+      'Render a template (its current or a past revision) with values into PNG, SVG or PDF, on the live foundation’s tokens. Values fill the template’s fields: text at most its maxLength, an image field an img_ of the library. The same inputs again (even with a new key): the same render, changed:false; if that render was archived or its 90 days passed (expired), it is renewed: a new revision of the same renderId with fresh bytes and URL, changed:true. Bytes are kept 90 days, then released.',
     params: z.strictObject({
       templateId: id('tpl', 'The template (tpl_…).'),
       revision: z
@@ -59,9 +60,9 @@ export const brandingOutput = {
       missingImages: z.array(z.string()).describe('img_ ids the body shows that the library lacks (drawn as empty boxes).'),
       url,
       expiresAt,
-      retainUntil: z.string().describe('When the bytes may be collected (90 days).'),
+      retainUntil: z.string().describe('When the bytes may be collected (90 days); after it the render reads expired and the URL stops serving.'),
       fileId: z.string().nullable().describe('The drive file made (saveToFolderId).'),
-      changed: z.boolean().describe('false when the same inputs were rendered before: that render.'),
+      changed: z.boolean().describe('false when the same inputs were rendered before and that render still serves: that render.'),
     }),
     events: ['branding.template.render'],
     example: { templateId: 'tpl_0123456789abcdef', values: { headline: 'Spring sale' }, format: 'png', scale: 1 },

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok, refused } from '../../helpers/calls.js';
+import sharp from 'sharp';
+import { ok, otherOrg, refused } from '../../helpers/calls.js';
+import { person } from '../../helpers/people.js';
+import { folder, upload } from '../files/drive-kit.js';
 import { artOrg, draft, FORM, idem, post, postedForm, writes, type ArtOrg } from './kit.js';
 
 /*
- * Each artifact method and its misuse: create's checks (tree, bindings, buttons, inputs, limits, record chips),
+ * Each artifact method and its misuse: create's checks (tree, bindings, buttons, inputs, limits, record chips, images),
  * patch (author only, one kind of change, the rate, the revision cap, state), act (viewers only, values, audience,
  * expiry), send's artifactIds (own drafts, once), list's filters and paging.
  */
@@ -86,6 +89,47 @@ describe('artifact.create', () => {
     for (const [components, extra, message] of cases) {
       await writes(o, 0, () => refused(o.s, 'artifact.create', { ...base(), components, ...extra }, 'BAD_REQUEST', { key: o.agent.key, message }));
     }
+  });
+});
+
+describe('Image components', () => {
+  const image = (imageId: string) => [
+    { id: 'r', type: 'Stack', children: ['i'] },
+    { id: 'i', type: 'Image', imageId, alt: 'A picture' },
+  ];
+
+  it('name a brand image or a drive file the author may read, checked at create and patch; else NOT_FOUND naming the field', async () => {
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#0000ff' } })
+      .png()
+      .toBuffer();
+    const contentBase64 = png.toString('base64');
+    const img = (await ok(o.s, 'branding.uploadImage', { contentBase64, idempotencyId: idem('img') }, o.owner.key)).asset;
+    const mine = await upload(o.s, o.agent.key, 'chart.png', png);
+    const closed = await folder(o.s, o.mia.key, 'Private', { restricted: true });
+    const theirs = await upload(o.s, o.mia.key, 'private.png', png, { parentId: closed.id });
+    const foreign = (await ok(await otherOrg(o.s), 'branding.uploadImage', { contentBase64, idempotencyId: 'foreign' })).asset;
+    const chatOnly = await person(o.s, 'Chat Only', { scopes: ['org.read', 'messaging.read', 'messaging.write'], principalKind: 'agent' });
+    for (const id of [img.id, mine.id]) await ok(o.s, 'artifact.create', { ...base(), components: image(id) }, o.agent.key);
+
+    const brand = 'an image of the brand library (your key needs design.read)';
+    const cases: [string, string, string][] = [
+      ['img_0000000000000000', o.agent.key, brand],
+      [foreign.id, o.agent.key, brand],
+      [img.id, chatOnly.key, brand],
+      ['fil_0000000000000000', o.agent.key, 'a drive file you may read'],
+      [theirs.id, o.agent.key, 'a drive file you may read'],
+    ];
+    for (const [id, key, what] of cases) {
+      const message = `components.1.imageId: ${id} not found: name ${what}`;
+      await writes(o, 0, () => refused(o.s, 'artifact.create', { ...base(), components: image(id) }, 'NOT_FOUND', { key, message }));
+    }
+    const d = await draft(o);
+    await writes(o, 0, () =>
+      refused(o.s, 'artifact.patch', { artifactId: d.id, baseRevision: 1, idempotencyId: idem('p'), components: image(theirs.id), actions: [] }, 'NOT_FOUND', {
+        key: o.agent.key,
+        message: `components.1.imageId: ${theirs.id} not found: name a drive file you may read`,
+      }),
+    );
   });
 });
 

@@ -85,6 +85,10 @@ describe('branding.exportKit', () => {
     const two = (await mutate(o.s, 'branding.exportKit', params, 'branding.kit.export')).result;
     expect(two.exportId).not.toBe(one.exportId);
     expect(two.sha256).toBe(one.sha256);
+    // The same version and options, the same bytes: guidelines.pdf's date is fixed as the entries' times are.
+    const guide = { include: ['guidelines'] };
+    const first = (await mutate(o.s, 'branding.exportKit', guide, 'branding.kit.export')).result;
+    expect((await mutate(o.s, 'branding.exportKit', guide, 'branding.kit.export')).result.sha256).toBe(first.sha256);
     await refused(o.s, 'branding.exportKit', { formats: ['pdf'] }, 'BAD_REQUEST', { message: /^formats\.0: / });
     await refused(o.s, 'branding.exportKit', { include: [] }, 'BAD_REQUEST', { message: /^include: must name at least one part$/ });
     await refused(o.s, 'branding.exportKit', { other: true }, 'BAD_REQUEST', { message: /other/ });

@@ -79,12 +79,19 @@ describe('branding.renderTemplate', () => {
     },
   );
 
-  it('the same inputs render the same bytes (another org, the same package and foundation)', async () => {
+  it('the same inputs render the same bytes, PNG and PDF (another org, the same package and foundation)', async () => {
     await ok(o.other, 'branding.saveFoundation', { baseVersion: 0, patch: FOUNDATION });
     const copy = (await ok(o.other, 'branding.cloneTemplate', { package: PACKAGE, idempotencyId: 'same' })).template;
     const here = await ok(o.s, 'branding.renderTemplate', render({ format: 'png' }));
     const there = await ok(o.other, 'branding.renderTemplate', { ...render({ format: 'png' }), templateId: copy.id });
     expect(there.sha256).toBe(here.sha256);
+    // A PDF too: its dates are fixed (pdfmake would write the moment, and hash it into the file ID).
+    const pdf = { ...render({ format: 'pdf' }), values: { headline: 'Same PDF' } };
+    const herePdf = await ok(o.s, 'branding.renderTemplate', pdf);
+    const therePdf = await ok(o.other, 'branding.renderTemplate', { ...pdf, templateId: copy.id });
+    expect(therePdf.renderId).not.toBe(herePdf.renderId);
+    expect(therePdf.sha256).toBe(herePdf.sha256);
+    expect((await download(o.s, herePdf.url)).bytes.toString('latin1')).toMatch(/\(D:20260101000000Z\)/);
   });
 
   it('saveToFolderId files the render as a drive file in that folder', async () => {
