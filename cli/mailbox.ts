@@ -1,9 +1,9 @@
 import type { Db } from '../db/types.js';
-import { operatorCreateMailbox, operatorSetMembers, parseSeat, type Seat } from '../domain/email/index.js';
+import { operatorCreateMailbox, operatorSetMembers, operatorSetTriage, parseSeat, type Seat } from '../domain/email/index.js';
 
 /*
  * The operator's mailbox commands: a mailbox is an address on the org's domain (MX records, the relay), so it is
- * made here and not by an API key. Both print what they did; errors name the flag to fix.
+ * made here and not by an API key. Each prints what it did; errors name the flag to fix.
  */
 
 const seats = (members: readonly string[] | undefined): Seat[] => (members ?? []).map(parseSeat);
@@ -30,4 +30,14 @@ export async function mailboxCreateCommand(
 export async function mailboxMembersCommand(db: Db, slug: string, opts: { address: string; members?: string[]; remove?: string[] }): Promise<string> {
   const set = await operatorSetMembers(db, slug, { address: opts.address, set: seats(opts.members), remove: opts.remove ?? [] });
   return `${set.changed ? 'Changed' : 'No change to'} the members of ${set.address} (${set.mailboxId}) in ${slug}.\nMembers:\n${listed(set.members)}`;
+}
+
+/** `mailbox-triage --org <slug> --address <a@b> (--as <agt_…> | --off)` */
+export async function mailboxTriageCommand(db: Db, slug: string, opts: { address: string; as: string | null }): Promise<string> {
+  const set = await operatorSetTriage(db, slug, opts);
+  const what =
+    set.triageAs === null
+      ? 'off: its threads are triaged only when someone calls email.triage or email.triageNow'
+      : `on, as ${set.triageAs}: Inbox threads with new mail are triaged a short while after it arrives (never moved)`;
+  return `${set.changed ? 'Set' : 'No change to'} the background triage of ${set.address} (${set.mailboxId}) in ${slug}: ${what}.`;
 }

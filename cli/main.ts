@@ -16,7 +16,7 @@ import { pgliteTemplateCommand } from './pglite-template.js';
 import { jobsCommand } from './jobs.js';
 import { paygImportCommand, readScheduleFile } from './payg-import.js';
 import { blobsGcCommand } from './blobs-gc.js';
-import { mailboxCreateCommand, mailboxMembersCommand } from './mailbox.js';
+import { mailboxCreateCommand, mailboxMembersCommand, mailboxTriageCommand } from './mailbox.js';
 import { mailboxSyncCommand } from './mailbox-sync.js';
 import { vaultRewrapCommand } from './vault.js';
 
@@ -57,6 +57,10 @@ Commands:
   mailbox-members --org <slug> --address <a@domain> [--member <member id>:<role> …] [--remove <member id> …]
                                          add members or change their roles, and remove members; the mailbox
                                          keeps at least one owner
+  mailbox-triage --org <slug> --address <a@domain> (--as <agent member id> | --off)
+                                         triage the Inbox threads with new mail a short while after mail
+                                         arrives, as that agent seat of the mailbox (through the AI gateway and
+                                         the org's AI budget; never moves mail); --off: only when called
   mailbox-sync --org <slug> --address <a@domain> --imap <imaps://user:password@host:993>
                [--folder INBOX] [--since YYYY-MM-DD]
                                          import an existing mailbox's mail over IMAP into the mailbox, as if it
@@ -126,6 +130,8 @@ export async function main(argv: string[]): Promise<number> {
       remove: { type: 'string', multiple: true },
       policy: { type: 'string' },
       'undo-seconds': { type: 'string' },
+      as: { type: 'string' },
+      off: { type: 'boolean' },
       imap: { type: 'string' },
       folder: { type: 'string' },
       since: { type: 'string' },
@@ -198,6 +204,14 @@ export async function main(argv: string[]): Promise<number> {
       const slug = need(values.org, 'org');
       const address = need(values.address, 'address');
       process.stdout.write(`${await withDb((db) => mailboxMembersCommand(db, slug, { address, members: values.member, remove: values.remove }))}\n`);
+      return 0;
+    }
+    case 'mailbox-triage': {
+      const slug = need(values.org, 'org');
+      const address = need(values.address, 'address');
+      if ((values.as === undefined) === !values.off)
+        throw new UsageError('mailbox-triage: give --as <agent member id> to turn the background triage on, or --off');
+      process.stdout.write(`${await withDb((db) => mailboxTriageCommand(db, slug, { address, as: values.off ? null : values.as! }))}\n`);
       return 0;
     }
     case 'mailbox-sync': {

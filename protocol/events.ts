@@ -181,6 +181,7 @@ export const SYSTEM_EVENTS: Readonly<Record<string, string>> = {
   'files.share.download': 'a guest downloads through a share link',
   'email.mailbox.create': 'the operator creates a shared mailbox (npm run cli -- mailbox-create)',
   'email.mailbox.set_members': "the operator changes a mailbox's members (npm run cli -- mailbox-members)",
+  'email.mailbox.set_triage': "the operator turns a mailbox's background triage on (as an agent seat) or off (npm run cli -- mailbox-triage)",
   'email.message.receive':
     'mail arrives for mailboxes of the org (receiveMessage: the SMTP listener, IMAP sync; or a send delivering inside the org, in the email.deliver job)',
   'email.submission.deliver': "a send's undo window ends and it leaves (the email.deliver job): delivered, outboxed, deferred or failed",

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import path from 'node:path';
 import { one } from '../../db/types.js';
 import { encodeCursor } from '../../domain/core/cursor.js';
 import { createOrgs, rpc, type BenchContext, type BenchOrg } from '../fixture.js';
@@ -7,6 +7,7 @@ import { latencyRow } from '../report.js';
 import { freePort, startServer } from '../server.js';
 import type { BenchRun } from '../steps.js';
 import { rng } from './directory-names.js';
+import { EMAIL_GINS, ingest, INGEST_APP, pendingLists, type Ingest } from './email-ingest.js';
 import { seedEmail, type EmailSeed } from './email-seed.js';
 import { seedMembers } from './people.js';
 
@@ -24,6 +25,13 @@ const SAMPLES = Number(process.env.BENCH_EMAIL_SAMPLES ?? 200);
 const INGEST = Number(process.env.BENCH_EMAIL_INGEST ?? 400);
 /** SMTP connections sending at once (a relay's usual few). */
 const SENDERS = 8;
+/**
+ * Where the ingesting server looks up SPF, DKIM and DMARC (its EMAIL_SMTP_DNS): `none` (default) answers offline at
+ * once, so the figure is the server's own; `system` uses the machine's resolver, as a default install does.
+ */
+const DNS = process.env.BENCH_EMAIL_DNS ?? 'none';
+/** `on` or `off`: set fastupdate on the email GINs before measuring (unset: as the migrations leave them). */
+const FASTUPDATE = process.env.BENCH_EMAIL_GIN_FASTUPDATE;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 /** What people search a mailbox for: two words, a phrase, an exclusion, a rare word, with an operator. */
@@ -97,44 +105,11 @@ async function measure(ctx: BenchContext, org: BenchOrg, seed: EmailSeed): Promi
   return out;
 }
 
-interface Ingest {
-  messages: number;
-  connections: number;
-  perSecond: number;
-  p50Ms: number;
-  p95Ms: number;
-}
-
-/** `n` messages through the SMTP listener on `connections` connections: messages a second, and each one's time to 250. */
-async function ingest(port: number, to: string, n: number, connections: number, tag: string): Promise<Ingest> {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: connections });
-  const body = 'Hello, please find the invoice for the quarterly order below; the payment is overdue since last month. '.repeat(12);
-  const ms: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  try {
-    const worker = async () => {
-      for (let i = next++; i < n; i = next++) {
-        const t = performance.now();
-        // Every fourth a reply to the one before (threaded by In-Reply-To), as a customer's thread goes.
-        await transport.sendMail({
-          from: `Person ${i % 500} <person${i % 500}@company${i % 50}.example>`,
-          to,
-          subject: `Order ${tag}-${i - (i % 4)} question`,
-          messageId: `<${tag}-${i}@company${i % 50}.example>`,
-          ...(i % 4 ? { inReplyTo: `<${tag}-${i - 1}@company${(i - 1) % 50}.example>` } : {}),
-          text: `${body}\nOrder ${i}`,
-        });
-        ms.push(performance.now() - t);
-      }
-    };
-    await Promise.all(Array.from({ length: connections }, worker));
-  } finally {
-    transport.close();
-  }
-  const seconds = (performance.now() - started) / 1000;
-  ms.sort((a, b) => a - b);
-  return { messages: n, connections, perSecond: n / seconds, p50Ms: percentile(ms, 50), p95Ms: percentile(ms, 95) };
+/** Search alone, as measure() runs it: the six queries in turn. */
+async function measureSearch(ctx: BenchContext, org: BenchOrg): Promise<Latencies> {
+  return latencies(SAMPLES, async (i) => {
+    await rpc(ctx.baseUrl, org.key, 'email.messages', { query: SEARCHES[i % SEARCHES.length], limit: 20 });
+  });
 }
 
 /** 15: email at 100k threads and 1M messages, and inbound SMTP ingest (docs/families/email.md, performance). */
@@ -152,17 +127,34 @@ export async function emailStep(run: BenchRun): Promise<void> {
   log(`15. email: inserting ${THREADS} threads and ${MESSAGES} messages in one mailbox, then ANALYZE`);
   const seed = await seedEmail(ctx.db, org.orgId, { address, seats, threads: THREADS, messages: MESSAGES });
   log(`15. seeded ${seed.threads} threads, ${seed.messages} messages in ${seed.seedMs.toFixed(0)} ms`);
+  if (FASTUPDATE === 'on' || FASTUPDATE === 'off') {
+    for (const index of EMAIL_GINS) await ctx.db.query(`ALTER INDEX ${index} SET (fastupdate = ${FASTUPDATE})`);
+    log(`15. fastupdate ${FASTUPDATE} on ${EMAIL_GINS.join(', ')}`);
+  }
+  const fastupdate = await ctx.db.query<{ index: string; options: string[] | null }>(
+    `SELECT c.relname AS index, c.reloptions AS options FROM pg_class c WHERE c.relname = ANY($1::text[]) ORDER BY 1`,
+    [EMAIL_GINS],
+  );
   const reads = await measure(ctx, org, seed);
 
   log(`15. ingest: a second server process with the SMTP listener; ${INGEST} messages on ${SENDERS} connections, then ${INGEST / 4} on one`);
   const port = await freePort();
-  const second = await startServer({ env: { DATABASE_URL: run.url, PG_POOL_SIZE: String(run.serverPool), EMAIL_SMTP_LISTEN: `127.0.0.1:${port}` } });
+  const second = await startServer({
+    env: {
+      DATABASE_URL: run.url,
+      PG_POOL_SIZE: String(run.serverPool),
+      EMAIL_SMTP_LISTEN: `127.0.0.1:${port}`,
+      PGAPPNAME: INGEST_APP,
+      ...(DNS === 'system' ? {} : { EMAIL_SMTP_DNS: DNS }),
+      ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` } : {}),
+    },
+  });
   const before = Number(one(await ctx.db.query<{ n: string }>('SELECT count(*)::text AS n FROM email_messages WHERE org_id = $1', [org.orgId])).n);
   let many: Ingest, single: Ingest;
   try {
-    await ingest(port, address, 20, 2, `${ctx.runId}-warm`);
-    many = await ingest(port, address, INGEST, SENDERS, `${ctx.runId}-many`);
-    single = await ingest(port, address, Math.ceil(INGEST / 4), 1, `${ctx.runId}-one`);
+    await ingest(ctx.db, port, address, 20, 2, `${ctx.runId}-warm`);
+    many = await ingest(ctx.db, port, address, INGEST, SENDERS, `${ctx.runId}-many`);
+    single = await ingest(ctx.db, port, address, Math.ceil(INGEST / 4), 1, `${ctx.runId}-one`);
   } finally {
     await second.stop();
   }
@@ -170,16 +162,32 @@ export async function emailStep(run: BenchRun): Promise<void> {
   const sent = 20 + many.messages + single.messages;
   if (stored !== sent) throw new Error(`ingest: ${sent} messages answered 250 but ${stored} message rows were stored`);
   log(
-    `15. ingest: ${many.perSecond.toFixed(1)} msg/s on ${SENDERS} connections (p95 ${many.p95Ms.toFixed(0)} ms), ${single.perSecond.toFixed(1)} msg/s on one`,
+    `15. ingest (DNS ${DNS}): ${many.perSecond.toFixed(1)} msg/s on ${SENDERS} connections (p50 ${many.p50Ms.toFixed(0)}, p95 ${many.p95Ms.toFixed(0)} ms), ` +
+      `${single.perSecond.toFixed(1)} msg/s on one (p50 ${single.p50Ms.toFixed(0)}, p95 ${single.p95Ms.toFixed(0)} ms)`,
   );
+  log(`15. ingest backends, ${SENDERS} connections: ${JSON.stringify(many.backends)}; one: ${JSON.stringify(single.backends)}`);
+  // The ingested mail sits in the GINs' pending lists until a vacuum (or, with fastupdate off, went straight in).
+  const pending = await pendingLists(ctx.db);
+  const after = await measureSearch(ctx, org);
+  log(`15. search after ingest: p50 ${after.p50Ms.toFixed(1)} p95 ${after.p95Ms.toFixed(1)} ms; pending lists ${JSON.stringify(pending)}`);
 
-  run.raw.email = { threads: seed.threads, messages: seed.messages, seedMs: seed.seedMs, reads, ingest: { many, single } };
+  run.raw.email = {
+    threads: seed.threads,
+    messages: seed.messages,
+    seedMs: seed.seedMs,
+    dns: DNS,
+    fastupdate,
+    reads,
+    ingest: { many, single },
+    searchAfterIngest: { ...after, pending },
+  };
   const size = `${seed.threads / 1000}k thr/${seed.messages / 1e6}M msg`;
   for (const k of Object.keys(TARGETS) as Read[]) {
     const f = reads[k];
     const target = TARGETS[k];
     run.rows.push(latencyRow(`15 email ${k}, ${size}`, f, target));
   }
+  run.rows.push(latencyRow(`15 email search after ingest, ${size}`, after, TARGETS.search));
   run.rows.push({
     scenario: `15 email SMTP ingest, ${SENDERS} conns`,
     metric: 'msg/s',

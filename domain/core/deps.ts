@@ -6,6 +6,7 @@ import type { BlobService } from '../../blobs/service.js';
 import type { Jobs } from '../jobs/scheduler.js';
 import type { StreamHub } from '../stream/hub.js';
 import type { EventAccess } from '../stream/visibility.js';
+import type { Principal } from './auth.js';
 import type { FamilySet } from './family.js';
 import type { KeyCache } from './key-cache.js';
 
@@ -93,4 +94,9 @@ export interface Deps {
    * org deleted by its parent) drops that org here after commit; the caller's own org is dropped by the pipeline.
    */
   keys: KeyCache;
+  /**
+   * Run an R method as `principal`, as a call's readAs does (scope, deployment, params, org): for work outside a
+   * call that reads as a member, such as a job's prepare (email's background triage reads as an agent seat).
+   */
+  readAs(principal: Principal, method: string, params: unknown, requestId?: string): Promise<unknown>;
 }

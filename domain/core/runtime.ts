@@ -90,6 +90,8 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   const blobs = blobConfig(opts);
   // Undelivered mail: under the data dir, or an in-memory runtime's temp dir.
   const outboxTemp = opts.mail ? undefined : memoryTemp(opts, 'outbox');
+  // Assembled below, over these deps: deps.readAs reaches it once it is.
+  let pipeline: Pipeline | undefined;
   const deps: Deps = {
     db,
     config,
@@ -106,6 +108,8 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
     families,
     // Reads reuse recently authenticated keys; every process drops them as access changes (core/key-cache.ts).
     keys: new KeyCache({ ttlMs: config.keyCacheTtlMs, size: config.keyCacheSize }),
+    readAs: (principal, method, params, requestId) =>
+      pipeline ? pipeline.readAs(principal, method, params, requestId) : Promise.reject(new Error(`readAs ${method}: the pipeline is not assembled yet`)),
   };
   deps.keys.watch(notifier);
   for (const [kind, check] of families.signedRecords) deps.blobs.bindRecord(kind, check);
@@ -123,7 +127,7 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
   }
   // A test's extra handler may stand in for a deployed method of the same name.
   const methods = opts.extraHandlers ? new Map([...families.methods, ...opts.extraHandlers]) : families.methods;
-  const pipeline = new Pipeline(deps, methods, families.reads);
+  pipeline = new Pipeline(deps, methods, families.reads);
   if (opts.workers) await deps.jobs.startWorkers(opts.workers === true ? {} : opts.workers);
   // Families' background work (notification delivery) runs in the processes that run workers.
   const background: Background[] = opts.workers ? families.list.flatMap((f) => (f.background ? [f.background(deps)] : [])) : [];

@@ -15,6 +15,7 @@ import { ask } from './ai/ask.js';
 import { extractAction } from './ai/extract.js';
 import { summarise } from './ai/summarise.js';
 import { triage, triageNow } from './ai/triage.js';
+import { TRIAGE_DEFAULTS, triagePass } from './ai/background.js';
 import { fileAttachment } from './attachments.js';
 import { moveMailbox } from './move-mailbox.js';
 import { approvalSubjects, emailHoldActs, SENDING_DEFAULTS, sendingHandlers, sendingJobs } from './send/index.js';
@@ -66,9 +67,10 @@ export const emailFamily: Family = {
   methods: emailHandlers,
   eventVisibility: { email: emailEvents },
   answerers: EMAIL_ANSWERERS,
-  config: { emailInbound: DEFAULT_INBOUND, emailSending: SENDING_DEFAULTS },
+  config: { emailInbound: DEFAULT_INBOUND, emailSending: SENDING_DEFAULTS, emailTriage: TRIAGE_DEFAULTS },
   // Sending: delivery after the undo window, reviews that expire; held mail in the approval inbox, decided there too.
-  jobs: sendingJobs,
+  // The background triage pass after mail arrives, where a mailbox has it on.
+  jobs: [...sendingJobs, triagePass],
   holdActs: emailHoldActs,
   contributes: { approvalSubjects },
   // The SMTP listener, where EMAIL_SMTP_LISTEN is set (in the processes that run workers: the server's).
@@ -76,7 +78,18 @@ export const emailFamily: Family = {
 };
 
 export { receiveMessage, ReceiveError, type ReceiveInput, type Received, type Verdict } from './receive.js';
-export { createMailbox, mailboxesAt, operatorCreateMailbox, operatorSetMembers, OperatorError, parseSeat, setMailboxMembers, type Seat } from './mailboxes.js';
+export {
+  createMailbox,
+  mailboxesAt,
+  operatorCreateMailbox,
+  operatorSetMembers,
+  operatorSetTriage,
+  OperatorError,
+  parseSeat,
+  setMailboxMembers,
+  setMailboxTriage,
+  type Seat,
+} from './mailboxes.js';
 export { splitQuoted } from './quoted.js';
 export { EMAIL_INBOUND_ENV_HELP, loadEmailInboundConfig, type DnsResolver, type EmailInboundConfig } from './inbound/config.js';
 export { startInbound, type InboundListener } from './inbound/listener.js';

@@ -126,11 +126,13 @@ export async function setMailboxMembers(
   p: { address: string; set: readonly Seat[]; remove: readonly string[]; now?: Date },
 ): Promise<CreatedMailbox & { changed: boolean }> {
   const address = cleanAddress(p.address);
-  const [box] = await q.query<{ mailbox_id: string }>('SELECT mailbox_id FROM email_mailboxes WHERE org_id = $1 AND address = $2 FOR UPDATE', [orgId, address]);
-  if (!box) throw new OperatorError(`no mailbox ${address} in this org: create it with mailbox-create`);
+  const box = await mailboxNamed(q, orgId, address);
   if (p.set.length === 0 && p.remove.length === 0) throw new OperatorError('give --member <id>:<role> to add or change, and/or --remove <id>');
   await checkSeats(q, orgId, p.set);
   const before = await seatsOf(q, orgId, box.mailbox_id);
+  if (box.triage_as !== null && p.remove.includes(box.triage_as)) {
+    throw new OperatorError(`--remove ${box.triage_as}: the background triage runs as this agent; turn it off first with mailbox-triage --off`);
+  }
   const now = (p.now ?? new Date()).toISOString();
   for (const s of p.set) {
     await q.query(
@@ -167,6 +169,48 @@ export async function setMailboxMembers(
   return { orgId, mailboxId: box.mailbox_id, address, members: after, changed };
 }
 
+async function mailboxNamed(q: Queryable, orgId: string, address: string): Promise<{ mailbox_id: string; triage_as: string | null }> {
+  const [box] = await q.query<{ mailbox_id: string; triage_as: string | null }>(
+    'SELECT mailbox_id, triage_as FROM email_mailboxes WHERE org_id = $1 AND address = $2 FOR UPDATE',
+    [orgId, address],
+  );
+  if (!box) throw new OperatorError(`no mailbox ${address} in this org: create it with mailbox-create`);
+  return box;
+}
+
+/**
+ * Turn the background triage on, as an agent seat of the mailbox (`as`), or off (null). On, the Inbox threads with
+ * new mail are triaged a short while after mail arrives (ai/background.ts), read as that agent.
+ */
+export async function setMailboxTriage(
+  q: Queryable,
+  orgId: string,
+  p: { address: string; as: string | null; now?: Date },
+): Promise<{ mailboxId: string; address: string; triageAs: string | null; changed: boolean }> {
+  const address = cleanAddress(p.address);
+  const box = await mailboxNamed(q, orgId, address);
+  if (p.as !== null) {
+    const seat = (await seatsOf(q, orgId, box.mailbox_id)).find((s) => s.principalId === p.as);
+    if (seat?.role !== 'agent') {
+      throw new OperatorError(
+        `--as ${p.as}: not an agent seat of ${address}; add the agent first (mailbox-members --member ${p.as}:agent), then turn the triage on as it`,
+      );
+    }
+  }
+  const changed = box.triage_as !== p.as;
+  const now = (p.now ?? new Date()).toISOString();
+  if (changed)
+    await q.query('UPDATE email_mailboxes SET triage_as = $3, updated_at = $4 WHERE org_id = $1 AND mailbox_id = $2', [orgId, box.mailbox_id, p.as, now]);
+  await appendEvent(q, orgId, {
+    family: 'email',
+    kind: 'email.mailbox.set_triage',
+    entityId: box.mailbox_id,
+    actor: '',
+    payload: { mailboxId: box.mailbox_id, triageAs: p.as, by: 'system', ...(changed ? {} : { noop: true }) },
+  });
+  return { mailboxId: box.mailbox_id, address, triageAs: p.as, changed };
+}
+
 /** The operator's commands: by org slug, in one transaction each. */
 export async function operatorCreateMailbox(db: Db, slug: string, p: Parameters<typeof createMailbox>[2]): Promise<CreatedMailbox> {
   return db.tx(async (q) => createMailbox(q, await orgOf(q, slug), p));
@@ -176,11 +220,19 @@ export async function operatorSetMembers(db: Db, slug: string, p: Parameters<typ
   return db.tx(async (q) => setMailboxMembers(q, await orgOf(q, slug), p));
 }
 
-/** The mailboxes of the org at these addresses (lower-cased): what an inbound recipient resolves to. */
-export async function mailboxesAt(q: Queryable, orgId: string, addresses: readonly string[]): Promise<{ mailbox_id: string; address: string }[]> {
+export async function operatorSetTriage(db: Db, slug: string, p: Parameters<typeof setMailboxTriage>[2]): ReturnType<typeof setMailboxTriage> {
+  return db.tx(async (q) => setMailboxTriage(q, await orgOf(q, slug), p));
+}
+
+/** The mailboxes of the org at these addresses (lower-cased): what an inbound recipient resolves to, and who triages it. */
+export async function mailboxesAt(
+  q: Queryable,
+  orgId: string,
+  addresses: readonly string[],
+): Promise<{ mailbox_id: string; address: string; triage_as: string | null }[]> {
   const list = [...new Set(addresses.map((a) => a.trim().toLowerCase()))];
-  return q.query<{ mailbox_id: string; address: string }>(
-    'SELECT mailbox_id, address FROM email_mailboxes WHERE org_id = $1 AND address = ANY($2::text[]) ORDER BY mailbox_id',
+  return q.query<{ mailbox_id: string; address: string; triage_as: string | null }>(
+    'SELECT mailbox_id, address, triage_as FROM email_mailboxes WHERE org_id = $1 AND address = ANY($2::text[]) ORDER BY mailbox_id',
     [orgId, list],
   );
 }

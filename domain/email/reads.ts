@@ -30,9 +30,10 @@ export const mailboxes = handler(c.mailboxes, async (ctx, p) => {
     policy: string;
     undo_seconds: number;
     hold: boolean;
+    triage_as: string | null;
     role: MailboxRole;
   }>(
-    `SELECT b.mailbox_id, b.address, b.display_name, b.policy, b.undo_seconds, b.hold, mm.role
+    `SELECT b.mailbox_id, b.address, b.display_name, b.policy, b.undo_seconds, b.hold, b.triage_as, mm.role
        FROM email_mailbox_members mm JOIN email_mailboxes b ON b.org_id = mm.org_id AND b.mailbox_id = mm.mailbox_id
       WHERE mm.org_id = $1 AND mm.principal_id = $2${after}
       ORDER BY b.address LIMIT $${params.push(p.limit + 1)}`,
@@ -59,6 +60,7 @@ export const mailboxes = handler(c.mailboxes, async (ctx, p) => {
       policy: r.policy,
       undoSeconds: Number(r.undo_seconds),
       hold: r.hold,
+      triageAs: r.triage_as,
       members: members.filter((m) => m.mailbox_id === r.mailbox_id).map((m) => ({ principalId: m.principal_id, role: m.role })),
       folders: folders.get(r.mailbox_id) ?? [],
       delivery,

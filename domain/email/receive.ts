@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_MESSAGE_BYTES } from '../../protocol/methods/email/shapes.js';
 import { silentLogger, type Deps } from '../core/deps.js';
+import { triageAfter, triaging, type TriageDeps } from './ai/background.js';
 import { fileArrival, prepareArrival, type ArrivalFile, type Filed, type Verdict } from './inbound/arrive.js';
 import { calendarParts } from './inbound/calendar-parts.js';
 import { parseDsn } from './inbound/dsn.js';
@@ -17,7 +18,8 @@ import { parseIds } from './threading.js';
  * per recipient mailbox of the org, each holding the blobs, filed by inbound/arrive.ts (threaded, through the
  * mailbox's rules and spam checks, one system event `email.message.receive` per row: ids, counts, verdicts, never
  * an address, subject or body). A delivery status report (inbound/dsn.ts) on a message the mailbox sent goes to
- * Inbox, in that message's thread, and marks its submission (send/bounce.ts). Blob uploads run before the
+ * Inbox, in that message's thread, and marks its submission (send/bounce.ts). Mail landing in an Inbox schedules the
+ * mailbox's background triage where it is on (ai/background.ts). Blob uploads run before the
  * transaction (each its own, as every upload does); if the transaction fails, what they stored is held by nothing
  * and collected after the grace period. A listener answers 250 only once this resolves (committed), 550/552/451
  * from its ReceiveError or any other error.
@@ -66,7 +68,7 @@ export interface Received {
 }
 
 // `families`: the hooks that read calendar parts (inbound/calendar-parts.ts); without it, none run.
-type ReceiveDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream'> & Partial<Pick<Deps, 'families' | 'log'>>;
+type ReceiveDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream'> & TriageDeps & Partial<Pick<Deps, 'families' | 'log'>>;
 
 const flat = (o: AddressObject | AddressObject[] | undefined): Addr[] => {
   const list = o === undefined ? [] : Array.isArray(o) ? o : [o];
@@ -155,6 +157,8 @@ export async function receiveMessage(deps: ReceiveDeps, input: ReceiveInput): Pr
       const seq = reported && dsn ? await recordReport(q, orgId, box.mailbox_id, reported, dsn, filed.messageId, at.toISOString()) : null;
       made.push(seq === null || !reported ? filed : { ...filed, seq, bounce: reported.submission.submission_id });
     }
+    // Mail in an Inbox whose mailbox triages in the background: its pass, unless one is waiting already.
+    await triageAfter(q, deps, orgId, made, triaging(targets));
     // Calendar parts of mail filed outside Spam, to the families that apply them, in this transaction.
     const clean = made.filter((m) => m.spam === null && input.into === undefined);
     if (hooks.length > 0 && clean.length > 0) {

@@ -3,7 +3,7 @@ import { cliOnTempDataDir } from '../helpers/cli.js';
 import { openDb } from '../../db/index.js';
 import { pgliteOnly } from '../helpers/harness.js';
 
-/** `mailbox-create` and `mailbox-members`: the operator makes a shared mailbox and changes its members, as a user runs it. */
+/** `mailbox-create`, `mailbox-triage` and `mailbox-members`: the operator makes a shared mailbox, turns its background triage on and off, and changes its members, as a user runs it. */
 const { dataDir, cli, remove } = cliOnTempDataDir('wops-cli-mailbox-');
 
 afterAll(remove);
@@ -46,6 +46,12 @@ pgliteOnly('tests/cli/mailbox')('cli mailbox-create and mailbox-members', () => 
     expect(usage.status, 'a missing flag is a usage error').toBe(2);
     expect(usage.stderr).toMatch(/missing --address[\s\S]*mailbox-create --org <slug> --address <a@domain> --member <member id>:<role>/);
 
+    const triage = cli('mailbox-triage', '--org', 'cli-mail', '--address', 'sales@acme.example', '--as', bot);
+    expect(triage.status, triage.stderr).toBe(0);
+    expect(triage.stdout).toMatch(new RegExp(`^Set the background triage of sales@acme\\.example \\(mbx_[a-z0-9]+\\) in cli-mail: on, as ${bot}:`));
+    expect(cli('mailbox-triage', '--org', 'cli-mail', '--address', 'sales@acme.example').status, 'neither --as nor --off').toBe(2);
+    expect(cli('mailbox-triage', '--org', 'cli-mail', '--address', 'sales@acme.example', '--off').stdout).toMatch(/: off: its threads are triaged only when/);
+
     const changed = cli('mailbox-members', '--org', 'cli-mail', '--address', 'sales@acme.example', '--remove', bot);
     expect(changed.status, changed.stderr).toBe(0);
     expect(changed.stdout).toMatch(/^Changed the members of sales@acme\.example/);
@@ -62,7 +68,9 @@ pgliteOnly('tests/cli/mailbox')('cli mailbox-create and mailbox-members', () => 
                 (SELECT count(*)::int FROM email_mailbox_members m WHERE m.org_id = o.org_id) AS members
            FROM orgs o WHERE o.slug = 'cli-mail'`,
       );
-      expect(rows).toEqual([{ kinds: 'email.mailbox.create,email.mailbox.set_members', folders: 6, members: 1 }]);
+      expect(rows).toEqual([
+        { kinds: 'email.mailbox.create,email.mailbox.set_triage,email.mailbox.set_triage,email.mailbox.set_members', folders: 6, members: 1 },
+      ]);
     } finally {
       await db.close();
     }

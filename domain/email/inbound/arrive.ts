@@ -78,6 +78,8 @@ export interface Filed {
   mailboxId: string;
   threadId: string;
   folderId: string;
+  /** The folder's role (inbox, spam, archive, ... or none): Inbox mail may schedule the background triage. */
+  folderRole: string;
   seq: number;
   spam: SpamReason | null;
   ruleIds: string[];
@@ -188,7 +190,7 @@ export async function fileArrival(q: Queryable, orgId: string, mailboxId: string
       ...o.event,
     },
   });
-  return { messageId, mailboxId, threadId, folderId: folder.folder_id, seq: Number(event.seq), spam, ruleIds: decision.ruleIds };
+  return { messageId, mailboxId, threadId, folderId: folder.folder_id, folderRole: folder.role, seq: Number(event.seq), spam, ruleIds: decision.ruleIds };
 }
 
 /**

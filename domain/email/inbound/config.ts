@@ -4,6 +4,7 @@
  * Unset EMAIL_SMTP_LISTEN: no listener. STARTTLS is offered only with a key and certificate; there is no AUTH (an MX
  * takes mail for its own mailboxes from anyone).
  */
+import { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { envInt } from '../../../config/env.js';
@@ -22,7 +23,7 @@ export interface EmailInboundConfig {
   maxRecipients: number;
   /** Connections open at once (EMAIL_SMTP_MAX_CLIENTS). */
   maxClients: number;
-  /** SPF, DKIM and DMARC lookups (default: the system's DNS). */
+  /** SPF, DKIM and DMARC lookups (EMAIL_SMTP_DNS; default: the system's DNS). */
   resolver?: DnsResolver;
   /** Longest wait for SPF, DKIM and DMARC before the verdicts are temperror and the mail goes on (ms). */
   authTimeoutMs: number;
@@ -49,7 +50,10 @@ export const EMAIL_INBOUND_ENV_HELP = `Inbound mail (the SMTP listener, an MX fo
   EMAIL_SMTP_HOSTNAME     the name it greets with and writes in Authentication-Results (default: this machine's)
   EMAIL_SMTP_TLS_KEY      a PEM key file; with EMAIL_SMTP_TLS_CERT, STARTTLS is offered (otherwise it is not)
   EMAIL_SMTP_TLS_CERT     the PEM certificate (chain) file for it
-  EMAIL_SMTP_MAX_CLIENTS  connections open at once (default 200)`;
+  EMAIL_SMTP_MAX_CLIENTS  connections open at once (default 200)
+  EMAIL_SMTP_DNS          where SPF, DKIM and DMARC are looked up: resolver addresses (ip or ip:port, comma-separated),
+                          or none (no lookups: every name is unknown, so the verdicts are none; a host without DNS);
+                          default the system's resolver`;
 
 /** `host:port`, `[v6]:port` or `:port` (all interfaces). */
 export function parseListen(text: string): { host: string; port: number } {
@@ -57,6 +61,24 @@ export function parseListen(text: string): { host: string; port: number } {
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new Error(`EMAIL_SMTP_LISTEN: give host:port, e.g. 127.0.0.1:2525, got ${JSON.stringify(text)}`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+/** No lookups: every name answers as unknown at once (mailauth reads ENOTFOUND as no record: verdict none). */
+const noDns: DnsResolver = (name) => Promise.reject(Object.assign(new Error(`no DNS lookups here (EMAIL_SMTP_DNS=none): ${name}`), { code: 'ENOTFOUND' }));
+
+/** EMAIL_SMTP_DNS: none, or resolver addresses; unset, mailauth's default (the system's resolver). */
+export function parseDns(text: string | undefined): DnsResolver | undefined {
+  const value = text?.trim();
+  if (!value) return undefined;
+  if (value === 'none') return noDns;
+  const servers = value.split(',').map((x) => x.trim());
+  const resolver = new Resolver({ timeout: 2000, tries: 2 });
+  try {
+    resolver.setServers(servers);
+  } catch (err) {
+    throw new Error(`EMAIL_SMTP_DNS: give none or resolver addresses such as 127.0.0.1 or 10.0.0.2:53 (${(err as Error).message})`, { cause: err });
+  }
+  return (name, type) => resolver.resolve(name, type);
 }
 
 export function loadEmailInboundConfig(env: NodeJS.ProcessEnv): EmailInboundConfig {
@@ -77,5 +99,6 @@ export function loadEmailInboundConfig(env: NodeJS.ProcessEnv): EmailInboundConf
     hostname: env.EMAIL_SMTP_HOSTNAME?.trim() || DEFAULT_INBOUND.hostname,
     tls: keyFile && certFile ? { key: read('EMAIL_SMTP_TLS_KEY', keyFile), cert: read('EMAIL_SMTP_TLS_CERT', certFile) } : null,
     maxClients: envInt(env, 'EMAIL_SMTP_MAX_CLIENTS', DEFAULT_INBOUND.maxClients, 1),
+    resolver: parseDns(env.EMAIL_SMTP_DNS),
   };
 }

@@ -70,7 +70,7 @@ export interface SyncResult {
   restarted: boolean;
 }
 
-type SyncDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream'>;
+type SyncDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'stream' | 'jobs' | 'config'>;
 
 const INTO: Record<string, Into | 'refuse'> = {
   '\\Junk': { role: 'spam' },

@@ -7,15 +7,16 @@ import type { Background } from '../../core/family.js';
 import { ReceiveError, receiveMessage } from '../receive.js';
 import { checkAuth, plainIp, type AuthVerdicts } from './auth.js';
 import type { EmailInboundConfig } from './config.js';
+import { cachedResolver, systemResolver } from './dns-cache.js';
 
 /*
  * The inbound SMTP listener (smtp-server), an MX for the org's mailboxes, run as the email family's background work
  * where EMAIL_SMTP_LISTEN is set. RCPT TO is checked against the mailboxes of every org (550 when none has the
  * address); one message goes to one org's mailboxes (a recipient of another org gets 452 and the client sends it in
  * another transaction). SIZE is announced (25 MB; more is 552). At the end of DATA: SPF, DKIM and DMARC
- * (inbound/auth.ts), then receiveMessage, and 250 only once it has committed; any other failure (the database
- * down) is 451, so the sender keeps the message and tries again: nothing is lost, and the retry is stored once.
- * One log line per message: ids, verdicts and the reply code, never an address.
+ * (inbound/auth.ts, its lookups kept a minute: inbound/dns-cache.ts), then receiveMessage, and 250 only once it has
+ * committed; any other failure (the database down) is 451, so the sender keeps the message and tries again: nothing
+ * is lost, and the retry is stored once. One log line per message: ids, verdicts and the reply code, never an address.
  */
 
 export interface InboundListener extends Background {
@@ -38,6 +39,8 @@ const orgOf = new WeakMap<SMTPServerSession, { transaction: number; orgId: strin
 
 export function startInbound(deps: Deps, config: EmailInboundConfig): InboundListener {
   const listen = config.listen ?? { host: '127.0.0.1', port: 0 };
+  // Lookups kept a minute and shared while in flight (inbound/dns-cache.ts): a burst asks each name once.
+  const resolver = cachedResolver(config.resolver ?? systemResolver);
   let server: SMTPServer | undefined;
   const log = deps.log;
 
@@ -79,7 +82,7 @@ export function startInbound(deps: Deps, config: EmailInboundConfig): InboundLis
         helo: session.hostNameAppearsAs || plainIp(session.remoteAddress),
         mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
         mta: config.hostname,
-        resolver: config.resolver,
+        resolver,
         timeoutMs: config.authTimeoutMs,
       });
       const got = await receiveMessage(deps, {

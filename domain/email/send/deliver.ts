@@ -4,6 +4,7 @@ import { one, type Queryable, type TxQueryable } from '../../../db/types.js';
 import { referenceBlob, releaseBlob } from '../../../blobs/index.js';
 import type { Delivery, MailAddress, MailMessage } from '../../../mail/types.js';
 import { defineJob, type JobCtx } from '../../jobs/define.js';
+import { triageAfter } from '../ai/background.js';
 import { mailboxesAt } from '../mailboxes.js';
 import { addrs, type Addr } from '../model.js';
 import { attachmentsOf, type AttachmentRow } from './attachments.js';
@@ -255,18 +256,20 @@ export const deliver = defineJob<{ submissionId: string }>({
     }
     // The copies inside the org in a savepoint: should filing one fail (a deadlock with mail arriving in that
     // thread), the mail that already left is not sent again by a retry of the whole job; the copies are retried alone.
-    let copies: { mailboxId: string; messageId: string }[] = [];
+    let copies: Awaited<ReturnType<typeof deliverInternally>>['copies'] = [];
     let insideFailed = false;
     if (!sub.internal_done && internalAddresses.size > 0) {
       const copy = copyOf(original, attachments, mailbox, Boolean(row.redirect_of));
       await ctx.q.query('SAVEPOINT internal_copies');
       try {
-        copies = await deliverInternally(ctx.q, ctx.orgId, recipients, copy, {
+        const inside = await deliverInternally(ctx.q, ctx.orgId, recipients, copy, {
           at: now,
           senderMailboxId: row.mailbox_id,
           submissionId: sub.submission_id,
           causeSeq: ctx.causeSeq,
         });
+        copies = inside.copies;
+        await triageAfter(ctx.q, ctx.deps, ctx.orgId, copies, inside.triaging);
         await ctx.q.query('RELEASE SAVEPOINT internal_copies');
       } catch (err) {
         await ctx.q.query('ROLLBACK TO SAVEPOINT internal_copies');

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../../db/types.js';
-import { fileArrival, prepareArrival, type Arrival } from '../inbound/arrive.js';
+import { fileArrival, prepareArrival, type Arrival, type Filed } from '../inbound/arrive.js';
+import { triaging } from '../ai/background.js';
 import { mailboxesAt } from '../mailboxes.js';
 import type { AttachmentRow } from './attachments.js';
 
@@ -25,14 +26,14 @@ export interface Delivering {
   causeSeq: number;
 }
 
-/** Deliver `copy` to each mailbox of the org among `recipients` but the sender's; the copies made. */
+/** Deliver `copy` to each mailbox of the org among `recipients` but the sender's; the copies made, and which of their mailboxes triage in the background. */
 export async function deliverInternally(
   q: Queryable,
   orgId: string,
   recipients: readonly string[],
   copy: InternalCopy,
   d: Delivering,
-): Promise<{ mailboxId: string; messageId: string; threadId: string; folderId: string }[]> {
+): Promise<{ copies: Pick<Filed, 'mailboxId' | 'messageId' | 'threadId' | 'folderId' | 'folderRole' | 'seq'>[]; triaging: ReadonlySet<string> }> {
   const boxes = (await mailboxesAt(q, orgId, recipients)).filter((b) => b.mailbox_id !== d.senderMailboxId);
   const arrival = prepareArrival({
     ...copy,
@@ -50,10 +51,10 @@ export async function deliverInternally(
     auth: null,
     via: 'internal',
   });
-  const made: { mailboxId: string; messageId: string; threadId: string; folderId: string }[] = [];
+  const made: Pick<Filed, 'mailboxId' | 'messageId' | 'threadId' | 'folderId' | 'folderRole' | 'seq'>[] = [];
   for (const box of boxes) {
     const filed = await fileArrival(q, orgId, box.mailbox_id, arrival, { at: d.at, event: { submissionId: d.submissionId, causeSeq: d.causeSeq } });
-    if (filed) made.push({ mailboxId: filed.mailboxId, messageId: filed.messageId, threadId: filed.threadId, folderId: filed.folderId });
+    if (filed) made.push(filed);
   }
-  return made;
+  return { copies: made, triaging: triaging(boxes) };
 }

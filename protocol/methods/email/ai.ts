@@ -116,7 +116,7 @@ export const emailAi = {
   }),
   triageNow: method({
     summary:
-      "Run the triage pass over a mailbox's Inbox now: each thread with mail newer than its last triage (up to limit, newest first) is triaged and stored, as triage with apply:true (nothing moved, nobody assigned). A spent AI budget stops the pass where it is (stoppedBy).",
+      "Run the triage pass over a mailbox's Inbox now: each thread with mail newer than its last triage (up to limit, newest first) is triaged and stored, as triage with apply:true (nothing moved, nobody assigned). A spent AI budget stops the pass where it is (stoppedBy). Where the mailbox has background triage on (email.mailboxes triageAs), the same pass also runs by itself a short while after mail arrives.",
     params: z.strictObject({
       mailboxId: mailboxId('The mailbox.'),
       limit: limit(100, 20).describe('Threads to triage at most, 1 to 100 (default 20).'),

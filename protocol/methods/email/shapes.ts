@@ -55,6 +55,12 @@ export const Mailbox = z.strictObject({
   policy: z.enum(MAILBOX_POLICIES).describe("Which agent mail waits for a human's review before it leaves."),
   undoSeconds: z.number().int().describe('The undo window of a send.'),
   hold: z.boolean().describe('Agent mail from it is held (holdReplies).'),
+  triageAs: z
+    .string()
+    .nullable()
+    .describe(
+      'The agent seat the background triage runs as: Inbox threads with new mail are triaged a short while after it arrives (never moved, nobody assigned). null: triage runs only when called (email.triage, email.triageNow). The operator sets it (npm run cli -- mailbox-triage).',
+    ),
   members: z.array(z.strictObject({ principalId: z.string(), role: z.enum(MAILBOX_ROLES) })),
   folders: z.array(Folder),
   delivery: z.enum(['relay', 'outbox']).describe('relay: mail leaves by SMTP; outbox: no relay is configured, external mail is kept as .eml, never sent.'),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkAuth, type DnsResolver } from '../../../domain/email/index.js';
+import { checkAuth, loadEmailInboundConfig, type DnsResolver } from '../../../domain/email/index.js';
 import { compose, dnsFor } from './inbound-kit.js';
 
 /*
  * SPF, DKIM and DMARC of arriving mail (domain/email/inbound/auth.ts) by mailauth, with DNS answered by an injected
  * resolver so nothing leaves the machine: a DKIM key generated here, the domain's SPF and DMARC records. Signed mail
  * from the domain's own address passes; a spoof of its From fails DMARC; a body changed in transit fails DKIM; DNS
- * trouble gives temperror, in bounded time.
+ * trouble gives temperror, in bounded time; EMAIL_SMTP_DNS=none looks nothing up.
  */
 
 const base = { ip: '127.0.0.1', helo: 'mail.client.example', mta: 'mx.test', timeoutMs: 5000 };
@@ -66,5 +66,15 @@ describe('checkAuth (mailauth, offline DNS)', () => {
       dmarc: 'temperror',
     });
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('EMAIL_SMTP_DNS=none looks nothing up: every name is unknown, so unsigned mail has no verdicts, at once', async () => {
+    const { resolver } = loadEmailInboundConfig({ EMAIL_SMTP_DNS: 'none' });
+    const raw = await compose({ from: 'ann@client.example', to: 'sales@acme.example' });
+    const started = Date.now();
+    expect(await checkAuth({ ...base, raw, mailFrom: 'ann@client.example', resolver })).toEqual({ spf: 'none', dkim: 'none', dmarc: 'none' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(loadEmailInboundConfig({}).resolver).toBeUndefined();
+    expect(() => loadEmailInboundConfig({ EMAIL_SMTP_DNS: 'not a resolver' })).toThrow(/^EMAIL_SMTP_DNS: give none or resolver addresses/);
   });
 });
