@@ -161,10 +161,22 @@ export async function getEventRow(q: Queryable, orgId: string, eventId: string, 
   return row ?? null;
 }
 
+/*
+ * Rows of a list of events are looked up an event at a time, an index probe each (OFFSET 0 keeps the lookup apart
+ * so the planner cannot turn it into a scan). Given `event_id = ANY` of a page's few hundred ids, PostgreSQL 15
+ * read every row of the org instead, costing its cached index pages as random reads: for the bench's page of 400
+ * events, 2.2 against 1.0 ms of execution for their rows and 11.6 against 2.2 ms for their 1,600 attendees (of
+ * 52,600), measured alternately on the same data.
+ */
+const EACH_EVENT = (ids: string) => `(SELECT DISTINCT unnest(${ids}::text[]) AS id) AS x`;
+
 /** Events by id (those of another org or unknown: left out), in no particular order. */
 export async function eventRows(q: Queryable, orgId: string, eventIds: readonly string[]): Promise<EventRow[]> {
   if (eventIds.length === 0) return [];
-  return q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = ANY($2::text[])`, [orgId, eventIds]);
+  return q.query<EventRow>(
+    `SELECT e.* FROM ${EACH_EVENT('$2')} CROSS JOIN LATERAL (SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = x.id OFFSET 0) AS e`,
+    [orgId, eventIds],
+  );
 }
 
 /** The event or NOT_FOUND. */
@@ -174,11 +186,15 @@ export async function requireEvent(q: Queryable, orgId: string, eventId: string,
   return row;
 }
 
-export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonly string[]): Promise<AttendeeRow[]> {
-  if (eventIds.length === 0) return [];
+/** The attendees of events, by event and the organizer first; `among`: only those members' attendances. */
+export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonly string[], among?: readonly string[]): Promise<AttendeeRow[]> {
+  if (eventIds.length === 0 || among?.length === 0) return [];
   return q.query<AttendeeRow>(
-    `SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = ANY($2::text[]) ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
-    [orgId, eventIds],
+    `SELECT a.* FROM ${EACH_EVENT('$2')}
+       CROSS JOIN LATERAL (SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a
+                            WHERE a.org_id = $1 AND a.event_id = x.id ${among ? 'AND a.principal_id = ANY($3::text[])' : ''} OFFSET 0) AS a
+      ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
+    among ? [orgId, eventIds, among] : [orgId, eventIds],
   );
 }
 
