@@ -62,6 +62,8 @@ const MS = (column: string) => `date_trunc('milliseconds', ${column})`;
 
 /** The window's events as three disjoint conditions over calendar_events e, and their arguments. */
 export interface WindowArms {
+  /** The common table the conditions read (the members' attendances), for a WITH clause; none: empty. */
+  ctes: string[];
   /** Recurring events whose span, or an occurrence moved by an override, overlaps the window. */
   series: string;
   /** Single events of at most a day overlapping it (as JS reads their instants), by start. */
@@ -85,9 +87,12 @@ export function windowArms(orgId: string, w: OccurrenceQuery): WindowArms | null
     args.push(w.calendarIds);
     who.push(`e.calendar_id = ANY($${args.length}::text[])`);
   }
+  const ctes: string[] = [];
   if (w.attendeePrincipalIds?.length) {
+    // Read once for all three arms (and only if some event is not on the calendars asked).
     args.push(w.attendeePrincipalIds);
-    who.push(`e.event_id IN (SELECT a.event_id FROM calendar_attendees a WHERE a.org_id = $1 AND a.principal_id = ANY($${args.length}::text[]))`);
+    ctes.push(`attended AS MATERIALIZED (SELECT a.event_id FROM calendar_attendees a WHERE a.org_id = $1 AND a.principal_id = ANY($${args.length}::text[]))`);
+    who.push('e.event_id IN (SELECT attended.event_id FROM attended)');
   }
   const asked = w.calendarIds !== undefined || w.attendeePrincipalIds !== undefined;
   if (asked && who.length === 0) return null;
@@ -105,6 +110,7 @@ export function windowArms(orgId: string, w: OccurrenceQuery): WindowArms | null
   // As JS reads a single event's instants (cut to ms), so that a page is cut where the one-read path would cut it.
   const overlaps = `${MS('e.start_at')} < $3 AND ${MS('e.end_at')} > $2`;
   return {
+    ctes,
     series: `${common} AND e.rrule IS NOT NULL
         AND ((e.start_at < $3 AND (e.series_end_at IS NULL OR e.series_end_at > $2))
           OR e.event_id IN (SELECT o.event_id FROM calendar_overrides o WHERE o.org_id = $1 AND o.start_at < $3 AND o.end_at > $2))`,
@@ -121,5 +127,8 @@ export async function windowEvents<E extends EventTimes>(q: Queryable, orgId: st
   const f = windowArms(orgId, w);
   if (!f) return [];
   const arm = (where: string) => `SELECT ${columns} FROM calendar_events e WHERE ${where}`;
-  return q.query<E>(`${arm(f.series)}\n UNION ALL ${arm(f.short)}\n UNION ALL ${arm(f.long)}`, f.args);
+  return q.query<E>(`${withClause(f.ctes)} ${arm(f.series)}\n UNION ALL ${arm(f.short)}\n UNION ALL ${arm(f.long)}`, f.args);
 }
+
+/** `WITH a AS (…), b AS (…)`, or nothing. */
+export const withClause = (ctes: readonly string[]) => (ctes.length ? `WITH ${ctes.join(', ')}` : '');
