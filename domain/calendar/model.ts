@@ -190,8 +190,8 @@ export async function requireEvent(q: Queryable, orgId: string, eventId: string,
 }
 
 /**
- * The attendees of events, by event and the organizer first; `among`: only those members' attendances (busy time:
- * thousands of events of a few members, read by the members' index).
+ * The attendees of events, each event's together with the organizer first (events in no particular order); `among`:
+ * only those members' attendances (busy time: thousands of events of a few members, read by the members' index).
  */
 export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonly string[], among?: readonly string[]): Promise<AttendeeRow[]> {
   if (eventIds.length === 0 || among?.length === 0) return [];
@@ -202,10 +202,11 @@ export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonl
       [orgId, eventIds, among],
     );
   }
+  // Ordered within each event only: sorting a page's 2,000 rows by event too took PostgreSQL 2 ms of collation.
   return q.query<AttendeeRow>(
     `SELECT a.* FROM ${EACH_EVENT('$2')}
-       CROSS JOIN LATERAL (SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = x.id OFFSET 0) AS a
-      ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
+       CROSS JOIN LATERAL (SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = x.id
+                            ORDER BY a.organizer DESC, a.attendee_key OFFSET 0) AS a`,
     [orgId, eventIds],
   );
 }

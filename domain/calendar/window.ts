@@ -12,6 +12,8 @@ export interface OccurrenceQuery {
   calendarIds?: readonly string[];
   /** …or attended (organized included) by these members. Neither: every event of the org. */
   attendeePrincipalIds?: readonly string[];
+  /** …or attended by the owners of these calendars (read with the window, not in a round trip before it). */
+  ownersOf?: readonly string[];
   /** Only these events. */
   eventIds?: readonly string[];
   /** Only events changed at or after this (calendar.list's updatedSince). */
@@ -88,13 +90,20 @@ export function windowArms(orgId: string, w: OccurrenceQuery): WindowArms | null
     who.push(`e.calendar_id = ANY($${args.length}::text[])`);
   }
   const ctes: string[] = [];
+  let members = '';
   if (w.attendeePrincipalIds?.length) {
-    // Read once for all three arms (and only if some event is not on the calendars asked).
     args.push(w.attendeePrincipalIds);
-    ctes.push(`attended AS MATERIALIZED (SELECT a.event_id FROM calendar_attendees a WHERE a.org_id = $1 AND a.principal_id = ANY($${args.length}::text[]))`);
+    members = `ANY($${args.length}::text[])`;
+  } else if (w.ownersOf?.length) {
+    args.push(w.ownersOf);
+    members = `ANY(ARRAY(SELECT c.owner_id FROM calendars c WHERE c.org_id = $1 AND c.calendar_id = ANY($${args.length}::text[])))`;
+  }
+  if (members) {
+    // Read once for all three arms (and only if some event is not on the calendars asked).
+    ctes.push(`attended AS MATERIALIZED (SELECT a.event_id FROM calendar_attendees a WHERE a.org_id = $1 AND a.principal_id = ${members})`);
     who.push('e.event_id IN (SELECT attended.event_id FROM attended)');
   }
-  const asked = w.calendarIds !== undefined || w.attendeePrincipalIds !== undefined;
+  const asked = w.calendarIds !== undefined || w.attendeePrincipalIds !== undefined || w.ownersOf !== undefined;
   if (asked && who.length === 0) return null;
   let only = '';
   if (w.eventIds) {

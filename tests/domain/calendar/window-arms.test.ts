@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok } from '../../helpers/calls.js';
+import { ok, refused } from '../../helpers/calls.js';
 import { TestClock } from '../../helpers/clock.js';
 import { at, calOrg, createEvent, day, sql, type CalOrg } from './kit.js';
 
@@ -94,5 +94,27 @@ describe('a window by its arms', () => {
       '2026-10-11T11:00:00.000Z',
       '2026-10-11T12:00:00.000Z',
     ]);
+  });
+
+  it("a named calendar reads its owner's invitations on other calendars too, and an unknown one is NOT_FOUND on both paths", async () => {
+    const own = await createEvent(o, { title: 'edge: berlin own', start: at('2026-10-11T12:00:00', z), end: at('2026-10-11T12:30:00', z) }, o.berlin);
+    await createEvent(o, {
+      title: 'edge: berlin invited',
+      start: at('2026-10-11T13:00:00', z),
+      end: at('2026-10-11T13:30:00', z),
+      attendees: [{ principalId: o.berlin.id }],
+    });
+    const calendarIds = [own.event.calendarId];
+    const titles = (r: { items: { title: string }[] }) => r.items.map((i) => i.title);
+    expect(titles(await ok(o.s, 'calendar.list', { ...WINDOW, calendarIds, singleEvents: true }))).toEqual(['edge: berlin own', 'edge: berlin invited']);
+    expect(titles(await ok(o.s, 'calendar.list', { ...WINDOW, calendarIds, singleEvents: true, q: 'berlin' }))).toEqual([
+      'edge: berlin own',
+      'edge: berlin invited',
+    ]);
+    for (const q of [{}, { q: 'edge' }]) {
+      await refused(o.s, 'calendar.list', { ...WINDOW, calendarIds: [...calendarIds, 'cal_nosuchcalendar'], ...q }, 'NOT_FOUND', {
+        message: /cal_nosuchcalendar/,
+      });
+    }
   });
 });
