@@ -13,7 +13,7 @@ import {
   type OverrideRow,
 } from './model.js';
 import { expand, occurrenceAt, wallFromDb, type Instance } from './recurrence.js';
-import { SINGLE_AT, TIME_COLUMNS, WINDOW_COLUMNS, windowArms, windowEvents, withClause, type EventTimes, type OccurrenceQuery } from './window.js';
+import { SINGLE_AT, TIME_COLUMNS, WINDOW_COLUMNS, windowArms, windowEvents, type EventTimes, type OccurrenceQuery } from './window.js';
 
 export type { EventTimes, OccurrenceQuery } from './window.js';
 
@@ -265,19 +265,19 @@ export async function occurrenceSlots(q: Queryable, orgId: string, w: Occurrence
   if (!f) return { slots: [], more: 0 };
   const k = f.args.length + 1;
   const [series, short, long, overrides] = await Promise.all([
-    q.query<EventTimes>(`${withClause(f.ctes)} SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.series}`, f.args),
+    q.query<EventTimes>(`SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.series}`, f.args),
     // The first `first` single events of at most a day by start, with any tied with the last, and whether any
     // starts later: read in index order and stopped there, never the whole window.
     q.query<EventTimes & { more: boolean }>(
-      `${withClause([...f.ctes, `kept AS MATERIALIZED (SELECT ${TIME_COLUMNS}, ${SINGLE_AT} AS at FROM calendar_events e WHERE ${f.short} ORDER BY ${SINGLE_AT} FETCH FIRST $${k} ROWS WITH TIES)`])}
+      `WITH kept AS MATERIALIZED (SELECT ${TIME_COLUMNS}, ${SINGLE_AT} AS at FROM calendar_events e WHERE ${f.short} ORDER BY ${SINGLE_AT} FETCH FIRST $${k} ROWS WITH TIES)
        SELECT kept.*, EXISTS (SELECT 1 FROM calendar_events e WHERE ${f.short} AND ${SINGLE_AT} > (SELECT max(at) FROM kept)) AS more FROM kept`,
       [...f.args, first],
     ),
     // Longer single events are few: all of the window's.
-    q.query<EventTimes>(`${withClause(f.ctes)} SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.long}`, f.args),
+    q.query<EventTimes>(`SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.long}`, f.args),
     // The series' overrides by the same filter (a join, not a list of their ids back).
     q.query<OverrideRow>(
-      `${withClause(f.ctes)} SELECT ${OVERRIDE_COLUMNS} FROM calendar_overrides o JOIN calendar_events e ON e.org_id = o.org_id AND e.event_id = o.event_id
+      `SELECT ${OVERRIDE_COLUMNS} FROM calendar_overrides o JOIN calendar_events e ON e.org_id = o.org_id AND e.event_id = o.event_id
         WHERE ${f.series} AND o.org_id = $1`,
       f.args,
     ),
