@@ -4,7 +4,7 @@ import type { Queryable } from '../../db/types.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { getMembers, sponsorOf } from '../people/index.js';
 import { primaryEmailOf, resolveChannel, resolveParty } from '../directory/index.js';
-import { calendarsByIds, ensureCalendar, iso, timeView, dateOf, type AttendeeRow, type CalendarRow, type EventRow } from './model.js';
+import { calendarsByIds, ensureCalendar, iso, rowIso, timeView, dateOf, type AttendeeRow, type CalendarRow, type EventRow } from './model.js';
 import type { Occurrence, OccurrenceAttendee } from './occurrences.js';
 import { attendeeOf } from './occurrences.js';
 import { occurrenceAt, place, wallFromDb } from './recurrence.js';
@@ -91,8 +91,8 @@ function base(e: EventRow, busy: boolean) {
     splitFrom: e.split_from,
     busyOnly: busy,
     version: Number(e.version),
-    createdAt: iso(e.created_at),
-    updatedAt: iso(e.updated_at),
+    createdAt: rowIso(e.created_at),
+    updatedAt: rowIso(e.updated_at),
   };
 }
 

@@ -61,7 +61,6 @@ export interface AttendeeRow {
   optional: boolean;
   organizer: boolean;
   response_status: ResponseStatus;
-  responded_at: string | null;
 }
 
 export interface OverrideRow {
@@ -101,12 +100,16 @@ export const EVENT_COLUMNS = `e.event_id, e.calendar_id, e.organizer_id, e.organ
   e.split_from, e.version, e.created_by, e.created_at, e.updated_at`;
 
 export const ATTENDEE_COLUMNS = `a.event_id, a.attendee_key, a.principal_id, a.person_id, a.email, a.display_name, a.optional, a.organizer,
-  a.response_status, a.responded_at`;
+  a.response_status`;
 
 export const OVERRIDE_COLUMNS = `o.event_id, o.original_start, o.status, o.start_local, o.end_local, o.time_zone, o.end_time_zone,
   o.start_date, o.end_date, o.start_at, o.end_at, o.title, o.description, o.location, o.sequence, o.updated_at`;
 
 export const iso = (v: string | Date): string => new Date(v).toISOString();
+
+/** A row's timestamp as the drivers read it (db/normalise.ts: ISO, UTC, ms) as is; anything else through Date (iso). */
+const AS_READ = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+export const rowIso = (v: string | Date): string => (typeof v === 'string' && AS_READ.test(v) ? v : iso(v));
 
 /** The series' time as recurrence.ts expands it. */
 export function seriesTime(
@@ -161,10 +164,22 @@ export async function getEventRow(q: Queryable, orgId: string, eventId: string, 
   return row ?? null;
 }
 
+/*
+ * Rows of a list of events are looked up an event at a time, an index probe each (OFFSET 0 keeps the lookup apart
+ * so the planner cannot turn it into a scan). Given `event_id = ANY` of a page's few hundred ids, PostgreSQL 15
+ * read every row of the org instead, costing its cached index pages as random reads: for the bench's page of 400
+ * events, 2.2 against 1.0 ms of execution for their rows and 11.6 against 2.2 ms for their 1,600 attendees (of
+ * 52,600), measured alternately on the same data.
+ */
+const EACH_EVENT = (ids: string) => `(SELECT DISTINCT unnest(${ids}::text[]) AS id) AS x`;
+
 /** Events by id (those of another org or unknown: left out), in no particular order. */
 export async function eventRows(q: Queryable, orgId: string, eventIds: readonly string[]): Promise<EventRow[]> {
   if (eventIds.length === 0) return [];
-  return q.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = ANY($2::text[])`, [orgId, eventIds]);
+  return q.query<EventRow>(
+    `SELECT e.* FROM ${EACH_EVENT('$2')} CROSS JOIN LATERAL (SELECT ${EVENT_COLUMNS} FROM calendar_events e WHERE e.org_id = $1 AND e.event_id = x.id OFFSET 0) AS e`,
+    [orgId, eventIds],
+  );
 }
 
 /** The event or NOT_FOUND. */
@@ -174,10 +189,24 @@ export async function requireEvent(q: Queryable, orgId: string, eventId: string,
   return row;
 }
 
-export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonly string[]): Promise<AttendeeRow[]> {
-  if (eventIds.length === 0) return [];
+/**
+ * The attendees of events, each event's together with the organizer first (events in no particular order); `among`:
+ * only those members' attendances (busy time: thousands of events of a few members, read by the members' index).
+ */
+export async function attendeesOf(q: Queryable, orgId: string, eventIds: readonly string[], among?: readonly string[]): Promise<AttendeeRow[]> {
+  if (eventIds.length === 0 || among?.length === 0) return [];
+  if (among) {
+    return q.query<AttendeeRow>(
+      `SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = ANY($2::text[]) AND a.principal_id = ANY($3::text[])
+        ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
+      [orgId, eventIds, among],
+    );
+  }
+  // Ordered within each event only: sorting a page's 2,000 rows by event too took PostgreSQL 2 ms of collation.
   return q.query<AttendeeRow>(
-    `SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = ANY($2::text[]) ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
+    `SELECT a.* FROM ${EACH_EVENT('$2')}
+       CROSS JOIN LATERAL (SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = x.id
+                            ORDER BY a.organizer DESC, a.attendee_key OFFSET 0) AS a`,
     [orgId, eventIds],
   );
 }

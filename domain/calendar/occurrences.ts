@@ -1,7 +1,6 @@
 import type { Queryable } from '../../db/types.js';
 import type { ResponseStatus } from '../../protocol/methods/calendar/shared.js';
 import {
-  ATTENDEE_COLUMNS,
   attendeesOf,
   eventRows,
   iso,
@@ -14,7 +13,7 @@ import {
   type OverrideRow,
 } from './model.js';
 import { expand, occurrenceAt, wallFromDb, type Instance } from './recurrence.js';
-import { TIME_COLUMNS, WINDOW_COLUMNS, windowEvents, windowFilter, type EventTimes, type OccurrenceQuery } from './window.js';
+import { SINGLE_AT, TIME_COLUMNS, WINDOW_COLUMNS, windowArms, windowEvents, type EventTimes, type OccurrenceQuery } from './window.js';
 
 export type { EventTimes, OccurrenceQuery } from './window.js';
 
@@ -118,17 +117,6 @@ interface Related {
   answered: Set<string>;
 }
 
-/** The attendee rows of events, in attendeesOf's order; `among`: only those members' rows. */
-async function attendeeRows(q: Queryable, orgId: string, ids: readonly string[], among: readonly string[] | undefined): Promise<AttendeeRow[]> {
-  if (among === undefined) return attendeesOf(q, orgId, ids);
-  if (ids.length === 0 || among.length === 0) return [];
-  return q.query<AttendeeRow>(
-    `SELECT ${ATTENDEE_COLUMNS} FROM calendar_attendees a WHERE a.org_id = $1 AND a.event_id = ANY($2::text[]) AND a.principal_id = ANY($3::text[])
-      ORDER BY a.event_id, a.organizer DESC, a.attendee_key`,
-    [orgId, ids, among],
-  );
-}
-
 function related(q: Queryable, orgId: string, events: readonly EventRow[], w: Pick<OccurrenceQuery, 'attendeesAmong' | 'attendeesFor'> = {}): Promise<Related> {
   const ids = (w.attendeesFor ? events.filter(w.attendeesFor) : events).map((e) => e.event_id);
   const series = events.filter((e) => e.rrule).map((e) => e.event_id);
@@ -145,7 +133,7 @@ async function relatedOf(
   withOverrides: boolean,
 ): Promise<Related> {
   const [attendees, overrides, answers] = await Promise.all([
-    attendeeRows(q, orgId, ids, among),
+    attendeesOf(q, orgId, ids, among),
     withOverrides ? overridesOf(q, orgId, series) : [],
     overrideResponsesOf(q, orgId, series),
   ]);
@@ -208,6 +196,7 @@ function singleInstance(e: EventTimes, from: Date, to: Date): Instance[] {
 function seriesInstances(e: EventTimes, byStart: Map<string, OverrideRow>, from: Date, to: Date): Instance[] {
   const s = seriesTime(e);
   const instances = expand(s, from, to);
+  if (byStart.size === 0) return instances;
   const seen = new Set(instances.map((i) => i.originalStart.toISOString()));
   for (const [key, o] of byStart) {
     if (seen.has(key) || !o.start_at || new Date(o.start_at) >= to || new Date(o.end_at!) <= from) continue;
@@ -240,7 +229,7 @@ function placed<E extends EventTimes>(events: readonly E[], overrides: Map<strin
     }
     const byStart = new Map((overrides.get(e.event_id) ?? []).map((o) => [iso(o.original_start), o]));
     for (const i of seriesInstances(e, byStart, w.from, w.to)) {
-      const o = byStart.get(i.originalStart.toISOString());
+      const o = byStart.size === 0 ? undefined : byStart.get(i.originalStart.toISOString());
       if (o?.status === 'cancelled' && !w.includeCancelled) continue;
       const start = o?.start_at ? new Date(o.start_at) : i.start;
       const end = o?.start_at ? new Date(o.end_at!) : i.end;
@@ -262,44 +251,38 @@ export async function occurrencesIn(q: Queryable, orgId: string, w: OccurrenceQu
 /*
  * A paged read in two steps. One: the window's occurrences as times only, ordered, so the page can be cut: every
  * series' (a few columns and its overrides, expanded here) and only the leading single events, which PostgreSQL
- * orders and counts (a month of 50 calendars is some 3,300 single events and 900 series occurrences; a page at most
- * 500). Two: the full rows, attendees and answers of the page's events only.
+ * orders and cuts from an index in start order (a month of 50 calendars is some 3,300 single events and 900 series
+ * occurrences; a page at most 500). Two: the full rows, attendees and answers of the page's events only.
  */
-
-/** Cut to milliseconds, as the drivers read a timestamp (db/normalise.ts): the instants JS compares and orders. */
-const MS = (column: string) => `date_trunc('milliseconds', ${column})`;
 
 /**
- * Step one: slots in occurrencesIn's order, exact up to the first `first` (and `more` single events past them left
- * out, with the series' occurrences after the last kept single), so any page within `first` is as occurrencesIn
- * would give it, and `more` > 0 says there is more past it.
+ * Step one: slots in occurrencesIn's order, exact up to the first `first` (and `more`, 1 when single events past
+ * them were left out, with the series' occurrences after the last kept single), so any page within `first` is as
+ * occurrencesIn would give it, and `more` > 0 says there is more past it.
  */
 export async function occurrenceSlots(q: Queryable, orgId: string, w: OccurrenceQuery, first: number): Promise<{ slots: Slot[]; more: number }> {
-  const f = windowFilter(orgId, w);
+  const f = windowArms(orgId, w);
   if (!f) return { slots: [], more: 0 };
   const k = f.args.length + 1;
-  const [events, overrides] = await Promise.all([
-    // One scan: every series, and the single events ranked by start (ties share a rank, so the first `first` come
-    // with any tied with the last; ties are ordered by id below), with how many single events there are in all.
-    q.query<EventTimes & { singles: number }>(
-      `SELECT * FROM (
-         SELECT ${TIME_COLUMNS}, count(*) FILTER (WHERE e.rrule IS NULL) OVER () AS singles,
-                rank() OVER (PARTITION BY e.rrule IS NULL ORDER BY ${MS('e.start_at')}) AS place
-           FROM calendar_events e
-          WHERE ${f.where} AND (e.rrule IS NOT NULL OR (${MS('e.start_at')} < $3 AND ${MS('e.end_at')} > $2))) AS x
-        WHERE x.rrule IS NOT NULL OR x.place <= $${k}`,
+  const [series, short, long, overrides] = await Promise.all([
+    q.query<EventTimes>(`SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.series}`, f.args),
+    // The first `first` single events of at most a day by start, with any tied with the last, and whether any
+    // starts later: read in index order and stopped there, never the whole window.
+    q.query<EventTimes & { more: boolean }>(
+      `WITH kept AS MATERIALIZED (SELECT ${TIME_COLUMNS}, ${SINGLE_AT} AS at FROM calendar_events e WHERE ${f.short} ORDER BY ${SINGLE_AT} FETCH FIRST $${k} ROWS WITH TIES)
+       SELECT kept.*, EXISTS (SELECT 1 FROM calendar_events e WHERE ${f.short} AND ${SINGLE_AT} > (SELECT max(at) FROM kept)) AS more FROM kept`,
       [...f.args, first],
     ),
+    // Longer single events are few: all of the window's.
+    q.query<EventTimes>(`SELECT ${TIME_COLUMNS} FROM calendar_events e WHERE ${f.long}`, f.args),
     // The series' overrides by the same filter (a join, not a list of their ids back).
     q.query<OverrideRow>(
       `SELECT ${OVERRIDE_COLUMNS} FROM calendar_overrides o JOIN calendar_events e ON e.org_id = o.org_id AND e.event_id = o.event_id
-        WHERE ${f.where} AND e.rrule IS NOT NULL AND o.org_id = $1`,
+        WHERE ${f.series} AND o.org_id = $1`,
       f.args,
     ),
   ]);
-  const [lead] = events;
-  const singles = events.filter((e) => !e.rrule);
-  const more = lead ? Number(lead.singles) - singles.length : 0;
+  const { singles, more } = firstSingles(short, long, first);
   // Single events left out past the first `first`: every slot the page needs starts at or before the last kept
   // one, so series are expanded up to there only (a page's cost follows its depth, not the window's length).
   let until = w.to;
@@ -307,7 +290,23 @@ export async function occurrenceSlots(q: Queryable, orgId: string, w: Occurrence
     const last = Math.max(...singles.map((e) => new Date(e.start_at).getTime()));
     until = new Date(Math.min(w.to.getTime(), last + 1));
   }
-  return { slots: placed(events, group(overrides), { ...w, to: until }), more };
+  return { slots: placed([...series, ...singles], group(overrides), { ...w, to: until }), more };
+}
+
+/**
+ * The first `first` single events by start (cut to ms, as JS reads them) with any tied with the last, of the
+ * short ones' first `first` (with ties, and whether more of them follow) and every long one, and 1 when any single
+ * event was left out past them.
+ */
+function firstSingles(short: readonly (EventTimes & { more: boolean })[], long: readonly EventTimes[], first: number) {
+  const moreShort = short.some((e) => e.more) ? 1 : 0;
+  if (long.length === 0) return { singles: short, more: moreShort };
+  const all = [...short, ...long].map((e) => ({ e, at: new Date(e.start_at).getTime() })).sort((a, b) => a.at - b.at);
+  if (all.length <= first) return { singles: all.map((x) => x.e), more: moreShort };
+  const cut = all[first - 1].at;
+  const singles = all.filter((x) => x.at <= cut).map((x) => x.e);
+  // Short ones left out start after the last short one kept, so after the cut too.
+  return { singles, more: moreShort || singles.length < all.length ? 1 : 0 };
 }
 
 /** Step two: slots built as occurrencesIn builds them, with every attendee and answer (an event gone since: left out). */

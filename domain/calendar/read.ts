@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/types.js';
 import { handler, type HandlerCtx } from '../core/handler.js';
 import { actingAs, occurrenceView, seesDetails, seriesView } from './access.js';
 import { attendeesOf, calendarOf, calendarsByIds, eventRows, getEventRow, type EventRow } from './model.js';
-import { occurrenceOf, occurrencesAt, occurrenceSlots, occurrencesIn, withAttendees } from './occurrences.js';
+import { occurrenceOf, occurrencesAt, occurrenceSlots, occurrencesIn, withAttendees, type OccurrenceQuery } from './occurrences.js';
 
 /*
  * calendar.list and calendar.get (R: ctx.q is the pool; nothing is written, not even a calendar). Members read any
@@ -36,15 +36,22 @@ function pageOf<T>(all: readonly T[], cursor: number, limit: number, more = 0): 
   return { page: all.slice(cursor, cursor + limit), nextCursor: cursor + limit < all.length + more ? cursor + limit : null };
 }
 
-/** The calendars and members a list reads: the named calendars (and their owners' attended events), or the caller's. */
-async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined) {
+/**
+ * The calendars and members a list reads: the named calendars and their owners' attended events, or the caller's.
+ * Named calendars are checked (`known`: NOT_FOUND for an unknown one) while the window is read, which finds their
+ * owners itself, so the check costs no round trip of its own.
+ */
+async function whose(ctx: HandlerCtx, calendarIds: string[] | undefined): Promise<{ who: Partial<OccurrenceQuery>; known: () => Promise<unknown> }> {
   if (calendarIds?.length) {
-    const cals = await calendarsByIds(ctx.q, ctx.orgId, [...new Set(calendarIds)]);
-    return { calendarIds: cals.map((x) => x.calendar_id), attendeePrincipalIds: cals.map((x) => x.owner_id) };
+    const ids = [...new Set(calendarIds)];
+    return { who: { calendarIds: ids, ownersOf: ids }, known: () => calendarsByIds(ctx.q, ctx.orgId, ids) };
   }
   const own = await calendarOf(ctx.q, ctx.orgId, ctx.principal.id);
-  return { calendarIds: own ? [own.calendar_id] : [], attendeePrincipalIds: [ctx.principal.id] };
+  return { who: { calendarIds: own ? [own.calendar_id] : [], attendeePrincipalIds: [ctx.principal.id] }, known: async () => undefined };
 }
+
+/** The window's read beside the calendars' check: the read's answer once both are done. */
+const checked = async <T>(known: () => Promise<unknown>, read: Promise<T>): Promise<T> => (await Promise.all([known(), read]))[1];
 
 /** Series (or single events) as the caller reads them, with their attendees, in the order given. */
 async function seriesViews(ctx: HandlerCtx, rows: readonly EventRow[], as: Set<string>) {
@@ -68,9 +75,10 @@ async function seriesViews(ctx: HandlerCtx, rows: readonly EventRow[], as: Set<s
 export const list = handler(c.list, async (ctx, p) => {
   const w = windowOf(p);
   const as = await actingAs(ctx.q, ctx);
-  const query = { ...(await whose(ctx, p.calendarIds)), from: w.from, to: w.to, ...(p.updatedSince ? { updatedSince: new Date(p.updatedSince) } : {}) };
+  const { who, known } = await whose(ctx, p.calendarIds);
+  const query = { ...who, from: w.from, to: w.to, ...(p.updatedSince ? { updatedSince: new Date(p.updatedSince) } : {}) };
   if (!p.q) {
-    const { slots, more } = await occurrenceSlots(ctx.q, ctx.orgId, query, p.cursor + p.limit);
+    const { slots, more } = await checked(known, occurrenceSlots(ctx.q, ctx.orgId, query, p.cursor + p.limit));
     if (p.singleEvents) {
       const { page, nextCursor } = pageOf(slots, p.cursor, p.limit, more);
       return { items: (await occurrencesAt(ctx.q, ctx.orgId, page)).map((o) => occurrenceView(o, as)), nextCursor };
@@ -87,7 +95,7 @@ export const list = handler(c.list, async (ctx, p) => {
     };
   }
   // Attendees now only where q needs them (who sees a private event); the page's are loaded once it is cut.
-  const kept = await occurrencesIn(ctx.q, ctx.orgId, { ...query, attendeesFor: (e) => e.visibility === 'private' });
+  const kept = await checked(known, occurrencesIn(ctx.q, ctx.orgId, { ...query, attendeesFor: (e) => e.visibility === 'private' }));
   const words = p.q.toLowerCase().split(/\s+/).filter(Boolean);
   if (p.singleEvents) {
     const found = kept.filter((o) => matches(!seesDetails(o.visibility, o.organizerId, o.attendees, as), o, words));

@@ -153,9 +153,11 @@ const fakeUtc = (w: Wall) => Temporal.PlainDateTime.from(w).toZonedDateTime('UTC
 const builtRules = new Map<string, RRuleTemporal>();
 const MAX_BUILT_RULES = 5_000;
 
+/** What a series' expansion is built from: the rule, its first wall clock, its zone and its exdates. */
+const ruleKey = (s: SeriesTime) => `${s.rrule}|${s.startWall}|${s.timeZone}|${s.exdates.join(',')}`;
+
 /** The rule of a series for expand() (between() only: all() would memoize a whole series in the cache). */
-function cachedRule(s: SeriesTime): RRuleTemporal {
-  const key = `${s.rrule}|${s.startWall}|${s.timeZone}|${s.exdates.join(',')}`;
+function cachedRule(s: SeriesTime, key = ruleKey(s)): RRuleTemporal {
   let r = builtRules.get(key);
   if (!r) {
     if (builtRules.size >= MAX_BUILT_RULES) builtRules.clear();
@@ -163,6 +165,51 @@ function cachedRule(s: SeriesTime): RRuleTemporal {
     builtRules.set(key, r);
   }
   return r;
+}
+
+/*
+ * A series' wall clocks a period (28 days) at a time, kept by the rule key and the period (decision 0082): a month
+ * view of 50 calendars asks the same 250 series for the same weeks on every call, and rrule-temporal makes a
+ * Temporal object per result. The key is everything the expansion is built from, so a series changed in any of
+ * these is another key and nothing is invalidated; the least recently used periods go past MAX_KEPT. Each wall
+ * clock is kept as its milliseconds read as UTC (the rule runs in a [UTC] zone carrying the local fields).
+ */
+const PERIOD_MS = 28 * DAY_MS;
+/** At most this many wall clocks kept in all (a few MB; a weekly series' period holds 4, a dense daily rule's 2,688). */
+const MAX_KEPT = 500_000;
+const periods = new Map<string, readonly number[]>();
+let kept = 0;
+
+/** The wall clocks (as UTC milliseconds) of a period, in order; null when the period is outside the fast years. */
+function wallsOfPeriod(s: SeriesTime, key: string, period: number): readonly number[] | null {
+  const at = `${key}#${period}`;
+  const found = periods.get(at);
+  if (found) {
+    // Most recently used last: the first key is the one to drop.
+    periods.delete(at);
+    periods.set(at, found);
+    return found;
+  }
+  const lo = period * PERIOD_MS;
+  const hi = lo + PERIOD_MS - 1;
+  if (!inFastRange(lo) || !inFastRange(hi)) return null;
+  let walls: number[];
+  try {
+    walls = cachedRule(s, key)
+      .between(new Date(lo), new Date(hi), true)
+      .map((z) => z.epochMilliseconds);
+  } catch {
+    // The rule's iteration bound reached past the window asked: expand the window itself, as before.
+    return null;
+  }
+  for (const [oldest, list] of periods) {
+    if (kept + walls.length + 1 <= MAX_KEPT) break;
+    periods.delete(oldest);
+    kept -= list.length + 1;
+  }
+  periods.set(at, walls);
+  kept += walls.length + 1;
+  return walls;
 }
 
 /** The wall clock a [UTC] result of the rule carries (its UTC fields are the local ones). */
@@ -201,11 +248,29 @@ export function expand(s: SeriesTime, from: Date, to: Date): Instance[] {
     const one = instance(s, s.startWall);
     return one.start < to && one.end > from ? [one] : [];
   }
-  const r = cachedRule(s);
+  const key = ruleKey(s);
+  const lo = from.getTime() - SLACK_MS - s.durationMs;
+  const hi = to.getTime() + SLACK_MS;
+  const out: Instance[] = [];
+  for (let p = Math.floor(lo / PERIOD_MS); p <= Math.floor(hi / PERIOD_MS); p++) {
+    const walls = wallsOfPeriod(s, key, p);
+    if (walls === null) return expandRule(s, key, from, to);
+    for (const ms of walls) {
+      if (ms < lo || ms > hi) continue;
+      const i = instance(s, new Date(ms).toISOString().slice(0, 19));
+      if (i.start < to && i.end > from) out.push(i);
+      if (out.length >= MAX_INSTANCES) return out;
+    }
+  }
+  return out;
+}
+
+/** expand() through the rule alone (a window past the years the periods answer). */
+function expandRule(s: SeriesTime, key: string, from: Date, to: Date): Instance[] {
   const lo = new Date(from.getTime() - SLACK_MS - s.durationMs);
   const hi = new Date(to.getTime() + SLACK_MS);
   const out: Instance[] = [];
-  for (const z of r.between(lo, hi, true)) {
+  for (const z of cachedRule(s, key).between(lo, hi, true)) {
     const i = instance(s, wallOfResult(z));
     if (i.start < to && i.end > from) out.push(i);
     if (out.length >= MAX_INSTANCES) break;
