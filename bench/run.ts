@@ -16,7 +16,8 @@ import { STEPS, type BenchRun } from './steps.js';
  * Everything started here is stopped and the database dropped, also on failure.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 32;
+/** Concurrent callers and baseline connections (BENCH_CONNECTIONS; the figures are at 32). */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ORGS = 50;
 const VERIFY_EVENTS = Number(process.env.BENCH_VERIFY_EVENTS ?? 1_000_000);
 /**

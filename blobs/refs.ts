@@ -56,14 +56,7 @@ export async function referenceBlob(
  * own code reads what it holds without a signed URL (an export embedding a deck's images).
  */
 export async function heldBlob(q: Queryable, ref: { orgId: string; sha256: string; holder: string }): Promise<HeldBlob | null> {
-  if (!SHA256_HEX.test(ref.sha256)) return null;
-  const [row] = await q.query<{ size_bytes: number | string; content_type: string }>(
-    `SELECT b.size_bytes, b.content_type FROM blobs b
-      WHERE b.org_id = $1 AND b.sha256 = $2
-        AND EXISTS (SELECT 1 FROM blob_refs r WHERE r.org_id = b.org_id AND r.sha256 = b.sha256 AND r.holder = $3)`,
-    [ref.orgId, ref.sha256, ref.holder],
-  );
-  return row ? { sha256: ref.sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
+  return blobWith(q, ref.orgId, ref.sha256, 'SELECT 1 FROM blob_refs r WHERE r.org_id = b.org_id AND r.sha256 = b.sha256 AND r.holder = $3', ref.holder);
 }
 
 /**
@@ -71,14 +64,23 @@ export async function heldBlob(q: Queryable, ref: { orgId: string; sha256: strin
  * never uploaded it: how a family checks a hash its caller names before describing or holding the bytes.
  */
 export async function uploadedBlob(q: Queryable, ref: { orgId: string; sha256: string; principalId: string }): Promise<HeldBlob | null> {
-  if (!SHA256_HEX.test(ref.sha256)) return null;
-  const [row] = await q.query<{ size_bytes: number | string; content_type: string }>(
-    `SELECT b.size_bytes, b.content_type FROM blobs b
-      WHERE b.org_id = $1 AND b.sha256 = $2
-        AND EXISTS (SELECT 1 FROM blob_uploaders u WHERE u.org_id = b.org_id AND u.sha256 = b.sha256 AND u.principal_id = $3)`,
-    [ref.orgId, ref.sha256, ref.principalId],
+  return blobWith(
+    q,
+    ref.orgId,
+    ref.sha256,
+    'SELECT 1 FROM blob_uploaders u WHERE u.org_id = b.org_id AND u.sha256 = b.sha256 AND u.principal_id = $3',
+    ref.principalId,
   );
-  return row ? { sha256: ref.sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
+}
+
+/** The org's blob of this hash when `link` (a subquery over b, its third parameter `who`) finds a row; else null. */
+async function blobWith(q: Queryable, orgId: string, sha256: string, link: string, who: string): Promise<HeldBlob | null> {
+  if (!SHA256_HEX.test(sha256)) return null;
+  const [row] = await q.query<{ size_bytes: number | string; content_type: string }>(
+    `SELECT b.size_bytes, b.content_type FROM blobs b WHERE b.org_id = $1 AND b.sha256 = $2 AND EXISTS (${link})`,
+    [orgId, sha256, who],
+  );
+  return row ? { sha256, size: Number(row.size_bytes), contentType: row.content_type } : null;
 }
 
 /** The blob's grace period starts again when a reference goes, so an undo within it finds the bytes. */

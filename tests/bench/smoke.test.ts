@@ -34,6 +34,9 @@ describe.skipIf(!onPostgres)('npm run bench (PostgreSQL: the bench needs a serve
       ...process.env,
       BENCH_ONLY: STEPS.join(','),
       BENCH_SECONDS: '1',
+      // Few connections: the PostgreSQL run's other test files hold theirs (max_connections is 100 by default).
+      BENCH_CONNECTIONS: '4',
+      BENCH_SERVER_POOL: '2',
       BENCH_PG_ADMIN_URL: adminUrl(DATABASE_URL!),
       BENCH_RESULTS_DIR: results,
     });
