@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { method } from '../../contract.js';
-import { text } from '../../schema.js';
+import { INT32_MAX, text } from '../../schema.js';
 import { Asset, IMAGE_STYLES } from './images.js';
 
 /**
@@ -10,7 +10,8 @@ import { Asset, IMAGE_STYLES } from './images.js';
  * rewrite. Events hold ids, statuses, counts, hashes and the audit seq; never a prompt or a text.
  */
 
-export const MAX_SEED = 2_147_483_647;
+/** A seed is kept in an integer column. */
+export const MAX_SEED = INT32_MAX;
 const side = z.number({ message: 'must be an integer' }).int('must be an integer').min(64, 'must be >= 64').max(2048, 'must be at most 2048');
 
 export const brandingAi = {
