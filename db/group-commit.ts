@@ -1,3 +1,4 @@
+import { CommitTail } from './commit-tail.js';
 import { isSqlError, SQLSTATE, type Rows, type TxQueryable } from './types.js';
 
 /*
@@ -198,12 +199,12 @@ export class GroupCommit {
   private async drive(b: Batch): Promise<void> {
     let session: BatchSession | undefined;
     let running: Call | undefined;
+    // The last call's closing statements (its ledger append, its idempotency frame), when it ran alone: sent with the COMMIT.
+    let deferred: { call: Call; tail: CommitTail } | undefined;
     try {
       session = await this.connect();
       b.connecting = false;
       let inTx = false;
-      // The last call's closing statement (its idempotency frame), when it ran alone: sent with the COMMIT.
-      let deferred: { call: Call; sql: string; params?: readonly unknown[] } | undefined;
       for (;;) {
         const call = b.queue.shift();
         if (!call) break;
@@ -223,14 +224,12 @@ export class GroupCommit {
         const r = await this.attempt(session, call, inTx);
         if (r.outcome === 'ok') {
           inTx = true;
-          if (r.last) {
-            if (b.finished.length === 0 && b.queue.length === 0) deferred = { call, ...r.last };
+          if (r.tail.started) {
+            if (b.finished.length === 0 && b.queue.length === 0) deferred = { call, tail: r.tail };
             else {
-              // Run now, inside the call's savepoint: if it fails, only this call rolls back.
-              const failed = await session.query(r.last.sql, r.last.params).then(
-                () => undefined,
-                (err: unknown) => err,
-              );
+              // Run now, inside the call's savepoint: if one fails, only this call rolls back.
+              const open = session;
+              const failed = await open.corked(() => r.tail.send(rowsOf(open)));
               if (failed !== undefined) {
                 await this.rollBack(session, b, b.finished.length === 0);
                 inTx = b.finished.length > 0;
@@ -259,6 +258,7 @@ export class GroupCommit {
     } catch (err) {
       // The connection or the COMMIT failed: nothing of this batch committed.
       b.accepting = false;
+      deferred?.tail.abandon(err);
       session?.release(err as Error);
       if (running) running.reject(err);
       // No connection to be had: the calls queued here fail as a transaction of their own would.
@@ -284,12 +284,13 @@ export class GroupCommit {
     session: BatchSession,
     call: Call,
     inTx: boolean,
-  ): Promise<{ outcome: 'ok'; value: unknown; last?: { sql: string; params?: readonly unknown[] } } | { outcome: 'failed'; err: unknown }> {
-    const state = { last: undefined as { sql: string; params?: readonly unknown[] } | undefined, done: false, lockWaited: false };
+  ): Promise<{ outcome: 'ok'; value: unknown; tail: CommitTail } | { outcome: 'failed'; err: unknown }> {
+    const state = { done: false, lockWaited: false };
+    const tail = new CommitTail();
     const q: TxQueryable = {
       query: (sql, params) => {
         if (state.done) return Promise.reject(new Error('query after its transaction ended'));
-        if (state.last) return Promise.reject(new Error('query after atCommit in the same transaction'));
+        if (tail.started) return Promise.reject(new Error('query after atCommit in the same transaction'));
         return session.query(sql, params).then(
           (r) => r.rows as never,
           (err: unknown) => {
@@ -298,10 +299,7 @@ export class GroupCommit {
           },
         );
       },
-      atCommit(sql, params) {
-        if (state.last) throw new Error('atCommit called twice in one transaction');
-        state.last = { sql, params };
-      },
+      atCommit: (sql, params) => tail.add(sql, params),
     };
     let opening: Promise<unknown> | undefined;
     let value: unknown;
@@ -319,14 +317,20 @@ export class GroupCommit {
     }
     state.done = true;
     // BEGIN or SAVEPOINT fail only with the connection: the whole batch stops.
-    await opening;
-    if (state.lockWaited) {
-      // Waited on a lock another transaction holds: rolled back here, run again in a transaction of its own.
-      return { outcome: 'failed', err: RUN_ALONE };
-    }
+    await opening?.catch((e: unknown) => {
+      tail.abandon(e);
+      throw e;
+    });
+    let failure: unknown = err;
+    // Waited on a lock another transaction holds: rolled back here, run again in a transaction of its own.
+    if (state.lockWaited) failure = RUN_ALONE;
     // A statement failed and its error was swallowed: the transaction would roll back at COMMIT, as tx says.
-    if (ok && session.status() === 'E') return { outcome: 'failed', err: new Error('transaction rolled back at commit (ROLLBACK)') };
-    return ok ? { outcome: 'ok', value, last: state.last } : { outcome: 'failed', err };
+    else if (ok && session.status() === 'E') failure = new Error('transaction rolled back at commit (ROLLBACK)');
+    if (!ok || failure !== undefined) {
+      tail.abandon(failure);
+      return { outcome: 'failed', err: failure };
+    }
+    return { outcome: 'ok', value, tail };
   }
 
   private async rollBack(session: BatchSession, b: Batch, whole: boolean): Promise<void> {
@@ -341,16 +345,12 @@ export class GroupCommit {
     this.alone(call.fn).then(call.resolve, call.reject);
   }
 
-  private async commit(session: BatchSession, b: Batch, deferred: { call: Call; sql: string; params?: readonly unknown[] } | undefined): Promise<void> {
-    const [last, commit] = session.corked(() => [deferred ? session.query(deferred.sql, deferred.params) : undefined, session.query('COMMIT')] as const);
-    last?.catch(() => {});
+  private async commit(session: BatchSession, b: Batch, deferred: { call: Call; tail: CommitTail } | undefined): Promise<void> {
+    const [tailDone, commit] = session.corked(() => [deferred?.tail.send(rowsOf(session)), session.query('COMMIT')] as const);
     commit.catch(() => {});
-    if (deferred && last) {
-      // The lone call's last statement failed: the COMMIT behind it rolled back that call, and only it.
-      const failed = await last.then(
-        () => undefined,
-        (err: unknown) => err,
-      );
+    if (deferred && tailDone) {
+      // The lone call's last statements failed: the COMMIT behind them rolled back that call, and only it.
+      const failed = await tailDone;
       if (failed !== undefined) {
         await commit.catch(() => {});
         b.finished.length = 0;
@@ -379,3 +379,9 @@ export class GroupCommit {
 }
 
 const RUN_ALONE = Symbol('run alone');
+
+/** A session's statements as a commit tail sends them. */
+const rowsOf =
+  (session: BatchSession) =>
+  (sql: string, params?: readonly unknown[]): Promise<Rows<Record<string, unknown>>> =>
+    session.query(sql, params).then((r) => r.rows);

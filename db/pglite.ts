@@ -5,6 +5,7 @@ import { PGlite, type Extension } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
+import { CommitTail } from './commit-tail.js';
 import { PARSERS } from './normalise.js';
 import { lockDataDir } from './pglite-lock.js';
 import type { Db } from './types.js';
@@ -88,18 +89,19 @@ export function wrapPglite(pglite: PGlite, release?: () => Promise<void>): Db {
     query: async (sql, params) => (await pglite.query(sql, params as unknown[])).rows as never,
     tx: (fn) =>
       pglite.transaction(async (t) => {
-        let last: { sql: string; params?: readonly unknown[] } | undefined;
+        const tail = new CommitTail();
         const value = await fn({
           query: async (sql, params) => {
-            if (last) throw new Error('query after atCommit in the same transaction');
+            if (tail.started) throw new Error('query after atCommit in the same transaction');
             return (await t.query(sql, params as unknown[])).rows as never;
           },
-          atCommit(sql, params) {
-            if (last) throw new Error('atCommit called twice in one transaction');
-            last = { sql, params };
-          },
+          atCommit: (sql, params) => tail.add(sql, params),
+        }).catch((err: unknown) => {
+          tail.abandon(err);
+          throw err;
         });
-        if (last) await t.query(last.sql, last.params as unknown[]);
+        const failed = await tail.sendInTurn(async (sql, params) => (await t.query(sql, params as unknown[])).rows as never);
+        if (failed !== undefined) throw failed;
         return value;
       }),
     // One process, one connection that never drops: resync is never needed.

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CommitTail } from './commit-tail.js';
 import { PARSERS } from './normalise.js';
 import { DEFAULT_GROUP_COMMIT_WAIT_MS, GroupCommit, type BatchSession } from './group-commit.js';
 import { PgListener, type PgListenerOptions } from './pg-listen.js';
@@ -94,13 +95,10 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db {
 
   async function tx<T>(fn: (q: TxQueryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
-    let last: { sql: string; params?: readonly unknown[] } | undefined;
+    const tail = new CommitTail();
     const q: TxQueryable = {
-      query: (sql, params) => (last ? Promise.reject(new Error('query after atCommit in the same transaction')) : run(client, sql, params)),
-      atCommit(sql, params) {
-        if (last) throw new Error('atCommit called twice in one transaction');
-        last = { sql, params };
-      },
+      query: (sql, params) => (tail.started ? Promise.reject(new Error('query after atCommit in the same transaction')) : run(client, sql, params)),
+      atCommit: (sql, params) => tail.add(sql, params),
     };
     try {
       // Not awaited: BEGIN rides the same round trip (and the same write) as the transaction's first
@@ -113,17 +111,18 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Db {
         return fn(q);
       });
       await begin;
-      const [lastDone, commit] = inOneWrite(client, () => [last ? client.query(statement(last.sql, last.params)) : undefined, client.query('COMMIT')] as const);
-      lastDone?.catch(() => {});
+      const [tailDone, commit] = inOneWrite(client, () => [tail.send((sql, params) => run(client, sql, params)), client.query('COMMIT')] as const);
       commit.catch(() => {});
       // A failed last statement aborts the transaction, and the COMMIT behind it then rolls back.
-      if (lastDone) await lastDone;
+      const failed = await tailDone;
+      if (failed !== undefined) throw failed;
       const done = await commit;
       // COMMIT of an aborted transaction answers ROLLBACK (a statement failed and the error was swallowed).
       if (done.command !== 'COMMIT') throw new Error(`transaction rolled back at commit (${done.command})`);
       client.release();
       return value;
     } catch (err) {
+      tail.abandon(err);
       await client.query('ROLLBACK').then(
         () => client.release(),
         (rollbackErr: Error) => client.release(rollbackErr),

@@ -24,11 +24,13 @@ export function one<T>(rows: Rows<T>, what = 'the statement'): T {
 /** A transaction's connection. */
 export interface TxQueryable extends Queryable {
   /**
-   * Make `sql` the transaction's last statement, run just before COMMIT (on PostgreSQL pipelined with it: one
-   * round trip for both). Its rows are not returned. If it fails the transaction rolls back and tx rejects
-   * with its error. Nothing may be queried after it; call it at most once.
+   * Send `sql` at the end of the transaction, after every statement before it, in the same write as the COMMIT on
+   * PostgreSQL (no round trip of its own, and no turn of this process between it and the COMMIT). Resolves to its
+   * rows once answered; if it fails, the transaction rolls back and tx rejects with its error, awaited or not.
+   * Several run in the order queued; nothing may be queried after the first. It is sent only once the
+   * transaction's function has returned: awaiting it inside that function never settles.
    */
-  atCommit(sql: string, params?: readonly unknown[]): void;
+  atCommit<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Rows<T>>;
 }
 
 /** What Db.listen delivers: a channel's NOTIFY payloads, and a call after a lost connection came back. */
@@ -73,6 +75,7 @@ export const isSqlError = (e: unknown, code: string): e is SqlError => typeof e 
 export const SQLSTATE = {
   uniqueViolation: '23505',
   foreignKeyViolation: '23503',
+  notNullViolation: '23502',
   lockNotAvailable: '55P03',
   serializationFailure: '40001',
   deadlockDetected: '40P01',

@@ -1,5 +1,5 @@
 import { canonicalJson, ledgerIdOf, sha256Hex } from '../protocol/hashing.js';
-import type { Queryable } from '../db/types.js';
+import { isSqlError, one, SQLSTATE, type Queryable } from '../db/types.js';
 import { redactPayload } from './redact.js';
 
 export interface NewEvent {
@@ -25,8 +25,10 @@ const AT_SQL = `to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"
 /*
  * One statement appends: it takes the org's head-row lock, advances seq, hashes, and inserts the event.
  * The app builds the canonical text around the three values only the locked head knows (at, prev, seq),
- * so SQL just concatenates and hashes; the app then recomputes the hash itself and refuses to commit on
- * any difference. Run as the last statement of a call, the lock is held for this statement and the commit.
+ * so SQL just concatenates and hashes; the app then recomputes the hash itself. Run as the last statement
+ * of a call, the lock is held for this statement and the commit; sent with the COMMIT (the pipeline's
+ * emit), nothing of this process runs while it is held. An org without a head inserts a NULL seq, which
+ * fails the statement (and so the transaction) rather than committing a call without its event.
  */
 const APPEND_SQL = `
 WITH head AS (
@@ -39,7 +41,7 @@ WITH head AS (
   RETURNING seq, at, prev_hash, row_hash
 )
 INSERT INTO events (org_id, seq, family, kind, entity_id, actor, at, payload, prev_hash, row_hash)
-SELECT $1, head.seq, $4, $5, $6, $7, head.at, $8, head.prev_hash, head.row_hash FROM head
+SELECT $1, head.seq, $4, $5, $6, $7, head.at, $8, head.prev_hash, head.row_hash FROM (SELECT) AS one LEFT JOIN head ON true
 RETURNING seq, at, prev_hash, row_hash`;
 
 export async function appendEvent(q: Queryable, orgId: string, e: NewEvent): Promise<AppendedEvent> {
@@ -47,20 +49,26 @@ export async function appendEvent(q: Queryable, orgId: string, e: NewEvent): Pro
   const payloadText = canonicalJson(redactPayload(e.family, e.payload ?? null) ?? null);
   const before = `{"actor":${s(e.actor)},"at":"`;
   const middle = `","entity_id":${s(e.entityId)},"family":${s(e.family)},"kind":${s(e.kind)},"payload":${payloadText},"prev":"`;
-  const rows = await q.query<{ seq: number; at: string; prev_hash: string; row_hash: string }>(APPEND_SQL, [
-    orgId,
-    before,
-    middle,
-    e.family,
-    e.kind,
-    e.entityId,
-    e.actor,
-    payloadText,
-  ]);
-  const row = rows[0];
-  if (!row) throw new Error(`ledger head missing for org ${orgId}`);
+  const rows = await q
+    .query<{ seq: number; at: string; prev_hash: string; row_hash: string }>(APPEND_SQL, [
+      orgId,
+      before,
+      middle,
+      e.family,
+      e.kind,
+      e.entityId,
+      e.actor,
+      payloadText,
+    ])
+    .catch((err: unknown) => {
+      throw isSqlError(err, SQLSTATE.notNullViolation) ? new Error(`ledger head missing for org ${orgId}`) : err;
+    });
+  const row = one(rows, 'the ledger append');
   const expected = sha256Hex(`${before}${row.at}${middle}${row.prev_hash}","seq":${row.seq}}`);
-  if (expected !== row.row_hash) throw new Error(`ledger hash mismatch at seq ${row.seq}: database and app disagree`);
+  if (expected !== row.row_hash) {
+    // Sent with its COMMIT, the event is committed by the time this is known: verify names the row.
+    throw new Error(`ledger hash mismatch at seq ${row.seq} of org ${orgId}: database and app disagree; run \`npm run cli -- verify\``);
+  }
   return { seq: row.seq, at: row.at, prevHash: row.prev_hash, rowHash: row.row_hash, ledgerId: ledgerIdOf(row.row_hash) };
 }
 

@@ -122,7 +122,7 @@ export async function claimKey(q: Queryable, call: KeyedCall): Promise<{ replay?
  * result, whose `frame` then has the secrets withheld.
  */
 export function storeFrame(q: TxQueryable, s: IdempotencyScope, frame: string, sealedFrame: string | null = null): void {
-  q.atCommit('UPDATE idempotency SET frame = $5, sealed_frame = $6 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [
+  void q.atCommit('UPDATE idempotency SET frame = $5, sealed_frame = $6 WHERE org_id = $1 AND actor = $2 AND method = $3 AND key = $4', [
     ...KEY_ARGS(s),
     frame,
     sealedFrame,

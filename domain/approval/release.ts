@@ -165,8 +165,9 @@ export function heldActRunner(env: ReleaseEnv): HeldActRunner {
       ctx.requireSignature = async (req) => prove(req);
       ctx.verifyProof = async (req) => prove(req);
       // The act's own event names the approval that released it.
-      const emit = ctx.emit.bind(ctx);
+      const [emit, emitAndWait] = [ctx.emit.bind(ctx), ctx.emitAndWait.bind(ctx)];
       ctx.emit = (kind, entityId, payload) => emit(kind, entityId, { ...(payload ?? {}), approvalId: a.approval_id });
+      ctx.emitAndWait = (kind, entityId, payload) => emitAndWait(kind, entityId, { ...(payload ?? {}), approvalId: a.approval_id });
       // A handler that prepares outside the transaction (a model call) cannot run inside a decision.
       if (r.handler.prepare) throw undecided(a.approval_id, `${r.spec.name} cannot be released inside a decision`);
       let result: unknown;

@@ -10,6 +10,6 @@ export async function finish<T extends object>(
   result: T,
   message: string,
 ): Promise<T & { ledgerId: string; message: string }> {
-  const appended = await ctx.emit(event.kind, event.entityId, event.payload);
+  const appended = await ctx.emitAndWait(event.kind, event.entityId, event.payload);
   return { ...result, ledgerId: appended.ledgerId, message: `${message} (ledger #${appended.ledgerId})` };
 }

@@ -81,7 +81,7 @@ export async function commitFoundation(ctx: HandlerCtx, c: Commit): Promise<Comm
     approvalId,
   });
   const done = { ...base, version, doc, sha256, changed: true, approvalId };
-  const event = await ctx.emit(...c.event(done));
+  const event = await ctx.emitAndWait(...c.event(done));
   if (event.seq !== ledgerSeq) throw new Error(`brand version ${version} cites ledger seq ${ledgerSeq} but its event is ${event.seq}`);
   return done;
 }

@@ -274,7 +274,7 @@ export async function writeLibrary(ctx: HandlerCtx, h: Heads, c: LibraryChange):
     const ledgerSeq = await nextSeq(ctx.q, ctx.orgId);
     await insertVersion(ctx, { version, kind: c.kind, itemIds, ledgerSeq, designSeq: null, fromVersion: c.fromVersion, at });
     await moveHeads(ctx, h, version);
-    const event = await ctx.emit(...c.event({ version, changed: true, items: items.length }));
+    const event = await ctx.emitAndWait(...c.event({ version, changed: true, items: items.length }));
     if (event.seq !== ledgerSeq) throw new Error(`brand version ${version} cites ledger seq ${ledgerSeq} but its event is ${event.seq}`);
   } else {
     const rec = await ctx.record(`branding.${c.kind}`, c.entityId, { ...c.payload, version, items: items.length, revisions: items, changed: true });

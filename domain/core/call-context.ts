@@ -1,5 +1,5 @@
 import type { MethodSpec } from '../../protocol/registry.js';
-import type { Queryable } from '../../db/types.js';
+import type { Queryable, TxQueryable } from '../../db/types.js';
 import { appendEvent, type AppendedEvent } from '../../ledger/append.js';
 import type { AppendedRecord } from '../../ledger/record-chain.js';
 import { stripBodies } from '../../ledger/redact.js';
@@ -11,7 +11,14 @@ import type { Deps } from './deps.js';
 import type { HandlerCtx, MethodHandler } from './handler.js';
 
 /** A handler's context as the pipeline keeps it: what the call emitted, recorded and scheduled. */
-export type CallContext = HandlerCtx & { emitted?: AppendedEvent; recorded?: AppendedRecord; pendingJobs: PendingJob[] };
+export type CallContext = HandlerCtx & {
+  /** The call's event, once its append is answered. */
+  emitted?: AppendedEvent;
+  /** Set when the call emits: its event, answered before the COMMIT (after it returns, when emit sent it with the COMMIT). */
+  appending?: Promise<AppendedEvent>;
+  recorded?: AppendedRecord;
+  pendingJobs: PendingJob[];
+};
 
 /** What the pipeline lends every context it builds. */
 export interface ContextEnv {
@@ -31,6 +38,11 @@ export interface CallSite {
   requestId: string;
   /** Work run once the call's transaction has committed. */
   committed: (() => void)[];
+  /**
+   * The call's own transaction, when emit may send the append with its COMMIT (TxQueryable.atCommit). Unset (a
+   * released act inside approval.resolve, whose handler goes on after it), emit sends the append at once.
+   */
+  tail?: TxQueryable;
 }
 
 /**
@@ -39,15 +51,35 @@ export interface CallSite {
  */
 export function callContext(env: ContextEnv, site: CallSite): CallContext {
   const { deps } = env;
-  const { q, principal, spec, handler, requestId, committed } = site;
+  const { q, principal, spec, handler, requestId, committed, tail } = site;
   let orgId = principal.orgId;
+  /** The org the call's one event goes to; throws if this emit is not allowed. */
+  const checkEmit = (kind: string): string => {
+    if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
+    if (ctx.appending) throw new Error(`${spec.name} emitted a second event`);
+    if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
+    if (!handler.contract.events?.includes(kind)) throw new Error(`${spec.name} emitted ${kind}, which its contract's events do not declare`);
+    return orgId;
+  };
+  const appendNow = async (kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent> => {
+    const appending = appendEvent(q, checkEmit(kind), { family: spec.family, kind, entityId, actor: principal.id, payload });
+    ctx.appending = appending;
+    const emitted = (ctx.emitted = await appending);
+    if (ctx.pendingJobs.length) {
+      // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
+      await deps.jobs.enqueue(q, orgId, emitted.seq, ctx.pendingJobs);
+      const names = ctx.pendingJobs.map((j) => j.name);
+      committed.push(() => deps.jobs.wake(names));
+    }
+    return emitted;
+  };
   const ctx: CallContext = {
     // Jobs scheduled by the handler, inserted at emit: the causing seq is known only then.
     pendingJobs: [],
     // Once the event is appended the head lock is held until commit: no more work may queue behind it.
     q: {
       query: (sql, args) => {
-        if (ctx.emitted) return Promise.reject(new Error(`${spec.name} queried after emitting its event`));
+        if (ctx.appending) return Promise.reject(new Error(`${spec.name} queried after emitting its event`));
         return q.query(sql, args);
       },
     },
@@ -59,19 +91,18 @@ export function callContext(env: ContextEnv, site: CallSite): CallContext {
     requestId,
     deps,
     async emit(kind, entityId, payload) {
-      if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not emit events`);
-      if (ctx.emitted) throw new Error(`${spec.name} emitted a second event`);
-      if (!orgId) throw new Error(`${spec.name} emitted before its org was known`);
-      if (!handler.contract.events?.includes(kind)) throw new Error(`${spec.name} emitted ${kind}, which its contract's events do not declare`);
-      ctx.emitted = await appendEvent(q, orgId, { family: spec.family, kind, entityId, actor: principal.id, payload });
-      if (ctx.pendingJobs.length) {
-        // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
-        await deps.jobs.enqueue(q, orgId, ctx.emitted.seq, ctx.pendingJobs);
-        const names = ctx.pendingJobs.map((j) => j.name);
-        committed.push(() => deps.jobs.wake(names));
-      }
-      return ctx.emitted;
+      // A job's row names the call's seq, known only once the append is answered: such a call waits for it.
+      if (!tail || ctx.pendingJobs.length) return void (await appendNow(kind, entityId, payload));
+      // Sent with the COMMIT: no statement and no turn of this process between the append and the COMMIT.
+      const atCommit: Queryable = { query: (sql, args) => tail.atCommit(sql, args) };
+      const appending = appendEvent(atCommit, checkEmit(kind), { family: spec.family, kind, entityId, actor: principal.id, payload });
+      ctx.appending = appending;
+      appending.then(
+        (e) => (ctx.emitted = e),
+        () => {},
+      );
     },
+    emitAndWait: (kind, entityId, payload) => appendNow(kind, entityId, payload),
     async record(kind, entityId, payload) {
       const log = handler.contract.writes ? handler.writeLog : undefined;
       if (!log) throw new Error(`${spec.name} does not write (contract writes) and may not record`);
@@ -102,7 +133,7 @@ export function callContext(env: ContextEnv, site: CallSite): CallContext {
     },
     schedule(name, data, opts) {
       if (spec.readOnly) throw new Error(`${spec.name} is read-only and may not schedule jobs`);
-      if (ctx.emitted) throw new Error(`${spec.name} scheduled a job after emitting its event`);
+      if (ctx.appending) throw new Error(`${spec.name} scheduled a job after emitting its event`);
       ctx.pendingJobs.push(deps.jobs.check(name, data, opts));
     },
     readAs: (name, params) => env.readAs(principal, name, params, requestId),

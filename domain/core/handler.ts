@@ -19,8 +19,16 @@ export interface HandlerCtx {
   readonly method: MethodSpec;
   readonly requestId: string;
   readonly deps: Deps;
-  /** Append this call's one ledger event. Call it last: it takes the org's head lock until commit. */
-  emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
+  /**
+   * Append this call's one ledger event. Call it last: nothing may be queried after it. The append is sent with the
+   * COMMIT, so the org's head lock is held only inside PostgreSQL, never across this process's turn.
+   */
+  emit(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<void>;
+  /**
+   * As emit, but sent now and answered with the event (its seq and hash), for a result that quotes them
+   * (`ledger #<ledgerId>`). The head lock is then held from here to the COMMIT: prefer emit.
+   */
+  emitAndWait(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent>;
   /** An R write (contract `writes`) only: append this call's one record to its write log (body-like fields dropped). */
   record(kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedRecord>;
   /** A signature act: returns the consumed proof, or ends the call with the hold frame. */

@@ -267,16 +267,20 @@ export class Pipeline {
     const group = principal.orgId || undefined;
     const token = {};
     let orgId = principal.orgId;
+    // The attempt's event: answered before its COMMIT, after the transaction's function when emit sent it with the COMMIT.
+    let appending: Promise<AppendedEvent> | undefined;
+    let sentWithCommit = false;
     const outcome = await this.deps.db
       .tx(
         async (q) => {
           committed.length = 0;
+          appending = undefined;
           this.order.forget(orgId, token);
           if (scope) {
             const { replay } = await claimKey(q, scope);
             if (replay !== undefined) return this.replay(replayBody(replay, bearer, scope));
           }
-          const ctx = this.context(q, principal, spec, handler, requestId, committed);
+          const ctx = callContext(this.env, { q, principal, spec, handler, requestId, committed, tail: q });
           // A change to the org's keys or members is seen by this process's next read, before the notification comes.
           committed.push(() => this.keys.dropOrg(ctx.orgId));
           if (handler.mayHold) await q.query('SAVEPOINT before_act');
@@ -300,18 +304,24 @@ export class Pipeline {
               } satisfies CallOutcome;
             }
             ctx.emitted = held.event;
+            ctx.appending = Promise.resolve(held.event);
             result = held.result;
           }
           if (handler.contract.writes) {
             if (!ctx.recorded) throw new Error(`${spec.name} finished without its write record`);
-          } else if (!ctx.emitted && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
-          if (!ctx.emitted && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
-          const outcome = this.ok(okFrame(result), ctx.emitted);
-          // Once committed, the org's live streams in every process hear of it (domain/stream).
-          const appended = ctx.emitted;
+          } else if (!ctx.appending && !handler.appendsOnChange) throw new Error(`${spec.name} finished without emitting its ledger event`);
+          if (!ctx.appending && ctx.pendingJobs.length) throw new Error(`${spec.name} scheduled a job but emitted no event to cause it`);
+          const outcome = this.ok(okFrame(result));
           orgId = ctx.orgId;
-          if (appended) this.order.note(orgId, token, appended.seq);
-          if (appended) committed.push(() => this.deps.stream.appended(ctx.orgId, appended.seq));
+          appending = ctx.appending;
+          sentWithCommit = appending !== undefined && !ctx.emitted;
+          // Noted as soon as the append is answered, which is before the COMMIT's answer.
+          if (ctx.emitted) this.order.note(orgId, token, ctx.emitted.seq);
+          else if (appending)
+            appending.then(
+              (e) => this.order.note(orgId, token, e.seq),
+              () => {},
+            );
           // Sent with the COMMIT: one round trip for both. A result's secrets are stored only sealed.
           if (scope) {
             const atRest = frameAtRest(handler.contract, outcome.frame, outcome.body, bearer, scope);
@@ -321,11 +331,30 @@ export class Pipeline {
         },
         { group },
       )
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         this.order.forget(orgId, token);
-        throw err;
+        // An append sent with the COMMIT that failed is the cause; the statements behind it fail for it.
+        throw (
+          (await appending?.then(
+            () => undefined,
+            (appendErr: unknown) => appendErr,
+          )) ?? err
+        );
       });
-    if (outcome.event) await this.order.turn(orgId, token, outcome.event.seq);
+    // Settled: a hash the app disputes throws here (ledger/append.ts).
+    const event = await appending?.catch((err: unknown) => {
+      this.order.forget(orgId, token);
+      throw err;
+    });
+    if (event) {
+      outcome.event = event;
+      // Once committed, the org's live streams in every process hear of it (domain/stream).
+      committed.push(() => this.deps.stream.appended(orgId, event.seq));
+      // An append answered on another connection in the same turn of the event loop is noted by then
+      // (domain/core/answer-order.ts).
+      if (sentWithCommit) await new Promise((resolve) => setImmediate(resolve));
+      await this.order.turn(orgId, token, event.seq);
+    }
     for (const fn of committed) {
       try {
         fn();

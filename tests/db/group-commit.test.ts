@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { ApiError } from '../../protocol/errors.js';
 import { method } from '../../protocol/contract.js';
 import { handler } from '../../domain/core/handler.js';
-import type { CallOutcome } from '../../domain/core/pipeline.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { one } from '../../db/types.js';
 import type { GroupCommitStats } from '../../db/group-commit.js';
@@ -12,6 +11,7 @@ import { verifyOrgChain } from '../../ledger/verify.js';
 import { openPostgres } from '../../db/postgres.js';
 import { freePort } from '../helpers/ports.js';
 import { freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
+import { raceCreateTasks } from '../helpers/ledger.js';
 
 /*
  * Group commit (db/group-commit.ts) through the real pipeline: calls that share one transaction, each in a
@@ -20,7 +20,7 @@ import { freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harn
 const suite = onPostgres ? describe : describe.skip;
 if (!onPostgres) console.info('tests/db/group-commit: skipped on PGlite (one connection: calls never share a transaction; decision 0080)');
 
-/** A stand-in I method: reports its transaction, appends, then fails as asked. */
+/** A stand-in I method: reports its transaction, appends (with the COMMIT unless it throws after), then fails as asked. */
 const act = handler(
   method({
     summary: 'group commit probe',
@@ -34,9 +34,13 @@ const act = handler(
     await sleep(p.ms);
     if (p.fail === 'sql') await ctx.q.query('SELECT 1 / 0');
     if (p.fail === 'swallow') await ctx.q.query('SELECT 1 / 0').catch(() => undefined);
-    const event = await ctx.emit('test.act', `act_${p.n}`, { n: p.n });
-    if (p.fail === 'throw') throw new ApiError('CONFLICT', `refused after appending seq ${event.seq} in transaction ${xid}`);
-    return { xid, seq: event.seq };
+    if (p.fail === 'throw') {
+      const event = await ctx.emitAndWait('test.act', `act_${p.n}`, { n: p.n });
+      throw new ApiError('CONFLICT', `refused after appending seq ${event.seq} in transaction ${xid}`);
+    }
+    // Sent with the COMMIT, or inside the call's savepoint when others follow it in the batch.
+    await ctx.emit('test.act', `act_${p.n}`, { n: p.n });
+    return { xid };
   },
 );
 
@@ -94,7 +98,7 @@ suite('group commit (PostgreSQL)', () => {
     const events = await eventsOf(batched, org.orgId);
     expect(events.map((e) => e.seq)).toEqual(oks.map((_, i) => i + 1));
     for (const [n, o] of outcomes.entries()) {
-      if (!fails[n]) expect(events[(o.frame as { result: { seq: number } }).result.seq - 1].entity_id).toBe(`act_${n}`);
+      if (!fails[n]) expect(events[o.event!.seq - 1].entity_id).toBe(`act_${n}`);
     }
     await expectSoundChain(batched, org, oks.length);
     // Committed keys replay their frames; the failed calls' keys were rolled back and run afresh.
@@ -121,51 +125,10 @@ suite('group commit (PostgreSQL)', () => {
     expect(out.frame).toMatchObject({ ok: true });
   });
 
-  async function race(orgs: TestOrg[], calls: number) {
-    const order = new Map<string, number[]>();
-    const outcomes: CallOutcome[] = [];
-    await Promise.all(
-      Array.from({ length: calls }, async (_, i) => {
-        const org = orgs[i % orgs.length];
-        const out = await runtime.pipeline.call({
-          method: 'board.createTask',
-          params: { title: `race ${i}` },
-          apiKey: org.adminKey,
-          idempotencyKey: `race-${i}`,
-        });
-        outcomes[i] = out;
-        // The order in which answers came, per org.
-        if (out.event) order.set(org.orgId, [...(order.get(org.orgId) ?? []), out.event.seq]);
-      }),
-    );
-    for (const [i, o] of outcomes.entries()) expect(o.frame, `call ${i}`).toMatchObject({ ok: true });
-    for (const org of orgs) {
-      const seqs = order.get(org.orgId)!;
-      const n = calls / orgs.length;
-      // Answers came in seq order, and each call appended exactly one event: 1..n.
-      expect(seqs).toEqual(Array.from({ length: n }, (_, k) => k + 1));
-      const events = await eventsOf(runtime, org.orgId);
-      const ids = outcomes.filter((_, i) => orgs[i % orgs.length] === org).map((o) => (o.frame as { result: { id: string } }).result.id);
-      expect(new Set(events.map((e) => e.entity_id))).toEqual(new Set(ids));
-      await expectSoundChain(runtime, org, n);
-    }
-    // Every key replays its stored frame.
-    for (const [i, o] of outcomes.entries()) {
-      const org = orgs[i % orgs.length];
-      const again = await runtime.pipeline.call({
-        method: 'board.createTask',
-        params: { title: `race ${i}` },
-        apiKey: org.adminKey,
-        idempotencyKey: `race-${i}`,
-      });
-      expect(again).toMatchObject({ replayed: true, body: o.body });
-    }
-  }
-
   it('200 racing calls on one org: every answer ok, one event each, answered in seq order, the chain verifies; COMMITs were shared', async () => {
     const org = await freshOrg(runtime, 'gc-hot');
     const before = stats(runtime);
-    await race([org], 200);
+    await raceCreateTasks(runtime, [org], 200);
     const after = stats(runtime);
     console.info(`one org: 200 calls in ${after.commits - before.commits} commits, largest ${after.largest}, ${after.ranAlone - before.ranAlone} run alone`);
     expect(after.commits - before.commits).toBeLessThan(200);
@@ -175,7 +138,7 @@ suite('group commit (PostgreSQL)', () => {
     const orgs: TestOrg[] = [];
     for (let i = 0; i < 50; i++) orgs.push(await freshOrg(runtime, 'gc-50'));
     const before = stats(runtime);
-    await race(orgs, 200);
+    await raceCreateTasks(runtime, orgs, 200);
     const after = stats(runtime);
     console.info(`50 orgs: 200 calls in ${after.commits - before.commits} commits, ${after.ranAlone - before.ranAlone} run alone`);
     expect(after.commits - before.commits).toBeLessThan(200);

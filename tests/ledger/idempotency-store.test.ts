@@ -26,7 +26,7 @@ const call = (key: string, params: unknown): KeyedCall => ({
 async function commitFirst(key: string, params: unknown, frame: string) {
   await runtime.db.tx(async (q) => {
     expect(await claimKey(q, call(key, params))).toEqual({});
-    q.atCommit('UPDATE idempotency SET frame = $3 WHERE org_id = $1 AND key = $2', [org.orgId, key, frame]);
+    void q.atCommit('UPDATE idempotency SET frame = $3 WHERE org_id = $1 AND key = $2', [org.orgId, key, frame]);
   });
 }
 

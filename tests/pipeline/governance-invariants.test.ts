@@ -72,7 +72,7 @@ const extra = new Map<string, MethodHandler>([
   [
     'team.create',
     handler(testContract('test: idempotent create'), async (ctx, p) => {
-      const e = await ctx.emit('team.created', 'team_1', { note: p.note });
+      const e = await ctx.emitAndWait('team.created', 'team_1', { note: p.note });
       return { seq: e.seq, note: p.note };
     }),
   ],

@@ -35,7 +35,7 @@ const summarise = handler(
   contract,
   async (ctx, p, prepared: AskOutcome) => {
     order.push('run');
-    const event = await ctx.emit('board.task.summarise', p.taskId, { auditSeq: prepared.audit.seq, status: prepared.status });
+    const event = await ctx.emitAndWait('board.task.summarise', p.taskId, { auditSeq: prepared.audit.seq, status: prepared.status });
     return { status: prepared.status, auditSeq: prepared.audit.seq, eventSeq: event.seq };
   },
   {

@@ -32,7 +32,7 @@ const retryAct = handler(
   }),
   async (ctx, p) => {
     const proof = await ctx.requireSignature({ actionClass: 'books.payroll_sign', subjectId: p.runId, summary: `Pay run ${p.runId}`, params: p });
-    const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
+    const event = await ctx.emitAndWait('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
     return { runId: p.runId, ledgerId: event.ledgerId };
   },
 );
@@ -52,7 +52,7 @@ const releaseAct = handler(
       params: p,
       completion: 'release',
     });
-    const event = await ctx.emit('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
+    const event = await ctx.emitAndWait('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
     return { messageId: p.messageId, ledgerId: event.ledgerId };
   },
 );

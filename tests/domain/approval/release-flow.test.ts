@@ -45,7 +45,7 @@ const send = handler(sendContract, async (ctx, p) => {
     amendable: ['to', 'subject'],
     ...(p.reviewer ? { deciders: [p.reviewer] } : {}),
   });
-  const event = await ctx.emit('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
+  const event = await ctx.emitAndWait('email.sent', p.messageId, { messageId: p.messageId, proof: proof.approvalId });
   return { messageId: p.messageId, sent: true, ledgerId: event.ledgerId };
 });
 

@@ -25,7 +25,7 @@ const act = handler(actContract, async (ctx, p) => {
     'marker',
   ]);
   const proof = await ctx.requireSignature({ actionClass: 'books.payroll_sign', subjectId: p.runId, summary: `Pay run ${p.runId}`, params: p });
-  const event = await ctx.emit('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
+  const event = await ctx.emitAndWait('books.payroll.sign', p.runId, { runId: p.runId, approvalId: proof.approvalId });
   return { runId: p.runId, status: 'POSTED', ledgerId: event.ledgerId };
 });
 
