@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fromProjectRoot } from './project-root.js';
-import type { Db } from './types.js';
+import type { Db, Queryable } from './types.js';
 
 // From the package root, so the compiled code (dist/db) reads the same SQL files as the sources.
 const MIGRATIONS_DIR = fromProjectRoot('db', 'migrations') + '/';
@@ -26,6 +26,7 @@ export interface MigrateOptions {
 export async function migrate(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   const applied: string[] = [];
   await db.tx(async (q) => {
+    await requireUtf8(q);
     // Another process may be migrating an empty database (seconds): wait for it beyond the pool's lock_timeout.
     await q.query(`SET LOCAL lock_timeout = '120s'`);
     await q.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -44,6 +45,20 @@ export async function migrate(db: Db, opts: MigrateOptions = {}): Promise<string
     }
   });
   return applied;
+}
+
+/**
+ * The ledger's hashes are of UTF-8 text, hashed by the app and by PostgreSQL (ledger/append.ts): a database in another
+ * encoding would hash other bytes for any text beyond ASCII, and an append sent with its COMMIT cannot be refused then.
+ */
+async function requireUtf8(q: Queryable): Promise<void> {
+  const [row] = await q.query<{ encoding: string }>(`SELECT current_setting('server_encoding') AS encoding`);
+  if (row && row.encoding !== 'UTF8') {
+    throw new Error(
+      `the database's encoding is ${row.encoding}, not UTF8: the ledger hashes its events as UTF-8 text in the database and in the server, ` +
+        'which would disagree beyond ASCII; create the database with ENCODING UTF8 (createdb -E UTF8 -T template0 <name>)',
+    );
+  }
 }
 
 /** Split a migration file into statements at semicolons that end a line outside $$-quoted bodies. */

@@ -6,7 +6,9 @@ import { handler } from '../../domain/core/handler.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { appendEvent } from '../../ledger/append.js';
 import { claimKey, paramsHash, type KeyedCall } from '../../ledger/idempotency.js';
-import { freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
+import { migrate } from '../../db/migrate.js';
+import { openPostgres } from '../../db/postgres.js';
+import { DATABASE_URL, freshOrg, onPostgres, testRuntime, type TestOrg } from '../helpers/harness.js';
 import { eventCount, headOf, raceCreateTasks } from '../helpers/ledger.js';
 
 /*
@@ -95,6 +97,8 @@ describe('atCommit', () => {
       .tx(async (q) => {
         await claimKey(q, keyed('tail-headless'));
         appending = appendEvent({ query: (sql, params) => q.atCommit(sql, params) }, 'org_without_head', event);
+        // Rejects once the tail is answered, before the assertion below looks.
+        appending.catch(() => {});
       })
       .catch((e: unknown) => e);
     expect(err).toBeDefined();
@@ -125,5 +129,26 @@ describe('emit sends the append with the COMMIT', () => {
   // Racing connections are PostgreSQL's: PGlite runs one transaction at a time.
   (onPostgres ? it : it.skip)('200 racing calls on one org, without group commit: answered in seq order, one event each, every key replays', async () => {
     await raceCreateTasks(runtime, [await freshOrg(runtime, 'tail-hot')], 200);
+  });
+});
+
+// The app and PostgreSQL hash the same text only if the database is UTF-8: checked before anything else at every start.
+(onPostgres ? describe : describe.skip)('a database not in UTF-8', () => {
+  it('is refused at start, saying how to create one that is', async () => {
+    const name = `wops_sqlascii_${process.pid}`;
+    const admin = openPostgres(DATABASE_URL!, { poolSize: 1 });
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const db = openPostgres(url.toString(), { poolSize: 1 });
+    try {
+      await expect(migrate(db)).rejects.toThrow(/^the database's encoding is SQL_ASCII, not UTF8: .*createdb -E UTF8 -T template0/);
+      expect(await db.query(`SELECT to_regclass('schema_migrations') AS t`)).toEqual([{ t: null }]);
+    } finally {
+      await db.close();
+      await admin.query(`DROP DATABASE ${name}`);
+      await admin.close();
+    }
   });
 });
