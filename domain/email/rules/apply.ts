@@ -135,11 +135,11 @@ export async function applyThreadActs(q: Queryable, orgId: string, mailboxId: st
     // The rule's triage stands: the thread counts as triaged up to the mail decided on (triaged_at), which the AI
     // passes (triageNow, the background pass) take only when newer mail came; even when the values were already these.
     const [row] = await q.query<{ changed: boolean }>(
-      `WITH old AS (SELECT triage_category, triage_priority FROM email_threads WHERE org_id = $1 AND thread_id = $2 FOR UPDATE)
+      `WITH prev AS (SELECT triage_category, triage_priority FROM email_threads WHERE org_id = $1 AND thread_id = $2 FOR UPDATE)
        UPDATE email_threads t SET triage_category = coalesce($3, t.triage_category), triage_priority = coalesce($4, t.triage_priority),
               triaged_at = greatest(t.triaged_at, $5::timestamptz)
-         FROM old WHERE t.org_id = $1 AND t.thread_id = $2
-       RETURNING (old.triage_category IS DISTINCT FROM t.triage_category OR old.triage_priority IS DISTINCT FROM t.triage_priority) AS changed`,
+         FROM prev WHERE t.org_id = $1 AND t.thread_id = $2
+       RETURNING (prev.triage_category IS DISTINCT FROM t.triage_category OR prev.triage_priority IS DISTINCT FROM t.triage_priority) AS changed`,
       [orgId, threadId, d.triage.category ?? null, d.triage.priority ?? null, seenAt],
     );
     changed ||= row?.changed === true;
