@@ -237,7 +237,7 @@ describe('background triage', () => {
     await ok(
       s,
       'email.ruleSave',
-      { mailboxId, when: { field: 'subject', op: 'contains', value: word }, then: [{ triage: { category: 'newsletter', priority: 'low' } }] },
+      { mailboxId, when: { all: [{ field: 'subject', op: 'contains', value: word }] }, then: [{ triage: { category: 'newsletter', priority: 'low' } }] },
       owner.key,
     );
     const invoice = (i: number) => `Hello,\n\nInvoice ${i} is attached. Please pay it by tomorrow.\n\nAnn`;
