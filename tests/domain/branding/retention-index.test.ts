@@ -46,7 +46,8 @@ describe("the start-up's overdue outputs query", () => {
     expect(due.map((r) => r.org_id)).toContain(orgId);
     const plan = (await s.runtime.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${OVERDUE_ORGS_SQL}`, overdueParams(now))).map((r) => r['QUERY PLAN']).join('\n');
     console.info(`overdue outputs plan:\n${plan}`);
-    expect(plan).toMatch(/Index (Only )?Scan using brand_asset_revisions_retain_until on brand_asset_revisions r/);
+    // An index scan, or a bitmap of it once the database holds more due rows (another run's on a shared database).
+    expect(plan).toMatch(/(Index (Only )?Scan using|Bitmap Index Scan on) brand_asset_revisions_retain_until\b/);
     expect(plan).not.toMatch(/Seq Scan on brand_asset_revisions/);
   });
 });
