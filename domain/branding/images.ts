@@ -11,6 +11,7 @@ import { designLog } from './design-log.js';
 import { processImage } from './image-process.js';
 import { expiredOutput, madeAt, retainFrom } from './outputs.js';
 import { foundationAt, type Heads } from './model.js';
+import { scheduleExpiryFromWrite } from './retention.js';
 import { lockHeads, writeLibrary } from './templates.js';
 
 /*
@@ -188,6 +189,9 @@ export const amendArtifact = handler(
             ? retainFrom(await madeAt(ctx.q, ctx.orgId, cur))
             : new Date(p.retainUntil).toISOString(),
     };
+    // A date moved sooner gets its own run (the org's next may be months later; decision 0083); a later one is found by that next run.
+    if (next.retain_until !== null && (was.retain_until === null || next.retain_until < new Date(was.retain_until).toISOString()))
+      await scheduleExpiryFromWrite(ctx, next.retain_until);
     const done = await writeLibrary(ctx, h, {
       kind: 'artifact.amend',
       entityId: cur.asset_id,

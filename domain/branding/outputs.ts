@@ -1,7 +1,8 @@
 import type { TxQueryable } from '../../db/types.js';
-import { referenceBlob, type RecordCheck } from '../../blobs/index.js';
+import { referenceBlob } from '../../blobs/index.js';
 import { conflict } from '../../protocol/errors.js';
 import { OUTPUT_RETAIN_DAYS, OUTPUT_URL_TTL_MS } from '../../protocol/methods/branding/index.js';
+import type { SignedRecordCheck } from '../core/family.js';
 import type { HandlerCtx } from '../core/handler.js';
 import { liveScopes } from '../people/index.js';
 import { assetBytes, insertAssetRevision, loadAsset, type AssetRow } from './assets.js';
@@ -124,8 +125,8 @@ export function outputUrl(ctx: HandlerCtx, assetId: string, sha256: string): { u
   return { url: `${ctx.deps.config.publicUrl}${signed.path}`, expiresAt: signed.expiresAt };
 }
 
-/** Whether a signed URL of an output may still be served. */
-export const outputServable: RecordCheck = async (q, orgId, record, sha256) => {
+/** Whether a signed URL of an output may still be served at `now` (business time: retain_until is one). */
+export const outputServable: SignedRecordCheck = async (q, orgId, record, sha256, now) => {
   if (!record.principalId || !/^(rnd|bkx)_/.test(record.id)) return false;
   const [row] = await q.query<{ sha256: string; status: string; retain_until: string | Date | null }>(
     `SELECT r.sha256, r.status, r.retain_until FROM brand_assets a JOIN brand_asset_revisions r USING (org_id, asset_id, revision)
@@ -133,7 +134,7 @@ export const outputServable: RecordCheck = async (q, orgId, record, sha256) => {
     [orgId, record.id],
   );
   if (!row || row.sha256 !== sha256 || row.status !== 'active') return false;
-  if (row.retain_until !== null && new Date(row.retain_until).getTime() < Date.now()) return false;
+  if (row.retain_until !== null && new Date(row.retain_until).getTime() < now.getTime()) return false;
   const scopes = await liveScopes(q, orgId, record.principalId);
   return Boolean(scopes && (scopes.has('design.read') || scopes.has('admin')));
 };

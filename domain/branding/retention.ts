@@ -1,6 +1,7 @@
 import { releaseHolder } from '../../blobs/index.js';
 import type { Queryable, TxQueryable } from '../../db/types.js';
 import { nextSeq } from '../../ledger/append.js';
+import type { HandlerCtx } from '../core/handler.js';
 import type { StartupStep } from '../core/startup.js';
 import { defineJob, type JobData, type ScheduleOptions } from '../jobs/define.js';
 import { insertAssetRevision, loadAsset, type AssetKind } from './assets.js';
@@ -16,8 +17,8 @@ import { heads } from './model.js';
  * Runs: a render or an export schedules one at its retain_until, at most one waiting per org and hour (pg-boss's
  * short policy on a singleton key), so a burst of renders is one run. A run expires what of the org is due (at most
  * BATCH), then schedules the next at the org's next retain_until (at once when the batch was full): a retainUntil
- * amended later is found by that run, one amended sooner by the next run due. At each start, orgs with outputs
- * already overdue (made before this job existed, or a run lost) get a run.
+ * amended later is found by that run; one amended sooner gets a run at its new date from the amend itself. At each
+ * start, orgs with outputs already overdue (made before this job existed, or a run lost) get a run.
  */
 
 export const EXPIRE_OUTPUTS_JOB = 'branding.expireOutputs';
@@ -36,6 +37,17 @@ const after = (retainUntil: string | Date) => new Date(new Date(retainUntil).get
 export function scheduleExpiry(ctx: { orgId: string; schedule(name: string, data: JobData, opts?: ScheduleOptions): void }, retainUntil: string): void {
   const at = after(retainUntil);
   ctx.schedule(EXPIRE_OUTPUTS_JOB, { due: at.toISOString() }, runOptions(ctx.orgId, at));
+}
+
+/**
+ * In an R write with no ledger event to cause a job (amendArtifact moving a retainUntil sooner, with its design
+ * record): the run at the new date, enqueued in the call's transaction and caused by no event (causeSeq 0, as the
+ * start-up's runs are), so a rolled-back call leaves none.
+ */
+export async function scheduleExpiryFromWrite(ctx: Pick<HandlerCtx, 'q' | 'orgId' | 'deps' | 'afterCommit'>, retainUntil: string): Promise<void> {
+  const at = after(retainUntil);
+  await ctx.deps.jobs.enqueue(ctx.q, ctx.orgId, 0, [ctx.deps.jobs.check(EXPIRE_OUTPUTS_JOB, { due: at.toISOString() }, runOptions(ctx.orgId, at))]);
+  ctx.afterCommit(() => ctx.deps.jobs.wake([EXPIRE_OUTPUTS_JOB]));
 }
 
 const CURRENT = `brand_assets a JOIN brand_asset_revisions r USING (org_id, asset_id, revision)
@@ -111,12 +123,16 @@ export const expireOutputs = defineJob<{ due: string }>({
   },
 });
 
+/** The orgs with outputs past their retain_until at $2: read at each start down the partial index of migration 085. */
+export const OVERDUE_ORGS_SQL = `SELECT DISTINCT a.org_id FROM ${CURRENT} AND r.retain_until < $2`;
+export const overdueParams = (now: Date): unknown[] => [OUTPUT_KINDS, now.toISOString()];
+
 /** At start: a run now for every org with outputs already past their retain_until (made before the job, or a run lost). */
 export const scheduleOverdueExpiry: StartupStep = {
   name: 'branding overdue outputs expiry',
   async run(deps) {
     const now = deps.clock.now();
-    const orgs = await deps.db.query<{ org_id: string }>(`SELECT DISTINCT a.org_id FROM ${CURRENT} AND r.retain_until < $2`, [OUTPUT_KINDS, now.toISOString()]);
+    const orgs = await deps.db.query<{ org_id: string }>(OVERDUE_ORGS_SQL, overdueParams(now));
     for (const { org_id } of orgs) {
       await deps.jobs.enqueue(deps.db, org_id, 0, [deps.jobs.check(EXPIRE_OUTPUTS_JOB, { due: now.toISOString() }, runOptions(org_id, now))]);
     }

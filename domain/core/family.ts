@@ -1,7 +1,8 @@
 import { actionClassOf } from '../../protocol/contract.js';
 import type { Answerer } from '../../ai-gateway/answerer.js';
 import type { SpendSource } from '../../ai-gateway/spend.js';
-import type { RecordCheck } from '../../blobs/index.js';
+import type { Queryable } from '../../db/types.js';
+import type { SignedRecord } from '../../blobs/index.js';
 import type { JobDefinition } from '../jobs/define.js';
 import type { EventVisibility } from '../stream/visibility.js';
 import type { Deps, FamilyConfig } from './deps.js';
@@ -21,6 +22,12 @@ import type { StartupStep } from './startup.js';
  * families put values under that key in their descriptors, and the consumer reads them with
  * `deps.families.contributions('partyRoles')`. The core names no family.
  */
+
+/**
+ * Whether a signed URL bound to a record may still be served (blobs' RecordCheck), with business time (deps.clock)
+ * for a check that depends on it (a retention date, a grant's expiry): the runtime binds it with its clock.
+ */
+export type SignedRecordCheck = (q: Queryable, orgId: string, record: SignedRecord, sha256: string, now: Date) => Promise<boolean>;
 
 /** Extension points, keyed by name; each consuming family adds its own by module augmentation. */
 export interface Contributions {}
@@ -50,7 +57,7 @@ export interface Family {
   /** Per-event visibility, by registry family, for families whose rows are access-controlled (domain/stream). */
   eventVisibility?: Readonly<Record<string, EventVisibility>>;
   /** Records signed blob URLs are bound to, by kind (rec=<kind>:<id>). */
-  signedRecords?: ReadonlyMap<string, RecordCheck>;
+  signedRecords?: ReadonlyMap<string, SignedRecordCheck>;
   /** How its held acts read in the approval inbox, by action class (core/hold-acts.ts); others read generically. */
   holdActs?: Readonly<Record<string, HoldActDescriber>>;
   /** Keeps every family's signature holds (core/holds.ts): exactly one deployed family, approval, has it. */
@@ -80,7 +87,7 @@ export class FamilySet {
   readonly answerers: readonly Answerer[];
   readonly spend: readonly SpendSource[];
   readonly eventVisibility: ReadonlyMap<string, EventVisibility>;
-  readonly signedRecords: ReadonlyMap<string, RecordCheck>;
+  readonly signedRecords: ReadonlyMap<string, SignedRecordCheck>;
   readonly holdActs: ReadonlyMap<string, HoldActDescriber>;
   /** The family that keeps signature holds, if one is deployed. */
   readonly holds: HoldKeeper | undefined;

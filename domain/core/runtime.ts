@@ -112,7 +112,9 @@ export async function openRuntime(deployed: FamilySet, opts: RuntimeOptions = {}
       pipeline ? pipeline.readAs(principal, method, params, requestId) : Promise.reject(new Error(`readAs ${method}: the pipeline is not assembled yet`)),
   };
   deps.keys.watch(notifier);
-  for (const [kind, check] of families.signedRecords) deps.blobs.bindRecord(kind, check);
+  // Each serve asks the record's check at business time (a retention date, a grant's expiry), not the machine's.
+  for (const [kind, check] of families.signedRecords)
+    deps.blobs.bindRecord(kind, (q, orgId, record, sha256) => check(q, orgId, record, sha256, deps.clock.now()));
   try {
     // What the migrations left for the application (its normalisers, its ledger events), before any call.
     await runStartupSteps(deps, families.startup);

@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import { ApiError, badRequest } from '../../protocol/errors.js';
 import { drive as c, EXPORT_URL_TTL_MS, type Export } from '../../protocol/methods/files/drive.js';
 import { one, type Queryable, type TxQueryable } from '../../db/types.js';
-import { heldBlob, referenceBlob, type BlobService, type RecordCheck } from '../../blobs/index.js';
+import { heldBlob, referenceBlob, type BlobService } from '../../blobs/index.js';
 import type { Logger } from '../core/deps.js';
+import type { SignedRecordCheck } from '../core/family.js';
 import { handler, type PrepareCtx } from '../core/handler.js';
 import { newId } from '../core/ids.js';
 import { activeWithAdmin } from '../people/index.js';
@@ -138,7 +139,7 @@ export function exportEnv(
 
 /** Before the transaction: the role check, and a native file rendered and stored as a blob. */
 async function render(ctx: PrepareCtx, p: z.output<typeof c.exportRequest.params>): Promise<Rendered | undefined> {
-  const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'viewer');
+  const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'viewer', { now: ctx.deps.clock.now() });
   checkFormat(file, p.format);
   if (file.kind === 'upload') return undefined;
   if (p.revision !== undefined && p.revision > Number(file.revision)) throw badRequest('revision', `the head is revision ${file.revision}`);
@@ -162,7 +163,7 @@ export const EXPORT_RECORD = 'export';
  * exists with these bytes, its file is neither purged nor in the trash, and the principal it was issued to is
  * active and may still read the file (a revoked grant, a restricted folder, an archived member: refused).
  */
-export const exportServable: RecordCheck = async (q, orgId, record, sha256) => {
+export const exportServable: SignedRecordCheck = async (q, orgId, record, sha256, now) => {
   if (!record.principalId) return false;
   const [row] = await q.query<{ file_id: string; sha256: string }>(
     'SELECT file_id, sha256 FROM file_exports WHERE org_id = $1 AND export_id = $2 AND created_by = $3',
@@ -173,7 +174,8 @@ export const exportServable: RecordCheck = async (q, orgId, record, sha256) => {
   const who = await activeWithAdmin(q, orgId, record.principalId);
   if (!who) return false;
   try {
-    const { file } = await fileAccess(q, orgId, row.file_id, { id: record.principalId, admin: who.admin }, 'viewer');
+    // A grant's expiry is business time (the runtime's clock), as every handler reads it.
+    const { file } = await fileAccess(q, orgId, row.file_id, { id: record.principalId, admin: who.admin }, 'viewer', { now });
     return file.status === 'active';
   } catch (err) {
     if (err instanceof ApiError && (err.code === 'NOT_FOUND' || err.code === 'FORBIDDEN_SCOPE')) return false;

@@ -1,7 +1,6 @@
-import { family, type Family } from '../core/family.js';
+import { family, type Family, type SignedRecordCheck } from '../core/family.js';
 import { create, duplicate, get, rename, star } from './drive.js';
 import { EXPORT_RECORD, exportRequest, exportServable } from './export.js';
-import type { RecordCheck } from '../../blobs/index.js';
 import { list } from './list.js';
 import { move } from './move.js';
 import { shareGrant, shareRevoke } from './sharing.js';
@@ -54,7 +53,7 @@ export const filesHandlers = family('files', {
 export const filesEvents = recordVisibility({ records: (e, p) => [p.fileId ?? p.subjectId ?? e.entity_id] });
 
 /** The records files' signed download URLs are bound to (domain/deployed.ts binds them at start). */
-export const filesSignedRecords: ReadonlyMap<string, RecordCheck> = new Map([[EXPORT_RECORD, exportServable]]);
+export const filesSignedRecords: ReadonlyMap<string, SignedRecordCheck> = new Map([[EXPORT_RECORD, exportServable]]);
 
 /** The files family, as domain/deployed.ts lists it. */
 export const filesFamily: Family = {

@@ -124,6 +124,37 @@ function exceptions(): Record<string, string[]> {
 
 const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
 
+const DECISIONS = join(ROOT, 'docs/decisions');
+const decision = (n: string) =>
+  readFileSync(
+    join(
+      DECISIONS,
+      readdirSync(DECISIONS).find((f) => f.startsWith(`${n}-`))!,
+    ),
+    'utf8',
+  );
+
+/**
+ * Decision 0051's sentence "Owners of shared tables: `a`, `b` people; ...": table (or `ai_*` prefix) to owner.
+ * A group's owner is the word after its last name; an aside in parentheses is not read.
+ */
+function statedOwners(text: string): Map<string, string> {
+  const flat = text.replace(/\s+/g, ' ');
+  const start = flat.indexOf('Owners of shared tables:');
+  expect(start, 'decision 0051 states the owners of shared tables').toBeGreaterThanOrEqual(0);
+  const sentence = flat.slice(start + 'Owners of shared tables:'.length, flat.indexOf('. ', start)).replace(/\([^)]*\)/g, '');
+  const out = new Map<string, string>();
+  for (const group of sentence.split(';')) {
+    const names = [...group.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    const owner = group
+      .slice(group.lastIndexOf('`') + 1)
+      .trim()
+      .split(' ')[0];
+    for (const name of names) out.set(name, owner);
+  }
+  return out;
+}
+
 describe('table owners', () => {
   it('every table a migration makes is declared at its top, with one owner that exists', () => {
     const problems: string[] = [];
@@ -162,6 +193,22 @@ describe('table owners', () => {
       files: 'names',
       orgs: 'reads',
     });
+  });
+
+  it('decision 0051 names shared tables with the owners the migrations declare, and every table decision 0085 settled', () => {
+    const stated = statedOwners(decision('0051'));
+    const wrong: string[] = [];
+    for (const [name, owner] of stated) {
+      const tables = name.endsWith('*') ? [...OWNERS.keys()].filter((t) => t.startsWith(name.slice(0, -1))) : [name];
+      if (!tables.length) wrong.push(`${name}: no such table`);
+      for (const t of tables) if (OWNERS.get(t) !== owner) wrong.push(`${t}: stated ${owner}, declared ${OWNERS.get(t)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(stated.get('orgs')).toBe('people');
+    // 0085 moved or kept these tables' uses: 0051's list of owners names each of them.
+    const settled = [...decision('0085').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((t) => OWNERS.has(t));
+    expect(settled).toContain('inbox_sessions');
+    expect([...new Set(settled)].filter((t) => !stated.has(t))).toEqual([]);
   });
 
   it('a family names only its own tables (baseline: table-owners-baseline.json)', () => {

@@ -163,7 +163,7 @@ export async function fileArrival(q: Queryable, orgId: string, mailboxId: string
   }
   if (decision.markRead) await markReadForAll(q, orgId, mailboxId, [messageId], now);
   else if (o.read) await markReadForPeople(q, orgId, mailboxId, messageId, now);
-  await applyThreadActs(q, orgId, mailboxId, threadId, decision);
+  await applyThreadActs(q, orgId, mailboxId, threadId, decision, now);
   await countIn(q, orgId, mailboxId, folder.folder_id, threadId, now);
   const event = await appendEvent(q, orgId, {
     family: 'email',

@@ -108,8 +108,11 @@ export async function markReadForAll(q: Queryable, orgId: string, mailboxId: str
   );
 }
 
-/** A decision's thread acts; true when the thread changed. An assignee who left the mailbox is skipped. */
-export async function applyThreadActs(q: Queryable, orgId: string, mailboxId: string, threadId: string, d: Decision): Promise<boolean> {
+/**
+ * A decision's thread acts; true when the thread changed. An assignee who left the mailbox is skipped. `seenAt`: the
+ * newest mail the decision was made on (its sort time).
+ */
+export async function applyThreadActs(q: Queryable, orgId: string, mailboxId: string, threadId: string, d: Decision, seenAt: string): Promise<boolean> {
   let changed = false;
   if (d.assign) {
     const set = await q.query(
@@ -129,13 +132,17 @@ export async function applyThreadActs(q: Queryable, orgId: string, mailboxId: st
     changed ||= set.length > 0;
   }
   if (d.triage) {
-    const set = await q.query(
-      `UPDATE email_threads SET triage_category = coalesce($3, triage_category), triage_priority = coalesce($4, triage_priority)
-        WHERE org_id = $1 AND thread_id = $2 AND (triage_category IS DISTINCT FROM coalesce($3, triage_category) OR triage_priority IS DISTINCT FROM coalesce($4, triage_priority))
-        RETURNING 1 AS one`,
-      [orgId, threadId, d.triage.category ?? null, d.triage.priority ?? null],
+    // The rule's triage stands: the thread counts as triaged up to the mail decided on (triaged_at), which the AI
+    // passes (triageNow, the background pass) take only when newer mail came; even when the values were already these.
+    const [row] = await q.query<{ changed: boolean }>(
+      `WITH prev AS (SELECT triage_category, triage_priority FROM email_threads WHERE org_id = $1 AND thread_id = $2 FOR UPDATE)
+       UPDATE email_threads t SET triage_category = coalesce($3, t.triage_category), triage_priority = coalesce($4, t.triage_priority),
+              triaged_at = greatest(t.triaged_at, $5::timestamptz)
+         FROM prev WHERE t.org_id = $1 AND t.thread_id = $2
+       RETURNING (prev.triage_category IS DISTINCT FROM t.triage_category OR prev.triage_priority IS DISTINCT FROM t.triage_priority) AS changed`,
+      [orgId, threadId, d.triage.category ?? null, d.triage.priority ?? null, seenAt],
     );
-    changed ||= set.length > 0;
+    changed ||= row?.changed === true;
   }
   return changed;
 }

@@ -21,8 +21,8 @@ export interface Existing {
 export async function applyToExisting(q: Queryable, orgId: string, rule: RuleRow, now: string): Promise<Existing> {
   const mailboxId = rule.mailbox_id;
   const [spam, trash] = [await folderByRole(q, orgId, mailboxId, 'spam'), await folderByRole(q, orgId, mailboxId, 'trash')];
-  const rows = await q.query<StoredFacts & { message_id: string; thread_id: string; folder_id: string }>(
-    `SELECT m.message_id, m.thread_id, m.folder_id, ${STORED_FACT_COLUMNS} FROM email_messages m
+  const rows = await q.query<StoredFacts & { message_id: string; thread_id: string; folder_id: string; sort_at: string | Date }>(
+    `SELECT m.message_id, m.thread_id, m.folder_id, m.sort_at, ${STORED_FACT_COLUMNS} FROM email_messages m
       WHERE m.org_id = $1 AND m.mailbox_id = $2 AND m.state = 'received' AND m.folder_id <> ALL($3::text[])
       ORDER BY m.sort_at DESC, m.message_id LIMIT ${EXISTING_SCAN}`,
     [orgId, mailboxId, [spam.folder_id, trash.folder_id]],
@@ -65,8 +65,11 @@ export async function applyToExisting(q: Queryable, orgId: string, rule: RuleRow
         matched.map((r) => r.message_id),
       )) - before;
   }
-  for (const threadId of [...new Set(matched.map((r) => r.thread_id))].sort()) {
-    if (await applyThreadActs(q, orgId, mailboxId, threadId, d)) out.threads += 1;
+  // Each thread's newest matched mail: what its acts were decided on (rows come newest first).
+  const newest = new Map<string, string>();
+  for (const r of matched) if (!newest.has(r.thread_id)) newest.set(r.thread_id, new Date(r.sort_at).toISOString());
+  for (const [threadId, seenAt] of [...newest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (await applyThreadActs(q, orgId, mailboxId, threadId, d, seenAt)) out.threads += 1;
   }
   return out;
 }

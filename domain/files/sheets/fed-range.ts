@@ -55,7 +55,7 @@ async function runSource(ctx: PrepareCtx, source: FeedSource): Promise<Outcome> 
 
 async function prepare(ctx: PrepareCtx, p: Params): Promise<Prepared> {
   // The file is checked first, as the run checks it again: an unreadable sheet is NOT_FOUND before any source runs.
-  const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'editor');
+  const { file } = await fileAccess(ctx.db, ctx.orgId, p.fileId, callerOf(ctx.principal), 'editor', { now: ctx.deps.clock.now() });
   if (file.kind !== 'sheet') throw badRequest('fileId', `${p.fileId} is a ${file.kind}, not a sheet`);
   if (p.op === 'set') {
     if (!p.source) throw badRequest('source', 'required for op set');

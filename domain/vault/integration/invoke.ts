@@ -104,7 +104,9 @@ async function secretOf(deps: Deps, orgId: string, row: CallRow): Promise<string
 
 export const invokeTool = handler(c.invokeTool, async (ctx, p) => {
   const cfg = vaultConfig(ctx.deps);
-  const since = new Date(Date.now() - 60_000).toISOString();
+  // Business time (deps.clock), as the tool chain records each call's time: the minute, the recheck, the 24 hours.
+  const now = ctx.deps.clock.now();
+  const since = new Date(now.getTime() - 60_000).toISOString();
   const [row] = await ctx.q.query<CallRow>(CALL_ROW, [ctx.orgId, p.integrationId, p.tool, since, cfg.callsPerMinute]);
   if (!row || !mayUse(row, ctx.principal)) throw notFound(`integration ${p.integrationId}`);
   if (row.state !== 'active')
@@ -127,7 +129,7 @@ export const invokeTool = handler(c.invokeTool, async (ctx, p) => {
   const url = checkUrl(row.url, cfg.allowHosts);
   const secret = await secretOf(ctx.deps, ctx.orgId, row);
   const headers = headersFor({ kind: row.auth_kind, header: row.auth_header }, secret);
-  const recheck = Date.now() - new Date(row.checked_at).getTime() >= cfg.recheckMs;
+  const recheck = now.getTime() - new Date(row.checked_at).getTime() >= cfg.recheckMs;
   const session = {
     orgId: ctx.orgId,
     integrationId: row.integration_id,
@@ -147,7 +149,11 @@ export const invokeTool = handler(c.invokeTool, async (ctx, p) => {
             `tool ${p.tool} of integration ${row.integration_id} no longer matches its pinned definition (the server changed or dropped it): nothing was sent; an admin reviews it and re-syncs (integration.connect with integrationId)`,
           );
         }
-        await ctx.q.query('UPDATE integrations SET checked_at = now() WHERE org_id = $1 AND integration_id = $2', [ctx.orgId, row.integration_id]);
+        await ctx.q.query('UPDATE integrations SET checked_at = $3 WHERE org_id = $1 AND integration_id = $2', [
+          ctx.orgId,
+          row.integration_id,
+          now.toISOString(),
+        ]);
       }
       const result = await client.callTool({ name: p.tool, arguments: p.arguments }, undefined, { timeout: cfg.timeoutMs });
       return {
@@ -173,16 +179,21 @@ export const invokeTool = handler(c.invokeTool, async (ctx, p) => {
   const shown = JSON.parse(text) as { content: Record<string, unknown>[]; structuredContent: Record<string, unknown> | null };
   const latencyMs = Math.round(performance.now() - started);
   const appended = await ctx.deps.db.tx((q) =>
-    toolChain.append(q, ctx.orgId, {
-      integrationId: row.integration_id,
-      tool: p.tool,
-      actor: ctx.principal.id,
-      argsHash: sha256Hex(canonicalJson(p.arguments)),
-      resultHash: outcome.body ? sha256Hex(text) : null,
-      status: outcome.status,
-      latencyMs,
-      truncated,
-    }),
+    toolChain.append(
+      q,
+      ctx.orgId,
+      {
+        integrationId: row.integration_id,
+        tool: p.tool,
+        actor: ctx.principal.id,
+        argsHash: sha256Hex(canonicalJson(p.arguments)),
+        resultHash: outcome.body ? sha256Hex(text) : null,
+        status: outcome.status,
+        latencyMs,
+        truncated,
+      },
+      ctx.deps.clock.now().toISOString(),
+    ),
   );
   return { callId: appended.id, status: outcome.status, content: shown.content, structuredContent: shown.structuredContent, truncated, error: outcome.error };
 });

@@ -22,7 +22,7 @@ export const list = handler(c.list, async (ctx, p) => {
        FROM integrations i
       WHERE i.org_id = $1 AND ($2::text IS NULL OR i.state = $2) AND ($3::text IS NULL OR i.name > $3)
       ORDER BY i.name LIMIT $5`,
-    [ctx.orgId, p.state ?? null, p.cursor ?? null, new Date(Date.now() - 86_400_000).toISOString(), p.limit + 1],
+    [ctx.orgId, p.state ?? null, p.cursor ?? null, new Date(ctx.deps.clock.now().getTime() - 86_400_000).toISOString(), p.limit + 1],
   );
   const visible = rows.filter((r) => mayUse(r, ctx.principal));
   const page = visible.slice(0, p.limit);

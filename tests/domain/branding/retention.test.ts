@@ -174,6 +174,36 @@ describe('the sweep', () => {
     expect([batch.expired.length, batch.more]).toEqual([1, true]);
   });
 
+  it('a retainUntil amended sooner than the next run schedules a run at the new time, which expires the output then', async () => {
+    // Dates ahead of the machine: no other file's worker on a shared database finds these runs due.
+    clock.set('2029-11-02');
+    const st = await studio('sooner');
+    const r = await ok(st.c, 'branding.renderTemplate', render(st, 'Sooner'));
+    const kept = await ok(st.c, 'branding.renderTemplate', render(st, 'Kept'));
+    await ok(st.c, 'branding.amendArtifact', { artifactId: r.renderId, baseRevision: 1, retainUntil: '2029-11-20T12:30:00Z', idempotencyId: 'sooner' });
+    // Later again is found by the run already waiting: no run of its own.
+    await ok(st.c, 'branding.amendArtifact', { artifactId: kept.renderId, baseRevision: 1, retainUntil: '2030-03-01T00:00:00Z', idempotencyId: 'later' });
+    const rows = await runs(st);
+    expect(rows.map((x) => [x.state, x.singleton_key, iso(x.start_after)])).toEqual([
+      ['created', `${st.orgId}:2029-11-20T12`, '2029-11-20T12:30:01.000Z'],
+      ['created', `${st.orgId}:2030-01-31T09`, '2030-01-31T09:00:01.000Z'],
+    ]);
+    // An R write has no event of its own: its run is caused by none, as a start-up run is.
+    expect(rows[0]?.cause_seq).toBe(0);
+
+    const from = await head(st.c);
+    clock.setAt('2029-11-20T12:30:00.000Z');
+    expect(await sweep(st, 0)).toBeUndefined();
+    expect((await download(s, r.url)).status).toBe(200);
+    clock.setAt('2029-11-20T12:30:01.000Z');
+    expect(await sweep(st, 0)).toBeDefined();
+    const [event] = await eventsAfter(st.c, from);
+    expect(event).toMatchObject({ kind: 'branding.output.expire', payload: { assetIds: [r.renderId], nextRunAt: '2030-03-01T00:00:01.000Z' } });
+    expect(await asset(st, r.renderId)).toMatchObject({ status: 'expired', by_actor: '' });
+    expect((await download(s, r.url)).status).toBe(404);
+    expect((await asset(st, kept.renderId)).status).toBe('active');
+  });
+
   it('at start, orgs with overdue outputs get a run now', async () => {
     clock.set('2026-11-02');
     const st = await studio('overdue');
@@ -181,6 +211,23 @@ describe('the sweep', () => {
     clock.setAt('2027-02-10T12:00:00.000Z');
     expect(await scheduleOverdueExpiry.run(s.runtime.deps)).toBeGreaterThanOrEqual(1);
     expect((await runs(st)).map((r) => [r.singleton_key, iso(r.start_after)])).toContainEqual([`${st.orgId}:2027-02-10T12`, '2027-02-10T12:00:00.000Z']);
+  });
+});
+
+describe('serving', () => {
+  it("an output's URL serves until its retainUntil by business time (the clock), not the machine's, before any run", async () => {
+    // Years ahead of the machine (its run, due then, is no worker's business now on a shared database).
+    clock.set('2030-01-07');
+    const st = await studio('serve-clock');
+    const r = await ok(st.c, 'branding.renderTemplate', render(st, 'Dated'));
+    expect(r.retainUntil).toBe('2030-04-07T09:00:00.000Z');
+    expect(Date.now()).toBeLessThan(Date.parse(r.retainUntil));
+    clock.setAt('2030-04-07T09:00:00.000Z');
+    expect((await download(s, r.url)).status).toBe(200);
+    clock.setAt('2030-04-07T09:00:01.000Z');
+    expect((await download(s, r.url)).status).toBe(404);
+    // No run expired it: the download's own check refused it, by the clock.
+    expect((await asset(st, r.renderId)).status).toBe('active');
   });
 });
 

@@ -230,4 +230,32 @@ describe('background triage', () => {
       await setAiSettings(s.runtime.db, s.org.slug, { monthlyBudgetMicroUsd: null });
     }
   });
+
+  it("a rule's triage stands: the pass fills only the threads the rules left untriaged, and leaves the rule's verdict", async () => {
+    const seen = (await passes()).length;
+    const word = `refund${tag}`;
+    await ok(
+      s,
+      'email.ruleSave',
+      { mailboxId, when: { all: [{ field: 'subject', op: 'contains', value: word }] }, then: [{ triage: { category: 'newsletter', priority: 'low' } }] },
+      owner.key,
+    );
+    const invoice = (i: number) => `Hello,\n\nInvoice ${i} is attached. Please pay it by tomorrow.\n\nAnn`;
+    const ruled = await arrive(`Invoice ${word}`, invoice(71));
+    const open = await arrive(`Invoice open ${tag}`, invoice(72));
+    expect((await thread(ruled.threadId)).triage).toMatchObject({ category: 'newsletter', priority: 'low' });
+    await until('the pass', async () => ((await passes()).length === seen + 1 ? true : undefined));
+    await settled();
+    // The model calls both billing (the open one says so); the rule's thread was not the pass's.
+    expect((await passes())[seen].payload).toMatchObject({ background: true, stoppedBy: null });
+    expect((await thread(open.threadId)).triage).toMatchObject({ category: 'billing', needsReply: true });
+    expect((await thread(ruled.threadId)).triage).toMatchObject({ category: 'newsletter', priority: 'low' });
+    // triageNow, the same pass on demand, leaves it too; a reply the rule also matches keeps it the rule's.
+    await arrive(`Re: Invoice ${word}`, 'Any news on this one?', { replyTo: ruled.rfcId });
+    const now = await ok(s, 'email.triageNow', { mailboxId }, agent.key);
+    expect(now.threads.map((t: { threadId: string }) => t.threadId)).not.toContain(ruled.threadId);
+    expect((await thread(ruled.threadId)).triage).toMatchObject({ category: 'newsletter', priority: 'low' });
+    await settled();
+    expect((await thread(ruled.threadId)).triage).toMatchObject({ category: 'newsletter', priority: 'low' });
+  });
 });

@@ -1,6 +1,6 @@
 import type { DomainConfig } from '../../../domain/core/deps.js';
 import { DEFAULT_VAULT_CONFIG, newMasterKey, type VaultConfig } from '../../../domain/vault/keys.js';
-import { testServer, type TestServer } from '../../helpers/harness.js';
+import { testServer, type TestRuntimeOptions, type TestServer } from '../../helpers/harness.js';
 import { person, type Person } from '../../helpers/people.js';
 
 /**
@@ -22,8 +22,8 @@ export interface VaultOrg {
   close(): Promise<void>;
 }
 
-export async function vaultOrg(extra: Partial<VaultConfig> = {}): Promise<VaultOrg> {
-  const s = await testServer({ config: vaultConfig(extra) });
+export async function vaultOrg(extra: Partial<VaultConfig> = {}, opts: Omit<TestRuntimeOptions, 'config'> = {}): Promise<VaultOrg> {
+  const s = await testServer({ ...opts, config: vaultConfig(extra) });
   const agent = await person(s, 'agent', { scopes: ['org.read', 'org.write', 'credential.use', 'approval.request'], principalKind: 'agent' });
   const other = await person(s, 'other agent', { scopes: ['org.read', 'org.write', 'credential.use', 'approval.request'], principalKind: 'agent' });
   const adminAgent = await person(s, 'admin agent', {
