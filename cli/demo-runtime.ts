@@ -1,3 +1,4 @@
+import { monthStart } from '../domain/books/dates.js';
 import type { DemoDesk } from './demo.js';
 
 /*
@@ -54,13 +55,17 @@ export async function demoRuntime(desk: DemoDesk, progress: (line: string) => vo
   await desk.call('presence.beat', { status: 'busy', statusText: 'Preparing the November pay run', ttlSeconds: 900 }, desk.keys.agent);
   await desk.call('presence.beat', { status: 'available', ttlSeconds: 900 }, coordinator);
   const lease = (await desk.call('lease.claim', { name: 'books:pay-run:november', ttlSeconds: 3600, registrationId: books.id }, desk.keys.agent)).lease;
-  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  // An hour ago, but not before this month began: GET /cost.rollup shows the current month by default, so spend
+  // seeded just after midnight on the 1st must not land in last month.
+  const now = desk.clock.now();
+  const monthBegan = Date.parse(`${monthStart(now.toISOString().slice(0, 10))}T00:00:00.000Z`);
+  const spentAt = new Date(Math.max(now.getTime() - 3_600_000, monthBegan)).toISOString();
   const spend = await desk.call(
     'cost.report',
     {
       entries: [
-        { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 18_000, outputTokens: 2_400, occurredAt: hourAgo, externalId: 'demo-books-1' },
-        { provider: 'openai', model: 'gpt-4o', inputTokens: 6_000, outputTokens: 900, occurredAt: hourAgo, externalId: 'demo-books-2' },
+        { provider: 'openai', model: 'gpt-4o-mini', inputTokens: 18_000, outputTokens: 2_400, occurredAt: spentAt, externalId: 'demo-books-1' },
+        { provider: 'openai', model: 'gpt-4o', inputTokens: 6_000, outputTokens: 900, occurredAt: spentAt, externalId: 'demo-books-2' },
       ],
     },
     desk.keys.agent,

@@ -3,6 +3,7 @@ import { seedDemo, type DemoResult } from '../../cli/demo.js';
 import type { Runtime } from '../../domain/deployed.js';
 import { buildApp } from '../../gateway/app.js';
 import { checkGrounding } from '../../ai-gateway/grounding.js';
+import { superDueDate } from '../../domain/books/tax/model.js';
 import { citationKey } from '../../ai-gateway/records.js';
 import { localProvider } from '../../ai-gateway/local/index.js';
 import { BOOKS_ANSWERER } from '../../domain/books/ask/answerer.js';
@@ -182,5 +183,22 @@ describe('books.ask over HTTP with the default (local) provider: eval questions 
     const narrow = await askAs('Show recent ledger activity', 'booksOnly');
     expect(narrow.status).toBe('refused');
     expect(narrow.reason).toMatch(/missing scope org\.read/);
+  });
+});
+
+describe('books.ask local provider: super due as at the latest payday', () => {
+  it('names the unpaid latest run as next due, not an earlier run whose super the funds received', async () => {
+    // As at its payday the latest run's super is not yet due, whatever the real date: the answer's next-due branch,
+    // which must pass over RECEIVED obligations (the earlier runs) to the unpaid one.
+    const asAt = facts.latestRun.payDate;
+    const tools = await toolboxFor(runtime, keys.agent);
+    const { draft } = await localProvider().answer(
+      { question: 'When is our super due?', today: asAt, answerer: BOOKS_ANSWERER },
+      tools,
+      new AbortController().signal,
+    );
+    expect(draft.kind === 'answer' ? draft.answer : draft.reason).toContain(
+      `The next super due is for the pay run ${facts.latestRun.id}, by ${superDueDate(asAt)}.`,
+    );
   });
 });

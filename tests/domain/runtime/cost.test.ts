@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAiSettings } from '../../../domain/ai-settings.js';
 import { mutate, ok, refused } from '../../helpers/calls.js';
+import { TestClock } from '../../helpers/clock.js';
 import { newTask } from '../../helpers/tasks.js';
 import { rtOrg, type RtOrg } from './kit.js';
 
@@ -10,13 +11,17 @@ import { rtOrg, type RtOrg } from './kit.js';
  * answers RATE_LIMITED while the report still answers, saying exhausted.
  */
 
+// The gateway's time set mid-month: entries an hour old stay in the month GET /cost.rollup shows by default, whatever the real hour.
+const clock = new TestClock('2026-11-16');
+const ago = (ms: number) => new Date(clock.now().getTime() - ms).toISOString();
+const hourAgo = () => ago(3_600_000);
+
 let o: RtOrg;
 beforeAll(async () => {
-  o = await rtOrg();
+  o = await rtOrg({ aiNow: () => clock.now() });
 });
 afterAll(() => o.s.close());
 
-const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
 const entry = (externalId: string, extra: Record<string, unknown> = {}) => ({
   provider: 'openai',
   model: 'gpt-4o-mini',
@@ -78,12 +83,12 @@ describe('cost.report misuse', () => {
     const many = Array.from({ length: 201 }, (_, i) => entry(`bulk-${i}`));
     await refused(o.s, 'cost.report', { entries: many }, 'BAD_REQUEST', { key: o.agent.key, message: /^entries: must be at most 200 entries/ });
     await refused(o.s, 'cost.report', { entries: [] }, 'BAD_REQUEST', { key: o.agent.key, message: /^entries: must have at least 1 entry/ });
-    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const future = ago(-3_600_000);
     await refused(o.s, 'cost.report', { entries: [entry('ok-1'), entry('f-1', { occurredAt: future })] }, 'BAD_REQUEST', {
       key: o.agent.key,
       message: /^entries\.1\.occurredAt: is in the future/,
     });
-    const old = new Date(Date.now() - 36 * 86_400_000).toISOString();
+    const old = ago(36 * 86_400_000);
     await refused(o.s, 'cost.report', { entries: [entry('o-1', { occurredAt: old })] }, 'BAD_REQUEST', {
       key: o.agent.key,
       message: /^entries\.0\.occurredAt: is more than 35 days ago/,

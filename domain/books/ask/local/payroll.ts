@@ -126,7 +126,8 @@ async function owedNow(ctx: AskContext, b: DraftBuilder): Promise<void> {
  */
 async function superDue(ctx: AskContext, b: DraftBuilder): Promise<void> {
   const unpaid = (await readAll<Obligation>(ctx.tools, 'books.taxObligations', 'obligations', { asOf: ctx.today })).items.filter(
-    (o) => o.kind === 'SUPER' && o.status !== 'PAID',
+    // SUPER is UNPAID, SENT or RECEIVED (books.taxObligations): only what the funds acknowledged is settled.
+    (o) => o.kind === 'SUPER' && o.status !== 'RECEIVED',
   );
   if (unpaid.length === 0) return;
   const what = (o: Obligation) =>
