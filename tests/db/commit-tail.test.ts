@@ -136,7 +136,8 @@ describe('emit sends the append with the COMMIT', () => {
 (onPostgres ? describe : describe.skip)('a database not in UTF-8', () => {
   it('is refused at start, saying how to create one that is', async () => {
     const name = `wops_sqlascii_${process.pid}`;
-    const admin = openPostgres(DATABASE_URL!, { poolSize: 1 });
+    // CREATE DATABASE waits for other tests' databases being made: past the pool's usual lock_timeout on a busy run.
+    const admin = openPostgres(DATABASE_URL!, { poolSize: 1, lockTimeoutMs: 60_000 });
     await admin.query(`DROP DATABASE IF EXISTS ${name}`);
     await admin.query(`CREATE DATABASE ${name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
     const url = new URL(DATABASE_URL!);
@@ -150,5 +151,5 @@ describe('emit sends the append with the COMMIT', () => {
       await admin.query(`DROP DATABASE ${name}`);
       await admin.close();
     }
-  });
+  }, 120_000);
 });
