@@ -350,9 +350,10 @@ export class Pipeline {
       outcome.event = event;
       // Once committed, the org's live streams in every process hear of it (domain/stream).
       committed.push(() => this.deps.stream.appended(orgId, event.seq));
-      // An append answered on another connection in the same turn of the event loop is noted by then
-      // (domain/core/answer-order.ts).
-      if (sentWithCommit) await new Promise((resolve) => setImmediate(resolve));
+      // An append answered on another connection in the same turn of the event loop is noted by then (decision
+      // 0087). PGlite has one connection, answered in order: no wait, which there would let a later call's whole
+      // transaction (a replay of this very call) answer first, its statements resolving without I/O.
+      if (sentWithCommit && this.deps.db.kind === 'postgres') await new Promise((resolve) => setImmediate(resolve));
       await this.order.turn(orgId, token, event.seq);
     }
     for (const fn of committed) {
