@@ -61,10 +61,11 @@ export function callContext(env: ContextEnv, site: CallSite): CallContext {
     if (!handler.contract.events?.includes(kind)) throw new Error(`${spec.name} emitted ${kind}, which its contract's events do not declare`);
     return orgId;
   };
+  /** Start the call's one append through `via` (the transaction now, or its COMMIT's write). */
+  const startAppend = (via: Queryable, kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent> =>
+    (ctx.appending = appendEvent(via, checkEmit(kind), { family: spec.family, kind, entityId, actor: principal.id, payload }));
   const appendNow = async (kind: string, entityId: string, payload: Record<string, unknown> | null): Promise<AppendedEvent> => {
-    const appending = appendEvent(q, checkEmit(kind), { family: spec.family, kind, entityId, actor: principal.id, payload });
-    ctx.appending = appending;
-    const emitted = (ctx.emitted = await appending);
+    const emitted = (ctx.emitted = await startAppend(q, kind, entityId, payload));
     if (ctx.pendingJobs.length) {
       // One statement after the append (the head lock is held to commit anyway); only calls that schedule pay it.
       await deps.jobs.enqueue(q, orgId, emitted.seq, ctx.pendingJobs);
@@ -95,9 +96,7 @@ export function callContext(env: ContextEnv, site: CallSite): CallContext {
       if (!tail || ctx.pendingJobs.length) return void (await appendNow(kind, entityId, payload));
       // Sent with the COMMIT: no statement and no turn of this process between the append and the COMMIT.
       const atCommit: Queryable = { query: (sql, args) => tail.atCommit(sql, args) };
-      const appending = appendEvent(atCommit, checkEmit(kind), { family: spec.family, kind, entityId, actor: principal.id, payload });
-      ctx.appending = appending;
-      appending.then(
+      startAppend(atCommit, kind, entityId, payload).then(
         (e) => (ctx.emitted = e),
         () => {},
       );
